@@ -1,0 +1,159 @@
+"""Calling a JIT-compiled kernel with NumPy arrays and Python scalars.
+
+Every memref argument is an `ndarray` of the signature's dtype and rank whose
+static dims and strides match; it is passed as MLIR's expanded descriptor with
+the view's data pointer as both the allocated and the aligned pointer, offset
+0, its sizes and its strides in elements (NumPy's are in bytes, and may be
+negative or zero). Any view works (transposed, sliced, reversed), as long as it
+is aligned to its element size. Kernels write memref arguments in place.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+import operator
+from typing import Any
+
+import numpy as np
+
+from xlinalg.backend.abi import FunctionSignature, MemRefArg, ScalarArg
+from xlinalg.backend.signature import ctypes_param_types, ctypes_return_type
+from xlinalg.errors import BackendError
+
+PreparedArgs = tuple[Any, ...]
+"""The flat ctypes-ready argument list of one call (see `NativeFunction.prepare`)."""
+
+
+def _shape_text(shape: tuple[int | None, ...]) -> str:
+    return "x".join("?" if d is None else str(d) for d in shape) or "scalar"
+
+
+def _memref_args(index: int, spec: MemRefArg, value: Any, fname: str) -> list[Any]:
+    where = f"'{fname}' argument {index}"
+    if not isinstance(value, np.ndarray):
+        raise BackendError(f"{where}: expected a numpy.ndarray, got {type(value).__name__}")
+    want_dtype = np.dtype(spec.dtype)
+    if value.dtype != want_dtype:
+        raise BackendError(f"{where}: expected dtype {want_dtype}, got {value.dtype}")
+    rank = len(spec.shape)
+    if value.ndim != rank:
+        raise BackendError(
+            f"{where}: expected rank {rank} (memref<{_shape_text(spec.shape)}>), got rank {value.ndim} "
+            f"(shape {value.shape})"
+        )
+    for d, (want, got) in enumerate(zip(spec.shape, value.shape)):
+        if want is not None and want != got:
+            raise BackendError(
+                f"{where}: dim {d} must be {want} (memref<{_shape_text(spec.shape)}>), got shape {value.shape}"
+            )
+    itemsize = want_dtype.itemsize
+    data = value.ctypes.data
+    if data % itemsize:
+        raise BackendError(f"{where}: data pointer is not aligned to the element size {itemsize}")
+    strides: list[int] = []
+    for d, byte_stride in enumerate(value.strides):
+        if byte_stride % itemsize:
+            raise BackendError(
+                f"{where}: stride {byte_stride} bytes in dim {d} is not a multiple of the element size {itemsize}"
+            )
+        strides.append(byte_stride // itemsize)
+    if spec.strides is not None:
+        for d, (want, got) in enumerate(zip(spec.strides, strides)):
+            # A dim of size <= 1 never uses its stride.
+            if want is not None and want != got and value.shape[d] > 1:
+                raise BackendError(
+                    f"{where}: stride of dim {d} must be {want} elements, got {got} (strides {tuple(strides)})"
+                )
+    return [data, data, 0, *value.shape, *strides]
+
+
+def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
+    where = f"'{fname}' argument {index}"
+    dtype = np.dtype(spec.dtype)
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise BackendError(f"{where}: expected a {dtype} scalar, got an array of shape {value.shape}")
+        value = value[()]
+    is_bool = isinstance(value, (bool, np.bool_))
+    if dtype == np.bool_:
+        if not is_bool and value not in (0, 1):
+            raise BackendError(f"{where}: expected a bool, got {value!r}")
+        return bool(value)
+    if dtype.kind == "f":
+        if is_bool or not isinstance(value, numbers.Real):
+            raise BackendError(f"{where}: expected a {dtype} scalar, got {type(value).__name__}")
+        converted = dtype.type(value)
+        if dtype == np.float16:
+            return int(converted.view(np.uint16))
+        return float(converted)
+    try:
+        as_int = operator.index(value)
+    except TypeError:
+        raise BackendError(f"{where}: expected an integer ({dtype}), got {type(value).__name__}") from None
+    if is_bool:
+        raise BackendError(f"{where}: expected an integer ({dtype}), got a bool")
+    info = np.iinfo(dtype)
+    if not info.min <= as_int <= info.max:
+        raise BackendError(f"{where}: {as_int} does not fit in {dtype}")
+    return as_int
+
+
+class NativeFunction:
+    """One compiled function: call it with NumPy arrays and scalars per its signature."""
+
+    signature: FunctionSignature
+
+    def __init__(self, signature: FunctionSignature, address: int, repeat_address: int, owner: object) -> None:
+        self.signature = signature
+        # Keeps the JIT engine (and so the machine code) alive.
+        self._owner = owner
+        argtypes = ctypes_param_types(signature)
+        restype = ctypes_return_type(signature)
+        self._cfunc = ctypes.CFUNCTYPE(restype, *argtypes)(address)
+        self._repeat = ctypes.CFUNCTYPE(None, *argtypes, ctypes.c_int64)(repeat_address)
+
+    @property
+    def name(self) -> str:
+        return self.signature.name
+
+    def prepare(self, *args: Any) -> PreparedArgs:
+        """Check `args` against the signature and flatten them to the native parameters.
+
+        The result refers to the arrays' memory: keep the arrays alive while using it.
+        """
+        sig = self.signature
+        if len(args) != len(sig.args):
+            raise BackendError(f"'{sig.name}' takes {len(sig.args)} arguments, got {len(args)}")
+        flat: list[Any] = []
+        for i, (spec, value) in enumerate(zip(sig.args, args)):
+            if isinstance(spec, MemRefArg):
+                flat.extend(_memref_args(i, spec, value, sig.name))
+            else:
+                flat.append(_scalar_arg(i, spec, value, sig.name))
+        return tuple(flat)
+
+    def call_prepared(self, prepared: PreparedArgs) -> Any:
+        result = self._cfunc(*prepared)
+        res = self.signature.result
+        if res is None:
+            return None
+        dtype = np.dtype(res.dtype)
+        if dtype == np.float16:
+            return np.uint16(result).view(np.float16)
+        return dtype.type(result)
+
+    def repeat_prepared(self, prepared: PreparedArgs, n: int) -> None:
+        """Run the kernel n times in native code (results are discarded)."""
+        self._repeat(*prepared, n)
+
+    def __call__(self, *args: Any) -> Any:
+        """Call once; memref arguments are written in place; returns the scalar result or None."""
+        return self.call_prepared(self.prepare(*args))
+
+    def repeat(self, n: int, *args: Any) -> None:
+        """Call the kernel n times in a native loop on the same arguments."""
+        self.repeat_prepared(self.prepare(*args), n)
+
+    def __repr__(self) -> str:
+        return f"NativeFunction({self.signature.name!r})"

@@ -1,0 +1,135 @@
+"""The external symbols a JIT-compiled module may use, and the check that enforces it.
+
+A module may call LLVM intrinsics (`llvm.*`), libm functions and xlinalg's
+runtime (the C allocation and memory-copy functions). Anything else that it
+declares - a libc function such as `system`, an external global variable - or
+any call that does not go to a known function (inline assembly, a call through a
+computed pointer) is rejected with a `BackendError` before any code is compiled.
+
+The allowed functions that exist in this process are registered with LLVM's
+symbol table by address (`register_allowed_symbols`), so the JIT links exactly
+these names.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+
+import llvmlite.binding as llvm
+
+from xlinalg.errors import BackendError
+
+_LIBM_DOUBLE: tuple[str, ...] = (
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
+    "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "exp10", "expm1",
+    "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot",
+    "ilogb", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p",
+    "log2", "logb", "lrint", "lround", "modf", "nearbyint", "nextafter", "pow",
+    "remainder", "remquo", "rint", "round", "roundeven", "scalbln", "scalbn",
+    "sin", "sincos", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc",
+)  # fmt: skip
+
+LIBM_FUNCTIONS: frozenset[str] = frozenset(
+    _LIBM_DOUBLE + tuple(name + "f" for name in _LIBM_DOUBLE)
+)
+"""libm functions, double and float versions (`exp`, `expf`, ...)."""
+
+RUNTIME_FUNCTIONS: frozenset[str] = frozenset(
+    ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove")
+)
+"""xlinalg's runtime: what lowered allocations and copies call."""
+
+ALLOWED_FUNCTIONS: frozenset[str] = LIBM_FUNCTIONS | RUNTIME_FUNCTIONS
+
+_CALL_OPCODES = frozenset(("call", "invoke", "callbr"))
+
+
+def is_allowed_function(name: str) -> bool:
+    """Whether a module may declare and call the external function `name` (intrinsics aside)."""
+    return name in ALLOWED_FUNCTIONS
+
+
+@functools.cache
+def _symbol_addresses() -> dict[str, int]:
+    """Addresses of the allowed functions that exist in this process (libm, then libc)."""
+    libraries: list[ctypes.CDLL] = []
+    libm_path = ctypes.util.find_library("m")
+    if libm_path is not None:
+        libraries.append(ctypes.CDLL(libm_path))
+    libraries.append(ctypes.CDLL(None))  # the process: libc and whatever Python linked
+    addresses: dict[str, int] = {}
+    for name in sorted(ALLOWED_FUNCTIONS):
+        for lib in libraries:
+            try:
+                address = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+            except AttributeError:
+                continue
+            if address:
+                addresses[name] = address
+                break
+    return addresses
+
+
+@functools.cache
+def register_allowed_symbols() -> None:
+    """Give LLVM's JIT symbol table the address of every allowed function available here."""
+    for name, address in _symbol_addresses().items():
+        llvm.add_symbol(name, address)
+
+
+def _is_known_intrinsic(fn: llvm.ValueRef) -> bool:
+    # LLVM prints an unrecognised `llvm.*` declaration with an "; Unknown intrinsic"
+    # comment; such a name would be left to the linker and must not reach the JIT.
+    return "; Unknown intrinsic" not in str(fn)
+
+
+def check_external_symbols(module: llvm.ModuleRef) -> None:
+    """Raise `BackendError` if `module` uses anything outside the allowlist.
+
+    Rejected: a declared function that is not a known `llvm.*` intrinsic, a libm
+    function or an xlinalg runtime function (or is allowed but not available in
+    this process); an external global variable; inline or module-level
+    assembly; a call whose callee is not a function of the module.
+    """
+    available = _symbol_addresses()
+    for fn in module.functions:
+        if not fn.is_declaration:
+            continue
+        name = fn.name
+        if name.startswith("llvm."):
+            if not _is_known_intrinsic(fn):
+                raise BackendError(f"module declares '{name}', which is not a known LLVM intrinsic")
+            continue
+        if not is_allowed_function(name):
+            raise BackendError(
+                f"module declares external function '{name}', which is not allowed "
+                "(allowed: llvm.* intrinsics, libm functions and the xlinalg runtime: "
+                + ", ".join(sorted(RUNTIME_FUNCTIONS))
+                + ")"
+            )
+        if name not in available:
+            raise BackendError(f"external function '{name}' is allowed but not available in this process")
+    for gv in module.global_variables:
+        if gv.is_declaration:
+            raise BackendError(f"module declares external global variable '{gv.name}', which is not allowed")
+    for line in str(module).splitlines():
+        if line.startswith("module asm"):
+            raise BackendError("module-level assembly is not allowed")
+    for fn in module.functions:
+        if fn.is_declaration:
+            continue
+        for block in fn.blocks:
+            for inst in block.instructions:
+                if inst.opcode not in _CALL_OPCODES:
+                    continue
+                callee = list(inst.operands)[-1]
+                kind = callee.value_kind
+                if kind == llvm.ValueKind.inline_asm:
+                    raise BackendError(f"function '{fn.name}' uses inline assembly, which is not allowed")
+                if kind != llvm.ValueKind.function:
+                    raise BackendError(
+                        f"function '{fn.name}' makes an indirect call (`{str(inst).strip()}`), "
+                        "which is not allowed"
+                    )
