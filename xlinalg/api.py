@@ -1,0 +1,335 @@
+"""xlinalg's public Python API: parse, apply a schedule, compile to native code, check, time.
+
+Everything the tuner, the CLI, benchmarks and users need goes through here:
+
+    k = xlinalg.compile(payload, schedule=None, entry=None, knobs=None)
+    k(*arrays)            # memref arguments are written in place
+    k.time(*arrays)       # Timing(median_s, min_s, cv, repeats, inner_loops)
+    k.check(*arrays)      # CheckResult against the NumPy reference of the original payload
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.context import make_context
+from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
+
+Source = str | Path | ModuleOp
+
+
+# --------------------------------------------------------------------------- text
+def read_source(source: str | Path, what: str = "input") -> tuple[str, str]:
+    """(text, name) of MLIR given as a path or as text. A missing file is a clear error."""
+    if isinstance(source, Path) or (
+        "\n" not in source and "{" not in source and source.strip().endswith(".mlir")
+    ):
+        path = Path(source)
+        try:
+            return path.read_text(), str(path)
+        except FileNotFoundError:
+            raise XlinalgError(f"{what} file '{path}' does not exist") from None
+        except OSError as err:
+            raise XlinalgError(f"cannot read {what} file '{path}': {err.strerror}") from None
+    return str(source), f"<{what}>"
+
+
+def parse(source: Source, what: str = "input") -> ModuleOp:
+    """Parse MLIR text (or a path to it) into a verified `ModuleOp`.
+
+    Malformed text raises `ParseFailure` with `file:line:col`; IR that does not verify
+    raises `VerifyFailure`.
+    """
+    if isinstance(source, ModuleOp):
+        return source
+    text, name = read_source(source, what)
+    try:
+        module = Parser(make_context(), text, name).parse_module()
+    except ParseError as err:
+        location = str(err.span.get_location())
+        raise ParseFailure(err.msg, location) from None
+    verify(module, name)
+    return module
+
+
+def verify(module: ModuleOp, name: str = "<input>") -> None:
+    try:
+        module.verify()
+    except VerifyException as err:
+        raise VerifyFailure(f"op does not verify: {err}", name) from None
+
+
+# --------------------------------------------------------------------------- schedules
+def apply_schedule(module: Source, schedule: Source, knobs: Mapping[str, Any] | None = None) -> ModuleOp:
+    """Apply a transform script to a payload (in place when given a ModuleOp); returns the payload."""
+    from xlinalg.interpreter import apply_schedule as interpret
+
+    payload = parse(module, "payload")
+    script = parse(schedule, "schedule")
+    return interpret(payload, script, knobs or {})
+
+
+def list_knobs(schedule: Source) -> list[Any]:
+    """The `transform.tune.knob`s / `transform.tune.alternatives` of a schedule template."""
+    from xlinalg.dialects.transform.knobs import list_knobs as knobs_of
+
+    return knobs_of(parse(schedule, "schedule"))
+
+
+def resolve_knobs(schedule: Source, values: Mapping[str, Any], as_constants: bool = False) -> str:
+    """The schedule text with every knob resolved to `values` (upstream tune-extension form)."""
+    from xlinalg.dialects.transform.knobs import resolve_knobs as resolve
+
+    script = parse(schedule, "schedule").clone()
+    return str(resolve(script, values, as_constants=as_constants))
+
+
+def host_info() -> dict[str, Any]:
+    from xlinalg.backend.target import host_info as info
+
+    return info()
+
+
+def _has_transform_ops(module: ModuleOp) -> bool:
+    return any(op.name.startswith("transform.") for op in module.walk())
+
+
+def public_functions(module: ModuleOp) -> list[FuncOp]:
+    return [
+        op for op in module.ops
+        if isinstance(op, FuncOp) and op.body.blocks and (op.sym_visibility is None or op.sym_visibility.data == "public")
+    ]
+
+
+def choose_entry(module: ModuleOp, entry: str | None) -> str:
+    names = [f.sym_name.data for f in public_functions(module)]
+    if entry is not None:
+        if entry not in names:
+            raise XlinalgError(f"no function '@{entry}' in the payload (functions: {', '.join(names) or 'none'})")
+        return entry
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise XlinalgError("the payload defines no public func.func with a body to run")
+    raise XlinalgError(f"the payload defines several functions ({', '.join(names)}); choose one with --entry")
+
+
+# --------------------------------------------------------------------------- kernel
+@dataclass
+class Kernel:
+    """A compiled entry function of a payload, callable on NumPy arrays."""
+
+    entry: str
+    signature: FunctionSignature
+    payload: ModuleOp          # the original payload (the reference runs on it)
+    module: ModuleOp           # the payload after the schedule, before lowering
+    lowered: LoweredModule
+    compile_seconds: float
+    _jit: Any = field(repr=False)
+    _fn: Any = field(repr=False)
+
+    def __call__(self, *args: Any) -> Any:
+        return self._fn(*args)
+
+    def time(self, *args: Any, **options: Any):
+        from xlinalg.backend.timing import time_native
+
+        return time_native(self._fn, *args, **options)
+
+    # ---- inputs ----
+    def make_inputs(self, seed: int = 0, sizes: Mapping[str, int] | None = None) -> list[Any]:
+        """Random arguments matching the signature. Dynamic dims come from `sizes` ("arg:dim" -> n)."""
+        rng = np.random.default_rng(seed)
+        sizes = dict(sizes or {})
+        out: list[Any] = []
+        for index, spec in enumerate(self.signature.args):
+            if isinstance(spec, MemRefArg):
+                shape = []
+                for dim, extent in enumerate(spec.shape):
+                    if extent is None:
+                        key = f"{index}:{dim}"
+                        if key not in sizes:
+                            raise XlinalgError(
+                                f"argument #{index} of @{self.entry} has a dynamic dimension {dim}; "
+                                f"give its size (e.g. --size {key}=128)"
+                            )
+                        extent = sizes[key]
+                    shape.append(extent)
+                out.append(random_array(rng, tuple(shape), spec.dtype))
+            else:
+                out.append(random_array(rng, (), spec.dtype)[()])
+        return out
+
+    # ---- reference ----
+    def reference(self, *args: Any) -> list[Any]:
+        """Run the NumPy reference of the original payload on copies of `args`; returns the args after."""
+        from xlinalg.reference import run_function
+
+        copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        run_function(self.payload, self.entry, copies)
+        return copies
+
+    def check(self, *args: Any):
+        """Run kernel and reference on copies of `args` and compare every memref argument."""
+        from xlinalg.reference import CheckResult, compare
+
+        got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        self(*got)
+        want = self.reference(*args)
+        length = self.reduction_length(*args)
+        worst: CheckResult | None = None
+        for index, (g, w) in enumerate(zip(got, want)):
+            if not isinstance(g, np.ndarray):
+                continue
+            result = compare(g, w, dtype=g.dtype, reduction_length=length)
+            if not result.ok:
+                return CheckResult(False, result.max_rel_error, f"argument #{index}: {result.message}")
+            if worst is None or result.max_rel_error > worst.max_rel_error:
+                worst = result
+        return worst if worst is not None else CheckResult(True, 0.0, "no memref arguments to compare")
+
+    # ---- cost model ----
+    def _loop_ranges(self, op: Any, args: Sequence[Any]) -> list[int]:
+        from xdsl.ir.affine import AffineDimExpr
+
+        ranges = list(op.get_static_loop_ranges())
+        if all(r is not None for r in ranges):
+            return ranges  # type: ignore[return-value]
+        func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
+        arg_of = {value: index for index, value in enumerate(func.body.block.args)}
+        for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
+            index = arg_of.get(value)
+            if index is None or index >= len(args) or not isinstance(args[index], np.ndarray):
+                continue
+            for position, expr in enumerate(amap.results):
+                if isinstance(expr, AffineDimExpr) and ranges[expr.position] is None:
+                    ranges[expr.position] = args[index].shape[position]
+        if any(r is None for r in ranges):
+            raise XlinalgError(f"cannot infer the loop ranges of '{op.name}' from the arguments")
+        return ranges  # type: ignore[return-value]
+
+    def _structured_ops(self) -> list[Any]:
+        from xlinalg.interfaces.structured import StructuredOpInterface
+
+        func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
+        return [op for op in func.walk() if isinstance(op, StructuredOpInterface)]
+
+    def flops(self, *args: Any) -> int:
+        """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul)."""
+        from xdsl.dialects.linalg import IteratorType
+
+        total = 0
+        for op in self._structured_ops():
+            per_point = _arith_ops_per_point(op)
+            ranges = self._loop_ranges(op, args)
+            total += per_point * int(np.prod(ranges, dtype=np.int64))
+            del IteratorType
+        return total
+
+    def reduction_length(self, *args: Any) -> int:
+        from xdsl.dialects.linalg import IteratorType
+
+        longest = 1
+        for op in self._structured_ops():
+            ranges = self._loop_ranges(op, args)
+            length = 1
+            for extent, kind in zip(ranges, op.get_iterator_types()):
+                if kind == IteratorType.REDUCTION:
+                    length *= extent
+            longest = max(longest, length)
+        return longest
+
+
+def _arith_ops_per_point(op: Any) -> int:
+    """Number of arith/math ops (not constants or casts) in the generalized body of `op`."""
+    from xlinalg.dialects.linalg import GenericOp
+
+    if isinstance(op, GenericOp):
+        body = op.body
+    else:
+        from xdsl.dialects.builtin import ModuleOp as _Module
+        from xdsl.ir import Block, Region
+
+        from xlinalg.transforms.generalize import generalize
+
+        clone = op.clone()
+        holder = _Module(Region(Block([clone])))
+        generic = generalize(clone)
+        body = generic.body
+        del holder
+    free = {"arith.constant", "arith.index_cast", "arith.extf", "arith.truncf", "arith.sitofp",
+            "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extsi", "arith.extui",
+            "arith.trunci", "arith.bitcast", "arith.select"}
+    return sum(
+        1 for inner in body.walk()
+        if inner.name.startswith(("arith.", "math.")) and inner.name not in free
+    )
+
+
+def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        low, high = max(info.min, -8), min(info.max, 8)
+        return rng.integers(low, high, size=shape, endpoint=True).astype(dtype)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def compile(  # noqa: A001 - the public name mirrors the contract in DESIGN.md
+    payload: Source,
+    schedule: Source | None = None,
+    entry: str | None = None,
+    knobs: Mapping[str, Any] | None = None,
+) -> Kernel:
+    """Apply `schedule` (with `knobs`) to `payload`, lower it to LLVM, JIT it for the host CPU."""
+    from xlinalg.backend.jit import JitModule
+    from xlinalg.lowering.pipeline import lower_to_llvm
+
+    start = time.perf_counter()
+    module = parse(payload, "payload")
+    if isinstance(payload, ModuleOp):
+        module = module.clone()
+    has_embedded = _has_transform_ops(module)
+    if schedule is not None:
+        apply_schedule(module, schedule, knobs)
+    elif has_embedded:
+        from xlinalg.interpreter import apply_schedule as interpret
+
+        interpret(module, module, dict(knobs or {}))
+    elif knobs:
+        raise XlinalgError("knob values were given but there is no schedule to apply them to")
+    original = parse(payload, "payload")
+    if isinstance(payload, ModuleOp) or has_embedded:
+        original = original.clone()
+        _strip_transform_ops(original)
+    entry = choose_entry(module, entry)
+    verify(module, "transformed payload")
+    transformed = module.clone()
+    lowered = lower_to_llvm(module)
+    if entry not in lowered.functions:
+        raise XlinalgError(f"function '@{entry}' was not lowered")
+    jit = JitModule(lowered)
+    fn = jit.function(entry)
+    seconds = time.perf_counter() - start
+    return Kernel(entry, lowered.functions[entry], original, transformed, lowered, seconds, jit, fn)
+
+
+def _strip_transform_ops(module: ModuleOp) -> None:
+    for op in list(module.ops):
+        if op.name.startswith("transform."):
+            op.detach()
+            op.erase()
+    module.attributes.pop("transform.with_named_sequence", None)

@@ -1,0 +1,41 @@
+"""The xDSL context every xlinalg entry point parses with: upstream dialects plus ours."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from xdsl.context import Context
+from xdsl.dialects.affine import Affine
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.cf import Cf
+from xdsl.dialects.func import Func
+from xdsl.dialects.llvm import LLVM
+from xdsl.dialects.math import Math
+from xdsl.dialects.memref import MemRef
+from xdsl.dialects.scf import Scf
+from xdsl.dialects.tensor import Tensor
+from xdsl.ir import Dialect
+
+from xlinalg.dialects.linalg import Linalg
+
+
+def all_dialects() -> list[Dialect]:
+    """Every dialect xlinalg understands, in registration order."""
+    from xlinalg.dialects.transform import TRANSFORM_DIALECTS
+
+    return [Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Affine, Cf, LLVM, Linalg,
+            *TRANSFORM_DIALECTS]
+
+
+@cache
+def _template() -> Context:
+    ctx = Context()
+    for dialect in all_dialects():
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def make_context() -> Context:
+    """A fresh context with all of xlinalg's dialects loaded (cheap: cloned from a template)."""
+    return _template().clone()
