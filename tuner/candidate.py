@@ -1,0 +1,132 @@
+"""One candidate, measured inside an isolated child process.
+
+`run_candidate` is what the child executes: compile the payload with the
+schedule template and the trial's knob values (apply the schedule, lower, LLVM
+O3, JIT), make random inputs, check the kernel against the NumPy reference,
+then time it. It returns a plain dict (picklable) with a `status`:
+
+* `ok`            -- checked and timed;
+* `compile_error` -- the schedule could not be applied / lowered / compiled;
+* `wrong_result`  -- the kernel ran but disagrees with the reference;
+* `error`         -- any other exception while making inputs, running or timing.
+
+The parent (`tuner.worker`) adds `crash` (the child was killed by a signal or
+died without answering) and `timeout` (the child exceeded its time limit and was
+killed).
+
+Testing seam: a request's `fault` field makes the child misbehave for real,
+before compiling -- `"crash"` sends SIGSEGV to the child itself (a genuine
+segfault, the process dies by signal 11) and `"hang"` sleeps forever (the parent
+must kill it). The parent fills `fault` from the environment variable
+`XLINALG_TUNER_TEST_FAULT` (see `tuner.worker.fault_for_trial`); it is never set
+in normal use.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CandidateRequest:
+    """Everything a child needs (plain data, so it can be sent to another process)."""
+
+    payload: str
+    schedule: str | None
+    knobs: dict[str, Any] = field(default_factory=dict)
+    entry: str | None = None
+    seed: int = 0
+    sizes: dict[str, int] | None = None
+    fault: str | None = None
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text if text else type(err).__name__
+
+
+def run_candidate(request: CandidateRequest) -> dict[str, Any]:
+    """Compile, check and time one candidate in this process; never raises."""
+    import xlinalg
+    from xlinalg.errors import XlinalgError
+
+    result: dict[str, Any] = {"status": "error", "error": ""}
+    started = time.perf_counter()
+    try:
+        kernel = xlinalg.compile(
+            request.payload,
+            schedule=request.schedule,
+            entry=request.entry,
+            knobs=dict(request.knobs),
+        )
+    except XlinalgError as err:
+        result.update(status="compile_error", error=_one_line(err),
+                      compile_s=time.perf_counter() - started)
+        return result
+    except Exception as err:  # a compiler bug is still this candidate's compile error
+        result.update(
+            status="compile_error",
+            error=f"internal compiler error: {type(err).__name__}: {_one_line(err)}",
+            traceback=traceback.format_exc(limit=8),
+            compile_s=time.perf_counter() - started,
+        )
+        return result
+    result["compile_s"] = float(kernel.compile_seconds)
+    result["entry"] = kernel.entry
+    try:
+        arrays = kernel.make_inputs(seed=request.seed, sizes=request.sizes)
+        check = kernel.check(*arrays)
+        result["max_rel_error"] = float(check.max_rel_error)
+        if not check.ok:
+            result.update(status="wrong_result", error=str(check.message) or "result differs "
+                          f"from the reference (max rel error {check.max_rel_error:.3g})")
+            return result
+        timing = kernel.time(*arrays)
+        flops = int(kernel.flops())
+    except XlinalgError as err:
+        result.update(status="error", error=_one_line(err))
+        return result
+    except Exception as err:
+        result.update(status="error", error=f"{type(err).__name__}: {_one_line(err)}",
+                      traceback=traceback.format_exc(limit=8))
+        return result
+    median = float(timing.median_s)
+    result.update(
+        status="ok",
+        error="",
+        median_s=median,
+        min_s=float(timing.min_s),
+        cv=float(timing.cv),
+        repeats=int(timing.repeats),
+        inner_loops=int(getattr(timing, "inner_loops", 1)),
+        flops=flops,
+        gflops=flops / median / 1e9 if median > 0 else 0.0,
+    )
+    return result
+
+
+def child_main(conn: Connection, request: dict[str, Any]) -> None:
+    """Entry point of the child process: run the request, send the result dict back."""
+    req = CandidateRequest(**request)
+    if req.fault == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+        time.sleep(60)  # not reached: the default SIGSEGV action kills the process
+    elif req.fault == "hang":
+        while True:
+            time.sleep(1)
+    try:
+        result = run_candidate(req)
+    except BaseException as err:  # e.g. MemoryError, KeyboardInterrupt
+        result = {"status": "error", "error": f"{type(err).__name__}: {_one_line(err)}"}
+    conn.send(result)
+    conn.close()
+
+
+def request_dict(request: CandidateRequest) -> dict[str, Any]:
+    return asdict(request)

@@ -1,0 +1,36 @@
+"""The best schedule of a study, as a transform script with every knob resolved."""
+
+from __future__ import annotations
+
+from tuner.errors import TunerError
+from tuner.study import StudyInfo, best_trial, load
+
+
+def best_schedule(storage: str, study_name: str, as_constants: bool = False,
+                  header: bool = True) -> str:
+    """The study's space template with the knob values of its fastest checked trial.
+
+    Knobs print in upstream's resolved form (`transform.tune.knob<"tile_m"> = 16 from
+    options = [...]`); with `as_constants=True` they become `transform.param.constant`
+    (for tools without the tune extension). `header` adds a comment line naming the
+    study, the trial and its speed.
+    """
+    import xlinalg
+
+    study = load(storage, study_name)
+    info = StudyInfo.of(study)
+    best = best_trial(study)
+    if best is None:
+        raise TunerError(f"study '{study_name}' has no successful trial yet")
+    space = info.load_space()
+    values = space.values_from_params(best.params, ordinal=info.sampler == "cmaes")
+    text = xlinalg.resolve_knobs(info.space, values, as_constants=as_constants)
+    if not header:
+        return text
+    gflops = best.user_attrs.get("gflops")
+    speed = f", {gflops:.2f} GFLOP/s" if isinstance(gflops, (int, float)) else ""
+    cpu = best.user_attrs.get("cpu") or study.user_attrs.get("cpu") or ""
+    on = f" on {cpu}" if cpu else ""
+    line = (f"// xlinalg: best schedule of study '{study_name}' "
+            f"(trial {best.number}, median {best.value * 1e3:.4g} ms{speed}{on})\n")
+    return line + (text if text.endswith("\n") else text + "\n")
