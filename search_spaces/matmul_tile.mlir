@@ -55,7 +55,7 @@ module attributes {transform.with_named_sequence} {
     transform.tune.alternatives<"unroll_n"> {
       transform.yield
     }, {
-      transform.loop.unroll %rl#1 {factor = 2} : !transform.any_op
+      transform.loop.unroll %rl#1 factor = 2 : !transform.any_op
       transform.yield
     }
     transform.yield

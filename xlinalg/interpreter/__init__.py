@@ -1,1 +1,24 @@
-"""xlinalg/interpreter."""
+"""The transform interpreter: handles, params, invalidation, failure modes.
+
+Public API: `apply_schedule(payload, schedule, knobs=None, entry="__transform_main")`.
+"""
+
+from xlinalg.interpreter import ops as _ops  # noqa: F401  (registers the op implementations)
+from xlinalg.interpreter.apply import DEFAULT_ENTRY, apply_schedule, find_entry
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.parsing import default_context, location_of, parse_module
+from xlinalg.interpreter.registry import TRANSFORM_IMPLS, register
+from xlinalg.interpreter.state import TransformState
+
+__all__ = [
+    "DEFAULT_ENTRY",
+    "TRANSFORM_IMPLS",
+    "Interpreter",
+    "TransformState",
+    "apply_schedule",
+    "default_context",
+    "find_entry",
+    "location_of",
+    "parse_module",
+    "register",
+]
