@@ -1,0 +1,64 @@
+"""Lowering of func/cf/arith/math/memref to the LLVM dialect and to LLVM IR text.
+
+Entry point: `convert_to_llvm_ir(module) -> LoweredModule`. The module is
+converted in place (it ends up in the LLVM dialect).
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xlinalg.backend.abi import LoweredModule
+from xlinalg.lowering.to_llvm.convert_arith_to_llvm import ConvertArithToLLVMPass
+from xlinalg.lowering.to_llvm.convert_cf_to_llvm import ConvertCfToLLVMPass
+from xlinalg.lowering.to_llvm.convert_func_to_llvm import ConvertFuncToLLVMPass
+from xlinalg.lowering.to_llvm.convert_math_to_llvm import ConvertMathToLLVMPass
+from xlinalg.lowering.to_llvm.convert_memref_to_llvm import ConvertMemRefToLLVMPass
+from xlinalg.lowering.to_llvm.emit import emit_llvm_ir
+from xlinalg.lowering.to_llvm.finalize import FinalizeLLVMPass
+from xlinalg.lowering.to_llvm.signatures import public_signatures
+
+#: The passes, in order, that take func/cf/arith/math/memref to the LLVM dialect.
+TO_LLVM_PASSES: tuple[ModulePass, ...] = (
+    ConvertFuncToLLVMPass(),
+    ConvertMemRefToLLVMPass(),
+    ConvertMathToLLVMPass(),
+    ConvertArithToLLVMPass(),
+    ConvertCfToLLVMPass(),
+    FinalizeLLVMPass(),
+)
+
+
+def convert_to_llvm_dialect(module: ModuleOp, ctx: Context | None = None) -> None:
+    """Run the conversion passes on `module` in place."""
+    ctx = ctx if ctx is not None else Context(allow_unregistered=True)
+    for p in TO_LLVM_PASSES:
+        p.apply(ctx, module)
+
+
+def convert_to_llvm_ir(module: ModuleOp) -> LoweredModule:
+    """Lower `module` (func/cf/arith/math/memref) to LLVM IR text plus its public signatures.
+
+    The module is converted in place. Raises `LoweringError` naming any op or
+    type that cannot be lowered.
+    """
+    signatures = public_signatures(module)
+    convert_to_llvm_dialect(module)
+    return LoweredModule(llvm_ir=emit_llvm_ir(module), functions=signatures)
+
+
+__all__ = [
+    "TO_LLVM_PASSES",
+    "ConvertArithToLLVMPass",
+    "ConvertCfToLLVMPass",
+    "ConvertFuncToLLVMPass",
+    "ConvertMathToLLVMPass",
+    "ConvertMemRefToLLVMPass",
+    "FinalizeLLVMPass",
+    "convert_to_llvm_dialect",
+    "convert_to_llvm_ir",
+    "emit_llvm_ir",
+    "public_signatures",
+]

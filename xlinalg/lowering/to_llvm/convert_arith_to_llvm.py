@@ -1,0 +1,194 @@
+"""`arith` → `llvm` (index becomes i64)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm import ops as xops
+from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
+from xlinalg.lowering.to_llvm.types import convert_type
+
+_INT_BINARY: dict[str, type[Operation]] = {
+    "arith.addi": llvm.AddOp,
+    "arith.subi": llvm.SubOp,
+    "arith.muli": llvm.MulOp,
+    "arith.divsi": llvm.SDivOp,
+    "arith.divui": llvm.UDivOp,
+    "arith.remsi": llvm.SRemOp,
+    "arith.remui": llvm.URemOp,
+    "arith.andi": llvm.AndOp,
+    "arith.ori": llvm.OrOp,
+    "arith.xori": llvm.XOrOp,
+    "arith.shli": llvm.ShlOp,
+    "arith.shrsi": llvm.AShrOp,
+    "arith.shrui": llvm.LShrOp,
+}
+
+_FLOAT_BINARY: dict[str, type[llvm.AbstractFloatArithOp]] = {
+    "arith.addf": llvm.FAddOp,
+    "arith.subf": llvm.FSubOp,
+    "arith.mulf": llvm.FMulOp,
+    "arith.divf": llvm.FDivOp,
+    "arith.remf": llvm.FRemOp,
+}
+
+# NaN semantics: minimumf/maximumf propagate NaN (llvm.minimum/maximum);
+# minnumf/maxnumf return the non-NaN operand (llvm.minnum/maxnum).
+_BINARY_INTRINSICS: dict[str, str] = {
+    "arith.minimumf": "minimum",
+    "arith.maximumf": "maximum",
+    "arith.minnumf": "minnum",
+    "arith.maxnumf": "maxnum",
+    "arith.minsi": "smin",
+    "arith.maxsi": "smax",
+    "arith.minui": "umin",
+    "arith.maxui": "umax",
+}
+
+_CASTS: dict[str, type[Operation]] = {
+    "arith.sitofp": llvm.SIToFPOp,
+    "arith.extf": llvm.FPExtOp,
+    "arith.truncf": llvm.FPTruncOp,
+    "arith.extsi": llvm.SExtOp,
+    "arith.extui": llvm.ZExtOp,
+    "arith.trunci": llvm.TruncOp,
+    "arith.bitcast": llvm.BitcastOp,
+}
+
+
+def _fastmath(op: Operation) -> llvm.FastMathAttr:
+    fm = op.properties.get("fastmath")
+    flags = getattr(fm, "data", None)
+    return llvm.FastMathAttr(flags if flags else None)
+
+
+def _width(t: Attribute) -> int:
+    if isinstance(t, VectorType):
+        t = t.element_type
+    assert isinstance(t, IntegerType), t
+    return t.width.data
+
+
+def _constant(b: Builder, op: Operation) -> SSAValue:
+    value = op.properties.get("value", op.attributes.get("value"))
+    res_type = convert_type(op.results[0].type)
+    if isinstance(value, IntegerAttr):
+        assert isinstance(res_type, IntegerType)
+        return b.add(llvm.ConstantOp(IntegerAttr(value.value.data, res_type, truncate_bits=True), res_type))
+    if isinstance(value, FloatAttr):
+        return b.add(llvm.ConstantOp(value, res_type))
+    if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(res_type, VectorType):
+        return b.add(llvm.ConstantOp(value, res_type))
+    raise LoweringError(f"cannot lower 'arith.constant' with value {value}")
+
+
+def _int_cast(b: Builder, x: SSAValue, to: Attribute, signed: bool) -> SSAValue:
+    src, dst = _width(x.type), _width(to)
+    if src == dst:
+        return x
+    if src > dst:
+        return b.add(llvm.TruncOp(x, to))
+    return b.add(llvm.SExtOp(x, to) if signed else llvm.ZExtOp(x, to))
+
+
+def _icmp(b: Builder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
+    flag = llvm.ICmpPredicateFlag(pred)
+    return b.add(llvm.ICmpOp(x, y, IntegerAttr(flag.to_int(), 64)))
+
+
+def _ceil_floor_div(b: Builder, name: str, a: SSAValue, d: SSAValue) -> SSAValue:
+    t = a.type
+    zero = b.add(llvm.ConstantOp(IntegerAttr(0, t), t))  # type: ignore[arg-type]
+    one = b.add(llvm.ConstantOp(IntegerAttr(1, t), t))  # type: ignore[arg-type]
+    if name == "arith.ceildivui":
+        # a == 0 ? 0 : (a - 1) / d + 1
+        q = b.add(llvm.AddOp(b.add(llvm.UDivOp(b.add(llvm.SubOp(a, one)), d)), one))
+        return b.add(llvm.SelectOp(_icmp(b, "eq", a, zero), zero, q))
+    q = b.add(llvm.SDivOp(a, d))
+    r = b.add(llvm.SRemOp(a, d))
+    inexact = _icmp(b, "ne", r, zero)
+    sign = b.add(llvm.XOrOp(a, d))
+    if name == "arith.ceildivsi":
+        # round up when the quotient is positive and inexact
+        fix = b.add(llvm.AndOp(inexact, _icmp(b, "sge", sign, zero)))
+        return b.add(llvm.SelectOp(fix, b.add(llvm.AddOp(q, one)), q))
+    fix = b.add(llvm.AndOp(inexact, _icmp(b, "slt", sign, zero)))
+    return b.add(llvm.SelectOp(fix, b.add(llvm.SubOp(q, one)), q))
+
+
+def lower_arith_op(op: Operation) -> bool:
+    """Replace one arith op by LLVM ops; False if `op` is not an arith op."""
+    name = op.name
+    if not name.startswith("arith."):
+        return False
+    b = Builder.before_op(op)
+    args = [b.to_llvm(v) for v in op.operands]
+    res_types = [convert_type(r.type) for r in op.results]
+    result: SSAValue
+    if name == "arith.constant":
+        result = _constant(b, op)
+    elif name in _INT_BINARY:
+        result = b.add(_INT_BINARY[name](args[0], args[1]))  # type: ignore[call-arg]
+    elif name in _FLOAT_BINARY:
+        result = b.add(_FLOAT_BINARY[name](args[0], args[1], _fastmath(op)))
+    elif name == "arith.negf":
+        result = b.add(llvm.FNegOp.create(operands=[args[0]], result_types=[res_types[0]]))
+    elif name in _BINARY_INTRINSICS:
+        result = call_intrinsic(b, _BINARY_INTRINSICS[name], args, res_types[0])
+    elif name == "arith.cmpi":
+        pred = op.properties["predicate"]
+        assert isinstance(pred, IntegerAttr)
+        flag = llvm.ICmpPredicateFlag.from_int(pred.value.data)
+        result = b.add(llvm.ICmpOp(args[0], args[1], IntegerAttr(flag.to_int(), 64)))
+    elif name == "arith.cmpf":
+        pred = op.properties["predicate"]
+        assert isinstance(pred, IntegerAttr)
+        cmp = llvm.FCmpOp(args[0], args[1], IntegerAttr(pred.value.data, 64))
+        cmp.properties["fastmathFlags"] = _fastmath(op)
+        result = b.add(cmp)
+    elif name == "arith.select":
+        result = b.add(llvm.SelectOp(args[0], args[1], args[2]))
+    elif name in ("arith.index_cast", "arith.index_castui"):
+        result = _int_cast(b, args[0], res_types[0], signed=name == "arith.index_cast")
+    elif name in _CASTS:
+        result = b.add(_CASTS[name](args[0], res_types[0]))  # type: ignore[call-arg]
+    elif name in ("arith.fptosi", "arith.fptoui", "arith.uitofp"):
+        cls: dict[str, type[Operation]] = {
+            "arith.fptosi": xops.FPToSIOp,
+            "arith.fptoui": xops.FPToUIOp,
+            "arith.uitofp": xops.UIToFPOp,
+        }
+        result = b.add(cls[name](args[0], res_types[0]))  # type: ignore[call-arg]
+    elif name in ("arith.ceildivsi", "arith.floordivsi", "arith.ceildivui"):
+        result = _ceil_floor_div(b, name, args[0], args[1])
+    else:
+        raise LoweringError(f"cannot lower '{name}' to LLVM")
+    replace_op(op, [b.from_llvm(result, op.results[0].type)])
+    return True
+
+
+@dataclass(frozen=True)
+class ConvertArithToLLVMPass(ModulePass):
+    """Lower every `arith` op to the LLVM dialect."""
+
+    name = "xl-convert-arith-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):
+            if inner.name.startswith("arith."):
+                lower_arith_op(inner)

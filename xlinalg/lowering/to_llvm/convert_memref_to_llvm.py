@@ -1,0 +1,306 @@
+"""`memref` → `llvm`: descriptors, getelementptr addressing, malloc/free.
+
+Loads and stores address `getelementptr inbounds T, ptr aligned, i64 linear`
+with linear = offset + Σ idx_i·stride_i (static strides and offset folded in
+as constants) and carry an explicit `alignment` equal to the element size.
+Heap buffers come from `aligned_alloc(64, size rounded up to 64)`, so the
+allocated and the aligned pointer are the same and `free` takes either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+    i1,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
+from xlinalg.lowering.to_llvm.externals import declare_external
+from xlinalg.lowering.to_llvm.types import (
+    convert_type,
+    element_size,
+    has_identity_layout,
+    memref_offset,
+    memref_shape,
+    memref_strides,
+)
+
+HEAP_ALIGNMENT = 64
+
+
+def constant_int(v: SSAValue) -> int | None:
+    """The value of an integer constant (arith or llvm), looking through casts."""
+    owner = v.owner
+    while isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        owner = owner.inputs[0].owner
+    if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
+        value = owner.properties.get("value", owner.attributes.get("value"))
+        if isinstance(value, IntegerAttr):
+            return value.value.data
+    return None
+
+
+def _descriptor(b: Builder, v: SSAValue) -> MemRefDescriptor:
+    assert isinstance(v.type, MemRefType), v.type
+    return MemRefDescriptor(b.to_llvm(v), v.type)
+
+
+def _mixed(b: Builder, static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Index]:
+    """Merge a static list (DYNAMIC_INDEX marks an entry) with its dynamic operands."""
+    out: list[Index] = []
+    it = iter(dynamic)
+    for s in static:
+        out.append(b.to_llvm(next(it)) if s == DYNAMIC_INDEX else s)
+    return out
+
+
+def _prefer_static(static: Sequence[int | None], computed: Sequence[Index]) -> list[Index]:
+    return [s if s is not None else c for s, c in zip(static, computed, strict=True)]
+
+
+def _alloc_sizes(b: Builder, op: Operation, t: MemRefType) -> list[Index]:
+    dyn = iter(op.operands)
+    sizes: list[Index] = []
+    for s in memref_shape(t):
+        sizes.append(b.to_llvm(next(dyn)) if s is None else s)
+    return sizes
+
+
+def _identity_strides(b: Builder, sizes: Sequence[Index]) -> list[Index]:
+    strides: list[Index] = []
+    running: Index = 1
+    for s in reversed(sizes):
+        strides.append(running)
+        running = b.mul_i64(running, s)
+    return list(reversed(strides))
+
+
+def _num_elements(b: Builder, sizes: Sequence[Index]) -> Index:
+    total: Index = 1
+    for s in sizes:
+        total = b.mul_i64(total, s)
+    return total
+
+
+def _lower_alloc(b: Builder, op: Operation, module: ModuleOp, on_stack: bool) -> SSAValue:
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)
+    if not has_identity_layout(t):
+        raise LoweringError(f"cannot lower '{op.name}' of {t}: only the identity layout")
+    sizes = _alloc_sizes(b, op, t)
+    strides = _identity_strides(b, sizes)
+    count = _num_elements(b, sizes)
+    esize = element_size(t.element_type)
+    align_attr = op.properties.get("alignment")
+    requested = align_attr.value.data if isinstance(align_attr, IntegerAttr) else 0
+    if on_stack:
+        align = max(requested, esize, 16)
+        ptr = b.add(llvm.AllocaOp(b.value(count), convert_type(t.element_type), alignment=align))
+    else:
+        align = max(requested, HEAP_ALIGNMENT)
+        nbytes = b.mul_i64(count, esize)
+        # aligned_alloc wants a size that is a multiple of the alignment
+        if isinstance(nbytes, int):
+            rounded: Index = max(align, (nbytes + align - 1) // align * align)
+        else:
+            bumped = b.add_i64(nbytes, align - 1)
+            rounded = b.add(llvm.AndOp(b.value(bumped), b.int_const(-align)))
+        declare_external(module, "aligned_alloc", [i64, i64], llvm.LLVMPointerType())
+        ptr = b.add(
+            llvm.CallOp(
+                "aligned_alloc", b.int_const(align), b.value(rounded),
+                return_type=llvm.LLVMPointerType(),
+            )
+        )
+    return build_descriptor(b, t, ptr, ptr, 0, sizes, strides).value
+
+
+def _dropped_dims(src_sizes: Sequence[int | None], res_shape: Sequence[int | None]) -> set[int]:
+    """Source dims that a rank-reducing subview drops (unit dims not matched by the result)."""
+    to_drop = len(src_sizes) - len(res_shape)
+    if to_drop == 0:
+        return set()
+    dropped: set[int] = set()
+    j = 0
+    for i, s in enumerate(src_sizes):
+        remaining_src = len(src_sizes) - i
+        remaining_res = len(res_shape) - j
+        if s == 1 and len(dropped) < to_drop and (
+            remaining_src > remaining_res or j >= len(res_shape) or res_shape[j] != 1
+        ):
+            dropped.add(i)
+            continue
+        j += 1
+    if len(dropped) != to_drop:
+        raise LoweringError("cannot infer the dropped dimensions of a rank-reducing memref.subview")
+    return dropped
+
+
+def _lower_subview(b: Builder, op: Operation) -> SSAValue:
+    src_v, res_v = op.operands[0], op.results[0]
+    assert isinstance(res_v.type, MemRefType)
+    src = _descriptor(b, src_v)
+    n_off = len(op.properties["static_offsets"].get_values())  # type: ignore[union-attr]
+    segs = op.properties.get("operandSegmentSizes")
+    counts = list(segs.get_values()) if segs is not None else None  # type: ignore[union-attr]
+    operands = list(op.operands)
+    if counts is None:
+        raise LoweringError("memref.subview without operand segment sizes")
+    o_end = 1 + counts[1]
+    s_end = o_end + counts[2]
+    offsets = _mixed(b, op.properties["static_offsets"].get_values(), operands[1:o_end])  # type: ignore[union-attr]
+    sizes = _mixed(b, op.properties["static_sizes"].get_values(), operands[o_end:s_end])  # type: ignore[union-attr]
+    steps = _mixed(b, op.properties["static_strides"].get_values(), operands[s_end:])  # type: ignore[union-attr]
+    assert n_off == src.rank
+    offset: Index = src.offset(b)
+    new_strides: list[Index] = []
+    for d in range(src.rank):
+        stride = src.stride(b, d)
+        offset = b.add_i64(offset, b.mul_i64(offsets[d], stride))
+        new_strides.append(b.mul_i64(stride, steps[d]))
+    static_sizes = [s if isinstance(s, int) else None for s in sizes]
+    dropped = _dropped_dims(static_sizes, memref_shape(res_v.type))
+    keep = [d for d in range(src.rank) if d not in dropped]
+    res_t = res_v.type
+    res_sizes = _prefer_static(memref_shape(res_t), [sizes[d] for d in keep])
+    res_strides = _prefer_static(memref_strides(res_t), [new_strides[d] for d in keep])
+    static_off = memref_offset(res_t)
+    return build_descriptor(
+        b, res_t, src.allocated_ptr(b), src.aligned_ptr(b),
+        static_off if static_off is not None else offset, res_sizes, res_strides,
+    ).value
+
+
+def _lower_reinterpret_cast(b: Builder, op: Operation) -> SSAValue:
+    res_t = op.results[0].type
+    assert isinstance(res_t, MemRefType)
+    src = _descriptor(b, op.operands[0])
+    segs = op.properties["operandSegmentSizes"].get_values()  # type: ignore[union-attr]
+    operands = list(op.operands)
+    o_end = 1 + segs[1]
+    s_end = o_end + segs[2]
+    offsets = _mixed(b, op.properties["static_offsets"].get_values(), operands[1:o_end])  # type: ignore[union-attr]
+    sizes = _mixed(b, op.properties["static_sizes"].get_values(), operands[o_end:s_end])  # type: ignore[union-attr]
+    strides = _mixed(b, op.properties["static_strides"].get_values(), operands[s_end:])  # type: ignore[union-attr]
+    return build_descriptor(
+        b, res_t, src.allocated_ptr(b), src.aligned_ptr(b), offsets[0], sizes, strides
+    ).value
+
+
+def _lower_dim(b: Builder, op: Operation) -> SSAValue:
+    src = _descriptor(b, op.operands[0])
+    idx = constant_int(op.operands[1])
+    if idx is not None:
+        if not 0 <= idx < src.rank:
+            raise LoweringError(f"memref.dim index {idx} out of range for rank {src.rank}")
+        return b.value(src.size(b, idx))
+    # dynamic dimension index: select among the sizes
+    which = b.to_llvm(op.operands[1])
+    result: SSAValue = b.int_const(0)
+    for d in range(src.rank):
+        is_d = b.add(llvm.ICmpOp(which, b.int_const(d), IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)))
+        result = b.add(llvm.SelectOp(is_d, b.value(src.size(b, d)), result))
+    return result
+
+
+def _lower_copy(b: Builder, op: Operation) -> None:
+    src = _descriptor(b, op.operands[0])
+    dst = _descriptor(b, op.operands[1])
+    if not (has_identity_layout(src.type) and has_identity_layout(dst.type)):
+        raise LoweringError(
+            "cannot lower 'memref.copy' between non-contiguous memrefs; "
+            "lower it to loops first"
+        )
+    nbytes = b.mul_i64(_num_elements(b, src.sizes(b)), element_size(src.type.element_type))
+    volatile = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
+    b.insert(
+        llvm.CallIntrinsicOp(
+            "llvm.memcpy.p0.p0.i64",
+            [dst.element_ptr(b, []), src.element_ptr(b, []), b.value(nbytes), volatile],
+            [],
+        )
+    )
+
+
+def _lower_extract_strided_metadata(b: Builder, op: Operation) -> list[SSAValue]:
+    src = _descriptor(b, op.operands[0])
+    base_t = op.results[0].type
+    assert isinstance(base_t, MemRefType)
+    base = build_descriptor(b, base_t, src.allocated_ptr(b), src.aligned_ptr(b), 0, [], [])
+    vals = [b.value(src.offset(b)), *map(b.value, src.sizes(b)), *map(b.value, src.strides(b))]
+    return [base.value, *vals]
+
+
+def lower_memref_op(op: Operation, module: ModuleOp) -> None:
+    name = op.name
+    b = Builder.before_op(op)
+    if name == "memref.load":
+        mem = _descriptor(b, op.operands[0])
+        ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[1:]])
+        t = convert_type(mem.type.element_type)
+        v = b.add(llvm.LoadOp(ptr, t, alignment=element_size(mem.type.element_type)))
+        replace_op(op, [b.from_llvm(v, op.results[0].type)])
+        return
+    if name == "memref.store":
+        value = b.to_llvm(op.operands[0])
+        mem = _descriptor(b, op.operands[1])
+        ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[2:]])
+        b.insert(llvm.StoreOp(value, ptr, alignment=element_size(mem.type.element_type)))
+        replace_op(op, [])
+        return
+    if name == "memref.dealloc":
+        mem = _descriptor(b, op.operands[0])
+        declare_external(module, "free", [llvm.LLVMPointerType()], None)
+        b.insert(llvm.CallOp("free", mem.allocated_ptr(b)))
+        replace_op(op, [])
+        return
+    if name == "memref.copy":
+        _lower_copy(b, op)
+        replace_op(op, [])
+        return
+    if name == "memref.assume_alignment":
+        replace_op(op, list(op.operands[:1]) if op.results else [])
+        return
+    results: list[SSAValue]
+    if name in ("memref.alloc", "memref.alloca"):
+        results = [_lower_alloc(b, op, module, on_stack=name == "memref.alloca")]
+    elif name == "memref.subview":
+        results = [_lower_subview(b, op)]
+    elif name == "memref.reinterpret_cast":
+        results = [_lower_reinterpret_cast(b, op)]
+    elif name == "memref.cast":
+        results = [_descriptor(b, op.operands[0]).value]
+    elif name == "memref.dim":
+        results = [_lower_dim(b, op)]
+    elif name == "memref.extract_strided_metadata":
+        results = _lower_extract_strided_metadata(b, op)
+    else:
+        raise LoweringError(f"cannot lower '{name}' to LLVM")
+    replace_op(op, [b.from_llvm(v, r.type) for v, r in zip(results, op.results, strict=True)])
+
+
+@dataclass(frozen=True)
+class ConvertMemRefToLLVMPass(ModulePass):
+    """Lower `memref` ops to descriptor manipulation, GEP loads/stores and malloc/free."""
+
+    name = "xl-convert-memref-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):
+            if inner.name.startswith("memref."):
+                lower_memref_op(inner, op)
+

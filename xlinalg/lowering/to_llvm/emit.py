@@ -1,0 +1,388 @@
+"""LLVM-dialect module → LLVM IR text (opaque pointers, LLVM 22 syntax).
+
+A direct text emitter: one pass over the ops, block arguments become `phi`
+nodes, `llvm.mlir.constant`/`undef`/`zero` are printed inline as operands,
+intrinsic and external declarations are collected on the way. The result is
+accepted by `llvmlite.binding.parse_assembly`.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+
+import numpy as np
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm import ops as xops
+
+_BINARY: dict[type[Operation], str] = {
+    llvm.AddOp: "add",
+    llvm.SubOp: "sub",
+    llvm.MulOp: "mul",
+    llvm.SDivOp: "sdiv",
+    llvm.UDivOp: "udiv",
+    llvm.SRemOp: "srem",
+    llvm.URemOp: "urem",
+    llvm.AndOp: "and",
+    llvm.OrOp: "or",
+    llvm.XOrOp: "xor",
+    llvm.ShlOp: "shl",
+    llvm.LShrOp: "lshr",
+    llvm.AShrOp: "ashr",
+    llvm.FAddOp: "fadd",
+    llvm.FSubOp: "fsub",
+    llvm.FMulOp: "fmul",
+    llvm.FDivOp: "fdiv",
+    llvm.FRemOp: "frem",
+}
+
+_CASTS: dict[type[Operation], str] = {
+    llvm.TruncOp: "trunc",
+    llvm.ZExtOp: "zext",
+    llvm.SExtOp: "sext",
+    llvm.SIToFPOp: "sitofp",
+    llvm.FPExtOp: "fpext",
+    llvm.FPTruncOp: "fptrunc",
+    llvm.BitcastOp: "bitcast",
+    llvm.PtrToIntOp: "ptrtoint",
+    llvm.IntToPtrOp: "inttoptr",
+    xops.FPToSIOp: "fptosi",
+    xops.FPToUIOp: "fptoui",
+    xops.UIToFPOp: "uitofp",
+}
+
+_INLINE = (llvm.ConstantOp, llvm.UndefOp, llvm.ZeroOp)
+
+_FASTMATH_ORDER = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")
+
+
+def type_text(t: Attribute) -> str:
+    """LLVM IR spelling of an LLVM-dialect type."""
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    if isinstance(t, Float32Type):
+        return "float"
+    if isinstance(t, Float64Type):
+        return "double"
+    if isinstance(t, Float16Type):
+        return "half"
+    if isinstance(t, BFloat16Type):
+        return "bfloat"
+    if isinstance(t, llvm.LLVMPointerType):
+        return "ptr"
+    if isinstance(t, llvm.LLVMVoidType):
+        return "void"
+    if isinstance(t, llvm.LLVMArrayType):
+        return f"[{t.size.data} x {type_text(t.type)}]"
+    if isinstance(t, llvm.LLVMStructType):
+        return "{ " + ", ".join(type_text(m) for m in t.types.data) + " }"
+    if isinstance(t, VectorType):
+        (n,) = t.get_shape()
+        return f"<{n} x {type_text(t.element_type)}>"
+    raise LoweringError(f"cannot emit type {t} as LLVM IR")
+
+
+def _int_text(value: int, width: int) -> str:
+    if width == 1:
+        return "true" if value & 1 else "false"
+    value &= (1 << width) - 1
+    if value >= 1 << (width - 1):
+        value -= 1 << width
+    return str(value)
+
+
+def _float_text(value: float, t: Attribute) -> str:
+    if isinstance(t, Float64Type):
+        return "0x" + struct.pack(">d", value).hex().upper()
+    if isinstance(t, Float32Type):
+        # LLVM spells floats as the (exactly representable) double value
+        as_f32 = struct.unpack(">f", struct.pack(">f", value))[0]
+        return "0x" + struct.pack(">d", as_f32).hex().upper()
+    if isinstance(t, Float16Type):
+        return "0xH" + np.array(value, dtype=np.float16).view(np.uint16).item().to_bytes(2, "big").hex().upper()
+    if isinstance(t, BFloat16Type):
+        bits = struct.unpack(">I", struct.pack(">f", value))[0] >> 16
+        return f"0xR{bits:04X}"
+    raise LoweringError(f"cannot emit float constant of type {t}")
+
+
+def _scalar_const_text(value: Attribute | int | float, t: Attribute) -> str:
+    if isinstance(value, IntegerAttr):
+        value = value.value.data
+    if isinstance(value, FloatAttr):
+        value = value.value.data
+    if isinstance(t, IntegerType):
+        return _int_text(int(value), t.width.data)
+    return _float_text(float(value), t)
+
+
+def _constant_text(op: llvm.ConstantOp) -> str:
+    t = op.result.type
+    value = op.value
+    if isinstance(t, VectorType):
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        et = t.element_type
+        (n,) = t.get_shape()
+        values = list(value.get_values())
+        if len(values) == 1:
+            values = values * n
+        et_text = type_text(et)
+        return "<" + ", ".join(f"{et_text} {_scalar_const_text(v, et)}" for v in values) + ">"
+    return _scalar_const_text(value, t)
+
+
+def _fastmath_text(op: Operation) -> str:
+    fm = op.properties.get("fastmathFlags")
+    flags = getattr(fm, "data", None)
+    if not flags:
+        return ""
+    names = {str(f) for f in flags}
+    if names >= set(_FASTMATH_ORDER):
+        return "fast "
+    return "".join(f"{n} " for n in _FASTMATH_ORDER if n in names)
+
+
+def _overflow_text(op: Operation) -> str:
+    flags = op.properties.get("overflowFlags")
+    if isinstance(flags, IntegerAttr):
+        bits = flags.value.data
+        return ("nuw " if bits & 2 else "") + ("nsw " if bits & 1 else "")
+    return ""
+
+
+class _FunctionEmitter:
+    def __init__(self, module_emitter: LLVMIREmitter, func: llvm.FuncOp) -> None:
+        self.m = module_emitter
+        self.func = func
+        self.names: dict[SSAValue, str] = {}
+        self.block_names: dict[Block, str] = {}
+        self.lines: list[str] = []
+
+    # --- names -------------------------------------------------------------
+    def ref(self, v: SSAValue) -> str:
+        """Operand text (without its type)."""
+        owner = v.owner
+        if isinstance(owner, llvm.ConstantOp):
+            return _constant_text(owner)
+        if isinstance(owner, llvm.UndefOp):
+            return "undef"
+        if isinstance(owner, llvm.ZeroOp):
+            t = v.type
+            if isinstance(t, llvm.LLVMPointerType):
+                return "null"
+            if isinstance(t, IntegerType):
+                return "0"
+            if isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
+                return "0.0"
+            return "zeroinitializer"
+        name = self.names.get(v)
+        if name is None:
+            name = f"%v{len(self.names)}"
+            self.names[v] = name
+        return name
+
+    def typed(self, v: SSAValue) -> str:
+        return f"{type_text(v.type)} {self.ref(v)}"
+
+    def label(self, block: Block) -> str:
+        name = self.block_names.get(block)
+        if name is None:
+            name = f"bb{len(self.block_names)}"
+            self.block_names[block] = name
+        return name
+
+    # --- function ----------------------------------------------------------
+    def emit(self) -> list[str]:
+        f = self.func
+        ftype = f.function_type
+        ret = type_text(ftype.output)
+        linkage = f.linkage.linkage.data
+        blocks = list(f.body.blocks)
+        name = f.sym_name.data
+        if not blocks:
+            params = ", ".join(type_text(t) for t in ftype.inputs.data)
+            return [f"declare {ret} @{name}({params})"]
+        entry = blocks[0]
+        params = ", ".join(self.typed(a) for a in entry.args)
+        prefix = "define " if linkage == "external" else f"define {linkage} "
+        self.lines.append(f"{prefix}{ret} @{name}({params}) {{")
+        incoming = self._incoming(blocks)
+        for block in blocks:
+            self.lines.append(f"{self.label(block)}:")
+            if block is not entry:
+                for arg in block.args:
+                    edges = incoming.get((block, arg.index), [])
+                    if not edges:
+                        raise LoweringError(f"block argument without predecessors in @{name}")
+                    phis = ", ".join(f"[ {self.ref(v)}, %{self.label(p)} ]" for p, v in edges)
+                    self.lines.append(f"  {self.ref(arg)} = phi {type_text(arg.type)} {phis}")
+            for op in block.ops:
+                self._op(op)
+        self.lines.append("}")
+        return self.lines
+
+    def _incoming(self, blocks: Iterable[Block]) -> dict[tuple[Block, int], list[tuple[Block, SSAValue]]]:
+        incoming: dict[tuple[Block, int], list[tuple[Block, SSAValue]]] = {}
+        for block in blocks:
+            term = block.last_op
+            edges: list[tuple[Block, Iterable[SSAValue]]] = []
+            if isinstance(term, llvm.BrOp):
+                edges = [(term.successor, term.arguments)]
+            elif isinstance(term, llvm.CondBrOp):
+                if term.then_block is term.else_block and term.then_block.args:
+                    if list(term.then_arguments) != list(term.else_arguments):
+                        raise LoweringError(
+                            "llvm.cond_br with different arguments to the same block"
+                        )
+                    edges = [(term.then_block, term.then_arguments)]
+                else:
+                    edges = [
+                        (term.then_block, term.then_arguments),
+                        (term.else_block, term.else_arguments),
+                    ]
+            for succ, args in edges:
+                for i, v in enumerate(args):
+                    incoming.setdefault((succ, i), []).append((block, v))
+        return incoming
+
+    # --- ops ---------------------------------------------------------------
+    def _op(self, op: Operation) -> None:
+        if isinstance(op, _INLINE):
+            return
+        text = self._op_text(op)
+        if op.results and not isinstance(op.results[0].type, llvm.LLVMVoidType):
+            text = f"{self.ref(op.results[0])} = {text}"
+        self.lines.append("  " + text)
+
+    def _op_text(self, op: Operation) -> str:
+        kind = type(op)
+        if kind in _BINARY:
+            a, b = op.operands
+            flags = _fastmath_text(op) + _overflow_text(op)
+            if getattr(op, "is_exact", None) is not None or op.properties.get("isExact") is not None:
+                flags += "exact "
+            return f"{_BINARY[kind]} {flags}{self.typed(a)}, {self.ref(b)}"
+        if kind in _CASTS:
+            (a,) = op.operands
+            return f"{_CASTS[kind]} {self.typed(a)} to {type_text(op.results[0].type)}"
+        if isinstance(op, llvm.LoadOp):
+            align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
+            return f"load {type_text(op.dereferenced_value.type)}, {self.typed(op.ptr)}{align}"
+        if isinstance(op, llvm.StoreOp):
+            align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
+            return f"store {self.typed(op.value)}, {self.typed(op.ptr)}{align}"
+        if isinstance(op, llvm.GEPOp):
+            return self._gep(op)
+        if isinstance(op, llvm.ICmpOp):
+            pred = llvm.ICmpPredicateFlag.from_int(op.predicate.value.data).value
+            return f"icmp {pred} {self.typed(op.lhs)}, {self.ref(op.rhs)}"
+        if isinstance(op, llvm.FCmpOp):
+            pred = llvm.FCmpPredicateFlag.from_int(op.predicate.value.data).value.strip("_")
+            return f"fcmp {_fastmath_text(op)}{pred} {self.typed(op.lhs)}, {self.ref(op.rhs)}"
+        if isinstance(op, llvm.SelectOp):
+            return f"select {_fastmath_text(op)}{self.typed(op.cond)}, {self.typed(op.lhs)}, {self.typed(op.rhs)}"
+        if isinstance(op, llvm.FNegOp):
+            return f"fneg {_fastmath_text(op)}{self.typed(op.operands[0])}"
+        if isinstance(op, llvm.ExtractValueOp):
+            pos = ", ".join(str(p) for p in op.position.get_values())
+            return f"extractvalue {self.typed(op.container)}, {pos}"
+        if isinstance(op, llvm.InsertValueOp):
+            pos = ", ".join(str(p) for p in op.position.get_values())
+            return f"insertvalue {self.typed(op.container)}, {self.typed(op.value)}, {pos}"
+        if isinstance(op, llvm.AllocaOp):
+            align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
+            return f"alloca {type_text(op.elem_type)}, {self.typed(op.size)}{align}"
+        if isinstance(op, llvm.CallIntrinsicOp):
+            name = op.intrin.data
+            arg_types = [a.type for a in op.args]
+            ret_t = op.ress.type if op.ress is not None else llvm.LLVMVoidType()
+            self.m.declare(name, arg_types, ret_t)
+            args = ", ".join(self.typed(a) for a in op.args)
+            return f"call {_fastmath_text(op)}{type_text(ret_t)} @{name}({args})"
+        if isinstance(op, llvm.CallOp):
+            if op.callee is None:
+                raise LoweringError("indirect llvm.call is not supported")
+            ret_t = op.returned.type if op.returned is not None else llvm.LLVMVoidType()
+            args = ", ".join(self.typed(a) for a in op.args)
+            fm = _fastmath_text(op)
+            return f"call {fm}{type_text(ret_t)} @{op.callee.string_value()}({args})"
+        if isinstance(op, llvm.BrOp):
+            return f"br label %{self.label(op.successor)}"
+        if isinstance(op, llvm.CondBrOp):
+            return (
+                f"br {self.typed(op.cond)}, label %{self.label(op.then_block)}, "
+                f"label %{self.label(op.else_block)}"
+            )
+        if isinstance(op, llvm.ReturnOp):
+            return f"ret {self.typed(op.arg)}" if op.arg is not None else "ret void"
+        if isinstance(op, llvm.UnreachableOp):
+            return "unreachable"
+        raise LoweringError(f"cannot emit '{op.name}' as LLVM IR")
+
+    def _gep(self, op: llvm.GEPOp) -> str:
+        ssa = iter(op.ssa_indices)
+        parts: list[str] = []
+        current: Attribute = op.elem_type
+        for i, raw in enumerate(op.rawConstantIndices.get_values()):
+            in_struct = i > 0 and isinstance(current, llvm.LLVMStructType)
+            if raw == llvm.GEP_USE_SSA_VAL:
+                parts.append(self.typed(next(ssa)))
+            else:
+                parts.append(f"{'i32' if in_struct else 'i64'} {raw}")
+            if i > 0:
+                if isinstance(current, llvm.LLVMStructType):
+                    current = current.types.data[raw]
+                elif isinstance(current, llvm.LLVMArrayType):
+                    current = current.type
+        inbounds = "inbounds " if op.inbounds is not None else ""
+        idx = ", ".join(parts)
+        return f"getelementptr {inbounds}{type_text(op.elem_type)}, {self.typed(op.ptr)}, {idx}"
+
+
+class LLVMIREmitter:
+    """Emits a module of `llvm.func` ops as LLVM IR text."""
+
+    def __init__(self) -> None:
+        self._declared: dict[str, str] = {}
+        self._defined: set[str] = set()
+
+    def declare(self, name: str, inputs: list[Attribute], output: Attribute) -> None:
+        if name not in self._declared:
+            params = ", ".join(type_text(t) for t in inputs)
+            self._declared[name] = f"declare {type_text(output)} @{name}({params})"
+
+    def emit(self, module: ModuleOp) -> str:
+        body: list[str] = []
+        for op in module.ops:
+            if not isinstance(op, llvm.FuncOp):
+                raise LoweringError(f"cannot emit '{op.name}' at module level as LLVM IR")
+            if op.body.blocks:
+                self._defined.add(op.sym_name.data)
+                body.extend(_FunctionEmitter(self, op).emit())
+                body.append("")
+            else:
+                self.declare(
+                    op.sym_name.data, list(op.function_type.inputs.data), op.function_type.output
+                )
+        decls = [d for n, d in self._declared.items() if n not in self._defined]
+        return "\n".join([*body, *decls, ""])
+
+
+def emit_llvm_ir(module: ModuleOp) -> str:
+    """LLVM IR text for a module that contains only LLVM-dialect ops."""
+    return LLVMIREmitter().emit(module)

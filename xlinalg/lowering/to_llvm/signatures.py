@@ -1,0 +1,75 @@
+"""Native signatures (`xlinalg.backend.abi.FunctionSignature`) of a module's public functions."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+)
+from xdsl.ir import Attribute
+
+from xlinalg.backend.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
+
+_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    """NumPy dtype of a scalar or memref element type (index is int64, i1 is bool)."""
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
+        return np.dtype(_INT_DTYPES[t.width.data])
+    raise LoweringError(f"type {t} has no NumPy equivalent for a function signature")
+
+
+def arg_spec(t: Attribute) -> ArgSpec:
+    if isinstance(t, MemRefType):
+        strides = memref_strides(t) if isinstance(t.layout, StridedLayoutAttr) else None
+        return MemRefArg(numpy_dtype(t.element_type), memref_shape(t), strides)
+    return ScalarArg(numpy_dtype(t))
+
+
+def function_signature(f: func.FuncOp) -> FunctionSignature:
+    ftype = f.function_type
+    outputs = ftype.outputs.data
+    if len(outputs) > 1:
+        raise LoweringError(f"@{f.sym_name.data}: at most one result can be returned natively")
+    result = None
+    if outputs:
+        spec = arg_spec(outputs[0])
+        if not isinstance(spec, ScalarArg):
+            raise LoweringError(f"@{f.sym_name.data}: a memref result cannot be returned natively")
+        result = spec
+    return FunctionSignature(
+        name=f.sym_name.data,
+        args=tuple(arg_spec(t) for t in ftype.inputs.data),
+        result=result,
+    )
+
+
+def public_signatures(module: ModuleOp) -> dict[str, FunctionSignature]:
+    """Signatures of every public `func.func` with a body, from its (pre-lowering) type."""
+    out: dict[str, FunctionSignature] = {}
+    for op in module.ops:
+        if not isinstance(op, func.FuncOp) or not op.body.blocks:
+            continue
+        if op.sym_visibility is not None and op.sym_visibility.data == "private":
+            continue
+        out[op.sym_name.data] = function_signature(op)
+    return out
