@@ -1,10 +1,10 @@
 """xlinalg/backend: LLVM IR text -> O3 host machine code (llvmlite MCJIT) -> NumPy-callable kernels.
 
-    from xlinalg.backend import JitModule, time_native
-    jit = JitModule(lowered)                  # abi.LoweredModule from xlinalg.lowering
-    f = jit.function("matmul")                # NativeFunction
-    f(a, b, c)                                # memrefs written in place; scalar result or None
-    t = time_native(f, a, b, c)               # Timing(median_s, min_s, cv, repeats, inner_loops, samples)
+from xlinalg.backend import JitModule, time_native
+jit = JitModule(lowered)                  # abi.LoweredModule from xlinalg.lowering
+f = jit.function("matmul")                # NativeFunction
+f(a, b, c)                                # memrefs written in place; scalar result or None
+t = time_native(f, a, b, c)               # Timing(median_s, min_s, cv, repeats, inner_loops, samples)
 """
 
 from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg

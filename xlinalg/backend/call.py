@@ -73,7 +73,9 @@ def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
     dtype = np.dtype(spec.dtype)
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
-            raise BackendError(f"{where}: expected a {dtype} scalar, got an array of shape {value.shape}")
+            raise BackendError(
+                f"{where}: expected a {dtype} scalar, got an array of shape {value.shape}"
+            )
         value = value[()]
     is_bool = isinstance(value, (bool, np.bool_))
     if dtype == np.bool_:
@@ -90,7 +92,9 @@ def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
     try:
         as_int = operator.index(value)
     except TypeError:
-        raise BackendError(f"{where}: expected an integer ({dtype}), got {type(value).__name__}") from None
+        raise BackendError(
+            f"{where}: expected an integer ({dtype}), got {type(value).__name__}"
+        ) from None
     if is_bool:
         raise BackendError(f"{where}: expected an integer ({dtype}), got a bool")
     info = np.iinfo(dtype)
@@ -104,7 +108,9 @@ class NativeFunction:
 
     signature: FunctionSignature
 
-    def __init__(self, signature: FunctionSignature, address: int, repeat_address: int, owner: object) -> None:
+    def __init__(
+        self, signature: FunctionSignature, address: int, repeat_address: int, owner: object
+    ) -> None:
         self.signature = signature
         # Keeps the JIT engine (and so the machine code) alive.
         self._owner = owner

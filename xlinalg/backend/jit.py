@@ -1,8 +1,8 @@
 """JIT compilation of a lowered module: parse, check, optimise at O3 for the host, MCJIT.
 
-    jit = JitModule(lowered)          # BackendError on bad IR or a disallowed symbol
-    f = jit.function("matmul")        # NativeFunction, see call.py
-    f(a, b, c)
+jit = JitModule(lowered)          # BackendError on bad IR or a disallowed symbol
+f = jit.function("matmul")        # NativeFunction, see call.py
+f(a, b, c)
 """
 
 from __future__ import annotations
@@ -116,7 +116,9 @@ class JitModule:
             return self._functions[name]
         except KeyError:
             known = ", ".join(self._functions) or "none"
-            raise BackendError(f"no function '{name}' in the compiled module (functions: {known})") from None
+            raise BackendError(
+                f"no function '{name}' in the compiled module (functions: {known})"
+            ) from None
 
     def asm(self, name: str | None = None) -> str:
         """Host assembly of the optimised module, or only of function `name` (for debugging)."""
@@ -126,7 +128,9 @@ class JitModule:
             return text
         # A function's code runs from its label to its `.size` directive.
         label = re.escape(name)
-        match = re.search(rf"^\"?{label}\"?:.*?^\s*\.size\s+\"?{label}\"?,", text, re.S | re.M)
+        match = re.search(
+            rf"^\"?{label}\"?:.*?^\s*\.size\s+\"?{label}\"?,", text, re.DOTALL | re.MULTILINE
+        )
         if match is None:
             raise BackendError(f"no function '{name}' in the assembly")
         return match.group(0)

@@ -63,14 +63,18 @@ def llvm_scalar_type(dtype: np.dtype) -> str:
     try:
         return _LLVM_SCALAR[np.dtype(dtype)]
     except KeyError:
-        raise BackendError(f"unsupported scalar type {np.dtype(dtype)} in a native signature") from None
+        raise BackendError(
+            f"unsupported scalar type {np.dtype(dtype)} in a native signature"
+        ) from None
 
 
 def ctypes_scalar_type(dtype: np.dtype) -> Any:
     try:
         return _CTYPES_SCALAR[np.dtype(dtype)]
     except KeyError:
-        raise BackendError(f"unsupported scalar type {np.dtype(dtype)} in a native signature") from None
+        raise BackendError(
+            f"unsupported scalar type {np.dtype(dtype)} in a native signature"
+        ) from None
 
 
 def is_f16(spec: ArgSpec | None) -> bool:

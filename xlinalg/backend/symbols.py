@@ -110,10 +110,14 @@ def check_external_symbols(module: llvm.ModuleRef) -> None:
                 + ")"
             )
         if name not in available:
-            raise BackendError(f"external function '{name}' is allowed but not available in this process")
+            raise BackendError(
+                f"external function '{name}' is allowed but not available in this process"
+            )
     for gv in module.global_variables:
         if gv.is_declaration:
-            raise BackendError(f"module declares external global variable '{gv.name}', which is not allowed")
+            raise BackendError(
+                f"module declares external global variable '{gv.name}', which is not allowed"
+            )
     for line in str(module).splitlines():
         if line.startswith("module asm"):
             raise BackendError("module-level assembly is not allowed")
@@ -127,7 +131,9 @@ def check_external_symbols(module: llvm.ModuleRef) -> None:
                 callee = list(inst.operands)[-1]
                 kind = callee.value_kind
                 if kind == llvm.ValueKind.inline_asm:
-                    raise BackendError(f"function '{fn.name}' uses inline assembly, which is not allowed")
+                    raise BackendError(
+                        f"function '{fn.name}' uses inline assembly, which is not allowed"
+                    )
                 if kind != llvm.ValueKind.function:
                     raise BackendError(
                         f"function '{fn.name}' makes an indirect call (`{str(inst).strip()}`), "

@@ -78,7 +78,10 @@ def _declaration(sig: FunctionSignature) -> str:
 def _adapter(sig: FunctionSignature) -> str:
     c_types = c_param_types(sig)
     names, params = _params(c_types)
-    lines = [f"define {c_return_type(sig)} {llvm_global(adapter_name(sig.name))}({', '.join(params)}) {{", "entry:"]
+    lines = [
+        f"define {c_return_type(sig)} {llvm_global(adapter_name(sig.name))}({', '.join(params)}) {{",
+        "entry:",
+    ]
     args = _convert_args(sig, names, lines)
     ret = kernel_return_type(sig)
     call = f"call {ret} {llvm_global(sig.name)}({', '.join(args)})"
