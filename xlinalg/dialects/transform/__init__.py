@@ -1,0 +1,54 @@
+"""Our Transform dialect (upstream MLIR syntax) and its extensions.
+
+Register every dialect in `TRANSFORM_DIALECTS` in a context (do not also load
+`xdsl.dialects.transform.Transform`: it defines the same op names).
+"""
+
+from xdsl.ir import Dialect
+
+from xlinalg.dialects.transform.core import (
+    CONSUMED,
+    READONLY,
+    WITH_NAMED_SEQUENCE,
+    NamedSequenceOp,
+    ParamConstantOp,
+    SequenceOp,
+    TransformCore,
+    YieldOp,
+)
+from xlinalg.dialects.transform.loop import LoopUnrollOp, TransformLoop
+from xlinalg.dialects.transform.structured import (
+    GeneralizeOp,
+    InterchangeOp,
+    MatchInterfaceEnum,
+    MatchOp,
+    TileUsingForOp,
+    TransformStructured,
+)
+from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
+
+TRANSFORM_DIALECTS: list[Dialect] = [
+    TransformCore,
+    TransformStructured,
+    TransformLoop,
+    TransformTune,
+]
+
+__all__ = [
+    "CONSUMED",
+    "READONLY",
+    "TRANSFORM_DIALECTS",
+    "WITH_NAMED_SEQUENCE",
+    "AlternativesOp",
+    "GeneralizeOp",
+    "InterchangeOp",
+    "KnobOp",
+    "LoopUnrollOp",
+    "MatchInterfaceEnum",
+    "MatchOp",
+    "NamedSequenceOp",
+    "ParamConstantOp",
+    "SequenceOp",
+    "TileUsingForOp",
+    "YieldOp",
+]

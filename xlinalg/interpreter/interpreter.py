@@ -1,0 +1,79 @@
+"""The interpreter loop: apply transform ops one by one with the tri-state result.
+
+Success returns normally; a silenceable failure is a `TransformFailure` with
+`silenceable=True` (an enclosing `failures(suppress)` sequence may swallow it);
+a definite failure is a `TransformFailure` with `silenceable=False` and always
+aborts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from xlinalg.dialects.transform.core import YieldOp
+from xlinalg.errors import TransformFailure, XlinalgError
+from xlinalg.interpreter.diagnostics import failure
+from xlinalg.interpreter.registry import TRANSFORM_IMPLS
+from xlinalg.interpreter.state import TransformState
+
+
+@dataclass
+class Interpreter:
+    state: TransformState = field(default_factory=TransformState)
+
+    def apply_op(self, op: Operation) -> None:
+        impl = TRANSFORM_IMPLS.get(type(op))
+        if impl is None:
+            raise failure(
+                op, "this transform op is not supported by the interpreter", silenceable=False
+            )
+        for operand in op.operands:
+            self.state.check_valid(operand, op)
+        consumed = impl.consumed(op)
+        # Invalidation is decided on the payload as it is before the op runs.
+        to_invalidate = [(h, self.state.handles_invalidated_by(h)) for h in consumed]
+        try:
+            impl.apply(op, self)
+        except TransformFailure as err:
+            if err.silenceable:
+                self.bind_empty_results(op)
+            raise
+        except XlinalgError:
+            raise
+        except Exception as err:  # a bug or an unexpected payload: still name the op
+            raise failure(
+                op, f"internal error while applying: {type(err).__name__}: {err}", silenceable=False
+            ) from err
+        finally:
+            for handle, affected in to_invalidate:
+                self.state.invalidate(affected, op, handle)
+
+    def bind_empty_results(self, op: Operation) -> None:
+        for result in op.results:
+            self.state.bind(result, [])
+
+    def run_block(self, block: Block, *, suppress: bool = False) -> list[SSAValue]:
+        """Apply the ops of `block` in order; return the values its yield forwards.
+
+        With `suppress`, silenceable failures of nested ops are ignored (their
+        results bound to empty lists); otherwise they propagate at once.
+        """
+        for op in block.ops:
+            if isinstance(op, YieldOp):
+                for operand in op.arguments:
+                    self.state.check_valid(operand, op)
+                return list(op.arguments)
+            try:
+                self.apply_op(op)
+            except TransformFailure as err:
+                if err.silenceable and suppress:
+                    continue
+                raise
+        return []
+
+    def forward(self, yielded: list[SSAValue], results: tuple[SSAValue, ...] | list[SSAValue], user: Operation) -> None:
+        """Bind `results` to what the yielded handles point to."""
+        for result, value in zip(results, yielded, strict=True):
+            self.state.bind_like(result, value, user)

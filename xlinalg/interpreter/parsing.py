@@ -1,0 +1,74 @@
+"""Parse transform scripts (and payloads) keeping `file:line:col` on every op.
+
+xDSL's parser does not attach source locations to ops written without an
+explicit `loc(...)`; `LocatingParser` records the position of each op as a
+`FileLineColLoc` so that interpreter errors can point at the schedule text.
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, func, math, memref, scf, tensor
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+
+from xlinalg.errors import ParseFailure
+
+
+class LocatingParser(Parser):
+    """A `Parser` that stamps each parsed op with its `file:line:col` location."""
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            loc = span.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col)
+            )
+        return op
+
+
+def default_context() -> Context:
+    """Builtin/func/arith/math/memref/tensor/scf/affine, our transform dialects, our linalg."""
+    from xlinalg.dialects.transform import TRANSFORM_DIALECTS
+
+    ctx = Context()
+    for dialect in (
+        builtin.Builtin,
+        func.Func,
+        arith.Arith,
+        math.Math,
+        memref.MemRef,
+        tensor.Tensor,
+        scf.Scf,
+        affine.Affine,
+        *TRANSFORM_DIALECTS,
+    ):
+        ctx.load_dialect(dialect)
+    try:
+        from xlinalg.dialects.linalg import Linalg
+    except ImportError:  # pragma: no cover - the linalg dialect is part of the package
+        pass
+    else:
+        ctx.load_dialect(Linalg)
+    return ctx
+
+
+def parse_module(text: str, name: str = "<schedule>", ctx: Context | None = None) -> ModuleOp:
+    """Parse MLIR text to a `ModuleOp`, ops located; errors become `ParseFailure`."""
+    try:
+        module = LocatingParser(ctx or default_context(), text, name).parse_module()
+    except ParseError as err:
+        raise ParseFailure(str(err)) from err
+    return module
+
+
+def location_of(op: Operation) -> str | None:
+    """`file:line:col` of an op parsed by `LocatingParser` (or with a `loc(...)`)."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None

@@ -1,0 +1,156 @@
+"""The transform interpreter state: what each handle points to, and invalidation.
+
+Handles are the SSA values of the transform IR. An op handle maps to a list of
+payload ops, a value handle to a list of payload values, a param to a list of
+attributes. Consuming a handle invalidates every handle that may point into the
+payload subtree it designates (spec: "Handle Invalidation"); using an
+invalidated handle afterwards is a definite failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.transform import TransformParamHandleType, TransformValueHandleType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+
+from xlinalg.interpreter.diagnostics import describe_handle, describe_transform, failure
+
+
+@dataclass
+class Invalidation:
+    consumer: Operation
+    consumed: SSAValue
+
+
+@dataclass
+class TransformState:
+    knobs: Mapping[str, object] = field(default_factory=dict)
+    ops: dict[SSAValue, list[Operation]] = field(default_factory=dict)
+    values: dict[SSAValue, list[SSAValue]] = field(default_factory=dict)
+    params: dict[SSAValue, list[Attribute]] = field(default_factory=dict)
+    invalidated: dict[SSAValue, Invalidation] = field(default_factory=dict)
+
+    # ---- reading handles ----
+
+    def check_valid(self, handle: SSAValue, user: Operation) -> None:
+        inv = self.invalidated.get(handle)
+        if inv is not None:
+            how = "consumed" if inv.consumed is handle else "invalidated"
+            raise failure(
+                user,
+                f"uses {describe_handle(handle)}, a handle that was {how} by "
+                f"{describe_transform(inv.consumer)} (it consumed "
+                f"{describe_handle(inv.consumed)}); the payload it pointed to may "
+                "have been erased",
+                silenceable=False,
+            )
+
+    def get_ops(self, handle: SSAValue, user: Operation) -> list[Operation]:
+        self.check_valid(handle, user)
+        if handle not in self.ops:
+            raise failure(
+                user,
+                f"{describe_handle(handle)} is not an operation handle "
+                "(or is not bound)",
+                silenceable=False,
+            )
+        return list(self.ops[handle])
+
+    def get_values(self, handle: SSAValue, user: Operation) -> list[SSAValue]:
+        self.check_valid(handle, user)
+        if handle not in self.values:
+            raise failure(user, f"{describe_handle(handle)} is not a value handle", silenceable=False)
+        return list(self.values[handle])
+
+    def get_params(self, handle: SSAValue, user: Operation) -> list[Attribute]:
+        if handle not in self.params:
+            raise failure(user, f"{describe_handle(handle)} is not a param", silenceable=False)
+        return list(self.params[handle])
+
+    # ---- binding ----
+
+    def bind(self, handle: SSAValue, payload: Sequence[Operation | SSAValue | Attribute]) -> None:
+        """Bind `handle` according to its type (op / value / param handle)."""
+        self.invalidated.pop(handle, None)
+        typ = handle.type
+        if isinstance(typ, TransformParamHandleType):
+            self.params[handle] = [p for p in payload if isinstance(p, Attribute)]
+        elif isinstance(typ, TransformValueHandleType):
+            self.values[handle] = [p for p in payload if isinstance(p, SSAValue)]
+        else:  # op handles (TransformOpHandleType and unknown handle types)
+            self.ops[handle] = [p for p in payload if isinstance(p, Operation)]
+
+    def bind_like(self, handle: SSAValue, source: SSAValue, user: Operation) -> None:
+        """Bind `handle` to the same payload as `source` (for yields / block args)."""
+        if source in self.params:
+            self.bind(handle, self.get_params(source, user))
+        elif source in self.values:
+            self.bind(handle, self.get_values(source, user))
+        else:
+            self.bind(handle, self.get_ops(source, user))
+
+    def payload_of(self, handle: SSAValue, user: Operation) -> list[Operation | SSAValue | Attribute]:
+        if handle in self.params:
+            return list(self.get_params(handle, user))
+        if handle in self.values:
+            return list(self.get_values(handle, user))
+        return list(self.get_ops(handle, user))
+
+    # ---- consumption ----
+
+    def handles_invalidated_by(self, consumed: SSAValue) -> list[SSAValue]:
+        """Every handle that consuming `consumed` invalidates (including itself)."""
+        if consumed in self.params:
+            return []
+        roots: list[Operation] = []
+        blocks: list[Block] = []
+        extra_values: set[SSAValue] = set()
+        if consumed in self.values:
+            for value in self.values[consumed]:
+                extra_values.add(value)
+                if isinstance(value, OpResult):
+                    roots.append(value.op)
+                elif isinstance(value, BlockArgument):
+                    blocks.append(value.block)
+        else:
+            roots.extend(self.ops.get(consumed, []))
+        root_set = set(roots)
+        block_set = set(blocks)
+
+        def op_affected(op: Operation) -> bool:
+            current: Operation | None = op
+            while current is not None:
+                if current in root_set:
+                    return True
+                parent_block = current.parent_block()
+                if parent_block is not None and parent_block in block_set:
+                    return True
+                current = current.parent_op()
+            return False
+
+        def value_affected(value: SSAValue) -> bool:
+            if value in extra_values:
+                return True
+            if isinstance(value, OpResult):
+                return op_affected(value.op)
+            if isinstance(value, BlockArgument):
+                if value.block in block_set:
+                    return True
+                owner = value.block.parent_op()
+                return owner is not None and op_affected(owner)
+            return False
+
+        affected = [consumed]
+        for handle, ops in self.ops.items():
+            if handle is not consumed and any(op_affected(op) for op in ops):
+                affected.append(handle)
+        for handle, values in self.values.items():
+            if handle is not consumed and any(value_affected(v) for v in values):
+                affected.append(handle)
+        return affected
+
+    def invalidate(self, handles: Iterable[SSAValue], consumer: Operation, consumed: SSAValue) -> None:
+        for handle in handles:
+            self.invalidated.setdefault(handle, Invalidation(consumer, consumed))
