@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Matmul speed, side by side: untiled lowering, best tuned schedule, NumPy/OpenBLAS, FMA peak.
+
+    python scripts/bench_matmul.py [--trials 30] [--shapes 256 512 1024 384x1000x256]
+
+For every shape M×N×K (f32, C = A·B) it tunes `search_spaces/matmul_tile.mlir`
+with the real tuner (isolated, checked trials in `results/bench.db`; rerunning
+resumes the studies), then measures in this one process, interleaved:
+  - the payload lowered without any schedule (the untiled loop nest),
+  - the best schedule found,
+  - NumPy/OpenBLAS limited to one thread (threadpoolctl),
+and prints GFLOP/s medians and their ratios to OpenBLAS and to the FMA peak
+measured by a native microkernel. The machine is noisy: the figures are medians
+of several timing rounds; compare ratios, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import xlinalg
+from xlinalg.backend.peak import measure_fma_peak_gflops
+
+ROOT = Path(__file__).resolve().parent.parent
+SPACE = ROOT / "search_spaces" / "matmul_tile.mlir"
+
+PAYLOAD = """// C = A · B, {m}x{k} · {k}x{n}, f32
+func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<{m}x{n}xf32>)
+  linalg.matmul ins(%A, %B : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%C : memref<{m}x{n}xf32>)
+  return
+}}
+"""
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+    parts = [int(p) for p in text.lower().split("x")]
+    if len(parts) == 1:
+        return parts[0], parts[0], parts[0]
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError(f"shape '{text}' is neither N nor MxNxK")
+    return parts[0], parts[1], parts[2]
+
+
+def tune(payload: str, name: str, storage: str, trials: int, seed: int) -> str:
+    """Run (or resume) the tuning study for one shape; return its best schedule."""
+    from tuner.export import best_schedule
+    from tuner.study import StudyInfo, run, setup
+
+    study, space = setup(storage, name, payload, SPACE.read_text(), f"{name}.mlir", SPACE.name,
+                         space_path=str(SPACE), seed=seed, n_trials=trials)
+    start = time.perf_counter()
+    run(study, space, StudyInfo.of(study), n_trials=trials)
+    print(f"  tuned {name}: {len(study.trials)} trials in the study, "
+          f"{time.perf_counter() - start:.0f} s this run", file=sys.stderr)
+    return best_schedule(storage, name, header=False)
+
+
+def median_seconds(fn, rounds: int) -> float:
+    return statistics.median(fn() for _ in range(rounds))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", nargs="+", type=parse_shape,
+                        default=[parse_shape(s) for s in ("256", "512", "1024", "384x1000x256")],
+                        help="N (cube) or MxNxK")
+    parser.add_argument("--trials", type=int, default=30, help="tuning trials per shape")
+    parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    (ROOT / "results").mkdir(exist_ok=True)
+
+    peak = statistics.median(measure_fma_peak_gflops() for _ in range(3))
+    info = xlinalg.host_info()
+    print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
+          f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+    header = (f"{'M x N x K':>16} | {'untiled':>8} | {'tuned':>8} | {'OpenBLAS':>8} | "
+              f"{'tuned/untiled':>13} | {'tuned/BLAS':>10} | {'tuned/peak':>10} | {'BLAS/peak':>9}")
+    rows = []
+    for m, n, k in args.shapes:
+        payload = PAYLOAD.format(m=m, n=n, k=k)
+        name = f"bench-matmul-{m}x{n}x{k}"
+        schedule = tune(payload, name, args.storage, args.trials, args.seed)
+        untiled = xlinalg.compile(payload)
+        tuned = xlinalg.compile(payload, schedule=schedule)
+        a, b, c = tuned.make_inputs(seed=1)
+        assert tuned.check(a, b, c).ok and untiled.check(a, b, c).ok
+        flops = 2.0 * m * n * k
+        times = {"untiled": [], "tuned": [], "blas": []}
+        out = np.empty((m, n), np.float32)
+        with threadpool_limits(limits=1, user_api="blas"):
+            for _ in range(args.rounds):  # interleaved so drift hits all three alike
+                times["untiled"].append(untiled.time(a, b, c, max_total_s=0.5).median_s)
+                times["tuned"].append(tuned.time(a, b, c).median_s)
+                times["blas"].append(median_seconds(lambda: _time_blas(a, b, out), 7))
+        g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
+        rows.append(f"{f'{m} x {n} x {k}':>16} | {g['untiled']:8.2f} | {g['tuned']:8.2f} | "
+                    f"{g['blas']:8.2f} | {g['tuned'] / g['untiled']:12.1f}x | "
+                    f"{g['tuned'] / g['blas']:10.2f} | {g['tuned'] / peak:10.2f} | {g['blas'] / peak:9.2f}")
+        print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
+    print("\nGFLOP/s (medians of interleaved rounds); f32; one thread for every column.")
+    return 0
+
+
+def _time_blas(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> float:
+    start = time.perf_counter_ns()
+    np.matmul(a, b, out=out)
+    return (time.perf_counter_ns() - start) / 1e9
+
+
+if __name__ == "__main__":
+    sys.exit(main())
