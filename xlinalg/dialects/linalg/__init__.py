@@ -3,10 +3,42 @@
 from xdsl.dialects.linalg import IteratorTypeAttr
 from xdsl.ir import Dialect
 
+from xlinalg.dialects.linalg.attrs import TypeFn, TypeFnAttr
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
+from xlinalg.dialects.linalg.named import (
+    NAMED_OP_CLASSES,
+    BatchMatmulOp,
+    BroadcastOp,
+    CopyOp,
+    FillOp,
+    MatmulOp,
+    NamedStructuredOp,
+    TransposeOp,
+    named_op_class,
+)
+from xlinalg.dialects.linalg.op_table import OP_TABLE, OpSpec, get_spec
 
-_OPS: list[type] = [GenericOp, IndexOp, YieldOp]
+_OPS: list[type] = [GenericOp, IndexOp, YieldOp, *NAMED_OP_CLASSES.values()]
 
-Linalg = Dialect("linalg", _OPS, [IteratorTypeAttr])
+Linalg = Dialect("linalg", _OPS, [IteratorTypeAttr, TypeFnAttr])
 
-__all__ = ["GenericOp", "IndexOp", "Linalg", "YieldOp"]
+__all__ = [
+    "BatchMatmulOp",
+    "BroadcastOp",
+    "CopyOp",
+    "FillOp",
+    "GenericOp",
+    "IndexOp",
+    "Linalg",
+    "MatmulOp",
+    "NAMED_OP_CLASSES",
+    "NamedStructuredOp",
+    "OP_TABLE",
+    "OpSpec",
+    "TransposeOp",
+    "TypeFn",
+    "TypeFnAttr",
+    "YieldOp",
+    "get_spec",
+    "named_op_class",
+]
