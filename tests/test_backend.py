@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.backend.elf import undefined_symbols
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.peak import measure_fma_peak_gflops
 from xlinalg.backend.target import host_info, host_target_machine
@@ -342,6 +343,41 @@ define void @evil(ptr %a, ptr %p, i64 %off, i64 %n, i64 %s) {
 def test_unsafe_or_invalid_modules_rejected(ir: str, message: str) -> None:
     with pytest.raises(BackendError, match=message):
         _jit(ir, FunctionSignature("f", ()))
+
+
+POWI_IR = r"""
+declare float @llvm.powi.f32.i32(float, i32)
+define float @powi(float %x, i32 %n) {
+  %r = call float @llvm.powi.f32.i32(float %x, i32 %n)
+  ret float %r
+}
+"""
+POWI_SIG = FunctionSignature("powi", (ScalarArg(F32), ScalarArg(I32)), ScalarArg(F32))
+
+
+def test_codegen_runtime_helpers_are_linked() -> None:
+    # llvm.powi becomes a call to libgcc's __powisf2, which the IR never names.
+    jit = _jit(POWI_IR, POWI_SIG)
+    assert "__powisf2" in jit.asm("powi")
+    assert jit.function("powi")(2.0, 10) == 1024.0
+    assert jit.function("powi")(2.0, -2) == 0.25
+
+
+def test_object_undefined_symbols() -> None:
+    import llvmlite.binding as llvm
+
+    module = llvm.parse_assembly(POWI_IR + EXP_IR)
+    obj = host_target_machine().emit_object(module)
+    assert sorted(undefined_symbols(obj) or []) == ["__powisf2", "expf"]
+    assert undefined_symbols(b"not an object") is None
+
+
+def test_unresolvable_machine_code_symbol_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlinalg.backend.jit as jit_module
+
+    monkeypatch.setattr(jit_module, "resolve_object_symbols", lambda names: list(names))
+    with pytest.raises(BackendError, match=r"cannot be resolved: __powisf2"):
+        _jit(POWI_IR, POWI_SIG)
 
 
 def test_signature_must_match_module() -> None:

@@ -14,8 +14,13 @@ import llvmlite.binding as llvm
 
 from xlinalg.backend.abi import FunctionSignature, LoweredModule
 from xlinalg.backend.call import NativeFunction
+from xlinalg.backend.elf import undefined_symbols
 from xlinalg.backend.signature import kernel_param_types, kernel_return_type
-from xlinalg.backend.symbols import check_external_symbols, register_allowed_symbols
+from xlinalg.backend.symbols import (
+    check_external_symbols,
+    register_allowed_symbols,
+    resolve_object_symbols,
+)
 from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.backend.wrappers import c_entry_name, repeat_name, wrapper_module_ir
 from xlinalg.errors import BackendError
@@ -91,11 +96,34 @@ class JitModule:
         module.data_layout = str(tm.target_data)
         optimize_module(module, tm)
         self.optimized_ir = str(module)
+        # The machine code is checked when MCJIT hands it over, before it is
+        # linked: every undefined symbol must resolve (an unresolved one would
+        # silently become a call to address 0).
+        unresolved: list[str] = []
+        inspect_errors: list[str] = []
+
+        def on_object(_module: llvm.ModuleRef, obj: bytes) -> None:
+            # Exceptions cannot cross the ctypes callback: record them instead.
+            try:
+                names = undefined_symbols(obj)
+                if names is not None:
+                    unresolved.extend(resolve_object_symbols(names))
+            except Exception as err:  # noqa: BLE001
+                inspect_errors.append(f"{type(err).__name__}: {err}")
+
         try:
             engine = llvm.create_mcjit_compiler(module, new_jit_target_machine())
+            engine.set_object_cache(on_object, None)
             engine.finalize_object()
         except RuntimeError as err:
             raise BackendError(f"JIT compilation failed: {str(err).strip()}") from None
+        if inspect_errors:
+            raise BackendError(f"cannot inspect the generated machine code: {inspect_errors[0]}")
+        if unresolved:
+            raise BackendError(
+                "the generated machine code needs symbols that cannot be resolved: "
+                + ", ".join(sorted(set(unresolved)))
+            )
         self._module = module
         self._engine = engine
         self._functions: dict[str, NativeFunction] = {}

@@ -8,7 +8,9 @@ computed pointer) is rejected with a `BackendError` before any code is compiled.
 
 The allowed functions that exist in this process are registered with LLVM's
 symbol table by address (`register_allowed_symbols`), so the JIT links exactly
-these names.
+these names. Code generation may add calls of its own: to allowed functions
+(`llvm.exp.f32` becomes `expf`) or to compiler runtime helpers (`__powisf2`,
+`__udivti3`, ...), which come from libgcc (`resolve_object_symbols`).
 """
 
 from __future__ import annotations
@@ -77,6 +79,48 @@ def register_allowed_symbols() -> None:
     """Give LLVM's JIT symbol table the address of every allowed function available here."""
     for name, address in _symbol_addresses().items():
         llvm.add_symbol(name, address)
+
+
+@functools.cache
+def _compiler_runtime() -> ctypes.CDLL | None:
+    path = ctypes.util.find_library("gcc_s")
+    if path is None:
+        return None
+    try:
+        return ctypes.CDLL(path)
+    except OSError:
+        return None
+
+
+def _compiler_runtime_address(name: str) -> int | None:
+    lib = _compiler_runtime()
+    if lib is None or not name.startswith("__"):
+        return None
+    try:
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def resolve_object_symbols(undefined: list[str]) -> list[str]:
+    """Make the undefined symbols of generated machine code resolvable; return those that are not.
+
+    Only code generation can introduce a name that is not an allowed function
+    (the IR was checked by `check_external_symbols`): a compiler runtime helper
+    (a `__`-prefixed libgcc function), registered here by address.
+    """
+    register_allowed_symbols()
+    available = _symbol_addresses()
+    missing: list[str] = []
+    for name in undefined:
+        if name in available:
+            continue
+        address = _compiler_runtime_address(name)
+        if address:
+            llvm.add_symbol(name, address)
+        else:
+            missing.append(name)
+    return missing
 
 
 def _is_known_intrinsic(fn: llvm.ValueRef) -> bool:
