@@ -1,0 +1,143 @@
+"""Isolated candidate measurement: crash, hang, compile error, and a study that goes on.
+
+The crash and hang use the documented testing seam of `tuner.candidate`: a request's
+`fault` ("crash" -> the child sends itself SIGSEGV, "hang" -> it sleeps forever), which
+`tuner.worker.fault_for_trial` fills from `XLINALG_TUNER_TEST_FAULT`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import signal
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from tuner import study as tuner_study
+from tuner.candidate import CandidateRequest
+from tuner.worker import FAULT_ENV, TrialObjective, fault_for_trial, measure
+
+needs_pipeline = pytest.mark.skipif(
+    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
+    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
+)
+
+PAYLOAD = """\
+func.func @matmul(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<16x16xf32>)
+  linalg.matmul ins(%A, %B : memref<16x16xf32>, memref<16x16xf32>)
+                outs(%C : memref<16x16xf32>)
+  return
+}
+"""
+
+SPACE = """\
+// xlinalg.constraint: tile_m % reg_m == 0
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tm = transform.tune.knob<"tile_m"> options = [4, 8] -> !transform.param<i64>
+    %rm = transform.tune.knob<"reg_m"> options = [1, 2, 3] -> !transform.param<i64>
+    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [%tm, 8, 0]
+      : (!transform.any_op, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %r, %rl = transform.structured.tile_using_for %t tile_sizes [%rm, 0, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+"""
+
+
+def test_fault_spec() -> None:
+    assert fault_for_trial(0, "") is None
+    assert fault_for_trial(3, "crash") == "crash"
+    assert fault_for_trial(1, "crash@0,hang@1") == "hang"
+    assert fault_for_trial(0, "crash@0,hang@1") == "crash"
+    assert fault_for_trial(2, "crash@0,hang@1") is None
+
+
+def test_crash_is_a_real_segfault_of_the_child() -> None:
+    result = measure(CandidateRequest(payload=PAYLOAD, schedule=None, fault="crash"), 60)
+    assert result["status"] == "crash"
+    assert result["exit_code"] == -signal.SIGSEGV
+    assert "SIGSEGV" in result["error"]
+
+
+def test_hang_is_killed_at_the_time_limit() -> None:
+    start = time.monotonic()
+    result = measure(CandidateRequest(payload=PAYLOAD, schedule=None, fault="hang"), 1.0)
+    assert result["status"] == "timeout"
+    assert "time limit of 1 s" in result["error"]
+    assert time.monotonic() - start < 15
+
+
+def test_malformed_payload_is_a_compile_error() -> None:
+    result = measure(CandidateRequest(payload="func.func @f( {", schedule=None), 60)
+    assert result["status"] == "compile_error"
+    assert result["error"]
+
+
+def test_constraint_prunes_without_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tuner.space import load_space
+
+    calls: list[CandidateRequest] = []
+
+    def fake_measure(request: CandidateRequest, limit: float) -> dict:
+        calls.append(request)
+        return {"status": "ok", "median_s": 1e-3, "gflops": 1.0, "error": ""}
+
+    monkeypatch.setattr("tuner.worker.measure", fake_measure)
+    space = load_space(SPACE)
+    objective = TrialObjective(space=space, payload=PAYLOAD, schedule=SPACE)
+    study = optuna.create_study()
+    for reg_m in (1, 3):
+        study.enqueue_trial({"tile_m": 4, "reg_m": reg_m})
+    study.optimize(objective, n_trials=2)
+    ok, pruned = study.trials
+    assert ok.state == TrialState.COMPLETE and ok.user_attrs["status"] == "ok"
+    assert pruned.state == TrialState.PRUNED
+    assert pruned.user_attrs["status"] == "pruned_constraint"
+    assert "tile_m % reg_m == 0" in pruned.user_attrs["error"]
+    assert [c.knobs for c in calls] == [{"tile_m": 4, "reg_m": 1}]  # only the valid one ran
+
+
+@needs_pipeline
+def test_malformed_payload_error_has_location() -> None:
+    result = measure(CandidateRequest(payload="func.func @f( {", schedule=None), 60)
+    assert result["status"] == "compile_error"
+    assert "<payload>:1:" in result["error"]
+
+
+@needs_pipeline
+def test_study_continues_after_crash_and_hang(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FAULT_ENV, "crash@0,hang@1")
+    storage = f"sqlite:///{tmp_path}/t.db"
+    study, space = tuner_study.setup(
+        storage, "faults", PAYLOAD, SPACE, "mm16.mlir", "space16.mlir",
+        sampler="random", seed=0, n_trials=4, time_limit_s=8.0)
+    info = tuner_study.StudyInfo.of(study)
+    for number, reg_m in enumerate((1, 1, 2, 1)):
+        study.enqueue_trial({"tile_m": (4, 8, 8, 4)[number], "reg_m": reg_m})
+    tuner_study.run(study, space, info, n_trials=4)
+    trials = study.get_trials()
+    assert len(trials) == 4
+    crash, hang, good1, good2 = trials
+    assert crash.state == TrialState.FAIL and crash.user_attrs["status"] == "crash"
+    assert "SIGSEGV" in crash.user_attrs["error"]
+    assert hang.state == TrialState.FAIL and hang.user_attrs["status"] == "timeout"
+    for good in (good1, good2):
+        assert good.state == TrialState.COMPLETE, good.user_attrs
+        assert good.user_attrs["status"] == "ok"
+        assert good.value == good.user_attrs["median_s"] > 0
+        for key in ("gflops", "cv", "min_s", "compile_s", "repeats", "host", "cpu"):
+            assert key in good.user_attrs
+        assert good.user_attrs["gflops"] > 0
+    assert tuner_study.counted_trials(study) == 4
+    assert tuner_study.best_trial(study).number in (2, 3)
