@@ -218,6 +218,14 @@ class _FunctionEmitter:
             params = ", ".join(type_text(t) for t in ftype.inputs.data)
             return [f"declare {ret} @{name}({params})"]
         entry = blocks[0]
+        for block in blocks:  # number values in program order, for readable IR
+            self.label(block)
+            for arg in block.args:
+                self.ref(arg)
+            for op in block.ops:
+                if not isinstance(op, _INLINE):
+                    for r in op.results:
+                        self.ref(r)
         params = ", ".join(self.typed(a) for a in entry.args)
         prefix = "define " if linkage == "external" else f"define {linkage} "
         self.lines.append(f"{prefix}{ret} @{name}({params}) {{")
