@@ -406,6 +406,21 @@ def test_time_native(kernels: JitModule) -> None:
     assert counter[0] >= t.repeats * t.inner_loops + 1
 
 
+def test_time_native_stopping_rules(kernels: JitModule) -> None:
+    f = kernels.function("sum")
+    x = np.ones(10_000, np.float64)
+    # No budget: exactly the minimum number of samples.
+    t = time_native(f, x, max_total_s=0.0, min_repeats=3, min_sample_s=0.0005)
+    assert t.repeats == 3
+    # An unreachable CV target: stops at max_repeats.
+    t = time_native(f, x, target_cv=0.0, max_repeats=7, max_total_s=10.0, min_sample_s=0.0005)
+    assert t.repeats == 7
+    assert t.median_s == pytest.approx(float(np.median(t.samples)))
+    assert t.min_s == min(t.samples)
+    with pytest.raises(ValueError):
+        time_native(f, x, min_repeats=5, max_repeats=4)
+
+
 def test_time_native_scales_with_work(kernels: JitModule) -> None:
     f = kernels.function("sum")
     small = time_native(f, np.ones(1000, np.float64), max_total_s=0.2)

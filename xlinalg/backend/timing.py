@@ -53,8 +53,9 @@ def _sample_ns(fn: NativeFunction, prepared: PreparedArgs, n: int) -> int:
 
 def _calibrate(
     fn: NativeFunction, prepared: PreparedArgs, min_sample_ns: int, budget_end_ns: int
-) -> int:
-    """The smallest inner-loop count (grown geometrically) whose sample lasts >= min_sample_ns."""
+) -> tuple[int, int]:
+    """The smallest inner-loop count (grown geometrically) whose sample lasts >= min_sample_ns,
+    and the duration of that last sample (a valid first measurement: the kernel is warm)."""
     n = 1
     while True:
         elapsed = _sample_ns(fn, prepared, n)
@@ -63,7 +64,7 @@ def _calibrate(
             or n >= _MAX_INNER_LOOPS
             or time.perf_counter_ns() > budget_end_ns
         ):
-            return n
+            return n, elapsed
         # Aim 20% past the target from the measured rate, at most 100x at once.
         estimate = math.ceil(n * 1.2 * min_sample_ns / max(elapsed, 1))
         n = min(max(2 * n, min(estimate, 100 * n)), _MAX_INNER_LOOPS)
@@ -108,14 +109,14 @@ def time_native(
         start = time.perf_counter_ns()
         budget_end = start + int(max_total_s * 1e9)
         fn.repeat_prepared(prepared, 1)  # warm-up: caches, page faults, lazy binding
-        inner = _calibrate(fn, prepared, int(min_sample_s * 1e9), budget_end)
-        samples: list[float] = []
+        inner, first_ns = _calibrate(fn, prepared, int(min_sample_s * 1e9), budget_end)
+        samples: list[float] = [first_ns * 1e-9 / inner]
         while True:
-            samples.append(_sample_ns(fn, prepared, inner) * 1e-9 / inner)
             if len(samples) >= max_repeats or _settled(samples, target_cv, min_repeats):
                 break
             if len(samples) >= min_repeats and time.perf_counter_ns() >= budget_end:
                 break
+            samples.append(_sample_ns(fn, prepared, inner) * 1e-9 / inner)
     finally:
         if gc_was_enabled:
             gc.enable()
