@@ -448,5 +448,9 @@ def test_host_info() -> None:
 
 def test_fma_peak() -> None:
     peak = measure_fma_peak_gflops()
-    print(f"single-core FMA peak: {peak:.1f} GFLOP/s (float32)")
+    peak64 = measure_fma_peak_gflops(np.float64, max_total_s=0.2)
+    print(f"single-core FMA peak: {peak:.1f} GFLOP/s float32, {peak64:.1f} GFLOP/s float64")
     assert 0 < peak < 1e4
+    assert 0 < peak64 < 1e4
+    with pytest.raises(ValueError):
+        measure_fma_peak_gflops(np.int32)

@@ -76,7 +76,8 @@ def _microkernel_ir(elem: str, lanes: int, use_fma: bool) -> str:
 
 
 @functools.cache
-def _measure(dtype_name: str) -> float:
+def _microkernel(dtype_name: str) -> tuple[JitModule, int]:
+    """The compiled microkernel for this dtype (compiled once per process) and its lane count."""
     dtype = np.dtype(dtype_name)
     elem = {"float32": "float", "float64": "double"}[dtype.name]
     lanes = vector_bits() // (8 * dtype.itemsize)
@@ -84,23 +85,33 @@ def _measure(dtype_name: str) -> float:
     sig = FunctionSignature(
         "fma_peak", (MemRefArg(dtype, ((ACCUMULATORS + 2) * lanes,)), ScalarArg(np.dtype(np.int64)))
     )
-    jit = JitModule(LoweredModule(_microkernel_ir(elem, lanes, use_fma), {"fma_peak": sig}))
-    fn = jit.function("fma_peak")
+    return JitModule(LoweredModule(_microkernel_ir(elem, lanes, use_fma), {"fma_peak": sig})), lanes
+
+
+def measure_fma_peak_gflops(
+    dtype: type[np.floating] | np.dtype = np.float32, *, max_total_s: float = 0.6
+) -> float:
+    """Single-core FMA peak of the host in GFLOP/s for float32 or float64.
+
+    Every call measures anew (about `max_total_s` seconds); the microkernel is
+    compiled once per process.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.name not in ("float32", "float64"):
+        raise ValueError(f"FMA peak is measured for float32 or float64, not {dtype.name}")
+    jit, lanes = _microkernel(dtype.name)
     io = np.empty((ACCUMULATORS + 2) * lanes, dtype=dtype)
     io[:lanes] = 0.9999  # x: |acc| stays bounded, no overflow or denormals
     io[lanes : 2 * lanes] = 1e-4  # y
     io[2 * lanes :] = np.linspace(0.0, 1.0, ACCUMULATORS * lanes, dtype=dtype)
     timing = time_native(
-        fn, io, ITERATIONS_PER_CALL, min_sample_s=0.005, max_total_s=0.6, target_cv=0.01
+        jit.function("fma_peak"),
+        io,
+        ITERATIONS_PER_CALL,
+        min_sample_s=0.005,
+        max_total_s=max_total_s,
+        target_cv=0.01,
     )
     flops_per_call = 2 * lanes * ACCUMULATORS * ITERATIONS_PER_CALL
     # A peak is a ceiling: disturbances only ever slow a sample down, so use the fastest.
     return flops_per_call / timing.min_s / 1e9
-
-
-def measure_fma_peak_gflops(dtype: type[np.floating] | np.dtype = np.float32) -> float:
-    """Single-core FMA peak of the host in GFLOP/s for float32 or float64 (measured once per process)."""
-    name = np.dtype(dtype).name
-    if name not in ("float32", "float64"):
-        raise ValueError(f"FMA peak is measured for float32 or float64, not {name}")
-    return _measure(name)
