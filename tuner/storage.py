@@ -14,7 +14,9 @@ FAIL once its heartbeat is stale instead of staying RUNNING forever.
 from __future__ import annotations
 
 import os
+import warnings
 
+from optuna.exceptions import ExperimentalWarning
 from optuna.storages import BaseStorage, JournalStorage, RDBStorage
 from optuna.storages.journal import JournalFileBackend
 
@@ -41,9 +43,13 @@ def _sqlite_path(url: str) -> str | None:
     return path if path and path != ":memory:" else None
 
 
-def open_storage(url: str = DEFAULT_STORAGE) -> BaseStorage:
-    """Open (creating if needed) the storage named by `url`."""
+def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseStorage:
+    """Open the storage named by `url`, creating it unless `must_exist` (for commands
+    that only read studies: a missing file is then an error, not a new empty storage)."""
     journal = _journal_path(url)
+    local = journal if journal is not None else _sqlite_path(url)
+    if must_exist and local is not None and not os.path.exists(local):
+        raise TunerError(f"storage '{url}' does not exist (no file '{local}')")
     try:
         if journal is not None:
             folder = os.path.dirname(journal)
@@ -62,12 +68,14 @@ def open_storage(url: str = DEFAULT_STORAGE) -> BaseStorage:
                 f"storage '{url}' is not a URL (use sqlite:///FILE, journal:FILE or "
                 "postgresql://...)"
             )
-        return RDBStorage(
-            url,
-            engine_kwargs=engine_kwargs,
-            heartbeat_interval=HEARTBEAT_INTERVAL_S,
-            grace_period=GRACE_PERIOD_S,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExperimentalWarning)  # heartbeat is "experimental"
+            return RDBStorage(
+                url,
+                engine_kwargs=engine_kwargs,
+                heartbeat_interval=HEARTBEAT_INTERVAL_S,
+                grace_period=GRACE_PERIOD_S,
+            )
     except TunerError:
         raise
     except ImportError as err:

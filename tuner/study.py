@@ -81,7 +81,7 @@ def create_or_load(
 
 def load(storage: str, study_name: str) -> optuna.Study:
     """An existing study; a clear error naming the studies there if it does not exist."""
-    opened = open_storage(storage)
+    opened = open_storage(storage, must_exist=True)
     try:
         return optuna.load_study(study_name=study_name, storage=opened)
     except KeyError:
