@@ -136,13 +136,14 @@ define half @fill_twice(ptr %a, ptr %p, i64 %off, half %v) {
 }
 """
 
-SCALE_ADD_SIG = FunctionSignature(
-    "scale_add", (MemRefArg(F32, (None, None)), MemRefArg(F32, (None, None)))
-)
-SUM_SIG = FunctionSignature("sum", (MemRefArg(F64, (None,)),), ScalarArg(F64))
+# memref<?x?xf32, strided<[?, ?], offset: ?>>: any view.
+STRIDED_2D = MemRefArg(F32, (None, None), strides=(None, None))
+SCALE_ADD_SIG = FunctionSignature("scale_add", (STRIDED_2D, STRIDED_2D))
+SUM_SIG = FunctionSignature("sum", (MemRefArg(F64, (None,), strides=(None,)),), ScalarArg(F64))
 BUMP_SIG = FunctionSignature("bump", (MemRefArg(I64, (1,)),))
 EXP_SIG = FunctionSignature(
-    "scaled_exp", (ScalarArg(F32), MemRefArg(F32, (None,)), MemRefArg(F32, (None,)), ScalarArg(I32))
+    "scaled_exp",
+    (ScalarArg(F32), MemRefArg(F32, (None,)), MemRefArg(F32, (None,), (None,)), ScalarArg(I32)),
 )
 F16_SIG = FunctionSignature("fill_twice", (MemRefArg(F16, ()), ScalarArg(F16)), ScalarArg(F16))
 
@@ -258,6 +259,21 @@ def test_static_shape_and_stride_checks() -> None:
         BackendError, match=r"argument 0: stride of dim 0 must be 8 elements, got 1"
     ):
         f(np.ones((8, 4), np.float32).T, c)
+
+
+def test_identity_layout_needs_contiguous_arrays() -> None:
+    identity = MemRefArg(F32, (None, None))  # memref<?x?xf32>
+    f = _jit(SCALE_ADD_IR, FunctionSignature("scale_add", (identity, STRIDED_2D))).function(
+        "scale_add"
+    )
+    c = np.zeros((3, 4), np.float32)
+    f(np.ones((3, 4), np.float32), c)
+    f(np.ones((6, 4), np.float32)[:3], c)  # a contiguous slice is fine
+    f(np.ones((1, 4), np.float32), c[:1])  # size-1 dims may have any stride
+    np.testing.assert_allclose(c, [[6] * 4, [4] * 4, [4] * 4])
+    for view in (np.ones((4, 3), np.float32).T, np.ones((3, 8), np.float32)[:, ::2]):
+        with pytest.raises(BackendError, match=r"argument 0: .*identity layout.*C-contiguous"):
+            f(view, c)
 
 
 def test_scalar_and_alignment_errors(kernels: JitModule) -> None:

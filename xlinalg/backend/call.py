@@ -4,8 +4,11 @@ Every memref argument is an `ndarray` of the signature's dtype and rank whose
 static dims and strides match; it is passed as MLIR's expanded descriptor with
 the view's data pointer as both the allocated and the aligned pointer, offset
 0, its sizes and its strides in elements (NumPy's are in bytes, and may be
-negative or zero). Any view works (transposed, sliced, reversed), as long as it
-is aligned to its element size. Kernels write memref arguments in place.
+negative or zero). For a memref with a strided layout (`MemRefArg.strides` not
+None) any view works - transposed, sliced, reversed - as long as it is aligned
+to its element size; a memref with the identity layout (`strides` None) needs a
+C-contiguous array, since the kernel then computes addresses from the sizes
+alone. Kernels write memref arguments in place.
 """
 
 from __future__ import annotations
@@ -58,7 +61,20 @@ def _memref_args(index: int, spec: MemRefArg, value: Any, fname: str) -> list[An
                 f"{where}: stride {byte_stride} bytes in dim {d} is not a multiple of the element size {itemsize}"
             )
         strides.append(byte_stride // itemsize)
-    if spec.strides is not None:
+    if spec.strides is None:
+        # Identity layout: the kernel indexes row-major from the sizes alone and
+        # ignores the strides, so the array must be C-contiguous.
+        expected = 1
+        for d in reversed(range(rank)):
+            if value.shape[d] > 1 and strides[d] != expected:
+                raise BackendError(
+                    f"{where}: memref<{_shape_text(spec.shape)}x{want_dtype}> has the identity layout "
+                    f"and needs a C-contiguous array, got element strides {tuple(strides)} for shape "
+                    f"{value.shape} (pass numpy.ascontiguousarray(...), or give the memref a "
+                    "strided layout)"
+                )
+            expected *= value.shape[d]
+    else:
         for d, (want, got) in enumerate(zip(spec.strides, strides)):
             # A dim of size <= 1 never uses its stride.
             if want is not None and want != got and value.shape[d] > 1:
