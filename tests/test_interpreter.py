@@ -518,3 +518,105 @@ def test_tile_failure_is_silenceable_and_names_the_payload_op(monkeypatch: pytes
     with pytest.raises(TransformFailure, match=r"cannot tile payload op 'func.func' at payload.mlir:2:1 by \[4\]: not a structured op") as info:
         apply_schedule(payload(), parse(seq("propagate", inner)))
     assert info.value.silenceable
+
+
+# ------------------------------------------------------------------ with the real payload transforms
+
+MATMUL = """
+func.func @mm(%A: memref<37x29xf32>, %B: memref<29x23xf32>, %C: memref<37x23xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<37x23xf32>)
+  linalg.matmul ins(%A, %B : memref<37x29xf32>, memref<29x23xf32>) outs(%C : memref<37x23xf32>)
+  func.return
+}
+"""
+
+
+def _loop_depth(op: Operation) -> int:
+    depth, parent = 0, op.parent_op()
+    while parent is not None:
+        depth += isinstance(parent, scf.ForOp)
+        parent = parent.parent_op()
+    return depth
+
+
+def test_tile_using_for_produces_loops_through_the_interpreter() -> None:
+    pytest.importorskip("xlinalg.transforms.tile")
+    p = parse(MATMUL, "mm.mlir")
+    s = schedule(
+        match("%mm", '["linalg.matmul"]')
+        + "    %p = transform.param.constant 8 : i64 -> !transform.param<i64>\n"
+        + "    %t, %l0, %l1 = transform.structured.tile_using_for %mm tile_sizes [%p, 0, 5]"
+        " : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n"
+        + '    "transform.test_record"(%t) {tag = "t"} : (!transform.any_op) -> ()\n'
+        + '    "transform.test_record"(%l0) {tag = "l0"} : (!transform.any_op) -> ()\n'
+        + '    "transform.test_record"(%l1) {tag = "l1"} : (!transform.any_op) -> ()'
+    )
+    apply_schedule(p, s)
+    p.verify()
+    loops = [op for op in p.walk() if isinstance(op, scf.ForOp)]
+    assert len(loops) == 2
+    assert RECORDED["l0"] == [loops[0]] and RECORDED["l1"] == [loops[1]]
+    (tiled,) = RECORDED["t"]
+    assert isinstance(tiled, Operation) and tiled.name == "linalg.matmul"
+    assert _loop_depth(tiled) == 2
+    assert [op.name for op in p.walk()].count("linalg.matmul") == 1
+
+
+def test_tile_generalize_interchange_unroll_chain() -> None:
+    for module_name in ("tile", "generalize", "interchange", "unroll"):
+        pytest.importorskip(f"xlinalg.transforms.{module_name}")
+    p = parse(MATMUL, "mm.mlir")
+    s = schedule(
+        match("%mm", '["linalg.matmul"]')
+        + '    %k = transform.tune.knob<"tm"> options = [4, 8] -> !transform.param<i64>\n'
+        + "    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [%k, 16] interchange = [1, 0]"
+        " : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n"
+        + "    %g = transform.structured.generalize %t : (!transform.any_op) -> !transform.any_op\n"
+        + "    %i = transform.structured.interchange %g iterator_interchange = [2, 0, 1]"
+        " : (!transform.any_op) -> !transform.any_op\n"
+        + '    "transform.test_record"(%i) {tag = "i"} : (!transform.any_op) -> ()\n'
+        + "    transform.loop.unroll %l#1 factor = 2 : !transform.any_op"
+    )
+    apply_schedule(p, s, {"tm": 8})
+    p.verify()
+    names_in_ir = [op.name for op in p.walk()]
+    assert "linalg.matmul" not in names_in_ir
+    assert names_in_ir.count("linalg.generic") >= 1
+    (generic,) = RECORDED["i"]
+    assert isinstance(generic, Operation) and generic.name == "linalg.generic"
+    assert "reduction" in str(generic).split("iterator_types = [", 1)[1].split(",", 1)[0]
+
+
+def test_generalize_of_a_non_linalg_op_is_silenceable() -> None:
+    pytest.importorskip("xlinalg.transforms.generalize")
+    inner = (
+        '  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!transform.any_op) -> !transform.any_op\n'
+        "  %g = transform.structured.generalize %f : (!transform.any_op) -> !transform.any_op\n"
+        '  "transform.test_record"(%g) {tag = "g"} : (!transform.any_op) -> ()\n'
+    )
+    apply_schedule(parse(MATMUL), parse(seq("suppress", inner)))
+    assert RECORDED["g"] == []
+    with pytest.raises(TransformFailure, match=r"cannot generalize payload op 'func.func'") as info:
+        apply_schedule(parse(MATMUL), parse(seq("propagate", inner)))
+    assert info.value.silenceable
+
+
+def test_unrolling_a_loop_invalidates_handles_to_ops_inside_it() -> None:
+    for module_name in ("tile", "unroll"):
+        pytest.importorskip(f"xlinalg.transforms.{module_name}")
+    s = schedule(
+        match("%mm", '["linalg.matmul"]')
+        + "    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [4, 16]"
+        " : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n"
+        + "    transform.loop.unroll %l#1 factor = 2 : !transform.any_op\n"
+        + '    "transform.test_record"(%l#0) {tag = "outer"} : (!transform.any_op) -> ()\n'
+        + '    "transform.test_record"(%t) {tag = "t"} : (!transform.any_op) -> ()'
+    )
+    with pytest.raises(
+        TransformFailure,
+        match=r"uses %t, a handle that was invalidated by 'transform.loop.unroll' at "
+        r"schedule.mlir:5:5 \(it consumed %l#1\)",
+    ):
+        apply_schedule(parse(MATMUL), s)
+    assert names("outer") == ["scf.for"]  # the enclosing loop stays valid

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.parsing import location_of
@@ -24,7 +24,14 @@ def describe_payload(op: Operation) -> str:
 
 
 def describe_handle(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "a handle"
+    """`%name`, or `%name#k` for the k-th of several results sharing a name (`%l:2`)."""
+    if not value.name_hint:
+        return "a handle"
+    if isinstance(value, OpResult):
+        same = [r for r in value.op.results if r.name_hint == value.name_hint]
+        if len(same) > 1:
+            return f"%{value.name_hint}#{same.index(value)}"
+    return f"%{value.name_hint}"
 
 
 def failure(op: Operation, message: str, *, silenceable: bool) -> TransformFailure:
