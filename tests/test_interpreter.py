@@ -91,9 +91,7 @@ def _results(op: ResultsOp, interp: Interpreter) -> None:
     interp.state.bind(op.result, [r for o in ops for r in o.results])
 
 
-TestingTransform = Dialect(
-    "transform.test", [RecordOp, ConsumeOp, FailOp, ResultsOp]
-)
+TestingTransform = Dialect("transform.test", [RecordOp, ConsumeOp, FailOp, ResultsOp])
 
 
 def parse(text: str, name: str = "test.mlir") -> ModuleOp:
@@ -144,7 +142,7 @@ def schedule(ops: str, *, root: str = "%root") -> ModuleOp:
 
 def match(name: str, ops: str, target: str = "%root") -> str:
     return (
-        f'    {name} = transform.structured.match ops{{{ops}}} in {target}'
+        f"    {name} = transform.structured.match ops{{{ops}}} in {target}"
         " : (!transform.any_op) -> !transform.any_op\n"
     )
 
@@ -173,11 +171,11 @@ def test_named_sequence_entry_binds_payload_root_and_matches_ops() -> None:
 
 def test_match_by_interface_and_attributes() -> None:
     s = schedule(
-        '    %l = transform.structured.match interface{LoopLikeInterface} in %root'
+        "    %l = transform.structured.match interface{LoopLikeInterface} in %root"
         " : (!transform.any_op) -> !transform.any_op\n"
-        '    %k = transform.structured.match attributes {kernel, level = 2 : i32} in %root'
+        "    %k = transform.structured.match attributes {kernel, level = 2 : i32} in %root"
         " : (!transform.any_op) -> !transform.any_op\n"
-        '    %n = transform.structured.match attributes {level = 3 : i32} in %root'
+        "    %n = transform.structured.match attributes {level = 3 : i32} in %root"
         " : (!transform.any_op) -> !transform.any_op\n"
         '    %r = transform.structured.match ops{["arith.constant"]} filter_result_type = index in %root'
         " : (!transform.any_op) -> !transform.any_op\n"
@@ -207,7 +205,7 @@ func.func @h(%a: memref<4xf32>, %b: memref<4xf32>) {
 """
     )
     s = schedule(
-        '    %l = transform.structured.match interface{LinalgOp} in %root'
+        "    %l = transform.structured.match interface{LinalgOp} in %root"
         " : (!transform.any_op) -> !transform.any_op\n"
         '    "transform.test_record"(%l) {tag = "l"} : (!transform.any_op) -> ()'
     )
@@ -250,8 +248,7 @@ def test_other_entry_name_and_missing_entry() -> None:
 
 def test_schedule_embedded_in_payload_is_applied_then_erased() -> None:
     p = parse(
-        PAYLOAD
-        + "module attributes {transform.with_named_sequence} {\n"
+        PAYLOAD + "module attributes {transform.with_named_sequence} {\n"
         "  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {\n"
         + match("%g", '["func.func"]')
         + '    "transform.test_record"(%g) {tag = "g"} : (!transform.any_op) -> ()\n'
@@ -277,7 +274,10 @@ def test_use_after_consume_is_a_definite_error_naming_both_ops() -> None:
     err = info.value
     assert not err.silenceable
     assert err.location == "schedule.mlir:5:5"
-    assert "transform.test_record: uses %f, a handle that was consumed by 'transform.test_consume' at schedule.mlir:4:5" in str(err)
+    assert (
+        "transform.test_record: uses %f, a handle that was consumed by 'transform.test_consume' at schedule.mlir:4:5"
+        in str(err)
+    )
     assert "RECORDED" not in str(err) and "f" not in RECORDED
 
 
@@ -294,7 +294,10 @@ def test_consuming_invalidates_aliasing_and_nested_handles_only() -> None:
             + '    "transform.test_consume"(%f) {erase} : (!transform.any_op) -> ()\n'
             + f'    "transform.test_record"({used}) {{tag = "x"}} : ({"!transform.any_value" if used == "%v" else "!transform.any_op"}) -> ()'
         )
-        with pytest.raises(TransformFailure, match=f"uses {used}, a handle that was invalidated by 'transform.test_consume'"):
+        with pytest.raises(
+            TransformFailure,
+            match=f"uses {used}, a handle that was invalidated by 'transform.test_consume'",
+        ):
             apply_schedule(payload(), s)
 
 
@@ -372,7 +375,9 @@ def test_nested_propagate_inside_suppress() -> None:
 
 def test_top_level_silenceable_failure_is_an_error() -> None:
     s = schedule('    %x = "transform.test_fail"(%root) : (!transform.any_op) -> !transform.any_op')
-    with pytest.raises(TransformFailure, match="silenceable failure reached 'transform.named_sequence'") as info:
+    with pytest.raises(
+        TransformFailure, match="silenceable failure reached 'transform.named_sequence'"
+    ) as info:
         apply_schedule(payload(), s)
     assert info.value.silenceable
 
@@ -470,11 +475,15 @@ class _FakeTiling:
     loops: list[Operation] = field(default_factory=list)
 
 
-def test_tile_sizes_from_params_static_values_and_interchange(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tile_sizes_from_params_static_values_and_interchange(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The interpreter passes mixed static/param sizes per target and binds the loops."""
     calls: list[tuple[str, list[int], tuple[int, ...]]] = []
 
-    def fake_tile(op: Operation, sizes: list[int], interchange: tuple[int, ...] = ()) -> _FakeTiling:
+    def fake_tile(
+        op: Operation, sizes: list[int], interchange: tuple[int, ...] = ()
+    ) -> _FakeTiling:
         calls.append((op.name, list(sizes), tuple(interchange)))
         loops = [op.clone() for s in sizes if s]
         return _FakeTiling(op, loops)
@@ -494,15 +503,22 @@ def test_tile_sizes_from_params_static_values_and_interchange(monkeypatch: pytes
         + '    "transform.test_record"(%l2) {tag = "l2"} : (!transform.any_op) -> ()\n'
         + '    "transform.test_record"(%c) {tag = "c"} : (!transform.any_op) -> ()'
     )
-    with pytest.raises(TransformFailure, match="uses %c, a handle that was consumed by 'transform.structured.tile_using_for'"):
+    with pytest.raises(
+        TransformFailure,
+        match="uses %c, a handle that was consumed by 'transform.structured.tile_using_for'",
+    ):
         apply_schedule(payload(), s, {"z": 0})
     assert calls == [("arith.constant", [16, 64, 0], (1, 0, 2))] * 4
     assert len(RECORDED["t"]) == 4 and len(RECORDED["l1"]) == 4
     assert RECORDED["l2"] == []  # a 0 size at run time produces no loop
 
 
-def test_tile_failure_is_silenceable_and_names_the_payload_op(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_tile(op: Operation, sizes: list[int], interchange: tuple[int, ...] = ()) -> _FakeTiling:
+def test_tile_failure_is_silenceable_and_names_the_payload_op(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fake_tile(
+        op: Operation, sizes: list[int], interchange: tuple[int, ...] = ()
+    ) -> _FakeTiling:
         raise TransformFailure("not a structured op", silenceable=True)
 
     module = types.ModuleType("xlinalg.transforms.tile")
@@ -515,7 +531,10 @@ def test_tile_failure_is_silenceable_and_names_the_payload_op(monkeypatch: pytes
     )
     apply_schedule(payload(), parse(seq("suppress", inner)))
     assert RECORDED["t"] == []
-    with pytest.raises(TransformFailure, match=r"cannot tile payload op 'func.func' at payload.mlir:2:1 by \[4\]: not a structured op") as info:
+    with pytest.raises(
+        TransformFailure,
+        match=r"cannot tile payload op 'func.func' at payload.mlir:2:1 by \[4\]: not a structured op",
+    ) as info:
         apply_schedule(payload(), parse(seq("propagate", inner)))
     assert info.value.silenceable
 

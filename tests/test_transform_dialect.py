@@ -117,17 +117,21 @@ def test_alternatives_roundtrip() -> None:
     assert 'transform.tune.alternatives<"vec"> {' in printed
     assert "    }, {\n" in printed
     assert 'transform.tune.alternatives<"x"> selected_region = 1 -> !transform.any_op {' in printed
-    assert 'selected_region = %k : !transform.param<i64> {' in printed
+    assert "selected_region = %k : !transform.param<i64> {" in printed
 
 
 def test_alternatives_selected_region_out_of_range() -> None:
-    text = body('    transform.tune.alternatives<"v"> selected_region = 2 {\n      transform.yield\n    }')
+    text = body(
+        '    transform.tune.alternatives<"v"> selected_region = 2 {\n      transform.yield\n    }'
+    )
     with pytest.raises(VerifyException, match="only 1 regions"):
         parse_module(text).verify()
 
 
 def test_knob_selected_must_be_an_option() -> None:
-    text = body('    %k = transform.tune.knob<"t"> = 7 from options = [8, 16] -> !transform.param<i64>')
+    text = body(
+        '    %k = transform.tune.knob<"t"> = 7 from options = [8, 16] -> !transform.param<i64>'
+    )
     with pytest.raises(VerifyException, match="not an element of `options`"):
         parse_module(text).verify()
 
@@ -146,7 +150,10 @@ def test_sequence_roundtrip_with_failure_modes_and_root() -> None:
     module = roundtrip(text)
     printed = str(module)
     assert "transform.sequence failures(propagate) {" in printed
-    assert "transform.sequence %0 : !transform.any_op -> !transform.any_op failures(suppress) {" in printed
+    assert (
+        "transform.sequence %0 : !transform.any_op -> !transform.any_op failures(suppress) {"
+        in printed
+    )
     seqs = [op for op in module.walk() if isinstance(op, SequenceOp)]
     assert [s.suppresses_failures for s in seqs] == [False, True]
 
@@ -155,18 +162,22 @@ def test_named_sequence_arg_attrs_roundtrip() -> None:
     text = (
         "module attributes {transform.with_named_sequence} {\n"
         "  transform.named_sequence @foo(%a: !transform.any_op {transform.consumed}, "
-        "%b: !transform.op<\"linalg.matmul\"> {transform.readonly}) -> !transform.any_op {\n"
+        '%b: !transform.op<"linalg.matmul"> {transform.readonly}) -> !transform.any_op {\n'
         "    transform.yield %a : !transform.any_op\n  }\n}\n"
     )
     printed = str(roundtrip(text))
     assert "transform.named_sequence @foo(%a: !transform.any_op {transform.consumed}, " in printed
-    assert 'module attributes {transform.with_named_sequence}' in printed
+    assert "module attributes {transform.with_named_sequence}" in printed
 
 
 def test_match_builder() -> None:
     text = body("")
     module = parse_module(text)
-    arg = next(op for op in module.walk() if op.name == "transform.named_sequence").regions[0].block.args[0]
+    arg = (
+        next(op for op in module.walk() if op.name == "transform.named_sequence")
+        .regions[0]
+        .block.args[0]
+    )
     match = MatchOp(arg, ops=["linalg.matmul"], op_attrs={})
     assert match.ops is not None and match.ops.data[0].data == "linalg.matmul"
 

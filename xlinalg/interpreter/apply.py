@@ -123,7 +123,9 @@ def apply_schedule(
             err.location = location_of(entry_op)
         if err.silenceable:
             # A silenceable failure reaching the top level is an error.
-            err.message = f"{err.message} (silenceable failure reached {describe_transform(entry_op)})"
+            err.message = (
+                f"{err.message} (silenceable failure reached {describe_transform(entry_op)})"
+            )
             err.args = (err.message,)
         raise
     if embedded:

@@ -73,7 +73,12 @@ class Interpreter:
                 raise
         return []
 
-    def forward(self, yielded: list[SSAValue], results: tuple[SSAValue, ...] | list[SSAValue], user: Operation) -> None:
+    def forward(
+        self,
+        yielded: list[SSAValue],
+        results: tuple[SSAValue, ...] | list[SSAValue],
+        user: Operation,
+    ) -> None:
         """Bind `results` to what the yielded handles point to."""
         for result, value in zip(results, yielded, strict=True):
             self.state.bind_like(result, value, user)

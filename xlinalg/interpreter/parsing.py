@@ -25,9 +25,7 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
             loc = span.get_location()
-            op.location = FileLineColLoc(
-                StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col)
-            )
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
         return op
 
 

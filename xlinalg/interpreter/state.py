@@ -52,8 +52,7 @@ class TransformState:
         if handle not in self.ops:
             raise failure(
                 user,
-                f"{describe_handle(handle)} is not an operation handle "
-                "(or is not bound)",
+                f"{describe_handle(handle)} is not an operation handle (or is not bound)",
                 silenceable=False,
             )
         return list(self.ops[handle])
@@ -61,7 +60,9 @@ class TransformState:
     def get_values(self, handle: SSAValue, user: Operation) -> list[SSAValue]:
         self.check_valid(handle, user)
         if handle not in self.values:
-            raise failure(user, f"{describe_handle(handle)} is not a value handle", silenceable=False)
+            raise failure(
+                user, f"{describe_handle(handle)} is not a value handle", silenceable=False
+            )
         return list(self.values[handle])
 
     def get_params(self, handle: SSAValue, user: Operation) -> list[Attribute]:
@@ -91,7 +92,9 @@ class TransformState:
         else:
             self.bind(handle, self.get_ops(source, user))
 
-    def payload_of(self, handle: SSAValue, user: Operation) -> list[Operation | SSAValue | Attribute]:
+    def payload_of(
+        self, handle: SSAValue, user: Operation
+    ) -> list[Operation | SSAValue | Attribute]:
         if handle in self.params:
             return list(self.get_params(handle, user))
         if handle in self.values:
@@ -151,6 +154,8 @@ class TransformState:
                 affected.append(handle)
         return affected
 
-    def invalidate(self, handles: Iterable[SSAValue], consumer: Operation, consumed: SSAValue) -> None:
+    def invalidate(
+        self, handles: Iterable[SSAValue], consumer: Operation, consumed: SSAValue
+    ) -> None:
         for handle in handles:
             self.invalidated.setdefault(handle, Invalidation(consumer, consumed))

@@ -55,7 +55,6 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-
 READONLY = "transform.readonly"
 CONSUMED = "transform.consumed"
 WITH_NAMED_SEQUENCE = "transform.with_named_sequence"
@@ -125,14 +124,11 @@ class NamedSequenceOp(IRDLOperation):
         inputs = self.function_type.inputs.data
         if tuple(a.type for a in block.args) != tuple(inputs):
             raise VerifyException(
-                "transform.named_sequence: block argument types do not match the "
-                "function type"
+                "transform.named_sequence: block argument types do not match the function type"
             )
         for i in range(len(inputs)):
             if self.arg_has_attr(i, READONLY) and self.arg_has_attr(i, CONSUMED):
-                raise VerifyException(
-                    f"argument #{i} cannot be both {READONLY} and {CONSUMED}"
-                )
+                raise VerifyException(f"argument #{i} cannot be both {READONLY} and {CONSUMED}")
         last = block.last_op
         if not isinstance(last, YieldOp):
             raise VerifyException("transform.named_sequence must end with transform.yield")
@@ -244,9 +240,7 @@ class SequenceOp(IRDLOperation):
                     Parser.Delimiter.NONE, parser.parse_unresolved_operand
                 )
                 parser.parse_punctuation(":")
-                types = parser.parse_comma_separated_list(
-                    Parser.Delimiter.NONE, parser.parse_type
-                )
+                types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
                 if len(types) != len(names):
                     parser.raise_error("expected as many types as extra bindings")
                 extra = [parser.resolve_operand(n, t) for n, t in zip(names, types)]

@@ -183,7 +183,9 @@ def _resolve_knob(op: KnobOp, values: Mapping[str, object], as_constants: bool) 
         op.selected = chosen
     if as_constants:
         if op.selected is None:
-            raise KnobError(f'knob "{name}" has no value (options {[attr_to_python(o) for o in options]})')
+            raise KnobError(
+                f'knob "{name}" has no value (options {[attr_to_python(o) for o in options]})'
+            )
         Rewriter.replace_op(op, ParamConstantOp(op.selected, op.result.type))
 
 

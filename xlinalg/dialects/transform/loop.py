@@ -25,7 +25,6 @@ class LoopUnrollOp(IRDLOperation):
     target = operand_def(TransformHandleType)
     factor = prop_def(IntegerAttr[IntegerType])
 
-
     def __init__(self, target: SSAValue, factor: int):
         super().__init__(operands=[target], properties={"factor": IntegerAttr(factor, i64)})
 

@@ -43,9 +43,7 @@ def print_semi_function_type(
         printer.print_string(")")
 
 
-def parse_semi_function_type(
-    parser: Parser, num_results: int
-) -> tuple[Attribute, list[Attribute]]:
+def parse_semi_function_type(parser: Parser, num_results: int) -> tuple[Attribute, list[Attribute]]:
     """Parse `T`, `(T)` or `(T) -> R` / `(T) -> (R0, R1)`.
 
     A bare `T` means the results all have the argument's type (upstream rule).
@@ -58,9 +56,7 @@ def parse_semi_function_type(
     if parser.parse_optional_punctuation("->") is None:
         return arg, [arg] * num_results
     if parser.parse_optional_punctuation("(") is not None:
-        results = parser.parse_comma_separated_list(
-            Parser.Delimiter.NONE, parser.parse_type
-        )
+        results = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
         parser.parse_punctuation(")")
         return arg, results
     return arg, [parser.parse_type()]
@@ -68,9 +64,7 @@ def parse_semi_function_type(
 
 def parse_i64_list(parser: Parser) -> list[int]:
     """`[1, 0]` as a list of python ints."""
-    return parser.parse_comma_separated_list(
-        Parser.Delimiter.SQUARE, parser.parse_integer
-    )
+    return parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
 
 
 def print_int_list(printer: Printer, values: Sequence[int]) -> None:
@@ -81,4 +75,3 @@ def print_int_list(printer: Printer, values: Sequence[int]) -> None:
 
 def index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, IndexType())
-

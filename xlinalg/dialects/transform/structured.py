@@ -31,7 +31,6 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
-    prop_def,
     result_def,
     var_operand_def,
     var_result_def,
@@ -193,8 +192,7 @@ class TileUsingForOp(IRDLOperation):
         num_dynamic = sizes.count(DYNAMIC_INDEX)
         if len(self.dynamic_sizes) != num_dynamic:
             raise VerifyException(
-                f"expected {num_dynamic} dynamic tile size operands, got "
-                f"{len(self.dynamic_sizes)}"
+                f"expected {num_dynamic} dynamic tile size operands, got {len(self.dynamic_sizes)}"
             )
         if any(s < 0 and s != DYNAMIC_INDEX for s in sizes):
             raise VerifyException("tile sizes must be non-negative")
@@ -227,9 +225,7 @@ class InterchangeOp(IRDLOperation):
     ):
         super().__init__(
             operands=[target],
-            properties={
-                "iterator_interchange": DenseArrayBase.from_list(i64, list(permutation))
-            },
+            properties={"iterator_interchange": DenseArrayBase.from_list(i64, list(permutation))},
             result_types=[result_type or AnyOpType()],
         )
 
@@ -242,9 +238,7 @@ class InterchangeOp(IRDLOperation):
     def verify_(self) -> None:
         perm = self.get_permutation()
         if sorted(perm) != list(range(len(perm))):
-            raise VerifyException(
-                f"iterator_interchange {list(perm)} is not a permutation"
-            )
+            raise VerifyException(f"iterator_interchange {list(perm)} is not a permutation")
 
     @classmethod
     def parse(cls, parser: Parser) -> InterchangeOp:

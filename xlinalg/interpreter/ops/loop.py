@@ -18,11 +18,14 @@ def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
     factor = op.factor.value.data
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
-            raise failure(op, f"expected scf.for loops, got {describe_payload(loop)}", silenceable=True)
+            raise failure(
+                op, f"expected scf.for loops, got {describe_payload(loop)}", silenceable=True
+            )
         try:
             unroll_for(loop, factor)
         except TransformFailure as err:
             raise failure(
-                op, f"failed to unroll {describe_payload(loop)} by {factor}: {err.message}",
+                op,
+                f"failed to unroll {describe_payload(loop)} by {factor}: {err.message}",
                 silenceable=err.silenceable,
             ) from err

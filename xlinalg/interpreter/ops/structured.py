@@ -44,9 +44,10 @@ def matches(match: MatchOp, op: Operation) -> bool:
         for name, value in match.op_attrs.data.items():
             if _op_attr(op, name) != value:
                 return False
-    if match.filter_result_type is not None:
-        if len(op.results) != 1 or op.results[0].type != match.filter_result_type:
-            return False
+    if match.filter_result_type is not None and (
+        len(op.results) != 1 or op.results[0].type != match.filter_result_type
+    ):
+        return False
     if match.filter_operand_types is not None:
         types = list(match.filter_operand_types.data)
         if len(types) == 1:
@@ -93,7 +94,8 @@ def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int
     for p in params:
         if not isinstance(p, IntegerAttr) or p.value.data < 0:
             raise failure(
-                op, f"tile size param {describe_handle(size)} holds {p}, expected a non-negative integer",
+                op,
+                f"tile size param {describe_handle(size)} holds {p}, expected a non-negative integer",
                 silenceable=False,
             )
         values.append(p.value.data)
@@ -119,7 +121,8 @@ def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
             result = tile_using_for(target, sizes, interchange)
         except TransformFailure as err:
             raise failure(
-                op, f"cannot tile {describe_payload(target)} by {sizes}: {err.message}",
+                op,
+                f"cannot tile {describe_payload(target)} by {sizes}: {err.message}",
                 silenceable=err.silenceable,
             ) from err
         tiled_ops.append(result.tiled_op)
@@ -148,7 +151,8 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
             transformed.append(interchange(target, permutation))
         except TransformFailure as err:
             raise failure(
-                op, f"cannot interchange {describe_payload(target)} by {list(permutation)}: {err.message}",
+                op,
+                f"cannot interchange {describe_payload(target)} by {list(permutation)}: {err.message}",
                 silenceable=err.silenceable,
             ) from err
     interp.state.bind(op.transformed, transformed)
@@ -164,7 +168,8 @@ def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
             transformed.append(generalize(target))
         except TransformFailure as err:
             raise failure(
-                op, f"cannot generalize {describe_payload(target)}: {err.message}",
+                op,
+                f"cannot generalize {describe_payload(target)}: {err.message}",
                 silenceable=err.silenceable,
             ) from err
     interp.state.bind(op.transformed, transformed)

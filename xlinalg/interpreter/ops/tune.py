@@ -54,7 +54,9 @@ def apply_alternatives(op: AlternativesOp, interp: Interpreter) -> None:
         params = interp.state.get_params(op.selected_region_param, op)
         if len(params) != 1 or not isinstance(params[0], IntegerAttr):
             raise failure(
-                op, f"param should hold exactly one integer attribute, got {params}", silenceable=False
+                op,
+                f"param should hold exactly one integer attribute, got {params}",
+                silenceable=False,
             )
         index = params[0].value.data
     if index is not None:
@@ -76,7 +78,9 @@ def apply_alternatives(op: AlternativesOp, interp: Interpreter) -> None:
         )
     if not (0 <= index < count):
         raise failure(
-            op, f"selected region {index} out of range: the op has {count} regions", silenceable=False
+            op,
+            f"selected region {index} out of range: the op has {count} regions",
+            silenceable=False,
         )
     yielded = interp.run_block(op.alternatives[index].block)
     interp.forward(yielded, op.results_, op)
