@@ -470,3 +470,13 @@ def test_fma_peak() -> None:
     assert 0 < peak64 < 1e4
     with pytest.raises(ValueError):
         measure_fma_peak_gflops(np.int32)
+
+
+def test_names_that_need_quoting() -> None:
+    ir = 'define i64 @"add-one"(i64 %x) {\n  %r = add i64 %x, 1\n  ret i64 %r\n}\n'
+    sig = FunctionSignature("add-one", (ScalarArg(I64),), ScalarArg(I64))
+    jit = _jit(ir, sig)
+    f = jit.function("add-one")
+    assert f(41) == 42
+    f.repeat(3, 0)
+    assert "add-one" in jit.asm("add-one")
