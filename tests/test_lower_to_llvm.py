@@ -5,6 +5,8 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -60,7 +62,12 @@ def compile_ir(ir: str) -> Any:
     mod = llvm_binding.parse_assembly(ir)
     mod.verify()
     target = llvm_binding.Target.from_default_triple()
-    tm = target.create_target_machine(opt=2)
+    # the host CPU, so that f32<->f16 conversions are instructions (F16C), not libgcc calls
+    tm = target.create_target_machine(
+        cpu=llvm_binding.get_host_cpu_name(),
+        features=llvm_binding.get_host_cpu_features().flatten(),
+        opt=2,
+    )
     engine = llvm_binding.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
     _ENGINES.append(engine)
@@ -607,3 +614,49 @@ func.func @f(%x: i32) -> i32 {
 """
     with pytest.raises(LoweringError, match="math.ipowi"):
         lower(text)
+
+
+ALLOC_AND_CALLS = """
+func.func private @helper(%m: memref<?xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %m[%c0] : memref<?xf32>
+  %e = math.exp %v : f32
+  %t = math.tanh %e : f32
+  return %t : f32
+}
+func.func @f(%n: index, %x: f32, %yd: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %buf = memref.alloc(%n) : memref<?xf32>
+  %st = memref.alloca() : memref<2x2xf64>
+  memref.store %x, %buf[%c0] : memref<?xf32>
+  %r = func.call @helper(%buf) : (memref<?xf32>) -> f32
+  %m = arith.maximumf %r, %x : f32
+  %y = arith.truncf %yd : f32 to f16
+  %yy = arith.extf %y : f16 to f32
+  %z = arith.addf %m, %yy fastmath<fast> : f32
+  %u = arith.fptoui %z : f32 to i32
+  %w = arith.uitofp %u : i32 to f32
+  memref.dealloc %buf : memref<?xf32>
+  return %w : f32
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@pytest.mark.parametrize("name", ["COPY_2D", "SUBVIEW", "INT_OPS", "ALLOC_AND_CALLS"])
+def test_printed_llvm_dialect_is_accepted_by_upstream_mlir(name: str, tmp_path: Any) -> None:
+    module = parse(globals()[name])
+    convert_to_llvm_dialect(module)
+    path = tmp_path / "m.mlir"
+    path.write_text(str(module))
+    proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_alloc_call_and_fastmath_execute() -> None:
+    call, lowered = jit(ALLOC_AND_CALLS, "f")
+    got = call(4, 0.25, 1.5)  # 1.5 is exact in f16
+    r = math.tanh(math.exp(0.25))
+    assert got == pytest.approx(float(int(max(r, 0.25) + 1.5)))
+    assert "fadd fast float" in lowered.llvm_ir
+    assert "fptoui float" in lowered.llvm_ir and "uitofp i32" in lowered.llvm_ir

@@ -39,12 +39,12 @@ _INT_BINARY: dict[str, type[Operation]] = {
     "arith.shrui": llvm.LShrOp,
 }
 
-_FLOAT_BINARY: dict[str, type[llvm.AbstractFloatArithOp]] = {
-    "arith.addf": llvm.FAddOp,
-    "arith.subf": llvm.FSubOp,
-    "arith.mulf": llvm.FMulOp,
-    "arith.divf": llvm.FDivOp,
-    "arith.remf": llvm.FRemOp,
+_FLOAT_BINARY: dict[str, type[xops.FloatArithOp]] = {
+    "arith.addf": xops.FAddOp,
+    "arith.subf": xops.FSubOp,
+    "arith.mulf": xops.FMulOp,
+    "arith.divf": xops.FDivOp,
+    "arith.remf": xops.FRemOp,
 }
 
 # NaN semantics: minimumf/maximumf propagate NaN (llvm.minimum/maximum);

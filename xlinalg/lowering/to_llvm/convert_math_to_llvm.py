@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, replace_op
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
@@ -105,7 +106,7 @@ def lower_math_op(op: Operation, module: ModuleOp) -> None:
         one = b.float_const(1.0, scalar)
         if isinstance(t, VectorType):
             raise LoweringError("cannot lower vector 'math.rsqrt'")
-        result = b.add(llvm.FDivOp(one, sq, _fastmath(op)))
+        result = b.add(xops.FDivOp(one, sq, _fastmath(op)))
     elif name in ("math.absi", "math.ctlz", "math.cttz"):
         poison = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
         base = {"math.absi": "abs", "math.ctlz": "ctlz", "math.cttz": "cttz"}[name]

@@ -27,6 +27,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.externals import declare_external
@@ -252,14 +253,14 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
         mem = _descriptor(b, op.operands[0])
         ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[1:]])
         t = convert_type(mem.type.element_type)
-        v = b.add(llvm.LoadOp(ptr, t, alignment=element_size(mem.type.element_type)))
+        v = b.add(xops.LoadOp(ptr, t, alignment=element_size(mem.type.element_type)))
         replace_op(op, [b.from_llvm(v, op.results[0].type)])
         return
     if name == "memref.store":
         value = b.to_llvm(op.operands[0])
         mem = _descriptor(b, op.operands[1])
         ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[2:]])
-        b.insert(llvm.StoreOp(value, ptr, alignment=element_size(mem.type.element_type)))
+        b.insert(xops.StoreOp(value, ptr, alignment=element_size(mem.type.element_type)))
         replace_op(op, [])
         return
     if name == "memref.dealloc":

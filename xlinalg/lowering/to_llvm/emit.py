@@ -28,42 +28,25 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.to_llvm import ops as xops
 
-_BINARY: dict[type[Operation], str] = {
-    llvm.AddOp: "add",
-    llvm.SubOp: "sub",
-    llvm.MulOp: "mul",
-    llvm.SDivOp: "sdiv",
-    llvm.UDivOp: "udiv",
-    llvm.SRemOp: "srem",
-    llvm.URemOp: "urem",
-    llvm.AndOp: "and",
-    llvm.OrOp: "or",
-    llvm.XOrOp: "xor",
-    llvm.ShlOp: "shl",
-    llvm.LShrOp: "lshr",
-    llvm.AShrOp: "ashr",
-    llvm.FAddOp: "fadd",
-    llvm.FSubOp: "fsub",
-    llvm.FMulOp: "fmul",
-    llvm.FDivOp: "fdiv",
-    llvm.FRemOp: "frem",
+# LLVM-dialect op name -> LLVM instruction (xDSL's classes and ours in `ops.py`
+# share the upstream op names, so the emitter dispatches on the name).
+_BINARY: dict[str, str] = {
+    name: name.removeprefix("llvm.")
+    for name in (
+        "llvm.add", "llvm.sub", "llvm.mul", "llvm.sdiv", "llvm.udiv", "llvm.srem",
+        "llvm.urem", "llvm.and", "llvm.or", "llvm.xor", "llvm.shl", "llvm.lshr",
+        "llvm.ashr", "llvm.fadd", "llvm.fsub", "llvm.fmul", "llvm.fdiv", "llvm.frem",
+    )
 }
 
-_CASTS: dict[type[Operation], str] = {
-    llvm.TruncOp: "trunc",
-    llvm.ZExtOp: "zext",
-    llvm.SExtOp: "sext",
-    llvm.SIToFPOp: "sitofp",
-    llvm.FPExtOp: "fpext",
-    llvm.FPTruncOp: "fptrunc",
-    llvm.BitcastOp: "bitcast",
-    llvm.PtrToIntOp: "ptrtoint",
-    llvm.IntToPtrOp: "inttoptr",
-    xops.FPToSIOp: "fptosi",
-    xops.FPToUIOp: "fptoui",
-    xops.UIToFPOp: "uitofp",
+_CASTS: dict[str, str] = {
+    name: name.removeprefix("llvm.")
+    for name in (
+        "llvm.trunc", "llvm.zext", "llvm.sext", "llvm.sitofp", "llvm.uitofp",
+        "llvm.fptosi", "llvm.fptoui", "llvm.fpext", "llvm.fptrunc", "llvm.bitcast",
+        "llvm.ptrtoint", "llvm.inttoptr",
+    )
 }
 
 _INLINE = (llvm.ConstantOp, llvm.UndefOp, llvm.ZeroOp)
@@ -163,6 +146,11 @@ def _overflow_text(op: Operation) -> str:
         bits = flags.value.data
         return ("nuw " if bits & 2 else "") + ("nsw " if bits & 1 else "")
     return ""
+
+
+def _align_text(op: Operation) -> str:
+    alignment = op.properties.get("alignment")
+    return f", align {alignment.value.data}" if isinstance(alignment, IntegerAttr) else ""
 
 
 class _FunctionEmitter:
@@ -278,22 +266,22 @@ class _FunctionEmitter:
         self.lines.append("  " + text)
 
     def _op_text(self, op: Operation) -> str:
-        kind = type(op)
-        if kind in _BINARY:
+        name = op.name
+        if name in _BINARY:
             a, b = op.operands
             flags = _fastmath_text(op) + _overflow_text(op)
-            if getattr(op, "is_exact", None) is not None or op.properties.get("isExact") is not None:
+            if op.properties.get("isExact") is not None:
                 flags += "exact "
-            return f"{_BINARY[kind]} {flags}{self.typed(a)}, {self.ref(b)}"
-        if kind in _CASTS:
+            return f"{_BINARY[name]} {flags}{self.typed(a)}, {self.ref(b)}"
+        if name in _CASTS:
             (a,) = op.operands
-            return f"{_CASTS[kind]} {self.typed(a)} to {type_text(op.results[0].type)}"
-        if isinstance(op, llvm.LoadOp):
-            align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
-            return f"load {type_text(op.dereferenced_value.type)}, {self.typed(op.ptr)}{align}"
-        if isinstance(op, llvm.StoreOp):
-            align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
-            return f"store {self.typed(op.value)}, {self.typed(op.ptr)}{align}"
+            return f"{_CASTS[name]} {self.typed(a)} to {type_text(op.results[0].type)}"
+        if name == "llvm.load":
+            (ptr,) = op.operands
+            return f"load {type_text(op.results[0].type)}, {self.typed(ptr)}{_align_text(op)}"
+        if name == "llvm.store":
+            value, ptr = op.operands
+            return f"store {self.typed(value)}, {self.typed(ptr)}{_align_text(op)}"
         if isinstance(op, llvm.GEPOp):
             return self._gep(op)
         if isinstance(op, llvm.ICmpOp):
