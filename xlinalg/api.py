@@ -227,14 +227,11 @@ class Kernel:
 
     def flops(self, *args: Any) -> int:
         """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul)."""
-        from xdsl.dialects.linalg import IteratorType
-
         total = 0
         for op in self._structured_ops():
             per_point = _arith_ops_per_point(op)
             ranges = self._loop_ranges(op, args)
             total += per_point * int(np.prod(ranges, dtype=np.int64))
-            del IteratorType
         return total
 
     def reduction_length(self, *args: Any) -> int:
