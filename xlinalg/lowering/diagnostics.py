@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, FusedLoc, NameLoc, UnknownLoc
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    NameLoc,
+    UnknownLoc,
+    UnregisteredOp,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 
@@ -30,13 +37,20 @@ def _format_location(loc: Attribute | None) -> str | None:
     return None
 
 
+def op_name(op: Operation) -> str:
+    """The op's name; for an unregistered op, the name it was written with."""
+    if isinstance(op, UnregisteredOp):
+        return op.op_name.data
+    return op.name
+
+
 def describe_op(op: Operation) -> str:
     """`'linalg.matmul' (in @f)`: the op name and its enclosing function."""
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, FuncOp):
         parent = parent.parent_op()
     where = f" (in @{parent.sym_name.data})" if isinstance(parent, FuncOp) else ""
-    return f"'{op.name}'{where}"
+    return f"'{op_name(op)}'{where}"
 
 
 def lowering_error(op: Operation, message: str) -> LoweringError:

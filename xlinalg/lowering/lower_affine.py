@@ -5,9 +5,10 @@ plain `remsi` (wrong for negative operands) and does not know `affine.min` /
 `affine.max`; this pass follows upstream MLIR's expansion instead (see
 `affine_expansion.py`). Any expression, dims and symbols, multi-result min/max.
 
-`affine.max` is not an xDSL op in 0.74: it is matched by name (`affine.max`)
-and read through its `map` property and operands, so it works with whatever op
-class registers that name (the upstream op has the same operands and `map`).
+`affine.max` is not an xDSL op in 0.74: it is matched by name (`affine.max`,
+also as an unregistered op) and read through its `map` property and operands,
+so it works with whatever op class registers that name (the upstream op has
+the same operands and `map`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.affine_expansion import AffineExpander
-from xlinalg.lowering.diagnostics import describe_op
+from xlinalg.lowering.diagnostics import describe_op, op_name
 
 _LOWERED = ("affine.apply", "affine.min", "affine.max")
 
@@ -41,11 +42,12 @@ def lower_affine_op(op: Operation) -> None:
     expander = AffineExpander(Builder(InsertPoint.before(op)))
     try:
         values = expander.expand_map(amap, list(op.operands))
-        if op.name == "affine.apply":
+        name = op_name(op)
+        if name == "affine.apply":
             if len(values) != 1:
                 raise LoweringError(f"affine.apply expects a single-result map, got {amap}")
             result = values[0]
-        elif op.name == "affine.min":
+        elif name == "affine.min":
             result = expander.reduce(values, "slt")
         else:
             result = expander.reduce(values, "sgt")
@@ -63,7 +65,7 @@ class LowerAffinePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Innermost-first is not needed: each op only reads its operands, which
         # stay valid SSA values whether or not they were produced by affine ops.
-        todo = [inner for inner in op.walk() if inner.name in _LOWERED]
+        todo = [inner for inner in op.walk() if op_name(inner) in _LOWERED]
         for inner in todo:
             lower_affine_op(inner)
 

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
 from xlinalg.lowering.cleanup import LoweringCleanupPass
-from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.diagnostics import lowering_error, op_name
 from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
 from xlinalg.lowering.lower_affine import LowerAffinePass
 
@@ -98,7 +98,7 @@ def lower_to_scf(module: ModuleOp, timings: dict[str, float] | None = None) -> M
     with _stage(timings, "lower-affine"):
         LowerAffinePass().apply(ctx, module)
     with _stage(timings, "cleanup-scf"):
-        LoweringCleanupPass(hoist=True).apply(ctx, module)
+        LoweringCleanupPass(canonicalize=False, hoist=True).apply(ctx, module)
     return module
 
 
@@ -109,9 +109,7 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
     with _stage(timings, "scf-to-cf"):
         ConvertScfToCf().apply(ctx, module)
     with _stage(timings, "cleanup-cf"):
-        # canonicalize again is not worth its cost here: the scf-level cleanup
-        # already folded the arithmetic; CSE/DCE merge what the CFG conversion
-        # duplicated (loop steps and bounds).
+        # CSE/DCE merge what the CFG conversion duplicated (loop steps and bounds).
         LoweringCleanupPass(canonicalize=False, hoist=False).apply(ctx, module)
     check_cf_level(module)
     return module
@@ -120,7 +118,7 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
 def check_cf_level(module: ModuleOp) -> None:
     """Raise `LoweringError` for the first op no stage lowered (e.g. vector, tensor, scf.while)."""
     for op in module.walk():
-        dialect = op.name.split(".", 1)[0]
+        dialect = op_name(op).split(".", 1)[0]
         if dialect not in CF_LEVEL_DIALECTS:
             raise lowering_error(op, "op is not supported by the lowering pipeline")
 
