@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
-from xdsl.dialects.linalg import IteratorType
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -47,9 +47,11 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
-from xlinalg.dialects.linalg import GenericOp, IndexOp, YieldOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
+
+if TYPE_CHECKING:  # the dialect may import the reference (named ops): no import cycle at runtime
+    from xlinalg.dialects.linalg import GenericOp
 
 # ---------------------------------------------------------------------------
 # types
@@ -308,7 +310,9 @@ _CMPI: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
 
 
 def _predicate_name(op: Operation, names: Sequence[str]) -> str:
-    pred = op.properties.get("predicate") or op.attributes.get("predicate")
+    pred = op.properties.get("predicate")
+    if pred is None:
+        pred = op.attributes.get("predicate")
     if not isinstance(pred, IntegerAttr) or not 0 <= pred.value.data < len(names):
         raise XlinalgError(f"'{op.name}' has no valid predicate")
     return names[pred.value.data]
@@ -602,10 +606,10 @@ def _run_body(block: Block, values: dict[SSAValue, Any], env: Mapping[SSAValue, 
         raise XlinalgError(f"the NumPy reference has no value for {v} used in a linalg body")
 
     for inner in block.ops:
-        if isinstance(inner, YieldOp):
-            return [get(v) for v in inner.values]
-        if isinstance(inner, IndexOp):
-            values[inner.result] = dims[inner.dim.value.data]
+        if inner.name == "linalg.yield":
+            return [get(v) for v in inner.operands]
+        if inner.name == "linalg.index":
+            values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
             continue
         if inner.regions:
             raise XlinalgError(f"the NumPy reference does not support '{inner.name}' in a linalg body")
