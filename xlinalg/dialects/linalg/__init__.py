@@ -1,6 +1,6 @@
 """xlinalg's `linalg` dialect: `generic`, `index`, `yield` and the named ops of the op table."""
 
-from xdsl.dialects.linalg import IteratorTypeAttr
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Dialect
 
 from xlinalg.dialects.linalg.attrs import TypeFn, TypeFnAttr
