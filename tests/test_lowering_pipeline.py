@@ -26,6 +26,7 @@ from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
+from xdsl.ir import Region, SSAValue
 from xdsl.parser import Parser
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
@@ -37,6 +38,7 @@ from xlinalg.lowering.pipeline import (
     lower_to_llvm,
     lower_to_scf,
 )
+from xlinalg.lowering.to_llvm import convert_to_llvm_ir
 
 
 def parse(text: str, allow_unregistered: bool = False) -> ModuleOp:
@@ -46,6 +48,30 @@ def parse(text: str, allow_unregistered: bool = False) -> ModuleOp:
     module = Parser(ctx, text).parse_module()
     module.verify()
     return module
+
+
+def assert_dominance(module: ModuleOp) -> None:
+    """Every operand is defined before its use (in its block or an enclosing one).
+
+    xDSL's verifier does not check dominance. Multi-block (cf) regions are
+    checked loosely: any value of the region is visible in all its blocks.
+    """
+
+    def check(region: Region, visible: frozenset[SSAValue]) -> None:
+        if len(region.blocks) > 1:
+            everything = {a for b in region.blocks for a in b.args}
+            everything |= {r for b in region.blocks for o in b.ops for r in o.results}
+            visible = visible | everything
+        for block in region.blocks:
+            scope = set(visible) | set(block.args)
+            for op in block.ops:
+                for value in op.operands:
+                    assert value in scope, f"'{op.name}' uses a value that does not dominate it"
+                for inner in op.regions:
+                    check(inner, frozenset(scope))
+                scope |= set(op.results)
+
+    check(module.body, frozenset())
 
 
 # ---------------------------------------------------------------- llvmlite runner
@@ -115,8 +141,10 @@ class Compiled:
 
 
 def compile_text(text: str) -> Compiled:
-    module = parse(text)
-    return Compiled(lower_to_llvm(module))
+    module = lower_to_cf(parse(text))
+    module.verify()
+    assert_dominance(module)
+    return Compiled(convert_to_llvm_ir(module))
 
 
 rng = np.random.default_rng(7)
@@ -457,6 +485,7 @@ def test_pipeline_works_in_place_and_reports_stage_timings() -> None:
 def test_licm_hoists_index_arithmetic_out_of_the_reduction_loop() -> None:
     module = lower_to_scf(parse(TILED_MATMUL))
     module.verify()
+    assert_dominance(module)
     # every arith op on index inside the innermost loop depends on its induction variable
     loops = [op for op in module.walk() if op.name == "scf.for"]
     innermost = [

@@ -56,6 +56,12 @@ class AffineExpander:
         self.builder.insert(op)
         return op.results[0]
 
+    def adopt_constant(self, value: int, ssa: SSAValue) -> None:
+        """Reuse an existing index constant (it must dominate every later insertion)."""
+        fixed = self._constants_builder
+        key = (None if fixed is not None else self.builder.insertion_point.block, value)
+        self._constants[key] = ssa
+
     def constant(self, value: int) -> SSAValue:
         """An index constant, shared by everything this expander emits.
 

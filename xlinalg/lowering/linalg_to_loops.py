@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, ShapedType
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, ShapedType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -131,7 +131,12 @@ class _NestBuilder:
     def __init__(self, op: GenericOp) -> None:
         self.op = op
         self.builder = Builder(InsertPoint.before(op))
-        self.expander = AffineExpander(self.builder, constants_at=InsertPoint.before(op))
+        # Constants go before the first op of the nest (the constant 0 every loop
+        # starts from), so they dominate everything the nest contains.
+        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        self._insert(zero)
+        self.expander = AffineExpander(self.builder, constants_at=InsertPoint.before(zero))
+        self.expander.adopt_constant(0, zero.result)
         self.maps = op.get_indexing_maps()
         self.num_inputs = len(op.inputs)
 
