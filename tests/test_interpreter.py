@@ -639,3 +639,37 @@ def test_unrolling_a_loop_invalidates_handles_to_ops_inside_it() -> None:
     ):
         apply_schedule(parse(MATMUL), s)
     assert names("outer") == ["scf.for"]  # the enclosing loop stays valid
+
+
+def test_named_sequence_directly_in_the_payload_module() -> None:
+    p = parse(
+        "module attributes {transform.with_named_sequence} {\n"
+        + PAYLOAD
+        + "  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {\n"
+        + match("%l", '["scf.for"]')
+        + '    "transform.test_record"(%l) {tag = "l"} : (!transform.any_op) -> ()\n'
+        "    transform.yield\n  }\n}\n"
+    )
+    apply_schedule(p)
+    assert names("l") == ["scf.for"]
+    assert "transform" not in str(p)
+    p.verify()
+
+
+def test_unsupported_transform_op_is_a_definite_error() -> None:
+    @irdl_op_definition
+    class UnimplementedOp(IRDLOperation):
+        name = "transform.test_unimplemented"
+        target = operand_def(TransformHandleType)
+
+    ctx = default_context()
+    ctx.load_dialect(Dialect("transform.test2", [UnimplementedOp]))
+    s = parse_module(
+        "transform.sequence failures(suppress) {\n^bb0(%arg0: !transform.any_op):\n"
+        '  "transform.test_unimplemented"(%arg0) : (!transform.any_op) -> ()\n}\n',
+        "s.mlir",
+        ctx,
+    )
+    with pytest.raises(TransformFailure, match="not supported by the interpreter") as info:
+        apply_schedule(payload(), s)
+    assert not info.value.silenceable and info.value.location == "s.mlir:3:3"

@@ -249,3 +249,65 @@ def test_resolve_knobs_errors(values: dict[str, object], pattern: str) -> None:
 def test_as_constants_requires_every_knob() -> None:
     with pytest.raises(KnobError, match='knob "tile_m" has no value'):
         resolve_knobs(parse_module(TEMPLATE), {"vec": True, "order": 0}, as_constants=True)
+
+
+# ---------------------------------------------------------------- upstream acceptance
+
+UPSTREAM_SCHEDULE = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} interface{LinalgOp} attributes {foo} in %root : (!transform.any_op) -> !transform.any_op
+    %k = transform.tune.knob<"tm"> options = [4, 8] -> !transform.param<i64>
+    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [%k, 0, 16] interchange = [1, 0, 2] : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %g = transform.structured.generalize %t : (!transform.any_op) -> !transform.any_op
+    transform.tune.alternatives<"order"> {
+      %i = transform.structured.interchange %g iterator_interchange = [2, 0, 1] : (!transform.any_op) -> !transform.any_op
+      transform.yield
+    }, {
+      transform.yield
+    }
+    transform.loop.unroll %l#1 factor = 2 : !transform.any_op
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%arg1: !transform.any_op):
+      %c = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.yield
+    }
+    transform.yield
+  }
+}
+"""
+
+
+def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """iree-opt (upstream MLIR, no tune extension) parses our printed output."""
+    import shutil
+    import subprocess
+
+    iree_opt = shutil.which("iree-opt")
+    if iree_opt is None:
+        pytest.skip("iree-opt is not installed (dev dependency iree-base-compiler)")
+    module = parse_module(UPSTREAM_SCHEDULE)
+    module.verify()
+    text = str(resolve_knobs(module, {"tm": 8, "order": 0}, as_constants=True))
+    path = tmp_path / "schedule.mlir"
+    path.write_text(text)
+    done = subprocess.run(
+        [iree_opt, str(path)], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    # and what upstream prints, we parse back to the same IR
+    again = parse_module(done.stdout)
+    again.verify()
+    assert _anonymous(again) == _anonymous(parse_module(text))
+
+
+def _anonymous(module: ModuleOp) -> str:
+    """Printed IR without SSA name hints (upstream renames %root to %arg0 etc.)."""
+    for op in module.walk():
+        for value in op.results:
+            value.name_hint = None
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    arg.name_hint = None
+    return str(module)
