@@ -96,32 +96,33 @@ def test_generic_matmul_i32_wraps() -> None:
     assert not np.array_equal(c.astype(np.int64), exact.astype(np.float64))  # it did overflow
 
 
-def test_non_associative_reduction_follows_loop_order() -> None:
-    op = generic_of("""
-    func.func @f(%x: memref<7x13xf64>, %o: memref<7xf64>) {
-      linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
-                      iterator_types = ["parallel", "reduction"]}
-          ins(%x : memref<7x13xf64>) outs(%o : memref<7xf64>) {
+@pytest.mark.parametrize("k", [13, 300])  # 300 > the batched-reduction threshold
+def test_non_associative_reduction_follows_loop_order(k: int) -> None:
+    op = generic_of(f"""
+    func.func @f(%x: memref<7x{k}xf64>, %o: memref<7xf64>) {{
+      linalg.generic {{indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                      iterator_types = ["parallel", "reduction"]}}
+          ins(%x : memref<7x{k}xf64>) outs(%o : memref<7xf64>) {{
       ^bb0(%in: f64, %acc: f64):
         %h = arith.constant 0.5 : f64
         %m = arith.mulf %acc, %h : f64
         %s = arith.addf %m, %in : f64
         linalg.yield %s : f64
-      }
+      }}
       return
-    }""")
-    x = RNG.standard_normal((7, 13))
+    }}""")
+    x = RNG.standard_normal((7, k))
     o = RNG.standard_normal(7)
     expected = o.copy()
     for i in range(7):
-        for k in range(13):
-            expected[i] = expected[i] * 0.5 + x[i, k]
+        for j in range(k):
+            expected[i] = expected[i] * 0.5 + x[i, j]
     evaluate_generic(op, [x, o])
     np.testing.assert_array_equal(o, expected)  # same operations in the same order: exact
     # reversing the order gives a different answer, so the test can tell
     rev = np.zeros(7)
-    for k in reversed(range(13)):
-        rev = rev * 0.5 + x[:, k]
+    for j in reversed(range(k)):
+        rev = rev * 0.5 + x[:, j]
     assert not np.allclose(rev, o)
 
 
@@ -343,7 +344,10 @@ def test_i8_arith_wraps_and_unsigned_ops() -> None:
     evaluate_generic(op, [x, y, o, o, o, o, o, o])
     xi, yi = x.astype(np.int64), y.astype(np.int64)
     xu, yu = x.view(np.uint8).astype(np.int64), y.view(np.uint8).astype(np.int64)
-    wrap = lambda v: ((v + 128) % 256 - 128).astype(np.int8)  # noqa: E731
+
+    def wrap(v: np.ndarray) -> np.ndarray:
+        return ((v + 128) % 256 - 128).astype(np.int8)
+
     np.testing.assert_array_equal(o[:, 0], wrap(xi + yi))
     np.testing.assert_array_equal(o[:, 1], wrap(xi * yi))
     np.testing.assert_array_equal(o[:, 2], wrap(np.trunc(xi / yi).astype(np.int64)))  # toward zero
@@ -440,6 +444,82 @@ def test_undetermined_loop_range_is_an_error() -> None:
     }""")
     with pytest.raises(XlinalgError, match="d1"):
         evaluate_generic(op, [np.zeros(1, np.int64)])
+
+
+DOT = """
+func.func @f(%x: memref<?xT>, %y: memref<?xT>, %o: memref<3xT>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : memref<?xT>, memref<?xT>) outs(%o : memref<3xT>) {
+  ^bb0(%a: T, %b: T, %acc: T):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to T
+    %p = arith.muli %a, %b : T
+    %q = arith.addi %p, %ii : T
+    %s = arith.COMBINE %q, %acc : T
+    linalg.yield %s : T
+  }
+  return
+}"""
+
+
+@pytest.mark.parametrize("combine", ["addi", "maxui", "minsi", "xori"])
+def test_long_integer_reduction_is_exact(combine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 5000 reduction points: the batched path; integers must still be exact
+    import xlinalg.reference.generic as generic_module
+
+    calls: list[int] = []
+    batched = generic_module._evaluate_batched
+
+    def spy(*args: object, **kwargs: object) -> None:
+        calls.append(1)
+        batched(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generic_module, "_evaluate_batched", spy)
+    op = generic_of(DOT.replace("xT", "xi32").replace(": T", ": i32").replace("to T", "to i32")
+                    .replace("<3xT>", "<3xi32>").replace("COMBINE", combine))
+    x = RNG.integers(-(2**31), 2**31, 5000, dtype=np.int64).astype(np.int32)
+    y = RNG.integers(-(2**31), 2**31, 5000, dtype=np.int64).astype(np.int32)
+    o = np.array([7, -7, 0], np.int32)
+    expected = []
+    for i in range(3):
+        acc = int(o[i])
+        terms = ((x.astype(np.int64) * y.astype(np.int64)) + i).tolist()
+        for t in terms:
+            t = ((t + 2**31) % 2**32) - 2**31
+            if combine == "addi":
+                acc = acc + t
+            elif combine == "maxui":
+                acc = max(acc % 2**32, t % 2**32)
+            elif combine == "minsi":
+                acc = min(acc, t)
+            else:
+                acc = acc ^ t
+            acc = ((acc + 2**31) % 2**32) - 2**31
+        expected.append(acc)
+    evaluate_generic(op, [x, y, o])
+    assert calls, "the batched reduction path was not taken"
+    np.testing.assert_array_equal(o, np.array(expected, np.int64).astype(np.int32))
+
+
+def test_long_float_reduction_within_tolerance() -> None:
+    op = generic_of("""
+    func.func @f(%x: memref<7x3001xf32>, %o: memref<7xf32>) {
+      linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                      iterator_types = ["parallel", "reduction"]}
+          ins(%x : memref<7x3001xf32>) outs(%o : memref<7xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %e = math.exp %in : f32
+        %s = arith.addf %acc, %e : f32
+        linalg.yield %s : f32
+      }
+      return
+    }""")
+    x = RNG.standard_normal((7, 3001)).astype(np.float32)
+    o = np.ones(7, np.float32)
+    evaluate_generic(op, [x, o])
+    exact = 1 + np.exp(x.astype(np.float64)).sum(axis=1)
+    assert compare(o, exact, dtype=np.float32, reduction_length=3001).ok
 
 
 def test_unknown_body_op_is_named() -> None:
@@ -643,3 +723,34 @@ def test_reduction_length() -> None:
     assert reduction_length(op, ops) == 5
     fill = generic_of(FUNCTION)  # no reduction loops: 1 even with dynamic shapes
     assert reduction_length(fill) == 1
+
+
+NAMED = """
+func.func @main(%a: memref<7x5xf32>, %b: memref<5x13xf32>, %c: memref<7x13xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<7x13xf32>)
+  linalg.matmul ins(%a, %b : memref<7x5xf32>, memref<5x13xf32>) outs(%c : memref<7x13xf32>)
+  return
+}
+func.func @t(%a: tensor<7x5xf32>, %b: tensor<5x13xf32>) -> tensor<7x13xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<7x13xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<7x13xf32>) -> tensor<7x13xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<7x5xf32>, tensor<5x13xf32>) outs(%f : tensor<7x13xf32>) -> tensor<7x13xf32>
+  return %r : tensor<7x13xf32>
+}
+"""
+
+
+def test_run_function_named_ops() -> None:
+    pytest.importorskip("xlinalg.reference.named")
+    module = parse(NAMED)
+    a = RNG.standard_normal((7, 5)).astype(np.float32)
+    b = RNG.standard_normal((5, 13)).astype(np.float32)
+    c = np.full((7, 13), np.nan, np.float32)
+    assert run_function(module, "main", [a, b, c]) == []
+    assert compare(c, a.astype(np.float64) @ b, dtype=np.float32, reduction_length=5).ok
+    assert max_reduction_length(module, "main", [a, b, c]) == 5
+    (r,) = run_function(module, "t", [a, b])
+    assert r.dtype == np.float32
+    np.testing.assert_array_equal(r, c)

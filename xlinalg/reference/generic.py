@@ -12,6 +12,13 @@ in``) therefore gets the same result as the loop nest.
 Body ops are evaluated by `evaluate_scalar_op` in the element type of the op
 (an f32 body computes in float32, an i32 body wraps modulo 2**32), so the
 reference agrees with a compiled kernel up to rounding of the reduction order.
+
+Long reductions (more than 256 reduction points) whose body has the form
+``out = combine(out, g(inputs))`` with an associative `combine` (add, mul, min,
+max, and, or, xor) are evaluated in batches of reduction points, reduced with
+the NumPy ufunc: exact for integers, min and max; float sums and products are
+then reassociated (NumPy's pairwise summation, at least as accurate as the
+sequential order).  Every other body keeps the exact sequential order.
 """
 
 from __future__ import annotations
@@ -541,6 +548,17 @@ class _Access:
             self._cached_index = result
         return result
 
+    def gather(self, dims: Sequence[Any]) -> Any:
+        """Values at arbitrary index grids (no caching): for the batched reduction path."""
+        index: list[Any] = []
+        for axis, e in enumerate(self.exprs):
+            value = eval_affine_expr(e, dims)
+            arr = np.asarray(value)
+            if arr.size:
+                self._check(axis, int(arr.min()), int(arr.max()))
+            index.append(value)
+        return self.array[(*index, Ellipsis)] if not index else self.array[tuple(index)]
+
     # -- public --
     def read(self, red: Mapping[int, int], dims: Sequence[Any]) -> Any:
         if self.is_view:
@@ -596,14 +614,18 @@ def _prepare_operand(value: SSAValue, x: Any, is_output: bool, where: str) -> An
     return arr
 
 
+def _lookup(v: SSAValue, values: Mapping[SSAValue, Any], env: Mapping[SSAValue, Any] | None) -> Any:
+    if v in values:
+        return values[v]
+    if env is not None and v in env:
+        return env[v]
+    raise XlinalgError(f"the NumPy reference has no value for {v} used in a linalg body")
+
+
 def _run_body(block: Block, values: dict[SSAValue, Any], env: Mapping[SSAValue, Any] | None,
               dims: Sequence[Any]) -> list[Any]:
     def get(v: SSAValue) -> Any:
-        if v in values:
-            return values[v]
-        if env is not None and v in env:
-            return env[v]
-        raise XlinalgError(f"the NumPy reference has no value for {v} used in a linalg body")
+        return _lookup(v, values, env)
 
     for inner in block.ops:
         if inner.name == "linalg.yield":
@@ -668,6 +690,19 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
         base_dims[d] = np.arange(ranges[d], dtype=np.int64).reshape(shape)
 
     block = op.body.block
+    steps = math.prod(ranges[d] for d in red)
+    par_size = math.prod(par_shape)
+    batch = _BATCH_ELEMENTS // max(par_size, 1)
+    if red and steps > _BATCH_MIN_STEPS and batch >= 8 and not any(
+        np.may_share_memory(arrays[i], o) for i in range(n_in) for o in out_arrays
+    ) and all(acc.step_invariant for acc in accesses[n_in:] if acc is not None):
+        combiners = _match_combiners(block, n_in)
+        if combiners is not None:
+            with np.errstate(all="ignore"):
+                _evaluate_batched(op, combiners, accesses, arrays, ranges, par, red, par_shape,
+                                  batch, env)
+            return list(outputs)
+
     cached: dict[int, Any] = {}
     with np.errstate(all="ignore"):
         for point in itertools.product(*(range(ranges[d]) for d in red)):
@@ -697,3 +732,124 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
                 assert acc is not None
                 acc.write(redmap, dims, value, par_shape)
     return list(outputs)
+
+
+# ---------------------------------------------------------------------------
+# batched reductions: `out = combine(out, g(inputs))` with an associative combine
+# ---------------------------------------------------------------------------
+
+#: Elements of the (parallel x reduction-batch) space evaluated at once.
+_BATCH_ELEMENTS = 1 << 20
+#: Below this many reduction points the exact sequential order is used.
+_BATCH_MIN_STEPS = 256
+
+_COMBINERS: dict[str, Callable[..., Any]] = {
+    "arith.addf": np.add,
+    "arith.mulf": np.multiply,
+    "arith.maximumf": np.maximum,
+    "arith.minimumf": np.minimum,
+    "arith.maxnumf": np.fmax,
+    "arith.minnumf": np.fmin,
+    "arith.addi": np.add,
+    "arith.muli": np.multiply,
+    "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+    "arith.maxui": np.maximum,
+    "arith.minui": np.minimum,
+}
+
+
+def _match_combiners(block: Block, n_in: int) -> list[tuple[Operation, int]] | None:
+    """For each output j: (combine op, operand position of the other value), when the body
+    yields `combine(out_j, g)` with `g` independent of every output, else None."""
+    terminator = block.last_op
+    if terminator is None or terminator.name != "linalg.yield":
+        return None
+    result: list[tuple[Operation, int]] = []
+    combine_ops: set[Operation] = set()
+    for j, value in enumerate(terminator.operands):
+        acc = block.args[n_in + j]
+        owner = value.owner
+        if not isinstance(owner, Operation) or owner.parent_block() is not block:
+            return None
+        if owner.name not in _COMBINERS or len(owner.operands) != 2:
+            return None
+        if owner.results[0].type != acc.type or numpy_dtype(acc.type) == np.bool_ and \
+                owner.name in ("arith.addi", "arith.muli"):
+            return None
+        positions = [k for k, v in enumerate(owner.operands) if v is acc]
+        if len(positions) != 1 or acc.uses.get_length() != 1:
+            return None
+        if any(use.operation is not terminator for use in owner.results[0].uses):
+            return None
+        result.append((owner, 1 - positions[0]))
+        combine_ops.add(owner)
+    if len(combine_ops) != len(result):
+        return None
+    # outputs other than through their combiner must not be read at all
+    return result
+
+
+def _evaluate_batched(op: GenericOp, combiners: list[tuple[Operation, int]],
+                      accesses: list[_Access | None], arrays: list[Any], ranges: list[int],
+                      par: list[int], red: list[int], par_shape: tuple[int, ...], batch: int,
+                      env: Mapping[SSAValue, Any] | None) -> None:
+    """Reduce batches of reduction points at once (exact for integers, min and max;
+    float sums and products are reassociated within a batch)."""
+    n_in = len(op.inputs)
+    block = op.body.block
+    combine_ops = {c for c, _ in combiners}
+    rank = len(par) + 1
+    base: list[Any] = [None] * len(ranges)
+    for k, d in enumerate(par):
+        shape = [1] * rank
+        shape[k] = ranges[d]
+        base[d] = np.arange(ranges[d], dtype=np.int64).reshape(shape)
+    red_shape = tuple(ranges[d] for d in red)
+    steps = math.prod(red_shape)
+    step_dims: list[Any] = [None] * len(ranges)  # parallel grids only: outputs ignore `red`
+    for k, d in enumerate(par):
+        shape = [1] * len(par)
+        shape[k] = ranges[d]
+        step_dims[d] = np.arange(ranges[d], dtype=np.int64).reshape(shape)
+    for start in range(0, steps, batch):
+        flat = np.arange(start, min(start + batch, steps), dtype=np.int64)
+        coords = np.unravel_index(flat, red_shape)
+        dims = list(base)
+        for d, c in zip(red, coords):
+            dims[d] = c.reshape([1] * (rank - 1) + [len(flat)])
+        values: dict[SSAValue, Any] = {}
+        for i in range(n_in):
+            acc = accesses[i]
+            values[block.args[i]] = arrays[i] if acc is None else acc.gather(dims)
+        for inner in block.ops:
+            if inner in combine_ops or inner.name == "linalg.yield":
+                continue
+            if inner.name == "linalg.index":
+                values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
+                continue
+            if inner.regions:
+                raise XlinalgError(
+                    f"the NumPy reference does not support '{inner.name}' in a linalg body")
+            operands = [_lookup(x, values, env) for x in inner.operands]
+            for r, v in zip(inner.results, evaluate_scalar_op(inner, operands)):
+                values[r] = v
+        for j, (combine, other) in enumerate(combiners):
+            access = accesses[n_in + j]
+            assert access is not None
+            dtype = numpy_dtype(combine.results[0].type)
+            g = np.broadcast_to(np.asarray(_lookup(combine.operands[other], values, env)),
+                                (*par_shape, len(flat)))
+            ufunc = _COMBINERS[combine.name]
+            if combine.name in ("arith.maxui", "arith.minui"):
+                part = _unsigned(g, combine.results[0].type)
+                part = _wrap(ufunc.reduce(part, axis=-1), combine.results[0].type)
+            else:
+                part = ufunc.reduce(g, axis=-1, dtype=dtype)
+            current = access.read({}, step_dims)
+            args = [current, part] if other == 1 else [part, current]
+            (new,) = evaluate_scalar_op(combine, args)
+            access.write({}, step_dims, new, par_shape)
