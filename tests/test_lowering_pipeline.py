@@ -516,3 +516,38 @@ def test_scf_level_ir_matches_numpy_in_the_reference_interpreter() -> None:
     run_function(module, "conv", [x, w, out])
     expected = np.array([x[2 * i : 2 * i + 3] @ w for i in range(5)], np.float32)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+KMN = """
+func.func @kmn(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d1, d2)>],
+                  iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%A, %B : memref<?x?xf32>, memref<?x?xf32>) outs(%C : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %c, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+"""
+
+
+def test_outer_product_order_with_hoisted_input_loads_and_with_aliasing() -> None:
+    kmn = compile_text(KMN).function("kmn")
+    a, b, c = rand(6, 5), rand(5, 7), rand(6, 7)
+    expected = c + a @ b
+    kmn(a, b, c)
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+    # C[m, n] += C[m, k] * B[k, n]: the input is the output, every update must be seen
+    alias = compile_text(KMN.replace("ins(%A, %B", "ins(%C, %B")).function("kmn")
+    c, b = rand(4, 4), rand(4, 4)
+    expected = c.copy()
+    for k in range(4):
+        for m in range(4):
+            for n in range(4):
+                expected[m, n] += expected[m, k] * b[k, n]
+    alias(c.copy(), b, c)
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)

@@ -165,57 +165,89 @@ class _NestBuilder:
         self.builder.insertion_point = InsertPoint.at_end(body)
         return loop, body
 
+    def _input_levels(self) -> dict[int, int]:
+        """For every input whose element the region reads, the loop depth of its load.
+
+        Depth `L` means the load sits in the body of loop `d{L-1}` (0: before the
+        nest): the depth just below the innermost loop its indexing map uses, so
+        e.g. `A[m, k]` is loaded once per `k`, not once per `n`, in a `k, m, n`
+        nest. Inputs whose buffer an output may alias are loaded in the innermost
+        body (stores of earlier iterations must be seen).
+        """
+        op = self.op
+        num_loops = op.get_num_loops()
+        output_roots = {root_buffer(v) for v in op.outputs}
+        levels: dict[int, int] = {}
+        for index, (arg, value) in enumerate(zip(op.body.block.args, op.inputs)):
+            if not isinstance(value.type, ShapedType) or not arg.uses:
+                continue
+            if root_buffer(value) in output_roots:
+                levels[index] = num_loops
+            else:
+                used = _used_dims(self.maps[index])
+                levels[index] = max(used) + 1 if used else 0
+        return levels
+
+    def _load_inputs(
+        self,
+        levels: dict[int, int],
+        level: int,
+        ivs: Sequence[SSAValue | None],
+        mapping: dict[SSAValue, SSAValue],
+    ) -> None:
+        block = self.op.body.block
+        for index, value in enumerate(self.op.inputs):
+            if levels.get(index) == level:
+                indices = self._indices(self.maps[index], ivs)
+                load = self._insert(memref.LoadOp.get(value, indices))
+                mapping[block.args[index]] = load.results[0]
+
     def build(self) -> None:
         op = self.op
         num_loops = op.get_num_loops()
-        operands = op.get_operands_in_order()
         block = op.body.block
         # Loop bounds are computed before the nest (they only depend on operands).
         bounds = [self._upper_bound(v, i) for v, i in loop_range_sources(op)]
         start = hoist_start(op)
+        hoisted = start < num_loops
         ivs: list[SSAValue | None] = [None] * num_loops
         outputs = list(op.outputs)
         output_maps = self.maps[self.num_inputs :]
+        levels = self._input_levels()
+        mapping: dict[SSAValue, SSAValue] = {}
+        for arg, value in zip(block.args, op.inputs):
+            if not isinstance(value.type, ShapedType):
+                mapping[arg] = value  # scalar operand: used directly
 
-        # outer loops: plain nest
-        outer_loops: list[tuple[scf.ForOp, Block]] = []
-        for d in range(start):
-            loop, body = self._open_loop(bounds[d], [])
-            ivs[d] = body.args[0]
-            outer_loops.append((loop, body))
-
-        hoisted = start < num_loops
+        outer_loops: list[tuple[scf.ForOp, Block]] = []  # loops d0 .. d{start-1}
+        inner_loops: list[tuple[scf.ForOp, Block]] = []  # loops carrying the outputs
         carried: list[SSAValue] = []
         output_indices: list[list[SSAValue]] = []
-        inner_loops: list[tuple[scf.ForOp, Block]] = []
-        if hoisted:
-            for value, amap in zip(outputs, output_maps):
-                indices = self._indices(amap, ivs)
-                output_indices.append(indices)
-                carried.append(self._insert(memref.LoadOp.get(value, indices)).results[0])
-            after_nest = self.builder.insertion_point
-            for d in range(start, num_loops):
+        for d in range(num_loops + 1):
+            if d == start and hoisted:
+                for value, amap in zip(outputs, output_maps):
+                    indices = self._indices(amap, ivs)
+                    output_indices.append(indices)
+                    carried.append(self._insert(memref.LoadOp.get(value, indices)).results[0])
+            self._load_inputs(levels, d, ivs, mapping)
+            if d == num_loops:
+                break
+            if d < start:
+                loop, body = self._open_loop(bounds[d], [])
+                outer_loops.append((loop, body))
+            else:
                 loop, body = self._open_loop(bounds[d], carried)
-                ivs[d] = body.args[0]
                 carried = list(body.args[1:])
                 inner_loops.append((loop, body))
-        else:
-            after_nest = None
+            ivs[d] = body.args[0]
 
-        # innermost body: loads, cloned region, stores / yields
-        mapping: dict[SSAValue, SSAValue] = {}
-        for index, (arg, value) in enumerate(zip(block.args, operands)):
-            is_output = index >= self.num_inputs
-            if hoisted and is_output:
-                mapping[arg] = carried[index - self.num_inputs]
-                continue
-            if not isinstance(value.type, ShapedType):
-                mapping[arg] = value
-                continue
-            if not arg.uses:
-                continue
-            indices = self._indices(self.maps[index], ivs)
-            mapping[arg] = self._insert(memref.LoadOp.get(value, indices)).results[0]
+        # innermost body: output loads (unless carried), cloned region, stores / yields
+        for index, (arg, value) in enumerate(zip(block.args[self.num_inputs :], outputs)):
+            if hoisted:
+                mapping[arg] = carried[index]
+            elif arg.uses:
+                indices = self._indices(output_maps[index], ivs)
+                mapping[arg] = self._insert(memref.LoadOp.get(value, indices)).results[0]
 
         terminator = block.last_op
         assert isinstance(terminator, YieldOp)
@@ -237,7 +269,6 @@ class _NestBuilder:
                 self.builder.insertion_point = InsertPoint.at_end(body)
                 self._insert(scf.YieldOp(*yielded))
                 yielded = list(loop.results)
-            assert after_nest is not None
             self.builder.insertion_point = InsertPoint.after(inner_loops[0][0])
             for value, indices, result in zip(outputs, output_indices, yielded):
                 self._insert(memref.StoreOp.get(result, value, indices))
