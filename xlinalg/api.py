@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.context import make_context
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
+from xlinalg.interpreter.parsing import LocatingParser
 
 Source = str | Path | ModuleOp
 
@@ -55,7 +55,7 @@ def parse(source: Source, what: str = "input") -> ModuleOp:
         return source
     text, name = read_source(source, what)
     try:
-        module = Parser(make_context(), text, name).parse_module()
+        module = LocatingParser(make_context(), text, name).parse_module()
     except ParseError as err:
         location = str(err.span.get_location())
         raise ParseFailure(err.msg, location) from None
@@ -235,7 +235,7 @@ class Kernel:
         return total
 
     def reduction_length(self, *args: Any) -> int:
-        from xdsl.dialects.linalg import IteratorType
+        from xdsl.dialects.linalg.attrs import IteratorType
 
         longest = 1
         for op in self._structured_ops():

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import MemRefType, ShapedType, TensorType
-from xdsl.dialects.linalg import IteratorType
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 

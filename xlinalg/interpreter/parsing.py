@@ -8,7 +8,6 @@ explicit `loc(...)`; `LocatingParser` records the position of each op as a
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, func, math, memref, scf, tensor
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -30,29 +29,10 @@ class LocatingParser(Parser):
 
 
 def default_context() -> Context:
-    """Builtin/func/arith/math/memref/tensor/scf/affine, our transform dialects, our linalg."""
-    from xlinalg.dialects.transform import TRANSFORM_DIALECTS
+    """All of xlinalg's dialects (see `xlinalg.context`)."""
+    from xlinalg.context import make_context
 
-    ctx = Context()
-    for dialect in (
-        builtin.Builtin,
-        func.Func,
-        arith.Arith,
-        math.Math,
-        memref.MemRef,
-        tensor.Tensor,
-        scf.Scf,
-        affine.Affine,
-        *TRANSFORM_DIALECTS,
-    ):
-        ctx.load_dialect(dialect)
-    try:
-        from xlinalg.dialects.linalg import Linalg
-    except ImportError:  # pragma: no cover - the linalg dialect is part of the package
-        pass
-    else:
-        ctx.load_dialect(Linalg)
-    return ctx
+    return make_context()
 
 
 def parse_module(text: str, name: str = "<schedule>", ctx: Context | None = None) -> ModuleOp:
