@@ -14,7 +14,8 @@ import llvmlite.binding as llvm_binding
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, cf, func, llvm, math as math_dialect, memref
+from xdsl.dialects import arith, builtin, cf, func, llvm, memref
+from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -31,7 +32,13 @@ llvm_binding.initialize_native_asmprinter()
 
 _CTX = Context()
 for _d in (
-    builtin.Builtin, func.Func, cf.Cf, arith.Arith, math_dialect.Math, memref.MemRef, llvm.LLVM
+    builtin.Builtin,
+    func.Func,
+    cf.Cf,
+    arith.Arith,
+    math_dialect.Math,
+    memref.MemRef,
+    llvm.LLVM,
 ):
     _CTX.load_dialect(_d)
 
@@ -201,7 +208,8 @@ func.func @get(%a: memref<4x8xf64>, %i: index, %j: index) -> f64 {
     assert lowered.functions["get"].result == ScalarArg(np.dtype(np.float64))
 
 
-SUBVIEW = """
+SUBVIEW = (
+    """
 func.func @sub(%a: memref<?x?xf32>, %o0: index, %o1: index, %out: memref<2x3xf32>, %row: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -210,21 +218,42 @@ func.func @sub(%a: memref<?x?xf32>, %o0: index, %o1: index, %out: memref<2x3xf32
   %s = memref.subview %a[%o0, %o1] [2, 3] [1, 2] : memref<?x?xf32> to memref<2x3xf32, strided<[?, 2], offset: ?>>
   %r = memref.subview %a[%o1, %o0] [1, %c3] [1, 1] : memref<?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
   %n = memref.dim %row, %c0 : memref<?xf32>
-""" + loop("%t", "%c0", "%c6", "%c1", """
+"""
+    + loop(
+        "%t",
+        "%c0",
+        "%c6",
+        "%c1",
+        """
   %i = arith.divui %t, %c3 : index
   %j = arith.remui %t, %c3 : index
   %v = memref.load %s[%i, %j] : memref<2x3xf32, strided<[?, 2], offset: ?>>
   memref.store %v, %out[%i, %j] : memref<2x3xf32>
-""", "t", "rows") + """
+""",
+        "t",
+        "rows",
+    )
+    + """
 ^rows:
-""" + loop("%k", "%c0", "%n", "%c1", """
+"""
+    + loop(
+        "%k",
+        "%c0",
+        "%n",
+        "%c1",
+        """
   %w = memref.load %r[%k] : memref<?xf32, strided<[1], offset: ?>>
   memref.store %w, %row[%k] : memref<?xf32>
-""", "k", "done") + """
+""",
+        "k",
+        "done",
+    )
+    + """
 ^done:
   return
 }
 """
+)
 
 
 def test_subview_dynamic_offsets_and_rank_reduction() -> None:
@@ -238,25 +267,46 @@ def test_subview_dynamic_offsets_and_rank_reduction() -> None:
 
 
 def test_alloc_dealloc_and_alloca() -> None:
-    text = """
+    text = (
+        """
 func.func @tmp(%n: index, %out: memref<?xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %two = arith.constant 2.5 : f64
   %buf = memref.alloc(%n) : memref<?xf64>
   %st = memref.alloca() : memref<4xi32>
-""" + loop("%i", "%c0", "%n", "%c1", """
+"""
+        + loop(
+            "%i",
+            "%c0",
+            "%n",
+            "%c1",
+            """
   %ii = arith.index_cast %i : index to i64
   %f = arith.sitofp %ii : i64 to f64
   %g = arith.mulf %f, %two : f64
   memref.store %g, %buf[%i] : memref<?xf64>
-""", "fill", "copy") + """
+""",
+            "fill",
+            "copy",
+        )
+        + """
 ^copy:
-""" + loop("%j", "%c0", "%n", "%c1", """
+"""
+        + loop(
+            "%j",
+            "%c0",
+            "%n",
+            "%c1",
+            """
   %v = memref.load %buf[%j] : memref<?xf64>
   %w = arith.addf %v, %v : f64
   memref.store %w, %out[%j] : memref<?xf64>
-""", "cp", "stack") + """
+""",
+            "cp",
+            "stack",
+        )
+        + """
 ^stack:
   %k = arith.constant 7 : i32
   memref.store %k, %st[%c1] : memref<4xi32>
@@ -267,6 +317,7 @@ func.func @tmp(%n: index, %out: memref<?xf64>) {
   return
 }
 """
+    )
     lowered = lower(text)
     assert "@aligned_alloc(i64 64," in lowered.llvm_ir and "@free(" in lowered.llvm_ir
     assert "alloca i32, i64 4" in lowered.llvm_ir
@@ -327,20 +378,32 @@ MATH_OPS = [
     ("math.log1p", np.log1p, (0.0, 3.0)),
 ]
 
-UNARY = """
+UNARY = (
+    """
 func.func @f(%a: memref<?xT>, %b: memref<?xT>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = memref.dim %a, %c0 : memref<?xT>
-""" + loop("%i", "%c0", "%n", "%c1", """
+"""
+    + loop(
+        "%i",
+        "%c0",
+        "%n",
+        "%c1",
+        """
   %x = memref.load %a[%i] : memref<?xT>
   %y = OP %x : T
   memref.store %y, %b[%i] : memref<?xT>
-""", "l", "exit") + """
+""",
+        "l",
+        "exit",
+    )
+    + """
 ^exit:
   return
 }
 """
+)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -376,7 +439,9 @@ func.func @f(%x: f32, %y: f32, %z: f32, %out: memref<4xf32>) {
     call, lowered = jit(text, "f")
     out = np.zeros(4, dtype=np.float32)
     call(1.5, 2.25, -0.5, out)
-    np.testing.assert_allclose(out, [1.5**2.25, 1.5 * 2.25 - 0.5, math.atan2(1.5, 2.25), -1.5], rtol=1e-6)
+    np.testing.assert_allclose(
+        out, [1.5**2.25, 1.5 * 2.25 - 0.5, math.atan2(1.5, 2.25), -1.5], rtol=1e-6
+    )
     ir = lowered.llvm_ir
     assert "declare float @llvm.pow.f32(float, float)" in ir
     assert "declare float @llvm.fma.f32(float, float, float)" in ir
@@ -422,7 +487,8 @@ func.func @f(%x: f64, %y: f64, %out: memref<4xf64>, %flags: memref<4xi1>) {
     assert "@llvm.minimum.f64" in lowered.llvm_ir and "@llvm.minnum.f64" in lowered.llvm_ir
 
 
-INT_OPS = """
+INT_OPS = (
+    """
 func.func @ints(%a: memref<?xi32>, %b: memref<?xi32>, %out: memref<?x12xi32>, %wide: memref<?xi64>, %fl: memref<?xf32>, %sel: memref<?xi8>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -438,7 +504,13 @@ func.func @ints(%a: memref<?xi32>, %b: memref<?xi32>, %out: memref<?x12xi32>, %w
   %c11 = arith.constant 11 : index
   %k3 = arith.constant 3 : i32
   %n = memref.dim %a, %c0 : memref<?xi32>
-""" + loop("%i", "%c0", "%n", "%c1", """
+"""
+    + loop(
+        "%i",
+        "%c0",
+        "%n",
+        "%c1",
+        """
   %x = memref.load %a[%i] : memref<?xi32>
   %y = memref.load %b[%i] : memref<?xi32>
   %r0 = arith.divsi %x, %y : i32
@@ -482,11 +554,16 @@ func.func @ints(%a: memref<?xi32>, %b: memref<?xi32>, %out: memref<?x12xi32>, %w
   %u8 = arith.trunci %y : i32 to i8
   %pick = arith.select %lt, %t8, %u8 : i8
   memref.store %pick, %sel[%i] : memref<?xi8>
-""", "l", "exit") + """
+""",
+        "l",
+        "exit",
+    )
+    + """
 ^exit:
   return
 }
 """
+)
 
 
 def test_integer_ops_and_casts() -> None:
@@ -649,7 +726,9 @@ def test_printed_llvm_dialect_is_accepted_by_upstream_mlir(name: str, tmp_path: 
     convert_to_llvm_dialect(module)
     path = tmp_path / "m.mlir"
     path.write_text(str(module))
-    proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["iree-opt", str(path)], check=False, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -660,3 +739,23 @@ def test_alloc_call_and_fastmath_execute() -> None:
     assert got == pytest.approx(float(int(max(r, 0.25) + 1.5)))
     assert "fadd fast float" in lowered.llvm_ir
     assert "fptoui float" in lowered.llvm_ir and "uitofp i32" in lowered.llvm_ir
+
+
+def test_strided_memref_copy_is_a_loop_nest() -> None:
+    text = """
+func.func @f(%a: memref<?x?xf32, strided<[?, ?], offset: ?>>, %b: memref<?x?xf32, strided<[?, 1], offset: ?>>) -> f32 {
+  "memref.copy"(%a, %b) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>) -> ()
+  %c0 = arith.constant 0 : index
+  %v = memref.load %b[%c0, %c0] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+  return %v : f32
+}
+"""
+    call, lowered = jit(text, "f")
+    base = np.arange(10 * 12, dtype=np.float32).reshape(10, 12)
+    dst_base = np.zeros((8, 9), dtype=np.float32)
+    src = base[1:9:2, 2:11:3]
+    dst = dst_base[2:6, 4:7]
+    assert call((src, base), (dst, dst_base)) == src[0, 0]
+    np.testing.assert_array_equal(dst, src)
+    assert dst_base.sum() == src.sum()
+    assert "memcpy" not in lowered.llvm_ir

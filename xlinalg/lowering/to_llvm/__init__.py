@@ -23,9 +23,9 @@ from xlinalg.lowering.to_llvm.signatures import public_signatures
 #: The passes, in order, that take func/cf/arith/math/memref to the LLVM dialect.
 TO_LLVM_PASSES: tuple[ModulePass, ...] = (
     ConvertFuncToLLVMPass(),
-    ConvertMemRefToLLVMPass(),
-    ConvertMathToLLVMPass(),
     ConvertArithToLLVMPass(),
+    ConvertMathToLLVMPass(),
+    ConvertMemRefToLLVMPass(),
     ConvertCfToLLVMPass(),
     FinalizeLLVMPass(),
 )

@@ -11,6 +11,7 @@ every dialect is converted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -18,12 +19,34 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    UnitAttr,
     UnrealizedConversionCastOp,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xlinalg.lowering.to_llvm.types import convert_type
+
+# Building ops through their IRDL constructors costs ~10x more than
+# `Operation.create` with ready-made properties; the conversion of every
+# tuning candidate goes through the helpers below, so they cache attributes
+# and use `create` for the ops emitted per memory access.
+_PTR = llvm.LLVMPointerType()
+_NO_OVERFLOW = IntegerAttr(0, 32)
+_ORDERING_NONE = IntegerAttr(0, i64)
+_GEP_SSA_INDEX = DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])
+_UNIT = UnitAttr()
+
+
+@cache
+def _int_attr(value: int, type: IntegerType) -> IntegerAttr:
+    return IntegerAttr(value, type, truncate_bits=True)
+
+
+@cache
+def position_attr(position: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, position)
 
 
 class Builder:
@@ -61,8 +84,43 @@ class Builder:
         key = (value, type)
         if key not in self._consts:
             assert isinstance(type, IntegerType)
-            self._consts[key] = self.add(llvm.ConstantOp(IntegerAttr(value, type), type))
+            const = llvm.ConstantOp.create(
+                result_types=[type], properties={"value": _int_attr(value, type)}
+            )
+            self._consts[key] = self.add(const)
         return self._consts[key]
+
+    # --- fast constructors for the ops emitted per memory access ---------
+    def binary(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+        """An integer `llvm.add`/`llvm.mul`/... without overflow flags."""
+        props: dict[str, Attribute] = {}
+        if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
+            props["overflowFlags"] = _NO_OVERFLOW
+        return self.add(cls.create(operands=[a, b], result_types=[a.type], properties=props))
+
+    def gep(self, ptr: SSAValue, index: SSAValue, element_type: Attribute) -> SSAValue:
+        """`getelementptr inbounds element_type, ptr, index`."""
+        props: dict[str, Attribute] = {
+            "rawConstantIndices": _GEP_SSA_INDEX,
+            "elem_type": element_type,
+            "noWrapFlags": _NO_OVERFLOW,
+            "inbounds": _UNIT,
+        }
+        return self.add(
+            llvm.GEPOp.create(operands=[ptr, index], result_types=[_PTR], properties=props)
+        )
+
+    def load(self, ptr: SSAValue, type: Attribute, alignment: int) -> SSAValue:
+        from xlinalg.lowering.to_llvm.ops import LoadOp
+
+        props = {"ordering": _ORDERING_NONE, "alignment": _int_attr(alignment, i64)}
+        return self.add(LoadOp.create(operands=[ptr], result_types=[type], properties=props))
+
+    def store(self, value: SSAValue, ptr: SSAValue, alignment: int) -> None:
+        from xlinalg.lowering.to_llvm.ops import StoreOp
+
+        props = {"ordering": _ORDERING_NONE, "alignment": _int_attr(alignment, i64)}
+        self.insert(StoreOp.create(operands=[value, ptr], properties=props))
 
     def float_const(self, value: float, type: Attribute) -> SSAValue:
         return self.add(llvm.ConstantOp(FloatAttr(value, type), type))  # type: ignore[arg-type]
@@ -78,25 +136,29 @@ class Builder:
             src = owner.inputs[0]
             if src.type == target:
                 return src
-        return self.add(UnrealizedConversionCastOp.get([value], [target]))
+        return self.add(UnrealizedConversionCastOp.create(operands=[value], result_types=[target]))
 
     def from_llvm(self, value: SSAValue, original_type: Attribute) -> SSAValue:
         """A value of `original_type` standing for the LLVM value `value`."""
         if value.type == original_type:
             return value
-        return self.add(UnrealizedConversionCastOp.get([value], [original_type]))
+        return self.add(
+            UnrealizedConversionCastOp.create(operands=[value], result_types=[original_type])
+        )
 
     # --- arithmetic on i64 with constant folding -----------------------
     def add_i64(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue | int:
+        a, b = fold_int(a), fold_int(b)
         if isinstance(a, int) and isinstance(b, int):
             return a + b
         if isinstance(a, int) and a == 0:
             return b
         if isinstance(b, int) and b == 0:
             return a
-        return self.add(llvm.AddOp(self.value(a), self.value(b)))
+        return self.binary(llvm.AddOp, self.value(a), self.value(b))
 
     def mul_i64(self, a: SSAValue | int, b: SSAValue | int) -> SSAValue | int:
+        a, b = fold_int(a), fold_int(b)
         if isinstance(a, int) and isinstance(b, int):
             return a * b
         if isinstance(a, int):
@@ -106,7 +168,7 @@ class Builder:
                 return 0
             if b == 1:
                 return a
-        return self.add(llvm.MulOp(self.value(a), self.value(b)))
+        return self.binary(llvm.MulOp, self.value(a), self.value(b))
 
     def value(self, v: SSAValue | int) -> SSAValue:
         return self.int_const(v) if isinstance(v, int) else v
@@ -114,13 +176,43 @@ class Builder:
     # --- aggregates ------------------------------------------------------
     def extract(self, container: SSAValue, position: Sequence[int], type: Attribute) -> SSAValue:
         return self.add(
-            llvm.ExtractValueOp(DenseArrayBase.from_list(i64, position), container, type)
+            llvm.ExtractValueOp.create(
+                operands=[container],
+                result_types=[type],
+                properties={"position": position_attr(tuple(position))},
+            )
         )
 
-    def insert_value(self, container: SSAValue, value: SSAValue, position: Sequence[int]) -> SSAValue:
+    def insert_value(
+        self, container: SSAValue, value: SSAValue, position: Sequence[int]
+    ) -> SSAValue:
         return self.add(
-            llvm.InsertValueOp(DenseArrayBase.from_list(i64, position), container, value)
+            llvm.InsertValueOp.create(
+                operands=[container, value],
+                result_types=[container.type],
+                properties={"position": position_attr(tuple(position))},
+            )
         )
+
+
+def constant_int(v: SSAValue) -> int | None:
+    """The value of an integer constant (arith or llvm), looking through casts."""
+    owner = v.owner
+    while isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        owner = owner.inputs[0].owner
+    if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
+        value = owner.properties.get("value", owner.attributes.get("value"))
+        if isinstance(value, IntegerAttr):
+            return value.value.data
+    return None
+
+
+def fold_int(v: SSAValue | int) -> SSAValue | int:
+    """`v` as a Python int if it is an i64/index constant."""
+    if isinstance(v, int):
+        return v
+    c = constant_int(v)
+    return v if c is None else c
 
 
 def replace_op(op: Operation, results: Sequence[SSAValue]) -> None:

@@ -89,7 +89,9 @@ def _constant(b: Builder, op: Operation) -> SSAValue:
     res_type = convert_type(op.results[0].type)
     if isinstance(value, IntegerAttr):
         assert isinstance(res_type, IntegerType)
-        return b.add(llvm.ConstantOp(IntegerAttr(value.value.data, res_type, truncate_bits=True), res_type))
+        return b.add(
+            llvm.ConstantOp(IntegerAttr(value.value.data, res_type, truncate_bits=True), res_type)
+        )
     if isinstance(value, FloatAttr):
         return b.add(llvm.ConstantOp(value, res_type))
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(res_type, VectorType):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import func, llvm
 from xdsl.context import Context
-from xdsl.dialects.builtin import MemRefType, ModuleOp, i64
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -45,10 +45,9 @@ def _expand_call_operands(b: Builder, operands: list[SSAValue]) -> list[SSAValue
     for v in operands:
         if isinstance(v.type, MemRefType):
             d = MemRefDescriptor(b.to_llvm(v), v.type)
-            out += [d.allocated_ptr(b), d.aligned_ptr(b), b.extract(d.value, [2], i64)]
-            r = d.rank
-            out += [b.extract(d.value, [3, i], i64) for i in range(r)]
-            out += [b.extract(d.value, [4, i], i64) for i in range(r)]
+            out += [d.allocated_ptr(b), d.aligned_ptr(b), d.dynamic_offset()]
+            out += [d.dynamic_size(i) for i in range(d.rank)]
+            out += [d.dynamic_stride(i) for i in range(d.rank)]
         else:
             out.append(b.to_llvm(v))
     return out

@@ -75,7 +75,9 @@ def _fastmath(op: Operation) -> llvm.FastMathAttr:
     return llvm.FastMathAttr(flags if flags else None)
 
 
-def _libm_call(b: Builder, module: ModuleOp, base: str, args: list[SSAValue], t: Attribute) -> SSAValue:
+def _libm_call(
+    b: Builder, module: ModuleOp, base: str, args: list[SSAValue], t: Attribute
+) -> SSAValue:
     if isinstance(t, VectorType):
         raise LoweringError(f"cannot lower vector '{base}': no libm vector function")
     if isinstance(t, Float64Type):

@@ -19,16 +19,15 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
-    UnrealizedConversionCastOp,
     i1,
     i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
-from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, constant_int, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.types import (
@@ -41,18 +40,6 @@ from xlinalg.lowering.to_llvm.types import (
 )
 
 HEAP_ALIGNMENT = 64
-
-
-def constant_int(v: SSAValue) -> int | None:
-    """The value of an integer constant (arith or llvm), looking through casts."""
-    owner = v.owner
-    while isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
-        owner = owner.inputs[0].owner
-    if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
-        value = owner.properties.get("value", owner.attributes.get("value"))
-        if isinstance(value, IntegerAttr):
-            return value.value.data
-    return None
 
 
 def _descriptor(b: Builder, v: SSAValue) -> MemRefDescriptor:
@@ -123,7 +110,9 @@ def _lower_alloc(b: Builder, op: Operation, module: ModuleOp, on_stack: bool) ->
         declare_external(module, "aligned_alloc", [i64, i64], llvm.LLVMPointerType())
         ptr = b.add(
             llvm.CallOp(
-                "aligned_alloc", b.int_const(align), b.value(rounded),
+                "aligned_alloc",
+                b.int_const(align),
+                b.value(rounded),
                 return_type=llvm.LLVMPointerType(),
             )
         )
@@ -140,8 +129,10 @@ def _dropped_dims(src_sizes: Sequence[int | None], res_shape: Sequence[int | Non
     for i, s in enumerate(src_sizes):
         remaining_src = len(src_sizes) - i
         remaining_res = len(res_shape) - j
-        if s == 1 and len(dropped) < to_drop and (
-            remaining_src > remaining_res or j >= len(res_shape) or res_shape[j] != 1
+        if (
+            s == 1
+            and len(dropped) < to_drop
+            and (remaining_src > remaining_res or j >= len(res_shape) or res_shape[j] != 1)
         ):
             dropped.add(i)
             continue
@@ -181,8 +172,13 @@ def _lower_subview(b: Builder, op: Operation) -> SSAValue:
     res_strides = _prefer_static(memref_strides(res_t), [new_strides[d] for d in keep])
     static_off = memref_offset(res_t)
     return build_descriptor(
-        b, res_t, src.allocated_ptr(b), src.aligned_ptr(b),
-        static_off if static_off is not None else offset, res_sizes, res_strides,
+        b,
+        res_t,
+        src.allocated_ptr(b),
+        src.aligned_ptr(b),
+        static_off if static_off is not None else offset,
+        res_sizes,
+        res_strides,
     ).value
 
 
@@ -213,7 +209,9 @@ def _lower_dim(b: Builder, op: Operation) -> SSAValue:
     which = b.to_llvm(op.operands[1])
     result: SSAValue = b.int_const(0)
     for d in range(src.rank):
-        is_d = b.add(llvm.ICmpOp(which, b.int_const(d), IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)))
+        is_d = b.add(
+            llvm.ICmpOp(which, b.int_const(d), IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64))
+        )
         result = b.add(llvm.SelectOp(is_d, b.value(src.size(b, d)), result))
     return result
 
@@ -221,20 +219,74 @@ def _lower_dim(b: Builder, op: Operation) -> SSAValue:
 def _lower_copy(b: Builder, op: Operation) -> None:
     src = _descriptor(b, op.operands[0])
     dst = _descriptor(b, op.operands[1])
-    if not (has_identity_layout(src.type) and has_identity_layout(dst.type)):
-        raise LoweringError(
-            "cannot lower 'memref.copy' between non-contiguous memrefs; "
-            "lower it to loops first"
+    if has_identity_layout(src.type) and has_identity_layout(dst.type):
+        nbytes = b.mul_i64(_num_elements(b, src.sizes(b)), element_size(src.type.element_type))
+        volatile = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
+        b.insert(
+            llvm.CallIntrinsicOp(
+                "llvm.memcpy.p0.p0.i64",
+                [dst.element_ptr(b, []), src.element_ptr(b, []), b.value(nbytes), volatile],
+                [],
+            )
         )
-    nbytes = b.mul_i64(_num_elements(b, src.sizes(b)), element_size(src.type.element_type))
-    volatile = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
-    b.insert(
-        llvm.CallIntrinsicOp(
-            "llvm.memcpy.p0.p0.i64",
-            [dst.element_ptr(b, []), src.element_ptr(b, []), b.value(nbytes), volatile],
-            [],
-        )
-    )
+        return
+    _copy_loop_nest(b, op, src, dst)
+
+
+def _copy_loop_nest(
+    b: Builder, op: Operation, src: MemRefDescriptor, dst: MemRefDescriptor
+) -> None:
+    """Element-wise copy between strided memrefs: a loop nest of LLVM blocks.
+
+    The block holding `op` is split after it; the loops run in between.
+    """
+    esize = element_size(src.type.element_type)
+    elem_t = convert_type(src.type.element_type)
+    rank = src.rank
+    sizes = [b.value(s) for s in src.sizes(b)]
+
+    def copy_element(cb: Builder, ivs: list[SSAValue]) -> None:
+        v = cb.add(xops.LoadOp(src.element_ptr(cb, ivs), elem_t, alignment=esize))
+        cb.insert(xops.StoreOp(v, dst.element_ptr(cb, ivs), alignment=esize))
+
+    if rank == 0:
+        copy_element(b, [])
+        return
+    block = op.parent_block()
+    region = block.parent if block is not None else None
+    assert block is not None and region is not None
+    # split: everything after `op` moves to the continuation block
+    cont = Block()
+    region.insert_block_after(cont, block)
+    nxt = op.next_op
+    while nxt is not None:
+        cur, nxt = nxt, nxt.next_op
+        cur.detach()
+        cont.add_op(cur)
+    headers = [Block(arg_types=[i64]) for _ in range(rank)]
+    bodies = [Block() for _ in range(rank)]
+    latches = [Block() for _ in range(rank)]
+    order: list[Block] = []
+    for d in range(rank):
+        order += [headers[d], bodies[d]]
+    order += list(reversed(latches))
+    region.insert_block_after(order, block)
+    b.insert(llvm.BrOp(headers[0], b.int_const(0)))
+    ivs = [h.args[0] for h in headers]
+    lt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+    for d in range(rank):
+        hb = Builder(headers[d], None)
+        cond = hb.add(llvm.ICmpOp(ivs[d], sizes[d], lt))
+        exit_block = cont if d == 0 else latches[d - 1]
+        hb.insert(llvm.CondBrOp(cond, bodies[d], [], exit_block, []))
+        bb = Builder(bodies[d], None)
+        if d + 1 < rank:
+            bb.insert(llvm.BrOp(headers[d + 1], bb.int_const(0)))
+        else:
+            copy_element(bb, ivs)
+            bb.insert(llvm.BrOp(latches[d]))
+        lb = Builder(latches[d], None)
+        lb.insert(llvm.BrOp(headers[d], lb.add(llvm.AddOp(ivs[d], lb.int_const(1)))))
 
 
 def _lower_extract_strided_metadata(b: Builder, op: Operation) -> list[SSAValue]:
@@ -253,14 +305,14 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
         mem = _descriptor(b, op.operands[0])
         ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[1:]])
         t = convert_type(mem.type.element_type)
-        v = b.add(xops.LoadOp(ptr, t, alignment=element_size(mem.type.element_type)))
+        v = b.load(ptr, t, element_size(mem.type.element_type))
         replace_op(op, [b.from_llvm(v, op.results[0].type)])
         return
     if name == "memref.store":
         value = b.to_llvm(op.operands[0])
         mem = _descriptor(b, op.operands[1])
         ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[2:]])
-        b.insert(xops.StoreOp(value, ptr, alignment=element_size(mem.type.element_type)))
+        b.store(value, ptr, element_size(mem.type.element_type))
         replace_op(op, [])
         return
     if name == "memref.dealloc":
@@ -304,4 +356,3 @@ class ConvertMemRefToLLVMPass(ModulePass):
         for inner in list(op.walk()):
             if inner.name.startswith("memref."):
                 lower_memref_op(inner, op)
-

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType, i64
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from xlinalg.lowering.to_llvm.builder import Builder
+from xlinalg.lowering.to_llvm.builder import Builder, position_attr
 from xlinalg.lowering.to_llvm.types import (
     convert_type,
     descriptor_type,
@@ -25,6 +25,45 @@ from xlinalg.lowering.to_llvm.types import (
 )
 
 Index = SSAValue | int
+
+
+def descriptor_field(struct: SSAValue, position: tuple[int, ...], type: Attribute) -> SSAValue:
+    """Field `position` of a descriptor value, without duplicating work.
+
+    If the struct was built by an `insertvalue` chain, the inserted value is
+    returned directly. Otherwise one `extractvalue` is placed right after the
+    struct's definition (so it dominates every use) and reused by later calls.
+    """
+    v = struct
+    while isinstance(owner := v.owner, llvm.InsertValueOp):
+        inserted = tuple(owner.position.get_values())
+        if inserted == position:
+            return owner.value
+        if position[: len(inserted)] == inserted:
+            break
+        v = owner.container
+    # the run of extractvalue ops hoisted right after the definition of `struct`
+    if isinstance(struct, BlockArgument):
+        block = struct.block
+        cursor = block.first_op
+    else:
+        assert isinstance(struct.owner, Operation)
+        block = struct.owner.parent_block()
+        cursor = struct.owner.next_op
+    assert block is not None
+    first = cursor
+    while isinstance(cursor, llvm.ExtractValueOp) and cursor.container is struct:
+        if tuple(cursor.position.get_values()) == position:
+            return cursor.res
+        cursor = cursor.next_op
+    op = llvm.ExtractValueOp.create(
+        operands=[struct], result_types=[type], properties={"position": position_attr(position)}
+    )
+    if first is None:
+        block.add_op(op)
+    else:
+        block.insert_op_before(op, first)
+    return op.res
 
 
 @dataclass
@@ -39,28 +78,31 @@ class MemRefDescriptor:
         return self.type.get_num_dims()
 
     def allocated_ptr(self, b: Builder) -> SSAValue:
-        return b.extract(self.value, [0], llvm.LLVMPointerType())
+        return descriptor_field(self.value, (0,), llvm.LLVMPointerType())
 
     def aligned_ptr(self, b: Builder) -> SSAValue:
-        return b.extract(self.value, [1], llvm.LLVMPointerType())
+        return descriptor_field(self.value, (1,), llvm.LLVMPointerType())
+
+    def dynamic_offset(self) -> SSAValue:
+        return descriptor_field(self.value, (2,), i64)
+
+    def dynamic_size(self, dim: int) -> SSAValue:
+        return descriptor_field(self.value, (3, dim), i64)
+
+    def dynamic_stride(self, dim: int) -> SSAValue:
+        return descriptor_field(self.value, (4, dim), i64)
 
     def offset(self, b: Builder) -> Index:
         static = memref_offset(self.type)
-        if static is not None:
-            return static
-        return b.extract(self.value, [2], i64)
+        return static if static is not None else self.dynamic_offset()
 
     def size(self, b: Builder, dim: int) -> Index:
         static = memref_shape(self.type)[dim]
-        if static is not None:
-            return static
-        return b.extract(self.value, [3, dim], i64)
+        return static if static is not None else self.dynamic_size(dim)
 
     def stride(self, b: Builder, dim: int) -> Index:
         static = memref_strides(self.type)[dim]
-        if static is not None:
-            return static
-        return b.extract(self.value, [4, dim], i64)
+        return static if static is not None else self.dynamic_stride(dim)
 
     def sizes(self, b: Builder) -> list[Index]:
         return [self.size(b, d) for d in range(self.rank)]
@@ -81,11 +123,7 @@ class MemRefDescriptor:
         linear = self.linear_index(b, indices)
         if isinstance(linear, int) and linear == 0:
             return base
-        return b.add(
-            llvm.GEPOp.from_mixed_indices(
-                base, [b.value(linear)], convert_type(self.type.element_type), inbounds=True
-            )
-        )
+        return b.gep(base, b.value(linear), convert_type(self.type.element_type))
 
 
 def build_descriptor(
@@ -100,7 +138,7 @@ def build_descriptor(
     """A new descriptor value (undef + insertvalue) for a memref of type `type`."""
     rank = type.get_num_dims()
     assert len(sizes) == rank and len(strides) == rank
-    v = b.add(llvm.UndefOp(descriptor_type(rank)))
+    v = b.add(llvm.UndefOp.create(result_types=[descriptor_type(rank)]))
     v = b.insert_value(v, allocated, [0])
     v = b.insert_value(v, aligned, [1])
     v = b.insert_value(v, b.value(offset), [2])

@@ -34,18 +34,42 @@ from xlinalg.errors import LoweringError
 _BINARY: dict[str, str] = {
     name: name.removeprefix("llvm.")
     for name in (
-        "llvm.add", "llvm.sub", "llvm.mul", "llvm.sdiv", "llvm.udiv", "llvm.srem",
-        "llvm.urem", "llvm.and", "llvm.or", "llvm.xor", "llvm.shl", "llvm.lshr",
-        "llvm.ashr", "llvm.fadd", "llvm.fsub", "llvm.fmul", "llvm.fdiv", "llvm.frem",
+        "llvm.add",
+        "llvm.sub",
+        "llvm.mul",
+        "llvm.sdiv",
+        "llvm.udiv",
+        "llvm.srem",
+        "llvm.urem",
+        "llvm.and",
+        "llvm.or",
+        "llvm.xor",
+        "llvm.shl",
+        "llvm.lshr",
+        "llvm.ashr",
+        "llvm.fadd",
+        "llvm.fsub",
+        "llvm.fmul",
+        "llvm.fdiv",
+        "llvm.frem",
     )
 }
 
 _CASTS: dict[str, str] = {
     name: name.removeprefix("llvm.")
     for name in (
-        "llvm.trunc", "llvm.zext", "llvm.sext", "llvm.sitofp", "llvm.uitofp",
-        "llvm.fptosi", "llvm.fptoui", "llvm.fpext", "llvm.fptrunc", "llvm.bitcast",
-        "llvm.ptrtoint", "llvm.inttoptr",
+        "llvm.trunc",
+        "llvm.zext",
+        "llvm.sext",
+        "llvm.sitofp",
+        "llvm.uitofp",
+        "llvm.fptosi",
+        "llvm.fptoui",
+        "llvm.fpext",
+        "llvm.fptrunc",
+        "llvm.bitcast",
+        "llvm.ptrtoint",
+        "llvm.inttoptr",
     )
 }
 
@@ -97,14 +121,22 @@ def _float_text(value: float, t: Attribute) -> str:
         as_f32 = struct.unpack(">f", struct.pack(">f", value))[0]
         return "0x" + struct.pack(">d", as_f32).hex().upper()
     if isinstance(t, Float16Type):
-        return "0xH" + np.array(value, dtype=np.float16).view(np.uint16).item().to_bytes(2, "big").hex().upper()
+        return (
+            "0xH"
+            + np.array(value, dtype=np.float16)
+            .view(np.uint16)
+            .item()
+            .to_bytes(2, "big")
+            .hex()
+            .upper()
+        )
     if isinstance(t, BFloat16Type):
         bits = struct.unpack(">I", struct.pack(">f", value))[0] >> 16
         return f"0xR{bits:04X}"
     raise LoweringError(f"cannot emit float constant of type {t}")
 
 
-def _scalar_const_text(value: Attribute | int | float, t: Attribute) -> str:
+def _scalar_const_text(value: Attribute | float, t: Attribute) -> str:
     if isinstance(value, IntegerAttr):
         value = value.value.data
     if isinstance(value, FloatAttr):
@@ -232,7 +264,9 @@ class _FunctionEmitter:
         self.lines.append("}")
         return self.lines
 
-    def _incoming(self, blocks: Iterable[Block]) -> dict[tuple[Block, int], list[tuple[Block, SSAValue]]]:
+    def _incoming(
+        self, blocks: Iterable[Block]
+    ) -> dict[tuple[Block, int], list[tuple[Block, SSAValue]]]:
         incoming: dict[tuple[Block, int], list[tuple[Block, SSAValue]]] = {}
         for block in blocks:
             term = block.last_op

@@ -19,5 +19,7 @@ def declare_external(
             return
     ret = output if output is not None else llvm.LLVMVoidType()
     module.body.block.add_op(
-        llvm.FuncOp(name, llvm.LLVMFunctionType(list(inputs), ret), linkage=llvm.LinkageAttr("external"))
+        llvm.FuncOp(
+            name, llvm.LLVMFunctionType(list(inputs), ret), linkage=llvm.LinkageAttr("external")
+        )
     )

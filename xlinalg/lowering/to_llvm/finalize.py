@@ -28,9 +28,12 @@ def _fold_cast_pairs(module: ModuleOp) -> None:
         if not isinstance(op, UnrealizedConversionCastOp) or len(op.inputs) != 1:
             continue
         inner = op.inputs[0].owner
-        if isinstance(inner, UnrealizedConversionCastOp) and len(inner.inputs) == 1:
-            if inner.inputs[0].type == op.results[0].type:
-                op.results[0].replace_all_uses_with(inner.inputs[0])
+        if (
+            isinstance(inner, UnrealizedConversionCastOp)
+            and len(inner.inputs) == 1
+            and inner.inputs[0].type == op.results[0].type
+        ):
+            op.results[0].replace_all_uses_with(inner.inputs[0])
 
 
 @dataclass(frozen=True)

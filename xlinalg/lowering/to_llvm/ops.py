@@ -30,9 +30,9 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 
 
 @irdl_op_definition
@@ -76,7 +76,9 @@ class LoadOp(IRDLOperation):
     ordering = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
     dereferenced_value = result_def()
 
-    def __init__(self, ptr: SSAValue | Operation, result_type: Attribute, alignment: int | None = None):
+    def __init__(
+        self, ptr: SSAValue | Operation, result_type: Attribute, alignment: int | None = None
+    ):
         props: dict[str, Attribute] = {"ordering": IntegerAttr(0, i64)}
         if alignment is not None:
             props["alignment"] = IntegerAttr(alignment, i64)
@@ -121,7 +123,9 @@ class StoreOp(IRDLOperation):
     alignment = opt_prop_def(IntegerAttr[IntegerType])
     ordering = opt_prop_def(IntegerAttr[IntegerType])
 
-    def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation, alignment: int | None = None):
+    def __init__(
+        self, value: SSAValue | Operation, ptr: SSAValue | Operation, alignment: int | None = None
+    ):
         props: dict[str, Attribute] = {"ordering": IntegerAttr(0, i64)}
         if alignment is not None:
             props["alignment"] = IntegerAttr(alignment, i64)

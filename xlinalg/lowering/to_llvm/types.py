@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -42,6 +43,7 @@ from xlinalg.errors import LoweringError
 FloatTypes = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 
+@cache
 def descriptor_type(rank: int) -> LLVMStructType:
     """The LLVM struct type of a rank-`rank` memref descriptor."""
     ptr = LLVMPointerType()
@@ -62,6 +64,7 @@ def is_llvm_type(t: Attribute) -> bool:
     return False
 
 
+@cache
 def convert_type(t: Attribute) -> Attribute:
     """The LLVM-dialect type of a builtin type; raises LoweringError if there is none."""
     if isinstance(t, IndexType):
@@ -127,8 +130,10 @@ def memref_offset(t: MemRefType) -> int | None:
 
 
 def has_identity_layout(t: MemRefType) -> bool:
-    return memref_offset(t) == 0 and memref_strides(t) == identity_strides(memref_shape(t)) and (
-        not isinstance(t.layout, StridedLayoutAttr) or None not in memref_strides(t)
+    return (
+        memref_offset(t) == 0
+        and memref_strides(t) == identity_strides(memref_shape(t))
+        and (not isinstance(t.layout, StridedLayoutAttr) or None not in memref_strides(t))
     )
 
 
@@ -162,7 +167,9 @@ def expanded_arg_types(t: Attribute) -> list[Attribute]:
     return [convert_type(t)]
 
 
-def llvm_function_type(inputs: Sequence[Attribute], outputs: Sequence[Attribute]) -> LLVMFunctionType:
+def llvm_function_type(
+    inputs: Sequence[Attribute], outputs: Sequence[Attribute]
+) -> LLVMFunctionType:
     args: list[Attribute] = []
     for t in inputs:
         args.extend(expanded_arg_types(t))
