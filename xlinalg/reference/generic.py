@@ -693,9 +693,14 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
     steps = math.prod(ranges[d] for d in red)
     par_size = math.prod(par_shape)
     batch = _BATCH_ELEMENTS // max(par_size, 1)
-    if red and steps > _BATCH_MIN_STEPS and batch >= 8 and not any(
+    independent = not any(
         np.may_share_memory(arrays[i], o) for i in range(n_in) for o in out_arrays
-    ) and all(acc.step_invariant for acc in accesses[n_in:] if acc is not None):
+    ) and all(acc.step_invariant for acc in accesses[n_in:] if acc is not None)
+    if red and independent and (steps > _BATCH_MIN_STEPS or steps * par_size >= _BATCH_ELEMENTS):
+        with np.errstate(all="ignore"):
+            if _try_contraction(block, n_in, arrays, maps, ranges, par):
+                return list(outputs)
+    if red and steps > _BATCH_MIN_STEPS and batch >= 8 and independent:
         combiners = _match_combiners(block, n_in)
         if combiners is not None:
             with np.errstate(all="ignore"):
@@ -853,3 +858,72 @@ def _evaluate_batched(op: GenericOp, combiners: list[tuple[Operation, int]],
             args = [current, part] if other == 1 else [part, current]
             (new,) = evaluate_scalar_op(combine, args)
             access.write({}, step_dims, new, par_shape)
+
+
+# ---------------------------------------------------------------------------
+# contractions: `out = out + x * y` with permutation maps, as one einsum
+# ---------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _try_contraction(block: Block, n_in: int, arrays: list[Any], maps: list[AffineMap],
+                     ranges: list[int], par: list[int]) -> bool:
+    """Evaluate `out += x * y` (matmul-like bodies) with `np.einsum`; False if not that form.
+
+    Each of x, y and out must be indexed by distinct loop dims only, out by every
+    parallel dim and no reduction dim, and all of one element type (float sums
+    are reassociated as in BLAS; integer results are exact modulo 2**width).
+    """
+    if len(block.args) != n_in + 1 or len(ranges) > len(_LETTERS):
+        return False
+    combiners = _match_combiners(block, n_in)
+    if combiners is None:
+        return False
+    ((combine, other),) = combiners
+    if combine.name not in ("arith.addf", "arith.addi"):
+        return False
+    mul = combine.operands[other].owner
+    if not isinstance(mul, Operation) or mul.name not in ("arith.mulf", "arith.muli"):
+        return False
+    if mul.results[0].uses.get_length() != 1 or mul.parent_block() is not block:
+        return False
+    out_exprs = maps[n_in].results
+    if not all(isinstance(e, AffineDimExpr) for e in out_exprs) or {
+        e.position for e in out_exprs  # type: ignore[attr-defined]
+    } != set(par):
+        return False
+    acc = block.args[n_in]
+    factors: list[int] = []
+    for v in mul.operands:
+        if v not in block.args[:n_in] or v.type != acc.type:
+            return False
+        factors.append(block.args.index(v))  # type: ignore[arg-type]
+    subscripts: list[str] = []
+    views: list[np.ndarray] = []
+    for i in (*factors, n_in):
+        exprs = maps[i].results
+        if not all(isinstance(e, AffineDimExpr) for e in exprs):
+            return False
+        dims = [e.position for e in exprs]  # type: ignore[attr-defined]
+        if len(set(dims)) != len(dims):
+            return False
+        arr = arrays[i]
+        if not isinstance(arr, np.ndarray) or arr.ndim != len(dims):
+            return False
+        for axis, d in enumerate(dims):
+            if ranges[d] > arr.shape[axis]:
+                raise XlinalgError(
+                    f"'linalg.generic' operand #{i}: index {ranges[d] - 1} out of bounds for "
+                    f"dimension {axis} of size {arr.shape[axis]}"
+                )
+        views.append(arr[tuple(slice(0, ranges[d]) for d in dims)])
+        subscripts.append("".join(_LETTERS[d] for d in dims))
+    dtype = numpy_dtype(acc.type)
+    x, y, out = views
+    product = np.einsum(f"{subscripts[0]},{subscripts[1]}->{subscripts[2]}", x, y,
+                        optimize=True, dtype=dtype)
+    args = [out, product] if other == 1 else [product, out]
+    (result,) = evaluate_scalar_op(combine, args)
+    out[...] = result
+    return True
