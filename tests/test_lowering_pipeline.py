@@ -551,3 +551,32 @@ def test_outer_product_order_with_hoisted_input_loads_and_with_aliasing() -> Non
                 expected[m, n] += expected[m, k] * b[k, n]
     alias(c.copy(), b, c)
     np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+
+
+AFFINE_LOOPS = """
+func.func @f(%A: memref<?xf32>, %B: memref<?xf32>, %n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %A, %c0 : memref<?xf32>
+  affine.for %i = max affine_map<()[s0] -> (0, s0 - 10)>()[%n]
+      to min affine_map<(d0)[s0] -> (d0, s0)>(%m)[%n] step 2 {
+    %x = affine.load %A[%i + 1] : memref<?xf32>
+    affine.store %x, %B[%i floordiv 2] : memref<?xf32>
+  }
+  %s = affine.for %j = 0 to 4 iter_args(%acc = %n) -> (index) {
+    %t = arith.addi %acc, %j : index
+    affine.yield %t : index
+  }
+  return %s : index
+}
+"""
+
+
+def test_affine_for_load_store_with_min_max_bounds_and_iter_args() -> None:
+    f = compile_text(AFFINE_LOOPS).function("f")
+    for n in (0, 7, 13, 40):
+        a, b = rand(30), np.zeros(16, np.float32)
+        expected = b.copy()
+        for i in range(max(0, n - 10), min(29, n), 2):
+            expected[i // 2] = a[i + 1]
+        assert f(a[:29], b, n) == n + 6
+        np.testing.assert_array_equal(b, expected)
