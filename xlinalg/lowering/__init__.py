@@ -1,1 +1,28 @@
-"""xlinalg/lowering."""
+"""xlinalg/lowering: from the transformed payload (linalg/scf/affine/memref/arith/math) to LLVM IR.
+
+```
+pipeline.py          lower_to_llvm(module) -> LoweredModule, lower_to_cf, lower_to_scf, lower_to_loops
+linalg_to_loops.py   convert-linalg-to-loops   linalg.generic on memrefs → scf.for nest
+lower_affine.py      lower-affine              affine.apply/min/max → arith; affine.for/load/store
+affine_expansion.py  affine expressions → arith (floordiv/ceildiv/mod as upstream)
+cleanup.py           licm + cse + dce between stages (xDSL's passes)
+diagnostics.py       LoweringError naming the op and its location
+to_llvm/             func/cf/arith/math/memref → LLVM dialect → LLVM IR text
+```
+
+`lower_to_llvm` and `lower_to_cf` are re-exported here (imported on first use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["lower_to_cf", "lower_to_llvm"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from xlinalg.lowering import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module 'xlinalg.lowering' has no attribute '{name}'")
