@@ -759,3 +759,26 @@ func.func @f(%a: memref<?x?xf32, strided<[?, ?], offset: ?>>, %b: memref<?x?xf32
     np.testing.assert_array_equal(dst, src)
     assert dst_base.sum() == src.sum()
     assert "memcpy" not in lowered.llvm_ir
+
+
+def test_vector_arith_and_math_emit_valid_ir() -> None:
+    text = """
+func.func @f(%x: vector<4xf32>) -> vector<4xf32> {
+  %c = arith.constant dense<1.0> : vector<4xf32>
+  %d = arith.constant dense<[1.0, 2.0, 3.0, 4.5]> : vector<4xf32>
+  %y = arith.addf %x, %c : vector<4xf32>
+  %z = arith.mulf %y, %d : vector<4xf32>
+  %e = math.exp %z : vector<4xf32>
+  %m = arith.maximumf %e, %z : vector<4xf32>
+  %r = math.rsqrt %m : vector<4xf32>
+  return %r : vector<4xf32>
+}
+"""
+    module = parse(text)
+    convert_to_llvm_dialect(module)
+    from xlinalg.lowering.to_llvm import emit_llvm_ir
+
+    ir = emit_llvm_ir(module)
+    llvm_binding.parse_assembly(ir).verify()
+    assert "@llvm.exp.v4f32(<4 x float>" in ir and "@llvm.maximum.v4f32" in ir
+    assert "float 0x4012000000000000" in ir  # 4.5 as LLVM's hex double spelling

@@ -160,8 +160,15 @@ def lower_arith_op(op: Operation) -> bool:
     elif name == "arith.cmpf":
         pred = op.properties["predicate"]
         assert isinstance(pred, IntegerAttr)
-        cmp = llvm.FCmpOp(args[0], args[1], IntegerAttr(pred.value.data, 64))
-        cmp.properties["fastmathFlags"] = _fastmath(op)
+        # created directly: xDSL's constructor types the result i1 even for vectors
+        cmp = llvm.FCmpOp.create(
+            operands=args,
+            result_types=res_types,
+            properties={
+                "predicate": IntegerAttr(pred.value.data, 64),
+                "fastmathFlags": _fastmath(op),
+            },
+        )
         result = b.add(cmp)
     elif name == "arith.select":
         result = b.add(llvm.SelectOp(args[0], args[1], args[2]))

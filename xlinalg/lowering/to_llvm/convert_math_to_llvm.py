@@ -8,6 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -104,10 +105,11 @@ def lower_math_op(op: Operation, module: ModuleOp) -> None:
         result = call_intrinsic(b, _INTRINSICS[name], args, t)
     elif name == "math.rsqrt":
         sq = call_intrinsic(b, "sqrt", args, t)
-        scalar = t.element_type if isinstance(t, VectorType) else t
-        one = b.float_const(1.0, scalar)
         if isinstance(t, VectorType):
-            raise LoweringError("cannot lower vector 'math.rsqrt'")
+            splat = DenseIntOrFPElementsAttr.from_list(t, [1.0])
+            one = b.add(llvm.ConstantOp(splat, t))
+        else:
+            one = b.float_const(1.0, t)
         result = b.add(xops.FDivOp(one, sq, _fastmath(op)))
     elif name in ("math.absi", "math.ctlz", "math.cttz"):
         poison = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
