@@ -580,3 +580,22 @@ def test_affine_for_load_store_with_min_max_bounds_and_iter_args() -> None:
             expected[i // 2] = a[i + 1]
         assert f(a[:29], b, n) == n + 6
         np.testing.assert_array_equal(b, expected)
+
+
+NAMED = """
+func.func @fill_matmul(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<?x?xf32>)
+  linalg.matmul ins(%A, %B : memref<?x?xf32>, memref<?x?xf32>) outs(%C : memref<?x?xf32>)
+  return
+}
+"""
+
+
+def test_named_ops_are_generalized_then_lowered() -> None:
+    module = lower_to_scf(parse(NAMED))
+    assert not [op for op in module.walk() if op.name.startswith("linalg.")]
+    f = compile_text(NAMED).function("fill_matmul")
+    a, b, c = rand(9, 6), rand(6, 11), rand(9, 11)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
