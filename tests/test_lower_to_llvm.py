@@ -21,7 +21,7 @@ from xdsl.parser import Parser
 
 from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir
+from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir, emit_llvm_ir
 
 # ---------------------------------------------------------------------------
 # helpers: parse, lower, JIT with llvmlite, call with NumPy arrays per the ABI
@@ -776,8 +776,6 @@ func.func @f(%x: vector<4xf32>) -> vector<4xf32> {
 """
     module = parse(text)
     convert_to_llvm_dialect(module)
-    from xlinalg.lowering.to_llvm import emit_llvm_ir
-
     ir = emit_llvm_ir(module)
     llvm_binding.parse_assembly(ir).verify()
     assert "@llvm.exp.v4f32(<4 x float>" in ir and "@llvm.maximum.v4f32" in ir
