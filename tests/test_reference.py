@@ -647,6 +647,7 @@ func.func @t(%x: tensor<?x8xf64>, %n: index) -> (tensor<?x8xf64>, index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
+  %two = arith.constant 2.0 : f64
   %d = tensor.dim %x, %c0 : tensor<?x8xf64>
   %e = tensor.empty(%d) : tensor<?x8xf64>
   %r = scf.for %i = %c0 to %d step %c1 iter_args(%acc = %e) -> (tensor<?x8xf64>) {
@@ -654,7 +655,7 @@ func.func @t(%x: tensor<?x8xf64>, %n: index) -> (tensor<?x8xf64>, index) {
     %dbl = linalg.generic {indexing_maps = [affine_map<(j) -> (j)>, affine_map<(j) -> (j)>], iterator_types = ["parallel"]}
         ins(%row : tensor<8xf64>) outs(%row : tensor<8xf64>) {
     ^bb0(%a: f64, %o: f64):
-      %s = arith.addf %a, %a : f64
+      %s = arith.mulf %a, %two : f64
       linalg.yield %s : f64
     } -> tensor<8xf64>
     %ins = tensor.insert_slice %dbl into %acc[%i, 0] [1, 8] [1, 1] : tensor<8xf64> into tensor<?x8xf64>
@@ -674,6 +675,42 @@ def test_run_function_tensors() -> None:
     np.testing.assert_array_equal(r, 2 * keep)
     np.testing.assert_array_equal(x, keep)  # tensors are values: never mutated
     assert m == 12
+
+
+SCRATCH = """
+func.func @scratch(%x: memref<6xi32>, %flag: i1) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %s = memref.alloca() : memref<i32>
+  %zero = arith.constant 0 : i32
+  memref.store %zero, %s[] : memref<i32>
+  scf.for %i = %c0 to %c6 step %c1 {
+    %v = memref.load %x[%i] : memref<6xi32>
+    %old = memref.load %s[] : memref<i32>
+    %new = scf.if %flag -> (i32) {
+      %m = arith.maxsi %old, %v : i32
+      scf.yield %m : i32
+    } else {
+      %a = arith.addi %old, %v : i32
+      scf.yield %a : i32
+    }
+    memref.store %new, %s[] : memref<i32>
+  }
+  %r = memref.load %s[] : memref<i32>
+  return %r : i32
+}
+"""
+
+
+def test_run_function_alloca_scf_if() -> None:
+    module = parse(SCRATCH)
+    x = np.array([3, -9, 14, 2, 5, -1], np.int32)
+    assert run_function(module, "scratch", [x, True]) == [14]
+    assert run_function(module, "scratch", [x, False]) == [14]  # 3 - 9 + 14 + 2 + 5 - 1
+    y = np.array([-3, -9, -14, -2, -5, -1], np.int32)
+    assert run_function(module, "scratch", [y, True]) == [0]
+    assert run_function(module, "scratch", [y, False]) == [-34]
 
 
 def test_run_function_errors() -> None:
