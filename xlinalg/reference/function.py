@@ -148,14 +148,18 @@ class _Interpreter:
     def run_op(self, op: Operation, env: dict[SSAValue, Any]) -> None:
         args = [self.get(env, v) for v in op.operands]
         handler = _HANDLERS.get(op.name)
-        if handler is not None:
-            results = handler(self, op, args, env)
-        elif isinstance(op, StructuredOpInterface):
-            results = self._structured(op, args, env)
-        elif op.name.startswith(("arith.", "math.")):
-            results = evaluate_scalar_op(op, args)
-        else:
-            raise XlinalgError(f"the NumPy reference does not support '{op.name}'")
+        try:
+            if handler is not None:
+                results = handler(self, op, args, env)
+            elif isinstance(op, StructuredOpInterface):
+                results = self._structured(op, args, env)
+            elif op.name.startswith(("arith.", "math.")):
+                results = evaluate_scalar_op(op, args)
+            else:
+                raise XlinalgError(f"the NumPy reference does not support '{op.name}'")
+        except (ValueError, IndexError, TypeError, OverflowError) as err:
+            # e.g. a read-only array or shapes NumPy cannot broadcast: one clear message
+            raise XlinalgError(f"the NumPy reference failed on '{op.name}': {err}") from err
         if len(results) != len(op.results):
             raise XlinalgError(f"'{op.name}': expected {len(op.results)} result(s)")
         for r, v in zip(op.results, results):
