@@ -188,7 +188,9 @@ def offset_indices(op: Operation, offsets: Sequence[OpFoldResult]) -> None:
             continue
         builder = IndexBuilder(InsertPoint.after(index_op))
         shifted = builder.value(builder.apply(d0 + d1, [index_op.result, offset]))
-        index_op.result.replace_uses_with_if(shifted, lambda use: use.operation is not shifted.owner)
+        index_op.result.replace_uses_with_if(
+            shifted, lambda use, new=shifted.owner: use.operation is not new
+        )
 
 
 def tile_using_for(
