@@ -1,14 +1,12 @@
-"""End to end through the `xlinalg` command: tune -> report -> export -> run, resume after
-SIGKILL, and a second worker joining a study. Tiny 16x16 kernels, few trials."""
+"""End to end through the `xlinalg` command: tune -> report -> export -> run, and a second
+worker joining the study. Tiny 16x16 kernels, few trials (resuming: test_cli_resume.py)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import optuna
@@ -75,7 +73,7 @@ def _env() -> dict[str, str]:
 
 def xlinalg(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(_cmd(*args), cwd=cwd, capture_output=True, text=True, env=_env(),
-                          timeout=timeout)
+                          timeout=timeout, check=False)
 
 
 def _study(cwd: Path, name: str) -> optuna.Study:
@@ -90,7 +88,7 @@ def _counted(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
 
 def test_tune_report_export_run(work: Path) -> None:
     tune = xlinalg(work, "tune", "mm.mlir", "--space", "space.mlir", "--trials", "4",
-                   "--sampler", "random", "--seed", "0")
+                   "--sampler", "random", "--seed", "0", "--timing-budget", "0.05")
     assert tune.returncode == 0, tune.stderr
     out = tune.stdout
     assert "Traceback" not in tune.stderr
@@ -125,37 +123,3 @@ def test_tune_report_export_run(work: Path) -> None:
                      "--study", "mm-space", "--trials", "6")
     assert worker.returncode == 0, worker.stderr
     assert len(_counted(_study(work, "mm-space"))) == 6
-
-
-def test_resume_after_sigkill_keeps_every_trial(work: Path) -> None:
-    args = ("tune", "mm.mlir", "--space", "space.mlir", "--trials", "8", "--study", "r",
-            "--sampler", "random", "--seed", "1")
-    log = (work / "first.log").open("w")
-    first = subprocess.Popen(_cmd(*args), cwd=work, stdout=log, stderr=subprocess.STDOUT,
-                             env=_env())
-    deadline = time.monotonic() + 90
-    done: list[optuna.trial.FrozenTrial] = []
-    while time.monotonic() < deadline and first.poll() is None:
-        time.sleep(0.2)
-        try:
-            done = _counted(_study(work, "r"))
-        except (KeyError, Exception):
-            continue
-        if len([t for t in done if t.state == TrialState.COMPLETE]) >= 2:
-            break
-    assert first.poll() is None, "the first run ended before it could be killed"
-    first.send_signal(signal.SIGKILL)
-    first.wait(timeout=30)
-    log.close()
-    assert first.returncode == -signal.SIGKILL
-    before = {t.number: (t.state, t.value, t.params) for t in _counted(_study(work, "r"))}
-    assert 2 <= len(before) < 8
-
-    second = xlinalg(work, *args)
-    assert second.returncode == 0, second.stderr
-    assert f"{len(before)} trial(s) already done" in second.stdout
-    study = _study(work, "r")
-    after = {t.number: (t.state, t.value, t.params) for t in _counted(study)}
-    assert len(after) == 8
-    for number, record in before.items():
-        assert after[number] == record

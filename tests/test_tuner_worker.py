@@ -26,11 +26,18 @@ needs_pipeline = pytest.mark.skipif(
 )
 
 PAYLOAD = """\
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (k, n)>
+#mC = affine_map<(m, n, k) -> (m, n)>
 func.func @matmul(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%C : memref<16x16xf32>)
-  linalg.matmul ins(%A, %B : memref<16x16xf32>, memref<16x16xf32>)
-                outs(%C : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : memref<16x16xf32>, memref<16x16xf32>) outs(%C : memref<16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
   return
 }
 """
@@ -39,7 +46,7 @@ SPACE = """\
 // xlinalg.constraint: tile_m % reg_m == 0
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+    %mm = transform.structured.match ops{["linalg.generic"]} in %root
       : (!transform.any_op) -> !transform.any_op
     %tm = transform.tune.knob<"tile_m"> options = [4, 8] -> !transform.param<i64>
     %rm = transform.tune.knob<"reg_m"> options = [1, 2, 3] -> !transform.param<i64>
@@ -121,7 +128,8 @@ def test_study_continues_after_crash_and_hang(tmp_path: Path,
     storage = f"sqlite:///{tmp_path}/t.db"
     study, space = tuner_study.setup(
         storage, "faults", PAYLOAD, SPACE, "mm16.mlir", "space16.mlir",
-        sampler="random", seed=0, n_trials=4, time_limit_s=8.0)
+        sampler="random", seed=0, n_trials=4, time_limit_s=6.0,
+        timing={"max_total_s": 0.05})
     info = tuner_study.StudyInfo.of(study)
     for number, reg_m in enumerate((1, 1, 2, 1)):
         study.enqueue_trial({"tile_m": (4, 8, 8, 4)[number], "reg_m": reg_m})

@@ -44,6 +44,7 @@ class CandidateRequest:
     seed: int = 0
     sizes: dict[str, int] | None = None
     fault: str | None = None
+    timing: dict[str, float] | None = None  # options of Kernel.time, e.g. {"max_total_s": 0.2}
 
 
 def _one_line(err: BaseException) -> str:
@@ -69,7 +70,7 @@ def run_candidate(request: CandidateRequest) -> dict[str, Any]:
         result.update(status="compile_error", error=_one_line(err),
                       compile_s=time.perf_counter() - started)
         return result
-    except Exception as err:  # a compiler bug is still this candidate's compile error
+    except Exception as err:  # noqa: BLE001 - a compiler bug is this candidate's compile error
         result.update(
             status="compile_error",
             error=f"internal compiler error: {type(err).__name__}: {_one_line(err)}",
@@ -87,12 +88,12 @@ def run_candidate(request: CandidateRequest) -> dict[str, Any]:
             result.update(status="wrong_result", error=str(check.message) or "result differs "
                           f"from the reference (max rel error {check.max_rel_error:.3g})")
             return result
-        timing = kernel.time(*arrays)
+        timing = kernel.time(*arrays, **(request.timing or {}))
         flops = int(kernel.flops())
     except XlinalgError as err:
         result.update(status="error", error=_one_line(err))
         return result
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - reported as this candidate's status
         result.update(status="error", error=f"{type(err).__name__}: {_one_line(err)}",
                       traceback=traceback.format_exc(limit=8))
         return result
@@ -122,7 +123,7 @@ def child_main(conn: Connection, request: dict[str, Any]) -> None:
             time.sleep(1)
     try:
         result = run_candidate(req)
-    except BaseException as err:  # e.g. MemoryError, KeyboardInterrupt
+    except BaseException as err:  # noqa: BLE001 - e.g. MemoryError, KeyboardInterrupt
         result = {"status": "error", "error": f"{type(err).__name__}: {_one_line(err)}"}
     conn.send(result)
     conn.close()

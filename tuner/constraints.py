@@ -158,13 +158,10 @@ def _check_syntax(tree: ast.Expression, text: str, location: str) -> None:
             node.value, (int, float, str, bool)
         ):
             raise ConstraintError(f"constraint '{text}': unsupported literal", location)
-        if isinstance(node, ast.Call):
-            if (
-                not isinstance(node.func, ast.Name)
-                or node.func.id not in _FUNCTIONS
-                or node.keywords
-            ):
-                raise ConstraintError(
+        if isinstance(node, ast.Call) and (
+            not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS or node.keywords
+        ):
+            raise ConstraintError(
                     f"constraint '{text}': only min(), max() and abs() may be called", location
                 )
 

@@ -80,6 +80,6 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
         raise
     except ImportError as err:
         raise TunerError(f"cannot open storage '{url}': missing driver ({err})") from None
-    except Exception as err:  # SQLAlchemy / OS errors: unreachable or invalid storage
+    except Exception as err:  # noqa: BLE001 - SQLAlchemy / OS errors: unreachable or invalid storage
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise TunerError(f"cannot open storage '{url}': {message}") from None

@@ -106,6 +106,7 @@ class StudyInfo:
     n_trials: int | None
     time_limit_s: float
     sizes: dict[str, int] | None
+    timing: dict[str, float] | None
 
     @staticmethod
     def of(study: optuna.Study) -> StudyInfo:
@@ -124,6 +125,7 @@ class StudyInfo:
             n_trials=attrs.get("n_trials"),
             time_limit_s=float(attrs.get("time_limit_s", DEFAULT_TIME_LIMIT_S)),
             sizes=attrs.get("sizes"),
+            timing=attrs.get("timing"),
         )
 
     def load_space(self) -> SearchSpace:
@@ -152,9 +154,7 @@ def counted_trials(study: optuna.Study) -> int:
     (a FAIL without one is a trial whose process was killed mid-measurement)."""
     count = 0
     for trial in study.get_trials(deepcopy=False):
-        if trial.state in (TrialState.COMPLETE, TrialState.PRUNED):
-            count += 1
-        elif trial.state == TrialState.FAIL and "status" in trial.user_attrs:
+        if trial.state in (TrialState.COMPLETE, TrialState.PRUNED) or trial.state == TrialState.FAIL and "status" in trial.user_attrs:
             count += 1
     return count
 
@@ -189,6 +189,7 @@ def setup(
     n_trials: int | None = None,
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     sizes: dict[str, int] | None = None,
+    timing: dict[str, float] | None = None,
 ) -> tuple[optuna.Study, SearchSpace]:
     """Create (or resume) a study for this payload and space, recording both in it."""
     search_space = load_space(space, path=space_path, name=space_name)
@@ -214,6 +215,7 @@ def setup(
         ("payload", payload), ("space", space), ("payload_name", payload_name),
         ("space_name", space_name), ("entry", entry), ("sampler", sampler), ("seed", seed),
         ("n_trials", n_trials), ("time_limit_s", time_limit_s), ("sizes", sizes),
+        ("timing", timing),
         ("host_info", host), ("cpu", cpu_name(host)),
     ):
         study.set_user_attr(key, value)
@@ -250,6 +252,7 @@ def run(
         sizes=info.sizes,
         time_limit_s=info.time_limit_s,
         ordinal=info.sampler == "cmaes",
+        timing=info.timing,
         host=str(host.get("hostname", socket.gethostname())),
         cpu=cpu_name(host),
     )

@@ -45,7 +45,7 @@ def _mp_context() -> BaseContext:
     if _context is None:
         if "forkserver" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["xlinalg", "tuner.candidate"])
+            ctx.set_forkserver_preload(["tuner._preload"])
             _context = ctx
         else:  # pragma: no cover - non-POSIX hosts
             _context = multiprocessing.get_context("spawn")
@@ -143,6 +143,7 @@ class TrialObjective:
     sizes: dict[str, int] | None = None
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
     ordinal: bool = False
+    timing: dict[str, float] | None = None
     host: str = field(default_factory=socket.gethostname)
     cpu: str = ""
 
@@ -165,6 +166,7 @@ class TrialObjective:
             seed=self.seed,
             sizes=self.sizes,
             fault=fault_for_trial(trial.number),
+            timing=self.timing,
         )
         result = measure(request, self.time_limit_s)
         record(trial, result)

@@ -157,6 +157,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- tuning
 
 
+def _knob_text(trial: FrozenTrial) -> str:
+    import json
+
+    values = trial.params
+    text = trial.user_attrs.get("knobs")
+    if isinstance(text, str):
+        try:
+            values = json.loads(text)
+        except ValueError:
+            pass
+    return " ".join(f"{k}={v}" for k, v in values.items())
+
+
 class _Progress:
     """One line per finished trial: count/budget, number, status, GFLOP/s, best so far."""
 
@@ -171,7 +184,7 @@ class _Progress:
             done = counted_trials(study)
             total = f"/{self.budget}" if self.budget is not None else ""
             status = str(trial.user_attrs.get("status", trial.state.name.lower()))
-            knobs = " ".join(f"{k}={v}" for k, v in trial.params.items())
+            knobs = _knob_text(trial)
             if status == "ok":
                 detail = (f"{trial.user_attrs.get('gflops', 0.0):8.2f} GFLOP/s  "
                           f"{_ms(float(trial.value or 0.0)):>10}")
@@ -193,7 +206,7 @@ def _run_parallel(workers: int, body: Callable[[], int]) -> None:
     def guarded() -> None:
         try:
             body()
-        except BaseException as err:  # re-raised in the main thread
+        except BaseException as err:  # noqa: BLE001 - re-raised in the main thread
             errors.append(err)
 
     threads = [threading.Thread(target=guarded, daemon=True) for _ in range(workers)]
@@ -225,7 +238,7 @@ def _finish(study: optuna.Study, storage: str, out_dir: str | None) -> int:
               f"see: xlinalg report --storage {storage} --study {study.study_name}",
               file=sys.stderr)
         return 1
-    knobs = " ".join(f"{k}={v}" for k, v in best.params.items())
+    knobs = _knob_text(best)
     _out(f"best:     trial {best.number}: {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s, "
          f"median {_ms(float(best.value or 0.0))}  ({knobs})")
     if out_dir is not None:
@@ -254,6 +267,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         payload_name=args.payload, space_name=args.space, space_path=args.space,
         entry=args.entry, sampler=args.sampler, seed=args.seed, n_trials=n_trials,
         time_limit_s=args.time_limit, sizes=_sizes(args.size),
+        timing={"max_total_s": args.timing_budget} if args.timing_budget else None,
     )
     info = tuner_study.StudyInfo.of(study)
     done = tuner_study.counted_trials(study)
@@ -392,6 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--entry")
     tune.add_argument("--time-limit", type=_positive_float, default=120.0, metavar="S",
                       help="per-candidate time limit in seconds (default 120)")
+    tune.add_argument("--timing-budget", type=_positive_float, metavar="S",
+                      help="seconds of timing repeats per candidate (default: the harness's)")
     tune.add_argument("--size", action="append", metavar="ARG:DIM=N")
     tune.set_defaults(func=cmd_tune)
 

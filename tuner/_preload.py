@@ -1,0 +1,17 @@
+"""Imported once by the forkserver that forks candidate processes (see `tuner.worker`).
+
+Importing the compiler here makes every forked candidate start warm. A failure to
+import is not fatal for the server: each candidate then imports (and reports) it
+itself, as a `compile_error` of that candidate.
+"""
+
+from __future__ import annotations
+
+try:
+    import xlinalg
+    import xlinalg.backend.jit
+    import xlinalg.lowering.pipeline  # noqa: F401
+except Exception:  # noqa: BLE001, S110 - reported per candidate instead
+    pass
+
+import tuner.candidate  # noqa: F401
