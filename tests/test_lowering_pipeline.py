@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import shutil
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -599,3 +601,21 @@ def test_named_ops_are_generalized_then_lowered() -> None:
     a, b, c = rand(9, 6), rand(6, 11), rand(9, 11)
     f(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(
+    shutil.which("iree-opt") is None, reason="iree-opt (iree-base-compiler) not installed"
+)
+def test_scf_and_cf_level_ir_is_accepted_by_upstream_mlir() -> None:
+    for text in (TILED_MATMUL, SCF_CONTROL_FLOW):
+        for lower in (lower_to_scf, lower_to_cf):
+            printed = str(lower(parse(text)))
+            done = subprocess.run(
+                ["iree-opt", "-"],
+                input=printed,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
