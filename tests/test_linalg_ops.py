@@ -189,7 +189,7 @@ UPSTREAM_LINES = [
      "affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
      "ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>",
      [("a", "tensor<4x8xf32>"), ("b", "tensor<8xf32>"), ("c", "tensor<4x16xf32>")]),
-    ("linalg.copy {cast = #linalg.type_fn<cast_unsigned>, my.tag = 3 : i64} "
+    ("linalg.copy {my.tag = 3 : i64, cast = #linalg.type_fn<cast_unsigned>} "
      "ins(%a : memref<4xi8>) outs(%b : memref<4xf32>)",
      [("a", "memref<4xi8>"), ("b", "memref<4xf32>")]),
     ("linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "

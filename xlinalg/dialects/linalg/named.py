@@ -336,16 +336,15 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                 continue
             printer.print_string(f" {attr_spec.name} = ")
             _print_attr_value(printer, attr_spec, value)
-        attr_dict: dict[str, Attribute] = {
-            a.name: v
-            for a in spec.attrs
-            if a.syntax is AttrSyntax.DICT and (v := self.properties.get(a.name)) is not None
-        }
-        attr_dict.update(self.attributes)
+        # upstream order: discardable attributes (sorted), then the inherent ones
+        attr_dict: dict[str, Attribute] = dict(sorted(self.attributes.items()))
+        for a in spec.attrs:
+            if a.syntax is AttrSyntax.DICT and (v := self.properties.get(a.name)) is not None:
+                attr_dict[a.name] = v
         attrs_after = any(a.syntax is AttrSyntax.KEYWORD_AFTER for a in spec.attrs)
         if attr_dict and not attrs_after:
             printer.print_string(" ")
-            printer.print_attr_dict(dict(sorted(attr_dict.items())))
+            printer.print_attr_dict(attr_dict)
         print_operand_group(printer, "ins", self.get_inputs())
         print_operand_group(printer, "outs", self.get_outputs())
         for attr_spec in spec.attrs:
@@ -355,7 +354,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                 _print_attr_value(printer, attr_spec, value)
         if attr_dict and attrs_after:
             printer.print_string(" ")
-            printer.print_attr_dict(dict(sorted(attr_dict.items())))
+            printer.print_attr_dict(attr_dict)
         if spec.print_results:
             print_result_types(printer, self.result_types)
 
