@@ -780,3 +780,57 @@ func.func @f(%x: vector<4xf32>) -> vector<4xf32> {
     llvm_binding.parse_assembly(ir).verify()
     assert "@llvm.exp.v4f32(<4 x float>" in ir and "@llvm.maximum.v4f32" in ir
     assert "float 0x4012000000000000" in ir  # 4.5 as LLVM's hex double spelling
+
+
+def test_symbol_names_that_need_quoting() -> None:
+    text = """
+func.func @"kernel-v2.0"(%x: i64) -> i64 {
+  %c = arith.constant 3 : i64
+  %y = arith.muli %x, %c : i64
+  return %y : i64
+}
+"""
+    call, _ = jit(text, "kernel-v2.0")
+    assert call(14) == 42
+    text = text.replace('"kernel-v2.0"', '"kernel 2"')
+    assert 'define i64 @"kernel 2"(' in lower(text).llvm_ir
+
+
+def test_signature_of_static_strided_layout() -> None:
+    text = """
+func.func @f(%a: memref<4x?xf64, strided<[16, 2], offset: 3>>, %n: index, %t: i16) -> i1 {
+  %c = arith.constant true
+  return %c : i1
+}
+"""
+    lowered = lower(text)
+    sig = lowered.functions["f"]
+    assert sig.args == (
+        MemRefArg(np.dtype(np.float64), (4, None), (16, 2)),
+        ScalarArg(np.dtype(np.int64)),
+        ScalarArg(np.dtype(np.int16)),
+    )
+    assert sig.result == ScalarArg(np.dtype(np.bool_))
+    assert "ret i1 true" in lowered.llvm_ir
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "func.func @f(%a: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>) { return }",
+            "only identity and strided layouts",
+        ),
+        (
+            "func.func @f(%a: memref<4xf32>) -> memref<4xf32> { return %a : memref<4xf32> }",
+            "memref result",
+        ),
+        (
+            "func.func @f(%x: f32) -> (f32, f32) { return %x, %x : f32, f32 }",
+            "at most one result",
+        ),
+    ],
+)
+def test_unsupported_inputs_raise_lowering_error(text: str, message: str) -> None:
+    with pytest.raises(LoweringError, match=message):
+        lower(text)

@@ -8,6 +8,7 @@ accepted by `llvmlite.binding.parse_assembly`.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterable
 
@@ -102,6 +103,17 @@ def type_text(t: Attribute) -> str:
         (n,) = t.get_shape()
         return f"<{n} x {type_text(t.element_type)}>"
     raise LoweringError(f"cannot emit type {t} as LLVM IR")
+
+
+_PLAIN_NAME = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
+
+
+def global_name(name: str) -> str:
+    """`@name`, quoted when LLVM's identifier syntax requires it."""
+    if _PLAIN_NAME.fullmatch(name):
+        return "@" + name
+    escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):02X}" for c in name)
+    return f'@"{escaped}"'
 
 
 def _int_text(value: int, width: int) -> str:
@@ -236,7 +248,7 @@ class _FunctionEmitter:
         name = f.sym_name.data
         if not blocks:
             params = ", ".join(type_text(t) for t in ftype.inputs.data)
-            return [f"declare {ret} @{name}({params})"]
+            return [f"declare {ret} {global_name(name)}({params})"]
         entry = blocks[0]
         for block in blocks:  # number values in program order, for readable IR
             self.label(block)
@@ -248,7 +260,7 @@ class _FunctionEmitter:
                         self.ref(r)
         params = ", ".join(self.typed(a) for a in entry.args)
         prefix = "define " if linkage == "external" else f"define {linkage} "
-        self.lines.append(f"{prefix}{ret} @{name}({params}) {{")
+        self.lines.append(f"{prefix}{ret} {global_name(name)}({params}) {{")
         incoming = self._incoming(blocks)
         for block in blocks:
             self.lines.append(f"{self.label(block)}:")
@@ -343,14 +355,15 @@ class _FunctionEmitter:
             ret_t = op.ress.type if op.ress is not None else llvm.LLVMVoidType()
             self.m.declare(name, arg_types, ret_t)
             args = ", ".join(self.typed(a) for a in op.args)
-            return f"call {_fastmath_text(op)}{type_text(ret_t)} @{name}({args})"
+            return f"call {_fastmath_text(op)}{type_text(ret_t)} {global_name(name)}({args})"
         if isinstance(op, llvm.CallOp):
             if op.callee is None:
                 raise LoweringError("indirect llvm.call is not supported")
             ret_t = op.returned.type if op.returned is not None else llvm.LLVMVoidType()
             args = ", ".join(self.typed(a) for a in op.args)
             fm = _fastmath_text(op)
-            return f"call {fm}{type_text(ret_t)} @{op.callee.string_value()}({args})"
+            callee = global_name(op.callee.string_value())
+            return f"call {fm}{type_text(ret_t)} {callee}({args})"
         if isinstance(op, llvm.BrOp):
             return f"br label %{self.label(op.successor)}"
         if isinstance(op, llvm.CondBrOp):
@@ -394,7 +407,7 @@ class LLVMIREmitter:
     def declare(self, name: str, inputs: list[Attribute], output: Attribute) -> None:
         if name not in self._declared:
             params = ", ".join(type_text(t) for t in inputs)
-            self._declared[name] = f"declare {type_text(output)} @{name}({params})"
+            self._declared[name] = f"declare {type_text(output)} {global_name(name)}({params})"
 
     def emit(self, module: ModuleOp) -> str:
         body: list[str] = []
