@@ -17,7 +17,7 @@ time a trial records).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING
@@ -126,11 +126,10 @@ def check_cf_level(module: ModuleOp) -> None:
 def lower_to_llvm(module: ModuleOp, timings: dict[str, float] | None = None) -> LoweredModule:
     """The whole pipeline: the payload (after the transform interpreter) → LLVM IR text."""
     lower_to_cf(module, timings)
-    convert: Callable[[ModuleOp], LoweredModule]
-    from xlinalg.lowering.to_llvm import convert_to_llvm_ir as convert
+    from xlinalg.lowering.to_llvm import convert_to_llvm_ir
 
     with _stage(timings, "to-llvm"):
-        return convert(module)
+        return convert_to_llvm_ir(module)
 
 
 __all__ = [
