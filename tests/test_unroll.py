@@ -15,10 +15,11 @@ from test_tile import (
     reparse,
     the_op,
 )
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 
 from xlinalg.errors import TransformFailure
+from xlinalg.transforms.canonicalize_loops import canonicalize_loops
 from xlinalg.reference.function import run_function
 from xlinalg.transforms.tile import tile_using_for
 from xlinalg.transforms.unroll import static_trip_count, unroll_for
@@ -173,3 +174,57 @@ def test_unroll_inner_loop_of_tiled_matmul() -> None:
     # 2 copies of that in the main loop + 1 promoted epilogue iteration
     assert len([op for op in module.walk() if op.name == "linalg.generic"]) == 9
     check_same_result(parse(STATIC_MM), reparse(module), MM_SHAPES)
+
+
+# ---------------------------------------------------------------------------
+# canonicalize_loops: the clean-up of tiled / unrolled IR
+# ---------------------------------------------------------------------------
+
+
+def test_canonicalize_after_full_unroll_of_tiled_loop() -> None:
+    text = STATIC_MM.replace("37x23", "37x24").replace("23x29", "24x29").replace(
+        "memref<37x24xf32>, memref<23x29xf32>", "memref<37x24xf32>, memref<24x29xf32>"
+    )
+    module = parse(text)
+    result = tile_using_for(the_op(module), [8, 16, 12])
+    unroll_for(result.loops[-1], 2)  # k: 24 / 12 = 2 iterations, fully unrolled
+    canonicalize_loops(module)
+    module.verify()
+    assert len(loops(module)) == 2
+    assert not any(isinstance(op, arith.AddiOp) for op in module.walk())
+    views = [op for op in module.walk() if isinstance(op, memref.SubviewOp)]
+    # the unrolled copies address k = 0 and k = 12 with static offsets
+    static_k = sorted(
+        op.static_offsets.get_values()[1] for op in views if op.source.type.get_shape() == (37, 24)
+    )
+    assert static_k == [0, 12]
+    check_same_result(parse(text), reparse(module), [(37, 24), (24, 29), (37, 29)])
+    before = str(module)
+    canonicalize_loops(module)
+    assert str(module) == before  # idempotent
+
+
+def test_canonicalize_promotes_single_iteration_and_folds_min() -> None:
+    module = parse(STATIC_MM)
+    result = tile_using_for(the_op(module), [8, 32, 5])  # j: one iteration of a 32-tile over 29
+    assert len(result.loops) == 3
+    canonicalize_loops(module)
+    module.verify()
+    assert len(loops(module)) == 2
+    mins = [op for op in module.walk() if isinstance(op, affine.MinOp)]
+    assert len(mins) == 2  # min(29 - 0, 32) folded to the constant 29
+    check_same_result(parse(STATIC_MM), reparse(module), MM_SHAPES)
+
+
+def test_canonicalize_erases_empty_loops_forwarding_inits() -> None:
+    text = sum_loop("%c10", "%c2", "%c1")
+    module = parse(text)
+    canonicalize_loops(module)
+    module.verify()
+    assert loops(module) == []
+    check_equivalent(text, module)
+    text = sum_loop("%c2", "%c3", "%c1")  # one iteration: promoted
+    module = parse(text)
+    canonicalize_loops(module)
+    assert loops(module) == []
+    check_equivalent(text, module)
