@@ -19,8 +19,8 @@ from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.canonicalize_loops import canonicalize_loops
 from xlinalg.reference.function import run_function
+from xlinalg.transforms.canonicalize_loops import canonicalize_loops
 from xlinalg.transforms.tile import tile_using_for
 from xlinalg.transforms.unroll import static_trip_count, unroll_for
 
