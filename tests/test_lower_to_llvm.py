@@ -834,3 +834,48 @@ func.func @f(%a: memref<4x?xf64, strided<[16, 2], offset: 3>>, %n: index, %t: i1
 def test_unsupported_inputs_raise_lowering_error(text: str, message: str) -> None:
     with pytest.raises(LoweringError, match=message):
         lower(text)
+
+
+NESTED_SUBVIEW = (
+    """
+func.func @f(%a: memref<?x?x?xf32>, %o: index, %n: index, %m: index, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = memref.subview %a[%o, 1, 0] [%n, 1, %m] [1, 1, 2]
+      : memref<?x?x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+  %t = memref.subview %s[1, %c1] [1, 3] [1, 1]
+      : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<3xf32, strided<[?], offset: ?>>
+"""
+    + loop(
+        "%k",
+        "%c0",
+        "%m",
+        "%c1",
+        """
+  %c3 = arith.constant 3 : index
+  %inside = arith.cmpi slt, %k, %c3 : index
+  %kk = arith.select %inside, %k, %c0 : index
+  %v = memref.load %t[%kk] : memref<3xf32, strided<[?], offset: ?>>
+  %w = memref.load %s[%c0, %k] : memref<?x?xf32, strided<[?, ?], offset: ?>>
+  %r = arith.select %inside, %v, %w : f32
+  memref.store %r, %out[%k] : memref<?xf32>
+""",
+        "k",
+        "done",
+    )
+    + """
+^done:
+  return
+}
+"""
+)
+
+
+def test_rank_reducing_middle_dim_and_subview_of_subview() -> None:
+    call, _ = jit(NESTED_SUBVIEW, "f")
+    a = np.arange(5 * 4 * 11, dtype=np.float32).reshape(5, 4, 11)
+    out = np.zeros(5, dtype=np.float32)
+    call(a, 2, 3, 5, out)
+    s = a[2 : 2 + 3, 1, 0:10:2]  # [%o, 1, 0] [%n, 1, %m] [1, 1, 2], middle dim dropped
+    t = s[1, 1:4]
+    np.testing.assert_array_equal(out, np.concatenate([t, s[0, 3:5]]))

@@ -16,6 +16,7 @@ from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -27,7 +28,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
-from xlinalg.lowering.to_llvm.builder import Builder, constant_int, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.types import (
@@ -52,7 +53,7 @@ def _mixed(b: Builder, static: Sequence[int], dynamic: Sequence[SSAValue]) -> li
     out: list[Index] = []
     it = iter(dynamic)
     for s in static:
-        out.append(b.to_llvm(next(it)) if s == DYNAMIC_INDEX else s)
+        out.append(fold_int(b.to_llvm(next(it))) if s == DYNAMIC_INDEX else s)
     return out
 
 
@@ -142,32 +143,43 @@ def _dropped_dims(src_sizes: Sequence[int | None], res_shape: Sequence[int | Non
     return dropped
 
 
+def _offsets_sizes_strides(
+    b: Builder, op: Operation
+) -> tuple[list[Index], list[Index], list[Index], list[int | None]]:
+    """Mixed static/dynamic offsets, sizes and strides of a subview or reinterpret_cast.
+
+    Also returns the sizes that are static in the op itself (None for `?`).
+    """
+    lists: list[list[Index]] = []
+    static_sizes: list[int | None] = []
+    rest = list(op.operands[1:])
+    for name in ("static_offsets", "static_sizes", "static_strides"):
+        attr = op.properties[name]
+        assert isinstance(attr, DenseArrayBase)
+        static = [int(v) for v in attr.get_values()]
+        n_dynamic = sum(1 for v in static if v == DYNAMIC_INDEX)
+        lists.append(_mixed(b, static, rest[:n_dynamic]))
+        rest = rest[n_dynamic:]
+        if name == "static_sizes":
+            static_sizes = [None if v == DYNAMIC_INDEX else v for v in static]
+    return lists[0], lists[1], lists[2], static_sizes
+
+
 def _lower_subview(b: Builder, op: Operation) -> SSAValue:
+    """The subview's descriptor: same buffer, offset += Σ off_d·stride_d, strides *= steps."""
     src_v, res_v = op.operands[0], op.results[0]
-    assert isinstance(res_v.type, MemRefType)
+    res_t = res_v.type
+    assert isinstance(res_t, MemRefType)
     src = _descriptor(b, src_v)
-    n_off = len(op.properties["static_offsets"].get_values())  # type: ignore[union-attr]
-    segs = op.properties.get("operandSegmentSizes")
-    counts = list(segs.get_values()) if segs is not None else None  # type: ignore[union-attr]
-    operands = list(op.operands)
-    if counts is None:
-        raise LoweringError("memref.subview without operand segment sizes")
-    o_end = 1 + counts[1]
-    s_end = o_end + counts[2]
-    offsets = _mixed(b, op.properties["static_offsets"].get_values(), operands[1:o_end])  # type: ignore[union-attr]
-    sizes = _mixed(b, op.properties["static_sizes"].get_values(), operands[o_end:s_end])  # type: ignore[union-attr]
-    steps = _mixed(b, op.properties["static_strides"].get_values(), operands[s_end:])  # type: ignore[union-attr]
-    assert n_off == src.rank
+    offsets, sizes, steps, static_sizes = _offsets_sizes_strides(b, op)
     offset: Index = src.offset(b)
     new_strides: list[Index] = []
     for d in range(src.rank):
         stride = src.stride(b, d)
         offset = b.add_i64(offset, b.mul_i64(offsets[d], stride))
         new_strides.append(b.mul_i64(stride, steps[d]))
-    static_sizes = [s if isinstance(s, int) else None for s in sizes]
-    dropped = _dropped_dims(static_sizes, memref_shape(res_v.type))
+    dropped = _dropped_dims(static_sizes, memref_shape(res_t))
     keep = [d for d in range(src.rank) if d not in dropped]
-    res_t = res_v.type
     res_sizes = _prefer_static(memref_shape(res_t), [sizes[d] for d in keep])
     res_strides = _prefer_static(memref_strides(res_t), [new_strides[d] for d in keep])
     static_off = memref_offset(res_t)
@@ -186,13 +198,7 @@ def _lower_reinterpret_cast(b: Builder, op: Operation) -> SSAValue:
     res_t = op.results[0].type
     assert isinstance(res_t, MemRefType)
     src = _descriptor(b, op.operands[0])
-    segs = op.properties["operandSegmentSizes"].get_values()  # type: ignore[union-attr]
-    operands = list(op.operands)
-    o_end = 1 + segs[1]
-    s_end = o_end + segs[2]
-    offsets = _mixed(b, op.properties["static_offsets"].get_values(), operands[1:o_end])  # type: ignore[union-attr]
-    sizes = _mixed(b, op.properties["static_sizes"].get_values(), operands[o_end:s_end])  # type: ignore[union-attr]
-    strides = _mixed(b, op.properties["static_strides"].get_values(), operands[s_end:])  # type: ignore[union-attr]
+    offsets, sizes, strides, _ = _offsets_sizes_strides(b, op)
     return build_descriptor(
         b, res_t, src.allocated_ptr(b), src.aligned_ptr(b), offsets[0], sizes, strides
     ).value
