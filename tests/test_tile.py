@@ -532,3 +532,38 @@ def test_all_zero_sizes_keeps_an_equivalent_op() -> None:
     assert result.loops == []
     assert the_op(module) is result.tiled_op
     check_same_result(parse(STATIC_MM), reparse(module), MM_SHAPES)
+
+
+def test_precondition_failures_leave_ir_untouched() -> None:
+    non_strided = """
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%A: memref<4x6xf32, #t>, %O: memref<4x6xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%A : memref<4x6xf32, #t>) outs(%O : memref<4x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+"""
+    no_range = """
+#x = affine_map<(d0, d1) -> (d0 + d1)>
+#o = affine_map<(d0, d1) -> (d0)>
+func.func @f(%X: memref<20xf32>, %O: memref<16xf32>) {
+  linalg.generic {indexing_maps = [#x, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%X : memref<20xf32>) outs(%O : memref<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+    for text, match in ((non_strided, "strided subview"), (no_range, "range of loop #1")):
+        module = parse(text)
+        before = str(module)
+        with pytest.raises(TransformFailure, match=match) as info:
+            tile_using_for(the_op(module), [2, 2])
+        assert info.value.silenceable
+        assert str(module) == before

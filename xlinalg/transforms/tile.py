@@ -39,7 +39,7 @@ from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, fold_constant
-from xlinalg.transforms.subview_type import subview_result_type
+from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
 
 @dataclass(frozen=True)
@@ -105,11 +105,10 @@ def _source_size(value: SSAValue, index: int) -> OpFoldResult | None:
     return None
 
 
-def loop_ranges(op: StructuredOpInterface, builder: IndexBuilder) -> list[OpFoldResult]:
-    """The trip count of every loop, from the first operand dim indexed by exactly that loop
-    (upstream's `createLoopRanges`): constants for static shapes, else `memref.dim`."""
+def loop_range_sources(op: StructuredOpInterface) -> list[tuple[SSAValue, int]]:
+    """For every loop, the first (operand, dim) indexed by exactly that loop (upstream's
+    `createLoopRanges`); a silenceable failure when a loop has none."""
     num_loops = op.get_num_loops()
-    ranges: list[OpFoldResult | None] = [None] * num_loops
     sources: list[tuple[SSAValue, int] | None] = [None] * num_loops
     for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
         if shape_of(value.type) is None:
@@ -117,20 +116,30 @@ def loop_ranges(op: StructuredOpInterface, builder: IndexBuilder) -> list[OpFold
         for index, expr in enumerate(amap.results):
             if isinstance(expr, AffineDimExpr) and sources[expr.position] is None:
                 sources[expr.position] = (value, index)
+    found: list[tuple[SSAValue, int]] = []
     for loop, source in enumerate(sources):
         if source is None:
+            name = op.name  # type: ignore[attr-defined]
             raise _fail(
-                f"cannot compute the range of loop #{loop} of '{op.name}': no operand "  # type: ignore[attr-defined]
+                f"cannot compute the range of loop #{loop} of '{name}': no operand "
                 "dimension is indexed by it alone"
             )
-        value, index = source
+        found.append(source)
+    return found
+
+
+def loop_ranges(op: StructuredOpInterface, builder: IndexBuilder) -> list[OpFoldResult]:
+    """The trip count of every loop: a constant for a static dim, the size operand of a
+    producing `memref.subview`, else a new `memref.dim`."""
+    ranges: list[OpFoldResult] = []
+    for value, index in loop_range_sources(op):
         known = _source_size(value, index)
         if known is None:
             dim_op = memref.DimOp(value, builder.constant(index))
             builder.insert(dim_op)
             known = dim_op.result
-        ranges[loop] = known
-    return [r for r in ranges if r is not None]
+        ranges.append(known)
+    return ranges
 
 
 def _new_loop(lb: SSAValue, ub: SSAValue, step: SSAValue) -> scf.ForOp:
@@ -206,6 +215,14 @@ def tile_using_for(
     num_loops = structured.get_num_loops()
     sizes = normalize_tile_sizes(tile_sizes, num_loops, op.name)
     order = normalize_interchange(interchange, num_loops)
+
+    # Check every precondition before the IR is touched.
+    loop_range_sources(structured)
+    for value, amap in zip(structured.get_operands_in_order(), structured.get_indexing_maps()):
+        if shape_of(value.type) is None or not _uses_tiled_loop(amap, sizes):
+            continue
+        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:  # type: ignore[arg-type]
+            raise _fail(f"tile_using_for: cannot take a strided subview of {value.type}")
 
     outer = IndexBuilder(InsertPoint.before(op))
     ranges = loop_ranges(structured, outer)
