@@ -114,12 +114,11 @@ def test_tune_report_export_run(work: Path) -> None:
     assert consts.returncode == 0, consts.stderr
     assert "transform.tune" not in (work / "c.mlir").read_text()
 
-    for schedule in ("best.mlir", "c.mlir"):
-        run = xlinalg(work, "run", "mm.mlir", "--schedule", schedule, "--check")
-        assert run.returncode == 0, run.stderr
-        assert "check:   ok" in run.stdout and "GFLOP/s" in run.stdout
+    run = xlinalg(work, "run", "mm.mlir", "--schedule", "best.mlir", "--check")
+    assert run.returncode == 0, run.stderr
+    assert "check:   ok" in run.stdout and "GFLOP/s" in run.stdout
 
     worker = xlinalg(work, "worker", "--storage", "sqlite:///results/xlinalg.db",
-                     "--study", "mm-space", "--trials", "6")
+                     "--study", "mm-space", "--trials", "5")
     assert worker.returncode == 0, worker.stderr
-    assert len(_counted(_study(work, "mm-space"))) == 6
+    assert len(_counted(_study(work, "mm-space"))) == 5

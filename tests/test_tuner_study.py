@@ -102,7 +102,7 @@ def test_report_best_first(recorded: tuple[str, str]) -> None:
     frame = trials_dataframe(*recorded)
     assert list(frame.columns) == ["number", "tile_m", "reg_m", "status", "median_s", "gflops",
                                    "cv", "min_s", "compile_s", "repeats", "state", "datetime",
-                                   "error"]
+                                   "error", "duplicate_of"]
     assert list(frame["number"]) == [2, 0, 1, 3, 4]
     assert list(frame["status"]) == ["ok", "ok", "pruned_constraint", "crash", "interrupted"]
     assert frame.loc[0, "gflops"] == 2.0 and frame.loc[0, "tile_m"] == 8

@@ -131,12 +131,12 @@ def test_study_continues_after_crash_and_hang(tmp_path: Path,
         sampler="random", seed=0, n_trials=4, time_limit_s=6.0,
         timing={"max_total_s": 0.05})
     info = tuner_study.StudyInfo.of(study)
-    for number, reg_m in enumerate((1, 1, 2, 1)):
-        study.enqueue_trial({"tile_m": (4, 8, 8, 4)[number], "reg_m": reg_m})
-    tuner_study.run(study, space, info, n_trials=4)
+    for tile_m, reg_m in ((4, 1), (8, 1), (8, 2), (4, 2), (8, 2)):
+        study.enqueue_trial({"tile_m": tile_m, "reg_m": reg_m})
+    tuner_study.run(study, space, info, n_trials=5)
     trials = study.get_trials()
-    assert len(trials) == 4
-    crash, hang, good1, good2 = trials
+    assert len(trials) == 5
+    crash, hang, good1, good2, again = trials
     assert crash.state == TrialState.FAIL and crash.user_attrs["status"] == "crash"
     assert "SIGSEGV" in crash.user_attrs["error"]
     assert hang.state == TrialState.FAIL and hang.user_attrs["status"] == "timeout"
@@ -147,5 +147,7 @@ def test_study_continues_after_crash_and_hang(tmp_path: Path,
         for key in ("gflops", "cv", "min_s", "compile_s", "repeats", "host", "cpu"):
             assert key in good.user_attrs
         assert good.user_attrs["gflops"] > 0
-    assert tuner_study.counted_trials(study) == 4
-    assert tuner_study.best_trial(study).number in (2, 3)
+    assert again.user_attrs["duplicate_of"] == 2 and again.value == good1.value
+    assert again.state == TrialState.COMPLETE
+    assert tuner_study.counted_trials(study) == 5
+    assert tuner_study.best_trial(study).number in (2, 3, 4)

@@ -38,7 +38,8 @@ def _knobs(trial: FrozenTrial) -> dict[str, Any]:
 
 def trials_dataframe(storage: str, study_name: str) -> pd.DataFrame:
     """One row per trial: number, every knob, status, median_s, gflops, cv, min_s,
-    compile_s, repeats, state, datetime, error; successful trials first, fastest first,
+    compile_s, repeats, state, datetime, error, duplicate_of (the trial whose measurement
+    a repeated configuration reuses); successful trials first, fastest first,
     then the others by trial number."""
     study = load(storage, study_name)
     trials = study.get_trials(deepcopy=False)
@@ -59,12 +60,14 @@ def trials_dataframe(storage: str, study_name: str) -> pd.DataFrame:
         row["state"] = trial.state.name
         row["datetime"] = trial.datetime_start
         row["error"] = trial.user_attrs.get("error", "")
+        row["duplicate_of"] = trial.user_attrs.get("duplicate_of")
         rows.append(row)
     clashes = [name for name in knob_names if name in ("number", "status", "state",
                                                         "datetime", "error", *METRICS)]
     if clashes:
         raise ValueError(f"knob names clash with report columns: {', '.join(clashes)}")
-    columns = ["number", *knob_names, "status", *METRICS, "state", "datetime", "error"]
+    columns = ["number", *knob_names, "status", *METRICS, "state", "datetime", "error",
+               "duplicate_of"]
     frame = pd.DataFrame(rows, columns=columns)
     if frame.empty:
         return frame
@@ -79,7 +82,7 @@ def format_table(frame: pd.DataFrame, top: int | None = None) -> str:
     if frame.empty:
         return "(no trials)"
     shown = frame.head(top) if top is not None else frame
-    view = shown.drop(columns=["state", "datetime"]).copy()
+    view = shown.drop(columns=["state", "datetime", "duplicate_of"]).copy()
     view["median_ms"] = view.pop("median_s").map(lambda v: "" if pd.isna(v) else f"{v*1e3:.4g}")
     view["min_ms"] = view.pop("min_s").map(lambda v: "" if pd.isna(v) else f"{v*1e3:.4g}")
     view["gflops"] = view["gflops"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")

@@ -13,6 +13,9 @@ the tuner's process). The parent waits at most `time_limit_s`:
 `TrialObjective` turns that into Optuna trials: knob values from the sampler,
 constraint pre-check (violations are pruned without compiling, status
 `pruned_constraint`), measurement, and user attrs on every trial, failed or not.
+A configuration measured before in the same study is not measured again: the
+trial repeats the earlier result (user attr `duplicate_of`), so samplers that
+propose a point twice do not spend a measurement on it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 import optuna
+from optuna.trial import FrozenTrial, TrialState
 
 from tuner.candidate import CandidateRequest, child_main, request_dict
 from tuner.space import SearchSpace
@@ -158,6 +162,9 @@ class TrialObjective:
             trial.set_user_attr("error", f"violates constraint '{violated.text}' "
                                 f"({violated.location})")
             raise optuna.TrialPruned(f"constraint '{violated.text}'")
+        previous = _measured_before(trial)
+        if previous is not None:
+            return _repeat(trial, previous)
         request = CandidateRequest(
             payload=self.payload,
             schedule=self.schedule,
@@ -173,6 +180,27 @@ class TrialObjective:
         if result["status"] != "ok":
             raise CandidateFailed(f"{result['status']}: {result.get('error', '')}")
         return float(result["median_s"])
+
+
+def _measured_before(trial: optuna.Trial) -> FrozenTrial | None:
+    """An earlier trial of the study with the same knob values and a recorded result."""
+    params = trial.params
+    for other in trial.study.get_trials(deepcopy=False,
+                                        states=(TrialState.COMPLETE, TrialState.FAIL)):
+        if (other.number != trial.number and other.params == params
+                and "status" in other.user_attrs and "duplicate_of" not in other.user_attrs):
+            return other
+    return None
+
+
+def _repeat(trial: optuna.Trial, previous: FrozenTrial) -> float:
+    """Record a configuration that was already measured: same result, not re-measured."""
+    result = dict(previous.user_attrs)
+    record(trial, result)
+    trial.set_user_attr("duplicate_of", previous.number)
+    if previous.state != TrialState.COMPLETE or previous.value is None:
+        raise CandidateFailed(f"{result['status']}: {result.get('error', '')}")
+    return float(previous.value)
 
 
 _ATTRS = ("gflops", "cv", "min_s", "median_s", "compile_s", "repeats", "inner_loops",

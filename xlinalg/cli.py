@@ -190,6 +190,8 @@ class _Progress:
                           f"{_ms(float(trial.value or 0.0)):>10}")
             else:
                 detail = str(trial.user_attrs.get("error", ""))[:70]
+            if "duplicate_of" in trial.user_attrs:
+                detail += f" (same knobs as trial {trial.user_attrs['duplicate_of']})"
             best = best_trial(study)
             best_text = (f"best {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s (trial "
                          f"{best.number})" if best is not None else "best -")
