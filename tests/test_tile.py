@@ -567,3 +567,38 @@ func.func @f(%X: memref<20xf32>, %O: memref<16xf32>) {
             tile_using_for(the_op(module), [2, 2])
         assert info.value.silenceable
         assert str(module) == before
+
+
+NAMED = """
+func.func @named(%A: memref<13x?xf32>, %T: memref<?x13xf32>, %v: memref<?xf32>, %y: memref<13xf32>,
+                 %Bc: memref<5x13x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.transpose ins(%A : memref<13x?xf32>) outs(%T : memref<?x13xf32>) permutation = [1, 0]
+  linalg.fill ins(%zero : f32) outs(%y : memref<13xf32>)
+  linalg.matvec ins(%A, %v : memref<13x?xf32>, memref<?xf32>) outs(%y : memref<13xf32>)
+  linalg.broadcast ins(%A : memref<13x?xf32>) outs(%Bc : memref<5x13x?xf32>) dimensions = [0]
+  return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "sizes"),
+    [
+        ("linalg.transpose", [4, 5]),
+        ("linalg.fill", [6]),
+        ("linalg.matvec", [4, 3]),
+        ("linalg.matvec", [0, 3]),
+        ("linalg.broadcast", [2, 4, 3]),
+    ],
+)
+def test_named_ops_tile_to_the_same_result(name: str, sizes: list[int]) -> None:
+    module = parse(NAMED)
+    op = next(o for o in module.walk() if o.name == name)
+    result = tile_using_for(op, sizes)
+    module.verify()
+    assert result.tiled_op.name == name
+    assert len(result.loops) == sum(1 for s in sizes if s)
+    shapes = [(13, 10), (10, 13), (10,), (13,), (5, 13, 10)]
+    for out in (1, 3, 4):
+        check_same_result(parse(NAMED), reparse(module), shapes, name="named", out=out)
