@@ -720,7 +720,7 @@ func.func @f(%n: index, %x: f32, %yd: f32) -> f32 {
 
 
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
-@pytest.mark.parametrize("name", ["COPY_2D", "SUBVIEW", "INT_OPS", "ALLOC_AND_CALLS"])
+@pytest.mark.parametrize("name", ["COPY_2D", "SUBVIEW", "INT_OPS", "ALLOC_AND_CALLS", "GLOBALS"])
 def test_printed_llvm_dialect_is_accepted_by_upstream_mlir(name: str, tmp_path: Any) -> None:
     module = parse(globals()[name])
     convert_to_llvm_dialect(module)
@@ -879,3 +879,26 @@ def test_rank_reducing_middle_dim_and_subview_of_subview() -> None:
     s = a[2 : 2 + 3, 1, 0:10:2]  # [%o, 1, 0] [%n, 1, %m] [1, 1, 2], middle dim dropped
     t = s[1, 1:4]
     np.testing.assert_array_equal(out, np.concatenate([t, s[0, 3:5]]))
+
+
+GLOBALS = """
+"memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<2x3xf32>, initial_value = dense<[[1.5, 2.0, -3.0], [4.0, 5.25, 6.0]]> : tensor<2x3xf32>, constant}> : () -> ()
+"memref.global"() <{sym_name = "zeros", sym_visibility = "private", type = memref<4xi32>, initial_value}> : () -> ()
+func.func @f(%i: index, %j: index) -> f32 {
+  %t = memref.get_global @table : memref<2x3xf32>
+  %z = memref.get_global @zeros : memref<4xi32>
+  %v = memref.load %t[%i, %j] : memref<2x3xf32>
+  %w = memref.load %z[%j] : memref<4xi32>
+  %wf = arith.sitofp %w : i32 to f32
+  %r = arith.addf %v, %wf : f32
+  return %r : f32
+}
+"""
+
+
+def test_memref_global_constant_table() -> None:
+    text = GLOBALS
+    call, lowered = jit(text, "f")
+    assert call(1, 1) == 5.25 and call(0, 2) == -3.0
+    assert "@table = private constant [6 x float] [float 0x3FF8000000000000" in lowered.llvm_ir
+    assert "@zeros = private global [4 x i32] zeroinitializer, align 64" in lowered.llvm_ir

@@ -17,9 +17,12 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
     i1,
     i64,
 )
@@ -304,8 +307,52 @@ def _lower_extract_strided_metadata(b: Builder, op: Operation) -> list[SSAValue]
     return [base.value, *vals]
 
 
+def _lower_global(op: Operation) -> None:
+    """`memref.global` → `llvm.mlir.global` of a flat array (row-major) of its elements."""
+    t = op.properties["type"]
+    assert isinstance(t, MemRefType)
+    if not has_identity_layout(t) or None in memref_shape(t):
+        raise LoweringError(f"cannot lower 'memref.global' of type {t}")
+    count = 1
+    for s in memref_shape(t):
+        assert s is not None
+        count *= s
+    init = op.properties.get("initial_value")
+    vis = op.properties.get("sym_visibility")
+    private = isinstance(vis, StringAttr) and vis.data == "private"
+    align_attr = op.properties.get("alignment")
+    align = max(HEAP_ALIGNMENT, align_attr.value.data if isinstance(align_attr, IntegerAttr) else 0)
+    sym = op.properties["sym_name"]
+    assert isinstance(sym, StringAttr)
+    new = llvm.GlobalOp(
+        llvm.LLVMArrayType(count, convert_type(t.element_type)),
+        sym,
+        "private" if private else "external",
+        constant=op.properties.get("constant") is not None,
+        value=init if isinstance(init, DenseIntOrFPElementsAttr) else None,
+        alignment=align,
+    )
+    replace_with = op.parent_block()
+    assert replace_with is not None
+    replace_with.insert_op_before(new, op)
+    replace_op(op, [])
+
+
+def _lower_get_global(b: Builder, op: Operation) -> SSAValue:
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)
+    name = op.properties["name"]
+    assert isinstance(name, SymbolRefAttr)
+    ptr = b.add(llvm.AddressOfOp(name, llvm.LLVMPointerType()))
+    shape = [s for s in memref_shape(t) if s is not None]
+    return build_descriptor(b, t, ptr, ptr, 0, shape, _identity_strides(b, shape)).value
+
+
 def lower_memref_op(op: Operation, module: ModuleOp) -> None:
     name = op.name
+    if name == "memref.global":
+        _lower_global(op)
+        return
     b = Builder.before_op(op)
     if name == "memref.load":
         mem = _descriptor(b, op.operands[0])
@@ -343,6 +390,8 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
         results = [_lower_reinterpret_cast(b, op)]
     elif name == "memref.cast":
         results = [_descriptor(b, op.operands[0]).value]
+    elif name == "memref.get_global":
+        results = [_lower_get_global(b, op)]
     elif name == "memref.dim":
         results = [_lower_dim(b, op)]
     elif name == "memref.extract_strided_metadata":

@@ -74,7 +74,7 @@ _CASTS: dict[str, str] = {
     )
 }
 
-_INLINE = (llvm.ConstantOp, llvm.UndefOp, llvm.ZeroOp)
+_INLINE = (llvm.ConstantOp, llvm.UndefOp, llvm.ZeroOp, llvm.AddressOfOp)
 
 _FASTMATH_ORDER = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")
 
@@ -213,6 +213,8 @@ class _FunctionEmitter:
             return _constant_text(owner)
         if isinstance(owner, llvm.UndefOp):
             return "undef"
+        if isinstance(owner, llvm.AddressOfOp):
+            return global_name(owner.global_name.string_value())
         if isinstance(owner, llvm.ZeroOp):
             t = v.type
             if isinstance(t, llvm.LLVMPointerType):
@@ -397,6 +399,27 @@ class _FunctionEmitter:
         return f"getelementptr {inbounds}{type_text(op.elem_type)}, {self.typed(op.ptr)}, {idx}"
 
 
+def _global_text(op: llvm.GlobalOp) -> str:
+    """`@g = private constant [N x T] [...] , align A` for an `llvm.mlir.global`."""
+    t = op.global_type
+    value = op.value
+    if value is None:
+        init = "zeroinitializer"
+    elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, llvm.LLVMArrayType):
+        values = list(value.get_values())
+        if len(values) != t.size.data:
+            raise LoweringError(f"initializer of @{op.sym_name.data} has the wrong size")
+        et = type_text(t.type)
+        init = "[" + ", ".join(f"{et} {_scalar_const_text(v, t.type)}" for v in values) + "]"
+    else:
+        raise LoweringError(f"cannot emit the initializer of global @{op.sym_name.data}")
+    linkage = op.linkage.linkage.data
+    prefix = "" if linkage == "external" else f"{linkage} "
+    kind = "constant" if op.constant is not None else "global"
+    align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
+    return f"{global_name(op.sym_name.data)} = {prefix}{kind} {type_text(t)} {init}{align}\n"
+
+
 class LLVMIREmitter:
     """Emits a module of `llvm.func` ops as LLVM IR text."""
 
@@ -412,6 +435,9 @@ class LLVMIREmitter:
     def emit(self, module: ModuleOp) -> str:
         body: list[str] = []
         for op in module.ops:
+            if isinstance(op, llvm.GlobalOp):
+                body.append(_global_text(op))
+                continue
             if not isinstance(op, llvm.FuncOp):
                 raise LoweringError(f"cannot emit '{op.name}' at module level as LLVM IR")
             if op.body.blocks:
