@@ -409,8 +409,7 @@ func.func @rowsum(%A: memref<13x?xf32>, %B: memref<13xf32>) {
     check_same_result(parse(text), reparse(module), [(13, 19), (13,)], name="rowsum")
 
 
-def test_linalg_index_is_offset_by_tile_origin() -> None:
-    text = """
+IOTA = """
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @iota(%A: memref<11x?xf32>, %O: memref<11x?xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
@@ -429,6 +428,10 @@ func.func @iota(%A: memref<11x?xf32>, %O: memref<11x?xf32>) {
   return
 }
 """
+
+
+def test_linalg_index_is_offset_by_tile_origin() -> None:
+    text = IOTA
     module = parse(text)
     result = tile_using_for(the_op(module), [4, 3])
     tiled = result.tiled_op
@@ -440,6 +443,7 @@ func.func @iota(%A: memref<11x?xf32>, %O: memref<11x?xf32>) {
     a = random_inputs([(11, 7), (11, 7)])
     ref = a[0] + (np.arange(11)[:, None] * 100 + np.arange(7)[None, :]).astype(np.float32)
     check_same_result(parse(text), reparse(module), [(11, 7), (11, 7)], name="iota", local=True)
+    check_upstream_syntax(module)
     b = [x.copy() for x in a]
     trace = run_func(reparse(module), "iota", b).trace
     assert sum(1 for kind, _ in trace if kind == "linalg") == 3 * 3  # ceil(11/4) * ceil(7/3)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 from test_tile import (
+    IOTA,
     MM_SHAPES,
     STATIC_MM,
     check_same_result,
@@ -228,3 +229,13 @@ def test_canonicalize_erases_empty_loops_forwarding_inits() -> None:
     canonicalize_loops(module)
     assert loops(module) == []
     check_equivalent(text, module)
+
+
+def test_unroll_tiled_generic_with_index_offsets() -> None:
+    """The body's `affine.apply(index + iv)` of each unrolled copy sees that copy's iv."""
+    module = parse(IOTA)
+    result = tile_using_for(the_op(module), [4, 3])
+    unroll_for(result.loops[1], 2)  # dynamic column count: main loop + epilogue loop
+    module.verify()
+    assert len(loops(module)) == 3
+    check_same_result(parse(IOTA), reparse(module), [(11, 7), (11, 7)], name="iota", local=True)
