@@ -10,7 +10,8 @@ every dialect is converted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 
 from xdsl.dialects import llvm
@@ -26,6 +27,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.diagnostics import location_of
 from xlinalg.lowering.to_llvm.types import convert_type
 
 # Building ops through their IRDL constructors costs ~10x more than
@@ -213,6 +216,27 @@ def fold_int(v: SSAValue | int) -> SSAValue | int:
         return v
     c = constant_int(v)
     return v if c is None else c
+
+
+@contextmanager
+def lowering(op: Operation) -> Iterator[None]:
+    """Report any failure to lower `op` as a `LoweringError` with the op's location.
+
+    Unexpected exceptions (a bug, or IR that did not verify) also become a
+    LoweringError naming the op, so users never see a traceback.
+    """
+    name = op.name
+    location = location_of(op)
+    try:
+        yield
+    except LoweringError as err:
+        if err.location is None:
+            err.location = location
+        raise
+    except Exception as err:
+        raise LoweringError(
+            f"cannot lower '{name}' to LLVM: {type(err).__name__}: {err}", location
+        ) from err
 
 
 def replace_op(op: Operation, results: Sequence[SSAValue]) -> None:

@@ -19,7 +19,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
-from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
 
@@ -200,4 +200,5 @@ class ConvertArithToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in list(op.walk()):
             if inner.name.startswith("arith."):
-                lower_arith_op(inner)
+                with lowering(inner):
+                    lower_arith_op(inner)

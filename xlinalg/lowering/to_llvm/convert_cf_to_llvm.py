@@ -11,7 +11,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.types import convert_type, needs_conversion
 
 
@@ -54,7 +54,8 @@ class ConvertCfToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in list(op.walk()):
             if inner.name.startswith("cf."):
-                lower_cf_op(inner)
+                with lowering(inner):
+                    lower_cf_op(inner)
         for inner in op.ops:
             for region in inner.regions:
                 for block in list(region.blocks)[1:]:

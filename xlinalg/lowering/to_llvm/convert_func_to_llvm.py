@@ -18,7 +18,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.types import convert_type, expanded_arg_types, llvm_function_type
 
@@ -99,9 +99,12 @@ class ConvertFuncToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in list(op.walk()):
             if isinstance(inner, func.ReturnOp):
-                lower_return(inner)
+                with lowering(inner):
+                    lower_return(inner)
             elif isinstance(inner, func.CallOp):
-                lower_call(inner)
+                with lowering(inner):
+                    lower_call(inner)
         for inner in list(op.ops):
             if isinstance(inner, func.FuncOp):
-                lower_func(inner)
+                with lowering(inner):
+                    lower_func(inner)

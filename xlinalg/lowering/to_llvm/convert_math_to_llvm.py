@@ -24,7 +24,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
-from xlinalg.lowering.to_llvm.builder import Builder, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
@@ -138,4 +138,5 @@ class ConvertMathToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in list(op.walk()):
             if inner.name.startswith("math."):
-                lower_math_op(inner, op)
+                with lowering(inner):
+                    lower_math_op(inner, op)

@@ -31,7 +31,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
-from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, replace_op
+from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.types import (
@@ -410,4 +410,5 @@ class ConvertMemRefToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in list(op.walk()):
             if inner.name.startswith("memref."):
-                lower_memref_op(inner, op)
+                with lowering(inner):
+                    lower_memref_op(inner, op)

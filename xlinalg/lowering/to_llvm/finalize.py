@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
+from xlinalg.lowering.diagnostics import location_of
 
 
 def _remove_dead_casts(module: ModuleOp) -> None:
@@ -50,9 +51,11 @@ class FinalizeLLVMPass(ModulePass):
                 continue
             if isinstance(inner, UnrealizedConversionCastOp):
                 users = sorted({u.operation.name for r in inner.results for u in r.uses})
+                user = next(u.operation for r in inner.results for u in r.uses)
                 raise LoweringError(
                     "cannot lower to LLVM: a value of type "
                     f"{inner.inputs[0].type if inner.inputs else '?'} is still used by "
-                    + ", ".join(f"'{u}'" for u in users)
+                    + ", ".join(f"'{u}'" for u in users),
+                    location_of(user),
                 )
-            raise LoweringError(f"cannot lower '{inner.name}' to LLVM")
+            raise LoweringError(f"cannot lower '{inner.name}' to LLVM", location_of(inner))
