@@ -8,6 +8,7 @@ and called through ctypes with memref descriptors expanded as in
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import functools
 import shutil
 import subprocess
@@ -83,6 +84,11 @@ def assert_dominance(module: ModuleOp) -> None:
 def _initialize() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    # libm (`expf`, `powf`, `tanhf`, ... that math ops become) and compiler helpers
+    for lib in ("m", "gcc_s"):
+        path = ctypes.util.find_library(lib)
+        if path is not None:
+            llvm.load_library_permanently(path)
 
 
 def _target_machine() -> llvm.TargetMachine:
@@ -619,3 +625,133 @@ def test_scf_and_cf_level_ir_is_accepted_by_upstream_mlir() -> None:
                 check=False,
             )
             assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------- every op of the table
+
+TABLE_SIZES = {"b": 3, "m": 5, "n": 7, "k": 9}
+TABLE_POLY = (5, 7)
+FLOAT_ONLY = {"powf", "exp", "log", "abs", "ceil", "floor", "negf", "reciprocal", "round", "sqrt"}
+FLOAT_ONLY |= {"rsqrt", "tanh", "erf"}
+POSITIVE = {"log", "sqrt", "rsqrt", "powf", "div", "div_unsigned"}
+NUMPY_TYPES: dict[str, Any] = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
+
+
+def table_instance(name: str, elt: str, dynamic: bool) -> tuple[str, list[tuple[int, ...] | None]]:
+    """A function `@k_<name>` applying `linalg.<name>` to operands of the test sizes."""
+    from xlinalg.dialects.linalg import OP_TABLE
+    from xlinalg.dialects.linalg.op_table import Indices, Rule
+
+    spec = next(s for s in OP_TABLE if s.name == name)
+    shapes: list[tuple[int, ...] | None]
+    if name == "transpose":
+        shapes = [TABLE_POLY[::-1], TABLE_POLY]
+    elif name == "broadcast":
+        shapes = [TABLE_POLY[1:], TABLE_POLY]
+    else:
+        shapes = []
+        for operand in spec.operands:
+            if operand.indexing is Rule.SCALAR:
+                shapes.append(None)
+            elif operand.indexing is Rule.IDENTITY:
+                shapes.append(TABLE_POLY)
+            else:
+                assert isinstance(operand.indexing, Indices)
+                shapes.append(tuple(TABLE_SIZES[e] for e in operand.indexing.exprs))
+
+    def type_of(shape: tuple[int, ...] | None) -> str:
+        if shape is None:
+            return elt
+        return "memref<" + "".join("?x" if dynamic else f"{d}x" for d in shape) + elt + ">"
+
+    types = [type_of(s) for s in shapes]
+    names = [f"%x{i}" for i in range(len(types))]
+    n_in = len(spec.inputs)
+    line = (
+        f"linalg.{name} ins({', '.join(names[:n_in])} : {', '.join(types[:n_in])}) "
+        f"outs({', '.join(names[n_in:])} : {', '.join(types[n_in:])})"
+    )
+    if name == "transpose":
+        line += " permutation = [1, 0]"
+    if name == "broadcast":
+        line += " dimensions = [0]"
+    params = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
+    # `k_` prefix: a kernel named like a libm function (`powf`, `exp`) would shadow it
+    return f"func.func @k_{name}({params}) {{\n  {line}\n  return\n}}\n", shapes
+
+
+def table_cases(elt: str) -> list[str]:
+    from xlinalg.dialects.linalg import OP_TABLE
+
+    names = []
+    for spec in OP_TABLE:
+        if spec.name.startswith("conv_"):
+            continue  # strided index expressions: covered by test_conv_2d_nhwc_hwcf_with_strides
+        if spec.name in FLOAT_ONLY and elt == "i32":
+            continue
+        if spec.name == "div_unsigned" and elt != "i32":
+            continue
+        names.append(spec.name)
+    return names
+
+
+@pytest.mark.parametrize("elt,dynamic", [("f32", True), ("f64", False), ("i32", True)])
+def test_every_table_op_lowered_and_compiled_matches_the_reference(elt: str, dynamic: bool) -> None:
+    from xlinalg.dialects.linalg import NamedStructuredOp
+    from xlinalg.reference.named import evaluate_named
+
+    rng = np.random.default_rng(11)
+    dtype = NUMPY_TYPES[elt]
+    names = table_cases(elt)
+    instances = {name: table_instance(name, elt, dynamic) for name in names}
+    text = "".join(func_text for func_text, _ in instances.values())
+    compiled = compile_text(text)
+    reference = parse(text)
+    named_ops = {
+        op.parent_op().sym_name.data[2:]: op  # type: ignore[union-attr]
+        for op in reference.walk()
+        if isinstance(op, NamedStructuredOp)
+    }
+    for name, (_, shapes) in instances.items():
+
+        def make(shape: tuple[int, ...] | None, name: str = name) -> np.ndarray:
+            size = () if shape is None else shape  # None: a scalar operand
+            if elt == "i32":
+                value = rng.integers(1 if name in POSITIVE else -9, 10, size=size)
+            else:
+                value = rng.uniform(0.25 if name in POSITIVE else -2.0, 2.0, size=size)
+            return np.asarray(value).astype(dtype)
+
+        operands = [make(s) for s in shapes]
+        args = [o.item() if s is None else o for o, s in zip(operands, shapes)]
+        expected = evaluate_named(named_ops[name], [np.copy(a) for a in args])[0]
+        compiled.function(f"k_{name}")(*args)
+        got = operands[-1]
+        if elt == "i32":
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+        else:
+            tol = 1e-5 if elt == "f32" else 1e-12
+            np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=name)
+
+
+CONV = """
+func.func @conv(%I: memref<?x?x?x?xf32>, %K: memref<?x?x?x?xf32>, %O: memref<?x?x?x?xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+      ins(%I, %K : memref<?x?x?x?xf32>, memref<?x?x?x?xf32>) outs(%O : memref<?x?x?x?xf32>)
+  return
+}
+"""
+
+
+def test_conv_2d_nhwc_hwcf_with_strides_and_dilations() -> None:
+    conv = compile_text(CONV).function("conv")
+    n, h, w, c, kh, kw, f = 2, 9, 10, 3, 3, 2, 4
+    oh, ow = (h - (kh - 1) * 1 - 1) // 2 + 1, (w - (kw - 1) * 2 - 1) // 1 + 1
+    inp, ker, out = rand(n, h, w, c), rand(kh, kw, c, f), rand(n, oh, ow, f)
+    expected = out.copy()
+    for i in range(kh):
+        for j in range(kw):
+            window = inp[:, i : i + 2 * (oh - 1) + 1 : 2, 2 * j : 2 * j + ow, :]
+            expected += np.einsum("nhwc,cf->nhwf", window, ker[i, j])
+    conv(inp, ker, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
