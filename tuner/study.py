@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -231,6 +232,27 @@ def attach(storage: str, study_name: str, seed: int | None = None
     return study, space, info
 
 
+class InFlight:
+    """Trials started but not finished by the threads of this process (so that several
+    threads running `run` on one study do not overshoot its budget). Processes on other
+    machines are not counted: they may overshoot the budget by one trial each."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def try_start(self, study: optuna.Study, n_trials: int | None) -> bool:
+        with self._lock:
+            if n_trials is not None and counted_trials(study) + self._count >= n_trials:
+                return False
+            self._count += 1
+            return True
+
+    def finish(self) -> None:
+        with self._lock:
+            self._count -= 1
+
+
 def run(
     study: optuna.Study,
     space: SearchSpace,
@@ -239,9 +261,11 @@ def run(
     n_trials: int | None = None,
     timeout_s: float | None = None,
     on_trial: TrialCallback | None = None,
+    in_flight: InFlight | None = None,
 ) -> int:
     """Run trials until the study holds `n_trials` counted trials (or `timeout_s` passed,
-    or a grid is exhausted). Returns the number of trials this call ran."""
+    or a grid is exhausted). Returns the number of trials this call ran. Threads that run
+    the same study concurrently share one `in_flight`."""
     host = host_summary()
     objective = TrialObjective(
         space=space,
@@ -262,13 +286,17 @@ def run(
     deadline = time.monotonic() + timeout_s if timeout_s is not None else None
     ran = 0
     sampler = study.sampler
+    in_flight = in_flight or InFlight()
     while True:
-        if n_trials is not None and counted_trials(study) >= n_trials:
-            break
         if deadline is not None and time.monotonic() >= deadline:
             break
         if isinstance(sampler, GridSampler) and sampler.is_exhausted(study):
             break
-        study.optimize(objective, n_trials=1, catch=(CandidateFailed,), callbacks=callbacks)
+        if not in_flight.try_start(study, n_trials):
+            break
+        try:
+            study.optimize(objective, n_trials=1, catch=(CandidateFailed,), callbacks=callbacks)
+        finally:
+            in_flight.finish()
         ran += 1
     return ran

@@ -137,13 +137,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         _out(f"check:   ok, max rel error {result.max_rel_error:.3g} vs the NumPy reference")
     timing_kwargs: dict[str, Any] = {}
     if args.repeats is not None:
-        parameters = inspect.signature(kernel.time).parameters
-        for name in ("repeats", "min_repeats"):
-            if name in parameters:
-                timing_kwargs[name] = args.repeats
-                break
-        else:
+        # exactly N timing samples: the harness's min_repeats = max_repeats = N
+        parameters = inspect.signature(kernel.time).parameters.values()
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "max_repeats"
+                   for p in parameters):
             raise UsageError("--repeats is not supported by this build's timing harness")
+        timing_kwargs = {"min_repeats": args.repeats, "max_repeats": args.repeats}
     timing = kernel.time(*arrays, **timing_kwargs)
     flops = kernel.flops()
     inner = getattr(timing, "inner_loops", 1)
@@ -271,6 +270,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
         time_limit_s=args.time_limit, sizes=_sizes(args.size),
         timing={"max_total_s": args.timing_budget} if args.timing_budget else None,
     )
+    if args.sampler == "grid" and args.trials is None and args.timeout is None:
+        n_trials = search_space.size()  # the whole grid
+        study.set_user_attr("n_trials", n_trials)
     info = tuner_study.StudyInfo.of(study)
     done = tuner_study.counted_trials(study)
     free = ", ".join(f"{k.name}{list(k.options)}" for k in search_space.free) or "none"
@@ -279,9 +281,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
          f"{len(search_space.constraints)} constraint(s)")
     _out(f"knobs: {free}")
     progress = _Progress(n_trials)
+    in_flight = tuner_study.InFlight()
     _run_parallel(args.workers, lambda: tuner_study.run(
         study, search_space, info, n_trials=n_trials, timeout_s=args.timeout,
-        on_trial=progress))
+        on_trial=progress, in_flight=in_flight))
     return _finish(study, storage, args.out)
 
 
@@ -394,8 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--space", required=True, help="schedule template with tune knobs")
     budget = tune.add_mutually_exclusive_group()
     budget.add_argument("--trials", type=_positive_int,
-                        help="trial budget of the study (default 40; resumed runs count "
-                        "trials already done)")
+                        help="trial budget of the study (default 40, or the whole grid with "
+                        "--sampler grid; a resumed run counts the trials already done)")
     budget.add_argument("--timeout", type=_positive_float, help="stop after S seconds")
     tune.add_argument("--storage", help=f"Optuna storage URL (default {DEFAULT_STORAGE})")
     tune.add_argument("--study", help="study name (default PAYLOAD_STEM-SPACE_STEM)")
