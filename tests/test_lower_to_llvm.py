@@ -902,3 +902,30 @@ def test_memref_global_constant_table() -> None:
     assert call(1, 1) == 5.25 and call(0, 2) == -3.0
     assert "@table = private constant [6 x float] [float 0x3FF8000000000000" in lowered.llvm_ir
     assert "@zeros = private global [4 x i32] zeroinitializer, align 64" in lowered.llvm_ir
+
+
+def test_collapse_and_expand_shape() -> None:
+    text = """
+func.func @f(%a: memref<2x3x4xf32>, %b: memref<?x4xf32, strided<[8, 1], offset: ?>>, %n: index, %out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %flat = memref.collapse_shape %a [[0, 1], [2]] : memref<2x3x4xf32> into memref<6x4xf32>
+  %v = memref.load %flat[%c5, %c2] : memref<6x4xf32>
+  memref.store %v, %out[%c0] : memref<2xf32>
+  %e = memref.expand_shape %b [[0, 1], [2]] output_shape [%n, 2, 4]
+      : memref<?x4xf32, strided<[8, 1], offset: ?>> into memref<?x2x4xf32, strided<[16, 8, 1], offset: ?>>
+  %w = memref.load %e[%c1, %c1, %c2] : memref<?x2x4xf32, strided<[16, 8, 1], offset: ?>>
+  memref.store %w, %out[%c1] : memref<2xf32>
+  return
+}
+"""
+    call, _ = jit(text, "f")
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    base = np.arange(100, dtype=np.float32)
+    view = np.lib.stride_tricks.as_strided(base[2:], shape=(6, 4), strides=(32, 4))
+    out = np.zeros(2, dtype=np.float32)
+    call(a, (view, base), 3, out)
+    assert out[0] == a.reshape(6, 4)[5, 2]
+    assert out[1] == view[3, 2]  # row 1*2 + 1 = 3 of the 2-row groups

@@ -16,6 +16,7 @@ from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
@@ -207,6 +208,65 @@ def _lower_reinterpret_cast(b: Builder, op: Operation) -> SSAValue:
     ).value
 
 
+def _reassociation(op: Operation) -> list[list[int]]:
+    groups = op.properties["reassociation"]
+    assert isinstance(groups, ArrayAttr)
+    return [[int(i.value.data) for i in g.data] for g in groups.data]  # type: ignore[attr-defined]
+
+
+def _lower_collapse_shape(b: Builder, op: Operation) -> SSAValue:
+    """Each group of contiguous source dims becomes one dim: sizes multiply, the stride is
+    the innermost non-unit stride of the group."""
+    res_t = op.results[0].type
+    assert isinstance(res_t, MemRefType)
+    src = _descriptor(b, op.operands[0])
+    src_shape = memref_shape(src.type)
+    sizes: list[Index] = []
+    strides: list[Index] = []
+    for group in _reassociation(op):
+        size: Index = 1
+        for d in group:
+            size = b.mul_i64(size, src.size(b, d))
+        sizes.append(size)
+        non_unit = [d for d in group if src_shape[d] != 1]
+        strides.append(src.stride(b, (non_unit or group)[-1]) if group else 1)
+    return build_descriptor(
+        b,
+        res_t,
+        src.allocated_ptr(b),
+        src.aligned_ptr(b),
+        src.offset(b),
+        _prefer_static(memref_shape(res_t), sizes),
+        _prefer_static(memref_strides(res_t), strides),
+    ).value
+
+
+def _lower_expand_shape(b: Builder, op: Operation) -> SSAValue:
+    """Each source dim splits into a group: the innermost keeps its stride, outer ones
+    multiply by the sizes inside them."""
+    res_t = op.results[0].type
+    assert isinstance(res_t, MemRefType)
+    src = _descriptor(b, op.operands[0])
+    static = op.properties["static_output_shape"]
+    assert isinstance(static, DenseArrayBase)
+    out_sizes = _mixed(b, [int(v) for v in static.get_values()], list(op.operands[1:]))
+    strides: list[Index] = [0] * len(out_sizes)
+    for d, group in enumerate(_reassociation(op)):
+        running = src.stride(b, d)
+        for r in reversed(group):
+            strides[r] = running
+            running = b.mul_i64(running, out_sizes[r])
+    return build_descriptor(
+        b,
+        res_t,
+        src.allocated_ptr(b),
+        src.aligned_ptr(b),
+        src.offset(b),
+        _prefer_static(memref_shape(res_t), out_sizes),
+        _prefer_static(memref_strides(res_t), strides),
+    ).value
+
+
 def _lower_dim(b: Builder, op: Operation) -> SSAValue:
     src = _descriptor(b, op.operands[0])
     idx = constant_int(op.operands[1])
@@ -390,6 +450,10 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
         results = [_lower_reinterpret_cast(b, op)]
     elif name == "memref.cast":
         results = [_descriptor(b, op.operands[0]).value]
+    elif name == "memref.collapse_shape":
+        results = [_lower_collapse_shape(b, op)]
+    elif name == "memref.expand_shape":
+        results = [_lower_expand_shape(b, op)]
     elif name == "memref.get_global":
         results = [_lower_get_global(b, op)]
     elif name == "memref.dim":
