@@ -187,6 +187,8 @@ def instance(name: str, elt: str) -> tuple[list[str], list[tuple[str, str]], lis
         shapes: list[tuple[int, ...] | None] = [POLY[::-1], POLY]
     elif name == "broadcast":
         shapes = [POLY[1:], POLY]
+    elif name == "conv_2d_nhwc_hwcf":
+        shapes = [(2, 9, 11, 3), (2, 3, 3, 4), (2, 4, 3, 4)]
     else:
         shapes = []
         for operand in spec.operands:
@@ -206,6 +208,9 @@ def instance(name: str, elt: str) -> tuple[list[str], list[tuple[str, str]], lis
         line += " permutation = [1, 0]"
     if name == "broadcast":
         line += " dimensions = [0]"
+    if name == "conv_2d_nhwc_hwcf":
+        line = line.replace(f"linalg.{name} ", f"linalg.{name} {{dilations = dense<[1, 2]> : "
+                            "tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ")
     return [line], list(zip(names, types)), shapes
 
 

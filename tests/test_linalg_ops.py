@@ -74,6 +74,8 @@ def operand_shapes(name: str) -> list[tuple[int, ...] | None]:
         return [POLY_SHAPE[::-1], POLY_SHAPE]
     if name == "broadcast":
         return [POLY_SHAPE[:1], POLY_SHAPE]
+    if name == "conv_2d_nhwc_hwcf":  # default strides/dilations: oh = 9 - 2 + 1, ow = 11 - 3 + 1
+        return [(2, 9, 11, 3), (2, 3, 3, 4), (2, 8, 9, 4)]
     shapes: list[tuple[int, ...] | None] = []
     for operand in entry.operands:
         if operand.indexing is Rule.SCALAR:
@@ -133,6 +135,7 @@ def test_table_has_the_required_ops() -> None:
         "fill", "copy", "matmul", "batch_matmul", "matvec", "vecmat", "dot", "add", "sub", "mul",
         "div", "div_unsigned", "max", "min", "powf", "exp", "log", "abs", "ceil", "floor", "negf",
         "reciprocal", "round", "sqrt", "rsqrt", "square", "tanh", "erf", "transpose", "broadcast",
+        "conv_2d_nhwc_hwcf",
     }
     assert required <= set(TABLE_NAMES)
     for name in TABLE_NAMES:
@@ -194,6 +197,9 @@ UPSTREAM_LINES = [
      [("a", "memref<4xi8>"), ("b", "memref<4xf32>")]),
     ("linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
      "permutation = [2, 0, 1] {my.tag}", [("in", "memref<2x3x4xf64>"), ("init", "memref<4x2x3xf64>")]),
+    ("linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : "
+     "tensor<2xi64>} ins(%i, %k : memref<2x9x11x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<2x4x3x4xf32>)",
+     [("i", "memref<2x9x11x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<2x4x3x4xf32>")]),
 ]
 
 
@@ -341,6 +347,36 @@ def test_three_d_transpose_map_is_the_inverse_permutation() -> None:
                                                    ("init", "memref<4x2x3xf64>")])))
     # init[i, j, k] = in[j, k, i]
     assert str(op.get_indexing_maps()[0]) == "(d0, d1, d2) -> (d1, d2, d0)"
+
+
+def test_conv_maps_resolve_strides_and_dilations() -> None:
+    line, args = UPSTREAM_LINES[8]
+    (op,) = named_ops(parse_module(wrap([line], args)))
+    assert str(op.get_indexing_maps()[0]) == (
+        "(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((d1 * 2) + d4), ((d2 * 2) + (d5 * 2)), d6)")
+    assert [t.value for t in op.get_iterator_types()] == ["parallel"] * 4 + ["reduction"] * 3
+    assert op.get_static_loop_ranges() == [2, 4, 3, 4, 2, 3, 3]
+    line, args = op_text("conv_2d_nhwc_hwcf", "static")  # defaults: strides = dilations = 1
+    (op,) = named_ops(parse_module(wrap([line], args)))
+    assert str(op.get_indexing_maps()[0]) == (
+        "(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 + d4), (d2 + d5), d6)")
+
+
+def test_reference_conv() -> None:
+    line, args = UPSTREAM_LINES[8]
+    op = single_op(line, args)
+    i = random((2, 9, 11, 3), np.dtype(np.float32))
+    k = random((2, 3, 3, 4), np.dtype(np.float32))
+    o = random((2, 4, 3, 4), np.dtype(np.float32))
+    expected = o.astype(np.float64)
+    for oh in range(4):
+        for ow in range(3):
+            for kh in range(2):
+                for kw in range(3):
+                    patch = i[:, oh * 2 + kh, ow * 2 + kw * 2, :].astype(np.float64)
+                    expected[:, oh, ow, :] += patch @ k[kh, kw].astype(np.float64)
+    evaluate_named(op, [i, k, o])
+    np.testing.assert_allclose(o, expected, rtol=1e-5)
 
 
 def test_clone_with_operands_keeps_attributes() -> None:

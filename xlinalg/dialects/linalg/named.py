@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     ShapedType,
     TensorType,
     i64,
@@ -149,7 +150,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         values: dict[str, tuple[int, ...]] = {}
         for attr_spec in self.spec.attrs:
             attr = self.properties.get(attr_spec.name)
-            if isinstance(attr, DenseArrayBase):
+            if isinstance(attr, (DenseArrayBase, DenseIntOrFPElementsAttr)):
                 values[attr_spec.name] = tuple(int(v) for v in attr.get_values())
             elif attr is None and attr_spec.default is not None:
                 values[attr_spec.name] = attr_spec.default
@@ -460,6 +461,15 @@ def _coerce_attr(attr_spec: AttrSpec, value: Any) -> Attribute:
         if isinstance(value, Sequence) and all(isinstance(v, int) for v in value):
             return DenseArrayBase.from_list(i64, list(value))
         raise TypeError(f"expected a list of integers, got {value}")
+    if kind is AttrKind.I64_ELEMENTS:
+        size = len(attr_spec.default or ())
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            if value.get_element_type() != i64 or value.get_shape() != (size,):
+                raise TypeError(f"expected dense<...> : tensor<{size}xi64>, got {value}")
+            return value
+        if isinstance(value, Sequence) and len(value) == size and all(isinstance(v, int) for v in value):
+            return DenseIntOrFPElementsAttr.from_list(TensorType(i64, [size]), list(value))
+        raise TypeError(f"expected {size} integers, got {value}")
     if kind is AttrKind.AFFINE_MAPS:
         if isinstance(value, ArrayAttr):
             if not all(isinstance(m, AffineMapAttr) for m in value.data):
@@ -548,6 +558,7 @@ def _make_op_class(spec: OpSpec) -> type[NamedStructuredOp]:
             AttrKind.TYPE_FN: TypeFnAttr,
             AttrKind.I64_ARRAY: DenseArrayBase,
             AttrKind.AFFINE_MAPS: ArrayAttr[AffineMapAttr],
+            AttrKind.I64_ELEMENTS: DenseIntOrFPElementsAttr,
         }[attr_spec.kind]
         namespace[attr_spec.name] = (
             prop_def(constraint) if attr_spec.required else opt_prop_def(constraint)

@@ -84,6 +84,7 @@ class AttrKind(Enum):
     TYPE_FN = "type_fn"  # #linalg.type_fn<...>
     I64_ARRAY = "i64_array"  # array<i64: ...>, custom syntax `name = [1, 0]`
     AFFINE_MAPS = "affine_maps"  # [affine_map<...>, ...], overrides the default maps
+    I64_ELEMENTS = "i64_elements"  # dense<[..]> : tensor<Nxi64> (strides, dilations)
 
 
 class AttrSyntax(Enum):
@@ -215,6 +216,22 @@ OP_TABLE: tuple[OpSpec, ...] = (
     _unary("square", "square"),
     _unary("tanh", "tanh"),
     _unary("erf", "erf"),
+    OpSpec(
+        "conv_2d_nhwc_hwcf",
+        (
+            _in("I", Indices("n", "oh * strides[0] + kh * dilations[0]",
+                             "ow * strides[1] + kw * dilations[1]", "c")),
+            _in("K", Indices("kh", "kw", "c", "f")),
+            _out("O", Indices("n", "oh", "ow", "f")),
+        ),
+        add(arg("O"), mul(cast_signed(arg("I")), cast_signed(arg("K")))),
+        dims=(("n", PARALLEL), ("oh", PARALLEL), ("ow", PARALLEL), ("f", PARALLEL),
+              ("kh", REDUCTION), ("kw", REDUCTION), ("c", REDUCTION)),
+        attrs=(AttrSpec("dilations", AttrKind.I64_ELEMENTS, default=(1, 1)),
+               AttrSpec("strides", AttrKind.I64_ELEMENTS, default=(1, 1))),
+        summary="O[n, oh, ow, f] += cast_signed(I[n, oh*SH + kh*DH, ow*SW + kw*DW, c]) "
+                "* cast_signed(K[kh, kw, c, f])",
+    ),
     OpSpec(
         "transpose",
         (_in("input", InversePermutation("permutation")), _out("init", IDENTITY)),
