@@ -1,8 +1,8 @@
 """The lowering pipeline driver: transformed payload → cf-level IR → LLVM IR.
 
 ```
-generalize named ops → convert-linalg-to-loops → lower-affine → cleanup (+licm)
-    → convert-scf-to-cf → cleanup → legality check → to_llvm.convert_to_llvm_ir
+generalize named ops → convert-linalg-to-loops → lower-affine → licm + cse + dce
+    → convert-scf-to-cf (xDSL's) → legality check → to_llvm.convert_to_llvm_ir
 ```
 
 Every function works in place on the module it is given (nothing is cloned).
@@ -107,10 +107,10 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
     ctx = lowering_context()
     lower_to_scf(module, timings)
     with _stage(timings, "scf-to-cf"):
+        # No cleanup after this: the CFG conversion creates nothing redundant (one
+        # step increment and one compare per loop), and xDSL's CSE does not look
+        # into multi-block regions anyway. LLVM's O3 takes it from here.
         ConvertScfToCf().apply(ctx, module)
-    with _stage(timings, "cleanup-cf"):
-        # CSE/DCE merge what the CFG conversion duplicated (loop steps and bounds).
-        LoweringCleanupPass(canonicalize=False, hoist=False).apply(ctx, module)
     check_cf_level(module)
     return module
 
