@@ -929,3 +929,19 @@ func.func @f(%a: memref<2x3x4xf32>, %b: memref<?x4xf32, strided<[8, 1], offset: 
     call(a, (view, base), 3, out)
     assert out[0] == a.reshape(6, 4)[5, 2]
     assert out[1] == view[3, 2]  # row 1*2 + 1 = 3 of the 2-row groups
+
+
+def test_unreachable_blocks_are_dropped() -> None:
+    text = """
+func.func @f(%x: i64) -> i64 {
+  cf.br ^done(%x : i64)
+^dead(%y: i64):
+  %z = arith.addi %y, %y : i64
+  cf.br ^done(%z : i64)
+^done(%r: i64):
+  return %r : i64
+}
+"""
+    call, lowered = jit(text, "f")
+    assert call(7) == 7
+    assert lowered.llvm_ir.count("phi i64") == 1

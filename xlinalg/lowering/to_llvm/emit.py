@@ -197,6 +197,19 @@ def _align_text(op: Operation) -> str:
     return f", align {alignment.value.data}" if isinstance(alignment, IntegerAttr) else ""
 
 
+def _reachable(blocks: list[Block]) -> list[Block]:
+    """The blocks reachable from the entry block, in their original order."""
+    seen = {blocks[0]}
+    stack = [blocks[0]]
+    while stack:
+        term = stack.pop().last_op
+        for succ in term.successors if term is not None else ():
+            if succ not in seen:
+                seen.add(succ)
+                stack.append(succ)
+    return [b for b in blocks if b in seen]
+
+
 class _FunctionEmitter:
     def __init__(self, module_emitter: LLVMIREmitter, func: llvm.FuncOp) -> None:
         self.m = module_emitter
@@ -252,6 +265,7 @@ class _FunctionEmitter:
             params = ", ".join(type_text(t) for t in ftype.inputs.data)
             return [f"declare {ret} {global_name(name)}({params})"]
         entry = blocks[0]
+        blocks = _reachable(blocks)  # unreachable blocks would need phis without incoming edges
         for block in blocks:  # number values in program order, for readable IR
             self.label(block)
             for arg in block.args:
