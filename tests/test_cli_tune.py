@@ -114,9 +114,10 @@ def test_tune_report_export_run(work: Path) -> None:
     assert consts.returncode == 0, consts.stderr
     assert "transform.tune" not in (work / "c.mlir").read_text()
 
-    run = xlinalg(work, "run", "mm.mlir", "--schedule", "best.mlir", "--check")
+    run = xlinalg(work, "run", "mm.mlir", "--schedule", "best.mlir", "--check", "--repeats", "3")
     assert run.returncode == 0, run.stderr
     assert "check:   ok" in run.stdout and "GFLOP/s" in run.stdout
+    assert "(3 repeats x" in run.stdout
 
     worker = xlinalg(work, "worker", "--storage", "sqlite:///results/xlinalg.db",
                      "--study", "mm-space", "--trials", "5")
