@@ -2,6 +2,21 @@
 
 Entry point: `convert_to_llvm_ir(module) -> LoweredModule`. The module is
 converted in place (it ends up in the LLVM dialect).
+
+Passes (one per file, in `TO_LLVM_PASSES` order):
+  xl-convert-func-to-llvm     signatures expanded per `xlinalg/backend/abi.py`
+  xl-convert-arith-to-llvm    index → i64, min/max with their NaN semantics, casts
+  xl-convert-math-to-llvm     LLVM intrinsics, libm (`tanhf`, `erff`, ...) otherwise
+  xl-convert-memref-to-llvm   descriptors, GEP + aligned loads/stores, aligned_alloc/free,
+                              subview/reinterpret_cast/collapse/expand/copy/global
+  xl-convert-cf-to-llvm       branches; block arguments retyped
+  xl-finalize-llvm            drops the casts between passes; LoweringError on leftovers
+`emit.py` prints the LLVM-dialect module as LLVM IR text (`emit_llvm_ir`).
+
+External symbols the emitted IR may call: `aligned_alloc`, `free`, libm
+functions (`tanhf`, `erff`, `atan2f`, ... and their double versions), and, for
+f16 arithmetic on targets without native conversions, compiler-rt's
+`__extendhfsf2`/`__truncsfhf2`/`__truncdfhf2`.
 """
 
 from __future__ import annotations
