@@ -436,3 +436,16 @@ func.func @alias(%C: memref<4x4xf32>, %B: memref<4x4xf32>) {
     _, m_loop, n_loop = loop_nest(module)
     assert [op.name for op in m_loop.body.block.ops] == ["scf.for", "scf.yield"]
     assert [op.name for op in n_loop.body.block.ops].count("memref.load") == 3
+
+
+def test_unread_output_is_never_loaded_even_under_a_reduction_loop() -> None:
+    # "last value wins" reduction over d1 that does not read the output
+    text = DOT.replace("%1 = arith.addf %c, %0 : f64", "%1 = arith.addf %a, %0 : f64")
+    assert hoist_start_of(text) == 1
+    module = parse(text)
+    lower_to_loops(module)
+    module.verify()
+    assert_dominance(module)
+    (loop,) = loop_nest(module)
+    assert not loop.iter_args
+    assert [op.name for op in module.walk()].count("memref.load") == 2  # A and B only

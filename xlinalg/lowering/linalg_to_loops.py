@@ -10,11 +10,14 @@ arguments replaced by the loaded values (scalar operands are used directly) and
 `linalg.index` by the induction variables, and stores the yielded values to the
 outputs with `memref.store`.
 
-Reductions: when the innermost loops do not appear in any output map (e.g. `k`
-of a matmul), the output elements are loaded before those loops, carried through
-them as `scf.for` iter_args and stored once after them, instead of a load/store
-per iteration. This is done only when no input can alias an output (their
-memrefs come from different function arguments or allocations through views).
+Outputs the region does not read are not loaded (as upstream). Reductions: when
+the innermost loops do not appear in any output map (e.g. `k` of a matmul) and
+the region reads every output, the output elements are loaded before those
+loops, carried through them as `scf.for` iter_args and stored once after them,
+instead of a load/store per iteration. This is done only when no input can
+alias an output (their memrefs come from different function arguments or
+allocations through views). Likewise each input element is loaded just below
+the innermost loop its indexing map uses.
 
 Named ops must be generalized first (the pipeline runs the generalize pass
 before this one); any other linalg structured op left here is an error.
@@ -109,6 +112,10 @@ def hoist_start(op: GenericOp) -> int:
     if not outputs or num_loops == 0:
         return num_loops
     if not all(isinstance(v.type, MemRefType) for v in outputs):
+        return num_loops
+    # An output the region does not read is never loaded (upstream's golden
+    # lowering): it is simply stored every iteration, nothing to carry.
+    if not all(arg.uses for arg in op.body.block.args[num_inputs:]):
         return num_loops
     output_roots = [root_buffer(v) for v in outputs]
     if len(set(output_roots)) != len(output_roots):
