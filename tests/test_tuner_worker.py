@@ -151,3 +151,65 @@ def test_study_continues_after_crash_and_hang(tmp_path: Path,
     assert again.state == TrialState.COMPLETE
     assert tuner_study.counted_trials(study) == 5
     assert tuner_study.best_trial(study).number in (2, 3, 4)
+
+
+class _Timing:
+    median_s, min_s, cv, repeats, inner_loops = 2e-6, 1e-6, 0.05, 9, 100
+
+
+class _Check:
+    def __init__(self, ok: bool) -> None:
+        self.ok, self.max_rel_error, self.message = ok, (0.0 if ok else 0.5), "argument #2: off"
+
+
+class _Kernel:
+    entry, compile_seconds = "f", 0.25
+
+    def __init__(self, ok: bool = True, time_error: bool = False) -> None:
+        self.ok, self.time_error = ok, time_error
+
+    def make_inputs(self, seed: int = 0, sizes: object = None) -> list[int]:
+        return [seed]
+
+    def check(self, *arrays: object) -> _Check:
+        return _Check(self.ok)
+
+    def time(self, *arrays: object, **options: object) -> _Timing:
+        if self.time_error:
+            raise RuntimeError("boom")
+        return _Timing()
+
+    def flops(self) -> int:
+        return 8000
+
+
+@pytest.mark.parametrize(("kernel", "status"), [
+    (_Kernel(), "ok"),
+    (_Kernel(ok=False), "wrong_result"),
+    (_Kernel(time_error=True), "error"),
+    (None, "compile_error"),
+])
+def test_candidate_statuses(monkeypatch: pytest.MonkeyPatch, kernel: _Kernel | None,
+                            status: str) -> None:
+    """How `run_candidate` classifies what the compiler API reports (in-process)."""
+    import xlinalg
+    from tuner.candidate import run_candidate
+    from xlinalg.errors import TransformFailure
+
+    def fake_compile(*args: object, **kwargs: object) -> _Kernel:
+        if kernel is None:
+            raise TransformFailure("cannot tile", "s.mlir:3:5", silenceable=False)
+        return kernel
+
+    monkeypatch.setattr(xlinalg, "compile", fake_compile)
+    result = run_candidate(CandidateRequest(payload="p", schedule="s", knobs={"a": 1}))
+    assert result["status"] == status
+    if status == "ok":
+        assert result["gflops"] == pytest.approx(8000 / 2e-6 / 1e9)
+        assert (result["median_s"], result["repeats"], result["compile_s"]) == (2e-6, 9, 0.25)
+    elif status == "wrong_result":
+        assert "argument #2" in result["error"] and result["max_rel_error"] == 0.5
+    elif status == "error":
+        assert result["error"] == "RuntimeError: boom"
+    else:
+        assert result["error"] == "s.mlir:3:5: error: cannot tile"

@@ -15,11 +15,13 @@ import os
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import optuna
+from optuna.exceptions import ExperimentalWarning
 from optuna.samplers import BaseSampler, GridSampler, RandomSampler, TPESampler
 from optuna.trial import FrozenTrial, TrialState
 
@@ -47,7 +49,11 @@ def default_study_name(payload_path: str, space_path: str) -> str:
 def make_sampler(name: str, space: SearchSpace, seed: int | None = None) -> BaseSampler:
     """The Optuna sampler called `name` (tpe, random, grid, cmaes) for `space`."""
     if name == "tpe":
-        return TPESampler(seed=seed)
+        with warnings.catch_warnings():  # multivariate / constant_liar are "experimental"
+            warnings.simplefilter("ignore", ExperimentalWarning)
+            # tiling knobs interact strongly (a register tile only matters relative to its
+            # cache tile): model them jointly; constant_liar keeps parallel workers apart
+            return TPESampler(seed=seed, multivariate=True, constant_liar=True)
     if name == "random":
         return RandomSampler(seed=seed)
     if name == "grid":
