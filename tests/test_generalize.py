@@ -70,8 +70,8 @@ def test_matmul() -> None:
 
 
 def test_matmul_on_tensors_keeps_results() -> None:
-    module = parse(["%0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) "
-                    "outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>",
+    module = parse([("%0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) "
+                    "outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>"),
                     "%1 = tensor.dim %0, %i : tensor<4x16xf32>"],
                    [("a", "tensor<4x8xf32>"), ("b", "tensor<8x16xf32>"), ("c", "tensor<4x16xf32>"),
                     ("i", "index")])
@@ -86,8 +86,8 @@ def test_mixed_precision_matmul_casts() -> None:
                    [("a", "memref<4x8xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xi32>")])
     assert body_ops(generalize(the_op(module))) == [
         "arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"]
-    module = parse(["linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<4x8xi8>, "
-                    "memref<8x16xi8>) outs(%c : memref<4x16xf32>)"],
+    module = parse([("linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<4x8xi8>, "
+                    "memref<8x16xi8>) outs(%c : memref<4x16xf32>)")],
                    [("a", "memref<4x8xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xf32>")])
     assert body_ops(generalize(the_op(module))) == [
         "arith.uitofp", "arith.uitofp", "arith.mulf", "arith.addf", "linalg.yield"]

@@ -163,7 +163,7 @@ def test_round_trip_every_op(name: str, kind: str) -> None:
 def test_generic_form_parses(name: str) -> None:
     line, args = op_text(name, "static")
     module = parse_module(wrap([line], args))
-    (op,) = named_ops(module)
+    (_op,) = named_ops(module)
     from io import StringIO
 
     from xdsl.printer import Printer
@@ -179,26 +179,26 @@ UPSTREAM_LINES = [
      [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")]),
     ("linalg.fill ins(%cst : f32) outs(%m : memref<?x?xf32>)",
      [("cst", "f32"), ("m", "memref<?x?xf32>")]),
-    ("linalg.transpose ins(%in : memref<16x8xf32>) outs(%init : memref<8x16xf32>) "
-     "permutation = [1, 0]", [("in", "memref<16x8xf32>"), ("init", "memref<8x16xf32>")]),
-    ("%0 = linalg.broadcast ins(%in : tensor<16xf32>) outs(%init : tensor<16x64xf32>) "
-     "dimensions = [1]", [("in", "tensor<16xf32>"), ("init", "tensor<16x64xf32>")]),
-    ("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
+    (("linalg.transpose ins(%in : memref<16x8xf32>) outs(%init : memref<8x16xf32>) "
+     "permutation = [1, 0]"), [("in", "memref<16x8xf32>"), ("init", "memref<8x16xf32>")]),
+    (("%0 = linalg.broadcast ins(%in : tensor<16xf32>) outs(%init : tensor<16x64xf32>) "
+     "dimensions = [1]"), [("in", "tensor<16xf32>"), ("init", "tensor<16x64xf32>")]),
+    (("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
      "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
      "{cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<8x4xi8>, memref<8x16xi8>) "
-     "outs(%c : memref<4x16xi32>)",
+     "outs(%c : memref<4x16xi32>)"),
      [("a", "memref<8x4xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xi32>")]),
-    ("%0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
+    (("%0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
      "affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
-     "ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>",
+     "ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>"),
      [("a", "tensor<4x8xf32>"), ("b", "tensor<8xf32>"), ("c", "tensor<4x16xf32>")]),
-    ("linalg.copy {my.tag = 3 : i64, cast = #linalg.type_fn<cast_unsigned>} "
-     "ins(%a : memref<4xi8>) outs(%b : memref<4xf32>)",
+    (("linalg.copy {my.tag = 3 : i64, cast = #linalg.type_fn<cast_unsigned>} "
+     "ins(%a : memref<4xi8>) outs(%b : memref<4xf32>)"),
      [("a", "memref<4xi8>"), ("b", "memref<4xf32>")]),
-    ("linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
-     "permutation = [2, 0, 1] {my.tag}", [("in", "memref<2x3x4xf64>"), ("init", "memref<4x2x3xf64>")]),
-    ("linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : "
-     "tensor<2xi64>} ins(%i, %k : memref<2x9x11x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<2x4x3x4xf32>)",
+    (("linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
+     "permutation = [2, 0, 1] {my.tag}"), [("in", "memref<2x3x4xf64>"), ("init", "memref<4x2x3xf64>")]),
+    (("linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : "
+     "tensor<2xi64>} ins(%i, %k : memref<2x9x11x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<2x4x3x4xf32>)"),
      [("i", "memref<2x9x11x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<2x4x3x4xf32>")]),
 ]
 
@@ -267,15 +267,23 @@ BAD = [
      None),
     ("%0 = linalg.fill ins(%a : f32) outs(%c : memref<4xf32>) -> tensor<4xf32>",
      [("a", "f32"), ("c", "memref<4xf32>")], r"one result per tensor output"),
-    ("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0 + d2, d2)>, "
+    (("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0 + d2, d2)>, "
      "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
-     "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
+     "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"),
      [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
      r"indexing_map #0 to be a projected permutation"),
-    ("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>] "
-     "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
+    (("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>] "
+     "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"),
      [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
      r"expected 3 indexing_maps \(one per operand\), got 1"),
+    (("linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %k : "
+     "memref<1x7x9x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<1x4x4x4xf32>)"),
+     [("i", "memref<1x7x9x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<1x4x4x4xf32>")],
+     r"operand #0 \(memref<1x7x9x3xf32>\) needs size >= 8 in dimension 1"),
+    (("linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %k : "
+     "memref<1x8x9x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<1x4x4x4xf32>)"),
+     [("i", "memref<1x8x9x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<1x4x4x4xf32>")],
+     None),
     ("linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xi32>) outs(%c : memref<4x16xf32>)",
      [("a", "memref<4x8xf32>"), ("b", "memref<8x16xi32>"), ("c", "memref<4x16xf32>")], None),
 ]

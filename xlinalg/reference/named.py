@@ -30,11 +30,24 @@ import numpy as np
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ShapedType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation
-from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 
 from xlinalg.dialects.linalg.attrs import TypeFn
 from xlinalg.dialects.linalg.body_expr import Arg, Binary, Cast, Expr, Unary, args_of
-from xlinalg.dialects.linalg.casting import CastKind, cast_kind, element_type, float_width, scalar_kind
+from xlinalg.dialects.linalg.casting import (
+    CastKind,
+    cast_kind,
+    element_type,
+    float_width,
+    scalar_kind,
+)
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
 

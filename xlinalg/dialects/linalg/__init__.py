@@ -23,6 +23,8 @@ _OPS: list[type] = [GenericOp, IndexOp, YieldOp, *NAMED_OP_CLASSES.values()]
 Linalg = Dialect("linalg", _OPS, [IteratorTypeAttr, TypeFnAttr])
 
 __all__ = [
+    "NAMED_OP_CLASSES",
+    "OP_TABLE",
     "BatchMatmulOp",
     "BroadcastOp",
     "CopyOp",
@@ -31,9 +33,7 @@ __all__ = [
     "IndexOp",
     "Linalg",
     "MatmulOp",
-    "NAMED_OP_CLASSES",
     "NamedStructuredOp",
-    "OP_TABLE",
     "OpSpec",
     "TransposeOp",
     "TypeFn",

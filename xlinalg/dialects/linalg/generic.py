@@ -41,7 +41,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator
+from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg.assembly import (

@@ -26,11 +26,19 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     ShapedType,
     TensorType,
+    i32,
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -305,6 +313,24 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                         f"dimension {pos}, but loop dimension d{expr.position} has size {seen[0]} "
                         f"from operand #{seen[1]} ({operands[seen[1]].type})"
                     )
+        # Compound index expressions (convolution windows) must stay inside static dims.
+        last = [sizes[d][0] - 1 if d in sizes else None for d in range(self.get_num_loops())]
+        for index, (value, amap) in enumerate(zip(operands, maps)):
+            shape = shape_of(value.type)
+            if shape is None:
+                continue
+            for pos, expr in enumerate(amap.results):
+                if isinstance(expr, AffineDimExpr) or shape[pos] < 0:
+                    continue
+                used = _dims_of(expr)
+                if any(last[d] is None or last[d] < 0 for d in used):
+                    continue
+                needed = _eval_index(expr, last) + 1
+                if shape[pos] < needed:
+                    raise VerifyException(
+                        f"'{self.name}' operand #{index} ({value.type}) needs size >= {needed} in "
+                        f"dimension {pos} for index {expr} over the loop ranges, got {shape[pos]}"
+                    )
 
     def _verify_element_types(self) -> None:
         spec = self.spec
@@ -485,8 +511,6 @@ def _coerce_attr(attr_spec: AttrSpec, value: Any) -> Attribute:
 def _segment_props(spec: OpSpec, num_inputs: int, num_outputs: int) -> dict[str, Attribute]:
     if spec.fixed_operands:
         return {}
-    from xdsl.dialects.builtin import i32
-
     return {"operandSegmentSizes": DenseArrayBase.from_list(i32, [num_inputs, num_outputs])}
 
 
@@ -535,6 +559,36 @@ def _infer_type(
             )
         return lhs
     raise TypeError(f"not a body expression: {expr!r}")  # pragma: no cover
+
+
+def _dims_of(expr: AffineExpr) -> set[int]:
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, AffineBinaryOpExpr):
+        return _dims_of(expr.lhs) | _dims_of(expr.rhs)
+    return set()
+
+
+def _eval_index(expr: AffineExpr, dims: Sequence[int | None]) -> int:
+    """Value of an index expression (dims bound to `dims`); used at the last loop iteration."""
+    if isinstance(expr, AffineDimExpr):
+        value = dims[expr.position]
+        assert value is not None
+        return value
+    if isinstance(expr, AffineConstantExpr):
+        return expr.value
+    assert isinstance(expr, AffineBinaryOpExpr)
+    lhs, rhs = _eval_index(expr.lhs, dims), _eval_index(expr.rhs, dims)
+    kind = expr.kind
+    if kind == AffineBinaryOpKind.Add:
+        return lhs + rhs
+    if kind == AffineBinaryOpKind.Mul:
+        return lhs * rhs
+    if kind == AffineBinaryOpKind.Mod:
+        return lhs % rhs
+    if kind == AffineBinaryOpKind.FloorDiv:
+        return lhs // rhs
+    return -(-lhs // rhs)
 
 
 def _class_name(spec: OpSpec) -> str:

@@ -28,7 +28,6 @@ from enum import Enum
 from xdsl.dialects.linalg.attrs import IteratorType
 
 from xlinalg.dialects.linalg.body_expr import (
-    Arg,
     Expr,
     add,
     arg,
@@ -264,7 +263,19 @@ def get_spec(name: str) -> OpSpec:
 
 
 __all__ = [
-    "OP_TABLE", "OPS_BY_NAME", "AttrKind", "AttrSpec", "AttrSyntax", "DropDims", "IDENTITY",
-    "Indices", "Indexing", "InversePermutation", "OpSpec", "OperandSpec", "Rule", "SCALAR",
-    "Arg", "get_spec",
+    "IDENTITY",
+    "OPS_BY_NAME",
+    "OP_TABLE",
+    "SCALAR",
+    "AttrKind",
+    "AttrSpec",
+    "AttrSyntax",
+    "DropDims",
+    "Indexing",
+    "Indices",
+    "InversePermutation",
+    "OpSpec",
+    "OperandSpec",
+    "Rule",
+    "get_spec",
 ]
