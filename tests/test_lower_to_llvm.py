@@ -945,3 +945,46 @@ func.func @f(%x: i64) -> i64 {
     call, lowered = jit(text, "f")
     assert call(7) == 7
     assert lowered.llvm_ir.count("phi i64") == 1
+
+
+def test_integer_overflow_flags_are_kept() -> None:
+    text = """
+func.func @f(%x: i64, %y: i64) -> i64 {
+  %a = arith.addi %x, %y overflow<nsw> : i64
+  %b = arith.muli %a, %y overflow<nsw, nuw> : i64
+  %c = arith.subi %b, %x : i64
+  return %c : i64
+}
+"""
+    call, lowered = jit(text, "f")
+    assert call(3, 4) == (3 + 4) * 4 - 3
+    ir = lowered.llvm_ir
+    assert "add nsw i64" in ir and "mul nuw nsw i64" in ir and "sub i64" in ir
+
+
+def test_cf_switch_and_assert() -> None:
+    text = """
+func.func @f(%x: i32, %y: i64) -> i64 {
+  %ok = arith.constant true
+  cf.assert %ok, "always holds"
+  cf.switch %x : i32, [
+    default: ^other(%y : i64),
+    1: ^one,
+    5: ^other(%y : i64),
+    7: ^seven
+  ]
+^one:
+  %c10 = arith.constant 10 : i64
+  return %c10 : i64
+^seven:
+  %c70 = arith.constant 70 : i64
+  return %c70 : i64
+^other(%v: i64):
+  %two = arith.constant 2 : i64
+  %w = arith.muli %v, %two : i64
+  return %w : i64
+}
+"""
+    call, lowered = jit(text, "f")
+    assert [call(1, 3), call(5, 3), call(7, 3), call(9, 4)] == [10, 6, 70, 8]
+    assert "call void @llvm.trap()" in lowered.llvm_ir and "unreachable" in lowered.llvm_ir

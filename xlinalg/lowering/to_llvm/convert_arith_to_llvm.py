@@ -77,6 +77,13 @@ def _fastmath(op: Operation) -> llvm.FastMathAttr:
     return llvm.FastMathAttr(flags if flags else None)
 
 
+def _overflow_bits(op: Operation) -> int:
+    """arith's `overflow<nsw, nuw>` as LLVM's flag bits (nsw = 1, nuw = 2)."""
+    flags = getattr(op.properties.get("overflowFlags"), "data", None) or ()
+    names = {str(f) for f in flags}
+    return (1 if "nsw" in names else 0) | (2 if "nuw" in names else 0)
+
+
 def _width(t: Attribute) -> int:
     if isinstance(t, VectorType):
         t = t.element_type
@@ -146,6 +153,8 @@ def lower_arith_op(op: Operation) -> bool:
         result = _constant(b, op)
     elif name in _INT_BINARY:
         result = b.add(_INT_BINARY[name](args[0], args[1]))  # type: ignore[call-arg]
+        if (bits := _overflow_bits(op)) and "overflowFlags" in result.owner.properties:
+            result.owner.properties["overflowFlags"] = IntegerAttr(bits, 32)
     elif name in _FLOAT_BINARY:
         result = b.add(_FLOAT_BINARY[name](args[0], args[1], _fastmath(op)))
     elif name == "arith.negf":

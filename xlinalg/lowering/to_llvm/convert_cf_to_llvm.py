@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
@@ -26,9 +26,61 @@ def convert_block_args(block: Block) -> None:
         block.erase_arg(old)
 
 
+def _split_after(op: Operation) -> Block:
+    """Move the ops after `op` to a new block placed right after `op`'s block."""
+    block = op.parent_block()
+    assert block is not None and block.parent is not None
+    cont = Block()
+    block.parent.insert_block_after(cont, block)
+    nxt = op.next_op
+    while nxt is not None:
+        cur, nxt = nxt, nxt.next_op
+        cur.detach()
+        cont.add_op(cur)
+    return cont
+
+
+def _lower_assert(b: Builder, op: cf.AssertOp) -> None:
+    """`cf.assert %c` → branch to the rest of the block, or to `llvm.trap` + unreachable."""
+    cont = _split_after(op)
+    fail = Block()
+    assert cont.parent is not None
+    cont.parent.insert_block_before(fail, cont)
+    fb = Builder(fail, None)
+    fb.insert(llvm.CallIntrinsicOp("llvm.trap", [], []))
+    fb.insert(llvm.UnreachableOp())
+    b.insert(llvm.CondBrOp(b.to_llvm(op.arg), cont, [], fail, []))
+
+
+def _lower_switch(b: Builder, op: cf.SwitchOp) -> None:
+    """`cf.switch` → a chain of `icmp eq` + `cond_br`, ending with a branch to the default."""
+    flag = b.to_llvm(op.flag)
+    values = [int(v) for v in op.case_values.get_values()] if op.case_values else []
+    segments = [int(n) for n in op.case_operand_segments.get_values()]
+    operands = list(op.case_operands)
+    block = op.parent_block()
+    assert block is not None and block.parent is not None
+    current, anchor = b, block
+    eq = IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)
+    for value, dest, n in zip(values, op.case_blocks, segments, strict=True):
+        args = [current.to_llvm(v) for v in operands[:n]]
+        operands = operands[n:]
+        cmp = current.add(llvm.ICmpOp(flag, current.int_const(value, flag.type), eq))
+        nxt = Block()
+        block.parent.insert_block_after(nxt, anchor)
+        current.insert(llvm.CondBrOp(cmp, dest, args, nxt, []))
+        current, anchor = Builder(nxt, None), nxt
+    default_args = [current.to_llvm(v) for v in op.default_operands]
+    current.insert(llvm.BrOp(op.default_block, *default_args))
+
+
 def lower_cf_op(op: Operation) -> None:
     b = Builder.before_op(op)
-    if isinstance(op, cf.BranchOp):
+    if isinstance(op, cf.AssertOp):
+        _lower_assert(b, op)
+    elif isinstance(op, cf.SwitchOp):
+        _lower_switch(b, op)
+    elif isinstance(op, cf.BranchOp):
         b.insert(llvm.BrOp(op.successor, *[b.to_llvm(v) for v in op.arguments]))
     elif isinstance(op, cf.ConditionalBranchOp):
         b.insert(
