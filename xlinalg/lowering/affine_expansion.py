@@ -10,7 +10,7 @@ Shared by `lower-affine` (affine.apply/min/max) and `convert-linalg-to-loops`
 
 so the result only uses `arith.constant/addi/subi/muli/divsi/remsi/cmpi/select`,
 which every later stage (and LLVM) understands. Constant subexpressions are
-folded here, `x + y * -1` becomes `subi x, y`, and min/max over several results
+folded here, `x + y * -1` and `y * -1 + x` become `subi x, y`, and min/max over several results
 are chains of `cmpi` + `select` (LLVM turns them into smin/smax).
 """
 
@@ -119,10 +119,15 @@ class AffineExpander:
         if lhs_const is not None and rhs_const is not None:
             return self.constant(_fold(kind, lhs_const, rhs_const, expr))
         if kind == AffineBinaryOpKind.Add:
-            # x + y * -1  ->  x - y
+            # x + y * -1  ->  x - y  (and y * -1 + x, the form of `s0 - d0`)
             negated = _negated_operand(rhs_expr)
             if negated is not None:
                 lhs = self.expand(lhs_expr, dims, symbols)
+                rhs = self.expand(negated, dims, symbols)
+                return self._emit(arith.SubiOp(lhs, rhs))
+            negated = _negated_operand(lhs_expr)
+            if negated is not None:
+                lhs = self.expand(rhs_expr, dims, symbols)
                 rhs = self.expand(negated, dims, symbols)
                 return self._emit(arith.SubiOp(lhs, rhs))
             if rhs_const == 0:
