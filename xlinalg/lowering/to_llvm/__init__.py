@@ -5,11 +5,11 @@ converted in place (it ends up in the LLVM dialect).
 
 Passes (one per file, in `TO_LLVM_PASSES` order):
   xl-convert-func-to-llvm     signatures expanded per `xlinalg/backend/abi.py`
+  xl-convert-cf-to-llvm       branches (also assert/switch); block arguments retyped
   xl-convert-arith-to-llvm    index → i64, min/max with their NaN semantics, casts
   xl-convert-math-to-llvm     LLVM intrinsics, libm (`tanhf`, `erff`, ...) otherwise
   xl-convert-memref-to-llvm   descriptors, GEP + aligned loads/stores, aligned_alloc/free,
                               subview/reinterpret_cast/collapse/expand/copy/global
-  xl-convert-cf-to-llvm       branches; block arguments retyped
   xl-finalize-llvm            drops the casts between passes; LoweringError on leftovers
 `emit.py` prints the LLVM-dialect module as LLVM IR text (`emit_llvm_ir`).
 
@@ -38,10 +38,10 @@ from xlinalg.lowering.to_llvm.signatures import public_signatures
 #: The passes, in order, that take func/cf/arith/math/memref to the LLVM dialect.
 TO_LLVM_PASSES: tuple[ModulePass, ...] = (
     ConvertFuncToLLVMPass(),
+    ConvertCfToLLVMPass(),
     ConvertArithToLLVMPass(),
     ConvertMathToLLVMPass(),
     ConvertMemRefToLLVMPass(),
-    ConvertCfToLLVMPass(),
     FinalizeLLVMPass(),
 )
 
