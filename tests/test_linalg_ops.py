@@ -418,6 +418,21 @@ def test_builders() -> None:
     transposed.verify()
     with pytest.raises(TypeError, match="has no attribute 'permutation'"):
         MatmulOp.build([a, b], [c], permutation=[1, 0])
+    direct = MatmulOp([a, b], [c])
+    block.add_op(direct)
+    direct.verify()
+    assert str(direct).startswith("%3 = linalg.matmul ins(") or "linalg.matmul ins(" in str(direct)
+    transpose_cls = named_op_class("transpose")
+    with pytest.raises(ValueError, match=r"takes 1 input\(s\) and 1 output\(s\), got 2 and 1"):
+        transpose_cls([a, a], [b], permutation=[1, 0])
+    conv = named_op_class("conv_2d_nhwc_hwcf")
+    d = Block(arg_types=[builtin.MemRefType(builtin.f32, [1, 9, 9, 2]),
+                         builtin.MemRefType(builtin.f32, [3, 3, 2, 4]),
+                         builtin.MemRefType(builtin.f32, [1, 4, 4, 4])])
+    op = conv(list(d.args[:2]), [d.args[2]], strides=[2, 2])
+    d.add_op(op)
+    op.verify()
+    assert "{strides = dense<2> : tensor<2xi64>}" in str(op)
 
 
 # ---------------------------------------------------------------------------

@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     ShapedType,
     TensorType,
-    i32,
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -88,6 +87,46 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         return get_spec(self.name)
 
     # ---- construction ----
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue | Operation],
+        outputs: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute] | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+        **attrs: Any,
+    ) -> None:
+        """`MatmulOp([a, b], [c])`: `result_types` default to the tensor outputs' types;
+        `attrs` are the table attributes by name (`cast=TypeFn.CAST_UNSIGNED`,
+        `permutation=[1, 0]`, `indexing_maps=[AffineMap, ...]`, `strides=[2, 2]`, or
+        ready-made attributes)."""
+        spec = get_spec(self.name)
+        ins = [SSAValue.get(v) for v in inputs]
+        outs = [SSAValue.get(v) for v in outputs]
+        if result_types is None:
+            result_types = [v.type for v in outs if isinstance(v.type, TensorType)]
+        props: dict[str, Attribute | None] = {}
+        for key, value in attrs.items():
+            attr_spec = spec.attr(key)
+            if attr_spec is None:
+                raise TypeError(f"'{spec.op_name}' has no attribute {key!r}")
+            props[key] = None if value is None else _coerce_attr(attr_spec, value)
+        if spec.fixed_operands:
+            if len(ins) != len(spec.inputs) or len(outs) != len(spec.outputs):
+                raise ValueError(
+                    f"'{spec.op_name}' takes {len(spec.inputs)} input(s) and "
+                    f"{len(spec.outputs)} output(s), got {len(ins)} and {len(outs)}"
+                )
+            operands: list[Any] = [*ins, *outs]
+        else:
+            operands = [ins, outs]
+        super().__init__(
+            operands=operands,
+            result_types=[list(result_types)],
+            properties=props,
+            attributes=dict(attributes or {}),
+            regions=[None],
+        )
+
     @classmethod
     def build(
         cls,
@@ -97,32 +136,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         attributes: Mapping[str, Attribute] | None = None,
         **attrs: Any,
     ) -> NamedStructuredOp:
-        """Build the op; `result_types` default to the tensor outputs' types; `attrs` are the
-        table attributes by name (`cast=TypeFn.CAST_UNSIGNED`, `permutation=[1, 0]`,
-        `indexing_maps=[AffineMap, ...]`, or ready-made attributes)."""
-        spec = get_spec(cls.name)
-        ins = [SSAValue.get(v) for v in inputs]
-        outs = [SSAValue.get(v) for v in outputs]
-        if result_types is None:
-            result_types = [v.type for v in outs if isinstance(v.type, TensorType)]
-        props: dict[str, Attribute] = {}
-        for key, value in attrs.items():
-            attr_spec = spec.attr(key)
-            if attr_spec is None:
-                raise TypeError(f"'{spec.op_name}' has no attribute {key!r}")
-            if value is not None:
-                props[key] = _coerce_attr(attr_spec, value)
-        if spec.fixed_operands:
-            operands: list[Any] = [*ins, *outs]
-        else:
-            operands = [ins, outs]
-        op = cls.create(
-            operands=cast(Any, _flatten_operands(operands)),
-            result_types=list(result_types),
-            properties=props | _segment_props(spec, len(ins), len(outs)),
-            attributes=dict(attributes or {}),
-        )
-        return op
+        """Same as the constructor (typed as the base class, for generic code)."""
+        return cls(inputs, outputs, result_types, attributes, **attrs)
 
     # ---- StructuredOpInterface ----
     def get_inputs(self) -> Sequence[SSAValue]:
@@ -506,22 +521,6 @@ def _coerce_attr(attr_spec: AttrSpec, value: Any) -> Attribute:
             return ArrayAttr(maps)
         raise TypeError(f"expected a list of affine maps, got {value}")
     raise TypeError(f"unknown attribute kind {kind}")  # pragma: no cover
-
-
-def _segment_props(spec: OpSpec, num_inputs: int, num_outputs: int) -> dict[str, Attribute]:
-    if spec.fixed_operands:
-        return {}
-    return {"operandSegmentSizes": DenseArrayBase.from_list(i32, [num_inputs, num_outputs])}
-
-
-def _flatten_operands(operands: list[Any]) -> list[SSAValue]:
-    flat: list[SSAValue] = []
-    for item in operands:
-        if isinstance(item, list):
-            flat.extend(item)
-        else:
-            flat.append(item)
-    return flat
 
 
 def _infer_type(
