@@ -755,3 +755,39 @@ def test_conv_2d_nhwc_hwcf_with_strides_and_dilations() -> None:
             expected += np.einsum("nhwc,cf->nhwf", window, ker[i, j])
     conv(inp, ker, out)
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+NESTED_BODY = """
+func.func @relu_upper(%A: memref<?x?xf32>, %C: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%A : memref<?x?xf32>) outs(%C : memref<?x?xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %upper = scf.if %a_pos -> (f32) {
+      %le = arith.cmpi sle, %i, %j : index
+      %v = arith.select %le, %a, %c : f32
+      scf.yield %v : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    linalg.yield %upper : f32
+  }
+  return
+}
+"""
+
+
+def test_payload_with_a_region_op_using_indices_and_captured_values() -> None:
+    text = NESTED_BODY.replace(
+        "    %upper = scf.if %a_pos",
+        "    %a_pos = arith.cmpf ogt, %a, %zero : f32\n    %upper = scf.if %a_pos",
+    )
+    f = compile_text(text).function("relu_upper")
+    a, c = rand(5, 6), rand(5, 6)
+    ii, jj = np.meshgrid(np.arange(5), np.arange(6), indexing="ij")
+    expected = np.where(a > 0, np.where(ii <= jj, a, c), 0.0).astype(np.float32)
+    f(a, c)
+    np.testing.assert_array_equal(c, expected)

@@ -264,9 +264,8 @@ class _NestBuilder:
             if isinstance(inner, IndexOp):
                 mapping[inner.result] = self._iv(ivs, inner)
                 continue
-            cloned = inner.clone(value_mapper=mapping)
-            self.builder.insert(cloned)
-            self._replace_nested_index_ops(cloned, ivs)
+            # (`linalg.index` is only valid directly in the generic's body)
+            self.builder.insert(inner.clone(value_mapper=mapping))
         yielded = [mapping.get(v, v) for v in terminator.values]
 
         if hoisted:
@@ -293,11 +292,6 @@ class _NestBuilder:
         if iv is None:
             raise lowering_error(self.op, f"linalg.index {index_op.dim.value.data} out of range")
         return iv
-
-    def _replace_nested_index_ops(self, cloned: Operation, ivs: Sequence[SSAValue | None]) -> None:
-        nested = [o for o in cloned.walk() if isinstance(o, IndexOp)]
-        for index_op in nested:
-            Rewriter.replace_op(index_op, [], [self._iv(ivs, index_op)])
 
 
 def _check_lowerable(op: GenericOp) -> None:
