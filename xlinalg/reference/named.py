@@ -210,6 +210,14 @@ def _eval_affine(expr: AffineExpr, dims: Sequence[np.ndarray]) -> np.ndarray | i
     raise XlinalgError(f"the NumPy reference cannot evaluate affine expression {expr}")
 
 
+def _dims_of(expr: AffineExpr) -> set[int]:
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, AffineBinaryOpExpr):
+        return _dims_of(expr.lhs) | _dims_of(expr.rhs)
+    return set()
+
+
 def _is_projected_permutation(amap: AffineMap) -> bool:
     positions = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
     return len(positions) == len(amap.results) and len(set(positions)) == len(positions)
@@ -368,12 +376,17 @@ class _Evaluator:
         values: list[np.ndarray] = []
         for factor in factors:
             names = args_of(factor)
-            if len(names) != 1 or not _is_projected_permutation(self.maps[names[0]]):
+            if len(names) != 1:
                 return None
-            name = names[0]
-            value = self.eval(factor, lambda n: self.arrays[n])
-            letters.append("".join(chr(ord("a") + e.position) for e in self.maps[name].results))  # type: ignore[attr-defined]
-            values.append(np.asarray(value).astype(acc))
+            amap = self.maps[names[0]]
+            value = np.asarray(self.eval(factor, lambda n: self.arrays[n])).astype(acc)
+            if _is_projected_permutation(amap):
+                dims = [e.position for e in amap.results]  # type: ignore[attr-defined]
+            else:  # e.g. a convolution window: gather over the loop dims the indices use
+                dims = sorted(set().union(*(_dims_of(e) for e in amap.results)))
+                value = loop_view(value, amap, self.ranges).reshape([self.ranges[d] for d in dims])
+            letters.append("".join(chr(ord("a") + d) for d in dims))
+            values.append(value)
         present = [d for d in par if any(chr(ord("a") + d) in sub for sub in letters)]
         subscripts = ",".join(letters) + "->" + "".join(chr(ord("a") + d) for d in present)
         result = np.asarray(np.einsum(subscripts, *values, optimize=len(values) > 1))
