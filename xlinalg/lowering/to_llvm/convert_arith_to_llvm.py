@@ -95,10 +95,7 @@ def _constant(b: Builder, op: Operation) -> SSAValue:
     value = op.properties.get("value", op.attributes.get("value"))
     res_type = convert_type(op.results[0].type)
     if isinstance(value, IntegerAttr):
-        assert isinstance(res_type, IntegerType)
-        return b.add(
-            llvm.ConstantOp(IntegerAttr(value.value.data, res_type, truncate_bits=True), res_type)
-        )
+        return b.int_const(value.value.data, res_type)
     if isinstance(value, FloatAttr):
         return b.add(llvm.ConstantOp(value, res_type))
     if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(res_type, VectorType):
@@ -121,9 +118,8 @@ def _icmp(b: Builder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
 
 
 def _ceil_floor_div(b: Builder, name: str, a: SSAValue, d: SSAValue) -> SSAValue:
-    t = a.type
-    zero = b.add(llvm.ConstantOp(IntegerAttr(0, t), t))  # type: ignore[arg-type]
-    one = b.add(llvm.ConstantOp(IntegerAttr(1, t), t))  # type: ignore[arg-type]
+    zero = b.int_const(0, a.type)
+    one = b.int_const(1, a.type)
     if name == "arith.ceildivui":
         # a == 0 ? 0 : (a - 1) / d + 1
         q = b.add(llvm.AddOp(b.add(llvm.UDivOp(b.add(llvm.SubOp(a, one)), d)), one))
