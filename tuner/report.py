@@ -90,4 +90,8 @@ def format_table(frame: pd.DataFrame, top: int | None = None) -> str:
     view["compile_s"] = view["compile_s"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
     view["repeats"] = view["repeats"].map(lambda v: "" if pd.isna(v) else str(int(v)))
     view["error"] = view.pop("error").map(lambda v: "" if not v else str(v)[:60])
+    duplicates = shown["duplicate_of"]
+    if duplicates.notna().any():  # repeated configurations reuse an earlier measurement
+        view.insert(view.columns.get_loc("status") + 1, "same_as",
+                    duplicates.map(lambda v: "" if pd.isna(v) else f"#{int(v)}"))
     return view.to_string(index=False)
