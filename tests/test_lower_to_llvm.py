@@ -674,8 +674,12 @@ func.func @f(%x: f16, %out: memref<1xf16>) {
     llvm_binding.parse_assembly(ir).verify()
 
 
-def test_module_ends_in_llvm_dialect_and_prints() -> None:
-    module = parse(COPY_2D)
+@pytest.mark.parametrize(
+    "name",
+    ["COPY_2D", "SUBVIEW", "INT_OPS", "ALLOC_AND_CALLS", "GLOBALS", "NESTED_SUBVIEW"],
+)
+def test_module_ends_in_llvm_dialect_and_verifies(name: str) -> None:
+    module = parse(globals()[name])
     convert_to_llvm_dialect(module)
     module.verify()
     assert all(op.name.startswith("llvm.") for op in module.walk() if op is not module)
