@@ -449,3 +449,27 @@ def test_unread_output_is_never_loaded_even_under_a_reduction_loop() -> None:
     (loop,) = loop_nest(module)
     assert not loop.iter_args
     assert [op.name for op in module.walk()].count("memref.load") == 2  # A and B only
+
+
+def test_views_of_the_same_global_alias() -> None:
+    module = parse(
+        """
+"memref.global"() <{sym_name = "g", sym_visibility = "private", type = memref<4x4xf32>,
+                   initial_value = dense<1.0> : tensor<4x4xf32>}> : () -> ()
+func.func @f() {
+  %a = memref.get_global @g : memref<4x4xf32>
+  %b = memref.get_global @g : memref<4x4xf32>
+  %row = memref.subview %b[0, 0] [1, 4] [1, 1] : memref<4x4xf32> to memref<4xf32, strided<[1]>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<4x4xf32>) outs(%row : memref<4xf32, strided<[1]>>) {
+  ^bb0(%x: f32, %acc: f32):
+    %0 = arith.addf %acc, %x : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+"""
+    )
+    generic = next(op for op in module.walk() if isinstance(op, GenericOp))
+    assert hoist_start(generic) == 2

@@ -59,13 +59,21 @@ _VIEW_OPS = frozenset(
 )
 
 
-def root_buffer(value: SSAValue) -> SSAValue:
-    """The function argument / allocation a memref value is a view of."""
+def root_buffer(value: SSAValue) -> SSAValue | str:
+    """What a memref value is a view of: a function argument, an allocation, or a global.
+
+    Values with different roots never share memory, except function arguments
+    that the caller aliases (not supported: every buffer argument is assumed to
+    be distinct, as for `noalias`). Globals are identified by their symbol, so
+    two `memref.get_global @g` have the same root.
+    """
     while True:
         owner = value.owner
         if isinstance(owner, Operation) and owner.name in _VIEW_OPS and owner.operands:
             value = owner.operands[0]
             continue
+        if isinstance(owner, memref.GetGlobalOp):
+            return f"@{owner.name_.string_value()}"
         return value
 
 
