@@ -473,3 +473,20 @@ func.func @f() {
     )
     generic = next(op for op in module.walk() if isinstance(op, GenericOp))
     assert hoist_start(generic) == 2
+
+
+def test_payload_with_memory_effects_keeps_every_load_and_store_in_the_innermost_body() -> None:
+    text = MATMUL.replace(
+        "    %1 = arith.addf %c, %0 : f32\n",
+        "    %1 = arith.addf %c, %0 : f32\n    %z = arith.constant 0 : index\n"
+        "    memref.store %1, %A[%z, %z] : memref<?x?xf32>\n",
+    )
+    module = parse(text)
+    generic = next(op for op in module.walk() if isinstance(op, GenericOp))
+    assert hoist_start(generic) == 3
+    lower_to_loops(module)
+    module.verify()
+    assert_dominance(module)
+    *_, inner = loop_nest(module)
+    names = [op.name for op in inner.body.block.ops]
+    assert names.count("memref.load") == 3 and names.count("memref.store") == 2

@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
 
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.errors import LoweringError
@@ -108,6 +109,13 @@ def _used_dims(amap: AffineMap) -> set[int]:
     return used
 
 
+def region_is_pure(op: GenericOp) -> bool:
+    """True when the payload has no memory effects (it may write captured buffers otherwise)."""
+    return all(
+        is_side_effect_free(inner) for inner in op.body.block.ops if not isinstance(inner, YieldOp)
+    )
+
+
 def hoist_start(op: GenericOp) -> int:
     """First loop of the innermost suffix over which the outputs can be carried in registers.
 
@@ -124,6 +132,8 @@ def hoist_start(op: GenericOp) -> int:
     # An output the region does not read is never loaded (upstream's golden
     # lowering): it is simply stored every iteration, nothing to carry.
     if not all(arg.uses for arg in op.body.block.args[num_inputs:]):
+        return num_loops
+    if not region_is_pure(op):
         return num_loops
     output_roots = [root_buffer(v) for v in outputs]
     if len(set(output_roots)) != len(output_roots):
@@ -186,17 +196,19 @@ class _NestBuilder:
         Depth `L` means the load sits in the body of loop `d{L-1}` (0: before the
         nest): the depth just below the innermost loop its indexing map uses, so
         e.g. `A[m, k]` is loaded once per `k`, not once per `n`, in a `k, m, n`
-        nest. Inputs whose buffer an output may alias are loaded in the innermost
-        body (stores of earlier iterations must be seen).
+        nest. Inputs whose buffer an output may alias, and all inputs when the
+        payload has memory effects, are loaded in the innermost body (stores of
+        earlier iterations must be seen).
         """
         op = self.op
         num_loops = op.get_num_loops()
         output_roots = {root_buffer(v) for v in op.outputs}
+        pure = region_is_pure(op)
         levels: dict[int, int] = {}
         for index, (arg, value) in enumerate(zip(op.body.block.args, op.inputs)):
             if not isinstance(value.type, ShapedType) or not arg.uses:
                 continue
-            if root_buffer(value) in output_roots:
+            if not pure or root_buffer(value) in output_roots:
                 levels[index] = num_loops
             else:
                 used = _used_dims(self.maps[index])
