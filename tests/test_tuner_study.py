@@ -126,3 +126,20 @@ def test_export_without_success(tmp_path: Path) -> None:
     tuner_study.setup(storage, "empty", PAYLOAD, SPACE, "mm.mlir", "space.mlir")
     with pytest.raises(TunerError, match="no successful trial"):
         best_schedule(storage, "empty")
+
+
+def test_plots_are_svg(recorded: tuple[str, str], tmp_path: Path) -> None:
+    from xml.dom import minidom
+
+    from tuner.plots import write_plots
+    from tuner.report import knob_columns
+
+    frame = trials_dataframe(*recorded)
+    assert knob_columns(frame) == ["tile_m", "reg_m"]
+    history, knobs = write_plots(frame, knob_columns(frame), str(tmp_path / "p"), "mm-space")
+    doc = minidom.parse(history)
+    assert len(doc.getElementsByTagName("circle")) == 2  # the two successful trials
+    assert "best so far 2.00 GFLOP/s" in Path(history).read_text()
+    text = Path(knobs).read_text()
+    minidom.parse(knobs)
+    assert "tile_m" in text and "best 2.00, median 2.00 (1)" in text

@@ -77,6 +77,12 @@ def trials_dataframe(storage: str, study_name: str) -> pd.DataFrame:
     return pd.concat([best, rest], ignore_index=True)
 
 
+def knob_columns(frame: pd.DataFrame) -> list[str]:
+    """The knob columns of a `trials_dataframe` (between `number` and `status`)."""
+    columns = list(frame.columns)
+    return columns[1:columns.index("status")]
+
+
 def format_table(frame: pd.DataFrame, top: int | None = None) -> str:
     """A human-readable table (times in ms, GFLOP/s and CV rounded)."""
     if frame.empty:

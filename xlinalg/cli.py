@@ -5,7 +5,7 @@
     xlinalg tune PAYLOAD --space SPACE [--trials N|--timeout S] [--storage URL] [--study NAME]
                  [--sampler tpe|random|grid|cmaes] [--seed N] [--workers N] [--out DIR]
     xlinalg worker --storage URL --study NAME [--trials N] [--timeout S]
-    xlinalg report [--storage URL] --study NAME [--csv F|--parquet F] [--top K]
+    xlinalg report [--storage URL] --study NAME [--csv F] [--parquet F] [--top K] [--plots DIR]
     xlinalg export [--storage URL] --study NAME -o FILE [--as-constants]
 
 Every user error prints one line (with file:line:col where there is one) to
@@ -313,12 +313,17 @@ def cmd_report(args: argparse.Namespace) -> int:
             frame.to_parquet(args.parquet, index=False)
         except ImportError as err:
             raise TunerError(f"cannot write parquet: {str(err).splitlines()[0]}") from None
+    written = [path for path in (args.csv, args.parquet) if path]
+    if args.plots:
+        from tuner.plots import write_plots
+        from tuner.report import knob_columns
+
+        written += write_plots(frame, knob_columns(frame), args.plots, args.study)
     ok = int((frame["status"] == "ok").sum()) if not frame.empty else 0
     _out(f"study '{args.study}' in {storage}: {len(frame)} trial(s), {ok} ok")
     _out(format_table(frame, args.top))
-    for path in (args.csv, args.parquet):
-        if path:
-            _out(f"wrote {path}")
+    for path in written:
+        _out(f"wrote {path}")
     return 0
 
 
@@ -432,6 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--csv", metavar="FILE")
     report.add_argument("--parquet", metavar="FILE")
     report.add_argument("--top", type=_positive_int, metavar="K")
+    report.add_argument("--plots", metavar="DIR",
+                        help="write history.svg and knobs.svg into DIR")
     report.set_defaults(func=cmd_report)
 
     export = commands.add_parser("export", parents=[debug],
