@@ -22,8 +22,8 @@ def _scale(value: float, lo: float, hi: float, out_lo: float, out_hi: float) -> 
 
 def _frame(title: str, width: int, height: int) -> list[str]:
     return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="sans-serif" font-size="11">',
+        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+         f'font-family="sans-serif" font-size="11">'),
         f'<rect width="{width}" height="{height}" fill="white"/>',
         f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="13">{escape(title)}</text>',
     ]
