@@ -791,3 +791,91 @@ def test_payload_with_a_region_op_using_indices_and_captured_values() -> None:
     expected = np.where(a > 0, np.where(ii <= jj, a, c), 0.0).astype(np.float32)
     f(a, c)
     np.testing.assert_array_equal(c, expected)
+
+
+WHILE = """
+func.func @w(%A: memref<?xf32>, %n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.while (%i = %c0, %s = %c0) : (index, index) -> (index, index) {
+    %lt = arith.cmpi slt, %i, %n : index
+    scf.condition(%lt) %i, %s : index, index
+  } do {
+  ^bb0(%i2: index, %s2: index):
+    %m = memref.dim %A, %c0 : memref<?xf32>
+    scf.for %j = %c0 to %m step %c1 {
+      %x = memref.load %A[%j] : memref<?xf32>
+      %y = arith.addf %x, %x : f32
+      memref.store %y, %A[%j] : memref<?xf32>
+    }
+    %i3 = arith.addi %i2, %c1 : index
+    %s3 = arith.addi %s2, %i2 : index
+    scf.yield %i3, %s3 : index, index
+  }
+  return %r#1 : index
+}
+"""
+
+
+def test_scf_while_with_a_nested_for_through_cf() -> None:
+    module = lower_to_cf(parse(WHILE))
+    assert_dominance(module)
+    assert not [op for op in module.walk() if op.name.startswith("scf.")]
+    w = compile_text(WHILE).function("w")
+    for n in (0, 1, 4):
+        a = rand(5)
+        expected = a * 2.0**n
+        assert w(a, n) == n * (n - 1) // 2
+        np.testing.assert_allclose(a, expected, rtol=1e-6)
+
+
+WHILE_IN_FOR = """
+func.func @collatz_steps(%A: memref<?xi64>, %S: memref<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i64
+  %two = arith.constant 2 : i64
+  %three = arith.constant 3 : i64
+  %zero = arith.constant 0 : i64
+  %n = memref.dim %A, %c0 : memref<?xi64>
+  scf.for %i = %c0 to %n step %c1 {
+    %x0 = memref.load %A[%i] : memref<?xi64>
+    %r:2 = scf.while (%x = %x0, %k = %zero) : (i64, i64) -> (i64, i64) {
+      %more = arith.cmpi sgt, %x, %one : i64
+      scf.condition(%more) %x, %k : i64, i64
+    } do {
+    ^bb0(%x1: i64, %k1: i64):
+      %rem = arith.remsi %x1, %two : i64
+      %odd = arith.cmpi ne, %rem, %zero : i64
+      %next = scf.if %odd -> (i64) {
+        %t = arith.muli %x1, %three : i64
+        %t1 = arith.addi %t, %one : i64
+        scf.yield %t1 : i64
+      } else {
+        %h = arith.divsi %x1, %two : i64
+        scf.yield %h : i64
+      }
+      %k2 = arith.addi %k1, %one : i64
+      scf.yield %next, %k2 : i64, i64
+    }
+    memref.store %r#1, %S[%i] : memref<?xi64>
+  }
+  return
+}
+"""
+
+
+def test_scf_while_inside_a_for_with_an_if_inside() -> None:
+    f = compile_text(WHILE_IN_FOR).function("collatz_steps")
+    a = np.array([1, 2, 3, 6, 7, 27], np.int64)
+    steps = np.zeros_like(a)
+
+    def collatz(x: int) -> int:
+        k = 0
+        while x > 1:
+            x = 3 * x + 1 if x % 2 else x // 2
+            k += 1
+        return k
+
+    f(a, steps)
+    assert steps.tolist() == [collatz(int(x)) for x in a]

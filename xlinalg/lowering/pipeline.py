@@ -2,7 +2,8 @@
 
 ```
 generalize named ops → convert-linalg-to-loops → lower-affine → licm + cse + dce
-    → convert-scf-to-cf (xDSL's) → legality check → to_llvm.convert_to_llvm_ir
+    → convert-scf-while-to-cf → convert-scf-to-cf (xDSL's: for/if/index_switch)
+    → legality check → to_llvm.convert_to_llvm_ir
 ```
 
 Every function works in place on the module it is given (nothing is cloned).
@@ -30,6 +31,7 @@ from xlinalg.lowering.cleanup import LoweringCleanupPass
 from xlinalg.lowering.diagnostics import lowering_error, op_name
 from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
 from xlinalg.lowering.lower_affine import LowerAffinePass
+from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 
 if TYPE_CHECKING:
     from xlinalg.backend.abi import LoweredModule
@@ -110,6 +112,7 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
         # No cleanup after this: the CFG conversion creates nothing redundant (one
         # step increment and one compare per loop), and xDSL's CSE does not look
         # into multi-block regions anyway. LLVM's O3 takes it from here.
+        ConvertScfWhileToCfPass().apply(ctx, module)
         ConvertScfToCf().apply(ctx, module)
     check_cf_level(module)
     return module
