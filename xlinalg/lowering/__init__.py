@@ -5,6 +5,7 @@ pipeline.py          lower_to_llvm(module) -> LoweredModule, lower_to_cf, lower_
 linalg_to_loops.py   convert-linalg-to-loops   linalg.generic on memrefs → scf.for nest
 lower_affine.py      lower-affine              affine.apply/min/max → arith; affine.for/load/store
 affine_expansion.py  affine expressions → arith (floordiv/ceildiv/mod as upstream)
+scf_while_to_cf.py   convert-scf-while-to-cf   scf.while → cf (xDSL's convert-scf-to-cf does for/if)
 cleanup.py           licm + cse + dce between stages (xDSL's passes)
 diagnostics.py       LoweringError naming the op and its location
 to_llvm/             func/cf/arith/math/memref → LLVM dialect → LLVM IR text
