@@ -89,7 +89,7 @@ def run_candidate(request: CandidateRequest) -> dict[str, Any]:
                           f"from the reference (max rel error {check.max_rel_error:.3g})")
             return result
         timing = kernel.time(*arrays, **(request.timing or {}))
-        flops = int(kernel.flops())
+        flops = int(kernel.flops(*arrays))  # the arrays give the sizes of dynamic dims
     except XlinalgError as err:
         result.update(status="error", error=_one_line(err))
         return result

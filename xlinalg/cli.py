@@ -144,7 +144,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError("--repeats is not supported by this build's timing harness")
         timing_kwargs = {"min_repeats": args.repeats, "max_repeats": args.repeats}
     timing = kernel.time(*arrays, **timing_kwargs)
-    flops = kernel.flops()
+    flops = kernel.flops(*arrays)
     inner = getattr(timing, "inner_loops", 1)
     _out(f"time:    median {_ms(timing.median_s)}  min {_ms(timing.min_s)}  "
          f"cv {timing.cv * 100:.2f}%  ({timing.repeats} repeats x {inner} inner loops)")
@@ -244,7 +244,8 @@ def _finish(study: optuna.Study, storage: str, out_dir: str | None) -> int:
          f"median {_ms(float(best.value or 0.0))}  ({knobs})")
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
-        path = os.path.join(out_dir, f"{study.study_name}.best.mlir")
+        safe = "".join(c if c.isalnum() or c in "-_.+" else "_" for c in study.study_name)
+        path = os.path.join(out_dir, f"{safe}.best.mlir")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(best_schedule(storage, study.study_name))
         _out(f"schedule: {path}")
