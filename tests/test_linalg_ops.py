@@ -135,7 +135,8 @@ def test_table_has_the_required_ops() -> None:
         "fill", "copy", "matmul", "batch_matmul", "matvec", "vecmat", "dot", "add", "sub", "mul",
         "div", "div_unsigned", "max", "min", "powf", "exp", "log", "abs", "ceil", "floor", "negf",
         "reciprocal", "round", "sqrt", "rsqrt", "square", "tanh", "erf", "transpose", "broadcast",
-        "conv_2d_nhwc_hwcf",
+        "conv_2d_nhwc_hwcf", "batch_reduce_matmul", "batch_matvec", "batch_vecmat",
+        "quantized_matmul", "quantized_batch_matmul",
     }
     assert required <= set(TABLE_NAMES)
     for name in TABLE_NAMES:
@@ -468,6 +469,10 @@ CONTRACTIONS: dict[str, tuple[list[tuple[int, ...]], Callable[..., np.ndarray]]]
     "matvec": ([(13, 7), (7,), (13,)], lambda a, y, x: x + a @ y),
     "vecmat": ([(7,), (7, 11), (11,)], lambda y, a, x: x + y @ a),
     "dot": ([(17,), (17,), ()], lambda a, b, c: c + np.dot(a, b)),
+    "batch_reduce_matmul": ([(3, 5, 7), (3, 7, 9), (5, 9)],
+                            lambda a, b, c: c + np.matmul(a, b).sum(axis=0)),
+    "batch_matvec": ([(3, 5, 7), (3, 7), (3, 5)], lambda a, b, c: c + np.einsum("bmk,bk->bm", a, b)),
+    "batch_vecmat": ([(3, 7), (3, 7, 5), (3, 5)], lambda a, b, c: c + np.einsum("bk,bkn->bn", a, b)),
 }
 
 
@@ -489,6 +494,25 @@ def test_reference_contractions(name: str, dtype: str) -> None:
         np.testing.assert_array_equal(out, expected.astype(np.int32))
     else:
         np.testing.assert_allclose(out, expected, **tol(np_dtype))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_reference_quantized_matmul(batched: bool) -> None:
+    name = "quantized_batch_matmul" if batched else "quantized_matmul"
+    lead = (2,) if batched else ()
+    shapes = [(*lead, 5, 3), (*lead, 3, 4), (*lead, 5, 4)]
+    types = [f"memref<{''.join(f'{d}x' for d in shape)}{t}>" for shape, t in
+             zip(shapes, ["i8", "i8", "i32"])]
+    line = (f"linalg.{name} ins(%a, %b, %az, %bz : {types[0]}, {types[1]}, i32, i32) "
+            f"outs(%c : {types[2]})")
+    op = single_op(line, [("a", types[0]), ("b", types[1]), ("az", "i32"), ("bz", "i32"),
+                          ("c", types[2])])
+    a = RNG.integers(-128, 128, size=shapes[0]).astype(np.int8)
+    b = RNG.integers(-128, 128, size=shapes[1]).astype(np.int8)
+    c = RNG.integers(-9, 9, size=shapes[2]).astype(np.int32)
+    expected = c + np.matmul(a.astype(np.int32) - 3, b.astype(np.int32) + 5)
+    evaluate_named(op, [a, b, 3, -5, c])
+    np.testing.assert_array_equal(c, expected)
 
 
 def test_reference_matmul_on_tensors_returns_new_array_and_casts() -> None:

@@ -375,8 +375,9 @@ class _Evaluator:
         letters: list[str] = []
         values: list[np.ndarray] = []
         for factor in factors:
-            names = args_of(factor)
-            if len(names) != 1:
+            # scalar operands (zero points) broadcast; at most one shaped operand per factor
+            names = [n for n in args_of(factor) if self.maps[n].results]
+            if len(names) > 1 or not names:
                 return None
             amap = self.maps[names[0]]
             value = np.asarray(self.eval(factor, lambda n: self.arrays[n])).astype(acc)

@@ -165,6 +165,21 @@ def _contraction(name: str, dims: str, a: str, b: str, c: str, attrs: tuple[Attr
     )
 
 
+def _quantized(name: str, dims: str, a: str, b: str, c: str) -> OpSpec:
+    """`C[c] += (cast(A[a]) - cast(AZp)) * (cast(B[b]) - cast(BZp))`, zero points are scalars."""
+    out_dims = set(c.split())
+    return OpSpec(
+        name,
+        (_in("A", Indices(*a.split())), _in("B", Indices(*b.split())), _in("AZp", SCALAR),
+         _in("BZp", SCALAR), _out("C", Indices(*c.split()))),
+        add(arg("C"), mul(binary("sub", cast_signed(arg("A")), cast_signed(arg("AZp"))),
+                          binary("sub", cast_signed(arg("B")), cast_signed(arg("BZp"))))),
+        dims=tuple((d, PARALLEL if d in out_dims else REDUCTION) for d in dims.split()),
+        summary=f"C[{c}] += (cast_signed(A[{a}]) - cast_signed(AZp)) * "
+                f"(cast_signed(B[{b}]) - cast_signed(BZp))",
+    )
+
+
 def _unary(name: str, fn: str) -> OpSpec:
     return OpSpec(name, (_in("I", IDENTITY), _out("O", IDENTITY)), unary(fn, arg("I")),
                   summary=f"O = {fn}(I), elementwise, no casting")
@@ -188,6 +203,15 @@ OP_TABLE: tuple[OpSpec, ...] = (
                  "C[m, n] += cast(A[m, k]) * cast(B[k, n])"),
     _contraction("batch_matmul", "b m n k", "b m k", "b k n", "b m n", (_MAPS_ATTR, _CAST_ATTR),
                  False, "C[b, m, n] += cast(A[b, m, k]) * cast(B[b, k, n])"),
+    _contraction("batch_reduce_matmul", "b m n k", "b m k", "b k n", "m n",
+                 (_MAPS_ATTR, _CAST_ATTR), False,
+                 "C[m, n] += cast(A[b, m, k]) * cast(B[b, k, n]) (b and k are reductions)"),
+    _contraction("batch_matvec", "b m k", "b m k", "b k", "b m", (), True,
+                 "C[b, m] += cast_signed(A[b, m, k]) * cast_signed(B[b, k])"),
+    _contraction("batch_vecmat", "b n k", "b k", "b k n", "b n", (), True,
+                 "C[b, n] += cast_signed(A[b, k]) * cast_signed(B[b, k, n])"),
+    _quantized("quantized_matmul", "m n k", "m k", "k n", "m n"),
+    _quantized("quantized_batch_matmul", "b m n k", "b m k", "b k n", "b m n"),
     _contraction("matvec", "m n", "m n", "n", "m", (), True,
                  "x[m] += cast_signed(A[m, n]) * cast_signed(y[n])"),
     _contraction("vecmat", "n m", "m", "m n", "n", (), True,
