@@ -77,6 +77,13 @@ def test_malformed_payload_has_location(files: Path, capsys: pytest.CaptureFixtu
     assert re.match(r"bad\.mlir:3:1: error: ", err), err
 
 
+def test_tune_rejects_malformed_payload_before_any_trial(
+        files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_with_one_line(capsys, ["tune", "bad.mlir", "--space", "space.mlir"])
+    assert re.match(r"bad\.mlir:3:1: error: ", err), err
+    assert not (files / "results").exists()
+
+
 def test_bad_knob_value(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = _fails_with_one_line(capsys, ["opt", "mm.mlir", "--schedule", "space.mlir",
                                         "--knob", "tile_m=5"])

@@ -13,6 +13,8 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
+from xlinalg.cli import main
+
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(
@@ -86,7 +88,17 @@ def _counted(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
             or (t.state == TrialState.FAIL and "status" in t.user_attrs)]
 
 
-def test_tune_report_export_run(work: Path) -> None:
+def _main(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Run a command in this process (faster than a new interpreter); returns its stdout."""
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Traceback" not in captured.err
+    return captured.out
+
+
+def test_tune_report_export_run(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
     tune = xlinalg(work, "tune", "mm.mlir", "--space", "space.mlir", "--trials", "4",
                    "--sampler", "random", "--seed", "0", "--timing-budget", "0.05")
     assert tune.returncode == 0, tune.stderr
@@ -99,27 +111,23 @@ def test_tune_report_export_run(work: Path) -> None:
     assert "GFLOP/s" in out.split("best:", 1)[1]
     assert (work / "results" / "mm-space.best.mlir").is_file()
 
-    report = xlinalg(work, "report", "--study", "mm-space", "--csv", "t.csv", "--top", "2")
-    assert report.returncode == 0, report.stderr
+    monkeypatch.chdir(work)
+    _main(capsys, "report", "--study", "mm-space", "--csv", "t.csv", "--top", "2")
     lines = (work / "t.csv").read_text().splitlines()
     assert lines[0].startswith("number,tile_m,reg_m,status,median_s,gflops")
     assert len(lines) == 1 + 4
     assert lines[1].split(",")[3] == "ok"
 
-    export = xlinalg(work, "export", "--study", "mm-space", "-o", "best.mlir")
-    assert export.returncode == 0, export.stderr
+    _main(capsys, "export", "--study", "mm-space", "-o", "best.mlir")
     best = (work / "best.mlir").read_text()
     assert 'transform.tune.knob<"tile_m"> = ' in best and "from options = [4, 8]" in best
-    consts = xlinalg(work, "export", "--study", "mm-space", "-o", "c.mlir", "--as-constants")
-    assert consts.returncode == 0, consts.stderr
+    _main(capsys, "export", "--study", "mm-space", "-o", "c.mlir", "--as-constants")
     assert "transform.tune" not in (work / "c.mlir").read_text()
 
-    run = xlinalg(work, "run", "mm.mlir", "--schedule", "best.mlir", "--check", "--repeats", "3")
-    assert run.returncode == 0, run.stderr
-    assert "check:   ok" in run.stdout and "GFLOP/s" in run.stdout
-    assert "(3 repeats x" in run.stdout
+    out = _main(capsys, "run", "mm.mlir", "--schedule", "best.mlir", "--check", "--repeats", "3")
+    assert "check:   ok" in out and "GFLOP/s" in out
+    assert "(3 repeats x" in out
 
-    worker = xlinalg(work, "worker", "--storage", "sqlite:///results/xlinalg.db",
-                     "--study", "mm-space", "--trials", "5")
-    assert worker.returncode == 0, worker.stderr
+    _main(capsys, "worker", "--storage", "sqlite:///results/xlinalg.db", "--study", "mm-space",
+          "--trials", "5")
     assert len(_counted(_study(work, "mm-space"))) == 5

@@ -84,12 +84,6 @@ def test_hang_is_killed_at_the_time_limit() -> None:
     assert time.monotonic() - start < 15
 
 
-def test_malformed_payload_is_a_compile_error() -> None:
-    result = measure(CandidateRequest(payload="func.func @f( {", schedule=None), 60)
-    assert result["status"] == "compile_error"
-    assert result["error"]
-
-
 def test_constraint_prunes_without_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
     from tuner.space import load_space
 
@@ -114,8 +108,7 @@ def test_constraint_prunes_without_compiling(monkeypatch: pytest.MonkeyPatch) ->
     assert [c.knobs for c in calls] == [{"tile_m": 4, "reg_m": 1}]  # only the valid one ran
 
 
-@needs_pipeline
-def test_malformed_payload_error_has_location() -> None:
+def test_malformed_payload_is_a_compile_error_with_location() -> None:
     result = measure(CandidateRequest(payload="func.func @f( {", schedule=None), 60)
     assert result["status"] == "compile_error"
     assert "<payload>:1:" in result["error"]
@@ -128,7 +121,7 @@ def test_study_continues_after_crash_and_hang(tmp_path: Path,
     storage = f"sqlite:///{tmp_path}/t.db"
     study, space = tuner_study.setup(
         storage, "faults", PAYLOAD, SPACE, "mm16.mlir", "space16.mlir",
-        sampler="random", seed=0, n_trials=4, time_limit_s=6.0,
+        sampler="random", seed=0, n_trials=4, time_limit_s=4.0,
         timing={"max_total_s": 0.05})
     info = tuner_study.StudyInfo.of(study)
     for tile_m, reg_m in ((4, 1), (8, 1), (8, 2), (4, 2), (8, 2)):

@@ -257,8 +257,11 @@ def _finish(study: optuna.Study, storage: str, out_dir: str | None) -> int:
 def cmd_tune(args: argparse.Namespace) -> int:
     from tuner import study as tuner_study
 
+    import xlinalg
+
     payload = _read(args.payload, "payload")
     space = _read(args.space, "search space")
+    xlinalg.parse(Path(args.payload), "payload")  # a malformed payload fails here, not per trial
     name = args.study or tuner_study.default_study_name(args.payload, args.space)
     storage = args.storage or DEFAULT_STORAGE
     n_trials = args.trials
