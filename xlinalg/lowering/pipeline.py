@@ -1,7 +1,8 @@
 """The lowering pipeline driver: transformed payload → cf-level IR → LLVM IR.
 
 ```
-generalize named ops → convert-linalg-to-loops → lower-affine → licm + cse + dce
+decompose aggregated ops → generalize named ops → convert-linalg-to-loops
+    (+ ops implementing LoopLoweringInterface) → lower-affine → licm + cse + dce
     → convert-scf-while-to-cf → convert-scf-to-cf (xDSL's: for/if/index_switch)
     → legality check → to_llvm.convert_to_llvm_ir
 ```
@@ -30,6 +31,10 @@ from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xlinalg.lowering.cleanup import LoweringCleanupPass
 from xlinalg.lowering.diagnostics import lowering_error, op_name
 from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
+from xlinalg.lowering.lower_interface_ops import (
+    DecomposeAggregatedOpsPass,
+    LowerInterfaceOpsToLoopsPass,
+)
 from xlinalg.lowering.lower_affine import LowerAffinePass
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 
@@ -86,10 +91,14 @@ def generalize_named_ops(module: ModuleOp) -> None:
 
 def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) -> ModuleOp:
     """linalg → scf loops with memref loads/stores (affine ops from tiling remain)."""
+    ctx = lowering_context()
+    with _stage(timings, "decompose"):
+        DecomposeAggregatedOpsPass().apply(ctx, module)
     with _stage(timings, "generalize"):
         generalize_named_ops(module)
     with _stage(timings, "linalg-to-loops"):
-        ConvertLinalgToLoopsPass().apply(lowering_context(), module)
+        ConvertLinalgToLoopsPass().apply(ctx, module)
+        LowerInterfaceOpsToLoopsPass().apply(ctx, module)
     return module
 
 
