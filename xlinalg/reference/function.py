@@ -27,6 +27,7 @@ from xlinalg.reference.generic import (
     evaluate_scalar_op,
     numpy_dtype,
 )
+from xlinalg.reference.linalg_misc import MISC_EVALUATORS
 
 #: Called for every structured op the interpreter runs, with the op and its operands
 #: (before the op runs).  Used e.g. to find the reduction lengths of a function.
@@ -151,6 +152,10 @@ class _Interpreter:
         try:
             if handler is not None:
                 results = handler(self, op, args, env)
+            elif op.name in MISC_EVALUATORS:  # map, reduce, softmax, pack, unpack, winograd
+                if self.observer is not None and isinstance(op, StructuredOpInterface):
+                    self.observer(op, args)
+                results = MISC_EVALUATORS[op.name](op, args, env)
             elif isinstance(op, StructuredOpInterface):
                 results = self._structured(op, args, env)
             elif op.name.startswith(("arith.", "math.")):

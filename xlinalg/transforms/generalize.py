@@ -12,6 +12,7 @@ from xdsl.rewriter import Rewriter
 
 from xlinalg.dialects.linalg.body_builder import build_payload
 from xlinalg.dialects.linalg.generic import GenericOp
+from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import TransformFailure
 
@@ -35,6 +36,10 @@ def generalize(op: Operation) -> Operation:
     """
     if isinstance(op, GenericOp):
         return op
+    if isinstance(op, (MapOp, ReduceOp)):  # region-carrying structured ops
+        generic = op.to_generic()
+        Rewriter.replace_op(op, generic)
+        return generic
     if not isinstance(op, NamedStructuredOp):
         raise TransformFailure(
             f"cannot generalize '{op.name}': not a named linalg structured op", silenceable=True
@@ -51,6 +56,7 @@ class LinalgGeneralizeNamedOpsPass(ModulePass):
     name = "linalg-generalize-named-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        named = [inner for inner in op.walk() if isinstance(inner, NamedStructuredOp)]
+        named = [inner for inner in op.walk()
+                 if isinstance(inner, (NamedStructuredOp, MapOp, ReduceOp))]
         for inner in named:
             generalize(inner)

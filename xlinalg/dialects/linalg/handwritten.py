@@ -1,0 +1,12 @@
+"""The hand-written (not table-generated) linalg ops, for registration in the dialect."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
+from xlinalg.dialects.linalg.softmax import SoftmaxOp
+
+HANDWRITTEN_OPS: list[type[Operation]] = [MapOp, ReduceOp, SoftmaxOp]
+
+__all__ = ["HANDWRITTEN_OPS", "MapOp", "ReduceOp", "SoftmaxOp"]
