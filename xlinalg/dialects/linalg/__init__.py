@@ -5,6 +5,7 @@ from xdsl.ir import Dialect
 
 from xlinalg.dialects.linalg.attrs import TypeFn, TypeFnAttr
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
+from xlinalg.dialects.linalg.handwritten import HANDWRITTEN_OPS
 from xlinalg.dialects.linalg.named import (
     NAMED_OP_CLASSES,
     BatchMatmulOp,
@@ -18,7 +19,7 @@ from xlinalg.dialects.linalg.named import (
 )
 from xlinalg.dialects.linalg.op_table import OP_TABLE, OpSpec, get_spec
 
-_OPS: list[type] = [GenericOp, IndexOp, YieldOp, *NAMED_OP_CLASSES.values()]
+_OPS: list[type] = [GenericOp, IndexOp, YieldOp, *NAMED_OP_CLASSES.values(), *HANDWRITTEN_OPS]
 
 Linalg = Dialect("linalg", _OPS, [IteratorTypeAttr, TypeFnAttr])
 
