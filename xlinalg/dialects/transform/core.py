@@ -336,11 +336,71 @@ TRANSFORM_TYPES: list[type[Attribute]] = [
     FailurePropagationModeAttr,
 ]
 
-TransformCore = Dialect(
-    "transform",
-    [NamedSequenceOp, SequenceOp, YieldOp, ParamConstantOp],
-    TRANSFORM_TYPES,
-)
+def _core_ops() -> list[type[IRDLOperation]]:
+    from xlinalg.dialects.transform.control import (
+        AlternativesOp,
+        ForeachMatchOp,
+        PDLMatchOp,
+        WithPDLPatternsOp,
+    )
+    from xlinalg.dialects.transform.handles import (
+        AnnotateOp,
+        CastOp,
+        ForeachOp,
+        GetClosestIsolatedParentOp,
+        GetConsumersOfResultOp,
+        GetDefiningOp,
+        GetParentOp,
+        GetProducerOfOperandOp,
+        GetResultOp,
+        IncludeOp,
+        MergeHandlesOp,
+        PrintOp,
+        ReplicateOp,
+        SplitHandleOp,
+        SplitHandlesLegacyOp,
+    )
+    from xlinalg.dialects.transform.patterns import (
+        PATTERN_DESCRIPTORS,
+        ApplyCSEOp,
+        ApplyLICMOp,
+        ApplyPatternsOp,
+        ApplyRegisteredPassOp,
+    )
+
+    return [
+        NamedSequenceOp,
+        SequenceOp,
+        YieldOp,
+        ParamConstantOp,
+        AlternativesOp,
+        ForeachMatchOp,
+        PDLMatchOp,
+        WithPDLPatternsOp,
+        AnnotateOp,
+        CastOp,
+        ForeachOp,
+        GetClosestIsolatedParentOp,
+        GetConsumersOfResultOp,
+        GetDefiningOp,
+        GetParentOp,
+        GetProducerOfOperandOp,
+        GetResultOp,
+        IncludeOp,
+        MergeHandlesOp,
+        PrintOp,
+        ReplicateOp,
+        SplitHandleOp,
+        SplitHandlesLegacyOp,
+        ApplyPatternsOp,
+        ApplyCSEOp,
+        ApplyLICMOp,
+        ApplyRegisteredPassOp,
+        *PATTERN_DESCRIPTORS,
+    ]
+
+
+TransformCore = Dialect("transform", _core_ops(), TRANSFORM_TYPES)
 
 __all__ = [
     "CONSUMED",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -75,3 +75,78 @@ def print_int_list(printer: Printer, values: Sequence[int]) -> None:
 
 def index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, IndexType())
+
+
+
+PropKinds = Sequence[tuple[str, str]]
+"""(property name, kind) in declaration order; kind is "unit", "int", "bool" or "str"."""
+
+
+def parse_struct_props(
+    parser: Parser, kinds: PropKinds, *, angle: bool = False
+) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """Upstream's struct-style properties: `name = "x" assume_verified nth_parent = 2`.
+
+    With `angle`, they are wrapped in `<...>` (as `transform.get_parent_op`
+    prints them). A trailing `{...}` attribute dictionary follows; its entries
+    named like a property become properties (the spec's older `{op_name = ...}`).
+    Returns (properties, other attributes).
+    """
+    from xdsl.dialects.builtin import BoolAttr, StringAttr, UnitAttr
+
+    by_name = dict(kinds)
+    props: dict[str, Attribute] = {}
+    opened = angle and parser.parse_optional_punctuation("<") is not None
+    while True:
+        name = next((n for n in by_name if n not in props and
+                     parser.parse_optional_keyword(n) is not None), None)
+        if name is None:
+            break
+        kind = by_name[name]
+        if kind == "unit":
+            props[name] = UnitAttr()
+            continue
+        parser.parse_punctuation("=")
+        if kind == "int":
+            props[name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+        elif kind == "bool":
+            props[name] = BoolAttr(parser.parse_boolean(), IntegerType(1))
+        else:
+            props[name] = StringAttr(parser.parse_str_literal())
+        if opened:
+            parser.parse_optional_punctuation(",")
+    if opened:
+        parser.parse_punctuation(">")
+    attrs = parser.parse_optional_attr_dict()
+    for name in by_name:
+        if name in attrs:
+            props[name] = attrs.pop(name)
+    return props, attrs
+
+
+def print_struct_props(
+    printer: Printer,
+    kinds: PropKinds,
+    props: dict[str, Attribute],
+    attrs: dict[str, Attribute],
+    *,
+    angle: bool = False,
+) -> None:
+    from xdsl.dialects.builtin import StringAttr, UnitAttr
+
+    parts: list[str] = []
+    for name, kind in kinds:
+        value = props.get(name)
+        if value is None:
+            continue
+        if kind == "unit" or isinstance(value, UnitAttr):
+            parts.append(name)
+        elif isinstance(value, IntegerAttr) and kind == "bool":
+            parts.append(f"{name} = {'true' if value.value.data else 'false'}")
+        elif isinstance(value, IntegerAttr):
+            parts.append(f"{name} = {value.value.data}")
+        elif isinstance(value, StringAttr):
+            parts.append(f'{name} = "{value.data}"')
+    if parts:
+        printer.print_string(" <" + ", ".join(parts) + ">" if angle else " " + " ".join(parts))
+    printer.print_op_attributes(attrs)
