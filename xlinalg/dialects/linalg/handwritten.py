@@ -5,8 +5,9 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
+from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.softmax import SoftmaxOp
 
-HANDWRITTEN_OPS: list[type[Operation]] = [MapOp, ReduceOp, SoftmaxOp]
+HANDWRITTEN_OPS: list[type[Operation]] = [MapOp, ReduceOp, SoftmaxOp, PackOp, UnPackOp]
 
-__all__ = ["HANDWRITTEN_OPS", "MapOp", "ReduceOp", "SoftmaxOp"]
+__all__ = ["HANDWRITTEN_OPS", "MapOp", "PackOp", "ReduceOp", "SoftmaxOp", "UnPackOp"]

@@ -1,0 +1,476 @@
+"""`linalg.pack` and `linalg.unpack` (relayout ops; not structured).
+
+```
+%p = linalg.pack %src padding_value(%pad : f32) outer_dims_perm = [1, 0]
+    inner_dims_pos = [0, 1] inner_tiles = [8, %t] into %dest : tensor<9x5xf32> -> tensor<?x2x8x?xf32>
+linalg.unpack %p inner_dims_pos = [0] inner_tiles = [8] into %out : memref<2x8xf32> -> memref<9xf32>
+```
+
+Packing a rank-n source with k tiles gives rank n+k: source dim
+`inner_dims_pos[i]` is split into `ceilDiv(size, inner_tiles[i])` outer tiles
+and an inner tile of `inner_tiles[i]` elements (appended, in `inner_dims_pos`
+order); the n outer dims are then permuted by `outer_dims_perm` (packed outer
+dim `j` is source dim `outer_dims_perm[j]`). Elements beyond the source are
+the padding value. `unpack` is the inverse (it may drop the padding).
+
+Verifier (upstream's `commonVerifierPackAndUnPackOp` + `PackOp::verify`, one
+message per rule): tile count = `inner_dims_pos` count, tiles positive,
+`inner_dims_pos` distinct and in range, `outer_dims_perm` a permutation,
+packed rank = n + k, same element types, the packed shape equals the one
+computed from the unpacked shape (so "artificial" padding — more outer tiles
+than the last tile needs — is rejected), a static tile equals the packed inner
+dim (a dynamic tile needs a dynamic inner dim), and without a padding value
+the static tiles must divide the static dims.
+
+Both ops accept tensors (one result) and memrefs (no result; what upstream
+accepts since LLVM 21); on memrefs they implement `LoopLoweringInterface`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ShapedType,
+    TensorType,
+    i1,
+    i64,
+)
+from xdsl.dialects.utils.dynamic_index_list import (
+    parse_dynamic_index_list_without_types,
+    print_dynamic_index_list,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+
+DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _ints(attr: DenseArrayBase | None) -> list[int] | None:
+    return None if attr is None else [int(v) for v in attr.get_values()]  # type: ignore[arg-type]
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "x".join("?" if s < 0 else str(s) for s in shape)
+
+
+class _RelayoutOp(IRDLOperation, LoopLoweringInterface):
+    """Shared parts of pack and unpack; `unpacked`/`packed` name the two sides.
+
+    The IRDL fields are declared by each op (operand order differs: pack has
+    `source, dest, padding_value, inner_tiles`)."""
+
+    if TYPE_CHECKING:  # declared by the subclasses (IRDL rejects annotations here)
+        source: SSAValue
+        dest: SSAValue
+        inner_tiles: Sequence[SSAValue]
+        result: Sequence[SSAValue]
+        inner_dims_pos: DenseArrayBase
+        outer_dims_perm: DenseArrayBase | None
+        static_inner_tiles: DenseArrayBase
+
+    @property
+    def unpacked(self) -> SSAValue:
+        raise NotImplementedError
+
+    @property
+    def packed(self) -> SSAValue:
+        raise NotImplementedError
+
+    def get_inner_dims_pos(self) -> list[int]:
+        return _ints(self.inner_dims_pos) or []
+
+    def get_outer_dims_perm(self) -> list[int]:
+        """The permutation (identity when the attribute is absent)."""
+        perm = _ints(self.outer_dims_perm)
+        if perm is None:
+            assert isinstance(self.unpacked.type, ShapedType)
+            return list(range(len(self.unpacked.type.get_shape())))
+        return perm
+
+    def get_static_tiles(self) -> list[int]:
+        return _ints(self.static_inner_tiles) or []
+
+    def mixed_tiles(self) -> list[int | SSAValue]:
+        dynamic = iter(self.inner_tiles)
+        return [next(dynamic) if t == DYNAMIC else t for t in self.get_static_tiles()]
+
+    def has_padding(self) -> bool:
+        return False
+
+    def packed_shape(self) -> list[int]:
+        """The packed shape the unpacked shape and the attributes imply (-1: dynamic)."""
+        assert isinstance(self.unpacked.type, ShapedType)
+        outer = list(self.unpacked.type.get_shape())
+        tiles = self.get_static_tiles()
+        for pos, tile in zip(self.get_inner_dims_pos(), tiles):
+            if outer[pos] < 0 or tile == DYNAMIC:
+                outer[pos] = -1
+            else:
+                outer[pos] = _ceil_div(outer[pos], tile)
+        permuted = [outer[p] for p in self.get_outer_dims_perm()]
+        return permuted + [-1 if t == DYNAMIC else t for t in tiles]
+
+    def verify_(self) -> None:
+        name = self.name
+        unpacked_t, packed_t = self.unpacked.type, self.packed.type
+        assert isinstance(unpacked_t, ShapedType) and isinstance(packed_t, ShapedType)
+        if isinstance(unpacked_t, TensorType) != isinstance(packed_t, TensorType):
+            raise VerifyException(f"'{name}' expects the source and dest to be both tensors or both memrefs")
+        n = len(unpacked_t.get_shape())
+        positions = self.get_inner_dims_pos()
+        tiles = self.get_static_tiles()
+        if len(tiles) != len(positions):
+            raise VerifyException(
+                f"'{name}' expects as many inner_tiles ({len(tiles)}) as inner_dims_pos ({len(positions)})"
+            )
+        if sum(t == DYNAMIC for t in tiles) != len(self.inner_tiles):
+            raise VerifyException(f"'{name}' expects one '%tile' operand per dynamic inner tile")
+        if any(t != DYNAMIC and t <= 0 for t in tiles):
+            raise VerifyException(f"'{name}' invalid zero or negative tile factor in inner_tiles {tiles}")
+        if len(set(positions)) != len(positions) or any(not 0 <= p < n for p in positions):
+            raise VerifyException(
+                f"'{name}' invalid inner_dims_pos vector {positions}: expected distinct dims in [0, {n})"
+            )
+        perm = _ints(self.outer_dims_perm)
+        if perm is not None and sorted(perm) != list(range(n)):
+            raise VerifyException(
+                f"'{name}' invalid outer_dims_perm vector {perm}: expected a permutation of [0, {n})"
+            )
+        packed_rank = len(packed_t.get_shape())
+        if packed_rank != n + len(positions):
+            raise VerifyException(
+                f"'{name}' packed rank != (unpacked rank + num tiling factors), got {packed_rank} != "
+                f"{n + len(positions)}"
+            )
+        if unpacked_t.get_element_type() != packed_t.get_element_type():
+            raise VerifyException(f"'{name}' expects the source and dest element types to match")
+        packed_shape = list(packed_t.get_shape())
+        for i, tile in enumerate(tiles):
+            inner = packed_shape[n + i]
+            if tile == DYNAMIC and inner >= 0:
+                raise VerifyException(
+                    f"'{name}' mismatch in inner tile sizes specified at index {i}: got static shape "
+                    f"{inner} but dynamic tile size"
+                )
+        expected = self.packed_shape()
+        for i, (e, g) in enumerate(zip(expected, packed_shape)):
+            if e >= 0 and g >= 0 and e != g:
+                hint = ""
+                if i < n and g > e:
+                    hint = f" (more outer tiles than needed along packed dim {i}: artificial padding)"
+                raise VerifyException(
+                    f"'{name}' expected '{_shape_str(expected)}' for the packed domain value, got "
+                    f"'{_shape_str(packed_shape)}'{hint}"
+                )
+        if not self.has_padding() and isinstance(self, PackOp):
+            src_shape = unpacked_t.get_shape()
+            for pos, tile in zip(positions, tiles):
+                if tile != DYNAMIC and src_shape[pos] >= 0 and src_shape[pos] % tile:
+                    raise VerifyException(
+                        f"'{name}' invalid tile factor or output size provided. Only full tiles are "
+                        f"supported when padding_value is not set (dim {pos} of size "
+                        f"{src_shape[pos]}, tile {tile})"
+                    )
+        is_tensor = isinstance(self.dest.type, TensorType)
+        if [r.type for r in self.result] != ([self.dest.type] if is_tensor else []):
+            raise VerifyException(f"'{name}' has one result of the dest type exactly when dest is a tensor")
+
+    # ---- assembly ----
+    def _print_attrs_and_dest(self, printer: Printer) -> None:
+        if self.outer_dims_perm is not None:
+            printer.print_string(f" outer_dims_perm = [{', '.join(map(str, self.get_outer_dims_perm()))}]")
+        printer.print_string(f" inner_dims_pos = [{', '.join(map(str, self.get_inner_dims_pos()))}]")
+        printer.print_string(" inner_tiles = ")
+        print_dynamic_index_list(printer, DYNAMIC, self.inner_tiles, self.get_static_tiles())
+        printer.print_string(" into ")
+        printer.print_ssa_value(self.dest)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.dest.type)
+
+    @staticmethod
+    def _parse_rest(parser: Parser) -> tuple[list[int] | None, list[int], list[SSAValue], list[int],
+                                             object, dict[str, Attribute], Attribute, Attribute]:
+        perm: list[int] | None = None
+        if parser.parse_optional_keyword("outer_dims_perm"):
+            parser.parse_punctuation("=")
+            perm = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("inner_dims_pos")
+        parser.parse_punctuation("=")
+        positions = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_keyword("inner_tiles")
+        parser.parse_punctuation("=")
+        dynamic, static = parse_dynamic_index_list_without_types(parser, DYNAMIC)
+        tiles = list(parser.resolve_operands(dynamic, [IndexType()] * len(dynamic), parser.pos))
+        parser.parse_keyword("into")
+        dest = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        dest_type = parser.parse_type()
+        return perm, positions, tiles, list(static), dest, attrs, src_type, dest_type
+
+    # ---- lowering helpers ----
+    def _check_lowerable(self) -> None:
+        from xlinalg.lowering.diagnostics import lowering_error
+
+        if not isinstance(self.dest.type, MemRefType):
+            raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
+
+    def _loop_nest(self, value: SSAValue, builder: Builder) -> tuple[list[SSAValue], Builder]:
+        """A perfect `scf.for` nest over the shape of `value`; the builder inside the innermost body."""
+        assert isinstance(value.type, MemRefType)
+        ivs: list[SSAValue] = []
+        zero = builder.insert(arith.ConstantOp(IntegerAttr(0, IndexType()))).result
+        one = builder.insert(arith.ConstantOp(IntegerAttr(1, IndexType()))).result
+        bounds: list[SSAValue] = []
+        for d, size in enumerate(value.type.get_shape()):
+            if size >= 0:
+                bounds.append(builder.insert(arith.ConstantOp(IntegerAttr(size, IndexType()))).result)
+            else:
+                index = builder.insert(arith.ConstantOp(IntegerAttr(d, IndexType()))).result
+                bounds.append(builder.insert(memref.DimOp(value, index)).result)
+        for ub in bounds:
+            body = Block(arg_types=[IndexType()])
+            builder.insert(scf.ForOp(zero, ub, one, [], body))
+            body.add_op(scf.YieldOp())
+            builder = Builder(InsertPoint.before(body.last_op))  # type: ignore[arg-type]
+            ivs.append(body.args[0])
+        return ivs, builder
+
+    def _tile_values(self, builder: Builder) -> list[SSAValue]:
+        return [
+            t if isinstance(t, SSAValue) else builder.insert(arith.ConstantOp(IntegerAttr(t, IndexType()))).result
+            for t in self.mixed_tiles()
+        ]
+
+
+@irdl_op_definition
+class PackOp(_RelayoutOp):
+    name = "linalg.pack"
+
+    source = operand_def(ShapedType)
+    dest = operand_def(ShapedType)
+    padding_value = opt_operand_def()
+    inner_tiles = var_operand_def(IndexType)
+    result = var_result_def()
+    inner_dims_pos = prop_def(DenseArrayBase)
+    outer_dims_perm = opt_prop_def(DenseArrayBase)
+    static_inner_tiles = prop_def(DenseArrayBase)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
+                 inner_tiles: Sequence[int | SSAValue], padding_value: SSAValue | None = None,
+                 outer_dims_perm: Sequence[int] | None = None) -> None:
+        static = [DYNAMIC if isinstance(t, SSAValue) else t for t in inner_tiles]
+        dynamic = [t for t in inner_tiles if isinstance(t, SSAValue)]
+        super().__init__(
+            operands=[source, dest, [padding_value] if padding_value is not None else [], dynamic],
+            result_types=[[dest.type] if isinstance(dest.type, TensorType) else []],
+            properties={
+                "inner_dims_pos": _array(inner_dims_pos),
+                "outer_dims_perm": None if outer_dims_perm is None else _array(outer_dims_perm),
+                "static_inner_tiles": _array(static),
+            },
+        )
+
+    @property
+    def unpacked(self) -> SSAValue:
+        return self.source
+
+    @property
+    def packed(self) -> SSAValue:
+        return self.dest
+
+    def has_padding(self) -> bool:
+        return self.padding_value is not None
+
+    def verify_(self) -> None:
+        super().verify_()
+        assert isinstance(self.source.type, ShapedType)
+        if self.padding_value is not None and self.padding_value.type != self.source.type.get_element_type():
+            raise VerifyException(
+                f"'linalg.pack' expected the padding value type ({self.padding_value.type}) to be the "
+                f"element type ({self.source.type.get_element_type()})"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        if self.padding_value is not None:
+            printer.print_string(" padding_value(")
+            printer.print_ssa_value(self.padding_value)
+            printer.print_string(" : ")
+            printer.print_attribute(self.padding_value.type)
+            printer.print_string(")")
+        self._print_attrs_and_dest(printer)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PackOp:
+        source = parser.parse_unresolved_operand()
+        padding: SSAValue | None = None
+        if parser.parse_optional_keyword("padding_value"):
+            parser.parse_punctuation("(")
+            pad = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            padding = parser.resolve_operand(pad, parser.parse_type())
+            parser.parse_punctuation(")")
+        perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
+        mixed: list[int | SSAValue] = []
+        dynamic = iter(tiles)
+        for t in static:
+            mixed.append(next(dynamic) if t == DYNAMIC else t)
+        op = cls(parser.resolve_operand(source, src_type),
+                 parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
+                 positions, mixed, padding, perm)
+        op.attributes.update(attrs)
+        return op
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        """Loops over the packed dest; each element loads its source element or the padding value."""
+        self._check_lowerable()
+        builder = Builder(InsertPoint.before(self))
+        tiles = self._tile_values(builder)
+        src = self.source
+        assert isinstance(src.type, MemRefType)
+        n = len(src.type.get_shape())
+        src_sizes: list[SSAValue] = []
+        for d, size in enumerate(src.type.get_shape()):
+            if size >= 0:
+                src_sizes.append(builder.insert(arith.ConstantOp(IntegerAttr(size, IndexType()))).result)
+            else:
+                index = builder.insert(arith.ConstantOp(IntegerAttr(d, IndexType()))).result
+                src_sizes.append(builder.insert(memref.DimOp(src, index)).result)
+        ivs, inner = self._loop_nest(self.dest, builder)
+        perm = self.get_outer_dims_perm()
+        outer = [SSAValue.get(ivs[0])] * n
+        for j, d in enumerate(perm):
+            outer[d] = ivs[j]
+        indices = list(outer)
+        in_bounds: SSAValue | None = None
+        for i, (pos, tile) in enumerate(zip(self.get_inner_dims_pos(), tiles)):
+            scaled = inner.insert(arith.MuliOp(outer[pos], tile)).result
+            indices[pos] = inner.insert(arith.AddiOp(scaled, ivs[n + i])).result
+            if self.padding_value is not None:
+                ok = inner.insert(arith.CmpiOp(indices[pos], src_sizes[pos], "ult")).result
+                in_bounds = ok if in_bounds is None else inner.insert(arith.AndIOp(in_bounds, ok)).result
+        if in_bounds is None:
+            value = inner.insert(memref.LoadOp.get(src, indices)).res
+        else:
+            assert self.padding_value is not None
+            then_block, else_block = Block(), Block()
+            load = memref.LoadOp.get(src, indices)
+            then_block.add_ops([load, scf.YieldOp(load.res)])
+            else_block.add_op(scf.YieldOp(self.padding_value))
+            assert in_bounds.type == i1
+            value = inner.insert(scf.IfOp(in_bounds, [load.res.type], [then_block], [else_block])).results[0]
+        inner.insert(memref.StoreOp.get(value, self.dest, ivs))
+        rewriter.erase_op(self)
+
+
+@irdl_op_definition
+class UnPackOp(_RelayoutOp):
+    name = "linalg.unpack"
+
+    source = operand_def(ShapedType)
+    dest = operand_def(ShapedType)
+    inner_tiles = var_operand_def(IndexType)
+    result = var_result_def()
+    inner_dims_pos = prop_def(DenseArrayBase)
+    outer_dims_perm = opt_prop_def(DenseArrayBase)
+    static_inner_tiles = prop_def(DenseArrayBase)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
+                 inner_tiles: Sequence[int | SSAValue], outer_dims_perm: Sequence[int] | None = None) -> None:
+        static = [DYNAMIC if isinstance(t, SSAValue) else t for t in inner_tiles]
+        dynamic = [t for t in inner_tiles if isinstance(t, SSAValue)]
+        super().__init__(
+            operands=[source, dest, dynamic],
+            result_types=[[dest.type] if isinstance(dest.type, TensorType) else []],
+            properties={
+                "inner_dims_pos": _array(inner_dims_pos),
+                "outer_dims_perm": None if outer_dims_perm is None else _array(outer_dims_perm),
+                "static_inner_tiles": _array(static),
+            },
+        )
+
+    @property
+    def unpacked(self) -> SSAValue:
+        return self.dest
+
+    @property
+    def packed(self) -> SSAValue:
+        return self.source
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        self._print_attrs_and_dest(printer)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> UnPackOp:
+        source = parser.parse_unresolved_operand()
+        perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
+        dynamic = iter(tiles)
+        mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
+        op = cls(parser.resolve_operand(source, src_type),
+                 parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
+                 positions, mixed, perm)
+        op.attributes.update(attrs)
+        return op
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        """Loops over the unpacked dest; each element loads its packed element."""
+        self._check_lowerable()
+        builder = Builder(InsertPoint.before(self))
+        tiles = self._tile_values(builder)
+        ivs, inner = self._loop_nest(self.dest, builder)
+        outer = list(ivs)
+        inner_idx: list[SSAValue] = []
+        for pos, tile in zip(self.get_inner_dims_pos(), tiles):
+            outer[pos] = inner.insert(arith.DivUIOp(ivs[pos], tile)).result
+            inner_idx.append(inner.insert(arith.RemUIOp(ivs[pos], tile)).result)
+        indices = [outer[d] for d in self.get_outer_dims_perm()] + inner_idx
+        value = inner.insert(memref.LoadOp.get(self.source, indices)).res
+        inner.insert(memref.StoreOp.get(value, self.dest, ivs))
+        rewriter.erase_op(self)
