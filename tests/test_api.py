@@ -149,3 +149,13 @@ def test_timing_reports_median_and_cv() -> None:
     t = k.time(*_inputs(k))
     assert 0 < t.min_s <= t.median_s
     assert t.cv >= 0 and t.repeats >= 1
+
+
+def test_kernel_named_like_a_libm_function_is_rejected() -> None:
+    payload = """
+    func.func @powf(%a: memref<4xf32>) {
+      return
+    }
+    """
+    with pytest.raises(BackendError, match="powf"):
+        xlinalg.compile(payload)

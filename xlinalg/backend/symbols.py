@@ -157,6 +157,14 @@ def check_external_symbols(module: llvm.ModuleRef) -> None:
             raise BackendError(
                 f"external function '{name}' is allowed but not available in this process"
             )
+    for fn in module.functions:
+        if not fn.is_declaration and is_allowed_function(fn.name):
+            # LLVM lowers intrinsics (llvm.exp, llvm.pow ...) to libm calls by name: a kernel
+            # named like one would be called instead, usually recursing into itself.
+            raise BackendError(
+                f"function '@{fn.name}' has the name of a libm/runtime function the generated "
+                "code may call; rename it"
+            )
     for gv in module.global_variables:
         if gv.is_declaration:
             raise BackendError(
