@@ -163,3 +163,68 @@ def _unpack(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any])
     result = unpack(np.asarray(operands[0]), op.get_inner_dims_pos(), op.get_outer_dims_perm(),
                     np.shape(dest))
     return _store(op, op.dest, dest, result)
+
+
+def _side(mat: np.ndarray, extent: int) -> np.ndarray:
+    """The transform matrix of one side, or the 1x1 identity when that side has extent 1."""
+    return mat if extent == mat.shape[1] else np.ones((1, 1))
+
+
+def winograd_filter(g: np.ndarray, m: int, r: int) -> np.ndarray:
+    """(F, KH, KW, C) → (alphaH, alphaW, C, F): `G g G^T`."""
+    from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
+
+    G = winograd_matrices(m, r).numpy("G")
+    left, right = _side(G, g.shape[1]), _side(G, g.shape[2])
+    return np.einsum("ai,fijc,bj->abcf", left, g.astype(np.float64), right)
+
+
+def winograd_input(d: np.ndarray, m: int, r: int) -> np.ndarray:
+    """(N, H, W, C) → (alphaH, alphaW, tileH, tileW, N, C): `B^T d B` per window."""
+    from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
+
+    BT = winograd_matrices(m, r).numpy("BT")
+    alpha = m + r - 1
+    n, h, w, c = d.shape
+    left, right = _side(BT, alpha if h != 1 else 1), _side(BT, alpha if w != 1 else 1)
+    ah, aw = left.shape[1], right.shape[1]
+    sh, sw = (m if h != 1 else 1), (m if w != 1 else 1)
+    tiles_h, tiles_w = (h - ah) // sh + 1, (w - aw) // sw + 1
+    rows = (np.arange(tiles_h) * sh)[:, None] + np.arange(ah)[None, :]  # (tileH, ah)
+    cols = (np.arange(tiles_w) * sw)[:, None] + np.arange(aw)[None, :]  # (tileW, aw)
+    windows = d.astype(np.float64)[:, rows[:, :, None, None], cols[None, None, :, :], :]
+    # windows: (N, tileH, ah, tileW, aw, C)
+    return np.einsum("ai,nhiwjc,bj->abhwnc", left, windows, right)
+
+
+def winograd_output(y: np.ndarray, init: np.ndarray, m: int, r: int) -> np.ndarray:
+    """(alphaH, alphaW, tileH, tileW, N, F) → init + `A^T y A` per tile (N, H, W, F)."""
+    from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
+
+    AT = winograd_matrices(m, r).numpy("AT")
+    left, right = _side(AT, y.shape[0]), _side(AT, y.shape[1])
+    tiles = np.einsum("ia,abhwnf,jb->nhiwjf", left, y.astype(np.float64), right)
+    n, th, mh, tw, mw, f = tiles.shape
+    return init.astype(np.float64) + tiles.reshape(n, th * mh, tw * mw, f)
+
+
+@_register("linalg.winograd_filter_transform")
+@_register("linalg.winograd_input_transform")
+@_register("linalg.winograd_output_transform")
+def _winograd(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
+    from xlinalg.dialects.linalg.winograd import (
+        WinogradFilterTransformOp,
+        WinogradInputTransformOp,
+        _WinogradOp,
+    )
+
+    assert isinstance(op, _WinogradOp)
+    m, r = op.get_m_r()
+    x, out = np.asarray(operands[0]), operands[1]
+    if isinstance(op, WinogradFilterTransformOp):
+        value = winograd_filter(x, m, r)
+    elif isinstance(op, WinogradInputTransformOp):
+        value = winograd_input(x, m, r)
+    else:
+        value = winograd_output(x, np.asarray(out), m, r)
+    return _store(op, op.operands[1], out, value)

@@ -1,0 +1,412 @@
+"""The three Winograd conv2d ops, in upstream syntax (both attribute forms).
+
+```
+%u = linalg.winograd_filter_transform fmr(F_4_3) ins(%g : tensor<F x 3 x 3 x C>) outs(%o : tensor<6x6xCxF>) -> ...
+%v = linalg.winograd_input_transform m(4) r(3) ins(%d : NxHxWxC) outs(%o : 6x6xTHxTWxNxC) -> ...
+%y = linalg.winograd_output_transform fmr(F_4_3) ins(%m : 6x6xTHxTWxNxF) outs(%o : NxHxWxF) -> ...
+```
+`fmr(F_m_r)` is the [003] form (property `fmr`, an i32 enum case 0..2);
+`m(..) r(..)` the [000] form (properties `m`, `r`). What was parsed is what is
+printed.
+
+Semantics (layouts and shapes as upstream's verifiers and decomposition):
+- filter (F, KH, KW, C) → (alphaH, alphaW, C, F): `G g G^T` per (f, c);
+- input (N, H, W, C) → (alphaH, alphaW, tileH, tileW, N, C): `B^T d B` on the
+  alpha x alpha window at (th*m, tw*m), with H = tileH*m + r - 1;
+- output (alphaH, alphaW, tileH, tileW, N, F) → (N, H, W, F): `A^T y A`
+  **added** to the output tile at (th*m, tw*m), with H = tileH*m — a conv2d
+  accumulates into its init, and upstream's decomposition adds the transformed
+  value to the output too (reading chosen; the seed text does not say).
+A filter/window of height (width) 1 skips the left (right) transform, as
+upstream (alpha is then 1).
+
+The ops take tensors (one result) or memrefs (no result; needed to execute
+them before bufferization lands). On memrefs they implement
+`LoopLoweringInterface`: loops over the outer dims and, inside, the two small
+constant matrix products fully unrolled on scalars (zero coefficients
+skipped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import ClassVar
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ShapedType,
+    TensorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, var_result_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from xlinalg.dialects.linalg.assembly import (
+    parse_operand_group,
+    parse_result_types,
+    print_operand_group,
+    print_result_types,
+)
+from xlinalg.dialects.linalg.winograd_matrices import (
+    FMR_CASES,
+    FMR_NAMES,
+    IDENTITY_1,
+    Matrix,
+    WinogradMatrices,
+    winograd_matrices,
+)
+from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "x".join("?" if s < 0 else str(s) for s in shape)
+
+
+class _WinogradOp(IRDLOperation, LoopLoweringInterface):
+    """Shared parts: the (m, r) attributes, assembly, shape check, lowering scaffold."""
+
+    IN_RANK: ClassVar[int] = 4
+    OUT_RANK: ClassVar[int] = 4
+
+    def __init__(self, input: SSAValue, output: SSAValue, *, fmr: int | None = None,
+                 m: int | None = None, r: int | None = None) -> None:
+        if (fmr is None) == (m is None or r is None):
+            raise ValueError("give either fmr or both m and r")
+        props: dict[str, Attribute | None] = {
+            "fmr": None if fmr is None else IntegerAttr(fmr, i32),
+            "m": None if m is None else IntegerAttr(m, i64),
+            "r": None if r is None else IntegerAttr(r, i64),
+        }
+        super().__init__(
+            operands=[input, output],
+            result_types=[[output.type] if isinstance(output.type, TensorType) else []],
+            properties=props,
+        )
+
+    # fields declared by each op class
+    def _input(self) -> SSAValue:
+        return self.operands[0]
+
+    def _output(self) -> SSAValue:
+        return self.operands[1]
+
+    def get_m_r(self) -> tuple[int, int]:
+        fmr = self.properties.get("fmr")
+        if isinstance(fmr, IntegerAttr):
+            return FMR_CASES[fmr.value.data]
+        m, r = self.properties.get("m"), self.properties.get("r")
+        assert isinstance(m, IntegerAttr) and isinstance(r, IntegerAttr)
+        return m.value.data, r.value.data
+
+    def matrices(self) -> WinogradMatrices:
+        return winograd_matrices(*self.get_m_r())
+
+    def _shapes(self) -> tuple[list[int], list[int]]:
+        ti, to = self._input().type, self._output().type
+        assert isinstance(ti, ShapedType) and isinstance(to, ShapedType)
+        return list(ti.get_shape()), list(to.get_shape())
+
+    def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        name = self.name
+        fmr = self.properties.get("fmr")
+        has_mr = "m" in self.properties or "r" in self.properties
+        if fmr is None and not ("m" in self.properties and "r" in self.properties):
+            raise VerifyException(f"'{name}' expects either 'fmr' or both 'm' and 'r'")
+        if fmr is not None and has_mr:
+            raise VerifyException(f"'{name}' expects either 'fmr' or 'm'/'r', not both")
+        if isinstance(fmr, IntegerAttr) and not 0 <= fmr.value.data < len(FMR_CASES):
+            raise VerifyException(
+                f"'{name}' fmr {fmr.value.data} is not one of 0 (F_2_3), 1 (F_4_3), 2 (F_2_5)"
+            )
+        if fmr is None:
+            m, r = self.get_m_r()
+            if (m, r) not in FMR_CASES:
+                raise VerifyException(
+                    f"'{name}' unsupported F(m={m}, r={r}): expected F(2,3), F(4,3) or F(2,5)"
+                )
+        ti, to = self._input().type, self._output().type
+        assert isinstance(ti, ShapedType) and isinstance(to, ShapedType)
+        if isinstance(ti, TensorType) != isinstance(to, TensorType):
+            raise VerifyException(f"'{name}' expects the input and output to be both tensors or both memrefs")
+        if ti.get_element_type() != to.get_element_type() or not isinstance(ti.get_element_type(), AnyFloat):
+            raise VerifyException(f"'{name}' expects the same floating-point element type on both sides")
+        in_shape, out_shape = self._shapes()
+        if len(in_shape) != self.IN_RANK or len(out_shape) != self.OUT_RANK:
+            raise VerifyException(
+                f"'{name}' expects a {self.IN_RANK}D input and a {self.OUT_RANK}D output, got "
+                f"{len(in_shape)}D and {len(out_shape)}D"
+            )
+        if any(s < 0 for s in in_shape + out_shape):
+            raise VerifyException(f"'{name}' supports static shapes only")
+        expected = self.expected_output_shape(in_shape, out_shape)
+        if expected != out_shape:
+            raise VerifyException(
+                f"'{name}' expected output shape {_shape_str(expected)} for input {_shape_str(in_shape)} "
+                f"and F({', '.join(map(str, self.get_m_r()))}), got {_shape_str(out_shape)}"
+            )
+        if [r.type for r in self.results] != ([to] if isinstance(to, TensorType) else []):
+            raise VerifyException(f"'{name}' has one result of the output type exactly for a tensor output")
+
+    # ---- assembly ----
+    def print(self, printer: Printer) -> None:
+        fmr = self.properties.get("fmr")
+        if isinstance(fmr, IntegerAttr) and 0 <= fmr.value.data < len(FMR_NAMES):
+            printer.print_string(f" fmr({FMR_NAMES[fmr.value.data]})")
+        else:
+            m, r = self.get_m_r()
+            printer.print_string(f" m({m}) r({r})")
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        print_operand_group(printer, "ins", [self._input()])
+        print_operand_group(printer, "outs", [self._output()])
+        print_result_types(printer, [r.type for r in self.results])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _WinogradOp:
+        pos = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        kwargs: dict[str, int] = {}
+        if parser.parse_optional_keyword("fmr"):
+            parser.parse_punctuation("(")
+            case_pos = parser.pos
+            ident = parser.parse_identifier(" expected F_2_3, F_4_3 or F_2_5")
+            if ident not in FMR_NAMES:
+                parser.raise_error(f"unknown fmr case '{ident}' (expected F_2_3, F_4_3 or F_2_5)",
+                                   case_pos, parser.pos)
+            parser.parse_punctuation(")")
+            kwargs["fmr"] = FMR_NAMES.index(ident)
+        else:
+            for key in ("m", "r"):
+                parser.parse_keyword(key, " (expected 'fmr(F_m_r)' or 'm(..) r(..)')")
+                parser.parse_punctuation("(")
+                kwargs[key] = parser.parse_integer(allow_negative=False, allow_boolean=False)
+                parser.parse_punctuation(")")
+        attrs.update(parser.parse_optional_attr_dict())
+        inputs = parse_operand_group(parser, "ins")
+        outputs = parse_operand_group(parser, "outs")
+        if len(inputs) != 1 or len(outputs) != 1:
+            parser.raise_error(f"'{cls.name}' expects one input and one output", pos, parser.pos)
+        result_types = parse_result_types(parser)
+        op = cls(inputs[0], outputs[0], **kwargs)  # type: ignore[arg-type]
+        if result_types and [r.type for r in op.results] != result_types:
+            parser.raise_error(f"'{cls.name}' result type must be the output type", pos, parser.pos)
+        op.attributes.update(attrs)
+        return op
+
+    # ---- lowering helpers ----
+    def _lowering_builder(self) -> Builder:
+        from xlinalg.lowering.diagnostics import lowering_error
+
+        if not isinstance(self._output().type, MemRefType):
+            raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
+        return Builder(InsertPoint.before(self))
+
+    def _index(self, builder: Builder, value: int) -> SSAValue:
+        return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+    def _loops(self, builder: Builder, sizes: Sequence[int]) -> tuple[list[SSAValue], Builder]:
+        zero, one = self._index(builder, 0), self._index(builder, 1)
+        ivs: list[SSAValue] = []
+        for size in sizes:
+            body = Block(arg_types=[IndexType()])
+            builder.insert(scf.ForOp(zero, self._index(builder, size), one, [], body))
+            body.add_op(scf.YieldOp())
+            builder = Builder(InsertPoint.before(body.last_op))  # type: ignore[arg-type]
+            ivs.append(body.args[0])
+        return ivs, builder
+
+    def _elem(self) -> Attribute:
+        t = self._input().type
+        assert isinstance(t, ShapedType)
+        return t.get_element_type()
+
+
+def _left_right(mats: WinogradMatrices, which: str, height: int, width: int,
+                full: int) -> tuple[Matrix, Matrix]:
+    """The left/right matrices; the identity 1x1 for a side of extent 1 (transform skipped)."""
+    mat: Matrix = getattr(mats, which)
+    left = mat if height == full else IDENTITY_1
+    right = mat if width == full else IDENTITY_1
+    return left, right
+
+
+def emit_sandwich(builder: Builder, x: list[list[SSAValue]], left: Matrix, right: Matrix,
+                  elem: Attribute) -> list[list[SSAValue]]:
+    """Scalar ops computing `left @ x @ right^T` (constant matrices; zeros skipped, ±1 folded)."""
+    constants: dict[Fraction, SSAValue] = {}
+
+    def const(value: Fraction) -> SSAValue:
+        if value not in constants:
+            constants[value] = builder.insert(
+                arith.ConstantOp(FloatAttr(float(value), elem))  # type: ignore[arg-type]
+            ).result
+        return constants[value]
+
+    def combine(coeffs: Sequence[Fraction], values: Sequence[SSAValue]) -> SSAValue:
+        acc: SSAValue | None = None
+        for c, v in zip(coeffs, values):
+            if c == 0:
+                continue
+            if acc is None:
+                acc = v if c == 1 else builder.insert(arith.MulfOp(const(c), v)).result
+            elif c == 1:
+                acc = builder.insert(arith.AddfOp(acc, v)).result
+            elif c == -1:
+                acc = builder.insert(arith.SubfOp(acc, v)).result
+            else:
+                term = builder.insert(arith.MulfOp(const(c), v)).result
+                acc = builder.insert(arith.AddfOp(acc, term)).result
+        return acc if acc is not None else const(Fraction(0))
+
+    cols = len(x[0])
+    tmp = [[combine(row, [x[k][j] for k in range(len(x))]) for j in range(cols)] for row in left]
+    return [[combine(rrow, tmp[i]) for rrow in right] for i in range(len(tmp))]
+
+
+@irdl_op_definition
+class WinogradFilterTransformOp(_WinogradOp):
+    name = "linalg.winograd_filter_transform"
+
+    filter = operand_def(ShapedType)
+    output = operand_def(ShapedType)
+    result = var_result_def()
+    fmr = opt_prop_def(IntegerAttr)
+    m = opt_prop_def(IntegerAttr)
+    r = opt_prop_def(IntegerAttr)
+
+    def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
+        m, r = self.get_m_r()
+        f, kh, kw, c = in_shape
+        if kh not in (r, 1) or kw not in (r, 1):
+            raise VerifyException(
+                f"'{self.name}' expects the filter height and width to be {r} (or 1), got {kh}x{kw}"
+            )
+        alpha = m + r - 1
+        return [alpha if kh == r else 1, alpha if kw == r else 1, c, f]
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        builder = self._lowering_builder()
+        in_shape, out_shape = self._shapes()
+        f_size, kh, kw, c_size = in_shape
+        left, right = _left_right(self.matrices(), "G", kh, kw, self.get_m_r()[1])
+        (f, c), inner = self._loops(builder, [f_size, c_size])
+        x = [[inner.insert(memref.LoadOp.get(self.filter, [f, self._index(inner, i), self._index(inner, j), c])).res
+              for j in range(kw)] for i in range(kh)]
+        z = emit_sandwich(inner, x, left, right, self._elem())
+        for a, row in enumerate(z):
+            for b, value in enumerate(row):
+                inner.insert(memref.StoreOp.get(value, self.output,
+                                                [self._index(inner, a), self._index(inner, b), c, f]))
+        rewriter.erase_op(self)
+
+
+@irdl_op_definition
+class WinogradInputTransformOp(_WinogradOp):
+    name = "linalg.winograd_input_transform"
+    OUT_RANK: ClassVar[int] = 6
+
+    input = operand_def(ShapedType)
+    output = operand_def(ShapedType)
+    result = var_result_def()
+    fmr = opt_prop_def(IntegerAttr)
+    m = opt_prop_def(IntegerAttr)
+    r = opt_prop_def(IntegerAttr)
+
+    def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
+        m, r = self.get_m_r()
+        n, h, w, c = in_shape
+        alpha = m + r - 1
+        left, right = h != 1, w != 1
+        tile_h = (h - (r - 1)) // m if left else h
+        tile_w = (w - (r - 1)) // m if right else w
+        if (left and (h - (r - 1)) % m) or (right and (w - (r - 1)) % m) or tile_h <= 0 or tile_w <= 0:
+            raise VerifyException(
+                f"'{self.name}' expects the input height and width to be tiles * {m} + {r - 1} "
+                f"(whole F({m},{r}) tiles), got {h}x{w}"
+            )
+        return [alpha if left else 1, alpha if right else 1, tile_h, tile_w, n, c]
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        builder = self._lowering_builder()
+        in_shape, out_shape = self._shapes()
+        m, r = self.get_m_r()
+        ah, aw, th_size, tw_size, n_size, c_size = out_shape
+        left, right = _left_right(self.matrices(), "BT", ah, aw, m + r - 1)
+        (th, tw, n, c), inner = self._loops(builder, [th_size, tw_size, n_size, c_size])
+        step_h = self._index(inner, m if ah != 1 else 1)
+        step_w = self._index(inner, m if aw != 1 else 1)
+        h0 = inner.insert(arith.MuliOp(th, step_h)).result
+        w0 = inner.insert(arith.MuliOp(tw, step_w)).result
+
+        def at(base: SSAValue, offset: int) -> SSAValue:
+            return base if offset == 0 else inner.insert(arith.AddiOp(base, self._index(inner, offset))).result
+
+        x = [[inner.insert(memref.LoadOp.get(self.input, [n, at(h0, i), at(w0, j), c])).res
+              for j in range(aw)] for i in range(ah)]
+        z = emit_sandwich(inner, x, left, right, self._elem())
+        for a, row in enumerate(z):
+            for b, value in enumerate(row):
+                inner.insert(memref.StoreOp.get(
+                    value, self.output, [self._index(inner, a), self._index(inner, b), th, tw, n, c]))
+        rewriter.erase_op(self)
+
+
+@irdl_op_definition
+class WinogradOutputTransformOp(_WinogradOp):
+    name = "linalg.winograd_output_transform"
+    IN_RANK: ClassVar[int] = 6
+
+    value = operand_def(ShapedType)
+    output = operand_def(ShapedType)
+    result = var_result_def()
+    fmr = opt_prop_def(IntegerAttr)
+    m = opt_prop_def(IntegerAttr)
+    r = opt_prop_def(IntegerAttr)
+
+    def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
+        m, r = self.get_m_r()
+        ah, aw, th, tw, n, f = in_shape
+        alpha = m + r - 1
+        if ah not in (alpha, 1) or aw not in (alpha, 1):
+            raise VerifyException(
+                f"'{self.name}' expects the value's first two dims to be {alpha} (or 1), got {ah}x{aw}"
+            )
+        return [n, th * m if ah == alpha else th, tw * m if aw == alpha else tw, f]
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        builder = self._lowering_builder()
+        in_shape, _ = self._shapes()
+        m, r = self.get_m_r()
+        ah, aw, th_size, tw_size, n_size, f_size = in_shape
+        left, right = _left_right(self.matrices(), "AT", ah, aw, m + r - 1)
+        (th, tw, n, f), inner = self._loops(builder, [th_size, tw_size, n_size, f_size])
+        x = [[inner.insert(memref.LoadOp.get(
+            self.value, [self._index(inner, a), self._index(inner, b), th, tw, n, f])).res
+              for b in range(aw)] for a in range(ah)]
+        z = emit_sandwich(inner, x, left, right, self._elem())
+        h0 = inner.insert(arith.MuliOp(th, self._index(inner, len(z)))).result
+        w0 = inner.insert(arith.MuliOp(tw, self._index(inner, len(z[0])))).result
+        for i, row in enumerate(z):
+            for j, value in enumerate(row):
+                hi = h0 if i == 0 else inner.insert(arith.AddiOp(h0, self._index(inner, i))).result
+                wj = w0 if j == 0 else inner.insert(arith.AddiOp(w0, self._index(inner, j))).result
+                old = inner.insert(memref.LoadOp.get(self.output, [n, hi, wj, f])).res
+                total = inner.insert(arith.AddfOp(value, old)).result
+                inner.insert(memref.StoreOp.get(total, self.output, [n, hi, wj, f]))
+        rewriter.erase_op(self)
