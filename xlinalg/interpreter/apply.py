@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
+from xlinalg.dialects.transform.control import AlternativesOp, WithPDLPatternsOp
 from xlinalg.dialects.transform.core import WITH_NAMED_SEQUENCE, NamedSequenceOp, SequenceOp
 from xlinalg.dialects.transform.knobs import check_knob_names
 from xlinalg.errors import TransformFailure
@@ -17,6 +18,9 @@ from xlinalg.interpreter.state import TransformState
 
 DEFAULT_ENTRY = "__transform_main"
 
+TOP_LEVEL_OPS = (NamedSequenceOp, SequenceOp, AlternativesOp, WithPDLPatternsOp)
+"""Ops with upstream's PossibleTopLevelTransformOpTrait (+ named sequences)."""
+
 
 def _transform_roots(root: Operation) -> list[Operation]:
     """Top-level transform ops under `root`, not descending into transform ops."""
@@ -26,7 +30,7 @@ def _transform_roots(root: Operation) -> list[Operation]:
         for region in op.regions:
             for block in region.blocks:
                 for child in block.ops:
-                    if isinstance(child, (NamedSequenceOp, SequenceOp)):
+                    if isinstance(child, TOP_LEVEL_OPS):
                         found.append(child)
                     elif child.name.startswith("transform."):
                         continue
@@ -37,15 +41,16 @@ def _transform_roots(root: Operation) -> list[Operation]:
     return found
 
 
-def find_entry(schedule: ModuleOp, entry: str = DEFAULT_ENTRY) -> NamedSequenceOp | SequenceOp:
-    """`transform.named_sequence @entry`, else the single top-level `transform.sequence`."""
+def find_entry(schedule: ModuleOp, entry: str = DEFAULT_ENTRY) -> Operation:
+    """`transform.named_sequence @entry`, else the single top-level `transform.sequence`
+    (or `transform.alternatives` / `transform.with_pdl_patterns`)."""
     roots = _transform_roots(schedule)
     named = [op for op in roots if isinstance(op, NamedSequenceOp) and op.sym_name.data == entry]
     if len(named) > 1:
         raise TransformFailure(f"the schedule defines @{entry} more than once", silenceable=False)
     if named:
         return named[0]
-    sequences = [op for op in roots if isinstance(op, SequenceOp)]
+    sequences = [op for op in roots if not isinstance(op, NamedSequenceOp)]
     if len(sequences) == 1:
         return sequences[0]
     if not sequences:
@@ -84,14 +89,22 @@ def apply_schedule(
     schedule: ModuleOp | None = None,
     knobs: Mapping[str, object] | None = None,
     entry: str = DEFAULT_ENTRY,
+    *,
+    extra_bindings: Sequence[Sequence[Operation | SSAValue | Attribute]] = (),
+    expensive_checks: bool = True,
 ) -> ModuleOp:
     """Apply `schedule` to `payload` in place and return `payload`.
 
     The entry (`transform.named_sequence @entry`, else the single top-level
-    `transform.sequence`) gets the payload module bound to its first block
-    argument. `knobs` gives values to unresolved `transform.tune.knob`s and
-    `transform.tune.alternatives` by name. If `schedule` is `payload` (or None),
-    the transform IR embedded in the payload is applied and then erased.
+    `transform.sequence` / `transform.alternatives` / `transform.with_pdl_patterns`)
+    gets the payload module bound to its first block argument and
+    `extra_bindings` (payload ops, values or param attributes; the spec's
+    `extraMappings`) to the following ones; a count mismatch is an error.
+    `knobs` gives values to unresolved `transform.tune.knob`s and
+    `transform.tune.alternatives` by name. `expensive_checks` turns on the full
+    handle-invalidation tracking (spec: opt-in; on by default here). If
+    `schedule` is `payload` (or None), the transform IR embedded in the payload
+    is applied and then erased.
 
     Raises `TransformFailure` (silenceable or definite) and `KnobError`.
     """
@@ -100,24 +113,20 @@ def apply_schedule(
     knobs = dict(knobs or {})
     check_knob_names(script, knobs)
     entry_op = find_entry(script, entry)
-    block = entry_op.body.block
-    interp = Interpreter(TransformState(knobs=knobs))
-    if isinstance(entry_op, SequenceOp) and entry_op.root is not None:
-        raise failure(
-            entry_op, "a top-level transform.sequence cannot have a root operand", silenceable=False
-        )
-    if len(block.args) > 1:
-        raise failure(
-            entry_op,
-            f"the entry point takes {len(block.args)} arguments; only the payload root "
-            "can be bound",
-            silenceable=False,
-        )
-    if block.args:
-        interp.state.bind(block.args[0], [payload])
-    suppress = isinstance(entry_op, SequenceOp) and entry_op.suppresses_failures
+    interp = Interpreter(
+        TransformState(knobs=knobs, expensive_checks=expensive_checks), root=payload
+    )
     try:
-        interp.run_block(block, suppress=suppress)
+        if isinstance(entry_op, NamedSequenceOp | SequenceOp):
+            _run_entry_block(entry_op, interp, payload, extra_bindings)
+        else:
+            if extra_bindings:
+                raise failure(
+                    entry_op,
+                    f"{entry_op.name} takes no extra bindings, {len(extra_bindings)} given",
+                    silenceable=False,
+                )
+            interp.apply_op(entry_op)
     except TransformFailure as err:
         if err.silenceable and err.location is None:
             err.location = location_of(entry_op)
@@ -131,3 +140,32 @@ def apply_schedule(
     if embedded:
         _erase_schedule(payload, entry_op)
     return payload
+
+
+def _run_entry_block(
+    entry_op: NamedSequenceOp | SequenceOp,
+    interp: Interpreter,
+    payload: ModuleOp,
+    extra_bindings: Sequence[Sequence[Operation | SSAValue | Attribute]],
+) -> None:
+    block = entry_op.body.block
+    if isinstance(entry_op, SequenceOp) and entry_op.root is not None:
+        raise failure(
+            entry_op, "a top-level transform.sequence cannot have a root operand", silenceable=False
+        )
+    if block.args and len(block.args) != 1 + len(extra_bindings):
+        raise failure(
+            entry_op,
+            f"the entry point takes {len(block.args)} arguments: the payload root and "
+            f"{len(block.args) - 1} extra binding(s), but {len(extra_bindings)} extra "
+            "binding(s) were given",
+            silenceable=False,
+        )
+    if not block.args and extra_bindings:
+        raise failure(entry_op, "the entry point takes no arguments", silenceable=False)
+    if block.args:
+        interp.state.bind(block.args[0], [payload])
+        for arg, bound in zip(block.args[1:], extra_bindings):
+            interp.state.bind(arg, list(bound))
+    suppress = isinstance(entry_op, SequenceOp) and entry_op.suppresses_failures
+    interp.run_block(block, suppress=suppress)

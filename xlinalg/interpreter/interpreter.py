@@ -22,6 +22,10 @@ from xlinalg.interpreter.state import TransformState
 @dataclass
 class Interpreter:
     state: TransformState = field(default_factory=TransformState)
+    call_stack: list[Operation] = field(default_factory=list)
+    root: Operation | None = None
+    """The payload root the entry point was applied to."""
+    """Named sequences being run through `transform.include` (recursion check)."""
 
     def apply_op(self, op: Operation) -> None:
         impl = TRANSFORM_IMPLS.get(type(op))
@@ -34,8 +38,12 @@ class Interpreter:
         consumed = impl.consumed(op)
         # Invalidation is decided on the payload as it is before the op runs.
         to_invalidate = [(h, self.state.handles_invalidated_by(h)) for h in consumed]
+        for result in op.results:
+            self.state.unbind(result)
         try:
             impl.apply(op, self)
+            for result in op.results:
+                self.state.check_payload_type(result, op)
         except TransformFailure as err:
             if err.silenceable:
                 self.bind_empty_results(op)
@@ -51,8 +59,11 @@ class Interpreter:
                 self.state.invalidate(affected, op, handle)
 
     def bind_empty_results(self, op: Operation) -> None:
+        """Bind the results an op left unbound to empty lists (after a silenceable
+        failure; an op may have bound the subset that succeeded)."""
         for result in op.results:
-            self.state.bind(result, [])
+            if not self.state.is_bound(result):
+                self.state.bind(result, [])
 
     def run_block(self, block: Block, *, suppress: bool = False) -> list[SSAValue]:
         """Apply the ops of `block` in order; return the values its yield forwards.
@@ -82,3 +93,14 @@ class Interpreter:
         """Bind `results` to what the yielded handles point to."""
         for result, value in zip(results, yielded, strict=True):
             self.state.bind_like(result, value, user)
+
+
+def consumed_operands(op: Operation) -> list[SSAValue]:
+    """The operands `op` consumes, by its registered implementation."""
+    impl = TRANSFORM_IMPLS.get(type(op))
+    return [] if impl is None else impl.consumed(op)
+
+
+def block_arg_consumed(arg: SSAValue) -> bool:
+    """Whether some transform op in the arg's block (or nested) consumes `arg`."""
+    return any(arg in consumed_operands(use.operation) for use in arg.uses)

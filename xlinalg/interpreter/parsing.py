@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.dialects import pdl
+from xdsl.dialects.transform import AnyOpType
+from xdsl.ir import Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
@@ -17,11 +19,31 @@ from xlinalg.errors import ParseFailure
 
 
 class LocatingParser(Parser):
-    """A `Parser` that stamps each parsed op with its `file:line:col` location."""
+    """A `Parser` that stamps each parsed op with its `file:line:col` location.
+
+    It also reads the spec's `!pdl.operation` transform handles as
+    `!transform.any_op` (outside `pdl.pattern` bodies).
+    """
+
+    _pdl_depth: int = 0
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        typ = super().parse_optional_type()
+        if isinstance(typ, pdl.OperationType) and self._pdl_depth == 0:
+            # The spec ([002], LLVM-17 era) writes op handles as `!pdl.operation`
+            # ("PDL handle to an mlir::Operation *"); upstream made it an alias
+            # of `!transform.any_op`. Inside `pdl.pattern` it is PDL's own type.
+            return AnyOpType()
+        return typ
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        in_pattern = self._current_token.text == "pdl.pattern"
+        self._pdl_depth += in_pattern
+        try:
+            op = super().parse_operation()
+        finally:
+            self._pdl_depth -= in_pattern
         if isinstance(op.location, UnknownLoc):
             loc = span.get_location()
             op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
@@ -50,3 +72,4 @@ def location_of(op: Operation) -> str | None:
     if isinstance(loc, FileLineColLoc):
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
     return None
+

@@ -15,13 +15,20 @@ from dataclasses import dataclass, field
 from xdsl.dialects.transform import TransformParamHandleType, TransformValueHandleType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
-from xlinalg.interpreter.diagnostics import describe_handle, describe_transform, failure
+from xlinalg.interpreter.diagnostics import (
+    describe_handle,
+    describe_payload,
+    describe_transform,
+    failure,
+)
 
 
 @dataclass
 class Invalidation:
     consumer: Operation
     consumed: SSAValue
+    payload: Operation | None = None
+    """With expensive checks: the payload op whose consumption invalidated the handle."""
 
 
 @dataclass
@@ -31,6 +38,12 @@ class TransformState:
     values: dict[SSAValue, list[SSAValue]] = field(default_factory=dict)
     params: dict[SSAValue, list[Attribute]] = field(default_factory=dict)
     invalidated: dict[SSAValue, Invalidation] = field(default_factory=dict)
+    expensive_checks: bool = True
+    """Spec: invalidation checking is opt-in because it is expensive. With it
+    (the default here), consuming a handle invalidates every handle into the
+    consumed payload subtree and a later use names the consuming op, the
+    consumed handle and the payload op; without it, only the consumed handle
+    itself is invalidated."""
 
     # ---- reading handles ----
 
@@ -38,12 +51,15 @@ class TransformState:
         inv = self.invalidated.get(handle)
         if inv is not None:
             how = "consumed" if inv.consumed is handle else "invalidated"
+            what = ""
+            if inv.payload is not None:
+                what = f" (the consumed payload: {describe_payload(inv.payload)})"
             raise failure(
                 user,
                 f"uses {describe_handle(handle)}, a handle that was {how} by "
                 f"{describe_transform(inv.consumer)} (it consumed "
                 f"{describe_handle(inv.consumed)}); the payload it pointed to may "
-                "have been erased",
+                f"have been erased{what}",
                 silenceable=False,
             )
 
@@ -83,6 +99,14 @@ class TransformState:
         else:  # op handles (TransformOpHandleType and unknown handle types)
             self.ops[handle] = [p for p in payload if isinstance(p, Operation)]
 
+    def unbind(self, handle: SSAValue) -> None:
+        self.ops.pop(handle, None)
+        self.values.pop(handle, None)
+        self.params.pop(handle, None)
+
+    def is_bound(self, handle: SSAValue) -> bool:
+        return handle in self.ops or handle in self.values or handle in self.params
+
     def bind_like(self, handle: SSAValue, source: SSAValue, user: Operation) -> None:
         """Bind `handle` to the same payload as `source` (for yields / block args)."""
         if source in self.params:
@@ -91,6 +115,7 @@ class TransformState:
             self.bind(handle, self.get_values(source, user))
         else:
             self.bind(handle, self.get_ops(source, user))
+            self.check_payload_type(handle, user)
 
     def payload_of(
         self, handle: SSAValue, user: Operation
@@ -146,6 +171,8 @@ class TransformState:
             return False
 
         affected = [consumed]
+        if not self.expensive_checks:
+            return affected
         for handle, ops in self.ops.items():
             if handle is not consumed and any(op_affected(op) for op in ops):
                 affected.append(handle)
@@ -157,5 +184,52 @@ class TransformState:
     def invalidate(
         self, handles: Iterable[SSAValue], consumer: Operation, consumed: SSAValue
     ) -> None:
+        roots = self.ops.get(consumed) or []
+        payload = roots[0] if roots and self.expensive_checks else None
         for handle in handles:
-            self.invalidated.setdefault(handle, Invalidation(consumer, consumed))
+            self.invalidated.setdefault(handle, Invalidation(consumer, consumed, payload))
+
+    def invalidate_nested(self, roots: Sequence[Operation], consumer: Operation) -> None:
+        """Invalidate every op/value handle pointing into the payload under `roots`
+        (used when an op replaces or rolls back a whole payload subtree)."""
+        root_set = set(roots)
+
+        def inside(op: Operation) -> bool:
+            current: Operation | None = op
+            while current is not None:
+                if current in root_set:
+                    return True
+                current = current.parent_op()
+            return False
+
+        for handle, ops in self.ops.items():
+            if any(inside(op) for op in ops):
+                self.invalidated.setdefault(handle, Invalidation(consumer, handle))
+        for handle, values in self.values.items():
+            owners = [v.op if isinstance(v, OpResult) else v.owner.parent_op() for v in values]
+            if any(o is not None and inside(o) for o in owners):
+                self.invalidated.setdefault(handle, Invalidation(consumer, handle))
+
+    def replace_payload_op(self, old: Operation, new: Operation) -> None:
+        """Point every valid handle to `old` at `new` instead (payload replacement)."""
+        for handle, ops in self.ops.items():
+            if handle not in self.invalidated and old in ops:
+                self.ops[handle] = [new if op is old else op for op in ops]
+
+    def check_payload_type(self, handle: SSAValue, user: Operation) -> None:
+        """Spec `checkPayload`: ops bound to a `!transform.op<"name">` handle must
+        be `name` ops; a mismatch is a silenceable failure."""
+        from xdsl.dialects.transform import OperationType
+
+        typ = handle.type
+        if not isinstance(typ, OperationType):
+            return
+        expected = typ.operation.data
+        for op in self.ops.get(handle, []):
+            if op.name != expected:
+                raise failure(
+                    user,
+                    f"incompatible payload operation name: {describe_handle(handle)} has type "
+                    f"{typ} but is associated with {describe_payload(op)}",
+                    silenceable=True,
+                )

@@ -26,12 +26,17 @@ from xlinalg.dialects.transform.structured import (
     TransformStructured,
 )
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
+from xlinalg.dialects.transform.vector_ops import TransformVector
+
+from xdsl.dialects.pdl import PDL  # noqa: E402  (`!pdl.operation` handles, with_pdl_patterns)
 
 TRANSFORM_DIALECTS: list[Dialect] = [
+    PDL,
     TransformCore,
     TransformStructured,
     TransformLoop,
     TransformTune,
+    TransformVector,
 ]
 
 __all__ = [

@@ -1,5 +1,6 @@
 """Implementations of the transform ops, registered in `xlinalg.interpreter.registry`."""
 
-from xlinalg.interpreter.ops import core, loop, structured, tune
+from xlinalg.interpreter.ops import control, core, handles, loop, patterns, structured, tune
+from xlinalg.interpreter.ops import vectorize
 
-__all__ = ["core", "loop", "structured", "tune"]
+__all__ = ["control", "core", "handles", "loop", "patterns", "structured", "tune", "vectorize"]

@@ -1,0 +1,217 @@
+"""apply_patterns, apply_cse, apply_licm, apply_registered_pass.
+
+Rewrites are run with a tracking listener: when a pattern replaces a payload
+op by an op of the same name, handles follow the replacement (upstream's
+`TrackingListener`); ops that disappear are dropped from the handles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from xdsl.dialects import affine, scf
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriterListener,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
+from xdsl.transforms.common_subexpression_elimination import cse
+from xdsl.transforms.dead_code_elimination import region_dce
+from xdsl.transforms.loop_invariant_code_motion import move_loop_invariant_code
+
+from xlinalg.dialects.transform.patterns import (
+    ApplyCanonicalizationPatternsOp,
+    ApplyCSEOp,
+    ApplyFoldingPatternsOp,
+    ApplyLICMOp,
+    ApplyPatternsOp,
+    ApplyRegisteredPassOp,
+    ApplyScfForCanonicalizationPatternsOp,
+    PatternDescriptorOp,
+)
+from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+
+
+@contextmanager
+def tracking(interp: Interpreter, targets: Sequence[Operation]) -> Iterator[PatternRewriterListener]:
+    """Yield a listener that keeps handles in sync with pattern rewrites inside
+    `targets`; afterwards, drop from handles every op that was inside them and
+    is no longer (erased by the rewrite)."""
+    state = interp.state
+    inside_before = {id(op) for target in targets for op in target.walk()}
+
+    def on_replace(op: Operation, new_results: Sequence[SSAValue | None]) -> None:
+        owners = {v.owner for v in new_results if v is not None}
+        new = owners.pop() if len(owners) == 1 else None
+        if isinstance(new, Operation) and new.name == op.name:
+            state.replace_payload_op(op, new)
+
+    listener = PatternRewriterListener(operation_replacement_handler=[on_replace])
+    yield listener
+    target_set = {id(t) for t in targets}
+
+    def alive(op: Operation) -> bool:
+        current: Operation | None = op
+        while current is not None:
+            if id(current) in target_set:
+                return True
+            current = current.parent_op()
+        return False
+
+    for handle, ops in list(state.ops.items()):
+        if handle in state.invalidated:
+            continue
+        kept = [op for op in ops if id(op) not in inside_before or alive(op)]
+        if len(kept) != len(ops):
+            state.ops[handle] = kept
+
+
+def _patterns_for(descriptor: PatternDescriptorOp) -> list[RewritePattern]:
+    if isinstance(descriptor, ApplyCanonicalizationPatternsOp | ApplyFoldingPatternsOp
+                  | ApplyScfForCanonicalizationPatternsOp):
+        return [CanonicalizationRewritePattern()]
+    raise NotImplementedError(descriptor.name)
+
+
+def _needs_loop_cleanup(descriptor: PatternDescriptorOp) -> bool:
+    return isinstance(descriptor, ApplyFoldingPatternsOp | ApplyScfForCanonicalizationPatternsOp)
+
+
+def run_patterns(
+    interp: Interpreter,
+    targets: Sequence[Operation],
+    patterns: list[RewritePattern],
+    *,
+    loop_cleanup: bool = False,
+    dce: bool = True,
+) -> None:
+    from xlinalg.transforms.canonicalize_loops import canonicalize_loops
+
+    with tracking(interp, targets) as listener:
+        for target in targets:
+            if loop_cleanup:
+                canonicalize_loops(target)
+            walker = PatternRewriteWalker(
+                GreedyRewritePatternApplier(patterns, folding_enabled=True),
+                post_walk_func=region_dce if dce else None,
+                listener=listener,
+            )
+            for region in target.regions:
+                walker.rewrite_region(region)
+
+
+@register(ApplyPatternsOp)
+def apply_apply_patterns(op: ApplyPatternsOp, interp: Interpreter) -> None:
+    targets = interp.state.get_ops(op.target, op)
+    descriptors = [d for d in op.patterns.block.ops if isinstance(d, PatternDescriptorOp)]
+    patterns: list[RewritePattern] = []
+    for descriptor in descriptors:
+        for pattern in _patterns_for(descriptor):
+            if not any(type(p) is type(pattern) for p in patterns):
+                patterns.append(pattern)
+    loop_cleanup = any(_needs_loop_cleanup(d) for d in descriptors)
+    if patterns or loop_cleanup:
+        run_patterns(interp, targets, patterns, loop_cleanup=loop_cleanup)
+    if op.apply_cse is not None:
+        _cse(interp, targets)
+
+
+def _cse(interp: Interpreter, targets: Sequence[Operation]) -> None:
+    with tracking(interp, targets):
+        for target in targets:
+            for region in target.regions:
+                cse(region)
+
+
+@register(ApplyCSEOp)
+def apply_apply_cse(op: ApplyCSEOp, interp: Interpreter) -> None:
+    _cse(interp, interp.state.get_ops(op.target, op))
+
+
+LOOP_LIKE = (scf.ForOp, scf.ParallelOp, affine.ForOp)
+
+
+@register(ApplyLICMOp)
+def apply_apply_licm(op: ApplyLICMOp, interp: Interpreter) -> None:
+    """Hoists side-effect-free, speculatable, loop-invariant ops out of each target loop."""
+    for target in interp.state.get_ops(op.target, op):
+        if not isinstance(target, scf.ForOp):
+            raise failure(
+                op,
+                f"expected scf.for loops (LoopLikeOpInterface), got {describe_payload(target)}",
+                silenceable=False,
+            )
+        move_loop_invariant_code(target)
+
+
+# ------------------------------------------------------------------ apply_registered_pass
+
+
+def _pass_table() -> dict[str, Callable[[], ModulePass]]:
+    """Upstream pass names -> the xDSL/xlinalg pass that does the same."""
+    from xdsl.transforms.canonicalize import CanonicalizePass
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+    from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
+
+    from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
+    from xlinalg.lowering.lower_affine import LowerAffinePass
+    from xlinalg.transforms.canonicalize_loops import CanonicalizeLoopsPass
+    from xlinalg.transforms.generalize import LinalgGeneralizeNamedOpsPass
+
+    return {
+        "canonicalize": CanonicalizePass,
+        "cse": CommonSubexpressionElimination,
+        "loop-invariant-code-motion": LoopInvariantCodeMotionPass,
+        "licm": LoopInvariantCodeMotionPass,
+        "convert-linalg-to-loops": ConvertLinalgToLoopsPass,
+        "lower-affine": LowerAffinePass,
+        "linalg-generalize-named-ops": LinalgGeneralizeNamedOpsPass,
+        "xlinalg-canonicalize-loops": CanonicalizeLoopsPass,
+    }
+
+
+REGISTERED_PASS_NAMES: tuple[str, ...] = (
+    "canonicalize",
+    "cse",
+    "loop-invariant-code-motion",
+    "licm",
+    "convert-linalg-to-loops",
+    "lower-affine",
+    "linalg-generalize-named-ops",
+    "xlinalg-canonicalize-loops",
+)
+
+
+@register(ApplyRegisteredPassOp, consumes=lambda op: [op.target])
+def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
+    from xlinalg.interpreter.parsing import default_context
+
+    assert op.pass_name is not None
+    name = op.pass_name.data
+    table = _pass_table()
+    if name not in table:
+        raise failure(
+            op,
+            f"unknown pass or pass pipeline '{name}'; the passes available here are: "
+            + ", ".join(sorted(table)),
+            silenceable=False,
+        )
+    targets = interp.state.get_ops(op.target, op)
+    ctx = default_context()
+    for target in targets:
+        try:
+            table[name]().apply(ctx, target)  # type: ignore[arg-type]
+        except Exception as err:
+            raise failure(
+                op, f"pass '{name}' failed on {describe_payload(target)}: {err}", silenceable=False
+            ) from err
+    interp.state.bind(op.result, targets)

@@ -1,0 +1,110 @@
+"""Vectorization transform ops: structured.vectorize(_children_and_apply_patterns),
+hoist_redundant_vector_transfers, vector.lower_contraction, vector.lower_outerproduct."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from xlinalg.dialects.transform.vector_ops import (
+    HoistRedundantVectorTransfersOp,
+    LowerContractionOp,
+    LowerOuterProductOp,
+    VectorizeChildrenAndApplyPatternsOp,
+    VectorizeOp,
+)
+from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+
+
+@register(VectorizeOp, consumes=lambda op: [op.target])
+def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.vectorize import check_vectorizable, vectorize
+
+    targets = interp.state.get_ops(op.target, op)
+    sizes = op.get_vector_sizes()
+    for target in targets:
+        try:
+            structured = check_vectorizable(target) if sizes is None else None
+            if sizes is not None:
+                if not isinstance(target, StructuredOpInterface):
+                    raise TransformFailure(f"'{target.name}' is not a linalg structured op",
+                                           silenceable=True)
+                ranges = target.get_static_loop_ranges()
+                if list(ranges) != list(sizes):
+                    raise TransformFailure(
+                        f"vector sizes {sizes} differ from the static loop ranges {ranges}: "
+                        "masked vectorization is not supported yet",
+                        silenceable=True,
+                    )
+                check_vectorizable(target)
+            _ = structured
+            vectorize(target)
+        except TransformFailure as err:
+            raise failure(op, f"cannot vectorize {describe_payload(target)}: {err.message}",
+                          silenceable=err.silenceable) from err
+
+
+def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTransfersOp
+              | LowerContractionOp | LowerOuterProductOp, interp: Interpreter) -> list[Operation]:
+    return interp.state.get_ops(op.target, op)
+
+
+@register(VectorizeChildrenAndApplyPatternsOp, consumes=lambda op: [op.target])
+def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.vectorize import check_vectorizable, vectorize
+
+    targets = _isolated(op, interp)
+    for target in targets:
+        for inner in [o for o in target.walk() if isinstance(o, StructuredOpInterface)]:
+            try:
+                check_vectorizable(inner)
+            except TransformFailure:
+                continue  # upstream: ops that cannot be vectorized are left alone
+            vectorize(inner)
+    interp.state.bind(op.transformed, targets)
+
+
+@register(HoistRedundantVectorTransfersOp)
+def apply_hoist_vector_transfers(op: HoistRedundantVectorTransfersOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.vector_hoist import hoist_redundant_vector_transfers
+
+    targets = _isolated(op, interp)
+    for target in targets:
+        hoist_redundant_vector_transfers(target)
+    interp.state.bind(op.transformed, targets)
+
+
+@register(LowerContractionOp)
+def apply_lower_contraction(op: LowerContractionOp, interp: Interpreter) -> None:
+    from xlinalg.dialects.vector import ContractionOp
+    from xlinalg.transforms.vector_lower_contraction import lower_contraction_to_outerproducts
+
+    if op.strategy() != "outerproduct":
+        raise failure(op, f"lowering strategy '{op.strategy()}' is not supported yet "
+                      "(only outerproduct)", silenceable=False)
+    targets = _isolated(op, interp)
+    for target in targets:
+        for contract in [o for o in target.walk() if isinstance(o, ContractionOp)]:
+            try:
+                lower_contraction_to_outerproducts(contract)
+            except TransformFailure:
+                continue  # a pattern that does not apply leaves the op alone
+    interp.state.bind(op.transformed, targets)
+
+
+@register(LowerOuterProductOp)
+def apply_lower_outerproduct(op: LowerOuterProductOp, interp: Interpreter) -> None:
+    from xlinalg.dialects.vector import OuterProductOp
+    from xlinalg.transforms.vector_lower_outerproduct import lower_outerproduct
+
+    targets = _isolated(op, interp)
+    for target in targets:
+        for outer in [o for o in target.walk() if isinstance(o, OuterProductOp)]:
+            try:
+                lower_outerproduct(outer)
+            except TransformFailure:
+                continue
+    interp.state.bind(op.transformed, targets)
