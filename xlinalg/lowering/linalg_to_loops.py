@@ -43,6 +43,7 @@ from xlinalg.errors import LoweringError
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.lowering.affine_expansion import AffineExpander
 from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.library_call import lower_to_library_call
 
 # Ops through which a memref value is a view of its first operand.
 _VIEW_OPS = frozenset(
@@ -353,4 +354,8 @@ class ConvertLinalgToLoopsPass(ModulePass):
                 )
         for inner in structured:
             assert isinstance(inner, GenericOp)
-            lower_generic_to_loops(inner)
+            if inner.library_call is not None:
+                # `library_call = "name"`: a call of @name instead of loops (library_call.py)
+                lower_to_library_call(inner)
+            else:
+                lower_generic_to_loops(inner)
