@@ -38,6 +38,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.interfaces.tiling import TilingInterface, tile_using_interface
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, fold_constant
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
@@ -202,31 +203,16 @@ def offset_indices(op: Operation, offsets: Sequence[OpFoldResult]) -> None:
         )
 
 
-def tile_using_for(
-    op: Operation, tile_sizes: Sequence[int], interchange: Sequence[int] = ()
-) -> TilingResult:
-    """Tile `op` (a linalg structured op on memrefs) with one `scf.for` per non-zero size.
-
-    Loops are generated outermost first in `interchange` order (missing trailing
-    entries are filled with the identity). The original op is erased.
-    Raises a silenceable `TransformFailure` when a precondition does not hold.
-    """
-    structured = check_memref_structured_op(op, "tile_using_for")
-    num_loops = structured.get_num_loops()
-    sizes = normalize_tile_sizes(tile_sizes, num_loops, op.name)
-    order = normalize_interchange(interchange, num_loops)
-
-    # Check every precondition before the IR is touched.
-    loop_range_sources(structured)
-    for value, amap in zip(structured.get_operands_in_order(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or not _uses_tiled_loop(amap, sizes):
-            continue
-        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:  # type: ignore[arg-type]
-            raise _fail(f"tile_using_for: cannot take a strided subview of {value.type}")
-
-    outer = IndexBuilder(InsertPoint.before(op))
-    ranges = loop_ranges(structured, outer)
-
+def generate_tile_loops(
+    outer: IndexBuilder,
+    ranges: Sequence[OpFoldResult],
+    sizes: Sequence[int],
+    order: Sequence[int],
+    op: Operation,
+) -> tuple[list[scf.ForOp], InsertPoint, list[OpFoldResult], list[OpFoldResult]]:
+    """The `scf.for` nest (in `order`, one loop per non-zero size) before `op`, the insertion
+    point inside it, and every loop's tile offset and extent (shared with `TilingInterface`)."""
+    num_loops = len(ranges)
     tiled_dims = [dim for dim in order if sizes[dim] != 0]
     zero = outer.constant(0) if tiled_dims else None
     bounds = {dim: (outer.value(ranges[dim]), outer.constant(sizes[dim])) for dim in tiled_dims}
@@ -260,6 +246,38 @@ def tile_using_for(
         else:
             # min(ub - iv, ts) over (iv, ub, ts), upstream's `getBoundedTileSize`
             extents.append(inner.min([ub_e - iv_e, ts_e], [iv, bound, ts]))
+
+    return loops, insert_point, ivs, extents
+
+
+def tile_using_for(
+    op: Operation, tile_sizes: Sequence[int], interchange: Sequence[int] = ()
+) -> TilingResult:
+    """Tile `op` (a linalg structured op on memrefs) with one `scf.for` per non-zero size.
+
+    Loops are generated outermost first in `interchange` order (missing trailing
+    entries are filled with the identity). The original op is erased.
+    Raises a silenceable `TransformFailure` when a precondition does not hold.
+    """
+    if not isinstance(op, StructuredOpInterface) and isinstance(op, TilingInterface):
+        return tile_using_interface(op, tile_sizes, interchange)
+    structured = check_memref_structured_op(op, "tile_using_for")
+    num_loops = structured.get_num_loops()
+    sizes = normalize_tile_sizes(tile_sizes, num_loops, op.name)
+    order = normalize_interchange(interchange, num_loops)
+
+    # Check every precondition before the IR is touched.
+    loop_range_sources(structured)
+    for value, amap in zip(structured.get_operands_in_order(), structured.get_indexing_maps()):
+        if shape_of(value.type) is None or not _uses_tiled_loop(amap, sizes):
+            continue
+        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:  # type: ignore[arg-type]
+            raise _fail(f"tile_using_for: cannot take a strided subview of {value.type}")
+
+    outer = IndexBuilder(InsertPoint.before(op))
+    ranges = loop_ranges(structured, outer)
+    loops, insert_point, ivs, extents = generate_tile_loops(outer, ranges, sizes, order, op)
+    inner = IndexBuilder(insert_point)
 
     new_operands: list[SSAValue] = []
     for value, amap in zip(structured.get_operands_in_order(), structured.get_indexing_maps()):

@@ -1,0 +1,251 @@
+"""`iree_linalg_ext.pack` / `unpack`: tile a tensor/buffer into a blocked layout and back.
+
+```
+iree_linalg_ext.pack %src [padding_value(%p : f32)] [outer_dims_perm = [1, 0]]
+    inner_dims_pos = [0, 1] inner_tiles = [32, 8] into %dst
+    : (memref<128x256xf32> memref<32x4x32x8xf32>)
+iree_linalg_ext.unpack %src [outer_dims_perm = [1, 0]] inner_dims_pos = [0, 1]
+    inner_tiles = [32, 8] into %dst : (memref<32x4x32x8xf32> memref<128x256xf32>)
+```
+The legacy spelling `dims_pos = [...]` (the seed's first unpack examples) is
+accepted and printed as `inner_dims_pos`. Shape rules: `pack_shape.py`.
+Without `padding_value` a tile that does not divide its dim is UB (the lowering
+then reads clamped in-bounds elements); with it the tail of the last tile is
+`padding_value` (high padding only). Unpack may drop that padding (the
+destination may be smaller than outer × tile).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, i64
+from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, parse_int_list, print_int_list, shape
+from xlinalg.dialects.iree_linalg_ext.loops import Emitter
+from xlinalg.dialects.iree_linalg_ext.pack_shape import (
+    DYNAMIC,
+    check_pack_attrs,
+    packed_index_of,
+    packed_shape,
+)
+from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+
+
+class _RelayoutOp(LinalgExtOp, LoopLoweringInterface):
+    """Shared by pack and unpack: the attributes, the assembly, the tile values."""
+
+    inputs = var_operand_def()
+    outputs = var_operand_def()
+    inner_tiles = var_operand_def(IndexType())
+    results_ = var_result_def()
+
+    outer_dims_perm = opt_prop_def(DenseArrayBase)
+    inner_dims_pos = prop_def(DenseArrayBase)
+    static_inner_tiles = prop_def(DenseArrayBase)
+
+    def perm(self) -> list[int]:
+        return [] if self.outer_dims_perm is None else [int(v) for v in self.outer_dims_perm.get_values()]
+
+    def dims_pos(self) -> list[int]:
+        return [int(v) for v in self.inner_dims_pos.get_values()]
+
+    def static_tiles(self) -> list[int]:
+        return [int(v) for v in self.static_inner_tiles.get_values()]
+
+    def tile_values(self, em: Emitter) -> list[SSAValue]:
+        dynamic = iter(self.inner_tiles)
+        return [next(dynamic) if t == DYNAMIC else em.index(t) for t in self.static_tiles()]
+
+    def unpacked_and_packed(self) -> tuple[SSAValue, SSAValue]:
+        raise NotImplementedError
+
+    def padding(self) -> SSAValue | None:
+        return None
+
+    def verify_(self) -> None:
+        self.verify_destination_style()
+        if len(self.inputs) != 1 or len(self.outputs) != 1:
+            raise self.fail("expected one input and one output")
+        unpacked, packed = self.unpacked_and_packed()
+        if elem(unpacked) != elem(packed):
+            raise self.fail("expected the source and destination element types to be equal")
+        tiles = self.static_tiles()
+        if sum(1 for t in tiles if t == DYNAMIC) != len(self.inner_tiles):
+            raise self.fail("expected one inner_tiles operand per dynamic tile")
+        if any(t == 0 or t < DYNAMIC for t in tiles):
+            raise self.fail(f"expected positive inner_tiles, got {tiles}")
+        u_shape = shape(unpacked)
+        problem = check_pack_attrs(len(u_shape), self.dims_pos(), len(tiles), self.perm())
+        if problem:
+            raise self.fail(problem)
+        expected = packed_shape(u_shape, self.dims_pos(), tiles, self.perm())
+        got = shape(packed)
+        if len(got) != len(expected) or not all(map(compatible, expected, got)):
+            raise self.fail(f"expected the packed type to have shape {expected}, got {packed.type}")
+        pad = self.padding()
+        if pad is not None and pad.type != elem(unpacked):
+            raise self.fail(f"expected the padding value to be of type {elem(unpacked)}, got {pad.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.inputs[0])
+        pad = self.padding()
+        if pad is not None:
+            printer.print_string(" padding_value(")
+            printer.print_ssa_value(pad)
+            printer.print_string(" : ")
+            printer.print_attribute(pad.type)
+            printer.print_string(")")
+        if self.outer_dims_perm is not None:
+            printer.print_string(f" outer_dims_perm = {print_int_list(self.perm())}")
+        printer.print_string(f" inner_dims_pos = {print_int_list(self.dims_pos())} inner_tiles = ")
+        print_dynamic_index_list(printer, DYNAMIC, self.inner_tiles, self.static_tiles())
+        printer.print_string(" into ")
+        printer.print_ssa_value(self.outputs[0])
+        printer.print_string(f" : ({self.inputs[0].type} {self.outputs[0].type})")
+        if self.results_:
+            printer.print_string(" -> ")
+            printer.print_list(self.results_.types, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _RelayoutOp:
+        attrs = parser.parse_optional_attr_dict()
+        source = parser.parse_unresolved_operand()
+        pad = None
+        if cls is PackOp and parser.parse_optional_keyword("padding_value"):
+            parser.parse_punctuation("(")
+            pad_ref = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            pad = parser.resolve_operand(pad_ref, parser.parse_type())
+            parser.parse_punctuation(")")
+        perm = None
+        if parser.parse_optional_keyword("outer_dims_perm"):
+            parser.parse_punctuation("=")
+            perm = parse_int_list(parser)
+        # `dims_pos` is the legacy spelling of `inner_dims_pos` (seed 004's unpack examples)
+        parser.expect(lambda: parser.parse_optional_keyword("inner_dims_pos")
+                      or parser.parse_optional_keyword("dims_pos"), "expected 'inner_dims_pos'")
+        parser.parse_punctuation("=")
+        dims_pos = parse_int_list(parser)
+        parser.parse_keyword("inner_tiles")
+        parser.parse_punctuation("=")
+        tile_refs, static_tiles = parse_dynamic_index_list_without_types(parser, DYNAMIC)
+        tiles = [parser.resolve_operand(t, IndexType()) for t in tile_refs]
+        parser.parse_keyword("into")
+        dest_ref = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        source_type = parser.parse_type()
+        dest_type = parser.parse_type()
+        parser.parse_punctuation(")")
+        result_types = []
+        if parser.parse_optional_punctuation("->"):
+            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        properties = {
+            "inner_dims_pos": DenseArrayBase.from_list(i64, dims_pos),
+            "static_inner_tiles": DenseArrayBase.from_list(i64, list(static_tiles)),
+        }
+        if perm is not None:
+            properties["outer_dims_perm"] = DenseArrayBase.from_list(i64, perm)
+        operands: list = [[parser.resolve_operand(source, source_type)],
+                          [parser.resolve_operand(dest_ref, dest_type)], tiles]
+        if cls is PackOp:
+            operands.append([pad] if pad is not None else [])
+        op = cls.build(operands=operands, result_types=[result_types], properties=properties)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class PackOp(_RelayoutOp):
+    name = "iree_linalg_ext.pack"
+
+    inputs = var_operand_def()
+    outputs = var_operand_def()
+    inner_tiles = var_operand_def(IndexType())
+    padding_value = opt_operand_def()
+    results_ = var_result_def()
+
+    def unpacked_and_packed(self) -> tuple[SSAValue, SSAValue]:
+        return self.inputs[0], self.outputs[0]
+
+    def padding(self) -> SSAValue | None:
+        return self.padding_value
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        """For every packed element: the source element it holds, or the padding value."""
+        em = Emitter(InsertPoint.before(self))
+        src, dst = self.inputs[0], self.outputs[0]
+        rank = len(shape(src))
+        tiles = self.tile_values(em)
+        where = packed_index_of(self.perm(), rank)
+        tiled = {d: j for j, d in enumerate(self.dims_pos())}
+        src_sizes = em.dims(src)
+        one = em.index(1)
+        pad = self.padding_value
+
+        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+            src_ivs: list[SSAValue] = []
+            in_bounds: SSAValue | None = None
+            for i in range(rank):
+                outer = ivs[where[i]]
+                if i not in tiled:
+                    src_ivs.append(outer)
+                    continue
+                j = tiled[i]
+                index = e.addi(e.muli(outer, tiles[j]), ivs[rank + j])
+                ok = e.cmpi(index, src_sizes[i], "ult")
+                in_bounds = ok if in_bounds is None else e.value(arith.AndIOp(in_bounds, ok))
+                # clamp so the load stays in bounds; the select below discards it
+                src_ivs.append(e.value(arith.MinUIOp(index, e.subi(src_sizes[i], one))))
+            value = e.load(src, src_ivs)
+            if pad is not None and in_bounds is not None:
+                value = e.select(in_bounds, value, pad)
+            e.store(value, dst, ivs)
+
+        em.nest(em.dims(dst), body)
+        rewriter.erase_op(self)
+
+
+@irdl_op_definition
+class UnPackOp(_RelayoutOp):
+    name = "iree_linalg_ext.unpack"
+
+    def unpacked_and_packed(self) -> tuple[SSAValue, SSAValue]:
+        return self.outputs[0], self.inputs[0]
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        """For every destination element: the packed element holding it."""
+        em = Emitter(InsertPoint.before(self))
+        src, dst = self.inputs[0], self.outputs[0]
+        rank = len(shape(dst))
+        tiles = self.tile_values(em)
+        where = packed_index_of(self.perm(), rank)
+        tiled = {d: j for j, d in enumerate(self.dims_pos())}
+
+        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+            packed: list[SSAValue | None] = [None] * (rank + len(tiles))
+            for i in range(rank):
+                if i not in tiled:
+                    packed[where[i]] = ivs[i]
+                    continue
+                j = tiled[i]
+                packed[where[i]] = e.value(arith.DivUIOp(ivs[i], tiles[j]))
+                packed[rank + j] = e.value(arith.RemUIOp(ivs[i], tiles[j]))
+            e.store(e.load(src, packed), dst, ivs)  # type: ignore[arg-type]
+
+        em.nest(em.dims(dst), body)
+        rewriter.erase_op(self)

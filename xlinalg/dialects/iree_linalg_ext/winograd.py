@@ -1,0 +1,386 @@
+"""`iree_linalg_ext.winograd.{filter,input,output}_transform` (see `winograd_matrices.py`).
+
+```
+iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3)
+    kernel_dimensions([0, 1]) ins(%f : memref<3x3xCxF>) outs(%o : memref<8x8xCxF>)
+iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3)
+    image_dimensions([1, 2]) ins(%img : memref<NxHxWxC>) outs(%o : memref<8x8xNxH'xW'xC>)
+iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3)
+    image_dimensions([1, 2]) ins(%t : memref<8x8xNxH'xW'xC>) outs(%o : memref<NxHxWxC>)
+```
+With m = output_tile_size, r = kernel_size, T = m + r - 1:
+- filter: (r, r, C, F) (`kernel_dimensions = [0, 1]`, HWCF) or (F, C, r, r) (`[2, 3]`,
+  FCHW) -> (T, T, C, F), every (c, f) slice `G g G^T`;
+- input: (N, H, W, C) (`image_dimensions = [1, 2]`) or (N, C, H, W) (`[2, 3]`) ->
+  (T, T, N, H', W', C) with `H' = ceil((H - r + 1) / m)`: tile (h', w') is the T×T window
+  at (h'·m, w'·m), zero beyond the image, transformed `B^T d B`;
+- output: (T, T, N, H', W', C) -> (N, m·H', m·W', C) or (N, C, m·H', m·W'): `A^T y A`.
+Lowering unrolls the two small constant matmuls per tile (zero coefficients
+skipped). Tiling covers the non-spatial loops (C, F for the filter; N, C for
+input/output); the tile loops H', W' are not tileable here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import I64, AnyFloat, DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.iree_linalg_ext.base import (
+    LinalgExtOp,
+    compatible,
+    elem,
+    parse_int_list,
+    parse_keyword_int,
+    print_int_list,
+    print_keyword_value,
+    shape,
+)
+from xlinalg.dialects.iree_linalg_ext.loops import Emitter
+from xlinalg.dialects.iree_linalg_ext.pack_shape import ceil_div
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_of, insert_tile, parallel_except
+from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
+from xlinalg.dialects.linalg.assembly import (
+    parse_operand_group,
+    parse_result_types,
+    print_operand_group,
+    print_result_types,
+)
+from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+
+
+def _matmul_const(e: Emitter, left: np.ndarray, x: list[list[SSAValue]], right: np.ndarray,
+                  t: Attribute) -> list[list[SSAValue]]:
+    """`left @ x @ right` with constant matrices, unrolled (0 skipped, ±1 without a multiply)."""
+    constants: dict[float, SSAValue] = {}
+
+    def term(coef: float, value: SSAValue) -> tuple[bool, SSAValue]:
+        if abs(coef) == 1.0:
+            return coef < 0, value
+        if coef not in constants:
+            constants[coef] = e.const(coef, t)
+        return False, e.value(arith.MulfOp(constants[coef], value))
+
+    def combine(terms: list[tuple[bool, SSAValue]]) -> SSAValue:
+        if not terms:
+            if 0.0 not in constants:
+                constants[0.0] = e.const(0.0, t)
+            return constants[0.0]
+        terms = sorted(terms, key=lambda nv: nv[0])  # a positive term first when there is one
+        negative, acc = terms[0]
+        if negative:
+            acc = e.value(arith.NegfOp(acc))
+        for neg, value in terms[1:]:
+            acc = e.value((arith.SubfOp if neg else arith.AddfOp)(acc, value))
+        return acc
+
+    rows, inner = left.shape
+    cols = len(x[0])
+    tmp = [[combine([term(float(left[i][a]), x[a][j]) for a in range(inner) if left[i][a] != 0])
+            for j in range(cols)] for i in range(rows)]
+    out_cols = right.shape[1]
+    return [[combine([term(float(right[b][j]), tmp[i][b]) for b in range(cols) if right[b][j] != 0])
+             for j in range(out_cols)] for i in range(rows)]
+
+
+class _WinogradOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
+    output_tile_size = prop_def(IntegerAttr[I64])
+    kernel_size = prop_def(IntegerAttr[I64])
+
+    DIMS_KEYWORD: ClassVar[str] = ""
+    ALLOWED_DIMS: ClassVar[tuple[tuple[int, int], ...]] = ()
+
+    @property
+    def m(self) -> int:
+        return self.output_tile_size.value.data
+
+    @property
+    def r(self) -> int:
+        return self.kernel_size.value.data
+
+    @property
+    def tile(self) -> int:
+        return self.m + self.r - 1
+
+    def dims_attr(self) -> DenseArrayBase:
+        return self.properties[self.DIMS_KEYWORD]  # type: ignore[return-value]
+
+    def dims(self) -> list[int]:
+        return [int(v) for v in self.dims_attr().get_values()]
+
+    def verify_common(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        self.verify_destination_style()
+        if len(self.inputs) != 1 or len(self.outputs) != 1:
+            raise self.fail("expected one input and one output")
+        if (self.m, self.r) not in MATRICES:
+            raise self.fail(
+                f"unsupported output_tile_size/kernel_size ({self.m}, {self.r}); supported: "
+                f"{sorted(MATRICES)}"
+            )
+        if tuple(self.dims()) not in self.ALLOWED_DIMS:
+            raise self.fail(
+                f"expected {self.DIMS_KEYWORD} to be one of {[list(d) for d in self.ALLOWED_DIMS]}, "
+                f"got {self.dims()}"
+            )
+        if elem(self.inputs[0]) != elem(self.outputs[0]) or not isinstance(elem(self.inputs[0]), AnyFloat):
+            raise self.fail("expected floating-point input and output of the same element type")
+        return shape(self.inputs[0]), shape(self.outputs[0])
+
+    def check_shape(self, what: str, expected: Sequence[int], got: Sequence[int]) -> None:
+        if len(expected) != len(got) or not all(map(compatible, expected, got)):
+            raise self.fail(f"expected the {what} shape to be {list(expected)}, got {list(got)}")
+
+    def print(self, printer: Printer) -> None:
+        print_keyword_value(printer, "output_tile_size", str(self.m))
+        print_keyword_value(printer, "kernel_size", str(self.r))
+        print_keyword_value(printer, self.DIMS_KEYWORD, print_int_list(self.dims()))
+        print_operand_group(printer, "ins", self.inputs)
+        print_operand_group(printer, "outs", self.outputs)
+        print_result_types(printer, self.results_.types)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _WinogradOp:
+        attrs = parser.parse_optional_attr_dict()
+        m = parse_keyword_int(parser, "output_tile_size")
+        r = parse_keyword_int(parser, "kernel_size")
+        parser.parse_keyword(cls.DIMS_KEYWORD)
+        parser.parse_punctuation("(")
+        dims = parse_int_list(parser)
+        parser.parse_punctuation(")")
+        inputs = parse_operand_group(parser, "ins")
+        outputs = parse_operand_group(parser, "outs")
+        result_types = parse_result_types(parser)
+        op = cls.build(
+            operands=[inputs, outputs],
+            result_types=[result_types],
+            properties={
+                "output_tile_size": IntegerAttr(m, 64),
+                "kernel_size": IntegerAttr(r, 64),
+                cls.DIMS_KEYWORD: DenseArrayBase.from_list(i64, dims),
+            },
+        )
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class WinogradFilterTransformOp(_WinogradOp):
+    name = "iree_linalg_ext.winograd.filter_transform"
+
+    kernel_dimensions = prop_def(DenseArrayBase)
+    DIMS_KEYWORD: ClassVar[str] = "kernel_dimensions"
+    ALLOWED_DIMS: ClassVar[tuple[tuple[int, int], ...]] = ((0, 1), (2, 3))
+
+    def hwcf(self) -> bool:
+        return self.dims() == [0, 1]
+
+    def verify_(self) -> None:
+        in_shape, out_shape = self.verify_common()
+        if len(in_shape) != 4:
+            raise self.fail(f"expected a 4-D filter, got {self.inputs[0].type}")
+        c, f = (in_shape[2], in_shape[3]) if self.hwcf() else (in_shape[1], in_shape[0])
+        kh, kw = (in_shape[0], in_shape[1]) if self.hwcf() else (in_shape[2], in_shape[3])
+        self.check_shape("kernel", [self.r, self.r], [kh, kw])
+        self.check_shape("output", [self.tile, self.tile, c, f], out_shape)
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        g_matrix, _, _ = MATRICES[(self.m, self.r)]
+        em = Emitter(InsertPoint.before(self))
+        src, dst = self.inputs[0], self.outputs[0]
+        t = elem(src)
+        sizes = em.dims(dst)
+        idx = [em.index(i) for i in range(self.tile)]
+        hwcf = self.hwcf()
+
+        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+            c, f = ivs
+            g = [[e.load(src, [idx[a], idx[b], c, f] if hwcf else [f, c, idx[a], idx[b]])
+                  for b in range(self.r)] for a in range(self.r)]
+            y = _matmul_const(e, g_matrix, g, g_matrix.T, t)
+            for a in range(self.tile):
+                for b in range(self.tile):
+                    e.store(y[a][b], dst, [idx[a], idx[b], c, f])
+
+        em.nest(sizes[2:], body)
+        rewriter.erase_op(self)
+
+    def get_loop_iterator_types(self) -> list[IteratorType]:
+        return parallel_except(2, set())
+
+    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
+        return domain_of(builder, self.outputs[0])[2:]
+
+    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                                 sizes: Sequence[OpFoldResult]) -> Operation:
+        (oc, of), (sc, sf) = offsets, sizes
+        r, tile = self.r, self.tile
+        if self.hwcf():
+            src = subview(builder, self.inputs[0], [0, 0, oc, of], [r, r, sc, sf])
+        else:
+            src = subview(builder, self.inputs[0], [of, oc, 0, 0], [sf, sc, r, r])
+        dst = subview(builder, self.outputs[0], [0, 0, oc, of], [tile, tile, sc, sf])
+        return insert_tile(self, builder, [src], [dst])
+
+
+class _ImageTransformOp(_WinogradOp):
+    """Input/output transforms: an image (NHWC or NCHW) on one side, tiles on the other."""
+
+    DIMS_KEYWORD: ClassVar[str] = "image_dimensions"
+    ALLOWED_DIMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 2), (2, 3))
+
+    def nhwc(self) -> bool:
+        return self.dims() == [1, 2]
+
+    def image(self) -> SSAValue:
+        raise NotImplementedError
+
+    def image_index(self, n: SSAValue, h: SSAValue, w: SSAValue, c: SSAValue) -> list[SSAValue]:
+        return [n, h, w, c] if self.nhwc() else [n, c, h, w]
+
+    def tiles_value(self) -> SSAValue:
+        raise NotImplementedError
+
+    def get_loop_iterator_types(self) -> list[IteratorType]:
+        return parallel_except(4, set())
+
+    def untileable_loops(self) -> set[int]:
+        return {1, 2}
+
+    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
+        return domain_of(builder, self.tiles_value())[2:]
+
+    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                                 sizes: Sequence[OpFoldResult]) -> Operation:
+        on, _, _, oc = offsets
+        sn, sh, sw, sc = sizes
+        image = self.image()
+        full = domain_of(builder, image)
+        if self.nhwc():
+            image_tile = subview(builder, image, [on, 0, 0, oc], [sn, full[1], full[2], sc])
+        else:
+            image_tile = subview(builder, image, [on, oc, 0, 0], [sn, sc, full[2], full[3]])
+        tiles = subview(builder, self.tiles_value(), [0, 0, on, 0, 0, oc],
+                        [self.tile, self.tile, sn, sh, sw, sc])
+        if isinstance(self, WinogradInputTransformOp):
+            return insert_tile(self, builder, [image_tile], [tiles])
+        return insert_tile(self, builder, [tiles], [image_tile])
+
+
+@irdl_op_definition
+class WinogradInputTransformOp(_ImageTransformOp):
+    name = "iree_linalg_ext.winograd.input_transform"
+
+    image_dimensions = prop_def(DenseArrayBase)
+
+    def image(self) -> SSAValue:
+        return self.inputs[0]
+
+    def tiles_value(self) -> SSAValue:
+        return self.outputs[0]
+
+    def verify_(self) -> None:
+        in_shape, out_shape = self.verify_common()
+        if len(in_shape) != 4:
+            raise self.fail(f"expected a 4-D image, got {self.inputs[0].type}")
+        n, h, w, c = in_shape if self.nhwc() else (in_shape[0], in_shape[2], in_shape[3], in_shape[1])
+
+        def tiles(size: int) -> int:
+            return -1 if size < 0 else ceil_div(size - self.r + 1, self.m)
+
+        self.check_shape("output", [self.tile, self.tile, n, tiles(h), tiles(w), c], out_shape)
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        _, bt, _ = MATRICES[(self.m, self.r)]
+        em = Emitter(InsertPoint.before(self))
+        src, dst = self.inputs[0], self.outputs[0]
+        t = elem(src)
+        sizes = em.dims(dst)
+        image_sizes = em.dims(src)
+        height, width = (image_sizes[1], image_sizes[2]) if self.nhwc() else (image_sizes[2], image_sizes[3])
+        idx = [em.index(i) for i in range(self.tile)]
+        m = em.index(self.m)
+        one = em.index(1)
+        zero_f = em.const(0.0, t)
+
+        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+            n, th, tw, c = ivs
+            h0, w0 = e.muli(th, m), e.muli(tw, m)
+            rows = [e.addi(h0, idx[a]) for a in range(self.tile)]
+            cols = [e.addi(w0, idx[b]) for b in range(self.tile)]
+            row_ok = [e.cmpi(h, height, "ult") for h in rows]
+            col_ok = [e.cmpi(w, width, "ult") for w in cols]
+            h_last, w_last = e.subi(height, one), e.subi(width, one)
+            rows_c = [e.value(arith.MinUIOp(h, h_last)) for h in rows]
+            cols_c = [e.value(arith.MinUIOp(w, w_last)) for w in cols]
+            d = []
+            for a in range(self.tile):
+                line = []
+                for b in range(self.tile):
+                    value = e.load(src, self.image_index(n, rows_c[a], cols_c[b], c))
+                    ok = e.value(arith.AndIOp(row_ok[a], col_ok[b]))
+                    line.append(e.select(ok, value, zero_f))
+                d.append(line)
+            y = _matmul_const(e, bt, d, bt.T, t)
+            for a in range(self.tile):
+                for b in range(self.tile):
+                    e.store(y[a][b], dst, [idx[a], idx[b], n, th, tw, c])
+
+        em.nest(sizes[2:], body)
+        rewriter.erase_op(self)
+
+
+@irdl_op_definition
+class WinogradOutputTransformOp(_ImageTransformOp):
+    name = "iree_linalg_ext.winograd.output_transform"
+
+    image_dimensions = prop_def(DenseArrayBase)
+
+    def image(self) -> SSAValue:
+        return self.outputs[0]
+
+    def tiles_value(self) -> SSAValue:
+        return self.inputs[0]
+
+    def verify_(self) -> None:
+        in_shape, out_shape = self.verify_common()
+        if len(in_shape) != 6:
+            raise self.fail(f"expected a 6-D input, got {self.inputs[0].type}")
+        self.check_shape("input tile", [self.tile, self.tile], in_shape[:2])
+        _, _, n, th, tw, c = in_shape
+        h = -1 if th < 0 else th * self.m
+        w = -1 if tw < 0 else tw * self.m
+        self.check_shape("output", [n, h, w, c] if self.nhwc() else [n, c, h, w], out_shape)
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        _, _, at = MATRICES[(self.m, self.r)]
+        em = Emitter(InsertPoint.before(self))
+        src, dst = self.inputs[0], self.outputs[0]
+        t = elem(src)
+        sizes = em.dims(src)
+        idx = [em.index(i) for i in range(self.tile)]
+        m = em.index(self.m)
+
+        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+            n, th, tw, c = ivs
+            x = [[e.load(src, [idx[a], idx[b], n, th, tw, c]) for b in range(self.tile)]
+                 for a in range(self.tile)]
+            y = _matmul_const(e, at, x, at.T, t)
+            h0, w0 = e.muli(th, m), e.muli(tw, m)
+            for a in range(self.m):
+                h = e.addi(h0, idx[a])
+                for b in range(self.m):
+                    e.store(y[a][b], dst, self.image_index(n, h, e.addi(w0, idx[b]), c))
+
+        em.nest(sizes[2:], body)
+        rewriter.erase_op(self)
