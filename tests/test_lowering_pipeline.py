@@ -468,13 +468,13 @@ def test_affine_apply_min_max_semantics_including_negative_values() -> None:
 def test_unsupported_op_is_a_lowering_error_naming_the_op() -> None:
     module = parse(
         """
-func.func @t(%n: index) -> tensor<?xf32> {
-  %e = tensor.empty(%n) : tensor<?xf32>
-  return %e : tensor<?xf32>
+func.func @t(%x: f32) -> tensor<4xf32> {
+  %e = tensor.splat %x : tensor<4xf32>
+  return %e : tensor<4xf32>
 }
 """
     )
-    with pytest.raises(LoweringError, match=r"'tensor.empty' \(in @t\).*not supported"):
+    with pytest.raises(LoweringError, match=r"'tensor.splat' \(in @t\).*not supported"):
         lower_to_cf(module)
 
 

@@ -174,27 +174,36 @@ class Kernel:
     # ---- reference ----
     def reference(self, *args: Any) -> list[Any]:
         """Run the NumPy reference of the original payload on copies of `args`; returns the args after."""
+        return self._run_reference(*args)[0]
+
+    def _run_reference(self, *args: Any) -> tuple[list[Any], list[Any]]:
+        """(args after, results) of the NumPy reference run on copies of `args`."""
         from xlinalg.reference import run_function
 
         copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-        run_function(self.payload, self.entry, copies)
-        return copies
+        results = run_function(self.payload, self.entry, copies)
+        return copies, list(results)
 
     def check(self, *args: Any):
-        """Run kernel and reference on copies of `args` and compare every memref argument."""
+        """Run kernel and reference on copies of `args`; compare every memref argument and
+        every returned array (tensor results)."""
         from xlinalg.reference import CheckResult, compare
 
         got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-        self(*got)
-        want = self.reference(*args)
+        returned = self(*got)
+        want, want_results = self._run_reference(*args)
+        got_results = list(returned) if isinstance(returned, tuple) else [returned]
         length = self.reduction_length(*args)
         worst: CheckResult | None = None
-        for index, (g, w) in enumerate(zip(got, want)):
+        pairs = [(f"argument #{i}", g, w) for i, (g, w) in enumerate(zip(got, want))]
+        if any(isinstance(r, MemRefArg) for r in self.signature.all_results):
+            pairs += [(f"result #{i}", g, w) for i, (g, w) in enumerate(zip(got_results, want_results))]
+        for where, g, w in pairs:
             if not isinstance(g, np.ndarray):
                 continue
-            result = compare(g, w, dtype=g.dtype, reduction_length=length)
+            result = compare(g, np.asarray(w), dtype=g.dtype, reduction_length=length)
             if not result.ok:
-                return CheckResult(False, result.max_rel_error, f"argument #{index}: {result.message}")
+                return CheckResult(False, result.max_rel_error, f"{where}: {result.message}")
             if worst is None or result.max_rel_error > worst.max_rel_error:
                 worst = result
         return worst if worst is not None else CheckResult(True, 0.0, "no memref arguments to compare")
@@ -216,8 +225,31 @@ class Kernel:
                 if isinstance(expr, AffineDimExpr) and ranges[expr.position] is None:
                     ranges[expr.position] = args[index].shape[position]
         if any(r is None for r in ranges):
+            # Operands computed inside the function (tensor payloads): ask the reference.
+            ranges = self._observed_ranges(args).get(op, ranges)
+        if any(r is None for r in ranges):
             raise XlinalgError(f"cannot infer the loop ranges of '{op.name}' from the arguments")
         return ranges  # type: ignore[return-value]
+
+    def _observed_ranges(self, args: Sequence[Any]) -> dict[Any, list[int | None]]:
+        """Loop ranges of every structured op, seen by running the reference on copies of `args`."""
+        from xdsl.ir.affine import AffineDimExpr
+
+        from xlinalg.reference import run_function
+
+        seen: dict[Any, list[int | None]] = {}
+
+        def observe(op: Any, operands: list[Any]) -> None:
+            ranges: list[int | None] = [None] * op.get_num_loops()
+            for value, amap in zip(operands, op.get_indexing_maps()):
+                for position, expr in enumerate(amap.results):
+                    if isinstance(expr, AffineDimExpr) and np.ndim(value) > position:
+                        ranges[expr.position] = np.shape(value)[position]
+            seen[op] = ranges
+
+        copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        run_function(self.payload, self.entry, copies, observer=observe)
+        return seen
 
     def _structured_ops(self) -> list[Any]:
         from xlinalg.interfaces.structured import StructuredOpInterface

@@ -9,6 +9,16 @@ function `@f` whose parameters are, in order, for every argument:
 - f16/f32/f64: half/float/double.
 Results: at most one scalar result (`void` otherwise). Memref arguments are
 written in place.
+
+Memref results (what a function returning tensors has after one-shot
+bufferization) are returned through out-pointers: for every memref result, in
+order, one extra trailing `ptr` parameter pointing to caller-provided storage
+for MLIR's descriptor struct `{ptr allocated, ptr aligned, i64 offset,
+[r x i64] sizes, [r x i64] strides}` (3 + 2r eight-byte words). The callee
+fills it in with a buffer it allocated (`aligned_alloc`, see
+`lowering/bufferize`), which the caller owns and releases with `free` on the
+allocated pointer: `NativeFunction` copies the result into a new NumPy array
+and frees the buffer; the native repeat loop frees it after every call.
 """
 
 from __future__ import annotations
@@ -43,7 +53,20 @@ ArgSpec = MemRefArg | ScalarArg
 class FunctionSignature:
     name: str
     args: tuple[ArgSpec, ...]
-    result: ScalarArg | None = None
+    result: ScalarArg | None = None  # the scalar result, returned by value
+    # Every result in order (scalar and memref); empty means just `result`.
+    results: tuple[ArgSpec, ...] = ()
+
+    @property
+    def all_results(self) -> tuple[ArgSpec, ...]:
+        if self.results:
+            return self.results
+        return () if self.result is None else (self.result,)
+
+    @property
+    def memref_results(self) -> tuple[MemRefArg, ...]:
+        """The results returned through descriptor out-pointers (trailing `ptr` parameters)."""
+        return tuple(r for r in self.results if isinstance(r, MemRefArg))
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,39 @@ def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
     return as_int
 
 
+_libc_free = ctypes.CDLL(None).free
+_libc_free.argtypes = [ctypes.c_void_p]
+_libc_free.restype = None
+
+
+def _take_memref_result(spec: MemRefArg, descriptor: Any) -> np.ndarray:
+    """A NumPy copy of the memref result a kernel wrote into `descriptor`; frees its buffer.
+
+    The buffer is the callee's `aligned_alloc`: the same C heap as this process's `free`.
+    """
+    rank = len(spec.shape)
+    words = list(descriptor)
+    allocated, aligned, offset = words[0], words[1], words[2]
+    sizes = tuple(words[3 : 3 + rank])
+    strides = words[3 + rank : 3 + 2 * rank]
+    dtype = np.dtype(spec.dtype)
+    try:
+        out = np.empty(sizes, dtype)
+        if out.size:
+            # Only the elements the view addresses; strides may be anything.
+            span = 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+            flat = np.ctypeslib.as_array(
+                (ctypes.c_char * (span * dtype.itemsize)).from_address(aligned + offset * dtype.itemsize)
+            ).view(dtype)
+            out[...] = np.lib.stride_tricks.as_strided(
+                flat, sizes, tuple(st * dtype.itemsize for st in strides)
+            )
+    finally:
+        if allocated:
+            _libc_free(allocated)
+    return out
+
+
 class NativeFunction:
     """One compiled function: call it with NumPy arrays and scalars per its signature."""
 
@@ -153,24 +186,35 @@ class NativeFunction:
                 flat.extend(_memref_args(i, spec, value, sig.name))
             else:
                 flat.append(_scalar_arg(i, spec, value, sig.name))
+        # Storage for the descriptors of memref results (see `abi.py`).
+        for spec in sig.memref_results:
+            flat.append((ctypes.c_int64 * (3 + 2 * len(spec.shape)))())
         return tuple(flat)
 
     def call_prepared(self, prepared: PreparedArgs) -> Any:
         result = self._cfunc(*prepared)
-        res = self.signature.result
-        if res is None:
-            return None
-        dtype = np.dtype(res.dtype)
-        if dtype == np.float16:
-            return np.uint16(result).view(np.float16)
-        return dtype.type(result)
+        sig = self.signature
+        scalar: Any = None
+        if sig.result is not None:
+            dtype = np.dtype(sig.result.dtype)
+            scalar = np.uint16(result).view(np.float16) if dtype == np.float16 else dtype.type(result)
+        if not sig.memref_results:
+            return scalar
+        descriptors = iter(prepared[len(prepared) - len(sig.memref_results) :])
+        values = [
+            _take_memref_result(spec, next(descriptors)) if isinstance(spec, MemRefArg) else scalar
+            for spec in sig.all_results
+        ]
+        return values[0] if len(values) == 1 else tuple(values)
 
     def repeat_prepared(self, prepared: PreparedArgs, n: int) -> None:
         """Run the kernel n times in native code (results are discarded)."""
         self._repeat(*prepared, n)
 
     def __call__(self, *args: Any) -> Any:
-        """Call once; memref arguments are written in place; returns the scalar result or None."""
+        """Call once; memref arguments are written in place.
+
+        Returns None, the result, or a tuple of the results (memref results as new arrays)."""
         return self.call_prepared(self.prepare(*args))
 
     def repeat(self, n: int, *args: Any) -> None:

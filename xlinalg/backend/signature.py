@@ -101,12 +101,17 @@ def c_arg_types(spec: ArgSpec) -> list[str]:
     return ["i16"] if is_f16(spec) else kernel_arg_types(spec)
 
 
+def result_pointer_types(sig: FunctionSignature) -> list[str]:
+    """One descriptor out-pointer per memref result (see `abi.py`)."""
+    return ["ptr"] * len(sig.memref_results)
+
+
 def kernel_param_types(sig: FunctionSignature) -> list[str]:
-    return [t for a in sig.args for t in kernel_arg_types(a)]
+    return [t for a in sig.args for t in kernel_arg_types(a)] + result_pointer_types(sig)
 
 
 def c_param_types(sig: FunctionSignature) -> list[str]:
-    return [t for a in sig.args for t in c_arg_types(a)]
+    return [t for a in sig.args for t in c_arg_types(a)] + result_pointer_types(sig)
 
 
 def kernel_return_type(sig: FunctionSignature) -> str:
@@ -124,7 +129,8 @@ def ctypes_arg_types(spec: ArgSpec) -> list[Any]:
 
 
 def ctypes_param_types(sig: FunctionSignature) -> list[Any]:
-    return [t for a in sig.args for t in ctypes_arg_types(a)]
+    pointers = [ctypes.c_void_p] * len(sig.memref_results)
+    return [t for a in sig.args for t in ctypes_arg_types(a)] + pointers
 
 
 def ctypes_return_type(sig: FunctionSignature) -> Any:

@@ -67,6 +67,8 @@ def _convert_args(sig: FunctionSignature, c_names: list[str], lines: list[str]) 
         else:
             typed.extend(f"{t} {n}" for t, n in zip(types, c_names[pos : pos + len(types)]))
         pos += len(types)
+    # The descriptor out-pointers of memref results pass through unchanged.
+    typed.extend(f"ptr {n}" for n in c_names[pos:])
     return typed
 
 
@@ -115,6 +117,12 @@ def _repeat(sig: FunctionSignature) -> str:
         "  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]",
         f"  %fp = load volatile ptr, ptr {slot}, align 8",
         f"  call {ret} %fp({', '.join(args)})",
+        # Memref results belong to the caller: free each one (its allocated pointer).
+        *(
+            line
+            for k, name in enumerate(names[len(names) - len(sig.memref_results):])
+            for line in (f"  %res{k} = load ptr, ptr {name}, align 8", f"  call void @free(ptr %res{k})")
+        ),
         "  %i.next = add nuw nsw i64 %i, 1",
         "  %done = icmp eq i64 %i.next, %n",
         "  br i1 %done, label %exit, label %loop",
@@ -128,6 +136,9 @@ def _repeat(sig: FunctionSignature) -> str:
 def wrapper_module_ir(signatures: Iterable[FunctionSignature]) -> str:
     """The LLVM IR text of the wrapper module for these kernels."""
     parts: list[str] = []
+    signatures = list(signatures)
+    if any(sig.memref_results for sig in signatures):
+        parts.append("declare void @free(ptr)")
     for sig in signatures:
         parts.append(_declaration(sig))
         if needs_c_adapter(sig):

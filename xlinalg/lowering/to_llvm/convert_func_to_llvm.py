@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -55,13 +55,22 @@ def _expand_call_operands(b: Builder, operands: list[SSAValue]) -> list[SSAValue
 
 def lower_func(op: func.FuncOp) -> None:
     ftype = op.function_type
-    ltype = llvm_function_type(ftype.inputs.data, ftype.outputs.data)
+    outputs = ftype.outputs.data
+    # Memref results become trailing descriptor out-pointers (see `backend/abi.py`).
+    pointers = [llvm.LLVMPointerType() for t in outputs if isinstance(t, MemRefType)]
+    scalars = [t for t in outputs if not isinstance(t, MemRefType)]
+    ltype = llvm_function_type(ftype.inputs.data, scalars)
+    if pointers:
+        ltype = llvm.LLVMFunctionType([*ltype.inputs.data, *pointers], ltype.output)
     declaration = not op.body.blocks
     private = op.sym_visibility is not None and op.sym_visibility.data == "private"
     linkage = "external" if declaration or not private else "internal"
     region = Region()
     if not declaration:
-        _expand_entry_block(op.body.blocks[0])
+        entry = op.body.blocks[0]
+        _expand_entry_block(entry)
+        for pointer in pointers:
+            entry.insert_arg(pointer, len(entry.args))
         op.body.move_blocks(region)
     new = llvm.FuncOp(op.sym_name.data, ltype, linkage=llvm.LinkageAttr(linkage), body=region)
     block = op.parent_block()
@@ -71,17 +80,42 @@ def lower_func(op: func.FuncOp) -> None:
     op.erase()
 
 
+def _store_descriptor(b: Builder, value: SSAValue, pointer: SSAValue) -> None:
+    """Write the descriptor of memref `value` as 3 + 2r eight-byte words at `pointer`."""
+    assert isinstance(value.type, MemRefType)
+    d = MemRefDescriptor(b.to_llvm(value), value.type)
+    words = [d.allocated_ptr(b), d.aligned_ptr(b), d.dynamic_offset()]
+    words += [d.dynamic_size(i) for i in range(d.rank)]
+    words += [d.dynamic_stride(i) for i in range(d.rank)]
+    for index, word in enumerate(words):
+        address = b.gep(pointer, b.int_const(index), i64) if index else pointer
+        b.store(word, address, 8)
+
+
 def lower_return(op: Operation) -> None:
     b = Builder.before_op(op)
-    if len(op.operands) > 1:
-        raise LoweringError("cannot lower 'func.return' with more than one value")
-    value = b.to_llvm(op.operands[0]) if op.operands else None
+    memrefs = [v for v in op.operands if isinstance(v.type, MemRefType)]
+    scalars = [v for v in op.operands if not isinstance(v.type, MemRefType)]
+    if len(scalars) > 1:
+        raise LoweringError("cannot lower 'func.return' with more than one scalar value")
+    if memrefs:
+        fn = op.parent_op()
+        while fn is not None and not isinstance(fn, llvm.FuncOp | func.FuncOp):
+            fn = fn.parent_op()
+        assert isinstance(fn, llvm.FuncOp), "functions are lowered before their returns"
+        entry = fn.body.blocks[0]
+        pointers = entry.args[len(entry.args) - len(memrefs) :]
+        for value, pointer in zip(memrefs, pointers, strict=True):
+            _store_descriptor(b, value, pointer)
+    value = b.to_llvm(scalars[0]) if scalars else None
     b.insert(llvm.ReturnOp(value))
     replace_op(op, [])
 
 
 def lower_call(op: func.CallOp) -> None:
     b = Builder.before_op(op)
+    if any(isinstance(r.type, MemRefType) for r in op.results):
+        raise LoweringError("cannot lower a 'func.call' with memref results")
     if len(op.results) > 1:
         raise LoweringError("cannot lower 'func.call' with more than one result")
     args = _expand_call_operands(b, list(op.operands))
@@ -97,6 +131,12 @@ class ConvertFuncToLLVMPass(ModulePass):
     name = "xl-convert-func-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Functions first: a return of memref results stores into the function's
+        # trailing out-pointer parameters.
+        for inner in list(op.ops):
+            if isinstance(inner, func.FuncOp):
+                with lowering(inner):
+                    lower_func(inner)
         for inner in list(op.walk()):
             if isinstance(inner, func.ReturnOp):
                 with lowering(inner):
@@ -104,7 +144,3 @@ class ConvertFuncToLLVMPass(ModulePass):
             elif isinstance(inner, func.CallOp):
                 with lowering(inner):
                     lower_call(inner)
-        for inner in list(op.ops):
-            if isinstance(inner, func.FuncOp):
-                with lowering(inner):
-                    lower_func(inner)

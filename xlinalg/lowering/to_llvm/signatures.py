@@ -20,6 +20,10 @@ from xlinalg.backend.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
 
+OWNED_RESULTS_ATTR = "xlinalg.owned_results"
+"""Set by one-shot bufferization on a function whose memref results are new buffers the
+caller owns (the only memref results the native ABI returns)."""
+
 _INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
 
@@ -47,19 +51,23 @@ def arg_spec(t: Attribute) -> ArgSpec:
 
 def function_signature(f: func.FuncOp) -> FunctionSignature:
     ftype = f.function_type
-    outputs = ftype.outputs.data
-    if len(outputs) > 1:
-        raise LoweringError(f"@{f.sym_name.data}: at most one result can be returned natively")
-    result = None
-    if outputs:
-        spec = arg_spec(outputs[0])
-        if not isinstance(spec, ScalarArg):
-            raise LoweringError(f"@{f.sym_name.data}: a memref result cannot be returned natively")
-        result = spec
+    results = tuple(arg_spec(t) for t in ftype.outputs.data)
+    scalars = [r for r in results if isinstance(r, ScalarArg)]
+    if len(scalars) > 1:
+        raise LoweringError(
+            f"@{f.sym_name.data}: at most one result can be returned natively besides memrefs"
+        )
+    if len(results) > len(scalars) and OWNED_RESULTS_ATTR not in f.attributes:
+        raise LoweringError(
+            f"@{f.sym_name.data}: a memref result cannot be returned natively (the caller would "
+            "not own it); return a tensor, which bufferization returns in a new buffer"
+        )
+    # Memref results go through descriptor out-pointers (see `backend/abi.py`).
     return FunctionSignature(
         name=f.sym_name.data,
         args=tuple(arg_spec(t) for t in ftype.inputs.data),
-        result=result,
+        result=scalars[0] if scalars else None,
+        results=results if len(results) > len(scalars) else (),
     )
 
 

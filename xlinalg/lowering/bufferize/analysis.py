@@ -1,0 +1,222 @@
+"""In-place analysis of one-shot bufferization: may a write reuse its destination's buffer?
+
+A tensor value lives in a buffer; several tensor values can share (parts of)
+one buffer, e.g. `%s = tensor.extract_slice %t` lives inside `%t`'s buffer and
+the result of `linalg.fill ... outs(%t)` written in place lives in `%t`'s
+buffer too. Every buffer has one `Root` (an allocation, a function argument or
+a constant global). Writing a destination tensor `t` in place overwrites the
+memory of every value with the same root; the write is safe unless a value
+that still means the *old* contents is read afterwards (a read-after-write
+conflict, as in upstream's One-Shot Bufferize analysis):
+
+- a value of the same root, defined before the write, with a use that reads
+  memory and comes after the write in program order; or
+- such a use anywhere inside a loop around the write when the value is defined
+  outside that loop (the next iteration reads it after this iteration wrote);
+- the write itself re-reading its destination on every iteration of a loop the
+  destination is defined outside of;
+- an input of the writing op in the same buffer, unless the op is elementwise.
+
+Uses that do not read contents are not conflicts: `tensor.dim`, the
+destination of an op that overwrites it without reading (`linalg.fill`, an
+elementwise `linalg.generic` whose payload ignores its output), and the
+destination of a `tensor.insert_slice` that writes back exactly the slice that
+was extracted (and then written): the insert only keeps the rest of the
+destination, which the write did not touch (upstream's matching
+extract_slice/insert_slice rule).
+
+The conflict check is conservative where upstream's is precise about disjoint
+slices of one buffer: two different slices of the same root count as
+overlapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass, field
+
+from xdsl.dialects import scf, tensor
+from xdsl.dialects.builtin import DenseArrayBase, TensorType
+from xdsl.ir import Block, Operation, SSAValue, Use
+
+from xlinalg.interfaces.structured import StructuredOpInterface
+
+
+@dataclass(eq=False)
+class Root:
+    """The allocation a buffer belongs to; identity-hashed."""
+
+    kind: str  # "alloc", "argument" or "constant"
+    writable: bool
+
+
+SliceKey = tuple[SSAValue, tuple[Hashable, ...], tuple[Hashable, ...], tuple[Hashable, ...]]
+"""(source tensor, offsets, sizes, strides) of an extract/insert_slice; ints or SSA values."""
+
+
+def slice_key(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue) -> SliceKey:
+    def mixed(static: DenseArrayBase, dynamic: tuple[SSAValue, ...]) -> tuple[Hashable, ...]:
+        values = iter(dynamic)
+        return tuple(
+            next(values) if v == tensor.DYNAMIC_INDEX else v for v in static.get_values()
+        )
+
+    return (
+        source,
+        mixed(op.static_offsets, tuple(op.offsets)),
+        mixed(op.static_sizes, tuple(op.sizes)),
+        mixed(op.static_strides, tuple(op.strides)),
+    )
+
+
+def _reads_outputs_uncached(op: StructuredOpInterface) -> bool:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.linalg.attrs import IteratorType
+    from xdsl.ir import Region
+
+    from xlinalg.dialects.linalg import GenericOp
+
+    if any(kind == IteratorType.REDUCTION for kind in op.get_iterator_types()):
+        return True
+    if isinstance(op, GenericOp):
+        generic = op
+        holder = None
+    else:
+        from xlinalg.transforms.generalize import generalize
+
+        assert isinstance(op, Operation)
+        clone = op.clone()
+        holder = ModuleOp(Region(Block([clone])))
+        generic = generalize(clone)
+    num_inputs = len(op.get_inputs())
+    reads = any(arg.uses for arg in generic.body.block.args[num_inputs:])
+    if holder is not None:
+        # The clone still uses the original operands: drop those uses.
+        holder.erase(safe_erase=False)
+    return reads
+
+
+@dataclass
+class StructuredReads:
+    """Whether a structured op's payload reads its output operands (memoized per op)."""
+
+    _cache: dict[Operation, bool] = field(default_factory=dict[Operation, bool])
+
+    def __call__(self, op: StructuredOpInterface) -> bool:
+        assert isinstance(op, Operation)
+        if op not in self._cache:
+            self._cache[op] = _reads_outputs_uncached(op)
+        return self._cache[op]
+
+
+def is_elementwise(op: StructuredOpInterface) -> bool:
+    """All loops parallel and every operand indexed by the same permutation (so an input
+    and the output may share a buffer)."""
+    from xdsl.dialects.linalg.attrs import IteratorType
+
+    if any(kind != IteratorType.PARALLEL for kind in op.get_iterator_types()):
+        return False
+    maps = op.get_indexing_maps()
+    return all(m == maps[-1] and m.inverse_permutation() is not None for m in maps if m.results)
+
+
+class ProgramOrder:
+    """Pre-order positions of the ops of one function, and loop nesting."""
+
+    def __init__(self, top: Operation) -> None:
+        self.pos: dict[Operation, int] = {op: i for i, op in enumerate(top.walk())}
+
+    def after(self, use: Operation, write: Operation) -> bool:
+        return self.pos[use] > self.pos[write]
+
+    @staticmethod
+    def is_inside(op: Operation, ancestor: Operation) -> bool:
+        parent = op.parent_op()
+        while parent is not None:
+            if parent is ancestor:
+                return True
+            parent = parent.parent_op()
+        return False
+
+    @staticmethod
+    def defining_op(value: SSAValue) -> Operation | None:
+        """The op whose result `value` is, or the op owning the block of a block argument."""
+        owner = value.owner
+        if isinstance(owner, Block):
+            return owner.parent_op()
+        return owner
+
+    def defined_inside(self, value: SSAValue, loop: Operation) -> bool:
+        owner = value.owner
+        if isinstance(owner, Block):
+            parent = owner.parent_op()
+            return parent is loop or (parent is not None and self.is_inside(parent, loop))
+        return self.is_inside(owner, loop)
+
+    @staticmethod
+    def enclosing_loops(op: Operation) -> Iterator[Operation]:
+        parent = op.parent_op()
+        while parent is not None:
+            if isinstance(parent, (scf.ForOp, scf.WhileOp, scf.ParallelOp)):
+                yield parent
+            parent = parent.parent_op()
+
+
+@dataclass
+class AliasInfo:
+    """Buffer roots of the tensor values seen so far, in program order."""
+
+    order: ProgramOrder
+    reads_outputs: StructuredReads = field(default_factory=StructuredReads)
+    root: dict[SSAValue, Root] = field(default_factory=dict[SSAValue, Root])
+    by_root: dict[Root, list[SSAValue]] = field(default_factory=dict[Root, list[SSAValue]])
+    # Region of its root a value's buffer covers when it is (a value written in
+    # place into) an extract_slice: the slice it came from.
+    slices: dict[SSAValue, SliceKey] = field(default_factory=dict[SSAValue, SliceKey])
+
+    def register(self, value: SSAValue, root: Root, key: SliceKey | None = None) -> None:
+        self.root[value] = root
+        self.by_root.setdefault(root, []).append(value)
+        if key is not None:
+            self.slices[value] = key
+
+    def reads_contents(self, use: Use) -> bool:
+        op = use.operation
+        if isinstance(op, tensor.DimOp):
+            return False
+        if isinstance(op, StructuredOpInterface) and use.index >= len(op.get_inputs()):
+            return self.reads_outputs(op)
+        return True
+
+    def _writes_back_slice(self, use: Use, dest: SSAValue) -> bool:
+        op = use.operation
+        if not isinstance(op, tensor.InsertSliceOp) or use.index != 1:
+            return False
+        key = self.slices.get(dest)
+        return key is not None and key == slice_key(op, op.dest)
+
+    def conflicts(self, write: Operation, dest: SSAValue, reads_dest: bool) -> bool:
+        """Whether writing `dest` in place at `write` would clobber contents read later."""
+        root = self.root[dest]
+        if not root.writable:
+            return True
+        loops = list(self.order.enclosing_loops(write))
+        for value in self.by_root[root]:
+            outside = [loop for loop in loops if not self.order.defined_inside(value, loop)]
+            for use in value.uses:
+                user = use.operation
+                if user is write:
+                    if reads_dest and value is dest and outside:
+                        return True
+                    continue
+                if not self.reads_contents(use) or self._writes_back_slice(use, dest):
+                    continue
+                if self.order.after(user, write):
+                    return True
+                if any(self.order.is_inside(user, loop) for loop in outside):
+                    return True
+        if isinstance(write, StructuredOpInterface) and not is_elementwise(write):
+            for value in write.get_inputs():
+                if isinstance(value.type, TensorType) and self.root.get(value) is root:
+                    return True
+        return False

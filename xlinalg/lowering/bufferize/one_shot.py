@@ -1,0 +1,563 @@
+"""`one-shot-bufferize`: tensors → memrefs, in place where safe, copies where not.
+
+Every tensor value gets a buffer (a memref SSA value), op by op in program order:
+
+| tensor op | buffer |
+|---|---|
+| `tensor.empty` | `memref.alloc` (freed at the end of its block unless returned) |
+| `arith.constant dense<…> : tensor<…>` | a private constant `memref.global` + `memref.get_global` (read-only) |
+| `tensor.extract_slice` | `memref.subview` of the source's buffer (rank-reducing too) |
+| `tensor.insert_slice` | the destination's buffer (or a copy, see below); `memref.copy` of the source into a subview, skipped when the source was computed in place in exactly that slice |
+| `tensor.pad` (constant padding) | `memref.alloc` of the padded shape, `linalg.fill`, copy of the source into the interior |
+| `tensor.expand_shape` / `collapse_shape` | `memref.expand_shape` / `collapse_shape` of the source's buffer (copied to an identity-layout buffer first if it is a strided view) |
+| `tensor.cast`, `tensor.dim`, `tensor.extract`, `tensor.insert` | `memref.cast`, `memref.dim`, `memref.load`, `memref.store` |
+| `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
+| `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it |
+
+**In place or copy.** An op that writes a destination tensor (`outs` of a
+linalg op, the `dest` of `insert_slice`/`insert`, an `iter_args` init) reuses
+the destination's buffer unless the analysis in `analysis.py` finds a read of
+the old contents after the write; then the destination is copied into a new
+buffer first (without the copy when the op does not read its destination, e.g.
+`linalg.fill`).
+
+**Function boundaries** (the convention of `xlinalg.compile`):
+- a tensor argument becomes a memref argument with the identity layout
+  (`tensor<?x4xf32>` → `memref<?x4xf32>`). It is *read-only*: an op that
+  writes it works on a copy, so the caller's array is never modified. An
+  argument with the attribute `{bufferization.writable = true}` may be
+  written in place (the caller then sees its array change, as upstream's
+  One-Shot Bufferize does for writable arguments);
+- a tensor result becomes a memref result with the identity layout, in a
+  buffer the function allocates and the caller owns: a buffer allocated in the
+  function's entry block is returned as it is, anything else (an argument, a
+  view, a constant, a buffer returned twice) is copied into a new one. How
+  memref results cross the native ABI is described in `xlinalg/backend/abi.py`.
+
+Temporary buffers are freed (`memref.dealloc`) at the end of the block that
+allocated them. Ops with tensor operands or results not listed here (a
+`func.call` with tensors, `scf.if`/`scf.while` yielding tensors, ...) give a
+`LoweringError` naming the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    BoolAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.lowering.bufferize.analysis import AliasInfo, ProgramOrder, Root, slice_key
+from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
+
+Mixed = SSAValue | int
+WRITABLE_ATTR = "bufferization.writable"
+
+
+def memref_type_of(t: TensorType[Attribute]) -> MemRefType[Attribute]:
+    """The identity-layout memref type of a ranked tensor type."""
+    return MemRefType(t.get_element_type(), t.get_shape())
+
+
+def _has_tensors(op: Operation) -> bool:
+    return any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
+
+
+def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Mixed]:
+    values = iter(dynamic)
+    return [next(values) if v == DYNAMIC_INDEX else int(v) for v in static]
+
+
+def _rank_reduced(full: MemRefType[Attribute], result_shape: Sequence[int]) -> MemRefType[Attribute]:
+    """`full` with the unit dims dropped that a rank-reducing slice drops (left to right)."""
+    shape = list(full.get_shape())
+    layout = strides_and_offset(full)
+    assert layout is not None
+    strides, offset = layout
+    kept: list[int] = []
+    j = 0
+    for i, size in enumerate(shape):
+        if j < len(result_shape) and (size == result_shape[j] or result_shape[j] == DYNAMIC_INDEX):
+            if size != 1 or len(shape) - i == len(result_shape) - j:
+                kept.append(i)
+                j += 1
+                continue
+        if size != 1:
+            raise ValueError("not a rank reduction")
+    if j != len(result_shape):
+        raise ValueError("not a rank reduction")
+    layout_attr = StridedLayoutAttr(
+        [strides[i] for i in kept], offset
+    )
+    return MemRefType(full.get_element_type(), [shape[i] for i in kept], layout_attr)
+
+
+def _writable_arguments(fn: func.FuncOp) -> list[bool]:
+    count = len(fn.body.blocks[0].args)
+    if fn.arg_attrs is None:
+        return [False] * count
+    flags: list[bool] = []
+    for attrs in fn.arg_attrs.data:
+        value = attrs.data.get(WRITABLE_ATTR) if isinstance(attrs, DictionaryAttr) else None
+        if isinstance(value, IntegerAttr):
+            flags.append(bool(value.value.data))
+        else:
+            flags.append(isinstance(value, BoolAttr) and bool(value.value.data))
+    return flags + [False] * (count - len(flags))
+
+
+class _FunctionBufferizer:
+    """Bufferizes one `func.func` (see the module docstring)."""
+
+    def __init__(self, fn: func.FuncOp, module: ModuleOp) -> None:
+        self.fn = fn
+        self.module = module
+        self.alias = AliasInfo(ProgramOrder(fn))
+        self.buf: dict[SSAValue, SSAValue] = {}
+        self.owned: list[tuple[SSAValue, Block]] = []
+        self.returned: set[SSAValue] = set()
+        self.to_erase: list[Operation] = []
+        self.loops: list[scf.ForOp] = []
+        self.yields: list[scf.YieldOp] = []
+        self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
+        self.arguments: list[tuple[SSAValue, SSAValue]] = []
+        self._stale_args: list[tuple[Block, list[SSAValue]]] = []
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _insert(op: Operation, before: Operation) -> Operation:
+        Rewriter.insert_op(op, InsertPoint.before(before))
+        return op
+
+    def _index(self, value: int, before: Operation) -> SSAValue:
+        return self._insert(arith.ConstantOp(IntegerAttr(value, IndexType())), before).results[0]
+
+    def _sizes(self, buffer: SSAValue, before: Operation) -> list[Mixed]:
+        mtype = buffer.type
+        assert isinstance(mtype, MemRefType)
+        return [
+            self._insert(memref.DimOp(buffer, self._index(d, before)), before).results[0]
+            if size == DYNAMIC_INDEX
+            else size
+            for d, size in enumerate(mtype.get_shape())
+        ]
+
+    def _alloc(self, ttype: Attribute, sizes: Sequence[Mixed], before: Operation) -> tuple[SSAValue, Root]:
+        """A new buffer of the shape of `ttype` (a tensor or memref type), dynamic dims from `sizes`."""
+        assert isinstance(ttype, TensorType | MemRefType)
+        shape = ttype.get_shape()
+        dynamic = [s for s, n in zip(sizes, shape) if n == DYNAMIC_INDEX]
+        assert all(isinstance(s, SSAValue) for s in dynamic)
+        alloc = memref.AllocOp(dynamic, [], MemRefType(ttype.get_element_type(), shape))  # type: ignore[arg-type]
+        self._insert(alloc, before)
+        block = before.parent_block()
+        assert block is not None
+        self.owned.append((alloc.memref, block))
+        return alloc.memref, Root("alloc", writable=True)
+
+    def _copy_of(self, buffer: SSAValue, before: Operation, copy: bool = True) -> tuple[SSAValue, Root]:
+        """A new identity-layout buffer like `buffer`, holding its contents when `copy`."""
+        new, root = self._alloc(buffer.type, self._sizes(buffer, before), before)
+        if copy:
+            self._insert(memref.CopyOp(buffer, new), before)
+        return new, root
+
+    def _identity(self, value: SSAValue, before: Operation) -> tuple[SSAValue, Root]:
+        """The buffer of `value` if it has the identity layout, else a copy that has."""
+        buffer = self.buf[value]
+        mtype = buffer.type
+        assert isinstance(mtype, MemRefType)
+        if isinstance(mtype.layout, NoneAttr):
+            return buffer, self.alias.root[value]
+        return self._copy_of(buffer, before)
+
+    def _destination(
+        self, op: Operation, dest: SSAValue, reads_dest: bool, taken: set[Root]
+    ) -> tuple[SSAValue, Root, bool]:
+        """(buffer, root, in place) of the destination `dest` written by `op`."""
+        root = self.alias.root[dest]
+        if root not in taken and not self.alias.conflicts(op, dest, reads_dest):
+            taken.add(root)
+            return self.buf[dest], root, True
+        buffer, new_root = self._copy_of(self.buf[dest], op, copy=reads_dest)
+        taken.add(new_root)
+        return buffer, new_root, False
+
+    def _define(self, value: SSAValue, buffer: SSAValue, root: Root, key: object = None) -> None:
+        self.buf[value] = buffer
+        self.alias.register(value, root, key)  # type: ignore[arg-type]
+
+    def _unsupported(self, op: Operation, why: str) -> Exception:
+        return lowering_error(op, f"cannot bufferize: {why}")
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> None:
+        block = self.fn.body.blocks[0]
+        writable = _writable_arguments(self.fn)
+        for index, arg in enumerate(list(block.args)):
+            if not isinstance(arg.type, TensorType):
+                continue
+            new = block.insert_arg(memref_type_of(arg.type), len(block.args))
+            new.name_hint = arg.name_hint
+            self.arguments.append((arg, new))
+            self._define(arg, new, Root("argument", writable=writable[index]))
+        for op in list(self.fn.walk()):
+            if op is self.fn or not self._needs_bufferization(op):
+                continue
+            self._bufferize(op)
+        self._finish()
+
+    @staticmethod
+    def _needs_bufferization(op: Operation) -> bool:
+        if _has_tensors(op):
+            return True
+        return isinstance(op, scf.ForOp) and any(
+            isinstance(a.type, TensorType) for a in op.body.block.args
+        )
+
+    def _bufferize(self, op: Operation) -> None:
+        if isinstance(op, scf.YieldOp):
+            self._yield(op)
+            return
+        if isinstance(op, func.ReturnOp):
+            self._return(op)
+            return
+        for value in op.operands:
+            if isinstance(value.type, TensorType) and value not in self.buf:
+                raise self._unsupported(op, f"operand {value} has no buffer")
+        if isinstance(op, StructuredOpInterface):
+            self._structured(op)
+        elif isinstance(op, scf.ForOp):
+            self._for(op)
+        elif isinstance(op, tensor.EmptyOp):
+            buffer, root = self._alloc(op.tensor.type, list(op.dynamic_sizes), op)
+            self._define(op.tensor, buffer, root)
+        elif isinstance(op, arith.ConstantOp):
+            self._constant(op)
+        elif isinstance(op, tensor.ExtractSliceOp):
+            self._extract_slice(op)
+        elif isinstance(op, tensor.InsertSliceOp):
+            self._insert_slice(op)
+        elif isinstance(op, tensor.PadOp):
+            self._pad(op)
+        elif isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp):
+            self._reshape(op)
+        elif isinstance(op, tensor.CastOp):
+            self._cast(op)
+        elif isinstance(op, tensor.DimOp):
+            dim = self._insert(memref.DimOp(self.buf[op.source], op.index), op)
+            op.result.replace_all_uses_with(dim.results[0])
+        elif isinstance(op, tensor.ExtractOp):
+            load = self._insert(memref.LoadOp.get(self.buf[op.tensor], list(op.indices)), op)
+            op.result.replace_all_uses_with(load.results[0])
+        elif isinstance(op, tensor.InsertOp):
+            buffer, root, _ = self._destination(op, op.dest, True, set())
+            self._insert(memref.StoreOp.get(op.scalar, buffer, list(op.indices)), op)
+            self._define(op.result, buffer, root)
+        else:
+            raise self._unsupported(op, "this op on tensors is not supported")
+        self.to_erase.append(op)
+
+    # ------------------------------------------------------------------ ops
+    def _structured(self, op: StructuredOpInterface) -> None:
+        assert isinstance(op, Operation)
+        inputs = [self.buf.get(v, v) for v in op.get_inputs()]
+        reads = self.alias.reads_outputs(op)
+        taken: set[Root] = set()
+        outputs: list[SSAValue] = []
+        placed: list[tuple[SSAValue, Root, object]] = []
+        for value in op.get_outputs():
+            if not isinstance(value.type, TensorType):
+                outputs.append(value)
+                continue
+            buffer, root, in_place = self._destination(op, value, reads, taken)
+            outputs.append(buffer)
+            placed.append((buffer, root, self.alias.slices.get(value) if in_place else None))
+        if len(placed) != len(op.results):
+            raise self._unsupported(op, "mixed tensor and memref operands")
+        self._insert(op.clone_with_operands(inputs, outputs, []), op)
+        for result, (buffer, root, key) in zip(op.results, placed):
+            self._define(result, buffer, root, key)
+
+    def _constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        ttype = op.result.type
+        if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(ttype, TensorType):
+            raise self._unsupported(op, "only dense tensor constants are supported")
+        mtype = memref_type_of(ttype)
+        names = {
+            o.sym_name.data for o in self.module.ops if isinstance(o, memref.GlobalOp | func.FuncOp)
+        }
+        n = 0
+        while f"__constant_{n}" in names:
+            n += 1
+        name = f"__constant_{n}"
+        glob = memref.GlobalOp.get(StringAttr(name), mtype, value, constant=UnitAttr())
+        self.module.body.block.insert_op_before(glob, self.fn)
+        get = self._insert(memref.GetGlobalOp(SymbolRefAttr(name), mtype), op)
+        self._define(op.result, get.results[0], Root("constant", writable=False))
+
+    def _slice_type(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue,
+                    result_shape: Sequence[int]) -> MemRefType[Attribute]:
+        mtype = source.type
+        assert isinstance(mtype, MemRefType)
+
+        def static(values: Sequence[int]) -> list[int | None]:
+            return [None if v == DYNAMIC_INDEX else int(v) for v in values]
+
+        full = subview_result_type(
+            mtype,
+            static(op.static_offsets.get_values()),
+            static(op.static_sizes.get_values()),
+            static(op.static_strides.get_values()),
+        )
+        if full is None:
+            raise self._unsupported(op, f"cannot take a slice of {mtype}")
+        if len(result_shape) == full.get_num_dims():
+            return full
+        try:
+            return _rank_reduced(full, result_shape)
+        except ValueError:
+            raise self._unsupported(op, "unsupported rank reduction") from None
+
+    def _subview(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue,
+                 result_shape: Sequence[int]) -> SSAValue:
+        rtype = self._slice_type(op, source, result_shape)
+        view = memref.SubviewOp(
+            source, op.offsets, op.sizes, op.strides,
+            op.static_offsets, op.static_sizes, op.static_strides, rtype,
+        )
+        return self._insert(view, op).results[0]
+
+    def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
+        view = self._subview(op, self.buf[op.source], op.result.type.get_shape())
+        self._define(op.result, view, self.alias.root[op.source], slice_key(op, op.source))
+
+    def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
+        key = slice_key(op, op.dest)
+        source_in_slice = self.alias.slices.get(op.source) == key
+        overlapping = self.alias.root.get(op.source) is self.alias.root[op.dest] and not source_in_slice
+        taken = {self.alias.root[op.dest]} if overlapping else set()
+        buffer, root, in_place = self._destination(op, op.dest, True, taken)
+        if not (in_place and source_in_slice):
+            view = self._subview(op, buffer, op.source.type.get_shape())
+            self._insert(memref.CopyOp(self.buf[op.source], view), op)
+        self._define(op.result, buffer, root, self.alias.slices.get(op.dest) if in_place else None)
+
+    def _pad(self, op: tensor.PadOp) -> None:
+        block = op.region.block
+        yielded = block.last_op
+        assert yielded is not None and len(yielded.operands) == 1
+        pad_value = yielded.operands[0]
+        if isinstance(pad_value.owner, Block) or (
+            isinstance(pad_value.owner, Operation) and pad_value.owner.parent_block() is block
+        ):
+            owner = pad_value.owner
+            if not isinstance(owner, arith.ConstantOp):
+                raise self._unsupported(op, "only constant padding (a value not computed from "
+                                            "the indices) is supported")
+            pad_value = self._insert(owner.clone(), op).results[0]
+        source = self.buf[op.source]
+        low = _mixed(op.static_low.get_values(), list(op.low))
+        high = _mixed(op.static_high.get_values(), list(op.high))
+        source_sizes = self._sizes(source, op)
+        sizes: list[Mixed] = []
+        for n, lo, hi in zip(source_sizes, low, high):
+            if isinstance(n, int) and isinstance(lo, int) and isinstance(hi, int):
+                sizes.append(n + lo + hi)
+                continue
+            total: SSAValue | None = None
+            for part in (n, lo, hi):
+                v = self._index(part, op) if isinstance(part, int) else part
+                total = v if total is None else self._insert(arith.AddiOp(total, v), op).results[0]
+            assert total is not None
+            sizes.append(total)
+        buffer, root = self._alloc(op.result.type, sizes, op)
+        from xlinalg.dialects.linalg import FillOp
+
+        self._insert(FillOp([pad_value], [buffer]), op)
+        interior = memref.SubviewOp.get(
+            buffer, low, source_sizes, [1] * len(low),
+            subview_result_type(
+                buffer.type,  # type: ignore[arg-type]
+                [v if isinstance(v, int) else None for v in low],
+                [v if isinstance(v, int) else None for v in source_sizes],
+            ),
+        )
+        self._insert(interior, op)
+        self._insert(memref.CopyOp(source, interior.result), op)
+        self._define(op.result, buffer, root)
+
+    def _reshape(self, op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> None:
+        source, root = self._identity(op.src, op)
+        rtype = memref_type_of(op.result.type)
+        if isinstance(op, tensor.ExpandShapeOp):
+            new: Operation = memref.ExpandShapeOp.build(
+                operands=[source, list(op.dynamic_output_shape)],
+                result_types=[rtype],
+                properties={
+                    "reassociation": op.reassociation,
+                    "static_output_shape": op.static_output_shape,
+                },
+            )
+        else:
+            new = memref.CollapseShapeOp.build(
+                operands=[source], result_types=[rtype],
+                properties={"reassociation": op.reassociation},
+            )
+        self._define(op.result, self._insert(new, op).results[0], root)
+
+    def _cast(self, op: tensor.CastOp) -> None:
+        source = self.buf[op.source]
+        stype, ttype = source.type, op.dest.type
+        if not isinstance(ttype, TensorType):
+            raise self._unsupported(op, "casts to unranked tensors are not supported")
+        assert isinstance(stype, MemRefType)
+        rtype = MemRefType(ttype.get_element_type(), ttype.get_shape(), stype.layout)
+        if isinstance(stype.layout, StridedLayoutAttr):
+            source, root = self._identity(op.source, op)
+            rtype = memref_type_of(ttype)
+        else:
+            root = self.alias.root[op.source]
+        cast = self._insert(memref.CastOp.get(source, rtype), op)
+        self._define(op.dest, cast.results[0], root)
+
+    def _for(self, op: scf.ForOp) -> None:
+        taken: set[Root] = set()
+        args = op.body.block.args[1:]
+        for init, arg, result in zip(op.iter_args, args, op.results):
+            if not isinstance(init.type, TensorType):
+                continue
+            buffer, root, _ = self._destination(op, init, True, taken)
+            self._define(arg, buffer, root)
+            self._define(result, buffer, root)
+        self.loops.append(op)
+
+    def _yield(self, op: scf.YieldOp) -> None:
+        loop = op.parent_op()
+        if not isinstance(loop, scf.ForOp):
+            raise self._unsupported(op, f"tensors yielded from '{loop.name if loop else '?'}'")
+        for value, arg in zip(op.operands, loop.body.block.args[1:]):
+            if not isinstance(value.type, TensorType):
+                continue
+            source, target = self.buf[value], self.buf[arg]
+            if source is target:
+                continue
+            if self.alias.root[value] is self.alias.root[arg]:
+                # The yielded value lives in (part of) the loop's buffer: go through a temporary.
+                source, _ = self._copy_of(source, op)
+            self._insert(memref.CopyOp(source, target), op)
+        self.yields.append(op)
+
+    def _return(self, op: func.ReturnOp) -> None:
+        entry = self.fn.body.blocks[0]
+        owned_here = {buffer for buffer, block in self.owned if block is entry}
+        values: list[SSAValue] = []
+        for value in op.operands:
+            if not isinstance(value.type, TensorType):
+                values.append(value)
+                continue
+            buffer = self.buf[value]
+            if buffer not in owned_here or buffer in self.returned:
+                buffer, _ = self._copy_of(buffer, op)
+            self.returned.add(buffer)
+            values.append(buffer)
+        self.returns.append((op, values))
+
+    # ------------------------------------------------------------------ cleanup
+    def _finish(self) -> None:
+        for buffer, block in self.owned:
+            if buffer not in self.returned:
+                terminator = block.last_op
+                assert terminator is not None
+                self._insert(memref.DeallocOp.get(buffer), terminator)
+        for op in self.yields:
+            kept = [v for v in op.operands if not isinstance(v.type, TensorType)]
+            Rewriter.replace_op(op, scf.YieldOp(*kept))
+        for op, values in self.returns:
+            Rewriter.replace_op(op, func.ReturnOp(*values))
+        for loop in reversed(self.loops):
+            self._rebuild_loop(loop)
+        for op in reversed(self.to_erase):
+            op.detach()
+            op.erase()
+        for body, stale in self._stale_args:
+            # The loop-carried tensors' block arguments, moved with the body.
+            for arg in stale:
+                body.erase_arg(arg)  # type: ignore[arg-type]
+        for old, _new in self.arguments:
+            assert isinstance(old.owner, Block)
+            old.owner.erase_arg(old)  # type: ignore[arg-type]
+        block = self.fn.body.blocks[0]
+        outputs = [v.type for v in self.returns[0][1]] if self.returns else list(
+            self.fn.function_type.outputs.data
+        )
+        self.fn.function_type = FunctionType.from_lists([a.type for a in block.args], outputs)
+        if any(isinstance(t, MemRefType) for t in outputs):
+            from xlinalg.lowering.to_llvm.signatures import OWNED_RESULTS_ATTR
+
+            self.fn.attributes[OWNED_RESULTS_ATTR] = UnitAttr()
+
+    def _rebuild_loop(self, loop: scf.ForOp) -> None:
+        keep = [i for i, v in enumerate(loop.iter_args) if not isinstance(v.type, TensorType)]
+        new = scf.ForOp(loop.lb, loop.ub, loop.step, [loop.iter_args[i] for i in keep], [])
+        body = loop.body.block
+        loop.body.detach_block(body)
+        new.body.add_block(body)
+        Rewriter.insert_op(new, InsertPoint.before(loop))
+        for position, i in enumerate(keep):
+            loop.results[i].replace_all_uses_with(new.results[position])
+        self._stale_args.append((body, [a for a in body.args[1:] if isinstance(a.type, TensorType)]))
+
+
+def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
+    """Bufferize one function with a body (in place)."""
+    _FunctionBufferizer(fn, module).run()
+
+
+@dataclass(frozen=True)
+class OneShotBufferizePass(ModulePass):
+    """Tensors → memrefs in destination-passing style (see the module docstring)."""
+
+    name = "one-shot-bufferize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in list(op.ops):
+            if not isinstance(fn, func.FuncOp):
+                continue
+            if not fn.body.blocks:
+                if any(isinstance(t, TensorType) for t in (*fn.function_type.inputs, *fn.function_type.outputs)):
+                    raise lowering_error(fn, "cannot bufferize: a declaration with tensor types")
+                continue
+            if any(_has_tensors(inner) or isinstance(inner, func.FuncOp) and any(
+                    isinstance(t, TensorType)
+                    for t in (*inner.function_type.inputs, *inner.function_type.outputs))
+                   for inner in fn.walk()):
+                bufferize_function(fn, op)
+
+
+__all__ = ["OneShotBufferizePass", "bufferize_function", "memref_type_of"]
