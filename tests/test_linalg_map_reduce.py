@@ -1,0 +1,180 @@
+"""linalg.map / linalg.reduce: assembly (short and long forms), verifier, generalize, execution, tiling."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+import xlinalg
+from xlinalg.dialects.linalg import GenericOp
+from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
+from xlinalg.errors import XlinalgError
+from xlinalg.transforms.generalize import generalize
+
+MAP_REDUCE = """\
+func.func @f(%a: tensor<4x5xf32>, %b: tensor<4x5xf32>, %c: tensor<4x5xf32>, %r: tensor<4xf32>) -> tensor<4x5xf32> {
+  %0 = linalg.map { arith.addf } ins(%a, %b : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)
+  %1 = linalg.map { arith.mulf {fastmath = #arith.fastmath<fast>} } ins(%a, %0 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)
+  %2 = linalg.reduce { arith.addf } ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1]
+  %3 = linalg.reduce ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1] (%x: f32, %y: f32) {
+    %m = arith.maximumf %x, %y : f32
+    linalg.yield %m : f32
+  }
+  %4 = linalg.map ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) (%v: f32, %o: f32) {
+    %e = math.exp %v : f32
+    %s = arith.addf %e, %o : f32
+    linalg.yield %s : f32
+  }
+  return %4 : tensor<4x5xf32>
+}
+"""
+
+
+def _ops(module, cls):  # type: ignore[no-untyped-def]
+    return [op for op in module.walk() if isinstance(op, cls)]
+
+
+def test_short_and_long_forms_print_like_upstream() -> None:
+    text = str(xlinalg.parse(MAP_REDUCE))
+    assert "linalg.map { arith.addf } ins(%a, %b : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)" in text
+    assert "linalg.map { arith.mulf {fastmath = #arith.fastmath<fast>} }" in text
+    assert "linalg.reduce { arith.addf } ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1]" in text
+    # maximumf(%in, %init) is not the short-form operand order (init first) -> long form
+    assert "dimensions = [1] (%x: f32, %y: f32) {" in text
+    assert "outs(%c : tensor<4x5xf32>) (%v: f32, %o: f32) {" in text
+    assert str(xlinalg.parse(text)) == text
+
+
+def test_short_form_builds_upstream_region() -> None:
+    module = xlinalg.parse(MAP_REDUCE)
+    reduce_op = _ops(module, ReduceOp)[0]
+    block = reduce_op.combiner.block
+    payload = block.first_op
+    assert payload is not None and payload.name == "arith.addf"
+    # reduce's short form applies the payload to (init, in), like upstream
+    assert list(payload.operands) == [block.args[1], block.args[0]]
+    map_op = _ops(module, MapOp)[0]
+    assert len(map_op.mapper.block.args) == 3  # ins..., init (unused)
+
+
+IREE_OPT = shutil.which("iree-opt")
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+def test_upstream_round_trip() -> None:
+    from test_upstream_syntax import iree_opt
+
+    ours = str(xlinalg.parse(MAP_REDUCE))
+    upstream = iree_opt(ours)
+    assert upstream.count("linalg.map { arith.addf }") == 1
+    assert upstream.count("linalg.reduce { arith.addf }") == 1
+    again = xlinalg.parse(upstream)
+    assert len(_ops(again, MapOp)) == 3 and len(_ops(again, ReduceOp)) == 2
+    generic_form = iree_opt(ours, "--mlir-print-op-generic")
+    assert len(_ops(xlinalg.parse(generic_form), ReduceOp)) == 2
+
+
+@pytest.mark.parametrize(
+    ("snippet", "message"),
+    [
+        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<6xf32>) dimensions = [1, 0]",
+         "should be in increasing order"),
+        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<4x5xf32>) dimensions = [3]",
+         "out of range"),
+        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<5x6xf32>) dimensions = [1]",
+         "must have the input shape with dimensions [1] removed (4x6)"),
+        ("linalg.map { arith.negf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<4x5xf32>)",
+         "expected the shape of input #0"),
+        ("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32) {\n linalg.yield %x : f32\n }",
+         "expected the region arguments to have the element types"),
+        ("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32, %o: f32) {\n"
+         " %i = arith.fptosi %x : f32 to i32\n linalg.yield %i : i32\n }",
+         "expected the region to yield the init element types"),
+    ],
+)
+def test_verifier_messages(snippet: str, message: str) -> None:
+    shape = snippet.split("outs(%r : ")[1].split(")")[0] if "outs(%r" in snippet else "memref<4x5x6xf32>"
+    text = (
+        f"func.func @f(%a: memref<4x5x6xf32>, %b: memref<4x5x6xf32>, %r: {shape}) {{\n"
+        f"  {snippet}\n  return\n}}\n"
+    )
+    with pytest.raises(XlinalgError, match=re.escape(message)):
+        xlinalg.parse(text)
+
+
+def test_generalize_gives_equivalent_generic() -> None:
+    module = xlinalg.parse(MAP_REDUCE)
+    reduce_op = _ops(module, ReduceOp)[1]
+    generic = generalize(reduce_op)
+    assert isinstance(generic, GenericOp)
+    assert [str(m) for m in generic.get_indexing_maps()] == [
+        "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"
+    ]
+    assert [t.value for t in generic.get_iterator_types()] == ["parallel", "reduction"]
+    assert generic.body.block.first_op is not None and generic.body.block.first_op.name == "arith.maximumf"
+    module.verify()
+
+
+KERNEL = """\
+func.func @k(%a: memref<5x7x3xf64>, %b: memref<5x7x3xf64>, %c: memref<5x7x3xf64>, %r: memref<7xf64>,
+             %i: memref<5x7x3xi32>, %ri: memref<5x3xi32>) {
+  linalg.map ins(%a, %b : memref<5x7x3xf64>, memref<5x7x3xf64>) outs(%c : memref<5x7x3xf64>) (%x: f64, %y: f64, %o: f64) {
+    %e = math.exp %x : f64
+    %s = arith.mulf %e, %y : f64
+    linalg.yield %s : f64
+  }
+  linalg.reduce { arith.addf } ins(%a : memref<5x7x3xf64>) outs(%r : memref<7xf64>) dimensions = [0, 2]
+  linalg.reduce { arith.maxsi } ins(%i : memref<5x7x3xi32>) outs(%ri : memref<5x3xi32>) dimensions = [1]
+  return
+}
+"""
+
+
+def _kernel_inputs(rng: np.random.Generator) -> list[np.ndarray]:
+    a = rng.standard_normal((5, 7, 3))
+    b = rng.standard_normal((5, 7, 3))
+    i = rng.integers(-1000, 1000, (5, 7, 3), dtype=np.int32)
+    return [a, b, np.zeros((5, 7, 3)), np.full(7, 0.5), i, np.full((5, 3), -2**31, np.int32)]
+
+
+def _check_kernel(args: list[np.ndarray], orig: list[np.ndarray]) -> None:
+    a, b, c, r, i, ri = args
+    np.testing.assert_allclose(c, np.exp(orig[0]) * orig[1], rtol=1e-14)
+    np.testing.assert_allclose(r, 0.5 + orig[0].sum(axis=(0, 2)), rtol=1e-13)
+    np.testing.assert_array_equal(ri, orig[4].max(axis=1))
+
+
+def test_execution_matches_numpy_odd_sizes() -> None:
+    kernel = xlinalg.compile(KERNEL)
+    args = _kernel_inputs(np.random.default_rng(0))
+    orig = [x.copy() for x in args]
+    kernel(*args)
+    _check_kernel(args, orig)
+    fresh = [x.copy() for x in orig]
+    assert kernel.check(*fresh).ok
+
+
+TILE = """\
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.map", "linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %m tile_sizes [2, 4, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+"""
+
+
+def test_tiled_with_non_dividing_sizes() -> None:
+    module = xlinalg.apply_schedule(xlinalg.parse(KERNEL), TILE)
+    assert len(_ops(module, MapOp)) == 1 and len(_ops(module, ReduceOp)) == 2
+    assert "scf.for" in str(module)
+    kernel = xlinalg.compile(KERNEL, schedule=TILE)
+    args = _kernel_inputs(np.random.default_rng(1))
+    orig = [x.copy() for x in args]
+    kernel(*args)
+    _check_kernel(args, orig)
