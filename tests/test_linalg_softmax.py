@@ -1,0 +1,126 @@
+"""linalg.softmax: assembly, verifier, upstream's decomposition, NumPy reference, execution."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+from xdsl.rewriter import Rewriter
+
+import xlinalg
+from xlinalg.dialects.linalg import GenericOp
+from xlinalg.dialects.linalg.softmax import SoftmaxOp
+from xlinalg.errors import XlinalgError
+from xlinalg.reference.linalg_misc import softmax
+
+TENSOR = """\
+func.func @s(%a: tensor<4x5xf32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %0 = linalg.softmax dimension(1) ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+"""
+
+MEMREF = """\
+func.func @s(%a: memref<3x7x5xf32>, %c: memref<3x7x5xf32>, %d: memref<?x9xf64>, %e: memref<?x9xf64>) {
+  linalg.softmax dimension(1) ins(%a : memref<3x7x5xf32>) outs(%c : memref<3x7x5xf32>)
+  linalg.softmax dimension(0) ins(%d : memref<?x9xf64>) outs(%e : memref<?x9xf64>)
+  return
+}
+"""
+
+
+def test_round_trip() -> None:
+    for text in (TENSOR, MEMREF):
+        printed = str(xlinalg.parse(text))
+        assert str(xlinalg.parse(printed)) == printed
+    assert "linalg.softmax dimension(1) ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>" in str(
+        xlinalg.parse(TENSOR)
+    )
+
+
+IREE_OPT = shutil.which("iree-opt")
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+def test_upstream_round_trip_and_decomposition() -> None:
+    from test_upstream_syntax import iree_opt
+
+    for text in (TENSOR, MEMREF):
+        upstream = iree_opt(str(xlinalg.parse(text)))
+        assert str(xlinalg.parse(upstream)).count("linalg.softmax") == text.count("linalg.softmax")
+    # our decomposition = upstream's decompose_interface (same op sequence and payloads)
+    schedule = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg1: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["linalg.softmax"]} in %arg1 : (!transform.any_op) -> !transform.any_op
+    %1 = transform.structured.decompose_interface %0 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}"""
+    upstream_ops = _op_sequence(iree_opt(TENSOR + schedule, "--transform-interpreter").split("module attributes")[0])
+    ours = xlinalg.parse(TENSOR)
+    op = next(o for o in ours.walk() if isinstance(o, SoftmaxOp))
+    op.decompose(Rewriter())
+    ours.verify()
+    assert _op_sequence(str(xlinalg.parse(iree_opt(str(ours))))) == upstream_ops
+
+
+def _op_sequence(text: str) -> list[str]:
+    names = re.findall(r"(?:= |^\s+)((?:linalg|arith|math|tensor)\.[a-z_]+)", text, re.M)
+    return [n for n in names if n != "arith.constant"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("linalg.softmax dimension(2) ins(%a : memref<4x5xf32>) outs(%b : memref<4x5xf32>)", "out of range"),
+        ("linalg.softmax dimension(0) ins(%a : memref<4x5xf32>) outs(%c : memref<5x4xf32>)",
+         "incompatible output shape"),
+        ("linalg.softmax dimension(0) ins(%i : memref<4x5xi32>) outs(%i : memref<4x5xi32>)",
+         "floating-point element type"),
+    ],
+)
+def test_verifier(body: str, message: str) -> None:
+    text = (
+        "func.func @f(%a: memref<4x5xf32>, %b: memref<4x5xf32>, %c: memref<5x4xf32>, %i: memref<4x5xi32>) {\n"
+        f"  {body}\n  return\n}}\n"
+    )
+    with pytest.raises(XlinalgError, match=re.escape(message)):
+        xlinalg.parse(text)
+
+
+def test_decomposition_on_memrefs_uses_a_temporary_buffer() -> None:
+    module = xlinalg.parse(MEMREF)
+    for op in [o for o in module.walk() if isinstance(o, SoftmaxOp)]:
+        new_ops = op.decompose(Rewriter())
+        names = [o.name for o in new_ops]
+        assert names.count("linalg.generic") == 4 and names.count("linalg.fill") == 2
+        assert "memref.alloc" in names and names[-1] == "memref.dealloc"
+    module.verify()
+    assert not [o for o in module.walk() if isinstance(o, SoftmaxOp)]
+    assert len([o for o in module.walk() if isinstance(o, GenericOp)]) == 8
+
+
+def test_reference_is_numerically_careful() -> None:
+    x = np.array([[1000.0, 1001.0, 999.0], [-1e4, 0.0, 1e4]], dtype=np.float32)
+    y = softmax(x, 1)
+    assert np.all(np.isfinite(y))
+    e = np.exp([-1.0, 0.0, -2.0])
+    np.testing.assert_allclose(y[0], e / e.sum(), rtol=1e-6)
+    np.testing.assert_allclose(y[1], [0.0, 0.0, 1.0], atol=1e-30)
+
+
+def test_execution_matches_numpy_odd_sizes() -> None:
+    kernel = xlinalg.compile(MEMREF)
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((3, 7, 5)) * 30).astype(np.float32)  # large values: needs the max shift
+    d = rng.standard_normal((11, 9)) * 100
+    c, e = np.zeros_like(a), np.zeros_like(d)
+    kernel(a, c, d, e)
+    ea = np.exp(a.astype(np.float64) - a.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(c, ea / ea.sum(axis=1, keepdims=True), rtol=2e-5, atol=1e-30)
+    ed = np.exp(d - d.max(axis=0, keepdims=True))
+    np.testing.assert_allclose(e, ed / ed.sum(axis=0, keepdims=True), rtol=1e-12, atol=1e-300)
+    assert kernel.check(a, np.zeros_like(a), d, np.zeros_like(d)).ok
