@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from xlinalg.backend.abi import LoweredModule
 
 # Dialects that may remain in the cf-level IR handed to the LLVM conversion.
-CF_LEVEL_DIALECTS = frozenset({"builtin", "func", "arith", "math", "memref", "cf", "llvm"})
+CF_LEVEL_DIALECTS = frozenset({"builtin", "func", "arith", "math", "memref", "cf", "llvm", "vector"})
 
 
 @cache
@@ -59,9 +59,10 @@ def lowering_context() -> Context:
     from xdsl.dialects.scf import Scf
 
     from xlinalg.dialects.linalg import Linalg
+    from xlinalg.dialects.vector import Vector
 
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Affine, Cf, LLVM, Linalg):
+    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Affine, Cf, LLVM, Linalg, Vector):
         ctx.load_dialect(dialect)
     return ctx
 
@@ -92,10 +93,6 @@ def generalize_named_ops(module: ModuleOp) -> None:
 def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) -> ModuleOp:
     """linalg → scf loops with memref loads/stores (affine ops from tiling remain)."""
     ctx = lowering_context()
-    with _stage(timings, "bufferize"):
-        from xlinalg.lowering.bufferize import OneShotBufferizePass
-
-        OneShotBufferizePass().apply(ctx, module)
     with _stage(timings, "decompose"):
         DecomposeAggregatedOpsPass().apply(ctx, module)
     with _stage(timings, "generalize"):
@@ -110,6 +107,10 @@ def lower_to_scf(module: ModuleOp, timings: dict[str, float] | None = None) -> M
     """`lower_to_loops`, then affine → arith and cleanups (incl. LICM): scf + arith + memref."""
     ctx = lowering_context()
     lower_to_loops(module, timings)
+    with _stage(timings, "vector-unroll"):
+        from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
+
+        VectorUnrollTo1DPass().apply(ctx, module)
     with _stage(timings, "lower-affine"):
         LowerAffinePass().apply(ctx, module)
     with _stage(timings, "cleanup-scf"):

@@ -34,6 +34,7 @@ from xlinalg.lowering.to_llvm.convert_memref_to_llvm import ConvertMemRefToLLVMP
 from xlinalg.lowering.to_llvm.emit import emit_llvm_ir
 from xlinalg.lowering.to_llvm.finalize import FinalizeLLVMPass
 from xlinalg.lowering.to_llvm.signatures import public_signatures
+from xlinalg.lowering.to_llvm.convert_vector_to_llvm import ConvertVectorToLLVMPass
 
 #: The passes, in order, that take func/cf/arith/math/memref to the LLVM dialect.
 TO_LLVM_PASSES: tuple[ModulePass, ...] = (
@@ -41,6 +42,7 @@ TO_LLVM_PASSES: tuple[ModulePass, ...] = (
     ConvertCfToLLVMPass(),
     ConvertArithToLLVMPass(),
     ConvertMathToLLVMPass(),
+    ConvertVectorToLLVMPass(),
     ConvertMemRefToLLVMPass(),
     FinalizeLLVMPass(),
 )

@@ -362,6 +362,14 @@ class _FunctionEmitter:
         if isinstance(op, llvm.InsertValueOp):
             pos = ", ".join(str(p) for p in op.position.get_values())
             return f"insertvalue {self.typed(op.container)}, {self.typed(op.value)}, {pos}"
+        if name == "llvm.extractelement":
+            return f"extractelement {self.typed(op.operands[0])}, {self.typed(op.operands[1])}"
+        if isinstance(op, llvm.InsertElementOp):
+            return f"insertelement {self.typed(op.vector)}, {self.typed(op.value)}, {self.typed(op.index)}"
+        if isinstance(op, llvm.ShuffleVectorOp):
+            lanes = list(op.mask.get_values())
+            mask = ", ".join(f"i32 {m}" for m in lanes)
+            return f"shufflevector {self.typed(op.v1)}, {self.typed(op.v2)}, <{len(lanes)} x i32> <{mask}>"
         if isinstance(op, llvm.AllocaOp):
             align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
             return f"alloca {type_text(op.elem_type)}, {self.typed(op.size)}{align}"

@@ -1,0 +1,62 @@
+// Cache tiles + register block + vectorization of linalg.matmul (f32, AVX-512).
+//
+// 1. cache tiles (tile_m, tile_n, tile_k) in a tunable loop order;
+// 2. a register block reg_m × reg_n (reg_n a multiple of 16 lanes) with a k
+//    step reg_k, the k loop innermost;
+// 3. vectorize the block (transfer_read / vector.contract / transfer_write),
+//    hoist the C transfers out of the k loop (accumulators stay in registers),
+//    lower the contraction to outer products and those to broadcast + FMA
+//    on 1-D vectors; optionally unroll the k loop.
+//
+// xlinalg.constraint: tile_m % reg_m == 0
+// xlinalg.constraint: tile_n % reg_n == 0
+// xlinalg.constraint: tile_k % reg_k == 0
+// xlinalg.constraint: reg_m * reg_n <= 512
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+
+    %tm = transform.tune.knob<"tile_m"> options = [32, 64, 96, 128] -> !transform.param<i64>
+    %tn = transform.tune.knob<"tile_n"> options = [64, 128, 256, 512] -> !transform.param<i64>
+    %tk = transform.tune.knob<"tile_k"> options = [64, 128, 256, 512] -> !transform.param<i64>
+    %rm = transform.tune.knob<"reg_m"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
+    %rn = transform.tune.knob<"reg_n"> options = [16, 32, 48, 64] -> !transform.param<i64>
+    %rk = transform.tune.knob<"reg_k"> options = [1, 2, 4] -> !transform.param<i64>
+
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [%tm, %tn, %tk] interchange = [0, 1, 2]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [%tm, %tn, %tk] interchange = [1, 0, 2]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
+    // Register block: loops m, n, then k innermost (the C block is loop-invariant in k).
+    %reg, %rl:3 = transform.structured.tile_using_for %cache tile_sizes [%rm, %rn, %rk]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+
+    transform.structured.vectorize %reg : !transform.any_op
+
+    transform.tune.alternatives<"unroll_k"> {
+      transform.yield
+    }, {
+      transform.loop.unroll %rl#2 factor = 2 : !transform.any_op
+      transform.yield
+    }
+
+    %f = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f
+      : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct"
+      : (!transform.any_op) -> !transform.any_op
+    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

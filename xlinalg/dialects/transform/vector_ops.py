@@ -1,0 +1,216 @@
+"""Transform ops for vectorization and vector lowering (upstream syntax, seed 002).
+
+```
+transform.structured.vectorize %op [vector_sizes [8, 32]] : !transform.any_op
+%f2 = transform.structured.vectorize_children_and_apply_patterns %f
+        : (!transform.any_op) -> !transform.any_op
+%f3 = transform.structured.hoist_redundant_vector_transfers %f
+        : (!transform.any_op) -> !transform.any_op
+%f4 = transform.vector.lower_contraction %f lowering_strategy = "outerproduct"
+        : (!transform.any_op) -> !transform.any_op
+%f5 = transform.vector.lower_outerproduct %f : (!transform.any_op) -> !transform.any_op
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, StringAttr, UnitAttr, i64
+from xdsl.dialects.transform import AnyOpType, TransformHandleType
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.hints import isa
+
+from xlinalg.dialects.transform.printing import (
+    parse_i64_list,
+    parse_semi_function_type,
+    print_int_list,
+    print_semi_function_type,
+)
+
+
+@irdl_op_definition
+class VectorizeOp(IRDLOperation):
+    """`transform.structured.vectorize %target [vector_sizes [...]] {attrs} : type`."""
+
+    name = "transform.structured.vectorize"
+
+    target = operand_def(TransformHandleType)
+    static_vector_sizes = opt_prop_def(DenseArrayBase.constr(i64))
+    vectorize_nd_extract = opt_prop_def(UnitAttr)
+
+    def __init__(self, target: SSAValue, vector_sizes: Sequence[int] | None = None):
+        props: dict[str, Attribute] = {}
+        if vector_sizes is not None:
+            props["static_vector_sizes"] = DenseArrayBase.from_list(i64, list(vector_sizes))
+        super().__init__(operands=[target], properties=props)
+
+    def get_vector_sizes(self) -> list[int] | None:
+        if self.static_vector_sizes is None:
+            return None
+        assert isa(self.static_vector_sizes, DenseArrayBase[IntegerType])
+        return list(self.static_vector_sizes.get_values())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VectorizeOp:
+        target = parser.parse_unresolved_operand()
+        sizes = None
+        if parser.parse_optional_keyword("vector_sizes") is not None:
+            sizes = parse_i64_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = VectorizeOp(parser.resolve_operand(target, t), sizes)
+        if "vectorize_nd_extract" in attrs:
+            op.properties["vectorize_nd_extract"] = attrs.pop("vectorize_nd_extract")
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.target)
+        sizes = self.get_vector_sizes()
+        if sizes is not None:
+            printer.print_string(" vector_sizes ")
+            print_int_list(printer, sizes)
+        attrs = dict(self.attributes)
+        if self.vectorize_nd_extract is not None:
+            attrs["vectorize_nd_extract"] = self.vectorize_nd_extract
+        printer.print_op_attributes(attrs)
+        printer.print_string(" : ")
+        printer.print_attribute(self.target.type)
+
+
+class _FunctionalTransform(IRDLOperation):
+    """`<name> %target [extra] {attrs} : (T) -> R` with one result handle."""
+
+    target = operand_def(TransformHandleType)
+    transformed = result_def(TransformHandleType)
+
+    def __init__(self, target: SSAValue, result_type: Attribute | None = None,
+                 properties: dict[str, Attribute] | None = None):
+        super().__init__(operands=[target], result_types=[result_type or AnyOpType()],
+                         properties=properties or {})
+
+    @classmethod
+    def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
+        return {}
+
+    def print_extra(self, printer: Printer) -> None:
+        return
+
+    @classmethod
+    def parse(cls, parser: Parser):  # type: ignore[override]
+        target = parser.parse_unresolved_operand()
+        props = cls.parse_extra(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        arg, results = parse_semi_function_type(parser, 1)
+        op = cls(parser.resolve_operand(target, arg), results[0], props)
+        for name in list(attrs):
+            if name in cls.get_irdl_definition().properties:
+                op.properties[name] = attrs.pop(name)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.target)
+        self.print_extra(printer)
+        attrs = dict(self.attributes)
+        for name, value in self.properties.items():
+            if name != "lowering_strategy":
+                attrs[name] = value
+        printer.print_op_attributes(attrs)
+        printer.print_string(" : ")
+        print_semi_function_type(printer, self.target.type, [self.transformed.type])
+
+
+@irdl_op_definition
+class VectorizeChildrenAndApplyPatternsOp(_FunctionalTransform):
+    """Vectorize every structured op inside an isolated-from-above `target` (e.g. a func)."""
+
+    name = "transform.structured.vectorize_children_and_apply_patterns"
+
+    vectorize_padding = opt_prop_def(UnitAttr)
+    vectorize_nd_extract = opt_prop_def(UnitAttr)
+    disable_multi_reduction_to_contract_patterns = opt_prop_def(UnitAttr)
+    disable_transfer_permutation_map_lowering_patterns = opt_prop_def(UnitAttr)
+
+
+@irdl_op_definition
+class HoistRedundantVectorTransfersOp(_FunctionalTransform):
+    """Hoist transfer_read/transfer_write pairs out of the loops inside `target`."""
+
+    name = "transform.structured.hoist_redundant_vector_transfers"
+
+
+_CONTRACTION_STRATEGIES = ("outerproduct", "dot", "matmulintrinsics", "parallelarith")
+
+
+@irdl_op_definition
+class LowerContractionOp(_FunctionalTransform):
+    """Lower the `vector.contract` ops inside `target` (strategy `outerproduct`)."""
+
+    name = "transform.vector.lower_contraction"
+
+    lowering_strategy = opt_prop_def(StringAttr)
+
+    @classmethod
+    def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
+        if parser.parse_optional_keyword("lowering_strategy") is None:
+            return {}
+        parser.parse_punctuation("=")
+        text = parser.parse_optional_str_literal()
+        if text is None:
+            text = parser.parse_identifier()
+        if text not in _CONTRACTION_STRATEGIES:
+            parser.raise_error(
+                f"unknown contraction lowering strategy '{text}', expected one of "
+                + ", ".join(_CONTRACTION_STRATEGIES)
+            )
+        return {"lowering_strategy": StringAttr(text)}
+
+    def print_extra(self, printer: Printer) -> None:
+        if self.lowering_strategy is not None:
+            printer.print_string(f' lowering_strategy = "{self.lowering_strategy.data}"')
+
+    def strategy(self) -> str:
+        return self.lowering_strategy.data if self.lowering_strategy is not None else "outerproduct"
+
+
+@irdl_op_definition
+class LowerOuterProductOp(_FunctionalTransform):
+    """Lower the `vector.outerproduct` ops inside `target` to broadcasts and FMAs."""
+
+    name = "transform.vector.lower_outerproduct"
+
+
+TransformVector = Dialect(
+    "transform.vector",
+    [
+        VectorizeOp,
+        VectorizeChildrenAndApplyPatternsOp,
+        HoistRedundantVectorTransfersOp,
+        LowerContractionOp,
+        LowerOuterProductOp,
+    ],
+)
+
+__all__ = [
+    "HoistRedundantVectorTransfersOp",
+    "LowerContractionOp",
+    "LowerOuterProductOp",
+    "TransformVector",
+    "VectorizeChildrenAndApplyPatternsOp",
+    "VectorizeOp",
+]

@@ -1,0 +1,309 @@
+"""The `vector` dialect: xDSL's ops plus the ones xDSL 0.74 lacks, in upstream syntax.
+
+xDSL provides transfer_read/transfer_write, broadcast, fma, extract/insert,
+create_mask, load/store, reduction, ...; it has no `vector.contract`,
+`vector.outerproduct` or `vector.transpose`, which vectorized linalg
+contractions need. `Vector` (registered in `xlinalg.context.all_dialects`)
+is xDSL's dialect with ours added, under the one name `vector`.
+
+```
+%r = vector.contract {indexing_maps = [#a, #b, #c],
+                      iterator_types = ["parallel", "parallel", "reduction"],
+                      kind = #vector.kind<add>}
+     %lhs, %rhs, %acc : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+%o = vector.outerproduct %a, %b, %acc {kind = #vector.kind<add>} : vector<8xf32>, vector<32xf32>
+%t = vector.transpose %v, [1, 0] : vector<8x4xf32> to vector<4x8xf32>
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import vector as xvector
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerType,
+    StringAttr,
+    VectorType,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
+
+from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
+from xdsl.ir.affine import AffineMap
+
+_ADD = CombiningKindAttr(CombiningKindFlag.ADD)
+
+
+def vector_shape(t: Attribute) -> tuple[int, ...]:
+    """The shape of a vector type, () for a scalar."""
+    return tuple(t.get_shape()) if isinstance(t, VectorType) else ()
+
+
+@irdl_op_definition
+class ContractionOp(IRDLOperation):
+    """`vector.contract`: a generalized contraction of two vectors into an accumulator."""
+
+    name = "vector.contract"
+
+    lhs = operand_def(VectorType)
+    rhs = operand_def(VectorType)
+    acc = operand_def()
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = prop_def(ArrayAttr[StringAttr])
+    kind = prop_def(CombiningKindAttr)
+    result = result_def()
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        acc: SSAValue,
+        maps: Sequence[AffineMap],
+        iterator_types: Sequence[str],
+        kind: CombiningKindAttr = _ADD,
+    ):
+        super().__init__(
+            operands=[lhs, rhs, acc],
+            result_types=[acc.type],
+            properties={
+                "indexing_maps": ArrayAttr([AffineMapAttr(m) for m in maps]),
+                "iterator_types": ArrayAttr([StringAttr(s) for s in iterator_types]),
+                "kind": kind,
+            },
+        )
+
+    def get_maps(self) -> list[AffineMap]:
+        return [m.data for m in self.indexing_maps.data]
+
+    def get_iterator_types(self) -> list[str]:
+        return [s.data for s in self.iterator_types.data]
+
+    def verify_(self) -> None:
+        maps = self.get_maps()
+        iters = self.get_iterator_types()
+        if len(maps) != 3:
+            raise VerifyException("expected 3 indexing maps (lhs, rhs, acc)")
+        if any(it not in ("parallel", "reduction") for it in iters):
+            raise VerifyException(f"invalid iterator types {iters}")
+        ranges: list[int | None] = [None] * len(iters)
+        for v, m in zip((self.lhs, self.rhs, self.acc), maps, strict=True):
+            if m.num_dims != len(iters):
+                raise VerifyException("indexing map dims must match the iterator types")
+            shape = vector_shape(v.type)
+            if len(shape) != len(m.results):
+                raise VerifyException(f"indexing map {m} does not match operand type {v.type}")
+            for e, s in zip(m.results, shape):
+                pos = getattr(e, "position", None)
+                if pos is None:
+                    raise VerifyException(f"indexing map {m} must be a projected permutation")
+                if ranges[pos] is not None and ranges[pos] != s:
+                    raise VerifyException(f"inconsistent size for loop d{pos}")
+                ranges[pos] = s
+        if self.result.type != self.acc.type:
+            raise VerifyException("result type must be the accumulator type")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" {indexing_maps = [")
+        printer.print_list(self.indexing_maps.data, printer.print_attribute)
+        printer.print_string("], iterator_types = [")
+        printer.print_list(
+            self.get_iterator_types(), lambda s: printer.print_string(f'"{s}"')
+        )
+        printer.print_string("], kind = ")
+        printer.print_attribute(self.kind)
+        printer.print_string("} ")
+        printer.print_list((self.lhs, self.rhs, self.acc), printer.print_ssa_value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.rhs.type)
+        printer.print_string(" into ")
+        printer.print_attribute(self.acc.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ContractionOp:
+        attrs = parser.parse_optional_attr_dict()
+        operands = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        parser.parse_punctuation(":")
+        lhs_t = parser.parse_type()
+        parser.parse_punctuation(",")
+        rhs_t = parser.parse_type()
+        parser.parse_keyword("into")
+        acc_t = parser.parse_type()
+        if len(operands) != 3:
+            parser.raise_error("vector.contract expects 3 operands (lhs, rhs, acc)")
+        lhs, rhs, acc = (
+            parser.resolve_operand(o, t) for o, t in zip(operands, (lhs_t, rhs_t, acc_t))
+        )
+        maps = attrs.pop("indexing_maps", None)
+        iters = attrs.pop("iterator_types", None)
+        kind = attrs.pop("kind", _ADD)
+        if not isa(maps, ArrayAttr[AffineMapAttr]):
+            parser.raise_error("vector.contract needs indexing_maps = [affine maps]")
+        if not isinstance(iters, ArrayAttr):
+            parser.raise_error("vector.contract needs iterator_types = [...]")
+        names: list[str] = []
+        for it in iters.data:
+            if isinstance(it, StringAttr):
+                names.append(it.data)
+            else:  # #vector.iterator_type<parallel>
+                text = str(it)
+                names.append("reduction" if "reduction" in text else "parallel")
+        if not isinstance(kind, CombiningKindAttr):
+            parser.raise_error("vector.contract kind must be a #vector.kind")
+        op = ContractionOp(lhs, rhs, acc, [m.data for m in maps.data], names, kind)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class OuterProductOp(IRDLOperation):
+    """`vector.outerproduct %a, %b[, %acc]`: a[i] * b[j] (+ acc[i][j]); or axpy for scalar b."""
+
+    name = "vector.outerproduct"
+
+    lhs = operand_def(VectorType)
+    rhs = operand_def()
+    acc = opt_operand_def(VectorType)
+    kind = prop_def(CombiningKindAttr)
+    result = result_def(VectorType)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue | None,
+                 kind: CombiningKindAttr = _ADD):
+        (m,) = vector_shape(lhs.type)
+        assert isinstance(lhs.type, VectorType)
+        shape = (m, *vector_shape(rhs.type))
+        super().__init__(
+            operands=[lhs, rhs, [acc] if acc is not None else []],
+            result_types=[VectorType(lhs.type.element_type, shape)],
+            properties={"kind": kind},
+        )
+
+    def verify_(self) -> None:
+        a = vector_shape(self.lhs.type)
+        b = vector_shape(self.rhs.type)
+        if len(a) != 1 or len(b) > 1:
+            raise VerifyException("outerproduct expects a 1-D lhs and a 1-D or scalar rhs")
+        if vector_shape(self.result.type) != (*a, *b):
+            raise VerifyException(f"result must be vector<{'x'.join(map(str, (*a, *b)))}>")
+        if self.acc is not None and self.acc.type != self.result.type:
+            raise VerifyException("accumulator type must equal the result type")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        operands = [self.lhs, self.rhs] + ([self.acc] if self.acc is not None else [])
+        printer.print_list(operands, printer.print_ssa_value)
+        printer.print_string(" {kind = ")
+        printer.print_attribute(self.kind)
+        printer.print_string("} : ")
+        printer.print_attribute(self.lhs.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.rhs.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OuterProductOp:
+        operands = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        lhs_t = parser.parse_type()
+        parser.parse_punctuation(",")
+        rhs_t = parser.parse_type()
+        if len(operands) not in (2, 3):
+            parser.raise_error("vector.outerproduct expects 2 or 3 operands")
+        lhs = parser.resolve_operand(operands[0], lhs_t)
+        rhs = parser.resolve_operand(operands[1], rhs_t)
+        acc = None
+        if len(operands) == 3:
+            assert isinstance(lhs_t, VectorType)
+            acc_t = VectorType(lhs_t.element_type, (*vector_shape(lhs_t), *vector_shape(rhs_t)))
+            acc = parser.resolve_operand(operands[2], acc_t)
+        kind = attrs.pop("kind", _ADD)
+        if not isinstance(kind, CombiningKindAttr):
+            parser.raise_error("vector.outerproduct kind must be a #vector.kind")
+        op = OuterProductOp(lhs, rhs, acc, kind)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """`vector.transpose %v, [1, 0] : vector<8x4xf32> to vector<4x8xf32>`."""
+
+    name = "vector.transpose"
+
+    vector = operand_def(VectorType)
+    permutation = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(VectorType)
+
+    def __init__(self, vector: SSAValue, permutation: Sequence[int]):
+        t = vector.type
+        assert isinstance(t, VectorType)
+        shape = vector_shape(t)
+        super().__init__(
+            operands=[vector],
+            result_types=[VectorType(t.element_type, [shape[p] for p in permutation])],
+            properties={"permutation": DenseArrayBase.from_list(i64, list(permutation))},
+        )
+
+    def get_permutation(self) -> list[int]:
+        assert isa(self.permutation, DenseArrayBase[IntegerType])
+        return list(self.permutation.get_values())
+
+    def verify_(self) -> None:
+        perm = self.get_permutation()
+        src = vector_shape(self.vector.type)
+        if sorted(perm) != list(range(len(src))):
+            raise VerifyException(f"transpose permutation {perm} is not a permutation")
+        if vector_shape(self.result.type) != tuple(src[p] for p in perm):
+            raise VerifyException("transpose result shape does not match the permutation")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.vector)
+        printer.print_string(", [")
+        printer.print_list(self.get_permutation(), lambda p: printer.print_string(str(p)))
+        printer.print_string("] : ")
+        printer.print_attribute(self.vector.type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TransposeOp:
+        operand = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        perm = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_punctuation(":")
+        src_t = parser.parse_type()
+        parser.parse_keyword("to")
+        parser.parse_type()
+        return TransposeOp(parser.resolve_operand(operand, src_t), perm)
+
+
+#: xDSL's vector ops plus ours, as one dialect named `vector`.
+Vector = Dialect(
+    "vector",
+    [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp],
+    list(xvector.Vector.attributes),
+)
+
+__all__ = ["ContractionOp", "OuterProductOp", "TransposeOp", "Vector", "vector_shape"]

@@ -1,0 +1,162 @@
+"""`xl-convert-vector-to-llvm`: 1-D vector ops → LLVM (after `xl-vector-unroll-to-1d`).
+
+- `vector.transfer_read/transfer_write` along the contiguous memref dim:
+  `getelementptr` to the first element (same addressing as memref loads), then
+  one vector `load`/`store` aligned to the element size; a dim that is not
+  `in_bounds` (or an explicit mask) uses `llvm.masked.load/store` with the mask
+  `index + [0, 1, ..] < size` (and the given mask), padding as pass-through;
+- `vector.fma` → `llvm.fma.v*`; `vector.broadcast` of a scalar →
+  `insertelement` + `shufflevector` (zero mask);
+- `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm, vector
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
+from xdsl.passes import ModulePass
+
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
+from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
+from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
+from xlinalg.lowering.to_llvm.types import convert_type, element_size
+from xlinalg.lowering.vector_to_llvm.llvm_ops import ExtractElementOp
+
+
+def _splat(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue:
+    undef = b.add(llvm.UndefOp.create(result_types=[t]))
+    first = b.add(llvm.InsertElementOp(undef, scalar, b.int_const(0)))
+    (n,) = t.get_shape()
+    mask = DenseArrayBase.from_list(i32, [0] * n)
+    return b.add(llvm.ShuffleVectorOp.create(operands=[first, undef], result_types=[t],
+                                             properties={"mask": mask}))
+
+
+def _bounds_mask(b: Builder, mem: MemRefDescriptor, dim: int, start: SSAValue,
+                 n: int) -> SSAValue:
+    """`[start + 0, start + 1, ...] < size(dim)` as a vector<n x i1>."""
+    vi = VectorType(i64, [n])
+    iota = b.add(llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(vi, list(range(n))), vi))
+    size = b.value(mem.size(b, dim))
+    lanes = b.binary(llvm.AddOp, _splat(b, start, vi), iota)
+    slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+    return b.add(llvm.ICmpOp(lanes, _splat(b, size, vi), slt))
+
+
+def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
+    amap = op.permutation_map.data
+    mt = op.source.type
+    if not isinstance(mt, MemRefType):
+        raise LoweringError("vector transfers on tensors must be bufferized first")
+    rank = mt.get_num_dims()
+    if len(amap.results) != 1 or not (
+        isinstance(amap.results[0], AffineDimExpr) and amap.results[0].position == rank - 1
+    ):
+        raise LoweringError(f"transfer with permutation map {amap} was not unrolled")
+    b = Builder.before_op(op)
+    mem = MemRefDescriptor(b.to_llvm(op.source), mt)
+    indices = [b.to_llvm(i) for i in op.indices]
+    ptr = mem.element_ptr(b, indices)
+    align = element_size(mt.element_type)
+    in_bounds = bool(op.in_bounds and op.in_bounds.data[0].value.data)
+    vt = op.result.type if isinstance(op, vector.TransferReadOp) else op.vector.type
+    assert isinstance(vt, VectorType)
+    lvt = convert_type(vt)
+    assert isinstance(lvt, VectorType)
+    (n,) = lvt.get_shape()
+    mask: SSAValue | None = None
+    if not in_bounds:
+        mask = _bounds_mask(b, mem, rank - 1, indices[-1], n)
+    if op.mask is not None:
+        user = b.to_llvm(op.mask)
+        mask = user if mask is None else b.binary(llvm.AndOp, mask, user)
+    align_v = b.int_const(align, i32)
+    if isinstance(op, vector.TransferReadOp):
+        if mask is None:
+            v = b.load(ptr, lvt, align)
+        else:
+            passthru = _splat(b, b.to_llvm(op.padding), lvt)
+            name = f"llvm.masked.load.v{n}{_mangle(lvt.element_type)}.p0"
+            v = b.add(llvm.CallIntrinsicOp(name, [ptr, align_v, mask, passthru], [lvt]))
+        replace_op(op, [b.from_llvm(v, op.result.type)])
+    else:
+        value = b.to_llvm(op.vector)
+        if mask is None:
+            b.store(value, ptr, align)
+        else:
+            b.insert(llvm.CallIntrinsicOp(
+                ".".join(["llvm.masked.store", f"v{n}{_mangle(lvt.element_type)}", "p0"]),
+                [value, ptr, align_v, mask], []))
+        replace_op(op, [])
+
+
+def _mangle(t: object) -> str:
+    from xlinalg.lowering.to_llvm.intrinsics import mangle
+
+    return mangle(t)  # type: ignore[arg-type]
+
+
+def lower_vector_op(op: Operation) -> None:
+    b = Builder.before_op(op)
+    if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
+        _transfer(op)
+    elif isinstance(op, vector.FMAOp):
+        t = convert_type(op.res.type)
+        v = call_intrinsic(b, "fma", [b.to_llvm(o) for o in op.operands], t)
+        replace_op(op, [b.from_llvm(v, op.res.type)])
+    elif isinstance(op, vector.BroadcastOp):
+        t = op.vector.type
+        src = op.source
+        if src.type == t:
+            replace_op(op, [src])
+            return
+        if isinstance(src.type, VectorType):
+            raise LoweringError(f"broadcast {src.type} to {t} was not unrolled")
+        v = _splat(b, b.to_llvm(src), convert_type(t))  # type: ignore[arg-type]
+        replace_op(op, [b.from_llvm(v, t)])
+    elif isinstance(op, vector.ExtractOp):
+        pos = list(op.static_position.get_values())
+        if op.dynamic_position or len(pos) != 1 or isinstance(op.result.type, VectorType):
+            raise LoweringError("only element extraction from 1-D vectors reaches LLVM")
+        v = b.add(ExtractElementOp(b.to_llvm(op.vector), b.int_const(pos[0])))
+        replace_op(op, [b.from_llvm(v, op.result.type)])
+    elif isinstance(op, vector.InsertOp):
+        pos = list(op.static_position.get_values())
+        if op.dynamic_position or len(pos) != 1 or isinstance(op.source.type, VectorType):
+            raise LoweringError("only element insertion into 1-D vectors reaches LLVM")
+        v = b.add(llvm.InsertElementOp(b.to_llvm(op.dest), b.to_llvm(op.source),
+                                       b.int_const(pos[0])))
+        replace_op(op, [b.from_llvm(v, op.result.type)])
+    else:
+        raise LoweringError(f"cannot lower '{op.name}' to LLVM")
+
+
+@dataclass(frozen=True)
+class ConvertVectorToLLVMPass(ModulePass):
+    """Lower 1-D `vector` ops to LLVM vector instructions and intrinsics."""
+
+    name = "xl-convert-vector-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):
+            if inner.name.startswith("vector."):
+                with lowering(inner):
+                    lower_vector_op(inner)
+
+
+__all__ = ["ConvertVectorToLLVMPass", "lower_vector_op"]

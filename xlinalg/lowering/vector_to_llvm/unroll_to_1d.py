@@ -1,0 +1,458 @@
+"""`xl-vector-unroll-to-1d`: n-D vectors become rows of 1-D vectors (before scf → cf).
+
+LLVM gets only 1-D vectors (`<16 x float>`), so every vector value of rank ≥ 2
+is replaced by its rows (row-major over the leading dims), op by op:
+
+- `vector.contract` / `vector.outerproduct` are first lowered to outer products
+  and per-row FMAs (`xlinalg.transforms.vector_lower_*`), as upstream's
+  convert-vector-to-llvm does by default;
+- `transfer_read`/`transfer_write` of rank n become one 1-D transfer per row
+  (leading dims add offsets to the indices; broadcast dims reuse the row);
+  a row along a non-contiguous memref dim, or a broadcast minor dim, becomes
+  scalar `memref.load`/`store` (+ `vector.broadcast`/`insert`);
+- elementwise arith/math ops and `vector.fma` apply row by row; splat
+  constants and `vector.broadcast` share one row;
+- `vector.extract`/`vector.insert` pick or replace rows (or elements of a row);
+  `vector.transpose` is resolved lazily per element, so an element extracted
+  from a transposed value reads the source element directly;
+- `scf.for` loops carrying n-D vectors carry their rows instead, so
+  accumulators stay in registers across iterations.
+
+An n-D value used by anything else (a function argument or result, `scf.if`
+results, ...) raises `LoweringError`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    BoolAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.vector import TransposeOp, vector_shape
+from xlinalg.errors import LoweringError
+from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.transforms.vector_builders import broadcast, extract, insert
+from xlinalg.transforms.vector_lower_contraction import lower_contractions
+from xlinalg.transforms.vector_lower_outerproduct import lower_outerproducts
+
+
+def is_nd(t: Attribute) -> bool:
+    return isinstance(t, VectorType) and t.get_num_dims() >= 2
+
+
+def _row_type(t: VectorType) -> VectorType:
+    return VectorType(t.element_type, [t.get_shape()[-1]])
+
+
+def _leading(t: VectorType) -> list[tuple[int, ...]]:
+    return list(itertools.product(*(range(s) for s in t.get_shape()[:-1])))
+
+
+def _linear(shape: Sequence[int], pos: Sequence[int]) -> int:
+    index = 0
+    for s, p in zip(shape, pos):
+        index = index * s + p
+    return index
+
+
+class _Unroller:
+    def __init__(self) -> None:
+        self.rows: dict[SSAValue, list[SSAValue]] = {}
+        self.lazy: dict[SSAValue, TransposeOp] = {}
+        self.dead: list[Operation] = []
+        self.at: InsertPoint | None = None
+        self._consts: dict[int, SSAValue] = {}
+
+    # --- helpers --------------------------------------------------------
+    def add(self, op: Operation) -> SSAValue:
+        assert self.at is not None
+        Rewriter.insert_op(op, self.at)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def index(self, value: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def offset(self, base: SSAValue, delta: int) -> SSAValue:
+        if delta == 0:
+            return base
+        return self.add(arith.AddiOp(base, self.index(delta)))
+
+    def get_rows(self, v: SSAValue) -> list[SSAValue]:
+        if v in self.rows:
+            return self.rows[v]
+        if v in self.lazy:
+            self.rows[v] = self._materialize_transpose(v)
+            return self.rows[v]
+        owner = v.owner
+        raise lowering_error(
+            owner if isinstance(owner, Operation) else owner.parent_op(),  # type: ignore[arg-type]
+            f"n-D vector value of type {v.type} cannot be unrolled to 1-D vectors here",
+        )
+
+    def element(self, v: SSAValue, pos: Sequence[int]) -> SSAValue:
+        """The scalar at `pos` of vector `v` (rank ≥ 1)."""
+        if v in self.lazy:
+            t = self.lazy[v]
+            perm = t.get_permutation()
+            src_pos = [0] * len(perm)
+            for i, p in enumerate(perm):
+                src_pos[p] = pos[i]
+            return self.element(t.vector, src_pos)
+        if is_nd(v.type):
+            assert isinstance(v.type, VectorType)
+            row = self.get_rows(v)[_linear(v.type.get_shape()[:-1], pos[:-1])]
+            return self.add(extract(row, [pos[-1]]))
+        return self.add(extract(v, [pos[-1]]))
+
+    def _materialize_transpose(self, v: SSAValue) -> list[SSAValue]:
+        t = v.type
+        assert isinstance(t, VectorType)
+        rt = _row_type(t)
+        rows: list[SSAValue] = []
+        for lead in _leading(t):
+            row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, [0])))
+            for j in range(rt.get_shape()[0]):
+                row = self.add(insert(self.element(v, [*lead, j]), row, [j]))
+            rows.append(row)
+        return rows
+
+    # --- driver ---------------------------------------------------------
+    def run_block(self, block: Block) -> None:
+        for op in list(block.ops):
+            self.run_op(op)
+
+    def run_op(self, op: Operation) -> None:
+        if isinstance(op, scf.ForOp) and any(is_nd(a.type) for a in op.iter_args):
+            self._for(op)
+            return
+        for region in op.regions:
+            for block in region.blocks:
+                self.run_block(block)
+        touches = any(is_nd(v.type) for v in (*op.operands, *op.results))
+        self.at = InsertPoint.before(op)
+        if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp) and not touches:
+            self._transfer_1d(op)
+            return
+        if not touches:
+            return
+        self._nd(op)
+
+    def _nd(self, op: Operation) -> None:
+        name = op.name
+        if isinstance(op, TransposeOp):
+            self.lazy[op.result] = op
+        elif name == "arith.constant":
+            self._constant(op)
+        elif isinstance(op, vector.TransferReadOp):
+            self._read(op)
+        elif isinstance(op, vector.TransferWriteOp):
+            self._write(op)
+        elif isinstance(op, vector.BroadcastOp):
+            self._broadcast(op)
+        elif isinstance(op, vector.ExtractOp):
+            self._extract(op)
+        elif isinstance(op, vector.InsertOp):
+            self._insert(op)
+        elif name.startswith(("arith.", "math.")) or isinstance(op, vector.FMAOp):
+            self._elementwise(op)
+        else:
+            raise lowering_error(op, "op on n-D vectors is not supported by the vector lowering")
+        self.dead.append(op)
+
+    # --- ops ------------------------------------------------------------
+    def _constant(self, op: Operation) -> None:
+        value = op.properties.get("value", op.attributes.get("value"))
+        t = op.results[0].type
+        assert isinstance(t, VectorType) and isinstance(value, DenseIntOrFPElementsAttr)
+        rt = _row_type(t)
+        values = list(value.get_values())
+        n = rt.get_shape()[0]
+        if len(set(values)) == 1:
+            row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values[:1])))
+            self.rows[op.results[0]] = [row] * len(_leading(t))
+        else:
+            self.rows[op.results[0]] = [
+                self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values[i:i + n])))
+                for i in range(0, len(values), n)
+            ]
+
+    def _transfer_parts(self, op: vector.TransferReadOp | vector.TransferWriteOp):
+        amap = op.permutation_map.data
+        in_bounds = [b.value.data for b in op.in_bounds.data] if op.in_bounds else []
+        if op.mask is not None:
+            raise lowering_error(op, "masked n-D transfers are not supported yet")
+        return amap, in_bounds
+
+    def _row_indices(self, op: Operation, amap: AffineMap, lead: Sequence[int],
+                     indices: Sequence[SSAValue]) -> list[SSAValue]:
+        out = list(indices)
+        for j, e in enumerate(amap.results[:-1]):
+            if isinstance(e, AffineDimExpr) and lead[j]:
+                out[e.position] = self.offset(out[e.position], lead[j])
+        return out
+
+    def _one_d_map(self, amap: AffineMap) -> AffineMapAttr:
+        return AffineMapAttr(AffineMap(amap.num_dims, 0, (amap.results[-1],)))
+
+    def _read(self, op: vector.TransferReadOp) -> None:
+        amap, in_bounds = self._transfer_parts(op)
+        t = op.result.type
+        assert isinstance(t, VectorType)
+        if in_bounds and not all(in_bounds[:-1]):
+            raise lowering_error(op, "out-of-bounds leading dims of an n-D transfer_read are not supported")
+        rt = _row_type(t)
+        cache: dict[tuple[int, ...], SSAValue] = {}
+        rows: list[SSAValue] = []
+        for lead in _leading(t):
+            key = tuple(p if isinstance(e, AffineDimExpr) else 0
+                        for p, e in zip(lead, amap.results[:-1]))
+            if key not in cache:
+                idx = self._row_indices(op, amap, lead, op.indices)
+                read = vector.TransferReadOp(
+                    op.source, idx, op.padding, rt,
+                    ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)]),
+                    self._one_d_map(amap),
+                )
+                self.add(read)
+                scalarized = self._transfer_1d(read)
+                cache[key] = scalarized if scalarized is not None else read.result
+            rows.append(cache[key])
+        self.rows[op.result] = rows
+
+    def _write(self, op: vector.TransferWriteOp) -> None:
+        amap, in_bounds = self._transfer_parts(op)
+        t = op.vector.type
+        assert isinstance(t, VectorType)
+        if any(isinstance(e, AffineConstantExpr) for e in amap.results):
+            raise lowering_error(op, "transfer_write with broadcast dims is invalid")
+        rows = self.get_rows(op.vector)
+        for lead, row in zip(_leading(t), rows, strict=True):
+            idx = self._row_indices(op, amap, lead, op.indices)
+            write = vector.TransferWriteOp(
+                row, op.source, idx,
+                ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)]),
+                permutation_map=self._one_d_map(amap),
+            )
+            self.add(write)
+            self._transfer_1d(write)
+
+    def _transfer_1d(self, op: vector.TransferReadOp | vector.TransferWriteOp) -> SSAValue | None:
+        """Scalarize a 1-D transfer that is not along the contiguous memref dim.
+
+        Returns the value replacing a scalarized read (None if `op` stays)."""
+        amap = op.permutation_map.data
+        rank = len(op.indices)
+        if len(amap.results) != 1:
+            return None
+        e = amap.results[0]
+        if isinstance(e, AffineDimExpr) and e.position == rank - 1:
+            return None  # contiguous: convert-vector-to-llvm makes it one vector load/store
+        saved = self.at
+        self.at = InsertPoint.before(op)
+        value: SSAValue | None = None
+        in_bounds = [b.value.data for b in op.in_bounds.data] if op.in_bounds else [False]
+        if not all(in_bounds) or op.mask is not None:
+            raise lowering_error(op, "out-of-bounds or masked strided transfers are not supported")
+        if isinstance(op, vector.TransferReadOp):
+            t = op.result.type
+            assert isinstance(t, VectorType)
+            if isinstance(e, AffineConstantExpr):
+                s = self.add(memref.LoadOp.get(op.source, list(op.indices)))
+                value = self.add(broadcast(s, t))
+            else:
+                assert isinstance(e, AffineDimExpr)
+                value = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0])))
+                for j in range(t.get_shape()[0]):
+                    idx = list(op.indices)
+                    idx[e.position] = self.offset(idx[e.position], j)
+                    s = self.add(memref.LoadOp.get(op.source, idx))
+                    value = self.add(insert(s, value, [j]))
+            op.result.replace_all_uses_with(value)
+        else:
+            t = op.vector.type
+            assert isinstance(t, VectorType) and isinstance(e, AffineDimExpr)
+            for j in range(t.get_shape()[0]):
+                idx = list(op.indices)
+                idx[e.position] = self.offset(idx[e.position], j)
+                s = self.add(extract(op.vector, [j]))
+                self.add(memref.StoreOp.get(s, op.source, idx))
+        op.detach()
+        op.erase()
+        self.at = saved
+        return value
+
+    def _broadcast(self, op: vector.BroadcastOp) -> None:
+        t = op.vector.type
+        src = op.source
+        rt = _row_type(t)
+        n = len(_leading(t))
+        st = src.type
+        if not isinstance(st, VectorType):
+            self.rows[op.vector] = [self.add(broadcast(src, rt))] * n
+        elif st.get_num_dims() == 1:
+            if st.get_shape()[0] != rt.get_shape()[0]:
+                row = self.add(broadcast(self.add(extract(src, [0])), rt))
+            else:
+                row = src
+            self.rows[op.vector] = [row] * n
+        else:
+            if tuple(st.get_shape()) != tuple(t.get_shape()[-st.get_num_dims():]):
+                raise lowering_error(op, "broadcast stretching size-1 dims is not supported")
+            src_rows = self.get_rows(src)
+            self.rows[op.vector] = [src_rows[i % len(src_rows)] for i in range(n)]
+
+    def _extract(self, op: vector.ExtractOp) -> None:
+        if op.dynamic_position:
+            raise lowering_error(op, "dynamic positions are not supported")
+        pos = list(op.static_position.get_values())
+        src_t = op.vector.type
+        assert isinstance(src_t, VectorType)
+        shape = src_t.get_shape()
+        if len(pos) == len(shape):
+            op.result.replace_all_uses_with(self.element(op.vector, pos))
+            return
+        rows = self.get_rows(op.vector)
+        lead_shape = shape[:-1]
+        if len(pos) == len(shape) - 1:
+            op.result.replace_all_uses_with(rows[_linear(lead_shape, pos)])
+            return
+        sub = list(itertools.product(*(range(s) for s in lead_shape[len(pos):])))
+        start = _linear(lead_shape, [*pos, *([0] * (len(lead_shape) - len(pos)))])
+        self.rows[op.result] = rows[start:start + len(sub)]
+
+    def _insert(self, op: vector.InsertOp) -> None:
+        if op.dynamic_position:
+            raise lowering_error(op, "dynamic positions are not supported")
+        pos = list(op.static_position.get_values())
+        dest_t = op.dest.type
+        assert isinstance(dest_t, VectorType)
+        shape = dest_t.get_shape()
+        rows = list(self.get_rows(op.dest))
+        lead_shape = shape[:-1]
+        if len(pos) == len(shape):
+            i = _linear(lead_shape, pos[:-1])
+            rows[i] = self.add(insert(op.source, rows[i], [pos[-1]]))
+        elif len(pos) == len(shape) - 1:
+            rows[_linear(lead_shape, pos)] = op.source
+        else:
+            src_rows = self.get_rows(op.source)
+            start = _linear(lead_shape, [*pos, *([0] * (len(lead_shape) - len(pos)))])
+            rows[start:start + len(src_rows)] = src_rows
+        self.rows[op.result] = rows
+
+    def _elementwise(self, op: Operation) -> None:
+        t = op.results[0].type
+        assert isinstance(t, VectorType)
+        n = len(_leading(t))
+        per_operand = [self.get_rows(o) if is_nd(o.type) else [o] * n for o in op.operands]
+        results: list[list[SSAValue]] = [[] for _ in op.results]
+        for i in range(n):
+            new = type(op).create(
+                operands=[rows[i] for rows in per_operand],
+                result_types=[_row_type(r.type) for r in op.results],  # type: ignore[arg-type]
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            )
+            self.add(new)
+            for slot, r in zip(results, new.results):
+                slot.append(r)
+        for r, rows in zip(op.results, results):
+            self.rows[r] = rows
+
+    def _for(self, loop: scf.ForOp) -> None:
+        self.at = InsertPoint.before(loop)
+        inits: list[SSAValue] = []
+        spans: list[tuple[int, int]] = []
+        for a in loop.iter_args:
+            start = len(inits)
+            inits.extend(self.get_rows(a) if is_nd(a.type) else [a])
+            spans.append((start, len(inits)))
+        old_body = loop.body.block
+        new_body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        old_body.args[0].replace_all_uses_with(new_body.args[0])
+        for old_arg, (s, e) in zip(old_body.args[1:], spans):
+            if is_nd(old_arg.type):
+                self.rows[old_arg] = list(new_body.args[1 + s:1 + e])
+            else:
+                old_arg.replace_all_uses_with(new_body.args[1 + s])
+        yield_op = old_body.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        for op in list(old_body.ops):
+            if op is yield_op:
+                break
+            op.detach()
+            new_body.add_op(op)
+        self.run_block(new_body)
+        self.at = InsertPoint.at_end(new_body)
+        yielded: list[SSAValue] = []
+        for v in yield_op.operands:
+            yielded.extend(self.get_rows(v) if is_nd(v.type) else [v])
+        self.add(scf.YieldOp(*yielded))
+        yield_op.detach()
+        yield_op.erase()
+        self.at = InsertPoint.before(loop)
+        new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, inits, new_body)
+        self.add(new_loop)
+        for old, (s, e) in zip(loop.results, spans):
+            if is_nd(old.type):
+                self.rows[old] = list(new_loop.results[s:e])
+            else:
+                old.replace_all_uses_with(new_loop.results[s])
+        self.dead.append(loop)
+
+    def erase_dead(self) -> None:
+        for op in reversed(self.dead):
+            for r in op.results:
+                if r.uses:
+                    user = next(iter(r.uses)).operation
+                    raise lowering_error(
+                        user, f"uses an n-D vector ({r.type}) that cannot be unrolled to 1-D"
+                    )
+            op.detach()
+            op.erase()
+
+
+def unroll_vectors_to_1d(module: Operation) -> None:
+    """Lower contractions/outer products, then replace every n-D vector by 1-D rows."""
+    lower_contractions(module)
+    lower_outerproducts(module)
+    unroller = _Unroller()
+    for region in module.regions:
+        for block in region.blocks:
+            unroller.run_block(block)
+    unroller.erase_dead()
+
+
+@dataclass(frozen=True)
+class VectorUnrollTo1DPass(ModulePass):
+    """n-D vector ops → 1-D vector ops (rows), scf.for iter_args included."""
+
+    name = "xl-vector-unroll-to-1d"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            unroll_vectors_to_1d(op)
+        except LoweringError:
+            raise
+        except Exception as err:  # a bug: report it as a lowering error, not a traceback
+            raise LoweringError(f"vector unrolling failed: {type(err).__name__}: {err}") from err
+
+
+__all__ = ["VectorUnrollTo1DPass", "is_nd", "unroll_vectors_to_1d"]

@@ -1,0 +1,49 @@
+"""Constructors for the vector ops the vector transforms emit (static positions only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import vector
+from xdsl.dialects.builtin import DenseArrayBase, VectorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+
+def _position(position: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(position))
+
+
+def extract_type(source: Attribute, rank: int) -> Attribute:
+    """Type of `vector.extract` at a position of length `rank` from a vector of type `source`."""
+    assert isinstance(source, VectorType)
+    shape = list(source.get_shape())[rank:]
+    return VectorType(source.element_type, shape) if shape else source.element_type
+
+
+def extract(value: SSAValue, position: Sequence[int]) -> Operation:
+    """`vector.extract %value[position]` (a sub-vector or, for a full position, a scalar)."""
+    return vector.ExtractOp.create(
+        operands=[value],
+        result_types=[extract_type(value.type, len(position))],
+        properties={"static_position": _position(position)},
+    )
+
+
+def insert(source: SSAValue, dest: SSAValue, position: Sequence[int]) -> Operation:
+    """`vector.insert %source, %dest[position]`."""
+    return vector.InsertOp.create(
+        operands=[source, dest],
+        result_types=[dest.type],
+        properties={"static_position": _position(position)},
+    )
+
+
+def broadcast(value: SSAValue, type: VectorType) -> Operation:
+    return vector.BroadcastOp(value, type)
+
+
+def fma(a: SSAValue, b: SSAValue, acc: SSAValue) -> Operation:
+    return vector.FMAOp(a, b, acc)
+
+
+__all__ = ["broadcast", "extract", "extract_type", "fma", "insert"]

@@ -1,0 +1,172 @@
+"""`hoist_redundant_vector_transfers` (upstream `linalg::hoistRedundantVectorTransfers`).
+
+A `vector.transfer_read` / `vector.transfer_write` pair in the body of an
+`scf.for` moves out of the loop (the read before it, the write after it, the
+vector carried as an iteration argument) when:
+
+- both access the same memref value with the same indices and vector type,
+  the read comes first and every operand of both is defined outside the loop;
+- no other op of the loop touches that memref or another view of the same
+  underlying buffer (views are traced through subview/cast/reshape ops to
+  their root; distinct function arguments are assumed not to alias, as
+  upstream does — the runner never passes overlapping arrays, see
+  `xlinalg/backend/call.py`).
+
+Loop-invariant pure ops (views, index arithmetic, constants) are hoisted
+first, so the transfers' operands become invariant. Repeats until nothing
+moves, so pairs climb out of several loops.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import scf, vector
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+_VIEW_OPS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
+             "memref.reinterpret_cast")
+_HOISTABLE_PREFIXES = ("arith.", "affine.apply", "affine.min", "affine.max", *_VIEW_OPS)
+
+
+def _defined_outside(value: SSAValue, loop: Operation) -> bool:
+    owner = value.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    while op is not None:
+        if op is loop:
+            return False
+        op = op.parent_op()
+    return True
+
+
+def root_buffer(value: SSAValue) -> SSAValue:
+    """The buffer a memref view is a view of (through subview, cast and reshape ops)."""
+    while isinstance(value.owner, Operation) and value.owner.name in _VIEW_OPS:
+        value = value.owner.operands[0]
+    return value
+
+
+def hoist_loop_invariant_ops(loop: scf.ForOp) -> bool:
+    """Move pure ops whose operands are defined outside `loop` before it."""
+    moved = False
+    for op in list(loop.body.block.ops):
+        if not op.name.startswith(_HOISTABLE_PREFIXES) or op.regions:
+            continue
+        if all(_defined_outside(o, loop) for o in op.operands):
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(loop))
+            moved = True
+    return moved
+
+
+def _accesses(op: Operation) -> list[SSAValue]:
+    return [o for o in op.operands if o.type.__class__.__name__ == "MemRefType"]
+
+
+def _find_pair(loop: scf.ForOp) -> tuple[vector.TransferReadOp, vector.TransferWriteOp] | None:
+    body = loop.body.block
+    for read in body.ops:
+        if not isinstance(read, vector.TransferReadOp) or read.mask is not None:
+            continue
+        if not all(_defined_outside(o, loop) for o in read.operands):
+            continue
+        root = root_buffer(read.source)
+        write = None
+        for other in body.ops:
+            if (
+                isinstance(other, vector.TransferWriteOp)
+                and other.source is read.source
+                and list(other.indices) == list(read.indices)
+                and other.vector.type == read.result.type
+                and other.mask is None
+            ):
+                write = other
+        if write is None or not _before(read, write):
+            continue
+        if not all(_defined_outside(o, loop) for o in write.operands if o is not write.vector):
+            continue
+        if _touched_elsewhere(loop, root, (read, write)):
+            continue
+        return read, write
+    return None
+
+
+def _before(a: Operation, b: Operation) -> bool:
+    cursor = a.next_op
+    while cursor is not None:
+        if cursor is b:
+            return True
+        cursor = cursor.next_op
+    return False
+
+
+def _touched_elsewhere(loop: scf.ForOp, root: SSAValue, pair: tuple[Operation, ...]) -> bool:
+    for op in loop.body.walk():
+        if op in pair or op.name in _VIEW_OPS:
+            continue
+        for m in _accesses(op):
+            if root_buffer(m) is root:
+                return True
+    return False
+
+
+def _hoist_pair(loop: scf.ForOp, read: vector.TransferReadOp,
+                write: vector.TransferWriteOp) -> scf.ForOp:
+    read.detach()
+    Rewriter.insert_op(read, InsertPoint.before(loop))
+    old_body = loop.body.block
+    new_body = Block(arg_types=[*old_body.arg_types, read.result.type])
+    for old_arg, new_arg in zip(old_body.args, new_body.args):
+        old_arg.replace_all_uses_with(new_arg)
+    carried = new_body.args[-1]
+    read.result.replace_uses_with_if(carried, lambda use: _inside(use.operation, loop))
+    yield_op = old_body.last_op
+    assert isinstance(yield_op, scf.YieldOp)
+    for op in list(old_body.ops):
+        op.detach()
+        if op is yield_op:
+            continue
+        new_body.add_op(op)
+    written = write.vector
+    write.detach()
+    new_body.add_op(scf.YieldOp(*yield_op.operands, written))
+    yield_op.erase()
+    new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, read.result], new_body)
+    Rewriter.insert_op(new_loop, InsertPoint.before(loop))
+    for old, new in zip(loop.results, new_loop.results):
+        old.replace_all_uses_with(new)
+    loop.detach()
+    loop.erase()
+    write.operands = [new_loop.results[-1], *write.operands[1:]]
+    Rewriter.insert_op(write, InsertPoint.after(new_loop))
+    return new_loop
+
+
+def _inside(op: Operation, loop: Operation) -> bool:
+    cursor: Operation | None = op
+    while cursor is not None:
+        if cursor is loop:
+            return True
+        cursor = cursor.parent_op()
+    return False
+
+
+def hoist_redundant_vector_transfers(root: Operation) -> int:
+    """Hoist every eligible transfer pair out of the loops under `root`; return how many moved."""
+    count = 0
+    changed = True
+    while changed:
+        changed = False
+        for loop in [o for o in root.walk() if isinstance(o, scf.ForOp)]:
+            if loop.parent is None:
+                continue
+            hoist_loop_invariant_ops(loop)
+            pair = _find_pair(loop)
+            if pair is not None:
+                _hoist_pair(loop, *pair)
+                count += 1
+                changed = True
+                break
+    return count
+
+
+__all__ = ["hoist_loop_invariant_ops", "hoist_redundant_vector_transfers", "root_buffer"]

@@ -1,0 +1,301 @@
+"""Vectorization of static-shaped linalg ops on memrefs (upstream `linalg::vectorize`).
+
+`vectorize(op)` replaces one structured op by vector code:
+
+- every shaped operand is read with one `vector.transfer_read` at index 0;
+- a *contraction* (two inputs, one output, body `out + in0 * in1`, at least one
+  reduction loop, projected-permutation maps) becomes one `vector.contract`
+  whose operands are the operands read in their own shapes, with the op's own
+  indexing maps and iterator types (what upstream gets after its
+  multi_reduction → contract folding, built directly);
+- an all-parallel op reads every operand as a vector of the iteration-space
+  shape (`permutation_map` from the operand's map; loops the operand does not
+  use are broadcast dims, `0` results), applies the body op by op on vectors
+  (scalar values are broadcast) and writes each yielded vector back with the
+  output's map as permutation map;
+- then `vector.transfer_write` of the result.
+
+Preconditions (otherwise `TransformFailure(silenceable=True)`, payload
+untouched): memref operands (no tensors: bufferize first), static loop ranges
+(dynamic shapes need vector sizes and masking, as upstream), a body of
+arith/math ops, reductions only in contraction form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    BoolAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ShapedType,
+    VectorType,
+)
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
+from xlinalg.dialects.vector import ContractionOp
+from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface
+
+_ELEMENTWISE_DIALECTS = ("arith.", "math.")
+
+
+def _fail(message: str) -> TransformFailure:
+    return TransformFailure(message, silenceable=True)
+
+
+def _body(op: StructuredOpInterface) -> Block:
+    if isinstance(op, GenericOp):
+        return op.body.block
+    from xlinalg.dialects.linalg.body_builder import build_payload
+
+    block = build_payload(op)  # type: ignore[arg-type]
+    assert block.block is not None
+    return block.block
+
+
+def _is_projected_permutation(m: AffineMap) -> bool:
+    seen: set[int] = set()
+    for e in m.results:
+        if not isinstance(e, AffineDimExpr) or e.position in seen:
+            return False
+        seen.add(e.position)
+    return True
+
+
+def in_bounds_attr(rank: int) -> ArrayAttr[BoolAttr]:
+    return ArrayAttr([BoolAttr.from_bool(True)] * rank)
+
+
+def _padding(element: Attribute) -> Operation:
+    if isinstance(element, IntegerType):
+        return arith.ConstantOp(IntegerAttr(0, element))
+    return arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
+
+
+class _Emitter:
+    def __init__(self, anchor: Operation) -> None:
+        self.anchor = anchor
+        self._zero: SSAValue | None = None
+
+    def add(self, op: Operation) -> Operation:
+        Rewriter.insert_op(op, InsertPoint.before(self.anchor))
+        return op
+
+    def zero_index(self) -> SSAValue:
+        if self._zero is None:
+            self._zero = self.add(arith.ConstantOp(IntegerAttr(0, IndexType()))).results[0]
+        return self._zero
+
+    def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap) -> SSAValue:
+        mtype = memref.type
+        assert isinstance(mtype, MemRefType)
+        pad = self.add(_padding(mtype.element_type)).results[0]
+        op = vector.TransferReadOp(
+            memref,
+            [self.zero_index()] * mtype.get_num_dims(),
+            pad,
+            vtype,
+            in_bounds_attr(vtype.get_num_dims()),
+            AffineMapAttr(perm),
+        )
+        return self.add(op).results[0]
+
+    def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap) -> None:
+        mtype = memref.type
+        assert isinstance(mtype, MemRefType) and isinstance(value.type, VectorType)
+        self.add(
+            vector.TransferWriteOp(
+                value,
+                memref,
+                [self.zero_index()] * mtype.get_num_dims(),
+                in_bounds_attr(value.type.get_num_dims()),
+                permutation_map=AffineMapAttr(perm),
+            )
+        )
+
+    def broadcast(self, value: SSAValue, vtype: VectorType) -> SSAValue:
+        return self.add(vector.BroadcastOp(value, vtype)).results[0]
+
+
+def _read_map(m: AffineMap, num_loops: int) -> AffineMap:
+    """memref dims → iteration dims (0 for loops the operand does not index: broadcast)."""
+    where = {e.position: r for r, e in enumerate(m.results) if isinstance(e, AffineDimExpr)}
+    results: list[AffineExpr] = [
+        AffineDimExpr(where[d]) if d in where else AffineConstantExpr(0) for d in range(num_loops)
+    ]
+    return AffineMap(len(m.results), 0, tuple(results))
+
+
+def _write_map(m: AffineMap, num_loops: int) -> AffineMap:
+    """memref dims → iteration dims for an output indexed by a permutation of the loops."""
+    where = {e.position: r for r, e in enumerate(m.results) if isinstance(e, AffineDimExpr)}
+    return AffineMap(len(m.results), 0, tuple(AffineDimExpr(where[d]) for d in range(num_loops)))
+
+
+def _contraction_body(block: Block) -> bool:
+    """True for a body `yield out + in0 * in1` (floats or integers)."""
+    ops = list(block.ops)
+    if len(ops) != 3 or not isinstance(ops[2], YieldOp):
+        return False
+    mul, add, _ = ops
+    if mul.name not in ("arith.mulf", "arith.muli") or add.name not in ("arith.addf", "arith.addi"):
+        return False
+    a, b, out = block.args
+    if set(mul.operands) != {a, b} or a is b:
+        return False
+    return set(add.operands) == {out, mul.results[0]}
+
+
+def check_vectorizable(op: Operation) -> StructuredOpInterface:
+    """The op as a structured op if `vectorize` applies to it; silenceable failure otherwise."""
+    if not isinstance(op, StructuredOpInterface):
+        raise _fail(f"'{op.name}' is not a linalg structured op")
+    operands = op.get_operands_in_order()
+    if any(isinstance(v.type, ShapedType) and not isinstance(v.type, MemRefType) for v in operands):
+        raise _fail("only ops on memrefs are vectorized (bufferize tensors first)")
+    ranges = op.get_static_loop_ranges()
+    if any(r is None or r < 0 for r in ranges) or any(
+        isinstance(v.type, MemRefType) and any(s < 0 for s in v.type.get_shape())
+        for v in operands
+    ):
+        raise _fail(
+            "cannot vectorize an op with dynamic shapes without vector sizes "
+            "(masked vectorization)"
+        )
+    if any(r == 0 for r in ranges):
+        raise _fail("cannot vectorize an op with an empty loop range")
+    maps = op.get_indexing_maps()
+    for v, m in zip(operands, maps, strict=True):
+        if isinstance(v.type, MemRefType) and not _is_projected_permutation(m):
+            raise _fail(f"operand map {m} is not a projected permutation")
+    body = _body(op)
+    for inner in body.ops:
+        if isinstance(inner, YieldOp):
+            continue
+        if not inner.name.startswith(_ELEMENTWISE_DIALECTS) or inner.regions:
+            raise _fail(f"cannot vectorize a body containing '{inner.name}'")
+    iters = op.get_iterator_types()
+    if any(it == IteratorType.REDUCTION for it in iters) and not _is_contraction(op, body):
+        raise _fail("reductions are vectorized only in contraction form (out + a * b)")
+    return op
+
+
+def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
+    ins, outs = op.get_inputs(), op.get_outputs()
+    if len(ins) != 2 or len(outs) != 1:
+        return False
+    if not all(isinstance(v.type, MemRefType) and v.type.get_num_dims() > 0
+               for v in (*ins, *outs)):
+        return False
+    element = {v.type.element_type for v in (*ins, *outs)}  # type: ignore[attr-defined]
+    return len(element) == 1 and _contraction_body(body)
+
+
+def vectorize(op: Operation) -> list[Operation]:
+    """Replace `op` by vector code; return the new vector ops (silenceable failure if unsupported)."""
+    structured = check_vectorizable(op)
+    body = _body(structured)
+    em = _Emitter(op)
+    before = op.prev_op
+    maps = structured.get_indexing_maps()
+    iters = structured.get_iterator_types()
+    ranges = [r for r in structured.get_static_loop_ranges() if r is not None]
+    if any(it == IteratorType.REDUCTION for it in iters):
+        _vectorize_contraction(structured, em, maps, iters)
+    else:
+        _vectorize_elementwise(structured, body, em, maps, ranges)
+    op.detach()
+    op.erase()
+    created: list[Operation] = []
+    cursor = before.next_op if before is not None else em.anchor.parent_block().first_op  # type: ignore[union-attr]
+    while cursor is not None and cursor is not em.anchor:
+        created.append(cursor)
+        cursor = cursor.next_op
+    return created
+
+
+def _vectorize_contraction(
+    op: StructuredOpInterface,
+    em: _Emitter,
+    maps: Sequence[AffineMap],
+    iters: Sequence[IteratorType],
+) -> None:
+    values: list[SSAValue] = []
+    for v in op.get_operands_in_order():
+        t = v.type
+        assert isinstance(t, MemRefType)
+        vt = VectorType(t.element_type, t.get_shape())
+        values.append(em.read(v, vt, AffineMap.identity(t.get_num_dims())))
+    names = ["reduction" if it == IteratorType.REDUCTION else "parallel" for it in iters]
+    contract = em.add(ContractionOp(values[0], values[1], values[2], maps, names))
+    out = op.get_outputs()[0]
+    assert isinstance(out.type, MemRefType)
+    em.write(contract.results[0], out, AffineMap.identity(out.type.get_num_dims()))
+
+
+def _vectorize_elementwise(
+    op: StructuredOpInterface,
+    body: Block,
+    em: _Emitter,
+    maps: Sequence[AffineMap],
+    ranges: Sequence[int],
+) -> None:
+    n = len(ranges)
+    mapping: dict[SSAValue, SSAValue] = {}
+
+    def vtype(element: Attribute) -> VectorType:
+        return VectorType(element, ranges)
+
+    for arg, v, m in zip(body.args, op.get_operands_in_order(), maps, strict=True):
+        if not arg.uses:
+            continue
+        if isinstance(v.type, MemRefType):
+            mapping[arg] = em.read(v, vtype(v.type.element_type), _read_map(m, n))
+        else:
+            mapping[arg] = em.broadcast(v, vtype(v.type))
+
+    def vector_of(value: SSAValue) -> SSAValue:
+        if value in mapping:
+            return mapping[value]
+        # defined outside the body (or a scalar constant inside): broadcast it
+        mapping[value] = em.broadcast(value, vtype(value.type))
+        return mapping[value]
+
+    yielded: Sequence[SSAValue] = ()
+    for inner in body.ops:
+        if isinstance(inner, YieldOp):
+            yielded = inner.operands
+            break
+        if inner.name == "arith.constant":
+            clone = em.add(inner.clone())
+            mapping[inner.results[0]] = em.broadcast(clone.results[0], vtype(inner.results[0].type))
+            continue
+        new = em.add(
+            type(inner).create(
+                operands=[vector_of(o) for o in inner.operands],
+                result_types=[vtype(r.type) for r in inner.results],
+                properties=dict(inner.properties),
+                attributes=dict(inner.attributes),
+            )
+        )
+        for old, res in zip(inner.results, new.results, strict=True):
+            mapping[old] = res
+    outs = op.get_outputs()
+    for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()):], strict=True):
+        assert isinstance(out.type, MemRefType)
+        em.write(vector_of(value), out, _write_map(m, n))
+
+
+__all__ = ["check_vectorizable", "in_bounds_attr", "vectorize"]
