@@ -93,6 +93,10 @@ def generalize_named_ops(module: ModuleOp) -> None:
 def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) -> ModuleOp:
     """linalg → scf loops with memref loads/stores (affine ops from tiling remain)."""
     ctx = lowering_context()
+    with _stage(timings, "bufferize"):
+        from xlinalg.lowering.bufferize import OneShotBufferizePass
+
+        OneShotBufferizePass().apply(ctx, module)
     with _stage(timings, "decompose"):
         DecomposeAggregatedOpsPass().apply(ctx, module)
     with _stage(timings, "generalize"):

@@ -27,7 +27,6 @@ from xlinalg.dialects.transform.structured import (
 )
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
 from xlinalg.dialects.transform.vector_ops import TransformVector
-from xlinalg.dialects.transform.vector_ops import TransformVector
 
 from xdsl.dialects.pdl import PDL  # noqa: E402  (`!pdl.operation` handles, with_pdl_patterns)
 
