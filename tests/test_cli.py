@@ -116,7 +116,7 @@ def test_report_and_export_of_missing_study(files: Path,
 @pytest.mark.parametrize("argv", [
     ["tune", "mm.mlir"],                                   # --space is required
     ["tune", "mm.mlir", "--space", "s", "--trials", "0"],
-    ["tune", "mm.mlir", "--space", "s", "--trials", "2", "--timeout", "3"],
+    ["tune", "job.toml", "--space", "s"],                  # a job file names its spaces
     ["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m"],
     ["frobnicate"],
 ])

@@ -8,7 +8,14 @@ then time it. It returns a plain dict (picklable) with a `status`:
 * `ok`            -- checked and timed;
 * `compile_error` -- the schedule could not be applied / lowered / compiled;
 * `wrong_result`  -- the kernel ran but disagrees with the reference;
-* `error`         -- any other exception while making inputs, running or timing.
+* `error`         -- any other exception while making inputs, running or timing;
+* `too_slow`      -- one call of the kernel took longer than the request's
+                     `slow_limit_s` (10x the best median of the study so far): the
+                     candidate is not timed further.
+
+Phases: before its probe call the child sends `{"phase": "probe"}` so the parent can
+kill a candidate whose single call runs past `slow_limit_s` (status `too_slow`),
+then `{"phase": "timing"}` before the full timing loop, then the result.
 
 The parent (`tuner.worker`) adds `crash` (the child was killed by a signal or
 died without answering) and `timeout` (the child exceeded its time limit and was
@@ -17,7 +24,10 @@ killed).
 Testing seam: a request's `fault` field makes the child misbehave for real,
 before compiling -- `"crash"` sends SIGSEGV to the child itself (a genuine
 segfault, the process dies by signal 11) and `"hang"` sleeps forever (the parent
-must kill it). The parent fills `fault` from the environment variable
+must kill it) -- or after it: `"wrong"` runs the real kernel and then corrupts one
+element of its output buffer before the comparison with the reference (a genuinely
+wrong result reaching the real check), `"slow"` stalls in the probe call (a kernel far
+slower than the best, which the parent stops early). The parent fills `fault` from the environment variable
 `XLINALG_TUNER_TEST_FAULT` (see `tuner.worker.fault_for_trial`); it is never set
 in normal use.
 """
@@ -45,6 +55,7 @@ class CandidateRequest:
     sizes: dict[str, int] | None = None
     fault: str | None = None
     timing: dict[str, float] | None = None  # options of Kernel.time, e.g. {"max_total_s": 0.2}
+    slow_limit_s: float | None = None  # a single call slower than this -> `too_slow`
 
 
 def _one_line(err: BaseException) -> str:
@@ -52,8 +63,34 @@ def _one_line(err: BaseException) -> str:
     return text if text else type(err).__name__
 
 
-def run_candidate(request: CandidateRequest) -> dict[str, Any]:
-    """Compile, check and time one candidate in this process; never raises."""
+def _check(kernel: Any, arrays: list[Any], corrupt: bool) -> Any:
+    """`kernel.check(*arrays)`; with `corrupt` (test seam `wrong`) the kernel runs for real,
+    then one element of its last output buffer is changed before the same comparison."""
+    if not corrupt:
+        return kernel.check(*arrays)
+    import numpy as np
+
+    from xlinalg.reference import CheckResult, compare
+
+    got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in arrays]
+    kernel(*got)
+    out = [a for a in got if isinstance(a, np.ndarray) and a.size][-1]
+    flat = out.reshape(-1)
+    flat[0] = flat[0] * 2 + 1  # reshape of a fresh contiguous copy is a view
+    want = kernel.reference(*arrays)
+    length = kernel.reduction_length(*arrays)
+    for index, (g, w) in enumerate(zip(got, want)):
+        if isinstance(g, np.ndarray):
+            result = compare(g, w, dtype=g.dtype, reduction_length=length)
+            if not result.ok:
+                return CheckResult(False, result.max_rel_error, f"argument #{index}: "
+                                   f"{result.message}")
+    return CheckResult(True, 0.0, "")
+
+
+def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> dict[str, Any]:
+    """Compile, check and time one candidate in this process; never raises. `conn` (the
+    pipe to the parent) receives the phase messages."""
     import xlinalg
     from xlinalg.errors import XlinalgError
 
@@ -82,12 +119,28 @@ def run_candidate(request: CandidateRequest) -> dict[str, Any]:
     result["entry"] = kernel.entry
     try:
         arrays = kernel.make_inputs(seed=request.seed, sizes=request.sizes)
-        check = kernel.check(*arrays)
+        check = _check(kernel, arrays, corrupt=request.fault == "wrong")
         result["max_rel_error"] = float(check.max_rel_error)
         if not check.ok:
             result.update(status="wrong_result", error=str(check.message) or "result differs "
                           f"from the reference (max rel error {check.max_rel_error:.3g})")
             return result
+        if request.slow_limit_s is not None:
+            if conn is not None:
+                conn.send({"phase": "probe", "limit_s": request.slow_limit_s})
+            probe = [a.copy() if hasattr(a, "copy") else a for a in arrays]
+            begun = time.perf_counter()
+            if request.fault == "slow":
+                time.sleep(request.slow_limit_s * 1000 + 60)
+            kernel(*probe)
+            call_s = time.perf_counter() - begun
+            if call_s > request.slow_limit_s:
+                result.update(status="too_slow", call_s=call_s, error=(
+                    f"one call took {call_s * 1e3:.4g} ms, more than the limit of "
+                    f"{request.slow_limit_s * 1e3:.4g} ms (10x the best so far)"))
+                return result
+            if conn is not None:
+                conn.send({"phase": "timing"})
         timing = kernel.time(*arrays, **(request.timing or {}))
         flops = int(kernel.flops(*arrays))  # the arrays give the sizes of dynamic dims
     except XlinalgError as err:
@@ -122,7 +175,7 @@ def child_main(conn: Connection, request: dict[str, Any]) -> None:
         while True:
             time.sleep(1)
     try:
-        result = run_candidate(req)
+        result = run_candidate(req, conn)
     except BaseException as err:  # noqa: BLE001 - e.g. MemoryError, KeyboardInterrupt
         result = {"status": "error", "error": f"{type(err).__name__}: {_one_line(err)}"}
     conn.send(result)

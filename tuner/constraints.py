@@ -213,3 +213,10 @@ def first_violated(
         if not constraint.holds(values):
             return constraint
     return None
+
+
+def constraint_lines(template: str) -> str:
+    """The `// xlinalg.constraint:` lines of a template (to carry them into a resolved
+    copy of it, which loses comments)."""
+    return "".join(line + "\n" for line in template.splitlines()
+                   if _CONSTRAINT_LINE.match(line))

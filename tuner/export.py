@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tuner.errors import TunerError
-from tuner.study import StudyInfo, best_trial, load
+from tuner.study import StudyInfo, best_trial, load, trial_time
 
 
 def best_schedule(storage: str, study_name: str, as_constants: bool = False,
@@ -19,7 +19,7 @@ def best_schedule(storage: str, study_name: str, as_constants: bool = False,
 
     study = load(storage, study_name)
     info = StudyInfo.of(study)
-    best = best_trial(study)
+    best = best_trial(study)  # the re-ranking's winner when there was one
     if best is None:
         raise TunerError(f"study '{study_name}' has no successful trial yet")
     space = info.load_space()
@@ -32,5 +32,5 @@ def best_schedule(storage: str, study_name: str, as_constants: bool = False,
     cpu = best.user_attrs.get("cpu") or study.user_attrs.get("cpu") or ""
     on = f" on {cpu}" if cpu else ""
     line = (f"// xlinalg: best schedule of study '{study_name}' "
-            f"(trial {best.number}, median {best.value * 1e3:.4g} ms{speed}{on})\n")
+            f"(trial {best.number}, median {(trial_time(best) or 0.0) * 1e3:.4g} ms{speed}{on})\n")
     return line + (text if text.endswith("\n") else text + "\n")

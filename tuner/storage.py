@@ -7,24 +7,37 @@
 * any other SQLAlchemy URL (`postgresql://user@host/db`, `mysql://...`) -- Optuna's
   RDB storage, for workers on several machines (`xlinalg worker`).
 
-RDB storages run with a heartbeat, so a trial whose process was killed is marked
-FAIL once its heartbeat is stale instead of staying RUNNING forever.
+RDB storages run with Optuna's heartbeat (`heartbeat_interval`, `grace_period`,
+`heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback`, Optuna 5's
+name for `failed_trial_callback=RetryFailedTrialCallback`): a trial whose worker died (on
+any machine) is marked FAIL once its heartbeat is stale, and a copy of it is
+enqueued so the configuration is measured again. Journal files have no heartbeat
+in Optuna; `tuner.liveness` covers them (and local SQLite) by checking the
+recorded host and process id of RUNNING trials.
+
+`network_filesystem(path)` names the filesystem type when an SQLite file sits on
+NFS/CIFS/SMB/sshfs..., where SQLite's locking is unreliable (`open_storage` warns).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 from optuna.exceptions import ExperimentalWarning
 from optuna.storages import BaseStorage, JournalStorage, RDBStorage
+from optuna.storages import RetryHeartbeatStaleTrialCallback
 from optuna.storages.journal import JournalFileBackend
 
 from tuner.errors import TunerError
 
 DEFAULT_STORAGE = "sqlite:///results/xlinalg.db"
-HEARTBEAT_INTERVAL_S = 10
-GRACE_PERIOD_S = 60
+HEARTBEAT_INTERVAL_S = 2
+GRACE_PERIOD_S = 8
+MAX_RETRY = 2  # a configuration whose worker died is retried at most twice
+NETWORK_FS = ("nfs", "nfs4", "cifs", "smb", "smb2", "smbfs", "fuse.sshfs", "sshfs", "9p",
+              "afs", "ceph", "glusterfs", "fuse.glusterfs", "lustre", "davfs", "fuse.s3fs")
 
 
 def _journal_path(url: str) -> str | None:
@@ -41,6 +54,40 @@ def _sqlite_path(url: str) -> str | None:
         return None
     path = url[len(prefix):]
     return path if path and path != ":memory:" else None
+
+
+def retry_callback() -> RetryHeartbeatStaleTrialCallback:
+    """What to do with a trial whose worker died: enqueue its configuration again."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExperimentalWarning)
+        return RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRY)
+
+
+def network_filesystem(path: str, mounts: str = "/proc/mounts") -> str | None:
+    """The filesystem type of `path` if it is a network filesystem (from /proc/mounts:
+    the longest mount point containing the path), else None."""
+    try:
+        with open(mounts, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    target = os.path.realpath(os.path.abspath(path))
+    best, best_type = "", None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, best_type = point, fields[2]
+    return best_type if best_type in NETWORK_FS else None
+
+
+def local_path(url: str) -> str | None:
+    """The file behind a journal or SQLite URL (None for server databases)."""
+    journal = _journal_path(url)
+    return journal if journal is not None else _sqlite_path(url)
 
 
 def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseStorage:
@@ -63,6 +110,13 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
             if folder:
                 os.makedirs(folder, exist_ok=True)
             engine_kwargs = {"connect_args": {"timeout": 60}}
+            fs_type = network_filesystem(os.path.dirname(os.path.abspath(sqlite)))
+            if fs_type is not None:
+                print(f"warning: the SQLite file '{sqlite}' is on a network filesystem "
+                      f"({fs_type}); SQLite locking is unreliable there: use a local disk "
+                      "or postgresql://", file=sys.stderr)
+        elif url.startswith(("postgresql", "postgres://")):
+            engine_kwargs = {"connect_args": {"connect_timeout": 10}}
         elif "://" not in url:
             raise TunerError(
                 f"storage '{url}' is not a URL (use sqlite:///FILE, journal:FILE or "
@@ -75,6 +129,8 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
                 engine_kwargs=engine_kwargs,
                 heartbeat_interval=HEARTBEAT_INTERVAL_S,
                 grace_period=GRACE_PERIOD_S,
+                # Optuna 5's name for RetryFailedTrialCallback / failed_trial_callback
+                heartbeat_stale_trial_callback=retry_callback(),
             )
     except TunerError:
         raise

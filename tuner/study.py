@@ -25,12 +25,15 @@ from optuna.exceptions import ExperimentalWarning
 from optuna.samplers import BaseSampler, GridSampler, RandomSampler, TPESampler
 from optuna.trial import FrozenTrial, TrialState
 
+from tuner.budget import BudgetLock
 from tuner.errors import TunerError
+from tuner.liveness import fail_dead_trials
 from tuner.space import SearchSpace, load_space
 from tuner.storage import open_storage
 from tuner.worker import DEFAULT_TIME_LIMIT_S, CandidateFailed, TrialObjective
 
-SAMPLERS = ("tpe", "random", "grid", "cmaes")
+SAMPLERS = ("tpe", "random", "grid", "cmaes", "nsga2")
+OBJECTIVES = ("time", "compile")
 DEFAULT_TRIALS = 40
 
 TrialCallback = Callable[[optuna.Study, FrozenTrial], None]
@@ -67,6 +70,10 @@ def make_sampler(name: str, space: SearchSpace, seed: int | None = None) -> Base
         from optuna.samplers import CmaEsSampler
 
         return CmaEsSampler(seed=seed, warn_independent_sampling=False)
+    if name == "nsga2":
+        from optuna.samplers import NSGAIISampler
+
+        return NSGAIISampler(seed=seed)
     raise TunerError(f"unknown sampler '{name}' (choose from {', '.join(SAMPLERS)})")
 
 
@@ -75,15 +82,28 @@ def create_or_load(
     study_name: str,
     direction: str = "minimize",
     sampler: BaseSampler | None = None,
+    n_objectives: int = 1,
 ) -> optuna.Study:
-    """Create the study, or load it if it already exists in `storage`."""
-    return optuna.create_study(
-        storage=open_storage(storage),
-        study_name=study_name,
-        direction=direction,  # type: ignore[arg-type]
-        sampler=sampler,
-        load_if_exists=True,
-    )
+    """Create the study, or load it if it already exists in `storage`. With 2 objectives
+    (runtime, compile time) the study is multi-objective (both minimized)."""
+    directions = [direction] * n_objectives if n_objectives > 1 else None
+    try:
+        return optuna.create_study(
+            storage=open_storage(storage),
+            study_name=study_name,
+            direction=None if directions else direction,  # type: ignore[arg-type]
+            directions=directions,  # type: ignore[arg-type]
+            sampler=sampler,
+            load_if_exists=True,
+        )
+    except ValueError as err:  # e.g. an existing study with other directions
+        raise TunerError(f"study '{study_name}' in '{storage}': {err}") from None
+
+
+def trial_time(trial: FrozenTrial) -> float | None:
+    """Median runtime (s) of a trial (its first objective value)."""
+    values = trial.values
+    return float(values[0]) if values else None
 
 
 def load(storage: str, study_name: str) -> optuna.Study:
@@ -114,6 +134,7 @@ class StudyInfo:
     time_limit_s: float
     sizes: dict[str, int] | None
     timing: dict[str, float] | None
+    objectives: tuple[str, ...] = ("time",)
 
     @staticmethod
     def of(study: optuna.Study) -> StudyInfo:
@@ -133,6 +154,7 @@ class StudyInfo:
             time_limit_s=float(attrs.get("time_limit_s", DEFAULT_TIME_LIMIT_S)),
             sizes=attrs.get("sizes"),
             timing=attrs.get("timing"),
+            objectives=tuple(attrs.get("objectives") or ("time",)),
         )
 
     def load_space(self) -> SearchSpace:
@@ -161,24 +183,46 @@ def counted_trials(study: optuna.Study) -> int:
     (a FAIL without one is a trial whose process was killed mid-measurement)."""
     count = 0
     for trial in study.get_trials(deepcopy=False):
-        if trial.state in (TrialState.COMPLETE, TrialState.PRUNED) or trial.state == TrialState.FAIL and "status" in trial.user_attrs:
+        if trial.state in (TrialState.COMPLETE, TrialState.PRUNED) or (
+                trial.state == TrialState.FAIL and "status" in trial.user_attrs):
             count += 1
     return count
+
+
+def running_trials(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
 
 
 def ok_trials(study: optuna.Study) -> list[FrozenTrial]:
     return [
         t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        if t.user_attrs.get("status") == "ok" and t.value is not None
+        if t.user_attrs.get("status") == "ok" and t.values
     ]
 
 
-def best_trial(study: optuna.Study) -> FrozenTrial | None:
-    """The fastest checked candidate, or None if no trial succeeded yet."""
+def fastest_trial(study: optuna.Study) -> FrozenTrial | None:
+    """The checked candidate with the smallest single measurement, or None."""
     trials = ok_trials(study)
     if not trials:
         return None
-    return min(trials, key=lambda t: (float(t.value or 0.0), t.number))
+    return min(trials, key=lambda t: (trial_time(t) or 0.0, t.number))
+
+
+BEST_ATTR = "best"  # study user attr: the re-ranking's winner, {"trial": N, ...}
+
+
+def best_trial(study: optuna.Study) -> FrozenTrial | None:
+    """The study's best candidate: the winner of the final re-ranking (study user attr
+    `best`) when there was one and no successful trial finished after it, else the
+    fastest single measurement; None if no trial succeeded yet."""
+    chosen = study.user_attrs.get(BEST_ATTR)
+    trials = ok_trials(study)
+    if isinstance(chosen, dict) and isinstance(chosen.get("trial"), int):
+        newer = [t for t in trials if t.number > int(chosen.get("after_trial", -1))]
+        for trial in trials:
+            if trial.number == chosen["trial"] and not newer:  # else: re-rank again
+                return trial
+    return fastest_trial(study)
 
 
 def setup(
@@ -197,11 +241,20 @@ def setup(
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     sizes: dict[str, int] | None = None,
     timing: dict[str, float] | None = None,
+    objectives: tuple[str, ...] = ("time",),
 ) -> tuple[optuna.Study, SearchSpace]:
-    """Create (or resume) a study for this payload and space, recording both in it."""
+    """Create (or resume) a study for this payload and space, recording both in it.
+    `objectives=("time", "compile")` makes it multi-objective (NSGA-II by default)."""
+    for objective in objectives:
+        if objective not in OBJECTIVES:
+            raise TunerError(f"unknown objective '{objective}' (choose from "
+                             f"{', '.join(OBJECTIVES)})")
+    if len(objectives) > 1 and sampler in ("tpe", "cmaes", "grid"):
+        sampler = "nsga2"  # the multi-objective sampler
     search_space = load_space(space, path=space_path, name=space_name)
     study = create_or_load(storage, study_name,
-                           sampler=make_sampler(sampler, search_space, seed))
+                           sampler=make_sampler(sampler, search_space, seed),
+                           n_objectives=len(objectives))
     attrs = study.user_attrs
     if "payload" in attrs:
         for key, value, what in (("payload", payload, "payload"), ("space", space, "space")):
@@ -222,7 +275,7 @@ def setup(
         ("payload", payload), ("space", space), ("payload_name", payload_name),
         ("space_name", space_name), ("entry", entry), ("sampler", sampler), ("seed", seed),
         ("n_trials", n_trials), ("time_limit_s", time_limit_s), ("sizes", sizes),
-        ("timing", timing),
+        ("timing", timing), ("objectives", list(objectives)),
         ("host_info", host), ("cpu", cpu_name(host)),
     ):
         study.set_user_attr(key, value)
@@ -234,29 +287,12 @@ def attach(storage: str, study_name: str, seed: int | None = None
     """Join an existing study (for `xlinalg worker`), with the sampler it was created with."""
     info = StudyInfo.of(load(storage, study_name))
     space = info.load_space()
-    study = create_or_load(storage, study_name, sampler=make_sampler(info.sampler, space, seed))
+    study = create_or_load(storage, study_name, sampler=make_sampler(info.sampler, space, seed),
+                           n_objectives=len(info.objectives))
     return study, space, info
 
 
-class InFlight:
-    """Trials started but not finished by the threads of this process (so that several
-    threads running `run` on one study do not overshoot its budget). Processes on other
-    machines are not counted: they may overshoot the budget by one trial each."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count = 0
-
-    def try_start(self, study: optuna.Study, n_trials: int | None) -> bool:
-        with self._lock:
-            if n_trials is not None and counted_trials(study) + self._count >= n_trials:
-                return False
-            self._count += 1
-            return True
-
-    def finish(self) -> None:
-        with self._lock:
-            self._count -= 1
+POLL_S = 0.5  # how often a worker whose budget is in flight elsewhere looks again
 
 
 def run(
@@ -267,11 +303,17 @@ def run(
     n_trials: int | None = None,
     timeout_s: float | None = None,
     on_trial: TrialCallback | None = None,
-    in_flight: InFlight | None = None,
+    storage_url: str = "",
+    stop: threading.Event | None = None,
 ) -> int:
     """Run trials until the study holds `n_trials` counted trials (or `timeout_s` passed,
-    or a grid is exhausted). Returns the number of trials this call ran. Threads that run
-    the same study concurrently share one `in_flight`."""
+    `stop` was set, or a grid is exhausted). Returns the number of trials this call ran.
+
+    Any number of threads, processes and machines may run the same study: a trial is
+    started only while counted + running trials < `n_trials`, checked and created under
+    the storage's `BudgetLock` (so the budget is met exactly); RUNNING trials of dead
+    workers are failed and retried (`tuner.liveness`); while the rest of the budget is
+    in flight in other workers, this one waits for them (one of them may die)."""
     host = host_summary()
     objective = TrialObjective(
         space=space,
@@ -285,6 +327,8 @@ def run(
         timing=info.timing,
         host=str(host.get("hostname", socket.gethostname())),
         cpu=cpu_name(host),
+        host_info=host,
+        objectives=info.objectives,
     )
     if n_trials is None and timeout_s is None and not isinstance(study.sampler, GridSampler):
         n_trials = DEFAULT_TRIALS
@@ -292,17 +336,31 @@ def run(
     deadline = time.monotonic() + timeout_s if timeout_s is not None else None
     ran = 0
     sampler = study.sampler
-    in_flight = in_flight or InFlight()
+    lock = BudgetLock(storage_url, study)
+
+    def gated(trial: optuna.Trial) -> Any:
+        lock.release()  # the trial exists (RUNNING): other workers may count it now
+        return objective(trial)
+
     while True:
+        if stop is not None and stop.is_set():
+            break
         if deadline is not None and time.monotonic() >= deadline:
             break
         if isinstance(sampler, GridSampler) and sampler.is_exhausted(study):
             break
-        if not in_flight.try_start(study, n_trials):
-            break
+        fail_dead_trials(study)
+        lock.acquire()
         try:
-            study.optimize(objective, n_trials=1, catch=(CandidateFailed,), callbacks=callbacks)
+            counted = counted_trials(study)
+            if n_trials is not None and counted >= n_trials:
+                break
+            if n_trials is not None and counted + running_trials(study) >= n_trials:
+                lock.release()
+                time.sleep(POLL_S)
+                continue
+            study.optimize(gated, n_trials=1, catch=(CandidateFailed,), callbacks=callbacks)
         finally:
-            in_flight.finish()
+            lock.release()
         ran += 1
     return ran

@@ -8,7 +8,12 @@ the tuner's process). The parent waits at most `time_limit_s`:
 * the child answers -> its status (`ok`, `compile_error`, `wrong_result`, `error`);
 * the child dies by a signal (segfault in generated code, ...) -> `crash`;
 * the child exits without answering -> `crash` (with its exit code);
-* the time limit passes -> the child is killed (SIGKILL) -> `timeout`.
+* the time limit passes -> the child is killed (SIGKILL) -> `timeout`;
+* its probe call runs past `slow_limit_s` (10x the best median so far, plus a grace
+  of `PROBE_GRACE_S`) -> the child is killed -> `too_slow`.
+
+Ctrl-C while a candidate runs kills the child and propagates (Optuna marks the trial
+FAIL without a status: abandoned, not counted, measured again by a rerun).
 
 `TrialObjective` turns that into Optuna trials: knob values from the sampler,
 constraint pre-check (violations are pruned without compiling, status
@@ -26,7 +31,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from typing import Any
@@ -35,11 +40,16 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from tuner.candidate import CandidateRequest, child_main, request_dict
+from tuner.liveness import this_worker
 from tuner.space import SearchSpace
 
 DEFAULT_TIME_LIMIT_S = 120.0
 FAULT_ENV = "XLINALG_TUNER_TEST_FAULT"
-FAILED_STATUSES = ("compile_error", "wrong_result", "error", "crash", "timeout")
+NOISE_ENV = "XLINALG_TUNER_TEST_NOISE"
+FAILED_STATUSES = ("compile_error", "wrong_result", "error", "crash", "timeout", "too_slow")
+SLOW_FACTOR = 10.0  # a candidate this many times slower than the best is stopped early
+PROBE_GRACE_S = 1.0
+MIN_SLOW_LIMIT_S = 0.01  # below this a single Python-side call is mostly call overhead
 
 _context: BaseContext | None = None
 
@@ -63,32 +73,47 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def measure(request: CandidateRequest, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> dict[str, Any]:
+def measure(request: Any, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+            target: Callable[..., None] = child_main) -> dict[str, Any]:
     """Run one candidate in a fresh child process; always returns a result dict with a
-    `status` (never raises for anything the candidate does)."""
+    `status` (never raises for anything the candidate does; Ctrl-C kills the child and
+    propagates). `target(conn, request_dict)` is what the child runs."""
     ctx = _mp_context()
     receiver, sender = ctx.Pipe(duplex=False)
     process = ctx.Process(  # type: ignore[attr-defined]
-        target=child_main, args=(sender, request_dict(request)), daemon=True
+        target=target, args=(sender, request_dict(request)), daemon=True
     )
     started = time.perf_counter()
+    overall = started + time_limit_s
+    deadline, expiry = overall, "timeout"
     process.start()
     sender.close()
     result: dict[str, Any] | None = None
     try:
-        if receiver.poll(time_limit_s):
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0 or not receiver.poll(remaining):
+                process.kill()
+                process.join()
+                return _expired(expiry, time_limit_s, request, time.perf_counter() - started)
             try:
-                result = receiver.recv()
+                message = receiver.recv()
             except (EOFError, OSError):
-                result = None  # the child died without answering
-        else:
-            process.kill()
-            process.join()
-            return {
-                "status": "timeout",
-                "error": f"candidate exceeded the time limit of {time_limit_s:g} s and was killed",
-                "elapsed_s": time.perf_counter() - started,
-            }
+                break  # the child died without answering
+            phase = message.get("phase") if isinstance(message, dict) else None
+            if phase == "probe":
+                limit = float(message.get("limit_s", 0.0))
+                deadline = min(overall, time.perf_counter() + limit + PROBE_GRACE_S)
+                expiry = "too_slow"
+            elif phase == "timing":
+                deadline, expiry = overall, "timeout"
+            else:
+                result = message
+                break
+    except BaseException:  # Ctrl-C: abandon the candidate, leave no child behind
+        process.kill()
+        process.join()
+        raise
     finally:
         receiver.close()
     process.join(timeout=30)
@@ -107,8 +132,19 @@ def measure(request: CandidateRequest, time_limit_s: float = DEFAULT_TIME_LIMIT_
             "elapsed_s": time.perf_counter() - started}
 
 
+def _expired(kind: str, time_limit_s: float, request: Any,
+             elapsed: float) -> dict[str, Any]:
+    if kind == "too_slow":
+        limit = (getattr(request, "slow_limit_s", None) or 0.0) * 1e3
+        error = (f"one call ran longer than {limit:.4g} ms (10x the best so far) "
+                 "and was stopped")
+    else:
+        error = f"candidate exceeded the time limit of {time_limit_s:g} s and was killed"
+    return {"status": kind, "error": error, "elapsed_s": elapsed}
+
+
 def fault_for_trial(number: int, spec: str | None = None) -> str | None:
-    """Testing seam: the fault (`crash`/`hang`) to inject into trial `number`.
+    """Testing seam: the fault (`crash`/`hang`/`wrong`/`slow`) to inject into trial `number`.
 
     `spec` defaults to the `XLINALG_TUNER_TEST_FAULT` environment variable, a comma
     separated list of `KIND@TRIAL` (e.g. `crash@1,hang@2`) or a bare `KIND` for
@@ -119,11 +155,35 @@ def fault_for_trial(number: int, spec: str | None = None) -> str | None:
         return None
     for item in spec.split(","):
         kind, _, at = item.strip().partition("@")
-        if kind not in ("crash", "hang"):
+        if kind not in ("crash", "hang", "wrong", "slow"):
             continue
         if not at or int(at) == number:
             return kind
     return None
+
+
+def noise_for_trial(number: int, spec: str | None = None) -> float:
+    """Testing seam: the factor by which the recorded single measurement of trial
+    `number` is perturbed (`XLINALG_TUNER_TEST_NOISE`, e.g. `0=3,1=0.3`: trial 0 looks
+    3x slower, trial 1 3x faster than measured). 1.0 in normal use. Only a trial's
+    recorded time is perturbed, never the final re-ranking (`tuner.rerank`)."""
+    spec = os.environ.get(NOISE_ENV) if spec is None else spec
+    for item in (spec or "").split(","):
+        at, sep, factor = item.strip().partition("=")
+        if sep and at.strip().isdigit() and int(at) == number:
+            return float(factor)
+    return 1.0
+
+
+def slow_limit(study: optuna.Study, factor: float = SLOW_FACTOR) -> float | None:
+    """`factor` x the best median of the study so far, at least `MIN_SLOW_LIMIT_S`
+    (None before the first success)."""
+    best = None
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        median = trial.user_attrs.get("median_s")
+        if trial.user_attrs.get("status") == "ok" and isinstance(median, (int, float)):
+            best = median if best is None else min(best, median)
+    return None if best is None else max(MIN_SLOW_LIMIT_S, factor * float(best))
 
 
 class CandidateFailed(Exception):
@@ -150,12 +210,19 @@ class TrialObjective:
     timing: dict[str, float] | None = None
     host: str = field(default_factory=socket.gethostname)
     cpu: str = ""
+    host_info: Mapping[str, Any] = field(default_factory=dict)
+    objectives: tuple[str, ...] = ("time",)
 
-    def __call__(self, trial: optuna.Trial) -> float:
+    def __call__(self, trial: optuna.Trial) -> float | tuple[float, ...]:
+        trial.set_user_attr("worker", this_worker())
         values = self.space.suggest(trial, ordinal=self.ordinal)
         trial.set_user_attr("knobs", json.dumps(values, default=repr))
         trial.set_user_attr("host", self.host)
         trial.set_user_attr("cpu", self.cpu)
+        info = self.host_info
+        trial.set_user_attr("cpu_arch", str(info.get("llvm_cpu", "")))
+        trial.set_user_attr("cpu_flags", str(info.get("llvm_features", "")))
+        trial.set_user_attr("versions", versions(info))
         violated = self.space.violated(values)
         if violated is not None:
             trial.set_user_attr("status", "pruned_constraint")
@@ -174,12 +241,23 @@ class TrialObjective:
             sizes=self.sizes,
             fault=fault_for_trial(trial.number),
             timing=self.timing,
+            slow_limit_s=slow_limit(trial.study),
         )
         result = measure(request, self.time_limit_s)
+        noise = noise_for_trial(trial.number)
+        if noise != 1.0 and result["status"] == "ok":
+            result["median_s"] = float(result["median_s"]) * noise
+            result["gflops"] = float(result.get("gflops", 0.0)) / noise
         record(trial, result)
         if result["status"] != "ok":
             raise CandidateFailed(f"{result['status']}: {result.get('error', '')}")
-        return float(result["median_s"])
+        return self.values_of(result)
+
+    def values_of(self, result: Mapping[str, Any]) -> float | tuple[float, ...]:
+        """The objective value(s): median runtime, and compile time if asked for."""
+        picked = tuple(float(result["median_s"] if name == "time" else result["compile_s"])
+                       for name in self.objectives)
+        return picked[0] if len(picked) == 1 else picked
 
 
 def _measured_before(trial: optuna.Trial) -> FrozenTrial | None:
@@ -193,18 +271,35 @@ def _measured_before(trial: optuna.Trial) -> FrozenTrial | None:
     return None
 
 
-def _repeat(trial: optuna.Trial, previous: FrozenTrial) -> float:
+def _repeat(trial: optuna.Trial, previous: FrozenTrial) -> float | list[float]:
     """Record a configuration that was already measured: same result, not re-measured."""
     result = dict(previous.user_attrs)
     record(trial, result)
     trial.set_user_attr("duplicate_of", previous.number)
-    if previous.state != TrialState.COMPLETE or previous.value is None:
+    if previous.state != TrialState.COMPLETE or not previous.values:
         raise CandidateFailed(f"{result['status']}: {result.get('error', '')}")
-    return float(previous.value)
+    values = [float(v) for v in previous.values]
+    return values[0] if len(values) == 1 else values
+
+
+def versions(info: Mapping[str, Any]) -> str:
+    """Versions that change generated code or timings, as one JSON object."""
+    from importlib import metadata
+
+    found: dict[str, str] = {}
+    for package in ("xlinalg", "xdsl", "llvmlite", "optuna", "numpy"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    for key in ("llvm_version", "python_version"):
+        if info.get(key):
+            found[key.removesuffix("_version")] = str(info[key])
+    return json.dumps(found, sort_keys=True)
 
 
 _ATTRS = ("gflops", "cv", "min_s", "median_s", "compile_s", "repeats", "inner_loops",
-          "max_rel_error", "elapsed_s", "flops")
+          "max_rel_error", "elapsed_s", "flops", "call_s")
 
 
 def record(trial: optuna.Trial, result: Mapping[str, Any]) -> None:

@@ -2,9 +2,12 @@
 
     xlinalg opt PAYLOAD [--schedule S] [--knob name=value ...]
     xlinalg run PAYLOAD [--schedule S] [--knob name=value ...] [--entry F] [--check] [--repeats N]
-    xlinalg tune PAYLOAD --space SPACE [--trials N|--timeout S] [--storage URL] [--study NAME]
-                 [--sampler tpe|random|grid|cmaes] [--seed N] [--workers N] [--out DIR]
-    xlinalg worker --storage URL --study NAME [--trials N] [--timeout S]
+    xlinalg run/opt PAYLOAD --schedule-db [DIR]      (the tuned schedule for the payload's ops)
+    xlinalg tune PAYLOAD --space SPACE [--trials N] [--timeout 8h] [--storage URL] [--study NAME]
+                 [--sampler tpe|random|grid|cmaes|nsga2] [--objectives time,compile] [--seed N]
+                 [--workers N] [--out DIR] [--schedule-db DIR] [--rerank K]
+    xlinalg tune JOB.toml [--timeout 8h] [--workers N] ...   (many kernels, see tuner.jobs)
+    xlinalg worker --storage URL --study NAME [--trials N] [--timeout S] [--cpu CORE]
     xlinalg report [--storage URL] --study NAME [--csv F] [--parquet F] [--top K] [--plots DIR]
     xlinalg export [--storage URL] --study NAME -o FILE [--as-constants]
 
@@ -20,19 +23,15 @@ import ast
 import inspect
 import os
 import sys
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from xlinalg.errors import XlinalgError
 
-if TYPE_CHECKING:
-    import optuna
-    from optuna.trial import FrozenTrial
-
 DEFAULT_STORAGE = "sqlite:///results/xlinalg.db"  # same as tuner.storage.DEFAULT_STORAGE
 DEFAULT_OUT = "results"
+DEFAULT_SCHEDULE_DB = os.path.join("results", "schedules")  # = tuner.schedule_db.DEFAULT_DB
 
 
 class UsageError(Exception):
@@ -101,11 +100,33 @@ def _ms(seconds: float) -> str:
 # --------------------------------------------------------------------------- opt / run
 
 
+def _from_schedule_db(args: argparse.Namespace, payload: Path) -> None:
+    """`--schedule-db [DIR]`: use the stored schedule for this payload's op signature and
+    CPU as `--schedule` (reporting the payload ops that have none)."""
+    if getattr(args, "schedule_db", None) is None:
+        return
+    if args.schedule is not None:
+        raise UsageError("--schedule-db picks the schedule: do not give --schedule too")
+    from tuner.schedule_db import lookup
+
+    found = lookup(args.schedule_db, payload)
+    if found.schedule is None:
+        print(f"schedule-db: no tuned schedule in {args.schedule_db} for these payload ops "
+              f"(running untransformed): {'; '.join(found.untuned)}", file=sys.stderr)
+        return
+    speed = found.meta.get("gflops")
+    detail = f", {speed:.2f} GFLOP/s when tuned" if isinstance(speed, (int, float)) else ""
+    print(f"schedule-db: using {found.schedule} (study '{found.meta.get('study', '?')}'"
+          f"{detail})", file=sys.stderr)
+    args.schedule = str(found.schedule)
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     import xlinalg
 
     payload = _existing(args.payload, "payload")
     knobs = _knobs(args.knob)
+    _from_schedule_db(args, payload)
     if args.schedule is None:
         if knobs:
             raise UsageError("--knob needs --schedule")
@@ -122,6 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     payload = _existing(args.payload, "payload")
     knobs = _knobs(args.knob)
+    _from_schedule_db(args, payload)
     schedule = _existing(args.schedule, "schedule") if args.schedule is not None else None
     if schedule is None and knobs:
         raise UsageError("--knob needs --schedule")
@@ -156,157 +178,90 @@ def cmd_run(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- tuning
 
 
-def _knob_text(trial: FrozenTrial) -> str:
-    import json
-
-    values = trial.params
-    text = trial.user_attrs.get("knobs")
-    if isinstance(text, str):
-        try:
-            values = json.loads(text)
-        except ValueError:
-            pass
-    return " ".join(f"{k}={v}" for k, v in values.items())
-
-
-class _Progress:
-    """One line per finished trial: count/budget, number, status, GFLOP/s, best so far."""
-
-    def __init__(self, budget: int | None) -> None:
-        self.budget = budget
-        self.lock = threading.Lock()
-
-    def __call__(self, study: optuna.Study, trial: FrozenTrial) -> None:
-        from tuner.study import best_trial, counted_trials
-
-        with self.lock:
-            done = counted_trials(study)
-            total = f"/{self.budget}" if self.budget is not None else ""
-            status = str(trial.user_attrs.get("status", trial.state.name.lower()))
-            knobs = _knob_text(trial)
-            if status == "ok":
-                detail = (f"{trial.user_attrs.get('gflops', 0.0):8.2f} GFLOP/s  "
-                          f"{_ms(float(trial.value or 0.0)):>10}")
-            else:
-                detail = str(trial.user_attrs.get("error", ""))[:70]
-            if "duplicate_of" in trial.user_attrs:
-                detail += f" (same knobs as trial {trial.user_attrs['duplicate_of']})"
-            best = best_trial(study)
-            best_text = (f"best {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s (trial "
-                         f"{best.number})" if best is not None else "best -")
-            _out(f"[{done:>3}{total}] trial {trial.number:<3} {status:<17} {detail}  "
-                 f"| {best_text} | {knobs}")
-
-
-def _run_parallel(workers: int, body: Callable[[], int]) -> None:
-    if workers <= 1:
-        body()
-        return
-    errors: list[BaseException] = []
-
-    def guarded() -> None:
-        try:
-            body()
-        except BaseException as err:  # noqa: BLE001 - re-raised in the main thread
-            errors.append(err)
-
-    threads = [threading.Thread(target=guarded, daemon=True) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-
-
-def _finish(study: optuna.Study, storage: str, out_dir: str | None) -> int:
-    from tuner.export import best_schedule
-    from tuner.study import best_trial, counted_trials
-
-    trials = study.get_trials(deepcopy=False)
-    statuses: dict[str, int] = {}
-    for trial in trials:
-        key = str(trial.user_attrs.get("status", trial.state.name.lower()))
-        statuses[key] = statuses.get(key, 0) + 1
-    summary = ", ".join(f"{count} {name}" for name, count in sorted(statuses.items()))
-    _out()
-    _out(f"study:    {study.study_name}")
-    _out(f"storage:  {storage}")
-    _out(f"trials:   {counted_trials(study)} ({summary})")
-    best = best_trial(study)
-    if best is None:
-        print(f"error: no candidate of study '{study.study_name}' compiled, checked and ran; "
-              f"see: xlinalg report --storage {storage} --study {study.study_name}",
-              file=sys.stderr)
-        return 1
-    knobs = _knob_text(best)
-    _out(f"best:     trial {best.number}: {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s, "
-         f"median {_ms(float(best.value or 0.0))}  ({knobs})")
-    if out_dir is not None:
-        os.makedirs(out_dir, exist_ok=True)
-        safe = "".join(c if c.isalnum() or c in "-_.+" else "_" for c in study.study_name)
-        path = os.path.join(out_dir, f"{safe}.best.mlir")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(best_schedule(storage, study.study_name))
-        _out(f"schedule: {path}")
-    storage_flag = "" if storage == DEFAULT_STORAGE else f" --storage {storage}"
-    _out(f"report:   xlinalg report{storage_flag} --study {study.study_name}")
-    return 0
-
-
-def cmd_tune(args: argparse.Namespace) -> int:
+def _kernel_from_args(args: argparse.Namespace) -> Any:
+    """The single kernel of `xlinalg tune PAYLOAD --space SPACE`, validated."""
     from tuner import study as tuner_study
+    from tuner.jobs import KernelJob
+    from tuner.space import load_space
 
     import xlinalg
 
+    if args.space is None:
+        raise UsageError("--space is required (unless PAYLOAD is a .toml job file)")
     payload = _read(args.payload, "payload")
     space = _read(args.space, "search space")
     xlinalg.parse(Path(args.payload), "payload")  # a malformed payload fails here, not per trial
-    name = args.study or tuner_study.default_study_name(args.payload, args.space)
-    storage = args.storage or DEFAULT_STORAGE
-    n_trials = args.trials
-    if n_trials is None and args.timeout is None:
-        n_trials = tuner_study.DEFAULT_TRIALS
-    study, search_space = tuner_study.setup(
-        storage, name, payload, space,
-        payload_name=args.payload, space_name=args.space, space_path=args.space,
-        entry=args.entry, sampler=args.sampler, seed=args.seed, n_trials=n_trials,
+    load_space(space, path=args.space, name=args.space)
+    trials = args.trials
+    if trials is None and args.timeout is None and args.sampler != "grid":
+        trials = tuner_study.DEFAULT_TRIALS
+    return KernelJob(
+        payload_path=args.payload, space_path=args.space, payload=payload, space=space,
+        study=args.study or tuner_study.default_study_name(args.payload, args.space),
+        trials=trials, time_s=None, sampler=args.sampler, seed=args.seed,
+        objectives=tuple(args.objectives.split(",")), entry=args.entry)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from tuner import session
+    from tuner.jobs import load_job, parse_duration
+    from tuner.study import DEFAULT_TRIALS, SAMPLERS
+
+    timeout_s = parse_duration(args.timeout) if args.timeout is not None else None
+    storage = args.storage
+    if args.payload.endswith(".toml"):
+        if args.space is not None or args.study is not None:
+            raise UsageError("--space and --study come from the job file")
+        job = load_job(args.payload, args.trials or DEFAULT_TRIALS, SAMPLERS)
+        kernels = job.kernels
+        storage = storage or job.storage
+    else:
+        kernels = [_kernel_from_args(args)]
+    options = session.Options(
+        storage=session.pick_storage(storage, args.workers), workers=args.workers,
+        timeout_s=timeout_s, out_dir=args.out,
+        schedule_db=None if args.no_schedule_db else args.schedule_db,
+        warm_start=not args.no_warm_start, rerank_k=args.rerank, rerank_rounds=args.rerank_rounds,
         time_limit_s=args.time_limit, sizes=_sizes(args.size),
-        timing={"max_total_s": args.timing_budget} if args.timing_budget else None,
-    )
-    if args.sampler == "grid" and args.trials is None and args.timeout is None:
-        n_trials = search_space.size()  # the whole grid
-        study.set_user_attr("n_trials", n_trials)
-    info = tuner_study.StudyInfo.of(study)
-    done = tuner_study.counted_trials(study)
-    free = ", ".join(f"{k.name}{list(k.options)}" for k in search_space.free) or "none"
-    _out(f"study '{name}' in {storage}: {done} trial(s) already done; "
-         f"{len(search_space.free)} knob(s), {search_space.size()} configuration(s), "
-         f"{len(search_space.constraints)} constraint(s)")
-    _out(f"knobs: {free}")
-    progress = _Progress(n_trials)
-    in_flight = tuner_study.InFlight()
-    _run_parallel(args.workers, lambda: tuner_study.run(
-        study, search_space, info, n_trials=n_trials, timeout_s=args.timeout,
-        on_trial=progress, in_flight=in_flight))
-    return _finish(study, storage, args.out)
+        timing={"max_total_s": args.timing_budget} if args.timing_budget else None)
+    return session.tune(kernels, options)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from tuner import session
     from tuner import study as tuner_study
+    from tuner.jobs import parse_duration
 
+    if args.cpu is not None:
+        session.pin_to_cpu(args.cpu)  # before the first candidate forks
     study, search_space, info = tuner_study.attach(args.storage, args.study, seed=args.seed)
     n_trials = args.trials if args.trials is not None else info.n_trials
-    _out(f"joined study '{args.study}' in {args.storage}: "
-         f"{tuner_study.counted_trials(study)} trial(s) done, budget {n_trials}")
-    tuner_study.run(study, search_space, info, n_trials=n_trials, timeout_s=args.timeout,
-                    on_trial=_Progress(n_trials))
-    return _finish(study, args.storage, None)
+    done = tuner_study.counted_trials(study)
+    where = f" on core {args.cpu}" if args.cpu is not None else ""
+    _out(f"joined study '{args.study}' in {args.storage}{where}: "
+         f"{done} trial(s) done, budget {n_trials}")
+    timeout_s = parse_duration(args.timeout) if args.timeout is not None else None
+    progress = session.Progress(args.study, n_trials, timeout_s, done)
+    try:
+        ran = tuner_study.run(study, search_space, info, n_trials=n_trials,
+                              timeout_s=timeout_s, on_trial=progress, storage_url=args.storage)
+    except KeyboardInterrupt:
+        _out("interrupted: the trial being measured was abandoned (it does not count)")
+        return 130
+    finally:
+        progress.close()
+    if args.quiet:
+        _out(f"worker{where}: ran {ran} trial(s)")
+        return 0
+    options = session.Options(storage=args.storage, out_dir=None, schedule_db=None,
+                              rerank_k=0)
+    return session.finish(study, args.storage, options)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from tuner.errors import TunerError
     from tuner.report import format_table, trials_dataframe
+    from tuner.results import hosts
 
     storage = args.storage or DEFAULT_STORAGE
     frame = trials_dataframe(storage, args.study)
@@ -318,16 +273,30 @@ def cmd_report(args: argparse.Namespace) -> int:
         except ImportError as err:
             raise TunerError(f"cannot write parquet: {str(err).splitlines()[0]}") from None
     written = [path for path in (args.csv, args.parquet) if path]
+    skipped: list[str] = []
     if args.plots:
         from tuner.plots import write_plots
-        from tuner.report import knob_columns
+        from tuner.study import load
 
-        written += write_plots(frame, knob_columns(frame), args.plots, args.study)
+        paths, skipped = write_plots(load(storage, args.study), args.plots)
+        written += paths
     ok = int((frame["status"] == "ok").sum()) if not frame.empty else 0
     _out(f"study '{args.study}' in {storage}: {len(frame)} trial(s), {ok} ok")
+    measured_on = hosts(frame) if not frame.empty else []
+    if len(measured_on) > 1:
+        print(f"warning: trials were measured on {len(measured_on)} different hosts "
+              f"({'; '.join(measured_on)}): their times are not comparable", file=sys.stderr)
     _out(format_table(frame, args.top))
+    from tuner.study import load as load_study
+
+    best = load_study(storage, args.study).user_attrs.get("best")
+    if isinstance(best, dict) and "trial" in best:
+        _out(f"best after re-ranking: trial {best['trial']} "
+             f"({best.get('method', '')}, {best.get('rounds', '?')} rounds)")
     for path in written:
         _out(f"wrote {path}")
+    for note in skipped:
+        _out(f"skipped {note}")
     return 0
 
 
@@ -386,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--schedule", help="transform script to apply")
     opt.add_argument("--knob", action="append", metavar="NAME=VALUE",
                      help="value of a knob of the schedule (repeatable)")
+    opt.add_argument("--schedule-db", nargs="?", const=DEFAULT_SCHEDULE_DB, metavar="DIR",
+                     help="use the tuned schedule stored for this payload's ops and CPU "
+                     f"(default DIR {DEFAULT_SCHEDULE_DB})")
     opt.set_defaults(func=cmd_opt)
 
     run = commands.add_parser("run", parents=[debug],
@@ -393,6 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("payload")
     run.add_argument("--schedule")
     run.add_argument("--knob", action="append", metavar="NAME=VALUE")
+    run.add_argument("--schedule-db", nargs="?", const=DEFAULT_SCHEDULE_DB, metavar="DIR",
+                     help="use the tuned schedule stored for this payload's ops and CPU")
     run.add_argument("--entry", help="function to run (default: the payload's only one)")
     run.add_argument("--check", action="store_true", help="compare with the NumPy reference")
     run.add_argument("--repeats", type=_positive_int, help="timing repeats")
@@ -401,22 +375,36 @@ def build_parser() -> argparse.ArgumentParser:
                      help="size of a dynamic dimension (repeatable)")
     run.set_defaults(func=cmd_run)
 
-    tune = commands.add_parser("tune", parents=[debug], help="search a schedule template")
-    tune.add_argument("payload")
-    tune.add_argument("--space", required=True, help="schedule template with tune knobs")
-    budget = tune.add_mutually_exclusive_group()
-    budget.add_argument("--trials", type=_positive_int,
-                        help="trial budget of the study (default 40, or the whole grid with "
-                        "--sampler grid; a resumed run counts the trials already done)")
-    budget.add_argument("--timeout", type=_positive_float, help="stop after S seconds")
-    tune.add_argument("--storage", help=f"Optuna storage URL (default {DEFAULT_STORAGE})")
+    tune = commands.add_parser("tune", parents=[debug],
+                               help="search a schedule template (one payload or a job file)")
+    tune.add_argument("payload", help="payload .mlir file, or a .toml job file of kernels")
+    tune.add_argument("--space", help="schedule template with tune knobs")
+    tune.add_argument("--trials", type=_positive_int,
+                      help="trial budget of the study (default 40, or the whole grid with "
+                      "--sampler grid; a resumed run counts the trials already done)")
+    tune.add_argument("--timeout", metavar="DURATION",
+                      help="stop after this long (8h, 90m, 45s...); a job's kernels share it")
+    tune.add_argument("--storage", help=f"Optuna storage URL (default {DEFAULT_STORAGE}; "
+                      "with --workers: journal:results/xlinalg.journal)")
     tune.add_argument("--study", help="study name (default PAYLOAD_STEM-SPACE_STEM)")
-    tune.add_argument("--sampler", choices=("tpe", "random", "grid", "cmaes"), default="tpe")
+    tune.add_argument("--sampler", choices=("tpe", "random", "grid", "cmaes", "nsga2"),
+                      default="tpe")
+    tune.add_argument("--objectives", default="time", choices=("time", "time,compile"),
+                      help="time,compile: multi-objective (runtime vs compile time, NSGA-II)")
     tune.add_argument("--seed", type=int, default=0, help="sampler and input seed")
     tune.add_argument("--workers", type=_positive_int, default=1,
-                      help="candidates measured concurrently (more than 1 perturbs timings)")
+                      help="measuring processes on this machine, one pinned core each")
     tune.add_argument("--out", default=DEFAULT_OUT,
                       help="folder for the best schedule (default results/)")
+    tune.add_argument("--schedule-db", default=DEFAULT_SCHEDULE_DB, metavar="DIR",
+                      help=f"schedule database (default {DEFAULT_SCHEDULE_DB})")
+    tune.add_argument("--no-schedule-db", action="store_true",
+                      help="do not store the best schedule in the database")
+    tune.add_argument("--no-warm-start", action="store_true",
+                      help="do not enqueue the schedules of the nearest shapes first")
+    tune.add_argument("--rerank", type=int, default=3, metavar="K",
+                      help="re-time the top K interleaved at the end (0/1: off; default 3)")
+    tune.add_argument("--rerank-rounds", type=_positive_int, default=7, metavar="R")
     tune.add_argument("--entry")
     tune.add_argument("--time-limit", type=_positive_float, default=120.0, metavar="S",
                       help="per-candidate time limit in seconds (default 120)")
@@ -431,8 +419,12 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--study", required=True)
     worker.add_argument("--trials", type=_positive_int,
                         help="budget (default: the study's own)")
-    worker.add_argument("--timeout", type=_positive_float)
+    worker.add_argument("--timeout", metavar="DURATION")
     worker.add_argument("--seed", type=int, default=None)
+    worker.add_argument("--cpu", type=int, metavar="CORE",
+                        help="pin this worker (and its candidates) to one core")
+    worker.add_argument("--quiet", action="store_true",
+                        help="no summary at the end (used by tune --workers)")
     worker.set_defaults(func=cmd_worker)
 
     report = commands.add_parser("report", parents=[debug], help="trials, best first")
@@ -442,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--parquet", metavar="FILE")
     report.add_argument("--top", type=_positive_int, metavar="K")
     report.add_argument("--plots", metavar="DIR",
-                        help="write history.svg and knobs.svg into DIR")
+                        help="write history.png, importance.png and knobs.png into DIR")
     report.set_defaults(func=cmd_report)
 
     export = commands.add_parser("export", parents=[debug],
