@@ -1,4 +1,4 @@
-"""Tiling a linalg structured op on memrefs into an `scf.for` nest.
+"""Tiling a linalg structured op on memrefs into an `scf.for` nest (on tensors: `tile_tensor.py`).
 
 The payload side of `transform.structured.tile_using_for`, following upstream's
 `scf::tileUsingSCF` with linalg's `TilingInterface` implementation:
@@ -154,15 +154,14 @@ def _uses_tiled_loop(amap: AffineMap, tile_sizes: Sequence[int]) -> bool:
     )
 
 
-def _tile_operand(
+def slice_parameters(
     builder: IndexBuilder,
-    value: SSAValue,
     amap: AffineMap,
     ivs: Sequence[OpFoldResult],
     extents: Sequence[OpFoldResult],
-) -> SSAValue:
-    """`memref.subview` of `value` covering the tile at `ivs` with `extents` (upstream's
-    `computeSliceParameters` with the partial-tile check omitted)."""
+) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+    """Offsets and sizes of the slice of an operand indexed by `amap` covering the tile at
+    `ivs` with `extents` (upstream's `computeSliceParameters`, partial-tile check omitted)."""
     n = amap.num_dims
     dims = [AffineExpr.dimension(i) for i in range(n)]
     offsets: list[OpFoldResult] = []
@@ -172,6 +171,18 @@ def _tile_operand(
         offsets.append(builder.apply(expr - AffineExpr.constant(at_zero), ivs))
         closed = expr.replace_dims_and_symbols([d - AffineExpr.constant(1) for d in dims], ())
         sizes.append(builder.apply(closed + AffineExpr.constant(1), extents))
+    return offsets, sizes
+
+
+def _tile_operand(
+    builder: IndexBuilder,
+    value: SSAValue,
+    amap: AffineMap,
+    ivs: Sequence[OpFoldResult],
+    extents: Sequence[OpFoldResult],
+) -> SSAValue:
+    """`memref.subview` of `value` covering the tile at `ivs` with `extents`."""
+    offsets, sizes = slice_parameters(builder, amap, ivs, extents)
     source_type = value.type
     assert isinstance(source_type, MemRefType)
     result_type = subview_result_type(
@@ -261,6 +272,11 @@ def tile_using_for(
     """
     if not isinstance(op, StructuredOpInterface) and isinstance(op, TilingInterface):
         return tile_using_interface(op, tile_sizes, interchange)
+    if isinstance(op, StructuredOpInterface) and op.results:
+        # Tensor semantics: loops carry the output tensors (see `tile_tensor.py`).
+        from xlinalg.transforms.tile_tensor import tile_tensor_op_using_for
+
+        return tile_tensor_op_using_for(op, tile_sizes, interchange)
     structured = check_memref_structured_op(op, "tile_using_for")
     num_loops = structured.get_num_loops()
     sizes = normalize_tile_sizes(tile_sizes, num_loops, op.name)

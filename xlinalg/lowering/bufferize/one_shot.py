@@ -65,7 +65,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -146,6 +146,8 @@ class _FunctionBufferizer:
         self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
         self.arguments: list[tuple[SSAValue, SSAValue]] = []
         self._stale_args: list[tuple[Block, list[SSAValue]]] = []
+        # (last position inside the loop, its results to register after it)
+        self.pending: list[tuple[int, list[tuple[SSAValue, SSAValue, Root]]]] = []
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -226,10 +228,19 @@ class _FunctionBufferizer:
             self.arguments.append((arg, new))
             self._define(arg, new, Root("argument", writable=writable[index]))
         for op in list(self.fn.walk()):
+            self._register_loop_results(self.alias.order.pos[op])
             if op is self.fn or not self._needs_bufferization(op):
                 continue
             self._bufferize(op)
         self._finish()
+
+    def _register_loop_results(self, position: int) -> None:
+        """Register the results of the loops that end before `position` (a loop's results are
+        defined after its body, not where the loop starts)."""
+        while self.pending and self.pending[-1][0] < position:
+            _, values = self.pending.pop()
+            for value, buffer, root in values:
+                self._define(value, buffer, root)
 
     @staticmethod
     def _needs_bufferization(op: Operation) -> bool:
@@ -449,13 +460,17 @@ class _FunctionBufferizer:
     def _for(self, op: scf.ForOp) -> None:
         taken: set[Root] = set()
         args = op.body.block.args[1:]
+        results: list[tuple[SSAValue, SSAValue, Root]] = []
         for init, arg, result in zip(op.iter_args, args, op.results):
             if not isinstance(init.type, TensorType):
                 continue
             buffer, root, _ = self._destination(op, init, True, taken)
             self._define(arg, buffer, root)
-            self._define(result, buffer, root)
+            results.append((result, buffer, root))
         self.loops.append(op)
+        end = self.alias.order.pos[op] + sum(1 for _ in op.walk()) - 1
+        self.pending.append((end, results))
+        self.pending.sort(key=lambda item: -item[0])
 
     def _yield(self, op: scf.YieldOp) -> None:
         loop = op.parent_op()
@@ -524,7 +539,7 @@ class _FunctionBufferizer:
 
     def _rebuild_loop(self, loop: scf.ForOp) -> None:
         keep = [i for i, v in enumerate(loop.iter_args) if not isinstance(v.type, TensorType)]
-        new = scf.ForOp(loop.lb, loop.ub, loop.step, [loop.iter_args[i] for i in keep], [])
+        new = scf.ForOp(loop.lb, loop.ub, loop.step, [loop.iter_args[i] for i in keep], Region())
         body = loop.body.block
         loop.body.detach_block(body)
         new.body.add_block(body)
