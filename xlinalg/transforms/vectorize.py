@@ -216,13 +216,15 @@ def vectorize(op: Operation) -> list[Operation]:
         _vectorize_contraction(structured, em, maps, iters)
     else:
         _vectorize_elementwise(structured, body, em, maps, ranges)
-    op.detach()
-    op.erase()
     created: list[Operation] = []
-    cursor = before.next_op if before is not None else em.anchor.parent_block().first_op  # type: ignore[union-attr]
-    while cursor is not None and cursor is not em.anchor:
+    block = op.parent_block()
+    assert block is not None
+    cursor = before.next_op if before is not None else block.first_op
+    while cursor is not None and cursor is not op:
         created.append(cursor)
         cursor = cursor.next_op
+    op.detach()
+    op.erase()
     return created
 
 

@@ -1,0 +1,155 @@
+"""transform.structured.vectorize, hoist_redundant_vector_transfers and the vector
+lowering transform ops, end to end against the NumPy reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xlinalg
+from xlinalg.errors import TransformFailure, XlinalgError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MATMUL = """
+func.func @mm(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
+  return
+}
+"""
+
+HEADER = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+"""
+FOOTER = """    transform.yield
+  }
+}
+"""
+
+TILE_VECTORIZE = """
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t : !transform.any_op
+"""
+
+LOWER = """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
+    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+"""
+
+
+def _schedule(body: str) -> str:
+    return HEADER + body + FOOTER
+
+
+def _check(payload: str, schedule: str) -> None:
+    k = xlinalg.compile(payload, schedule=schedule)
+    args = k.make_inputs()
+    result = k.check(*args)
+    assert result.ok, result.message
+
+
+def test_vectorize_matmul_emits_contract() -> None:
+    module = xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(TILE_VECTORIZE))
+    text = str(module)
+    assert "vector.contract" in text and "linalg.matmul" not in text
+    assert text.count("vector.transfer_read") == 3
+    _check(MATMUL, _schedule(TILE_VECTORIZE))
+
+
+def test_hoisting_moves_the_accumulator_out_of_the_k_loop() -> None:
+    module = xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(TILE_VECTORIZE + LOWER))
+    text = str(module)
+    assert "iter_args" in text and "-> (vector<8x32xf32>)" in text
+    assert "vector.contract" not in text and "vector.outerproduct" not in text
+    assert text.count("vector.fma") == 8
+    _check(MATMUL, _schedule(TILE_VECTORIZE + LOWER))
+
+
+def test_lower_contraction_only_leaves_outerproducts() -> None:
+    body = TILE_VECTORIZE + """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
+"""
+    text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(body)))
+    assert "vector.outerproduct" in text and "vector.contract" not in text
+    _check(MATMUL, _schedule(body))
+
+
+def test_vectorize_elementwise_with_broadcast_operand() -> None:
+    payload = """
+func.func @f(%A: memref<4x16xf32>, %b: memref<16xf32>, %O: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%A, %b : memref<4x16xf32>, memref<16xf32>) outs(%O : memref<4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %m = arith.maximumf %s, %x : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+"""
+    body = """
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+"""
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
+    assert "linalg.generic" not in text and "vector<4x16xf32>" in text
+    _check(payload, _schedule(body))
+
+
+def test_vectorize_children_vectorizes_fill_and_matmul() -> None:
+    payload = """
+func.func @f(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%C : memref<8x16xf32>)
+  linalg.matmul ins(%A, %B : memref<8x4xf32>, memref<4x16xf32>) outs(%C : memref<8x16xf32>)
+  return
+}
+"""
+    body = """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+"""
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
+    assert "linalg." not in text and "vector.broadcast" in text
+    _check(payload, _schedule(body))
+
+
+def test_dynamic_shapes_without_vector_sizes_is_a_silenceable_failure() -> None:
+    payload = """
+func.func @f(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
+  linalg.matmul ins(%A, %B : memref<?x?xf32>, memref<?x?xf32>) outs(%C : memref<?x?xf32>)
+  return
+}
+"""
+    body = """
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %mm : !transform.any_op
+"""
+    with pytest.raises(XlinalgError, match="dynamic shapes without vector sizes") as info:
+        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body))
+    assert isinstance(info.value, TransformFailure) and info.value.silenceable
+
+
+def test_transform_ops_print_in_upstream_syntax() -> None:
+    text = _schedule(TILE_VECTORIZE + LOWER)
+    printed = str(xlinalg.parse(text))
+    assert "transform.structured.vectorize %" in printed
+    assert 'lowering_strategy = "outerproduct"' in printed
+    assert str(xlinalg.parse(printed)) == printed
+
+
+def test_matmul_vectorize_search_space_runs() -> None:
+    payload = (ROOT / "examples" / "matmul_512.mlir").read_text()
+    knobs = {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 8, "reg_n": 32, "reg_k": 2,
+             "cache_order": 0, "unroll_k": 1}
+    k = xlinalg.compile(payload, schedule=ROOT / "search_spaces" / "matmul_vectorize.mlir",
+                        knobs=knobs)
+    args = k.make_inputs()
+    assert k.check(*args).ok
