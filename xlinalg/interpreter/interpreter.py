@@ -37,7 +37,10 @@ class Interpreter:
             self.state.check_valid(operand, op)
         consumed = impl.consumed(op)
         # Invalidation is decided on the payload as it is before the op runs.
-        to_invalidate = [(h, self.state.handles_invalidated_by(h)) for h in consumed]
+        to_invalidate = [
+            (h, self.state.handles_invalidated_by(h), self.state.describe_consumed(h))
+            for h in consumed
+        ]
         for result in op.results:
             self.state.unbind(result)
         try:
@@ -55,8 +58,8 @@ class Interpreter:
                 op, f"internal error while applying: {type(err).__name__}: {err}", silenceable=False
             ) from err
         finally:
-            for handle, affected in to_invalidate:
-                self.state.invalidate(affected, op, handle)
+            for handle, affected, payload in to_invalidate:
+                self.state.invalidate(affected, op, handle, payload)
 
     def bind_empty_results(self, op: Operation) -> None:
         """Bind the results an op left unbound to empty lists (after a silenceable

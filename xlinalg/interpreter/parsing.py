@@ -8,8 +8,8 @@ explicit `loc(...)`; `LocatingParser` records the position of each op as a
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.dialects import pdl
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.dialects.transform import AnyOpType
 from xdsl.ir import Operation, TypeAttribute
 from xdsl.parser import Parser

@@ -27,8 +27,8 @@ from xlinalg.interpreter.diagnostics import (
 class Invalidation:
     consumer: Operation
     consumed: SSAValue
-    payload: Operation | None = None
-    """With expensive checks: the payload op whose consumption invalidated the handle."""
+    payload: str | None = None
+    """With expensive checks: the consumed payload op (described before it ran)."""
 
 
 @dataclass
@@ -53,7 +53,7 @@ class TransformState:
             how = "consumed" if inv.consumed is handle else "invalidated"
             what = ""
             if inv.payload is not None:
-                what = f" (the consumed payload: {describe_payload(inv.payload)})"
+                what = f" (the consumed payload: {inv.payload})"
             raise failure(
                 user,
                 f"uses {describe_handle(handle)}, a handle that was {how} by "
@@ -181,11 +181,21 @@ class TransformState:
                 affected.append(handle)
         return affected
 
-    def invalidate(
-        self, handles: Iterable[SSAValue], consumer: Operation, consumed: SSAValue
-    ) -> None:
+    def describe_consumed(self, consumed: SSAValue) -> str | None:
+        """What consuming `consumed` is about to free (call before the op runs)."""
         roots = self.ops.get(consumed) or []
-        payload = roots[0] if roots and self.expensive_checks else None
+        if not roots or not self.expensive_checks:
+            return None
+        more = f" and {len(roots) - 1} more" if len(roots) > 1 else ""
+        return describe_payload(roots[0]) + more
+
+    def invalidate(
+        self,
+        handles: Iterable[SSAValue],
+        consumer: Operation,
+        consumed: SSAValue,
+        payload: str | None = None,
+    ) -> None:
         for handle in handles:
             self.invalidated.setdefault(handle, Invalidation(consumer, consumed, payload))
 

@@ -4,6 +4,7 @@ Register every dialect in `TRANSFORM_DIALECTS` in a context (do not also load
 `xdsl.dialects.transform.Transform`: it defines the same op names).
 """
 
+from xdsl.dialects.pdl import PDL
 from xdsl.ir import Dialect
 
 from xlinalg.dialects.transform.core import (
@@ -27,8 +28,6 @@ from xlinalg.dialects.transform.structured import (
 )
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
 from xlinalg.dialects.transform.vector_ops import TransformVector
-
-from xdsl.dialects.pdl import PDL  # noqa: E402  (`!pdl.operation` handles, with_pdl_patterns)
 
 TRANSFORM_DIALECTS: list[Dialect] = [
     PDL,

@@ -92,6 +92,13 @@ class AlternativesOp(IRDLOperation):
             regions.append(parser.parse_region())
         for region in regions:
             _ensure_yield(region)
+        if not result_types:
+            # The spec's "try" example binds `%result` without writing
+            # `-> type`; we read the types off the first region's yield (and
+            # print them, as upstream requires).
+            last = regions[0].block.last_op
+            if last is not None:
+                result_types = list(last.operand_types)
         op = AlternativesOp(scope, regions, result_types)
         if attrs is not None:
             op.attributes |= attrs.data

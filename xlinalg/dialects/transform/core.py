@@ -214,7 +214,9 @@ class SequenceOp(IRDLOperation):
         block = self.body.block
         if self.root is not None and not block.args:
             raise VerifyException("transform.sequence with a root operand needs a block argument")
-        if len(block.args) > 1 + len(self.extra_bindings):
+        # A top-level sequence (no root) binds its extra block arguments to the
+        # entry point's extra mappings; a nested one to root + extra_bindings.
+        if self.root is not None and len(block.args) > 1 + len(self.extra_bindings):
             raise VerifyException(
                 "transform.sequence: expected at most one block argument per operand"
             )

@@ -55,7 +55,6 @@ from xdsl.utils.hints import isa
 from xlinalg.dialects.transform.printing import parse_struct_props, print_struct_props
 
 
-
 @irdl_op_definition
 class CastOp(IRDLOperation):
     """`transform.cast %h : !transform.any_op to !transform.op<"linalg.matmul">`."""

@@ -105,14 +105,14 @@ def parse_struct_props(
         kind = by_name[name]
         if kind == "unit":
             props[name] = UnitAttr()
-            continue
-        parser.parse_punctuation("=")
-        if kind == "int":
-            props[name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
-        elif kind == "bool":
-            props[name] = BoolAttr(parser.parse_boolean(), IntegerType(1))
         else:
-            props[name] = StringAttr(parser.parse_str_literal())
+            parser.parse_punctuation("=")
+            if kind == "int":
+                props[name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+            elif kind == "bool":
+                props[name] = BoolAttr(parser.parse_boolean(), IntegerType(1))
+            else:
+                props[name] = StringAttr(parser.parse_str_literal())
         if opened:
             parser.parse_optional_punctuation(",")
     if opened:

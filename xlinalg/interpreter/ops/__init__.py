@@ -1,6 +1,14 @@
 """Implementations of the transform ops, registered in `xlinalg.interpreter.registry`."""
 
-from xlinalg.interpreter.ops import control, core, handles, loop, patterns, structured, tune
-from xlinalg.interpreter.ops import vectorize
+from xlinalg.interpreter.ops import (
+    control,
+    core,
+    handles,
+    loop,
+    patterns,
+    structured,
+    tune,
+    vectorize,
+)
 
 __all__ = ["control", "core", "handles", "loop", "patterns", "structured", "tune", "vectorize"]

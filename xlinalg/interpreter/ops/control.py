@@ -63,8 +63,8 @@ def apply_alternatives(op: AlternativesOp, interp: Interpreter) -> None:
             continue
         for original, clone in zip(originals, clones):
             Rewriter.insert_op(clone, _before(original))
-            interp.state.invalidate_nested([original], op)
             interp.state.replace_payload_op(original, clone)
+            interp.state.invalidate_nested([original], op)
             if original.results:
                 Rewriter.replace_op(original, [], clone.results)
             else:
