@@ -418,7 +418,6 @@ class UnPackOp(_RelayoutOp):
     outer_dims_perm = opt_prop_def(DenseArrayBase)
     static_inner_tiles = prop_def(DenseArrayBase)
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
                  inner_tiles: Sequence[int | SSAValue], outer_dims_perm: Sequence[int] | None = None) -> None:
