@@ -158,6 +158,10 @@ class _Interpreter:
                 results = MISC_EVALUATORS[op.name](op, args, env)
             elif isinstance(op, StructuredOpInterface):
                 results = self._structured(op, args, env)
+            elif op.name.startswith("iree_linalg_ext."):
+                from xlinalg.reference.linalg_ext import evaluate_linalg_ext
+
+                results = evaluate_linalg_ext(op, args)
             elif op.name.startswith(("arith.", "math.")):
                 results = evaluate_scalar_op(op, args)
             else:

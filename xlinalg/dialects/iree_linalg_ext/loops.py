@@ -45,7 +45,7 @@ class Emitter:
         size = type_.get_shape()[index]
         if size >= 0:
             return self.index(size)
-        return self.value(memref.DimOp.from_source_and_index(mem, self.index(index)))
+        return self.value(memref.DimOp(mem, self.index(index)))
 
     def dims(self, mem: SSAValue) -> list[SSAValue]:
         type_ = mem.type

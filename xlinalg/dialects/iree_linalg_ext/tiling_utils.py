@@ -21,7 +21,7 @@ def dim_of(builder: IndexBuilder, value: SSAValue, index: int) -> OpFoldResult:
     size = type_.get_shape()[index]
     if size >= 0:
         return size
-    op = memref.DimOp.from_source_and_index(value, builder.constant(index))
+    op = memref.DimOp(value, builder.constant(index))
     builder.insert(op)
     return op.result
 
