@@ -347,6 +347,46 @@ def _insert_slice(it: _Interpreter, op: Operation, args: list[Any], env: dict[SS
     return [out]
 
 
+@_handles("tensor.pad")
+def _pad(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+    """Constant padding only: the yielded value must not depend on the indices."""
+    source = np.asarray(args[0])
+    dynamic = iter(int(a) for a in args[1:])
+
+    def fill(static: Sequence[int]) -> list[int]:
+        return [next(dynamic) if s == -(2**63) else int(s) for s in static]
+
+    low = fill(op.static_low.get_values())  # type: ignore[attr-defined]
+    high = fill(op.static_high.get_values())  # type: ignore[attr-defined]
+    block = op.regions[0].block
+    if any(arg.uses for arg in block.args):
+        raise XlinalgError("'tensor.pad': the reference supports constant padding only")
+    *body, terminator = list(block.ops)
+    for inner in body:
+        it.run_op(inner, env)
+    value = it.get(env, terminator.operands[0])
+    out = np.full([n + lo + hi for n, lo, hi in zip(source.shape, low, high)], value, source.dtype)
+    out[tuple(slice(lo, lo + n) for lo, n in zip(low, source.shape))] = source
+    return [out]
+
+
+@_handles("tensor.expand_shape", "tensor.collapse_shape")
+def _reshape(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+    source = np.asarray(args[0])
+    groups = [[int(i.value.data) for i in g.data] for g in op.reassociation.data]  # type: ignore[attr-defined]
+    if op.name == "tensor.collapse_shape":
+        shape = [int(np.prod([source.shape[d] for d in group], dtype=np.int64)) for group in groups]
+    else:
+        dynamic = iter(int(a) for a in args[1:])
+        shape = [
+            next(dynamic) if s == -(2**63) else int(s)
+            for s in op.static_output_shape.get_values()  # type: ignore[attr-defined]
+        ]
+    if int(np.prod(shape, dtype=np.int64)) != source.size:
+        raise XlinalgError(f"'{op.name}': cannot reshape {source.shape} to {tuple(shape)}")
+    return [np.array(source.reshape(shape), copy=True)]
+
+
 @_handles("scf.for")
 def _for(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
     lb, ub, step = (int(a) for a in args[:3])

@@ -223,7 +223,7 @@ class _FunctionBufferizer:
         for index, arg in enumerate(list(block.args)):
             if not isinstance(arg.type, TensorType):
                 continue
-            new = block.insert_arg(memref_type_of(arg.type), len(block.args))
+            new = block.insert_arg(memref_type_of(arg.type), arg.index + 1)
             new.name_hint = arg.name_hint
             self.arguments.append((arg, new))
             self._define(arg, new, Root("argument", writable=writable[index]))
