@@ -41,7 +41,10 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
       -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
-    transform.structured.vectorize %reg : !transform.any_op
+    // vector sizes = the register block: partial blocks at the edges of
+    // non-dividing shapes get out-of-bounds (masked) transfers.
+    transform.structured.vectorize %reg vector_sizes [%rm, %rn, %rk]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
 
     transform.tune.alternatives<"unroll_k"> {
       transform.yield

@@ -15,9 +15,12 @@
   output's map as permutation map;
 - then `vector.transfer_write` of the result.
 
+With explicit vector sizes (`vectorize(op, vector_sizes)`) ops with dynamic
+or smaller shapes are vectorized with out-of-bounds (masked) transfers.
+
 Preconditions (otherwise `TransformFailure(silenceable=True)`, payload
 untouched): memref operands (no tensors: bufferize first), static loop ranges
-(dynamic shapes need vector sizes and masking, as upstream), a body of
+(dynamic shapes need vector sizes, as upstream), a body of
 arith/math ops, reductions only in contraction form.
 """
 
@@ -74,8 +77,8 @@ def _is_projected_permutation(m: AffineMap) -> bool:
     return True
 
 
-def in_bounds_attr(rank: int) -> ArrayAttr[BoolAttr]:
-    return ArrayAttr([BoolAttr.from_bool(True)] * rank)
+def in_bounds_attr(flags: Sequence[bool]) -> ArrayAttr[BoolAttr]:
+    return ArrayAttr([BoolAttr.from_bool(f) for f in flags])
 
 
 def _padding(element: Attribute) -> Operation:
@@ -98,7 +101,8 @@ class _Emitter:
             self._zero = self.add(arith.ConstantOp(IntegerAttr(0, IndexType()))).results[0]
         return self._zero
 
-    def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap) -> SSAValue:
+    def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
+             in_bounds: Sequence[bool]) -> SSAValue:
         mtype = memref.type
         assert isinstance(mtype, MemRefType)
         pad = self.add(_padding(mtype.element_type)).results[0]
@@ -107,12 +111,13 @@ class _Emitter:
             [self.zero_index()] * mtype.get_num_dims(),
             pad,
             vtype,
-            in_bounds_attr(vtype.get_num_dims()),
+            in_bounds_attr(in_bounds),
             AffineMapAttr(perm),
         )
         return self.add(op).results[0]
 
-    def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap) -> None:
+    def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap,
+              in_bounds: Sequence[bool]) -> None:
         mtype = memref.type
         assert isinstance(mtype, MemRefType) and isinstance(value.type, VectorType)
         self.add(
@@ -120,7 +125,7 @@ class _Emitter:
                 value,
                 memref,
                 [self.zero_index()] * mtype.get_num_dims(),
-                in_bounds_attr(value.type.get_num_dims()),
+                in_bounds_attr(in_bounds),
                 permutation_map=AffineMapAttr(perm),
             )
         )
@@ -158,23 +163,46 @@ def _contraction_body(block: Block) -> bool:
     return set(add.operands) == {out, mul.results[0]}
 
 
-def check_vectorizable(op: Operation) -> StructuredOpInterface:
+def vector_sizes_for(
+    op: StructuredOpInterface, vector_sizes: Sequence[int] | None
+) -> tuple[list[int], list[bool]]:
+    """Vector size per loop and whether it covers the loop exactly (else: masked dim)."""
+    ranges = op.get_static_loop_ranges()
+    if vector_sizes is None:
+        operands = op.get_operands_in_order()
+        if any(r is None or r < 0 for r in ranges) or any(
+            isinstance(v.type, MemRefType) and any(s < 0 for s in v.type.get_shape())
+            for v in operands
+        ):
+            raise _fail(
+                "cannot vectorize an op with dynamic shapes without vector sizes "
+                "(masked vectorization)"
+            )
+        sizes = [r for r in ranges if r is not None]
+        return sizes, [True] * len(sizes)
+    if len(vector_sizes) != len(ranges):
+        raise _fail(f"expected {len(ranges)} vector sizes (one per loop), got {len(vector_sizes)}")
+    exact: list[bool] = []
+    for d, (r, v) in enumerate(zip(ranges, vector_sizes)):
+        if v <= 0:
+            raise _fail(f"vector size {v} for loop {d} must be positive")
+        if r is not None and r >= 0 and r > v:
+            raise _fail(f"vector size {v} is smaller than the static size {r} of loop {d}")
+        exact.append(r is not None and r == v)
+    return list(vector_sizes), exact
+
+
+def check_vectorizable(
+    op: Operation, vector_sizes: Sequence[int] | None = None
+) -> StructuredOpInterface:
     """The op as a structured op if `vectorize` applies to it; silenceable failure otherwise."""
     if not isinstance(op, StructuredOpInterface):
         raise _fail(f"'{op.name}' is not a linalg structured op")
     operands = op.get_operands_in_order()
     if any(isinstance(v.type, ShapedType) and not isinstance(v.type, MemRefType) for v in operands):
         raise _fail("only ops on memrefs are vectorized (bufferize tensors first)")
-    ranges = op.get_static_loop_ranges()
-    if any(r is None or r < 0 for r in ranges) or any(
-        isinstance(v.type, MemRefType) and any(s < 0 for s in v.type.get_shape())
-        for v in operands
-    ):
-        raise _fail(
-            "cannot vectorize an op with dynamic shapes without vector sizes "
-            "(masked vectorization)"
-        )
-    if any(r == 0 for r in ranges):
+    sizes, _ = vector_sizes_for(op, vector_sizes)
+    if any(r == 0 for r in sizes):
         raise _fail("cannot vectorize an op with an empty loop range")
     maps = op.get_indexing_maps()
     for v, m in zip(operands, maps, strict=True):
@@ -203,19 +231,26 @@ def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
     return len(element) == 1 and _contraction_body(body)
 
 
-def vectorize(op: Operation) -> list[Operation]:
-    """Replace `op` by vector code; return the new vector ops (silenceable failure if unsupported)."""
-    structured = check_vectorizable(op)
+def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[Operation]:
+    """Replace `op` by vector code; return the new vector ops (silenceable failure if unsupported).
+
+    With `vector_sizes` (one per loop, at least the loop's static size), dims
+    whose size is dynamic or smaller are read and written with
+    `in_bounds = false`: lanes past the end read the zero padding (neutral in
+    contractions) and are not written — what upstream's masked vectorization
+    (`vector.mask` around the transfers) computes.
+    """
+    structured = check_vectorizable(op, vector_sizes)
+    sizes, exact = vector_sizes_for(structured, vector_sizes)
     body = _body(structured)
     em = _Emitter(op)
     before = op.prev_op
     maps = structured.get_indexing_maps()
     iters = structured.get_iterator_types()
-    ranges = [r for r in structured.get_static_loop_ranges() if r is not None]
     if any(it == IteratorType.REDUCTION for it in iters):
-        _vectorize_contraction(structured, em, maps, iters)
+        _vectorize_contraction(structured, em, maps, iters, sizes, exact)
     else:
-        _vectorize_elementwise(structured, body, em, maps, ranges)
+        _vectorize_elementwise(structured, body, em, maps, sizes, exact)
     created: list[Operation] = []
     block = op.parent_block()
     assert block is not None
@@ -233,18 +268,23 @@ def _vectorize_contraction(
     em: _Emitter,
     maps: Sequence[AffineMap],
     iters: Sequence[IteratorType],
+    sizes: Sequence[int],
+    exact: Sequence[bool],
 ) -> None:
     values: list[SSAValue] = []
-    for v in op.get_operands_in_order():
+    bounds: list[list[bool]] = []
+    for v, m in zip(op.get_operands_in_order(), maps, strict=True):
         t = v.type
         assert isinstance(t, MemRefType)
-        vt = VectorType(t.element_type, t.get_shape())
-        values.append(em.read(v, vt, AffineMap.identity(t.get_num_dims())))
+        dims = [e.position for e in m.results if isinstance(e, AffineDimExpr)]
+        vt = VectorType(t.element_type, [sizes[d] for d in dims])
+        bounds.append([exact[d] for d in dims])
+        values.append(em.read(v, vt, AffineMap.identity(t.get_num_dims()), bounds[-1]))
     names = ["reduction" if it == IteratorType.REDUCTION else "parallel" for it in iters]
     contract = em.add(ContractionOp(values[0], values[1], values[2], maps, names))
     out = op.get_outputs()[0]
     assert isinstance(out.type, MemRefType)
-    em.write(contract.results[0], out, AffineMap.identity(out.type.get_num_dims()))
+    em.write(contract.results[0], out, AffineMap.identity(out.type.get_num_dims()), bounds[-1])
 
 
 def _vectorize_elementwise(
@@ -253,6 +293,7 @@ def _vectorize_elementwise(
     em: _Emitter,
     maps: Sequence[AffineMap],
     ranges: Sequence[int],
+    exact: Sequence[bool],
 ) -> None:
     n = len(ranges)
     mapping: dict[SSAValue, SSAValue] = {}
@@ -264,7 +305,10 @@ def _vectorize_elementwise(
         if not arg.uses:
             continue
         if isinstance(v.type, MemRefType):
-            mapping[arg] = em.read(v, vtype(v.type.element_type), _read_map(m, n))
+            rmap = _read_map(m, n)
+            flags = [isinstance(e, AffineConstantExpr) or exact[d]
+                     for d, e in enumerate(rmap.results)]
+            mapping[arg] = em.read(v, vtype(v.type.element_type), rmap, flags)
         else:
             mapping[arg] = em.broadcast(v, vtype(v.type))
 
@@ -297,7 +341,7 @@ def _vectorize_elementwise(
     outs = op.get_outputs()
     for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()):], strict=True):
         assert isinstance(out.type, MemRefType)
-        em.write(vector_of(value), out, _write_map(m, n))
+        em.write(vector_of(value), out, _write_map(m, n), exact)
 
 
-__all__ = ["check_vectorizable", "in_bounds_attr", "vectorize"]
+__all__ = ["check_vectorizable", "in_bounds_attr", "vector_sizes_for", "vectorize"]

@@ -16,22 +16,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
 from xdsl.dialects.transform import AnyOpType, TransformHandleType
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
     result_def,
+    var_operand_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.hints import isa
 
 from xlinalg.dialects.transform.printing import (
-    parse_i64_list,
     parse_semi_function_type,
     print_int_list,
     print_semi_function_type,
@@ -40,36 +48,65 @@ from xlinalg.dialects.transform.printing import (
 
 @irdl_op_definition
 class VectorizeOp(IRDLOperation):
-    """`transform.structured.vectorize %target [vector_sizes [...]] {attrs} : type`."""
+    """`transform.structured.vectorize %target [vector_sizes [%p, 4]] {attrs} : T[, param types]`.
+
+    Vector sizes are integers or `!transform.param<i64>` values (upstream's mixed
+    list); DYNAMIC_INDEX marks a param entry in `static_vector_sizes`.
+    """
 
     name = "transform.structured.vectorize"
 
     target = operand_def(TransformHandleType)
+    vector_sizes = var_operand_def(TransformHandleType)  # params (or handles)
     static_vector_sizes = opt_prop_def(DenseArrayBase.constr(i64))
     vectorize_nd_extract = opt_prop_def(UnitAttr)
 
-    def __init__(self, target: SSAValue, vector_sizes: Sequence[int] | None = None):
-        props: dict[str, Attribute] = {}
-        if vector_sizes is not None:
-            props["static_vector_sizes"] = DenseArrayBase.from_list(i64, list(vector_sizes))
-        super().__init__(operands=[target], properties=props)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def get_vector_sizes(self) -> list[int] | None:
+    def __init__(
+        self,
+        target: SSAValue,
+        vector_sizes: Sequence[int | SSAValue] | None = None,
+    ):
+        props: dict[str, Attribute] = {}
+        dynamic: list[SSAValue] = []
+        if vector_sizes is not None:
+            static = [v if isinstance(v, int) else DYNAMIC_INDEX for v in vector_sizes]
+            dynamic = [v for v in vector_sizes if not isinstance(v, int)]
+            props["static_vector_sizes"] = DenseArrayBase.from_list(i64, static)
+        super().__init__(operands=[target, dynamic], properties=props)
+
+    def get_mixed_vector_sizes(self) -> list[int | SSAValue] | None:
         if self.static_vector_sizes is None:
             return None
         assert isa(self.static_vector_sizes, DenseArrayBase[IntegerType])
-        return list(self.static_vector_sizes.get_values())
+        dynamic = iter(self.vector_sizes)
+        return [next(dynamic) if v == DYNAMIC_INDEX else v
+                for v in self.static_vector_sizes.get_values()]
 
     @classmethod
     def parse(cls, parser: Parser) -> VectorizeOp:
         target = parser.parse_unresolved_operand()
-        sizes = None
+        sizes: list[int | UnresolvedOperand] | None = None
         if parser.parse_optional_keyword("vector_sizes") is not None:
-            sizes = parse_i64_list(parser)
+            def entry() -> int | UnresolvedOperand:
+                operand = parser.parse_optional_unresolved_operand()
+                return operand if operand is not None else parser.parse_integer()
+
+            sizes = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, entry)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = VectorizeOp(parser.resolve_operand(target, t), sizes)
+        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        dynamic = [s for s in sizes or [] if not isinstance(s, int)]
+        if len(types) != 1 + len(dynamic):
+            parser.raise_error(
+                f"expected {1 + len(dynamic)} types (the target and each vector size value)"
+            )
+        resolved = iter(parser.resolve_operand(o, t) for o, t in zip(dynamic, types[1:]))
+        mixed = None if sizes is None else [
+            s if isinstance(s, int) else next(resolved) for s in sizes
+        ]
+        op = VectorizeOp(parser.resolve_operand(target, types[0]), mixed)
         if "vectorize_nd_extract" in attrs:
             op.properties["vectorize_nd_extract"] = attrs.pop("vectorize_nd_extract")
         op.attributes |= attrs
@@ -78,16 +115,23 @@ class VectorizeOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.target)
-        sizes = self.get_vector_sizes()
+        sizes = self.get_mixed_vector_sizes()
         if sizes is not None:
-            printer.print_string(" vector_sizes ")
-            print_int_list(printer, sizes)
+            printer.print_string(" vector_sizes [")
+            printer.print_list(
+                sizes,
+                lambda v: printer.print_string(str(v)) if isinstance(v, int)
+                else printer.print_operand(v),
+            )
+            printer.print_string("]")
         attrs = dict(self.attributes)
         if self.vectorize_nd_extract is not None:
             attrs["vectorize_nd_extract"] = self.vectorize_nd_extract
         printer.print_op_attributes(attrs)
         printer.print_string(" : ")
-        printer.print_attribute(self.target.type)
+        printer.print_list(
+            [self.target.type, *(v.type for v in self.vector_sizes)], printer.print_attribute
+        )
 
 
 class _FunctionalTransform(IRDLOperation):

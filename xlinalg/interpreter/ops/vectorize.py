@@ -3,6 +3,7 @@ hoist_redundant_vector_transfers, vector.lower_contraction, vector.lower_outerpr
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.vector_ops import (
@@ -14,34 +15,36 @@ from xlinalg.dialects.transform.vector_ops import (
 )
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
 
+def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
+    mixed = op.get_mixed_vector_sizes()
+    if mixed is None:
+        return None
+    sizes: list[int] = []
+    for v in mixed:
+        if isinstance(v, int):
+            sizes.append(v)
+            continue
+        params = interp.state.get_params(v, op)
+        if len(params) != 1 or not isinstance(params[0], IntegerAttr):
+            raise failure(op, f"vector size {describe_handle(v)} must hold one integer param",
+                          silenceable=False)
+        sizes.append(params[0].value.data)
+    return sizes
+
+
 @register(VectorizeOp, consumes=lambda op: [op.target])
 def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.vectorize import check_vectorizable, vectorize
+    from xlinalg.transforms.vectorize import vectorize
 
-    targets = interp.state.get_ops(op.target, op)
-    sizes = op.get_vector_sizes()
-    for target in targets:
+    sizes = _vector_sizes(op, interp)
+    for target in interp.state.get_ops(op.target, op):
         try:
-            structured = check_vectorizable(target) if sizes is None else None
-            if sizes is not None:
-                if not isinstance(target, StructuredOpInterface):
-                    raise TransformFailure(f"'{target.name}' is not a linalg structured op",
-                                           silenceable=True)
-                ranges = target.get_static_loop_ranges()
-                if list(ranges) != list(sizes):
-                    raise TransformFailure(
-                        f"vector sizes {sizes} differ from the static loop ranges {ranges}: "
-                        "masked vectorization is not supported yet",
-                        silenceable=True,
-                    )
-                check_vectorizable(target)
-            _ = structured
-            vectorize(target)
+            vectorize(target, sizes)
         except TransformFailure as err:
             raise failure(op, f"cannot vectorize {describe_payload(target)}: {err.message}",
                           silenceable=err.silenceable) from err

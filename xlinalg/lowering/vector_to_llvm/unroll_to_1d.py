@@ -211,28 +211,65 @@ class _Unroller:
     def _one_d_map(self, amap: AffineMap) -> AffineMapAttr:
         return AffineMapAttr(AffineMap(amap.num_dims, 0, (amap.results[-1],)))
 
+    def _row_condition(self, op: vector.TransferReadOp | vector.TransferWriteOp,
+                       amap: AffineMap, in_bounds: Sequence[bool],
+                       indices: Sequence[SSAValue]) -> SSAValue | None:
+        """`i_d < dim(source, d)` for every out-of-bounds leading dim (None if all in bounds)."""
+        cond: SSAValue | None = None
+        for j, e in enumerate(amap.results[:-1]):
+            if not isinstance(e, AffineDimExpr) or (in_bounds and in_bounds[j]):
+                continue
+            size = self.add(memref.DimOp.from_source_and_index(op.source, self.index(e.position)))
+            lt = self.add(arith.CmpiOp(indices[e.position], size, "slt"))
+            cond = lt if cond is None else self.add(arith.AndIOp(cond, lt))
+        return cond
+
+    def _guarded(self, cond: SSAValue | None, build, result_type: Attribute | None,
+                 otherwise=None) -> SSAValue | None:
+        """Run `build()` (returning the value to yield) under `scf.if cond` when cond is given."""
+        if cond is None:
+            return build()
+        then_block, else_block = Block(), Block()
+        saved = self.at
+        self.at = InsertPoint.at_end(then_block)
+        value = build()
+        self.add(scf.YieldOp(*([value] if result_type is not None else [])))
+        self.at = InsertPoint.at_end(else_block)
+        if result_type is not None:
+            self.add(scf.YieldOp(otherwise()))
+        else:
+            self.add(scf.YieldOp())
+        self.at = saved
+        if_op = scf.IfOp(cond, [result_type] if result_type is not None else [],
+                         [then_block], [else_block])
+        self.add(if_op)
+        return if_op.results[0] if result_type is not None else None
+
     def _read(self, op: vector.TransferReadOp) -> None:
         amap, in_bounds = self._transfer_parts(op)
         t = op.result.type
         assert isinstance(t, VectorType)
-        if in_bounds and not all(in_bounds[:-1]):
-            raise lowering_error(op, "out-of-bounds leading dims of an n-D transfer_read are not supported")
         rt = _row_type(t)
         cache: dict[tuple[int, ...], SSAValue] = {}
         rows: list[SSAValue] = []
+        inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
         for lead in _leading(t):
             key = tuple(p if isinstance(e, AffineDimExpr) else 0
                         for p, e in zip(lead, amap.results[:-1]))
             if key not in cache:
                 idx = self._row_indices(op, amap, lead, op.indices)
-                read = vector.TransferReadOp(
-                    op.source, idx, op.padding, rt,
-                    ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)]),
-                    self._one_d_map(amap),
-                )
-                self.add(read)
-                scalarized = self._transfer_1d(read)
-                cache[key] = scalarized if scalarized is not None else read.result
+                cond = self._row_condition(op, amap, in_bounds, idx)
+
+                def build(idx: list[SSAValue] = idx) -> SSAValue:
+                    read = vector.TransferReadOp(op.source, idx, op.padding, rt, inner,
+                                                 self._one_d_map(amap))
+                    self.add(read)
+                    scalarized = self._transfer_1d(read)
+                    return scalarized if scalarized is not None else read.result
+
+                value = self._guarded(cond, build, rt, lambda: self.add(broadcast(op.padding, rt)))
+                assert value is not None
+                cache[key] = value
             rows.append(cache[key])
         self.rows[op.result] = rows
 
@@ -243,15 +280,18 @@ class _Unroller:
         if any(isinstance(e, AffineConstantExpr) for e in amap.results):
             raise lowering_error(op, "transfer_write with broadcast dims is invalid")
         rows = self.get_rows(op.vector)
+        inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
         for lead, row in zip(_leading(t), rows, strict=True):
             idx = self._row_indices(op, amap, lead, op.indices)
-            write = vector.TransferWriteOp(
-                row, op.source, idx,
-                ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)]),
-                permutation_map=self._one_d_map(amap),
-            )
-            self.add(write)
-            self._transfer_1d(write)
+            cond = self._row_condition(op, amap, in_bounds, idx)
+
+            def build(idx: list[SSAValue] = idx, row: SSAValue = row) -> None:
+                write = vector.TransferWriteOp(row, op.source, idx, inner,
+                                               permutation_map=self._one_d_map(amap))
+                self.add(write)
+                self._transfer_1d(write)
+
+            self._guarded(cond, build, None)
 
     def _transfer_1d(self, op: vector.TransferReadOp | vector.TransferWriteOp) -> SSAValue | None:
         """Scalarize a 1-D transfer that is not along the contiguous memref dim.
