@@ -90,8 +90,8 @@ def test_upstream_round_trip() -> None:
          "expected the shape of input #0"),
         ("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32) {\n linalg.yield %x : f32\n }",
          "expected the region arguments to have the element types"),
-        ("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32, %o: f32) {\n"
-         " %i = arith.fptosi %x : f32 to i32\n linalg.yield %i : i32\n }",
+        (("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32, %o: f32) {\n"
+          " %i = arith.fptosi %x : f32 to i32\n linalg.yield %i : i32\n }"),
          "expected the region to yield the init element types"),
     ],
 )
@@ -141,7 +141,7 @@ def _kernel_inputs(rng: np.random.Generator) -> list[np.ndarray]:
 
 
 def _check_kernel(args: list[np.ndarray], orig: list[np.ndarray]) -> None:
-    a, b, c, r, i, ri = args
+    _, _, c, r, _, ri = args
     np.testing.assert_allclose(c, np.exp(orig[0]) * orig[1], rtol=1e-14)
     np.testing.assert_allclose(r, 0.5 + orig[0].sum(axis=(0, 2)), rtol=1e-13)
     np.testing.assert_array_equal(ri, orig[4].max(axis=1))

@@ -67,8 +67,8 @@ ARGS = "%a: tensor<9xf32>, %b: tensor<16x4xf32>, %pad: f32, %t: index, %i: i32"
     ("op_text", "message"),
     [
         # artificial padding: 9 elements in tiles of 8 need 2 outer tiles, not 3
-        ("%0 = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [8] into %d "
-         ": tensor<9xf32> -> tensor<3x8xf32>", "artificial padding"),
+        (("%0 = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [8] into %d "
+          ": tensor<9xf32> -> tensor<3x8xf32>"), "artificial padding"),
         ("%0 = linalg.pack %a inner_dims_pos = [0] inner_tiles = [8] into %d : tensor<9xf32> -> tensor<2x8xf32>",
          "Only full tiles are supported when padding_value is not set"),
         ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [%t] into %d : tensor<16x4xf32> -> tensor<2x4x8xf32>",
@@ -81,14 +81,14 @@ ARGS = "%a: tensor<9xf32>, %b: tensor<16x4xf32>, %pad: f32, %t: index, %i: i32"
          "invalid inner_dims_pos vector [2]"),
         ("%0 = linalg.pack %b inner_dims_pos = [0, 0] inner_tiles = [2, 2] into %d : tensor<16x4xf32> -> tensor<4x4x2x2xf32>",
          "invalid inner_dims_pos vector [0, 0]"),
-        ("%0 = linalg.pack %b outer_dims_perm = [0, 0] inner_dims_pos = [0] inner_tiles = [4] into %d "
-         ": tensor<16x4xf32> -> tensor<4x4x4xf32>", "invalid outer_dims_perm vector"),
+        (("%0 = linalg.pack %b outer_dims_perm = [0, 0] inner_dims_pos = [0] inner_tiles = [4] into %d "
+          ": tensor<16x4xf32> -> tensor<4x4x4xf32>"), "invalid outer_dims_perm vector"),
         ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4xf32>",
          "packed rank != (unpacked rank + num tiling factors), got 2 != 3"),
-        ("%0 = linalg.pack %b outer_dims_perm = [1, 0] inner_dims_pos = [0] inner_tiles = [8] into %d "
-         ": tensor<16x4xf32> -> tensor<2x4x8xf32>", "expected '4x2x8' for the packed domain value, got '2x4x8'"),
-        ("%0 = linalg.pack %b padding_value(%i : i32) inner_dims_pos = [0] inner_tiles = [4] into %d "
-         ": tensor<16x4xf32> -> tensor<4x4x4xf32>", "padding value type (i32)"),
+        (("%0 = linalg.pack %b outer_dims_perm = [1, 0] inner_dims_pos = [0] inner_tiles = [8] into %d "
+          ": tensor<16x4xf32> -> tensor<2x4x8xf32>"), "expected '4x2x8' for the packed domain value, got '2x4x8'"),
+        (("%0 = linalg.pack %b padding_value(%i : i32) inner_dims_pos = [0] inner_tiles = [4] into %d "
+          ": tensor<16x4xf32> -> tensor<4x4x4xf32>"), "padding value type (i32)"),
         ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf64>",
          "element types to match"),
         ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [4] into %b : tensor<5x4x4xf32> -> tensor<16x4xf32>",

@@ -34,9 +34,7 @@ def _cast_compatible(src: Attribute, dst: Attribute) -> bool:
     if src.get_element_type() != dst.get_element_type() or src.memory_space != dst.memory_space:
         return False
     s, d = src.get_shape(), dst.get_shape()
-    if len(s) != len(d) or any(a >= 0 and b >= 0 and a != b for a, b in zip(s, d)):
-        return False
-    return True
+    return len(s) == len(d) and all(a < 0 or b < 0 or a == b for a, b in zip(s, d))
 
 
 def _module_of(op: Operation) -> ModuleOp:

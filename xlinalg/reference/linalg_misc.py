@@ -185,7 +185,7 @@ def winograd_input(d: np.ndarray, m: int, r: int) -> np.ndarray:
 
     BT = winograd_matrices(m, r).numpy("BT")
     alpha = m + r - 1
-    n, h, w, c = d.shape
+    _, h, w, _ = d.shape
     left, right = _side(BT, alpha if h != 1 else 1), _side(BT, alpha if w != 1 else 1)
     ah, aw = left.shape[1], right.shape[1]
     sh, sw = (m if h != 1 else 1), (m if w != 1 else 1)

@@ -21,6 +21,7 @@ Both implement `StructuredOpInterface` (so tiling works on them) and
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from xdsl.dialects.builtin import DenseArrayBase, ShapedType, TensorType, i64
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -257,7 +258,7 @@ class ReduceOp(_RegionStructuredOp):
                 raise VerifyException(
                     f"'linalg.reduce' dimensions {dims}: dimension {d} is out of range [0, {rank})"
                 )
-        if any(b <= a for a, b in zip(dims, dims[1:])):
+        if any(b <= a for a, b in pairwise(dims)):
             raise VerifyException(
                 f"'linalg.reduce' attribute 'dimensions' should be in increasing order, got {dims}"
             )

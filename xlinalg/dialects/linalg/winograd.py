@@ -302,7 +302,7 @@ class WinogradFilterTransformOp(_WinogradOp):
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         builder = self._lowering_builder()
-        in_shape, out_shape = self._shapes()
+        in_shape, _ = self._shapes()
         f_size, kh, kw, c_size = in_shape
         left, right = _left_right(self.matrices(), "G", kh, kw, self.get_m_r()[1])
         (f, c), inner = self._loops(builder, [f_size, c_size])
@@ -344,7 +344,7 @@ class WinogradInputTransformOp(_WinogradOp):
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         builder = self._lowering_builder()
-        in_shape, out_shape = self._shapes()
+        _, out_shape = self._shapes()
         m, r = self.get_m_r()
         ah, aw, th_size, tw_size, n_size, c_size = out_shape
         left, right = _left_right(self.matrices(), "BT", ah, aw, m + r - 1)
