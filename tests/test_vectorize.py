@@ -153,3 +153,74 @@ def test_matmul_vectorize_search_space_runs() -> None:
                         knobs=knobs)
     args = k.make_inputs()
     assert k.check(*args).ok
+
+
+ODD_MATMUL = """
+func.func @mm(%A: memref<13x5xf32>, %B: memref<5x37xf32>, %C: memref<13x37xf32>) {
+  linalg.matmul ins(%A, %B : memref<13x5xf32>, memref<5x37xf32>) outs(%C : memref<13x37xf32>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("k_step", [1, 2])
+def test_masked_vectorization_of_partial_register_blocks(k_step: int) -> None:
+    body = f"""
+    %mm = transform.structured.match ops{{["linalg.matmul"]}} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, {k_step}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %s = transform.param.constant 32 -> !transform.param<i64>
+    transform.structured.vectorize %t vector_sizes [8, %s, {k_step}] : !transform.any_op, !transform.param<i64>
+""" + LOWER
+    text = str(xlinalg.apply_schedule(xlinalg.parse(ODD_MATMUL), _schedule(body)))
+    assert "vector<8x32xf32>, memref<?x?xf32" in text  # all-false in_bounds is elided
+    _check(ODD_MATMUL, _schedule(body))
+
+
+def test_vector_sizes_smaller_than_static_shape_fail_silenceably() -> None:
+    body = """
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %mm vector_sizes [8, 8, 8] : !transform.any_op
+"""
+    with pytest.raises(TransformFailure, match="smaller than the static size") as info:
+        xlinalg.apply_schedule(xlinalg.parse(ODD_MATMUL), _schedule(body))
+    assert info.value.silenceable
+
+
+def test_masked_elementwise_on_dynamic_shapes() -> None:
+    payload = """
+func.func @f(%A: memref<?x?xf32>, %O: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%A : memref<?x?xf32>) outs(%O : memref<?x?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+    body = """
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vector_sizes [4, 16] : !transform.any_op
+"""
+    k = xlinalg.compile(payload, schedule=_schedule(body))
+    a = np.random.default_rng(1).random((3, 11), dtype=np.float32)
+    o = np.full((3, 11), -1.0, np.float32)
+    k(a, o)
+    np.testing.assert_allclose(o, a * a, rtol=1e-6)
+
+
+def test_vectorize_on_tensors_is_a_silenceable_failure() -> None:
+    payload = """
+func.func @f(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.matmul ins(%A, %B : tensor<4x4xf32>, tensor<4x4xf32>) outs(%C : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+"""
+    body = """
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %mm : !transform.any_op
+"""
+    with pytest.raises(TransformFailure, match="bufferize") as info:
+        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body))
+    assert info.value.silenceable

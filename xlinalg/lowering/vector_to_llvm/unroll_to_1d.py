@@ -219,7 +219,7 @@ class _Unroller:
         for j, e in enumerate(amap.results[:-1]):
             if not isinstance(e, AffineDimExpr) or (in_bounds and in_bounds[j]):
                 continue
-            size = self.add(memref.DimOp.from_source_and_index(op.source, self.index(e.position)))
+            size = self.add(memref.DimOp(op.source, self.index(e.position)))
             lt = self.add(arith.CmpiOp(indices[e.position], size, "slt"))
             cond = lt if cond is None else self.add(arith.AndIOp(cond, lt))
         return cond
