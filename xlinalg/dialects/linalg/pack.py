@@ -36,7 +36,6 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
-    IntegerAttr,
     MemRefType,
     ShapedType,
     TensorType,
@@ -47,7 +46,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -64,6 +63,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest, memref_sizes
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 
 DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
@@ -75,6 +75,18 @@ def _ceil_div(a: int, b: int) -> int:
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, list(values))
+
+
+def _relayout_properties(inner_dims_pos: Sequence[int], inner_tiles: Sequence[int | SSAValue],
+                         outer_dims_perm: Sequence[int] | None) -> tuple[dict[str, Attribute | None], list[SSAValue]]:
+    """The properties of pack/unpack and the dynamic tile operands, from mixed static/dynamic tiles."""
+    static = [DYNAMIC if isinstance(t, SSAValue) else t for t in inner_tiles]
+    props: dict[str, Attribute | None] = {
+        "inner_dims_pos": _array(inner_dims_pos),
+        "outer_dims_perm": None if outer_dims_perm is None else _array(outer_dims_perm),
+        "static_inner_tiles": _array(static),
+    }
+    return props, [t for t in inner_tiles if isinstance(t, SSAValue)]
 
 
 def _ints(attr: DenseArrayBase | None) -> list[int] | None:
@@ -254,31 +266,9 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface):
         if not isinstance(self.dest.type, MemRefType):
             raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
 
-    def _loop_nest(self, value: SSAValue, builder: Builder) -> tuple[list[SSAValue], Builder]:
-        """A perfect `scf.for` nest over the shape of `value`; the builder inside the innermost body."""
-        assert isinstance(value.type, MemRefType)
-        ivs: list[SSAValue] = []
-        zero = builder.insert(arith.ConstantOp(IntegerAttr(0, IndexType()))).result
-        one = builder.insert(arith.ConstantOp(IntegerAttr(1, IndexType()))).result
-        bounds: list[SSAValue] = []
-        for d, size in enumerate(value.type.get_shape()):
-            if size >= 0:
-                bounds.append(builder.insert(arith.ConstantOp(IntegerAttr(size, IndexType()))).result)
-            else:
-                index = builder.insert(arith.ConstantOp(IntegerAttr(d, IndexType()))).result
-                bounds.append(builder.insert(memref.DimOp(value, index)).result)
-        for ub in bounds:
-            body = Block(arg_types=[IndexType()])
-            builder.insert(scf.ForOp(zero, ub, one, [], body))
-            body.add_op(scf.YieldOp())
-            builder = Builder(InsertPoint.before(body.last_op))  # type: ignore[arg-type]
-            ivs.append(body.args[0])
-        return ivs, builder
-
     def _tile_values(self, builder: Builder) -> list[SSAValue]:
         return [
-            t if isinstance(t, SSAValue) else builder.insert(arith.ConstantOp(IntegerAttr(t, IndexType()))).result
-            for t in self.mixed_tiles()
+            t if isinstance(t, SSAValue) else index_constant(builder, t) for t in self.mixed_tiles()
         ]
 
 
@@ -300,16 +290,11 @@ class PackOp(_RelayoutOp):
     def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
                  inner_tiles: Sequence[int | SSAValue], padding_value: SSAValue | None = None,
                  outer_dims_perm: Sequence[int] | None = None) -> None:
-        static = [DYNAMIC if isinstance(t, SSAValue) else t for t in inner_tiles]
-        dynamic = [t for t in inner_tiles if isinstance(t, SSAValue)]
+        props, dynamic = _relayout_properties(inner_dims_pos, inner_tiles, outer_dims_perm)
         super().__init__(
             operands=[source, dest, [padding_value] if padding_value is not None else [], dynamic],
             result_types=[[dest.type] if isinstance(dest.type, TensorType) else []],
-            properties={
-                "inner_dims_pos": _array(inner_dims_pos),
-                "outer_dims_perm": None if outer_dims_perm is None else _array(outer_dims_perm),
-                "static_inner_tiles": _array(static),
-            },
+            properties=props,
         )
 
     @property
@@ -372,14 +357,8 @@ class PackOp(_RelayoutOp):
         src = self.source
         assert isinstance(src.type, MemRefType)
         n = len(src.type.get_shape())
-        src_sizes: list[SSAValue] = []
-        for d, size in enumerate(src.type.get_shape()):
-            if size >= 0:
-                src_sizes.append(builder.insert(arith.ConstantOp(IntegerAttr(size, IndexType()))).result)
-            else:
-                index = builder.insert(arith.ConstantOp(IntegerAttr(d, IndexType()))).result
-                src_sizes.append(builder.insert(memref.DimOp(src, index)).result)
-        ivs, inner = self._loop_nest(self.dest, builder)
+        src_sizes = memref_sizes(builder, src)
+        ivs, inner = loop_nest(builder, memref_sizes(builder, self.dest))
         perm = self.get_outer_dims_perm()
         outer = [SSAValue.get(ivs[0])] * n
         for j, d in enumerate(perm):
@@ -421,16 +400,11 @@ class UnPackOp(_RelayoutOp):
 
     def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
                  inner_tiles: Sequence[int | SSAValue], outer_dims_perm: Sequence[int] | None = None) -> None:
-        static = [DYNAMIC if isinstance(t, SSAValue) else t for t in inner_tiles]
-        dynamic = [t for t in inner_tiles if isinstance(t, SSAValue)]
+        props, dynamic = _relayout_properties(inner_dims_pos, inner_tiles, outer_dims_perm)
         super().__init__(
             operands=[source, dest, dynamic],
             result_types=[[dest.type] if isinstance(dest.type, TensorType) else []],
-            properties={
-                "inner_dims_pos": _array(inner_dims_pos),
-                "outer_dims_perm": None if outer_dims_perm is None else _array(outer_dims_perm),
-                "static_inner_tiles": _array(static),
-            },
+            properties=props,
         )
 
     @property
@@ -463,7 +437,7 @@ class UnPackOp(_RelayoutOp):
         self._check_lowerable()
         builder = Builder(InsertPoint.before(self))
         tiles = self._tile_values(builder)
-        ivs, inner = self._loop_nest(self.dest, builder)
+        ivs, inner = loop_nest(builder, memref_sizes(builder, self.dest))
         outer = list(ivs)
         inner_idx: list[SSAValue] = []
         for pos, tile in zip(self.get_inner_dims_pos(), tiles):

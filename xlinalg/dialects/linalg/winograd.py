@@ -34,11 +34,10 @@ from fractions import Fraction
 from typing import ClassVar
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     MemRefType,
     ShapedType,
@@ -46,7 +45,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, var_result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -59,6 +58,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
+from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest
 from xlinalg.dialects.linalg.winograd_matrices import (
     FMR_CASES,
     FMR_NAMES,
@@ -217,20 +217,6 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface):
             raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
         return Builder(InsertPoint.before(self))
 
-    def _index(self, builder: Builder, value: int) -> SSAValue:
-        return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-    def _loops(self, builder: Builder, sizes: Sequence[int]) -> tuple[list[SSAValue], Builder]:
-        zero, one = self._index(builder, 0), self._index(builder, 1)
-        ivs: list[SSAValue] = []
-        for size in sizes:
-            body = Block(arg_types=[IndexType()])
-            builder.insert(scf.ForOp(zero, self._index(builder, size), one, [], body))
-            body.add_op(scf.YieldOp())
-            builder = Builder(InsertPoint.before(body.last_op))  # type: ignore[arg-type]
-            ivs.append(body.args[0])
-        return ivs, builder
-
     def _elem(self) -> Attribute:
         t = self._input().type
         assert isinstance(t, ShapedType)
@@ -305,14 +291,14 @@ class WinogradFilterTransformOp(_WinogradOp):
         in_shape, _ = self._shapes()
         f_size, kh, kw, c_size = in_shape
         left, right = _left_right(self.matrices(), "G", kh, kw, self.get_m_r()[1])
-        (f, c), inner = self._loops(builder, [f_size, c_size])
-        x = [[inner.insert(memref.LoadOp.get(self.filter, [f, self._index(inner, i), self._index(inner, j), c])).res
+        (f, c), inner = loop_nest(builder, [f_size, c_size])
+        x = [[inner.insert(memref.LoadOp.get(self.filter, [f, index_constant(inner, i), index_constant(inner, j), c])).res
               for j in range(kw)] for i in range(kh)]
         z = emit_sandwich(inner, x, left, right, self._elem())
         for a, row in enumerate(z):
             for b, value in enumerate(row):
                 inner.insert(memref.StoreOp.get(value, self.output,
-                                                [self._index(inner, a), self._index(inner, b), c, f]))
+                                                [index_constant(inner, a), index_constant(inner, b), c, f]))
         rewriter.erase_op(self)
 
 
@@ -348,14 +334,14 @@ class WinogradInputTransformOp(_WinogradOp):
         m, r = self.get_m_r()
         ah, aw, th_size, tw_size, n_size, c_size = out_shape
         left, right = _left_right(self.matrices(), "BT", ah, aw, m + r - 1)
-        (th, tw, n, c), inner = self._loops(builder, [th_size, tw_size, n_size, c_size])
-        step_h = self._index(inner, m if ah != 1 else 1)
-        step_w = self._index(inner, m if aw != 1 else 1)
+        (th, tw, n, c), inner = loop_nest(builder, [th_size, tw_size, n_size, c_size])
+        step_h = index_constant(inner, m if ah != 1 else 1)
+        step_w = index_constant(inner, m if aw != 1 else 1)
         h0 = inner.insert(arith.MuliOp(th, step_h)).result
         w0 = inner.insert(arith.MuliOp(tw, step_w)).result
 
         def at(base: SSAValue, offset: int) -> SSAValue:
-            return base if offset == 0 else inner.insert(arith.AddiOp(base, self._index(inner, offset))).result
+            return base if offset == 0 else inner.insert(arith.AddiOp(base, index_constant(inner, offset))).result
 
         x = [[inner.insert(memref.LoadOp.get(self.input, [n, at(h0, i), at(w0, j), c])).res
               for j in range(aw)] for i in range(ah)]
@@ -363,7 +349,7 @@ class WinogradInputTransformOp(_WinogradOp):
         for a, row in enumerate(z):
             for b, value in enumerate(row):
                 inner.insert(memref.StoreOp.get(
-                    value, self.output, [self._index(inner, a), self._index(inner, b), th, tw, n, c]))
+                    value, self.output, [index_constant(inner, a), index_constant(inner, b), th, tw, n, c]))
         rewriter.erase_op(self)
 
 
@@ -395,17 +381,17 @@ class WinogradOutputTransformOp(_WinogradOp):
         m, r = self.get_m_r()
         ah, aw, th_size, tw_size, n_size, f_size = in_shape
         left, right = _left_right(self.matrices(), "AT", ah, aw, m + r - 1)
-        (th, tw, n, f), inner = self._loops(builder, [th_size, tw_size, n_size, f_size])
+        (th, tw, n, f), inner = loop_nest(builder, [th_size, tw_size, n_size, f_size])
         x = [[inner.insert(memref.LoadOp.get(
-            self.value, [self._index(inner, a), self._index(inner, b), th, tw, n, f])).res
+            self.value, [index_constant(inner, a), index_constant(inner, b), th, tw, n, f])).res
               for b in range(aw)] for a in range(ah)]
         z = emit_sandwich(inner, x, left, right, self._elem())
-        h0 = inner.insert(arith.MuliOp(th, self._index(inner, len(z)))).result
-        w0 = inner.insert(arith.MuliOp(tw, self._index(inner, len(z[0])))).result
+        h0 = inner.insert(arith.MuliOp(th, index_constant(inner, len(z)))).result
+        w0 = inner.insert(arith.MuliOp(tw, index_constant(inner, len(z[0])))).result
         for i, row in enumerate(z):
             for j, value in enumerate(row):
-                hi = h0 if i == 0 else inner.insert(arith.AddiOp(h0, self._index(inner, i))).result
-                wj = w0 if j == 0 else inner.insert(arith.AddiOp(w0, self._index(inner, j))).result
+                hi = h0 if i == 0 else inner.insert(arith.AddiOp(h0, index_constant(inner, i))).result
+                wj = w0 if j == 0 else inner.insert(arith.AddiOp(w0, index_constant(inner, j))).result
                 old = inner.insert(memref.LoadOp.get(self.output, [n, hi, wj, f])).res
                 total = inner.insert(arith.AddfOp(value, old)).result
                 inner.insert(memref.StoreOp.get(total, self.output, [n, hi, wj, f]))
