@@ -629,70 +629,24 @@ def test_scf_and_cf_level_ir_is_accepted_by_upstream_mlir() -> None:
 
 # ---------------------------------------------------------------- every op of the table
 
-TABLE_SIZES = {"b": 3, "m": 5, "n": 7, "k": 9}
-TABLE_POLY = (5, 7)
-FLOAT_ONLY = {"powf", "exp", "log", "abs", "ceil", "floor", "negf", "reciprocal", "round", "sqrt"}
-FLOAT_ONLY |= {"rsqrt", "tanh", "erf"}
 POSITIVE = {"log", "sqrt", "rsqrt", "powf", "div", "div_unsigned"}
 NUMPY_TYPES: dict[str, Any] = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
 
 
 def table_instance(name: str, elt: str, dynamic: bool) -> tuple[str, list[tuple[int, ...] | None]]:
-    """A function `@k_<name>` applying `linalg.<name>` to operands of the test sizes."""
-    from xlinalg.dialects.linalg import OP_TABLE
-    from xlinalg.dialects.linalg.op_table import Indices, Rule
+    """A function `@k_<name>` applying `linalg.<name>` to its sample operands (strided windows)."""
+    from xlinalg.dialects.linalg.samples import sample
 
-    spec = next(s for s in OP_TABLE if s.name == name)
-    shapes: list[tuple[int, ...] | None]
-    if name == "transpose":
-        shapes = [TABLE_POLY[::-1], TABLE_POLY]
-    elif name == "broadcast":
-        shapes = [TABLE_POLY[1:], TABLE_POLY]
-    else:
-        shapes = []
-        for operand in spec.operands:
-            if operand.indexing is Rule.SCALAR:
-                shapes.append(None)
-            elif operand.indexing is Rule.IDENTITY:
-                shapes.append(TABLE_POLY)
-            else:
-                assert isinstance(operand.indexing, Indices)
-                shapes.append(tuple(TABLE_SIZES[e] for e in operand.indexing.exprs))
-
-    def type_of(shape: tuple[int, ...] | None) -> str:
-        if shape is None:
-            return elt
-        return "memref<" + "".join("?x" if dynamic else f"{d}x" for d in shape) + elt + ">"
-
-    types = [type_of(s) for s in shapes]
-    names = [f"%x{i}" for i in range(len(types))]
-    n_in = len(spec.inputs)
-    line = (
-        f"linalg.{name} ins({', '.join(names[:n_in])} : {', '.join(types[:n_in])}) "
-        f"outs({', '.join(names[n_in:])} : {', '.join(types[n_in:])})"
-    )
-    if name == "transpose":
-        line += " permutation = [1, 0]"
-    if name == "broadcast":
-        line += " dimensions = [0]"
-    params = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
+    s = sample(name, elt)
     # `k_` prefix: a kernel named like a libm function (`powf`, `exp`) would shadow it
-    return f"func.func @k_{name}({params}) {{\n  {line}\n  return\n}}\n", shapes
+    return s.function(f"k_{name}", "dynamic" if dynamic else "memref"), s.shapes
 
 
 def table_cases(elt: str) -> list[str]:
-    from xlinalg.dialects.linalg import OP_TABLE
+    """Every table op whose sample takes `elt` and whose operands all have element type `elt`."""
+    from xlinalg.dialects.linalg.samples import TABLE_OPS, dtypes_of, sample
 
-    names = []
-    for spec in OP_TABLE:
-        if spec.name.startswith("conv_"):
-            continue  # strided index expressions: covered by test_conv_2d_nhwc_hwcf_with_strides
-        if spec.name in FLOAT_ONLY and elt == "i32":
-            continue
-        if spec.name == "div_unsigned" and elt != "i32":
-            continue
-        names.append(spec.name)
-    return names
+    return [n for n in TABLE_OPS if elt in dtypes_of(n) and set(sample(n, elt).types) == {elt}]
 
 
 @pytest.mark.parametrize("elt,dynamic", [("f32", True), ("f64", False), ("i32", True)])

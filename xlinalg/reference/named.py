@@ -40,12 +40,24 @@ from xdsl.ir.affine import (
 )
 
 from xlinalg.dialects.linalg.attrs import TypeFn
-from xlinalg.dialects.linalg.body_expr import Arg, Binary, Cast, Expr, Unary, args_of
+from xlinalg.dialects.linalg.body_expr import (
+    Arg,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Index,
+    Select,
+    Unary,
+    args_of,
+    children_of,
+)
 from xlinalg.dialects.linalg.casting import (
     CastKind,
     cast_kind,
     element_type,
     float_width,
+    named_scalar_type,
     scalar_kind,
 )
 from xlinalg.dialects.linalg.named import NamedStructuredOp
@@ -269,11 +281,13 @@ class _Evaluator:
     def __init__(self, op: NamedStructuredOp, arrays: list[np.ndarray]) -> None:
         self.op = op
         self.spec = op.spec
+        self.body = op.body()
+        specs = op.operand_specs()
         operands = [*op.get_inputs(), *op.get_outputs()]
-        self.types = {o.name: element_type(v.type) for o, v in zip(self.spec.operands, operands)}
-        self.arrays = {o.name: a for o, a in zip(self.spec.operands, arrays)}
+        self.types = {o.name: element_type(v.type) for o, v in zip(specs, operands)}
+        self.arrays = {o.name: a for o, a in zip(specs, arrays)}
         self.maps_list = op.get_indexing_maps()
-        self.maps = {o.name: m for o, m in zip(self.spec.operands, self.maps_list)}
+        self.maps = {o.name: m for o, m in zip(specs, self.maps_list)}
         self.out_name = self.spec.outputs[0].name
         self.out_type = self.types[self.out_name]
         self.fn = op.get_cast_fn()
@@ -282,20 +296,42 @@ class _Evaluator:
     def type_of(self, expr: Expr) -> Attribute:
         if isinstance(expr, Arg):
             return self.types[expr.name]
+        if isinstance(expr, Index):
+            return named_scalar_type("index")
+        if isinstance(expr, Const):
+            return named_scalar_type(expr.type_name)
         if isinstance(expr, Cast):
-            return self.out_type
+            return self.out_type if expr.to is None else named_scalar_type(expr.to)
         if isinstance(expr, Unary):
             return self.type_of(expr.value)
+        if isinstance(expr, Select):
+            return self.type_of(expr.lhs)
         assert isinstance(expr, Binary)
         return self.type_of(expr.lhs)
+
+    def index_grid(self, dim: str) -> np.ndarray:
+        """The values of loop dim `dim` over the loop space (broadcastable)."""
+        d = self.spec.dim_names.index(dim)
+        n = len(self.ranges)
+        return np.arange(self.ranges[d], dtype=np.int64).reshape(
+            [self.ranges[d] if k == d else 1 for k in range(n)]
+        )
 
     def eval(self, expr: Expr, leaf: Any) -> np.ndarray:
         """Evaluate `expr`; `leaf(name)` gives the array of an operand."""
         if isinstance(expr, Arg):
             return leaf(expr.name)
+        if isinstance(expr, Index):
+            return self.index_grid(expr.dim)
+        if isinstance(expr, Const):
+            return np.asarray(expr.value, dtype=dtype_of(named_scalar_type(expr.type_name)))
         if isinstance(expr, Cast):
             src = self.type_of(expr.value)
-            return numpy_cast(self.eval(expr.value, leaf), src, self.out_type, expr.fn or self.fn)
+            dst = self.type_of(expr)
+            return numpy_cast(self.eval(expr.value, leaf), src, dst, expr.fn or self.fn)
+        if isinstance(expr, Select):
+            cond = np.asarray(self.eval(expr.cond, leaf)).astype(np.bool_)
+            return np.where(cond, self.eval(expr.lhs, leaf), self.eval(expr.rhs, leaf))
         with np.errstate(all="ignore"):
             if isinstance(expr, Unary):
                 value = np.asarray(self.eval(expr.value, leaf))
@@ -319,16 +355,18 @@ class _Evaluator:
     def run(self) -> np.ndarray:
         spec = self.spec
         out_map = self.maps[self.out_name]
+        if self.body is not None and not self.ranges and _uses_index(self.body):
+            raise XlinalgError(f"'{self.op.name}': no loops to index")  # pragma: no cover
         if not _is_projected_permutation(out_map):
             raise XlinalgError(f"'{self.op.name}': the output indexing map must be a projected permutation")
         n = len(self.ranges)
         iters = self.op.get_iterator_types()
         red = [d for d in range(n) if iters[d] != IteratorType.PARALLEL]
         par = [d for d in range(n) if d not in red]
-        if spec.body_expr is None:
+        if self.body is None:
             value = self.in_loop_space(spec.inputs[0].name)
             return self.to_output(np.broadcast_to(value, self.ranges), list(range(n)))
-        body = spec.body_expr
+        body = self.body
         if not red:
             value = self.eval(body, self.in_loop_space)
             return self.to_output(np.broadcast_to(value, self.ranges), list(range(n)))
@@ -336,7 +374,7 @@ class _Evaluator:
 
     def reduce(self, body: Expr, par: list[int], red: list[int]) -> np.ndarray:
         out = self.out_name
-        if not (isinstance(body, Binary) and body.fn in ("add", "max_signed", "min_signed")):
+        if not (isinstance(body, Binary) and body.fn in _REDUCERS):
             raise XlinalgError(f"'{self.op.name}': unsupported reduction payload {body}")
         if body.lhs == Arg(out) and out not in args_of(body.rhs):
             term = body.rhs
@@ -352,11 +390,18 @@ class _Evaluator:
             reduced = self._einsum(term, acc, par)
         if reduced is None:
             value = np.broadcast_to(self.eval(term, self.in_loop_space), self.ranges)
-            ufunc = {"add": np.add, "max_signed": np.maximum, "min_signed": np.minimum}[body.fn]
+            ufunc = _REDUCERS[body.fn]
             if acc == np.bool_ and body.fn == "add":
                 ufunc = np.logical_or
             with np.errstate(all="ignore"):
-                reduced = ufunc.reduce(value.astype(acc) if body.fn == "add" else value, axis=tuple(red))
+                if body.fn == "add":
+                    reduced = ufunc.reduce(value.astype(acc), axis=tuple(red))
+                elif body.fn.endswith("_unsigned"):
+                    # compare the bits as unsigned, keep the signless element type
+                    unsigned = ufunc.reduce(_as_unsigned(value), axis=tuple(red))
+                    reduced = unsigned.view(value.dtype)
+                else:
+                    reduced = ufunc.reduce(value, axis=tuple(red))
         reduced_out = self.to_output(np.asarray(reduced), par)
         current = self.arrays[out]
         with np.errstate(all="ignore"):
@@ -375,6 +420,8 @@ class _Evaluator:
         letters: list[str] = []
         values: list[np.ndarray] = []
         for factor in factors:
+            if _uses_index(factor):
+                return None
             # scalar operands (zero points) broadcast; at most one shaped operand per factor
             names = [n for n in args_of(factor) if self.maps[n].results]
             if len(names) > 1 or not names:
@@ -393,6 +440,19 @@ class _Evaluator:
         result = np.asarray(np.einsum(subscripts, *values, optimize=len(values) > 1))
         # parallel dims that no input reads (a broadcast) get extent 1, broadcast later
         return result.reshape([self.ranges[d] if d in present else 1 for d in par])
+
+
+_REDUCERS: dict[str, Any] = {
+    "add": np.add,
+    "max_signed": np.maximum,
+    "min_signed": np.minimum,
+    "max_unsigned": np.maximum,  # on the unsigned view of the integers
+    "min_unsigned": np.minimum,
+}
+
+
+def _uses_index(expr: Expr) -> bool:
+    return isinstance(expr, Index) or any(_uses_index(c) for c in children_of(expr))
 
 
 def _prepare(op: Operation, value_type: Attribute, x: Any, is_output: bool, index: int) -> np.ndarray:

@@ -3,7 +3,13 @@
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Dialect
 
-from xlinalg.dialects.linalg.attrs import TypeFn, TypeFnAttr
+from xlinalg.dialects.linalg.attrs import (
+    BinaryFnAttr,
+    ElementwiseKindAttr,
+    TypeFn,
+    TypeFnAttr,
+    UnaryFnAttr,
+)
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.dialects.linalg.handwritten import HANDWRITTEN_OPS
 from xlinalg.dialects.linalg.named import (
@@ -21,7 +27,9 @@ from xlinalg.dialects.linalg.op_table import OP_TABLE, OpSpec, get_spec
 
 _OPS: list[type] = [GenericOp, IndexOp, YieldOp, *NAMED_OP_CLASSES.values(), *HANDWRITTEN_OPS]
 
-Linalg = Dialect("linalg", _OPS, [IteratorTypeAttr, TypeFnAttr])
+Linalg = Dialect(
+    "linalg", _OPS, [IteratorTypeAttr, TypeFnAttr, UnaryFnAttr, BinaryFnAttr, ElementwiseKindAttr]
+)
 
 __all__ = [
     "NAMED_OP_CLASSES",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -30,3 +32,78 @@ class TypeFnAttr(EnumAttribute[TypeFn]):
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             super().print_parameter(printer)
+
+
+class UnaryFn(StrEnum):
+    """OpDSL `UnaryFn` (the `fun` of the legacy `linalg.elemwise_unary`), cases 0..12."""
+
+    EXP = "exp"
+    LOG = "log"
+    ABS = "abs"
+    CEIL = "ceil"
+    FLOOR = "floor"
+    NEGF = "negf"
+    RECIPROCAL = "reciprocal"
+    ROUND = "round"
+    SQRT = "sqrt"
+    RSQRT = "rsqrt"
+    SQUARE = "square"
+    TANH = "tanh"
+    ERF = "erf"
+
+
+class BinaryFn(StrEnum):
+    """OpDSL `BinaryFn` (the `fun` of the legacy `linalg.elemwise_binary`), cases 0..9."""
+
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    DIV_UNSIGNED = "div_unsigned"
+    MAX_SIGNED = "max_signed"
+    MIN_SIGNED = "min_signed"
+    MAX_UNSIGNED = "max_unsigned"
+    MIN_UNSIGNED = "min_unsigned"
+    POWF = "powf"
+
+
+#: `ElementwiseKind`, cases 0..23: the 13 unary functions, the 10 binary ones, `select`
+ElementwiseKind = StrEnum(  # type: ignore[misc]
+    "ElementwiseKind",
+    [(f.name, f.value) for f in UnaryFn] + [(f.name, f.value) for f in BinaryFn]
+    + [("SELECT", "select")],
+)
+
+
+class _AngleEnumAttr(EnumAttribute[Any]):
+    """An enum attribute printed `#linalg.<name><case>`."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> Any:
+        with parser.in_angle_brackets():
+            return super().parse_parameter(parser)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            super().print_parameter(printer)
+
+
+@irdl_attr_definition
+class UnaryFnAttr(_AngleEnumAttr, EnumAttribute[UnaryFn]):
+    """`#linalg.unary_fn<exp>`."""
+
+    name = "linalg.unary_fn"
+
+
+@irdl_attr_definition
+class BinaryFnAttr(_AngleEnumAttr, EnumAttribute[BinaryFn]):
+    """`#linalg.binary_fn<add>`."""
+
+    name = "linalg.binary_fn"
+
+
+@irdl_attr_definition
+class ElementwiseKindAttr(_AngleEnumAttr, EnumAttribute[ElementwiseKind]):  # type: ignore[valid-type]
+    """`#linalg.elementwise_kind<exp>` (the `kind` of `linalg.elementwise`)."""
+
+    name = "linalg.elementwise_kind"

@@ -11,13 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerType
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xlinalg.dialects.linalg.attrs import TypeFn
-from xlinalg.dialects.linalg.body_expr import Arg, Binary, Cast, Expr, Unary
-from xlinalg.dialects.linalg.casting import CastKind, cast_kind, element_type, scalar_kind
-from xlinalg.dialects.linalg.generic import YieldOp
+from xlinalg.dialects.linalg.body_expr import Arg, Binary, Cast, Const, Expr, Index, Select, Unary
+from xlinalg.dialects.linalg.casting import (
+    CastKind,
+    cast_kind,
+    element_type,
+    named_scalar_type,
+    scalar_kind,
+)
+from xlinalg.dialects.linalg.generic import IndexOp, YieldOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 
 _UNARY_FLOAT: dict[str, Callable[[SSAValue], Operation]] = {
@@ -79,50 +85,84 @@ def build_payload(op: NamedStructuredOp) -> Region:
     """A fresh single-block region computing `op`'s payload."""
     spec = op.spec
     operands = [*op.get_inputs(), *op.get_outputs()]
+    specs = op.operand_specs()
     block = Block(arg_types=[element_type(v.type) for v in operands])
-    for block_arg, operand in zip(block.args, spec.operands):
+    for block_arg, operand in zip(block.args, specs):
         block_arg.name_hint = "out" if operand.is_output else "in"
-    values = {operand.name: arg for operand, arg in zip(spec.operands, block.args)}
+    values = {operand.name: arg for operand, arg in zip(specs, block.args)}
     out_type = element_type(op.get_outputs()[0].type)
-    if spec.body_expr is None:
+    body = op.body()
+    if body is None:
         result: SSAValue = values[spec.inputs[0].name]
     else:
-        result = _emit(spec.body_expr, values, out_type, op.get_cast_fn(), block)
+        emitter = _Emitter(values, out_type, op.get_cast_fn(), block, spec.dim_names)
+        result = emitter.emit(body)
     block.add_op(YieldOp(result))
     return Region(block)
 
 
-def _emit(
-    expr: Expr, values: dict[str, SSAValue], out_type: Attribute, fn: TypeFn, block: Block
-) -> SSAValue:
-    if isinstance(expr, Arg):
-        return values[expr.name]
-    if isinstance(expr, Cast):
-        value = _emit(expr.value, values, out_type, fn, block)
-        kind = cast_kind(value.type, out_type, expr.fn or fn)
-        if kind is CastKind.NONE:
-            return value
-        return _add(block, _CASTS[kind](value, out_type))
-    if isinstance(expr, Unary):
-        value = _emit(expr.value, values, out_type, fn, block)
-        if expr.fn == "square":
-            mul = arith.MulfOp if scalar_kind(value.type) == "float" else arith.MuliOp
-            return _add(block, mul(value, value))
-        if expr.fn == "reciprocal":
-            one = _add(block, arith.ConstantOp(FloatAttr(1.0, value.type)))  # type: ignore[arg-type]
-            return _add(block, arith.DivfOp(one, value))
-        return _add(block, _UNARY_FLOAT[expr.fn](value))
-    if isinstance(expr, Binary):
-        lhs = _emit(expr.lhs, values, out_type, fn, block)
-        rhs = _emit(expr.rhs, values, out_type, fn, block)
-        if scalar_kind(lhs.type) == "float":
-            table = _BINARY_FLOAT
-        elif isinstance(lhs.type, IntegerType) and lhs.type.width.data == 1 and expr.fn in _BINARY_BOOL:
-            table = _BINARY_BOOL
+class _Emitter:
+    """Emits the ops of a payload expression into `block`; constants and loop indices are
+    emitted once each."""
+
+    def __init__(self, values: dict[str, SSAValue], out_type: Attribute, fn: TypeFn, block: Block,
+                 dim_names: tuple[str, ...]) -> None:
+        self.values = values
+        self.out_type = out_type
+        self.fn = fn
+        self.block = block
+        self.dim_names = dim_names
+        self.cache: dict[Expr, SSAValue] = {}
+
+    def emit(self, expr: Expr) -> SSAValue:
+        if isinstance(expr, (Index, Const)):
+            if expr not in self.cache:
+                self.cache[expr] = self._leaf(expr)
+            return self.cache[expr]
+        if isinstance(expr, Arg):
+            return self.values[expr.name]
+        block = self.block
+        if isinstance(expr, Cast):
+            value = self.emit(expr.value)
+            dst = self.out_type if expr.to is None else named_scalar_type(expr.to)
+            kind = cast_kind(value.type, dst, expr.fn or self.fn)
+            if kind is CastKind.NONE:
+                return value
+            return _add(block, _CASTS[kind](value, dst))
+        if isinstance(expr, Select):
+            cond, lhs, rhs = self.emit(expr.cond), self.emit(expr.lhs), self.emit(expr.rhs)
+            return _add(block, arith.SelectOp(cond, lhs, rhs))
+        if isinstance(expr, Unary):
+            value = self.emit(expr.value)
+            if expr.fn == "square":
+                mul = arith.MulfOp if scalar_kind(value.type) == "float" else arith.MuliOp
+                return _add(block, mul(value, value))
+            if expr.fn == "reciprocal":
+                one = _add(block, arith.ConstantOp(FloatAttr(1.0, value.type)))  # type: ignore[arg-type]
+                return _add(block, arith.DivfOp(one, value))
+            return _add(block, _UNARY_FLOAT[expr.fn](value))
+        if isinstance(expr, Binary):
+            lhs = self.emit(expr.lhs)
+            rhs = self.emit(expr.rhs)
+            if scalar_kind(lhs.type) == "float":
+                table = _BINARY_FLOAT
+            elif (isinstance(lhs.type, IntegerType) and lhs.type.width.data == 1
+                  and expr.fn in _BINARY_BOOL):
+                table = _BINARY_BOOL
+            else:
+                table = _BINARY_INT
+            return _add(block, table[expr.fn](lhs, rhs))
+        raise TypeError(f"not a body expression: {expr!r}")
+
+    def _leaf(self, expr: Index | Const) -> SSAValue:
+        if isinstance(expr, Index):
+            return _add(self.block, IndexOp(self.dim_names.index(expr.dim)))
+        type_ = named_scalar_type(expr.type_name)
+        if scalar_kind(type_) == "float":
+            attr: Attribute = FloatAttr(float(expr.value), type_)  # type: ignore[arg-type]
         else:
-            table = _BINARY_INT
-        return _add(block, table[expr.fn](lhs, rhs))
-    raise TypeError(f"not a body expression: {expr!r}")
+            attr = IntegerAttr(int(expr.value), type_)  # type: ignore[arg-type]
+        return _add(self.block, arith.ConstantOp(attr))
 
 
 def _add(block: Block, op: Operation) -> SSAValue:

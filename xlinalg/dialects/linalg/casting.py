@@ -12,7 +12,15 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from xdsl.dialects.builtin import IndexType, IntegerType, ShapedType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ShapedType,
+)
 from xdsl.ir import Attribute
 
 from xlinalg.dialects.linalg.attrs import TypeFn
@@ -93,3 +101,17 @@ def cast_kind(src: Attribute, dst: Attribute, fn: TypeFn) -> CastKind:
     elif dst_kind == "index" and src_kind == "int":
         return CastKind.INDEX_CAST
     raise ValueError(f"no {fn.value} conversion from {src} to {dst}")
+
+
+def named_scalar_type(name: str) -> Attribute:
+    """The builtin scalar type spelled `name` (`"i32"`, `"f64"`, `"index"`) for the table."""
+    if name == "index":
+        return IndexType()
+    if name.startswith("i") and name[1:].isdigit():
+        return IntegerType(int(name[1:]))
+    types: dict[str, Attribute] = {
+        "f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "f64": Float64Type()
+    }
+    if name not in types:
+        raise ValueError(f"unknown scalar type {name!r}")
+    return types[name]

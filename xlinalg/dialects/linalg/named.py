@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    IntegerType,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -52,6 +53,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
@@ -60,8 +62,24 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.dialects.linalg.attrs import TypeFn, TypeFnAttr
-from xlinalg.dialects.linalg.body_expr import BINARY_FNS, UNARY_FNS, Arg, Binary, Cast, Expr, Unary
-from xlinalg.dialects.linalg.casting import cast_kind, element_type, scalar_kind
+from xlinalg.dialects.linalg.body_expr import (
+    BINARY_FNS,
+    TERNARY_FNS,
+    UNARY_FNS,
+    Arg,
+    AttrFn,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Index,
+    Select,
+    Unary,
+    arity,
+    children_of,
+    resolve_fns,
+)
+from xlinalg.dialects.linalg.casting import cast_kind, element_type, named_scalar_type, scalar_kind
 from xlinalg.dialects.linalg.generic import verify_structured_operands
 from xlinalg.dialects.linalg.index_expr import parse_index_expr
 from xlinalg.dialects.linalg.op_table import (
@@ -72,6 +90,7 @@ from xlinalg.dialects.linalg.op_table import (
     DropDims,
     Indices,
     InversePermutation,
+    OperandSpec,
     OpSpec,
     Rule,
     get_spec,
@@ -139,6 +158,31 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         """Same as the constructor (typed as the base class, for generic code)."""
         return cls(inputs, outputs, result_types, attributes, **attrs)
 
+    # ---- the table entry applied to this op ----
+    def operand_specs(self) -> tuple[OperandSpec, ...]:
+        """The table operands this op has: with `arity_from`, as many inputs as the arity of the
+        chosen function (e.g. `linalg.elementwise kind=<add>` has x and y), then the outputs."""
+        spec = self.spec
+        if spec.arity_from is None:
+            return spec.operands
+        return (*spec.inputs[: arity(self.enum_value(spec.arity_from))], *spec.outputs)
+
+    def enum_value(self, name: str) -> str:
+        """The case of the enum attribute `name` (its entry's default when absent)."""
+        attr = self.properties.get(name)
+        if attr is not None:
+            return cast(StrEnum, attr.data).value  # type: ignore[attr-defined]
+        default = _default_fn(self.spec.body_expr, name)
+        assert default is not None, f"no default for {name}"
+        return default
+
+    def body(self) -> Expr | None:
+        """The payload expression with the attribute-chosen functions resolved."""
+        expr = self.spec.body_expr
+        if expr is None:
+            return None
+        return resolve_fns(expr, lambda attr, default: self.enum_value(attr))
+
     # ---- StructuredOpInterface ----
     def get_inputs(self) -> Sequence[SSAValue]:
         return self.operands[: self._num_inputs()]
@@ -158,6 +202,9 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         spec = self.spec
         if spec.dims is not None:
             return len(spec.dims)
+        maps = self._maps_attr()
+        if maps is not None and maps and any(o.indexing is Rule.FROM_MAPS for o in spec.operands):
+            return maps[0].num_dims
         outputs = self.get_outputs()
         shape = shape_of(outputs[0].type) if outputs else None
         return 0 if shape is None else len(shape)
@@ -166,7 +213,19 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         spec = self.spec
         if spec.dims is not None:
             return [it for _, it in spec.dims]
+        maps = self._maps_attr()
+        if maps and spec.outputs[0].indexing is Rule.FROM_MAPS:
+            # contract: a dim the output map does not name is a reduction
+            used = {e.position for e in maps[-1].results if isinstance(e, AffineDimExpr)}
+            return [IteratorType.PARALLEL if d in used else IteratorType.REDUCTION
+                    for d in range(self.get_num_loops())]
         return [IteratorType.PARALLEL] * self.get_num_loops()
+
+    def _maps_attr(self) -> list[AffineMap] | None:
+        override = self.properties.get("indexing_maps")
+        if isinstance(override, ArrayAttr):
+            return [cast(AffineMapAttr, m).data for m in override.data]
+        return None
 
     def attr_values(self) -> dict[str, tuple[int, ...]]:
         """Integer values of the table attributes usable in index expressions."""
@@ -184,8 +243,12 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         num_loops = self.get_num_loops()
         values = self.attr_values()
         maps: list[AffineMap] = []
-        for operand in self.spec.operands:
+        given = self._maps_attr() or []
+        for position, operand in enumerate(self.operand_specs()):
             ix = operand.indexing
+            if ix is Rule.FROM_MAPS:
+                maps.append(given[position] if position < len(given) else AffineMap(num_loops, 0, ()))
+                continue
             if isinstance(ix, Indices):
                 exprs = [parse_index_expr(e, self.spec.dim_names, values) for e in ix.exprs]
                 maps.append(AffineMap(num_loops, 0, tuple(exprs)))
@@ -213,9 +276,9 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         return maps
 
     def get_indexing_maps(self) -> list[AffineMap]:
-        override = self.properties.get("indexing_maps")
-        if isinstance(override, ArrayAttr):
-            return [cast(AffineMapAttr, m).data for m in override.data]
+        override = self._maps_attr()
+        if override is not None:
+            return override
         return self.get_default_indexing_maps()
 
     def get_cast_fn(self) -> TypeFn:
@@ -237,16 +300,20 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         spec = self.spec
         name = spec.op_name
         inputs, outputs = list(self.get_inputs()), list(self.get_outputs())
-        if len(inputs) != len(spec.inputs):
+        specs = self.operand_specs()
+        spec_inputs = [o for o in specs if not o.is_output]
+        if len(inputs) != len(spec_inputs):
+            chosen = (f" for {spec.arity_from} '{self.enum_value(spec.arity_from)}'"
+                      if spec.arity_from else "")
             raise VerifyException(
-                f"'{name}' expected {len(spec.inputs)} input(s) "
-                f"({', '.join(o.name for o in spec.inputs)}), got {len(inputs)}"
+                f"'{name}' expected {len(spec_inputs)} input(s){chosen} "
+                f"({', '.join(o.name for o in spec_inputs)}), got {len(inputs)}"
             )
         if len(outputs) != len(spec.outputs):
             raise VerifyException(
                 f"'{name}' expected {len(spec.outputs)} output(s), got {len(outputs)}"
             )
-        for index, (value, operand) in enumerate(zip([*inputs, *outputs], spec.operands)):
+        for index, (value, operand) in enumerate(zip([*inputs, *outputs], specs)):
             shaped = isinstance(value.type, ShapedType)
             if operand.indexing is Rule.SCALAR and shaped:
                 raise VerifyException(
@@ -289,13 +356,38 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                         )
                 if len(set(dims)) != len(dims):
                     raise VerifyException(f"'{name}' {ix.attr} {list(dims)} has duplicates")
+        for attr_spec in spec.attrs:
+            if attr_spec.kind is not AttrKind.I64_ELEMENTS:
+                continue
+            attr = self.properties.get(attr_spec.name)
+            expected = len(attr_spec.default or ())
+            if attr is not None:
+                assert isinstance(attr, DenseIntOrFPElementsAttr)
+                if attr.get_element_type() != i64 or len(attr.get_shape()) != 1:
+                    raise VerifyException(
+                        f"'{name}' expected {attr_spec.name} to be a dense vector of i64, "
+                        f"got {attr}"
+                    )
+            vals = values.get(attr_spec.name, ())
+            if len(vals) != expected:
+                raise VerifyException(
+                    f"'{name}' expected {attr_spec.name} to have {expected} element(s) (one per "
+                    f"spatial dim), got {len(vals)}"
+                )
+            if any(v <= 0 for v in vals):
+                raise VerifyException(
+                    f"'{name}' expected positive {attr_spec.name}, got {list(vals)}"
+                )
         override = self.properties.get("indexing_maps")
+        if override is None and any(o.indexing is Rule.FROM_MAPS for o in spec.operands):
+            raise VerifyException(f"'{name}' requires indexing_maps")
         if override is not None:
             assert isinstance(override, ArrayAttr)
             maps = [cast(AffineMapAttr, m).data for m in override.data]
-            if len(maps) != len(spec.operands):
+            n_operands = len(self.operand_specs())
+            if len(maps) != n_operands:
                 raise VerifyException(
-                    f"'{name}' expected {len(spec.operands)} indexing_maps (one per operand), "
+                    f"'{name}' expected {n_operands} indexing_maps (one per operand), "
                     f"got {len(maps)}"
                 )
             for index, amap in enumerate(maps):
@@ -309,6 +401,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                         f"'{name}' expected indexing_map #{index} to be a projected permutation "
                         f"(a transpose and/or broadcast), got {amap}"
                     )
+            if spec.outputs[0].indexing is Rule.FROM_MAPS:
+                _verify_contraction_maps(name, maps, num_loops)
 
     def _verify_shapes(self, maps: Sequence[AffineMap], operands: Sequence[SSAValue]) -> None:
         sizes: dict[int, tuple[int, int]] = {}  # loop dim -> (size, operand index)
@@ -350,9 +444,10 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
     def _verify_element_types(self) -> None:
         spec = self.spec
         operands = [*self.get_inputs(), *self.get_outputs()]
-        types = {o.name: element_type(v.type) for o, v in zip(spec.operands, operands)}
+        types = {o.name: element_type(v.type) for o, v in zip(self.operand_specs(), operands)}
         out_type = types[spec.outputs[0].name]
-        if spec.body_expr is None:
+        body = self.body()
+        if body is None:
             in_type = types[spec.inputs[0].name]
             if in_type != out_type:
                 raise VerifyException(
@@ -360,7 +455,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                     f"init element type ({out_type})"
                 )
             return
-        result = _infer_type(spec.op_name, spec.body_expr, types, out_type, self.get_cast_fn())
+        result = _infer_type(spec.op_name, body, types, out_type, self.get_cast_fn())
         if result != out_type:
             raise VerifyException(
                 f"'{spec.op_name}' computes a value of type {result} but the output element type "
@@ -374,7 +469,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
             value = self.properties.get(attr_spec.name)
             if attr_spec.syntax is not AttrSyntax.KEYWORD_BEFORE or value is None:
                 continue
-            if attr_spec.kind is AttrKind.AFFINE_MAPS and self._maps_are_default():
+            if (attr_spec.kind is AttrKind.AFFINE_MAPS and not attr_spec.required
+                    and self._maps_are_default()):
                 continue
             printer.print_string(f" {attr_spec.name} = ")
             _print_attr_value(printer, attr_spec, value)
@@ -413,11 +509,19 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         spec = get_spec(cls.name)
         props: dict[str, Attribute] = {}
         for attr_spec in spec.attrs:
-            if attr_spec.syntax is AttrSyntax.KEYWORD_BEFORE and parser.parse_optional_keyword(
-                attr_spec.name
-            ):
+            if attr_spec.syntax is not AttrSyntax.KEYWORD_BEFORE:
+                continue
+            if parser.parse_optional_keyword(attr_spec.name):
                 parser.parse_punctuation("=")
                 props[attr_spec.name] = _parse_attr_value(parser, spec, attr_spec)
+            elif attr_spec.kind is AttrKind.ENUM and attr_spec.enum_attr is not None and (
+                parser.parse_optional_punctuation("<")
+            ):
+                # the short form upstream prints since `kind=` was dropped: `linalg.elementwise <exp>`
+                enum_attr = attr_spec.enum_attr
+                case = parser.parse_str_enum(enum_attr.enum_type)
+                parser.parse_punctuation(">")
+                props[attr_spec.name] = enum_attr(case)
         extra: dict[str, Attribute] = {}
         _split_attr_dict(parser, spec, props, extra)
         start = parser.pos
@@ -503,14 +607,24 @@ def _coerce_attr(attr_spec: AttrSpec, value: Any) -> Attribute:
             return DenseArrayBase.from_list(i64, list(value))
         raise TypeError(f"expected a list of integers, got {value}")
     if kind is AttrKind.I64_ELEMENTS:
-        size = len(attr_spec.default or ())
+        # the length and the values are checked by the verifier (one message per rule)
         if isinstance(value, DenseIntOrFPElementsAttr):
-            if value.get_element_type() != i64 or value.get_shape() != (size,):
-                raise TypeError(f"expected dense<...> : tensor<{size}xi64>, got {value}")
             return value
-        if isinstance(value, Sequence) and len(value) == size and all(isinstance(v, int) for v in value):
-            return DenseIntOrFPElementsAttr.from_list(TensorType(i64, [size]), list(value))
-        raise TypeError(f"expected {size} integers, got {value}")
+        if isinstance(value, Sequence) and all(isinstance(v, int) for v in value):
+            return DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(value)]), list(value))
+        raise TypeError(f"expected a list of integers, got {value}")
+    if kind is AttrKind.ENUM:
+        enum_attr = attr_spec.enum_attr
+        assert enum_attr is not None
+        if isinstance(value, enum_attr):
+            return value
+        if isinstance(value, str):
+            try:
+                return enum_attr(enum_attr.enum_type(value))
+            except ValueError:
+                pass
+        cases = ", ".join(c.value for c in enum_attr.enum_type)
+        raise TypeError(f"expected #{enum_attr.name}<...> with one of {cases}, got {value}")
     if kind is AttrKind.AFFINE_MAPS:
         if isinstance(value, ArrayAttr):
             if not all(isinstance(m, AffineMapAttr) for m in value.data):
@@ -529,13 +643,31 @@ def _infer_type(
     """Type of a payload expression; VerifyException on a type the payload cannot take."""
     if isinstance(expr, Arg):
         return types[expr.name]
+    if isinstance(expr, Index):
+        return named_scalar_type("index")
+    if isinstance(expr, Const):
+        return named_scalar_type(expr.type_name)
     if isinstance(expr, Cast):
         src = _infer_type(op_name, expr.value, types, out_type, fn)
+        dst = out_type if expr.to is None else named_scalar_type(expr.to)
         try:
-            cast_kind(src, out_type, expr.fn or fn)
+            cast_kind(src, dst, expr.fn or fn)
         except ValueError as err:
             raise VerifyException(f"'{op_name}' cannot cast: {err}") from err
-        return out_type
+        return dst
+    if isinstance(expr, Select):
+        cond = _infer_type(op_name, expr.cond, types, out_type, fn)
+        if cond != IntegerType(1):
+            raise VerifyException(f"'{op_name}' expected an i1 condition, got {cond}")
+        lhs = _infer_type(op_name, expr.lhs, types, out_type, fn)
+        rhs = _infer_type(op_name, expr.rhs, types, out_type, fn)
+        if lhs != rhs:
+            raise VerifyException(
+                f"'{op_name}' expected identical element types, got {lhs} and {rhs}"
+            )
+        if scalar_kind(lhs) not in TERNARY_FNS["select"]:
+            raise VerifyException(f"'{op_name}' cannot select values of type {lhs}")
+        return lhs
     if isinstance(expr, Unary):
         value = _infer_type(op_name, expr.value, types, out_type, fn)
         if scalar_kind(value) not in UNARY_FNS[expr.fn]:
@@ -558,6 +690,37 @@ def _infer_type(
             )
         return lhs
     raise TypeError(f"not a body expression: {expr!r}")  # pragma: no cover
+
+
+def _default_fn(expr: Expr | None, attr: str) -> str | None:
+    """The default function of the `AttrFn` choosing by `attr` in `expr`."""
+    if expr is None:
+        return None
+    if isinstance(expr, AttrFn) and expr.attr == attr:
+        return expr.default
+    for child in children_of(expr):
+        found = _default_fn(child, attr)
+        if found is not None:
+            return found
+    return None
+
+
+def _verify_contraction_maps(name: str, maps: Sequence[AffineMap], num_loops: int) -> None:
+    """`contract`: every loop dim is used by an input; a dim absent from the output (a
+    reduction) must be used by both inputs, and each map names a dim at most once."""
+    used = [{e.position for e in m.results if isinstance(e, AffineDimExpr)} for m in maps]
+    lhs, rhs, out = used[0], used[1], used[-1]
+    for d in range(num_loops):
+        if d not in lhs and d not in rhs:
+            raise VerifyException(
+                f"'{name}' loop dim d{d} is used by neither input map "
+                f"(every dim must index A or B)"
+            )
+        if d not in out and not (d in lhs and d in rhs):
+            raise VerifyException(
+                f"'{name}' loop dim d{d} is a reduction (absent from the output map) but is used "
+                f"by only one input map; it must index both A and B"
+            )
 
 
 def _dims_of(expr: AffineExpr) -> set[int]:
@@ -607,7 +770,7 @@ def _make_op_class(spec: OpSpec) -> type[NamedStructuredOp]:
     namespace["res"] = var_result_def()
     namespace["region"] = opt_region_def()
     for attr_spec in spec.attrs:
-        constraint: Any = {
+        constraint: Any = attr_spec.enum_attr if attr_spec.kind is AttrKind.ENUM else {
             AttrKind.TYPE_FN: TypeFnAttr,
             AttrKind.I64_ARRAY: DenseArrayBase,
             AttrKind.AFFINE_MAPS: ArrayAttr[AffineMapAttr],

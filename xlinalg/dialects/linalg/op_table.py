@@ -14,7 +14,18 @@ Indexing of an operand (`OperandSpec.indexing`):
 - `SCALAR`: a non-shaped operand (e.g. fill's value), map with no results;
 - `IDENTITY`: all loop dims in order (rank-polymorphic ops);
 - `InversePermutation("permutation")` / `DropDims("dimensions")`: transpose's
-  input and broadcast's input, from the named attribute.
+  input and broadcast's input, from the named attribute;
+- `FROM_MAPS`: the map is the op's (mandatory) `indexing_maps` attribute
+  (`contract`: its loop count and iterator types are inferred from the maps).
+
+Windowed ops (convolutions, poolings) are written with the layout helpers
+below: `_window` expands a layout such as `"n I* c"` into the index expressions
+`n, oh * strides[0] + kh * dilations[0], ow * strides[1] + kw * dilations[1], c`.
+The first input of a pooling is shape-only (`K`): its map names the window
+dims, its values are never read.
+
+Variadic inputs: `arity_from="kind"` makes the number of inputs the arity of
+the function the `kind` attribute names (`linalg.elementwise`).
 
 Loop dims: `dims=None` makes the op rank-polymorphic: as many parallel loops as
 the rank of its output (fill, copy, elementwise, transpose, broadcast).
@@ -27,14 +38,21 @@ from enum import Enum
 
 from xdsl.dialects.linalg.attrs import IteratorType
 
+from xlinalg.dialects.linalg.attrs import BinaryFnAttr, ElementwiseKindAttr, UnaryFnAttr
 from xlinalg.dialects.linalg.body_expr import (
     Expr,
     add,
     arg,
+    attr_fn,
     binary,
     cast,
     cast_signed,
+    cast_unsigned,
+    const,
+    index,
     mul,
+    select,
+    sub,
     unary,
 )
 
@@ -53,10 +71,12 @@ class Indices:
 class Rule(Enum):
     SCALAR = "scalar"
     IDENTITY = "identity"
+    FROM_MAPS = "from_maps"
 
 
 SCALAR = Rule.SCALAR
 IDENTITY = Rule.IDENTITY
+FROM_MAPS = Rule.FROM_MAPS
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,7 @@ class AttrKind(Enum):
     I64_ARRAY = "i64_array"  # array<i64: ...>, custom syntax `name = [1, 0]`
     AFFINE_MAPS = "affine_maps"  # [affine_map<...>, ...], overrides the default maps
     I64_ELEMENTS = "i64_elements"  # dense<[..]> : tensor<Nxi64> (strides, dilations)
+    ENUM = "enum"  # #linalg.unary_fn<exp>, #linalg.elementwise_kind<add> (`enum_attr`)
 
 
 class AttrSyntax(Enum):
@@ -99,6 +120,7 @@ class AttrSpec:
     syntax: AttrSyntax = AttrSyntax.DICT
     required: bool = False
     default: tuple[int, ...] | None = None  # default values usable in index expressions
+    enum_attr: type | None = None  # the EnumAttribute class of an ENUM attribute
 
 
 @dataclass(frozen=True)
@@ -110,6 +132,7 @@ class OpSpec:
     attrs: tuple[AttrSpec, ...] = ()
     print_results: bool = True  # `-> tensor<...>` (transpose/broadcast infer theirs)
     fixed_operands: bool = False  # single `input`/`init` operands, no segment sizes
+    arity_from: str | None = None  # the number of inputs is the arity of this attr's function
     summary: str = ""
 
     @property
@@ -194,6 +217,237 @@ def _binary(name: str, fn: str) -> OpSpec:
     )
 
 
+# ---------------------------------------------------------------------------
+# windowed ops: convolutions and poolings
+# ---------------------------------------------------------------------------
+
+_SPATIAL = {1: ("w",), 2: ("h", "w"), 3: ("d", "h", "w")}
+
+
+def _window(layout: str, rank: int, strided: bool) -> tuple[str, ...]:
+    """Index expressions of a layout: `I*` = the windowed input dims, `O*` the output
+    spatial dims, `K*` the window dims; other tokens are loop dims."""
+    out: list[str] = []
+    for token in layout.split():
+        if token in ("I*", "O*", "K*"):
+            for i, s in enumerate(_SPATIAL[rank]):
+                if token == "O*":
+                    out.append(f"o{s}")
+                elif token == "K*":
+                    out.append(f"k{s}")
+                elif strided:
+                    out.append(f"o{s} * strides[{i}] + k{s} * dilations[{i}]")
+                else:
+                    out.append(f"o{s} + k{s}")
+        else:
+            out.append(token)
+    return tuple(out)
+
+
+def _window_attrs(rank: int) -> tuple[AttrSpec, ...]:
+    ones = (1,) * rank
+    return (AttrSpec("dilations", AttrKind.I64_ELEMENTS, default=ones),
+            AttrSpec("strides", AttrKind.I64_ELEMENTS, default=ones))
+
+
+def _windowed(name: str, rank: int, domain: str, i: str, k: str, o: str, body: Expr,
+              operands: tuple[OperandSpec, ...], strided: bool, summary: str) -> OpSpec:
+    """An op over `domain` (dims not in the output are reductions)."""
+    dims = _window(domain, rank, False)
+    out_dims = set(_window(o, rank, False))
+    return OpSpec(
+        name,
+        (_in("I", Indices(*_window(i, rank, strided))), _in("K", Indices(*_window(k, rank, False))),
+         *operands, _out("O", Indices(*_window(o, rank, False)))),
+        body,
+        dims=tuple((d, PARALLEL if d in out_dims else REDUCTION) for d in dims),
+        attrs=_window_attrs(rank) if strided else (),
+        summary=summary,
+    )
+
+
+def _conv(name: str, rank: int, domain: str, i: str, k: str, o: str, *, quantized: bool = False,
+          strided: bool = True) -> OpSpec:
+    """`O[o] += cast_signed(I[i]) * cast_signed(K[k])`, or with zero points
+    `(cast_signed(I) - cast_signed(IZp)) * (cast_signed(K) - cast_signed(KZp))`."""
+    if quantized:
+        body = add(arg("O"), mul(sub(cast_signed(arg("I")), cast_signed(arg("IZp"))),
+                                 sub(cast_signed(arg("K")), cast_signed(arg("KZp")))))
+        extra = (_in("IZp", SCALAR), _in("KZp", SCALAR))
+        product = "(cast_signed(I[..]) - cast_signed(IZp)) * (cast_signed(K[..]) - cast_signed(KZp))"
+    else:
+        body = add(arg("O"), mul(cast_signed(arg("I")), cast_signed(arg("K"))))
+        extra = ()
+        product = "cast_signed(I[..]) * cast_signed(K[..])"
+    return _windowed(name, rank, domain, i, k, o, body, extra, strided,
+                     f"{rank}-D convolution: O[{o}] += {product}, input [{i}], kernel [{k}]")
+
+
+def _pool(name: str, rank: int, domain: str, i: str, o: str) -> OpSpec:
+    """`O = reduce_{window}(cast(I))`: sum (`add`), max or min, signed or unsigned."""
+    kind = name.split("_")[2]  # pooling_<layout>_<kind>[_unsigned]
+    unsigned = name.endswith("_unsigned")
+    caster = cast_unsigned if unsigned else cast_signed
+    value = caster(arg("I"))
+    if kind == "sum":
+        body = add(arg("O"), value)
+    else:
+        body = binary(f"{kind}_{'unsigned' if unsigned else 'signed'}", arg("O"), value)
+    return _windowed(name, rank, domain, i, "K*", o, body, (), True,
+                     f"{kind} pooling{' (unsigned)' if unsigned else ''}: O[{o}] = {kind} over the "
+                     f"window (K is shape-only) of {caster.__name__}(I[{i}])")
+
+
+_CONVOLUTIONS: tuple[OpSpec, ...] = (
+    _conv("conv_1d", 1, "O* K*", "I*", "K*", "O*", strided=False),
+    _conv("conv_2d", 2, "O* K*", "I*", "K*", "O*", strided=False),
+    _conv("conv_3d", 3, "O* K*", "I*", "K*", "O*", strided=False),
+    _conv("conv_1d_nwc_wcf", 1, "n O* f K* c", "n I* c", "K* c f", "n O* f"),
+    _conv("conv_1d_ncw_fcw", 1, "n f O* c K*", "n c I*", "f c K*", "n f O*"),
+    _conv("conv_2d_nhwc_hwcf", 2, "n O* f K* c", "n I* c", "K* c f", "n O* f"),
+    _conv("conv_2d_nhwc_hwcf_q", 2, "n O* f K* c", "n I* c", "K* c f", "n O* f", quantized=True),
+    _conv("conv_2d_nhwc_fhwc", 2, "n O* f K* c", "n I* c", "f K* c", "n O* f"),
+    _conv("conv_2d_nhwc_fhwc_q", 2, "n O* f K* c", "n I* c", "f K* c", "n O* f", quantized=True),
+    _conv("conv_2d_nchw_fchw", 2, "n f O* c K*", "n c I*", "f c K*", "n f O*"),
+    _conv("conv_2d_nchw_fchw_q", 2, "n f O* c K*", "n c I*", "f c K*", "n f O*", quantized=True),
+    _conv("conv_2d_ngchw_fgchw", 2, "n g fg O* c K*", "n g c I*", "fg g c K*", "n g fg O*"),
+    _conv("conv_2d_ngchw_gfchw", 2, "n g fg O* c K*", "n g c I*", "g fg c K*", "n g fg O*"),
+    _conv("conv_2d_ngchw_gfchw_q", 2, "n g fg O* c K*", "n g c I*", "g fg c K*", "n g fg O*",
+          quantized=True),
+    _conv("conv_2d_nhwgc_gfhwc", 2, "n O* g fg K* c", "n I* g c", "g fg K* c", "n O* g fg"),
+    _conv("conv_2d_nhwgc_gfhwc_q", 2, "n O* g fg K* c", "n I* g c", "g fg K* c", "n O* g fg",
+          quantized=True),
+    _conv("conv_3d_ndhwc_dhwcf", 3, "n O* f K* c", "n I* c", "K* c f", "n O* f"),
+    _conv("conv_3d_ndhwc_dhwcf_q", 3, "n O* f K* c", "n I* c", "K* c f", "n O* f", quantized=True),
+    _conv("conv_3d_ncdhw_fcdhw", 3, "n f O* c K*", "n c I*", "f c K*", "n f O*"),
+)
+
+_DEPTHWISE: tuple[OpSpec, ...] = (
+    _conv("depthwise_conv_1d_nwc_wc", 1, "n O* ic K*", "n I* ic", "K* ic", "n O* ic"),
+    _conv("depthwise_conv_1d_ncw_cw", 1, "n O* ic K*", "n ic I*", "ic K*", "n ic O*"),
+    _conv("depthwise_conv_1d_nwc_wcm", 1, "n O* ic cm K*", "n I* ic", "K* ic cm", "n O* ic cm"),
+    _conv("depthwise_conv_2d_nhwc_hwc", 2, "n O* ic K*", "n I* ic", "K* ic", "n O* ic"),
+    _conv("depthwise_conv_2d_nhwc_hwc_q", 2, "n O* ic K*", "n I* ic", "K* ic", "n O* ic",
+          quantized=True),
+    _conv("depthwise_conv_2d_nchw_chw", 2, "n O* ic K*", "n ic I*", "ic K*", "n ic O*"),
+    _conv("depthwise_conv_2d_nhwc_hwcm", 2, "n O* ic cm K*", "n I* ic", "K* ic cm", "n O* ic cm"),
+    _conv("depthwise_conv_2d_nhwc_hwcm_q", 2, "n O* ic cm K*", "n I* ic", "K* ic cm", "n O* ic cm",
+          quantized=True),
+    _conv("depthwise_conv_3d_ndhwc_dhwc", 3, "n O* K* ic", "n I* ic", "K* ic", "n O* ic"),
+    _conv("depthwise_conv_3d_ncdhw_cdhw", 3, "n O* K* ic", "n ic I*", "ic K*", "n ic O*"),
+    _conv("depthwise_conv_3d_ndhwc_dhwcm", 3, "n O* cm K* ic", "n I* ic", "K* ic cm",
+          "n O* ic cm"),
+)
+
+_POOLINGS: tuple[OpSpec, ...] = (
+    *(_pool(f"pooling_nhwc_{kind}", 2, "n O* c K*", "n I* c", "n O* c")
+      for kind in ("sum", "max", "max_unsigned", "min", "min_unsigned")),
+    *(_pool(f"pooling_nchw_{kind}", 2, "n c O* K*", "n c I*", "n c O*") for kind in ("sum", "max")),
+    *(_pool(f"pooling_nwc_{kind}", 1, "n O* c K*", "n I* c", "n O* c")
+      for kind in ("sum", "max", "max_unsigned", "min", "min_unsigned")),
+    *(_pool(f"pooling_ncw_{kind}", 1, "n c O* K*", "n c I*", "n c O*") for kind in ("sum", "max")),
+    *(_pool(f"pooling_ndhwc_{kind}", 3, "n O* c K*", "n I* c", "n O* c")
+      for kind in ("sum", "max", "min")),
+)
+
+# ---------------------------------------------------------------------------
+# the rest of the contraction family, elementwise with a function attribute, fill_rng_2d
+# ---------------------------------------------------------------------------
+
+# In [000] only (dropped upstream): the `cast` attribute on the 2-D ones, fixed cast_signed on
+# the batched ones (their attribute tables list none).
+_LEGACY_MATMULS: tuple[OpSpec, ...] = (
+    _contraction("matmul_transpose_a", "m n k", "k m", "k n", "m n", (_CAST_ATTR,), False,
+                 "C[m, n] += cast(A[k, m]) * cast(B[k, n])"),
+    _contraction("matmul_transpose_b", "m n k", "m k", "n k", "m n", (_CAST_ATTR,), False,
+                 "C[m, n] += cast(A[m, k]) * cast(B[n, k])"),
+    _contraction("batch_matmul_transpose_a", "b m n k", "b k m", "b k n", "b m n", (), True,
+                 "C[b, m, n] += cast_signed(A[b, k, m]) * cast_signed(B[b, k, n])"),
+    _contraction("batch_matmul_transpose_b", "b m n k", "b m k", "b n k", "b m n", (), True,
+                 "C[b, m, n] += cast_signed(A[b, m, k]) * cast_signed(B[b, n, k])"),
+)
+
+
+def _mmt4d(name: str, batch: str) -> OpSpec:
+    b = f"{batch} " if batch else ""
+    spec = _contraction(name, f"{b}m n k m0 n0 k0", f"{b}m k m0 k0", f"{b}n k n0 k0",
+                        f"{b}m n m0 n0", (), True,
+                        f"accum[{b}m, n, m0, n0] += cast_signed(lhs[{b}m, k, m0, k0]) * "
+                        f"cast_signed(rhs[{b}n, k, n0, k0])")
+    names = {"A": "lhs", "B": "rhs", "C": "accum"}
+    operands = tuple(OperandSpec(names[o.name], o.indexing, o.is_output) for o in spec.operands)
+    body = add(arg("accum"), mul(cast_signed(arg("lhs")), cast_signed(arg("rhs"))))
+    return OpSpec(name, operands, body, dims=spec.dims, summary=spec.summary)
+
+
+_MMT4D = (_mmt4d("mmt4d", ""), _mmt4d("batch_mmt4d", "b"))
+
+_CONTRACT = OpSpec(
+    "contract",
+    (_in("A", FROM_MAPS), _in("B", FROM_MAPS), _out("C", FROM_MAPS)),
+    add(arg("C"), mul(cast(arg("A")), cast(arg("B")))),
+    attrs=(AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE, True),
+           _CAST_ATTR),
+    summary="D[H] = sum over (I u J) \\ H of cast(A[I]) * cast(B[J]) + C[H]; the maps are "
+            "mandatory projected permutations, dims absent from C are reductions",
+)
+
+_ELEMENTWISE: tuple[OpSpec, ...] = (
+    OpSpec(
+        "elementwise",
+        (_in("x", IDENTITY), _in("y", IDENTITY), _in("z", IDENTITY), _out("O", IDENTITY)),
+        attr_fn("kind", "exp", arg("x"), arg("y"), arg("z")),
+        attrs=(AttrSpec("kind", AttrKind.ENUM, AttrSyntax.KEYWORD_BEFORE, True,
+                        enum_attr=ElementwiseKindAttr),
+               AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE)),
+        arity_from="kind",
+        summary="O = kind(x[, y[, z]]), no casting; inputs = arity of kind; optional maps",
+    ),
+    OpSpec(
+        "elemwise_unary",
+        (_in("I", IDENTITY), _out("O", IDENTITY)),
+        attr_fn("fun", "exp", cast(arg("I"))),
+        attrs=(_CAST_ATTR, AttrSpec("fun", AttrKind.ENUM, enum_attr=UnaryFnAttr)),
+        summary="O = fun(cast(I)) (legacy, [000])",
+    ),
+    OpSpec(
+        "elemwise_binary",
+        (_in("lhs", IDENTITY), _in("rhs", IDENTITY), _out("O", IDENTITY)),
+        attr_fn("fun", "add", cast(arg("lhs")), cast(arg("rhs"))),
+        attrs=(_CAST_ATTR, AttrSpec("fun", AttrKind.ENUM, enum_attr=BinaryFnAttr)),
+        summary="O = fun(cast(lhs), cast(rhs)) (legacy, [000])",
+    ),
+    OpSpec(
+        "select",
+        (_in("cond", IDENTITY), _in("lhs", IDENTITY), _in("rhs", IDENTITY), _out("O", IDENTITY)),
+        select(arg("cond"), arg("lhs"), arg("rhs")),
+        summary="O = cond ? lhs : rhs (cond is i1), no casting",
+    ),
+)
+
+
+def _lcg_step(value: Expr, state: Expr) -> Expr:
+    """`(value + state) * 1103515245 + 12345` in i32 (wrapping)."""
+    return add(mul(add(value, state), const(1103515245, "i32")), const(12345, "i32"))
+
+
+_FILL_RNG_2D = OpSpec(
+    "fill_rng_2d",
+    (_in("min", SCALAR), _in("max", SCALAR), _in("seed", SCALAR), _out("O", Indices("m", "n"))),
+    # OpDSL: rand1 = (i32(m) + seed) * A + C; rand2 = (i32(n) + rand1) * A + C;
+    # O = T((2147483647 + f64(rand2)) * ((max - min) * 2.3283064e-10) + min)
+    cast_signed(
+        add(mul(add(const(2147483647.0, "f64"),
+                    cast_signed(_lcg_step(cast_signed(index("n"), "i32"),
+                                          _lcg_step(cast_signed(index("m"), "i32"), arg("seed"))),
+                                "f64")),
+                mul(sub(arg("max"), arg("min")), const(2.3283064e-10, "f64"))),
+            arg("min"))),
+    dims=(("m", PARALLEL), ("n", PARALLEL)),
+    summary="O[m, n] = a linear congruential generator seeded by seed, m and n, scaled to "
+            "[min, max] (f64 arithmetic, i32 state)",
+)
+
 OP_TABLE: tuple[OpSpec, ...] = (
     OpSpec("fill", (_in("value", SCALAR), _out("O", IDENTITY)), cast_signed(arg("value")),
            summary="O = cast_signed(value) everywhere"),
@@ -240,22 +494,6 @@ OP_TABLE: tuple[OpSpec, ...] = (
     _unary("tanh", "tanh"),
     _unary("erf", "erf"),
     OpSpec(
-        "conv_2d_nhwc_hwcf",
-        (
-            _in("I", Indices("n", "oh * strides[0] + kh * dilations[0]",
-                             "ow * strides[1] + kw * dilations[1]", "c")),
-            _in("K", Indices("kh", "kw", "c", "f")),
-            _out("O", Indices("n", "oh", "ow", "f")),
-        ),
-        add(arg("O"), mul(cast_signed(arg("I")), cast_signed(arg("K")))),
-        dims=(("n", PARALLEL), ("oh", PARALLEL), ("ow", PARALLEL), ("f", PARALLEL),
-              ("kh", REDUCTION), ("kw", REDUCTION), ("c", REDUCTION)),
-        attrs=(AttrSpec("dilations", AttrKind.I64_ELEMENTS, default=(1, 1)),
-               AttrSpec("strides", AttrKind.I64_ELEMENTS, default=(1, 1))),
-        summary="O[n, oh, ow, f] += cast_signed(I[n, oh*SH + kh*DH, ow*SW + kw*DW, c]) "
-                "* cast_signed(K[kh, kw, c, f])",
-    ),
-    OpSpec(
         "transpose",
         (_in("input", InversePermutation("permutation")), _out("init", IDENTITY)),
         None,
@@ -273,6 +511,17 @@ OP_TABLE: tuple[OpSpec, ...] = (
         fixed_operands=True,
         summary="init = input broadcast along the added `dimensions`",
     ),
+)
+
+OP_TABLE = OP_TABLE + (
+    *_LEGACY_MATMULS,
+    *_MMT4D,
+    _CONTRACT,
+    *_ELEMENTWISE,
+    _FILL_RNG_2D,
+    *_CONVOLUTIONS,
+    *_DEPTHWISE,
+    *_POOLINGS,
 )
 
 OPS_BY_NAME: dict[str, OpSpec] = {spec.name: spec for spec in OP_TABLE}
