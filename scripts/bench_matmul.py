@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Matmul speed, side by side: untiled lowering, best tuned schedule, NumPy/OpenBLAS, FMA peak.
+"""Matmul speed, side by side: untiled lowering, tuned schedules, NumPy/OpenBLAS, FMA peak.
 
-    python scripts/bench_matmul.py [--trials 30] [--shapes 256 512 1024 384x1000x256]
+    python scripts/bench_matmul.py [--trials 30] [--vec-trials 30] [--shapes 256 512 1024 384x1000x256]
 
 For every shape M×N×K (f32, C = A·B) it tunes `search_spaces/matmul_tile.mlir`
-with the real tuner (isolated, checked trials in `results/bench.db`; rerunning
-resumes the studies), then measures in this one process, interleaved:
+(scalar loops, LLVM's auto-vectorizer) and `search_spaces/matmul_vectorize.mlir`
+(register blocks vectorized by `transform.structured.vectorize`, accumulators
+hoisted, FMAs on `<16 x float>`) with the real tuner (isolated, checked trials
+in `results/bench.db`; rerunning resumes the studies), then measures in this
+one process, interleaved:
   - the payload lowered without any schedule (the untiled loop nest),
-  - the best schedule found,
+  - the best schedule of each template,
   - NumPy/OpenBLAS limited to one thread (threadpoolctl),
-and prints GFLOP/s medians and their ratios to OpenBLAS and to the FMA peak
-measured by a native microkernel. The machine is noisy: the figures are medians
-of several timing rounds; compare ratios, not absolute times.
+and prints GFLOP/s medians, their ratios to OpenBLAS and to the FMA peak
+measured by a native microkernel, and the median compile seconds per
+candidate of the vectorize study (apply schedule + lower + llvmlite O3, as the
+trials recorded them). The machine is noisy: the figures are medians of several
+timing rounds; compare ratios, not absolute times. `--vec-trials 0` skips the
+vectorize template, `--trials 0` the scalar one.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from xlinalg.backend.peak import measure_fma_peak_gflops
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "matmul_tile.mlir"
+VEC_SPACE = ROOT / "search_spaces" / "matmul_vectorize.mlir"
 
 PAYLOAD = """// C = A · B, {m}x{k} · {k}x{n}, f32
 func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
@@ -50,13 +57,14 @@ def parse_shape(text: str) -> tuple[int, int, int]:
     return parts[0], parts[1], parts[2]
 
 
-def tune(payload: str, name: str, storage: str, trials: int, seed: int) -> str:
+def tune(payload: str, name: str, storage: str, trials: int, seed: int,
+         space_file: Path = SPACE) -> str:
     """Run (or resume) the tuning study for one shape; return its best schedule."""
     from tuner.export import best_schedule
     from tuner.study import StudyInfo, run, setup
 
-    study, space = setup(storage, name, payload, SPACE.read_text(), f"{name}.mlir", SPACE.name,
-                         space_path=str(SPACE), seed=seed, n_trials=trials)
+    study, space = setup(storage, name, payload, space_file.read_text(), f"{name}.mlir",
+                         space_file.name, space_path=str(space_file), seed=seed, n_trials=trials)
     start = time.perf_counter()
     run(study, space, StudyInfo.of(study), n_trials=trials)
     print(f"  tuned {name}: {len(study.trials)} trials in the study, "
@@ -73,7 +81,10 @@ def main() -> int:
     parser.add_argument("--shapes", nargs="+", type=parse_shape,
                         default=[parse_shape(s) for s in ("256", "512", "1024", "384x1000x256")],
                         help="N (cube) or MxNxK")
-    parser.add_argument("--trials", type=int, default=30, help="tuning trials per shape")
+    parser.add_argument("--trials", type=int, default=30,
+                        help="tuning trials per shape (matmul_tile.mlir)")
+    parser.add_argument("--vec-trials", type=int, default=30,
+                        help="tuning trials per shape (matmul_vectorize.mlir)")
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--seed", type=int, default=0)
@@ -84,32 +95,53 @@ def main() -> int:
     info = xlinalg.host_info()
     print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
           f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
-    header = (f"{'M x N x K':>16} | {'untiled':>8} | {'tuned':>8} | {'OpenBLAS':>8} | "
-              f"{'tuned/untiled':>13} | {'tuned/BLAS':>10} | {'tuned/peak':>10} | {'BLAS/peak':>9}")
+    header = (f"{'M x N x K':>16} | {'untiled':>8} | {'tiled':>8} | {'vector':>8} | "
+              f"{'OpenBLAS':>8} | {'vector/BLAS':>11} | {'vector/peak':>11} | "
+              f"{'BLAS/peak':>9} | {'compile s':>9}")
     rows = []
     for m, n, k in args.shapes:
         payload = PAYLOAD.format(m=m, n=n, k=k)
         name = f"bench-matmul-{m}x{n}x{k}"
-        schedule = tune(payload, name, args.storage, args.trials, args.seed)
-        untiled = xlinalg.compile(payload)
-        tuned = xlinalg.compile(payload, schedule=schedule)
-        a, b, c = tuned.make_inputs(seed=1)
-        assert tuned.check(a, b, c).ok and untiled.check(a, b, c).ok
+        kernels = {"untiled": xlinalg.compile(payload)}
+        if args.trials:
+            kernels["tiled"] = xlinalg.compile(
+                payload, schedule=tune(payload, name, args.storage, args.trials, args.seed))
+        compile_s = float("nan")
+        if args.vec_trials:
+            vec_name = f"bench-matmul-vec-{m}x{n}x{k}"
+            kernels["vector"] = xlinalg.compile(payload, schedule=tune(
+                payload, vec_name, args.storage, args.vec_trials, args.seed, VEC_SPACE))
+            compile_s = _median_compile_seconds(args.storage, vec_name)
+        a, b, c = kernels["untiled"].make_inputs(seed=1)
+        for kernel in kernels.values():
+            assert kernel.check(a, b, c).ok
         flops = 2.0 * m * n * k
-        times = {"untiled": [], "tuned": [], "blas": []}
+        times: dict[str, list[float]] = {key: [] for key in (*kernels, "blas")}
         out = np.empty((m, n), np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
-            for _ in range(args.rounds):  # interleaved so drift hits all three alike
-                times["untiled"].append(untiled.time(a, b, c, max_total_s=0.5).median_s)
-                times["tuned"].append(tuned.time(a, b, c).median_s)
+            for _ in range(args.rounds):  # interleaved so drift hits all alike
+                for key, kernel in kernels.items():
+                    limit = {"max_total_s": 0.5} if key == "untiled" else {}
+                    times[key].append(kernel.time(a, b, c, **limit).median_s)
                 times["blas"].append(median_seconds(lambda: _time_blas(a, b, out), 7))
         g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
-        rows.append(f"{f'{m} x {n} x {k}':>16} | {g['untiled']:8.2f} | {g['tuned']:8.2f} | "
-                    f"{g['blas']:8.2f} | {g['tuned'] / g['untiled']:12.1f}x | "
-                    f"{g['tuned'] / g['blas']:10.2f} | {g['tuned'] / peak:10.2f} | {g['blas'] / peak:9.2f}")
+        nan = float("nan")
+        vec = g.get("vector", nan)
+        rows.append(f"{f'{m} x {n} x {k}':>16} | {g['untiled']:8.2f} | {g.get('tiled', nan):8.2f} | "
+                    f"{vec:8.2f} | {g['blas']:8.2f} | {vec / g['blas']:11.2f} | "
+                    f"{vec / peak:11.2f} | {g['blas'] / peak:9.2f} | {compile_s:9.2f}")
         print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
     print("\nGFLOP/s (medians of interleaved rounds); f32; one thread for every column.")
     return 0
+
+
+def _median_compile_seconds(storage: str, study_name: str) -> float:
+    """Median `compile_s` over the study's trials that compiled (as the workers measured it)."""
+    from tuner.results import trials
+
+    frame = trials(storage, [study_name])
+    values = frame["compile_s"].dropna() if "compile_s" in frame else []
+    return float(statistics.median(values)) if len(values) else float("nan")
 
 
 def _time_blas(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> float:

@@ -7,11 +7,13 @@
 //    hoist the C transfers out of the k loop (accumulators stay in registers),
 //    lower the contraction to outer products and those to broadcast + FMA
 //    on 1-D vectors; optionally unroll the k loop.
+// reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers with room
+// for the B rows and broadcasts: at most 24 (384 floats).
 //
 // xlinalg.constraint: tile_m % reg_m == 0
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
-// xlinalg.constraint: reg_m * reg_n <= 512
+// xlinalg.constraint: reg_m * reg_n <= 384
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root
