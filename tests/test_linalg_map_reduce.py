@@ -178,3 +178,50 @@ def test_tiled_with_non_dividing_sizes() -> None:
     orig = [x.copy() for x in args]
     kernel(*args)
     _check_kernel(args, orig)
+
+
+@pytest.mark.parametrize(
+    ("elem", "dtype", "add"),
+    [("f32", np.float32, "arith.addf"), ("f16", np.float16, "arith.addf"), ("i8", np.int8, "arith.addi"),
+     ("i16", np.int16, "arith.addi"), ("i64", np.int64, "arith.addi")],
+)
+def test_dtypes(elem: str, dtype: type, add: str) -> None:
+    text = f"""
+func.func @k(%a: memref<3x5xELEM>, %b: memref<3x5xELEM>, %c: memref<3x5xELEM>, %r: memref<5xELEM>) {{
+  linalg.map {{ {add} }} ins(%a, %b : memref<3x5xELEM>, memref<3x5xELEM>) outs(%c : memref<3x5xELEM>)
+  linalg.reduce {{ {add} }} ins(%a : memref<3x5xELEM>) outs(%r : memref<5xELEM>) dimensions = [0]
+  return
+}}""".replace("ELEM", elem)
+    kernel = xlinalg.compile(text)
+    rng = np.random.default_rng(2)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)  # type: ignore[type-var]
+        a = rng.integers(info.min, info.max, (3, 5), dtype=dtype)
+        b = rng.integers(info.min, info.max, (3, 5), dtype=dtype)
+    else:
+        a, b = rng.standard_normal((3, 5)).astype(dtype), rng.standard_normal((3, 5)).astype(dtype)
+    c, r = np.zeros((3, 5), dtype), np.ones(5, dtype)
+    kernel(a, b, c, r)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(c, a + b)  # modular for integers, one rounding for floats
+        expected_r = (np.ones(5, dtype) + a[0] + a[1] + a[2]).astype(dtype)
+    if np.issubdtype(dtype, np.integer):
+        np.testing.assert_array_equal(r, expected_r)
+    else:
+        np.testing.assert_allclose(r, expected_r, rtol=2e-3)
+
+
+def test_tensor_reference() -> None:
+    from xlinalg.reference.function import run_function
+
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
+    c, r = np.zeros((4, 5), np.float32), np.full(4, 2.0, np.float32)
+    (result,) = run_function(xlinalg.parse(MAP_REDUCE), "f", [a, b, c, r])
+    np.testing.assert_allclose(result, np.exp(a) + c, rtol=1e-6)
+    module = xlinalg.parse(
+        MAP_REDUCE.replace("return %4 : tensor<4x5xf32>", "return %3 : tensor<4xf32>")
+        .replace("%r: tensor<4xf32>) -> tensor<4x5xf32>", "%r: tensor<4xf32>) -> tensor<4xf32>")
+    )
+    (maxed,) = run_function(module, "f", [a, b, c, r])
+    np.testing.assert_array_equal(maxed, np.maximum(a.max(axis=1), 2.0))

@@ -190,3 +190,19 @@ def test_pack_then_unpack_is_identity_reference(data: st.DataObject) -> None:
     p = pack(a, positions, tiles, perm, 0.0, packed_shape)
     assert p.shape == packed_shape
     np.testing.assert_array_equal(unpack(p, positions, perm, shape), a)
+
+
+def test_tensor_reference_with_dynamic_tile() -> None:
+    from xlinalg.reference.function import run_function
+
+    a = np.arange(45, dtype=np.float32).reshape(9, 5)
+    (result,) = run_function(xlinalg.parse(FORMS), "f", [
+        a, np.zeros((2, 3, 4, 3), np.float32), np.float32(0), 2, np.zeros((5, 5, 2), np.float32),
+        np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)])
+    np.testing.assert_array_equal(result, a)  # unpack(pack(a)) on tensors
+    text = FORMS.replace("return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>").replace(
+        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {")
+    (packed,) = run_function(xlinalg.parse(text), "f", [
+        a, np.zeros((2, 3, 4, 3), np.float32), np.float32(-1), 2, np.zeros((5, 5, 2), np.float32),
+        np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)])
+    np.testing.assert_array_equal(packed, _pack_by_loops(a, {0: 2}, [0, 1], -1.0, (5, 5, 2)))

@@ -68,7 +68,7 @@ module attributes {transform.with_named_sequence} {
 
 
 def _op_sequence(text: str) -> list[str]:
-    names = re.findall(r"(?:= |^\s+)((?:linalg|arith|math|tensor)\.[a-z_]+)", text, re.M)
+    names = re.findall(r"(?:= |^\s+)((?:linalg|arith|math|tensor)\.[a-z_]+)", text, re.MULTILINE)
     return [n for n in names if n != "arith.constant"]
 
 
@@ -124,3 +124,12 @@ def test_execution_matches_numpy_odd_sizes() -> None:
     ed = np.exp(d - d.max(axis=0, keepdims=True))
     np.testing.assert_allclose(e, ed / ed.sum(axis=0, keepdims=True), rtol=1e-12, atol=1e-300)
     assert kernel.check(a, np.zeros_like(a), d, np.zeros_like(d)).ok
+
+
+def test_tensor_reference() -> None:
+    from xlinalg.reference.function import run_function
+
+    a = np.random.default_rng(4).standard_normal((4, 5), dtype=np.float32)
+    (result,) = run_function(xlinalg.parse(TENSOR), "s", [a, np.zeros_like(a)])
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(result, e / e.sum(axis=1, keepdims=True), rtol=1e-6)

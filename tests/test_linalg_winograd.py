@@ -184,3 +184,14 @@ func.func @f(%g: memref<2x1x3x3xf32>, %u: memref<1x4x3x2xf32>) {
     kernel(g, u)
     G = winograd_matrices(2, 3).numpy("G")
     np.testing.assert_allclose(u[0], np.einsum("bj,fjc->bcf", G, g[:, 0]), rtol=1e-6, atol=1e-6)
+
+
+def test_tensor_reference() -> None:
+    from xlinalg.reference.function import run_function
+
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s, dtype=np.float32) for s in
+            [(2, 3, 3, 5), (6, 6, 5, 2), (2, 10, 10, 5), (6, 6, 2, 2, 2, 5), (6, 6, 2, 2, 2, 2), (2, 8, 8, 2)]]
+    (result,) = run_function(xlinalg.parse(FORMS), "w", args)
+    np.testing.assert_allclose(result, winograd_output(args[4], args[5], 4, 3), rtol=1e-5, atol=1e-4)
+    assert np.abs(result - args[5]).max() > 0.1  # it accumulates into the init, not replaces it
