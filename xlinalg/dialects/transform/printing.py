@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute
@@ -79,7 +80,9 @@ def index_attr(value: int) -> IntegerAttr:
 
 
 PropKinds = Sequence[tuple[str, str]]
-"""(property name, kind) in declaration order; kind is "unit", "int", "bool" or "str"."""
+"""(property name, kind) in declaration order; kind is "unit", "int", "bool",
+"str" or "ints" (an `[a, b]` list kept as an ArrayAttr of i64), optionally with
+a default elided when printing: "int=1", "bool=false"."""
 
 
 def parse_struct_props(
@@ -94,7 +97,7 @@ def parse_struct_props(
     """
     from xdsl.dialects.builtin import BoolAttr, StringAttr, UnitAttr
 
-    by_name = dict(kinds)
+    by_name = {name: kind.split("=")[0] for name, kind in kinds}
     props: dict[str, Attribute] = {}
     opened = angle and parser.parse_optional_punctuation("<") is not None
     while True:
@@ -111,6 +114,8 @@ def parse_struct_props(
                 props[name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
             elif kind == "bool":
                 props[name] = BoolAttr(parser.parse_boolean(), IntegerType(1))
+            elif kind == "ints":
+                props[name] = ArrayAttr([IntegerAttr(v, i64) for v in parse_i64_list(parser)])
             else:
                 props[name] = StringAttr(parser.parse_str_literal())
         if opened:
@@ -135,11 +140,19 @@ def print_struct_props(
     from xdsl.dialects.builtin import StringAttr, UnitAttr
 
     parts: list[str] = []
-    for name, kind in kinds:
+    for name, spec in kinds:
+        kind, _, default = spec.partition("=")
         value = props.get(name)
         if value is None:
             continue
-        if kind == "unit" or isinstance(value, UnitAttr):
+        if default and isinstance(value, IntegerAttr):
+            shown = str(value.value.data) if kind == "int" else str(bool(value.value.data)).lower()
+            if shown == default:
+                continue
+        if kind == "ints" and isinstance(value, ArrayAttr):
+            ints = ", ".join(str(v.value.data) for v in value.data)  # type: ignore[attr-defined]
+            parts.append(f"{name} = [{ints}]")
+        elif kind == "unit" or isinstance(value, UnitAttr):
             parts.append(name)
         elif isinstance(value, IntegerAttr) and kind == "bool":
             parts.append(f"{name} = {'true' if value.value.data else 'false'}")
@@ -150,3 +163,79 @@ def print_struct_props(
     if parts:
         printer.print_string(" <" + ", ".join(parts) + ">" if angle else " " + " ".join(parts))
     printer.print_op_attributes(attrs)
+
+
+def parse_functional_or_plain_type(
+    parser: Parser, num_operands: int, num_results: int
+) -> tuple[list[Attribute], list[Attribute]]:
+    """`: (T0, T1) -> (R0, R1)`, `: (T) -> R` or the short `: T` (every operand and
+    result of type T) after the `:` has been parsed."""
+    if parser.parse_optional_punctuation("(") is not None:
+        inputs = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        parser.parse_punctuation("->")
+        if parser.parse_optional_punctuation("(") is not None:
+            outputs = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+        else:
+            outputs = [parser.parse_type()]
+        if len(outputs) == 1 and num_results > 1:
+            outputs = outputs * num_results
+        return inputs, outputs
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    inputs = (types * num_operands)[:num_operands] if len(types) == 1 else types
+    return inputs, [types[0]] * num_results
+
+
+def print_functional_type(
+    printer: Printer, inputs: Sequence[Attribute], outputs: Sequence[Attribute]
+) -> None:
+    printer.print_string("(")
+    printer.print_list(inputs, printer.print_attribute)
+    printer.print_string(") -> ")
+    if len(outputs) == 1:
+        printer.print_attribute(outputs[0])
+    else:
+        printer.print_string("(")
+        printer.print_list(outputs, printer.print_attribute)
+        printer.print_string(")")
+
+
+class TargetPropsMixin:
+    """parse/print for `$target <props> : functional-type(operands, results)`.
+
+    Subclasses (IRDL ops with one `target` operand and `results`) set `PROPS`
+    (see `PropKinds`), `ANGLE` (props inside `<...>`) and `NUM_RESULTS` (used
+    with the short `: T` type form).
+    """
+
+    PROPS: ClassVar[tuple[tuple[str, str], ...]] = ()
+    ANGLE: ClassVar[bool] = False
+    NUM_RESULTS: ClassVar[int] = 1
+
+    @classmethod
+    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+        target = parser.parse_unresolved_operand()
+        props, attrs = parse_struct_props(parser, cls.PROPS, angle=cls.ANGLE)
+        parser.parse_punctuation(":")
+        inputs, outputs = parse_functional_or_plain_type(parser, 1, cls.NUM_RESULTS)
+        return cls.create(  # type: ignore[attr-defined]
+            operands=[parser.resolve_operand(target, inputs[0])],
+            result_types=outputs,
+            properties=props,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        op = self  # an IRDLOperation
+        printer.print_string(" ")
+        printer.print_operand(op.operands[0])  # type: ignore[attr-defined]
+        print_struct_props(
+            printer,
+            self.PROPS,
+            dict(op.properties),  # type: ignore[attr-defined]
+            dict(op.attributes),  # type: ignore[attr-defined]
+            angle=self.ANGLE,
+        )
+        printer.print_string(" : ")
+        print_functional_type(printer, op.operand_types, op.result_types)  # type: ignore[attr-defined]

@@ -1,13 +1,25 @@
-"""`transform.loop.unroll`."""
+"""`transform.loop.*` (get_parent_for, coalesce, outline, peel, pipeline, unroll),
+`transform.affine.simplify_bounded_affine_ops`, `transform.memref.multibuffer`."""
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
+from xdsl.dialects import affine, memref, scf
+from xdsl.ir import Operation, SSAValue
 
-from xlinalg.dialects.transform.loop import LoopUnrollOp
+from xlinalg.dialects.transform.loop import (
+    LoopCoalesceOp,
+    LoopGetParentForOp,
+    LoopOutlineOp,
+    LoopPeelOp,
+    LoopPipelineOp,
+    LoopUnrollOp,
+    MultiBufferOp,
+    SimplifyBoundedAffineOpsOp,
+)
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.ops.handles import dedup
 from xlinalg.interpreter.registry import register
 
 
@@ -29,3 +41,171 @@ def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
                 f"failed to unroll {describe_payload(loop)} by {factor}: {err.message}",
                 silenceable=err.silenceable,
             ) from err
+
+
+@register(LoopGetParentForOp)
+def apply_get_parent_for(op: LoopGetParentForOp, interp: Interpreter) -> None:
+    kind = affine.ForOp if op.is_affine else scf.ForOp
+    parents: list[Operation] = []
+    for target in interp.state.get_ops(op.target, op):
+        current = target.parent_op()
+        remaining = op.count
+        while current is not None:
+            if isinstance(current, kind):
+                remaining -= 1
+                if remaining == 0:
+                    break
+            current = current.parent_op()
+        if current is None:
+            raise failure(
+                op,
+                f"could not find the {op.count}-th enclosing '{kind.name}' of "
+                f"{describe_payload(target)}",
+                silenceable=True,
+            )
+        parents.append(current)
+    interp.state.bind(op.parent, dedup(parents))
+
+
+@register(LoopCoalesceOp, consumes=lambda op: [op.target])
+def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.coalesce import coalesce_loops
+
+    results: list[Operation] = []
+    for loop in interp.state.get_ops(op.target, op):
+        if not isinstance(loop, scf.ForOp):
+            raise failure(
+                op, f"expected scf.for loops, got {describe_payload(loop)}", silenceable=True
+            )
+        results.append(coalesce_loops(loop))
+    interp.state.bind(op.transformed, results)
+
+
+@register(LoopOutlineOp, consumes=lambda op: [op.target])
+def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.outline import outline_loop
+
+    functions: list[Operation] = []
+    calls: list[Operation] = []
+    for loop in interp.state.get_ops(op.target, op):
+        if not isinstance(loop, scf.ForOp | affine.ForOp | scf.ParallelOp | scf.WhileOp):
+            raise failure(
+                op, f"expected loops, got {describe_payload(loop)}", silenceable=False
+            )
+        try:
+            function, call = outline_loop(loop, op.func_name.data)
+        except TransformFailure as err:
+            raise failure(op, err.message, silenceable=False) from err
+        functions.append(function)
+        calls.append(call)
+    interp.state.bind(op.results_[0], functions)
+    if len(op.results_) > 1:
+        interp.state.bind(op.results_[1], calls)
+
+
+@register(LoopPeelOp, consumes=lambda op: [op.target])
+def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
+    """Always succeeds (spec) unless `fail_if_already_divisible`; non-scf.for ops
+    are dropped."""
+    from xlinalg.transforms.peel import peel_for
+
+    mains: list[Operation] = []
+    rests: list[Operation] = []
+    for loop in interp.state.get_ops(op.target, op):
+        if not isinstance(loop, scf.ForOp):
+            continue
+        try:
+            result = peel_for(
+                loop,
+                peel_front=op.flag("peel_front"),
+                fail_if_already_divisible=op.flag("fail_if_already_divisible"),
+            )
+        except TransformFailure as err:
+            raise failure(
+                op, f"{err.message} ({describe_payload(loop)})", silenceable=True
+            ) from err
+        mains.append(result.main)
+        if result.remainder is not None:
+            rests.append(result.remainder)
+    interp.state.bind(op.results_[0], mains)
+    if len(op.results_) > 1:
+        interp.state.bind(op.results_[1], rests)
+
+
+@register(LoopPipelineOp, consumes=lambda op: [op.target])
+def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
+    """Silenceable failure if any loop fails, returning the subset that succeeded."""
+    from xlinalg.transforms.pipeline import pipeline_for
+
+    done: list[Operation] = []
+    errors: list[str] = []
+    for loop in interp.state.get_ops(op.target, op):
+        if not isinstance(loop, scf.ForOp):
+            continue
+        try:
+            done.append(
+                pipeline_for(
+                    loop,
+                    iteration_interval=op.get("iteration_interval", 1),
+                    read_latency=op.get("read_latency", 10),
+                )
+            )
+        except TransformFailure as err:
+            errors.append(f"{describe_payload(loop)}: {err.message}")
+    interp.state.bind(op.transformed, done)
+    if errors:
+        raise failure(op, "failed to pipeline " + "; ".join(errors), silenceable=True)
+
+
+@register(SimplifyBoundedAffineOpsOp, consumes=lambda op: [op.target])
+def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) -> None:
+    from xdsl.dialects.builtin import IndexType
+
+    from xlinalg.transforms.simplify_bounds import simplify_min_max
+
+    targets = interp.state.get_ops(op.target, op)
+    bounds: dict[SSAValue, tuple[int, int]] = {}
+    bounded_ops: list[Operation] = []
+    for handle, (lo, hi) in zip(op.bounded_values, op.bounds()):
+        for bounded in interp.state.get_ops(handle, op):
+            if len(bounded.results) != 1 or not isinstance(bounded.results[0].type, IndexType):
+                raise failure(
+                    op,
+                    f"expected a bounded op with a single index result, got {describe_payload(bounded)}",
+                    silenceable=False,
+                )
+            bounds[bounded.results[0]] = (lo, hi)
+            bounded_ops.append(bounded)
+    for target in targets:
+        if target.name not in ("affine.min", "affine.max"):
+            raise failure(
+                op,
+                f"target must be affine.min or affine.max, got {describe_payload(target)}",
+                silenceable=False,
+            )
+        if target in bounded_ops:
+            raise failure(
+                op, "target op result must not be constrained (it is also bounded)",
+                silenceable=False,
+            )
+    for target in targets:
+        simplify_min_max(target, bounds)
+
+
+@register(MultiBufferOp, consumes=lambda op: [op.target])
+def apply_multibuffer(op: MultiBufferOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.multibuffer import multibuffer
+
+    results: list[Operation] = []
+    for alloc in interp.state.get_ops(op.target, op):
+        if not isinstance(alloc, memref.AllocOp):
+            raise failure(
+                op, f"expected memref.alloc ops, got {describe_payload(alloc)}", silenceable=False
+            )
+        try:
+            results.append(
+                multibuffer(alloc, op.factor.value.data, skip_analysis=op.skip_analysis is not None)
+            )
+        except TransformFailure as err:
+            raise failure(op, err.message, silenceable=True) from err
+    interp.state.bind(op.transformed, results)
