@@ -234,8 +234,9 @@ def _winograd(op: Operation, src: np.ndarray, dst: np.ndarray) -> None:
         padded = np.zeros((image.shape[0], (th - 1) * m + tile, (tw - 1) * m + tile, image.shape[3]))
         h, w = min(image.shape[1], padded.shape[1]), min(image.shape[2], padded.shape[2])
         padded[:, :h, :w, :] = image[:, :h, :w, :]
-        windows = np.stack([np.stack([padded[:, a * m:a * m + tile, b * m:b * m + tile, :]
-                                      for b in range(tw)], axis=2) for a in range(th)], axis=1)
+        rows = (np.arange(th) * m)[:, None] + np.arange(tile)[None, :]  # (H', T)
+        cols = (np.arange(tw) * m)[:, None] + np.arange(tile)[None, :]  # (W', T)
+        windows = padded[:, rows[:, None, :, None], cols[None, :, None, :], :]
         # windows: (N, H', W', T, T, C)
         dst[...] = np.einsum("ia,nxyabc,jb->ijnxyc", bt, windows, bt)
         return

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, math, memref
-from xdsl.dialects.builtin import AnyFloat, BoolAttr, MemRefType
+from xdsl.dialects.builtin import AnyFloat, BoolAttr, IntegerAttr, MemRefType, i1
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def
@@ -111,13 +111,15 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         pos = parser.pos
         attrs = dict(parser.parse_optional_attr_dict())
         transpose_v = attrs.pop("transpose_v", None)
-        if transpose_v is not None and not isinstance(transpose_v, BoolAttr):
+        if transpose_v is not None and not (
+            isinstance(transpose_v, IntegerAttr) and transpose_v.type == i1
+        ):
             parser.raise_error("expected 'transpose_v' to be a bool", pos, parser.pos)
         inputs = parse_operand_group(parser, "ins")
         outputs = parse_operand_group(parser, "outs")
         result_types = parse_result_types(parser)
         op = cls.build(operands=[inputs, outputs], result_types=[result_types],
-                       properties={"transpose_v": transpose_v} if transpose_v is not None else {})
+                       properties={"transpose_v": transpose_v} if transpose_v is not None else {})  # type: ignore[dict-item]
         op.attributes.update(attrs)
         return op
 
