@@ -24,10 +24,10 @@ tiled by `[8, 0, 5]` becomes
 ```
 Every loop carries all output tensors in its `iter_args` (the outermost starts
 from the op's `outs`, each inner one from the enclosing loop's block argument);
-operands indexed by a tiled loop are sliced with the same offsets and sizes as
-on memrefs (`tile.slice_parameters`); an output that no tiled loop indexes is
-passed whole (the block argument) and its tile result yielded as it is. The
-op's results are replaced by the outermost loop's results.
+inputs indexed by a tiled loop are sliced with the same offsets and sizes as on
+memrefs (`tile.slice_parameters`), outputs always (a full-size slice when no
+tiled loop indexes them, as upstream does). The op's results are replaced by
+the outermost loop's results.
 """
 
 from __future__ import annotations
@@ -148,7 +148,12 @@ def tile_tensor_op_using_for(
     out_slices: list[tuple[list[OpFoldResult], list[OpFoldResult]] | None] = []
     sources = [*structured.get_inputs(), *carried]
     for position, (value, amap) in enumerate(zip(sources, maps)):
-        if shape_of(value.type) is None or not _uses_tiled_loop(amap, sizes):
+        is_output = position >= num_inputs
+        # As upstream, every output is sliced inside a loop nest (full size when no tiled
+        # loop indexes it); an input only when a tiled loop does.
+        if shape_of(value.type) is None or not (
+            _uses_tiled_loop(amap, sizes) or (is_output and loops)
+        ):
             new_operands.append(value)
             if position >= num_inputs:
                 out_slices.append(None)
