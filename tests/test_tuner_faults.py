@@ -1,0 +1,77 @@
+"""Faulty candidates each end as their own status while the study goes on: a real
+segfault (`crash`), a hang (`timeout`), a genuinely wrong output (`wrong_result`: the
+kernel runs, then the child corrupts its output buffer before the real comparison
+with the reference) and a candidate far slower than the best (`too_slow`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+import pytest
+from optuna.trial import TrialState
+from test_tuner_worker import PAYLOAD, SPACE
+
+from tuner import study as tuner_study
+from tuner.candidate import CandidateRequest
+from tuner.worker import FAULT_ENV, measure, slow_limit
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
+    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
+)
+
+
+def test_crash_hang_and_wrong_result_are_distinct(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FAULT_ENV, "crash@0,hang@1,wrong@2")
+    storage = f"sqlite:///{tmp_path}/f.db"
+    study, space = tuner_study.setup(
+        storage, "faults", PAYLOAD, SPACE, "mm.mlir", "space.mlir", sampler="random",
+        seed=0, n_trials=4, time_limit_s=3.0, timing={"max_total_s": 0.05})
+    for tile_m, reg_m in ((4, 1), (8, 1), (8, 2), (4, 2)):
+        study.enqueue_trial({"tile_m": tile_m, "reg_m": reg_m})
+    tuner_study.run(study, space, tuner_study.StudyInfo.of(study), n_trials=4,
+                    storage_url=storage)
+    crash, hang, wrong, good = study.get_trials()
+    assert [t.user_attrs["status"] for t in (crash, hang, wrong, good)] == [
+        "crash", "timeout", "wrong_result", "ok"]
+    assert all(t.state == TrialState.FAIL for t in (crash, hang, wrong))
+    assert "SIGSEGV" in crash.user_attrs["error"]
+    assert "time limit of 3 s" in hang.user_attrs["error"]
+    assert "argument #2" in wrong.user_attrs["error"]  # the output C differs
+    assert wrong.user_attrs["max_rel_error"] > 0.01
+    assert "compile_s" in wrong.user_attrs  # it compiled and ran for real
+    assert good.state == TrialState.COMPLETE
+    assert tuner_study.best_trial(study).number == 3
+
+
+def test_too_slow_single_call_is_stopped_by_the_child() -> None:
+    request = CandidateRequest(payload=PAYLOAD, schedule=None, slow_limit_s=1e-9,
+                               timing={"max_total_s": 0.05})
+    result = measure(request, 60)
+    assert result["status"] == "too_slow"
+    assert "10x the best so far" in result["error"] and result["call_s"] > 1e-9
+    assert "median_s" not in result  # not timed further
+
+
+def test_too_slow_stalled_call_is_killed_by_the_parent() -> None:
+    started = time.monotonic()
+    request = CandidateRequest(payload=PAYLOAD, schedule=None, slow_limit_s=0.01,
+                               fault="slow")
+    result = measure(request, 120)  # the overall limit alone would wait 2 minutes
+    assert result["status"] == "too_slow"
+    assert "ran longer than 10 ms" in result["error"]
+    assert time.monotonic() - started < 20
+
+
+def test_slow_limit_follows_the_best_so_far(tmp_path: Path) -> None:
+    import optuna
+
+    study = optuna.create_study()
+    assert slow_limit(study) is None
+    for median in (0.5, 0.2):
+        study.add_trial(optuna.create_trial(value=median, user_attrs={
+            "status": "ok", "median_s": median}))
+    assert slow_limit(study) == pytest.approx(2.0)
