@@ -1,7 +1,8 @@
 // Cache tiles + register block + vectorization of linalg.matmul (f32, AVX-512).
 //
 // 1. cache tiles (tile_m, tile_n, tile_k) in a tunable loop order;
-// 2. a register block reg_m × reg_n (reg_n a multiple of 16 lanes) with a k
+// 2. a register block reg_m × reg_n (reg_n a power-of-2 multiple of 16 lanes: LLVM splits <32 x float> and
+//    <64 x float> evenly into zmm registers, <48 x float> it spills) with a k
 //    step reg_k, the k loop innermost;
 // 3. vectorize the block (transfer_read / vector.contract / transfer_write),
 //    hoist the C transfers out of the k loop (accumulators stay in registers),
@@ -23,7 +24,7 @@ module attributes {transform.with_named_sequence} {
     %tn = transform.tune.knob<"tile_n"> options = [64, 128, 256, 512] -> !transform.param<i64>
     %tk = transform.tune.knob<"tile_k"> options = [64, 128, 256, 512] -> !transform.param<i64>
     %rm = transform.tune.knob<"reg_m"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
-    %rn = transform.tune.knob<"reg_n"> options = [16, 32, 48, 64] -> !transform.param<i64>
+    %rn = transform.tune.knob<"reg_n"> options = [16, 32, 64] -> !transform.param<i64>
     %rk = transform.tune.knob<"reg_k"> options = [1, 2, 4] -> !transform.param<i64>
 
     %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {

@@ -4,7 +4,8 @@
   `getelementptr` to the first element (same addressing as memref loads), then
   one vector `load`/`store` aligned to the element size; a dim that is not
   `in_bounds` (or an explicit mask) uses `llvm.masked.load/store` with the mask
-  `index + [0, 1, ..] < size` (and the given mask), padding as pass-through;
+  `index + [0, 1, ..] < size` (and the given mask), padding as pass-through, in
+  pieces of at most 16 lanes joined with `llvm.vector.insert`;
 - `vector.fma` → `llvm.fma.v*`; `vector.broadcast` of a scalar →
   `insertelement` + `shufflevector` (zero mask);
 - `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
@@ -79,30 +80,76 @@ def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
     lvt = convert_type(vt)
     assert isinstance(lvt, VectorType)
     (n,) = lvt.get_shape()
-    mask: SSAValue | None = None
-    if not in_bounds:
-        mask = _bounds_mask(b, mem, rank - 1, indices[-1], n)
-    if op.mask is not None:
-        user = b.to_llvm(op.mask)
-        mask = user if mask is None else b.binary(llvm.AndOp, mask, user)
-    align_v = b.int_const(align, i32)
-    if isinstance(op, vector.TransferReadOp):
-        if mask is None:
-            v = b.load(ptr, lvt, align)
+    if in_bounds and op.mask is None:
+        if isinstance(op, vector.TransferReadOp):
+            replace_op(op, [b.from_llvm(b.load(ptr, lvt, align), op.result.type)])
         else:
-            passthru = _splat(b, b.to_llvm(op.padding), lvt)
-            name = f"llvm.masked.load.v{n}{_mangle(lvt.element_type)}.p0"
-            v = b.add(llvm.CallIntrinsicOp(name, [ptr, align_v, mask, passthru], [lvt]))
-        replace_op(op, [b.from_llvm(v, op.result.type)])
+            b.store(b.to_llvm(op.vector), ptr, align)
+            replace_op(op, [])
+        return
+    # Masked: in pieces of at most 16 lanes (LLVM scalarizes masked loads/stores
+    # of vector types the target cannot split evenly, e.g. <48 x float>).
+    chunk = _chunk_lanes(n)
+    et = lvt.element_type
+    ct = VectorType(et, [chunk])
+    align_v = b.int_const(align, i32)
+    user = b.to_llvm(op.mask) if op.mask is not None else None
+    pieces: list[tuple[int, SSAValue, SSAValue]] = []
+    for start in range(0, n, chunk):
+        piece_ptr = ptr if start == 0 else b.gep(ptr, b.int_const(start), et)
+        mask: SSAValue | None = None
+        if not in_bounds:
+            first = b.value(b.add_i64(indices[-1], start))
+            mask = _bounds_mask(b, mem, rank - 1, first, chunk)
+        if user is not None:
+            sub = user if chunk == n else _lanes(b, user, start, chunk)
+            mask = sub if mask is None else b.binary(llvm.AndOp, mask, sub)
+        assert mask is not None
+        pieces.append((start, piece_ptr, mask))
+    suffix = f"v{chunk}{_mangle(et)}"
+    if isinstance(op, vector.TransferReadOp):
+        passthru = _splat(b, b.to_llvm(op.padding), ct)
+        result: SSAValue | None = None
+        for start, piece_ptr, mask in pieces:
+            v = b.add(llvm.CallIntrinsicOp(f"llvm.masked.load.{suffix}.p0",
+                                           [piece_ptr, align_v, mask, passthru], [ct]))
+            if chunk == n:
+                result = v
+                continue
+            if result is None:
+                result = b.add(llvm.UndefOp.create(result_types=[lvt]))
+            result = b.add(llvm.CallIntrinsicOp(
+                f"llvm.vector.insert.v{n}{_mangle(et)}.{suffix}",
+                [result, v, b.int_const(start)], [lvt]))
+        assert result is not None
+        replace_op(op, [b.from_llvm(result, op.result.type)])
     else:
         value = b.to_llvm(op.vector)
-        if mask is None:
-            b.store(value, ptr, align)
-        else:
-            b.insert(llvm.CallIntrinsicOp(
-                ".".join(["llvm.masked.store", f"v{n}{_mangle(lvt.element_type)}", "p0"]),
-                [value, ptr, align_v, mask], []))
+        for start, piece_ptr, mask in pieces:
+            piece = value if chunk == n else _lanes(b, value, start, chunk)
+            b.insert(llvm.CallIntrinsicOp(f"llvm.masked.store.{suffix}.p0",
+                                          [piece, piece_ptr, align_v, mask], []))
         replace_op(op, [])
+
+
+def _chunk_lanes(n: int) -> int:
+    """Lanes per masked piece: n itself up to 16, else the largest power of 2 ≤ 16 dividing n."""
+    if n <= 16:
+        return n
+    chunk = 16
+    while n % chunk:
+        chunk //= 2
+    return chunk
+
+
+def _lanes(b: Builder, v: SSAValue, start: int, count: int) -> SSAValue:
+    """Lanes [start, start + count) of the 1-D vector `v` (a shufflevector)."""
+    t = v.type
+    assert isinstance(t, VectorType)
+    mask = DenseArrayBase.from_list(i32, list(range(start, start + count)))
+    return b.add(llvm.ShuffleVectorOp.create(
+        operands=[v, v], result_types=[VectorType(t.element_type, [count])],
+        properties={"mask": mask}))
 
 
 def _mangle(t: object) -> str:
