@@ -28,9 +28,11 @@ from xlinalg.dialects.iree_linalg_ext import (
     ReverseOp,
     ScanOp,
     ScatterOp,
+    SetEncodingOp,
     SortOp,
     TopkOp,
     UnPackOp,
+    UnsetEncodingOp,
     WinogradFilterTransformOp,
     WinogradInputTransformOp,
     WinogradOutputTransformOp,
@@ -249,6 +251,10 @@ def _winograd(op: Operation, src: np.ndarray, dst: np.ndarray) -> None:
 def evaluate_linalg_ext(op: Operation, operands: Sequence[Any]) -> list[np.ndarray]:
     """Run one `iree_linalg_ext` op on NumPy values; the values of its tensor results."""
     name = op.name
+    if isinstance(op, (SetEncodingOp, UnsetEncodingOp)):
+        return [np.array(operands[0], copy=True)]  # a layout annotation: the values are unchanged
+    if not hasattr(op, "inputs"):
+        raise XlinalgError(f"the NumPy reference does not support '{name}' (its value is target-dependent)")
     n_in = len(op.inputs)  # type: ignore[attr-defined]
     outputs_v = list(op.outputs)  # type: ignore[attr-defined]
     outs = [_prepare_operand(v, x, True, f"'{name}' output #{i}")
