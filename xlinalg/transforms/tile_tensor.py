@@ -32,6 +32,7 @@ the outermost loop's results.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from xdsl.dialects import scf, tensor
@@ -132,7 +133,7 @@ def tile_tensor_op_using_for(
         loop = _carry_outputs(plain, carried)
         loops.append(loop)
         carried = list(loop.body.block.args[1:])
-    for parent, child in zip(loops, loops[1:]):
+    for parent, child in itertools.pairwise(loops):
         terminator = parent.body.block.last_op
         assert terminator is not None
         Rewriter.replace_op(terminator, scf.YieldOp(*child.results))

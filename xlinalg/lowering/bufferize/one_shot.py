@@ -49,7 +49,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     BoolAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
@@ -101,12 +100,12 @@ def _rank_reduced(full: MemRefType[Attribute], result_shape: Sequence[int]) -> M
     kept: list[int] = []
     j = 0
     for i, size in enumerate(shape):
-        if j < len(result_shape) and (size == result_shape[j] or result_shape[j] == DYNAMIC_INDEX):
-            if size != 1 or len(shape) - i == len(result_shape) - j:
-                kept.append(i)
-                j += 1
-                continue
-        if size != 1:
+        matches = j < len(result_shape) and result_shape[j] in (size, DYNAMIC_INDEX)
+        # A unit dim is dropped unless every remaining dim must be kept.
+        if matches and (size != 1 or len(shape) - i == len(result_shape) - j):
+            kept.append(i)
+            j += 1
+        elif size != 1:
             raise ValueError("not a rank reduction")
     if j != len(result_shape):
         raise ValueError("not a rank reduction")
