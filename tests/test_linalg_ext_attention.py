@@ -7,11 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_linalg_ext_exec import run_both, tile_schedule
 
 import xlinalg
 from xlinalg.reference.function import run_function
-
-from test_linalg_ext_exec import run_both, tile_schedule
 
 RNG = np.random.default_rng(11)
 F32 = np.float32

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from test_linalg_ext_exec import run_both
 
 RNG = np.random.default_rng(3)
@@ -99,7 +98,7 @@ func.func @f(%a: memref<12x10xf32>, %b: memref<3x10x4xf32>) {
 
 # ---------------------------------------------------------------- winograd
 def conv_nhwc_hwcf(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    n, h, w, c = image.shape
+    n, h, w, _ = image.shape
     r, _, _, f = kernel.shape
     out = np.zeros((n, h - r + 1, w - r + 1, f))
     for a in range(r):

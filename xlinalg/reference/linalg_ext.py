@@ -232,7 +232,7 @@ def _winograd(op: Operation, src: np.ndarray, dst: np.ndarray) -> None:
     _, bt, at = MATRICES[(op.m, op.r)]
     if isinstance(op, WinogradInputTransformOp):
         image = src if op.nhwc() else src.transpose(0, 2, 3, 1)  # NHWC
-        _, _, n, th, tw, _ = dst.shape
+        th, tw = dst.shape[3], dst.shape[4]
         padded = np.zeros((image.shape[0], (th - 1) * m + tile, (tw - 1) * m + tile, image.shape[3]))
         h, w = min(image.shape[1], padded.shape[1]), min(image.shape[2], padded.shape[2])
         padded[:, :h, :w, :] = image[:, :h, :w, :]

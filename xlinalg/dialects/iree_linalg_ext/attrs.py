@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, NoneAttr
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
-
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 
 
 class EncodingRole(StrEnum):
@@ -59,15 +58,15 @@ class EncodingAttr(ParametrizedAttribute):
     role: EncodingRoleAttr = param_def()
     element_types: ArrayAttr = param_def()
     original_type: Attribute = param_def()
-    matmul_narrow_M: Attribute = param_def()  # noqa: N815 (upstream's parameter name)
-    matmul_narrow_N: Attribute = param_def()  # noqa: N815
+    matmul_narrow_M: Attribute = param_def()
+    matmul_narrow_N: Attribute = param_def()
     user_indexing_maps: Attribute = param_def()
     round_dims_to: Attribute = param_def()
 
     @staticmethod
     def get(role: EncodingRole | str, element_types: Sequence[Attribute], *,
-            original_type: Attribute | None = None, matmul_narrow_M: int | None = None,  # noqa: N803
-            matmul_narrow_N: int | None = None, user_indexing_maps: ArrayAttr | None = None,  # noqa: N803
+            original_type: Attribute | None = None, matmul_narrow_M: int | None = None,
+            matmul_narrow_N: int | None = None, user_indexing_maps: ArrayAttr | None = None,
             round_dims_to: DenseArrayBase | None = None) -> EncodingAttr:
         from xdsl.dialects.builtin import IndexType
 

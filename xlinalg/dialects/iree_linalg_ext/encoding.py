@@ -18,12 +18,12 @@ from xdsl.irdl import (
     operand_def,
     prop_def,
     result_def,
+    traits_def,
     var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
-from xdsl.irdl import traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.iree_linalg_ext.attrs import EncodingAttr
@@ -85,7 +85,7 @@ class UpperBoundTileSizeOp(IRDLOperation):
 
     name = "iree_linalg_ext.upper_bound_tile_size"
 
-    tensorType = prop_def(TensorType)  # noqa: N815 (upstream's name)
+    tensorType = prop_def(TensorType)
     results_ = var_result_def(IndexType())
 
     traits = traits_def(NoMemoryEffect())

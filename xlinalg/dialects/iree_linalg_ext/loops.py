@@ -33,7 +33,7 @@ class Emitter:
     def index(self, value: int) -> SSAValue:
         return self.value(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
-    def const(self, value: float | int, type_: Attribute) -> SSAValue:
+    def const(self, value: float, type_: Attribute) -> SSAValue:
         if isinstance(type_, (IntegerType, IndexType)):
             return self.value(arith.ConstantOp(IntegerAttr(int(value), type_)))
         return self.value(arith.ConstantOp(FloatAttr(float(value), type_)))  # type: ignore[arg-type]

@@ -33,7 +33,14 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, parse_int_list, print_int_list, shape
+from xlinalg.dialects.iree_linalg_ext.base import (
+    LinalgExtOp,
+    compatible,
+    elem,
+    parse_int_list,
+    print_int_list,
+    shape,
+)
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.pack_shape import (
     DYNAMIC,

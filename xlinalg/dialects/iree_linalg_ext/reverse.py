@@ -28,7 +28,6 @@ from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
     print_operand_group,
-    print_result_types,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, subview

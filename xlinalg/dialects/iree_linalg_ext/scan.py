@@ -20,47 +20,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, BoolAttr, IntegerAttr
-from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import irdl_op_definition, prop_def, region_def
+from xdsl.dialects.builtin import BoolAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.base import (
-    LinalgExtOp,
     compatible,
     elem,
     parse_keyword_bool,
-    parse_keyword_int,
     print_keyword_value,
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_of, insert_tile, parallel_except
-from xlinalg.dialects.linalg.assembly import (
-    parse_operand_group,
-    parse_result_types,
-    print_operand_group,
-    print_result_types,
-)
+from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import insert_tile
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, subview
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition
-class ScanOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
+class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
     name = "iree_linalg_ext.scan"
 
-    dimension = prop_def(IntegerAttr[I64])
     inclusive = prop_def(BoolAttr)
-    region = region_def("single_block")
-
-    @property
-    def dim(self) -> int:
-        return self.dimension.value.data
 
     @property
     def is_inclusive(self) -> bool:
@@ -87,32 +73,15 @@ class ScanOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         t = elem(out)
         self.verify_region_signature(self.region.block, [t, t], [t], "combiner")
 
-    def print(self, printer: Printer) -> None:
-        print_keyword_value(printer, "dimension", str(self.dim))
+    def print_keywords(self, printer: Printer) -> None:
+        super().print_keywords(printer)
         print_keyword_value(printer, "inclusive", "true" if self.is_inclusive else "false")
-        print_operand_group(printer, "ins", self.inputs)
-        print_operand_group(printer, "outs", self.outputs)
-        printer.print_string(" ")
-        printer.print_region(self.region)
-        print_result_types(printer, self.results_.types)
 
     @classmethod
-    def parse(cls, parser: Parser) -> ScanOp:
-        attrs = parser.parse_optional_attr_dict()
-        dim = parse_keyword_int(parser, "dimension")
-        inclusive = parse_keyword_bool(parser, "inclusive")
-        inputs = parse_operand_group(parser, "ins")
-        outputs = parse_operand_group(parser, "outs")
-        region = parser.parse_region()
-        result_types = parse_result_types(parser)
-        op = cls.build(
-            operands=[inputs, outputs],
-            result_types=[result_types],
-            properties={"dimension": IntegerAttr(dim, 64), "inclusive": BoolAttr.from_bool(inclusive)},
-            regions=[region],
-        )
-        op.attributes.update(attrs)
-        return op
+    def parse_keywords(cls, parser: Parser) -> dict[str, Attribute]:
+        properties = super().parse_keywords(parser)
+        properties["inclusive"] = BoolAttr.from_bool(parse_keyword_bool(parser, "inclusive"))
+        return properties
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         em = Emitter(InsertPoint.before(self))
@@ -143,15 +112,6 @@ class ScanOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
 
         em.nest(em.dims(inp), body)
         rewriter.erase_op(self)
-
-    def get_loop_iterator_types(self) -> list[IteratorType]:
-        return parallel_except(len(shape(self.inputs[0])), {self.dim})
-
-    def untileable_loops(self) -> set[int]:
-        return {self.dim}
-
-    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
-        return domain_of(builder, self.inputs[0])
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:

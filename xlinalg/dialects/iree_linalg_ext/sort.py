@@ -19,32 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, IntegerAttr, i1
-from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.builtin import i1
 from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import irdl_op_definition, prop_def, region_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
+from xdsl.irdl import irdl_op_definition
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.base import (
-    LinalgExtOp,
     elem,
-    parse_keyword_int,
-    print_keyword_value,
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
+from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    domain_of,
-    parallel_except,
     tile_all_operands,
-)
-from xlinalg.dialects.linalg.assembly import (
-    parse_operand_group,
-    parse_result_types,
-    print_operand_group,
-    print_result_types,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface
@@ -52,15 +39,11 @@ from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition
-class SortOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
+class SortOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
     name = "iree_linalg_ext.sort"
 
-    dimension = prop_def(IntegerAttr[I64])
-    region = region_def("single_block")
-
-    @property
-    def dim(self) -> int:
-        return self.dimension.value.data
+    def domain_value(self) -> SSAValue:
+        return self.outputs[0]
 
     def verify_(self) -> None:
         self.verify_destination_style()
@@ -74,31 +57,6 @@ class SortOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
             raise self.fail(f"dimension {self.dim} is out of range for rank {len(first)}")
         arg_types = [t for v in self.outputs for t in (elem(v), elem(v))]
         self.verify_region_signature(self.region.block, arg_types, [i1], "comparator")
-
-    def print(self, printer: Printer) -> None:
-        print_keyword_value(printer, "dimension", str(self.dim))
-        print_operand_group(printer, "ins", self.inputs)
-        print_operand_group(printer, "outs", self.outputs)
-        printer.print_string(" ")
-        printer.print_region(self.region)
-        print_result_types(printer, self.results_.types)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SortOp:
-        attrs = parser.parse_optional_attr_dict()
-        dim = parse_keyword_int(parser, "dimension")
-        inputs = parse_operand_group(parser, "ins")
-        outputs = parse_operand_group(parser, "outs")
-        region = parser.parse_region()
-        result_types = parse_result_types(parser)
-        op = cls.build(
-            operands=[inputs, outputs],
-            result_types=[result_types],
-            properties={"dimension": IntegerAttr(dim, 64)},
-            regions=[region],
-        )
-        op.attributes.update(attrs)
-        return op
 
     # ---- LoopLoweringInterface ----
     def lower_to_loops(self, rewriter: Rewriter) -> None:
@@ -132,15 +90,6 @@ class SortOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         rewriter.erase_op(self)
 
     # ---- TilingInterface ----
-    def get_loop_iterator_types(self) -> list[IteratorType]:
-        return parallel_except(len(shape(self.outputs[0])), {self.dim})
-
-    def untileable_loops(self) -> set[int]:
-        return {self.dim}
-
-    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
-        return domain_of(builder, self.outputs[0])
-
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         return tile_all_operands(self, builder, offsets, sizes)
