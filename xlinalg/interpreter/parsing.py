@@ -26,6 +26,14 @@ class LocatingParser(Parser):
     """
 
     _pdl_depth: int = 0
+    bound_result_count: int = 0
+    """How many results the op being parsed binds (`%a, %b = ...`), for custom
+    parsers whose result count is not spelled in their types."""
+
+    def _parse_op_result_list(self):  # type: ignore[no-untyped-def]
+        results = super()._parse_op_result_list()
+        self.bound_result_count = sum(r[1] for r in results)
+        return results
 
     def parse_optional_type(self) -> TypeAttribute | None:
         typ = super().parse_optional_type()

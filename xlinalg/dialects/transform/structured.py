@@ -296,10 +296,13 @@ class GeneralizeOp(IRDLOperation):
         print_semi_function_type(printer, self.target.type, [self.transformed.type])
 
 
-TransformStructured = Dialect(
-    "transform.structured",
-    [MatchOp, TileUsingForOp, InterchangeOp, GeneralizeOp],
-)
+def _structured_ops() -> list[type[IRDLOperation]]:
+    from xlinalg.dialects.transform.structured_rewrites import STRUCTURED_REWRITE_OPS
+
+    return [MatchOp, TileUsingForOp, InterchangeOp, GeneralizeOp, *STRUCTURED_REWRITE_OPS]
+
+
+TransformStructured = Dialect("transform.structured", _structured_ops())
 
 __all__ = [
     "GeneralizeOp",

@@ -7,8 +7,9 @@ from xlinalg.interpreter.ops import (
     loop,
     patterns,
     structured,
+    structured_rewrites,
     tune,
     vectorize,
 )
 
-__all__ = ["control", "core", "handles", "loop", "patterns", "structured", "tune", "vectorize"]
+__all__ = ["control", "core", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
