@@ -137,3 +137,34 @@ func.func @f(%v: vector<4x8xf32>, %O: memref<4x8xf32>) {
 """
     with pytest.raises(LoweringError, match="n-D vector"):
         xlinalg.compile(src)
+
+
+def test_multi_reduction_and_reduction_kinds() -> None:
+    src = """
+func.func @f(%A: memref<4x16xf32>, %I: memref<3x8xi32>, %R: memref<16xf32>, %S: memref<4xf32>, %T: memref<3xi32>) {
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0.0 : f32
+  %pi = arith.constant 0 : i32
+  %a = vector.transfer_read %A[%c0, %c0], %p {in_bounds = [true, true]} : memref<4x16xf32>, vector<4x16xf32>
+  %acc = arith.constant dense<1.0> : vector<16xf32>
+  %r = vector.multi_reduction <mul>, %a, %acc [0] : vector<4x16xf32> to vector<16xf32>
+  vector.transfer_write %r, %R[%c0] {in_bounds = [true]} : vector<16xf32>, memref<16xf32>
+  %acc2 = arith.constant dense<-5.0> : vector<4xf32>
+  %s = vector.multi_reduction <minimumf>, %a, %acc2 [1] : vector<4x16xf32> to vector<4xf32>
+  vector.transfer_write %s, %S[%c0] {in_bounds = [true]} : vector<4xf32>, memref<4xf32>
+  %i = vector.transfer_read %I[%c0, %c0], %pi {in_bounds = [true, true]} : memref<3x8xi32>, vector<3x8xi32>
+  %acc3 = arith.constant dense<7> : vector<3xi32>
+  %t = vector.multi_reduction <xor>, %i, %acc3 [1] : vector<3x8xi32> to vector<3xi32>
+  vector.transfer_write %t, %T[%c0] {in_bounds = [true]} : vector<3xi32>, memref<3xi32>
+  return
+}
+"""
+    assert str(xlinalg.parse(str(xlinalg.parse(src)))) == str(xlinalg.parse(src))
+    k = xlinalg.compile(src)
+    a = _rand(4, 16) - 0.5
+    i = np.random.default_rng(2).integers(0, 1 << 20, (3, 8)).astype(np.int32)
+    r, s, t = np.zeros(16, np.float32), np.zeros(4, np.float32), np.zeros(3, np.int32)
+    k(a, i, r, s, t)
+    np.testing.assert_allclose(r, np.prod(a, axis=0), rtol=1e-5)
+    np.testing.assert_allclose(s, np.minimum(-5.0, a.min(axis=1)))
+    np.testing.assert_array_equal(t, np.bitwise_xor.reduce(i, axis=1) ^ 7)

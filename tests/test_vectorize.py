@@ -224,3 +224,61 @@ func.func @f(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> t
     with pytest.raises(TransformFailure, match="bufferize") as info:
         xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body))
     assert info.value.silenceable
+
+
+def test_vectorize_reductions_to_multi_reduction() -> None:
+    payload = """
+func.func @f(%A: memref<6x20xf32>, %O: memref<6xf32>, %P: memref<20xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%A : memref<6x20xf32>) outs(%O : memref<6xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = math.exp %x : f32
+    %s = arith.addf %o, %e : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%A : memref<6x20xf32>) outs(%P : memref<20xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.maximumf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+    body = """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+"""
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
+    assert "vector.multi_reduction <add>" in text and "vector.multi_reduction <maximumf>" in text
+    assert "linalg.generic" not in text
+    _check(payload, _schedule(body))
+
+
+def test_unsupported_reduction_body_is_left_alone_by_vectorize_children() -> None:
+    payload = """
+func.func @f(%A: memref<4x8xf32>, %O: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%A : memref<4x8xf32>) outs(%O : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.subf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+    body = """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+"""
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
+    assert "linalg.generic" in text
+    body2 = """
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+"""
+    with pytest.raises(TransformFailure, match="combine"):
+        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body2))

@@ -2,7 +2,7 @@
 
 xDSL provides transfer_read/transfer_write, broadcast, fma, extract/insert,
 create_mask, load/store, reduction, ...; it has no `vector.contract`,
-`vector.outerproduct` or `vector.transpose`, which vectorized linalg
+`vector.outerproduct`, `vector.transpose` or `vector.multi_reduction`, which vectorized linalg
 contractions need. `Vector` (registered in `xlinalg.context.all_dialects`)
 is xDSL's dialect with ours added, under the one name `vector`.
 
@@ -13,6 +13,7 @@ is xDSL's dialect with ours added, under the one name `vector`.
      %lhs, %rhs, %acc : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 %o = vector.outerproduct %a, %b, %acc {kind = #vector.kind<add>} : vector<8xf32>, vector<32xf32>
 %t = vector.transpose %v, [1, 0] : vector<8x4xf32> to vector<4x8xf32>
+%r = vector.multi_reduction <add>, %v, %acc [1] : vector<8x4xf32> to vector<8xf32>
 ```
 """
 
@@ -299,11 +300,85 @@ class TransposeOp(IRDLOperation):
         return TransposeOp(parser.resolve_operand(operand, src_t), perm)
 
 
+@irdl_op_definition
+class MultiDimReductionOp(IRDLOperation):
+    """`vector.multi_reduction <add>, %src, %acc [1] : vector<4x16xf32> to vector<4xf32>`."""
+
+    name = "vector.multi_reduction"
+
+    source = operand_def(VectorType)
+    acc = operand_def()
+    kind = prop_def(CombiningKindAttr)
+    reduction_dims = prop_def(DenseArrayBase.constr(i64))
+    result = result_def()
+
+    def __init__(self, kind: CombiningKindAttr, source: SSAValue, acc: SSAValue,
+                 dims: Sequence[int]):
+        super().__init__(
+            operands=[source, acc],
+            result_types=[acc.type],
+            properties={"kind": kind,
+                        "reduction_dims": DenseArrayBase.from_list(i64, sorted(dims))},
+        )
+
+    def get_reduction_dims(self) -> list[int]:
+        assert isa(self.reduction_dims, DenseArrayBase[IntegerType])
+        return list(self.reduction_dims.get_values())
+
+    def verify_(self) -> None:
+        shape = vector_shape(self.source.type)
+        dims = self.get_reduction_dims()
+        if any(d < 0 or d >= len(shape) for d in dims) or len(set(dims)) != len(dims):
+            raise VerifyException(f"invalid reduction dims {dims} for {self.source.type}")
+        kept = tuple(s for d, s in enumerate(shape) if d not in dims)
+        if vector_shape(self.acc.type) != kept:
+            raise VerifyException(f"accumulator must have shape {kept}, got {self.acc.type}")
+        if self.result.type != self.acc.type:
+            raise VerifyException("result type must be the accumulator type")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" <{self.kind.data.value}>, ")
+        printer.print_ssa_value(self.source)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.acc)
+        printer.print_string(" [")
+        printer.print_list(self.get_reduction_dims(), lambda d: printer.print_string(str(d)))
+        printer.print_string("] : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.acc.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MultiDimReductionOp:
+        parser.parse_punctuation("<")
+        kind = CombiningKindAttr(CombiningKindFlag(parser.parse_identifier()))
+        parser.parse_punctuation(">")
+        parser.parse_punctuation(",")
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        acc = parser.parse_unresolved_operand()
+        dims = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_punctuation(":")
+        src_t = parser.parse_type()
+        parser.parse_keyword("to")
+        acc_t = parser.parse_type()
+        return MultiDimReductionOp(kind, parser.resolve_operand(source, src_t),
+                                   parser.resolve_operand(acc, acc_t), dims)
+
+
 #: xDSL's vector ops plus ours, as one dialect named `vector`.
 Vector = Dialect(
     "vector",
-    [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp],
+    [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp,
+     MultiDimReductionOp],
     list(xvector.Vector.attributes),
 )
 
-__all__ = ["ContractionOp", "OuterProductOp", "TransposeOp", "Vector", "vector_shape"]
+__all__ = [
+    "ContractionOp",
+    "MultiDimReductionOp",
+    "OuterProductOp",
+    "TransposeOp",
+    "Vector",
+    "vector_shape",
+]

@@ -8,6 +8,9 @@
   whose operands are the operands read in their own shapes, with the op's own
   indexing maps and iterator types (what upstream gets after its
   multi_reduction → contract folding, built directly);
+- another reduction whose body yields `combine(out, x)` (add, mul, min, max,
+  and, or, xor) computes x over the whole iteration space and folds it into
+  the output with one `vector.multi_reduction`;
 - an all-parallel op reads every operand as a vector of the iteration-space
   shape (`permutation_map` from the operand's map; loops the operand does not
   use are broadcast dims, `0` results), applies the body op by op on vectors
@@ -21,7 +24,7 @@ or smaller shapes are vectorized with out-of-bounds (masked) transfers.
 Preconditions (otherwise `TransformFailure(silenceable=True)`, payload
 untouched): memref operands (no tensors: bufferize first), static loop ranges
 (dynamic shapes need vector sizes, as upstream), a body of
-arith/math ops, reductions only in contraction form.
+arith/math ops, reductions in contraction or combine(out, x) form.
 """
 
 from __future__ import annotations
@@ -216,8 +219,52 @@ def check_vectorizable(
             raise _fail(f"cannot vectorize a body containing '{inner.name}'")
     iters = op.get_iterator_types()
     if any(it == IteratorType.REDUCTION for it in iters) and not _is_contraction(op, body):
-        raise _fail("reductions are vectorized only in contraction form (out + a * b)")
+        _check_reduction(op, body)
     return op
+
+
+_COMBINERS = {
+    "arith.addf": "add", "arith.addi": "add", "arith.mulf": "mul", "arith.muli": "mul",
+    "arith.maximumf": "maximumf", "arith.minimumf": "minimumf",
+    "arith.maxnumf": "maxnumf", "arith.minnumf": "minnumf",
+    "arith.maxsi": "maxsi", "arith.minsi": "minsi", "arith.maxui": "maxui",
+    "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or", "arith.xori": "xor",
+}
+
+
+def _reduction_combiner(op: StructuredOpInterface, body: Block) -> tuple[Operation, SSAValue] | None:
+    """The op yielding `combine(out, x)` for the single output, and x; None otherwise."""
+    if len(op.get_outputs()) != 1:
+        return None
+    out_arg = body.args[len(op.get_inputs())]
+    yield_op = body.last_op
+    if not isinstance(yield_op, YieldOp) or len(yield_op.operands) != 1:
+        return None
+    combiner = yield_op.operands[0].owner
+    if not isinstance(combiner, Operation) or combiner.name not in _COMBINERS:
+        return None
+    a, b = combiner.operands
+    if a is out_arg and b is not out_arg:
+        other = b
+    elif b is out_arg and a is not out_arg:
+        other = a
+    else:
+        return None
+    if any(use.operation is not combiner for use in out_arg.uses):
+        return None
+    return combiner, other
+
+
+def _check_reduction(op: StructuredOpInterface, body: Block) -> None:
+    if _reduction_combiner(op, body) is None:
+        raise _fail("reductions are vectorized when the body yields combine(out, x) "
+                    "(add, mul, min, max, and, or, xor) or a contraction")
+    out_map = op.get_indexing_maps()[len(op.get_inputs())]
+    dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
+    if not dims:
+        raise _fail("full reductions to a scalar are not vectorized yet")
+    if dims != sorted(dims):
+        raise _fail("the output of a reduction must index its loops in increasing order")
 
 
 def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
@@ -247,7 +294,7 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     before = op.prev_op
     maps = structured.get_indexing_maps()
     iters = structured.get_iterator_types()
-    if any(it == IteratorType.REDUCTION for it in iters):
+    if any(it == IteratorType.REDUCTION for it in iters) and _is_contraction(structured, body):
         _vectorize_contraction(structured, em, maps, iters, sizes, exact)
     else:
         _vectorize_elementwise(structured, body, em, maps, sizes, exact)
@@ -301,8 +348,12 @@ def _vectorize_elementwise(
     def vtype(element: Attribute) -> VectorType:
         return VectorType(element, ranges)
 
+    iters = op.get_iterator_types()
+    reduced = [d for d, it in enumerate(iters) if it == IteratorType.REDUCTION]
+    found = _reduction_combiner(op, body) if reduced else None
+    out_arg = body.args[len(op.get_inputs())] if found is not None else None
     for arg, v, m in zip(body.args, op.get_operands_in_order(), maps, strict=True):
-        if not arg.uses:
+        if not arg.uses or arg is out_arg:
             continue
         if isinstance(v.type, MemRefType):
             rmap = _read_map(m, n)
@@ -324,6 +375,9 @@ def _vectorize_elementwise(
         if isinstance(inner, YieldOp):
             yielded = inner.operands
             break
+        if found is not None and inner is found[0]:
+            _emit_multi_reduction(op, em, inner, vector_of(found[1]), ranges, exact, reduced)
+            return
         if inner.name == "arith.constant":
             clone = em.add(inner.clone())
             mapping[inner.results[0]] = em.broadcast(clone.results[0], vtype(inner.results[0].type))
@@ -342,6 +396,33 @@ def _vectorize_elementwise(
     for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()):], strict=True):
         assert isinstance(out.type, MemRefType)
         em.write(vector_of(value), out, _write_map(m, n), exact)
+
+
+def _emit_multi_reduction(
+    op: StructuredOpInterface,
+    em: _Emitter,
+    combiner: Operation,
+    source: SSAValue,
+    ranges: Sequence[int],
+    exact: Sequence[bool],
+    reduced: Sequence[int],
+) -> None:
+    """acc = read(out); vector.multi_reduction <kind>, source, acc [reduced]; write(out)."""
+    from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
+
+    from xlinalg.dialects.vector import MultiDimReductionOp
+
+    out = op.get_outputs()[0]
+    assert isinstance(out.type, MemRefType)
+    out_map = op.get_indexing_maps()[len(op.get_inputs())]
+    dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
+    vt = VectorType(out.type.element_type, [ranges[d] for d in dims])
+    flags = [exact[d] for d in dims]
+    identity = AffineMap.identity(out.type.get_num_dims())
+    acc = em.read(out, vt, identity, flags)
+    kind = CombiningKindAttr(CombiningKindFlag(_COMBINERS[combiner.name]))
+    result = em.add(MultiDimReductionOp(kind, source, acc, reduced)).results[0]
+    em.write(result, out, identity, flags)
 
 
 __all__ = ["check_vectorizable", "in_bounds_attr", "vector_sizes_for", "vectorize"]

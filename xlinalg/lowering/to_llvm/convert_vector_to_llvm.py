@@ -8,6 +8,8 @@
   pieces of at most 16 lanes joined with `llvm.vector.insert`;
 - `vector.fma` → `llvm.fma.v*`; `vector.broadcast` of a scalar →
   `insertelement` + `shufflevector` (zero mask);
+- `vector.reduction` → `llvm.vector.reduce.*` (fadd/fmul ordered, from the
+  accumulator), combined with the accumulator for the other kinds;
 - `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
 """
 
@@ -21,6 +23,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     VectorType,
@@ -158,10 +161,61 @@ def _mangle(t: object) -> str:
     return mangle(t)  # type: ignore[arg-type]
 
 
+# kind → (reduce intrinsic, combine with the accumulator: intrinsic or LLVM op)
+_FLOAT_REDUCE = {
+    "maximumf": ("vector.reduce.fmaximum", "maximum"),
+    "minimumf": ("vector.reduce.fminimum", "minimum"),
+    "maxnumf": ("vector.reduce.fmax", "maxnum"),
+    "minnumf": ("vector.reduce.fmin", "minnum"),
+}
+_INT_REDUCE: dict[str, tuple[str, str | type[Operation]]] = {
+    "add": ("vector.reduce.add", llvm.AddOp),
+    "mul": ("vector.reduce.mul", llvm.MulOp),
+    "and": ("vector.reduce.and", llvm.AndOp),
+    "or": ("vector.reduce.or", llvm.OrOp),
+    "xor": ("vector.reduce.xor", llvm.XOrOp),
+    "maxsi": ("vector.reduce.smax", "smax"),
+    "minsi": ("vector.reduce.smin", "smin"),
+    "maxui": ("vector.reduce.umax", "umax"),
+    "minui": ("vector.reduce.umin", "umin"),
+}
+
+
+def _reduction(b: Builder, op: vector.ReductionOp) -> SSAValue:
+    """`vector.reduction` → `llvm.vector.reduce.*` (fadd/fmul in order, from the accumulator)."""
+    kind = op.kind.data.value
+    v = b.to_llvm(op.vector)
+    t = v.type
+    assert isinstance(t, VectorType)
+    et = t.element_type
+    acc = b.to_llvm(op.acc) if op.acc is not None else None
+    if isinstance(et, IntegerType):
+        if kind not in _INT_REDUCE:
+            raise LoweringError(f"reduction kind {kind} does not apply to {t}")
+        name, combine = _INT_REDUCE[kind]
+        r = call_intrinsic(b, name, [v], et, overload=[t])
+    elif kind in ("add", "mul"):
+        start = acc if acc is not None else b.float_const(0.0 if kind == "add" else 1.0, et)
+        fname = "vector.reduce.fadd" if kind == "add" else "vector.reduce.fmul"
+        return call_intrinsic(b, fname, [start, v], et, overload=[t])
+    elif kind in _FLOAT_REDUCE:
+        name, combine = _FLOAT_REDUCE[kind]
+        r = call_intrinsic(b, name, [v], et, overload=[t])
+    else:
+        raise LoweringError(f"reduction kind {kind} does not apply to {t}")
+    if acc is None:
+        return r
+    if isinstance(combine, str):
+        return call_intrinsic(b, combine, [r, acc], et)
+    return b.binary(combine, r, acc)
+
+
 def lower_vector_op(op: Operation) -> None:
     b = Builder.before_op(op)
     if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
         _transfer(op)
+    elif isinstance(op, vector.ReductionOp):
+        replace_op(op, [b.from_llvm(_reduction(b, op), op.dest.type)])
     elif isinstance(op, vector.FMAOp):
         t = convert_type(op.res.type)
         v = call_intrinsic(b, "fma", [b.to_llvm(o) for o in op.operands], t)

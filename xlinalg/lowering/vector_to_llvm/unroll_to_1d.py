@@ -15,6 +15,8 @@ is replaced by its rows (row-major over the leading dims), op by op:
 - `vector.extract`/`vector.insert` pick or replace rows (or elements of a row);
   `vector.transpose` is resolved lazily per element, so an element extracted
   from a transposed value reads the source element directly;
+- `vector.multi_reduction` folds rows together (kept minor dim) or reduces
+  each row with a 1-D `vector.reduction` (reduced minor dim);
 - `scf.for` loops carrying n-D vectors carry their rows instead, so
   accumulators stay in registers across iterations.
 
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     VectorType,
 )
@@ -45,7 +48,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.vector import TransposeOp, vector_shape
+from xlinalg.dialects.vector import MultiDimReductionOp, TransposeOp, vector_shape
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
@@ -141,6 +144,11 @@ class _Unroller:
     def run_op(self, op: Operation) -> None:
         if isinstance(op, scf.ForOp) and any(is_nd(a.type) for a in op.iter_args):
             self._for(op)
+            return
+        if isinstance(op, MultiDimReductionOp):
+            self.at = InsertPoint.before(op)
+            self._multi_reduction(op)
+            self.dead.append(op)
             return
         for region in op.regions:
             for block in region.blocks:
@@ -416,6 +424,61 @@ class _Unroller:
         for r, rows in zip(op.results, results):
             self.rows[r] = rows
 
+    def _combine(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        is_int = isinstance(_element_type(a.type), IntegerType)
+        op_type = (_INT_COMBINE if is_int else _FLOAT_COMBINE).get(kind)
+        if op_type is None:
+            raise LoweringError(f"combining kind {kind} does not apply to {a.type}")
+        return self.add(op_type(a, b))
+
+    def _multi_reduction(self, op: MultiDimReductionOp) -> None:
+        src_t = op.source.type
+        assert isinstance(src_t, VectorType)
+        kind = op.kind.data.value
+        shape = list(src_t.get_shape())
+        reduced = set(op.get_reduction_dims())
+        rank = len(shape)
+        if rank == 1:
+            value = self.add(vector.ReductionOp.create(
+                operands=[op.source, op.acc], result_types=[op.result.type],
+                properties={"kind": op.kind}))
+            op.result.replace_all_uses_with(value)
+            return
+        rows = self.get_rows(op.source)
+        leads = _leading(src_t)
+        kept_lead = [d for d in range(rank - 1) if d not in reduced]
+        result_t = op.result.type
+        if rank - 1 in reduced:
+            scalars: dict[tuple[int, ...], SSAValue] = {}
+            for lead, row in zip(leads, rows, strict=True):
+                pos = tuple(lead[d] for d in kept_lead)
+                if pos not in scalars:
+                    scalars[pos] = op.acc if not pos else self.element(op.acc, pos)
+                scalars[pos] = self.add(vector.ReductionOp.create(
+                    operands=[row, scalars[pos]], result_types=[src_t.element_type],
+                    properties={"kind": op.kind}))
+            if not isinstance(result_t, VectorType):
+                op.result.replace_all_uses_with(scalars[()])
+                return
+            out_rows: list[SSAValue] = []
+            rt = _row_type(result_t)
+            for lead in _leading(result_t):
+                row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, [0])))
+                for j in range(rt.get_shape()[0]):
+                    row = self.add(insert(scalars[(*lead, j)], row, [j]))
+                out_rows.append(row)
+        else:
+            assert isinstance(result_t, VectorType)
+            out_rows = list(self.get_rows(op.acc)) if is_nd(result_t) else [op.acc]
+            for lead, row in zip(leads, rows, strict=True):
+                pos = [lead[d] for d in kept_lead]
+                index = _linear(result_t.get_shape()[:-1], pos)
+                out_rows[index] = self._combine(kind, out_rows[index], row)
+        if is_nd(result_t):
+            self.rows[op.result] = out_rows
+        else:
+            op.result.replace_all_uses_with(out_rows[0])
+
     def _for(self, loop: scf.ForOp) -> None:
         self.at = InsertPoint.before(loop)
         inits: list[SSAValue] = []
@@ -467,6 +530,21 @@ class _Unroller:
                     )
             op.detach()
             op.erase()
+
+
+def _element_type(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+_FLOAT_COMBINE: dict[str, type[Operation]] = {
+    "add": arith.AddfOp, "mul": arith.MulfOp, "maximumf": arith.MaximumfOp,
+    "minimumf": arith.MinimumfOp, "maxnumf": arith.MaxnumfOp, "minnumf": arith.MinnumfOp,
+}
+_INT_COMBINE: dict[str, type[Operation]] = {
+    "add": arith.AddiOp, "mul": arith.MuliOp, "maxsi": arith.MaxSIOp, "minsi": arith.MinSIOp,
+    "maxui": arith.MaxUIOp, "minui": arith.MinUIOp, "and": arith.AndIOp, "or": arith.OrIOp,
+    "xor": arith.XOrIOp,
+}
 
 
 def unroll_vectors_to_1d(module: Operation) -> None:
