@@ -9,8 +9,8 @@ vector carried as an iteration argument) when:
 - no other op of the loop touches that memref or another view of the same
   underlying buffer (views are traced through subview/cast/reshape ops to
   their root; distinct function arguments are assumed not to alias, as
-  upstream does — the runner never passes overlapping arrays, see
-  `xlinalg/backend/call.py`).
+  upstream's hoisting and xlinalg's linalg-to-loops lowering assume: passing
+  overlapping arrays as different memref arguments is outside the contract).
 
 Loop-invariant pure ops (views, index arithmetic, constants) are hoisted
 first, so the transfers' operands become invariant. Repeats until nothing
@@ -20,6 +20,7 @@ moves, so pairs climb out of several loops.
 from __future__ import annotations
 
 from xdsl.dialects import scf, vector
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -59,7 +60,7 @@ def hoist_loop_invariant_ops(loop: scf.ForOp) -> bool:
 
 
 def _accesses(op: Operation) -> list[SSAValue]:
-    return [o for o in op.operands if o.type.__class__.__name__ == "MemRefType"]
+    return [o for o in op.operands if isinstance(o.type, MemRefType)]
 
 
 def _find_pair(loop: scf.ForOp) -> tuple[vector.TransferReadOp, vector.TransferWriteOp] | None:
