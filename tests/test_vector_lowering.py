@@ -168,3 +168,33 @@ func.func @f(%A: memref<4x16xf32>, %I: memref<3x8xi32>, %R: memref<16xf32>, %S: 
     np.testing.assert_allclose(r, np.prod(a, axis=0), rtol=1e-5)
     np.testing.assert_allclose(s, np.minimum(-5.0, a.min(axis=1)))
     np.testing.assert_array_equal(t, np.bitwise_xor.reduce(i, axis=1) ^ 7)
+
+
+def test_masks_shape_cast_and_masked_nd_transfers() -> None:
+    src = """
+func.func @f(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %F: memref<32xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %p = arith.constant -1.0 : f32
+  %m = vector.create_mask %c2, %n : vector<4x8xi1>
+  %a = vector.transfer_read %A[%c0, %c0], %p, %m {in_bounds = [true, true]} : memref<4x8xf32>, vector<4x8xf32>
+  %cm = vector.constant_mask [3, 5] : vector<4x8xi1>
+  vector.transfer_write %a, %O[%c0, %c0], %cm {in_bounds = [true, true]} : vector<4x8xf32>, memref<4x8xf32>
+  %flat = vector.shape_cast %a : vector<4x8xf32> to vector<32xf32>
+  vector.transfer_write %flat, %F[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
+  return
+}
+"""
+    text = str(xlinalg.parse(src))
+    assert "vector.constant_mask [3, 5] : vector<4x8xi1>" in text
+    assert "vector.shape_cast %a : vector<4x8xf32> to vector<32xf32>" in text
+    k = xlinalg.compile(src)
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    o, f = np.zeros((4, 8), np.float32), np.zeros(32, np.float32)
+    k(a, o, f, 6)
+    read = np.full((4, 8), -1.0, np.float32)
+    read[:2, :6] = a[:2, :6]
+    expected = np.zeros((4, 8), np.float32)
+    expected[:3, :5] = read[:3, :5]
+    np.testing.assert_array_equal(o, expected)
+    np.testing.assert_array_equal(f, read.ravel())

@@ -2,8 +2,8 @@
 
 xDSL provides transfer_read/transfer_write, broadcast, fma, extract/insert,
 create_mask, load/store, reduction, ...; it has no `vector.contract`,
-`vector.outerproduct`, `vector.transpose` or `vector.multi_reduction`, which vectorized linalg
-contractions need. `Vector` (registered in `xlinalg.context.all_dialects`)
+`vector.outerproduct`, `vector.transpose`, `vector.multi_reduction`,
+`vector.shape_cast` or `vector.constant_mask`, which vectorized linalg needs. `Vector` (registered in `xlinalg.context.all_dialects`)
 is xDSL's dialect with ours added, under the one name `vector`.
 
 ```
@@ -366,18 +366,82 @@ class MultiDimReductionOp(IRDLOperation):
                                    parser.resolve_operand(acc, acc_t), dims)
 
 
+@irdl_op_definition
+class ShapeCastOp(IRDLOperation):
+    """`vector.shape_cast %v : vector<4x8xf32> to vector<32xf32>` (same elements, row-major)."""
+
+    name = "vector.shape_cast"
+
+    source = operand_def(VectorType)
+    result = result_def(VectorType)
+
+    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: VectorType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        a, b = self.source.type, self.result.type
+        assert isinstance(a, VectorType) and isinstance(b, VectorType)
+        if a.element_type != b.element_type or a.element_count() != b.element_count():
+            raise VerifyException(f"cannot shape_cast {a} to {b}")
+
+
+@irdl_op_definition
+class ConstantMaskOp(IRDLOperation):
+    """`vector.constant_mask [3, 4] : vector<4x8xi1>`: lanes below the bounds in every dim."""
+
+    name = "vector.constant_mask"
+
+    mask_dim_sizes = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(VectorType)
+
+    def __init__(self, sizes: Sequence[int], result_type: VectorType):
+        super().__init__(
+            result_types=[result_type],
+            properties={"mask_dim_sizes": DenseArrayBase.from_list(i64, list(sizes))},
+        )
+
+    def get_sizes(self) -> list[int]:
+        assert isa(self.mask_dim_sizes, DenseArrayBase[IntegerType])
+        return list(self.mask_dim_sizes.get_values())
+
+    def verify_(self) -> None:
+        shape = vector_shape(self.result.type)
+        sizes = self.get_sizes()
+        if len(sizes) != len(shape) or any(not 0 <= b <= n for b, n in zip(sizes, shape)):
+            raise VerifyException(f"mask sizes {sizes} do not fit {self.result.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" [")
+        printer.print_list(self.get_sizes(), lambda v: printer.print_string(str(v)))
+        printer.print_string("] : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantMaskOp:
+        sizes = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, VectorType):
+            parser.raise_error("vector.constant_mask needs a vector type")
+        return ConstantMaskOp(sizes, t)
+
+
 #: xDSL's vector ops plus ours, as one dialect named `vector`.
 Vector = Dialect(
     "vector",
     [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp,
-     MultiDimReductionOp],
+     MultiDimReductionOp, ShapeCastOp, ConstantMaskOp],
     list(xvector.Vector.attributes),
 )
 
 __all__ = [
+    "ConstantMaskOp",
     "ContractionOp",
     "MultiDimReductionOp",
     "OuterProductOp",
+    "ShapeCastOp",
     "TransposeOp",
     "Vector",
     "vector_shape",

@@ -10,6 +10,7 @@
   `insertelement` + `shufflevector` (zero mask);
 - `vector.reduction` → `llvm.vector.reduce.*` (fadd/fmul ordered, from the
   accumulator), combined with the accumulator for the other kinds;
+- `vector.create_mask` → `[0, 1, ..] < splat(bound)`;
 - `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
 """
 
@@ -214,6 +215,15 @@ def lower_vector_op(op: Operation) -> None:
     b = Builder.before_op(op)
     if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
         _transfer(op)
+    elif isinstance(op, vector.CreateMaskOp):
+        t = op.mask_vector.type
+        assert isinstance(t, VectorType)
+        (n,) = t.get_shape()
+        vi = VectorType(i64, [n])
+        iota = b.add(llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(vi, list(range(n))), vi))
+        bound = _splat(b, b.to_llvm(op.mask_dim_sizes[0]), vi)
+        slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+        replace_op(op, [b.from_llvm(b.add(llvm.ICmpOp(iota, bound, slt)), t)])
     elif isinstance(op, vector.ReductionOp):
         replace_op(op, [b.from_llvm(_reduction(b, op), op.dest.type)])
     elif isinstance(op, vector.FMAOp):

@@ -15,6 +15,9 @@ is replaced by its rows (row-major over the leading dims), op by op:
 - `vector.extract`/`vector.insert` pick or replace rows (or elements of a row);
   `vector.transpose` is resolved lazily per element, so an element extracted
   from a transposed value reads the source element directly;
+- `vector.shape_cast` regroups rows (or moves elements); `create_mask` /
+  `constant_mask` give one 1-D mask per row; masked transfers use the rows
+  of their mask;
 - `vector.multi_reduction` folds rows together (kept minor dim) or reduces
   each row with a 1-D `vector.reduction` (reduced minor dim);
 - `scf.for` loops carrying n-D vectors carry their rows instead, so
@@ -48,7 +51,13 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.vector import MultiDimReductionOp, TransposeOp, vector_shape
+from xlinalg.dialects.vector import (
+    ConstantMaskOp,
+    MultiDimReductionOp,
+    ShapeCastOp,
+    TransposeOp,
+    vector_shape,
+)
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
@@ -155,6 +164,9 @@ class _Unroller:
                 self.run_block(block)
         touches = any(is_nd(v.type) for v in (*op.operands, *op.results))
         self.at = InsertPoint.before(op)
+        if not touches and isinstance(op, ShapeCastOp | ConstantMaskOp):
+            self._nd(op)  # 1-D forms: a no-op cast, a constant
+            return
         if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp) and not touches:
             self._transfer_1d(op)
             return
@@ -178,6 +190,12 @@ class _Unroller:
             self._extract(op)
         elif isinstance(op, vector.InsertOp):
             self._insert(op)
+        elif isinstance(op, ShapeCastOp):
+            self._shape_cast(op)
+        elif isinstance(op, vector.CreateMaskOp):
+            self._create_mask(op)
+        elif isinstance(op, ConstantMaskOp):
+            self._constant_mask(op)
         elif name.startswith(("arith.", "math.")) or isinstance(op, vector.FMAOp):
             self._elementwise(op)
         else:
@@ -204,9 +222,14 @@ class _Unroller:
     def _transfer_parts(self, op: vector.TransferReadOp | vector.TransferWriteOp):
         amap = op.permutation_map.data
         in_bounds = [b.value.data for b in op.in_bounds.data] if op.in_bounds else []
-        if op.mask is not None:
-            raise lowering_error(op, "masked n-D transfers are not supported yet")
         return amap, in_bounds
+
+    def _mask_rows(self, op: vector.TransferReadOp | vector.TransferWriteOp,
+                   count: int) -> list[SSAValue | None]:
+        """The mask's rows, one per vector row (the mask has the vector's shape)."""
+        if op.mask is None:
+            return [None] * count
+        return list(self.get_rows(op.mask)) if is_nd(op.mask.type) else [op.mask]
 
     def _row_indices(self, op: Operation, amap: AffineMap, lead: Sequence[int],
                      indices: Sequence[SSAValue]) -> list[SSAValue]:
@@ -261,16 +284,19 @@ class _Unroller:
         cache: dict[tuple[int, ...], SSAValue] = {}
         rows: list[SSAValue] = []
         inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
-        for lead in _leading(t):
+        masks = self._mask_rows(op, len(_leading(t)))
+        for lead, mask in zip(_leading(t), masks, strict=True):
             key = tuple(p if isinstance(e, AffineDimExpr) else 0
                         for p, e in zip(lead, amap.results[:-1]))
+            if mask is not None:
+                key = (*key, len(rows))  # rows under different masks differ
             if key not in cache:
                 idx = self._row_indices(op, amap, lead, op.indices)
                 cond = self._row_condition(op, amap, in_bounds, idx)
 
-                def build(idx: list[SSAValue] = idx) -> SSAValue:
+                def build(idx: list[SSAValue] = idx, mask: SSAValue | None = mask) -> SSAValue:
                     read = vector.TransferReadOp(op.source, idx, op.padding, rt, inner,
-                                                 self._one_d_map(amap))
+                                                 self._one_d_map(amap), mask)
                     self.add(read)
                     scalarized = self._transfer_1d(read)
                     return scalarized if scalarized is not None else read.result
@@ -289,12 +315,14 @@ class _Unroller:
             raise lowering_error(op, "transfer_write with broadcast dims is invalid")
         rows = self.get_rows(op.vector)
         inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
-        for lead, row in zip(_leading(t), rows, strict=True):
+        masks = self._mask_rows(op, len(rows))
+        for lead, row, mask in zip(_leading(t), rows, masks, strict=True):
             idx = self._row_indices(op, amap, lead, op.indices)
             cond = self._row_condition(op, amap, in_bounds, idx)
 
-            def build(idx: list[SSAValue] = idx, row: SSAValue = row) -> None:
-                write = vector.TransferWriteOp(row, op.source, idx, inner,
+            def build(idx: list[SSAValue] = idx, row: SSAValue = row,
+                      mask: SSAValue | None = mask) -> None:
+                write = vector.TransferWriteOp(row, op.source, idx, inner, mask,
                                                permutation_map=self._one_d_map(amap))
                 self.add(write)
                 self._transfer_1d(write)
@@ -423,6 +451,66 @@ class _Unroller:
                 slot.append(r)
         for r, rows in zip(op.results, results):
             self.rows[r] = rows
+
+    def _shape_cast(self, op: ShapeCastOp) -> None:
+        src_t, res_t = op.source.type, op.result.type
+        assert isinstance(src_t, VectorType) and isinstance(res_t, VectorType)
+        src_rows = self.get_rows(op.source) if is_nd(src_t) else [op.source]
+        if src_t.get_shape()[-1] == res_t.get_shape()[-1]:
+            rows = src_rows  # same rows, regrouped leading dims
+        else:
+            width = src_t.get_shape()[-1]
+            rt = _row_type(res_t)
+            n = rt.get_shape()[0]
+            rows = []
+            for r in range(res_t.element_count() // n):
+                row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, [0])))
+                for j in range(n):
+                    flat = r * n + j
+                    elem = self.add(extract(src_rows[flat // width], [flat % width]))
+                    row = self.add(insert(elem, row, [j]))
+                rows.append(row)
+        if is_nd(res_t):
+            self.rows[op.result] = list(rows)
+        else:
+            op.result.replace_all_uses_with(rows[0])
+
+    def _create_mask(self, op: vector.CreateMaskOp) -> None:
+        t = op.mask_vector.type
+        assert isinstance(t, VectorType)
+        bounds = list(op.mask_dim_sizes)
+        rt = _row_type(t)
+        zero = self.index(0)
+        rows: list[SSAValue] = []
+        for lead in _leading(t):
+            cond: SSAValue | None = None
+            for p, bound in zip(lead, bounds[:-1]):
+                lt = self.add(arith.CmpiOp(self.index(p), bound, "slt"))
+                cond = lt if cond is None else self.add(arith.AndIOp(cond, lt))
+            assert cond is not None
+            n = self.add(arith.SelectOp(cond, bounds[-1], zero))
+            rows.append(self.add(vector.CreateMaskOp([n], rt)))
+        self.rows[op.mask_vector] = rows
+
+    def _constant_mask(self, op: ConstantMaskOp) -> None:
+        t = op.result.type
+        assert isinstance(t, VectorType)
+        sizes = op.get_sizes()
+        rt = _row_type(t)
+        n = rt.get_shape()[0]
+        rows: list[SSAValue] = []
+        cache: dict[int, SSAValue] = {}
+        for lead in _leading(t):
+            count = sizes[-1] if all(p < b for p, b in zip(lead, sizes[:-1])) else 0
+            if count not in cache:
+                values = [1] * count + [0] * (n - count)
+                cache[count] = self.add(
+                    arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values)))
+            rows.append(cache[count])
+        if is_nd(t):
+            self.rows[op.result] = rows
+        else:
+            op.result.replace_all_uses_with(rows[0])
 
     def _combine(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
         is_int = isinstance(_element_type(a.type), IntegerType)
