@@ -136,16 +136,33 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         fzero = em.const(0.0, t)
         minus_inf = em.const(float("-inf"), t)
         transpose_v = self.is_transpose_v
+        # one row of scores (Q K^T * scale), computed once and read by both passes
+        static_seq = shape(k)[1]
+        scores = em.value(memref.AllocOp.get(t, shape=[static_seq], dynamic_sizes=[] if static_seq >= 0 else [seq]))
 
         def value_at(e: Emitter, b: SSAValue, j: SSAValue, c: SSAValue) -> SSAValue:
             return e.load(v, [b, c, j] if transpose_v else [b, j, c])
 
+        # Q·K dot products: with a static head dim that 4 divides, four independent partial
+        # sums (not one serial chain; measured best on 1x512x64 against 8 and 16)
+        static_d = shape(q)[2]
+        lanes = 4 if static_d > 0 and static_d % 4 == 0 else 1
+        lane_step = em.index(lanes)
+        lane_offsets = [em.index(x) for x in range(lanes)]
+
         def score(e: Emitter, b: SSAValue, i: SSAValue, j: SSAValue) -> SSAValue:
             def mac(e2: Emitter, c: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-                prod = e2.value(arith.MulfOp(e2.load(q, [b, i, c]), e2.load(k, [b, j, c])))
-                return [e2.value(arith.AddfOp(acc[0], prod))]
+                out = []
+                for lane, partial in enumerate(acc):
+                    cl = c if lane == 0 else e2.addi(c, lane_offsets[lane])
+                    prod = e2.value(arith.MulfOp(e2.load(q, [b, i, cl]), e2.load(k, [b, j, cl])))
+                    out.append(e2.value(arith.AddfOp(partial, prod)))
+                return out
 
-            (dot,) = e.loop_carry(zero, d, one, [fzero], mac)
+            partials = e.loop_carry(zero, d, lane_step, [fzero] * lanes, mac)
+            dot = partials[0]
+            for partial in partials[1:]:
+                dot = e.value(arith.AddfOp(dot, partial))
             return e.value(arith.MulfOp(dot, scale))
 
         def row(e: Emitter, ivs: list[SSAValue]) -> None:
@@ -157,7 +174,9 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                 m_old, l_old = minus_inf, fzero
 
             def running_max(e2: Emitter, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-                return [e2.value(arith.MaximumfOp(acc[0], score(e2, b, i, j)))]
+                value = score(e2, b, i, j)
+                e2.store(value, scores, [j])
+                return [e2.value(arith.MaximumfOp(acc[0], value))]
 
             (m_new,) = e.loop_carry(zero, seq, one, [m_old], running_max)
             if self.is_online:
@@ -173,7 +192,7 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                 l_init = fzero
 
             def accumulate(e2: Emitter, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-                p = e2.value(math.ExpOp(e2.value(arith.SubfOp(score(e2, b, i, j), m_new))))
+                p = e2.value(math.ExpOp(e2.value(arith.SubfOp(e2.load(scores, [j]), m_new))))
 
                 def axpy(e3: Emitter, c: SSAValue) -> None:
                     prod = e3.value(arith.MulfOp(p, value_at(e3, b, j, c)))
@@ -193,6 +212,7 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                 e.loop(zero, e_size, one, normalize)
 
         em.nest([batch, n], row)
+        em.add(memref.DeallocOp.get(scores))
         rewriter.erase_op(self)
 
     # ---- TilingInterface: (batch, query, key) ----
