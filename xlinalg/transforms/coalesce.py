@@ -127,7 +127,7 @@ def coalesce_loops(outer: scf.ForOp) -> scf.ForOp:
         )
     innermost = nest[-1].body.block
     for loop, iv in zip(nest, ivs):
-        loop.body.block.args[0].replace_by(inner_builder.value(iv))
+        loop.body.block.args[0].replace_all_uses_with(inner_builder.value(iv))
     for op in list(innermost.ops):
         op.detach()
         body.add_op(op)

@@ -107,8 +107,8 @@ def decompose(op: Operation) -> Operation:
     operands = [*op.get_inputs(), *op.get_outputs()]
     shapes = [v.type.get_shape() for v in operands]  # type: ignore[attr-defined]
     window, output = shapes[1], shapes[2]
-    h_in, h_win, h_out = rule.h_dims
-    w_in, w_win, w_out = rule.w_dims
+    _, h_win, h_out = rule.h_dims
+    _, w_win, w_out = rule.w_dims
     if window[h_win] == 1 and output[h_out] == 1:
         drop, keep = rule.h_dims, 1
     elif window[w_win] == 1 and output[w_out] == 1:

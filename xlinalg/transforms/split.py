@@ -20,7 +20,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, fold_constant
 from xlinalg.transforms.tile import (
-    _tile_operand,  # noqa: PLC2701  (the slicing tiling does, reused)
+    _tile_operand,
     check_memref_structured_op,
     loop_ranges,
     offset_indices,

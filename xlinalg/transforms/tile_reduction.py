@@ -32,9 +32,9 @@ from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.transforms.split_reduction import _combiner, _neutral  # noqa: PLC2701
+from xlinalg.transforms.split_reduction import _combiner, _neutral
 from xlinalg.transforms.tile import (
-    _tile_operand,  # noqa: PLC2701
+    _tile_operand,
     check_memref_structured_op,
     loop_ranges,
 )

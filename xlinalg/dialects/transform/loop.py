@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
 from xdsl.dialects.transform import TransformHandleType
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
@@ -98,7 +105,7 @@ class LoopGetParentForOp(IRDLOperation):
     target = operand_def(TransformHandleType)
     num_loops = opt_prop_def(IntegerAttr[IntegerType])
     affine = opt_prop_def(Attribute)
-    parent = result_def(TransformHandleType)
+    parent_loop = result_def(TransformHandleType)
 
     @property
     def count(self) -> int:
@@ -134,7 +141,7 @@ class LoopGetParentForOp(IRDLOperation):
             shown["affine"] = IntegerAttr(1, IntegerType(1))
         printer.print_op_attributes(shown)
         printer.print_string(" : ")
-        print_functional_type(printer, [self.target.type], [self.parent.type])
+        print_functional_type(printer, [self.target.type], [self.parent_loop.type])
 
     def verify_(self) -> None:
         if self.count <= 0:

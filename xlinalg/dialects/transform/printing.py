@@ -179,12 +179,13 @@ def parse_functional_or_plain_type(
             parser.parse_punctuation(")")
         else:
             outputs = [parser.parse_type()]
-        if len(outputs) == 1 and num_results > 1:
-            outputs = outputs * num_results
+        bound = getattr(parser, "bound_result_count", 0)
+        if len(outputs) == 1 and (bound or num_results) > 1:
+            outputs = outputs * (bound or num_results)
         return inputs, outputs
     types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
     inputs = (types * num_operands)[:num_operands] if len(types) == 1 else types
-    return inputs, [types[0]] * num_results
+    return inputs, [types[0]] * (getattr(parser, "bound_result_count", 0) or num_results)
 
 
 def print_functional_type(

@@ -41,7 +41,6 @@ from xdsl.utils.hints import isa
 
 from xlinalg.dialects.transform.printing import (
     parse_semi_function_type,
-    print_int_list,
     print_semi_function_type,
 )
 

@@ -64,7 +64,7 @@ def apply_get_parent_for(op: LoopGetParentForOp, interp: Interpreter) -> None:
                 silenceable=True,
             )
         parents.append(current)
-    interp.state.bind(op.parent, dedup(parents))
+    interp.state.bind(op.parent_loop, dedup(parents))
 
 
 @register(LoopCoalesceOp, consumes=lambda op: [op.target])
