@@ -123,7 +123,7 @@ def main() -> int:
                 for key, kernel in kernels.items():
                     limit = {"max_total_s": 0.5} if key == "untiled" else {}
                     times[key].append(kernel.time(a, b, c, **limit).median_s)
-                times["blas"].append(median_seconds(lambda: _time_blas(a, b, out), 7))
+                times["blas"].append(median_seconds(lambda a=a, b=b, out=out: _time_blas(a, b, out), 7))
         g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
         nan = float("nan")
         vec = g.get("vector", nan)

@@ -31,7 +31,9 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
+from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
 from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -44,9 +46,6 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
-
-from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
-from xdsl.ir.affine import AffineMap
 
 _ADD = CombiningKindAttr(CombiningKindFlag.ADD)
 

@@ -56,7 +56,6 @@ from xlinalg.dialects.vector import (
     MultiDimReductionOp,
     ShapeCastOp,
     TransposeOp,
-    vector_shape,
 )
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
