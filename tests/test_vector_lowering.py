@@ -198,3 +198,22 @@ func.func @f(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %F: memref<32xf32>, %n: i
     expected[:3, :5] = read[:3, :5]
     np.testing.assert_array_equal(o, expected)
     np.testing.assert_array_equal(f, read.ravel())
+
+
+def test_vector_load_store_1d() -> None:
+    src = """
+func.func @f(%A: memref<4x20xf32>, %B: memref<4x20xf32>) {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %v = vector.load %A[%c1, %c3] : memref<4x20xf32>, vector<16xf32>
+  %w = arith.addf %v, %v : vector<16xf32>
+  vector.store %w, %B[%c1, %c3] : memref<4x20xf32>, vector<16xf32>
+  return
+}
+"""
+    k = xlinalg.compile(src)
+    a, b = _rand(4, 20), np.zeros((4, 20), np.float32)
+    k(a, b)
+    expected = np.zeros((4, 20), np.float32)
+    expected[1, 3:19] = 2 * a[1, 3:19]
+    np.testing.assert_array_equal(b, expected)

@@ -10,6 +10,7 @@
   `insertelement` + `shufflevector` (zero mask);
 - `vector.reduction` → `llvm.vector.reduce.*` (fadd/fmul ordered, from the
   accumulator), combined with the accumulator for the other kinds;
+- 1-D `vector.load`/`vector.store` → one vector load/store at the element address;
 - `vector.create_mask` → `[0, 1, ..] < splat(bound)`;
 - `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
 """
@@ -215,6 +216,21 @@ def lower_vector_op(op: Operation) -> None:
     b = Builder.before_op(op)
     if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
         _transfer(op)
+    elif isinstance(op, vector.LoadOp | vector.StoreOp):
+        is_load = isinstance(op, vector.LoadOp)
+        base = op.base
+        vt = op.result.type if is_load else op.vector.type
+        assert isinstance(base.type, MemRefType) and isinstance(vt, VectorType)
+        if vt.get_num_dims() != 1:
+            raise LoweringError(f"{op.name} of the n-D vector type {vt} is not supported")
+        mem = MemRefDescriptor(b.to_llvm(base), base.type)
+        ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.indices])
+        align = element_size(base.type.element_type)
+        if is_load:
+            replace_op(op, [b.from_llvm(b.load(ptr, convert_type(vt), align), vt)])
+        else:
+            b.store(b.to_llvm(op.vector), ptr, align)
+            replace_op(op, [])
     elif isinstance(op, vector.CreateMaskOp):
         t = op.mask_vector.type
         assert isinstance(t, VectorType)
