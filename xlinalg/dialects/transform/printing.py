@@ -184,8 +184,12 @@ def parse_functional_or_plain_type(
             outputs = outputs * (bound or num_results)
         return inputs, outputs
     types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    count = getattr(parser, "bound_result_count", 0) or num_results
+    if len(types) == num_operands + count and len(types) > 1:
+        # `: T_operand, T_result0, T_result1, ...` (e.g. the spec's multitile_sizes)
+        return types[:num_operands], types[num_operands:]
     inputs = (types * num_operands)[:num_operands] if len(types) == 1 else types
-    return inputs, [types[0]] * (getattr(parser, "bound_result_count", 0) or num_results)
+    return inputs, [types[0]] * count
 
 
 def print_functional_type(
