@@ -4,7 +4,8 @@ A worker may start a trial only while `counted + running < budget`; that check a
 the creation of the trial happen under one lock shared by all workers of the
 storage, so N workers finish exactly the budget, with no extra trial:
 
-* journal and SQLite files -- an `fcntl` lock on `FILE.lock` (one machine);
+* journal and SQLite files -- an `fcntl` lock on `FILE.budget-lock` (one machine;
+  not `FILE.lock`, which is the journal backend's own lock);
 * PostgreSQL -- a session advisory lock (`pg_advisory_lock`) keyed by the study;
 * other server databases -- no cross-process lock (a worker may overshoot by one).
 
@@ -49,12 +50,13 @@ class BudgetLock:
         try:
             path = local_path(self.url)
             if path is not None:
-                self._file = open(path + ".lock", "a")  # noqa: SIM115 - held until release
+                self._file = open(path + ".budget-lock", "a")  # noqa: SIM115 - held until release
                 fcntl.flock(self._file, fcntl.LOCK_EX)
             elif self.url.startswith(("postgresql", "postgres://")):
                 from sqlalchemy import text
 
-                engine = self.study._storage.engine  # noqa: SLF001 - RDBStorage's engine
+                storage = self.study._storage  # noqa: SLF001 - no public accessor
+                engine = getattr(storage, "_backend", storage).engine  # inside Optuna's cache
                 self._connection = engine.connect()
                 self._connection.execute(text("SELECT pg_advisory_lock(:k)"),
                                          {"k": _advisory_key(self.study.study_name)})

@@ -90,6 +90,19 @@ def local_path(url: str) -> str | None:
     return journal if journal is not None else _sqlite_path(url)
 
 
+def engine_url(url: str) -> str:
+    """The SQLAlchemy URL for `url`: a plain `postgresql://` means whichever PostgreSQL
+    driver is installed (SQLAlchemy 2.1 would insist on psycopg 3; we depend on
+    psycopg2-binary)."""
+    import importlib.util
+
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain) and importlib.util.find_spec("psycopg") is None \
+                and importlib.util.find_spec("psycopg2") is not None:
+            return "postgresql+psycopg2://" + url[len(plain):]
+    return url
+
+
 def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseStorage:
     """Open the storage named by `url`, creating it unless `must_exist` (for commands
     that only read studies: a missing file is then an error, not a new empty storage)."""
@@ -125,7 +138,7 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExperimentalWarning)  # heartbeat is "experimental"
             return RDBStorage(
-                url,
+                engine_url(url),
                 engine_kwargs=engine_kwargs,
                 heartbeat_interval=HEARTBEAT_INTERVAL_S,
                 grace_period=GRACE_PERIOD_S,

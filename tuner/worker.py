@@ -215,6 +215,7 @@ class TrialObjective:
 
     def __call__(self, trial: optuna.Trial) -> float | tuple[float, ...]:
         trial.set_user_attr("worker", this_worker())
+        trial.set_user_attr("cores", sorted(os.sched_getaffinity(0)))  # pinned: one core
         values = self.space.suggest(trial, ordinal=self.ordinal)
         trial.set_user_attr("knobs", json.dumps(values, default=repr))
         trial.set_user_attr("host", self.host)

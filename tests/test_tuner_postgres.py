@@ -1,0 +1,120 @@
+"""Workers on several "machines" against one REAL PostgreSQL server on loopback.
+
+The fixture runs `initdb` into a temporary folder and starts the server with `pg_ctl`
+on a free 127.0.0.1 port (as the `postgres` user when the tests run as root: initdb
+refuses root), then 2 and 4 concurrent `xlinalg worker` processes join one study
+through `postgresql://...`. They must finish exactly the requested number of trials
+with no duplicated trial numbers. The server is stopped at the end. Without the
+PostgreSQL binaries (`apt-get install -y postgresql`, see the README) or the
+psycopg2 driver these tests are skipped, naming what is missing.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from optuna.trial import TrialState
+from test_tuner_worker import PAYLOAD, SPACE
+
+from tuner import study as tuner_study
+
+REPO = Path(__file__).resolve().parent.parent
+BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+
+pytestmark = [
+    pytest.mark.skipif(not BINARIES, reason="PostgreSQL server binaries not installed "
+                       "(apt-get install -y postgresql)"),
+    pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
+                       reason="the psycopg2 driver is not installed (pip install -e '.[dev]')"),
+    pytest.mark.skipif(importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
+                       reason="the lowering pipeline is not in the tree yet"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    if os.geteuid() != 0:
+        return command
+    runuser = shutil.which("runuser")
+    if runuser:
+        return [runuser, "-u", "postgres", "--", *command]
+    return ["su", "postgres", "-c", " ".join(command)]
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> Iterator[str]:
+    bindir = os.path.dirname(BINARIES[-1])
+    folder = tempfile.mkdtemp(prefix="xlinalg-pg-")
+    data = os.path.join(folder, "data")
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", data, "-A", "trust", "-U",
+                                 "postgres", "--no-sync"]), check=True,
+                   capture_output=True, timeout=120)
+    port = _free_port()
+    options = f"-p {port} -c listen_addresses=127.0.0.1 -k {folder} -c fsync=off"
+    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", data, "-o", options, "-l",
+                                 os.path.join(folder, "log"), "-w", "start"]),
+                   check=True, capture_output=True, timeout=120)
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", data, "-m", "fast", "stop"]),
+                       capture_output=True, timeout=120, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("workers,trials", [(2, 5), (4, 6)])
+def test_concurrent_workers_on_postgresql(postgres_url: str, workers: int, trials: int,
+                                          tmp_path: Path) -> None:
+    name = f"pg-{workers}"
+    tuner_study.setup(postgres_url, name, PAYLOAD, SPACE, "mm.mlir", "space.mlir",
+                      sampler="random", seed=0, n_trials=trials,
+                      timing={"max_total_s": 0.02})
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    processes = [subprocess.Popen(
+        [sys.executable, "-m", "xlinalg.cli", "worker", "--storage", postgres_url,
+         "--study", name, "--seed", str(index), "--quiet"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for index in range(workers)]
+    deadline = time.monotonic() + 180
+    outputs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0]
+               for p in processes]
+    for process, output in zip(processes, outputs):
+        assert process.returncode == 0, output
+    study = tuner_study.load(postgres_url, name)
+    found = study.get_trials()
+    numbers = [t.number for t in found]
+    assert len(found) == trials, [(t.number, t.state, t.user_attrs.get("status")) for t in found]
+    assert sorted(numbers) == list(range(trials))  # no duplicated (or missing) numbers
+    assert all(t.state != TrialState.RUNNING and "status" in t.user_attrs for t in found)
+    assert tuner_study.counted_trials(study) == trials
+    assert len({t.user_attrs["worker"] for t in found}) >= 2
+
+
+def test_unreachable_postgresql_is_one_clear_error(tmp_path: Path) -> None:
+    port = _free_port()  # nothing listens there
+    done = subprocess.run(
+        [sys.executable, "-m", "xlinalg.cli", "worker", "--storage",
+         f"postgresql://postgres@127.0.0.1:{port}/x", "--study", "s"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "cannot open storage" in done.stderr
+    assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())

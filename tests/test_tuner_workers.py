@@ -1,0 +1,89 @@
+"""`xlinalg tune --workers N`: N measuring processes on one journal file, each pinned to
+its own core, finish exactly the budget with no duplicated trial numbers. Also: the
+RUNNING trial of a dead worker is failed and retried; SQLite on a network filesystem
+is detected."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
+from optuna.trial import TrialState
+from test_tuner_worker import PAYLOAD, SPACE
+
+from tuner.liveness import fail_dead_trials, is_dead, this_worker
+from tuner.storage import network_filesystem
+
+REPO = Path(__file__).resolve().parent.parent
+needs_pipeline = pytest.mark.skipif(
+    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
+    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
+)
+
+
+def _tune(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "xlinalg.cli", "tune", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=180, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@needs_pipeline
+@pytest.mark.parametrize("workers,trials", [(2, 5), (4, 6)])
+def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int,
+                                                    trials: int) -> None:
+    (tmp_path / "mm.mlir").write_text(PAYLOAD)
+    (tmp_path / "space.mlir").write_text(SPACE)
+    done = _tune(tmp_path, "mm.mlir", "--space", "space.mlir", "--trials", str(trials),
+                 "--workers", str(workers), "--sampler", "random", "--timing-budget", "0.02",
+                 "--rerank", "0", "--no-schedule-db")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "storage:  journal:results/xlinalg.journal" in done.stdout
+    storage = JournalStorage(JournalFileBackend(str(tmp_path / "results/xlinalg.journal")))
+    study = optuna.load_study(study_name="mm-space", storage=storage)
+    all_trials = study.get_trials()
+    numbers = [t.number for t in all_trials]
+    assert len(all_trials) == trials and len(set(numbers)) == trials
+    assert all(t.state != TrialState.RUNNING and "status" in t.user_attrs for t in all_trials)
+    processes = {t.user_attrs["worker"] for t in all_trials}
+    assert len(processes) >= 2  # several measuring processes took part
+    assert all(len(t.user_attrs["cores"]) == 1 for t in all_trials)  # each pinned to one core
+    cores = len(os.sched_getaffinity(0))
+    if workers > cores:
+        assert "workers share cores" in done.stderr
+
+
+def test_dead_worker_trial_is_failed_and_retried(tmp_path: Path) -> None:
+    storage = JournalStorage(JournalFileBackend(str(tmp_path / "j.journal")))
+    study = optuna.create_study(storage=storage, study_name="s")
+    trial = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})
+    host = this_worker().rsplit(":", 2)[0]
+    trial.set_user_attr("worker", f"{host}:999999999:1")  # no such process
+    alive = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})
+    alive.set_user_attr("worker", this_worker())
+    assert is_dead(f"{host}:999999999:1") and not is_dead(this_worker())
+    assert not is_dead("some-other-host:1:1")  # other hosts: left to the heartbeat
+    assert fail_dead_trials(study) == [trial.number]
+    states = [t.state for t in study.get_trials()]
+    assert states == [TrialState.FAIL, TrialState.RUNNING, TrialState.WAITING]
+    retry = study.get_trials()[2]
+    assert retry.params == study.get_trials()[0].params
+    assert fail_dead_trials(study) == []
+
+
+def test_network_filesystem_detection(tmp_path: Path) -> None:
+    mounts = tmp_path / "mounts"
+    mounts.write_text(
+        "/dev/sda1 / ext4 rw 0 0\n"
+        f"server:/export {tmp_path}/net nfs4 rw 0 0\n"
+        f"//srv/share {tmp_path}/smb cifs rw 0 0\n")
+    assert network_filesystem(str(tmp_path / "net" / "db"), str(mounts)) == "nfs4"
+    assert network_filesystem(str(tmp_path / "smb"), str(mounts)) == "cifs"
+    assert network_filesystem(str(tmp_path / "local"), str(mounts)) is None
+    assert network_filesystem(str(tmp_path / "network"), str(mounts)) is None  # not net/
