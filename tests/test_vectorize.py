@@ -282,3 +282,17 @@ func.func @f(%A: memref<4x8xf32>, %O: memref<4xf32>) {
 """
     with pytest.raises(TransformFailure, match="combine"):
         xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body2))
+
+
+def test_hoisting_after_unrolling_the_k_loop() -> None:
+    body = """
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t : !transform.any_op
+    transform.loop.unroll %l#2 factor = 4 : !transform.any_op
+""" + LOWER
+    text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(body)))
+    assert "-> (vector<8x32xf32>)" in text  # the accumulator is carried by the k loop
+    assert text.count("vector.transfer_write") == 1
+    assert text.count("vector.fma") == 32
+    _check(MATMUL, _schedule(body))

@@ -13,7 +13,10 @@ vector carried as an iteration argument) when:
   overlapping arrays as different memref arguments is outside the contract).
 
 Loop-invariant pure ops (views, index arithmetic, constants) are hoisted
-first, so the transfers' operands become invariant. Repeats until nothing
+first and common subexpressions merged, so the transfers' operands become
+invariant and identical, and a write followed by
+a read of the same place is forwarded (`forward_transfers`), so an unrolled
+loop body keeps a single pair. Repeats until nothing
 moves, so pairs climb out of several loops.
 """
 
@@ -61,6 +64,56 @@ def hoist_loop_invariant_ops(loop: scf.ForOp) -> bool:
 
 def _accesses(op: Operation) -> list[SSAValue]:
     return [o for o in op.operands if isinstance(o.type, MemRefType)]
+
+
+def _same_place(a: Operation, b: Operation) -> bool:
+    return (
+        a.operands[a.name == "vector.transfer_write"] is b.operands[b.name == "vector.transfer_write"]
+        and list(a.indices) == list(b.indices)  # type: ignore[attr-defined]
+        and a.permutation_map == b.permutation_map  # type: ignore[attr-defined]
+        and a.in_bounds == b.in_bounds  # type: ignore[attr-defined]
+        and a.mask is None and b.mask is None  # type: ignore[attr-defined]
+    )
+
+
+def forward_transfers(block: Block) -> int:
+    """Store-to-load forwarding and dead-store removal between transfers in `block`.
+
+    A `transfer_read` of exactly what an earlier `transfer_write` wrote (same
+    memref value, indices, map and bounds, no mask), with no other access to
+    that buffer in between, becomes the written vector; a `transfer_write`
+    overwritten by the same write before anything reads the buffer is dropped.
+    (Unrolled k loops then keep one read/write pair, which hoisting can move.)
+    """
+    changed = 0
+    last_write: dict[SSAValue, vector.TransferWriteOp] = {}
+    for op in list(block.ops):
+        if isinstance(op, vector.TransferReadOp):
+            root = root_buffer(op.source)
+            w = last_write.get(root)
+            if w is not None and _same_place(w, op) and w.vector.type == op.result.type:
+                op.result.replace_all_uses_with(w.vector)
+                op.detach()
+                op.erase()
+                changed += 1
+                continue
+            last_write.pop(root, None)
+        elif isinstance(op, vector.TransferWriteOp):
+            root = root_buffer(op.source)
+            w = last_write.get(root)
+            if w is not None and _same_place(w, op):
+                w.detach()
+                w.erase()
+                changed += 1
+            last_write[root] = op
+        elif op.name in _VIEW_OPS:
+            continue
+        elif op.regions or any(isinstance(o.type, MemRefType) for o in op.operands):
+            for m in _accesses(op):
+                last_write.pop(root_buffer(m), None)
+            if op.regions:
+                last_write.clear()
+    return changed
 
 
 def _find_pair(loop: scf.ForOp) -> tuple[vector.TransferReadOp, vector.TransferWriteOp] | None:
@@ -153,14 +206,20 @@ def _inside(op: Operation, loop: Operation) -> bool:
 
 def hoist_redundant_vector_transfers(root: Operation) -> int:
     """Hoist every eligible transfer pair out of the loops under `root`; return how many moved."""
+    from xdsl.transforms.common_subexpression_elimination import cse
+
     count = 0
     changed = True
     while changed:
         changed = False
-        for loop in [o for o in root.walk() if isinstance(o, scf.ForOp)]:
-            if loop.parent is None:
-                continue
+        loops = [o for o in root.walk() if isinstance(o, scf.ForOp)]
+        for loop in loops:
             hoist_loop_invariant_ops(loop)
+        # identical views/constants (e.g. from an unrolled body) become one value
+        for region in root.regions:
+            cse(region)
+        for loop in [o for o in root.walk() if isinstance(o, scf.ForOp)]:
+            forward_transfers(loop.body.block)
             pair = _find_pair(loop)
             if pair is not None:
                 _hoist_pair(loop, *pair)
@@ -170,4 +229,4 @@ def hoist_redundant_vector_transfers(root: Operation) -> int:
     return count
 
 
-__all__ = ["hoist_loop_invariant_ops", "hoist_redundant_vector_transfers", "root_buffer"]
+__all__ = ["forward_transfers", "hoist_loop_invariant_ops", "hoist_redundant_vector_transfers", "root_buffer"]
