@@ -50,7 +50,6 @@ from xlinalg.dialects.linalg.body_expr import (
     Select,
     Unary,
     args_of,
-    children_of,
 )
 from xlinalg.dialects.linalg.casting import (
     CastKind,
@@ -60,7 +59,7 @@ from xlinalg.dialects.linalg.casting import (
     named_scalar_type,
     scalar_kind,
 )
-from xlinalg.dialects.linalg.named import NamedStructuredOp
+from xlinalg.dialects.linalg.named import NamedStructuredOp, _uses_index
 from xlinalg.errors import XlinalgError
 
 _FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
@@ -449,10 +448,6 @@ _REDUCERS: dict[str, Any] = {
     "max_unsigned": np.maximum,  # on the unsigned view of the integers
     "min_unsigned": np.minimum,
 }
-
-
-def _uses_index(expr: Expr) -> bool:
-    return isinstance(expr, Index) or any(_uses_index(c) for c in children_of(expr))
 
 
 def _prepare(op: Operation, value_type: Attribute, x: Any, is_output: bool, index: int) -> np.ndarray:

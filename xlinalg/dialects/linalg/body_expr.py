@@ -178,7 +178,7 @@ def index(dim: str) -> Index:
     return Index(dim)
 
 
-def const(value: int | float, type_name: str) -> Const:
+def const(value: float, type_name: str) -> Const:
     return Const(value, type_name)
 
 

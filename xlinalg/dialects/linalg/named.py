@@ -21,10 +21,10 @@ from typing import Any, cast
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    IntegerType,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    IntegerType,
     ShapedType,
     TensorType,
     i64,
@@ -291,9 +291,28 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         inputs: Sequence[SSAValue],
         outputs: Sequence[SSAValue],
         result_types: Sequence[Attribute],
-    ) -> NamedStructuredOp:
+    ) -> StructuredOpInterface:
+        """The same op on other operands (e.g. a tile's slices).
+
+        A payload that reads loop indices (`fill_rng_2d`) depends on where the tile sits, which a
+        named op cannot express: its clone is the equivalent `linalg.generic`, whose
+        `linalg.index` ops the tilers shift by the tile offsets (upstream shifts the hidden region
+        of the named op instead).
+        """
         props = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
-        return type(self).build(inputs, outputs, result_types, dict(self.attributes), **props)
+        clone = type(self).build(inputs, outputs, result_types, dict(self.attributes), **props)
+        if not self.has_index_semantics():
+            return clone
+        from xlinalg.transforms.generalize import generalize_op
+
+        generic = generalize_op(clone)
+        clone.erase()
+        return generic
+
+    def has_index_semantics(self) -> bool:
+        """Whether the payload reads loop indices (`linalg.index`)."""
+        body = self.body()
+        return body is not None and _uses_index(body)
 
     # ---- verification ----
     def verify_(self) -> None:
@@ -690,6 +709,10 @@ def _infer_type(
             )
         return lhs
     raise TypeError(f"not a body expression: {expr!r}")  # pragma: no cover
+
+
+def _uses_index(expr: Expr) -> bool:
+    return isinstance(expr, Index) or any(_uses_index(c) for c in children_of(expr))
 
 
 def _default_fn(expr: Expr | None, attr: str) -> str | None:
