@@ -80,7 +80,7 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("workers,trials", [(2, 5), (4, 6)])
+@pytest.mark.parametrize("workers,trials", [(2, 4), (4, 4)])
 def test_concurrent_workers_on_postgresql(postgres_url: str, workers: int, trials: int,
                                           tmp_path: Path) -> None:
     name = f"pg-{workers}"

@@ -35,7 +35,7 @@ def _tune(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @needs_pipeline
-@pytest.mark.parametrize("workers,trials", [(2, 5), (4, 6)])
+@pytest.mark.parametrize("workers,trials", [(2, 4), (4, 4)])
 def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int,
                                                     trials: int) -> None:
     (tmp_path / "mm.mlir").write_text(PAYLOAD)

@@ -159,11 +159,15 @@ def _entries(db: str, cpu: str) -> list[dict[str, Any]]:
     return entries
 
 
-def _distance(a: list[list[int]], b: list[list[int]]) -> float:
-    if [len(s) for s in a] != [len(s) for s in b]:
+def _distance(a: list[list[list[int]]], b: list[list[list[int]]]) -> float:
+    """Sum of |log x - log y| over every dimension of every operand of every op (shapes
+    as op -> operand -> dims); infinite when the ranks differ."""
+    ranks = [[len(operand) for operand in op] for op in a]
+    if ranks != [[len(operand) for operand in op] for op in b]:
         return math.inf
     return sum(abs(math.log(max(x, 1)) - math.log(max(y, 1)))
-               for sa, sb in zip(a, b) for x, y in zip(sa, sb))
+               for op_a, op_b in zip(a, b) for sa, sb in zip(op_a, op_b)
+               for x, y in zip(sa, sb))
 
 
 def nearest(db: str, payload: str | Path, k: int = 3,
