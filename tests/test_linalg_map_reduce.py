@@ -225,3 +225,30 @@ def test_tensor_reference() -> None:
     )
     (maxed,) = run_function(module, "f", [a, b, c, r])
     np.testing.assert_array_equal(maxed, np.maximum(a.max(axis=1), 2.0))
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+def test_tiling_matches_upstream() -> None:
+    """Same schedule through upstream's interpreter and ours: same loops, same tiled ops and types."""
+    from test_upstream_syntax import iree_opt
+
+    payload = """
+func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
+  linalg.map { math.exp } ins(%a : memref<5x7xf32>) outs(%c : memref<5x7xf32>)
+  linalg.reduce { arith.addf } ins(%a : memref<5x7xf32>) outs(%r : memref<5xf32>) dimensions = [1]
+  return
+}
+"""
+    schedule = TILE.replace("tile_sizes [2, 4, 2]", "tile_sizes [2, 3]").replace(
+        "%l:3", "%l:2").replace(
+        "(!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)",
+        "(!transform.any_op, !transform.any_op, !transform.any_op)")
+
+    def shape(text: str) -> list[str]:
+        lines = [ln.strip() for ln in text.split("module attributes")[0].splitlines()]
+        kept = [ln for ln in lines if ln.startswith(("scf.for", "linalg.map", "linalg.reduce"))]
+        return [re.sub(r"%[\w]+", "%", ln).rstrip() for ln in kept]
+
+    upstream = shape(iree_opt(payload + schedule, "--transform-interpreter"))
+    ours = shape(str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule)))
+    assert len(upstream) == 6 and ours == upstream
