@@ -60,9 +60,10 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %f1 = transform.structured.hoist_redundant_vector_transfers %f
       : (!transform.any_op) -> !transform.any_op
-    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct"
-      : (!transform.any_op) -> !transform.any_op
-    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
     transform.yield
   }
 }

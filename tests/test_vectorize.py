@@ -296,3 +296,23 @@ def test_hoisting_after_unrolling_the_k_loop() -> None:
     assert text.count("vector.transfer_write") == 1
     assert text.count("vector.fma") == 32
     _check(MATMUL, _schedule(body))
+
+
+def test_apply_patterns_vector_lowerings_upstream_form() -> None:
+    body = TILE_VECTORIZE + """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+"""
+    schedule = _schedule(body)
+    printed = str(xlinalg.parse(schedule))
+    assert "transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct" in printed
+    text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), schedule))
+    assert "vector.contract" not in text and "vector.outerproduct" not in text
+    assert text.count("vector.fma") == 8
+    _check(MATMUL, schedule)
+    with pytest.raises(XlinalgError, match="not supported yet"):
+        xlinalg.parse(schedule.replace("= outerproduct", "= dot"))

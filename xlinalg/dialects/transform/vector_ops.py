@@ -9,12 +9,20 @@ transform.structured.vectorize %op [vector_sizes [8, 32]] : !transform.any_op
 %f4 = transform.vector.lower_contraction %f lowering_strategy = "outerproduct"
         : (!transform.any_op) -> !transform.any_op
 %f5 = transform.vector.lower_outerproduct %f : (!transform.any_op) -> !transform.any_op
+transform.apply_patterns to %f {
+  transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+  transform.apply_patterns.vector.lower_outerproduct
+} : !transform.any_op
 ```
+The `transform.vector.lower_*` ops are seed 002's form; current upstream spells
+them as `transform.apply_patterns.vector.*` descriptors, which the
+interpreter's `apply_patterns` applies directly (`apply_to`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -25,7 +33,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.transform import AnyOpType, TransformHandleType
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -37,8 +45,10 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.patterns import PatternDescriptorOp
 from xlinalg.dialects.transform.printing import (
     parse_semi_function_type,
     print_semi_function_type,
@@ -238,6 +248,81 @@ class LowerOuterProductOp(_FunctionalTransform):
     name = "transform.vector.lower_outerproduct"
 
 
+def _lower_all(
+    target: Operation, op_type: type[Operation], lower: Callable[[Any], object]
+) -> None:
+    """Apply `lower` to every `op_type` op under `target`; forms it rejects stay (as a pattern)."""
+    from xlinalg.errors import TransformFailure
+
+    for inner in [o for o in target.walk() if isinstance(o, op_type)]:
+        try:
+            lower(inner)
+        except TransformFailure:
+            continue
+
+
+@irdl_op_definition
+class ApplyLowerContractionPatternsOp(PatternDescriptorOp):
+    """`transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct`
+    inside `transform.apply_patterns` (current upstream's form of lower_contraction)."""
+
+    name = "transform.apply_patterns.vector.lower_contraction"
+
+    lowering_strategy = opt_prop_def(StringAttr)
+
+    assembly_format = None  # type: ignore[assignment]
+
+    def __init__(self, strategy: str | None = None):
+        props = {"lowering_strategy": StringAttr(strategy)} if strategy else {}
+        super().__init__(properties=props)
+
+    def strategy(self) -> str:
+        return self.lowering_strategy.data if self.lowering_strategy is not None else "outerproduct"
+
+    def verify_(self) -> None:
+        if self.strategy() not in _CONTRACTION_STRATEGIES:
+            raise VerifyException(f"unknown contraction lowering strategy '{self.strategy()}'")
+        if self.strategy() != "outerproduct":
+            raise VerifyException(
+                f"lowering strategy '{self.strategy()}' is not supported yet (only outerproduct)"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ApplyLowerContractionPatternsOp:
+        strategy = None
+        if parser.parse_optional_keyword("lowering_strategy") is not None:
+            parser.parse_punctuation("=")
+            strategy = parser.parse_optional_str_literal() or parser.parse_identifier()
+        attrs = parser.parse_optional_attr_dict()
+        op = ApplyLowerContractionPatternsOp(strategy)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.lowering_strategy is not None:
+            printer.print_string(f" lowering_strategy = {self.lowering_strategy.data}")
+        printer.print_op_attributes(self.attributes)
+
+    def apply_to(self, target: Operation) -> None:
+        from xlinalg.dialects.vector import ContractionOp
+        from xlinalg.transforms.vector_lower_contraction import lower_contraction_to_outerproducts
+
+        _lower_all(target, ContractionOp, lower_contraction_to_outerproducts)
+
+
+@irdl_op_definition
+class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
+    """`transform.apply_patterns.vector.lower_outerproduct` inside `transform.apply_patterns`."""
+
+    name = "transform.apply_patterns.vector.lower_outerproduct"
+
+    def apply_to(self, target: Operation) -> None:
+        from xlinalg.dialects.vector import OuterProductOp
+        from xlinalg.transforms.vector_lower_outerproduct import lower_outerproduct
+
+        _lower_all(target, OuterProductOp, lower_outerproduct)
+
+
 TransformVector = Dialect(
     "transform.vector",
     [
@@ -246,10 +331,14 @@ TransformVector = Dialect(
         HoistRedundantVectorTransfersOp,
         LowerContractionOp,
         LowerOuterProductOp,
+        ApplyLowerContractionPatternsOp,
+        ApplyLowerOuterProductPatternsOp,
     ],
 )
 
 __all__ = [
+    "ApplyLowerContractionPatternsOp",
+    "ApplyLowerOuterProductPatternsOp",
     "HoistRedundantVectorTransfersOp",
     "LowerContractionOp",
     "LowerOuterProductOp",

@@ -74,6 +74,8 @@ def tracking(interp: Interpreter, targets: Sequence[Operation]) -> Iterator[Patt
 
 
 def _patterns_for(descriptor: PatternDescriptorOp) -> list[RewritePattern]:
+    if hasattr(descriptor, "apply_to"):  # applied directly (e.g. the vector lowerings)
+        return []
     if isinstance(descriptor, ApplyCanonicalizationPatternsOp | ApplyFoldingPatternsOp
                   | ApplyScfForCanonicalizationPatternsOp):
         return [CanonicalizationRewritePattern()]
@@ -119,6 +121,12 @@ def apply_apply_patterns(op: ApplyPatternsOp, interp: Interpreter) -> None:
     loop_cleanup = any(_needs_loop_cleanup(d) for d in descriptors)
     if patterns or loop_cleanup:
         run_patterns(interp, targets, patterns, loop_cleanup=loop_cleanup)
+    direct = [d for d in descriptors if hasattr(d, "apply_to")]
+    if direct:
+        with tracking(interp, targets):
+            for d in direct:
+                for target in targets:
+                    d.apply_to(target)  # type: ignore[attr-defined]
     if op.apply_cse is not None:
         _cse(interp, targets)
 
