@@ -252,3 +252,22 @@ func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
     upstream = shape(iree_opt(payload + schedule, "--transform-interpreter"))
     ours = shape(str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule)))
     assert len(upstream) == 6 and ours == upstream
+
+
+@pytest.mark.parametrize(
+    ("snippet", "message"),
+    [
+        ("linalg.map { nosuch.op } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
+         "unknown payload operation 'nosuch.op'"),
+        ("linalg.map { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
+         "payload 'arith.addf' cannot be applied to (f32) -> f32"),
+        ("linalg.map { arith.negf } ins(%a : memref<4x5x6xf32>) outs(%a, %b : memref<4x5x6xf32>, memref<4x5x6xf32>)",
+         "expects exactly one init"),
+        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
+         "Expected 'dimensions'"),
+    ],
+)
+def test_malformed_input_is_a_parse_error(snippet: str, message: str) -> None:
+    text = f"func.func @f(%a: memref<4x5x6xf32>, %b: memref<4x5x6xf32>) {{\n  {snippet}\n  return\n}}\n"
+    with pytest.raises(XlinalgError, match=re.escape(message)):
+        xlinalg.parse(text)

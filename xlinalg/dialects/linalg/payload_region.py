@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg.generic import YieldOp, element_type
 
@@ -117,6 +118,13 @@ def build_short_form_region(
         properties=properties,
         attributes=attributes,
     )
+    try:
+        payload.verify()
+    except VerifyException as err:
+        types = ", ".join(str(v.type) for v in payload.operands)
+        parser.raise_error(
+            f"payload '{name}' cannot be applied to ({types}) -> {result_type}: {err}", pos, parser.pos
+        )
     block.add_ops([payload, YieldOp(payload.results[0])])
     return Region(block)
 

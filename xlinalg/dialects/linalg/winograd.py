@@ -185,7 +185,7 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface):
         if parser.parse_optional_keyword("fmr"):
             parser.parse_punctuation("(")
             case_pos = parser.pos
-            ident = parser.parse_identifier(" expected F_2_3, F_4_3 or F_2_5")
+            ident = parser.parse_identifier(" (F_2_3, F_4_3 or F_2_5)")
             if ident not in FMR_NAMES:
                 parser.raise_error(f"unknown fmr case '{ident}' (expected F_2_3, F_4_3 or F_2_5)",
                                    case_pos, parser.pos)
