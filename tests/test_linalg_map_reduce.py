@@ -271,3 +271,34 @@ def test_malformed_input_is_a_parse_error(snippet: str, message: str) -> None:
     text = f"func.func @f(%a: memref<4x5x6xf32>, %b: memref<4x5x6xf32>) {{\n  {snippet}\n  return\n}}\n"
     with pytest.raises(XlinalgError, match=re.escape(message)):
         xlinalg.parse(text)
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+def test_generalize_matches_upstream() -> None:
+    from test_upstream_syntax import iree_opt
+
+    payload = """
+func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
+  linalg.map { math.exp } ins(%a : memref<5x7xf32>) outs(%c : memref<5x7xf32>)
+  linalg.reduce { arith.addf } ins(%a : memref<5x7xf32>) outs(%r : memref<5xf32>) dimensions = [1]
+  return
+}
+"""
+    schedule = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["linalg.map", "linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.structured.generalize %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}"""
+
+    def normalized(text: str) -> str:
+        module = xlinalg.parse(text.split("module attributes")[0] if "module {" not in text else text)
+        body = str(module).split("module attributes")[0]
+        return re.sub(r"%[\w]+", "%", body)
+
+    upstream = iree_opt(payload + schedule, "--transform-interpreter").split("  module attributes")[0] + "}\n"
+    ours = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
+    assert normalized(ours).count("linalg.generic") == 2
+    assert normalized(ours) == normalized(upstream)
