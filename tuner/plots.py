@@ -50,7 +50,9 @@ def write_plots(study: optuna.Study, out_dir: str) -> tuple[list[str], list[str]
         figure = axes.flat[0].figure if hasattr(axes, "flat") else axes.figure
         panels = len(axes.flat) if hasattr(axes, "flat") else 1
         figure.set_size_inches(max(8.0, 4.5 * panels + 1.5), 5)
-        figure.tight_layout()
+        with warnings.catch_warnings():  # colour bars do not take part in tight_layout
+            warnings.simplefilter("ignore", UserWarning)
+            figure.tight_layout()
         figure.savefig(path, dpi=100)
         plt.close(figure)
         written.append(path)
