@@ -104,7 +104,7 @@ def test_job_file_tunes_every_kernel(work: Path) -> None:
     (lambda t: t.replace("[[kernel]]", "[[kernel]]\nspeed = 3", 1), "unknown key(s) speed"),
     (lambda t: t + "\n[[kernel\n", "invalid TOML"),
 ])
-def test_bad_job_file_writes_nothing(work: Path, edit, message: str,  # noqa: ANN001
+def test_bad_job_file_writes_nothing(work: Path, edit, message: str,
                                      capsys: pytest.CaptureFixture[str],
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     (work / "job.toml").write_text(edit(JOB))

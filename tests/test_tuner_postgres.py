@@ -113,7 +113,7 @@ def test_unreachable_postgresql_is_one_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "xlinalg.cli", "worker", "--storage",
          f"postgresql://postgres@127.0.0.1:{port}/x", "--study", "s"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
         env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "cannot open storage" in done.stderr

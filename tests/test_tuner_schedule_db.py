@@ -54,8 +54,8 @@ def test_store_lookup_and_nearest(tmp_path: Path) -> None:
     assert lookup(db, _payload(16, 16), cpu="cpuB").schedule is None  # other CPU
     missing = lookup(db, _payload(32, 32), cpu="cpuA")
     assert missing.schedule is None
-    assert missing.untuned == ["linalg.generic(memref<32x32xf32>, memref<32x32xf32>, "
-                               "memref<32x32xf32>)"]
+    memref = "memref<32x32xf32>"
+    assert missing.untuned == [f"linalg.generic({memref}, {memref}, {memref})"]
     near = nearest(db, _payload(24, 24), cpu="cpuA")
     assert [e["study"] for e in near] == ["s16", "s64"]  # 24 is nearer 16 than 64 (log)
     assert [e["study"] for e in nearest(db, _payload(48, 48), cpu="cpuA")] == ["s64", "s16"]

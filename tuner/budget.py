@@ -55,7 +55,7 @@ class BudgetLock:
             elif self.url.startswith(("postgresql", "postgres://")):
                 from sqlalchemy import text
 
-                storage = self.study._storage  # noqa: SLF001 - no public accessor
+                storage = self.study._storage
                 engine = getattr(storage, "_backend", storage).engine  # inside Optuna's cache
                 self._connection = engine.connect()
                 self._connection.execute(text("SELECT pg_advisory_lock(:k)"),

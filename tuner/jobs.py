@@ -24,10 +24,11 @@ the next ones).
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from tuner.constraints import constraint_lines
 from tuner.errors import TunerError
@@ -38,7 +39,7 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])")
 
 
-def parse_duration(text: str | float | int) -> float:
+def parse_duration(text: str | float) -> float:
     """Seconds in `8h`, `90m`, `1h30m`, `45s`, `2d` or a plain number of seconds."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         seconds = float(text)
@@ -100,10 +101,9 @@ def fix_knobs(template: str, knobs: dict[str, Any], where: str) -> str:
 def load_job(path: str, default_trials: int, samplers: tuple[str, ...]) -> Job:
     """Read and validate a job file (see the module docstring)."""
     import xlinalg
-    from xlinalg.errors import XlinalgError
-
     from tuner.space import load_space
     from tuner.study import default_study_name
+    from xlinalg.errors import XlinalgError
 
     file = Path(path)
     try:

@@ -67,7 +67,7 @@ def _abandoned(trial: FrozenTrial, heartbeat: bool) -> bool:
 def fail_dead_trials(study: optuna.Study) -> list[int]:
     """Fail (and enqueue a retry of) every RUNNING trial whose worker is dead; also run
     Optuna's heartbeat check on storages that have one. Returns the failed numbers."""
-    storage = study._storage  # noqa: SLF001 - Optuna exposes no public accessor
+    storage = study._storage
     interval = getattr(storage, "get_heartbeat_interval", None)
     heartbeat = callable(interval) and interval() is not None
     with warnings.catch_warnings():  # "experimental" since Optuna 2.9

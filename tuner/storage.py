@@ -26,8 +26,12 @@ import sys
 import warnings
 
 from optuna.exceptions import ExperimentalWarning
-from optuna.storages import BaseStorage, JournalStorage, RDBStorage
-from optuna.storages import RetryHeartbeatStaleTrialCallback
+from optuna.storages import (
+    BaseStorage,
+    JournalStorage,
+    RDBStorage,
+    RetryHeartbeatStaleTrialCallback,
+)
 from optuna.storages.journal import JournalFileBackend
 
 from tuner.errors import TunerError

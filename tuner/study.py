@@ -6,7 +6,9 @@ was created on, so `xlinalg worker`, `report` and `export` need only the storage
 and the study name. Rerunning the same `xlinalg tune` command resumes the study
 (`load_if_exists=True`); trials already finished (COMPLETE, PRUNED, and FAIL
 with a recorded status) count towards the budget. A trial whose process was
-killed before recording a status does not count.
+killed before recording a status does not count (and is retried, see
+`tuner.liveness`). `best_trial` is the final re-ranking's winner (`tuner.rerank`)
+when there is one.
 """
 
 from __future__ import annotations

@@ -180,11 +180,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _kernel_from_args(args: argparse.Namespace) -> Any:
     """The single kernel of `xlinalg tune PAYLOAD --space SPACE`, validated."""
+    import xlinalg
     from tuner import study as tuner_study
     from tuner.jobs import KernelJob
     from tuner.space import load_space
-
-    import xlinalg
 
     if args.space is None:
         raise UsageError("--space is required (unless PAYLOAD is a .toml job file)")
