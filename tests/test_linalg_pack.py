@@ -206,3 +206,15 @@ def test_tensor_reference_with_dynamic_tile() -> None:
         a, np.zeros((2, 3, 4, 3), np.float32), np.float32(-1), 2, np.zeros((5, 5, 2), np.float32),
         np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)])
     np.testing.assert_array_equal(packed, _pack_by_loops(a, {0: 2}, [0, 1], -1.0, (5, 5, 2)))
+
+
+def test_tensor_kernel_compiles_and_matches() -> None:
+    kernel = xlinalg.compile(FORMS)
+    a = np.arange(45, dtype=np.float32).reshape(9, 5)
+    args = [a, np.zeros((2, 3, 4, 3), np.float32), np.float32(0), 2, np.zeros((5, 5, 2), np.float32),
+            np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)]
+    np.testing.assert_array_equal(kernel(*args), a)  # unpack(pack(a)) on tensors
+    text = FORMS.replace("return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>").replace(
+        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {")
+    packed = xlinalg.compile(text)(*args[:2], np.float32(-1), 2, *args[4:])
+    np.testing.assert_array_equal(packed, _pack_by_loops(a, {0: 2}, [0, 1], -1.0, (5, 5, 2)))

@@ -195,3 +195,15 @@ def test_tensor_reference() -> None:
     (result,) = run_function(xlinalg.parse(FORMS), "w", args)
     np.testing.assert_allclose(result, winograd_output(args[4], args[5], 4, 3), rtol=1e-5, atol=1e-4)
     assert np.abs(result - args[5]).max() > 0.1  # it accumulates into the init, not replaces it
+
+
+def test_tensor_kernel_compiles_and_matches() -> None:
+    kernel = xlinalg.compile(FORMS)
+    rng = np.random.default_rng(7)
+    args = [rng.standard_normal(s, dtype=np.float32) for s in
+            [(2, 3, 3, 5), (6, 6, 5, 2), (2, 10, 10, 5), (6, 6, 2, 2, 2, 5), (6, 6, 2, 2, 2, 2), (2, 8, 8, 2)]]
+    init = args[5].copy()
+    expected = winograd_output(args[4], init, 4, 3)
+    np.testing.assert_allclose(kernel(*args), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+    np.testing.assert_array_equal(args[5], init)  # the init tensor argument is not written
+    assert kernel.check(*args).ok

@@ -28,7 +28,7 @@ accepts since LLVM 21); on memrefs they implement `LoopLoweringInterface`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
@@ -64,6 +64,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest, memref_sizes
+from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 
 DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
@@ -97,7 +98,7 @@ def _shape_str(shape: Sequence[int]) -> str:
     return "x".join("?" if s < 0 else str(s) for s in shape)
 
 
-class _RelayoutOp(IRDLOperation, LoopLoweringInterface):
+class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface):
     """Shared parts of pack and unpack; `unpacked`/`packed` name the two sides.
 
     The IRDL fields are declared by each op (operand order differs: pack has
@@ -140,6 +141,20 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface):
 
     def has_padding(self) -> bool:
         return False
+
+    # ---- DestinationStyleOpInterface (every dest element is written) ----
+    def get_dps_inputs(self) -> Sequence[SSAValue]:
+        return [self.source]
+
+    def get_dps_inits(self) -> Sequence[SSAValue]:
+        return [self.dest]
+
+    def reads_inits(self) -> bool:
+        return False
+
+    def _buffer_operands(self, buffers: Mapping[SSAValue, SSAValue]) -> tuple[SSAValue, SSAValue, list[int | SSAValue], list[int] | None]:
+        return (buffers.get(self.source, self.source), buffers.get(self.dest, self.dest), self.mixed_tiles(),
+                _ints(self.outer_dims_perm))
 
     def packed_shape(self) -> list[int]:
         """The packed shape the unpacked shape and the attributes imply (-1: dynamic)."""
@@ -308,6 +323,12 @@ class PackOp(_RelayoutOp):
     def has_padding(self) -> bool:
         return self.padding_value is not None
 
+    def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> PackOp:
+        source, dest, tiles, perm = self._buffer_operands(buffers)
+        op = PackOp(source, dest, self.get_inner_dims_pos(), tiles, self.padding_value, perm)
+        op.attributes.update(self.attributes)
+        return op
+
     def verify_(self) -> None:
         super().verify_()
         assert isinstance(self.source.type, ShapedType)
@@ -410,6 +431,12 @@ class UnPackOp(_RelayoutOp):
     @property
     def unpacked(self) -> SSAValue:
         return self.dest
+
+    def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> UnPackOp:
+        source, dest, tiles, perm = self._buffer_operands(buffers)
+        op = UnPackOp(source, dest, self.get_inner_dims_pos(), tiles, perm)
+        op.attributes.update(self.attributes)
+        return op
 
     @property
     def packed(self) -> SSAValue:

@@ -21,7 +21,7 @@ reduced shape (freed after the last use) and the "results" are the buffers.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects import math as xmath
@@ -52,11 +52,12 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import FillOp
+from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface
 
 
 @irdl_op_definition
-class SoftmaxOp(IRDLOperation, DecomposableOpInterface):
+class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterface):
     name = "linalg.softmax"
 
     input = operand_def(ShapedType)
@@ -124,6 +125,22 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface):
         result_types = parse_result_types(parser)
         op = cls(inputs[0], outputs[0], dim, result_types)
         op.attributes.update(attrs)
+        return op
+
+    # ---- DestinationStyleOpInterface ----
+    def get_dps_inputs(self) -> Sequence[SSAValue]:
+        return [self.input]
+
+    def get_dps_inits(self) -> Sequence[SSAValue]:
+        return [self.output]
+
+    def reads_inits(self) -> bool:
+        return False
+
+    def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> SoftmaxOp:
+        op = SoftmaxOp(buffers.get(self.input, self.input), buffers.get(self.output, self.output),
+                       self.get_dimension(), [])
+        op.attributes.update(self.attributes)
         return op
 
     # ---- DecomposableOpInterface ----

@@ -29,7 +29,7 @@ skipped).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import ClassVar
 
@@ -67,6 +67,7 @@ from xlinalg.dialects.linalg.winograd_matrices import (
     WinogradMatrices,
     winograd_matrices,
 )
+from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 
 
@@ -74,7 +75,7 @@ def _shape_str(shape: Sequence[int]) -> str:
     return "x".join("?" if s < 0 else str(s) for s in shape)
 
 
-class _WinogradOp(IRDLOperation, LoopLoweringInterface):
+class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface):
     """Shared parts: the (m, r) attributes, assembly, shape check, lowering scaffold."""
 
     IN_RANK: ClassVar[int] = 4
@@ -101,6 +102,28 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface):
 
     def _output(self) -> SSAValue:
         return self.operands[1]
+
+    # ---- DestinationStyleOpInterface ----
+    def get_dps_inputs(self) -> Sequence[SSAValue]:
+        return [self._input()]
+
+    def get_dps_inits(self) -> Sequence[SSAValue]:
+        return [self._output()]
+
+    def reads_inits(self) -> bool:
+        return isinstance(self, WinogradOutputTransformOp)  # it accumulates into the output
+
+    def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> _WinogradOp:
+        fmr = self.properties.get("fmr")
+        kwargs: dict[str, int] = {}
+        if isinstance(fmr, IntegerAttr):
+            kwargs["fmr"] = fmr.value.data
+        else:
+            kwargs["m"], kwargs["r"] = self.get_m_r()
+        op = type(self)(buffers.get(self._input(), self._input()), buffers.get(self._output(), self._output()),
+                        **kwargs)
+        op.attributes.update(self.attributes)
+        return op
 
     def get_m_r(self) -> tuple[int, int]:
         fmr = self.properties.get("fmr")

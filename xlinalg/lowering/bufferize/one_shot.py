@@ -12,6 +12,7 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | `tensor.expand_shape` / `collapse_shape` | `memref.expand_shape` / `collapse_shape` of the source's buffer (copied to an identity-layout buffer first if it is a strided view) |
 | `tensor.cast`, `tensor.dim`, `tensor.extract`, `tensor.insert` | `memref.cast`, `memref.dim`, `memref.load`, `memref.store` |
 | `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
+| ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
 | `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it |
 
 **In place or copy.** An op that writes a destination tensor (`outs` of a
@@ -68,6 +69,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.lowering.bufferize.analysis import AliasInfo, ProgramOrder, Root, slice_key
 from xlinalg.lowering.diagnostics import lowering_error
@@ -261,6 +263,8 @@ class _FunctionBufferizer:
                 raise self._unsupported(op, f"operand {value} has no buffer")
         if isinstance(op, StructuredOpInterface):
             self._structured(op)
+        elif isinstance(op, DestinationStyleOpInterface):  # pack, unpack, softmax, winograd
+            self._destination_style(op)
         elif isinstance(op, scf.ForOp):
             self._for(op)
         elif isinstance(op, tensor.EmptyOp):
@@ -312,6 +316,23 @@ class _FunctionBufferizer:
         self._insert(op.clone_with_operands(inputs, outputs, []), op)
         for result, (buffer, root, key) in zip(op.results, placed):
             self._define(result, buffer, root, key)
+
+    def _destination_style(self, op: DestinationStyleOpInterface) -> None:
+        """Like `_structured`; an init that shares a buffer with an input is always copied."""
+        assert isinstance(op, Operation)
+        buffers = {v: self.buf[v] for v in op.operands if v in self.buf}
+        taken = {self.alias.root[v] for v in op.get_dps_inputs() if v in self.buf}
+        placed: list[tuple[SSAValue, Root]] = []
+        for value in op.get_dps_inits():
+            if isinstance(value.type, TensorType):
+                buffer, root, _ = self._destination(op, value, op.reads_inits(), taken)
+                buffers[value] = buffer
+                placed.append((buffer, root))
+        if len(placed) != len(op.results):
+            raise self._unsupported(op, "mixed tensor and memref operands")
+        self._insert(op.clone_on_buffers(buffers), op)
+        for result, (buffer, root) in zip(op.results, placed):
+            self._define(result, buffer, root)
 
     def _constant(self, op: arith.ConstantOp) -> None:
         value = op.value
