@@ -302,3 +302,12 @@ module attributes {transform.with_named_sequence} {
     ours = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
     assert normalized(ours).count("linalg.generic") == 2
     assert normalized(ours) == normalized(upstream)
+
+
+def test_tensor_kernel_compiles_and_matches() -> None:
+    kernel = xlinalg.compile(MAP_REDUCE)
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
+    c, r = rng.standard_normal((4, 5), dtype=np.float32), np.zeros(4, np.float32)
+    np.testing.assert_allclose(kernel(a, b, c, r), np.exp(a) + c, rtol=1e-6)
+    assert kernel.check(a, b, c, r).ok
