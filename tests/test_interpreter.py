@@ -23,6 +23,21 @@ from xdsl.irdl import (
 from xlinalg.errors import KnobError, TransformFailure
 from xlinalg.interpreter import Interpreter, apply_schedule, default_context, parse_module, register
 
+# ops whose tests live in this file (read by xlinalg.dialects.transform.coverage)
+TESTED_OPS = [
+    "transform.structured.match",
+    "transform.structured.tile_using_for",
+    "transform.structured.generalize",
+    "transform.structured.interchange",
+    "transform.loop.unroll",
+    "transform.sequence",
+    "transform.named_sequence",
+    "transform.yield",
+    "transform.param.constant",
+    "transform.tune.knob",
+    "transform.tune.alternatives",
+]
+
 # ------------------------------------------------------------------ test-only transform ops
 
 RECORDED: dict[str, list[object]] = {}

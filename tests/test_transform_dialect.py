@@ -18,6 +18,21 @@ from xlinalg.dialects.transform.knobs import Knob, list_knobs, resolve_knobs
 from xlinalg.errors import KnobError
 from xlinalg.interpreter.parsing import parse_module
 
+# ops whose tests live in this file (read by xlinalg.dialects.transform.coverage)
+TESTED_OPS = [
+    "transform.structured.match",
+    "transform.structured.tile_using_for",
+    "transform.structured.generalize",
+    "transform.structured.interchange",
+    "transform.loop.unroll",
+    "transform.sequence",
+    "transform.named_sequence",
+    "transform.yield",
+    "transform.param.constant",
+    "transform.tune.knob",
+    "transform.tune.alternatives",
+]
+
 
 def roundtrip(text: str) -> ModuleOp:
     module = parse_module(text)
