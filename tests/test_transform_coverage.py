@@ -12,8 +12,10 @@ from xlinalg.dialects.transform.coverage import (
     coverage_table,
     format_transform_coverage,
     print_transform_coverage,
-    tested_ops as collect_tested_ops,
     transform_op_classes,
+)
+from xlinalg.dialects.transform.coverage import (
+    tested_ops as collect_tested_ops,
 )
 
 TESTED_OPS: list[str] = []
