@@ -25,6 +25,7 @@ TESTED_OPS = [
     "transform.structured.decompose",
     "transform.structured.promote",
     "transform.structured.replace",
+    "transform.structured.rewrite_in_destination_passing_style",
     "transform.structured.split_reduction",
     "transform.structured.tile_reduction_using_for",
     "transform.structured.tile_reduction_using_scf",
@@ -588,3 +589,58 @@ def test_structured_ops_print_in_upstream_syntax() -> None:
             handle.write(text.replace("builtin.module", "module", 1))
         proc = subprocess.run(["iree-opt", handle.name], check=False, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------------------------------ rewrite_in_destination_passing_style
+
+
+DPS_PAYLOAD = """
+func.func @f(%t: tensor<2x3xf32>, %a: f32, %b: f32) -> (tensor<4x6xf32>, tensor<2x2xf32>) {
+  %cst = arith.constant 7.0 : f32
+  %p = tensor.pad %t low[1, 2] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<2x3xf32> to tensor<4x6xf32>
+  %e = tensor.from_elements %a, %b, %b, %a : tensor<2x2xf32>
+  func.return %p, %e : tensor<4x6xf32>, tensor<2x2xf32>
+}
+"""
+DPS = (
+    '    %c = transform.structured.match ops{["tensor.pad", "tensor.from_elements"]} in %root : (!transform.any_op) -> !transform.any_op\n'
+    "    %d = transform.structured.rewrite_in_destination_passing_style %c : (!transform.any_op) -> !transform.any_op\n"
+    '    transform.annotate %d "dps" : !transform.any_op\n'
+)
+
+
+def test_rewrite_in_destination_passing_style() -> None:
+    text = str(apply(DPS_PAYLOAD, DPS))
+    # pad -> empty + fill + insert_slice (the returned op); from_elements -> inserts (the last returned)
+    assert "%p = tensor.insert_slice %t into %1[1, 2] [2, 3] [1, 1] {dps}" in text
+    assert "linalg.fill ins(%cst : f32) outs(%0 : tensor<4x6xf32>)" in text
+    assert text.count("tensor.insert %") == 4 and "%e = tensor.insert %a into %5[%c1, %c1] {dps}" in text
+    assert "tensor.pad" not in text and "tensor.from_elements" not in text
+    # the DPS form bufferizes (from_elements alone does not) and computes the same values
+    kernel = xlinalg.compile(DPS_PAYLOAD, schedule=schedule(DPS))
+    t = np.arange(6, dtype=np.float32).reshape(2, 3)
+    padded, elements = kernel(t, np.float32(1.5), np.float32(2.5))
+    expected = np.full((4, 6), 7.0, dtype=np.float32)
+    expected[1:3, 2:5] = t
+    np.testing.assert_array_equal(padded, expected)
+    np.testing.assert_array_equal(elements, [[1.5, 2.5], [2.5, 1.5]])
+
+
+def test_rewrite_in_destination_passing_style_fails_silenceably() -> None:
+    fails(
+        MATMUL,
+        match("linalg.matmul")
+        + "    %d = transform.structured.rewrite_in_destination_passing_style %op : (!transform.any_op) -> !transform.any_op\n",
+        silenceable=True,
+        match="'linalg.matmul' has no destination-passing-style rewrite",
+    )
+    indexed = DPS_PAYLOAD.replace("    tensor.yield %cst : f32", "    %v = arith.index_cast %i : index to i32\n    %f = arith.sitofp %v : i32 to f32\n    tensor.yield %f : f32")
+    fails(
+        indexed,
+        DPS,
+        silenceable=True,
+        match="padding value depends on the position",
+    )

@@ -402,6 +402,16 @@ class ReplaceOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class RewriteInDestinationPassingStyleOp(TargetPropsMixin, IRDLOperation):
+    """`%r = transform.structured.rewrite_in_destination_passing_style %op : (T) -> T`."""
+
+    name = "transform.structured.rewrite_in_destination_passing_style"
+
+    target = operand_def(TransformHandleType)
+    transformed = result_def(TransformHandleType)
+
+
 class _LegacyTileOp(IRDLOperation):
     """The spec's `transform.structured.tile %op [4, %p, 0] [interchange = [..]] : ...`
     and `tile_to_scf_for`; parsing yields a `transform.structured.tile_using_for`."""
@@ -461,6 +471,7 @@ STRUCTURED_REWRITE_OPS: list[type[IRDLOperation]] = [
     TileReductionUsingScfOp,
     PromoteOp,
     ReplaceOp,
+    RewriteInDestinationPassingStyleOp,
     LegacyTileOp,
     LegacyTileToScfForOp,
 ]
@@ -473,6 +484,7 @@ __all__ = [
     "MultiTileSizesOp",
     "PromoteOp",
     "ReplaceOp",
+    "RewriteInDestinationPassingStyleOp",
     "ScalarizeOp",
     "SplitOp",
     "SplitReductionOp",

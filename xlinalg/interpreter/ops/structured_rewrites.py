@@ -15,6 +15,7 @@ from xlinalg.dialects.transform.structured_rewrites import (
     MultiTileSizesOp,
     PromoteOp,
     ReplaceOp,
+    RewriteInDestinationPassingStyleOp,
     ScalarizeOp,
     SplitOp,
     SplitReductionOp,
@@ -273,3 +274,19 @@ def _tile_reduction(
 
 register(TileReductionUsingForOp, consumes=lambda op: [op.target])(_tile_reduction)
 register(TileReductionUsingScfOp, consumes=lambda op: [op.target])(_tile_reduction)
+
+
+@register(RewriteInDestinationPassingStyleOp, consumes=lambda op: [op.target])
+def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpreter) -> None:
+    """SF if any target cannot be rewritten (spec); returns the replacing ops."""
+    from xlinalg.transforms.dps import rewrite_in_destination_passing_style
+
+    done: list[Operation] = []
+    for target in interp.state.get_ops(op.target, op):
+        try:
+            done.append(rewrite_in_destination_passing_style(target))
+        except TransformFailure as err:
+            interp.state.bind(op.transformed, done)
+            raise failure(op, f"{err.message} ({describe_payload(target)})",
+                          silenceable=True) from err
+    interp.state.bind(op.transformed, done)
