@@ -543,3 +543,24 @@ def test_multibuffer_analysis_rejects_carried_data_unless_skipped() -> None:
         silenceable=False,
         match="expected memref.alloc ops",
     )
+
+
+def test_simplify_bounded_spec_example() -> None:
+    """[002:1273] (gpu.lane_id replaced by an index op of the CPU payload; the
+    spec's type-less `with [%1] within [0] and [32]` form)."""
+    payload = """
+func.func @f(%a: memref<64xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %lane = arith.remui %n, %n : index
+  %m = affine.min affine_map<(d0) -> (d0 * 2, 64)> (%lane)
+  memref.store %m, %a[%c0] : memref<64xindex>
+  func.return
+}
+"""
+    body = (
+        '    %0 = transform.structured.match ops{["affine.min", "affine.max"]} in %root : (!transform.any_op) -> !transform.any_op\n'
+        '    %1 = transform.structured.match ops{["arith.remui"]} in %root : (!transform.any_op) -> !transform.any_op\n'
+        "    transform.affine.simplify_bounded_affine_ops %0 with [%1] within [0] and [32]\n"
+    )
+    text = str(apply(payload, body))
+    assert "affine.min" not in text and "affine.apply affine_map<(d0) -> ((d0 * 2))> (%lane)" in text

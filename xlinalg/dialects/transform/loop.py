@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.dialects.transform import TransformHandleType
+from xdsl.dialects.transform import AnyOpType, TransformHandleType
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -281,8 +281,12 @@ class SimplifyBoundedAffineOpsOp(IRDLOperation):
             names = parser.parse_comma_separated_list(
                 Parser.Delimiter.NONE, parser.parse_unresolved_operand
             )
-            parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+            # the spec's form has no types (all handles were !pdl.operation)
+            types = [AnyOpType()]
+            if parser.parse_optional_punctuation(":") is not None:
+                types = parser.parse_comma_separated_list(
+                    Parser.Delimiter.NONE, parser.parse_type
+                )
             parser.parse_punctuation("]")
         if len(types) == 1 and len(names) > 1:
             types = types * len(names)
@@ -291,8 +295,9 @@ class SimplifyBoundedAffineOpsOp(IRDLOperation):
         parser.parse_keyword("and")
         upper = parse_i64_list(parser)
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        typ = parser.parse_type()
+        typ: Attribute = AnyOpType()
+        if parser.parse_optional_punctuation(":") is not None:
+            typ = parser.parse_type()
         op = SimplifyBoundedAffineOpsOp(
             parser.resolve_operand(target, typ),
             [parser.resolve_operand(n, t) for n, t in zip(names, types)],
