@@ -164,3 +164,52 @@ func.func @outp(%x: {ty((t, t, n, th, tw, f))}, %y: {ty(out_shape)}) {{
         valid = y_nhwc[:, :h - r + 1, :w - r + 1, :]
         tol = 2e-3 if m == 6 else 1e-4
         np.testing.assert_allclose(valid, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("tiles", [[2, 3], [0, 5], [3, 0]])
+def test_tiled_padded_pack(tiles: list[int]) -> None:
+    from test_linalg_ext_exec import tile_schedule
+
+    src = """
+func.func @f(%a: memref<13x15xf32>, %b: memref<8x2x2x8xf32>) {
+  %pad = arith.constant -1.0 : f32
+  iree_linalg_ext.pack %a padding_value(%pad : f32) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0]
+    inner_tiles = [2, 8] into %b : (memref<13x15xf32> memref<8x2x2x8xf32>)
+  return
+}"""
+    x = RNG.standard_normal((13, 15)).astype(F32)
+    expected = pack_formula(x, [1, 0], [2, 8], [1, 0], -1.0)
+    schedule = tile_schedule("iree_linalg_ext.pack", tiles)
+    for result in run_both(src, [x, np.zeros((8, 2, 2, 8), F32)], schedule):
+        np.testing.assert_array_equal(result[1], expected)
+
+
+@pytest.mark.parametrize("tiles", [[16, 5], [0, 10], [8, 0]])
+def test_tiled_unpack_drops_padding(tiles: list[int]) -> None:
+    from test_linalg_ext_exec import tile_schedule
+
+    src = """
+func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {
+  iree_linalg_ext.unpack %b inner_dims_pos = [0, 1] inner_tiles = [8, 5] into %a
+    : (memref<4x3x8x5xf32> memref<29x13xf32>)
+  return
+}"""
+    x = RNG.standard_normal((29, 13)).astype(F32)
+    packed = pack_formula(x, [0, 1], [8, 5], None, 0.0)
+    schedule = tile_schedule("iree_linalg_ext.unpack", tiles)
+    for result in run_both(src, [packed, np.zeros((29, 13), F32)], schedule):
+        np.testing.assert_array_equal(result[1], x)
+
+
+def test_unpack_tile_must_be_a_multiple_of_the_inner_tile() -> None:
+    import xlinalg
+    from test_linalg_ext_exec import tile_schedule
+
+    src = """
+func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {
+  iree_linalg_ext.unpack %b inner_dims_pos = [0, 1] inner_tiles = [8, 5] into %a
+    : (memref<4x3x8x5xf32> memref<29x13xf32>)
+  return
+}"""
+    with pytest.raises(xlinalg.errors.XlinalgError, match="must be a multiple of its inner tile 8"):
+        xlinalg.compile(src, schedule=tile_schedule("iree_linalg_ext.unpack", [6, 0]), entry="f")
