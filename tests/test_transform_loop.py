@@ -44,15 +44,17 @@ def apply(payload: str, body: str) -> ModuleOp:
     return module
 
 
-def same_results(payload: str, body: str, shapes: list[tuple[int, ...]], seed: int = 0) -> None:
+def same_results(
+    payload: str, body: str, shapes: list[tuple[int, ...]], seed: int = 0, rtol: float = 1e-5
+) -> None:
     """The transformed kernel computes what the original computes (in-place memrefs)."""
     rng = np.random.default_rng(seed)
-    args = [rng.random(shape, dtype=np.float64).astype(np.float32) for shape in shapes]
+    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
     expected = [a.copy() for a in args]
     xlinalg.compile(payload, entry="f")(*expected)
     xlinalg.compile(payload, schedule=schedule(body), entry="f")(*args)
     for got, want in zip(args, expected):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
 
 
 def fails(payload: str, body: str, *, silenceable: bool, match: str) -> None:

@@ -11,11 +11,12 @@ import subprocess
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+
+# the helpers shared by the transform-op tests
+from test_transform_loop import apply, fails, same_results, schedule
 
 import xlinalg
-from xlinalg.errors import TransformFailure
-from xlinalg.interpreter import apply_schedule, parse_module
+from xlinalg.interpreter import parse_module
 from xlinalg.transforms.multitile import multitile_sizes
 
 TESTED_OPS = [
@@ -35,38 +36,6 @@ TESTED_OPS = [
 ]
 
 FOUR = "(!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)"
-
-
-def schedule(body: str) -> str:
-    return (
-        "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {\n"
-        f"{body}\n"
-        "    transform.yield\n  }\n}\n"
-    )
-
-
-def apply(payload: str, body: str) -> ModuleOp:
-    module = parse_module(payload, "payload.mlir")
-    apply_schedule(module, parse_module(schedule(body), "schedule.mlir"))
-    module.verify()
-    return module
-
-
-def same_results(payload: str, body: str, shapes: list[tuple[int, ...]], rtol: float = 1e-5) -> None:
-    rng = np.random.default_rng(0)
-    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
-    expected = [a.copy() for a in args]
-    xlinalg.compile(payload)(*expected)
-    xlinalg.compile(payload, schedule=schedule(body))(*args)
-    for got, want in zip(args, expected):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
-
-
-def fails(payload: str, body: str, *, silenceable: bool, match: str) -> None:
-    with pytest.raises(TransformFailure, match=match) as info:
-        apply(payload, body)
-    assert info.value.silenceable is silenceable
 
 
 def match(name: str, result: str = "%op") -> str:

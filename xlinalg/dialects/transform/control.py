@@ -27,6 +27,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.printing import print_functional_type
+
 
 def _parse_result_types(parser: Parser) -> list[Attribute]:
     if parser.parse_optional_punctuation("->") is None:
@@ -231,16 +233,12 @@ class ForeachMatchOp(IRDLOperation):
             ),
         )
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : (")
-        printer.print_list([self.root.type, *self.forwarded_inputs.types], printer.print_attribute)
-        printer.print_string(") -> ")
-        outs = [self.updated.type, *self.forwarded_outputs.types]
-        if len(outs) == 1:
-            printer.print_attribute(outs[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(outs, printer.print_attribute)
-            printer.print_string(")")
+        printer.print_string(" : ")
+        print_functional_type(
+            printer,
+            [self.root.type, *self.forwarded_inputs.types],
+            [self.updated.type, *self.forwarded_outputs.types],
+        )
 
     def verify_(self) -> None:
         if len(self.matchers.data) != len(self.actions.data):

@@ -52,7 +52,11 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
-from xlinalg.dialects.transform.printing import parse_struct_props, print_struct_props
+from xlinalg.dialects.transform.printing import (
+    parse_struct_props,
+    print_functional_type,
+    print_struct_props,
+)
 
 
 @irdl_op_definition
@@ -268,10 +272,8 @@ class GetParentOp(IRDLOperation):
         printer.print_operand(self.target)
         print_struct_props(printer, self.PROPS, self.properties, dict(self.attributes),
                            angle=True)
-        printer.print_string(" : (")
-        printer.print_attribute(self.target.type)
-        printer.print_string(") -> ")
-        printer.print_attribute(self.parent_result.type)
+        printer.print_string(" : ")
+        print_functional_type(printer, [self.target.type], [self.parent_result.type])
 
     @property
     def nth(self) -> int:
@@ -404,10 +406,8 @@ class GetResultOp(IRDLOperation):
             printer.print_string(f"except({text})" if self.is_inverted is not None else text)
         printer.print_string("]")
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : (")
-        printer.print_attribute(self.target.type)
-        printer.print_string(") -> ")
-        printer.print_attribute(self.result.type)
+        printer.print_string(" : ")
+        print_functional_type(printer, [self.target.type], [self.result.type])
 
 
 @irdl_op_definition
@@ -478,15 +478,8 @@ class IncludeOp(IRDLOperation):
         printer.print_list(self.operands_, printer.print_operand)
         printer.print_string(")")
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : (")
-        printer.print_list(self.operands_.types, printer.print_attribute)
-        printer.print_string(") -> ")
-        if len(self.results_) == 1:
-            printer.print_attribute(self.results_.types[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(self.results_.types, printer.print_attribute)
-            printer.print_string(")")
+        printer.print_string(" : ")
+        print_functional_type(printer, self.operands_.types, self.results_.types)
 
 
 @irdl_op_definition
@@ -670,15 +663,8 @@ class SplitHandleOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.handle)
         print_struct_props(printer, self.PROPS, self.properties, dict(self.attributes))
-        printer.print_string(" : (")
-        printer.print_attribute(self.handle.type)
-        printer.print_string(") -> ")
-        if len(self.results_) == 1:
-            printer.print_attribute(self.results_.types[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(self.results_.types, printer.print_attribute)
-            printer.print_string(")")
+        printer.print_string(" : ")
+        print_functional_type(printer, [self.handle.type], self.results_.types)
 
     def __init__(
         self,

@@ -20,6 +20,8 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.printing import print_functional_type
+
 
 @irdl_op_definition
 class ApplyPatternsOp(IRDLOperation):
@@ -201,10 +203,8 @@ class ApplyRegisteredPassOp(IRDLOperation):
         printer.print_string(" to ")
         printer.print_operand(self.target)
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : (")
-        printer.print_attribute(self.target.type)
-        printer.print_string(") -> ")
-        printer.print_attribute(self.result.type)
+        printer.print_string(" : ")
+        print_functional_type(printer, [self.target.type], [self.result.type])
 
     def verify_(self) -> None:
         if self.pass_name is None:
