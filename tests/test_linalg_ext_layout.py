@@ -202,8 +202,9 @@ func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {
 
 
 def test_unpack_tile_must_be_a_multiple_of_the_inner_tile() -> None:
-    import xlinalg
     from test_linalg_ext_exec import tile_schedule
+
+    import xlinalg
 
     src = """
 func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {
