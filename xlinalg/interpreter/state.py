@@ -21,6 +21,7 @@ from xlinalg.interpreter.diagnostics import (
     describe_transform,
     failure,
 )
+from xlinalg.interpreter.parsing import location_of
 
 
 @dataclass
@@ -187,7 +188,10 @@ class TransformState:
         if not roots or not self.expensive_checks:
             return None
         more = f" and {len(roots) - 1} more" if len(roots) > 1 else ""
-        return describe_payload(roots[0]) + more
+        loc = location_of(roots[0])
+        # cheap on purpose (this runs before every consuming op): no printing
+        where = f" at {loc}" if loc else ""
+        return f"payload op '{roots[0].name}'{where}{more}"
 
     def invalidate(
         self,
