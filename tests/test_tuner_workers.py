@@ -87,3 +87,24 @@ def test_network_filesystem_detection(tmp_path: Path) -> None:
     assert network_filesystem(str(tmp_path / "smb"), str(mounts)) == "cifs"
     assert network_filesystem(str(tmp_path / "local"), str(mounts)) is None
     assert network_filesystem(str(tmp_path / "network"), str(mounts)) is None  # not net/
+
+
+def test_heartbeat_fails_and_retries_a_silent_remote_trial(tmp_path: Path) -> None:
+    import time
+
+    from optuna.storages import RDBStorage
+
+    from tuner.storage import retry_callback
+
+    storage = RDBStorage(f"sqlite:///{tmp_path}/h.db", heartbeat_interval=1, grace_period=2,
+                         heartbeat_stale_trial_callback=retry_callback())
+    study = optuna.create_study(storage=storage, study_name="h")
+    trial = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})
+    trial.set_user_attr("worker", "a-machine-far-away:4242:1")  # not ours to judge
+    storage.record_heartbeat(trial._trial_id)  # then its worker goes silent
+    assert fail_dead_trials(study) == []
+    time.sleep(3)
+    fail_dead_trials(study)  # Optuna's heartbeat check inside
+    states = [t.state for t in study.get_trials()]
+    assert states == [TrialState.FAIL, TrialState.WAITING]
+    assert study.get_trials()[1].params == study.get_trials()[0].params
