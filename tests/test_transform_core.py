@@ -909,3 +909,28 @@ def test_checked_ops(request: pytest.FixtureRequest) -> None:
 
 def _payload_ops(module: ModuleOp, name: str) -> list[Operation]:
     return [op for op in module.walk() if op.name == name]
+
+
+def test_top_level_alternatives_on_the_payload_root() -> None:
+    """`transform.alternatives` is a possible top-level op: without a scope operand
+    its scope is the payload root (here the module, which cannot be replaced, so
+    it takes the successful clone's body)."""
+    module = payload()
+    script = parse(
+        """
+transform.alternatives {
+^bb0(%root: !transform.any_op):
+  %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+  transform.annotate %mm "first" : !transform.any_op
+  %bad = transform.get_parent_op %mm <op_name = "scf.while"> : (!transform.any_op) -> !transform.any_op
+}, {
+^bb0(%root: !transform.any_op):
+  %add = transform.structured.match ops{["linalg.add"]} in %root : (!transform.any_op) -> !transform.any_op
+  transform.annotate %add "second" : !transform.any_op
+}
+"""
+    )
+    apply_schedule(module, script)
+    text = str(module)
+    assert "first" not in text and "linalg.add {second}" in text
+    module.verify()

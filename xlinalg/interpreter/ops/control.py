@@ -62,6 +62,9 @@ def apply_alternatives(op: AlternativesOp, interp: Interpreter) -> None:
             errors.append(f"alternative #{index}: {err.message}")
             continue
         for original, clone in zip(originals, clones):
+            if original.parent_block() is None:
+                _swap_bodies(original, clone, op, interp)
+                continue
             Rewriter.insert_op(clone, _before(original))
             interp.state.replace_payload_op(original, clone)
             interp.state.invalidate_nested([original], op)
@@ -70,11 +73,26 @@ def apply_alternatives(op: AlternativesOp, interp: Interpreter) -> None:
             else:
                 original.detach()
                 original.erase(safe_erase=False)
-        if op.scope is None and clones and interp.root is originals[0]:
-            interp.root = clones[0]
         interp.forward(yielded, op.results_, op)
         return
     raise failure(op, "all alternatives failed: " + "; ".join(errors), silenceable=True)
+
+
+def _swap_bodies(
+    original: Operation, clone: Operation, op: AlternativesOp, interp: Interpreter
+) -> None:
+    """A parentless scope (the payload root) cannot be replaced: its regions take
+    the clone's blocks instead, and handles to the clone follow to the original."""
+    interp.state.invalidate_nested([original], op)
+    for target, source in zip(original.regions, clone.regions):
+        for block in list(target.blocks):
+            target.detach_block(block)
+            block.erase(safe_erase=False)
+        for block in list(source.blocks):
+            source.detach_block(block)
+            target.add_block(block)
+    interp.state.replace_payload_op(clone, original)
+    clone.erase(safe_erase=False)
 
 
 def _before(op: Operation):
