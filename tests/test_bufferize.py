@@ -294,3 +294,31 @@ def test_upstream_one_shot_bufferize_makes_the_same_in_place_choice_on_the_tiled
     # needs no copy of %c; we do, before the loops).
     assert "memref.alloc" not in upstream
     assert "linalg.matmul" in upstream and "outs(%subview" in upstream
+
+
+TENSOR_MATMUL_128 = """
+func.func @matmul(%A: tensor<128x128xf32>, %B: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x128xf32>
+  %C = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %r = linalg.matmul ins(%A, %B : tensor<128x128xf32>, tensor<128x128xf32>) outs(%C : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("cache_order", [0, 1, 2])
+@pytest.mark.parametrize("unroll_n", [0, 1])
+def test_two_level_tiling_search_space_on_tensors_bufferizes_without_copies(
+    root, cache_order: int, unroll_n: int  # noqa: ANN001
+) -> None:
+    # Nested tiles (a slice of a slice of the result), unrolled loop bodies: every tile is
+    # computed in place in the one returned buffer.
+    knobs = {"tile_m": 32, "tile_n": 64, "tile_k": 32, "reg_m": 4, "reg_n": 16,
+             "cache_order": cache_order, "micro_order": 0, "unroll_n": unroll_n}
+    space = root / "search_spaces" / "matmul_tile.mlir"
+    module = xlinalg.apply_schedule(TENSOR_MATMUL_128, space, knobs)
+    OneShotBufferizePass().apply(lowering_context(), module)
+    module.verify()
+    assert count(module, "memref.copy") == 0
+    assert count(module, "memref.alloc") == 1

@@ -23,7 +23,8 @@ elementwise `linalg.generic` whose payload ignores its output), and the
 destination of a `tensor.insert_slice` that writes back exactly the slice that
 was extracted (and then written): the insert only keeps the rest of the
 destination, which the write did not touch (upstream's matching
-extract_slice/insert_slice rule).
+extract_slice/insert_slice rule; the written tensor may also be a slice of a
+slice of that one, as in nested tiles).
 
 The conflict check is conservative where upstream's is precise about disjoint
 slices of one buffer: two different slices of the same root count as
@@ -192,8 +193,15 @@ class AliasInfo:
         op = use.operation
         if not isinstance(op, tensor.InsertSliceOp) or use.index != 1:
             return False
-        key = self.slices.get(dest)
-        return key is not None and key == slice_key(op, op.dest)
+        target = slice_key(op, op.dest)
+        # `dest` may be a slice of a slice ... of the one the insert writes back (nested
+        # tiles): the write stays inside every enclosing slice.
+        value: SSAValue | None = dest
+        while value is not None and (key := self.slices.get(value)) is not None:
+            if key == target:
+                return True
+            value = key[0]
+        return False
 
     def conflicts(self, write: Operation, dest: SSAValue, reads_dest: bool) -> bool:
         """Whether writing `dest` in place at `write` would clobber contents read later."""

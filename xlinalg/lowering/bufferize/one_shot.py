@@ -71,7 +71,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.lowering.bufferize.analysis import AliasInfo, ProgramOrder, Root, slice_key
+from xlinalg.lowering.bufferize.analysis import (
+    AliasInfo,
+    ProgramOrder,
+    Root,
+    SliceKey,
+    slice_key,
+)
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
@@ -148,7 +154,7 @@ class _FunctionBufferizer:
         self.arguments: list[tuple[SSAValue, SSAValue]] = []
         self._stale_args: list[tuple[Block, list[SSAValue]]] = []
         # (last position inside the loop, its results to register after it)
-        self.pending: list[tuple[int, list[tuple[SSAValue, SSAValue, Root]]]] = []
+        self.pending: list[tuple[int, list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]]] = []
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -210,9 +216,11 @@ class _FunctionBufferizer:
         taken.add(new_root)
         return buffer, new_root, False
 
-    def _define(self, value: SSAValue, buffer: SSAValue, root: Root, key: object = None) -> None:
+    def _define(
+        self, value: SSAValue, buffer: SSAValue, root: Root, key: SliceKey | None = None
+    ) -> None:
         self.buf[value] = buffer
-        self.alias.register(value, root, key)  # type: ignore[arg-type]
+        self.alias.register(value, root, key)
 
     def _unsupported(self, op: Operation, why: str) -> Exception:
         return lowering_error(op, f"cannot bufferize: {why}")
@@ -240,8 +248,8 @@ class _FunctionBufferizer:
         defined after its body, not where the loop starts)."""
         while self.pending and self.pending[-1][0] < position:
             _, values = self.pending.pop()
-            for value, buffer, root in values:
-                self._define(value, buffer, root)
+            for value, buffer, root, key in values:
+                self._define(value, buffer, root, key)
 
     @staticmethod
     def _needs_bufferization(op: Operation) -> bool:
@@ -303,7 +311,7 @@ class _FunctionBufferizer:
         reads = self.alias.reads_outputs(op)
         taken: set[Root] = set()
         outputs: list[SSAValue] = []
-        placed: list[tuple[SSAValue, Root, object]] = []
+        placed: list[tuple[SSAValue, Root, SliceKey | None]] = []
         for value in op.get_outputs():
             if not isinstance(value.type, TensorType):
                 outputs.append(value)
@@ -480,13 +488,16 @@ class _FunctionBufferizer:
     def _for(self, op: scf.ForOp) -> None:
         taken: set[Root] = set()
         args = op.body.block.args[1:]
-        results: list[tuple[SSAValue, SSAValue, Root]] = []
+        results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
         for init, arg, result in zip(op.iter_args, args, op.results):
             if not isinstance(init.type, TensorType):
                 continue
-            buffer, root, _ = self._destination(op, init, True, taken)
-            self._define(arg, buffer, root)
-            results.append((result, buffer, root))
+            buffer, root, in_place = self._destination(op, init, True, taken)
+            # In place, the loop-carried value covers the same slice as its init (so that
+            # inserting the loop's result back where the init came from needs no copy).
+            key = self.alias.slices.get(init) if in_place else None
+            self._define(arg, buffer, root, key)
+            results.append((result, buffer, root, key))
         self.loops.append(op)
         end = self.alias.order.pos[op] + sum(1 for _ in op.walk()) - 1
         self.pending.append((end, results))
