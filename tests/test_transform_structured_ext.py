@@ -613,3 +613,23 @@ def test_rewrite_in_destination_passing_style_fails_silenceably() -> None:
         silenceable=True,
         match="padding value depends on the position",
     )
+
+
+def test_tile_sizes_from_op_handles() -> None:
+    """The spec's `dynamic_sizes` as handles to index-producing payload ops
+    (here multitile_sizes' constants); a non-constant one is a definite failure."""
+    body = (
+        match("linalg.matmul")
+        + "    %a, %b, %c = transform.structured.multitile_sizes %op dimension = 0 target_size = 8 : (!transform.any_op) -> !transform.any_op\n"
+        + "    %t, %l = transform.structured.tile_using_for %op tile_sizes [%a] : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+    )
+    assert "scf.for %3 = %c0 to %c100 step %c7" in str(apply(MATMUL, body))
+    same_results(MATMUL, body, MATMUL_SHAPES)
+    fails(
+        MATMUL,
+        match("linalg.matmul")
+        + '    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op\n'
+        + "    %t, %l = transform.structured.tile_using_for %op tile_sizes [%f] : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+        silenceable=False,
+        match="must point to ops with one index result",
+    )

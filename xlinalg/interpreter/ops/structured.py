@@ -72,15 +72,13 @@ def apply_match(op: MatchOp, interp: Interpreter) -> None:
 
 
 def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int) -> list[int]:
-    """One integer tile size per target from a param (one value is broadcast)."""
-    if size not in interp.state.params:
-        raise failure(
-            op,
-            f"tile size {describe_handle(size)} must be a param (!transform.param<i64>); "
-            "op handles as sizes are not supported",
-            silenceable=False,
-        )
-    params = interp.state.get_params(size, op)
+    """One integer tile size per target from a param, or from a handle to payload
+    ops with one index result (the spec's `dynamic_sizes`) that fold to constants;
+    one value is broadcast to every target."""
+    if size in interp.state.params:
+        params = interp.state.get_params(size, op)
+    else:
+        params = [_constant_size(op, producer, size) for producer in interp.state.get_ops(size, op)]
     if len(params) == 1:
         params = params * n
     if len(params) != n:
@@ -100,6 +98,29 @@ def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int
             )
         values.append(p.value.data)
     return values
+
+
+def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) -> Attribute:
+    from xdsl.dialects.builtin import IndexType
+
+    from xlinalg.transforms.affine_utils import constant_index_value
+
+    if len(producer.results) != 1 or not isinstance(producer.results[0].type, IndexType):
+        raise failure(
+            op,
+            f"tile size handle {describe_handle(handle)} must point to ops with one index "
+            f"result, got {describe_payload(producer)}",
+            silenceable=False,
+        )
+    value = constant_index_value(producer.results[0])
+    if value is None:
+        raise failure(
+            op,
+            f"tile size {describe_handle(handle)} is not a constant: tile sizes computed "
+            "at run time are not supported",
+            silenceable=False,
+        )
+    return IntegerAttr(value, 64)
 
 
 @register(TileUsingForOp, consumes=lambda op: [op.target])
