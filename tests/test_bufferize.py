@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from test_tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
@@ -310,7 +311,7 @@ func.func @matmul(%A: tensor<128x128xf32>, %B: tensor<128x128xf32>) -> tensor<12
 @pytest.mark.parametrize("cache_order", [0, 1, 2])
 @pytest.mark.parametrize("unroll_n", [0, 1])
 def test_two_level_tiling_search_space_on_tensors_bufferizes_without_copies(
-    root, cache_order: int, unroll_n: int  # noqa: ANN001
+    root: Path, cache_order: int, unroll_n: int
 ) -> None:
     # Nested tiles (a slice of a slice of the result), unrolled loop bodies: every tile is
     # computed in place in the one returned buffer.
