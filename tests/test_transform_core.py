@@ -246,7 +246,10 @@ module attributes {transform.with_named_sequence} {
     )
     text = str(module)
     assert "!pdl.operation" not in text
-    assert "transform.split_handle %0 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)" in text
+    assert (
+        "transform.split_handle %0 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)"
+        in text
+    )
     assert '<op_name = "func.func">' in text
     target = payload()
     apply_schedule(target, module)
@@ -263,7 +266,8 @@ def test_op_type_handles_check_payload_names() -> None:
     )
     assert names("t") == ["linalg.matmul", "linalg.matmul"]
     fails(
-        MATCH_MM + '    %t = transform.cast %mm : !transform.any_op to !transform.op<"linalg.add">\n',
+        MATCH_MM
+        + '    %t = transform.cast %mm : !transform.any_op to !transform.op<"linalg.add">\n',
         silenceable=True,
         match='incompatible payload operation name: %t has type !transform.op<"linalg.add">',
     )
@@ -378,7 +382,8 @@ def test_get_result_get_defining_op_and_producer() -> None:
 
 def test_get_result_fails_silenceably_on_too_few_results() -> None:
     fails(
-        MATCH_MM + "    %v = transform.get_result %mm[0] : (!transform.any_op) -> !transform.any_value\n",
+        MATCH_MM
+        + "    %v = transform.get_result %mm[0] : (!transform.any_op) -> !transform.any_value\n",
         silenceable=True,
         match="result position out of range",
     )
@@ -411,7 +416,9 @@ def test_merge_handles_concatenates_and_deduplicates_and_consumes() -> None:
     assert names("x") == ["linalg.matmul", "linalg.matmul", "linalg.add"]
     assert names("y") == ["linalg.matmul", "linalg.matmul", "linalg.add"]
     fails(
-        MATCH_MM + "    %x = transform.merge_handles %mm : !transform.any_op\n" + record("%mm", "z"),
+        MATCH_MM
+        + "    %x = transform.merge_handles %mm : !transform.any_op\n"
+        + record("%mm", "z"),
         silenceable=False,
         match="consumed by 'transform.merge_handles'",
     )
@@ -479,14 +486,12 @@ def test_replicate_repeats_each_list_by_the_pattern_size() -> None:
 
 def test_foreach_runs_per_op_and_concatenates_yields() -> None:
     run(
-        MATCH_MM
-        + "    %r = transform.foreach %mm : !transform.any_op -> !transform.any_op {\n"
+        MATCH_MM + "    %r = transform.foreach %mm : !transform.any_op -> !transform.any_op {\n"
         "    ^bb0(%one: !transform.any_op):\n"
         + record("%one", "last").replace("    ", "      ", 1)
         + '      %p = transform.get_parent_op %one <op_name = "func.func"> : (!transform.any_op) -> !transform.any_op\n'
         "      transform.yield %p : !transform.any_op\n"
-        "    }\n"
-        + record("%r", "r")
+        "    }\n" + record("%r", "r")
     )
     assert len(RECORDED["last"]) == 1
     assert [p.sym_name.data for p in RECORDED["r"]] == ["f", "g"]  # type: ignore[union-attr]
@@ -494,8 +499,7 @@ def test_foreach_runs_per_op_and_concatenates_yields() -> None:
 
 def test_foreach_failure_aborts_and_consumption_follows_the_body() -> None:
     fails(
-        MATCH_MM
-        + "    transform.foreach %mm : !transform.any_op {\n"
+        MATCH_MM + "    transform.foreach %mm : !transform.any_op {\n"
         "    ^bb0(%one: !transform.any_op):\n"
         "      %v = transform.get_result %one[0] : (!transform.any_op) -> !transform.any_value\n"
         "    }\n",
@@ -503,8 +507,7 @@ def test_foreach_failure_aborts_and_consumption_follows_the_body() -> None:
         match="result position out of range",
     )
     fails(
-        MATCH_MM
-        + "    transform.foreach %mm : !transform.any_op {\n"
+        MATCH_MM + "    transform.foreach %mm : !transform.any_op {\n"
         "    ^bb0(%one: !transform.any_op):\n"
         '      "transform.test_core_erase"(%one) : (!transform.any_op) -> ()\n'
         "    }\n" + record("%mm", "z"),
@@ -518,8 +521,7 @@ def test_foreach_consumes_its_target_when_the_body_consumes_the_argument() -> No
     from xlinalg.interpreter.interpreter import consumed_operands
 
     script = schedule(
-        MATCH_MM
-        + "    transform.foreach %mm : !transform.any_op {\n"
+        MATCH_MM + "    transform.foreach %mm : !transform.any_op {\n"
         "    ^bb0(%one: !transform.any_op):\n"
         '      "transform.test_core_erase"(%one) : (!transform.any_op) -> ()\n'
         "    }\n"
@@ -697,7 +699,8 @@ def test_alternatives_all_fail_is_silenceable_and_definite_propagates() -> None:
 
 def test_alternatives_scope_must_be_isolated_from_above() -> None:
     fails(
-        MATCH_MM + "    transform.alternatives %mm : !transform.any_op {\n    ^bb0(%s: !transform.any_op):\n    }\n",
+        MATCH_MM
+        + "    transform.alternatives %mm : !transform.any_op {\n    ^bb0(%s: !transform.any_op):\n    }\n",
         silenceable=False,
         match="must be isolated from above",
     )
@@ -812,11 +815,17 @@ def test_annotate_with_and_without_param() -> None:
         + '    transform.annotate %mm "seen" : !transform.any_op\n'
     )
     text = str(module)
-    assert len(re.findall(r"linalg.matmul \{(tile = 4 : i64, seen|seen, tile = 4 : i64)\}", text)) == 2
+    assert (
+        len(re.findall(r"linalg.matmul \{(tile = 4 : i64, seen|seen, tile = 4 : i64)\}", text)) == 2
+    )
 
 
 def test_print_writes_payload_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    run(MATCH_MM + '    transform.print %mm name = "mm" : !transform.any_op\n' + '    transform.print name = "all"\n')
+    run(
+        MATCH_MM
+        + '    transform.print %mm name = "mm" : !transform.any_op\n'
+        + '    transform.print name = "all"\n'
+    )
     err = capsys.readouterr().err
     assert "[[[ IR printer: mm ]]]" in err and err.count("linalg.matmul") == 4
     assert "[[[ IR printer: all ]]]" in err and "func.func @g" in err
@@ -869,7 +878,12 @@ transform.with_pdl_patterns {
 
 def test_with_pdl_patterns_and_pdl_match() -> None:
     module = payload()
-    script = parse(PDL_SCRIPT.replace("    %1 = transform.pdl_match @missing in %arg1 : (!pdl.operation) -> !pdl.operation\n", ""))
+    script = parse(
+        PDL_SCRIPT.replace(
+            "    %1 = transform.pdl_match @missing in %arg1 : (!pdl.operation) -> !pdl.operation\n",
+            "",
+        )
+    )
     apply_schedule(module, script)
     assert str(module).count("linalg.matmul {found}") == 2
     with pytest.raises(TransformFailure, match="could not find pattern @missing") as info:
@@ -887,7 +901,10 @@ def test_expensive_checks_name_the_consumed_payload_and_can_be_disabled() -> Non
         + '    "transform.test_core_erase"(%f) : (!transform.any_op) -> ()\n'
         + record("%mm", "z")
     )
-    with pytest.raises(TransformFailure, match=r"invalidated by 'transform.test_core_erase'.*the consumed payload: payload op 'func.func' at payload.mlir:2:1"):
+    with pytest.raises(
+        TransformFailure,
+        match=r"invalidated by 'transform.test_core_erase'.*the consumed payload: payload op 'func.func' at payload.mlir:2:1",
+    ):
         run(body)
     # without expensive checks only the consumed handle itself is tracked
     module = payload()

@@ -26,7 +26,11 @@ def test_table_lists_the_73_spec_ops_then_the_extras() -> None:
     spec = [r for r in rows if r.in_spec]
     assert len(SPEC_OPS) == 73 and [r.op for r in spec] == list(SPEC_OPS)
     extras = {r.op for r in rows if not r.in_spec}
-    assert {"transform.get_parent_op", "transform.apply_patterns", "transform.param.constant"} <= extras
+    assert {
+        "transform.get_parent_op",
+        "transform.apply_patterns",
+        "transform.param.constant",
+    } <= extras
     assert not extras & set(SPEC_OPS)
 
 
@@ -46,10 +50,15 @@ def test_implemented_means_registered_and_interpreted() -> None:
 
 def test_tests_come_from_tested_ops_lists(tmp_path: Path) -> None:
     (tmp_path / "test_a.py").write_text('TESTED_OPS = ["transform.loop.peel", "transform.cast"]\n')
-    (tmp_path / "test_b.py").write_text('TESTED_OPS: list[str] = ["transform.cast"]\nOTHER = ["transform.print"]\n')
+    (tmp_path / "test_b.py").write_text(
+        'TESTED_OPS: list[str] = ["transform.cast"]\nOTHER = ["transform.print"]\n'
+    )
     (tmp_path / "helper.py").write_text('TESTED_OPS = ["transform.print"]\n')
     found = collect_tested_ops(tmp_path)
-    assert found == {"transform.loop.peel": ["test_a.py"], "transform.cast": ["test_a.py", "test_b.py"]}
+    assert found == {
+        "transform.loop.peel": ["test_a.py"],
+        "transform.cast": ["test_a.py", "test_b.py"],
+    }
     rows = {r.op: r for r in coverage_table(tmp_path)}
     assert rows["transform.cast"].tests == ("test_a.py", "test_b.py")
     assert rows["transform.print"].tests == ()

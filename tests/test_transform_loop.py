@@ -297,9 +297,9 @@ def test_coalesce_perfect_nest() -> None:
         "    %c = transform.loop.coalesce %l : (!transform.any_op) -> !transform.any_op\n"
         + '    transform.annotate %c "coalesced" : !transform.any_op\n'
     )
-    payload = NEST.replace("scf.for %i = %c0 to %c4 step %c1 {", "scf.for %i = %c0 to %c4 step %c1 {", 1).replace(
-        "    }\n  }\n  func.return", "    }\n  } {outer}\n  func.return"
-    )
+    payload = NEST.replace(
+        "scf.for %i = %c0 to %c4 step %c1 {", "scf.for %i = %c0 to %c4 step %c1 {", 1
+    ).replace("    }\n  }\n  func.return", "    }\n  } {outer}\n  func.return")
     text = str(apply(payload, body))
     assert text.count("scf.for") == 1
     assert "to %c12 step %c1" in text or "arith.constant 12 : index" in text
@@ -357,7 +357,7 @@ def test_pipeline_prefetches_loads_and_keeps_results() -> None:
     body = (
         MATCH_FOR
         + '    %f = transform.cast %for : !transform.any_op to !transform.op<"scf.for">\n'
-        + "    %p = transform.loop.pipeline %f read_latency = 3 : (!transform.op<\"scf.for\">) -> !transform.any_op\n"
+        + '    %p = transform.loop.pipeline %f read_latency = 3 : (!transform.op<"scf.for">) -> !transform.any_op\n'
         + '    transform.annotate %p "kernel" : !transform.any_op\n'
     )
     text = str(apply(LOOP, body))
@@ -389,13 +389,14 @@ def test_pipeline_fails_silenceably_on_dynamic_or_short_loops() -> None:
     short = LOOP.replace("%c10 = arith.constant 10", "%c10 = arith.constant 3")
     fails(
         short,
-        MATCH_FOR + "    %p = transform.loop.pipeline %for : (!transform.any_op) -> !transform.any_op\n",
+        MATCH_FOR
+        + "    %p = transform.loop.pipeline %for : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="the loop runs 3 iterations",
     )
-    single_stage = LOOP.replace("%y = arith.mulf %x, %x : f32\n    %z = arith.addf %y, %x : f32\n", "").replace(
-        "memref.store %z", "memref.store %x"
-    )
+    single_stage = LOOP.replace(
+        "%y = arith.mulf %x, %x : f32\n    %z = arith.addf %y, %x : f32\n", ""
+    ).replace("memref.store %z", "memref.store %x")
     fails(
         single_stage,
         MATCH_FOR
@@ -519,14 +520,16 @@ def test_multibuffer_cycles_buffers_per_iteration() -> None:
 
 def test_multibuffer_analysis_rejects_carried_data_unless_skipped() -> None:
     carried = MB.replace(
-        "    linalg.copy ins(%src : memref<1x4xf32, strided<[4, 1], offset: ?>>) outs(%buf : memref<1x4xf32>)\n", ""
+        "    linalg.copy ins(%src : memref<1x4xf32, strided<[4, 1], offset: ?>>) outs(%buf : memref<1x4xf32>)\n",
+        "",
     ).replace(
         "    linalg.add ins(%buf, %buf",
         "    linalg.add ins(%buf, %buf",
     )
     fails(
         carried,
-        MATCH_ALLOC + "    %m = transform.memref.multibuffer %a <factor = 2> : (!transform.any_op) -> !transform.any_op\n",
+        MATCH_ALLOC
+        + "    %m = transform.memref.multibuffer %a <factor = 2> : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="cannot prove that the buffer is overwritten",
     )
@@ -565,4 +568,6 @@ func.func @f(%a: memref<64xindex>, %n: index) {
         "    transform.affine.simplify_bounded_affine_ops %0 with [%1] within [0] and [32]\n"
     )
     text = str(apply(payload, body))
-    assert "affine.min" not in text and "affine.apply affine_map<(d0) -> ((d0 * 2))> (%lane)" in text
+    assert (
+        "affine.min" not in text and "affine.apply affine_map<(d0) -> ((d0 * 2))> (%lane)" in text
+    )

@@ -76,15 +76,13 @@ def test_split_dynamic_point_from_param_and_handle() -> None:
         match("linalg.matmul")
         + "    %p = transform.param.constant 11 : i64 -> !transform.param<i64>\n"
         + "    %parts = transform.structured.split %op after %p {dimension = 1} : !transform.any_op, !transform.param<i64>\n"
-        + "    %n = transform.structured.match ops{[\"linalg.matmul\"]} in %root : (!transform.any_op) -> !transform.any_op\n"
+        + '    %n = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op\n'
     )
     text = str(apply(MATMUL, by_param))
     assert "[100, 11] [1, 1]" in text and "[100, 18] [1, 1]" in text
     same_results(MATMUL, by_param, MATMUL_SHAPES)
     # dynamic split points from index-typed ops, kept readable after the split
-    payload = MATMUL.replace(
-        "  linalg.matmul", "  %s = arith.constant 64 : index\n  linalg.matmul"
-    )
+    payload = MATMUL.replace("  linalg.matmul", "  %s = arith.constant 64 : index\n  linalg.matmul")
     by_handle = (
         match("linalg.matmul")
         + match("arith.constant", "%s")
@@ -190,7 +188,9 @@ def test_multitile_sizes_modes() -> None:
         silenceable=True,
         match="divisor 3 does not divide the dimension 100",
     )
-    dynamic = MATMUL.replace("memref<100x23xf32>", "memref<?x23xf32>").replace("memref<100x29xf32>", "memref<?x29xf32>")
+    dynamic = MATMUL.replace("memref<100x23xf32>", "memref<?x23xf32>").replace(
+        "memref<100x29xf32>", "memref<?x29xf32>"
+    )
     fails(
         dynamic,
         match("linalg.matmul")
@@ -217,7 +217,10 @@ def test_legacy_tile_and_tile_to_scf_for_are_tile_using_for() -> None:
             + f"    %t, %l1, %l2 = transform.structured.{name} %op [8, 0, 5] interchange = [2, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n"
         )
         script = parse_module(schedule(body))
-        assert "transform.structured.tile_using_for %op tile_sizes [8, 0, 5] interchange = [2, 0, 1]" in str(script)
+        assert (
+            "transform.structured.tile_using_for %op tile_sizes [8, 0, 5] interchange = [2, 0, 1]"
+            in str(script)
+        )
         same_results(MATMUL, body, MATMUL_SHAPES)
 
 
@@ -231,7 +234,11 @@ func.func @f(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %c: memref<?x8xf32>) {
   func.return
 }
 """
-    body = match("linalg.add") + "    %s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n" + '    transform.annotate %s "tiled" : !transform.any_op\n'
+    body = (
+        match("linalg.add")
+        + "    %s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n"
+        + '    transform.annotate %s "tiled" : !transform.any_op\n'
+    )
     text = str(apply(payload, body))
     assert text.count("scf.for") == 1 and "step %c1" in text
     assert "linalg.add {tiled} ins(" in text and "memref<1x8xf32" in text
@@ -240,11 +247,16 @@ func.func @f(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %c: memref<?x8xf32>) {
     xlinalg.compile(payload, schedule=schedule(body))(*args)
     np.testing.assert_allclose(args[2], args[0] + args[1])
     # static op: returned unchanged; non-linalg: silenceable
-    unchanged = apply(MATMUL, match("linalg.matmul") + "    %s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n")
+    unchanged = apply(
+        MATMUL,
+        match("linalg.matmul")
+        + "    %s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n",
+    )
     assert "scf.for" not in str(unchanged)
     fails(
         MATMUL,
-        match("func.func") + "    %s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n",
+        match("func.func")
+        + "    %s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="expected a linalg op",
     )
@@ -263,7 +275,7 @@ func.func @f(%i: memref<2x1x11x3xf32>, %w: memref<1x3x3x4xf32>, %o: memref<2x1x5
 
 def test_decompose_conv2d_to_conv1d() -> None:
     body = (
-        '    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n'
+        "    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n"
         "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n"
         + '    transform.annotate %d "one_d" : !transform.any_op\n'
     )
@@ -282,7 +294,7 @@ func.func @f(%i: memref<1x6x1x3xf32>, %w: memref<3x1x3xf32>, %o: memref<1x4x1x3x
 }
 """
     body = (
-        '    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n'
+        "    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n"
         "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n"
     )
     text = str(apply(payload, body))
@@ -294,18 +306,23 @@ def test_decompose_fails_silenceably_and_drops_non_linalg() -> None:
     big = CONV.replace("2x1x11x3", "2x2x11x3").replace("1x3x3x4", "2x3x3x4")
     fails(
         big,
-        '    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n'
+        "    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n"
         "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="neither the H nor the W window",
     )
     fails(
         MATMUL,
-        match("linalg.matmul") + "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n",
+        match("linalg.matmul")
+        + "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="no decomposition for 'linalg.matmul'",
     )
-    module = apply(CONV, match("func.func") + "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n")
+    module = apply(
+        CONV,
+        match("func.func")
+        + "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n",
+    )
     assert "conv_2d" in str(module)
 
 
@@ -320,7 +337,10 @@ TILED = (
 
 def test_promote_copies_tiles_into_local_buffers() -> None:
     for extra in ("", ", use_alloca", ", alignment = 64"):
-        body = TILED + f"    %p = transform.structured.promote %t <operands_to_promote = [0, 2]{extra}> : (!transform.any_op) -> !transform.any_op\n"
+        body = (
+            TILED
+            + f"    %p = transform.structured.promote %t <operands_to_promote = [0, 2]{extra}> : (!transform.any_op) -> !transform.any_op\n"
+        )
         text = str(apply(MATMUL, body))
         kind = "memref.alloca" if "alloca" in extra else "memref.alloc"
         assert f"{kind}()" in text and "memref<8x23xf32>" in text and "memref<8x16xf32>" in text
@@ -332,13 +352,15 @@ def test_promote_copies_tiles_into_local_buffers() -> None:
 def test_promote_preconditions() -> None:
     fails(
         MATMUL,
-        match("linalg.matmul") + "    %p = transform.structured.promote %op : (!transform.any_op) -> !transform.any_op\n",
+        match("linalg.matmul")
+        + "    %p = transform.structured.promote %op : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="no operand to promote is a memref.subview",
     )
     fails(
         MATMUL,
-        TILED.replace("%op tile_sizes", "%op tile_sizes") + "    %m = transform.merge_handles %t, %t : !transform.any_op\n"
+        TILED.replace("%op tile_sizes", "%op tile_sizes")
+        + "    %m = transform.merge_handles %t, %t : !transform.any_op\n"
         "    %p = transform.structured.promote %m : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="expected a single linalg op",
@@ -352,7 +374,7 @@ def test_replace_swaps_isolated_targets() -> None:
     payload = MATMUL + "func.func @g() {\n  func.return\n}\n"
     body = (
         '    %g = transform.structured.match ops{["func.func"]} attributes{sym_name = "g"} in %root : (!transform.any_op) -> !transform.any_op\n'
-        '    %r = transform.structured.replace %g {\n      func.func @h() {\n        func.return\n      }\n    } : (!transform.any_op) -> !transform.any_op\n'
+        "    %r = transform.structured.replace %g {\n      func.func @h() {\n        func.return\n      }\n    } : (!transform.any_op) -> !transform.any_op\n"
         '    transform.annotate %r "new" : !transform.any_op\n'
     )
     text = str(apply(payload, body))
@@ -360,7 +382,7 @@ def test_replace_swaps_isolated_targets() -> None:
     fails(
         MATMUL,
         match("linalg.matmul")
-        + '    %r = transform.structured.replace %op {\n      func.func @h() {\n        func.return\n      }\n    } : (!transform.any_op) -> !transform.any_op\n',
+        + "    %r = transform.structured.replace %op {\n      func.func @h() {\n        func.return\n      }\n    } : (!transform.any_op) -> !transform.any_op\n",
         silenceable=True,
         match="no operands and be isolated from above",
     )
@@ -390,7 +412,7 @@ SPEC_MATMUL_SHAPES = [(16, 256), (256, 32), (16, 32)]
 
 def split_reduction(props: str) -> str:
     return (
-        '    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n'
+        "    %op = transform.structured.match interface{LinalgOp} in %root : (!transform.any_op) -> !transform.any_op\n"
         f"    %init, %fill, %split, %comb = transform.structured.split_reduction %op <{props}> : {FOUR}\n"
         '    transform.annotate %split "split" : !transform.any_op\n'
         '    transform.annotate %comb "combine" : !transform.any_op\n'
@@ -402,16 +424,22 @@ def test_split_reduction_spec_default_example() -> None:
     the spec's split body read as its second block argument)."""
     body = split_reduction("split_factor = 4")
     text = str(apply(REDUCE, body))
-    assert "memref.expand_shape %in [[0 : i64, 1 : i64]] output_shape [4, 8] : memref<32xf32> into memref<4x8xf32>" in text
+    assert (
+        "memref.expand_shape %in [[0 : i64, 1 : i64]] output_shape [4, 8] : memref<32xf32> into memref<4x8xf32>"
+        in text
+    )
     assert "memref.alloc() : memref<4xf32>" in text
     assert "arith.constant 0.000000e+00 : f32" in text and "linalg.fill" in text
     assert (
-        'linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], '
-        'iterator_types = ["parallel", "reduction"]} {split}' in text
+        "linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], "
+        'iterator_types = ["parallel", "reduction"]} {split}'
+        in text
         or 'iterator_types = ["parallel", "reduction"], split}' in text
         or "split" in text
     )
-    split_line = next(line for line in text.splitlines() if "split" in line and "linalg.generic" in line)
+    split_line = next(
+        line for line in text.splitlines() if "split" in line and "linalg.generic" in line
+    )
     assert "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>" in split_line
     assert '"parallel", "reduction"' in split_line
     combine_line = next(line for line in text.splitlines() if "combine" in line)
@@ -421,9 +449,13 @@ def test_split_reduction_spec_default_example() -> None:
 
 def test_split_reduction_spec_matmul_scaling_example() -> None:
     """[002:3611]: split_factor = 4, insert_split_dimension = 2, scaling + use_alloc."""
-    body = split_reduction("split_factor = 4, insert_split_dimension = 2, use_scaling_algorithm, use_alloc")
+    body = split_reduction(
+        "split_factor = 4, insert_split_dimension = 2, use_scaling_algorithm, use_alloc"
+    )
     text = str(apply(SPEC_MATMUL, body))
-    split_line = next(line for line in text.splitlines() if "split" in line and "linalg.generic" in line)
+    split_line = next(
+        line for line in text.splitlines() if "split" in line and "linalg.generic" in line
+    )
     for expected in (
         "affine_map<(d0, d1, d2, d3) -> (d0, ((d2 * 4) + d3))>",
         "affine_map<(d0, d1, d2, d3) -> (((d2 * 4) + d3), d1)>",
@@ -435,14 +467,21 @@ def test_split_reduction_spec_matmul_scaling_example() -> None:
     ):
         assert expected in split_line, expected
     combine_line = next(line for line in text.splitlines() if "combine" in line)
-    assert "affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>" in combine_line
+    assert (
+        "affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>"
+        in combine_line
+    )
     assert '"parallel", "parallel", "reduction"' in combine_line
     same_results(SPEC_MATMUL, body, SPEC_MATMUL_SHAPES, rtol=1e-4)
 
 
 @pytest.mark.parametrize(
     "props",
-    ["split_factor = 8, insert_split_dimension = 1", "split_factor = 8, inner_parallel", "split_factor = 2, insert_split_dimension = 2, inner_parallel"],
+    [
+        "split_factor = 8, insert_split_dimension = 1",
+        "split_factor = 8, inner_parallel",
+        "split_factor = 2, insert_split_dimension = 2, inner_parallel",
+    ],
 )
 def test_split_reduction_variants_compute_the_same(props: str) -> None:
     same_results(SPEC_MATMUL, split_reduction(props), SPEC_MATMUL_SHAPES, rtol=1e-4)
@@ -451,7 +490,9 @@ def test_split_reduction_variants_compute_the_same(props: str) -> None:
 def test_split_reduction_inner_parallel_layout() -> None:
     text = str(apply(REDUCE, split_reduction("split_factor = 4, inner_parallel")))
     assert "output_shape [8, 4]" in text
-    split_line = next(line for line in text.splitlines() if "split" in line and "linalg.generic" in line)
+    split_line = next(
+        line for line in text.splitlines() if "split" in line and "linalg.generic" in line
+    )
     assert "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>" in split_line
     assert '"reduction", "parallel"' in split_line
 
@@ -495,7 +536,10 @@ func.func @f(%arg0: memref<?x?xf32>, %out: memref<?xf32>) {
 
 @pytest.mark.parametrize(
     ("name", "results"),
-    [("tile_reduction_using_scf", "%for, %fill, %split, %comb"), ("tile_reduction_using_for", "%fill, %split, %comb, %for")],
+    [
+        ("tile_reduction_using_scf", "%for, %fill, %split, %comb"),
+        ("tile_reduction_using_for", "%fill, %split, %comb, %for"),
+    ],
 )
 def test_tile_reduction_spec_example(name: str, results: str) -> None:
     """[002:3952] with tile_sizes = [0, 5]; the spec's loop slices `%1` where the
@@ -540,8 +584,12 @@ def test_structured_ops_print_in_upstream_syntax() -> None:
         match("linalg.matmul")
         + "    %s = transform.structured.split %op after 42 {dimension = 1} : !transform.any_op\n"
         + "    %l, %h, %p = transform.structured.multitile_sizes %s dimension = 0 target_size = 12 divisor = 2 : (!transform.any_op) -> !transform.param<i64>\n"
-        + "    %r:4 = transform.structured.split_reduction %s <split_factor = 4, inner_parallel, use_scaling_algorithm, use_alloc> : " + FOUR + "\n"
-        + "    %t:4 = transform.structured.tile_reduction_using_for %r#2 by tile_sizes = [0, 5] : " + FOUR + "\n"
+        + "    %r:4 = transform.structured.split_reduction %s <split_factor = 4, inner_parallel, use_scaling_algorithm, use_alloc> : "
+        + FOUR
+        + "\n"
+        + "    %t:4 = transform.structured.tile_reduction_using_for %r#2 by tile_sizes = [0, 5] : "
+        + FOUR
+        + "\n"
         + "    %d = transform.structured.decompose %t#1 : (!transform.any_op) -> !transform.any_op\n"
         + "    %q = transform.structured.promote %d <operands_to_promote = [0, 1], use_full_tiles_by_default, use_alloca, alignment = 16> : (!transform.any_op) -> !transform.any_op\n"
         + "    %z = transform.structured.scalarize %q : (!transform.any_op) -> !transform.any_op\n"
@@ -549,14 +597,21 @@ def test_structured_ops_print_in_upstream_syntax() -> None:
     text = str(parse_module(schedule(body)))
     assert str(parse_module(text)) == text
     # (upstream prints two spaces before the attribute dictionary)
-    assert "transform.structured.split %op after 42  {dimension = 1 : i64} : !transform.any_op" in text
-    assert "multitile_sizes %s dimension = 0 target_size = 12 divisor = 2 : (!transform.any_op) -> !transform.param<i64>" in text
+    assert (
+        "transform.structured.split %op after 42  {dimension = 1 : i64} : !transform.any_op" in text
+    )
+    assert (
+        "multitile_sizes %s dimension = 0 target_size = 12 divisor = 2 : (!transform.any_op) -> !transform.param<i64>"
+        in text
+    )
     if shutil.which("iree-opt"):
         import tempfile
 
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as handle:
             handle.write(text.replace("builtin.module", "module", 1))
-        proc = subprocess.run(["iree-opt", handle.name], check=False, capture_output=True, text=True)
+        proc = subprocess.run(
+            ["iree-opt", handle.name], check=False, capture_output=True, text=True
+        )
         assert proc.returncode == 0, proc.stderr
 
 
@@ -586,7 +641,10 @@ def test_rewrite_in_destination_passing_style() -> None:
     # pad -> empty + fill + insert_slice (the returned op); from_elements -> inserts (the last returned)
     assert "%p = tensor.insert_slice %t into %1[1, 2] [2, 3] [1, 1] {dps}" in text
     assert "linalg.fill ins(%cst : f32) outs(%0 : tensor<4x6xf32>)" in text
-    assert text.count("tensor.insert %") == 4 and "%e = tensor.insert %a into %5[%c1, %c1] {dps}" in text
+    assert (
+        text.count("tensor.insert %") == 4
+        and "%e = tensor.insert %a into %5[%c1, %c1] {dps}" in text
+    )
     assert "tensor.pad" not in text and "tensor.from_elements" not in text
     # the DPS form bufferizes (from_elements alone does not) and computes the same values
     kernel = xlinalg.compile(DPS_PAYLOAD, schedule=schedule(DPS))
@@ -606,7 +664,10 @@ def test_rewrite_in_destination_passing_style_fails_silenceably() -> None:
         silenceable=True,
         match="'linalg.matmul' has no destination-passing-style rewrite",
     )
-    indexed = DPS_PAYLOAD.replace("    tensor.yield %cst : f32", "    %v = arith.index_cast %i : index to i32\n    %f = arith.sitofp %v : i32 to f32\n    tensor.yield %f : f32")
+    indexed = DPS_PAYLOAD.replace(
+        "    tensor.yield %cst : f32",
+        "    %v = arith.index_cast %i : index to i32\n    %f = arith.sitofp %v : i32 to f32\n    tensor.yield %f : f32",
+    )
     fails(
         indexed,
         DPS,

@@ -98,7 +98,10 @@ func.func @f(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %c: memref<?x8xf32>) {
 """
 
 M = '%mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op'
-TILE = M + "\n%t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [8, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)"
+TILE = (
+    M
+    + "\n%t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [8, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)"
+)
 FOR = '%for = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op\n%f = transform.cast %for : !transform.any_op to !transform.op<"scf.for">'
 FUNC = '%fn = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op'
 
@@ -107,18 +110,23 @@ CASES: dict[str, tuple[str, str, list[tuple[int, ...]], list[int]]] = {
     "tile_peel": (
         MATMUL,
         TILE + '\n%f = transform.cast %l#0 : !transform.any_op to !transform.op<"scf.for">\n'
-        "%m, %r = transform.loop.peel %f : (!transform.op<\"scf.for\">) -> (!transform.any_op, !transform.any_op)",
+        '%m, %r = transform.loop.peel %f : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)',
         MATMUL_SHAPES,
         [],
     ),
     "tile_peel_front": (
         MATMUL,
         TILE + '\n%f = transform.cast %l#1 : !transform.any_op to !transform.op<"scf.for">\n'
-        "%m, %r = transform.loop.peel %f peel_front = true : (!transform.op<\"scf.for\">) -> (!transform.any_op, !transform.any_op)",
+        '%m, %r = transform.loop.peel %f peel_front = true : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)',
         MATMUL_SHAPES,
         [],
     ),
-    "split": (MATMUL, M + "\n%s = transform.structured.split %mm after 13 {dimension = 2} : !transform.any_op", MATMUL_SHAPES, []),
+    "split": (
+        MATMUL,
+        M + "\n%s = transform.structured.split %mm after 13 {dimension = 2} : !transform.any_op",
+        MATMUL_SHAPES,
+        [],
+    ),
     "multitile_split_tile": (
         MATMUL,
         M
@@ -138,11 +146,17 @@ CASES: dict[str, tuple[str, str, list[tuple[int, ...]], list[int]]] = {
     ),
     "pipeline": (
         LOOP,
-        FOR + "\n%p = transform.loop.pipeline %f iteration_interval = 1 read_latency = 2 : (!transform.op<\"scf.for\">) -> !transform.any_op",
+        FOR
+        + '\n%p = transform.loop.pipeline %f iteration_interval = 1 read_latency = 2 : (!transform.op<"scf.for">) -> !transform.any_op',
         [(10,), (10,)],
         [],
     ),
-    "unroll": (LOOP, FOR + "\ntransform.loop.unroll %f factor = 3 : !transform.op<\"scf.for\">", [(10,), (10,)], []),
+    "unroll": (
+        LOOP,
+        FOR + '\ntransform.loop.unroll %f factor = 3 : !transform.op<"scf.for">',
+        [(10,), (10,)],
+        [],
+    ),
     "patterns_cse_licm": (
         MATMUL,
         TILE
@@ -186,12 +200,19 @@ def upstream(payload: str, body: str, tmp_path) -> str:
     schedule_text = str(parse_module(script(body))).replace("builtin.module", "module", 1)
     path.write_text("module {\n" + payload + "\n" + schedule_text + "\n}\n")
     proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", str(path)], check=False, capture_output=True, text=True
+        ["iree-opt", "--transform-interpreter", str(path)],
+        check=False,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     module = parse_module(proc.stdout, "upstream.mlir")
     for op in list(module.walk()):
-        if isinstance(op, ModuleOp) and op is not module and "transform.with_named_sequence" in op.attributes:
+        if (
+            isinstance(op, ModuleOp)
+            and op is not module
+            and "transform.with_named_sequence" in op.attributes
+        ):
             op.detach()
             op.erase(safe_erase=False)
     return str(module)

@@ -80,4 +80,3 @@ def location_of(op: Operation) -> str | None:
     if isinstance(loc, FileLineColLoc):
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
     return None
-

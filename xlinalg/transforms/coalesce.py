@@ -32,7 +32,9 @@ def perfect_nest(outer: scf.ForOp) -> list[scf.ForOp]:
         if len(ops) != 2 or not isinstance(ops[0], scf.ForOp):
             return nest
         inner = ops[0]
-        if inner.iter_args or any(_defined_inside(v, outer) for v in (inner.lb, inner.ub, inner.step)):
+        if inner.iter_args or any(
+            _defined_inside(v, outer) for v in (inner.lb, inner.ub, inner.step)
+        ):
             return nest
         nest.append(inner)
 

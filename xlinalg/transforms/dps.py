@@ -62,7 +62,9 @@ def _pad(op: tensor.PadOp) -> Operation:
         raise _fail("tensor.pad without a single yielded value")
     value = terminator.operands[0]
     owner = value.owner
-    defined_inside = isinstance(owner, Operation) and owner.parent_block() is block or value in block.args
+    defined_inside = (
+        isinstance(owner, Operation) and owner.parent_block() is block or value in block.args
+    )
     if defined_inside:
         raise _fail("tensor.pad whose padding value depends on the position is not supported")
     source_type = op.source.type
@@ -117,4 +119,3 @@ def rewrite_in_destination_passing_style(op: Operation) -> Operation:
 
 
 __all__ = ["rewrite_in_destination_passing_style"]
-

@@ -67,7 +67,9 @@ def _overwrites(op: Operation, buffer: SSAValue) -> bool:
     return False
 
 
-def multibuffer(alloc: memref.AllocOp, factor: int, *, skip_analysis: bool = False) -> memref.AllocOp:
+def multibuffer(
+    alloc: memref.AllocOp, factor: int, *, skip_analysis: bool = False
+) -> memref.AllocOp:
     """Replace `alloc` by a `factor`-times larger allocation cycled through per
     iteration of the loop using it. Raises a silenceable failure when a
     precondition does not hold."""

@@ -30,8 +30,9 @@ def multitile_sizes(extent: int, target_size: int, divisor: int = 1) -> MultiTil
     if extent < 0:
         raise TransformFailure("multitile_sizes: the dimension must be static", silenceable=False)
     if divisor <= 0 or target_size <= 0:
-        raise TransformFailure("multitile_sizes: target_size and divisor must be positive",
-                               silenceable=False)
+        raise TransformFailure(
+            "multitile_sizes: target_size and divisor must be positive", silenceable=False
+        )
     if extent % divisor != 0:
         raise TransformFailure(
             f"multitile_sizes: the divisor {divisor} does not divide the dimension {extent}",
@@ -44,7 +45,9 @@ def multitile_sizes(extent: int, target_size: int, divisor: int = 1) -> MultiTil
     total = -(-units // target_units)
     low_units = units // total
     high_count = units % total
-    return MultiTileSizes(low_units * divisor, (low_units + 1) * divisor, total - high_count, high_count)
+    return MultiTileSizes(
+        low_units * divisor, (low_units + 1) * divisor, total - high_count, high_count
+    )
 
 
 __all__ = ["MultiTileSizes", "multitile_sizes"]

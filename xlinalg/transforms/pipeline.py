@@ -65,7 +65,9 @@ def schedule_loop(loop: scf.ForOp, iteration_interval: int, read_latency: int) -
     return Schedule(order, {op: cycle[op] // iteration_interval for op in body_ops})
 
 
-def pipeline_for(loop: scf.ForOp, *, iteration_interval: int = 1, read_latency: int = 10) -> scf.ForOp:
+def pipeline_for(
+    loop: scf.ForOp, *, iteration_interval: int = 1, read_latency: int = 10
+) -> scf.ForOp:
     """Pipeline `loop` in place; returns the kernel loop. Silenceable failure if the
     loop cannot be pipelined (dynamic bounds, loop-carried values, too few iterations,
     or a schedule with a single stage)."""

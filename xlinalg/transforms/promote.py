@@ -96,7 +96,9 @@ def promote(
         buffer_type = MemRefType(typ.element_type, shape)
         align = IntegerAttr(alignment, i64) if alignment is not None else None
         if use_alloca:
-            alloc: Operation = memref.AllocaOp.get(typ.element_type, alignment, shape, dynamic_sizes)  # type: ignore[arg-type]
+            alloc: Operation = memref.AllocaOp.get(
+                typ.element_type, alignment, shape, dynamic_sizes
+            )  # type: ignore[arg-type]
         else:
             alloc = memref.AllocOp(dynamic_sizes, [], buffer_type, align)  # type: ignore[arg-type]
         builder.insert(alloc)

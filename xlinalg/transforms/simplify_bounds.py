@@ -67,9 +67,7 @@ def expr_range(
     return None
 
 
-def _operand_ranges(
-    op: Operation, bounds: Mapping[SSAValue, Interval]
-) -> list[Interval | None]:
+def _operand_ranges(op: Operation, bounds: Mapping[SSAValue, Interval]) -> list[Interval | None]:
     ranges: list[Interval | None] = []
     for value in op.operands:
         constant = constant_index_value(value)
@@ -118,17 +116,13 @@ def simplify_min_max(op: Operation, bounds: Mapping[SSAValue, Interval]) -> bool
     return True
 
 
-def simplify_min_max_in(
-    root: Operation, value: SSAValue, lo: int | None, hi: int | None
-) -> int:
+def simplify_min_max_in(root: Operation, value: SSAValue, lo: int | None, hi: int | None) -> int:
     """Simplify every min/max nested in `root` that uses `value`, knowing
     `lo <= value <= hi`. Returns how many were rewritten."""
     if lo is None or hi is None:
         return 0
     todo = [
-        op
-        for op in root.walk()
-        if op.name in ("affine.min", "affine.max") and value in op.operands
+        op for op in root.walk() if op.name in ("affine.min", "affine.max") and value in op.operands
     ]
     return sum(simplify_min_max(op, {value: (lo, hi)}) for op in todo)
 

@@ -176,7 +176,9 @@ def split_reduction(
     if extent is None:
         raise _fail("the reduction extent must be static")
     if split_factor <= 1 or extent % split_factor != 0:
-        raise _fail(f"split_factor {split_factor} must be > 1 and divide the reduction extent {extent}")
+        raise _fail(
+            f"split_factor {split_factor} must be > 1 and divide the reduction extent {extent}"
+        )
     output = op.get_outputs()[0]
     out_type = output.type
     assert isinstance(out_type, MemRefType)
@@ -193,6 +195,7 @@ def split_reduction(
 
     n_loops = len(iterators)
     new_n = n_loops + 1
+
     # new loop positions: loops < r keep theirs, r -> (p, q) at (r, r+1) or (q, p),
     # loops > r shift by one.
     def shifted(d: int) -> int:
@@ -231,7 +234,11 @@ def split_reduction(
         new_maps.append(_with_dims(exprs, new_n))
 
     # partial buffer
-    partial_shape = [*out_shape[:insert_split_dimension], p_extent, *out_shape[insert_split_dimension:]]
+    partial_shape = [
+        *out_shape[:insert_split_dimension],
+        p_extent,
+        *out_shape[insert_split_dimension:],
+    ]
     if any(s < 0 for s in partial_shape):
         raise _fail("dynamic output shapes are not supported")
     alloc = memref.AllocOp([], [], MemRefType(element, partial_shape))
@@ -242,7 +249,10 @@ def split_reduction(
     Rewriter.insert_op(fill, InsertPoint.before(op))
 
     out_map = generic.get_indexing_maps()[-1]
-    out_exprs = [e.replace_dims_and_symbols([AffineExpr.dimension(shifted(d)) for d in range(n_loops)], ()) for e in out_map.results]
+    out_exprs = [
+        e.replace_dims_and_symbols([AffineExpr.dimension(shifted(d)) for d in range(n_loops)], ())
+        for e in out_map.results
+    ]
     out_exprs.insert(insert_split_dimension, p)
 
     extra_inputs: list[SSAValue] = []
@@ -287,7 +297,10 @@ def split_reduction(
         [alloc.memref],
         [output],
         Region(combine_block),
-        [_with_dims(ids, rank), _with_dims([d for i, d in enumerate(ids) if i != insert_split_dimension], rank)],
+        [
+            _with_dims(ids, rank),
+            _with_dims([d for i, d in enumerate(ids) if i != insert_split_dimension], rank),
+        ],
         ["reduction" if i == insert_split_dimension else "parallel" for i in range(rank)],
     )
     Rewriter.insert_op(combine, InsertPoint.before(op))

@@ -105,21 +105,23 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     iv = body.args[0]
     bound = ranges[r]
     d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
-    extent: OpFoldResult = ts if isinstance(bound, int) and bound % ts == 0 else inner.min(
-        [d1 - d0, d2], [iv, bound, ts]
+    extent: OpFoldResult = (
+        ts
+        if isinstance(bound, int) and bound % ts == 0
+        else inner.min([d1 - d0, d2], [iv, bound, ts])
     )
     ivs: list[OpFoldResult] = [0] * len(iterators)
     extents = list(ranges)
     ivs[r], extents[r] = iv, extent
     new_inputs: list[SSAValue] = []
     for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or r not in {d for e in amap.results for d in e.used_dims()}:
+        if shape_of(value.type) is None or r not in {
+            d for e in amap.results for d in e.used_dims()
+        }:
             new_inputs.append(value)
         else:
             new_inputs.append(_tile_operand(inner, value, amap, ivs, extents))
-    partial_map = AffineMap(
-        out_map.num_dims, 0, (*out_map.results, AffineExpr.dimension(r))
-    )
+    partial_map = AffineMap(out_map.num_dims, 0, (*out_map.results, AffineExpr.dimension(r)))
     out_ivs: list[OpFoldResult] = [0] * len(iterators)
     acc = _tile_operand(inner, alloc.memref, partial_map, out_ivs, extents)
     split = GenericOp(

@@ -181,8 +181,10 @@ class ForeachMatchOp(IRDLOperation):
                 "restrict_root": UnitAttr() if restrict_root else None,
                 "flatten_results": UnitAttr() if flatten_results else None,
             },
-            result_types=[root.type if not result_types else result_types[0],
-                          list(result_types[1:])],
+            result_types=[
+                root.type if not result_types else result_types[0],
+                list(result_types[1:]),
+            ],
         )
 
     @classmethod

@@ -338,6 +338,7 @@ TRANSFORM_TYPES: list[type[Attribute]] = [
     FailurePropagationModeAttr,
 ]
 
+
 def _core_ops() -> list[type[IRDLOperation]]:
     from xlinalg.dialects.transform.control import (
         AlternativesOp,

@@ -181,7 +181,9 @@ def coverage_table(directory: Path | None = None) -> list[CoverageRow]:
             continue
         if name in RENAMED and RENAMED[name] in classes:
             continue  # legacy spellings parsed into their current op
-        rows.append(CoverageRow(name, False, implemented(name), tuple(sorted(set(tested.get(name, []))))))
+        rows.append(
+            CoverageRow(name, False, implemented(name), tuple(sorted(set(tested.get(name, [])))))
+        )
     return rows
 
 

@@ -124,8 +124,9 @@ class ForeachOp(IRDLOperation):
             body.add_block(Block())
         if not isinstance(body.block.last_op, YieldOp):
             body.block.add_op(YieldOp())
-        op = ForeachOp([parser.resolve_operand(n, t) for n, t in zip(names, types)], body,
-                       result_types)
+        op = ForeachOp(
+            [parser.resolve_operand(n, t) for n, t in zip(names, types)], body, result_types
+        )
         op.attributes |= attrs
         return op
 
@@ -151,9 +152,7 @@ class ForeachOp(IRDLOperation):
             )
         last = block.last_op
         if not isinstance(last, YieldOp) or len(last.arguments) != len(self.results_):
-            raise VerifyException(
-                "transform.foreach: the body must yield one handle per result"
-            )
+            raise VerifyException("transform.foreach: the body must yield one handle per result")
 
 
 @irdl_op_definition
@@ -270,8 +269,7 @@ class GetParentOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.target)
-        print_struct_props(printer, self.PROPS, self.properties, dict(self.attributes),
-                           angle=True)
+        print_struct_props(printer, self.PROPS, self.properties, dict(self.attributes), angle=True)
         printer.print_string(" : ")
         print_functional_type(printer, [self.target.type], [self.parent_result.type])
 
@@ -300,9 +298,7 @@ class GetProducerOfOperandOp(IRDLOperation):
         "$target `[` $operand_number `]` attr-dict `:` functional-type(operands, results)"
     )
 
-    def __init__(
-        self, target: SSAValue, operand_number: int, result_type: Attribute | None = None
-    ):
+    def __init__(self, target: SSAValue, operand_number: int, result_type: Attribute | None = None):
         super().__init__(
             operands=[target],
             properties={"operand_number": IntegerAttr(operand_number, i64)},
@@ -729,9 +725,7 @@ class SplitHandlesLegacyOp(IRDLOperation):
         parser.parse_punctuation(":")
         ftype = parser.parse_function_type()
         if len(ftype.inputs.data) != 1 or len(ftype.outputs.data) != count:
-            parser.raise_error(
-                f"transform.split_handles: expected (T) -> {count} result types"
-            )
+            parser.raise_error(f"transform.split_handles: expected (T) -> {count} result types")
         op = SplitHandleOp(parser.resolve_operand(handle, ftype.inputs.data[0]), count)
         op.attributes |= attrs
         return op

@@ -284,9 +284,7 @@ class SimplifyBoundedAffineOpsOp(IRDLOperation):
             # the spec's form has no types (all handles were !pdl.operation)
             types = [AnyOpType()]
             if parser.parse_optional_punctuation(":") is not None:
-                types = parser.parse_comma_separated_list(
-                    Parser.Delimiter.NONE, parser.parse_type
-                )
+                types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
             parser.parse_punctuation("]")
         if len(types) == 1 and len(names) > 1:
             types = types * len(names)

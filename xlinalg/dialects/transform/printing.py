@@ -78,7 +78,6 @@ def index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, IndexType())
 
 
-
 PropKinds = Sequence[tuple[str, str]]
 """(property name, kind) in declaration order; kind is "unit", "int", "bool",
 "str" or "ints" (an `[a, b]` list kept as an ArrayAttr of i64), optionally with
@@ -101,8 +100,10 @@ def parse_struct_props(
     props: dict[str, Attribute] = {}
     opened = angle and parser.parse_optional_punctuation("<") is not None
     while True:
-        name = next((n for n in by_name if n not in props and
-                     parser.parse_optional_keyword(n) is not None), None)
+        name = next(
+            (n for n in by_name if n not in props and parser.parse_optional_keyword(n) is not None),
+            None,
+        )
         if name is None:
             break
         kind = by_name[name]

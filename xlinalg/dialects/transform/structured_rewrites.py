@@ -491,4 +491,3 @@ __all__ = [
     "TileReductionUsingForOp",
     "TileReductionUsingScfOp",
 ]
-

@@ -28,8 +28,9 @@ def _alternatives_scope(op: AlternativesOp, interp: Interpreter) -> list[Operati
     if op.scope is not None:
         return interp.state.get_ops(op.scope, op)
     if interp.root is None:
-        raise failure(op, "a top-level transform.alternatives needs a payload root",
-                      silenceable=False)
+        raise failure(
+            op, "a top-level transform.alternatives needs a payload root", silenceable=False
+        )
     return [interp.root]
 
 
@@ -135,8 +136,9 @@ def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
                     if err.silenceable:
                         continue
                     raise
-                payload = [scratch.values([interp.state.payload_of(v, op)], interp)[0]
-                           for v in yielded]
+                payload = [
+                    scratch.values([interp.state.payload_of(v, op)], interp)[0] for v in yielded
+                ]
                 matched.append((action, payload))
                 break
     outputs: list[list[object]] = [[] for _ in op.forwarded_outputs]
@@ -197,8 +199,10 @@ def _find_pattern(op: PDLMatchOp) -> pdl.PatternOp | None:
     while current is not None:
         if isinstance(current, WithPDLPatternsOp):
             for child in current.body.block.ops:
-                if isinstance(child, pdl.PatternOp) and child.sym_name is not None and (
-                    child.sym_name.data == name
+                if (
+                    isinstance(child, pdl.PatternOp)
+                    and child.sym_name is not None
+                    and (child.sym_name.data == name)
                 ):
                     return child
         current = current.parent_op()
@@ -241,7 +245,8 @@ class RangePDLMatcher(PDLMatcher):
 
     def _match_list(self, pattern: list[SSAValue], payload: list, types: bool) -> bool:
         range_at = [
-            i for i, v in enumerate(pattern)
+            i
+            for i, v in enumerate(pattern)
             if isinstance(v, OpResult) and isinstance(v.op, pdl.OperandsOp | pdl.TypesOp)
         ]
         if len(range_at) > 1:

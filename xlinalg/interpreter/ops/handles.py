@@ -162,9 +162,7 @@ def apply_get_defining_op(op: GetDefiningOp, interp: Interpreter) -> None:
     defining: list[Operation] = []
     for value in interp.state.get_values(op.target, op):
         if not isinstance(value, OpResult):
-            raise failure(
-                op, "cannot get the defining op of a block argument", silenceable=True
-            )
+            raise failure(op, "cannot get the defining op of a block argument", silenceable=True)
         defining.append(value.op)
     interp.state.bind(op.result, defining)
 

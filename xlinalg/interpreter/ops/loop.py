@@ -89,9 +89,7 @@ def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
     calls: list[Operation] = []
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp | affine.ForOp | scf.ParallelOp | scf.WhileOp):
-            raise failure(
-                op, f"expected loops, got {describe_payload(loop)}", silenceable=False
-            )
+            raise failure(op, f"expected loops, got {describe_payload(loop)}", silenceable=False)
         try:
             function, call = outline_loop(loop, op.func_name.data)
         except TransformFailure as err:
@@ -185,7 +183,8 @@ def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) 
             )
         if target in bounded_ops:
             raise failure(
-                op, "target op result must not be constrained (it is also bounded)",
+                op,
+                "target op result must not be constrained (it is also bounded)",
                 silenceable=False,
             )
     for target in targets:

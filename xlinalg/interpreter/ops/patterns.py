@@ -40,7 +40,9 @@ from xlinalg.interpreter.registry import register
 
 
 @contextmanager
-def tracking(interp: Interpreter, targets: Sequence[Operation]) -> Iterator[PatternRewriterListener]:
+def tracking(
+    interp: Interpreter, targets: Sequence[Operation]
+) -> Iterator[PatternRewriterListener]:
     """Yield a listener that keeps handles in sync with pattern rewrites inside
     `targets`; afterwards, drop from handles every op that was inside them and
     is no longer (erased by the rewrite)."""
@@ -76,8 +78,12 @@ def tracking(interp: Interpreter, targets: Sequence[Operation]) -> Iterator[Patt
 def _patterns_for(descriptor: PatternDescriptorOp) -> list[RewritePattern]:
     if hasattr(descriptor, "apply_to"):  # applied directly (e.g. the vector lowerings)
         return []
-    if isinstance(descriptor, ApplyCanonicalizationPatternsOp | ApplyFoldingPatternsOp
-                  | ApplyScfForCanonicalizationPatternsOp):
+    if isinstance(
+        descriptor,
+        ApplyCanonicalizationPatternsOp
+        | ApplyFoldingPatternsOp
+        | ApplyScfForCanonicalizationPatternsOp,
+    ):
         return [CanonicalizationRewritePattern()]
     raise NotImplementedError(descriptor.name)
 

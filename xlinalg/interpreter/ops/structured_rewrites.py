@@ -40,8 +40,9 @@ def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldRe
         points: list[OpFoldResult] = []
         for p in interp.state.get_params(handle, op):
             if not isinstance(p, IntegerAttr):
-                raise failure(op, f"split point param holds {p}, expected integers",
-                              silenceable=False)
+                raise failure(
+                    op, f"split point param holds {p}, expected integers", silenceable=False
+                )
             points.append(p.value.data)
     else:
         points = []
@@ -80,7 +81,8 @@ def apply_split(op: SplitOp, interp: Interpreter) -> None:
             result = split_op(target, op.dim, point)
         except TransformFailure as err:
             raise failure(
-                op, f"cannot split {describe_payload(target)}: {err.message}",
+                op,
+                f"cannot split {describe_payload(target)}: {err.message}",
                 silenceable=err.silenceable,
             ) from err
         if result.first is not None:
@@ -107,12 +109,16 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
     found: list[list[Attribute | Operation]] = [[], [], []]
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
-            raise failure(op, f"expected a linalg op, got {describe_payload(target)}",
-                          silenceable=True)
+            raise failure(
+                op, f"expected a linalg op, got {describe_payload(target)}", silenceable=True
+            )
         ranges = target.get_static_loop_ranges()
         if not (0 <= dimension < len(ranges)):
-            raise failure(op, f"dimension {dimension} is out of range for "
-                          f"{describe_payload(target)}", silenceable=False)
+            raise failure(
+                op,
+                f"dimension {dimension} is out of range for {describe_payload(target)}",
+                silenceable=False,
+            )
         extent = ranges[dimension]
         if extent is None:
             raise failure(
@@ -146,8 +152,9 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     tiled: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
-            raise failure(op, f"expected a linalg op, got {describe_payload(target)}",
-                          silenceable=True)
+            raise failure(
+                op, f"expected a linalg op, got {describe_payload(target)}", silenceable=True
+            )
         sizes = [1 if r is None else 0 for r in target.get_static_loop_ranges()]
         if not any(sizes):
             tiled.append(target)
@@ -155,8 +162,9 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
         try:
             tiled.append(tile_using_for(target, sizes).tiled_op)
         except TransformFailure as err:
-            raise failure(op, f"cannot scalarize {describe_payload(target)}: {err.message}",
-                          silenceable=False) from err
+            raise failure(
+                op, f"cannot scalarize {describe_payload(target)}: {err.message}", silenceable=False
+            ) from err
     interp.state.bind(op.result, tiled)
 
 
@@ -174,7 +182,9 @@ def apply_replace(op: ReplaceOp, interp: Interpreter) -> None:
                 silenceable=True,
             )
         clone = template.clone()
-        Rewriter.replace_op(target, clone, [None] * len(target.results) if not clone.results else None)
+        Rewriter.replace_op(
+            target, clone, [None] * len(target.results) if not clone.results else None
+        )
         replaced.append(clone)
     interp.state.bind(op.replacement, replaced)
 
@@ -193,8 +203,9 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
             done.append(decompose(target))
         except TransformFailure as err:
             interp.state.bind(op.transformed, done)
-            raise failure(op, f"cannot decompose {describe_payload(target)}: {err.message}",
-                          silenceable=True) from err
+            raise failure(
+                op, f"cannot decompose {describe_payload(target)}: {err.message}", silenceable=True
+            ) from err
     interp.state.bind(op.transformed, done)
 
 
@@ -214,8 +225,9 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
             alignment=alignment,
         )
     except TransformFailure as err:
-        raise failure(op, f"cannot promote {describe_payload(targets[0])}: {err.message}",
-                      silenceable=True) from err
+        raise failure(
+            op, f"cannot promote {describe_payload(targets[0])}: {err.message}", silenceable=True
+        ) from err
     interp.state.bind(op.transformed, [promoted])
 
 
@@ -238,8 +250,11 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
                 use_alloc=op.flag("use_alloc"),
             )
         except TransformFailure as err:
-            raise failure(op, f"cannot split the reduction of {describe_payload(target)}: "
-                          f"{err.message}", silenceable=False) from err
+            raise failure(
+                op,
+                f"cannot split the reduction of {describe_payload(target)}: {err.message}",
+                silenceable=False,
+            ) from err
         for slot, produced in zip(slots, result.as_tuple()):
             slot.append(produced)
     results = (op.init_or_alloc_op, op.fill_op, op.split_linalg_op, op.combining_linalg_op)
@@ -260,8 +275,11 @@ def _tile_reduction(
         try:
             result = tile_reduction_using_for(target, op.sizes())
         except TransformFailure as err:
-            raise failure(op, f"cannot tile the reduction of {describe_payload(target)}: "
-                          f"{err.message}", silenceable=err.silenceable) from err
+            raise failure(
+                op,
+                f"cannot tile the reduction of {describe_payload(target)}: {err.message}",
+                silenceable=err.silenceable,
+            ) from err
         fills.append(result.fill_op)
         splits.append(result.split_op)
         combines.append(result.combining_op)
@@ -287,6 +305,7 @@ def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpr
             done.append(rewrite_in_destination_passing_style(target))
         except TransformFailure as err:
             interp.state.bind(op.transformed, done)
-            raise failure(op, f"{err.message} ({describe_payload(target)})",
-                          silenceable=True) from err
+            raise failure(
+                op, f"{err.message} ({describe_payload(target)})", silenceable=True
+            ) from err
     interp.state.bind(op.transformed, done)
