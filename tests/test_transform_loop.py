@@ -571,3 +571,43 @@ func.func @f(%a: memref<64xindex>, %n: index) {
     assert (
         "affine.min" not in text and "affine.apply affine_map<(d0) -> ((d0 * 2))> (%lane)" in text
     )
+
+
+CONSUMING = {
+    "transform.loop.pipeline": (
+        LOOP,
+        MATCH_FOR
+        + "    %p = transform.loop.pipeline %for read_latency = 3 : (!transform.any_op) -> !transform.any_op\n",
+    ),
+    "transform.loop.outline": (
+        LOOP,
+        MATCH_FOR
+        + '    %fn, %call = transform.loop.outline %for func_name = "g" : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n',
+    ),
+    "transform.loop.unroll": (
+        LOOP,
+        MATCH_FOR + "    transform.loop.unroll %for factor = 2 : !transform.any_op\n",
+    ),
+    "transform.memref.multibuffer": (
+        MB,
+        MATCH_ALLOC.replace("%a =", "%for =")
+        + "    %m = transform.memref.multibuffer %for <factor = 2> : (!transform.any_op) -> !transform.any_op\n",
+    ),
+    "transform.affine.simplify_bounded_affine_ops": (
+        BOUNDED,
+        MATCH_BOUNDED.replace("%min =", "%for =")
+        + "    transform.affine.simplify_bounded_affine_ops %for with [%b : !transform.any_op] within [0] and [3] : !transform.any_op\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSUMING))
+def test_consuming_loop_ops_report_a_later_use(name: str) -> None:
+    payload, body = CONSUMING[name]
+    apply(payload, body)
+    fails(
+        payload,
+        body + '    transform.annotate %for "again" : !transform.any_op\n',
+        silenceable=False,
+        match=f"uses %for, a handle that was consumed by '{name}'",
+    )

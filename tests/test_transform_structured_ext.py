@@ -694,3 +694,57 @@ def test_tile_sizes_from_op_handles() -> None:
         silenceable=False,
         match="must point to ops with one index result",
     )
+
+
+CONSUMING = {
+    "transform.structured.scalarize": (
+        MATMUL,
+        match("linalg.matmul")
+        + "    %r = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op\n",
+    ),
+    "transform.structured.decompose": (
+        CONV,
+        match("linalg.conv_2d_nhwc_hwcf")
+        + "    %r = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n",
+    ),
+    "transform.structured.promote": (
+        MATMUL,
+        TILED.replace("%op tile_sizes", "%op tile_sizes")
+        + "    %r = transform.structured.promote %t : (!transform.any_op) -> !transform.any_op\n",
+    ),
+    "transform.structured.split_reduction": (
+        REDUCE,
+        match("linalg.generic")
+        + f"    %r:4 = transform.structured.split_reduction %op <split_factor = 4> : {FOUR}\n",
+    ),
+    "transform.structured.tile_reduction_using_for": (
+        ROW_SUM,
+        match("linalg.generic")
+        + f"    %r:4 = transform.structured.tile_reduction_using_for %op by tile_sizes = [0, 5] : {FOUR}\n",
+    ),
+    "transform.structured.rewrite_in_destination_passing_style": (
+        DPS_PAYLOAD,
+        match("tensor.pad")
+        + "    %r = transform.structured.rewrite_in_destination_passing_style %op : (!transform.any_op) -> !transform.any_op\n",
+    ),
+    "transform.structured.replace": (
+        MATMUL + "func.func @g() {\n  func.return\n}\n",
+        (
+            '    %op = transform.structured.match ops{["func.func"]} attributes{sym_name = "g"} in %root : (!transform.any_op) -> !transform.any_op\n'
+            "    %r = transform.structured.replace %op {\n      func.func @h() {\n        func.return\n      }\n    } : (!transform.any_op) -> !transform.any_op\n"
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSUMING))
+def test_consuming_ops_report_a_later_use(name: str) -> None:
+    payload, body = CONSUMING[name]
+    consumed = "%t" if name == "transform.structured.promote" else "%op"
+    apply(payload, body)  # the op itself applies
+    fails(
+        payload,
+        body + f'    transform.annotate {consumed} "again" : !transform.any_op\n',
+        silenceable=False,
+        match=f"uses {consumed}, a handle that was consumed by '{name}'",
+    )
