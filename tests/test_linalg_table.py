@@ -270,3 +270,17 @@ def test_generalization_matches_upstream(elt_kind: str) -> None:
         run_function(upstream_module, symbol, args)
         for w, g in zip(want, args[s.n_inputs:]):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=symbol)
+
+
+def test_bf16_parses_verifies_and_generalizes() -> None:
+    """bf16 is supported in the IR (no NumPy dtype, so it is not run)."""
+    names = [n for n in TABLE_OPS if "f32" in dtypes_of(n)]
+    text = "".join(sample(n, "bf16").function(f"k_{n}") for n in names)
+    module = xlinalg.parse(text)
+    ops = [op for op in module.walk() if isinstance(op, NamedStructuredOp)]
+    assert len(ops) == len(names)
+    for op in ops:
+        generic = generalize(op)
+        assert generic.body.block.args[-1].type == named_scalar_type("bf16")
+    module.verify()
+    assert str(xlinalg.parse(str(module))) == str(module)

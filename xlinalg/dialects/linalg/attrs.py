@@ -1,4 +1,5 @@
-"""Attributes of the named linalg ops: `#linalg.type_fn<cast_signed>`."""
+"""Attributes of the named linalg ops: `#linalg.type_fn<cast_signed>`, `#linalg.unary_fn<exp>`,
+`#linalg.binary_fn<add>`, `#linalg.elementwise_kind<select>`."""
 
 from __future__ import annotations
 
@@ -18,20 +19,24 @@ class TypeFn(StrEnum):
     CAST_UNSIGNED = "cast_unsigned"
 
 
-@irdl_attr_definition
-class TypeFnAttr(EnumAttribute[TypeFn]):
-    """`#linalg.type_fn<cast_signed>` / `#linalg.type_fn<cast_unsigned>`."""
-
-    name = "linalg.type_fn"
+class _AngleEnumAttr(EnumAttribute[Any]):
+    """An enum attribute printed `#linalg.<name><case>`."""
 
     @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> TypeFn:
+    def parse_parameter(cls, parser: AttrParser) -> Any:
         with parser.in_angle_brackets():
             return super().parse_parameter(parser)
 
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             super().print_parameter(printer)
+
+
+@irdl_attr_definition
+class TypeFnAttr(_AngleEnumAttr, EnumAttribute[TypeFn]):
+    """`#linalg.type_fn<cast_signed>` / `#linalg.type_fn<cast_unsigned>`."""
+
+    name = "linalg.type_fn"
 
 
 class UnaryFn(StrEnum):
@@ -73,19 +78,6 @@ ElementwiseKind = StrEnum(  # type: ignore[misc]
     [(f.name, f.value) for f in UnaryFn] + [(f.name, f.value) for f in BinaryFn]
     + [("SELECT", "select")],
 )
-
-
-class _AngleEnumAttr(EnumAttribute[Any]):
-    """An enum attribute printed `#linalg.<name><case>`."""
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> Any:
-        with parser.in_angle_brackets():
-            return super().parse_parameter(parser)
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            super().print_parameter(printer)
 
 
 @irdl_attr_definition
