@@ -951,3 +951,31 @@ transform.alternatives {
     text = str(module)
     assert "first" not in text and "linalg.add {second}" in text
     module.verify()
+
+
+def test_with_pdl_patterns_spec_example() -> None:
+    """[002:1189] as written there (unprefixed `sequence` / `pdl_match` inside the
+    transform region, `!pdl.operation` handles), with the types the example leaves
+    out filled in and its `//...` placeholder made a matmul pattern."""
+    module = payload()
+    script = parse(
+        """
+transform.with_pdl_patterns {
+^bb0(%arg0: !pdl.operation):
+  pdl.pattern @my_pattern : benefit(1) {
+    %0 = pdl.operation "linalg.matmul"
+    // Regular PDL goes here.
+    pdl.rewrite %0 with "transform.dialect"
+  }
+  sequence %arg0 : !pdl.operation failures(propagate) {
+  ^bb0(%arg1: !pdl.operation):
+    %1 = pdl_match @my_pattern in %arg1 : (!pdl.operation) -> !pdl.operation
+    // Use %1 as handle
+    annotate %1 "matched" : !pdl.operation
+  }
+}
+"""
+    )
+    apply_schedule(module, script)
+    # no operand/result values in the pattern: unconstrained, as in MLIR's PDL
+    assert str(module).count("linalg.matmul {matched}") == 2

@@ -213,7 +213,8 @@ class RangePDLMatcher(PDLMatcher):
     """xDSL's `PDLMatcher` plus value/type ranges (`pdl.operands`, `pdl.types`),
     which the spec's transform-dialect patterns use: a pattern operand list
     holding one range matches any number of payload operands at its position
-    (likewise for result types)."""
+    (likewise for result types); an empty list leaves them unconstrained, as in
+    MLIR's PDL."""
 
     def match_operation(
         self, ssa_val: SSAValue, pdl_op: pdl.OperationOp, xdsl_op: Operation
@@ -223,7 +224,10 @@ class RangePDLMatcher(PDLMatcher):
             isinstance(v, OpResult) and isinstance(v.op, ranges)
             for v in (*pdl_op.operand_values, *pdl_op.type_values)
         )
-        if not has_range:
+        # MLIR's PDL: an operation without operand (result type) values matches
+        # any operands (results); xDSL's matcher requires none.
+        unconstrained = not pdl_op.operand_values or not pdl_op.type_values
+        if not has_range and not unconstrained:
             return super().match_operation(ssa_val, pdl_op, xdsl_op)
         if ssa_val in self.matching_context:
             return self.matching_context[ssa_val] == xdsl_op
@@ -244,6 +248,8 @@ class RangePDLMatcher(PDLMatcher):
         return True
 
     def _match_list(self, pattern: list[SSAValue], payload: list, types: bool) -> bool:
+        if not pattern:
+            return True
         range_at = [
             i
             for i, v in enumerate(pattern)
