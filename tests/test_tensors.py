@@ -271,7 +271,7 @@ def test_value_read_after_its_buffer_is_overwritten_is_copied_first() -> None:
 
 
 WRITABLE_ARGUMENT = """
-func.func @scale(%x: tensor<5xf32> {bufferization.writable = true}) -> tensor<5xf32> {
+func.func @scale(%n: index, %x: tensor<5xf32> {bufferization.writable = true}) -> tensor<5xf32> {
   %r = linalg.exp ins(%x : tensor<5xf32>) outs(%x : tensor<5xf32>) -> tensor<5xf32>
   return %r : tensor<5xf32>
 }
@@ -281,11 +281,11 @@ func.func @scale(%x: tensor<5xf32> {bufferization.writable = true}) -> tensor<5x
 def test_writable_argument_is_updated_in_place_read_only_one_is_not() -> None:
     x = np.linspace(0, 1, 5, dtype=np.float32)
     before = x.copy()
-    got = xlinalg.compile(WRITABLE_ARGUMENT)(x)
+    got = xlinalg.compile(WRITABLE_ARGUMENT)(0, x)
     np.testing.assert_allclose(got, np.exp(before), rtol=1e-6)
     np.testing.assert_allclose(x, np.exp(before), rtol=1e-6)  # written in place
     y = before.copy()
-    got = xlinalg.compile(WRITABLE_ARGUMENT.replace(" {bufferization.writable = true}", ""))(y)
+    got = xlinalg.compile(WRITABLE_ARGUMENT.replace(" {bufferization.writable = true}", ""))(0, y)
     np.testing.assert_allclose(got, np.exp(before), rtol=1e-6)
     np.testing.assert_array_equal(y, before)
 

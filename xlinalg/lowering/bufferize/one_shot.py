@@ -50,7 +50,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BoolAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
@@ -130,10 +129,8 @@ def _writable_arguments(fn: func.FuncOp) -> list[bool]:
     flags: list[bool] = []
     for attrs in fn.arg_attrs.data:
         value = attrs.data.get(WRITABLE_ATTR) if isinstance(attrs, DictionaryAttr) else None
-        if isinstance(value, IntegerAttr):
-            flags.append(bool(value.value.data))
-        else:
-            flags.append(isinstance(value, BoolAttr) and bool(value.value.data))
+        # `true` parses as an i1 IntegerAttr (BoolAttr is an alias of it).
+        flags.append(isinstance(value, IntegerAttr) and bool(value.value.data))
     return flags + [False] * (count - len(flags))
 
 
