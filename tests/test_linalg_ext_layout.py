@@ -7,6 +7,9 @@ import numpy as np
 import pytest
 from test_linalg_ext_exec import run_both
 
+import xlinalg
+from xlinalg.reference.function import run_function
+
 RNG = np.random.default_rng(3)
 F32 = np.float32
 
@@ -107,9 +110,9 @@ def conv_nhwc_hwcf(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("m", [6, 4, 2])
-@pytest.mark.parametrize("layout", ["nhwc", "nchw"])
-@pytest.mark.parametrize("tiles", [None, [1, 0, 0, 2]])
+@pytest.mark.parametrize(("m", "layout", "tiles"), [
+    (6, "nhwc", None), (6, "nchw", [1, 0, 0, 2]), (4, "nhwc", [1, 0, 0, 2]), (2, "nchw", None),
+])
 def test_winograd_transforms_compute_a_convolution(m: int, layout: str, tiles: list[int] | None) -> None:
     from test_linalg_ext_exec import tile_schedule
 
@@ -152,14 +155,18 @@ func.func @outp(%x: {ty((t, t, n, th, tw, f))}, %y: {ty(out_shape)}) {{
             return None
         return tile_schedule(name, [1, 2] if "filter" in name else tiles)
 
-    for which in (0, 1):  # 0: native, 1: reference
-        u = run_both(src, [ker_arg, np.zeros((t, t, c, f), F32)],
-                     sched("iree_linalg_ext.winograd.filter_transform"), "filt")[which][1]
-        v = run_both(src, [img_arg, np.zeros((t, t, n, th, tw, c), F32)],
-                     sched("iree_linalg_ext.winograd.input_transform"), "inp")[which][1]
-        prod = np.einsum("ijcf,ijnxyc->ijnxyf", u, v).astype(F32)  # the batch matmul
-        y = run_both(src, [prod, np.zeros(out_shape, F32)],
-                     sched("iree_linalg_ext.winograd.output_transform"), "outp")[which][1]
+    def chain(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return np.einsum("ijcf,ijnxyc->ijnxyf", u, v).astype(F32)  # the batch matmul
+
+    u_nat, u_ref = run_both(src, [ker_arg, np.zeros((t, t, c, f), F32)],
+                            sched("iree_linalg_ext.winograd.filter_transform"), "filt")
+    v_nat, v_ref = run_both(src, [img_arg, np.zeros((t, t, n, th, tw, c), F32)],
+                            sched("iree_linalg_ext.winograd.input_transform"), "inp")
+    y_nat, _ = run_both(src, [chain(u_nat[1], v_nat[1]), np.zeros(out_shape, F32)],
+                        sched("iree_linalg_ext.winograd.output_transform"), "outp")
+    y_ref = [chain(u_ref[1], v_ref[1]), np.zeros(out_shape, F32)]
+    run_function(xlinalg.parse(src), "outp", y_ref)
+    for y in (y_nat[1], y_ref[1]):
         y_nhwc = y if nhwc else y.transpose(0, 2, 3, 1)
         valid = y_nhwc[:, :h - r + 1, :w - r + 1, :]
         tol = 2e-3 if m == 6 else 1e-4

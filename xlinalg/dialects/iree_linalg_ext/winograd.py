@@ -15,25 +15,38 @@ With m = output_tile_size, r = kernel_size, T = m + r - 1:
   (T, T, N, H', W', C) with `H' = ceil((H - r + 1) / m)`: tile (h', w') is the T×T window
   at (h'·m, w'·m), zero beyond the image, transformed `B^T d B`;
 - output: (T, T, N, H', W', C) -> (N, m·H', m·W', C) or (N, C, m·H', m·W'): `A^T y A`.
-Lowering unrolls the two small constant matmuls per tile (zero coefficients
-skipped). Tiling covers the non-spatial loops (C, F for the filter; N, C for
+Lowering: per tile, `M X M^T` as two small loop matmuls against the constant
+matrix (a private `memref.global`) through a scratch tile. Tiling covers the non-spatial loops (C, F for the filter; N, C for
 input/output); the tile loops H', W' are not tileable here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import I64, AnyFloat, DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    I64,
+    AnyFloat,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
 
 from xlinalg.dialects.iree_linalg_ext.base import (
     LinalgExtOp,
@@ -60,38 +73,72 @@ from xlinalg.interfaces.tiling import TilingInterface, subview
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
-def _matmul_const(e: Emitter, left: np.ndarray, x: list[list[SSAValue]], right: np.ndarray,
-                  t: Attribute) -> list[list[SSAValue]]:
-    """`left @ x @ right` with constant matrices, unrolled (0 skipped, ±1 without a multiply)."""
-    constants: dict[float, SSAValue] = {}
+def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attribute) -> SSAValue:
+    """`memref.get_global` of `matrix` (a private constant `memref.global` in the module)."""
+    rows, cols = matrix.shape
+    symbol = f"__iree_linalg_ext_winograd_{name}_{rows}x{cols}_{t}"
+    type_ = MemRefType(t, [rows, cols])
+    module = op.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    if SymbolTable.lookup_symbol(module, symbol) is None:
+        value = DenseIntOrFPElementsAttr.from_list(TensorType(t, [rows, cols]),
+                                                   [float(x) for x in matrix.flatten()])
+        module.body.block.insert_op_before(
+            memref.GlobalOp.get(StringAttr(symbol), type_, value, constant=UnitAttr()),
+            module.body.block.first_op,  # type: ignore[arg-type]
+        )
+    return em.value(memref.GetGlobalOp(symbol, type_))
 
-    def term(coef: float, value: SSAValue) -> tuple[bool, SSAValue]:
-        if abs(coef) == 1.0:
-            return coef < 0, value
-        if coef not in constants:
-            constants[coef] = e.const(coef, t)
-        return False, e.value(arith.MulfOp(constants[coef], value))
 
-    def combine(terms: list[tuple[bool, SSAValue]]) -> SSAValue:
-        if not terms:
-            if 0.0 not in constants:
-                constants[0.0] = e.const(0.0, t)
-            return constants[0.0]
-        terms = sorted(terms, key=lambda nv: nv[0])  # a positive term first when there is one
-        negative, acc = terms[0]
-        if negative:
-            acc = e.value(arith.NegfOp(acc))
-        for neg, value in terms[1:]:
-            acc = e.value((arith.SubfOp if neg else arith.AddfOp)(acc, value))
-        return acc
+def _sandwich(e: Emitter, mat: SSAValue, rows: int, inner: int, tmp: SSAValue,
+              load_x: Callable[[Emitter, SSAValue, SSAValue], SSAValue],
+              store_y: Callable[[Emitter, SSAValue, SSAValue, SSAValue], None], t: Attribute) -> None:
+    """`Y = M X M^T` for one tile: `tmp = M X` (rows×inner), then `Y[i][j] = sum_b tmp[i][b] M[j][b]`."""
+    zero, one = e.index(0), e.index(1)
+    n_rows, n_inner = e.index(rows), e.index(inner)
+    fzero = e.const(0.0, t)
 
-    rows, inner = left.shape
-    cols = len(x[0])
-    tmp = [[combine([term(float(left[i][a]), x[a][j]) for a in range(inner) if left[i][a] != 0])
-            for j in range(cols)] for i in range(rows)]
-    out_cols = right.shape[1]
-    return [[combine([term(float(right[b][j]), tmp[i][b]) for b in range(cols) if right[b][j] != 0])
-             for j in range(out_cols)] for i in range(rows)]
+    def left(e1: Emitter, i: SSAValue) -> None:
+        def col(e2: Emitter, b: SSAValue) -> None:
+            def mac(e3: Emitter, a: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                prod = e3.value(arith.MulfOp(e3.load(mat, [i, a]), load_x(e3, a, b)))
+                return [e3.value(arith.AddfOp(acc[0], prod))]
+
+            (value,) = e2.loop_carry(zero, n_inner, one, [fzero], mac)
+            e2.store(value, tmp, [i, b])
+
+        e1.loop(zero, n_inner, one, col)
+
+    def right(e1: Emitter, i: SSAValue) -> None:
+        def col(e2: Emitter, j: SSAValue) -> None:
+            def mac(e3: Emitter, b: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                prod = e3.value(arith.MulfOp(e3.load(tmp, [i, b]), e3.load(mat, [j, b])))
+                return [e3.value(arith.AddfOp(acc[0], prod))]
+
+            (value,) = e2.loop_carry(zero, n_inner, one, [fzero], mac)
+            store_y(e2, i, j, value)
+
+        e1.loop(zero, n_rows, one, col)
+
+    e.loop(zero, n_rows, one, left)
+    e.loop(zero, n_rows, one, right)
+
+
+def _lower_tiles(op: _WinogradOp, name: str, matrix: np.ndarray, domain: list[SSAValue],
+                 body: Callable[[Emitter, list[SSAValue], Callable[..., None]], None],
+                 em: Emitter) -> None:
+    """Around `body`: the constant matrix, a rows×inner scratch tile, the loop nest over
+    `domain`; `body(e, ivs, transform)` calls `transform(load_x, store_y)` for its tile."""
+    t = elem(op.outputs[0])
+    rows, inner = matrix.shape
+    mat = _matrix(em, op, name, matrix, t)
+    tmp = em.value(memref.AllocOp.get(t, shape=[rows, inner]))
+
+    def nest_body(e: Emitter, ivs: list[SSAValue]) -> None:
+        body(e, ivs, lambda load_x, store_y: _sandwich(e, mat, rows, inner, tmp, load_x, store_y, t))
+
+    em.nest(domain, nest_body)
+    em.add(memref.DeallocOp.get(tmp))
 
 
 class _WinogradOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
@@ -198,21 +245,14 @@ class WinogradFilterTransformOp(_WinogradOp):
         g_matrix, _, _ = MATRICES[(self.m, self.r)]
         em = Emitter(InsertPoint.before(self))
         src, dst = self.inputs[0], self.outputs[0]
-        t = elem(src)
-        sizes = em.dims(dst)
-        idx = [em.index(i) for i in range(self.tile)]
         hwcf = self.hwcf()
 
-        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+        def body(e: Emitter, ivs: list[SSAValue], transform: Callable[..., None]) -> None:
             c, f = ivs
-            g = [[e.load(src, [idx[a], idx[b], c, f] if hwcf else [f, c, idx[a], idx[b]])
-                  for b in range(self.r)] for a in range(self.r)]
-            y = _matmul_const(e, g_matrix, g, g_matrix.T, t)
-            for a in range(self.tile):
-                for b in range(self.tile):
-                    e.store(y[a][b], dst, [idx[a], idx[b], c, f])
+            transform(lambda e2, a, b: e2.load(src, [a, b, c, f] if hwcf else [f, c, a, b]),
+                      lambda e2, i, j, v: e2.store(v, dst, [i, j, c, f]))
 
-        em.nest(sizes[2:], body)
+        _lower_tiles(self, "G", g_matrix, em.dims(dst)[2:], body, em)
         rewriter.erase_op(self)
 
     def get_loop_iterator_types(self) -> list[IteratorType]:
@@ -304,39 +344,27 @@ class WinogradInputTransformOp(_ImageTransformOp):
         _, bt, _ = MATRICES[(self.m, self.r)]
         em = Emitter(InsertPoint.before(self))
         src, dst = self.inputs[0], self.outputs[0]
-        t = elem(src)
-        sizes = em.dims(dst)
         image_sizes = em.dims(src)
         height, width = (image_sizes[1], image_sizes[2]) if self.nhwc() else (image_sizes[2], image_sizes[3])
-        idx = [em.index(i) for i in range(self.tile)]
-        m = em.index(self.m)
-        one = em.index(1)
-        zero_f = em.const(0.0, t)
+        m, one = em.index(self.m), em.index(1)
+        h_last, w_last = em.subi(height, one), em.subi(width, one)
+        zero_f = em.const(0.0, elem(src))
 
-        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+        def body(e: Emitter, ivs: list[SSAValue], transform: Callable[..., None]) -> None:
             n, th, tw, c = ivs
             h0, w0 = e.muli(th, m), e.muli(tw, m)
-            rows = [e.addi(h0, idx[a]) for a in range(self.tile)]
-            cols = [e.addi(w0, idx[b]) for b in range(self.tile)]
-            row_ok = [e.cmpi(h, height, "ult") for h in rows]
-            col_ok = [e.cmpi(w, width, "ult") for w in cols]
-            h_last, w_last = e.subi(height, one), e.subi(width, one)
-            rows_c = [e.value(arith.MinUIOp(h, h_last)) for h in rows]
-            cols_c = [e.value(arith.MinUIOp(w, w_last)) for w in cols]
-            d = []
-            for a in range(self.tile):
-                line = []
-                for b in range(self.tile):
-                    value = e.load(src, self.image_index(n, rows_c[a], cols_c[b], c))
-                    ok = e.value(arith.AndIOp(row_ok[a], col_ok[b]))
-                    line.append(e.select(ok, value, zero_f))
-                d.append(line)
-            y = _matmul_const(e, bt, d, bt.T, t)
-            for a in range(self.tile):
-                for b in range(self.tile):
-                    e.store(y[a][b], dst, [idx[a], idx[b], n, th, tw, c])
 
-        em.nest(sizes[2:], body)
+            def load(e2: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+                # the window element, zero beyond the image (clamped load + select)
+                h, w = e2.addi(h0, a), e2.addi(w0, b)
+                ok = e2.value(arith.AndIOp(e2.cmpi(h, height, "ult"), e2.cmpi(w, width, "ult")))
+                hc = e2.value(arith.MinUIOp(h, h_last))
+                wc = e2.value(arith.MinUIOp(w, w_last))
+                return e2.select(ok, e2.load(src, self.image_index(n, hc, wc, c)), zero_f)
+
+            transform(load, lambda e2, i, j, v: e2.store(v, dst, [i, j, n, th, tw, c]))
+
+        _lower_tiles(self, "BT", bt, em.dims(dst)[2:], body, em)
         rewriter.erase_op(self)
 
 
@@ -366,21 +394,15 @@ class WinogradOutputTransformOp(_ImageTransformOp):
         _, _, at = MATRICES[(self.m, self.r)]
         em = Emitter(InsertPoint.before(self))
         src, dst = self.inputs[0], self.outputs[0]
-        t = elem(src)
-        sizes = em.dims(src)
-        idx = [em.index(i) for i in range(self.tile)]
         m = em.index(self.m)
 
-        def body(e: Emitter, ivs: list[SSAValue]) -> None:
+        def body(e: Emitter, ivs: list[SSAValue], transform: Callable[..., None]) -> None:
             n, th, tw, c = ivs
-            x = [[e.load(src, [idx[a], idx[b], n, th, tw, c]) for b in range(self.tile)]
-                 for a in range(self.tile)]
-            y = _matmul_const(e, at, x, at.T, t)
             h0, w0 = e.muli(th, m), e.muli(tw, m)
-            for a in range(self.m):
-                h = e.addi(h0, idx[a])
-                for b in range(self.m):
-                    e.store(y[a][b], dst, self.image_index(n, h, e.addi(w0, idx[b]), c))
+            transform(
+                lambda e2, a, b: e2.load(src, [a, b, n, th, tw, c]),
+                lambda e2, i, j, v: e2.store(v, dst, self.image_index(n, e2.addi(h0, i), e2.addi(w0, j), c)),
+            )
 
-        em.nest(sizes[2:], body)
+        _lower_tiles(self, "AT", at, em.dims(src)[2:], body, em)
         rewriter.erase_op(self)
