@@ -47,8 +47,9 @@ def inputs(transpose_v: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
     return [q, k, v_arg, np.full((B, N, E), np.nan, F32)], expected
 
 
-@pytest.mark.parametrize("transpose_v", [False, True])
-@pytest.mark.parametrize("tiles", [None, [1, 8, 0], [0, 5, 16], [1, 7, 11]])
+@pytest.mark.parametrize(("transpose_v", "tiles"), [
+    (False, None), (True, None), (False, [1, 8, 0]), (False, [0, 5, 16]), (True, [1, 7, 11]),
+])
 def test_attention_vs_softmax(transpose_v: bool, tiles: list[int] | None) -> None:
     args, expected = inputs(transpose_v)
     schedule = tile_schedule("iree_linalg_ext.attention", tiles) if tiles else None
@@ -103,7 +104,7 @@ func.func @attention(%q: memref<1x96x32xf32>, %k: memref<1x160x32xf32>, %v: memr
 }"""
 
 
-@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("order", [1])
 def test_attention_search_space_resolves_and_runs(order: int) -> None:
     space = (Path(__file__).resolve().parents[1] / "search_spaces" / "attention_tile.mlir").read_text()
     knobs = xlinalg.list_knobs(space)
