@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, i64
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
@@ -85,7 +85,8 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         return [int(v) for v in self.inner_dims_pos.get_values()]
 
     def static_tiles(self) -> list[int]:
-        return [int(v) for v in self.static_inner_tiles.get_values()]
+        """The static tiles, -1 (`pack_shape.DYNAMIC`) for a dynamic one (stored as kDynamic)."""
+        return [DYNAMIC if int(v) == DYNAMIC_INDEX else int(v) for v in self.static_inner_tiles.get_values()]
 
     def tile_values(self, em: Emitter) -> list[SSAValue]:
         dynamic = iter(self.inner_tiles)
@@ -149,7 +150,9 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         tiles = self.static_tiles()
         if sum(1 for t in tiles if t == DYNAMIC) != len(self.inner_tiles):
             raise self.fail("expected one inner_tiles operand per dynamic tile")
-        if any(t == 0 or t < DYNAMIC for t in tiles):
+        if any(t == 0 or t < DYNAMIC for t in tiles) or any(
+            int(v) < 0 and int(v) != DYNAMIC_INDEX for v in self.static_inner_tiles.get_values()
+        ):
             raise self.fail(f"expected positive inner_tiles, got {tiles}")
         u_shape = shape(unpacked)
         problem = check_pack_attrs(len(u_shape), self.dims_pos(), len(tiles), self.perm())
@@ -176,7 +179,7 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         if self.outer_dims_perm is not None:
             printer.print_string(f" outer_dims_perm = {print_int_list(self.perm())}")
         printer.print_string(f" inner_dims_pos = {print_int_list(self.dims_pos())} inner_tiles = ")
-        print_dynamic_index_list(printer, DYNAMIC, self.inner_tiles, self.static_tiles())
+        print_dynamic_index_list(printer, DYNAMIC_INDEX, self.inner_tiles, self.static_inner_tiles.get_values())
         printer.print_string(" into ")
         printer.print_ssa_value(self.outputs[0])
         printer.print_string(f" : ({self.inputs[0].type} {self.outputs[0].type})")
@@ -206,7 +209,7 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         dims_pos = parse_int_list(parser)
         parser.parse_keyword("inner_tiles")
         parser.parse_punctuation("=")
-        tile_refs, static_tiles = parse_dynamic_index_list_without_types(parser, DYNAMIC)
+        tile_refs, static_tiles = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
         tiles = [parser.resolve_operand(t, IndexType()) for t in tile_refs]
         parser.parse_keyword("into")
         dest_ref = parser.parse_unresolved_operand()

@@ -7,8 +7,9 @@ prose calls the kernel m×m and the output tile r×r (the letters of
 (`output_tile_size`, `kernel_size`), which is unambiguous.
 
 F(6, 3) is IREE's (the constants `iree-opt --iree-linalg-ext-decompose-winograd`
-emits, interpolation points 0, ±1, ±1/2, ±2, ∞); F(2, 3) and F(4, 3) are
-Lavin & Gray's. The seed's filter formula "G·(F·B^T)" is a doc defect: the
+emits, interpolation points 0, ±1, ±1/2, ±2, ∞; IREE supports only this one);
+F(2, 3), F(4, 3) and F(2, 5) are the ones `linalg.winograd_*` uses
+(`xlinalg.dialects.linalg.winograd_matrices`, upstream MLIR's). The seed's filter formula "G·(F·B^T)" is a doc defect: the
 filter transform is `G g G^T` (what IREE computes and what makes the
 algorithm a convolution); the tests check all three against a direct convolution.
 """
@@ -16,6 +17,8 @@ algorithm a convolution); the tests check all three against a direct convolution
 from __future__ import annotations
 
 import numpy as np
+
+from xlinalg.dialects.linalg.winograd_matrices import FMR_CASES, winograd_matrices
 
 _F63_G = [
     [1, 0, 0],
@@ -46,39 +49,14 @@ _F63_AT = [
     [0, 1, -1, 32, -32, 1 / 32, -1 / 32, 1],
 ]
 
-_F23_G = [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]
-_F23_BT = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]
-_F23_AT = [[1, 1, 1, 0], [0, 1, -1, -1]]
+def _linalg(m: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    w = winograd_matrices(m, r)
+    return w.numpy("G"), w.numpy("BT"), w.numpy("AT")
 
-_F43_G = [
-    [1 / 4, 0, 0],
-    [-1 / 6, -1 / 6, -1 / 6],
-    [-1 / 6, 1 / 6, -1 / 6],
-    [1 / 24, 1 / 12, 1 / 6],
-    [1 / 24, -1 / 12, 1 / 6],
-    [0, 0, 1],
-]
-_F43_BT = [
-    [4, 0, -5, 0, 1, 0],
-    [0, -4, -4, 1, 1, 0],
-    [0, 4, -4, -1, 1, 0],
-    [0, -2, -1, 2, 1, 0],
-    [0, 2, -1, -2, 1, 0],
-    [0, 4, 0, -5, 0, 1],
-]
-_F43_AT = [
-    [1, 1, 1, 1, 1, 0],
-    [0, 1, -1, 2, -2, 0],
-    [0, 1, 1, 4, 4, 0],
-    [0, 1, -1, 8, -8, 1],
-]
 
 #: (output_tile_size, kernel_size) -> (G, B^T, A^T)
 MATRICES: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {
-    (m, r): (np.array(g, dtype=np.float64), np.array(bt, dtype=np.float64), np.array(at, dtype=np.float64))
-    for (m, r), (g, bt, at) in {
-        (6, 3): (_F63_G, _F63_BT, _F63_AT),
-        (4, 3): (_F43_G, _F43_BT, _F43_AT),
-        (2, 3): (_F23_G, _F23_BT, _F23_AT),
-    }.items()
+    (6, 3): (np.array(_F63_G, dtype=np.float64), np.array(_F63_BT, dtype=np.float64),
+             np.array(_F63_AT, dtype=np.float64)),
+    **{mr: _linalg(*mr) for mr in FMR_CASES},
 }
