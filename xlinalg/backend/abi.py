@@ -10,8 +10,13 @@ function `@f` whose parameters are, in order, for every argument:
 Results: at most one scalar result (`void` otherwise). Memref arguments are
 written in place.
 
-Memref results (what a function returning tensors has after one-shot
-bufferization) are returned through out-pointers: for every memref result, in
+A function returning tensors has memref results after one-shot bufferization.
+Those of a static shape are *result buffers*: the caller allocates them and
+passes them as extra memref parameters after the arguments (in result order;
+`FunctionSignature.buffer_results`); the function writes the result there (so
+LLVM sees the same unknown-provenance pointers as for memref arguments, and the
+kernel compiles as its memref twin does). The others are returned through
+out-pointers: for every such memref result, in
 order, one extra trailing `ptr` parameter pointing to caller-provided storage
 for MLIR's descriptor struct `{ptr allocated, ptr aligned, i64 offset,
 [r x i64] sizes, [r x i64] strides}` (3 + 2r eight-byte words). The callee
@@ -56,6 +61,9 @@ class FunctionSignature:
     result: ScalarArg | None = None  # the scalar result, returned by value
     # Every result in order (scalar and memref); empty means just `result`.
     results: tuple[ArgSpec, ...] = ()
+    # Indices (into `results`) of the memref results the caller allocates and passes
+    # as extra memref parameters after `args` (static shapes; see the module docstring).
+    buffer_results: tuple[int, ...] = ()
 
     @property
     def all_results(self) -> tuple[ArgSpec, ...]:
@@ -64,9 +72,22 @@ class FunctionSignature:
         return () if self.result is None else (self.result,)
 
     @property
+    def result_buffers(self) -> tuple[MemRefArg, ...]:
+        """The caller-allocated result buffers, in parameter order."""
+        return tuple(self.results[i] for i in self.buffer_results)  # type: ignore[misc]
+
+    @property
+    def native_args(self) -> tuple[ArgSpec, ...]:
+        """The parameters before the out-pointers: the arguments, then the result buffers."""
+        return (*self.args, *self.result_buffers)
+
+    @property
     def memref_results(self) -> tuple[MemRefArg, ...]:
         """The results returned through descriptor out-pointers (trailing `ptr` parameters)."""
-        return tuple(r for r in self.results if isinstance(r, MemRefArg))
+        return tuple(
+            r for i, r in enumerate(self.results)
+            if isinstance(r, MemRefArg) and i not in self.buffer_results
+        )
 
 
 @dataclass(frozen=True)

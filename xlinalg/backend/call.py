@@ -24,8 +24,12 @@ from xlinalg.backend.abi import FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.backend.signature import ctypes_param_types, ctypes_return_type
 from xlinalg.errors import BackendError
 
-PreparedArgs = tuple[Any, ...]
-"""The flat ctypes-ready argument list of one call (see `NativeFunction.prepare`)."""
+
+class PreparedArgs(tuple[Any, ...]):
+    """The flat ctypes-ready argument list of one call (see `NativeFunction.prepare`), and
+    the result buffers it contains (arrays the kernel writes its static results into)."""
+
+    buffers: tuple[np.ndarray, ...] = ()
 
 
 def _shape_text(shape: tuple[int | None, ...]) -> str:
@@ -186,10 +190,18 @@ class NativeFunction:
                 flat.extend(_memref_args(i, spec, value, sig.name))
             else:
                 flat.append(_scalar_arg(i, spec, value, sig.name))
-        # Storage for the descriptors of memref results (see `abi.py`).
+        # New arrays for the result buffers, storage for the descriptors of the other
+        # memref results (see `abi.py`).
+        buffers: list[np.ndarray] = []
+        for i, spec in enumerate(sig.result_buffers):
+            shape = tuple(d for d in spec.shape if d is not None)
+            buffers.append(np.empty(shape, np.dtype(spec.dtype)))
+            flat.extend(_memref_args(len(args) + i, spec, buffers[-1], sig.name))
         for spec in sig.memref_results:
             flat.append((ctypes.c_int64 * (3 + 2 * len(spec.shape)))())
-        return tuple(flat)
+        prepared = PreparedArgs(flat)
+        prepared.buffers = tuple(buffers)
+        return prepared
 
     def call_prepared(self, prepared: PreparedArgs) -> Any:
         result = self._cfunc(*prepared)
@@ -198,12 +210,15 @@ class NativeFunction:
         if sig.result is not None:
             dtype = np.dtype(sig.result.dtype)
             scalar = np.uint16(result).view(np.float16) if dtype == np.float16 else dtype.type(result)
-        if not sig.memref_results:
+        if not sig.memref_results and not sig.buffer_results:
             return scalar
         descriptors = iter(prepared[len(prepared) - len(sig.memref_results) :])
+        buffers = dict(zip(sig.buffer_results, getattr(prepared, "buffers", ()), strict=True))
         values = [
-            _take_memref_result(spec, next(descriptors)) if isinstance(spec, MemRefArg) else scalar
-            for spec in sig.all_results
+            buffers[i] if i in buffers
+            else _take_memref_result(spec, next(descriptors)) if isinstance(spec, MemRefArg)
+            else scalar
+            for i, spec in enumerate(sig.all_results)
         ]
         return values[0] if len(values) == 1 else tuple(values)
 

@@ -83,7 +83,7 @@ def is_f16(spec: ArgSpec | None) -> bool:
 
 def needs_c_adapter(sig: FunctionSignature) -> bool:
     """Whether ctypes cannot call the kernel directly (an f16 scalar argument or result)."""
-    return is_f16(sig.result) or any(is_f16(a) for a in sig.args)
+    return is_f16(sig.result) or any(is_f16(a) for a in sig.native_args)
 
 
 def memref_param_count(rank: int) -> int:
@@ -107,11 +107,11 @@ def result_pointer_types(sig: FunctionSignature) -> list[str]:
 
 
 def kernel_param_types(sig: FunctionSignature) -> list[str]:
-    return [t for a in sig.args for t in kernel_arg_types(a)] + result_pointer_types(sig)
+    return [t for a in sig.native_args for t in kernel_arg_types(a)] + result_pointer_types(sig)
 
 
 def c_param_types(sig: FunctionSignature) -> list[str]:
-    return [t for a in sig.args for t in c_arg_types(a)] + result_pointer_types(sig)
+    return [t for a in sig.native_args for t in c_arg_types(a)] + result_pointer_types(sig)
 
 
 def kernel_return_type(sig: FunctionSignature) -> str:
@@ -130,7 +130,7 @@ def ctypes_arg_types(spec: ArgSpec) -> list[Any]:
 
 def ctypes_param_types(sig: FunctionSignature) -> list[Any]:
     pointers = [ctypes.c_void_p] * len(sig.memref_results)
-    return [t for a in sig.args for t in ctypes_arg_types(a)] + pointers
+    return [t for a in sig.native_args for t in ctypes_arg_types(a)] + pointers
 
 
 def ctypes_return_type(sig: FunctionSignature) -> Any:

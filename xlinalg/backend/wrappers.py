@@ -59,7 +59,7 @@ def _convert_args(sig: FunctionSignature, c_names: list[str], lines: list[str]) 
     """Emit the i16 -> half bitcasts; return the kernel's typed arguments."""
     typed: list[str] = []
     pos = 0
-    for k, spec in enumerate(sig.args):
+    for k, spec in enumerate(sig.native_args):
         types = kernel_arg_types(spec)
         if is_f16(spec):
             lines.append(f"  %h{k} = bitcast i16 {c_names[pos]} to half")

@@ -50,6 +50,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
@@ -63,6 +64,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
     UnitAttr,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -541,8 +543,10 @@ class _FunctionBufferizer:
         for op in self.yields:
             kept = [v for v in op.operands if not isinstance(v.type, TensorType)]
             Rewriter.replace_op(op, scf.YieldOp(*kept))
+        new_returns: list[func.ReturnOp] = []
         for op, values in self.returns:
-            Rewriter.replace_op(op, func.ReturnOp(*values))
+            new_returns.append(func.ReturnOp(*values))
+            Rewriter.replace_op(op, new_returns[-1])
         for loop in reversed(self.loops):
             self._rebuild_loop(loop)
         for op in reversed(self.to_erase):
@@ -555,8 +559,10 @@ class _FunctionBufferizer:
         for old, _new in self.arguments:
             assert isinstance(old.owner, Block)
             old.owner.erase_arg(old)  # type: ignore[arg-type]
+        if len(new_returns) == 1:
+            new_returns[0] = self._static_results_into_arguments(new_returns[0])
         block = self.fn.body.blocks[0]
-        outputs = [v.type for v in self.returns[0][1]] if self.returns else list(
+        outputs = [v.type for v in new_returns[0].operands] if new_returns else list(
             self.fn.function_type.outputs.data
         )
         self.fn.function_type = FunctionType.from_lists([a.type for a in block.args], outputs)
@@ -564,6 +570,40 @@ class _FunctionBufferizer:
             from xlinalg.lowering.to_llvm.signatures import OWNED_RESULTS_ATTR
 
             self.fn.attributes[OWNED_RESULTS_ATTR] = UnitAttr()
+
+    def _static_results_into_arguments(self, ret: func.ReturnOp) -> func.ReturnOp:
+        """Static-shaped tensor results are written into caller-allocated buffers: a new
+        trailing argument replaces the buffer's allocation (upstream's
+        buffer-results-to-out-params with the allocation hoisted to the caller). The
+        kernel then sees its output as the memref version does: a pointer of unknown
+        provenance (with a fresh allocation LLVM may choose very different code)."""
+        from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
+
+        entry = self.fn.body.blocks[0]
+        where: list[int] = []
+        kept: list[SSAValue] = []
+        for value in ret.operands:
+            vtype = value.type
+            alloc = value.owner
+            if (
+                value in self.returned
+                and isinstance(vtype, MemRefType)
+                and all(d >= 0 for d in vtype.get_shape())
+                and isinstance(alloc, memref.AllocOp)
+            ):
+                arg = entry.insert_arg(vtype, len(entry.args))
+                value.replace_all_uses_with(arg)
+                Rewriter.erase_op(alloc)
+                where.append(arg.index)
+            else:
+                where.append(-len(kept) - 1)
+                kept.append(value)
+        if len(kept) == len(where):
+            return ret
+        new = func.ReturnOp(*kept)
+        Rewriter.replace_op(ret, new)
+        self.fn.attributes[RESULTS_FROM_ATTR] = DenseArrayBase.from_list(i64, where)
+        return new
 
     def _rebuild_loop(self, loop: scf.ForOp) -> None:
         keep = [i for i, v in enumerate(loop.iter_args) if not isinstance(v.type, TensorType)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -23,6 +24,11 @@ from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
 OWNED_RESULTS_ATTR = "xlinalg.owned_results"
 """Set by one-shot bufferization on a function whose memref results are new buffers the
 caller owns (the only memref results the native ABI returns)."""
+
+RESULTS_FROM_ATTR = "xlinalg.results_from"
+"""Set by one-shot bufferization when results are written into caller-allocated buffers:
+for every original result, the index of the trailing argument holding it (>= 0), or
+-(j + 1) for the j-th value still returned."""
 
 _INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
@@ -51,13 +57,23 @@ def arg_spec(t: Attribute) -> ArgSpec:
 
 def function_signature(f: func.FuncOp) -> FunctionSignature:
     ftype = f.function_type
+    inputs = list(ftype.inputs.data)
     results = tuple(arg_spec(t) for t in ftype.outputs.data)
+    buffer_results: tuple[int, ...] = ()
+    origin = f.attributes.get(RESULTS_FROM_ATTR)
+    if isinstance(origin, DenseArrayBase):
+        # Results written into caller-allocated trailing arguments (see bufferization).
+        where = [int(v) for v in origin.get_values()]
+        buffer_results = tuple(i for i, w in enumerate(where) if w >= 0)
+        returned = results
+        results = tuple(arg_spec(inputs[w]) if w >= 0 else returned[-w - 1] for w in where)
+        inputs = inputs[: len(inputs) - len(buffer_results)]
     scalars = [r for r in results if isinstance(r, ScalarArg)]
     if len(scalars) > 1:
         raise LoweringError(
             f"@{f.sym_name.data}: at most one result can be returned natively besides memrefs"
         )
-    if len(results) > len(scalars) and OWNED_RESULTS_ATTR not in f.attributes:
+    if len(results) > len(scalars) + len(buffer_results) and OWNED_RESULTS_ATTR not in f.attributes:
         raise LoweringError(
             f"@{f.sym_name.data}: a memref result cannot be returned natively (the caller would "
             "not own it); return a tensor, which bufferization returns in a new buffer"
@@ -65,9 +81,10 @@ def function_signature(f: func.FuncOp) -> FunctionSignature:
     # Memref results go through descriptor out-pointers (see `backend/abi.py`).
     return FunctionSignature(
         name=f.sym_name.data,
-        args=tuple(arg_spec(t) for t in ftype.inputs.data),
+        args=tuple(arg_spec(t) for t in inputs),
         result=scalars[0] if scalars else None,
         results=results if len(results) > len(scalars) else (),
+        buffer_results=buffer_results,
     )
 
 
