@@ -29,11 +29,20 @@ buffer first (without the copy when the op does not read its destination, e.g.
   argument with the attribute `{bufferization.writable = true}` may be
   written in place (the caller then sees its array change, as upstream's
   One-Shot Bufferize does for writable arguments);
-- a tensor result becomes a memref result with the identity layout, in a
-  buffer the function allocates and the caller owns: a buffer allocated in the
-  function's entry block is returned as it is, anything else (an argument, a
-  view, a constant, a buffer returned twice) is copied into a new one. How
-  memref results cross the native ABI is described in `xlinalg/backend/abi.py`.
+- a tensor result of a static shape is written into a *result buffer*: a new
+  trailing memref argument that the caller allocates (it replaces the
+  allocation the result would otherwise live in; the function attribute
+  `xlinalg.results_from` records which argument holds which result). LLVM then
+  sees the output as a pointer of unknown provenance, exactly like the memref
+  version of the kernel (given a fresh `aligned_alloc` it picks different, here
+  much slower, gather/scatter code);
+- any other tensor result becomes a memref result with the identity layout, in
+  a buffer the function allocates and the caller owns (`xlinalg.owned_results`):
+  a buffer allocated in the function's entry block is returned as it is,
+  anything else (an argument, a view, a constant, a buffer returned twice) is
+  copied into a new one. How both kinds cross the native ABI is described in
+  `xlinalg/backend/abi.py`; `xlinalg.compile(...)(*arrays)` returns them as new
+  NumPy arrays.
 
 Temporary buffers are freed (`memref.dealloc`) at the end of the block that
 allocated them. Ops with tensor operands or results not listed here (a

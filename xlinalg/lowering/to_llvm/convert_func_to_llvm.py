@@ -3,6 +3,8 @@
 A memref argument of rank r becomes `ptr allocated, ptr aligned, i64 offset,
 i64 size_0..size_{r-1}, i64 stride_0..stride_{r-1}`; the entry block rebuilds
 the descriptor struct from them. Calls expand memref operands the same way.
+Memref results become trailing `ptr` parameters to which `func.return` writes
+the descriptor (3 + 2r words); calls of such functions are not supported.
 Public functions with a body get external linkage, private ones internal;
 bodiless functions become declarations.
 """
