@@ -1,6 +1,8 @@
 """The transform interpreter: handles, params, invalidation, failure modes.
 
-Public API: `apply_schedule(payload, schedule, knobs=None, entry="__transform_main")`.
+Public API: `apply_schedule(payload, schedule, knobs=None, entry="__transform_main",
+*, extra_bindings=(), expensive_checks=True)`; the implemented ops and their
+tests: `xlinalg.dialects.transform.coverage.print_transform_coverage()`.
 """
 
 from xlinalg.interpreter import ops as _ops  # noqa: F401  (registers the op implementations)
