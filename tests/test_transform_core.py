@@ -979,3 +979,11 @@ transform.with_pdl_patterns {
     apply_schedule(module, script)
     # no operand/result values in the pattern: unconstrained, as in MLIR's PDL
     assert str(module).count("linalg.matmul {matched}") == 2
+
+
+def test_apply_registered_pass_options_are_checked() -> None:
+    fails(
+        '    %g = transform.apply_registered_pass "cse" with options = {"no-such-option" = true} to %root : (!transform.any_op) -> !transform.any_op\n',
+        silenceable=False,
+        match="invalid options .* for pass 'cse'",
+    )

@@ -205,6 +205,25 @@ REGISTERED_PASS_NAMES: tuple[str, ...] = (
 )
 
 
+def _pass_options(op: ApplyRegisteredPassOp) -> dict[str, object]:
+    """`with options = {"name" = value}` as keyword arguments of the pass."""
+    from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
+
+    if not isinstance(op.options, DictionaryAttr):
+        return {}
+    options: dict[str, object] = {}
+    for key, value in op.options.data.items():
+        if isinstance(value, IntegerAttr) and value.type == i1:
+            options[key.replace("-", "_")] = bool(value.value.data)
+        elif isinstance(value, IntegerAttr):
+            options[key.replace("-", "_")] = value.value.data
+        elif isinstance(value, StringAttr):
+            options[key.replace("-", "_")] = value.data
+        else:
+            options[key.replace("-", "_")] = value
+    return options
+
+
 @register(ApplyRegisteredPassOp, consumes=lambda op: [op.target])
 def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
     from xlinalg.interpreter.parsing import default_context
@@ -219,11 +238,18 @@ def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) 
             + ", ".join(sorted(table)),
             silenceable=False,
         )
+    options = _pass_options(op)
+    try:
+        pass_ = table[name](**options)
+    except TypeError as err:
+        raise failure(
+            op, f"invalid options {options} for pass '{name}': {err}", silenceable=False
+        ) from err
     targets = interp.state.get_ops(op.target, op)
     ctx = default_context()
     for target in targets:
         try:
-            table[name]().apply(ctx, target)  # type: ignore[arg-type]
+            pass_.apply(ctx, target)  # type: ignore[arg-type]
         except Exception as err:
             raise failure(
                 op, f"pass '{name}' failed on {describe_payload(target)}: {err}", silenceable=False
