@@ -4,7 +4,7 @@ and the assembly helpers for `keyword(value)` attributes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ShapedType, TensorType, i32
 from xdsl.ir import Attribute, Block, SSAValue
@@ -22,6 +22,7 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg.generic import element_type
+from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 
 
 @irdl_op_definition
@@ -39,8 +40,9 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[list(values)])
 
 
-class LinalgExtOp(IRDLOperation):
-    """Base of the destination-style ops: `inputs`, `outputs`, tensor `results`."""
+class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
+    """Base of the destination-style ops: `inputs`, `outputs`, tensor `results`
+    (one-shot bufferization rebuilds them on memrefs through `DestinationStyleOpInterface`)."""
 
     inputs = var_operand_def()
     outputs = var_operand_def()
@@ -62,6 +64,17 @@ class LinalgExtOp(IRDLOperation):
             attributes=dict(self.attributes),
             regions=[r.clone() for r in self.regions],
         )
+
+    # ---- DestinationStyleOpInterface ----
+    def get_dps_inputs(self) -> Sequence[SSAValue]:
+        return [v for v in self.inputs if isinstance(v.type, ShapedType)]
+
+    def get_dps_inits(self) -> Sequence[SSAValue]:
+        return list(self.outputs)
+
+    def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> LinalgExtOp:
+        return self.clone_with([buffers.get(v, v) for v in self.inputs],
+                               [buffers.get(v, v) for v in self.outputs])
 
     def shaped_outputs(self) -> list[ShapedType]:
         return [v.type for v in self.outputs]  # type: ignore[misc]

@@ -17,7 +17,7 @@ destination may be smaller than outer × tile).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, i64
@@ -95,8 +95,12 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def unpacked_and_packed(self) -> tuple[SSAValue, SSAValue]:
         raise NotImplementedError
 
+    def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> _RelayoutOp:
+        return self.clone_relayout(buffers.get(self.inputs[0], self.inputs[0]),
+                                   buffers.get(self.outputs[0], self.outputs[0]))
+
     def clone_relayout(self, source: SSAValue, dest: SSAValue) -> _RelayoutOp:
-        operands: list = [[source], [dest], []]
+        operands: list = [[source], [dest], list(self.inner_tiles)]
         if isinstance(self, PackOp):
             operands.append([self.padding_value] if self.padding_value is not None else [])
         properties = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
