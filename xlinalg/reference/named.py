@@ -50,6 +50,7 @@ from xlinalg.dialects.linalg.body_expr import (
     Select,
     Unary,
     args_of,
+    uses_index,
 )
 from xlinalg.dialects.linalg.casting import (
     CastKind,
@@ -59,7 +60,7 @@ from xlinalg.dialects.linalg.casting import (
     named_scalar_type,
     scalar_kind,
 )
-from xlinalg.dialects.linalg.named import NamedStructuredOp, _uses_index
+from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
 
 _FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
@@ -354,8 +355,6 @@ class _Evaluator:
     def run(self) -> np.ndarray:
         spec = self.spec
         out_map = self.maps[self.out_name]
-        if self.body is not None and not self.ranges and _uses_index(self.body):
-            raise XlinalgError(f"'{self.op.name}': no loops to index")  # pragma: no cover
         if not _is_projected_permutation(out_map):
             raise XlinalgError(f"'{self.op.name}': the output indexing map must be a projected permutation")
         n = len(self.ranges)
@@ -419,7 +418,7 @@ class _Evaluator:
         letters: list[str] = []
         values: list[np.ndarray] = []
         for factor in factors:
-            if _uses_index(factor):
+            if uses_index(factor):
                 return None
             # scalar operands (zero points) broadcast; at most one shaped operand per factor
             names = [n for n in args_of(factor) if self.maps[n].results]

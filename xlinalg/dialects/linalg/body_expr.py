@@ -211,6 +211,11 @@ def args_of(expr: Expr) -> list[str]:
     return names
 
 
+def uses_index(expr: Expr) -> bool:
+    """Whether `expr` reads a loop index (`linalg.index`)."""
+    return isinstance(expr, Index) or any(uses_index(c) for c in children_of(expr))
+
+
 def children_of(expr: Expr) -> tuple[Expr, ...]:
     """The direct sub-expressions of `expr`."""
     if isinstance(expr, (Arg, Index, Const)):

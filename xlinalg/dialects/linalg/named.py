@@ -78,6 +78,7 @@ from xlinalg.dialects.linalg.body_expr import (
     arity,
     children_of,
     resolve_fns,
+    uses_index,
 )
 from xlinalg.dialects.linalg.casting import cast_kind, element_type, named_scalar_type, scalar_kind
 from xlinalg.dialects.linalg.generic import verify_structured_operands
@@ -312,7 +313,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
     def has_index_semantics(self) -> bool:
         """Whether the payload reads loop indices (`linalg.index`)."""
         body = self.body()
-        return body is not None and _uses_index(body)
+        return body is not None and uses_index(body)
 
     # ---- verification ----
     def verify_(self) -> None:
@@ -709,10 +710,6 @@ def _infer_type(
             )
         return lhs
     raise TypeError(f"not a body expression: {expr!r}")  # pragma: no cover
-
-
-def _uses_index(expr: Expr) -> bool:
-    return isinstance(expr, Index) or any(_uses_index(c) for c in children_of(expr))
 
 
 def _default_fn(expr: Expr | None, attr: str) -> str | None:
