@@ -17,16 +17,20 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xdsl.dialects.linalg.attrs import IteratorType
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
+
+if TYPE_CHECKING:
+    from xlinalg.transforms.tile import TilingResult
 
 
 class TilingInterface(ABC):
@@ -75,7 +79,9 @@ def subview(builder: IndexBuilder, value: SSAValue, offsets: Sequence[OpFoldResu
     return op.result
 
 
-def tile_using_interface(op: Operation, tile_sizes: Sequence[int], interchange: Sequence[int] = ()):  # type: ignore[no-untyped-def]
+def tile_using_interface(
+    op: Operation, tile_sizes: Sequence[int], interchange: Sequence[int] = ()
+) -> TilingResult:
     """Tile a `TilingInterface` op on memrefs with one `scf.for` per non-zero tile size."""
     from xlinalg.transforms.tile import (
         TilingResult,
