@@ -532,6 +532,8 @@ class _FunctionBufferizer:
         owned_here = {buffer for buffer, block in self.owned if block is entry}
         values: list[SSAValue] = []
         for value in op.operands:
+            if isinstance(value.type, MemRefType):
+                raise self._unsupported(op, "a function returning tensors and memrefs")
             if not isinstance(value.type, TensorType):
                 values.append(value)
                 continue
