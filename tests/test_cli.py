@@ -146,3 +146,17 @@ def test_cli_does_not_import_the_tuner() -> None:
             "assert not any(m == 'tuner' or m.startswith('tuner.') for m in sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60,
                    env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def test_ops_prints_the_coverage_tables() -> None:
+    import subprocess
+    import sys
+
+    linalg = subprocess.run([sys.executable, "-m", "xlinalg.cli", "ops"], capture_output=True,
+                            text=True, timeout=120)
+    assert linalg.returncode == 0, linalg.stderr
+    assert "linalg.matmul" in linalg.stdout and "linalg.conv_2d_nhwc_hwcf" in linalg.stdout
+    transform = subprocess.run([sys.executable, "-m", "xlinalg.cli", "ops", "--transform"],
+                               capture_output=True, text=True, timeout=120)
+    assert transform.returncode == 0, transform.stderr
+    assert "transform.structured.tile_using_for" in transform.stdout

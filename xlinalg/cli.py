@@ -317,6 +317,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ops(args: argparse.Namespace) -> int:
+    """Coverage tables generated from the code and the test-suite's case lists."""
+    if args.transform:
+        from xlinalg.dialects.transform.coverage import print_transform_coverage
+
+        print_transform_coverage()
+    else:
+        from xlinalg.coverage import print_coverage
+
+        print_coverage()
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -358,6 +371,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="use the tuned schedule stored for this payload's ops and CPU "
                      f"(default DIR {DEFAULT_SCHEDULE_DB})")
     opt.set_defaults(func=cmd_opt)
+
+    ops = commands.add_parser("ops", parents=[debug],
+                              help="coverage table of the linalg ops (or transform ops)")
+    ops.add_argument("--transform", action="store_true",
+                     help="the Transform dialect's ops instead of linalg's")
+    ops.set_defaults(func=cmd_ops)
 
     run = commands.add_parser("run", parents=[debug],
                               help="compile, check against NumPy and time a kernel")
