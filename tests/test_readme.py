@@ -1,0 +1,15 @@
+"""The README's generated coverage tables match what the code and its tests cover today."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_readme_coverage_tables_are_current() -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "update_readme_coverage.py"), "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
