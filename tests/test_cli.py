@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import PAYLOAD, REPO, cli_env, run_cli
 
 from xlinalg.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
-
-PAYLOAD = """\
-#mA = affine_map<(m, n, k) -> (m, k)>
-#mB = affine_map<(m, n, k) -> (k, n)>
-#mC = affine_map<(m, n, k) -> (m, n)>
-func.func @matmul(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
-  linalg.generic {indexing_maps = [#mA, #mB, #mC],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%A, %B : memref<16x16xf32>, memref<16x16xf32>) outs(%C : memref<16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %c, %p : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-"""
 
 SPACE = """\
 module attributes {transform.with_named_sequence} {
@@ -131,32 +112,23 @@ def test_usage_errors_exit_2(files: Path, argv: list[str],
 
 
 def test_console_entry_point_exit_codes(files: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-m", "xlinalg.cli", "opt", "bad.mlir"],
-                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    proc = run_cli(files, "opt", "bad.mlir", timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.startswith("bad.mlir:3:1: error:") and "Traceback" not in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "xlinalg.cli", "opt", "bad.mlir", "--debug"],
-                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    proc = run_cli(files, "opt", "bad.mlir", "--debug", timeout=60)
     assert proc.returncode == 1 and "Traceback" in proc.stderr
 
 
 def test_cli_does_not_import_the_tuner() -> None:
     code = ("import sys, xlinalg, xlinalg.cli; "
             "assert not any(m == 'tuner' or m.startswith('tuner.') for m in sys.modules)")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60,
-                   env={**os.environ, "PYTHONPATH": str(REPO)})
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60, env=cli_env())
 
 
 def test_ops_prints_the_coverage_tables() -> None:
-    import subprocess
-    import sys
-
-    linalg = subprocess.run([sys.executable, "-m", "xlinalg.cli", "ops"], capture_output=True,
-                            text=True, timeout=120)
+    linalg = run_cli(REPO, "ops")
     assert linalg.returncode == 0, linalg.stderr
     assert "linalg.matmul" in linalg.stdout and "linalg.conv_2d_nhwc_hwcf" in linalg.stdout
-    transform = subprocess.run([sys.executable, "-m", "xlinalg.cli", "ops", "--transform"],
-                               capture_output=True, text=True, timeout=120)
+    transform = run_cli(REPO, "ops", "--transform")
     assert transform.returncode == 0, transform.stderr
     assert "transform.structured.tile_using_for" in transform.stdout

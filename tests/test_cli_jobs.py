@@ -4,28 +4,19 @@ everything else saved, exit 130)."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import optuna
 import pytest
 from optuna.trial import TrialState
-from test_tuner_worker import PAYLOAD, SPACE
+from support import PAYLOAD, SPACE, cli_command, cli_env, needs_pipeline
 
 from tuner.errors import TunerError
 from tuner.jobs import parse_duration, split_budget
 from xlinalg.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
-needs_pipeline = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
 
 JOB = """\
 storage = "sqlite:///results/job.db"
@@ -56,10 +47,6 @@ def work(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _env(**extra: str) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO), **extra}
-
-
 def test_durations_and_budget_split() -> None:
     assert parse_duration("8h") == 8 * 3600
     assert parse_duration("1h30m") == 5400 and parse_duration("45s") == 45
@@ -75,9 +62,9 @@ def test_durations_and_budget_split() -> None:
 @needs_pipeline
 def test_job_file_tunes_every_kernel(work: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "xlinalg.cli", "tune", "job.toml", "--timeout", "10m",
-         "--timing-budget", "0.02", "--rerank", "0"],
-        cwd=work, capture_output=True, text=True, timeout=180, env=_env(), check=False)
+        cli_command("tune", "job.toml", "--timeout", "10m", "--timing-budget", "0.02",
+                    "--rerank", "0"),
+        cwd=work, capture_output=True, text=True, timeout=180, env=cli_env(), check=False)
     assert done.returncode == 0, done.stderr + done.stdout
     assert "== kernel 1/2: mm-fixed (time budget 4m5" in done.stdout  # half of 10m
     assert "== kernel 2/2: mm32-space" in done.stdout
@@ -150,11 +137,11 @@ def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
     log = work / "log.txt"
     with log.open("w") as handle:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "xlinalg.cli", "tune", "mm.mlir", "--space", "space.mlir",
-             "--trials", "4", "--sampler", "random", "--timing-budget", "0.02",
-             "--time-limit", "100", "--rerank", "0"],
+            cli_command("tune", "mm.mlir", "--space", "space.mlir", "--trials", "4",
+                        "--sampler", "random", "--timing-budget", "0.02",
+                        "--time-limit", "100", "--rerank", "0"),
             cwd=work, stdout=handle, stderr=subprocess.STDOUT,
-            env=_env(XLINALG_TUNER_TEST_FAULT="hang@1"))
+            env=cli_env(XLINALG_TUNER_TEST_FAULT="hang@1"))
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and "trial 0" not in log.read_text():
             time.sleep(0.2)

@@ -5,22 +5,18 @@ with the reference) and a candidate far slower than the best (`too_slow`)."""
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
 import pytest
 from optuna.trial import TrialState
-from test_tuner_worker import PAYLOAD, SPACE
+from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.candidate import CandidateRequest
 from tuner.worker import FAULT_ENV, measure, slow_limit
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
+pytestmark = needs_pipeline
 
 
 def test_crash_hang_and_wrong_result_are_distinct(tmp_path: Path,

@@ -17,7 +17,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -25,11 +24,10 @@ from pathlib import Path
 
 import pytest
 from optuna.trial import TrialState
-from test_tuner_worker import PAYLOAD, SPACE
+from support import PAYLOAD, SPACE, cli_command, cli_env, needs_pipeline, run_cli
 
 from tuner import study as tuner_study
 
-REPO = Path(__file__).resolve().parent.parent
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
 
 pytestmark = [
@@ -37,8 +35,7 @@ pytestmark = [
                        "(apt-get install -y postgresql)"),
     pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
                        reason="the psycopg2 driver is not installed (pip install -e '.[dev]')"),
-    pytest.mark.skipif(importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-                       reason="the lowering pipeline is not in the tree yet"),
+    needs_pipeline,
 ]
 
 
@@ -87,11 +84,10 @@ def test_concurrent_workers_on_postgresql(postgres_url: str, workers: int, trial
     tuner_study.setup(postgres_url, name, PAYLOAD, SPACE, "mm.mlir", "space.mlir",
                       sampler="random", seed=0, n_trials=trials,
                       timing={"max_total_s": 0.02})
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     processes = [subprocess.Popen(
-        [sys.executable, "-m", "xlinalg.cli", "worker", "--storage", postgres_url,
-         "--study", name, "--seed", str(index), "--quiet"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cli_command("worker", "--storage", postgres_url, "--study", name, "--seed", str(index),
+                    "--quiet"),
+        cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for index in range(workers)]
     deadline = time.monotonic() + 180
     outputs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0]
@@ -110,11 +106,8 @@ def test_concurrent_workers_on_postgresql(postgres_url: str, workers: int, trial
 
 def test_unreachable_postgresql_is_one_clear_error(tmp_path: Path) -> None:
     port = _free_port()  # nothing listens there
-    done = subprocess.run(
-        [sys.executable, "-m", "xlinalg.cli", "worker", "--storage",
-         f"postgresql://postgres@127.0.0.1:{port}/x", "--study", "s"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = run_cli(tmp_path, "worker", "--storage", f"postgresql://postgres@127.0.0.1:{port}/x",
+                   "--study", "s", timeout=60)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "cannot open storage" in done.stderr
     assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())

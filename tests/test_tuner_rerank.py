@@ -5,37 +5,19 @@ stores it as the study's best, which export then uses."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from support import matmul_payload, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.export import best_schedule
 from tuner.rerank import paired_ratios, rerank
 from tuner.worker import NOISE_ENV, noise_for_trial
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
+pytestmark = needs_pipeline
 
-PAYLOAD = """\
-#mA = affine_map<(m, n, k) -> (m, k)>
-#mB = affine_map<(m, n, k) -> (k, n)>
-#mC = affine_map<(m, n, k) -> (m, n)>
-func.func @matmul(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64xf32>) {
-  linalg.generic {indexing_maps = [#mA, #mB, #mC],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%A, %B : memref<64x64xf32>, memref<64x64xf32>) outs(%C : memref<64x64xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %c, %p : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-"""
+PAYLOAD = matmul_payload(64)
 
 # tile_n = 64 keeps the n loop innermost and vectorizable; tile_n = 1 makes every
 # innermost loop a single k-iteration chain: about 3x slower on x86

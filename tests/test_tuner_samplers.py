@@ -3,22 +3,16 @@ studies as one DataFrame, and the report's warning when hosts differ."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import optuna
 import pytest
-from test_tuner_worker import PAYLOAD, SPACE
+from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.export import best_schedule
 from tuner.results import hosts, trials
 from xlinalg.cli import main
-
-needs_pipeline = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
 
 
 def test_sampler_classes() -> None:

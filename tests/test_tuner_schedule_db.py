@@ -3,22 +3,18 @@ lookup (and the report of untuned ops), nearest shapes for warm start."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import optuna
 import pytest
-from test_tuner_worker import PAYLOAD, SPACE
+from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner.schedule_db import entry_path, lookup, nearest, op_signature, store
 from tuner.space import load_space
 from tuner.warm_start import warm_start
 from xlinalg.cli import main
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
+pytestmark = needs_pipeline
 
 
 

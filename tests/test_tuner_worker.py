@@ -7,7 +7,6 @@ The crash and hang use the documented testing seam of `tuner.candidate`: a reque
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import time
 from pathlib import Path
@@ -15,50 +14,11 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
+from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.candidate import CandidateRequest
 from tuner.worker import FAULT_ENV, TrialObjective, fault_for_trial, measure
-
-needs_pipeline = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
-
-PAYLOAD = """\
-#mA = affine_map<(m, n, k) -> (m, k)>
-#mB = affine_map<(m, n, k) -> (k, n)>
-#mC = affine_map<(m, n, k) -> (m, n)>
-func.func @matmul(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
-  linalg.generic {indexing_maps = [#mA, #mB, #mC],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%A, %B : memref<16x16xf32>, memref<16x16xf32>) outs(%C : memref<16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %c, %p : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-"""
-
-SPACE = """\
-// xlinalg.constraint: tile_m % reg_m == 0
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %mm = transform.structured.match ops{["linalg.generic"]} in %root
-      : (!transform.any_op) -> !transform.any_op
-    %tm = transform.tune.knob<"tile_m"> options = [4, 8] -> !transform.param<i64>
-    %rm = transform.tune.knob<"reg_m"> options = [1, 2, 3] -> !transform.param<i64>
-    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [%tm, 8, 0]
-      : (!transform.any_op, !transform.param<i64>)
-      -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    %r, %rl = transform.structured.tile_using_for %t tile_sizes [%rm, 0, 0]
-      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-}
-"""
 
 
 def test_fault_spec() -> None:

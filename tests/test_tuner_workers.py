@@ -5,10 +5,8 @@ is detected."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import optuna
@@ -16,22 +14,14 @@ import pytest
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
-from test_tuner_worker import PAYLOAD, SPACE
+from support import PAYLOAD, SPACE, needs_pipeline, run_cli
 
 from tuner.liveness import fail_dead_trials, is_dead, this_worker
 from tuner.storage import network_filesystem
 
-REPO = Path(__file__).resolve().parent.parent
-needs_pipeline = pytest.mark.skipif(
-    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
-    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
-)
-
 
 def _tune(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "xlinalg.cli", "tune", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=180, check=False,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    return run_cli(cwd, "tune", *args, timeout=180)
 
 
 @needs_pipeline

@@ -180,15 +180,17 @@ def cpu_name(info: dict[str, Any]) -> str:
     return ""
 
 
-def counted_trials(study: optuna.Study) -> int:
+def budget_trials(study: optuna.Study) -> list[FrozenTrial]:
     """Trials that count towards the budget: COMPLETE, PRUNED, and FAIL with a status
     (a FAIL without one is a trial whose process was killed mid-measurement)."""
-    count = 0
-    for trial in study.get_trials(deepcopy=False):
-        if trial.state in (TrialState.COMPLETE, TrialState.PRUNED) or (
-                trial.state == TrialState.FAIL and "status" in trial.user_attrs):
-            count += 1
-    return count
+    return [trial for trial in study.get_trials(deepcopy=False)
+            if trial.state in (TrialState.COMPLETE, TrialState.PRUNED)
+            or (trial.state == TrialState.FAIL and "status" in trial.user_attrs)]
+
+
+def counted_trials(study: optuna.Study) -> int:
+    """How many trials count towards the budget (`budget_trials`)."""
+    return len(budget_trials(study))
 
 
 def running_trials(study: optuna.Study) -> int:

@@ -1,0 +1,106 @@
+"""Helpers the test files share: the tiny tuner payload/space, running the `xlinalg`
+command (in a child interpreter or in this process) and opening the studies it writes.
+
+Imported as `from support import ...` (pytest puts `tests/` on `sys.path`, as for
+`linalg_table_cases`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+needs_pipeline = pytest.mark.skipif(
+    importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
+    reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
+)
+
+
+def matmul_payload(n: int) -> str:
+    """A `func.func @matmul` on n x n f32 memrefs: one `linalg.generic` C += A * B."""
+    t = f"memref<{n}x{n}xf32>"
+    return f"""\
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (k, n)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+func.func @matmul(%A: {t}, %B: {t}, %C: {t}) {{
+  linalg.generic {{indexing_maps = [#mA, #mB, #mC],
+                  iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%A, %B : {t}, {t}) outs(%C : {t}) {{
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }}
+  return
+}}
+"""
+
+
+# the 16x16 matmul most tuner tests measure
+PAYLOAD = matmul_payload(16)
+
+# two knobs tied by a constraint: 2 x 3 points, of which 4 are valid
+SPACE = """\
+// xlinalg.constraint: tile_m % reg_m == 0
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.generic"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tm = transform.tune.knob<"tile_m"> options = [4, 8] -> !transform.param<i64>
+    %rm = transform.tune.knob<"reg_m"> options = [1, 2, 3] -> !transform.param<i64>
+    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [%tm, 8, 0]
+      : (!transform.any_op, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %r, %rl = transform.structured.tile_using_for %t tile_sizes [%rm, 0, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+"""
+
+
+def write_tuner_files(directory: Path, payload: str = PAYLOAD, space: str = SPACE) -> Path:
+    """`mm.mlir` and `space.mlir` in `directory`; returns `directory`."""
+    (directory / "mm.mlir").write_text(payload)
+    (directory / "space.mlir").write_text(space)
+    return directory
+
+
+def cli_command(*args: str) -> list[str]:
+    """The argv of `xlinalg ARGS...` run by this interpreter."""
+    return [sys.executable, "-m", "xlinalg.cli", *args]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """This process's environment with the repository importable, plus `extra`."""
+    return {**os.environ, "PYTHONPATH": str(REPO), **extra}
+
+
+def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`xlinalg ARGS...` in a child interpreter in `cwd` (never raises on a nonzero exit)."""
+    return subprocess.run(cli_command(*args), cwd=cwd, capture_output=True, text=True,
+                          env=cli_env(), timeout=timeout, check=False)
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Run a command in this process (faster than a new interpreter); returns its stdout."""
+    from xlinalg.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Traceback" not in captured.err
+    return captured.out
+
+
+def load_cli_study(cwd: Path, name: str) -> optuna.Study:
+    """The study `name` in the default storage `xlinalg tune` uses under `cwd`."""
+    return optuna.load_study(study_name=name, storage=f"sqlite:///{cwd}/results/xlinalg.db")
