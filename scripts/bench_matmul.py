@@ -95,7 +95,7 @@ def main() -> int:
     info = xlinalg.host_info()
     print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
           f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
-    header = (f"{'M x N x K':>16} | {'untiled':>8} | {'tiled':>8} | {'vector':>8} | "
+    header = (f"{'M x N x K':>18} | {'untiled':>8} | {'tiled':>8} | {'vector':>8} | "
               f"{'OpenBLAS':>8} | {'vector/BLAS':>11} | {'vector/peak':>11} | "
               f"{'BLAS/peak':>9} | {'compile s':>9}")
     rows = []
@@ -127,7 +127,7 @@ def main() -> int:
         g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
         nan = float("nan")
         vec = g.get("vector", nan)
-        rows.append(f"{f'{m} x {n} x {k}':>16} | {g['untiled']:8.2f} | {g.get('tiled', nan):8.2f} | "
+        rows.append(f"{f'{m} x {n} x {k}':>18} | {g['untiled']:8.2f} | {g.get('tiled', nan):8.2f} | "
                     f"{vec:8.2f} | {g['blas']:8.2f} | {vec / g['blas']:11.2f} | "
                     f"{vec / peak:11.2f} | {g['blas'] / peak:9.2f} | {compile_s:9.2f}")
         print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
