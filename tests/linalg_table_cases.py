@@ -24,8 +24,9 @@ from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.dialects.linalg.samples import RUN_CASES, TILED_CASES, Sample, sample
 from xlinalg.lowering.pipeline import lower_to_llvm
+from xlinalg.numpy_dtypes import numpy_dtype
 from xlinalg.reference.compare import compare
-from xlinalg.reference.named import dtype_of, evaluate_named
+from xlinalg.reference.named import evaluate_named
 
 POSITIVE = {"log", "sqrt", "rsqrt", "powf", "div", "div_unsigned"}
 WINDOWED = ("conv_", "depthwise_conv_", "pooling_")
@@ -41,7 +42,7 @@ def operands_for(s: Sample, seed: int) -> list[Any]:
     positive = s.name in POSITIVE
     out: list[Any] = []
     for shape, elt in zip(s.shapes, s.types):
-        dtype = dtype_of(named_scalar_type(elt))
+        dtype = numpy_dtype(named_scalar_type(elt))
         size = () if shape is None else shape
         if dtype == np.bool_:
             value = rng.integers(0, 2, size=size).astype(np.bool_)

@@ -12,9 +12,10 @@ from test_tensors import READ_AFTER_OVERWRITE
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
+from xlinalg.context import make_context
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.bufferize import OneShotBufferizePass
-from xlinalg.lowering.pipeline import generalize_named_ops, lowering_context
+from xlinalg.lowering.pipeline import generalize_named_ops
 
 IREE_OPT = shutil.which("iree-opt")
 needs_iree = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
@@ -22,7 +23,7 @@ needs_iree = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not instal
 
 def bufferize(text: str) -> ModuleOp:
     module = xlinalg.parse(text)
-    OneShotBufferizePass().apply(lowering_context(), module)
+    OneShotBufferizePass().apply(make_context(), module)
     module.verify()
     return module
 
@@ -141,7 +142,7 @@ module attributes {transform.with_named_sequence} {
 
 def tiled_module() -> ModuleOp:
     module = xlinalg.apply_schedule(TILED, TILE_SCHEDULE)
-    OneShotBufferizePass().apply(lowering_context(), module)
+    OneShotBufferizePass().apply(make_context(), module)
     module.verify()
     return module
 
@@ -325,7 +326,7 @@ def test_two_level_tiling_search_space_on_tensors_bufferizes_without_copies(
              "cache_order": cache_order, "micro_order": 0, "unroll_n": unroll_n}
     space = root / "search_spaces" / "matmul_tile.mlir"
     module = xlinalg.apply_schedule(TENSOR_MATMUL_128, space, knobs)
-    OneShotBufferizePass().apply(lowering_context(), module)
+    OneShotBufferizePass().apply(make_context(), module)
     module.verify()
     assert count(module, "memref.copy") == 0
     assert count(module, "memref.alloc") == 0

@@ -33,9 +33,10 @@ from xlinalg.dialects.linalg.samples import (
     sample,
 )
 from xlinalg.errors import XlinalgError
+from xlinalg.numpy_dtypes import numpy_dtype
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_generic
-from xlinalg.reference.named import dtype_of, evaluate_named
+from xlinalg.reference.named import evaluate_named
 from xlinalg.transforms.generalize import generalize, generalize_op
 
 IREE_OPT = shutil.which("iree-opt")
@@ -154,7 +155,7 @@ def random_operands(s: Sample, seed: int, positive: bool = False) -> list[np.nda
     out = []
     for shape, elt in zip(s.shapes, s.types):
         size = () if shape is None else shape
-        dtype = dtype_of(named_scalar_type(elt))
+        dtype = numpy_dtype(named_scalar_type(elt))
         if dtype == np.bool_:
             value = rng.integers(0, 2, size=size).astype(np.bool_)
         elif dtype.kind == "i":

@@ -22,10 +22,11 @@ from xdsl.dialects.tensor import Tensor
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.parser import Parser
 
+from xlinalg.context import make_context
 from xlinalg.dialects.linalg import GenericOp, IndexOp, Linalg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass, hoist_start
-from xlinalg.lowering.pipeline import lower_to_loops, lower_to_scf, lowering_context
+from xlinalg.lowering.pipeline import lower_to_loops, lower_to_scf
 
 
 def parse(text: str) -> ModuleOp:
@@ -334,7 +335,7 @@ func.func @t(%A: tensor<4xf32>, %B: tensor<4xf32>) -> tensor<4xf32> {
 """
     )
     with pytest.raises(LoweringError, match=r"'linalg.generic' \(in @t\).*bufferized"):
-        ConvertLinalgToLoopsPass().apply(lowering_context(), module)
+        ConvertLinalgToLoopsPass().apply(make_context(), module)
 
 
 def test_loop_range_that_no_operand_defines_is_a_lowering_error() -> None:

@@ -21,21 +21,20 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from typing import TYPE_CHECKING
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
+from xlinalg.context import make_context
 from xlinalg.lowering.cleanup import LoweringCleanupPass
 from xlinalg.lowering.diagnostics import lowering_error, op_name
 from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
+from xlinalg.lowering.lower_affine import LowerAffinePass
 from xlinalg.lowering.lower_interface_ops import (
     DecomposeAggregatedOpsPass,
     LowerInterfaceOpsToLoopsPass,
 )
-from xlinalg.lowering.lower_affine import LowerAffinePass
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 
 if TYPE_CHECKING:
@@ -45,26 +44,9 @@ if TYPE_CHECKING:
 CF_LEVEL_DIALECTS = frozenset({"builtin", "func", "arith", "math", "memref", "cf", "llvm", "vector"})
 
 
-@cache
-def lowering_context() -> Context:
-    """The context the lowering passes run in (every dialect they create or fold into)."""
-    from xdsl.dialects.affine import Affine
-    from xdsl.dialects.arith import Arith
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.cf import Cf
-    from xdsl.dialects.func import Func
-    from xdsl.dialects.llvm import LLVM
-    from xdsl.dialects.math import Math
-    from xdsl.dialects.memref import MemRef
-    from xdsl.dialects.scf import Scf
-
-    from xlinalg.dialects.linalg import Linalg
-    from xlinalg.dialects.vector import Vector
-
-    ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Affine, Cf, LLVM, Linalg, Vector):
-        ctx.load_dialect(dialect)
-    return ctx
+# The lowering passes run in the one context xlinalg uses everywhere (every dialect);
+# the old name stays for callers.
+lowering_context = make_context
 
 
 @contextmanager
@@ -87,12 +69,12 @@ def generalize_named_ops(module: ModuleOp) -> None:
         # Without the op table there are no named ops to generalize; a named op
         # that is somehow present is reported by convert-linalg-to-loops.
         return
-    LinalgGeneralizeNamedOpsPass().apply(lowering_context(), module)
+    LinalgGeneralizeNamedOpsPass().apply(make_context(), module)
 
 
 def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) -> ModuleOp:
     """linalg → scf loops with memref loads/stores (affine ops from tiling remain)."""
-    ctx = lowering_context()
+    ctx = make_context()
     with _stage(timings, "bufferize"):
         from xlinalg.lowering.bufferize import OneShotBufferizePass
 
@@ -109,7 +91,7 @@ def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) ->
 
 def lower_to_scf(module: ModuleOp, timings: dict[str, float] | None = None) -> ModuleOp:
     """`lower_to_loops`, then affine → arith and cleanups (incl. LICM): scf + arith + memref."""
-    ctx = lowering_context()
+    ctx = make_context()
     lower_to_loops(module, timings)
     with _stage(timings, "vector-unroll"):
         from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
@@ -124,7 +106,7 @@ def lower_to_scf(module: ModuleOp, timings: dict[str, float] | None = None) -> M
 
 def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> ModuleOp:
     """Everything but the LLVM step: func + cf + arith + math + memref."""
-    ctx = lowering_context()
+    ctx = make_context()
     lower_to_scf(module, timings)
     with _stage(timings, "scf-to-cf"):
         # No cleanup after this: the CFG conversion creates nothing redundant (one

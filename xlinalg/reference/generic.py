@@ -32,9 +32,6 @@ import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -56,6 +53,7 @@ from xdsl.ir.affine import (
 
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.numpy_dtypes import numpy_dtype
 
 if TYPE_CHECKING:  # the dialect may import the reference (named ops): no import cycle at runtime
     from xlinalg.dialects.linalg import GenericOp
@@ -64,13 +62,6 @@ if TYPE_CHECKING:  # the dialect may import the reference (named ops): no import
 # types
 # ---------------------------------------------------------------------------
 
-_INT_DTYPES: dict[int, type[np.generic]] = {
-    1: np.bool_,
-    8: np.int8,
-    16: np.int16,
-    32: np.int32,
-    64: np.int64,
-}
 _UINT_DTYPES: dict[int, type[np.unsignedinteger[Any]]] = {
     1: np.uint8,
     8: np.uint8,
@@ -85,25 +76,6 @@ def element_type(type_: Attribute) -> Attribute:
     if isinstance(type_, ShapedType):
         return type_.get_element_type()
     return type_
-
-
-def numpy_dtype(type_: Attribute) -> np.dtype[Any]:
-    """The NumPy dtype that stores values of an MLIR scalar (or shaped) type.
-
-    Signless integers are stored signed (i1 as bool); `index` is int64.
-    """
-    type_ = element_type(type_)
-    if isinstance(type_, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(type_, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(type_, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(type_, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(type_, IntegerType) and type_.width.data in _INT_DTYPES:
-        return np.dtype(_INT_DTYPES[type_.width.data])
-    raise XlinalgError(f"the NumPy reference does not support the element type {type_}")
 
 
 def _bit_width(type_: Attribute) -> int:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ShapedType
+from xdsl.dialects.builtin import MemRefType, ShapedType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation
 from xdsl.ir.affine import (
@@ -56,29 +56,14 @@ from xlinalg.dialects.linalg.casting import (
     CastKind,
     cast_kind,
     element_type,
-    float_width,
     named_scalar_type,
     scalar_kind,
 )
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
+from xlinalg.numpy_dtypes import numpy_dtype
 
-_FLOAT_DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
-_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _UINT_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
-
-
-def dtype_of(type_: Attribute) -> np.dtype[Any]:
-    """NumPy dtype of an element type (signless integers as signed, index as int64)."""
-    type_ = element_type(type_)
-    if isinstance(type_, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(type_, IntegerType) and type_.width.data in _INT_DTYPES:
-        return np.dtype(_INT_DTYPES[type_.width.data])
-    width = float_width(type_)
-    if width in _FLOAT_DTYPES and str(type_) != "bf16":
-        return np.dtype(_FLOAT_DTYPES[width])
-    raise XlinalgError(f"the NumPy reference does not support element type {type_}")
 
 
 def _as_unsigned(x: np.ndarray) -> np.ndarray:
@@ -96,7 +81,7 @@ def _as_unsigned(x: np.ndarray) -> np.ndarray:
 def numpy_cast(x: np.ndarray, src: Attribute, dst: Attribute, fn: TypeFn) -> np.ndarray:
     """`x` (of element type `src`) converted to `dst` following the `fn` cast rules."""
     kind = cast_kind(src, dst, fn)
-    target = dtype_of(dst)
+    target = numpy_dtype(dst)
     x = np.asarray(x)
     with np.errstate(all="ignore"):
         if kind is CastKind.NONE:
@@ -324,7 +309,7 @@ class _Evaluator:
         if isinstance(expr, Index):
             return self.index_grid(expr.dim)
         if isinstance(expr, Const):
-            return np.asarray(expr.value, dtype=dtype_of(named_scalar_type(expr.type_name)))
+            return np.asarray(expr.value, dtype=numpy_dtype(named_scalar_type(expr.type_name)))
         if isinstance(expr, Cast):
             src = self.type_of(expr.value)
             dst = self.type_of(expr)
@@ -450,7 +435,7 @@ _REDUCERS: dict[str, Any] = {
 
 
 def _prepare(op: Operation, value_type: Attribute, x: Any, is_output: bool, index: int) -> np.ndarray:
-    dtype = dtype_of(value_type)
+    dtype = numpy_dtype(value_type)
     where = f"'{op.name}' operand #{index}"
     if not isinstance(value_type, ShapedType):
         return np.asarray(x).astype(dtype)

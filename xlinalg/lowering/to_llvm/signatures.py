@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
     MemRefType,
     ModuleOp,
     StridedLayoutAttr,
@@ -20,6 +14,7 @@ from xdsl.ir import Attribute
 from xlinalg.backend.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
+from xlinalg.numpy_dtypes import numpy_dtype
 
 OWNED_RESULTS_ATTR = "xlinalg.owned_results"
 """Set by one-shot bufferization on a function whose memref results are new buffers the
@@ -30,29 +25,11 @@ RESULTS_FROM_ATTR = "xlinalg.results_from"
 for every original result, the index of the trailing argument holding it (>= 0), or
 -(j + 1) for the j-th value still returned."""
 
-_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-
-
-def numpy_dtype(t: Attribute) -> np.dtype:
-    """NumPy dtype of a scalar or memref element type (index is int64, i1 is bool)."""
-    if isinstance(t, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
-        return np.dtype(_INT_DTYPES[t.width.data])
-    raise LoweringError(f"type {t} has no NumPy equivalent for a function signature")
-
-
 def arg_spec(t: Attribute) -> ArgSpec:
     if isinstance(t, MemRefType):
         strides = memref_strides(t) if isinstance(t.layout, StridedLayoutAttr) else None
-        return MemRefArg(numpy_dtype(t.element_type), memref_shape(t), strides)
-    return ScalarArg(numpy_dtype(t))
+        return MemRefArg(numpy_dtype(t.element_type, LoweringError), memref_shape(t), strides)
+    return ScalarArg(numpy_dtype(t, LoweringError))
 
 
 def function_signature(f: func.FuncOp) -> FunctionSignature:

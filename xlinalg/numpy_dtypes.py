@@ -1,0 +1,49 @@
+"""The NumPy dtype that stores values of an MLIR element type (one mapping for the
+reference evaluators and the native-call signatures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ShapedType,
+)
+from xdsl.ir import Attribute
+
+from xlinalg.errors import XlinalgError
+
+_FLOAT_DTYPES: dict[type[Attribute], type[np.floating[Any]]] = {
+    Float16Type: np.float16,
+    Float32Type: np.float32,
+    Float64Type: np.float64,
+}
+_INT_DTYPES: dict[int, type[np.generic]] = {
+    1: np.bool_,
+    8: np.int8,
+    16: np.int16,
+    32: np.int32,
+    64: np.int64,
+}
+
+
+def numpy_dtype(type_: Attribute, error: type[XlinalgError] = XlinalgError) -> np.dtype[Any]:
+    """The dtype of a scalar type or of a shaped type's elements.
+
+    Signless integers are stored signed (i1 as bool); `index` is int64; bf16 and other
+    floats NumPy lacks raise `error`.
+    """
+    if isinstance(type_, ShapedType):
+        type_ = type_.get_element_type()
+    if isinstance(type_, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(type_, IntegerType) and type_.width.data in _INT_DTYPES:
+        return np.dtype(_INT_DTYPES[type_.width.data])
+    if type(type_) in _FLOAT_DTYPES:
+        return np.dtype(_FLOAT_DTYPES[type(type_)])
+    raise error(f"the element type {type_} has no NumPy dtype")
