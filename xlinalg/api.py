@@ -332,6 +332,9 @@ def compile(  # noqa: A001 - the public name mirrors the contract in DESIGN.md
     if isinstance(payload, ModuleOp):
         module = module.clone()
     has_embedded = _has_transform_ops(module)
+    original = module.clone()  # the reference runs on the payload as written
+    if has_embedded:
+        _strip_transform_ops(original)
     if schedule is not None:
         apply_schedule(module, schedule, knobs)
     elif has_embedded:
@@ -340,10 +343,6 @@ def compile(  # noqa: A001 - the public name mirrors the contract in DESIGN.md
         interpret(module, module, dict(knobs or {}))
     elif knobs:
         raise XlinalgError("knob values were given but there is no schedule to apply them to")
-    original = parse(payload, "payload")
-    if isinstance(payload, ModuleOp) or has_embedded:
-        original = original.clone()
-        _strip_transform_ops(original)
     entry = choose_entry(module, entry)
     verify(module, "transformed payload")
     transformed = module.clone()
