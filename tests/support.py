@@ -1,5 +1,6 @@
-"""Helpers the test files share: the tiny tuner payload/space, running the `xlinalg`
-command (in a child interpreter or in this process) and opening the studies it writes.
+"""Helpers the test files share: parsing in xlinalg's context, the dominance check of
+lowered IR, the tiny tuner payload/space, running the `xlinalg` command (in a child
+interpreter or in this process) and opening the studies it writes.
 
 Imported as `from support import ...` (pytest puts `tests/` on `sys.path`, as for
 `linalg_table_cases`)."""
@@ -14,6 +15,11 @@ from pathlib import Path
 
 import optuna
 import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Region, SSAValue
+from xdsl.parser import Parser
+
+from xlinalg.context import make_context
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -21,6 +27,39 @@ needs_pipeline = pytest.mark.skipif(
     importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
     reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
 )
+
+
+def parse_module(text: str, allow_unregistered: bool = False) -> ModuleOp:
+    """Parse and verify MLIR text in xlinalg's context (xDSL's own exceptions propagate)."""
+    ctx = make_context()
+    ctx.allow_unregistered = allow_unregistered
+    module = Parser(ctx, text).parse_module()
+    module.verify()
+    return module
+
+
+def assert_dominance(module: ModuleOp) -> None:
+    """Every operand is defined before its use (in its block or an enclosing one).
+
+    xDSL's verifier does not check dominance. Multi-block (cf) regions are
+    checked loosely: any value of the region is visible in all its blocks.
+    """
+
+    def check(region: Region, visible: frozenset[SSAValue]) -> None:
+        if len(region.blocks) > 1:
+            everything = {a for b in region.blocks for a in b.args}
+            everything |= {r for b in region.blocks for o in b.ops for r in o.results}
+            visible = visible | everything
+        for block in region.blocks:
+            scope = set(visible) | set(block.args)
+            for op in block.ops:
+                for value in op.operands:
+                    assert value in scope, f"'{op.name}' uses a value that does not dominate it"
+                for inner in op.regions:
+                    check(inner, frozenset(scope))
+                scope |= set(op.results)
+
+    check(module.body, frozenset())
 
 
 def matmul_payload(n: int) -> str:

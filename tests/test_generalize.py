@@ -7,25 +7,15 @@ import zlib
 import numpy as np
 import pytest
 from test_linalg_ops import TABLE_NAMES
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, math, memref, tensor
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from xlinalg.dialects.linalg import OP_TABLE, GenericOp, Linalg, NamedStructuredOp
+from xlinalg.context import make_context
+from xlinalg.dialects.linalg import OP_TABLE, GenericOp, NamedStructuredOp
 from xlinalg.errors import TransformFailure
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
 from xlinalg.transforms.generalize import LinalgGeneralizeNamedOpsPass, generalize
-
-
-def make_context() -> Context:
-    ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
-                    tensor.Tensor, Linalg):
-        ctx.load_dialect(dialect)
-    return ctx
-
 
 CTX = make_context()
 

@@ -6,14 +6,14 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, math, memref, tensor
+from xdsl.dialects import builtin
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
+from xlinalg.context import make_context
 from xlinalg.dialects.linalg import (
     OP_TABLE,
     FillOp,
@@ -25,15 +25,6 @@ from xlinalg.dialects.linalg import (
 )
 from xlinalg.dialects.linalg.op_table import Indices, Rule
 from xlinalg.reference.named import evaluate_named
-
-
-def make_context() -> Context:
-    ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef,
-                    tensor.Tensor, Linalg):
-        ctx.load_dialect(dialect)
-    return ctx
-
 
 CTX = make_context()
 

@@ -7,59 +7,17 @@ test_lowering_pipeline.py.
 from __future__ import annotations
 
 import pytest
-from xdsl.context import Context
+from support import assert_dominance
+from support import parse_module as parse
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.affine import Affine
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.dialects.cf import Cf
-from xdsl.dialects.func import Func
-from xdsl.dialects.llvm import LLVM
-from xdsl.dialects.math import Math
-from xdsl.dialects.memref import MemRef
-from xdsl.dialects.scf import Scf
-from xdsl.dialects.tensor import Tensor
-from xdsl.ir import Operation, Region, SSAValue
-from xdsl.parser import Parser
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 
 from xlinalg.context import make_context
-from xlinalg.dialects.linalg import GenericOp, IndexOp, Linalg
+from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass, hoist_start
 from xlinalg.lowering.pipeline import lower_to_loops, lower_to_scf
-
-
-def parse(text: str) -> ModuleOp:
-    ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Affine, Cf, LLVM, Linalg):
-        ctx.load_dialect(dialect)
-    module = Parser(ctx, text).parse_module()
-    module.verify()
-    return module
-
-
-def assert_dominance(module: ModuleOp) -> None:
-    """Every operand is defined before its use (in its block or an enclosing one).
-
-    xDSL's verifier does not check dominance. Multi-block (cf) regions are
-    checked loosely: any value of the region is visible in all its blocks.
-    """
-
-    def check(region: Region, visible: frozenset[SSAValue]) -> None:
-        if len(region.blocks) > 1:
-            everything = {a for b in region.blocks for a in b.args}
-            everything |= {r for b in region.blocks for o in b.ops for r in o.results}
-            visible = visible | everything
-        for block in region.blocks:
-            scope = set(visible) | set(block.args)
-            for op in block.ops:
-                for value in op.operands:
-                    assert value in scope, f"'{op.name}' uses a value that does not dominate it"
-                for inner in op.regions:
-                    check(inner, frozenset(scope))
-                scope |= set(op.results)
-
-    check(module.body, frozenset())
 
 
 def ops_named(module: ModuleOp, name: str) -> list[Operation]:

@@ -18,22 +18,10 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.affine import Affine
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.dialects.cf import Cf
-from xdsl.dialects.func import Func
-from xdsl.dialects.llvm import LLVM
-from xdsl.dialects.math import Math
-from xdsl.dialects.memref import MemRef
-from xdsl.dialects.scf import Scf
-from xdsl.dialects.tensor import Tensor
-from xdsl.ir import Region, SSAValue
-from xdsl.parser import Parser
+from support import assert_dominance
+from support import parse_module as parse
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
-from xlinalg.dialects.linalg import Linalg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.pipeline import (
     CF_LEVEL_DIALECTS,
@@ -42,40 +30,6 @@ from xlinalg.lowering.pipeline import (
     lower_to_scf,
 )
 from xlinalg.lowering.to_llvm import convert_to_llvm_ir
-
-
-def parse(text: str, allow_unregistered: bool = False) -> ModuleOp:
-    ctx = Context(allow_unregistered=allow_unregistered)
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Affine, Cf, LLVM, Linalg):
-        ctx.load_dialect(dialect)
-    module = Parser(ctx, text).parse_module()
-    module.verify()
-    return module
-
-
-def assert_dominance(module: ModuleOp) -> None:
-    """Every operand is defined before its use (in its block or an enclosing one).
-
-    xDSL's verifier does not check dominance. Multi-block (cf) regions are
-    checked loosely: any value of the region is visible in all its blocks.
-    """
-
-    def check(region: Region, visible: frozenset[SSAValue]) -> None:
-        if len(region.blocks) > 1:
-            everything = {a for b in region.blocks for a in b.args}
-            everything |= {r for b in region.blocks for o in b.ops for r in o.results}
-            visible = visible | everything
-        for block in region.blocks:
-            scope = set(visible) | set(block.args)
-            for op in block.ops:
-                for value in op.operands:
-                    assert value in scope, f"'{op.name}' uses a value that does not dominate it"
-                for inner in op.regions:
-                    check(inner, frozenset(scope))
-                scope |= set(op.results)
-
-    check(module.body, frozenset())
-
 
 # ---------------------------------------------------------------- llvmlite runner
 

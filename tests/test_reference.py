@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp, f32
-from xdsl.dialects.func import Func
-from xdsl.dialects.math import Math
-from xdsl.dialects.memref import MemRef
-from xdsl.dialects.scf import Scf
-from xdsl.dialects.tensor import Tensor
-from xdsl.parser import Parser
+from support import parse_module as parse
+from xdsl.dialects.builtin import f32
 
-from xlinalg.dialects.linalg import GenericOp, Linalg
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference import (
     CheckResult,
@@ -24,15 +17,6 @@ from xlinalg.reference import (
     reduction_length,
     run_function,
 )
-
-
-def parse(text: str) -> ModuleOp:
-    ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Linalg):
-        ctx.load_dialect(dialect)
-    module = Parser(ctx, text).parse_module()
-    module.verify()
-    return module
 
 
 def generic_of(text: str) -> GenericOp:

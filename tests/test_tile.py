@@ -17,14 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
+from support import parse_module as parse
+from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
-from xdsl.parser import Parser
 
-from xlinalg.dialects.linalg import GenericOp, IndexOp, Linalg, YieldOp
+from xlinalg.dialects.linalg import GenericOp, IndexOp, YieldOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.reference.function import run_function
@@ -34,22 +33,6 @@ from xlinalg.transforms.tile import TilingResult, tile_using_for
 # ---------------------------------------------------------------------------
 # helpers (also imported by test_unroll / test_interchange)
 # ---------------------------------------------------------------------------
-
-
-def make_context() -> Context:
-    ctx = Context()
-    for dialect in (
-        builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, scf.Scf,
-        affine.Affine, Linalg,
-    ):
-        ctx.load_dialect(dialect)
-    return ctx
-
-
-def parse(text: str) -> ModuleOp:
-    module = Parser(make_context(), text).parse_module()
-    module.verify()
-    return module
 
 
 def reparse(module: ModuleOp) -> ModuleOp:
