@@ -37,8 +37,8 @@ from xlinalg.dialects.iree_linalg_ext import (
     WinogradInputTransformOp,
     WinogradOutputTransformOp,
 )
-from xlinalg.dialects.iree_linalg_ext.pack_shape import packed_index_of
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
+from xlinalg.dialects.linalg.pack_shape import packed_index_of
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.generic import _prepare_operand, evaluate_scalar_op
 

@@ -44,7 +44,7 @@ from xlinalg.dialects.iree_linalg_ext.encoding import (
     encoding_of,
 )
 from xlinalg.dialects.iree_linalg_ext.pack import PackOp, UnPackOp
-from xlinalg.dialects.iree_linalg_ext.pack_shape import packed_shape
+from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import XlinalgError
 
 

@@ -8,7 +8,7 @@ iree_linalg_ext.unpack %src [outer_dims_perm = [1, 0]] inner_dims_pos = [0, 1]
     inner_tiles = [32, 8] into %dst : (memref<32x4x32x8xf32> memref<128x256xf32>)
 ```
 The legacy spelling `dims_pos = [...]` (the seed's first unpack examples) is
-accepted and printed as `inner_dims_pos`. Shape rules: `pack_shape.py`.
+accepted and printed as `inner_dims_pos`. Shape rules: `xlinalg/dialects/linalg/pack_shape.py`.
 Without `padding_value` a tile that does not divide its dim is UB (the lowering
 then reads clamped in-bounds elements); with it the tail of the last tile is
 `padding_value` (high padding only). Unpack may drop that padding (the
@@ -44,16 +44,16 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.pack_shape import (
-    DYNAMIC,
-    check_pack_attrs,
-    packed_index_of,
-    packed_shape,
-)
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
     dim_of,
     domain_of,
     parallel_except,
+)
+from xlinalg.dialects.linalg.pack_shape import (
+    DYNAMIC,
+    check_pack_attrs,
+    packed_index_of,
+    packed_shape,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, subview, tile_failure

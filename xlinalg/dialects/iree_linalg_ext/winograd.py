@@ -59,7 +59,6 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.pack_shape import ceil_div
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_of, insert_tile, parallel_except
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
 from xlinalg.dialects.linalg.assembly import (
@@ -68,6 +67,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
+from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, subview
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult

@@ -63,15 +63,12 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.linalg import pack_shape
 from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest, memref_sizes
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 
 DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -159,15 +156,9 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     def packed_shape(self) -> list[int]:
         """The packed shape the unpacked shape and the attributes imply (-1: dynamic)."""
         assert isinstance(self.unpacked.type, ShapedType)
-        outer = list(self.unpacked.type.get_shape())
-        tiles = self.get_static_tiles()
-        for pos, tile in zip(self.get_inner_dims_pos(), tiles):
-            if outer[pos] < 0 or tile == DYNAMIC:
-                outer[pos] = -1
-            else:
-                outer[pos] = _ceil_div(outer[pos], tile)
-        permuted = [outer[p] for p in self.get_outer_dims_perm()]
-        return permuted + [-1 if t == DYNAMIC else t for t in tiles]
+        tiles = [-1 if t == DYNAMIC else t for t in self.get_static_tiles()]
+        return pack_shape.packed_shape(self.unpacked.type.get_shape(), self.get_inner_dims_pos(),
+                                       tiles, self.get_outer_dims_perm())
 
     def verify_(self) -> None:
         name = self.name
