@@ -27,17 +27,10 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from xlinalg.dialects.transform.printing import print_functional_type
-
-
-def _parse_result_types(parser: Parser) -> list[Attribute]:
-    if parser.parse_optional_punctuation("->") is None:
-        return []
-    if parser.parse_optional_punctuation("(") is not None:
-        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-        parser.parse_punctuation(")")
-        return types
-    return parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+from xlinalg.dialects.transform.printing import (
+    parse_optional_result_types,
+    print_functional_type,
+)
 
 
 def _ensure_yield(region: Region) -> None:
@@ -87,7 +80,7 @@ class AlternativesOp(IRDLOperation):
             if parser.parse_optional_punctuation(":") is not None:
                 typ = parser.parse_type()
             scope = parser.resolve_operand(unresolved, typ)
-        result_types = _parse_result_types(parser)
+        result_types = parse_optional_result_types(parser)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         regions = [parser.parse_region()]
         while parser.parse_optional_punctuation(",") is not None:

@@ -55,6 +55,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.printing import parse_optional_result_types
+
 READONLY = "transform.readonly"
 CONSUMED = "transform.consumed"
 WITH_NAMED_SEQUENCE = "transform.with_named_sequence"
@@ -246,15 +248,7 @@ class SequenceOp(IRDLOperation):
                 if len(types) != len(names):
                     parser.raise_error("expected as many types as extra bindings")
                 extra = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
-        result_types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            if parser.parse_optional_punctuation("(") is not None:
-                result_types = parser.parse_comma_separated_list(
-                    Parser.Delimiter.NONE, parser.parse_type
-                )
-                parser.parse_punctuation(")")
-            else:
-                result_types = [parser.parse_type()]
+        result_types = parse_optional_result_types(parser)
         parser.parse_keyword("failures")
         parser.parse_punctuation("(")
         mode = parser.parse_str_enum(FailurePropagationModeType)

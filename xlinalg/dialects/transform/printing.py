@@ -63,6 +63,17 @@ def parse_semi_function_type(parser: Parser, num_results: int) -> tuple[Attribut
     return arg, [parser.parse_type()]
 
 
+def parse_optional_result_types(parser: Parser) -> list[Attribute]:
+    """An optional `-> T`, `-> T0, T1` or `-> (T0, T1)`; [] without the arrow."""
+    if parser.parse_optional_punctuation("->") is None:
+        return []
+    if parser.parse_optional_punctuation("(") is not None:
+        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        return types
+    return parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+
+
 def parse_i64_list(parser: Parser) -> list[int]:
     """`[1, 0]` as a list of python ints."""
     return parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)

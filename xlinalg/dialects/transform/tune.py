@@ -29,7 +29,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.transform.core import YieldOp
-from xlinalg.dialects.transform.printing import print_attr_elide_i64
+from xlinalg.dialects.transform.printing import parse_optional_result_types, print_attr_elide_i64
 
 
 @irdl_op_definition
@@ -183,15 +183,7 @@ class AlternativesOp(IRDLOperation):
         if param is not None:
             parser.parse_punctuation(":")
             param_value = parser.resolve_operand(param, parser.parse_type())
-        result_types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            if parser.parse_optional_punctuation("(") is not None:
-                result_types = parser.parse_comma_separated_list(
-                    Parser.Delimiter.NONE, parser.parse_type
-                )
-                parser.parse_punctuation(")")
-            else:
-                result_types = [parser.parse_type()]
+        result_types = parse_optional_result_types(parser)
         regions = [parser.parse_region()]
         while parser.parse_optional_punctuation(",") is not None:
             regions.append(parser.parse_region())
