@@ -7,18 +7,26 @@ Imported as `from support import ...` (pytest puts `tests/` on `sys.path`, as fo
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import llvmlite.binding as llvm
+import numpy as np
 import optuna
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Region, SSAValue
 from xdsl.parser import Parser
 
+from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.context import make_context
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,6 +69,91 @@ def assert_dominance(module: ModuleOp) -> None:
 
     check(module.body, frozenset())
 
+
+# ---------------------------------------------------------------- llvmlite runner
+
+_CTYPES: dict[np.dtype[Any], Any] = {
+    np.dtype(np.float32): ctypes.c_float,
+    np.dtype(np.float64): ctypes.c_double,
+    np.dtype(np.int64): ctypes.c_int64,
+    np.dtype(np.int32): ctypes.c_int32,
+    np.dtype(np.int16): ctypes.c_int16,
+    np.dtype(np.int8): ctypes.c_int8,
+    np.dtype(np.bool_): ctypes.c_bool,
+}
+
+
+@functools.cache
+def _initialize_llvm() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    # libm (`expf`, `powf`, `tanhf`, ... that math ops become) and compiler helpers
+    for lib in ("m", "gcc_s"):
+        path = ctypes.util.find_library(lib)
+        if path is not None:
+            llvm.load_library_permanently(path)
+
+
+def memref_args(array: np.ndarray, base: np.ndarray | None = None) -> list[Any]:
+    """Expanded descriptor of `array` (a view into `base`, whose data pointer is passed)."""
+    base = array if base is None else base
+    item = array.itemsize
+    offset = (array.__array_interface__["data"][0] - base.ctypes.data) // item
+    ptr = ctypes.c_void_p(base.ctypes.data)
+    return [ptr, ptr, offset, *array.shape, *(s // item for s in array.strides)]
+
+
+class LlvmliteModule:
+    """A lowered module compiled with llvmlite directly (host CPU, opt=2, MCJIT) and
+    called through ctypes with memref descriptors expanded as in `xlinalg/backend/abi.py`,
+    so the tests using it depend on the lowering only (not on `xlinalg.backend`)."""
+
+    def __init__(self, lowered: LoweredModule) -> None:
+        _initialize_llvm()
+        module = llvm.parse_assembly(lowered.llvm_ir)
+        module.verify()
+        target = llvm.Target.from_triple(llvm.get_process_triple())
+        # the host CPU, so that f32<->f16 conversions are instructions (F16C), not libgcc calls
+        tm = target.create_target_machine(
+            cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=2
+        )
+        self.engine = llvm.create_mcjit_compiler(module, tm)
+        self.engine.finalize_object()
+        self.lowered = lowered
+
+    def function(self, name: str) -> Callable[..., Any]:
+        """`name` as a Python callable: NumPy arrays for memrefs (or `(view, base)` to pass
+        a view with an offset into `base`), Python numbers for scalars."""
+        sig = self.lowered.functions[name]
+        params: list[Any] = []
+        for spec in sig.args:
+            if isinstance(spec, MemRefArg):
+                rank = len(spec.shape)
+                params += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * rank)
+            else:
+                params.append(_CTYPES[np.dtype(spec.dtype)])
+        restype = None if sig.result is None else _CTYPES[np.dtype(sig.result.dtype)]
+        cfunc = ctypes.CFUNCTYPE(restype, *params)(self.engine.get_function_address(name))
+
+        def call(*args: Any) -> Any:
+            assert self.engine is not None  # the closure keeps the engine (and its code) alive
+            flat: list[Any] = []
+            for spec, value in zip(sig.args, args, strict=True):
+                if isinstance(spec, MemRefArg):
+                    if isinstance(value, tuple):  # (view, base)
+                        flat += memref_args(value[0], value[1])
+                    else:
+                        assert isinstance(value, np.ndarray) and value.dtype == spec.dtype
+                        flat += memref_args(value)
+                else:
+                    assert isinstance(spec, ScalarArg)
+                    flat.append(value)
+            return cfunc(*flat)
+
+        return call
+
+
+# ---------------------------------------------------------------- tuner
 
 def matmul_payload(n: int) -> str:
     """A `func.func @matmul` on n x n f32 memrefs: one `linalg.generic` C += A * B."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import math
 import re
 import shutil
@@ -13,13 +12,10 @@ from typing import Any
 import llvmlite.binding as llvm_binding
 import numpy as np
 import pytest
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin, cf, func, llvm, memref
-from xdsl.dialects import math as math_dialect
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
+from support import LlvmliteModule
+from support import parse_module as parse
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir, emit_llvm_ir
 
@@ -27,97 +23,13 @@ from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir
 # helpers: parse, lower, JIT with llvmlite, call with NumPy arrays per the ABI
 # ---------------------------------------------------------------------------
 
-llvm_binding.initialize_native_target()
-llvm_binding.initialize_native_asmprinter()
-
-_CTX = Context()
-for _d in (
-    builtin.Builtin,
-    func.Func,
-    cf.Cf,
-    arith.Arith,
-    math_dialect.Math,
-    memref.MemRef,
-    llvm.LLVM,
-):
-    _CTX.load_dialect(_d)
-
-_CTYPES: dict[np.dtype, Any] = {
-    np.dtype(np.float32): ctypes.c_float,
-    np.dtype(np.float64): ctypes.c_double,
-    np.dtype(np.int64): ctypes.c_int64,
-    np.dtype(np.int32): ctypes.c_int32,
-    np.dtype(np.int16): ctypes.c_int16,
-    np.dtype(np.int8): ctypes.c_int8,
-    np.dtype(np.bool_): ctypes.c_bool,
-}
-
-_ENGINES: list[Any] = []  # keep execution engines alive while their functions are used
-
-
-def parse(text: str) -> ModuleOp:
-    module = Parser(_CTX, text).parse_module()
-    module.verify()
-    return module
-
-
 def lower(text: str) -> LoweredModule:
     return convert_to_llvm_ir(parse(text))
 
 
-def compile_ir(ir: str) -> Any:
-    mod = llvm_binding.parse_assembly(ir)
-    mod.verify()
-    target = llvm_binding.Target.from_default_triple()
-    # the host CPU, so that f32<->f16 conversions are instructions (F16C), not libgcc calls
-    tm = target.create_target_machine(
-        cpu=llvm_binding.get_host_cpu_name(),
-        features=llvm_binding.get_host_cpu_features().flatten(),
-        opt=2,
-    )
-    engine = llvm_binding.create_mcjit_compiler(mod, tm)
-    engine.finalize_object()
-    _ENGINES.append(engine)
-    return engine
-
-
-def memref_args(array: np.ndarray, base: np.ndarray | None = None) -> list[Any]:
-    """Expanded descriptor of `array` (a view into `base`, whose data pointer is passed)."""
-    base = array if base is None else base
-    item = array.itemsize
-    offset = (array.__array_interface__["data"][0] - base.ctypes.data) // item
-    ptr = ctypes.c_void_p(base.ctypes.data)
-    return [ptr, ptr, offset, *array.shape, *(s // item for s in array.strides)]
-
-
 def jit(text: str, name: str) -> tuple[Callable[..., Any], LoweredModule]:
     lowered = lower(text)
-    engine = compile_ir(lowered.llvm_ir)
-    sig: FunctionSignature = lowered.functions[name]
-    argtypes: list[Any] = []
-    for a in sig.args:
-        if isinstance(a, MemRefArg):
-            argtypes += [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
-            argtypes += [ctypes.c_int64] * (2 * len(a.shape))
-        else:
-            argtypes.append(_CTYPES[np.dtype(a.dtype)])
-    restype = _CTYPES[np.dtype(sig.result.dtype)] if sig.result is not None else None
-    cfunc = ctypes.CFUNCTYPE(restype, *argtypes)(engine.get_function_address(name))
-
-    def call(*args: Any) -> Any:
-        flat: list[Any] = []
-        for spec, value in zip(sig.args, args, strict=True):
-            if isinstance(spec, MemRefArg):
-                if isinstance(value, tuple):  # (view, base)
-                    flat += memref_args(value[0], value[1])
-                else:
-                    assert value.dtype == spec.dtype
-                    flat += memref_args(value)
-            else:
-                flat.append(value)
-        return cfunc(*flat)
-
-    return call, lowered
+    return LlvmliteModule(lowered).function(name), lowered
 
 
 def loop(iv: str, lb: str, ub: str, step: str, body: str, label: str, after: str) -> str:

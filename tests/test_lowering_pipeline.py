@@ -1,27 +1,20 @@
 """The lowering pipeline end to end: payload → cf-level IR → LLVM IR → llvmlite MCJIT → NumPy.
 
-Kernels are compiled with llvmlite directly (parse, host target machine, MCJIT)
-and called through ctypes with memref descriptors expanded as in
-`xlinalg/backend/abi.py`, so these tests only depend on the lowering.
+Kernels are compiled with llvmlite directly and called through ctypes
+(`support.LlvmliteModule`), so these tests only depend on the lowering.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
 import shutil
 import subprocess
-from collections.abc import Callable
 from typing import Any
 
-import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from support import assert_dominance
+from support import LlvmliteModule, assert_dominance
 from support import parse_module as parse
 
-from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.pipeline import (
     CF_LEVEL_DIALECTS,
@@ -31,82 +24,12 @@ from xlinalg.lowering.pipeline import (
 )
 from xlinalg.lowering.to_llvm import convert_to_llvm_ir
 
-# ---------------------------------------------------------------- llvmlite runner
 
-
-@functools.cache
-def _initialize() -> None:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    # libm (`expf`, `powf`, `tanhf`, ... that math ops become) and compiler helpers
-    for lib in ("m", "gcc_s"):
-        path = ctypes.util.find_library(lib)
-        if path is not None:
-            llvm.load_library_permanently(path)
-
-
-def _target_machine() -> llvm.TargetMachine:
-    """A new host target machine (an MCJIT engine owns the one it is given)."""
-    _initialize()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=2
-    )
-
-
-_CTYPES: dict[str, Any] = {
-    "float32": ctypes.c_float,
-    "float64": ctypes.c_double,
-    "int64": ctypes.c_int64,
-    "int32": ctypes.c_int32,
-}
-
-
-class Compiled:
-    """One MCJIT engine holding the lowered module; `call(name, *args)` runs a function."""
-
-    def __init__(self, lowered: LoweredModule) -> None:
-        tm = _target_machine()
-        module = llvm.parse_assembly(lowered.llvm_ir)
-        module.verify()
-        self.engine = llvm.create_mcjit_compiler(module, tm)
-        self.engine.finalize_object()
-        self.lowered = lowered
-
-    def function(self, name: str) -> Callable[..., Any]:
-        sig = self.lowered.functions[name]
-        params: list[Any] = []
-        for spec in sig.args:
-            if isinstance(spec, MemRefArg):
-                rank = len(spec.shape)
-                params += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * rank)
-            else:
-                params.append(_CTYPES[np.dtype(spec.dtype).name])
-        restype = None if sig.result is None else _CTYPES[np.dtype(sig.result.dtype).name]
-        cfunc = ctypes.CFUNCTYPE(restype, *params)(self.engine.get_function_address(name))
-
-        def call(*args: Any) -> Any:
-            assert self.engine is not None  # the closure keeps the engine (and its code) alive
-            flat: list[Any] = []
-            for spec, value in zip(sig.args, args, strict=True):
-                if isinstance(spec, MemRefArg):
-                    assert isinstance(value, np.ndarray) and value.dtype == spec.dtype
-                    item = value.itemsize
-                    flat += [value.ctypes.data, value.ctypes.data, 0, *value.shape]
-                    flat += [s // item for s in value.strides]
-                else:
-                    assert isinstance(spec, ScalarArg)
-                    flat.append(value)
-            return cfunc(*flat)
-
-        return call
-
-
-def compile_text(text: str) -> Compiled:
+def compile_text(text: str) -> LlvmliteModule:
     module = lower_to_cf(parse(text))
     module.verify()
     assert_dominance(module)
-    return Compiled(convert_to_llvm_ir(module))
+    return LlvmliteModule(convert_to_llvm_ir(module))
 
 
 rng = np.random.default_rng(7)
@@ -363,7 +286,7 @@ func.func @f(%A: memref<?xf32>, %lo: f32) -> f32 {
 def test_scf_for_iter_args_and_if_through_cf() -> None:
     module = lower_to_cf(parse(SCF_CONTROL_FLOW))
     assert not [op for op in module.walk() if op.name.startswith("scf.")]
-    f = Compiled(lower_to_llvm(parse(SCF_CONTROL_FLOW))).function("f")
+    f = LlvmliteModule(lower_to_llvm(parse(SCF_CONTROL_FLOW))).function("f")
     a = rand(23)
     expected = np.where(a > 0.25, a, -a).sum(dtype=np.float32)
     assert f(a, 0.25) == pytest.approx(float(expected), rel=1e-5)
@@ -403,7 +326,7 @@ func.func @max(%a: index, %b: index) -> index {
 def test_affine_apply_min_max_semantics_including_negative_values() -> None:
     # affine.max is not an xDSL op in 0.74: parsed as an unregistered op, lowered by name
     module = parse(AFFINE, allow_unregistered=True)
-    compiled = Compiled(lower_to_llvm(module))
+    compiled = LlvmliteModule(lower_to_llvm(module))
     floordiv, ceildiv, mod = (compiled.function(n) for n in ("floordiv", "ceildiv", "mod"))
     sym, min3, max_ = (compiled.function(n) for n in ("sym", "min3", "max"))
     for a in range(-13, 14):
