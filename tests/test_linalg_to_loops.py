@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from support import assert_dominance
 from support import parse_module as parse
+from test_lowering_pipeline import MATMUL
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -35,23 +36,6 @@ def loop_nest(module: ModuleOp) -> list[scf.ForOp]:
             return chain
         assert len(inner) == 1
         chain.append(inner[0])
-
-
-MATMUL = """
-func.func @mm(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
-                                   affine_map<(d0, d1, d2) -> (d2, d1)>,
-                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%A, %B : memref<?x?xf32>, memref<?x?xf32>) outs(%C : memref<?x?xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %0 = arith.mulf %a, %b : f32
-    %1 = arith.addf %c, %0 : f32
-    linalg.yield %1 : f32
-  }
-  return
-}
-"""
 
 
 def test_matmul_becomes_three_loops_with_hoisted_accumulator() -> None:
