@@ -19,6 +19,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from test_transform_loop import LOOP, MATMUL, MATMUL_SHAPES
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
@@ -42,27 +43,6 @@ TESTED_OPS = [
     "transform.alternatives",
 ]
 
-MATMUL = """
-func.func @f(%a: memref<37x23xf32>, %b: memref<23x29xf32>, %c: memref<37x29xf32>) {
-  linalg.matmul ins(%a, %b : memref<37x23xf32>, memref<23x29xf32>) outs(%c : memref<37x29xf32>)
-  func.return
-}
-"""
-MATMUL_SHAPES = [(37, 23), (23, 29), (37, 29)]
-LOOP = """
-func.func @f(%a: memref<10xf32>, %b: memref<10xf32>) {
-  %c0 = arith.constant 0 : index
-  %c10 = arith.constant 10 : index
-  %c1 = arith.constant 1 : index
-  scf.for %i = %c0 to %c10 step %c1 {
-    %x = memref.load %a[%i] : memref<10xf32>
-    %y = arith.mulf %x, %x : f32
-    %z = arith.addf %y, %x : f32
-    memref.store %z, %b[%i] : memref<10xf32>
-  }
-  func.return
-}
-"""
 NEST = """
 func.func @f(%a: memref<4x6xf32>) {
   %c0 = arith.constant 0 : index
