@@ -480,3 +480,18 @@ def test_names_that_need_quoting() -> None:
     assert f(41) == 42
     f.repeat(3, 0)
     assert "add-one" in jit.asm("add-one")
+
+
+def test_empty_array_with_zero_strides_is_accepted() -> None:
+    """NumPy gives some empty arrays zero strides; an empty array is never indexed."""
+    import xlinalg
+
+    k = xlinalg.compile("""
+    func.func @f(%a: memref<?x3xf32>, %b: memref<?x3xf32>) {
+      linalg.copy ins(%a : memref<?x3xf32>) outs(%b : memref<?x3xf32>)
+      return
+    }""")
+    a = np.random.rand(0, 3).astype(np.float32)
+    b = np.empty((0, 3), np.float32)
+    k(a, b)
+    assert b.shape == (0, 3)

@@ -65,9 +65,10 @@ def _memref_args(index: int, spec: MemRefArg, value: Any, fname: str) -> list[An
                 f"{where}: stride {byte_stride} bytes in dim {d} is not a multiple of the element size {itemsize}"
             )
         strides.append(byte_stride // itemsize)
-    if spec.strides is None:
+    if spec.strides is None and value.size:
         # Identity layout: the kernel indexes row-major from the sizes alone and
-        # ignores the strides, so the array must be C-contiguous.
+        # ignores the strides, so the array must be C-contiguous (an empty array
+        # is never indexed, whatever strides NumPy gave it).
         expected = 1
         for d in reversed(range(rank)):
             if value.shape[d] > 1 and strides[d] != expected:
