@@ -65,10 +65,11 @@ def _memref_args(index: int, spec: MemRefArg, value: Any, fname: str) -> list[An
                 f"{where}: stride {byte_stride} bytes in dim {d} is not a multiple of the element size {itemsize}"
             )
         strides.append(byte_stride // itemsize)
-    if spec.strides is None and value.size:
+    if value.size == 0:
+        pass  # an empty array is never indexed, whatever strides NumPy gave it
+    elif spec.strides is None:
         # Identity layout: the kernel indexes row-major from the sizes alone and
-        # ignores the strides, so the array must be C-contiguous (an empty array
-        # is never indexed, whatever strides NumPy gave it).
+        # ignores the strides, so the array must be C-contiguous.
         expected = 1
         for d in reversed(range(rank)):
             if value.shape[d] > 1 and strides[d] != expected:
