@@ -10,6 +10,7 @@ import pytest
 from test_linalg_ext_exec import run_both, tile_schedule
 
 import xlinalg
+from xlinalg.dialects.iree_linalg_ext.cases import ATTENTION_CASES
 from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(11)
@@ -47,9 +48,7 @@ def inputs(transpose_v: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
     return [q, k, v_arg, np.full((B, N, E), np.nan, F32)], expected
 
 
-@pytest.mark.parametrize(("transpose_v", "tiles"), [
-    (False, None), (True, None), (False, [1, 8, 0]), (False, [0, 5, 16]), (True, [1, 7, 11]),
-])
+@pytest.mark.parametrize(("transpose_v", "tiles"), ATTENTION_CASES)
 def test_attention_vs_softmax(transpose_v: bool, tiles: list[int] | None) -> None:
     args, expected = inputs(transpose_v)
     schedule = tile_schedule("iree_linalg_ext.attention", tiles) if tiles else None

@@ -7,6 +7,15 @@ import numpy as np
 import pytest
 
 import xlinalg
+from xlinalg.dialects.iree_linalg_ext.cases import (
+    FFT_CASES,
+    REVERSE_TILES,
+    SCAN_CASES,
+    SCATTER_DEPTH_TWO_TILES,
+    SCATTER_TILES,
+    SORT_TILES,
+    TOPK_CASES,
+)
 from xlinalg.reference.function import run_function
 
 
@@ -50,7 +59,7 @@ func.func @f(%k: memref<5x13xf32>, %v: memref<5x13xi32>) {
 }"""
 
 
-@pytest.mark.parametrize("tiles", [None, [2, 0]])
+@pytest.mark.parametrize("tiles", SORT_TILES)
 def test_sort_multi_operand_stable(tiles: list[int] | None) -> None:
     keys = RNG.integers(0, 4, size=(5, 13)).astype(F32)  # many ties
     vals = np.tile(np.arange(13, dtype=np.int32), (5, 1))
@@ -81,7 +90,7 @@ func.func @f(%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>) {{
 }}"""
 
 
-@pytest.mark.parametrize(("inclusive", "tiles"), [(True, None), (False, [0, 2])])
+@pytest.mark.parametrize(("inclusive", "tiles"), SCAN_CASES)
 def test_scan_vs_cumsum(inclusive: bool, tiles: list[int] | None) -> None:
     x = RNG.standard_normal((7, 5)).astype(F32)
     acc0 = RNG.standard_normal(5).astype(F32)
@@ -109,7 +118,7 @@ func.func @f(%x: memref<5x11xf32>, %ix: memref<5x11xi32>, %v: memref<5x3xf32>, %
 }}"""
 
 
-@pytest.mark.parametrize(("with_indices", "tiles"), [(False, None), (True, [2, 0])])
+@pytest.mark.parametrize(("with_indices", "tiles"), TOPK_CASES)
 def test_topk_ties_keep_first(with_indices: bool, tiles: list[int] | None) -> None:
     x = RNG.integers(0, 5, size=(5, 11)).astype(F32)  # ties
     ids = (100 + np.arange(11, dtype=np.int32)[::-1]).copy() * np.ones((5, 1), np.int32)
@@ -153,7 +162,7 @@ func.func @f(%u: memref<7x3xf32>, %ix: memref<7x2xi64>, %o: memref<4x5x3xf32>) {
 }"""
 
 
-@pytest.mark.parametrize("tiles", [None, [4, 2]])
+@pytest.mark.parametrize("tiles", SCATTER_TILES)
 def test_scatter_duplicate_indices_accumulate(tiles: list[int] | None) -> None:
     u = RNG.standard_normal((6, 3)).astype(F32)
     ix = np.array([[1], [3], [1], [0], [4], [1]], np.int32)
@@ -165,7 +174,7 @@ def test_scatter_duplicate_indices_accumulate(tiles: list[int] | None) -> None:
         np.testing.assert_allclose(result[2], expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("tiles", [[3, 2]])
+@pytest.mark.parametrize("tiles", SCATTER_DEPTH_TWO_TILES)
 def test_scatter_index_depth_two_with_dimension_map(tiles: list[int] | None) -> None:
     u = RNG.standard_normal((7, 3)).astype(F32)
     ix = np.stack([RNG.integers(0, 5, 7), RNG.integers(0, 4, 7)], axis=1).astype(np.int64)
@@ -187,7 +196,7 @@ func.func @f(%x: memref<7x5xf32>, %y: memref<7x5xf32>) {
 }"""
 
 
-@pytest.mark.parametrize("tiles", [None, [3, 2]])
+@pytest.mark.parametrize("tiles", REVERSE_TILES)
 def test_reverse_vs_flip(tiles: list[int] | None) -> None:
     x = RNG.standard_normal((7, 5)).astype(F32)
     schedule = tile_schedule("iree_linalg_ext.reverse", tiles) if tiles else None
@@ -221,7 +230,7 @@ def bit_reverse(x: np.ndarray) -> np.ndarray:
     return x[..., perm]
 
 
-@pytest.mark.parametrize(("coefficients", "tiles"), [(False, None), (True, [2])])
+@pytest.mark.parametrize(("coefficients", "tiles"), FFT_CASES)
 def test_fft_stages_vs_numpy_fft(coefficients: bool, tiles: list[int] | None) -> None:
     n = 16
     x = RNG.standard_normal((3, n)) + 1j * RNG.standard_normal((3, n))

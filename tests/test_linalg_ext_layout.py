@@ -8,6 +8,7 @@ import pytest
 from test_linalg_ext_exec import run_both
 
 import xlinalg
+from xlinalg.dialects.iree_linalg_ext.cases import PACK_TILES, UNPACK_TILES, WINOGRAD_CASES
 from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(3)
@@ -110,9 +111,7 @@ def conv_nhwc_hwcf(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize(("m", "layout", "tiles"), [
-    (6, "nhwc", None), (6, "nchw", [1, 0, 0, 2]), (4, "nhwc", [1, 0, 0, 2]), (2, "nchw", None),
-])
+@pytest.mark.parametrize(("m", "layout", "tiles"), WINOGRAD_CASES)
 def test_winograd_transforms_compute_a_convolution(m: int, layout: str, tiles: list[int] | None) -> None:
     from test_linalg_ext_exec import tile_schedule
 
@@ -173,7 +172,7 @@ func.func @outp(%x: {ty((t, t, n, th, tw, f))}, %y: {ty(out_shape)}) {{
         np.testing.assert_allclose(valid, expected, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("tiles", [[2, 3], [0, 5], [3, 0]])
+@pytest.mark.parametrize("tiles", PACK_TILES)
 def test_tiled_padded_pack(tiles: list[int]) -> None:
     from test_linalg_ext_exec import tile_schedule
 
@@ -191,7 +190,7 @@ func.func @f(%a: memref<13x15xf32>, %b: memref<8x2x2x8xf32>) {
         np.testing.assert_array_equal(result[1], expected)
 
 
-@pytest.mark.parametrize("tiles", [[16, 5], [0, 10], [8, 0]])
+@pytest.mark.parametrize("tiles", UNPACK_TILES)
 def test_tiled_unpack_drops_padding(tiles: list[int]) -> None:
     from test_linalg_ext_exec import tile_schedule
 

@@ -10,6 +10,7 @@ import pytest
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
+from xlinalg.dialects.linalg.handwritten_cases import MAP_REDUCE_DTYPES, MAP_REDUCE_VERIFY_CASES
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.errors import XlinalgError
 from xlinalg.transforms.generalize import generalize
@@ -77,24 +78,7 @@ def test_upstream_round_trip() -> None:
     assert len(_ops(xlinalg.parse(generic_form), ReduceOp)) == 2
 
 
-@pytest.mark.parametrize(
-    ("snippet", "message"),
-    [
-        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<6xf32>) dimensions = [1, 0]",
-         "should be in increasing order"),
-        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<4x5xf32>) dimensions = [3]",
-         "out of range"),
-        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<5x6xf32>) dimensions = [1]",
-         "must have the input shape with dimensions [1] removed (4x6)"),
-        ("linalg.map { arith.negf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<4x5xf32>)",
-         "expected the shape of input #0"),
-        ("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32) {\n linalg.yield %x : f32\n }",
-         "expected the region arguments to have the element types"),
-        (("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32, %o: f32) {\n"
-          " %i = arith.fptosi %x : f32 to i32\n linalg.yield %i : i32\n }"),
-         "expected the region to yield the init element types"),
-    ],
-)
+@pytest.mark.parametrize(("snippet", "message"), MAP_REDUCE_VERIFY_CASES)
 def test_verifier_messages(snippet: str, message: str) -> None:
     shape = snippet.split("outs(%r : ")[1].split(")")[0] if "outs(%r" in snippet else "memref<4x5x6xf32>"
     text = (
@@ -180,12 +164,9 @@ def test_tiled_with_non_dividing_sizes() -> None:
     _check_kernel(args, orig)
 
 
-@pytest.mark.parametrize(
-    ("elem", "dtype", "add"),
-    [("f32", np.float32, "arith.addf"), ("f16", np.float16, "arith.addf"), ("i8", np.int8, "arith.addi"),
-     ("i16", np.int16, "arith.addi"), ("i64", np.int64, "arith.addi")],
-)
-def test_dtypes(elem: str, dtype: type, add: str) -> None:
+@pytest.mark.parametrize(("elem", "add"), MAP_REDUCE_DTYPES)
+def test_dtypes(elem: str, add: str) -> None:
+    dtype: type = np.dtype(elem.replace("f", "float").replace("i", "int")).type
     text = f"""
 func.func @k(%a: memref<3x5xELEM>, %b: memref<3x5xELEM>, %c: memref<3x5xELEM>, %r: memref<5xELEM>) {{
   linalg.map {{ {add} }} ins(%a, %b : memref<3x5xELEM>, memref<3x5xELEM>) outs(%c : memref<3x5xELEM>)

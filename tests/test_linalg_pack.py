@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlinalg
+from xlinalg.dialects.linalg.handwritten_cases import PACK_VERIFY_CASES
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.linalg_misc import pack, unpack
@@ -63,38 +64,7 @@ def _parse_one(op_text: str, args: str) -> None:
 ARGS = "%a: tensor<9xf32>, %b: tensor<16x4xf32>, %pad: f32, %t: index, %i: i32"
 
 
-@pytest.mark.parametrize(
-    ("op_text", "message"),
-    [
-        # artificial padding: 9 elements in tiles of 8 need 2 outer tiles, not 3
-        (("%0 = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [8] into %d "
-          ": tensor<9xf32> -> tensor<3x8xf32>"), "artificial padding"),
-        ("%0 = linalg.pack %a inner_dims_pos = [0] inner_tiles = [8] into %d : tensor<9xf32> -> tensor<2x8xf32>",
-         "Only full tiles are supported when padding_value is not set"),
-        ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [%t] into %d : tensor<16x4xf32> -> tensor<2x4x8xf32>",
-         "mismatch in inner tile sizes specified at index 0"),
-        ("%0 = linalg.pack %b inner_dims_pos = [0, 1] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf32>",
-         "expects as many inner_tiles (1) as inner_dims_pos (2)"),
-        ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [0] into %d : tensor<16x4xf32> -> tensor<4x4x4xf32>",
-         "invalid zero or negative tile factor"),
-        ("%0 = linalg.pack %b inner_dims_pos = [2] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf32>",
-         "invalid inner_dims_pos vector [2]"),
-        ("%0 = linalg.pack %b inner_dims_pos = [0, 0] inner_tiles = [2, 2] into %d : tensor<16x4xf32> -> tensor<4x4x2x2xf32>",
-         "invalid inner_dims_pos vector [0, 0]"),
-        (("%0 = linalg.pack %b outer_dims_perm = [0, 0] inner_dims_pos = [0] inner_tiles = [4] into %d "
-          ": tensor<16x4xf32> -> tensor<4x4x4xf32>"), "invalid outer_dims_perm vector"),
-        ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4xf32>",
-         "packed rank != (unpacked rank + num tiling factors), got 2 != 3"),
-        (("%0 = linalg.pack %b outer_dims_perm = [1, 0] inner_dims_pos = [0] inner_tiles = [8] into %d "
-          ": tensor<16x4xf32> -> tensor<2x4x8xf32>"), "expected '4x2x8' for the packed domain value, got '2x4x8'"),
-        (("%0 = linalg.pack %b padding_value(%i : i32) inner_dims_pos = [0] inner_tiles = [4] into %d "
-          ": tensor<16x4xf32> -> tensor<4x4x4xf32>"), "padding value type (i32)"),
-        ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf64>",
-         "element types to match"),
-        ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [4] into %b : tensor<5x4x4xf32> -> tensor<16x4xf32>",
-         "expected '4x4x4' for the packed domain value, got '5x4x4'"),
-    ],
-)
+@pytest.mark.parametrize(("op_text", "message"), PACK_VERIFY_CASES)
 def test_verifier_rules(op_text: str, message: str) -> None:
     dest_type = op_text.rsplit("-> ", 1)[1] if "linalg.pack" in op_text else op_text.split(": ")[1].split(" ->")[0]
     with pytest.raises(XlinalgError, match=re.escape(message)):

@@ -11,6 +11,7 @@ from xdsl.rewriter import Rewriter
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
+from xlinalg.dialects.linalg.handwritten_cases import SOFTMAX_VERIFY_CASES
 from xlinalg.dialects.linalg.softmax import SoftmaxOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.linalg_misc import softmax
@@ -72,16 +73,7 @@ def _op_sequence(text: str) -> list[str]:
     return [n for n in names if n != "arith.constant"]
 
 
-@pytest.mark.parametrize(
-    ("body", "message"),
-    [
-        ("linalg.softmax dimension(2) ins(%a : memref<4x5xf32>) outs(%b : memref<4x5xf32>)", "out of range"),
-        ("linalg.softmax dimension(0) ins(%a : memref<4x5xf32>) outs(%c : memref<5x4xf32>)",
-         "incompatible output shape"),
-        ("linalg.softmax dimension(0) ins(%i : memref<4x5xi32>) outs(%i : memref<4x5xi32>)",
-         "floating-point element type"),
-    ],
-)
+@pytest.mark.parametrize(("body", "message"), SOFTMAX_VERIFY_CASES)
 def test_verifier(body: str, message: str) -> None:
     text = (
         "func.func @f(%a: memref<4x5xf32>, %b: memref<4x5xf32>, %c: memref<5x4xf32>, %i: memref<4x5xi32>) {\n"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import xlinalg
+from xlinalg.dialects.linalg.handwritten_cases import WINOGRAD_VERIFY_CASES
 from xlinalg.dialects.linalg.winograd import WinogradFilterTransformOp, _WinogradOp
 from xlinalg.dialects.linalg.winograd_matrices import FMR_CASES, winograd_matrices
 from xlinalg.errors import XlinalgError
@@ -51,27 +52,7 @@ def test_upstream_round_trip() -> None:
     assert str(xlinalg.parse(generic)).count("fmr(F_4_3)") == 3
 
 
-@pytest.mark.parametrize(
-    ("op_text", "message"),
-    [
-        ("linalg.winograd_filter_transform fmr(F_2_3) ins(%f : tensor<2x3x3x5xf32>) outs(%x : tensor<6x6x5x2xf32>) -> tensor<6x6x5x2xf32>",
-         "expected output shape 4x4x5x2"),
-        ("linalg.winograd_filter_transform fmr(F_2_5) ins(%f : tensor<2x3x3x5xf32>) outs(%x : tensor<6x6x5x2xf32>) -> tensor<6x6x5x2xf32>",
-         "filter height and width to be 5 (or 1), got 3x3"),
-        ("linalg.winograd_filter_transform m(3) r(3) ins(%f : tensor<2x3x3x5xf32>) outs(%x : tensor<5x5x5x2xf32>) -> tensor<5x5x5x2xf32>",
-         "unsupported F(m=3, r=3)"),
-        ("linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<2x11x10x5xf32>) outs(%x : tensor<6x6x2x2x2x5xf32>) -> tensor<6x6x2x2x2x5xf32>",
-         "tiles * 4 + 2"),
-        ("linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<2x10x10x5xf32>) outs(%x : tensor<6x6x2x2x2xf32>) -> tensor<6x6x2x2x2xf32>",
-         "expects a 4D input and a 6D output"),
-        ("linalg.winograd_output_transform fmr(F_2_3) ins(%v : tensor<6x6x2x2x2x2xf32>) outs(%x : tensor<2x4x4x2xf32>) -> tensor<2x4x4x2xf32>",
-         "first two dims to be 4 (or 1)"),
-        ("linalg.winograd_output_transform fmr(F_4_3) ins(%v : tensor<6x6x2x2x2x2xf32>) outs(%x : tensor<2x8x7x2xf32>) -> tensor<2x8x7x2xf32>",
-         "expected output shape 2x8x8x2"),
-        ("linalg.winograd_output_transform fmr(F_4_3) ins(%v : tensor<6x6x2x2x2x2xf32>) outs(%x : tensor<2x8x8x2xf64>) -> tensor<2x8x8x2xf64>",
-         "same floating-point element type"),
-    ],
-)
+@pytest.mark.parametrize(("op_text", "message"), WINOGRAD_VERIFY_CASES)
 def test_verifier(op_text: str, message: str) -> None:
     out_type = op_text.rsplit("-> ", 1)[1]
     text = (

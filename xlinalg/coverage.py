@@ -71,7 +71,17 @@ def table_rows() -> list[CoverageRow]:
     return rows
 
 
+def register_op_families() -> None:
+    """Register the rows of the hand-written linalg ops and of `iree_linalg_ext`."""
+    from xlinalg.dialects.iree_linalg_ext import cases as ext_cases
+    from xlinalg.dialects.linalg import handwritten_cases
+
+    register(handwritten_cases.coverage_rows)
+    register(ext_cases.coverage_rows)
+
+
 def coverage_rows() -> list[CoverageRow]:
+    register_op_families()
     rows = table_rows()
     for source in _SOURCES:
         rows.extend(source())
@@ -100,4 +110,4 @@ def print_coverage(file: TextIO = sys.stdout) -> None:
 
 
 __all__ = ["COLUMNS", "CoverageRow", "coverage_rows", "format_coverage", "print_coverage",
-           "register", "table_rows"]
+           "register", "register_op_families", "table_rows"]

@@ -1,0 +1,162 @@
+"""The case lists the tests of the hand-written linalg ops parametrize over, and their coverage rows.
+
+- verify: `*_VERIFY_CASES` ((op text, message), one per verifier rule), the parametrization
+  of the verifier tests of `tests/test_linalg_map_reduce.py`, `test_linalg_softmax.py`,
+  `test_linalg_pack.py`, `test_linalg_winograd.py`; a case counts for the op it spells;
+- run: `MAP_REDUCE_DTYPES` (element type, add op), the parametrization of
+  `test_linalg_map_reduce.py::test_dtypes`, plus `RUN_CASES` (op, element type): the kernels
+  the other execution tests compile and check against NumPy, named with their test;
+- parse: `IREE_ROUND_TRIP` (ours and through upstream's `iree-opt`), `GENERALIZE_CASES`,
+  `TILED_CASES` (tiled with non-dividing sizes, compiled and checked): likewise, each entry
+  named with the test that exercises it. A column is "-" when no test covers it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xlinalg.coverage import CoverageRow
+
+MAP_REDUCE_VERIFY_CASES: list[tuple[str, str]] = [
+    ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<6xf32>) dimensions = [1, 0]",
+     "should be in increasing order"),
+    ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<4x5xf32>) dimensions = [3]",
+     "out of range"),
+    ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<5x6xf32>) dimensions = [1]",
+     "must have the input shape with dimensions [1] removed (4x6)"),
+    ("linalg.map { arith.negf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<4x5xf32>)",
+     "expected the shape of input #0"),
+    ("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32) {\n linalg.yield %x : f32\n }",
+     "expected the region arguments to have the element types"),
+    (("linalg.map ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>) (%x: f32, %o: f32) {\n"
+      " %i = arith.fptosi %x : f32 to i32\n linalg.yield %i : i32\n }"),
+     "expected the region to yield the init element types"),
+]
+
+
+SOFTMAX_VERIFY_CASES: list[tuple[str, str]] = [
+    ("linalg.softmax dimension(2) ins(%a : memref<4x5xf32>) outs(%b : memref<4x5xf32>)", "out of range"),
+    ("linalg.softmax dimension(0) ins(%a : memref<4x5xf32>) outs(%c : memref<5x4xf32>)",
+     "incompatible output shape"),
+    ("linalg.softmax dimension(0) ins(%i : memref<4x5xi32>) outs(%i : memref<4x5xi32>)",
+     "floating-point element type"),
+]
+
+
+PACK_VERIFY_CASES: list[tuple[str, str]] = [
+    # artificial padding: 9 elements in tiles of 8 need 2 outer tiles, not 3
+    (("%0 = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [8] into %d "
+      ": tensor<9xf32> -> tensor<3x8xf32>"), "artificial padding"),
+    ("%0 = linalg.pack %a inner_dims_pos = [0] inner_tiles = [8] into %d : tensor<9xf32> -> tensor<2x8xf32>",
+     "Only full tiles are supported when padding_value is not set"),
+    ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [%t] into %d : tensor<16x4xf32> -> tensor<2x4x8xf32>",
+     "mismatch in inner tile sizes specified at index 0"),
+    ("%0 = linalg.pack %b inner_dims_pos = [0, 1] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf32>",
+     "expects as many inner_tiles (1) as inner_dims_pos (2)"),
+    ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [0] into %d : tensor<16x4xf32> -> tensor<4x4x4xf32>",
+     "invalid zero or negative tile factor"),
+    ("%0 = linalg.pack %b inner_dims_pos = [2] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf32>",
+     "invalid inner_dims_pos vector [2]"),
+    ("%0 = linalg.pack %b inner_dims_pos = [0, 0] inner_tiles = [2, 2] into %d : tensor<16x4xf32> -> tensor<4x4x2x2xf32>",
+     "invalid inner_dims_pos vector [0, 0]"),
+    (("%0 = linalg.pack %b outer_dims_perm = [0, 0] inner_dims_pos = [0] inner_tiles = [4] into %d "
+      ": tensor<16x4xf32> -> tensor<4x4x4xf32>"), "invalid outer_dims_perm vector"),
+    ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4xf32>",
+     "packed rank != (unpacked rank + num tiling factors), got 2 != 3"),
+    (("%0 = linalg.pack %b outer_dims_perm = [1, 0] inner_dims_pos = [0] inner_tiles = [8] into %d "
+      ": tensor<16x4xf32> -> tensor<2x4x8xf32>"), "expected '4x2x8' for the packed domain value, got '2x4x8'"),
+    (("%0 = linalg.pack %b padding_value(%i : i32) inner_dims_pos = [0] inner_tiles = [4] into %d "
+      ": tensor<16x4xf32> -> tensor<4x4x4xf32>"), "padding value type (i32)"),
+    ("%0 = linalg.pack %b inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x4xf32> -> tensor<4x4x4xf64>",
+     "element types to match"),
+    ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [4] into %b : tensor<5x4x4xf32> -> tensor<16x4xf32>",
+     "expected '4x4x4' for the packed domain value, got '5x4x4'"),
+]
+
+
+WINOGRAD_VERIFY_CASES: list[tuple[str, str]] = [
+    ("linalg.winograd_filter_transform fmr(F_2_3) ins(%f : tensor<2x3x3x5xf32>) outs(%x : tensor<6x6x5x2xf32>) -> tensor<6x6x5x2xf32>",
+     "expected output shape 4x4x5x2"),
+    ("linalg.winograd_filter_transform fmr(F_2_5) ins(%f : tensor<2x3x3x5xf32>) outs(%x : tensor<6x6x5x2xf32>) -> tensor<6x6x5x2xf32>",
+     "filter height and width to be 5 (or 1), got 3x3"),
+    ("linalg.winograd_filter_transform m(3) r(3) ins(%f : tensor<2x3x3x5xf32>) outs(%x : tensor<5x5x5x2xf32>) -> tensor<5x5x5x2xf32>",
+     "unsupported F(m=3, r=3)"),
+    ("linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<2x11x10x5xf32>) outs(%x : tensor<6x6x2x2x2x5xf32>) -> tensor<6x6x2x2x2x5xf32>",
+     "tiles * 4 + 2"),
+    ("linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<2x10x10x5xf32>) outs(%x : tensor<6x6x2x2x2xf32>) -> tensor<6x6x2x2x2xf32>",
+     "expects a 4D input and a 6D output"),
+    ("linalg.winograd_output_transform fmr(F_2_3) ins(%v : tensor<6x6x2x2x2x2xf32>) outs(%x : tensor<2x4x4x2xf32>) -> tensor<2x4x4x2xf32>",
+     "first two dims to be 4 (or 1)"),
+    ("linalg.winograd_output_transform fmr(F_4_3) ins(%v : tensor<6x6x2x2x2x2xf32>) outs(%x : tensor<2x8x7x2xf32>) -> tensor<2x8x7x2xf32>",
+     "expected output shape 2x8x8x2"),
+    ("linalg.winograd_output_transform fmr(F_4_3) ins(%v : tensor<6x6x2x2x2x2xf32>) outs(%x : tensor<2x8x8x2xf64>) -> tensor<2x8x8x2xf64>",
+     "same floating-point element type"),
+]
+
+
+#: (element type, add op) of test_linalg_map_reduce.py::test_dtypes (map and reduce each)
+MAP_REDUCE_DTYPES: list[tuple[str, str]] = [
+    ("f32", "arith.addf"), ("f16", "arith.addf"), ("i8", "arith.addi"), ("i16", "arith.addi"),
+    ("i64", "arith.addi"),
+]
+
+#: ops printed, parsed back, and round-tripped through upstream's iree-opt:
+#: test_linalg_map_reduce/softmax/pack/winograd.py::test_upstream_round_trip*
+IREE_ROUND_TRIP: tuple[str, ...] = (
+    "map", "reduce", "softmax", "pack", "unpack",
+    "winograd_filter_transform", "winograd_input_transform", "winograd_output_transform",
+)
+#: (op, element type) generalized and compared with upstream's generalization:
+#: test_linalg_map_reduce.py::test_generalize_matches_upstream
+GENERALIZE_CASES: list[tuple[str, str]] = [("map", "f32"), ("reduce", "f32")]
+#: (op, element type) compiled and checked against NumPy, besides MAP_REDUCE_DTYPES
+RUN_CASES: list[tuple[str, str]] = [
+    ("generic", "f32"),  # test_library_call.py::test_execution_calls_the_module_function
+    ("map", "f64"), ("reduce", "f64"), ("reduce", "i32"),  # map_reduce: KERNEL
+    ("softmax", "f32"), ("softmax", "f64"),  # test_linalg_softmax.py: MEMREF, TENSOR
+    ("pack", "f32"), ("unpack", "f32"),  # test_linalg_pack.py::test_execution_matches_independent_formula
+    ("pack", "f64"), ("unpack", "f64"),  # test_linalg_pack.py::test_pack_then_unpack_is_identity_compiled
+    ("winograd_filter_transform", "f32"), ("winograd_input_transform", "f32"),
+    ("winograd_output_transform", "f32"),  # test_linalg_winograd.py::test_compiled_pipeline_equals_direct_conv
+]
+#: (op, element type) tiled with non-dividing sizes, compiled and checked
+TILED_CASES: list[tuple[str, str]] = [
+    ("generic", "f32"),  # test_library_call.py::test_tiled_generic_calls_the_library_on_each_tile
+    ("map", "f64"), ("reduce", "f64"), ("reduce", "i32"),  # map_reduce: test_tiled_with_non_dividing_sizes
+]
+
+OPS: tuple[str, ...] = (
+    "generic", "map", "reduce", "softmax", "pack", "unpack",
+    "winograd_filter_transform", "winograd_input_transform", "winograd_output_transform",
+)
+VERIFY_CASES: list[tuple[str, str]] = (
+    MAP_REDUCE_VERIFY_CASES + SOFTMAX_VERIFY_CASES + PACK_VERIFY_CASES + WINOGRAD_VERIFY_CASES)
+
+_OP = re.compile(r"linalg\.([a-z_]+)")
+
+
+def _types(cases: list[tuple[str, str]], name: str) -> str:
+    order = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64")
+    found = sorted({elt for op, elt in cases if op == name}, key=order.index)
+    return ",".join(found) if found else "-"
+
+
+def coverage_rows() -> list[CoverageRow]:
+    """One row per hand-written linalg op (registered with `xlinalg.coverage`)."""
+    from xlinalg.coverage import CoverageRow
+
+    run = RUN_CASES + [(op, elt) for elt, _ in MAP_REDUCE_DTYPES for op in ("map", "reduce")]
+    rows = []
+    for name in OPS:
+        rules = sum(1 for text, _ in VERIFY_CASES if _OP.search(text).group(1) == name)  # type: ignore[union-attr]
+        rows.append(CoverageRow(
+            f"linalg.{name}",
+            "yes+iree" if name in IREE_ROUND_TRIP else "-",
+            f"{rules} rules" if rules else "-",
+            _types(GENERALIZE_CASES, name),
+            _types(run, name),
+            _types(TILED_CASES, name),
+        ))
+    return rows
