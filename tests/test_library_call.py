@@ -9,6 +9,7 @@ import pytest
 from xdsl.dialects import func, memref
 
 import xlinalg
+from xlinalg.dialects.linalg.handwritten_cases import RUN_CASES, TILED_CASES, exercised
 from xlinalg.errors import BackendError, LoweringError
 from xlinalg.lowering.pipeline import lower_to_loops
 
@@ -50,6 +51,8 @@ def test_prints_and_lowers_to_a_call() -> None:
 @pytest.mark.parametrize("callee_type", ["memref<7x5xf32>", "memref<?x?xf32>",
                                          "memref<7x5xf32, strided<[?, ?], offset: ?>>"])
 def test_execution_calls_the_module_function(callee_type: str) -> None:
+    assert exercised(xlinalg.parse(payload(callee_type))) == set(
+        RUN_CASES["test_library_call.py::test_execution_calls_the_module_function"])
     kernel = xlinalg.compile(payload(callee_type), entry="k")
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((7, 5), dtype=np.float32), rng.standard_normal((7, 5), dtype=np.float32)
@@ -77,6 +80,8 @@ module attributes {transform.with_named_sequence} {
   }
 }"""
     text = payload("memref<?x?xf32, strided<[?, ?], offset: ?>>")
+    assert exercised(xlinalg.parse(text)) == set(
+        TILED_CASES["test_library_call.py::test_tiled_generic_calls_the_library_on_each_tile"])
     kernel = xlinalg.compile(text, schedule=schedule, entry="k")
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((7, 5), dtype=np.float32), rng.standard_normal((7, 5), dtype=np.float32)

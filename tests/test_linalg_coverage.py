@@ -48,3 +48,59 @@ def test_print_and_register() -> None:
         from xlinalg import coverage
 
         coverage._SOURCES.remove(extra)
+
+
+def _parametrized_over(test: object) -> object:
+    (mark,) = [m for m in test.pytestmark if m.name == "parametrize"]  # type: ignore[attr-defined]
+    return mark.args[1]
+
+
+def test_hand_written_op_tests_parametrize_over_the_library_lists() -> None:
+    import test_linalg_map_reduce
+    import test_linalg_pack
+    import test_linalg_softmax
+    import test_linalg_winograd
+
+    from xlinalg.dialects.linalg import handwritten_cases as hw
+
+    assert _parametrized_over(test_linalg_map_reduce.test_verifier_messages) is hw.MAP_REDUCE_VERIFY_CASES
+    assert _parametrized_over(test_linalg_map_reduce.test_dtypes) is hw.MAP_REDUCE_DTYPES
+    assert _parametrized_over(test_linalg_softmax.test_verifier) is hw.SOFTMAX_VERIFY_CASES
+    assert _parametrized_over(test_linalg_pack.test_verifier_rules) is hw.PACK_VERIFY_CASES
+    assert _parametrized_over(test_linalg_winograd.test_verifier) is hw.WINOGRAD_VERIFY_CASES
+    rows = {r.op: r for r in coverage_rows()}
+    assert rows["linalg.softmax"].tiled == "-"
+    assert rows["linalg.pack"].verify == f"{len(hw.PACK_VERIFY_CASES) - 1} rules"  # one is unpack's
+    assert rows["linalg.map"].run.split(",") == ["f16", "f32", "f64", "i8", "i16", "i64"]
+    assert rows["linalg.reduce"].tiled == "f64,i32"
+
+
+def test_linalg_ext_tests_parametrize_over_the_library_lists() -> None:
+    import test_linalg_ext_attention
+    import test_linalg_ext_exec
+    import test_linalg_ext_layout
+    import test_linalg_ext_ops
+
+    from xlinalg.dialects.iree_linalg_ext import cases
+    from xlinalg.dialects.iree_linalg_ext.samples import SAMPLES
+
+    assert test_linalg_ext_ops.CASES is SAMPLES
+    assert _parametrized_over(test_linalg_ext_ops.test_verifier_messages) is cases.VERIFY_CASES
+    assert _parametrized_over(test_linalg_ext_exec.test_sort_multi_operand_stable) is cases.SORT_TILES
+    assert _parametrized_over(test_linalg_ext_exec.test_scan_vs_cumsum) is cases.SCAN_CASES
+    assert _parametrized_over(test_linalg_ext_exec.test_topk_ties_keep_first) is cases.TOPK_CASES
+    assert _parametrized_over(test_linalg_ext_exec.test_scatter_duplicate_indices_accumulate) is cases.SCATTER_TILES
+    assert (_parametrized_over(test_linalg_ext_exec.test_scatter_index_depth_two_with_dimension_map)
+            is cases.SCATTER_DEPTH_TWO_TILES)
+    assert _parametrized_over(test_linalg_ext_exec.test_reverse_vs_flip) is cases.REVERSE_TILES
+    assert _parametrized_over(test_linalg_ext_exec.test_fft_stages_vs_numpy_fft) is cases.FFT_CASES
+    assert _parametrized_over(test_linalg_ext_attention.test_attention_vs_softmax) is cases.ATTENTION_CASES
+    assert (_parametrized_over(test_linalg_ext_layout.test_winograd_transforms_compute_a_convolution)
+            is cases.WINOGRAD_CASES)
+    assert _parametrized_over(test_linalg_ext_layout.test_tiled_padded_pack) is cases.PACK_TILES
+    assert _parametrized_over(test_linalg_ext_layout.test_tiled_unpack_drops_padding) is cases.UNPACK_TILES
+    rows = {r.op: r for r in coverage_rows()}
+    assert rows["iree_linalg_ext.sort"].parse == "yes+iree" and rows["iree_linalg_ext.sort"].tiled == "f32"
+    assert rows["iree_linalg_ext.attention"].parse == "yes"  # not in IREE 3.13's syntax any more
+    assert rows["iree_linalg_ext.set_encoding"].run == "-"
+    assert rows["iree_linalg_ext.scatter"].verify == "5 rules"

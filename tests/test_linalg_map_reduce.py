@@ -10,7 +10,15 @@ import pytest
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
-from xlinalg.dialects.linalg.handwritten_cases import MAP_REDUCE_DTYPES, MAP_REDUCE_VERIFY_CASES
+from xlinalg.dialects.linalg.handwritten_cases import (
+    GENERALIZE_CASES,
+    IREE_ROUND_TRIP,
+    MAP_REDUCE_DTYPES,
+    MAP_REDUCE_VERIFY_CASES,
+    RUN_CASES,
+    TILED_CASES,
+    exercised,
+)
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.errors import XlinalgError
 from xlinalg.transforms.generalize import generalize
@@ -69,6 +77,8 @@ def test_upstream_round_trip() -> None:
     from test_upstream_syntax import iree_opt
 
     ours = str(xlinalg.parse(MAP_REDUCE))
+    assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
+        IREE_ROUND_TRIP["test_linalg_map_reduce.py::test_upstream_round_trip"])
     upstream = iree_opt(ours)
     assert upstream.count("linalg.map { arith.addf }") == 1
     assert upstream.count("linalg.reduce { arith.addf }") == 1
@@ -132,6 +142,8 @@ def _check_kernel(args: list[np.ndarray], orig: list[np.ndarray]) -> None:
 
 
 def test_execution_matches_numpy_odd_sizes() -> None:
+    assert exercised(xlinalg.parse(KERNEL)) == set(
+        RUN_CASES["test_linalg_map_reduce.py::test_execution_matches_numpy_odd_sizes"])
     kernel = xlinalg.compile(KERNEL)
     args = _kernel_inputs(np.random.default_rng(0))
     orig = [x.copy() for x in args]
@@ -154,6 +166,8 @@ module attributes {transform.with_named_sequence} {
 
 
 def test_tiled_with_non_dividing_sizes() -> None:
+    assert exercised(xlinalg.parse(KERNEL)) == set(
+        TILED_CASES["test_linalg_map_reduce.py::test_tiled_with_non_dividing_sizes"])
     module = xlinalg.apply_schedule(xlinalg.parse(KERNEL), TILE)
     assert len(_ops(module, MapOp)) == 1 and len(_ops(module, ReduceOp)) == 2
     assert "scf.for" in str(module)
@@ -279,6 +293,8 @@ module attributes {transform.with_named_sequence} {
         body = str(module).split("module attributes")[0]
         return re.sub(r"%[\w]+", "%", body)
 
+    assert exercised(xlinalg.parse(payload)) == set(
+        GENERALIZE_CASES["test_linalg_map_reduce.py::test_generalize_matches_upstream"])
     upstream = iree_opt(payload + schedule, "--transform-interpreter").split("  module attributes")[0] + "}\n"
     ours = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
     assert normalized(ours).count("linalg.generic") == 2

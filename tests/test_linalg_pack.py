@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import PACK_VERIFY_CASES
+from xlinalg.dialects.linalg.handwritten_cases import (
+    IREE_ROUND_TRIP,
+    PACK_VERIFY_CASES,
+    RUN_CASES,
+    exercised,
+)
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.linalg_misc import pack, unpack
@@ -47,6 +52,8 @@ IREE_OPT = shutil.which("iree-opt")
 def test_upstream_round_trip() -> None:
     from test_upstream_syntax import iree_opt
 
+    assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
+        IREE_ROUND_TRIP["test_linalg_pack.py::test_upstream_round_trip"])
     upstream = iree_opt(str(xlinalg.parse(FORMS)))
     again = xlinalg.parse(upstream)
     assert len([o for o in again.walk() if isinstance(o, PackOp)]) == 3
@@ -104,6 +111,8 @@ func.func @k(%a: memref<9x5x3xf32>, %p: memref<3x5x2x4x3xf32>, %pad: f32, %u: me
 
 
 def test_execution_matches_independent_formula() -> None:
+    assert exercised(xlinalg.parse(KERNEL)) == set(
+        RUN_CASES["test_linalg_pack.py::test_execution_matches_independent_formula"])
     kernel = xlinalg.compile(KERNEL)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((9, 5, 3), dtype=np.float32)
@@ -135,6 +144,8 @@ def _dynamic_kernel() -> xlinalg.Kernel:
 @settings(max_examples=40, deadline=None)
 @given(rows=st.integers(1, 13), cols=st.integers(1, 11), t0=st.integers(1, 6), t1=st.integers(1, 6))
 def test_pack_then_unpack_is_identity_compiled(rows: int, cols: int, t0: int, t1: int) -> None:
+    assert exercised(xlinalg.parse(DYNAMIC)) == set(
+        RUN_CASES["test_linalg_pack.py::test_pack_then_unpack_is_identity_compiled"])
     kernel = _dynamic_kernel()
     a = np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) + 0.5
     packed_shape = (-(-cols // t1), -(-rows // t0), t0, t1)

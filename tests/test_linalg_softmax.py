@@ -11,7 +11,12 @@ from xdsl.rewriter import Rewriter
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
-from xlinalg.dialects.linalg.handwritten_cases import SOFTMAX_VERIFY_CASES
+from xlinalg.dialects.linalg.handwritten_cases import (
+    IREE_ROUND_TRIP,
+    RUN_CASES,
+    SOFTMAX_VERIFY_CASES,
+    exercised,
+)
 from xlinalg.dialects.linalg.softmax import SoftmaxOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.linalg_misc import softmax
@@ -48,6 +53,8 @@ IREE_OPT = shutil.which("iree-opt")
 def test_upstream_round_trip_and_decomposition() -> None:
     from test_upstream_syntax import iree_opt
 
+    assert {op for t in (TENSOR, MEMREF) for op, _ in exercised(xlinalg.parse(t))} == set(
+        IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"])
     for text in (TENSOR, MEMREF):
         upstream = iree_opt(str(xlinalg.parse(text)))
         assert str(xlinalg.parse(upstream)).count("linalg.softmax") == text.count("linalg.softmax")
@@ -105,6 +112,8 @@ def test_reference_is_numerically_careful() -> None:
 
 
 def test_execution_matches_numpy_odd_sizes() -> None:
+    assert exercised(xlinalg.parse(MEMREF)) == set(
+        RUN_CASES["test_linalg_softmax.py::test_execution_matches_numpy_odd_sizes"])
     kernel = xlinalg.compile(MEMREF)
     rng = np.random.default_rng(0)
     a = (rng.standard_normal((3, 7, 5)) * 30).astype(np.float32)  # large values: needs the max shift

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import WINOGRAD_VERIFY_CASES
+from xlinalg.dialects.linalg.handwritten_cases import (
+    IREE_ROUND_TRIP,
+    RUN_CASES,
+    WINOGRAD_VERIFY_CASES,
+    exercised,
+)
 from xlinalg.dialects.linalg.winograd import WinogradFilterTransformOp, _WinogradOp
 from xlinalg.dialects.linalg.winograd_matrices import FMR_CASES, winograd_matrices
 from xlinalg.errors import XlinalgError
@@ -45,6 +50,8 @@ IREE_OPT = shutil.which("iree-opt")
 def test_upstream_round_trip() -> None:
     from test_upstream_syntax import iree_opt
 
+    assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
+        IREE_ROUND_TRIP["test_linalg_winograd.py::test_upstream_round_trip"])
     upstream = iree_opt(str(xlinalg.parse(FORMS)))
     assert str(xlinalg.parse(upstream)).count("fmr(F_4_3)") == 3
     generic = iree_opt(FORMS, "--mlir-print-op-generic")
@@ -131,8 +138,10 @@ def test_compiled_pipeline_equals_direct_conv(m: int, r: int, attr: str, n: int,
                                               th: int, tw: int) -> None:
     a = m + r - 1
     h, w = th * m + r - 1, tw * m + r - 1
-    kernel = xlinalg.compile(PIPELINE.format(F=f, r=r, C=c, N=n, H=h, W=w, a=a, th=th, tw=tw,
-                                             OH=th * m, OW=tw * m, attr=attr))
+    text = PIPELINE.format(F=f, r=r, C=c, N=n, H=h, W=w, a=a, th=th, tw=tw, OH=th * m, OW=tw * m, attr=attr)
+    assert exercised(xlinalg.parse(text)) == set(
+        RUN_CASES["test_linalg_winograd.py::test_compiled_pipeline_equals_direct_conv"])
+    kernel = xlinalg.compile(text)
     rng = np.random.default_rng(m + r)
     g = rng.standard_normal((f, r, r, c), dtype=np.float32)
     d = rng.standard_normal((n, h, w, c), dtype=np.float32)
