@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from support import assert_dominance
 from support import parse_module as parse
-from test_lowering_pipeline import MATMUL
+from test_lowering_pipeline import DOT, MATMUL
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -178,20 +178,6 @@ def test_non_trivial_index_expression_is_arith() -> None:
     assert not ops_named(module, "affine.apply")
 
 
-DOT = """
-func.func @dot(%A: memref<?xf64>, %B: memref<?xf64>, %C: memref<f64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
-                                   affine_map<(d0) -> ()>],
-                  iterator_types = ["reduction"]}
-      ins(%A, %B : memref<?xf64>, memref<?xf64>) outs(%C : memref<f64>) {
-  ^bb0(%a: f64, %b: f64, %c: f64):
-    %0 = arith.mulf %a, %b : f64
-    %1 = arith.addf %c, %0 : f64
-    linalg.yield %1 : f64
-  }
-  return
-}
-"""
 
 
 def test_rank0_output_reduction_is_carried_through_the_whole_nest() -> None:

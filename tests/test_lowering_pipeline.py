@@ -182,7 +182,7 @@ def test_transposed_index_scalar_and_math() -> None:
     np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-6)
 
 
-CONV_DOT = """
+CONV = """
 func.func @conv(%I: memref<?xf32>, %K: memref<3xf32>, %O: memref<?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 * 2 + d1)>, affine_map<(d0, d1) -> (d1)>,
                                    affine_map<(d0, d1) -> (d0)>],
@@ -195,6 +195,9 @@ func.func @conv(%I: memref<?xf32>, %K: memref<3xf32>, %O: memref<?xf32>) {
   }
   return
 }
+"""
+
+DOT = """
 func.func @dot(%A: memref<?xf64>, %B: memref<?xf64>, %C: memref<f64>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
                                    affine_map<(d0) -> ()>],
@@ -208,6 +211,8 @@ func.func @dot(%A: memref<?xf64>, %B: memref<?xf64>, %C: memref<f64>) {
   return
 }
 """
+
+CONV_DOT = CONV + DOT
 
 
 def test_strided_conv1d_and_rank0_dot() -> None:

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg
 from xlinalg.context import make_context
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
 from xlinalg.interpreter.parsing import LocatingParser
@@ -317,7 +317,7 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dty
     return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
 
 
-def compile(  # noqa: A001 - the public name mirrors the contract in DESIGN.md
+def compile(
     payload: Source,
     schedule: Source | None = None,
     entry: str | None = None,
