@@ -180,10 +180,14 @@ def cpu_name(info: dict[str, Any]) -> str:
     return ""
 
 
-def budget_trials(study: optuna.Study) -> list[FrozenTrial]:
+def budget_trials(study: optuna.Study,
+                  trials: list[FrozenTrial] | None = None) -> list[FrozenTrial]:
     """Trials that count towards the budget: COMPLETE, PRUNED, and FAIL with a status
-    (a FAIL without one is a trial whose process was killed mid-measurement)."""
-    return [trial for trial in study.get_trials(deepcopy=False)
+    (a FAIL without one is a trial whose process was killed mid-measurement).
+    `trials`: a snapshot of the study's trials to count in (default: read them now)."""
+    if trials is None:
+        trials = study.get_trials(deepcopy=False)
+    return [trial for trial in trials
             if trial.state in (TrialState.COMPLETE, TrialState.PRUNED)
             or (trial.state == TrialState.FAIL and "status" in trial.user_attrs)]
 
@@ -356,10 +360,14 @@ def run(
         fail_dead_trials(study)
         lock.acquire()
         try:
-            counted = counted_trials(study)
+            # One snapshot for both counts: read separately, a trial finishing in between
+            # would be missed by both and the budget overshot.
+            snapshot = study.get_trials(deepcopy=False)
+            counted = len(budget_trials(study, snapshot))
+            running = sum(1 for t in snapshot if t.state == TrialState.RUNNING)
             if n_trials is not None and counted >= n_trials:
                 break
-            if n_trials is not None and counted + running_trials(study) >= n_trials:
+            if n_trials is not None and counted + running >= n_trials:
                 lock.release()
                 time.sleep(POLL_S)
                 continue
