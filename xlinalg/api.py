@@ -11,7 +11,7 @@ Everything the tuner, the CLI, benchmarks and users need goes through here:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,13 +71,92 @@ def verify(module: ModuleOp, name: str = "<input>") -> None:
 
 
 # --------------------------------------------------------------------------- schedules
-def apply_schedule(module: Source, schedule: Source, knobs: Mapping[str, Any] | None = None) -> ModuleOp:
-    """Apply a transform script to a payload (in place when given a ModuleOp); returns the payload."""
+ExtraBindings = Sequence[Sequence[Any]] | Callable[[ModuleOp], Sequence[Sequence[Any]]]
+"""Values of the entry sequence's block arguments after the payload root (the spec's
+`extraMappings`), one list per argument: payload ops, payload values or param
+attributes (a Python int/float becomes an i64/f64 param). A callable receives the parsed
+payload module and returns the lists (for payloads given as text)."""
+
+
+def apply_schedule(
+    module: Source,
+    schedule: Source,
+    knobs: Mapping[str, Any] | None = None,
+    *,
+    extra_bindings: ExtraBindings = (),
+    expensive_checks: bool = True,
+) -> ModuleOp:
+    """Apply a transform script to a payload (in place when given a ModuleOp); returns the payload.
+
+    `extra_bindings` bind the entry sequence's arguments after the payload root (see
+    `ExtraBindings`); `expensive_checks=False` turns off the full handle-invalidation
+    tracking (the spec's optional expensive checks; on by default here).
+    """
     from xlinalg.interpreter import apply_schedule as interpret
 
     payload = parse(module, "payload")
     script = parse(schedule, "schedule")
-    return interpret(payload, script, knobs or {})
+    return interpret(
+        payload, script, knobs or {},
+        extra_bindings=_resolve_bindings(extra_bindings, payload),
+        expensive_checks=expensive_checks,
+    )
+
+
+def _resolve_bindings(bindings: ExtraBindings, payload: ModuleOp) -> list[list[Any]]:
+    from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f64, i64
+    from xdsl.ir import Attribute, Operation, SSAValue
+
+    if callable(bindings):
+        bindings = bindings(payload)
+    resolved: list[list[Any]] = []
+    for index, group in enumerate(bindings):
+        if isinstance(group, Operation | SSAValue | Attribute | int | float | str):
+            raise XlinalgError(
+                f"extra binding #{index} must be a list of payload ops, values or params, "
+                f"not a single {type(group).__name__}"
+            )
+        items: list[Any] = []
+        for item in group:
+            if isinstance(item, bool) or not isinstance(
+                item, Operation | SSAValue | Attribute | int | float
+            ):
+                raise XlinalgError(
+                    f"extra binding #{index} holds a {type(item).__name__}: expected payload "
+                    "ops, payload values, attributes or numbers"
+                )
+            if isinstance(item, int):
+                item = IntegerAttr(item, i64)
+            elif isinstance(item, float):
+                item = FloatAttr(item, f64)
+            items.append(item)
+        resolved.append(items)
+    return resolved
+
+
+def _translate_bindings(bindings: ExtraBindings, source: ModuleOp, clone: ModuleOp) -> ExtraBindings:
+    """`bindings` naming ops/values of `source`, renamed to the same ops/values of `clone`."""
+    from xdsl.ir import Operation, SSAValue
+
+    if callable(bindings):
+        return bindings
+    ops = {op: twin for op, twin in zip(source.walk(), clone.walk())}
+    values: dict[SSAValue, SSAValue] = {}
+    for op, twin in ops.items():
+        values.update(zip(op.results, twin.results))
+        for region, twin_region in zip(op.regions, twin.regions):
+            for block, twin_block in zip(region.blocks, twin_region.blocks):
+                values.update(zip(block.args, twin_block.args))
+
+    def rename(item: Any) -> Any:
+        if isinstance(item, Operation):
+            return ops.get(item, item)
+        if isinstance(item, SSAValue):
+            return values.get(item, item)
+        return item
+
+    return [[rename(item) for item in group] if not isinstance(group, Operation | SSAValue)
+            else group for group in bindings]
 
 
 def list_knobs(schedule: Source) -> list[Any]:
@@ -322,8 +401,14 @@ def compile(
     schedule: Source | None = None,
     entry: str | None = None,
     knobs: Mapping[str, Any] | None = None,
+    *,
+    extra_bindings: ExtraBindings = (),
+    expensive_checks: bool = True,
 ) -> Kernel:
-    """Apply `schedule` (with `knobs`) to `payload`, lower it to LLVM, JIT it for the host CPU."""
+    """Apply `schedule` (with `knobs`) to `payload`, lower it to LLVM, JIT it for the host CPU.
+
+    `extra_bindings` / `expensive_checks` are passed to `apply_schedule`; bindings naming
+    ops or values of a `ModuleOp` payload are renamed to the compiled copy's."""
     from xlinalg.backend.jit import JitModule
     from xlinalg.lowering.pipeline import lower_to_llvm
 
@@ -331,18 +416,27 @@ def compile(
     module = parse(payload, "payload")
     if isinstance(payload, ModuleOp):
         module = module.clone()
+        extra_bindings = _translate_bindings(extra_bindings, payload, module)
     has_embedded = _has_transform_ops(module)
     original = module.clone()  # the reference runs on the payload as written
     if has_embedded:
         _strip_transform_ops(original)
     if schedule is not None:
-        apply_schedule(module, schedule, knobs)
+        apply_schedule(
+            module, schedule, knobs, extra_bindings=extra_bindings, expensive_checks=expensive_checks
+        )
     elif has_embedded:
         from xlinalg.interpreter import apply_schedule as interpret
 
-        interpret(module, module, dict(knobs or {}))
+        interpret(
+            module, module, dict(knobs or {}),
+            extra_bindings=_resolve_bindings(extra_bindings, module),
+            expensive_checks=expensive_checks,
+        )
     elif knobs:
         raise XlinalgError("knob values were given but there is no schedule to apply them to")
+    elif extra_bindings:
+        raise XlinalgError("extra bindings were given but there is no schedule to bind them to")
     entry = choose_entry(module, entry)
     verify(module, "transformed payload")
     transformed = module.clone()
