@@ -199,6 +199,10 @@ def check_vectorizable(
     op: Operation, vector_sizes: Sequence[int] | None = None
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize` applies to it; silenceable failure otherwise."""
+    from xlinalg.transforms.vectorize_conv import CONV_1D_OPS, check_conv_vectorizable
+
+    if op.name in CONV_1D_OPS:  # 1-D convolutions: their own vectorizer
+        return check_conv_vectorizable(op, vector_sizes)
     if not isinstance(op, StructuredOpInterface):
         raise _fail(f"'{op.name}' is not a linalg structured op")
     operands = op.get_operands_in_order()
@@ -287,6 +291,10 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     contractions) and are not written — what upstream's masked vectorization
     (`vector.mask` around the transfers) computes.
     """
+    from xlinalg.transforms.vectorize_conv import CONV_1D_OPS, vectorize_conv
+
+    if op.name in CONV_1D_OPS:  # 1-D convolutions: their own vectorizer
+        return vectorize_conv(op, vector_sizes)
     structured = check_vectorizable(op, vector_sizes)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
     body = _body(structured)
