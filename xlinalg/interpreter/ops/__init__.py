@@ -2,6 +2,7 @@
 
 from xlinalg.interpreter.ops import (
     control,
+    conv,
     core,
     handles,
     loop,
@@ -12,4 +13,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["control", "core", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
+__all__ = ["control", "conv", "core", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]

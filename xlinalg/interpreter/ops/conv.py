@@ -1,0 +1,40 @@
+"""`transform.structured.convert_conv2d_to_img2col` (TransformEachOpTrait).
+
+Return modes: the spec says "a definite failure if target is not isolated from
+above" — no convolution is ever isolated from above, so read literally the op
+could never apply; upstream applies the pattern to each target and reports a
+silenceable failure when it does not apply. We follow upstream and the
+description's example: every payload op that is not a supported 2-D convolution
+on static tensors is a silenceable failure (the handles hold the ops converted
+before it).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from xlinalg.dialects.transform.structured_conv import ConvertConv2DToImg2ColOp
+from xlinalg.errors import TransformFailure
+from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+
+
+@register(ConvertConv2DToImg2ColOp, consumes=lambda op: [op.target])
+def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.img2col import convert_conv2d_to_img2col
+
+    cols: list[Operation] = []
+    replaced: list[Operation] = []
+    for target in interp.state.get_ops(op.target, op):
+        try:
+            col, reshape = convert_conv2d_to_img2col(target)
+        except TransformFailure as err:
+            interp.state.bind(op.img2col_tensor, cols)
+            interp.state.bind(op.transformed, replaced)
+            raise failure(op, f"cannot convert {describe_payload(target)} to img2col: "
+                          f"{err.message}", silenceable=True) from err
+        cols.append(col)
+        replaced.append(reshape)
+    interp.state.bind(op.img2col_tensor, cols)
+    interp.state.bind(op.transformed, replaced)
