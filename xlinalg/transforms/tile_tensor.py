@@ -99,6 +99,30 @@ def _carry_outputs(loop: scf.ForOp, inits: Sequence[SSAValue]) -> scf.ForOp:
     return new
 
 
+def carry_through_loops(
+    plain_loops: Sequence[scf.ForOp], outputs: Sequence[SSAValue], insert_point: InsertPoint
+) -> tuple[list[scf.ForOp], list[SSAValue], InsertPoint]:
+    """The loops of `generate_tile_loops` rebuilt to carry `outputs` (outermost from the
+    values, each inner one from its parent's block arguments, each parent yielding its
+    child's results); returns them, the innermost carried values and the insertion point
+    before the innermost yield (`insert_point` when there is no loop)."""
+    loops: list[scf.ForOp] = []
+    carried: list[SSAValue] = list(outputs)
+    for plain in plain_loops:
+        loop = _carry_outputs(plain, carried)
+        loops.append(loop)
+        carried = list(loop.body.block.args[1:])
+    for parent, child in itertools.pairwise(loops):
+        terminator = parent.body.block.last_op
+        assert terminator is not None
+        Rewriter.replace_op(terminator, scf.YieldOp(*child.results))
+    if loops:
+        innermost_yield = loops[-1].body.block.last_op
+        assert innermost_yield is not None
+        insert_point = InsertPoint.before(innermost_yield)
+    return loops, carried, insert_point
+
+
 def _slice_type(source: Attribute, sizes: Sequence[OpFoldResult]) -> TensorType[Attribute]:
     assert isinstance(source, TensorType)
     shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
@@ -126,21 +150,9 @@ def tile_tensor_op_using_for(
     ranges = tensor_loop_ranges(structured, outer)
     plain_loops, insert_point, ivs, extents = generate_tile_loops(outer, ranges, sizes, order, op)
 
-    outputs = list(structured.get_outputs())
-    loops: list[scf.ForOp] = []
-    carried: list[SSAValue] = outputs
-    for plain in plain_loops:
-        loop = _carry_outputs(plain, carried)
-        loops.append(loop)
-        carried = list(loop.body.block.args[1:])
-    for parent, child in itertools.pairwise(loops):
-        terminator = parent.body.block.last_op
-        assert terminator is not None
-        Rewriter.replace_op(terminator, scf.YieldOp(*child.results))
-    if loops:
-        innermost_yield = loops[-1].body.block.last_op
-        assert innermost_yield is not None
-        insert_point = InsertPoint.before(innermost_yield)
+    loops, carried, insert_point = carry_through_loops(
+        plain_loops, list(structured.get_outputs()), insert_point
+    )
     inner = IndexBuilder(insert_point)
 
     num_inputs = len(structured.get_inputs())

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, math, memref
-from xdsl.dialects.builtin import AnyFloat, BoolAttr, IntegerAttr, MemRefType, i1
+from xdsl.dialects.builtin import AnyFloat, BoolAttr, IntegerAttr, MemRefType, TensorType, i1
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def
@@ -43,7 +43,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, empty_like, slice_of, tile_failure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -233,8 +233,10 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         then `o /= sum`; returns the online op."""
         out = self.outputs[0]
         out_type = out.type
+        if isinstance(out_type, TensorType):
+            return self._to_online_form_on_tensors()
         if not isinstance(out_type, MemRefType):
-            raise tile_failure("attention: the online form needs memref operands")
+            raise tile_failure(f"attention: cannot build the online form on {out_type}")
         t = elem(out)
         em = Emitter(InsertPoint.before(self))
         batch, n, e_size = em.dims(out)
@@ -266,18 +268,53 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         assert isinstance(online, AttentionOp)
         return online
 
+    def _to_online_form_on_tensors(self) -> AttentionOp:
+        """On tensors: `linalg.fill` -inf/0 into `tensor.empty` running max/sum, 0 into the
+        output, the online op, then a `linalg.generic` dividing by the sum."""
+        from xdsl.ir import Block, Region
+        from xdsl.ir.affine import AffineMap
+
+        from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
+        from xlinalg.dialects.linalg.named import FillOp
+
+        out = self.outputs[0]
+        t = elem(out)
+        builder = IndexBuilder(InsertPoint.before(self))
+        stats_sizes = [dim_of(builder, out, 0), dim_of(builder, out, 1)]
+        stats = empty_like(builder, out, stats_sizes)
+        em = Emitter(InsertPoint.before(self))
+        minus_inf, fzero = em.const(float("-inf"), t), em.const(0.0, t)
+        fills = [FillOp([minus_inf], [stats], [stats.type]), FillOp([fzero], [stats], [stats.type]),
+                 FillOp([fzero], [out], [out.type])]
+        for fill in fills:
+            em.add(fill)
+        online = self.clone_with(list(self.inputs), [fills[2].results[0], fills[0].results[0],
+                                                     fills[1].results[0]])
+        em.add(online)
+        block = Block(arg_types=[t, t, t])
+        quotient = arith.DivfOp(block.args[0], block.args[1])
+        block.add_ops([quotient, YieldOp(quotient.result)])
+        full = AffineMap.identity(3)
+        rows = AffineMap.from_callable(lambda b, n, e: (b, n))
+        divide = GenericOp([online.results[0], online.results[2]], [out], Region(block),
+                           [full, rows, full], [IteratorType.PARALLEL] * 3, [out.type])
+        em.add(divide)
+        Rewriter.replace_op(self, [], [divide.results[0]])
+        assert isinstance(online, AttentionOp)
+        return online
+
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         q, k, v, scale = self.inputs
         (ob, on, ol), (sb, sn, sl) = offsets, sizes
         head = dim_of(builder, q, 2)
         e_size = dim_of(builder, self.outputs[0], 2)
-        tq = subview(builder, q, [ob, on, 0], [sb, sn, head])
-        tk = subview(builder, k, [ob, ol, 0], [sb, sl, head])
+        tq = slice_of(builder, q, [ob, on, 0], [sb, sn, head])
+        tk = slice_of(builder, k, [ob, ol, 0], [sb, sl, head])
         if self.is_transpose_v:
-            tv = subview(builder, v, [ob, 0, ol], [sb, e_size, sl])
+            tv = slice_of(builder, v, [ob, 0, ol], [sb, e_size, sl])
         else:
-            tv = subview(builder, v, [ob, ol, 0], [sb, sl, e_size])
-        outs = [subview(builder, self.outputs[0], [ob, on, 0], [sb, sn, e_size])]
-        outs += [subview(builder, s, [ob, on], [sb, sn]) for s in self.outputs[1:]]
+            tv = slice_of(builder, v, [ob, ol, 0], [sb, sl, e_size])
+        outs = [slice_of(builder, self.outputs[0], [ob, on, 0], [sb, sn, e_size])]
+        outs += [slice_of(builder, s, [ob, on], [sb, sn]) for s in self.outputs[1:]]
         return insert_tile(self, builder, [tq, tk, tv, scale], outs)

@@ -54,12 +54,12 @@ class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
         return VerifyException(f"'{self.name}' op {message}")
 
     def clone_with(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> LinalgExtOp:
-        """The same op (attributes, regions) on new memref operands, without results."""
+        """The same op (attributes, regions) on new operands; one result per tensor output."""
         properties = dict(self.properties)
         properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(inputs), len(outputs)])
         return type(self).create(
             operands=[*inputs, *outputs],
-            result_types=[],
+            result_types=[v.type for v in outputs if isinstance(v.type, TensorType)],
             properties=properties,
             attributes=dict(self.attributes),
             regions=[r.clone() for r in self.regions],

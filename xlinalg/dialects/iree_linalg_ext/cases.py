@@ -147,6 +147,14 @@ WINOGRAD_CASES: list[tuple[int, str, list[int] | None]] = [
 PACK_TILES: list[list[int] | None] = [[2, 3], [0, 5], [3, 0]]
 UNPACK_TILES: list[list[int] | None] = [[16, 5], [0, 10], [8, 0]]
 
+#: (op, tile sizes) of the tensor kernels tiled with non-dividing sizes
+#: (`tests/test_tiling_interface_ext_tensors.py`)
+TENSOR_TILED_CASES: list[tuple[str, list[int]]] = [
+    ("sort", [2, 0]), ("scan", [0, 2]), ("reverse", [3, 2]), ("topk", [2, 0]),
+    ("scatter", [4, 2]), ("fft", [2]), ("attention", [1, 5, 7]), ("attention", [0, 6, 0]),
+    ("pack", [3, 0]), ("pack", [2, 1]), ("unpack", [16, 5]),
+]
+
 _WINOGRAD_TILES = [c[2] for c in WINOGRAD_CASES]
 #: op -> (element type of the test kernels, the tile-size entries of its execution tests)
 EXEC: dict[str, tuple[str, Sequence[list[int] | None]]] = {
@@ -199,6 +207,7 @@ def coverage_rows() -> list[CoverageRow]:
 
 __all__ = [
     "ATTENTION_CASES", "EXEC", "FFT_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
-    "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TOPK_CASES", "UNPACK_TILES",
+    "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TENSOR_TILED_CASES", "TOPK_CASES",
+    "UNPACK_TILES",
     "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "ops_in",
 ]

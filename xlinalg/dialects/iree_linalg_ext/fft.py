@@ -37,7 +37,7 @@ from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
 )
 from xlinalg.dialects.linalg.assembly import parse_operand_group, print_operand_group
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.interfaces.tiling import TilingInterface, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -142,5 +142,5 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         last = len(offsets)
         n = dim_of(builder, self.outputs[0], last)
-        outputs = [subview(builder, v, [*offsets, 0], [*sizes, n]) for v in self.outputs]
+        outputs = [slice_of(builder, v, [*offsets, 0], [*sizes, n]) for v in self.outputs]
         return insert_tile(self, builder, list(self.inputs), outputs)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
@@ -56,7 +56,7 @@ from xlinalg.dialects.linalg.pack_shape import (
     packed_shape,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -104,7 +104,8 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         if isinstance(self, PackOp):
             operands.append([self.padding_value] if self.padding_value is not None else [])
         properties = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
-        return type(self).build(operands=operands, result_types=[[]], properties=properties,
+        results = [dest.type] if isinstance(dest.type, TensorType) else []
+        return type(self).build(operands=operands, result_types=[results], properties=properties,
                                 attributes=dict(self.attributes))
 
     def _static_tiles_or_fail(self) -> list[int]:
@@ -263,8 +264,8 @@ class PackOp(_RelayoutOp):
     def get_tiled_implementation(self, builder: IndexBuilder, offsets, sizes):  # type: ignore[no-untyped-def]
         tiles = self._static_tiles_or_fail()
         src_offsets, src_sizes = self._slices(builder, list(offsets), list(sizes))
-        src = subview(builder, self.inputs[0], src_offsets, src_sizes)
-        dst = subview(builder, self.outputs[0], [*offsets, *([0] * len(tiles))], [*sizes, *tiles])
+        src = slice_of(builder, self.inputs[0], src_offsets, src_sizes)
+        dst = slice_of(builder, self.outputs[0], [*offsets, *([0] * len(tiles))], [*sizes, *tiles])
         tiled = self.clone_relayout(src, dst)
         builder.insert(tiled)
         return tiled
@@ -341,9 +342,9 @@ class UnPackOp(_RelayoutOp):
                 size = builder.apply(d1.ceil_div(tile_of[i]), [0, size])
             packed_offsets[where[i]] = off
             packed_sizes[where[i]] = size
-        src = subview(builder, self.inputs[0], [*packed_offsets, *([0] * len(tiles))],
+        src = slice_of(builder, self.inputs[0], [*packed_offsets, *([0] * len(tiles))],
                       [*packed_sizes, *tiles])
-        dst = subview(builder, self.outputs[0], list(offsets), list(sizes))
+        dst = slice_of(builder, self.outputs[0], list(offsets), list(sizes))
         tiled = self.clone_relayout(src, dst)
         builder.insert(tiled)
         return tiled

@@ -30,7 +30,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.interfaces.tiling import TilingInterface, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -118,7 +118,7 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
-        inp = subview(builder, self.inputs[0], offsets, sizes)
+        inp = slice_of(builder, self.inputs[0], offsets, sizes)
         full = domain_of(builder, self.outputs[0])
         n, off, sz = (AffineExpr.dimension(i) for i in range(3))
         out_offsets = [
@@ -126,7 +126,7 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
             else offsets[i]
             for i in range(len(offsets))
         ]
-        out = subview(builder, self.outputs[0], out_offsets, sizes)
+        out = slice_of(builder, self.outputs[0], out_offsets, sizes)
         return insert_tile(self, builder, [inp], [out])
 
 

@@ -38,7 +38,7 @@ from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import insert_tile
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.interfaces.tiling import TilingInterface, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -116,9 +116,9 @@ class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         d = self.dim
-        inp = subview(builder, self.inputs[0], offsets, sizes)
-        out = subview(builder, self.outputs[0], offsets, sizes)
-        acc = subview(builder, self.outputs[1],
+        inp = slice_of(builder, self.inputs[0], offsets, sizes)
+        out = slice_of(builder, self.outputs[0], offsets, sizes)
+        acc = slice_of(builder, self.outputs[1],
                       [o for i, o in enumerate(offsets) if i != d],
                       [s for i, s in enumerate(sizes) if i != d])
         return insert_tile(self, builder, [inp], [out, acc])

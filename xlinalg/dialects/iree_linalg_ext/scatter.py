@@ -46,7 +46,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.interfaces.tiling import TilingInterface, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -191,8 +191,8 @@ class ScatterOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         updates, indices, original = self.inputs[0], self.inputs[1], self.outputs[0]
-        tiled_updates = subview(builder, updates, offsets, sizes)
-        tiled_indices = subview(builder, indices, [offsets[0], 0],
+        tiled_updates = slice_of(builder, updates, offsets, sizes)
+        tiled_indices = slice_of(builder, indices, [offsets[0], 0],
                                 [sizes[0], dim_of(builder, indices, 1)])
         rank = len(shape(original))
         offset = self.slice_offset()
@@ -203,5 +203,5 @@ class ScatterOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
             if offset + k not in indexed:
                 o_offsets[offset + k] = offsets[k + 1]
                 o_sizes[offset + k] = sizes[k + 1]
-        tiled_original = subview(builder, original, o_offsets, o_sizes)
+        tiled_original = slice_of(builder, original, o_offsets, o_sizes)
         return insert_tile(self, builder, [tiled_updates, tiled_indices], [tiled_original])

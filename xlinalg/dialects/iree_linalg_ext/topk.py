@@ -37,7 +37,7 @@ from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
     insert_tile,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.interfaces.tiling import TilingInterface, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -115,10 +115,10 @@ class TopkOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
-        inputs = [subview(builder, v, offsets, sizes) for v in self.inputs]
+        inputs = [slice_of(builder, v, offsets, sizes) for v in self.inputs]
         out_sizes = list(sizes)
         out_sizes[self.dim] = dim_of(builder, self.outputs[0], self.dim)
-        outputs = [subview(builder, v, offsets, out_sizes) for v in self.outputs]
+        outputs = [slice_of(builder, v, offsets, out_sizes) for v in self.outputs]
         return insert_tile(self, builder, inputs, outputs)
 
 

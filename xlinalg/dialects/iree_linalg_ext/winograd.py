@@ -69,7 +69,7 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, subview
+from xlinalg.interfaces.tiling import TilingInterface, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -266,10 +266,10 @@ class WinogradFilterTransformOp(_WinogradOp):
         (oc, of), (sc, sf) = offsets, sizes
         r, tile = self.r, self.tile
         if self.hwcf():
-            src = subview(builder, self.inputs[0], [0, 0, oc, of], [r, r, sc, sf])
+            src = slice_of(builder, self.inputs[0], [0, 0, oc, of], [r, r, sc, sf])
         else:
-            src = subview(builder, self.inputs[0], [of, oc, 0, 0], [sf, sc, r, r])
-        dst = subview(builder, self.outputs[0], [0, 0, oc, of], [tile, tile, sc, sf])
+            src = slice_of(builder, self.inputs[0], [of, oc, 0, 0], [sf, sc, r, r])
+        dst = slice_of(builder, self.outputs[0], [0, 0, oc, of], [tile, tile, sc, sf])
         return insert_tile(self, builder, [src], [dst])
 
 
@@ -307,10 +307,10 @@ class _ImageTransformOp(_WinogradOp):
         image = self.image()
         full = domain_of(builder, image)
         if self.nhwc():
-            image_tile = subview(builder, image, [on, 0, 0, oc], [sn, full[1], full[2], sc])
+            image_tile = slice_of(builder, image, [on, 0, 0, oc], [sn, full[1], full[2], sc])
         else:
-            image_tile = subview(builder, image, [on, oc, 0, 0], [sn, sc, full[2], full[3]])
-        tiles = subview(builder, self.tiles_value(), [0, 0, on, 0, 0, oc],
+            image_tile = slice_of(builder, image, [on, oc, 0, 0], [sn, sc, full[2], full[3]])
+        tiles = slice_of(builder, self.tiles_value(), [0, 0, on, 0, 0, oc],
                         [self.tile, self.tile, sn, sh, sw, sc])
         if isinstance(self, WinogradInputTransformOp):
             return insert_tile(self, builder, [image_tile], [tiles])
