@@ -4,6 +4,7 @@ from xlinalg.interpreter.ops import (
     control,
     conv,
     core,
+    forall,
     handles,
     loop,
     patterns,
@@ -13,4 +14,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["control", "conv", "core", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
+__all__ = ["control", "conv", "core", "forall", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]

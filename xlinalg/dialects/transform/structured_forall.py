@@ -1,0 +1,399 @@
+"""`transform.structured.tile_using_forall` / `tile_to_forall_op` / `tile_reduction_using_forall`.
+
+Current upstream spelling (results: tiled op, forall):
+```
+%t, %f = transform.structured.tile_using_forall %op num_threads [2, %p] (mapping = [#gpu.block<x>])
+    : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+%t, %f = transform.structured.tile_using_forall %op tile_sizes *(%packed) : (...) -> (...)
+```
+The spec's spelling ([002] `tile_to_forall_op`, same semantics, results: forall,
+tiled op; the PDL-era form has no trailing type and defaults every handle to
+`!transform.any_op`):
+```
+%3:2 = transform.structured.tile_to_forall_op %0 tile_sizes [0, %sz, 20]
+```
+A dynamic entry (`%p`) is a param (`!transform.param<i64>`: one value, or one per
+target) or a handle to payload ops with one index result (used as a run-time size
+unless it folds to a constant). `*(%h)` ("packed") gives all entries from one handle.
+
+`tile_reduction_using_forall` follows the spec: `by num_threads = [0, 5], tile_sizes = [],
+mapping = []`, results (forall, fill, split, combining). Current upstream orders the
+results (fill, split, combining, forall); a schedule written for it must reorder them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerType, i64
+from xdsl.dialects.transform import AnyOpType, TransformHandleType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
+
+from xlinalg.dialects.transform.printing import (
+    parse_functional_or_plain_type,
+    parse_i64_list,
+    print_functional_type,
+    print_int_list,
+)
+
+DYNAMIC = -(2**63)
+_ANY = AnyOpType()
+
+
+def _parse_mixed_list(parser: Parser) -> tuple[list[int], list[UnresolvedOperand], UnresolvedOperand | None]:
+    """`[1, %a, 3]` or `*(%packed)`: (static with DYNAMIC markers, dynamic, packed)."""
+    if parser.parse_optional_punctuation("*") is not None:
+        parser.parse_punctuation("(")
+        packed = parser.parse_unresolved_operand()
+        parser.parse_punctuation(")")
+        return [], [], packed
+    static: list[int] = []
+    dynamic: list[UnresolvedOperand] = []
+
+    def entry() -> None:
+        value = parser.parse_optional_unresolved_operand()
+        if value is None:
+            static.append(parser.parse_integer(allow_boolean=False))
+        else:
+            static.append(DYNAMIC)
+            dynamic.append(value)
+
+    parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, entry)
+    return static, dynamic, None
+
+
+class _TileToForallBase(IRDLOperation):
+    """Shared syntax and accessors of the two spellings (see the module docstring)."""
+
+    target = operand_def(TransformHandleType)
+    num_threads = var_operand_def(TransformHandleType)
+    tile_sizes = var_operand_def(TransformHandleType)
+    packed_num_threads = opt_operand_def(TransformHandleType)
+    packed_tile_sizes = opt_operand_def(TransformHandleType)
+    static_num_threads = opt_prop_def(DenseArrayBase.constr(i64))
+    static_tile_sizes = opt_prop_def(DenseArrayBase.constr(i64))
+    mapping = opt_prop_def(ArrayAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    #: True for the current spelling (`: functional-type` required, results tiled, forall).
+    MODERN: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        target: SSAValue,
+        *,
+        num_threads: Sequence[int | SSAValue] | None = None,
+        tile_sizes: Sequence[int | SSAValue] | None = None,
+        mapping: ArrayAttr[Attribute] | None = None,
+    ) -> None:
+        def split(values: Sequence[int | SSAValue] | None) -> tuple[DenseArrayBase | None, list[SSAValue]]:
+            if values is None:
+                return None, []
+            static = [v if isinstance(v, int) else DYNAMIC for v in values]
+            return DenseArrayBase.from_list(i64, static), [v for v in values if not isinstance(v, int)]
+
+        nt_static, nt_dyn = split(num_threads)
+        ts_static, ts_dyn = split(tile_sizes)
+        props: dict[str, Attribute] = {}
+        if nt_static is not None:
+            props["static_num_threads"] = nt_static
+        if ts_static is not None:
+            props["static_tile_sizes"] = ts_static
+        if mapping is not None:
+            props["mapping"] = mapping
+        super().__init__(
+            operands=[target, nt_dyn, ts_dyn, [], []],
+            properties=props,
+            result_types=[_ANY, _ANY],
+        )
+
+    # ------------------------------------------------------------ accessors
+    @staticmethod
+    def _mixed(static: DenseArrayBase | None, dynamic: Sequence[SSAValue]) -> list[int | SSAValue] | None:
+        if static is None:
+            return None
+        assert isa(static, DenseArrayBase[IntegerType])
+        values = iter(dynamic)
+        return [next(values) if s == DYNAMIC else int(s) for s in static.get_values()]
+
+    def mixed_num_threads(self) -> list[int | SSAValue] | None:
+        """The `num_threads` entries (None when the op tiles by `tile_sizes`)."""
+        return self._mixed(self.static_num_threads, self.num_threads)
+
+    def mixed_tile_sizes(self) -> list[int | SSAValue] | None:
+        return self._mixed(self.static_tile_sizes, self.tile_sizes)
+
+    @property
+    def forall_handle(self) -> SSAValue:
+        return self.results[1] if self.MODERN else self.results[0]
+
+    @property
+    def tiled_handle(self) -> SSAValue:
+        return self.results[0] if self.MODERN else self.results[1]
+
+    def verify_(self) -> None:
+        has_threads = self.static_num_threads is not None or self.packed_num_threads is not None
+        has_sizes = self.static_tile_sizes is not None or self.packed_tile_sizes is not None
+        if has_threads == has_sizes:
+            # Upstream's verifier: "either (packed_)num_threads or (packed_)tile_sizes
+            # must be specified".
+            raise VerifyException(
+                f"{self.name}: either (packed_)num_threads or (packed_)tile_sizes must be specified"
+            )
+        for static, dynamic, what in (
+            (self.static_num_threads, self.num_threads, "num_threads"),
+            (self.static_tile_sizes, self.tile_sizes, "tile_sizes"),
+        ):
+            if static is None:
+                continue
+            assert isa(static, DenseArrayBase[IntegerType])
+            values = static.get_values()
+            if sum(1 for v in values if v == DYNAMIC) != len(dynamic):
+                raise VerifyException(f"{self.name}: {what} has a wrong number of dynamic entries")
+            if any(v < 0 and v != DYNAMIC for v in values):
+                raise VerifyException(f"{self.name}: {what} must be non-negative")
+
+    # ------------------------------------------------------------ syntax
+    @classmethod
+    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+        target = parser.parse_unresolved_operand()
+        lists: dict[str, tuple[list[int], list[UnresolvedOperand], UnresolvedOperand | None]] = {}
+        while True:
+            keyword = next(
+                (k for k in ("num_threads", "tile_sizes") if k not in lists and parser.parse_optional_keyword(k) is not None),
+                None,
+            )
+            if keyword is None:
+                break
+            lists[keyword] = _parse_mixed_list(parser)
+        mapping = None
+        if parser.parse_optional_punctuation("(") is not None:
+            parser.parse_keyword("mapping")
+            parser.parse_punctuation("=")
+            mapping = parser.parse_attribute()
+            parser.parse_punctuation(")")
+            if not isinstance(mapping, ArrayAttr):
+                parser.raise_error("mapping must be an array attribute")
+        attrs = parser.parse_optional_attr_dict()
+        unresolved = [target]
+        for key in ("num_threads", "tile_sizes"):
+            static, dynamic, packed = lists.get(key, ([], [], None))
+            unresolved += dynamic + ([packed] if packed is not None else [])
+        if parser.parse_optional_punctuation(":") is not None:
+            inputs, outputs = parse_functional_or_plain_type(parser, len(unresolved), 2)
+        elif cls.MODERN:
+            parser.raise_error(f"expected ':' and the functional type of '{cls.name}'")
+        else:
+            inputs, outputs = [_ANY] * len(unresolved), [_ANY, _ANY]
+        if len(inputs) != len(unresolved):
+            parser.raise_error(f"expected {len(unresolved)} operand types, got {len(inputs)}")
+        types = iter(inputs)
+        resolved_target = parser.resolve_operand(target, next(types))
+        operands: dict[str, list[SSAValue]] = {}
+        props: dict[str, Attribute] = {}
+        for key in ("num_threads", "tile_sizes"):
+            if key not in lists:
+                operands[key], operands["packed_" + key] = [], []
+                continue
+            static, dynamic, packed = lists[key]
+            operands[key] = [parser.resolve_operand(d, next(types)) for d in dynamic]
+            operands["packed_" + key] = [parser.resolve_operand(packed, next(types))] if packed else []
+            if packed is None:
+                props["static_" + key] = DenseArrayBase.from_list(i64, static)
+        if mapping is not None:
+            props["mapping"] = mapping
+        return cls.create(
+            operands=[
+                resolved_target, *operands["num_threads"], *operands["tile_sizes"],
+                *operands["packed_num_threads"], *operands["packed_tile_sizes"],
+            ],  # fmt: skip
+            result_types=outputs,
+            properties={
+                **props,
+                "operandSegmentSizes": DenseArrayBase.from_list(
+                    IntegerType(32),
+                    [1, len(operands["num_threads"]), len(operands["tile_sizes"]),
+                     len(operands["packed_num_threads"]), len(operands["packed_tile_sizes"])],
+                ),  # fmt: skip
+            },
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.target)
+        for key, static, dynamic, packed in (
+            ("num_threads", self.static_num_threads, self.num_threads, self.packed_num_threads),
+            ("tile_sizes", self.static_tile_sizes, self.tile_sizes, self.packed_tile_sizes),
+        ):
+            if packed is not None:
+                printer.print_string(f" {key} *(")
+                printer.print_operand(packed)
+                printer.print_string(")")
+                continue
+            mixed = self._mixed(static, dynamic)
+            if mixed is None:
+                continue
+            printer.print_string(f" {key} [")
+            printer.print_list(
+                mixed,
+                lambda v: printer.print_string(str(v)) if isinstance(v, int) else printer.print_operand(v),
+            )
+            printer.print_string("]")
+        if self.mapping is not None:
+            printer.print_string(" (mapping = ")
+            printer.print_attribute(self.mapping)
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        if self.MODERN or any(t != _ANY for t in (*self.operand_types, *self.result_types)):
+            printer.print_string(" : ")
+            print_functional_type(printer, list(self.operand_types), list(self.result_types))
+
+
+@irdl_op_definition
+class TileUsingForallOp(_TileToForallBase):
+    """`%tiled, %forall = transform.structured.tile_using_forall ...` (current upstream name)."""
+
+    name = "transform.structured.tile_using_forall"
+
+    tiled_op = result_def(TransformHandleType)
+    forall_op = result_def(TransformHandleType)
+
+
+@irdl_op_definition
+class TileToForallOp(_TileToForallBase):
+    """`%forall, %tiled = transform.structured.tile_to_forall_op ...` (the spec's name)."""
+
+    name = "transform.structured.tile_to_forall_op"
+    MODERN: ClassVar[bool] = False
+
+    forall_op = result_def(TransformHandleType)
+    tiled_op = result_def(TransformHandleType)
+
+
+@irdl_op_definition
+class TileReductionUsingForallOp(IRDLOperation):
+    """`%forall, %fill, %split, %combine = transform.structured.tile_reduction_using_forall
+    %op by num_threads = [0, 5], tile_sizes = [], mapping = []` (the spec's syntax and
+    result order; an optional trailing `: (T) -> (...)` is accepted and printed when the
+    types are not all `!transform.any_op`)."""
+
+    name = "transform.structured.tile_reduction_using_forall"
+
+    target = operand_def(TransformHandleType)
+    num_threads = opt_prop_def(DenseArrayBase.constr(i64))
+    tile_sizes = opt_prop_def(DenseArrayBase.constr(i64))
+    mapping = opt_prop_def(ArrayAttr)
+
+    forall_op = result_def(TransformHandleType)
+    fill_op = result_def(TransformHandleType)
+    split_linalg_op = result_def(TransformHandleType)
+    combining_linalg_op = result_def(TransformHandleType)
+
+    def __init__(
+        self,
+        target: SSAValue,
+        num_threads: Sequence[int],
+        tile_sizes: Sequence[int] = (),
+        mapping: ArrayAttr[Attribute] | None = None,
+    ) -> None:
+        props: dict[str, Attribute] = {
+            "num_threads": DenseArrayBase.from_list(i64, list(num_threads)),
+            "tile_sizes": DenseArrayBase.from_list(i64, list(tile_sizes)),
+        }
+        if mapping is not None:
+            props["mapping"] = mapping
+        super().__init__(operands=[target], properties=props, result_types=[[_ANY] * 4])
+
+    def _ints(self, value: DenseArrayBase | None) -> list[int]:
+        if value is None:
+            return []
+        assert isa(value, DenseArrayBase[IntegerType])
+        return list(value.get_values())
+
+    def get_num_threads(self) -> list[int]:
+        return self._ints(self.num_threads)
+
+    def get_tile_sizes(self) -> list[int]:
+        return self._ints(self.tile_sizes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TileReductionUsingForallOp:
+        target = parser.parse_unresolved_operand()
+        parser.parse_keyword("by")
+        props: dict[str, Attribute] = {}
+        first = True
+        while True:
+            if not first and parser.parse_optional_punctuation(",") is None:
+                break
+            key = next(
+                (k for k in ("num_threads", "tile_sizes", "mapping") if parser.parse_optional_keyword(k) is not None),
+                None,
+            )
+            if key is None:
+                if first:
+                    break
+                parser.raise_error("expected num_threads, tile_sizes or mapping")
+            first = False
+            parser.parse_punctuation("=")
+            if key == "mapping":
+                props[key] = parser.parse_attribute()
+            else:
+                props[key] = DenseArrayBase.from_list(i64, parse_i64_list(parser))
+        attrs = parser.parse_optional_attr_dict()
+        if parser.parse_optional_punctuation(":") is not None:
+            inputs, outputs = parse_functional_or_plain_type(parser, 1, 4)
+        else:
+            inputs, outputs = [_ANY], [_ANY] * 4
+        return cls.create(
+            operands=[parser.resolve_operand(target, inputs[0])],
+            result_types=outputs,
+            properties=props,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.target)
+        printer.print_string(" by ")
+        printer.print_string("num_threads = ")
+        print_int_list(printer, self.get_num_threads())
+        printer.print_string(", tile_sizes = ")
+        print_int_list(printer, self.get_tile_sizes())
+        if self.mapping is not None:
+            printer.print_string(", mapping = ")
+            printer.print_attribute(self.mapping)
+        printer.print_op_attributes(self.attributes)
+        if any(t != _ANY for t in (*self.operand_types, *self.result_types)):
+            printer.print_string(" : ")
+            print_functional_type(printer, list(self.operand_types), list(self.result_types))
+
+
+STRUCTURED_FORALL_OPS: list[type[IRDLOperation]] = [
+    TileUsingForallOp,
+    TileToForallOp,
+    TileReductionUsingForallOp,
+]
+
+__all__ = [
+    "STRUCTURED_FORALL_OPS",
+    "TileReductionUsingForallOp",
+    "TileToForallOp",
+    "TileUsingForallOp",
+]
