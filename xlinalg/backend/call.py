@@ -23,6 +23,7 @@ import numpy as np
 from xlinalg.backend.abi import FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.backend.signature import ctypes_param_types, ctypes_return_type
 from xlinalg.errors import BackendError
+from xlinalg.numpy_dtypes import is_float_dtype, is_half_dtype
 
 
 class PreparedArgs(tuple[Any, ...]):
@@ -104,11 +105,13 @@ def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
         if not is_bool and value not in (0, 1):
             raise BackendError(f"{where}: expected a bool, got {value!r}")
         return bool(value)
-    if dtype.kind == "f":
-        if is_bool or not isinstance(value, numbers.Real):
+    if is_float_dtype(dtype):
+        real = isinstance(value, numbers.Real) or (
+            isinstance(value, np.generic) and is_float_dtype(value.dtype))  # bfloat16 scalars
+        if is_bool or not real:
             raise BackendError(f"{where}: expected a {dtype} scalar, got {type(value).__name__}")
         converted = dtype.type(value)
-        if dtype == np.float16:
+        if is_half_dtype(dtype):
             return int(converted.view(np.uint16))
         return float(converted)
     try:
@@ -211,7 +214,7 @@ class NativeFunction:
         scalar: Any = None
         if sig.result is not None:
             dtype = np.dtype(sig.result.dtype)
-            scalar = np.uint16(result).view(np.float16) if dtype == np.float16 else dtype.type(result)
+            scalar = np.uint16(result).view(dtype) if is_half_dtype(dtype) else dtype.type(result)
         if not sig.memref_results and not sig.buffer_results:
             return scalar
         descriptors = iter(prepared[len(prepared) - len(sig.memref_results) :])

@@ -5,6 +5,7 @@ from xlinalg.interpreter.ops import (
     conv,
     core,
     forall,
+    fusion,
     handles,
     loop,
     patterns,
@@ -14,4 +15,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["control", "conv", "core", "forall", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
+__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]

@@ -143,8 +143,9 @@ def _float_text(value: float, t: Attribute) -> str:
             .upper()
         )
     if isinstance(t, BFloat16Type):
-        bits = struct.unpack(">I", struct.pack(">f", value))[0] >> 16
-        return f"0xR{bits:04X}"
+        from xlinalg.lowering.to_llvm.bf16 import bf16_bits
+
+        return f"0xR{bf16_bits(value):04X}"
     raise LoweringError(f"cannot emit float constant of type {t}")
 
 

@@ -1,0 +1,155 @@
+"""`transform.structured.*`: fuse, fuse_into_containing_op, hoist_redundant_tensor_subsets,
+bufferize_to_allocation."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation, SSAValue
+
+from xlinalg.dialects.transform.structured_fusion import (
+    BufferizeToAllocationOp,
+    FuseIntoContainingOp,
+    FuseOp,
+    HoistRedundantTensorSubsetsOp,
+)
+from xlinalg.errors import TransformFailure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+
+
+def _param_sizes(op: FuseOp, interp: Interpreter) -> list[int]:
+    sizes: list[int] = []
+    for size in op.mixed_tile_sizes():
+        if isinstance(size, int):
+            sizes.append(size)
+            continue
+        params = interp.state.get_params(size, op)
+        if len(params) != 1 or not isinstance(params[0], IntegerAttr) or params[0].value.data < 0:
+            raise failure(
+                op,
+                f"tile size {describe_handle(size)} must hold one non-negative integer, "
+                f"holds {params}",
+                silenceable=False,
+            )
+        sizes.append(params[0].value.data)
+    return sizes
+
+
+@register(FuseOp, consumes=lambda op: [op.target])
+def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
+    """Tile each target and fuse its producers greedily (FunctionalStyle: consumes the
+    target). A target that cannot be tiled is a silenceable failure."""
+    from xlinalg.transforms.fuse_tile import tile_and_fuse
+
+    sizes = _param_sizes(op, interp)
+    interchange = op.tile_interchange()
+    transformed: list[Operation] = []
+    loops: list[list[Operation]] = [[] for _ in op.loops]
+    for target in interp.state.get_ops(op.target, op):
+        try:
+            result = tile_and_fuse(target, sizes, interchange)
+        except TransformFailure as err:
+            interp.state.bind(op.transformed, transformed)
+            for handle, slot in zip(op.loops, loops):
+                interp.state.bind(handle, slot)
+            raise failure(
+                op,
+                f"cannot tile and fuse {describe_payload(target)} by {sizes}: {err.message}",
+                silenceable=err.silenceable,
+            ) from err
+        transformed.append(result.tiled_op)
+        for slot, loop in zip(loops, result.loops):
+            slot.append(loop)
+    interp.state.bind(op.transformed, transformed)
+    for handle, slot in zip(op.loops, loops):
+        interp.state.bind(handle, slot)
+
+
+@register(FuseIntoContainingOp, consumes=lambda op: [op.producer_op])
+def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter) -> None:
+    """Consumes the producer handle, reads the containing handle (exactly one op, else a
+    definite failure); a producer that cannot be fused is a silenceable failure."""
+    from xlinalg.transforms.fuse import fuse_into_containing_op
+
+    containers = interp.state.get_ops(op.containing_op, op)
+    if len(containers) != 1:
+        raise failure(
+            op,
+            f"requires exactly one containing op, {describe_handle(op.containing_op)} holds "
+            f"{len(containers)}",
+            silenceable=False,
+        )
+    container = containers[0]
+    producers = interp.state.get_ops(op.producer_op, op)
+    try:
+        fused, new_container = fuse_into_containing_op(producers, container)
+    except TransformFailure as err:
+        interp.state.bind(op.fused_op, [])
+        for handle in op.new_containing_op:
+            interp.state.bind(handle, [container])
+        raise failure(op, err.message, silenceable=err.silenceable) from err
+    if new_container is not container:
+        interp.state.replace_payload_op(container, new_container)
+    interp.state.bind(op.fused_op, fused)
+    for handle in op.new_containing_op:
+        interp.state.bind(handle, [new_container])
+
+
+@register(HoistRedundantTensorSubsetsOp)
+def apply_hoist_redundant_tensor_subsets(
+    op: HoistRedundantTensorSubsetsOp, interp: Interpreter
+) -> None:
+    """Always succeeds; only reads the target handle (an optional result is bound to the
+    same ops)."""
+    from xlinalg.transforms.hoist_tensor_subsets import hoist_redundant_tensor_subsets
+
+    targets = interp.state.get_ops(op.target, op)
+    for target in targets:
+        hoist_redundant_tensor_subsets(target)
+    for handle in op.transformed:
+        interp.state.bind(handle, targets)
+
+
+@register(BufferizeToAllocationOp, consumes=lambda op: [op.target])
+def apply_bufferize_to_allocation(op: BufferizeToAllocationOp, interp: Interpreter) -> None:
+    """Always succeeds (spec) for tensor values; a target without a tensor to allocate
+    is a silenceable failure."""
+    from xlinalg.transforms.bufferize_to_allocation import (
+        AllocationOptions,
+        bufferize_op_to_allocation,
+        bufferize_value_to_allocation,
+    )
+
+    options = AllocationOptions(
+        memory_space=op.memory_space,
+        memcpy_op=op.memcpy,
+        alloc_op=op.alloc,
+        destination_only=op.bufferize_destination_only is not None,
+        emit_dealloc=op.emit_dealloc is not None,
+    )
+    buffers: list[SSAValue] = []
+    new_ops: list[Operation] = []
+    to_tensors: list[Operation] = []
+    targets: list[Operation | SSAValue]
+    if op.target in interp.state.values:
+        targets = list(interp.state.get_values(op.target, op))
+    else:
+        targets = list(interp.state.get_ops(op.target, op))
+    for target in targets:
+        try:
+            if isinstance(target, SSAValue):
+                results = [bufferize_value_to_allocation(target, options)]
+            else:
+                results = bufferize_op_to_allocation(target, options)
+        except TransformFailure as err:
+            raise failure(op, err.message, silenceable=err.silenceable) from err
+        for result in results:
+            buffers.append(result.buffer)
+            new_ops.extend(result.new_ops)
+            to_tensors.append(result.to_tensor)
+    if len(op.results_) == 1:
+        interp.state.bind(op.results_[0], to_tensors)
+    else:
+        interp.state.bind(op.results_[0], buffers)
+        interp.state.bind(op.results_[1], new_ops)
