@@ -8,6 +8,7 @@ from xlinalg.interpreter.ops import (
     fusion,
     handles,
     loop,
+    pack,
     patterns,
     structured,
     structured_rewrites,
@@ -15,4 +16,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
+__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]

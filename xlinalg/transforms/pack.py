@@ -1,0 +1,223 @@
+"""Packing a linalg op on tensors (upstream `linalg::pack`, `transform.structured.pack`).
+
+`pack_op(op, packed_sizes)` tiles the iteration dims `d_i` with a non-zero
+`packed_sizes[i]` "in the data": every shaped operand whose indexing map uses
+`d_i` (as a plain dim result at position `pos`) goes through a `linalg.pack`
+with `inner_dims_pos += [pos]`, `inner_tiles += [packed_sizes[i]]` (packed dims
+in iteration order), the op becomes a `linalg.generic` with one new loop per
+packed dim (appended after the original loops, same iterator type; the
+original loop now runs over the outer tiles) whose maps append the new dims,
+and every packed result is unpacked into the original init:
+
+    matmul packed_sizes [2, 3, 4]:  A: (d0, d2) -> (d0, d2, d3, d5)   pack [0, 1] [2, 4]
+                                    B: (d2, d1) -> (d2, d1, d4, d5)   pack [1, 0] [3, 4]  (K×N×n×k)
+                                    C: (d0, d1) -> (d0, d1, d3, d4)   pack [0, 1] [2, 3]
+
+Packs pad with a zero `padding_value` when a tile does not divide its dim
+(as upstream, which relies on zero being neutral for the computation);
+`linalg.index` of a packed dim becomes `outer * tile + inner`.
+Static shapes only (dynamic shapes are a definite failure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import affine, arith, tensor
+from xdsl.dialects.builtin import AffineMapAttr, FloatAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.linalg.generic import GenericOp, IndexOp
+from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
+from xlinalg.dialects.linalg.pack_shape import packed_shape
+from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.generalize import generalize
+
+
+@dataclass(frozen=True)
+class PackResult:
+    packed_op: GenericOp
+    packs: list[PackOp]
+    unpacks: list[UnPackOp]
+
+
+def _fail(message: str, silenceable: bool = False) -> TransformFailure:
+    return TransformFailure(message, silenceable=silenceable)
+
+
+def static_tensor_shape(value: SSAValue, what: str) -> list[int]:
+    """The static shape of a tensor value, or a definite failure."""
+    type_ = value.type
+    if not isinstance(type_, TensorType):
+        raise _fail(f"{what}: expected a tensor, got {type_}")
+    shape = list(type_.get_shape())
+    if any(s < 0 for s in shape):
+        raise _fail(f"{what}: dynamic shapes are not supported (got {type_})")
+    return shape
+
+
+def zero_constant(element_type: Attribute) -> arith.ConstantOp:
+    """`arith.constant 0` of a float or integer element type (the padding value)."""
+    if isinstance(element_type, IntegerType):
+        return arith.ConstantOp(IntegerAttr(0, element_type))
+    return arith.ConstantOp(FloatAttr(0.0, element_type))  # type: ignore[arg-type]
+
+
+def build_pack(
+    source: SSAValue,
+    inner_dims_pos: Sequence[int],
+    inner_tiles: Sequence[int],
+    outer_dims_perm: Sequence[int] | None,
+    insert: InsertPoint,
+) -> PackOp:
+    """`tensor.empty` + (zero constant if padding is needed) + `linalg.pack`, inserted at `insert`."""
+    shape = static_tensor_shape(source, "pack")
+    type_ = source.type
+    assert isinstance(type_, TensorType)
+    dest_shape = packed_shape(shape, inner_dims_pos, inner_tiles, outer_dims_perm or ())
+    empty = tensor.EmptyOp([], TensorType(type_.element_type, dest_shape))
+    ops: list[Operation] = [empty]
+    padding: SSAValue | None = None
+    if any(shape[d] % t for d, t in zip(inner_dims_pos, inner_tiles)):
+        zero = zero_constant(type_.element_type)
+        ops.append(zero)
+        padding = zero.result
+    pack = PackOp(source, empty.tensor, inner_dims_pos, inner_tiles, padding, outer_dims_perm or None)
+    ops.append(pack)
+    Rewriter.insert_op(ops, insert)
+    return pack
+
+
+def relayout_ints(op: PackOp | UnPackOp) -> tuple[list[int], list[int], list[int] | None]:
+    """(inner_dims_pos, static inner tiles, outer_dims_perm or None) of a pack/unpack."""
+    inner = [int(v) for v in op.inner_dims_pos.get_values()]  # type: ignore[arg-type]
+    tiles = [int(v) for v in op.static_inner_tiles.get_values()]  # type: ignore[arg-type]
+    perm = None if op.outer_dims_perm is None else [int(v) for v in op.outer_dims_perm.get_values()]  # type: ignore[arg-type]
+    return inner, tiles, perm
+
+
+def _remap_index_ops(generic: GenericOp, packed: dict[int, tuple[int, int]]) -> None:
+    """`linalg.index d` of a packed dim d -> `outer * tile + inner` (affine.apply)."""
+    for index_op in [o for o in generic.body.walk() if isinstance(o, IndexOp)]:
+        dim = index_op.dim.value.data
+        if dim not in packed:
+            continue
+        new_dim, tile = packed[dim]
+        outer = IndexOp(dim)
+        inner = IndexOp(new_dim)
+        expr = AffineExpr.dimension(0) * tile + AffineExpr.dimension(1)
+        apply = affine.ApplyOp([outer.result, inner.result], AffineMapAttr(AffineMap(2, 0, (expr,))))
+        Rewriter.replace_op(index_op, [outer, inner, apply], [apply.result])
+
+
+def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
+    """Pack `op` (named or generic, on tensors) by `packed_sizes` (one per loop, 0 = not packed).
+
+    Failures are definite (the spec: "DF if packing fails"); fewer sizes than
+    loops leave the trailing loops unpacked, more sizes than loops fail.
+    """
+    if not isinstance(op, StructuredOpInterface):
+        raise _fail(f"pack: '{op.name}' is not a linalg structured op")
+    outputs = op.get_outputs()
+    if not all(isinstance(v.type, TensorType) for v in op.operands if hasattr(v.type, "get_shape")):
+        raise _fail(f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)")
+    num_loops = op.get_num_loops()
+    sizes = list(packed_sizes)
+    if len(sizes) > num_loops:
+        raise _fail(
+            f"pack: requires number of packed sizes match the number of loops ({len(sizes)} vs {num_loops})"
+        )
+    if any(s < 0 for s in sizes):
+        raise _fail(f"pack: packed sizes must be non-negative, got {sizes}")
+    sizes += [0] * (num_loops - len(sizes))
+    if not any(sizes):
+        raise _fail("pack: all packed sizes are 0: nothing to pack")
+    maps = op.get_indexing_maps()
+    operands = [*op.get_inputs(), *outputs]
+    for value in operands:
+        if isinstance(value.type, TensorType):
+            static_tensor_shape(value, f"pack of '{op.name}'")
+
+    packed_dims = [d for d in range(num_loops) if sizes[d]]
+    new_dim = {d: num_loops + j for j, d in enumerate(packed_dims)}
+    total = num_loops + len(packed_dims)
+
+    generic = generalize(op)
+    assert isinstance(generic, GenericOp)
+    insert = InsertPoint.before(generic)
+    new_operands: list[SSAValue] = []
+    new_maps: list[AffineMap] = []
+    packs: list[PackOp] = []
+    layouts: list[tuple[list[int], list[int]] | None] = []
+    for index, (value, map_) in enumerate(zip(operands, maps, strict=True)):
+        inner_pos: list[int] = []
+        inner_tiles: list[int] = []
+        extra: list[AffineExpr] = []
+        for d in packed_dims:
+            positions = [p for p, e in enumerate(map_.results) if isinstance(e, AffineDimExpr) and e.position == d]
+            uses = any(d in _dims_of(e) for e in map_.results)
+            if uses and not positions:
+                raise _fail(
+                    f"pack: loop d{d} of '{op.name}' is used in a non-trivial index expression of "
+                    f"operand #{index} ({map_}); only plain dims can be packed"
+                )
+            if positions:
+                inner_pos.append(positions[0])
+                inner_tiles.append(sizes[d])
+                extra.append(AffineExpr.dimension(new_dim[d]))
+        new_maps.append(AffineMap(total, map_.num_symbols, (*map_.results, *extra)))
+        if not inner_pos or not isinstance(value.type, TensorType):
+            new_operands.append(value)
+            layouts.append(None)
+            continue
+        pack = build_pack(value, inner_pos, inner_tiles, None, insert)
+        packs.append(pack)
+        new_operands.append(pack.results[0])
+        layouts.append((inner_pos, inner_tiles))
+
+    num_inputs = len(generic.inputs)
+    new_outputs = new_operands[num_inputs:]
+    iterators = generic.get_iterator_types()
+    new_iterators = [*iterators, *(iterators[d] for d in packed_dims)]
+    packed_generic = GenericOp(
+        new_operands[:num_inputs],
+        new_outputs,
+        generic.body.clone(),
+        new_maps,
+        new_iterators,
+        [v.type for v in new_outputs],
+        generic.doc,
+        generic.library_call,
+    )
+    _remap_index_ops(packed_generic, {d: (new_dim[d], sizes[d]) for d in packed_dims})
+    Rewriter.insert_op(packed_generic, insert)
+
+    unpacks: list[UnPackOp] = []
+    replacements: list[SSAValue] = []
+    for result, init, layout in zip(packed_generic.res, generic.outputs, layouts[num_inputs:], strict=True):
+        if layout is None:
+            replacements.append(result)
+            continue
+        unpack = UnPackOp(result, init, layout[0], layout[1])
+        Rewriter.insert_op(unpack, insert)
+        unpacks.append(unpack)
+        replacements.append(unpack.results[0])
+    Rewriter.replace_op(generic, [], replacements)
+    return PackResult(packed_generic, packs, unpacks)
+
+
+def _dims_of(expr: AffineExpr) -> set[int]:
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position}
+    dims: set[int] = set()
+    for child in getattr(expr, "lhs", None), getattr(expr, "rhs", None):
+        if isinstance(child, AffineExpr):
+            dims |= _dims_of(child)
+    return dims
+
+
+__all__ = ["PackResult", "build_pack", "pack_op", "relayout_ints", "static_tensor_shape", "zero_constant"]

@@ -1,0 +1,171 @@
+"""Lowering `linalg.pack` / `linalg.unpack` on tensors to pad + reshape + transpose
+(upstream `linalg::lowerPack` / `lowerUnPack`, `transform.structured.lower_pack/unpack`).
+
+pack %src (rank n, tiles t_j on dims p_j, outer perm P) into %dest:
+
+    %padded   = tensor.pad %src high[...] (to ceil(size/t)*t on the tiled dims; padding value or 0)
+    %expanded = tensor.expand_shape %padded: each tiled dim i -> [outer_i, t_i]
+    %packed   = linalg.transpose ins(%expanded) outs(%dest): outer dims in P's order, then the tiles
+
+unpack %src into %dest is the inverse:
+
+    %empty      = tensor.empty (the "strip-mined" shape: [outer_i, t_i] per tiled dim)
+    %transposed = linalg.transpose ins(%src) outs(%empty)
+    %collapsed  = tensor.collapse_shape %transposed (back to rank n, padded sizes)
+    %slice      = tensor.extract_slice %collapsed[0..][dest sizes][1..] (drops the padding)
+    %copy       = linalg.copy ins(%slice) outs(%dest)   (current upstream; the spec's era
+                                                          replaced the unpack by the slice)
+
+Static shapes and tiles only; anything else is a silenceable failure (the
+spec: "SF if the rewrite fails for any reason"). Upstream always emits the pad
+(with high = 0 when nothing is padded) and the extract_slice; so do we.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, TensorType, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import Rewriter
+
+from xlinalg.dialects.linalg.named import named_op_class
+from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
+from xlinalg.dialects.linalg.pack_shape import ceil_div
+from xlinalg.errors import TransformFailure
+from xlinalg.transforms.pack import relayout_ints, zero_constant
+
+
+@dataclass(frozen=True)
+class LoweredPack:
+    pad: tensor.PadOp
+    expand_shape: tensor.ExpandShapeOp
+    transpose: Operation
+
+
+@dataclass(frozen=True)
+class LoweredUnPack:
+    empty: tensor.EmptyOp
+    transpose: Operation
+    collapse_shape: tensor.CollapseShapeOp
+    extract_slice: tensor.ExtractSliceOp
+    copy: Operation | None
+
+
+def _fail(message: str) -> TransformFailure:
+    return TransformFailure(message, silenceable=True)
+
+
+def _static(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
+    type_ = value.type
+    if not isinstance(type_, TensorType):
+        raise _fail(f"cannot lower '{op.name}': its {what} is not a tensor ({type_}); lower it before bufferization")
+    shape = list(type_.get_shape())
+    if any(s < 0 for s in shape):
+        raise _fail(f"cannot lower '{op.name}': its {what} has a dynamic shape ({type_})")
+    if op.inner_tiles:
+        raise _fail(f"cannot lower '{op.name}': dynamic inner tiles are not supported")
+    return type_, shape
+
+
+def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+
+
+def strip_mined(shape: Sequence[int], inner: Sequence[int], tiles: Sequence[int]) -> tuple[
+    list[int], list[list[int]], dict[int, int], dict[int, int]
+]:
+    """(expanded shape, reassociation, source dim -> expanded outer index,
+    inner position j -> expanded tile index) of the strip-mined source."""
+    tile_of = dict(zip(inner, tiles))
+    expanded: list[int] = []
+    groups: list[list[int]] = []
+    outer_at: dict[int, int] = {}
+    tile_at: dict[int, int] = {}
+    for dim, size in enumerate(shape):
+        outer_at[dim] = len(expanded)
+        if dim in tile_of:
+            expanded += [ceil_div(size, tile_of[dim]), tile_of[dim]]
+            groups.append([len(expanded) - 2, len(expanded) - 1])
+            tile_at[inner.index(dim)] = len(expanded) - 1
+        else:
+            expanded.append(size)
+            groups.append([len(expanded) - 1])
+    return expanded, groups, outer_at, tile_at
+
+
+def _packed_from_expanded(rank: int, perm: Sequence[int] | None, outer_at: dict[int, int],
+                          tile_at: dict[int, int]) -> list[int]:
+    """The transpose permutation: packed dim r reads expanded dim result[r]."""
+    order = list(perm) if perm else list(range(rank))
+    return [outer_at[d] for d in order] + [tile_at[j] for j in range(len(tile_at))]
+
+
+def lower_pack(op: PackOp) -> LoweredPack:
+    """Replace the pack by pad + expand_shape + transpose; return the three ops."""
+    source_type, shape = _static(op, op.source, "source")
+    _static(op, op.dest, "destination")
+    inner, tiles, perm = relayout_ints(op)
+    expanded, groups, outer_at, tile_at = strip_mined(shape, inner, tiles)
+    padded_shape = [expanded[g[0]] * expanded[g[1]] if len(g) == 2 else expanded[g[0]] for g in groups]
+    ops: list[Operation] = []
+    padding = op.padding_value
+    if padding is None:
+        zero = zero_constant(source_type.element_type)
+        ops.append(zero)
+        padding = zero.result
+    body = Block(arg_types=[IndexType()] * len(shape))
+    body.add_op(tensor.YieldOp(padding))
+    pad = tensor.PadOp(op.source, [], [], Region(body), [0] * len(shape),
+                       [p - s for p, s in zip(padded_shape, shape)],
+                       TensorType(source_type.element_type, padded_shape))
+    expand = tensor.ExpandShapeOp(pad.result, [], _reassociation(groups), expanded,
+                                  TensorType(source_type.element_type, expanded))
+    permutation = _packed_from_expanded(len(shape), perm, outer_at, tile_at)
+    transpose = named_op_class("linalg.transpose")([expand.result], [op.dest], permutation=permutation)
+    ops += [pad, expand, transpose]
+    Rewriter.replace_op(op, ops, [transpose.results[0]])
+    return LoweredPack(pad, expand, transpose)
+
+
+def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
+    """Replace the unpack by empty + transpose + collapse_shape + extract_slice (+ copy)."""
+    _static(op, op.source, "source")
+    dest_type, dest_shape = _static(op, op.dest, "destination")
+    inner, tiles, perm = relayout_ints(op)
+    # The unpacked (padded) sizes: outer count × tile on the tiled dims.
+    source_shape = list(op.source.type.get_shape())  # type: ignore[attr-defined]
+    order = list(perm) if perm else list(range(len(dest_shape)))
+    outer_sizes = [0] * len(dest_shape)
+    for position, dim in enumerate(order):
+        outer_sizes[dim] = source_shape[position]
+    tile_of = dict(zip(inner, tiles))
+    padded = [outer_sizes[d] * tile_of.get(d, 1) for d in range(len(dest_shape))]
+    expanded, groups, outer_at, tile_at = strip_mined(padded, inner, tiles)
+    element = dest_type.element_type
+    empty = tensor.EmptyOp([], TensorType(element, expanded))
+    forward = _packed_from_expanded(len(dest_shape), perm, outer_at, tile_at)
+    inverse = [0] * len(forward)
+    for r, e in enumerate(forward):
+        inverse[e] = r
+    transpose = named_op_class("linalg.transpose")([op.source], [empty.tensor], permutation=inverse)
+    collapse = tensor.CollapseShapeOp.build(
+        operands=[transpose.results[0]], result_types=[TensorType(element, padded)],
+        properties={"reassociation": _reassociation(groups)},
+    )
+    extract = tensor.ExtractSliceOp(collapse.results[0], [0] * len(padded), dest_shape, [1] * len(padded),
+                                    TensorType(element, dest_shape))
+    ops: list[Operation] = [empty, transpose, collapse, extract]
+    copy: Operation | None = None
+    result = extract.result
+    if with_copy:
+        copy = named_op_class("linalg.copy")([extract.result], [op.dest])
+        ops.append(copy)
+        result = copy.results[0]
+    Rewriter.replace_op(op, ops, [result])
+    return LoweredUnPack(empty, transpose, collapse, extract, copy)
+
+
+__all__ = ["LoweredPack", "LoweredUnPack", "lower_pack", "lower_unpack", "strip_mined"]
