@@ -1,0 +1,152 @@
+"""Vectorized convolutions (xlinalg/transforms/vectorize_conv.py through
+transform.structured.vectorize): 1-D convs become register-blocked broadcast +
+FMA code; 2-D convs tiled, decomposed and vectorized (the direct conv template's
+steps) on non-dividing shapes (masked), strides 2 and dilations, checked against
+a NumPy convolution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_transform_loop import apply, fails
+
+import xlinalg
+
+TESTED_OPS = ["transform.structured.vectorize", "transform.structured.decompose"]
+
+VECTORIZE = (
+    '    %c = transform.structured.match ops{["linalg.OP"]} in %root : (!transform.any_op) -> !transform.any_op\n'
+    "    transform.structured.vectorize %c SIZES: !transform.any_op\n"
+)
+
+
+def _types(shapes: list[tuple[int, ...]], element: str = "f32") -> list[str]:
+    return [f"memref<{'x'.join(map(str, s))}x{element}>" for s in shapes]
+
+
+def conv_payload(op: str, shapes: list[tuple[int, ...]], strides: list[int],
+                 dilations: list[int], element: str = "f32") -> str:
+    t = _types(shapes, element)
+    r = len(strides)
+    return f"""
+func.func @f(%i: {t[0]}, %w: {t[1]}, %o: {t[2]}) {{
+  linalg.{op} {{strides = dense<{strides}> : tensor<{r}xi64>, dilations = dense<{dilations}> : tensor<{r}xi64>}}
+    ins(%i, %w : {t[0]}, {t[1]}) outs(%o : {t[2]})
+  func.return
+}}
+"""
+
+
+def numpy_conv_nhwc(x: np.ndarray, w: np.ndarray, out: np.ndarray, s: list[int],
+                    d: list[int]) -> np.ndarray:
+    """out[n, oh, ow, f] += sum x[n, oh*s0 + kh*d0, ow*s1 + kw*d1, c] * w[kh, kw, c, f]."""
+    res = out.astype(np.float64).copy()
+    _, oh, ow, _ = res.shape
+    for kh in range(w.shape[0]):
+        for kw in range(w.shape[1]):
+            patch = x[:, kh * d[0]: kh * d[0] + (oh - 1) * s[0] + 1: s[0],
+                      kw * d[1]: kw * d[1] + (ow - 1) * s[1] + 1: s[1], :]
+            res += np.einsum("nhwc,cf->nhwf", patch, w[kh, kw])
+    return res
+
+
+def _run(payload: str, body: str | None, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+    from test_transform_loop import schedule
+
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    out = args[2].copy()
+    kernel = xlinalg.compile(payload, schedule=schedule(body) if body else None, entry="f")
+    kernel(args[0], args[1], out)
+    return [args[0], args[1], args[2], out]
+
+
+@pytest.mark.parametrize("s,d", [(1, 1), (2, 1), (2, 3)])
+def test_conv_1d_nwc_wcf_vectorizes_to_fma(s: int, d: int) -> None:
+    n, ow, c, f, kw = 2, 5, 3, 16, 3
+    shapes = [(n, (ow - 1) * s + (kw - 1) * d + 1, c), (kw, c, f), (n, ow, f)]
+    payload = conv_payload("conv_1d_nwc_wcf", shapes, [s], [d])
+    body = VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "")
+    text = str(apply(payload, body))
+    assert "linalg.conv_1d" not in text
+    # one FMA per (n, w, kw, c) on a 16-lane filter row, operands read once each
+    assert text.count("vector.fma") == n * ow * kw * c
+    assert text.count("vector.transfer_read") == 3 and text.count("vector.transfer_write") == 1
+    x, w, o, got = _run(payload, body, shapes)
+    want = numpy_conv_nhwc(x[:, None], w[None], o[:, None], [1, s], [1, d])[:, 0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_conv_1d_vectorizes_with_channels_as_lanes() -> None:
+    n, ow, c, kw, s, d = 1, 6, 8, 3, 2, 1
+    shapes = [(n, (ow - 1) * s + (kw - 1) * d + 1, c), (kw, c), (n, ow, c)]
+    payload = conv_payload("depthwise_conv_1d_nwc_wc", shapes, [s], [d])
+    body = VECTORIZE.replace("OP", "depthwise_conv_1d_nwc_wc").replace("SIZES", "")
+    text = str(apply(payload, body))
+    assert text.count("vector.fma") == n * ow * kw and "vector.broadcast" not in text
+    x, w, o, got = _run(payload, body, shapes)
+    want = o.astype(np.float64).copy()
+    for k in range(kw):
+        want += x[:, k * d: k * d + (ow - 1) * s + 1: s, :] * w[k]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_integer_conv_1d_uses_mul_add() -> None:
+    shapes = [(1, 6, 2), (3, 2, 8), (1, 4, 8)]
+    payload = conv_payload("conv_1d_nwc_wcf", shapes, [1], [1], element="i32")
+    body = VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "")
+    text = str(apply(payload, body))
+    assert "vector.fma" not in text and "arith.muli" in text
+    kernel = xlinalg.compile(payload, schedule=__import__("test_transform_loop").schedule(body))
+    args = kernel.make_inputs()
+    result = kernel.check(*args)
+    assert result.ok, result.message
+
+
+# tile to a register block, decompose to 1-D, vectorize with the block as vector sizes
+DIRECT = """
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 1, RW, RF, 1, 1, RC] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %c1 = transform.structured.decompose %t : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c1 vector_sizes [1, RW, RF, 1, RC] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+"""
+
+CASES = [
+    # n, c, f, oh, ow, (rw, rf, rc), strides, dilations
+    (1, 8, 32, 4, 8, (4, 16, 4), [1, 1], [1, 1]),      # dividing
+    (2, 5, 20, 3, 7, (4, 16, 4), [1, 1], [1, 1]),      # nothing divides: masked w, f, c
+    (1, 6, 16, 3, 5, (2, 16, 3), [2, 2], [1, 1]),      # stride 2 (the strided ResNet layer)
+    (1, 3, 17, 4, 6, (4, 16, 2), [1, 2], [2, 1]),      # dilations, odd F
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_direct_conv2d_tile_decompose_vectorize(case: tuple) -> None:
+    n, c, f, oh, ow, (rw, rf, rc), s, d = case
+    kh = kw = 3
+    shapes = [(n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),
+              (kh, kw, c, f), (n, oh, ow, f)]
+    payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
+    body = DIRECT.replace("RW", str(rw)).replace("RF", str(rf)).replace("RC", str(rc))
+    text = str(apply(payload, body))
+    assert "linalg.conv" not in text and "vector.fma" in text
+    x, w, o, got = _run(payload, body, shapes)
+    np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-4, atol=1e-4)
+
+
+def test_conv_vectorize_failures_are_silenceable() -> None:
+    tensors = """
+func.func @f(%i: tensor<1x6x2xf32>, %w: tensor<3x2x8xf32>, %o: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %r = linalg.conv_1d_nwc_wcf ins(%i, %w : tensor<1x6x2xf32>, tensor<3x2x8xf32>) outs(%o : tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  func.return %r : tensor<1x4x8xf32>
+}
+"""
+    body = VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "")
+    fails(tensors, body, silenceable=True, match="bufferize tensors first")
+    dynamic = conv_payload("conv_1d_nwc_wcf", [(1, 6, 2), (3, 2, 8), (1, 4, 8)], [1], [1])
+    dynamic = dynamic.replace("memref<1x4x8xf32>", "memref<1x?x8xf32>")
+    fails(dynamic, body, silenceable=True, match="dynamic shapes without vector sizes")
+    fails(dynamic, VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "vector_sizes [1, 4, 8] "),
+          silenceable=True, match="expected 5 vector sizes")
