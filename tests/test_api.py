@@ -166,7 +166,7 @@ def test_kernel_named_like_a_libm_function_is_rejected() -> None:
 BOUND_SCHEDULE = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly},
-      %target: !transform.any_op {transform.readonly}, %size: !transform.param<i64> {transform.readonly}) {
+      %target: !transform.any_op {transform.consumed}, %size: !transform.param<i64> {transform.readonly}) {
     %t, %l:2 = transform.structured.tile_using_for %target tile_sizes [%size, 0, 4]
       : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     transform.yield

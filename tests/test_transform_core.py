@@ -546,14 +546,6 @@ INCLUDED = """
     "transform.test_core_erase"(%x) : (!transform.any_op) -> ()
     transform.yield
   }
-  transform.named_sequence @rec(%x: !transform.any_op {transform.readonly}) {
-    transform.include @rec2 failures(propagate) (%x) : (!transform.any_op) -> ()
-    transform.yield
-  }
-  transform.named_sequence @rec2(%x: !transform.any_op {transform.readonly}) {
-    transform.include @rec failures(propagate) (%x) : (!transform.any_op) -> ()
-    transform.yield
-  }
 """
 
 
@@ -584,19 +576,7 @@ def test_include_failure_modes() -> None:
     assert RECORDED["p"] == []
 
 
-def test_include_rejects_recursion_and_unknown_sequences() -> None:
-    fails(
-        "    transform.include @rec failures(suppress) (%root) : (!transform.any_op) -> ()\n",
-        silenceable=False,
-        match=r"recursion is not allowed in named sequences \(@rec -> @rec2 -> @rec\)",
-        extra=INCLUDED,
-    )
-    fails(
-        "    transform.include @nope failures(propagate) (%root) : (!transform.any_op) -> ()\n",
-        silenceable=False,
-        match="unknown named sequence @nope",
-        extra=INCLUDED,
-    )
+# Recursion and unknown callees are rejected at verify time: tests/test_transform_include.py.
 
 
 def test_include_consumes_operands_marked_consumed() -> None:

@@ -47,7 +47,7 @@ def roundtrip(text: str) -> ModuleOp:
 def body(ops: str, header: str = "") -> str:
     return (
         "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {\n"
+        "  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.consumed}) {\n"
         f"{header}{ops}\n"
         "    transform.yield\n  }\n}\n"
     )

@@ -138,6 +138,9 @@ class NamedSequenceOp(IRDLOperation):
             raise VerifyException(
                 "transform.yield operand types do not match the named sequence results"
             )
+        from xlinalg.dialects.transform.named_sequences import verify_named_sequence
+
+        verify_named_sequence(self)
 
     @classmethod
     def parse(cls, parser: Parser) -> NamedSequenceOp:

@@ -441,6 +441,11 @@ class IncludeOp(IRDLOperation):
     def suppresses_failures(self) -> bool:
         return self.failure_propagation_mode.data == FailurePropagationModeType.SUPPRESS
 
+    def verify_(self) -> None:
+        from xlinalg.dialects.transform.named_sequences import verify_include
+
+        verify_include(self)
+
     @classmethod
     def parse(cls, parser: Parser) -> IncludeOp:
         target = parser.parse_attribute()
