@@ -17,9 +17,11 @@ import numpy as np
 
 from xlinalg.backend.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import BackendError
+from xlinalg.numpy_dtypes import BFLOAT16, is_half_dtype
 
 _LLVM_SCALAR: dict[np.dtype, str] = {
     np.dtype(np.float16): "half",
+    BFLOAT16: "bfloat",
     np.dtype(np.float32): "float",
     np.dtype(np.float64): "double",
     np.dtype(np.bool_): "i1",
@@ -35,6 +37,7 @@ _LLVM_SCALAR: dict[np.dtype, str] = {
 
 _CTYPES_SCALAR: dict[np.dtype, Any] = {
     np.dtype(np.float16): ctypes.c_uint16,  # bit pattern, see module docstring
+    BFLOAT16: ctypes.c_uint16,  # bit pattern too
     np.dtype(np.float32): ctypes.c_float,
     np.dtype(np.float64): ctypes.c_double,
     np.dtype(np.bool_): ctypes.c_bool,
@@ -78,7 +81,8 @@ def ctypes_scalar_type(dtype: np.dtype) -> Any:
 
 
 def is_f16(spec: ArgSpec | None) -> bool:
-    return isinstance(spec, ScalarArg) and np.dtype(spec.dtype) == np.float16
+    """A 16-bit float scalar (f16 or bf16): it travels through C as its i16 bit pattern."""
+    return isinstance(spec, ScalarArg) and is_half_dtype(spec.dtype)
 
 
 def needs_c_adapter(sig: FunctionSignature) -> bool:

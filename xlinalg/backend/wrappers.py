@@ -62,8 +62,9 @@ def _convert_args(sig: FunctionSignature, c_names: list[str], lines: list[str]) 
     for k, spec in enumerate(sig.native_args):
         types = kernel_arg_types(spec)
         if is_f16(spec):
-            lines.append(f"  %h{k} = bitcast i16 {c_names[pos]} to half")
-            typed.append(f"half %h{k}")
+            half = types[0]  # half or bfloat
+            lines.append(f"  %h{k} = bitcast i16 {c_names[pos]} to {half}")
+            typed.append(f"{half} %h{k}")
         else:
             typed.extend(f"{t} {n}" for t, n in zip(types, c_names[pos : pos + len(types)]))
         pos += len(types)
@@ -92,7 +93,7 @@ def _adapter(sig: FunctionSignature) -> str:
     else:
         lines.append(f"  %r = {call}")
         if is_f16(sig.result):
-            lines += ["  %rb = bitcast half %r to i16", "  ret i16 %rb"]
+            lines += [f"  %rb = bitcast {ret} %r to i16", "  ret i16 %rb"]
         else:
             lines.append(f"  ret {ret} %r")
     lines.append("}")

@@ -44,6 +44,7 @@ from xdsl.ir import Attribute
 
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.numpy_dtypes import float_eps, is_float_dtype
 
 #: Safety factor over the measured worst-case rounding error (see module docstring).
 TOLERANCE_FACTOR = 16.0
@@ -61,7 +62,7 @@ class CheckResult:
 
 def tolerance(dtype: Any, reduction_length: int) -> float:
     """Allowed error relative to max|expected| for a float dtype and a reduction length."""
-    eps = float(np.finfo(_as_dtype(dtype)).eps)
+    eps = float_eps(_as_dtype(dtype))
     return TOLERANCE_FACTOR * eps * math.sqrt(max(int(reduction_length), 1))
 
 
@@ -91,7 +92,7 @@ def compare(actual: Any, expected: Any, *, dtype: Any, reduction_length: int) ->
                            f"shape mismatch: got {act.shape}, expected {exp.shape}")
     dt = _as_dtype(dtype)
     n = exp.size
-    if not np.issubdtype(dt, np.floating):
+    if not is_float_dtype(dt):
         a = act.astype(dt)
         e = exp.astype(dt)
         mismatch = a != e

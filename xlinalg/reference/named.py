@@ -61,7 +61,7 @@ from xlinalg.dialects.linalg.casting import (
 )
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
-from xlinalg.numpy_dtypes import numpy_dtype
+from xlinalg.numpy_dtypes import is_float_dtype, numpy_dtype
 
 _UINT_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
@@ -366,7 +366,7 @@ class _Evaluator:
         else:
             raise XlinalgError(f"'{self.op.name}': unsupported reduction payload {body}")
         out_dtype = self.arrays[out].dtype
-        acc = np.dtype(np.float64) if out_dtype.kind == "f" else (
+        acc = np.dtype(np.float64) if is_float_dtype(out_dtype) else (
             np.dtype(np.bool_) if out_dtype == np.bool_ else np.dtype(np.int64))
         reduced = None
         if body.fn == "add" and acc != np.bool_:

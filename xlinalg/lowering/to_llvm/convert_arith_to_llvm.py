@@ -19,6 +19,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
+from xlinalg.lowering.to_llvm.bf16 import to_bf16
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
@@ -179,6 +180,8 @@ def lower_arith_op(op: Operation) -> bool:
         result = b.add(llvm.SelectOp(args[0], args[1], args[2]))
     elif name in ("arith.index_cast", "arith.index_castui"):
         result = _int_cast(b, args[0], res_types[0], signed=name == "arith.index_cast")
+    elif (bf16 := to_bf16(b, name, args[0], res_types[0])) is not None:
+        result = bf16
     elif name in _CASTS:
         result = b.add(_CASTS[name](args[0], res_types[0]))  # type: ignore[call-arg]
     elif name in ("arith.fptosi", "arith.fptoui", "arith.uitofp"):
