@@ -39,9 +39,11 @@ LIBM_FUNCTIONS: frozenset[str] = frozenset(
 """libm functions, double and float versions (`exp`, `expf`, ...)."""
 
 RUNTIME_FUNCTIONS: frozenset[str] = frozenset(
-    ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove")
+    ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove",
+     "pthread_create", "pthread_join")
 )
-"""xlinalg's runtime: what lowered allocations and copies call."""
+"""xlinalg's runtime: what lowered allocations and copies call, and the two libc thread
+functions `scf.forall` runs on (`xlinalg/lowering/forall_to_threads.py`)."""
 
 ALLOWED_FUNCTIONS: frozenset[str] = LIBM_FUNCTIONS | RUNTIME_FUNCTIONS
 

@@ -108,6 +108,10 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
     """Everything but the LLVM step: func + cf + arith + math + memref."""
     ctx = make_context()
     lower_to_scf(module, timings)
+    with _stage(timings, "forall-to-threads"):
+        from xlinalg.lowering.forall_to_threads import ConvertForallToThreadsPass
+
+        ConvertForallToThreadsPass().apply(ctx, module)
     with _stage(timings, "scf-to-cf"):
         # No cleanup after this: the CFG conversion creates nothing redundant (one
         # step increment and one compare per loop), and xDSL's CSE does not look

@@ -1,0 +1,451 @@
+"""`xl-convert-forall-to-threads`: run `scf.forall` loops (on memrefs) on OS threads.
+
+Runs after bufferization and the lowering of linalg/vector/affine ops, before
+`scf → cf`; everything it creates is func/scf/arith/memref plus a few LLVM-dialect
+ops, so the rest of the pipeline (and our LLVM IR emitter) turns it into plain
+LLVM IR: no Python and no library other than libc's `pthread_create` /
+`pthread_join` runs when the kernel is called.
+
+For every outermost `scf.forall` of a function `@k`:
+
+1. **Outline** the body into `func.func private @k_forall<N>(%ctx: !llvm.ptr, %lo: i64,
+   %hi: i64)`: it unpacks the captured values from the context buffer `%ctx`
+   (memref descriptors, index and scalar values, each in an 8-byte aligned slot),
+   then runs the iterations `lo <= t < hi` of the linearized iteration space
+   (`t` is delinearized to the induction variables, last dimension fastest).
+   Constants used by the body are cloned into it instead of being captured (LLVM
+   then sees them). A thread entry `@k_forall<N>_thread(%arg: !llvm.ptr) -> !llvm.ptr`
+   reads `{ctx, lo, hi}` from `%arg` and calls the body.
+2. **Call site**: the captured values are stored into a stack buffer; with
+   `T = total iterations` and `W = min(T, cores)` workers (cores = this
+   machine's CPU count when the kernel is compiled; every forall iteration is a
+   task, so `num_threads [2]` gives 2 workers), worker `w` runs the chunk
+   `[T*w/W, T*(w+1)/W)`. Workers 1..W-1 are started with `pthread_create`; the
+   calling thread runs chunk 0, then joins them. If `pthread_create` fails, that
+   chunk runs on the calling thread instead (the result is the same, only slower).
+
+Nested foralls (inside an outlined body, or inside another forall) become
+sequential `scf.for` nests: they run inside their outer task.
+
+**Why threads per call and not a persistent pool / libgomp.** Starting and joining
+one thread costs ~20-40 µs here, small against the kernels worth
+parallelising (a 512³ matmul is ~1.3 ms on 2 cores). A pool would have to live
+outside the JIT module (worker threads parked in a module's code crash when
+the module is freed) and would need fork handling: the tuner measures in a
+forkserver child, and threads do not survive `fork`. libgomp keeps exactly
+such a pool and hangs in a forked child when the parent had used it. Threads
+created and joined inside each call hold no state between calls, so a kernel is
+safe to time repeatedly, to call from several Python threads, and to run after
+`fork` (no thread exists before the call).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    DenseArrayBase,
+    UnrealizedConversionCastOp,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.scf import ForallOp
+from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
+from xlinalg.lowering.to_llvm.types import convert_type, element_size
+
+_PTR = llvm.LLVMPointerType()
+_INDEX = IndexType()
+_SLOT_ALIGN = 8
+_CHUNK = llvm.LLVMStructType.from_type_list([_PTR, i64, i64])  # {ctx, lo, hi}
+_CHUNK_BYTES = 24
+PTHREAD_CREATE = "pthread_create"
+PTHREAD_JOIN = "pthread_join"
+
+
+def host_cores() -> int:
+    """The most workers a forall gets (the machine's CPU count, at least 1)."""
+    return max(1, os.cpu_count() or 1)
+
+
+# ---------------------------------------------------------------------------- helpers
+class _Emitter:
+    """Inserts ops at a fixed point and returns their single result."""
+
+    def __init__(self, point: InsertPoint) -> None:
+        self.point = point
+
+    def op(self, op: Operation) -> SSAValue:
+        Rewriter.insert_op(op, self.point)
+        return op.results[0]
+
+    def do(self, op: Operation) -> Operation:
+        Rewriter.insert_op(op, self.point)
+        return op
+
+    def index(self, value: int) -> SSAValue:
+        return self.op(arith.ConstantOp(IntegerAttr(value, _INDEX)))
+
+    def i64(self, value: int) -> SSAValue:
+        return self.op(arith.ConstantOp(IntegerAttr(value, i64)))
+
+    def mixed(self, value: int | SSAValue) -> SSAValue:
+        return self.index(value) if isinstance(value, int) else value
+
+    def to_i64(self, value: SSAValue) -> SSAValue:
+        return self.op(arith.IndexCastOp(value, i64))
+
+    def to_index(self, value: SSAValue) -> SSAValue:
+        return self.op(arith.IndexCastOp(value, _INDEX))
+
+    def gep(self, base: SSAValue, index: SSAValue, element_type: Attribute) -> SSAValue:
+        """`getelementptr inbounds element_type, base, index` (index: i64)."""
+        props: dict[str, Attribute] = {
+            "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
+            "elem_type": element_type,
+            "noWrapFlags": IntegerAttr(0, 32),
+            "inbounds": UnitAttr(),
+        }
+        return self.op(llvm.GEPOp.create(operands=[base, index], result_types=[_PTR], properties=props))
+
+    def byte_ptr(self, base: SSAValue, offset: int) -> SSAValue:
+        return base if offset == 0 else self.gep(base, self.i64(offset), i8_type())
+
+
+def i8_type() -> IntegerType:
+    return IntegerType(8)
+
+
+def _slot_bytes(t: Attribute) -> int:
+    if isinstance(t, MemRefType):
+        return 8 * (3 + 2 * len(t.get_shape()))
+    if isinstance(t, IndexType):
+        return 8
+    if isinstance(t, VectorType):
+        count = 1
+        for d in t.get_shape():
+            count *= d
+        return count * element_size(t.get_element_type())
+    return element_size(t)
+
+
+def _round_up(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def _captured_values(forall: ForallOp) -> list[SSAValue]:
+    """Values used inside `forall` (bounds excluded) and defined outside it, in first-use order."""
+    inside: set[Block] = set()
+    for op in forall.walk():
+        for region in op.regions:
+            inside.update(region.blocks)
+    seen: dict[SSAValue, None] = {}
+    for op in forall.walk():
+        if op is forall:
+            continue
+        for value in op.operands:
+            block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+            if block not in inside:
+                seen.setdefault(value, None)
+    return list(seen)
+
+
+def _is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def _is_constant(value: SSAValue) -> bool:
+    return isinstance(value.owner, arith.ConstantOp)
+
+
+def _trip_counts(e: _Emitter, forall: ForallOp) -> list[SSAValue]:
+    """ceildiv(ub - lb, step) per dimension (constants when static)."""
+    counts: list[SSAValue] = []
+    for static, lb, ub, step in zip(
+        forall.static_trip_counts(), forall.lower_bounds(), forall.upper_bounds(), forall.steps(), strict=True
+    ):
+        if static is not None:
+            counts.append(e.index(static))
+            continue
+        span = e.op(arith.SubiOp(e.mixed(ub), e.mixed(lb)))
+        count = e.op(arith.CeilDivSIOp(span, e.mixed(step)))
+        counts.append(e.op(arith.MaxSIOp(count, e.index(0))))
+    return counts
+
+
+def forall_to_sequential_loops(forall: ForallOp) -> None:
+    """Replace a forall on memrefs by the equivalent `scf.for` nest (in place)."""
+    if forall.outputs:
+        raise lowering_error(forall, "an scf.forall with shared_outs (tensors) must be bufferized first")
+    e = _Emitter(InsertPoint.before(forall))
+    point = InsertPoint.before(forall)
+    ivs: list[SSAValue] = []
+    for lb, ub, step in zip(forall.lower_bounds(), forall.upper_bounds(), forall.steps(), strict=True):
+        body = Block([scf.YieldOp()], arg_types=[_INDEX])
+        loop = scf.ForOp(e.mixed(lb), e.mixed(ub), e.mixed(step), [], Region(body))
+        Rewriter.insert_op(loop, point)
+        ivs.append(body.args[0])
+        point = InsertPoint.before(body.last_op)  # type: ignore[arg-type]
+        e = _Emitter(point)
+    _move_body(forall, ivs, point)
+    Rewriter.erase_op(forall)
+
+
+def _move_body(forall: ForallOp, ivs: Sequence[SSAValue], point: InsertPoint) -> None:
+    body = forall.body
+    for arg, iv in zip(body.args, ivs, strict=True):
+        arg.replace_all_uses_with(iv)
+    for op in list(body.ops):
+        if op is body.last_op:  # the (empty) scf.forall.in_parallel
+            continue
+        op.detach()
+        Rewriter.insert_op(op, point)
+
+
+# ---------------------------------------------------------------------------- outlining
+@dataclass
+class _Outlined:
+    body_name: str
+    thread_name: str
+    captured: list[SSAValue]
+    offsets: list[int]
+    ctx_bytes: int
+    counts: list[SSAValue]
+
+
+def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int) -> _Outlined:
+    # Trip counts, lower bounds and steps are computed before the forall and passed to the
+    # body like the values it captures (constants are cloned).
+    caller = _Emitter(InsertPoint.before(forall))
+    counts = _trip_counts(caller, forall)
+    lbs = [caller.mixed(v) for v in forall.lower_bounds()]
+    steps = [caller.mixed(v) for v in forall.steps()]
+    used = _captured_values(forall)
+    for value in (*counts, *lbs, *steps):
+        if value not in used:
+            used.append(value)
+    captured = [v for v in used if not _is_constant(v)]
+    constants = [v for v in used if _is_constant(v)]
+    offsets: list[int] = []
+    size = 0
+    for value in captured:
+        t = value.type
+        if not isinstance(t, MemRefType | IndexType | IntegerType | VectorType) and not _is_float(t):
+            raise lowering_error(forall, f"cannot pass a value of type {t} to a thread")
+        offsets.append(size)
+        size += _round_up(_slot_bytes(t), _SLOT_ALIGN)
+    base = f"{kernel.sym_name.data}_forall{index}"
+
+    # Body function: (ctx, lo, hi) -> ()
+    entry = Block(arg_types=[_PTR, i64, i64])
+    ctx, lo, hi = entry.args
+    ret = func.ReturnOp()
+    entry.add_op(ret)
+    e = _Emitter(InsertPoint.before(ret))
+    mapping: dict[SSAValue, SSAValue] = {}
+    for value, offset in zip(captured, offsets, strict=True):
+        t = value.type
+        address = e.byte_ptr(ctx, offset)
+        if isinstance(t, IndexType):
+            mapping[value] = e.to_index(e.op(LoadOp(address, i64, _SLOT_ALIGN)))
+        elif isinstance(t, MemRefType):
+            raw = e.op(LoadOp(address, convert_type(t), _SLOT_ALIGN))
+            mapping[value] = e.op(UnrealizedConversionCastOp.create(operands=[raw], result_types=[t]))
+        else:
+            mapping[value] = e.op(LoadOp(address, t, _SLOT_ALIGN))
+    for value in constants:
+        owner = value.owner
+        assert isinstance(owner, Operation)
+        mapping[value] = e.op(owner.clone())
+    for value, new in mapping.items():
+        value.replace_uses_with_if(new, lambda use, f=forall: f.is_ancestor(use.operation))
+
+    loop_body = Block([scf.YieldOp()], arg_types=[_INDEX])
+    loop = scf.ForOp(e.to_index(lo), e.to_index(hi), e.index(1), [], Region(loop_body))
+    e.do(loop)
+    inner = _Emitter(InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
+    t = loop_body.args[0]
+    ivs: list[SSAValue] = [None] * forall.rank  # type: ignore[list-item]
+    for d in reversed(range(forall.rank)):
+        count, lb, step = mapping[counts[d]], mapping[lbs[d]], mapping[steps[d]]
+        position = inner.op(arith.RemUIOp(t, count)) if d > 0 else t
+        scaled = inner.op(arith.MuliOp(position, step))
+        ivs[d] = inner.op(arith.AddiOp(lb, scaled))
+        if d > 0:
+            t = inner.op(arith.DivUIOp(t, count))
+    _move_body(forall, ivs, InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
+    for nested in [op for op in loop.walk() if isinstance(op, ForallOp)]:
+        forall_to_sequential_loops(nested)
+    body_fn = func.FuncOp(base, FunctionType.from_lists([_PTR, i64, i64], []), Region(entry), "private")
+
+    # Thread entry: (ptr {ctx, lo, hi}) -> ptr
+    t_entry = Block(arg_types=[_PTR])
+    arg = t_entry.args[0]
+    null = llvm.ZeroOp.create(result_types=[_PTR])
+    t_ret = func.ReturnOp(null.results[0])
+    t_entry.add_ops([null, t_ret])
+    te = _Emitter(InsertPoint.before(null))
+    t_ctx = te.op(LoadOp(arg, _PTR, 8))
+    t_lo = te.op(LoadOp(te.byte_ptr(arg, 8), i64, 8))
+    t_hi = te.op(LoadOp(te.byte_ptr(arg, 16), i64, 8))
+    te.do(func.CallOp(base, [t_ctx, t_lo, t_hi], []))
+    thread_fn = func.FuncOp(
+        base + "_thread", FunctionType.from_lists([_PTR], [_PTR]), Region(t_entry), "private"
+    )
+    module.body.block.insert_op_after(body_fn, kernel)
+    module.body.block.insert_op_after(thread_fn, body_fn)
+    return _Outlined(base, base + "_thread", captured, offsets, max(size, 8), counts)
+
+
+def _declare(module: ModuleOp, name: str, inputs: list[Attribute], outputs: list[Attribute]) -> None:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return
+    module.body.block.add_op(
+        func.FuncOp(name, FunctionType.from_lists(inputs, outputs), Region(), "private")
+    )
+
+
+def _entry_alloca(kernel: func.FuncOp, bytes_: int, align: int) -> SSAValue:
+    entry = kernel.body.blocks[0]
+    size = llvm.ConstantOp(IntegerAttr(bytes_, i64), i64)
+    alloca = llvm.AllocaOp(size.results[0], i8_type(), align)
+    first = entry.first_op
+    if first is None:
+        entry.add_ops([size, alloca])
+    else:
+        entry.insert_ops_before([size, alloca], first)
+    return alloca.results[0]
+
+
+def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int) -> None:
+    e = _Emitter(InsertPoint.before(forall))
+    ctx = _entry_alloca(kernel, outlined.ctx_bytes, 64)
+    chunks = _entry_alloca(kernel, _CHUNK_BYTES * cores, 8)
+    tids = _entry_alloca(kernel, 8 * cores, 8)
+    for value, offset in zip(outlined.captured, outlined.offsets, strict=True):
+        t = value.type
+        address = e.byte_ptr(ctx, offset)
+        if isinstance(t, IndexType):
+            e.do(StoreOp(e.to_i64(value), address, _SLOT_ALIGN))
+        elif isinstance(t, MemRefType):
+            raw = e.op(UnrealizedConversionCastOp.create(operands=[value], result_types=[convert_type(t)]))
+            e.do(StoreOp(raw, address, _SLOT_ALIGN))
+        else:
+            e.do(StoreOp(value, address, _SLOT_ALIGN))
+    counts = outlined.counts
+    total = counts[0]
+    for c in counts[1:]:
+        total = e.op(arith.MuliOp(total, c))
+    total64 = e.to_i64(total)
+    workers = e.op(arith.MinUIOp(total64, e.i64(cores)))
+    workers = e.op(arith.MaxUIOp(workers, e.i64(1)))
+
+    def bound(w: SSAValue, em: _Emitter) -> SSAValue:  # total * w / workers
+        return em.op(arith.DivUIOp(em.op(arith.MuliOp(total64, w)), workers))
+
+    # Workers 1 .. W-1 on new threads.
+    create_body = Block([scf.YieldOp()], arg_types=[i64])
+    create = scf.ForOp(e.i64(1), workers, e.i64(1), [], Region(create_body))
+    e.do(create)
+    c = _Emitter(InsertPoint.before(create_body.last_op))  # type: ignore[arg-type]
+    w = create_body.args[0]
+    lo = bound(w, c)
+    hi = bound(c.op(arith.AddiOp(w, c.i64(1))), c)
+    slot = c.gep(chunks, w, _CHUNK)
+    c.do(StoreOp(ctx, slot, 8))
+    c.do(StoreOp(lo, c.byte_ptr(slot, 8), 8))
+    c.do(StoreOp(hi, c.byte_ptr(slot, 16), 8))
+    tid = c.gep(tids, w, i64)
+    entry_fn = c.op(llvm.AddressOfOp(outlined.thread_name, _PTR))
+    null = c.op(llvm.ZeroOp.create(result_types=[_PTR]))
+    rc = c.op(func.CallOp(PTHREAD_CREATE, [tid, null, entry_fn, slot], [i32]))
+    failed = c.op(arith.CmpiOp(rc, c.op(arith.ConstantOp(IntegerAttr(0, i32))), "ne"))
+    # On failure: run the chunk here and mark the slot as not started (tid 0).
+    then = Block([scf.YieldOp()])
+    te = _Emitter(InsertPoint.before(then.last_op))  # type: ignore[arg-type]
+    te.do(func.CallOp(outlined.body_name, [ctx, lo, hi], []))
+    te.do(StoreOp(te.i64(0), tid, 8))
+    c.do(scf.IfOp(failed, [], Region(then), Region(Block([scf.YieldOp()]))))
+
+    # Chunk 0 on the calling thread.
+    e.do(func.CallOp(outlined.body_name, [ctx, e.i64(0), bound(e.i64(1), e)], []))
+
+    # Join.
+    join_body = Block([scf.YieldOp()], arg_types=[i64])
+    join = scf.ForOp(e.i64(1), workers, e.i64(1), [], Region(join_body))
+    e.do(join)
+    j = _Emitter(InsertPoint.before(join_body.last_op))  # type: ignore[arg-type]
+    jt = j.gep(tids, join_body.args[0], i64)
+    handle = j.op(LoadOp(jt, i64, 8))
+    started = j.op(arith.CmpiOp(handle, j.i64(0), "ne"))
+    then_join = Block([scf.YieldOp()])
+    jj = _Emitter(InsertPoint.before(then_join.last_op))  # type: ignore[arg-type]
+    jj.do(func.CallOp(PTHREAD_JOIN, [handle, jj.op(llvm.ZeroOp.create(result_types=[_PTR]))], [i32]))
+    j.do(scf.IfOp(started, [], Region(then_join), Region(Block([scf.YieldOp()]))))
+    Rewriter.erase_op(forall)
+
+
+def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None) -> int:
+    """Outline every outermost forall of every function (see the module docstring); returns
+    how many were converted."""
+    cores = host_cores() if cores is None else max(1, cores)
+    converted = 0
+    for kernel in [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]:
+        outermost = [
+            op for op in kernel.walk()
+            if isinstance(op, ForallOp) and not _has_forall_ancestor(op, kernel)
+        ]  # fmt: skip
+        for forall in outermost:
+            if forall.outputs:
+                raise lowering_error(
+                    forall, "an scf.forall with shared_outs (tensors) must be bufferized first"
+                )
+            outlined = _outline(forall, module, kernel, converted)
+            _call_site(forall, kernel, outlined, cores)
+            converted += 1
+    if converted:
+        _declare(module, PTHREAD_CREATE, [_PTR, _PTR, _PTR, _PTR], [i32])
+        _declare(module, PTHREAD_JOIN, [i64, _PTR], [i32])
+    return converted
+
+
+def _has_forall_ancestor(op: Operation, stop: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and parent is not stop:
+        if isinstance(parent, ForallOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+@dataclass(frozen=True)
+class ConvertForallToThreadsPass(ModulePass):
+    """`scf.forall` on memrefs → outlined body run by `pthread_create`d workers."""
+
+    name = "xl-convert-forall-to-threads"
+
+    cores: int | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_foralls_to_threads(op, self.cores)
+
+
+__all__ = ["ConvertForallToThreadsPass", "convert_foralls_to_threads", "forall_to_sequential_loops", "host_cores"]
