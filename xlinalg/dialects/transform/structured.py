@@ -301,10 +301,12 @@ def _structured_ops() -> list[type[IRDLOperation]]:
     from xlinalg.dialects.transform.structured_forall import STRUCTURED_FORALL_OPS
     from xlinalg.dialects.transform.structured_fusion import STRUCTURED_FUSION_OPS
     from xlinalg.dialects.transform.structured_pack import STRUCTURED_PACK_OPS
+    from xlinalg.dialects.transform.structured_pad import STRUCTURED_PAD_OPS
     from xlinalg.dialects.transform.structured_rewrites import STRUCTURED_REWRITE_OPS
 
     return [MatchOp, TileUsingForOp, InterchangeOp, GeneralizeOp, *STRUCTURED_REWRITE_OPS,
-            *STRUCTURED_CONV_OPS, *STRUCTURED_FORALL_OPS, *STRUCTURED_FUSION_OPS, *STRUCTURED_PACK_OPS]
+            *STRUCTURED_CONV_OPS, *STRUCTURED_FORALL_OPS, *STRUCTURED_FUSION_OPS, *STRUCTURED_PACK_OPS,
+            *STRUCTURED_PAD_OPS]
 
 
 TransformStructured = Dialect("transform.structured", _structured_ops())

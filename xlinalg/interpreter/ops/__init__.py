@@ -9,6 +9,7 @@ from xlinalg.interpreter.ops import (
     handles,
     loop,
     pack,
+    pad,
     patterns,
     structured,
     structured_rewrites,
@@ -16,4 +17,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
+__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]

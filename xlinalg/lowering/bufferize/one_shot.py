@@ -630,6 +630,9 @@ class _FunctionBufferizer:
 
 def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
     """Bufferize one function with a body (in place)."""
+    from xlinalg.lowering.bufferize.materialize import lower_materializations
+
+    lower_materializations(fn)
     _FunctionBufferizer(fn, module).run()
 
 

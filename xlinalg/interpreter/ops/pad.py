@@ -1,0 +1,104 @@
+"""`transform.structured.pad` and `transform.structured.hoist_pad`."""
+
+from __future__ import annotations
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation
+
+from xlinalg.dialects.transform.structured_pad import HoistPadOp, PadOp
+from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+
+
+def _multiples(op: PadOp, interp: Interpreter) -> list[int]:
+    values: list[int] = []
+    for entry in op.mixed_multiples():
+        if isinstance(entry, int):
+            values.append(entry)
+            continue
+        params = interp.state.get_params(entry, op)
+        if len(params) != 1 or not isinstance(params[0], IntegerAttr):
+            raise failure(
+                op,
+                f"pad_to_multiple_of {describe_handle(entry)} must hold one integer, holds "
+                f"{params}",
+                silenceable=False,
+            )
+        values.append(params[0].value.data)
+    return values
+
+
+@register(PadOp, consumes=lambda op: [op.target])
+def apply_pad(op: PadOp, interp: Interpreter) -> None:
+    """Non-linalg ops are dropped; a padding value of the wrong type is a definite failure;
+    an op that cannot be padded is a silenceable one (the results hold the ops padded so
+    far)."""
+    from xlinalg.transforms.pad import pad_op
+
+    if op.transpose_paddings is not None and any(
+        list(p.data) != sorted(p.data, key=lambda v: v.value.data)  # type: ignore[attr-defined]
+        for p in op.transpose_paddings.data
+    ):
+        raise failure(
+            op,
+            "transpose_paddings other than the identity are not supported (the padded "
+            "operand would need a transposed indexing map)",
+            silenceable=False,
+        )
+    multiples = _multiples(op, interp)
+    padded: list[Operation] = []
+    pads: list[Operation] = []
+    copies: list[Operation] = []
+
+    def bind() -> None:
+        interp.state.bind(op.padded, padded)
+        if len(op.extra) == 2:
+            interp.state.bind(op.extra[0], pads)
+            interp.state.bind(op.extra[1], copies)
+
+    for target in interp.state.get_ops(op.target, op):
+        if not isinstance(target, StructuredOpInterface):
+            continue
+        try:
+            result = pad_op(
+                target,
+                op.values(),
+                op.dimensions(),
+                multiples,
+                op.nofold(),
+                op.copy_back(),
+            )
+        except TransformFailure as err:
+            bind()
+            raise failure(
+                op, f"cannot pad {describe_payload(target)}: {err.message}", silenceable=err.silenceable
+            ) from err
+        padded.append(result.padded_op)
+        pads.extend(result.pads)
+        copies.extend(result.copies)
+    bind()
+
+
+@register(HoistPadOp, consumes=lambda op: [op.target])
+def apply_hoist_pad(op: HoistPadOp, interp: Interpreter) -> None:
+    """A non-pad target is a silenceable failure (and dropped); a pad that cannot be
+    hoisted too. Returns the hoisted pads (the ops computing the packed tensor)."""
+    from xlinalg.transforms.hoist_pad import hoist_pad
+
+    hoisted: list[Operation] = []
+    problems: list[str] = []
+    for target in interp.state.get_ops(op.target, op):
+        if not isinstance(target, tensor.PadOp):
+            problems.append(f"{describe_payload(target)} is not a 'tensor.pad'")
+            continue
+        try:
+            hoisted.append(hoist_pad(target, op.loops(), op.permutation()))
+        except TransformFailure as err:
+            problems.append(f"cannot hoist {describe_payload(target)}: {err.message}")
+    interp.state.bind(op.transformed, hoisted)
+    if problems:
+        raise failure(op, "; ".join(problems), silenceable=True)
