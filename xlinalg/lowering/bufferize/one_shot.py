@@ -88,6 +88,7 @@ from xlinalg.lowering.bufferize.analysis import (
     SliceKey,
     slice_key,
 )
+from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
@@ -283,6 +284,9 @@ class _FunctionBufferizer:
             self._destination_style(op)
         elif isinstance(op, scf.ForOp):
             self._for(op)
+        elif is_forall_op(op):  # scf.forall shared_outs, tensor.parallel_insert_slice
+            bufferize_forall_op(self, op)
+            return
         elif isinstance(op, tensor.EmptyOp):
             buffer, root = self._alloc(op.tensor.type, list(op.dynamic_sizes), op)
             self._define(op.tensor, buffer, root)
