@@ -205,18 +205,3 @@ func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {
     schedule = tile_schedule("iree_linalg_ext.unpack", tiles)
     for result in run_both(src, [packed, np.zeros((29, 13), F32)], schedule):
         np.testing.assert_array_equal(result[1], x)
-
-
-def test_unpack_tile_must_be_a_multiple_of_the_inner_tile() -> None:
-    from test_linalg_ext_exec import tile_schedule
-
-    import xlinalg
-
-    src = """
-func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {
-  iree_linalg_ext.unpack %b inner_dims_pos = [0, 1] inner_tiles = [8, 5] into %a
-    : (memref<4x3x8x5xf32> memref<29x13xf32>)
-  return
-}"""
-    with pytest.raises(xlinalg.errors.XlinalgError, match="must be a multiple of its inner tile 8"):
-        xlinalg.compile(src, schedule=tile_schedule("iree_linalg_ext.unpack", [6, 0]), entry="f")

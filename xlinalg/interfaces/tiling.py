@@ -115,6 +115,10 @@ class TilingInterface(ABC):
         return tile.results[result_index]
 
 
+def parallel_except(rank: int, reductions: set[int]) -> list[IteratorType]:
+    return [IteratorType.REDUCTION if i in reductions else IteratorType.PARALLEL for i in range(rank)]
+
+
 def tile_failure(message: str) -> TransformFailure:
     return TransformFailure(message, silenceable=True)
 

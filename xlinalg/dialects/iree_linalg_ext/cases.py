@@ -145,14 +145,15 @@ WINOGRAD_CASES: list[tuple[int, str, list[int] | None]] = [
     (6, "nhwc", None), (6, "nchw", [1, 0, 0, 2]), (4, "nhwc", [1, 0, 0, 2]), (2, "nchw", None),
 ]
 PACK_TILES: list[list[int] | None] = [[2, 3], [0, 5], [3, 0]]
-UNPACK_TILES: list[list[int] | None] = [[16, 5], [0, 10], [8, 0]]
+#: [6, 0], [5, 3]: tiles not starting on an inner-tile boundary (unpacked whole, then cut)
+UNPACK_TILES: list[list[int] | None] = [[16, 5], [0, 10], [8, 0], [6, 0], [5, 3]]
 
 #: (op, tile sizes) of the tensor kernels tiled with non-dividing sizes
 #: (`tests/test_tiling_interface_ext_tensors.py`)
 TENSOR_TILED_CASES: list[tuple[str, list[int]]] = [
     ("sort", [2, 0]), ("scan", [0, 2]), ("reverse", [3, 2]), ("topk", [2, 0]),
     ("scatter", [4, 2]), ("fft", [2]), ("attention", [1, 5, 7]), ("attention", [0, 6, 0]),
-    ("pack", [3, 0]), ("pack", [2, 1]), ("unpack", [16, 5]),
+    ("pack", [3, 0]), ("pack", [2, 1]), ("unpack", [16, 5]), ("unpack", [6, 4]),
 ]
 
 _WINOGRAD_TILES = [c[2] for c in WINOGRAD_CASES]

@@ -17,12 +17,12 @@ destination may be smaller than outer × tile).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     opt_operand_def,
@@ -44,30 +44,19 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    dim_of,
-    domain_of,
-    parallel_except,
-)
 from xlinalg.dialects.linalg.pack_shape import (
     DYNAMIC,
     check_pack_attrs,
     packed_index_of,
     packed_shape,
 )
+from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
-class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
-    """Shared by pack and unpack: the attributes, the assembly, the tile values, tiling.
-
-    Tiling (static inner tiles only): pack iterates over the outer dims of the packed
-    value; an outer tile [o, o + s) of a tiled dim reads source rows
-    [o * t, min((o + s) * t, n)) (the tail is padding). Unpack iterates over the
-    unpacked dims; a tile of a tiled dim must be a multiple of the inner tile, so it
-    reads whole packed tiles [o / t, ceil((o + s) / t))."""
+class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
+    """Shared by pack and unpack: the attributes, the assembly, the tile values; tiling is
+    `linalg/pack_tiling.py`'s, shared with `linalg.pack`/`unpack`."""
 
     inputs = var_operand_def()
     outputs = var_operand_def()
@@ -108,39 +97,12 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         return type(self).build(operands=operands, result_types=[results], properties=properties,
                                 attributes=dict(self.attributes))
 
-    def _static_tiles_or_fail(self) -> list[int]:
-        tiles = self.static_tiles()
-        if any(t == DYNAMIC for t in tiles):
-            raise tile_failure(f"tile_using_for: '{self.name}' with dynamic inner tiles cannot be tiled")
-        return tiles
+    def relayout_layout(self) -> RelayoutLayout:
+        unpacked, packed = self.unpacked_and_packed()
+        return RelayoutLayout(unpacked, packed, self.dims_pos(), self.perm(), self.static_tiles())
 
-    def get_loop_iterator_types(self):  # type: ignore[no-untyped-def]
-        return parallel_except(len(shape(self.unpacked_and_packed()[0])), set())
-
-    def _slices(self, builder: IndexBuilder, packed_offsets: list[OpFoldResult],
-                packed_sizes: list[OpFoldResult]) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
-        """The unpacked window (offsets, sizes) covered by an outer-packed window."""
-        from xdsl.ir.affine import AffineExpr
-
-        unpacked = self.unpacked_and_packed()[0]
-        rank = len(shape(unpacked))
-        where = packed_index_of(self.perm(), rank)
-        tile_of = dict(zip(self.dims_pos(), self._static_tiles_or_fail()))
-        d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
-        offsets: list[OpFoldResult] = []
-        sizes: list[OpFoldResult] = []
-        for i in range(rank):
-            off, size = packed_offsets[where[i]], packed_sizes[where[i]]
-            if i not in tile_of:
-                offsets.append(off)
-                sizes.append(size)
-                continue
-            t = tile_of[i]
-            offsets.append(builder.apply(d0 * t, [off]))
-            # min((o + s) * t, n) - o * t
-            n = dim_of(builder, unpacked, i)
-            sizes.append(builder.min([d1 * t, d2 - d0 * t], [off, size, n]))
-        return offsets, sizes
+    def is_pack(self) -> bool:
+        return isinstance(self, PackOp)
 
     def padding(self) -> SSAValue | None:
         return None
@@ -257,19 +219,6 @@ class PackOp(_RelayoutOp):
     def padding(self) -> SSAValue | None:
         return self.padding_value
 
-    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
-        self._static_tiles_or_fail()
-        return domain_of(builder, self.outputs[0])[: len(shape(self.inputs[0]))]
-
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets, sizes):  # type: ignore[no-untyped-def]
-        tiles = self._static_tiles_or_fail()
-        src_offsets, src_sizes = self._slices(builder, list(offsets), list(sizes))
-        src = slice_of(builder, self.inputs[0], src_offsets, src_sizes)
-        dst = slice_of(builder, self.outputs[0], [*offsets, *([0] * len(tiles))], [*sizes, *tiles])
-        tiled = self.clone_relayout(src, dst)
-        builder.insert(tiled)
-        return tiled
-
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         """For every packed element: the source element it holds, or the padding value."""
         em = Emitter(InsertPoint.before(self))
@@ -311,43 +260,6 @@ class UnPackOp(_RelayoutOp):
 
     def unpacked_and_packed(self) -> tuple[SSAValue, SSAValue]:
         return self.outputs[0], self.inputs[0]
-
-    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
-        self._static_tiles_or_fail()
-        return domain_of(builder, self.outputs[0])
-
-    def prepare_for_tiling(self, tile_sizes: Sequence[int]) -> Operation:
-        for i, t in zip(self.dims_pos(), self._static_tiles_or_fail()):
-            if tile_sizes[i] % t:
-                raise tile_failure(
-                    f"tile_using_for: the tile size {tile_sizes[i]} of unpacked dim {i} must be a "
-                    f"multiple of its inner tile {t}"
-                )
-        return self
-
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets, sizes):  # type: ignore[no-untyped-def]
-        from xdsl.ir.affine import AffineExpr
-
-        tiles = self._static_tiles_or_fail()
-        rank = len(offsets)
-        where = packed_index_of(self.perm(), rank)
-        tile_of = dict(zip(self.dims_pos(), tiles))
-        d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
-        packed_offsets: list[OpFoldResult] = [0] * rank
-        packed_sizes: list[OpFoldResult] = [0] * rank
-        for i in range(rank):
-            off, size = offsets[i], sizes[i]
-            if i in tile_of:
-                off = builder.apply(d0 // tile_of[i], [off])
-                size = builder.apply(d1.ceil_div(tile_of[i]), [0, size])
-            packed_offsets[where[i]] = off
-            packed_sizes[where[i]] = size
-        src = slice_of(builder, self.inputs[0], [*packed_offsets, *([0] * len(tiles))],
-                      [*packed_sizes, *tiles])
-        dst = slice_of(builder, self.outputs[0], list(offsets), list(sizes))
-        tiled = self.clone_relayout(src, dst)
-        builder.insert(tiled)
-        return tiled
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         """For every destination element: the packed element holding it."""

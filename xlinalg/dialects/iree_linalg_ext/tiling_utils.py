@@ -5,18 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ShapedType
-from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import SSAValue
 
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp
-from xlinalg.interfaces.tiling import dim_of, domain_of, slice_of
+from xlinalg.interfaces.tiling import dim_of, domain_of, parallel_except, slice_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 __all__ = ["dim_of", "domain_of", "insert_tile", "parallel_except", "tile_all_operands"]
-
-
-def parallel_except(rank: int, reductions: set[int]) -> list[IteratorType]:
-    return [IteratorType.REDUCTION if i in reductions else IteratorType.PARALLEL for i in range(rank)]
 
 
 def insert_tile(op: LinalgExtOp, builder: IndexBuilder, inputs: Sequence[SSAValue],

@@ -135,6 +135,10 @@ TILED_CASES: dict[str, list[tuple[str, str]]] = {
     "test_library_call.py::test_tiled_generic_calls_the_library_on_each_tile": [("generic", "f32")],
     "test_linalg_map_reduce.py::test_tiled_with_non_dividing_sizes": [
         ("map", "f64"), ("reduce", "f64"), ("reduce", "i32")],
+    "test_tiling_interface_linalg.py::test_tiled_matches_numpy": [
+        ("softmax", "f32"), ("softmax", "f64"), ("pack", "f32"), ("unpack", "f32"),
+        ("winograd_filter_transform", "f32"), ("winograd_input_transform", "f32"),
+        ("winograd_output_transform", "f32")],
 }
 
 OPS: tuple[str, ...] = (

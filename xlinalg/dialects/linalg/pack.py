@@ -64,6 +64,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg import pack_shape
+from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest, memref_sizes
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
@@ -95,8 +96,9 @@ def _shape_str(shape: Sequence[int]) -> str:
     return "x".join("?" if s < 0 else str(s) for s in shape)
 
 
-class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface):
+class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface, RelayoutTiling):
     """Shared parts of pack and unpack; `unpacked`/`packed` name the two sides.
+    Tiling (`TilingInterface`) is `pack_tiling.py`'s, shared with `iree_linalg_ext`.
 
     The IRDL fields are declared by each op (operand order differs: pack has
     `source, dest, padding_value, inner_tiles`)."""
@@ -138,6 +140,18 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
 
     def has_padding(self) -> bool:
         return False
+
+    # ---- TilingInterface (pack_tiling.RelayoutTiling) ----
+    def relayout_layout(self) -> RelayoutLayout:
+        tiles = [pack_shape.DYNAMIC if t == DYNAMIC else t for t in self.get_static_tiles()]
+        return RelayoutLayout(self.unpacked, self.packed, self.get_inner_dims_pos(),
+                              _ints(self.outer_dims_perm) or [], tiles)
+
+    def clone_relayout(self, source: SSAValue, dest: SSAValue) -> _RelayoutOp:
+        return self.clone_on_buffers({self.source: source, self.dest: dest})
+
+    def is_pack(self) -> bool:
+        return isinstance(self, PackOp)
 
     # ---- DestinationStyleOpInterface (every dest element is written) ----
     def get_dps_inputs(self) -> Sequence[SSAValue]:

@@ -54,10 +54,12 @@ from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface
+from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition
-class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterface):
+class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterface, TilingInterface):
     name = "linalg.softmax"
 
     input = operand_def(ShapedType)
@@ -142,6 +144,31 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
                        self.get_dimension(), [])
         op.attributes.update(self.attributes)
         return op
+
+    # ---- TilingInterface: the input's dims; the softmax dimension is not tileable ----
+    def get_loop_iterator_types(self) -> list[IteratorType]:
+        assert isinstance(self.input.type, ShapedType)
+        return parallel_except(len(self.input.type.get_shape()), {self.get_dimension()})
+
+    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
+        return domain_of(builder, self.input)
+
+    def untileable_loops(self) -> set[int]:
+        return {self.get_dimension()}
+
+    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                                 sizes: Sequence[OpFoldResult]) -> Operation:
+        tiled = SoftmaxOp(slice_of(builder, self.input, offsets, sizes),
+                          slice_of(builder, self.output, offsets, sizes), self.get_dimension())
+        tiled.attributes.update(self.attributes)
+        builder.insert(tiled)
+        return tiled
+
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        return list(offsets), list(sizes)
 
     # ---- DecomposableOpInterface ----
     def decompose(self, rewriter: Rewriter) -> list[Operation]:

@@ -45,7 +45,9 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, var_result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -58,7 +60,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
-from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest
+from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest, memref_sizes
 from xlinalg.dialects.linalg.winograd_matrices import (
     FMR_CASES,
     FMR_NAMES,
@@ -69,17 +71,29 @@ from xlinalg.dialects.linalg.winograd_matrices import (
 )
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
 def _shape_str(shape: Sequence[int]) -> str:
     return "x".join("?" if s < 0 else str(s) for s in shape)
 
 
-class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface):
-    """Shared parts: the (m, r) attributes, assembly, shape check, lowering scaffold."""
+class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface, TilingInterface):
+    """Shared parts: the (m, r) attributes, assembly, shape check, lowering scaffold, tiling.
+
+    Tiling as upstream: the filter transform iterates over the filter (F, KH, KW, C),
+    the input transform over its output (alphaH, alphaW, tileH, tileW, N, C), the output
+    transform over its input (alphaH, alphaW, tileH, tileW, N, F); the kernel/alpha dims
+    are not tileable. A tile of image tiles [t, t + s) reads (input transform) or writes
+    (output transform) image rows [t * m, t * m + s * m + (alpha - m)) / [t * m, (t + s) * m),
+    so non-dividing tile sizes give partial tiles with dynamic sizes."""
 
     IN_RANK: ClassVar[int] = 4
     OUT_RANK: ClassVar[int] = 4
+    #: dims whose sizes the transform needs statically (the others may be dynamic: tiles)
+    STATIC_IN_DIMS: ClassVar[tuple[int, ...]] = ()
+    STATIC_OUT_DIMS: ClassVar[tuple[int, ...]] = ()
 
     def __init__(self, input: SSAValue, output: SSAValue, *, fmr: int | None = None,
                  m: int | None = None, r: int | None = None) -> None:
@@ -133,6 +147,50 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         assert isinstance(m, IntegerAttr) and isinstance(r, IntegerAttr)
         return m.value.data, r.value.data
 
+    # ---- TilingInterface ----
+    TILED_VALUE: ClassVar[str] = "input"  # which operand's dims are the iteration domain
+    UNTILEABLE: ClassVar[frozenset[int]] = frozenset({0, 1})
+
+    def _domain_value(self) -> SSAValue:
+        return self._input() if self.TILED_VALUE == "input" else self._output()
+
+    def get_loop_iterator_types(self) -> list[IteratorType]:
+        assert isinstance(self._domain_value().type, ShapedType)
+        return parallel_except(len(self._domain_value().type.get_shape()), set(self.UNTILEABLE))
+
+    def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
+        return domain_of(builder, self._domain_value())
+
+    def untileable_loops(self) -> set[int]:
+        return set(self.UNTILEABLE)
+
+    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+        raise NotImplementedError
+
+    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                                 sizes: Sequence[OpFoldResult]) -> Operation:
+        source, dest = self.tile_operands(builder, offsets, sizes)
+        tiled = self.clone_on_buffers({self._input(): source, self._output(): dest})
+        builder.insert(tiled)
+        return tiled
+
+    def _image_window(self, builder: IndexBuilder, alpha_h: int, alpha_w: int, offsets: Sequence[OpFoldResult],
+                      sizes: Sequence[OpFoldResult], halo: bool) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        """(N, H, W, C) offsets/sizes of the image rows of tiles [t, t + s) in H and W: from
+        t * step, s * step + (alpha - step) rows (input transform, `halo`) or
+        s * step rows (output transform); step = m, or 1 for an untransformed side."""
+        m, _ = self.get_m_r()
+        d0 = AffineExpr.dimension(0)
+        window_offsets: list[OpFoldResult] = [offsets[4], 0, 0, offsets[5]]
+        window_sizes: list[OpFoldResult] = [sizes[4], 0, 0, sizes[5]]
+        for k, alpha in ((1, alpha_h), (2, alpha_w)):
+            step = m if alpha != 1 else 1
+            tail = alpha - step if halo else 0
+            window_offsets[k] = builder.apply(d0 * step, [offsets[k + 1]])
+            window_sizes[k] = builder.apply(d0 * step + tail, [sizes[k + 1]])
+        return window_offsets, window_sizes
+
     def matrices(self) -> WinogradMatrices:
         return winograd_matrices(*self.get_m_r())
 
@@ -174,10 +232,15 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
                 f"'{name}' expects a {self.IN_RANK}D input and a {self.OUT_RANK}D output, got "
                 f"{len(in_shape)}D and {len(out_shape)}D"
             )
-        if any(s < 0 for s in in_shape + out_shape):
-            raise VerifyException(f"'{name}' supports static shapes only")
+        if any(in_shape[d] < 0 for d in self.STATIC_IN_DIMS) or any(
+            out_shape[d] < 0 for d in self.STATIC_OUT_DIMS
+        ):
+            raise VerifyException(
+                f"'{name}' needs static sizes in input dims {list(self.STATIC_IN_DIMS)} and output "
+                f"dims {list(self.STATIC_OUT_DIMS)}"
+            )
         expected = self.expected_output_shape(in_shape, out_shape)
-        if expected != out_shape:
+        if any(e >= 0 and o >= 0 and e != o for e, o in zip(expected, out_shape)):
             raise VerifyException(
                 f"'{name}' expected output shape {_shape_str(expected)} for input {_shape_str(in_shape)} "
                 f"and F({', '.join(map(str, self.get_m_r()))}), got {_shape_str(out_shape)}"
@@ -299,6 +362,19 @@ class WinogradFilterTransformOp(_WinogradOp):
     m = opt_prop_def(IntegerAttr)
     r = opt_prop_def(IntegerAttr)
 
+    STATIC_IN_DIMS: ClassVar[tuple[int, ...]] = (1, 2)
+    STATIC_OUT_DIMS: ClassVar[tuple[int, ...]] = (0, 1)
+    UNTILEABLE: ClassVar[frozenset[int]] = frozenset({1, 2})
+
+    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+        """Filter tile (f, 0, 0, c) of (sf, KH, KW, sc); output (0, 0, c, f) of (aH, aW, sc, sf)."""
+        (of, _, _, oc), (sf, kh, kw, sc) = offsets, sizes
+        _, out_shape = self._shapes()
+        source = slice_of(builder, self.filter, [of, 0, 0, oc], [sf, kh, kw, sc])
+        dest = slice_of(builder, self.output, [0, 0, oc, of], [out_shape[0], out_shape[1], sc, sf])
+        return source, dest
+
     def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
         m, r = self.get_m_r()
         f, kh, kw, c = in_shape
@@ -312,7 +388,8 @@ class WinogradFilterTransformOp(_WinogradOp):
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         builder = self._lowering_builder()
         in_shape, _ = self._shapes()
-        f_size, kh, kw, c_size = in_shape
+        _, kh, kw, _ = in_shape
+        f_size, _, _, c_size = memref_sizes(builder, self.filter)
         left, right = _left_right(self.matrices(), "G", kh, kw, self.get_m_r()[1])
         (f, c), inner = loop_nest(builder, [f_size, c_size])
         x = [[inner.insert(memref.LoadOp.get(self.filter, [f, index_constant(inner, i), index_constant(inner, j), c])).res
@@ -337,25 +414,44 @@ class WinogradInputTransformOp(_WinogradOp):
     m = opt_prop_def(IntegerAttr)
     r = opt_prop_def(IntegerAttr)
 
+    STATIC_OUT_DIMS: ClassVar[tuple[int, ...]] = (0, 1)
+    TILED_VALUE: ClassVar[str] = "output"
+
+    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+        _, out_shape = self._shapes()
+        window = self._image_window(builder, out_shape[0], out_shape[1], offsets, sizes, True)
+        return slice_of(builder, self.input, *window), slice_of(builder, self.output, offsets, sizes)
+
     def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
+        # The alpha dims of the output say which sides are transformed (a dynamic image
+        # height/width, as in a tile, cannot); a static image must hold whole tiles.
         m, r = self.get_m_r()
         n, h, w, c = in_shape
         alpha = m + r - 1
-        left, right = h != 1, w != 1
-        tile_h = (h - (r - 1)) // m if left else h
-        tile_w = (w - (r - 1)) // m if right else w
-        if (left and (h - (r - 1)) % m) or (right and (w - (r - 1)) % m) or tile_h <= 0 or tile_w <= 0:
-            raise VerifyException(
-                f"'{self.name}' expects the input height and width to be tiles * {m} + {r - 1} "
-                f"(whole F({m},{r}) tiles), got {h}x{w}"
-            )
-        return [alpha if left else 1, alpha if right else 1, tile_h, tile_w, n, c]
+        left = out_shape[0] != 1 if h < 0 else h != 1
+        right = out_shape[1] != 1 if w < 0 else w != 1
+
+        def tiles(size: int, transformed: bool) -> int:
+            if size < 0:
+                return -1
+            if not transformed:
+                return size
+            if (size - (r - 1)) % m or size - (r - 1) <= 0:
+                raise VerifyException(
+                    f"'{self.name}' expects the input height and width to be tiles * {m} + {r - 1} "
+                    f"(whole F({m},{r}) tiles), got {_shape_str([h, w])}"
+                )
+            return (size - (r - 1)) // m
+
+        return [alpha if left else 1, alpha if right else 1, tiles(h, left), tiles(w, right), n, c]
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         builder = self._lowering_builder()
         _, out_shape = self._shapes()
         m, r = self.get_m_r()
-        ah, aw, th_size, tw_size, n_size, c_size = out_shape
+        ah, aw = out_shape[:2]
+        _, _, th_size, tw_size, n_size, c_size = memref_sizes(builder, self.output)
         left, right = _left_right(self.matrices(), "BT", ah, aw, m + r - 1)
         (th, tw, n, c), inner = loop_nest(builder, [th_size, tw_size, n_size, c_size])
         step_h = index_constant(inner, m if ah != 1 else 1)
@@ -388,6 +484,14 @@ class WinogradOutputTransformOp(_WinogradOp):
     m = opt_prop_def(IntegerAttr)
     r = opt_prop_def(IntegerAttr)
 
+    STATIC_IN_DIMS: ClassVar[tuple[int, ...]] = (0, 1)
+
+    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
+                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+        in_shape, _ = self._shapes()
+        window = self._image_window(builder, in_shape[0], in_shape[1], offsets, sizes, False)
+        return slice_of(builder, self.value, offsets, sizes), slice_of(builder, self.output, *window)
+
     def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
         m, r = self.get_m_r()
         ah, aw, th, tw, n, f = in_shape
@@ -396,13 +500,18 @@ class WinogradOutputTransformOp(_WinogradOp):
             raise VerifyException(
                 f"'{self.name}' expects the value's first two dims to be {alpha} (or 1), got {ah}x{aw}"
             )
-        return [n, th * m if ah == alpha else th, tw * m if aw == alpha else tw, f]
+
+        def rows(tiles: int, a: int) -> int:
+            return -1 if tiles < 0 else tiles * m if a == alpha else tiles
+
+        return [n, rows(th, ah), rows(tw, aw), f]
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         builder = self._lowering_builder()
         in_shape, _ = self._shapes()
         m, r = self.get_m_r()
-        ah, aw, th_size, tw_size, n_size, f_size = in_shape
+        ah, aw = in_shape[:2]
+        _, _, th_size, tw_size, n_size, f_size = memref_sizes(builder, self.value)
         left, right = _left_right(self.matrices(), "AT", ah, aw, m + r - 1)
         (th, tw, n, f), inner = loop_nest(builder, [th_size, tw_size, n_size, f_size])
         x = [[inner.insert(memref.LoadOp.get(
