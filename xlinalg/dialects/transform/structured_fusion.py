@@ -255,7 +255,7 @@ class HoistRedundantTensorSubsetsOp(IRDLOperation):
             inputs = [parser.parse_type()]
         return cls.create(
             operands=[parser.resolve_operand(target, inputs[0])],
-            result_types=[outputs],
+            result_types=outputs,
             attributes=attrs,
         )
 
