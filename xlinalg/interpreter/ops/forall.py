@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.transform.structured_forall import (
     TileToForallOp,
@@ -90,6 +91,10 @@ def _per_target(
 def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
     from xlinalg.transforms.tile_forall import tile_using_forall
 
+    try:
+        op.verify_()  # both or neither list: a definite failure if the script was not verified
+    except VerifyException as err:
+        raise failure(op, str(err), silenceable=False) from err
     targets = interp.state.get_ops(op.target, op)
     threads = _per_target(op, interp, op.mixed_num_threads(), op.packed_num_threads, len(targets))
     sizes = _per_target(op, interp, op.mixed_tile_sizes(), op.packed_tile_sizes, len(targets))

@@ -1,0 +1,85 @@
+// matmul_vectorize.mlir with an outer scf.forall: the matmul is first split over
+// `threads` workers (knob threads in {1, 2}) along M or N (alternatives
+// "parallel_dim"), then every thread's block gets the same cache tiles, register
+// block and vectorization as `matmul_vectorize.mlir`. The forall runs on native
+// threads (`xlinalg/lowering/forall_to_threads.py`): one OS thread per iteration,
+// min(threads, cores) of them, created and joined inside each call.
+//
+// 1. cache tiles (tile_m, tile_n, tile_k) in a tunable loop order;
+// 2. a register block reg_m × reg_n (reg_n a power-of-2 multiple of 16 lanes: LLVM splits <32 x float> and
+//    <64 x float> evenly into zmm registers, <48 x float> it spills) with a k
+//    step reg_k, the k loop innermost;
+// 3. vectorize the block (transfer_read / vector.contract / transfer_write),
+//    hoist the C transfers out of the k loop (accumulators stay in registers),
+//    lower the contraction to outer products and those to broadcast + FMA
+//    on 1-D vectors; optionally unroll the k loop.
+// reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers with room
+// for the B rows and broadcasts: at most 24 (384 floats).
+//
+// xlinalg.constraint: tile_m % reg_m == 0
+// xlinalg.constraint: tile_n % reg_n == 0
+// xlinalg.constraint: tile_k % reg_k == 0
+// xlinalg.constraint: reg_m * reg_n <= 384
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+
+    %threads = transform.tune.knob<"threads"> options = [1, 2] -> !transform.param<i64>
+    %part = transform.tune.alternatives<"parallel_dim"> -> !transform.any_op {
+      %t, %f = transform.structured.tile_using_forall %mm num_threads [%threads, 0]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %f = transform.structured.tile_using_forall %mm num_threads [0, %threads]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
+    %tm = transform.tune.knob<"tile_m"> options = [32, 64, 96, 128] -> !transform.param<i64>
+    %tn = transform.tune.knob<"tile_n"> options = [64, 128, 256, 512] -> !transform.param<i64>
+    %tk = transform.tune.knob<"tile_k"> options = [64, 128, 256, 512] -> !transform.param<i64>
+    %rm = transform.tune.knob<"reg_m"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
+    %rn = transform.tune.knob<"reg_n"> options = [16, 32, 64] -> !transform.param<i64>
+    %rk = transform.tune.knob<"reg_k"> options = [1, 2, 4] -> !transform.param<i64>
+
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %part tile_sizes [%tm, %tn, %tk] interchange = [0, 1, 2]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.tile_using_for %part tile_sizes [%tm, %tn, %tk] interchange = [1, 0, 2]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
+    // Register block: loops m, n, then k innermost (the C block is loop-invariant in k).
+    %reg, %rl:3 = transform.structured.tile_using_for %cache tile_sizes [%rm, %rn, %rk]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+
+    // vector sizes = the register block: partial blocks at the edges of
+    // non-dividing shapes get out-of-bounds (masked) transfers.
+    transform.structured.vectorize %reg vector_sizes [%rm, %rn, %rk]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+
+    transform.tune.alternatives<"unroll_k"> {
+      transform.yield
+    }, {
+      transform.loop.unroll %rl#2 factor = 2 : !transform.any_op
+      transform.yield
+    }
+
+    %f = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.yield
+  }
+}
