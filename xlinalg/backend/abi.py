@@ -28,7 +28,7 @@ and frees the buffer; the native repeat loop frees it after every call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +42,10 @@ class MemRefArg:
     # Static strides in elements if the memref type has a strided layout with
     # static strides (None for dynamic / identity layout).
     strides: tuple[int | None, ...] | None = None
+    # False when the function provably never writes through this argument (see
+    # `lowering/to_llvm/written_args.py`); the call wrapper rejects overlapping
+    # arguments when one of them is written, which makes `noalias` sound.
+    written: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ negative or zero). For a memref with a strided layout (`MemRefArg.strides` not
 None) any view works - transposed, sliced, reversed - as long as it is aligned
 to its element size; a memref with the identity layout (`strides` None) needs a
 C-contiguous array, since the kernel then computes addresses from the sizes
-alone. Kernels write memref arguments in place.
+alone. Kernels write memref arguments in place. Arguments that share memory
+are rejected when the kernel writes one of them (`check_no_overlap`).
 """
 
 from __future__ import annotations
@@ -89,6 +90,44 @@ def _memref_args(index: int, spec: MemRefArg, value: Any, fname: str) -> list[An
                     f"{where}: stride of dim {d} must be {want} elements, got {got} (strides {tuple(strides)})"
                 )
     return [data, data, 0, *value.shape, *strides]
+
+
+def _extent(value: np.ndarray, data: int) -> tuple[int, int]:
+    """[first byte, one past the last byte] of the elements of `value` (data pointer `data`)."""
+    lo = hi = data
+    for n, stride in zip(value.shape, value.strides):
+        if stride < 0:
+            lo += (n - 1) * stride
+        else:
+            hi += (n - 1) * stride
+    return lo, hi + value.itemsize
+
+
+def check_no_overlap(fname: str, args: list[tuple[int, np.ndarray, int, bool]]) -> None:
+    """Reject memref arguments that share memory when the kernel writes one of them.
+
+    `args`: (argument index, array, data pointer, written) of the non-empty memref
+    arguments. The compiled code assumes distinct memref arguments do not overlap
+    (as upstream MLIR does: loops keep values in registers and the LLVM IR marks
+    memref pointers `noalias`), so such a call could compute garbage. Arrays that
+    only share memory with arguments the kernel never writes are fine. A bounds
+    test first (cheap, the common case); only overlapping bounds pay for NumPy's
+    exact `shares_memory` (interleaved views, e.g. even and odd columns, pass).
+    """
+    if len(args) < 2 or not any(w for _, _, _, w in args):
+        return
+    spans = [(*_extent(value, data), i, value, w) for i, value, data, w in args]
+    for a, (lo_a, hi_a, i, value_a, written_a) in enumerate(spans):
+        for lo_b, hi_b, j, value_b, written_b in spans[a + 1:]:
+            if (written_a or written_b) and lo_a < hi_b and lo_b < hi_a and np.shares_memory(
+                value_a, value_b
+            ):
+                which = i if written_a else j
+                raise BackendError(
+                    f"'{fname}' arguments {i} and {j} share memory and the kernel writes "
+                    f"argument {which}: the compiled code assumes distinct memref arguments "
+                    "do not overlap (pass a copy)"
+                )
 
 
 def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
@@ -190,11 +229,16 @@ class NativeFunction:
         if len(args) != len(sig.args):
             raise BackendError(f"'{sig.name}' takes {len(sig.args)} arguments, got {len(args)}")
         flat: list[Any] = []
+        arrays: list[tuple[int, np.ndarray, int, bool]] = []
         for i, (spec, value) in enumerate(zip(sig.args, args)):
             if isinstance(spec, MemRefArg):
-                flat.extend(_memref_args(i, spec, value, sig.name))
+                words = _memref_args(i, spec, value, sig.name)
+                if value.size:
+                    arrays.append((i, value, words[0], spec.written))
+                flat.extend(words)
             else:
                 flat.append(_scalar_arg(i, spec, value, sig.name))
+        check_no_overlap(sig.name, arrays)
         # New arrays for the result buffers, storage for the descriptors of the other
         # memref results (see `abi.py`).
         buffers: list[np.ndarray] = []

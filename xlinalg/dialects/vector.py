@@ -15,6 +15,8 @@ ours added, under the one name `vector`.
 %o = vector.outerproduct %a, %b, %acc {kind = #vector.kind<add>} : vector<8xf32>, vector<32xf32>
 %t = vector.transpose %v, [1, 0] : vector<8x4xf32> to vector<4x8xf32>
 %r = vector.multi_reduction <add>, %v, %acc [1] : vector<8x4xf32> to vector<8xf32>
+%m = vector.mask %mask { vector.transfer_read %A[%c0, %c0], %pad {in_bounds = [true, true]}
+       : memref<?x?xf32>, vector<8x16xf32> } : vector<8x16xi1> -> vector<8x16xf32>
 ```
 """
 
@@ -33,7 +35,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -41,10 +43,15 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     prop_def,
+    region_def,
     result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
@@ -428,17 +435,162 @@ class ConstantMaskOp(IRDLOperation):
         return ConstantMaskOp(sizes, t)
 
 
+@irdl_op_definition
+class MaskYieldOp(IRDLOperation):
+    """`vector.yield`: the terminator of a `vector.mask` region (implicit in its syntax)."""
+
+    name = "vector.yield"
+
+    values = var_operand_def()
+
+    traits = traits_def(IsTerminator())
+
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class MaskOp(IRDLOperation):
+    """`vector.mask %m[, %passthru] { <maskable op> } : vector<8x16xi1> [-> result types]`.
+
+    Predicates the one op of its region with `%m`: lanes whose mask bit is 0 are
+    not read/written (transfers) or not combined (reductions); their result
+    lanes are `%passthru` when given (undefined otherwise, as upstream). The
+    region holds that op and a `vector.yield` of its results, which the custom
+    syntax leaves implicit (upstream's `ensureTerminator`). An empty region
+    (only the yield) is allowed and folds to its operands.
+    """
+
+    name = "vector.mask"
+
+    mask = operand_def(VectorType)
+    passthru = opt_operand_def()
+    results_ = var_result_def()
+    body = region_def("single_block")
+
+    traits = traits_def(SingleBlockImplicitTerminator(MaskYieldOp))
+
+    def __init__(self, mask: SSAValue, body: Region, result_types: Sequence[Attribute] = (),
+                 passthru: SSAValue | None = None):
+        super().__init__(operands=[mask, [passthru] if passthru is not None else []],
+                         result_types=[list(result_types)], regions=[body])
+
+    @staticmethod
+    def around(op: Operation, mask: SSAValue, passthru: SSAValue | None = None) -> MaskOp:
+        """Move `op` (already in a block) into a new `vector.mask` placed where it was;
+        uses of its results become uses of the mask's."""
+        block = Block()
+        mask_op = MaskOp(mask, Region(block), [r.type for r in op.results], passthru)
+        op.parent_block().insert_op_before(mask_op, op)  # type: ignore[union-attr]
+        for old, new in zip(op.results, mask_op.results):
+            old.replace_all_uses_with(new)
+        op.detach()
+        block.add_op(op)
+        block.add_op(MaskYieldOp(*op.results))
+        return mask_op
+
+    def masked_op(self) -> Operation | None:
+        """The op the mask applies to (None for an empty region)."""
+        first = self.body.block.first_op
+        return None if first is None or isinstance(first, MaskYieldOp) else first
+
+    def verify_(self) -> None:
+        mt = self.mask.type
+        if not isinstance(mt, VectorType) or mt.element_type != IntegerType(1):
+            raise VerifyException(f"vector.mask expects a vector of i1 as mask, got {mt}")
+        ops = [o for o in self.body.block.ops if not isinstance(o, MaskYieldOp)]
+        if len(ops) > 1:
+            raise VerifyException("vector.mask region must contain at most one maskable op")
+        term = self.body.block.last_op
+        if not isinstance(term, MaskYieldOp):
+            raise VerifyException("vector.mask region must end with vector.yield")
+        if [v.type for v in term.values] != [r.type for r in self.results]:
+            raise VerifyException("vector.mask results must match the yielded values")
+        if ops and isinstance(ops[0], xvector.TransferReadOp | xvector.TransferWriteOp):
+            inner = ops[0]
+            vt = inner.result.type if isinstance(inner, xvector.TransferReadOp) else inner.vector.type
+            if vector_shape(vt) != vector_shape(mt):
+                raise VerifyException(
+                    f"vector.mask: mask {mt} does not match the shape of the transfer's {vt}"
+                )
+        if self.passthru is not None and (len(self.results) != 1
+                                          or self.passthru.type != self.results[0].type):
+            raise VerifyException("vector.mask passthru must have the type of the result")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.mask)
+        if self.passthru is not None:
+            printer.print_string(", ")
+            printer.print_ssa_value(self.passthru)
+        inner = self.masked_op()
+        if inner is None:
+            printer.print_string(" { vector.yield")
+            term = self.body.block.last_op
+            assert isinstance(term, MaskYieldOp)
+            if term.values:
+                printer.print_string(" ")
+                printer.print_list(term.values, printer.print_ssa_value)
+                printer.print_string(" : ")
+                printer.print_list([v.type for v in term.values], printer.print_attribute)
+            printer.print_string(" }")
+        else:
+            printer.print_string(" { ")
+            if Operation.print is type(inner).print:
+                printer.print_op(inner)
+            else:  # upstream's form: the op without result names
+                printer.print_string(inner.name)
+                inner.print(printer)
+            printer.print_string(" }")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.mask.type)
+        if self.results:
+            printer.print_string(" -> ")
+            printer.print_list([r.type for r in self.results], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MaskOp:
+        mask = parser.parse_unresolved_operand()
+        passthru = None
+        if parser.parse_optional_punctuation(",") is not None:
+            passthru = parser.parse_unresolved_operand()
+        region = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        mask_t = parser.parse_type()
+        result_types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            result_types = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_type)
+        if not region.blocks:
+            region.add_block(Block())
+        block = region.block
+        if not isinstance(block.last_op, MaskYieldOp):
+            last = block.last_op
+            block.add_op(MaskYieldOp(*(last.results if last is not None else ())))
+        pt = (parser.resolve_operand(passthru, result_types[0])
+              if passthru is not None and result_types else None)
+        op = MaskOp(parser.resolve_operand(mask, mask_t), region, result_types, pt)
+        op.attributes |= attrs
+        return op
+
+
 #: xDSL's vector ops plus ours, as one dialect named `vector`.
 Vector = Dialect(
     "vector",
     [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp,
-     MultiDimReductionOp, ShapeCastOp, ConstantMaskOp],
+     MultiDimReductionOp, ShapeCastOp, ConstantMaskOp, MaskOp, MaskYieldOp],
     list(xvector.Vector.attributes),
 )
 
 __all__ = [
     "ConstantMaskOp",
     "ContractionOp",
+    "MaskOp",
+    "MaskYieldOp",
     "MultiDimReductionOp",
     "OuterProductOp",
     "ShapeCastOp",

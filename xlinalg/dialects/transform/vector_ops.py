@@ -180,8 +180,9 @@ class _FunctionalTransform(IRDLOperation):
         printer.print_operand(self.target)
         self.print_extra(printer)
         attrs = dict(self.attributes)
+        options = {o.name for o in getattr(self, "OPTIONS", ())} | {"lowering_strategy"}
         for name, value in self.properties.items():
-            if name != "lowering_strategy":
+            if name not in options:
                 attrs[name] = value
         printer.print_op_attributes(attrs)
         printer.print_string(" : ")
@@ -323,9 +324,16 @@ class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
         _lower_all(target, OuterProductOp, lower_outerproduct)
 
 
+from xlinalg.dialects.transform.vector_lowering_ops import (  # noqa: E402  (uses the classes above)
+    VECTOR_LOWERING_OPS,
+    VECTOR_PATTERN_DESCRIPTORS,
+)
+
 TransformVector = Dialect(
     "transform.vector",
     [
+        *VECTOR_LOWERING_OPS,
+        *VECTOR_PATTERN_DESCRIPTORS,
         VectorizeOp,
         VectorizeChildrenAndApplyPatternsOp,
         HoistRedundantVectorTransfersOp,

@@ -14,7 +14,8 @@ from xlinalg.interpreter.ops import (
     structured,
     structured_rewrites,
     tune,
+    vector_lowering,
     vectorize,
 )
 
-__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vectorize"]
+__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]

@@ -6,17 +6,22 @@ the descriptor struct from them. Calls expand memref operands the same way.
 Memref results become trailing `ptr` parameters to which `func.return` writes
 the descriptor (3 + 2r words); calls of such functions are not supported.
 Public functions with a body get external linkage, private ones internal;
-bodiless functions become declarations.
+bodiless functions become declarations. Public functions that nothing in the
+module calls get `noalias` on the aligned pointer of every memref argument:
+their only caller is the NumPy wrapper, which rejects overlapping arguments
+when one is written (`backend/call.py`, `written_args.py`); LLVM's `noalias`
+only constrains memory that is modified, so read-only overlap stays allowed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import MemRefType, ModuleOp, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, UnitAttr, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
@@ -55,7 +60,23 @@ def _expand_call_operands(b: Builder, operands: list[SSAValue]) -> list[SSAValue
     return out
 
 
-def lower_func(op: func.FuncOp) -> None:
+NOALIAS = "llvm.noalias"
+
+
+def _noalias_arg_attrs(inputs: Sequence[Attribute], count: int) -> ArrayAttr[DictionaryAttr]:
+    """`llvm.noalias` on the aligned pointer (the one the code addresses through) of every
+    memref argument; `count` parameters in all (trailing out-pointers get none)."""
+    attrs = [DictionaryAttr({}) for _ in range(count)]
+    position = 0
+    for t in inputs:
+        if isinstance(t, MemRefType):
+            attrs[position + 1] = DictionaryAttr({NOALIAS: UnitAttr()})
+        position += len(expanded_arg_types(t))
+    return ArrayAttr(attrs)
+
+
+def lower_func(op: func.FuncOp, noalias: bool = False) -> None:
+    """Lower one function; `noalias` marks its memref pointers (see `written_args.py`)."""
     ftype = op.function_type
     outputs = ftype.outputs.data
     # Memref results become trailing descriptor out-pointers (see `backend/abi.py`).
@@ -75,6 +96,8 @@ def lower_func(op: func.FuncOp) -> None:
             entry.insert_arg(pointer, len(entry.args))
         op.body.move_blocks(region)
     new = llvm.FuncOp(op.sym_name.data, ltype, linkage=llvm.LinkageAttr(linkage), body=region)
+    if noalias and not declaration:
+        new.arg_attrs = _noalias_arg_attrs(ftype.inputs.data, len(ltype.inputs.data))
     block = op.parent_block()
     assert block is not None
     block.insert_op_before(new, op)
@@ -126,19 +149,29 @@ def lower_call(op: func.CallOp) -> None:
     replace_op(op, [b.from_llvm(r, o.type) for r, o in zip(call.results, op.results, strict=True)])
 
 
+def _entry_point(f: func.FuncOp, called: set[str]) -> bool:
+    """A public function only Python calls: the call wrapper checks its arguments for
+    overlap (`backend/call.py`), so its memref pointers are `noalias`."""
+    private = f.sym_visibility is not None and f.sym_visibility.data == "private"
+    return not private and f.sym_name.data not in called
+
+
 @dataclass(frozen=True)
 class ConvertFuncToLLVMPass(ModulePass):
     """Lower `func.func`, `func.return` and `func.call` to the LLVM dialect."""
 
     name = "xl-convert-func-to-llvm"
 
+    noalias: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Functions first: a return of memref results stores into the function's
         # trailing out-pointer parameters.
+        called = {c.callee.string_value() for c in op.walk() if isinstance(c, func.CallOp)}
         for inner in list(op.ops):
             if isinstance(inner, func.FuncOp):
                 with lowering(inner):
-                    lower_func(inner)
+                    lower_func(inner, noalias=self.noalias and _entry_point(inner, called))
         for inner in list(op.walk()):
             if isinstance(inner, func.ReturnOp):
                 with lowering(inner):

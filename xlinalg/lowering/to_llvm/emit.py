@@ -275,7 +275,12 @@ class _FunctionEmitter:
                 if not isinstance(op, _INLINE):
                     for r in op.results:
                         self.ref(r)
-        params = ", ".join(self.typed(a) for a in entry.args)
+        attrs = f.arg_attrs.data if f.arg_attrs is not None else ()
+        params = ", ".join(
+            f"{type_text(a.type)} noalias {self.ref(a)}"
+            if i < len(attrs) and "llvm.noalias" in attrs[i].data else self.typed(a)
+            for i, a in enumerate(entry.args)
+        )
         prefix = "define " if linkage == "external" else f"define {linkage} "
         self.lines.append(f"{prefix}{ret} {global_name(name)}({params}) {{")
         incoming = self._incoming(blocks)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -14,6 +16,7 @@ from xdsl.ir import Attribute
 from xlinalg.backend.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
+from xlinalg.lowering.to_llvm.written_args import written_memref_args
 from xlinalg.numpy_dtypes import numpy_dtype
 
 OWNED_RESULTS_ATTR = "xlinalg.owned_results"
@@ -58,7 +61,10 @@ def function_signature(f: func.FuncOp) -> FunctionSignature:
     # Memref results go through descriptor out-pointers (see `backend/abi.py`).
     return FunctionSignature(
         name=f.sym_name.data,
-        args=tuple(arg_spec(t) for t in inputs),
+        args=tuple(
+            replace(spec, written=w) if isinstance(spec, MemRefArg) else spec
+            for spec, w in zip((arg_spec(t) for t in inputs), written_memref_args(f))
+        ),
         result=scalars[0] if scalars else None,
         results=results if len(results) > len(scalars) else (),
         buffer_results=buffer_results,

@@ -20,6 +20,8 @@ is replaced by its rows (row-major over the leading dims), op by op:
   of their mask;
 - `vector.multi_reduction` folds rows together (kept minor dim) or reduces
   each row with a 1-D `vector.reduction` (reduced minor dim);
+- first, `vector.mask` regions become masked ops (`lower_mask_ops`), shuffles
+  become extracts/inserts, n-D and masked `vector.load/store` become transfers;
 - `scf.for` loops carrying n-D vectors carry their rows instead, so
   accumulators stay in registers across iterations.
 
@@ -43,6 +45,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     ModuleOp,
     VectorType,
 )
@@ -53,6 +56,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
+    vector_shape,
     MultiDimReductionOp,
     ShapeCastOp,
     TransposeOp,
@@ -61,6 +65,9 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
 from xlinalg.transforms.vector_lower_contraction import lower_contractions
+from xlinalg.transforms.vector_lower_mask import lower_mask_ops
+from xlinalg.transforms.vector_lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
+from xlinalg.transforms.vector_rewrite import VectorBuilder, replace_op
 from xlinalg.transforms.vector_lower_outerproduct import lower_outerproducts
 
 
@@ -623,19 +630,68 @@ def _element_type(t: Attribute) -> Attribute:
     return t.element_type if isinstance(t, VectorType) else t
 
 
-_FLOAT_COMBINE: dict[str, type[Operation]] = {
-    "add": arith.AddfOp, "mul": arith.MulfOp, "maximumf": arith.MaximumfOp,
-    "minimumf": arith.MinimumfOp, "maxnumf": arith.MaxnumfOp, "minnumf": arith.MinnumfOp,
-}
-_INT_COMBINE: dict[str, type[Operation]] = {
-    "add": arith.AddiOp, "mul": arith.MuliOp, "maxsi": arith.MaxSIOp, "minsi": arith.MinSIOp,
-    "maxui": arith.MaxUIOp, "minui": arith.MinUIOp, "and": arith.AndIOp, "or": arith.OrIOp,
-    "xor": arith.XOrIOp,
-}
+_FLOAT_COMBINE = FLOAT_COMBINE
+_INT_COMBINE = INT_COMBINE
+
+
+def _shuffle(op: vector.ShuffleOp) -> None:
+    """`vector.shuffle` → extracts + inserts (LLVM's instcombine turns the chain into one
+    `shufflevector`); of n-D operands it moves whole rows."""
+    b = VectorBuilder.before(op)
+    mask = list(op.mask.get_values())
+    first = vector_shape(op.v1.type)[0] if isinstance(op.v1.type, VectorType) else 1
+    result = b.zeros(op.result.type)  # type: ignore[arg-type]
+    for i, m in enumerate(mask):
+        source, j = (op.v1, m) if m < first else (op.v2, m - first)
+        result = b.add(insert(b.add(extract(source, [j])), result, [i]))
+    replace_op(op, [result])
+
+
+def _load_store_as_transfer(op: Operation) -> None:
+    """n-D `vector.load/store` → in-bounds minor-identity transfers (the same access);
+    `vector.maskedload/maskedstore` → masked in-bounds transfers (+ select of the
+    pass-through), which the row unrolling and the LLVM conversion handle."""
+    b = VectorBuilder.before(op)
+    if isinstance(op, vector.LoadOp | vector.MaskedLoadOp):
+        base, t = op.base, op.result.type
+    else:
+        base = op.base if isinstance(op, vector.StoreOp) else op.memref
+        t = op.vector.type if isinstance(op, vector.StoreOp) else op.value_to_store.type
+    assert isinstance(t, VectorType) and isinstance(base.type, MemRefType)
+    rank = t.get_num_dims()
+    amap = AffineMapAttr(AffineMap(base.type.get_num_dims(), 0, tuple(
+        AffineDimExpr(base.type.get_num_dims() - rank + k) for k in range(rank))))
+    flags = ArrayAttr([BoolAttr.from_bool(True)] * rank)
+    mask = op.mask if isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) else None
+    if isinstance(op, vector.LoadOp | vector.MaskedLoadOp):
+        pad = b.scalar(0, t.element_type)
+        value = b.add(vector.TransferReadOp(base, list(op.indices), pad, t, flags, amap, mask))
+        if isinstance(op, vector.MaskedLoadOp):
+            value = b.add(arith.SelectOp(op.mask, value, op.pass_thru))
+        replace_op(op, [value])
+    else:
+        v = op.vector if isinstance(op, vector.StoreOp) else op.value_to_store
+        b.add(vector.TransferWriteOp(v, base, list(op.indices), flags, mask, permutation_map=amap))
+        replace_op(op, [])
+
+
+def _legalize(module: Operation) -> None:
+    """What the row unrolling expects: no `vector.mask` regions (masked ops instead),
+    no shuffles, loads/stores as transfers where LLVM conversion lacks them."""
+    lower_mask_ops(module)
+    for op in list(module.walk()):
+        if isinstance(op, vector.ShuffleOp):
+            _shuffle(op)
+        elif isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) or (
+            isinstance(op, vector.LoadOp) and is_nd(op.result.type)) or (
+            isinstance(op, vector.StoreOp) and is_nd(op.vector.type)
+        ):
+            _load_store_as_transfer(op)
 
 
 def unroll_vectors_to_1d(module: Operation) -> None:
-    """Lower contractions/outer products, then replace every n-D vector by 1-D rows."""
+    """Lower masks, contractions/outer products, then replace every n-D vector by 1-D rows."""
+    _legalize(module)
     lower_contractions(module)
     lower_outerproducts(module)
     unroller = _Unroller()

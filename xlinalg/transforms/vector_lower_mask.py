@@ -1,0 +1,146 @@
+"""Mask lowering: `vector.create_mask`/`vector.constant_mask` of rank ≥ 2 → 1-D masks
+(upstream's `lower_masks`), and `vector.mask` regions → masked ops (upstream's
+`lower_masked_transfers` and the MaskOp lowering).
+
+- n-D `create_mask %b0, %b1, ...`: the (n-1)-D mask of the trailing bounds,
+  inserted at every leading index i, selected against all-false by
+  `i < %b0` (`arith.select`); `constant_mask [s0, ...]`: the trailing
+  constant mask at indices < s0; a 1-D `constant_mask` becomes a dense
+  `arith.constant` of i1. 1-D `create_mask` is the primitive.
+- `vector.mask %m[, %pt] { transfer_read }` → the read with `%m` as its mask
+  operand (then `select(%m, read, %pt)` with a passthru);
+  `{ transfer_write }` → the write with `%m` as its mask;
+  `{ multi_reduction / reduction }` → the same reduction of
+  `select(%m, source, neutral)` (masked-off lanes do not contribute);
+  `{ elementwise op }` → the op unmasked (masked-off lanes are undefined
+  without a passthru, `select(%m, op, %pt)` with one); an empty region folds.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, VectorType
+from xdsl.ir import Operation, SSAValue
+
+from xlinalg.dialects.vector import ConstantMaskOp, MaskOp, MaskYieldOp, MultiDimReductionOp
+from xlinalg.dialects.vector import vector_shape
+from xlinalg.transforms.vector_builders import broadcast, insert
+from xlinalg.transforms.vector_rewrite import VectorBuilder, apply_to_all, fail, replace_op
+
+I1 = IntegerType(1)
+
+#: Identity element of each combining kind (masked-off lanes of a reduction).
+_NEUTRAL: dict[str, float | int | str] = {
+    "add": 0, "mul": 1, "or": 0, "xor": 0, "and": -1, "maxui": 0,
+    "maxnumf": "-inf", "maximumf": "-inf", "minnumf": "inf", "minimumf": "inf",
+    "maxsi": "min", "minsi": "max", "minui": -1,
+}
+
+
+def lower_create_mask(op: vector.CreateMaskOp | ConstantMaskOp) -> None:
+    t = op.results[0].type
+    assert isinstance(t, VectorType)
+    shape = vector_shape(t)
+    b = VectorBuilder.before(op)
+    if isinstance(op, ConstantMaskOp) and len(shape) == 1:
+        (n,) = shape
+        (size,) = op.get_sizes()
+        values = [1] * size + [0] * (n - size)
+        replace_op(op, [b.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, values)))])
+        return
+    if len(shape) < 2:
+        raise fail("a 1-D vector.create_mask is the primitive")
+    row_t = VectorType(I1, shape[1:])
+    result = b.zeros(t)
+    if isinstance(op, ConstantMaskOp):
+        sizes = op.get_sizes()
+        row = b.add(ConstantMaskOp(sizes[1:], row_t))
+        for i in range(min(sizes[0], shape[0])):
+            result = b.add(insert(row, result, [i]))
+    else:
+        bounds = list(op.mask_dim_sizes)
+        row = b.add(vector.CreateMaskOp(bounds[1:], row_t))
+        none = b.zeros(row_t)
+        for i in range(shape[0]):
+            inside = b.add(arith.CmpiOp(b.index(i), bounds[0], "slt"))
+            result = b.add(insert(b.add(arith.SelectOp(inside, row, none)), result, [i]))
+    replace_op(op, [result])
+
+
+def lower_create_masks(root: Operation) -> int:
+    return apply_to_all(root, (vector.CreateMaskOp, ConstantMaskOp), lower_create_mask)
+
+
+def _neutral(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
+    et = t.element_type
+    value = _NEUTRAL[kind]
+    if isinstance(et, IntegerType):
+        width = et.width.data
+        value = {"min": -(1 << (width - 1)), "max": (1 << (width - 1)) - 1}.get(value, value)  # type: ignore[arg-type]
+        scalar = b.add(arith.ConstantOp(IntegerAttr(int(value), et)))
+    else:
+        scalar = b.scalar(float(value), et)
+    return b.add(broadcast(scalar, t))
+
+
+def lower_mask_op(op: MaskOp) -> None:
+    """Replace one `vector.mask` region by the masked form of its op."""
+    inner = op.masked_op()
+    b = VectorBuilder.before(op)
+    if inner is None:
+        term = op.body.block.last_op
+        assert isinstance(term, MaskYieldOp)
+        replace_op(op, list(term.values))
+        return
+    mask = op.mask
+    if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
+        if inner.mask is not None:
+            raise fail("a transfer inside vector.mask already has a mask")
+        values = [v for v in [b.add(with_mask(inner, mask))] if v is not None]
+    elif isinstance(inner, MultiDimReductionOp | vector.ReductionOp):
+        src = inner.operands[0]
+        st = src.type
+        assert isinstance(st, VectorType)
+        kind = inner.kind.data.value
+        if kind not in _NEUTRAL:
+            raise fail(f"cannot mask a reduction of kind {kind}")
+        if vector_shape(mask.type) != vector_shape(st):
+            raise fail("the mask of a reduction must have the shape of its source")
+        masked = b.add(arith.SelectOp(mask, src, _neutral(b, kind, st)))
+        new = type(inner).create(
+            operands=[masked, *inner.operands[1:]], result_types=[r.type for r in inner.results],
+            properties=dict(inner.properties), attributes=dict(inner.attributes))
+        values = [b.add(new)]
+    elif inner.name.startswith(("arith.", "math.")) or isinstance(inner, vector.FMAOp):
+        new = inner.clone()
+        b.add(new)
+        values = list(new.results)
+    else:
+        raise fail(f"cannot lower '{inner.name}' inside vector.mask")
+    if op.passthru is not None:
+        values = [b.add(arith.SelectOp(mask, values[0], op.passthru))]
+    replace_op(op, values)
+
+
+def with_mask(op: vector.TransferReadOp | vector.TransferWriteOp, mask: SSAValue | None,
+              in_bounds=None) -> Operation:
+    """A copy of transfer `op` with `mask` as its mask operand (and `in_bounds` if given)."""
+    flags = in_bounds if in_bounds is not None else op.in_bounds
+    if isinstance(op, vector.TransferReadOp):
+        return vector.TransferReadOp(op.source, list(op.indices), op.padding, op.result.type,
+                                     flags, op.permutation_map, mask)
+    return vector.TransferWriteOp(op.vector, op.source, list(op.indices), flags, mask,
+                                  permutation_map=op.permutation_map)
+
+
+def lower_mask_ops(root: Operation) -> int:
+    return apply_to_all(root, MaskOp, lower_mask_op)
+
+
+def lower_masks(root: Operation) -> int:
+    """`transform.vector.lower_mask`: vector.mask regions, then n-D mask constructors."""
+    return lower_mask_ops(root) + lower_create_masks(root)
+
+
+__all__ = ["with_mask", "lower_create_mask", "lower_create_masks", "lower_mask_op", "lower_mask_ops",
+           "lower_masks"]
