@@ -1,47 +1,63 @@
 // Direct convolution: linalg.conv_2d_nhwc_hwcf (batch N, NHWC input pre-padded,
-// HWCF filter, f32, AVX-512), as upstream vectorizes convolutions:
+// HWCF filter, f32, AVX-512), vectorized the way upstream vectorizes convolutions.
 //
-// 1. tile to a register block: N, OH, KH and KW to 1, OW to reg_w, F to reg_f,
-//    C to reg_c; loop order: one of two orders of the parallel loops
-//    (F block outermost keeps the filter slice in cache across the image;
-//    image rows outermost keeps an input row band in cache across F blocks),
+// 1. cache blocks (alternatives "cache_order"): an F block of reg_f and a C
+//    block of cache_c outermost (the [KH, KW, cache_c, reg_f] filter slice is
+//    reused across the whole image), or only C blocks outermost, or none;
+// 2. optionally copy that filter slice into a contiguous local buffer
+//    ("pack_filter": `structured.promote` of the filter operand) — the HWCF
+//    filter's rows are F·4 bytes apart, which for F = 256/512 maps a block's
+//    rows onto a few cache sets;
+// 3. register block: N, OH, KH, KW to 1, OW to reg_w, F to reg_f, C to reg_c,
 //    the reduction loops (KH, KW, C) innermost so the output block is
 //    loop-invariant in them;
-// 2. decompose the 1×1×reg_w 2-D convolution to a 1-D one (conv_1d_nwc_wcf);
-// 3. vectorize it (xlinalg/transforms/vectorize_conv.py: F in vector lanes,
+// 4. decompose the 1×1×reg_w 2-D convolution to a 1-D one (conv_1d_nwc_wcf)
+//    and vectorize it (xlinalg/transforms/vectorize_conv.py: F in vector lanes,
 //    reg_w × reg_f/16 accumulators in zmm registers, one broadcast FMA per
 //    input element and 16-lane filter row) with the register block as vector
 //    sizes (partial blocks of non-dividing shapes get masked transfers);
-// 4. hoist the output block's read/write out of the reduction loops
-//    (accumulators stay in registers across KH, KW, C); optionally unroll
-//    the C loop.
+// 5. hoist the output block's read/write out of the reduction loops
+//    (accumulators stay in registers across KH, KW, C).
 //
 // xlinalg.constraint: reg_w * reg_f <= 448
+// xlinalg.constraint: cache_c % reg_c == 0
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %conv = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
       : (!transform.any_op) -> !transform.any_op
 
-    %rw = transform.tune.knob<"reg_w"> options = [2, 4, 6, 7, 8, 14] -> !transform.param<i64>
+    %rw = transform.tune.knob<"reg_w"> options = [2, 4, 7, 8, 14] -> !transform.param<i64>
     %rf = transform.tune.knob<"reg_f"> options = [16, 32, 48, 64] -> !transform.param<i64>
     %rc = transform.tune.knob<"reg_c"> options = [4, 8, 16, 32] -> !transform.param<i64>
+    %cc = transform.tune.knob<"cache_c"> options = [32, 64, 128, 256, 512] -> !transform.param<i64>
 
-    // loops: n, oh, ow, f, kh, kw, c (n, kh, kw tiled by 1)
-    %blk = transform.tune.alternatives<"loop_order"> -> !transform.any_op {
-      %t, %l:7 = transform.structured.tile_using_for %conv tile_sizes [1, 1, %rw, %rf, 1, 1, %rc]
-          interchange = [3, 0, 1, 2, 4, 5, 6]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
-            !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    // loops: n, oh, ow, f, kh, kw, c
+    %outer = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:2 = transform.structured.tile_using_for %conv tile_sizes [0, 0, 0, %rf, 0, 0, %cc]
+          interchange = [3, 6, 0, 1, 2, 4, 5]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }, {
-      %t, %l:7 = transform.structured.tile_using_for %conv tile_sizes [1, 1, %rw, %rf, 1, 1, %rc]
-          interchange = [0, 1, 2, 3, 4, 5, 6]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
-            !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t, %l = transform.structured.tile_using_for %conv tile_sizes [0, 0, 0, 0, 0, 0, %cc]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
+    }, {
+      transform.yield %conv : !transform.any_op
     }
+
+    %packed = transform.tune.alternatives<"pack_filter"> -> !transform.any_op {
+      transform.yield %outer : !transform.any_op
+    }, {
+      %p = transform.structured.promote %outer <operands_to_promote = [1]>
+        : (!transform.any_op) -> !transform.any_op
+      transform.yield %p : !transform.any_op
+    }
+
+    %blk, %rl:7 = transform.structured.tile_using_for %packed tile_sizes [1, 1, %rw, %rf, 1, 1, %rc]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
+          !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
     %c1 = transform.structured.decompose %blk : (!transform.any_op) -> !transform.any_op
     %one = transform.param.constant 1 : i64 -> !transform.param<i64>

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Convolution speed, side by side: tuned xlinalg schedules, im2col + OpenBLAS, IREE, FMA peak.
+
+    python scripts/bench_conv.py [--trials 30] [--layers 0 1 2 3 4] [--rounds 5]
+
+The five ResNet layers of issue 3: `linalg.conv_2d_nhwc_hwcf`, batch 1, 3×3
+filter, NHWC input pre-padded, HWCF filter, f32, the output accumulated into
+(56×56×64→64, 28×28×128→128, 14×14×256→256, 7×7×512→512 stride 1, and
+56×56×64→128 stride 2, i.e. a 28×28 output). For each it
+
+- tunes `search_spaces/conv2d_nhwc_hwcf.mlir` (direct convolution: tile,
+  decompose to 1-D, register-blocked FMA vectorization) with the real tuner
+  (isolated, checked trials in `results/bench.db`; rerunning resumes), or takes
+  the knobs of `--knobs LAYER=JSON`;
+- measures in this one process, interleaved: the best schedule, an im2col +
+  matmul through NumPy/OpenBLAS (the im2col copy included) with 1 and with 2
+  threads (threadpoolctl), and IREE's default CPU compile of the same
+  payload on tensors (`iree-compile --iree-hal-target-backends=llvm-cpu
+  --iree-llvmcpu-target-cpu=host`, run single-threaded with the `local-sync`
+  driver of `iree.runtime`; skipped when iree-base-compiler/-runtime are not
+  installed);
+- prints GFLOP/s medians, ratios to IREE and to the FMA peak measured by a
+  native microkernel, and the median compile seconds per candidate (apply
+  schedule + lower + llvmlite O3, as the trials recorded them).
+
+The machine is noisy (2 cores, other jobs): compare ratios, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import xlinalg
+from xlinalg.backend.peak import measure_fma_peak_gflops
+
+ROOT = Path(__file__).resolve().parent.parent
+SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_matmul import _median_compile_seconds, tune  # noqa: E402  (the shared tuning helpers)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A 3×3 conv layer by its output: OH×OW×F from C channels."""
+
+    oh: int
+    ow: int
+    c: int
+    f: int
+    stride: int
+
+    @property
+    def ih(self) -> int:
+        return (self.oh - 1) * self.stride + 3
+
+    @property
+    def iw(self) -> int:
+        return (self.ow - 1) * self.stride + 3
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.oh * self.ow * self.f * 9 * self.c
+
+    def label(self) -> str:
+        return f"{self.oh}x{self.ow}x{self.c}->{self.f} s{self.stride}"
+
+    def shapes(self) -> list[tuple[int, ...]]:
+        return [(1, self.ih, self.iw, self.c), (3, 3, self.c, self.f), (1, self.oh, self.ow, self.f)]
+
+
+LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 256, 256, 1),
+          Layer(7, 7, 512, 512, 1), Layer(28, 28, 64, 128, 2)]
+
+
+def payload(layer: Layer, kind: str = "memref") -> str:
+    """The layer's kernel on memrefs (xlinalg: in place) or on tensors (IREE: returns the output)."""
+    i, f, o = (f"{kind}<{'x'.join(map(str, s))}xf32>" for s in layer.shapes())
+    attrs = f"{{dilations = dense<1> : tensor<2xi64>, strides = dense<{layer.stride}> : tensor<2xi64>}}"
+    if kind == "memref":
+        return (f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) {{\n"
+                f"  linalg.conv_2d_nhwc_hwcf {attrs}\n"
+                f"    ins(%I, %F : {i}, {f}) outs(%O : {o})\n  return\n}}\n")
+    return (f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) -> {o} {{\n"
+            f"  %r = linalg.conv_2d_nhwc_hwcf {attrs}\n"
+            f"    ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}\n  return %r : {o}\n}}\n")
+
+
+def im2col_blas(layer: Layer) -> Callable[[np.ndarray, np.ndarray, np.ndarray], float]:
+    """im2col (a strided window view copied to a (OH·OW)×(9·C) matrix) + one sgemm; returns seconds."""
+    s = layer.stride
+
+    def run(x: np.ndarray, w: np.ndarray, out: np.ndarray) -> float:
+        start = time.perf_counter_ns()
+        windows = np.lib.stride_tricks.sliding_window_view(x[0], (3, 3), axis=(0, 1))[::s, ::s]
+        # windows: OH x OW x C x 3 x 3 -> rows ordered (kh, kw, c) like the HWCF filter
+        cols = np.ascontiguousarray(windows.transpose(0, 1, 3, 4, 2)).reshape(layer.oh * layer.ow, -1)
+        out2 = out.reshape(layer.oh * layer.ow, layer.f)
+        out2 += cols @ w.reshape(-1, layer.f)
+        return (time.perf_counter_ns() - start) / 1e9
+
+    return run
+
+
+class IreeKernel:
+    """The layer compiled by iree-compile for the host CPU, run with iree.runtime (one thread)."""
+
+    def __init__(self, layer: Layer) -> None:
+        import iree.runtime as rt
+
+        start = time.perf_counter()
+        vmfb = subprocess.run(
+            ["iree-compile", "-", "--iree-hal-target-backends=llvm-cpu",
+             "--iree-llvmcpu-target-cpu=host", "-o", "-"],
+            input=payload(layer, "tensor").encode(), capture_output=True, check=True,
+        ).stdout
+        self.compile_seconds = time.perf_counter() - start
+        ctx = rt.SystemContext(config=rt.Config("local-sync"))
+        ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
+        self._fn = ctx.modules.module["conv"]
+        self._device = ctx.config.device
+        self._rt = rt
+
+    def __call__(self, x: np.ndarray, w: np.ndarray, out: np.ndarray) -> np.ndarray:
+        return np.asarray(self._fn(x, w, out).to_host())
+
+    def seconds(self, x: np.ndarray, w: np.ndarray, out: np.ndarray, repeats: int = 9) -> float:
+        args = [self._rt.asdevicearray(self._device, a) for a in (x, w, out)]
+        self._fn(*args)  # warm-up
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter_ns()
+            self._fn(*args)
+            times.append((time.perf_counter_ns() - start) / 1e9)
+        return statistics.median(times)
+
+
+def iree_available() -> bool:
+    try:
+        import iree.runtime  # noqa: F401
+    except ImportError:
+        return False
+    return shutil.which("iree-compile") is not None
+
+
+def best_schedule(layer: Layer, index: int, args: argparse.Namespace) -> tuple[str, dict | None, float]:
+    """(schedule text, fixed knobs or None, median compile s per candidate)."""
+    fixed = dict(args.knobs).get(index)
+    if fixed is not None:
+        return SPACE.read_text(), fixed, float("nan")
+    name = f"bench-conv-{layer.label().replace(' ', '-').replace('>', '')}"
+    text = payload(layer)
+    schedule = tune(text, name, args.storage, args.trials, args.seed, SPACE)
+    return schedule, None, _median_compile_seconds(args.storage, name)
+
+
+def parse_knobs(text: str) -> tuple[int, dict]:
+    index, _, spec = text.partition("=")
+    return int(index), json.loads(spec)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--layers", nargs="+", type=int, default=list(range(len(LAYERS))),
+                        help="indices into LAYERS (0..4)")
+    parser.add_argument("--trials", type=int, default=30, help="tuning trials per layer")
+    parser.add_argument("--knobs", action="append", type=parse_knobs, default=[],
+                        help="LAYER=JSON: use these knobs for that layer instead of tuning")
+    parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-iree", action="store_true", help="skip the IREE column")
+    args = parser.parse_args()
+    (ROOT / "results").mkdir(exist_ok=True)
+
+    peak = statistics.median(measure_fma_peak_gflops() for _ in range(3))
+    info = xlinalg.host_info()
+    print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
+          f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+    use_iree = not args.no_iree and iree_available()
+    header = (f"{'layer':>22} | {'xlinalg':>8} | {'BLAS 1t':>8} | {'BLAS 2t':>8} | {'IREE':>8} | "
+              f"{'x/IREE':>6} | {'x/peak':>6} | {'IREE/peak':>9} | {'compile s':>9} | knobs")
+    print(header, flush=True)
+    for index in args.layers:
+        layer = LAYERS[index]
+        schedule, fixed, compile_s = best_schedule(layer, index, args)
+        kernel = xlinalg.compile(payload(layer), schedule=schedule, knobs=fixed)
+        x, w, out = kernel.make_inputs(seed=1)
+        check = kernel.check(x, w, out)
+        if not check.ok:
+            raise SystemExit(f"{layer.label()}: wrong result: {check.message}")
+        blas = im2col_blas(layer)
+        expected = out.copy()
+        blas(x, w, expected)
+        iree = IreeKernel(layer) if use_iree else None
+        if iree is not None:
+            np.testing.assert_allclose(iree(x, w, out), expected, rtol=1e-3, atol=1e-3)
+        times: dict[str, list[float]] = {"x": [], "blas1": [], "blas2": [], "iree": []}
+        scratch = out.copy()
+        for _ in range(args.rounds):  # interleaved so drift hits all alike
+            times["x"].append(kernel.time(x, w, scratch).median_s)
+            for threads in (1, 2):
+                with threadpool_limits(limits=threads, user_api="blas"):
+                    times[f"blas{threads}"].append(
+                        statistics.median(blas(x, w, scratch) for _ in range(5)))
+            if iree is not None:
+                times["iree"].append(iree.seconds(x, w, out))
+        g = {key: layer.flops / statistics.median(v) / 1e9 if v else float("nan")
+             for key, v in times.items()}
+        knobs = fixed if fixed is not None else _resolved_knobs(schedule)
+        print(f"{layer.label():>22} | {g['x']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
+              f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak:6.2f} | "
+              f"{g['iree'] / peak:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
+    print("\nGFLOP/s (medians of interleaved rounds); f32; one thread except 'BLAS 2t'; "
+          "BLAS = im2col copy + OpenBLAS sgemm; IREE = iree-compile llvm-cpu host, local-sync.")
+    return 0
+
+
+def _resolved_knobs(schedule: str) -> dict[str, int]:
+    """Knob values of an exported schedule (`knob<"name"> = V` / `alternatives<"name"> selected_region = V`)."""
+    import re
+
+    found = re.findall(r'(?:knob|alternatives)<"(\w+)">\s*(?:=|selected_region\s*=)\s*(\d+)', schedule)
+    return {name: int(value) for name, value in found}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
