@@ -92,9 +92,16 @@ class ParallelInsertSliceOp(IRDLOperation):
             )
 
 
+def _tensor_ops() -> list[type[IRDLOperation]]:
+    from xlinalg.dialects.tensor_pad import PadOp  # upstream's verifier (see tensor_pad.py)
+
+    xdsl_ops = [op for op in _XdslTensor.operations if op.name != "tensor.pad"]
+    return [*xdsl_ops, ParallelInsertSliceOp, PadOp]  # type: ignore[list-item]
+
+
 Tensor = Dialect(
     "tensor",
-    [*_XdslTensor.operations, ParallelInsertSliceOp],
+    _tensor_ops(),
     [*_XdslTensor.attributes],
 )
 """xDSL's tensor dialect plus `tensor.parallel_insert_slice`."""

@@ -45,10 +45,11 @@ from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp
+from xlinalg.dialects.tensor_pad import PadOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
-from xlinalg.transforms.fuse_slices import cast_if_needed, extract_slice, is_unit_stride_full_rank, mixed_sizes
+from xlinalg.transforms.fuse_slices import extract_slice, is_unit_stride_full_rank, mixed_sizes
 from xlinalg.transforms.tile_tensor import check_tensor_structured_op
 
 COPY_BACK_OPS = ("bufferization.materialize_in_destination", "linalg.copy", "none")
@@ -139,34 +140,18 @@ def make_pad(
         high.append(builder.apply(AffineExpr.constant(padded) - d0, [dim.result]))
     rank = len(padded_shape)
     body = Block([tensor.YieldOp(constant.result)], arg_types=[IndexType()] * rank)
-    # xDSL 0.74's tensor.pad verifier wants a dynamic result dim wherever the source dim
-    # or the padding is dynamic (upstream accepts the static type): pad to that type,
-    # then `tensor.cast` to the static padded shape (`padded_value`).
-    result_shape = [
-        DYNAMIC_INDEX if isinstance(h, SSAValue) or size < 0 else padded
-        for size, h, padded in zip(source_type.get_shape(), high, padded_shape)
-    ]
-    pad = tensor.PadOp(
+    pad = PadOp(
         source,
         [],
         [h for h in high if isinstance(h, SSAValue)],
         Region(body),
         [0] * rank,
         [h if isinstance(h, int) else DYNAMIC_INDEX for h in high],
-        TensorType(source_type.get_element_type(), result_shape),
+        TensorType(source_type.get_element_type(), list(padded_shape)),
         UnitAttr() if nofold else None,
     )
     builder.insert(pad)
     return pad
-
-
-def padded_value(builder: IndexBuilder, pad: tensor.PadOp, padded_shape: Sequence[int]) -> SSAValue:
-    """The pad's result as the static `padded_shape` (a `tensor.cast` when needed)."""
-    result_type = pad.result.type
-    assert isinstance(result_type, TensorType)
-    return cast_if_needed(
-        builder, pad.result, TensorType(result_type.get_element_type(), list(padded_shape))
-    )
 
 
 def _padded_shape(
@@ -257,7 +242,7 @@ def pad_op(
         assert pad_value is not None
         pad = make_pad(builder, value, shape, pad_value, nofold)
         pads.append(pad)
-        new_operands.append(padded_value(builder, pad, shape))
+        new_operands.append(pad.result)
     num_inputs = len(structured.get_inputs())
     outs = new_operands[num_inputs:]
     padded = structured.clone_with_operands(new_operands[:num_inputs], outs, [v.type for v in outs])
@@ -302,5 +287,4 @@ __all__ = [
     "dim_size",
     "make_pad",
     "pad_op",
-    "padded_value",
 ]
