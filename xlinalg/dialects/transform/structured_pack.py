@@ -33,7 +33,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -47,6 +47,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.patterns import PatternDescriptorOp
 from xlinalg.dialects.transform.printing import (
     parse_functional_or_plain_type,
     parse_i64_list,
@@ -325,11 +326,29 @@ class LowerUnPackOp(_LowerOp):
                                   f"empty, transpose, collapse_shape, extract_slice, copy), got {len(self.results_)}")
 
 
+@irdl_op_definition
+class ApplyFoldUnitExtentDimsViaSlicesPatternsOp(PatternDescriptorOp):
+    """`transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices`: drop the unit
+    loops of linalg.generic ops on memrefs through rank-reducing subviews (what a packed
+    op tiled by 1 on its outer dims needs before vectorization). Applied directly by
+    `apply_patterns`; handles to the rewritten generics are dropped (re-match them)."""
+
+    name = "transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices"
+
+    def apply_to(self, target: Operation) -> None:
+        from xlinalg.transforms.fold_unit_dims import fold_unit_dims_in
+
+        fold_unit_dims_in(target)
+
+
+# The pattern descriptor rides along with the structured ops (it is only used with packing).
 STRUCTURED_PACK_OPS: list[type[IRDLOperation]] = [
     PackOp, PackGreedilyOp, PackTransposeOp, LowerPackOp, LowerUnPackOp,
+    ApplyFoldUnitExtentDimsViaSlicesPatternsOp,
 ]
 
 __all__ = [
+    "ApplyFoldUnitExtentDimsViaSlicesPatternsOp",
     "STRUCTURED_PACK_OPS",
     "LowerPackOp",
     "LowerUnPackOp",
