@@ -11,7 +11,7 @@ from test_linalg_ext_attention import softmax_attention
 from test_linalg_ext_exec import tile_schedule
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import TENSOR_TILED_CASES
+from xlinalg.dialects.iree_linalg_ext.cases import FORALL_CASES, TENSOR_TILED_CASES
 from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(23)
@@ -185,3 +185,50 @@ def test_attention_key_tiling_on_tensors_is_the_online_form() -> None:
     assert "0xff800000" in text  # -inf
     assert text.count("linalg.fill") == 3 and "arith.divf" in text
     assert "-> (tensor<2x13x6xf32>, tensor<2x13xf32>, tensor<2x13xf32>)" in text
+
+
+def forall_schedule(op_name: str, spec: str) -> str:
+    return f"""
+module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
+    %op = transform.structured.match ops{{["{op_name}"]}} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.structured.tile_using_forall %op {spec}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }}
+}}"""
+
+
+@pytest.mark.parametrize(("op", "spec"), FORALL_CASES)
+def test_forall_tiling_matches_numpy(op: str, spec: str) -> None:
+    """tile_using_forall on tensors: shared_outs + parallel_insert_slice, run on threads."""
+    src = KERNELS[op]
+    schedule = forall_schedule(f"iree_linalg_ext.{op}", spec)
+    text = str(xlinalg.apply_schedule(src, schedule))
+    assert "scf.forall" in text and "tensor.parallel_insert_slice" in text
+    args, expected = _inputs(op)
+    native = _results(xlinalg.compile(src, schedule=schedule, entry="f")(*[a.copy() for a in args]))
+    for got, want in zip(native, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)
+
+
+def test_forall_over_attention_keys_is_refused() -> None:
+    """The key loop is a reduction: a forall over it would race (tile_using_for folds the
+    key tiles one after another instead)."""
+    schedule = forall_schedule("iree_linalg_ext.attention", "tile_sizes [0, 0, 4]")
+    with pytest.raises(xlinalg.errors.XlinalgError, match=r"loop\(s\) \[2\] .* are reductions"):
+        xlinalg.apply_schedule(KERNELS["attention"], schedule)
+
+
+def test_forall_on_memrefs() -> None:
+    src = """
+func.func @f(%x: memref<7x5xf32>, %y: memref<7x5xf32>) {
+  iree_linalg_ext.reverse dimensions(dense<[0]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>)
+  return
+}"""
+    x = RNG.standard_normal((7, 5)).astype(F32)
+    y = np.zeros_like(x)
+    schedule = forall_schedule("iree_linalg_ext.reverse", "num_threads [3, 2]")
+    assert "scf.forall" in str(xlinalg.apply_schedule(src, schedule))
+    xlinalg.compile(src, schedule=schedule, entry="f")(x, y)
+    np.testing.assert_array_equal(y, np.flip(x, 0))

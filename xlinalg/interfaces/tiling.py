@@ -38,17 +38,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ShapedType, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, MemRefType, ShapedType, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, fold_constant
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
 if TYPE_CHECKING:
     from xlinalg.transforms.tile import TilingResult
+    from xlinalg.transforms.tile_forall import ForallTilingResult
 
 Position = tuple[list[OpFoldResult], list[OpFoldResult]]
 
@@ -315,3 +316,114 @@ def tile_using_interface(
         old.replace_all_uses_with(new)
     Rewriter.erase_op(target)
     return TilingResult(tile.op, loops)
+
+
+def tile_interface_using_forall(
+    op: Operation,
+    *,
+    tile_sizes: Sequence[int | SSAValue] | None = None,
+    num_threads: Sequence[int | SSAValue] | None = None,
+    mapping: ArrayAttr[Attribute] | None = None,
+) -> ForallTilingResult:
+    """Tile a `TilingInterface` op into one `scf.forall` (`tile_forall.tile_using_forall`
+    for these ops: same trip counts, offsets and extents). Reduction loops are not tiled
+    by a forall (the tiles would race on the destination): a silenceable failure. On
+    tensors the destinations become `shared_outs` and every tile result goes back with a
+    `tensor.parallel_insert_slice` at its position."""
+    from xlinalg.dialects.scf import ForallOp, InParallelOp
+    from xlinalg.dialects.tensor import ParallelInsertSliceOp
+    from xlinalg.transforms.tile_forall import (
+        ForallTilingResult,
+        _Index,
+        _is_tiled,
+        _needs_clamp,
+        _normalize,
+    )
+
+    if (tile_sizes is None) == (num_threads is None):
+        raise TransformFailure(
+            "tile_using_forall: exactly one of tile_sizes and num_threads must be given",
+            silenceable=False,
+        )
+    assert isinstance(op, TilingInterface)
+    iterators = op.get_loop_iterator_types()
+    by_threads = num_threads is not None
+    given = _normalize(num_threads if by_threads else tile_sizes,  # type: ignore[arg-type]
+                       len(iterators), "num_threads" if by_threads else "tile sizes", op.name)
+    tiled_dims = [d for d in range(len(iterators)) if _is_tiled(given[d])]
+    if mapping is not None and len(mapping.data) != len(tiled_dims):
+        raise TransformFailure(
+            f"tile_using_forall: mapping has {len(mapping.data)} attributes for "
+            f"{len(tiled_dims)} tiled loop(s)", silenceable=False)
+    blocked = sorted(d for d in op.untileable_loops() if d in tiled_dims)
+    if blocked:
+        raise tile_failure(f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled")
+    reductions = [d for d in tiled_dims if iterators[d] != IteratorType.PARALLEL]
+    if reductions:
+        raise tile_failure(
+            f"tile_using_forall: loop(s) {reductions} of '{op.name}' are reductions; "
+            "a forall over them would race (use tile_using_for)")
+    if op.results:
+        tensor_destinations(op)  # fails before the IR is touched
+    target = op.prepare_for_tiling([1 if d in tiled_dims else 0 for d in range(len(iterators))])
+    assert isinstance(target, TilingInterface)
+    outer = IndexBuilder(InsertPoint.before(target))
+    ranges = target.get_iteration_domain(outer)
+    index = _Index(outer)
+    tile: dict[int, OpFoldResult] = {}
+    trips: list[OpFoldResult] = []
+    for d in tiled_dims:
+        if by_threads:
+            trips.append(fold_constant(given[d]))
+            tile[d] = index.ceildiv(ranges[d], given[d])
+        else:
+            tile[d] = fold_constant(given[d])
+            trips.append(index.ceildiv(ranges[d], given[d]))
+
+    dests = tensor_destinations(target) if target.results else []
+    forall = ForallOp([0] * len(trips), trips, [1] * len(trips), dests, mapping)  # type: ignore[arg-type]
+    Rewriter.insert_op(forall, InsertPoint.before(target))
+    inner = IndexBuilder(InsertPoint.before(forall.terminator))
+    index = _Index(inner)
+    offsets: list[OpFoldResult] = []
+    extents: list[OpFoldResult] = []
+    for d in range(len(iterators)):
+        if d not in tile:
+            offsets.append(0)
+            extents.append(ranges[d])
+            continue
+        iv = forall.induction_vars[tiled_dims.index(d)]
+        offset = index.mul(iv, tile[d])
+        offsets.append(offset)
+        clamp = by_threads and _needs_clamp(ranges[d], given[d], tile[d])
+        extents.append(index.extent(iv, offset, tile[d], ranges[d], clamp))
+
+    if not dests:
+        tiled = as_tiled_implementation(target.get_tiled_implementation(inner, offsets, extents))
+        Rewriter.erase_op(target)
+        return ForallTilingResult(tiled.op, forall)
+
+    shared = list(forall.region_out_args)
+    proxy = target.clone()
+    for operand_index, value in zip(destination_operand_indices(target, dests), shared):
+        proxy.operands[operand_index] = value
+    inner.insert(proxy)
+    assert isinstance(proxy, TilingInterface)
+    tile_impl = as_tiled_implementation(
+        proxy.get_tiled_implementation(IndexBuilder(InsertPoint.before(proxy)), offsets, extents))
+    after = IndexBuilder(InsertPoint.after(proxy))
+    Rewriter.erase_op(proxy)
+    tiled_inits = tensor_destinations(tile_impl.op) if tile_impl.positions is None else []
+    inserts: list[Operation] = []
+    for i, (value, dest) in enumerate(zip(tile_impl.results, shared, strict=True)):
+        position = (tile_impl.positions[i] if tile_impl.positions is not None
+                    else _slice_position(tiled_inits[i], dest))
+        if position is None:
+            position = ([0] * len(domain_of(after, dest)), domain_of(after, dest))
+        where, sizes = position
+        inserts.append(ParallelInsertSliceOp(value, dest, where, sizes, [1] * len(sizes)))  # type: ignore[arg-type]
+    Rewriter.replace_op(forall.terminator, InParallelOp(inserts))
+    for old, new in zip(target.results, forall.res, strict=True):
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(target)
+    return ForallTilingResult(tile_impl.op, forall)

@@ -174,6 +174,10 @@ def tile_using_forall(
             "tile_using_forall: exactly one of tile_sizes and num_threads must be given",
             silenceable=False,
         )
+    from xlinalg.interfaces.tiling import TilingInterface, tile_interface_using_forall
+
+    if not isinstance(op, StructuredOpInterface) and isinstance(op, TilingInterface):
+        return tile_interface_using_forall(op, tile_sizes=tile_sizes, num_threads=num_threads, mapping=mapping)
     tensors = bool(op.results)
     structured = (
         check_tensor_structured_op(op, "tile_using_forall")

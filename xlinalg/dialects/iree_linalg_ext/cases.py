@@ -156,6 +156,13 @@ TENSOR_TILED_CASES: list[tuple[str, list[int]]] = [
     ("pack", [3, 0]), ("pack", [2, 1]), ("unpack", [16, 5]), ("unpack", [6, 4]),
 ]
 
+#: (op, tile_using_forall spec) of the tensor kernels tiled into an scf.forall (same test file)
+FORALL_CASES: list[tuple[str, str]] = [
+    ("sort", "tile_sizes [2, 0]"), ("reverse", "num_threads [2, 3]"), ("scan", "tile_sizes [0, 2]"),
+    ("attention", "tile_sizes [1, 5, 0]"), ("pack", "tile_sizes [3, 1]"), ("unpack", "tile_sizes [6, 4]"),
+    ("fft", "num_threads [2]"),
+]
+
 _WINOGRAD_TILES = [c[2] for c in WINOGRAD_CASES]
 #: op -> (element type of the test kernels, the tile-size entries of its execution tests)
 EXEC: dict[str, tuple[str, Sequence[list[int] | None]]] = {
@@ -207,7 +214,7 @@ def coverage_rows() -> list[CoverageRow]:
 
 
 __all__ = [
-    "ATTENTION_CASES", "EXEC", "FFT_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
+    "ATTENTION_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
     "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TENSOR_TILED_CASES", "TOPK_CASES",
     "UNPACK_TILES",
     "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "ops_in",

@@ -29,6 +29,7 @@ from xlinalg.dialects.transform.structured_forall import (
 )
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
@@ -101,7 +102,7 @@ def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
     tiled_ops: list[Operation] = []
     foralls: list[Operation] = []
     for index, target in enumerate(targets):
-        if not isinstance(target, StructuredOpInterface):
+        if not isinstance(target, StructuredOpInterface | TilingInterface):
             if not op.MODERN:
                 continue  # dropped from the results, as the spec says
             raise failure(
