@@ -1,0 +1,249 @@
+"""Hoisting a `tensor.pad` out of enclosing `scf.for` loops: the payload side of
+`transform.structured.hoist_pad` (upstream's `hoistPaddingOnTensors`).
+
+The pad and the computation it depends on inside the loops (its backward
+slice: `extract_slice`, `affine.min/apply`, `arith` and `tensor.dim` ops) are
+recomputed for every iteration of the loops, among the `num_loops` innermost
+enclosing ones, whose induction variable that slice uses (the *packing
+loops*), in a new loop nest placed before the outermost of them. Each padded
+tile is inserted into a packed tensor with one leading dim per packing loop:
+
+```
+scf.for %i = 0 to 24 step 5 {                  // hoisted by 1 loop
+  %s = tensor.extract_slice %A[%i, 0] [%n, 12] [1, 1] : tensor<24x12xf32> to tensor<?x12xf32>
+  %p = tensor.pad %s ... : tensor<?x12xf32> to tensor<5x12xf32>
+  ... use %p ...
+```
+becomes
+```
+%packed = scf.for %i = 0 to 24 step 5 iter_args(%t = %empty) -> (tensor<5x5x12xf32>) {
+  %s = tensor.extract_slice %A[%i, 0] [%n, 12] [1, 1] ...
+  %p = tensor.pad %s ... : tensor<?x12xf32> to tensor<5x12xf32>
+  %k = affine.apply ((d0) -> (d0 floordiv 5)) (%i)
+  %u = tensor.insert_slice %p into %t[%k, 0, 0] [1, 5, 12] [1, 1, 1] : tensor<5x12xf32> into tensor<5x5x12xf32>
+  scf.yield %u
+}
+scf.for %i = 0 to 24 step 5 {
+  %k = affine.apply ((d0) -> (d0 floordiv 5)) (%i)
+  %p = tensor.extract_slice %packed[%k, 0, 0] [1, 5, 12] [1, 1, 1] : tensor<5x5x12xf32> to tensor<5x12xf32>
+  ... use %p ...
+```
+With `transpose`, the tile is stored transposed (`linalg.transpose` inside the
+packing nest) and transposed back where it is used, as upstream does.
+
+Silenceable failures: no enclosing loop; a pad whose slice reads a value
+carried by a loop (e.g. the init of a reduction -- upstream cannot hoist it
+either); ops in the slice that are not side-effect free index/slice
+computations; packing loops with non-constant bounds or bounds computed
+inside the hoisted loops; an invalid transpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import affine, arith, scf, tensor
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.linalg import TransposeOp
+from xlinalg.errors import TransformFailure
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.transforms.fuse_slices import extract_slice, insert_slice
+
+_SLICE_OPS = (
+    tensor.ExtractSliceOp,
+    tensor.DimOp,
+    tensor.CastOp,
+    affine.MinOp,
+    affine.ApplyOp,
+    arith.ConstantOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.MinUIOp,
+    arith.MinSIOp,
+    arith.MaxSIOp,
+    arith.MaxUIOp,
+)
+
+
+def _fail(message: str) -> TransformFailure:
+    return TransformFailure(message, silenceable=True)
+
+
+def _enclosing_loops(op: Operation, num_loops: int) -> list[scf.ForOp]:
+    """Up to `num_loops` enclosing `scf.for`, outermost first (stops at other ops)."""
+    loops: list[scf.ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and len(loops) < num_loops and isinstance(parent, scf.ForOp):
+        loops.append(parent)
+        parent = parent.parent_op()
+    return list(reversed(loops))
+
+
+def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation], set[SSAValue]]:
+    """The ops inside `outer` the pad depends on (program order) and the loop induction
+    variables used; a silenceable failure on anything that cannot be recomputed."""
+    found: set[Operation] = set()
+    ivs: set[SSAValue] = set()
+    work: list[SSAValue] = list(pad.operands)
+    yielded = pad.region.block.last_op
+    assert yielded is not None
+    work += [v for v in yielded.operands if not pad.is_ancestor(_op_of(v))]
+    while work:
+        value = work.pop()
+        owner = value.owner
+        if isinstance(owner, Block):
+            parent = owner.parent_op()
+            if parent is None or not outer.is_ancestor(parent):
+                continue
+            if isinstance(parent, scf.ForOp) and value is owner.args[0]:
+                ivs.add(value)
+                continue
+            raise _fail(
+                "the padded tensor depends on a value carried by a loop (e.g. the init of "
+                "a reduction); it cannot be hoisted"
+            )
+        if not outer.is_ancestor(owner) or owner in found:
+            continue
+        if not isinstance(owner, _SLICE_OPS):
+            raise _fail(
+                f"the padded tensor is computed by '{owner.name}' inside the loops; only "
+                "slices and index computations can be hoisted"
+            )
+        found.add(owner)
+        work.extend(owner.operands)
+    ordered = [op for op in outer.walk() if op in found]
+    return ordered, ivs
+
+
+def _op_of(value: SSAValue) -> Operation:
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        assert parent is not None
+        return parent
+    return owner
+
+
+def _trip_count(loop: scf.ForOp) -> tuple[int, int, int]:
+    bounds = [constant_index_value(v) for v in (loop.lb, loop.ub, loop.step)]
+    if any(b is None for b in bounds):
+        raise _fail("packing loops need constant bounds and steps")
+    lb, ub, step = bounds  # type: ignore[misc]
+    assert lb is not None and ub is not None and step is not None
+    return lb, ub, step
+
+
+def _iteration_index(builder: IndexBuilder, iv: SSAValue, lb: int, step: int) -> OpFoldResult:
+    d0 = AffineExpr.dimension(0)
+    return builder.apply((d0 - AffineExpr.constant(lb)) // step, [iv])
+
+
+def _transpose(
+    builder: IndexBuilder, value: SSAValue, permutation: Sequence[int]
+) -> SSAValue:
+    value_type = value.type
+    assert isinstance(value_type, TensorType)
+    shape = value_type.get_shape()
+    result_type = TensorType(value_type.get_element_type(), [shape[p] for p in permutation])
+    empty = tensor.EmptyOp([], result_type)
+    builder.insert(empty)
+    transpose = TransposeOp([value], [empty.tensor], [result_type], permutation=list(permutation))
+    builder.insert(transpose)
+    return transpose.results[0]
+
+
+def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) -> Operation:
+    """Hoist `pad` by at most `num_loops` loops (see the module docstring); returns the
+    pad computed in the packing loop nest."""
+    result_type = pad.result.type
+    assert isinstance(result_type, TensorType)
+    shape = list(result_type.get_shape())
+    if any(s < 0 for s in shape):
+        raise _fail(f"the padded type {result_type} is not static")
+    if transpose and sorted(transpose) != list(range(len(shape))):
+        raise _fail(f"transpose {list(transpose)} is not a permutation of the {len(shape)} dims")
+    loops = _enclosing_loops(pad, num_loops)
+    if not loops:
+        raise _fail("the pad is not inside an scf.for loop")
+    outer = loops[0]
+    slice_ops, ivs = _backward_slice(pad, outer)
+    packing = [loop for loop in loops if loop.body.block.args[0] in ivs]
+    bounds = [_trip_count(loop) for loop in packing]
+    counts = [-(-(ub - lb) // step) for lb, ub, step in bounds]
+    tile_shape = [shape[p] for p in transpose] if transpose else shape
+
+    # The packing loop nest, before the outermost hoisted loop.
+    builder = IndexBuilder(InsertPoint.before(outer))
+    packed_type = TensorType(result_type.get_element_type(), [*counts, *tile_shape])
+    empty = tensor.EmptyOp([], packed_type)
+    builder.insert(empty)
+    carried: SSAValue = empty.tensor
+    new_loops: list[scf.ForOp] = []
+    mapping: dict[SSAValue, SSAValue] = {}
+    point = InsertPoint.before(outer)
+    for loop, (lb, ub, step) in zip(packing, bounds):
+        level = IndexBuilder(point)
+        body = Block([scf.YieldOp(carried)], arg_types=[loop.lb.type, packed_type])
+        new = scf.ForOp(
+            level.constant(lb), level.constant(ub), level.constant(step), [carried], Region(body)
+        )
+        Rewriter.insert_op(new, point)
+        if new_loops:
+            yield_op = new_loops[-1].body.block.last_op
+            assert yield_op is not None
+            Rewriter.replace_op(yield_op, scf.YieldOp(new.results[0]))
+        new_loops.append(new)
+        mapping[loop.body.block.args[0]] = body.args[0]
+        carried = body.args[1]
+        point = InsertPoint.before(body.last_op)  # type: ignore[arg-type]
+    inner = IndexBuilder(point)
+    for op in slice_ops:
+        clone = op.clone(value_mapper=mapping)
+        inner.insert(clone)
+        for old, new_value in zip(op.results, clone.results):
+            mapping[old] = new_value
+    hoisted = pad.clone(value_mapper=mapping)
+    inner.insert(hoisted)
+    tile = hoisted.results[0]
+    if transpose:
+        tile = _transpose(inner, tile, transpose)
+    indices = [
+        _iteration_index(inner, mapping[loop.body.block.args[0]], lb, step)
+        for loop, (lb, _, step) in zip(packing, bounds)
+    ]
+    zeros: list[OpFoldResult] = [0] * len(tile_shape)
+    full: list[OpFoldResult] = [*([1] * len(counts)), *tile_shape]
+    inserted = insert_slice(inner, tile, carried, [*indices, *zeros], full)
+    if new_loops:
+        last_yield = new_loops[-1].body.block.last_op
+        assert last_yield is not None
+        Rewriter.replace_op(last_yield, scf.YieldOp(inserted))
+        packed = new_loops[0].results[0]
+    else:
+        packed = inserted
+
+    # The use: the tile of the current iteration.
+    at = IndexBuilder(InsertPoint.before(pad))
+    indices = [
+        _iteration_index(at, loop.body.block.args[0], lb, step)
+        for loop, (lb, _, step) in zip(packing, bounds)
+    ]
+    tile_type = TensorType(result_type.get_element_type(), tile_shape)
+    value = extract_slice(at, packed, [*indices, *zeros], full, tile_type)
+    if transpose:
+        inverse = [transpose.index(i) for i in range(len(transpose))]
+        value = _transpose(at, value, inverse)
+    pad.result.replace_all_uses_with(value)
+    Rewriter.erase_op(pad)
+    for op in reversed(slice_ops):
+        if op.parent is not None and not any(r.uses for r in op.results):
+            Rewriter.erase_op(op)
+    return hoisted
+
+
+__all__ = ["hoist_pad"]
