@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Matmul speed, side by side: untiled lowering, tuned schedules, NumPy/OpenBLAS, FMA peak.
 
-    python scripts/bench_matmul.py [--trials 30] [--vec-trials 30] [--shapes 256 512 1024 384x1000x256]
+    python scripts/bench_matmul.py [--trials 30] [--vec-trials 30] [--par-trials 30]
+                                   [--shapes 256 512 1024 384x1000x256] [--no-iree]
 
 For every shape M×N×K (f32, C = A·B) it tunes `search_spaces/matmul_tile.mlir`
 (scalar loops, LLVM's auto-vectorizer) and `search_spaces/matmul_vectorize.mlir`
@@ -18,6 +19,18 @@ candidate of the vectorize study (apply schedule + lower + llvmlite O3, as the
 trials recorded them). The machine is noisy: the figures are medians of several
 timing rounds; compare ratios, not absolute times. `--vec-trials 0` skips the
 vectorize template, `--trials 0` the scalar one.
+
+A second table covers threads: `search_spaces/matmul_parallel.mlir` (an outer
+`tile_using_forall` over M or N with knob `threads` in {1, 2}, then the
+vectorize template's steps) is tuned (`--par-trials`, 0 skips it); its best
+schedule is compiled with threads = 1 and with threads = 2 and measured next to
+NumPy/OpenBLAS with 1 and 2 threads and, when the `iree.compiler` and
+`iree.runtime` packages (pip `iree-base-compiler`, `iree-base-runtime`) are
+installed, IREE's default CPU compile of the same payload in tensor form
+(`--iree-llvmcpu-target-cpu=host`; driver `local-sync` = 1 thread, `local-task`
+limited to 2 workers = 2 threads; inputs already on the device). Its ratio
+columns: ours with 2 threads over OpenBLAS with 2 threads and over 2 × the FMA
+peak of one core; compile s = median per candidate of the parallel study.
 """
 
 from __future__ import annotations
@@ -37,6 +50,18 @@ from xlinalg.backend.peak import measure_fma_peak_gflops
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "matmul_tile.mlir"
 VEC_SPACE = ROOT / "search_spaces" / "matmul_vectorize.mlir"
+PAR_SPACE = ROOT / "search_spaces" / "matmul_parallel.mlir"
+
+IREE_PAYLOAD = """
+func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %C = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %r = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
+                     outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+"""
 
 PAYLOAD = """// C = A · B, {m}x{k} · {k}x{n}, f32
 func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
@@ -85,6 +110,9 @@ def main() -> int:
                         help="tuning trials per shape (matmul_tile.mlir)")
     parser.add_argument("--vec-trials", type=int, default=30,
                         help="tuning trials per shape (matmul_vectorize.mlir)")
+    parser.add_argument("--par-trials", type=int, default=30,
+                        help="tuning trials per shape (matmul_parallel.mlir, threads knob)")
+    parser.add_argument("--no-iree", action="store_true", help="skip the IREE columns")
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--seed", type=int, default=0)
@@ -132,7 +160,102 @@ def main() -> int:
                     f"{vec / peak:11.2f} | {g['blas'] / peak:9.2f} | {compile_s:9.2f}")
         print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
     print("\nGFLOP/s (medians of interleaved rounds); f32; one thread for every column.")
+    if args.par_trials:
+        print()
+        _threads_table(args, peak)
     return 0
+
+
+def _threads_table(args: argparse.Namespace, peak: float) -> None:
+    """Best parallel schedule with 1 and 2 threads vs OpenBLAS and IREE with 1 and 2 threads."""
+    iree = None if args.no_iree else _iree_module()
+    header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | "
+              f"{'BLAS 2T':>8} | {'IREE 1T':>8} | {'IREE 2T':>8} | {'2T/BLAS2T':>9} | "
+              f"{'2T/IREE2T':>9} | {'2T/2peak':>8} | {'compile s':>9}")
+    print(header, flush=True)
+    nan = float("nan")
+    for m, n, k in args.shapes:
+        payload = PAYLOAD.format(m=m, n=n, k=k)
+        name = f"bench-matmul-par-{m}x{n}x{k}"
+        tune(payload, name, args.storage, args.par_trials, args.seed, PAR_SPACE)
+        best = _best_params(args.storage, name)
+        print(f"  best {name}: {best}", file=sys.stderr)
+        kernels = {
+            f"{t}T": xlinalg.compile(payload, schedule=PAR_SPACE, knobs={**best, "threads": t})
+            for t in (1, 2)
+        }
+        compile_s = _median_compile_seconds(args.storage, name)
+        a, b, c = kernels["1T"].make_inputs(seed=1)
+        for kernel in kernels.values():
+            assert kernel.check(a, b, c).ok
+        runners = {key: (lambda kernel=kernel: kernel.time(a, b, c).median_s) for key, kernel in kernels.items()}
+        out = np.empty((m, n), np.float32)
+        for t in (1, 2):
+            def blas(t: int = t) -> float:
+                with threadpool_limits(limits=t, user_api="blas"):
+                    return median_seconds(lambda: _time_blas(a, b, out), 7)
+            runners[f"blas{t}"] = blas
+        if iree is not None:
+            try:
+                runners.update(iree(IREE_PAYLOAD.format(m=m, n=n, k=k), a, b))
+            except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
+                print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
+        times: dict[str, list[float]] = {key: [] for key in runners}
+        for _ in range(args.rounds):  # interleaved so drift hits all alike
+            for key, run in runners.items():
+                times[key].append(run())
+        flops = 2.0 * m * n * k
+        g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
+        two = g["2T"]
+        print(f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {two:8.2f} | {g['blas1']:8.2f} | "
+              f"{g['blas2']:8.2f} | {g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | "
+              f"{two / g['blas2']:9.2f} | {two / g.get('iree2', nan):9.2f} | {two / (2 * peak):8.2f} | "
+              f"{compile_s:9.2f}", flush=True)
+    print("\nGFLOP/s (medians of interleaved rounds); f32; 1T/2T = one/two threads; "
+          "2peak = twice the one-core FMA peak.")
+
+
+def _best_params(storage: str, study_name: str) -> dict:  # type: ignore[type-arg]
+    """The knob values of the study's best trial."""
+    import optuna
+
+    return dict(optuna.load_study(study_name=study_name, storage=storage).best_trial.params)
+
+
+def _iree_module():  # type: ignore[no-untyped-def]
+    """A function (payload, a, b) -> {"iree1": timer, "iree2": timer}, or None without IREE."""
+    try:
+        import iree.compiler as ireec
+        import iree.runtime as ireert
+    except ImportError:
+        print("  (iree.compiler / iree.runtime not installed: no IREE columns)", file=sys.stderr)
+        return None
+    # local-task with at most 2 workers (the flag must be set before a device exists).
+    ireert.flags.parse_flags("--task_topology_max_group_count=2")
+    configs = {"iree1": ireert.Config("local-sync"), "iree2": ireert.Config("local-task")}
+
+    def build(payload: str, a: np.ndarray, b: np.ndarray) -> dict:  # type: ignore[type-arg]
+        vmfb = ireec.compile_str(payload, target_backends=["llvm-cpu"],
+                                 extra_args=["--iree-llvmcpu-target-cpu=host"])
+        timers = {}
+        for key, config in configs.items():
+            context = ireert.SystemContext(config=config)
+            context.add_vm_module(ireert.VmModule.copy_buffer(context.instance, vmfb))
+            fn = context.modules.module["matmul"]
+            da, db = ireert.asdevicearray(config.device, a), ireert.asdevicearray(config.device, b)
+            np.testing.assert_allclose(fn(da, db).to_host(), a @ b, rtol=1e-3, atol=1e-3)
+
+            def timer(fn=fn, da=da, db=db) -> float:
+                samples = []
+                for _ in range(7):
+                    start = time.perf_counter_ns()
+                    fn(da, db)
+                    samples.append((time.perf_counter_ns() - start) / 1e9)
+                return statistics.median(samples)
+            timers[key] = timer
+        return timers
+
+    return build
 
 
 def _median_compile_seconds(storage: str, study_name: str) -> float:
