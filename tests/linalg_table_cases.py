@@ -1,11 +1,14 @@
 """Shared by the test_linalg_table_* files: every op of the op table compiled to native code
 (generalize → loops → LLVM → llvmlite) and checked against the NumPy reference, untiled and
-tiled with non-dividing tile sizes (`xlinalg.apply_schedule` + `tile_using_for`).
+tiled with non-dividing tile sizes (`xlinalg.apply_schedule` + `tile_using_for`), in every
+element type each op takes (f16, bf16, f32, f64, i8, i16, i32, i64).
 
 One module per (element type, group of ops) holds one function per op, so each compiles once.
 The cases are `RUN_CASES` / `TILED_CASES` of `xlinalg.dialects.linalg.samples` (what
-`xlinalg.coverage` reports). bf16 has no NumPy dtype: it is parsed, verified and generalized
-(test_linalg_table.py) but not run.
+`xlinalg.coverage` reports). Untiled f32 and i32 compile at O3 (what kernels get); the other
+element types and the tiled modules at LLVM's O0 pipeline (`SWEEP_SPEED_LEVEL`: same semantics, compiles
+~3x faster). Which test file runs which (element type, group) is in `RUN_GROUPS` /
+`TILED_GROUPS` (test_linalg_coverage.py checks they cover `RUN_CASES` / `TILED_CASES`).
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.dialects.linalg.samples import RUN_CASES, TILED_CASES, Sample, sample
 from xlinalg.lowering.pipeline import lower_to_llvm
-from xlinalg.numpy_dtypes import numpy_dtype
+from xlinalg.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.reference.compare import compare
 from xlinalg.reference.named import evaluate_named
 
 POSITIVE = {"log", "sqrt", "rsqrt", "powf", "div", "div_unsigned"}
+#: the LLVM pipeline level for the element types other than f32/i32
+SWEEP_SPEED_LEVEL = 0
 WINDOWED = ("conv_", "depthwise_conv_", "pooling_")
 
 
@@ -46,7 +51,7 @@ def operands_for(s: Sample, seed: int) -> list[Any]:
         size = () if shape is None else shape
         if dtype == np.bool_:
             value = rng.integers(0, 2, size=size).astype(np.bool_)
-        elif dtype.kind == "i":
+        elif not is_float_dtype(dtype):
             # unsigned ops see negative bit patterns too (large unsigned values)
             value = rng.integers(1 if positive else -9, 10, size=size).astype(dtype)
         else:
@@ -109,7 +114,8 @@ def compiled(elt: str, schedule: bool, windowed: bool | None = None
             op.parent_op().name == "scf.for"  # type: ignore[union-attr]
             for op in payload.walk() if isinstance(op, NamedStructuredOp)
         )
-    return JitModule(lower_to_llvm(payload)), reference_ops
+    level = 3 if elt in ("f32", "i32") and not schedule else SWEEP_SPEED_LEVEL
+    return JitModule(lower_to_llvm(payload), speed_level=level), reference_ops
 
 
 def tile_sizes(op: NamedStructuredOp) -> list[int]:
@@ -123,6 +129,31 @@ def tile_sizes(op: NamedStructuredOp) -> list[int]:
     if reductions and len(iters) < 5:
         sizes[reductions[-1]] = 2
     return sizes
+
+
+#: test file → the element types whose untiled table ops it runs
+RUN_GROUPS: dict[str, tuple[str, ...]] = {
+    "test_linalg_table_run.py": ("f32",),
+    "test_linalg_table_run_dtypes.py": ("f16", "bf16", "f64"),
+    "test_linalg_table_run_int.py": ("i32", "i8", "i16", "i64"),
+}
+#: test file → the (element type, windowed) groups of table ops it tiles
+TILED_GROUPS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "test_linalg_table_tiled.py": (("f32", False), ("f16", False), ("bf16", False),
+                                   ("f64", False)),
+    "test_linalg_table_tiled_windows.py": (("f32", True), ("f16", True)),
+    "test_linalg_table_tiled_windows_floats.py": (("bf16", True), ("f64", True)),
+    "test_linalg_table_tiled_ints.py": (("i8", False), ("i8", True), ("i16", False),
+                                        ("i16", True)),
+    "test_linalg_table_tiled_wide_ints.py": (("i32", False), ("i32", True), ("i64", False),
+                                             ("i64", True)),
+}
+
+
+def expected_count(elt: str, schedule: bool, windowed: bool | None = None) -> int:
+    """How many table ops of the case list have the group (`elt`, `windowed`)."""
+    cases = TILED_CASES if schedule else RUN_CASES
+    return sum(1 for n, e in cases if e == elt and (windowed is None or is_windowed(n) == windowed))
 
 
 def check_all(elt: str, schedule: bool, windowed: bool | None = None) -> int:

@@ -31,6 +31,30 @@ def test_the_table_tests_parametrize_over_the_same_lists() -> None:
     assert linalg_table_cases.TILED_CASES is samples.TILED_CASES
 
 
+def test_the_table_test_files_cover_every_case() -> None:
+    """The (element type, group) parametrizations of the run/tiled test files cover every
+    entry of `RUN_CASES` / `TILED_CASES`, and each file parametrizes over its group."""
+    import importlib
+
+    from linalg_table_cases import RUN_GROUPS, TILED_GROUPS, is_windowed
+
+    run = {elt for elts in RUN_GROUPS.values() for elt in elts}
+    assert {e for _, e in samples.RUN_CASES} <= run
+    tiled = {group for groups in TILED_GROUPS.values() for group in groups}
+    assert {(e, is_windowed(n)) for n, e in samples.TILED_CASES} <= tiled
+    for groups in (RUN_GROUPS, TILED_GROUPS):
+        for file, entries in groups.items():
+            module = importlib.import_module(file.removesuffix(".py"))
+            tests = [getattr(module, t) for t in dir(module) if t.startswith("test_")
+                     and hasattr(getattr(module, t), "pytestmark")]
+            assert any(_parametrized_over(t) is entries for t in tests), file
+    # every op in every element type it takes, all eight types present
+    assert {e for _, e in samples.RUN_CASES} == set(samples.RUNNABLE)
+    for name in samples.TABLE_OPS:
+        types = samples.dtypes_of(name)
+        assert [e for n, e in samples.TILED_CASES if n == name] == list(types)
+
+
 def test_print_and_register() -> None:
     out = io.StringIO()
     print_coverage(out)
@@ -69,7 +93,6 @@ def test_hand_written_op_tests_parametrize_over_the_library_lists() -> None:
     assert _parametrized_over(test_linalg_pack.test_verifier_rules) is hw.PACK_VERIFY_CASES
     assert _parametrized_over(test_linalg_winograd.test_verifier) is hw.WINOGRAD_VERIFY_CASES
     rows = {r.op: r for r in coverage_rows()}
-    assert rows["linalg.softmax"].tiled == "-"
     assert rows["linalg.pack"].verify == f"{len(hw.PACK_VERIFY_CASES) - 1} rules"  # one is unpack's
     assert rows["linalg.map"].run.split(",") == ["f16", "f32", "f64", "i8", "i16", "i64"]
     assert rows["linalg.reduce"].tiled == "f64,i32"

@@ -34,6 +34,7 @@ from xlinalg.dialects.linalg.samples import (
 )
 from xlinalg.errors import XlinalgError
 from xlinalg.numpy_dtypes import numpy_dtype
+from xlinalg.reference.compare import compare, reduction_length
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
@@ -184,6 +185,9 @@ def test_generalize_equals_named(name: str, elt: str) -> None:
     for e, g in zip(expected, got):
         if elt.startswith("i"):
             np.testing.assert_array_equal(g, e)
+        elif elt in ("f16", "bf16"):  # 16-bit floats: the tolerance of the dtype
+            result = compare(g, e, dtype=e.dtype, reduction_length=reduction_length(op))
+            assert result.ok, result.message
         else:
             np.testing.assert_allclose(g, e, rtol=1e-5 if elt == "f32" else 1e-12, atol=1e-6)
 

@@ -8,19 +8,24 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from linalg_table_cases import check_all, is_windowed, operands_for, tiling_schedule
+from linalg_table_cases import (
+    TILED_GROUPS,
+    check_all,
+    expected_count,
+    operands_for,
+    tiling_schedule,
+)
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.dialects.linalg import NamedStructuredOp
-from xlinalg.dialects.linalg.samples import TILED_CASES, sample
+from xlinalg.dialects.linalg.samples import sample
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 
-@pytest.mark.parametrize("elt", sorted({e for _, e in TILED_CASES}))
-def test_every_non_windowed_op_tiled_matches_the_reference(elt: str) -> None:
-    expected = sum(1 for n, e in TILED_CASES if e == elt and not is_windowed(n))
-    assert check_all(elt, schedule=True, windowed=False) == expected
+@pytest.mark.parametrize(("elt", "windowed"), TILED_GROUPS["test_linalg_table_tiled.py"])
+def test_every_non_windowed_op_tiled_matches_the_reference(elt: str, windowed: bool) -> None:
+    assert check_all(elt, True, windowed) == expected_count(elt, True, windowed)
 
 
 # ---------------------------------------------------------------------------

@@ -1,13 +1,12 @@
-"""Every convolution, depthwise convolution and pooling tiled with non-dividing sizes,
+"""Every convolution, depthwise convolution and pooling tiled with non-dividing sizes (f32, f16),
 compiled and equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
 
 from __future__ import annotations
 
-from linalg_table_cases import check_all, is_windowed
+import pytest
+from linalg_table_cases import TILED_GROUPS, check_all, expected_count
 
-from xlinalg.dialects.linalg.samples import TILED_CASES
 
-
-def test_every_windowed_op_tiled_matches_the_reference() -> None:
-    expected = sum(1 for n, e in TILED_CASES if e == "f32" and is_windowed(n))
-    assert check_all("f32", schedule=True, windowed=True) == expected
+@pytest.mark.parametrize(("elt", "windowed"), TILED_GROUPS["test_linalg_table_tiled_windows.py"])
+def test_every_op_of_the_group_tiled_matches_the_reference(elt: str, windowed: bool) -> None:
+    assert check_all(elt, True, windowed) == expected_count(elt, True, windowed)

@@ -99,7 +99,7 @@ def format_coverage(rows: Iterable[CoverageRow] | None = None) -> str:
     lines.append(
         "parse: custom/generic/tensor round trips (+iree: also through upstream iree-opt, "
         "generalization equal to upstream's); verify: verifier rules tested; generalize/run/"
-        "tiled: element types tested. bf16 is parsed and verified but has no NumPy dtype to run."
+        "tiled: element types tested (bf16 runs as ml_dtypes.bfloat16)."
     )
     return "\n".join(lines) + "\n"
 

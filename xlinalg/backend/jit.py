@@ -56,9 +56,10 @@ def _check_signature(module: llvm.ModuleRef, sig: FunctionSignature) -> None:
         )
 
 
-def optimize_module(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
-    """Run LLVM's O3 pipeline (loop vectorizer, SLP vectorizer, unrolling) on `module`."""
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+def optimize_module(module: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) -> None:
+    """Run LLVM's O3 pipeline (loop vectorizer, SLP vectorizer, unrolling) on `module`
+    (or the O0-O2 pipeline: `speed_level`)."""
+    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     pto.loop_unrolling = True
@@ -76,7 +77,9 @@ class JitModule:
     compile_seconds: float
     optimized_ir: str
 
-    def __init__(self, lowered: LoweredModule) -> None:
+    def __init__(self, lowered: LoweredModule, *, speed_level: int = 3) -> None:
+        """`speed_level` < 3 optimises less (compiles faster: for correctness sweeps that
+        compile many kernels; machine code generation stays at O3)."""
         start = time.perf_counter()
         register_allowed_symbols()
         self.lowered = lowered
@@ -94,7 +97,7 @@ class JitModule:
         tm = host_target_machine()
         module.triple = host_triple()
         module.data_layout = str(tm.target_data)
-        optimize_module(module, tm)
+        optimize_module(module, tm, speed_level)
         self.optimized_ir = str(module)
         # The machine code is checked when MCJIT hands it over, before it is
         # linked: every undefined symbol must resolve (an unresolved one would

@@ -40,9 +40,9 @@ POLY_SHAPE = (5, 7)
 STRIDES = {1: (2,), 2: (2, 1), 3: (2, 1, 2)}
 DILATIONS = {1: (2,), 2: (2, 2), 3: (2, 2, 1)}
 
-FLOATS = ("f16", "f32", "f64")
+FLOATS = ("f16", "bf16", "f32", "f64")
 INTS = ("i8", "i16", "i32", "i64")
-#: element types with a NumPy dtype (bf16 has none: it is exercised in the IR only)
+#: every element type the spec's ops take (bf16 runs as `ml_dtypes.bfloat16`)
 RUNNABLE = (*FLOATS, *INTS)
 
 #: legacy ops of [000], gone from current upstream (iree-opt does not know them)
@@ -237,7 +237,7 @@ def element_kinds(name: str) -> frozenset[str]:
 def dtypes_of(name: str) -> tuple[str, ...]:
     """Every runnable element type the sample of `name` takes."""
     kinds = element_kinds(name)
-    return tuple(t for t in RUNNABLE if ("float" if t.startswith("f") else "int") in kinds)
+    return tuple(t for t in RUNNABLE if ("int" if t.startswith("i") else "float") in kinds)
 
 
 # ---------------------------------------------------------------------------
@@ -249,32 +249,41 @@ TABLE_OPS: tuple[str, ...] = tuple(spec.name for spec in OP_TABLE)
 #: every op: custom form, generic form and (where upstream has it) iree-opt round trips
 ROUND_TRIP_OPS: tuple[str, ...] = TABLE_OPS
 
-#: (op, element type): generalize ≡ named, by evaluating both
+#: (op, element type): generalize ≡ named, by evaluating both, in every type the op takes
 GENERALIZE_CASES: tuple[tuple[str, str], ...] = tuple(
-    (name, elt) for name in TABLE_OPS for elt in ("f32", "f64", "i8", "i32")
-    if elt in dtypes_of(name)
-)
-
-#: ops run in every element type they take: one per payload form (each cast kind, unsigned
-#: compares, zero points, windows of each rank, index-reading payloads) and every op whose code
-#: is cheap to JIT (elementwise); the other ops run in f32 and i32 (`RUN_CASES`)
-ALL_DTYPE_OPS: frozenset[str] = frozenset({
-    *(spec.name for spec in OP_TABLE if spec.dims is None),  # elementwise, fill, copy, ...
-    "fill_rng_2d", "matmul", "dot", "batch_reduce_matmul", "quantized_matmul", "mmt4d",
-    "conv_1d", "conv_2d_nhwc_hwcf", "conv_2d_nhwc_hwcf_q", "depthwise_conv_1d_nwc_wcm",
-    "pooling_nhwc_max_unsigned", "pooling_nwc_min", "pooling_nchw_sum",
-})
-
-#: (op, element type): compiled to native code and checked against the NumPy reference
-RUN_CASES: tuple[tuple[str, str], ...] = tuple(
     (name, elt) for name in TABLE_OPS for elt in dtypes_of(name)
-    if name in ALL_DTYPE_OPS or elt in ("f32", "i32")
 )
 
-#: (op, element type): tiled with non-dividing sizes, compiled, equal to the untiled reference
-#: (tiling does not depend on the element type: f32, or i32 for integer-only ops)
-TILED_CASES: tuple[tuple[str, str], ...] = tuple(
-    (name, "f32" if "f32" in dtypes_of(name) else "i32") for name in TABLE_OPS
+#: (op, element type): compiled to native code and checked against the NumPy reference, every
+#: op in every element type it takes (one module per element type: a handful of LLVM compiles)
+RUN_CASES: tuple[tuple[str, str], ...] = GENERALIZE_CASES
+
+#: (op, element type): tiled with non-dividing sizes, compiled, equal to the untiled reference,
+#: every op in every element type it takes
+TILED_CASES: tuple[tuple[str, str], ...] = GENERALIZE_CASES
+
+#: mixed element types the spec's casting rules allow (inputs → output), run in
+#: `test_linalg_table_run.py::test_mixed_precision_runs`: (op, input type, output type,
+#: unit windows)
+MIXED_CASES: tuple[tuple[str, str, str, bool], ...] = (
+    ("matmul", "i8", "i32", True),
+    ("matmul", "f16", "f32", False),
+    ("matmul", "bf16", "f32", False),
+    ("batch_matmul", "i16", "i64", False),
+    ("matvec", "i8", "i32", False),
+    ("dot", "bf16", "f32", False),
+    ("conv_2d_nhwc_hwcf", "i8", "i32", True),
+    ("conv_1d_ncw_fcw", "f16", "f32", False),
+    ("conv_2d_nchw_fchw", "bf16", "f32", False),
+    ("depthwise_conv_2d_nhwc_hwc_q", "i8", "i32", False),
+    ("conv_2d_nhwc_hwcf_q", "i8", "i32", False),
+    ("quantized_matmul", "i8", "i32", False),
+    ("pooling_nchw_sum", "f16", "f32", True),
+    ("pooling_nhwc_sum", "i8", "i32", False),
+    ("pooling_nhwc_max_unsigned", "i8", "i32", False),
+    ("copy", "f32", "f16", False),
+    ("copy", "f16", "f64", False),
+    ("fill", "f64", "bf16", False),
 )
 
 
@@ -433,6 +442,7 @@ def all_verify_cases() -> list[VerifyCase]:
 __all__ = [
     "DIM_SIZES",
     "GENERALIZE_CASES",
+    "MIXED_CASES",
     "NOT_UPSTREAM",
     "ROUND_TRIP_OPS",
     "RUN_CASES",
