@@ -5,7 +5,7 @@ Layout (`results/schedules/` by default):
     results/schedules/<cpu>/<ops>-<hash>.mlir   the schedule, every knob resolved
     results/schedules/<cpu>/<ops>-<hash>.json   signature, knob values, speed, study
 
-The op signature of a payload lists its Linalg ops in order: op name, operand
+The op signature of a payload lists its Linalg (and `iree_linalg_ext`) ops in order: op name, operand
 types (shapes, dtypes) and, for ops whose meaning depends on attributes
 (`linalg.generic` maps, iterator types, ...), those attributes and the body's op
 names. `<cpu>` is LLVM's name for the host CPU (`znver4`): a schedule tuned on one
@@ -32,7 +32,7 @@ from typing import Any
 from tuner.errors import TunerError
 
 DEFAULT_DB = os.path.join("results", "schedules")
-_SKIP = ("linalg.yield", "linalg.index")
+_SKIP = ("linalg.yield", "linalg.index", "iree_linalg_ext.yield")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def op_signature(payload: str | Path) -> list[OpSignature]:
     module = xlinalg.parse(payload, "payload")
     ops: list[OpSignature] = []
     for op in module.walk():
-        if not op.name.startswith("linalg.") or op.name in _SKIP:
+        if not op.name.startswith(("linalg.", "iree_linalg_ext.")) or op.name in _SKIP:
             continue
         types = tuple(str(operand.type) for operand in op.operands)
         pairs = [_shape_dtype(operand.type) for operand in op.operands]
@@ -94,7 +94,8 @@ def _safe(text: str) -> str:
 
 
 def entry_path(db: str, ops: list[OpSignature], cpu: str) -> Path:
-    names = "+".join(o.name.removeprefix("linalg.") for o in ops)[:60] or "empty"
+    names = "+".join(o.name.removeprefix("linalg.").replace("iree_linalg_ext.", "ext.")
+                     for o in ops)[:60] or "empty"
     return Path(db) / _safe(cpu) / f"{_safe(names)}-{_key(ops)}.mlir"
 
 

@@ -337,13 +337,17 @@ class Kernel:
         return [op for op in func.walk() if isinstance(op, StructuredOpInterface)]
 
     def flops(self, *args: Any) -> int:
-        """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul)."""
+        """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul) and of
+        its `iree_linalg_ext` ops (per-op formulas: `iree_linalg_ext/flops.py`)."""
+        from xlinalg.dialects.iree_linalg_ext.flops import ext_flops, is_ext_op
+
         total = 0
         for op in self._structured_ops():
             per_point = _arith_ops_per_point(op)
             ranges = self._loop_ranges(op, args)
             total += per_point * int(np.prod(ranges, dtype=np.int64))
-        return total
+        func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
+        return total + sum(ext_flops(op) for op in func.walk() if is_ext_op(op))
 
     def reduction_length(self, *args: Any) -> int:
         from xdsl.dialects.linalg.attrs import IteratorType
@@ -376,13 +380,9 @@ def _arith_ops_per_point(op: Any) -> int:
         generic = generalize(clone)
         body = generic.body
         del holder
-    free = {"arith.constant", "arith.index_cast", "arith.extf", "arith.truncf", "arith.sitofp",
-            "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extsi", "arith.extui",
-            "arith.trunci", "arith.bitcast", "arith.select"}
-    return sum(
-        1 for inner in body.walk()
-        if inner.name.startswith(("arith.", "math.")) and inner.name not in free
-    )
+    from xlinalg.dialects.iree_linalg_ext.flops import region_arith_ops
+
+    return region_arith_ops(body)
 
 
 def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
