@@ -32,7 +32,7 @@ loop is considered; applied to any other op, every `scf.for` nested in it
 
 from __future__ import annotations
 
-from xdsl.dialects import scf, tensor, vector
+from xdsl.dialects import affine, arith, scf, tensor, vector
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -45,8 +45,27 @@ def _defined_outside(value: SSAValue, loop: scf.ForOp) -> bool:
     return op is None or not loop.is_ancestor(op)
 
 
+_INDEX_OPS = (affine.MinOp, affine.ApplyOp, arith.ConstantOp, arith.AddiOp,
+              arith.SubiOp, arith.MuliOp, tensor.DimOp)
+
+
+def _make_invariant(value: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether `value` is loop-invariant, moving the side-effect free index computation
+    producing it (`affine.min` of an outer iv, constants...) before the loop if needed."""
+    if _defined_outside(value, loop):
+        return True
+    owner = value.owner
+    if not isinstance(owner, _INDEX_OPS) or owner.parent_block() is not loop.body.block:
+        return False
+    if not all(_make_invariant(v, loop) for v in owner.operands):
+        return False
+    owner.detach()
+    Rewriter.insert_op(owner, InsertPoint.before(loop))
+    return True
+
+
 def _invariant(op: Operation, loop: scf.ForOp, skip: SSAValue) -> bool:
-    return all(_defined_outside(v, loop) for v in op.operands if v is not skip)
+    return all(_make_invariant(v, loop) for v in op.operands if v is not skip)
 
 
 def _matching_pair(loop: scf.ForOp, index: int) -> tuple[Operation, Operation] | None:
@@ -68,7 +87,7 @@ def _matching_pair(loop: scf.ForOp, index: int) -> tuple[Operation, Operation] |
         if read.result.type != write.source.type:
             return None
         if not (_invariant(read, loop, arg) and all(
-            _defined_outside(v, loop) for v in (*write.offsets, *write.sizes, *write.strides)
+            _make_invariant(v, loop) for v in (*write.offsets, *write.sizes, *write.strides)
         )):
             return None
         return read, write
