@@ -57,6 +57,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, tensor
+from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
@@ -289,6 +290,10 @@ class _FunctionBufferizer:
             return
         elif isinstance(op, tensor.EmptyOp):
             buffer, root = self._alloc(op.tensor.type, list(op.dynamic_sizes), op)
+            self._define(op.tensor, buffer, root)
+        elif isinstance(op, AllocTensorOp):  # from transform.bufferization.empty_tensor_to_alloc_tensor
+            buffer, root = (self._copy_of(self.buf[op.copy], op) if op.copy is not None
+                            else self._alloc(op.tensor.type, list(op.dynamic_sizes), op))
             self._define(op.tensor, buffer, root)
         elif isinstance(op, arith.ConstantOp):
             self._constant(op)

@@ -1,0 +1,206 @@
+"""`transform.bufferization.empty_tensor_to_alloc_tensor` and `one_shot_bufferize`.
+
+`one_shot_bufferize` runs xlinalg's One-Shot Bufferize (`xlinalg.lowering.bufferize`)
+on a module or a function. How each option maps onto it:
+
+| option | here |
+|---|---|
+| `bufferize_function_boundaries` | our pass always converts tensor arguments/results of functions; `false` (upstream's default) is a definite failure when the target has a function with tensors in its signature |
+| `function_boundary_type_conversion` | `IdentityLayoutMap` is what the pass produces; unset means the same here (upstream would give arguments fully dynamic layouts — same values, another memref type); `InferLayoutMap`/`FullyDynamicLayoutMap` are definite failures when the target has tensor boundaries |
+| `allow_return_allocs` (spec) | `false`: a definite failure if a bufferized function returns a buffer it allocated (dynamic-shaped tensor results; static ones go to caller-allocated buffers) |
+| `allow_return_allocs_from_loops` | either value: loop-carried tensors stay in one buffer (yielded values are copied into it), a loop never returns a new allocation |
+| `allow_unknown_ops` | accepted; an op the pass cannot bufferize still fails (the message says the option cannot be honoured) |
+| `create_deallocs` (spec) | `false`: the `memref.dealloc`s the pass inserted are removed |
+| `memcpy_op` | `"memref.copy"` (the pass's) or `"linalg.copy"` (its copies are rewritten to `linalg.copy`) |
+| `test_analysis_only`, `print_conflicts`, `dump_alias_sets` | `true` is a definite failure naming the option (the pass does not annotate its in-place decisions) |
+| `check_parallel_regions` | either value (the pass does not bufferize parallel regions; `scf.forall` on tensors fails as an unsupported op) |
+| `target_is_module` (spec) | the target must be a `builtin.module` and the handle is only read |
+
+The pass runs first on a copy: when it cannot bufferize the payload the failure is
+silenceable ("bufferization failed", as upstream) and the payload is untouched.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, memref
+from xdsl.dialects.bufferization import AllocTensorOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from xlinalg.dialects.transform.bufferization import (
+    EmptyTensorToAllocTensorOp,
+    OneShotBufferizeOp,
+)
+from xlinalg.errors import LoweringError
+from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+
+UNSUPPORTED_OPTIONS = ("test_analysis_only", "print_conflicts", "dump_alias_sets")
+
+
+# ------------------------------------------------------------------ empty_tensor_to_alloc_tensor
+
+
+@register(EmptyTensorToAllocTensorOp, consumes=lambda op: [op.target])
+def apply_empty_tensor_to_alloc_tensor(op: EmptyTensorToAllocTensorOp, interp: Interpreter) -> None:
+    from xdsl.dialects.tensor import EmptyOp
+
+    allocs: list[Operation] = []
+    for target in interp.state.get_ops(op.target, op):
+        if not isinstance(target, EmptyOp):  # the handle type guarantees it; be safe
+            raise failure(op, f"transform applied to the wrong op kind: {describe_payload(target)}",
+                          silenceable=True)
+        alloc = AllocTensorOp(target.tensor.type, list(target.dynamic_sizes))
+        Rewriter.replace_op(target, alloc)
+        allocs.append(alloc)
+    interp.state.bind(op.transformed, allocs)
+
+
+# ------------------------------------------------------------------ one_shot_bufferize
+
+
+def _one_shot_consumes(op: OneShotBufferizeOp) -> list[SSAValue]:
+    return [] if op.flag("target_is_module") else [op.target]
+
+
+def _enclosing_module(op: Operation) -> ModuleOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, ModuleOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _functions(target: Operation) -> list[func.FuncOp]:
+    if isinstance(target, func.FuncOp):
+        return [target]
+    return [f for f in target.walk() if isinstance(f, func.FuncOp)]
+
+
+def _has_tensor_boundary(fn: func.FuncOp) -> bool:
+    ftype = fn.function_type
+    return any(isinstance(t, TensorType) for t in (*ftype.inputs.data, *ftype.outputs.data))
+
+
+def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
+    """Definite failures for the options the pass cannot honour on this target."""
+    for name in UNSUPPORTED_OPTIONS:
+        if op.flag(name):
+            raise failure(
+                op,
+                f"option {name} = true is not supported: xlinalg's one-shot bufferization does "
+                "not annotate its in-place decisions",
+                silenceable=False,
+            )
+    if op.flag("target_is_module") and not isinstance(target, ModuleOp):
+        raise failure(
+            op, f"target_is_module is set but the target is {describe_payload(target)}",
+            silenceable=False,
+        )
+    if not isinstance(target, ModuleOp | func.FuncOp):
+        raise failure(
+            op,
+            f"xlinalg bufferizes whole modules or functions, not {describe_payload(target)} on "
+            "its own",
+            silenceable=False,
+        )
+    boundary = [f for f in _functions(target) if f.body.blocks and _has_tensor_boundary(f)]
+    if not boundary:
+        return
+    names = ", ".join(f"@{f.sym_name.data}" for f in boundary)
+    if not op.flag("bufferize_function_boundaries"):
+        raise failure(
+            op,
+            f"bufferize_function_boundaries = false cannot be honoured: {names} has tensors in "
+            "its signature and xlinalg's one-shot bufferization always converts them to memrefs "
+            "(set bufferize_function_boundaries = true)",
+            silenceable=False,
+        )
+    layout = op.function_boundary_type_conversion
+    if layout is not None and layout.data != "IdentityLayoutMap":
+        raise failure(
+            op,
+            f"function_boundary_type_conversion = {layout.data} cannot be honoured: function "
+            "boundaries are bufferized with the identity layout (IdentityLayoutMap)",
+            silenceable=False,
+        )
+
+
+def _bufferize(target: Operation) -> None:
+    from xdsl.context import Context
+
+    from xlinalg.lowering.bufferize import OneShotBufferizePass, bufferize_function
+
+    if isinstance(target, ModuleOp):
+        OneShotBufferizePass().apply(Context(), target)
+        return
+    assert isinstance(target, func.FuncOp)
+    module = _enclosing_module(target)
+    if module is None:
+        raise LoweringError(f"@{target.sym_name.data} is not inside a module")
+    bufferize_function(target, module)
+
+
+def _twin(target: Operation) -> Operation:
+    """`target` in a copy of its module (the module itself when it is one)."""
+    if isinstance(target, ModuleOp) and target.parent_op() is None:
+        return target.clone()
+    top: Operation = target
+    while top.parent_op() is not None:
+        top = top.parent_op()  # type: ignore[assignment]
+    copy = top.clone()
+    return next(twin for original, twin in zip(top.walk(), copy.walk()) if original is target)
+
+
+def _allocating_results(fn: func.FuncOp) -> bool:
+    from xlinalg.lowering.to_llvm.signatures import OWNED_RESULTS_ATTR
+
+    return OWNED_RESULTS_ATTR in fn.attributes
+
+
+@register(OneShotBufferizeOp, consumes=_one_shot_consumes)
+def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> None:
+    from xlinalg.dialects.linalg import CopyOp
+
+    targets = interp.state.get_ops(op.target, op)
+    for target in targets:
+        _check_options(op, target)
+    for target in targets:
+        trial = _twin(target)
+        try:
+            _bufferize(trial)
+        except LoweringError as err:
+            note = (" (allow_unknown_ops cannot be honoured: every tensor op must bufferize)"
+                    if op.flag("allow_unknown_ops") else "")
+            raise failure(
+                op, f"bufferization failed for {describe_payload(target)}: {err}{note}",
+                silenceable=True,
+            ) from err
+        if op.is_set("allow_return_allocs") and not op.flag("allow_return_allocs"):
+            returning = [f for f in _functions(trial) if _allocating_results(f)]
+            if returning:
+                raise failure(
+                    op,
+                    "allow_return_allocs = false cannot be honoured: "
+                    f"{', '.join('@' + f.sym_name.data for f in returning)} returns a buffer it "
+                    "allocates (a tensor result of dynamic shape)",
+                    silenceable=False,
+                )
+    for target in targets:
+        before = {id(o) for o in target.walk()}
+        _bufferize(target)
+        created = [o for o in target.walk() if id(o) not in before]
+        if not op.flag("create_deallocs"):
+            for dealloc in [o for o in created if isinstance(o, memref.DeallocOp)]:
+                Rewriter.erase_op(dealloc)
+        memcpy = op.memcpy_op
+        if isinstance(memcpy, StringAttr) and memcpy.data == "linalg.copy":
+            for copy in [o for o in created if isinstance(o, memref.CopyOp)]:
+                Rewriter.replace_op(copy, CopyOp([copy.source], [copy.destination], []))
+    if op.transformed is not None:
+        interp.state.bind(op.transformed, targets)
+
+
+__all__ = ["apply_empty_tensor_to_alloc_tensor", "apply_one_shot_bufferize"]
+
