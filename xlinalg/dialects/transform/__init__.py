@@ -7,6 +7,7 @@ Register every dialect in `TRANSFORM_DIALECTS` in a context (do not also load
 from xdsl.dialects.pdl import PDL
 from xdsl.ir import Dialect
 
+from xlinalg.dialects.transform.bufferization import TransformBufferization
 from xlinalg.dialects.transform.core import (
     CONSUMED,
     READONLY,
@@ -28,6 +29,7 @@ from xlinalg.dialects.transform.structured import (
 )
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
 from xlinalg.dialects.transform.vector_ops import TransformVector
+from xlinalg.dialects.transform.vector_unit_dims import TransformVectorUnitDims
 
 TRANSFORM_DIALECTS: list[Dialect] = [
     PDL,
@@ -36,6 +38,8 @@ TRANSFORM_DIALECTS: list[Dialect] = [
     TransformLoop,
     TransformTune,
     TransformVector,
+    TransformBufferization,
+    TransformVectorUnitDims,
 ]
 
 __all__ = [

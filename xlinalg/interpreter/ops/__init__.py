@@ -1,6 +1,7 @@
 """Implementations of the transform ops, registered in `xlinalg.interpreter.registry`."""
 
 from xlinalg.interpreter.ops import (
+    bufferization,
     control,
     conv,
     core,
@@ -18,4 +19,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]
+__all__ = ["bufferization", "control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]
