@@ -1,0 +1,70 @@
+// Cache tiles + register block + vectorization of linalg.batch_matmul (f32, AVX-512):
+// matmul_vectorize.mlir with the batch loop outermost (tiled by 1).
+//
+// 1. batch by 1, then cache tiles (tile_m, tile_n, tile_k) in a tunable loop order;
+// 2. a register block 1 × reg_m × reg_n × reg_k, the k loop innermost;
+// 3. vectorize the block (vector.contract with a unit batch dim), hoist the C
+//    transfers out of the k loop, cast the unit batch dim away
+//    (cast_away_vector_leading_one_dim), lower the contraction to outer
+//    products and those to broadcast + FMA on 1-D vectors.
+// reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers: at most 24.
+//
+// xlinalg.constraint: tile_m % reg_m == 0
+// xlinalg.constraint: tile_n % reg_n == 0
+// xlinalg.constraint: tile_k % reg_k == 0
+// xlinalg.constraint: reg_m * reg_n <= 384
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %bmm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+
+    %tm = transform.tune.knob<"tile_m"> options = [32, 64, 96, 128] -> !transform.param<i64>
+    %tn = transform.tune.knob<"tile_n"> options = [64, 128, 256, 512] -> !transform.param<i64>
+    %tk = transform.tune.knob<"tile_k"> options = [64, 128, 256, 512] -> !transform.param<i64>
+    %rm = transform.tune.knob<"reg_m"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
+    %rn = transform.tune.knob<"reg_n"> options = [16, 32, 64] -> !transform.param<i64>
+    %rk = transform.tune.knob<"reg_k"> options = [1, 2, 4] -> !transform.param<i64>
+    %one = transform.param.constant 1 : i64 -> !transform.param<i64>
+
+    // loops: b, m, n, k
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:4 = transform.structured.tile_using_for %bmm tile_sizes [1, %tm, %tn, %tk] interchange = [0, 1, 2, 3]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:4 = transform.structured.tile_using_for %bmm tile_sizes [1, %tm, %tn, %tk] interchange = [0, 2, 1, 3]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
+    %reg, %rl:3 = transform.structured.tile_using_for %cache tile_sizes [0, %rm, %rn, %rk]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+
+    transform.structured.vectorize %reg vector_sizes [%one, %rm, %rn, %rk]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+        !transform.param<i64>
+
+    transform.tune.alternatives<"unroll_k"> {
+      transform.yield
+    }, {
+      transform.loop.unroll %rl#2 factor = 2 : !transform.any_op
+      transform.yield
+    }
+
+    %f = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+    } : !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.yield
+  }
+}
