@@ -29,7 +29,6 @@ from xlinalg.dialects.transform.structured import (
 )
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
 from xlinalg.dialects.transform.vector_ops import TransformVector
-from xlinalg.dialects.transform.vector_unit_dims import TransformVectorUnitDims
 
 TRANSFORM_DIALECTS: list[Dialect] = [
     PDL,
@@ -39,7 +38,6 @@ TRANSFORM_DIALECTS: list[Dialect] = [
     TransformTune,
     TransformVector,
     TransformBufferization,
-    TransformVectorUnitDims,
 ]
 
 __all__ = [
