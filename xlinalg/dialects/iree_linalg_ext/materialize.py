@@ -81,9 +81,15 @@ def _static_2d(type_: Attribute, what: str) -> TensorType:
 
 @dataclass(frozen=True)
 class MaterializeEncodingPass(ModulePass):
-    """Rewrite encodings into pack / mmt4d / unpack with tiles (tile_m, tile_n, tile_k)."""
+    """Rewrite encodings into pack / mmt4d / unpack with tiles (tile_m, tile_n, tile_k).
 
-    name = "iree-linalg-ext-materialize-encoding"
+    In a transform script: `transform.apply_registered_pass "iree-codegen-materialize-encoding"
+    with options = {"tile-m" = %m, "tile-n" = %n, "tile-k" = %k} to %func`, where the option
+    values may be `transform.tune.knob` params (`search_spaces/encoding_matmul.mlir`). IREE's
+    materialization passes take the tiles from the target's encoding resolver; ours takes
+    them as options so that a knob can choose them."""
+
+    name = "iree-codegen-materialize-encoding"
 
     tile_m: int = 8
     tile_n: int = 8

@@ -3,19 +3,23 @@ descriptors), apply_cse, apply_licm, apply_registered_pass."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DictionaryAttr, StringAttr, UnitAttr
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.dialects.transform import AnyOpType, TransformHandleType, TransformOpHandleType
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
     region_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -140,10 +144,26 @@ class ApplyLICMOp(IRDLOperation):
         super().__init__(operands=[target])
 
 
+@irdl_attr_definition
+class ParamOperandAttr(ParametrizedAttribute):
+    """`#transform.param_operand<index = i>`: in `apply_registered_pass`'s options, the
+    value of an option given by the i-th param operand (upstream's spelling)."""
+
+    name = "transform.param_operand"
+
+    index: IntegerAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<index = {self.index.value.data} : i64>")
+
+
 @irdl_op_definition
 class ApplyRegisteredPassOp(IRDLOperation):
     """`transform.apply_registered_pass "canonicalize" [with options = {...}] to %f : (T) -> T`.
 
+    An option's value may be a param handle (`{"tile-m" = %m}`, typed after the target:
+    `(T, !transform.param<i64>) -> T`), e.g. a `transform.tune.knob`; the options dict
+    then holds `#transform.param_operand<index = i>` for it, as upstream.
     Consumes the target and returns the op the pass ran on (the same op).
     """
 
@@ -152,6 +172,7 @@ class ApplyRegisteredPassOp(IRDLOperation):
     pass_name = opt_prop_def(StringAttr)
     options = opt_prop_def(Attribute)
     target = operand_def(TransformHandleType)
+    dynamic_options = var_operand_def()
     result = result_def(TransformHandleType)
 
     def __init__(
@@ -160,9 +181,10 @@ class ApplyRegisteredPassOp(IRDLOperation):
         target: SSAValue,
         options: Attribute | None = None,
         result_type: Attribute | None = None,
+        dynamic_options: Sequence[SSAValue] = (),
     ):
         super().__init__(
-            operands=[target],
+            operands=[target, list(dynamic_options)],
             properties={"pass_name": StringAttr(pass_name), "options": options},
             result_types=[result_type or AnyOpType()],
         )
@@ -171,22 +193,27 @@ class ApplyRegisteredPassOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ApplyRegisteredPassOp:
         name = parser.parse_str_literal()
         options: Attribute | None = None
+        dynamic: list[UnresolvedOperand] = []
         if parser.parse_optional_keyword("with") is not None:
             parser.parse_keyword("options")
             parser.parse_punctuation("=")
-            options = parser.parse_attribute()
+            options = _parse_options(parser, dynamic)
         parser.parse_keyword("to")
         target = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ftype = parser.parse_function_type()
-        if len(ftype.inputs.data) != 1 or len(ftype.outputs.data) != 1:
-            parser.raise_error("transform.apply_registered_pass: expected (T) -> T")
+        inputs = ftype.inputs.data
+        if len(inputs) != 1 + len(dynamic) or len(ftype.outputs.data) != 1:
+            parser.raise_error(
+                f"transform.apply_registered_pass: expected ({', '.join(['T'] + ['P'] * len(dynamic))}) -> T "
+                "(the target, then one param type per option given by a value)")
         op = ApplyRegisteredPassOp(
             name,
-            parser.resolve_operand(target, ftype.inputs.data[0]),
+            parser.resolve_operand(target, inputs[0]),
             options,
             ftype.outputs.data[0],
+            [parser.resolve_operand(v, t) for v, t in zip(dynamic, inputs[1:])],
         )
         op.attributes |= attrs
         return op
@@ -195,7 +222,20 @@ class ApplyRegisteredPassOp(IRDLOperation):
         printer.print_string(" ")
         assert self.pass_name is not None
         printer.print_string_literal(self.pass_name.data)
-        if self.options is not None and not (
+        if isinstance(self.options, DictionaryAttr) and any(
+            isinstance(v, ParamOperandAttr) for v in self.options.data.values()
+        ):
+            printer.print_string(" with options = {")
+            for i, (key, value) in enumerate(self.options.data.items()):
+                printer.print_string(", " if i else "")
+                printer.print_string_literal(key)
+                printer.print_string(" = ")
+                if isinstance(value, ParamOperandAttr):
+                    printer.print_operand(self.dynamic_options[value.index.value.data])
+                else:
+                    printer.print_attribute(value)
+            printer.print_string("}")
+        elif self.options is not None and not (
             isinstance(self.options, DictionaryAttr) and not self.options.data
         ):
             printer.print_string(" with options = ")
@@ -204,11 +244,34 @@ class ApplyRegisteredPassOp(IRDLOperation):
         printer.print_operand(self.target)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
-        print_functional_type(printer, [self.target.type], [self.result.type])
+        print_functional_type(printer, [self.target.type, *(v.type for v in self.dynamic_options)],
+                              [self.result.type])
 
     def verify_(self) -> None:
         if self.pass_name is None:
             raise VerifyException("transform.apply_registered_pass: expected a pass name")
+
+
+def _parse_options(parser: Parser, dynamic: list[UnresolvedOperand]) -> Attribute:
+    """`{key = attr | %param, ...}`; a `%param` becomes `#transform.param_operand<index>`."""
+    if parser.parse_optional_punctuation("{") is None:
+        return parser.parse_attribute()
+    entries: dict[str, Attribute] = {}
+
+    def entry() -> None:
+        key = parser.parse_optional_str_literal() or parser.parse_identifier()
+        parser.parse_punctuation("=")
+        operand = parser.parse_optional_unresolved_operand()
+        if operand is not None:
+            entries[key] = ParamOperandAttr(IntegerAttr(len(dynamic), i64))
+            dynamic.append(operand)
+        else:
+            entries[key] = parser.parse_attribute()
+
+    if parser.parse_optional_punctuation("}") is None:
+        parser.parse_comma_separated_list(Parser.Delimiter.NONE, entry)
+        parser.parse_punctuation("}")
+    return DictionaryAttr(entries)
 
 
 PATTERN_DESCRIPTORS: list[type[PatternDescriptorOp]] = [

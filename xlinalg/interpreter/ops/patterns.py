@@ -176,6 +176,7 @@ def _pass_table() -> dict[str, Callable[[], ModulePass]]:
     )
     from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
+    from xlinalg.dialects.iree_linalg_ext.materialize import MaterializeEncodingPass
     from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
     from xlinalg.lowering.lower_affine import LowerAffinePass
     from xlinalg.transforms.canonicalize_loops import CanonicalizeLoopsPass
@@ -190,6 +191,7 @@ def _pass_table() -> dict[str, Callable[[], ModulePass]]:
         "lower-affine": LowerAffinePass,
         "linalg-generalize-named-ops": LinalgGeneralizeNamedOpsPass,
         "xlinalg-canonicalize-loops": CanonicalizeLoopsPass,
+        MaterializeEncodingPass.name: MaterializeEncodingPass,
     }
 
 
@@ -202,17 +204,27 @@ REGISTERED_PASS_NAMES: tuple[str, ...] = (
     "lower-affine",
     "linalg-generalize-named-ops",
     "xlinalg-canonicalize-loops",
+    "iree-codegen-materialize-encoding",
 )
 
 
-def _pass_options(op: ApplyRegisteredPassOp) -> dict[str, object]:
-    """`with options = {"name" = value}` as keyword arguments of the pass."""
+def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, object]:
+    """`with options = {"name" = value}` as keyword arguments of the pass (a value given by
+    a param operand, e.g. a tune knob, is that param's single value)."""
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
+
+    from xlinalg.dialects.transform.patterns import ParamOperandAttr
 
     if not isinstance(op.options, DictionaryAttr):
         return {}
     options: dict[str, object] = {}
     for key, value in op.options.data.items():
+        if isinstance(value, ParamOperandAttr):
+            params = interp.state.get_params(op.dynamic_options[value.index.value.data], op)
+            if len(params) != 1:
+                raise failure(op, f"option '{key}' expects one param value, got {len(params)}",
+                              silenceable=False)
+            value = params[0]
         if isinstance(value, IntegerAttr) and value.type == i1:
             options[key.replace("-", "_")] = bool(value.value.data)
         elif isinstance(value, IntegerAttr):
@@ -238,7 +250,7 @@ def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) 
             + ", ".join(sorted(table)),
             silenceable=False,
         )
-    options = _pass_options(op)
+    options = _pass_options(op, interp)
     try:
         pass_ = table[name](**options)
     except TypeError as err:
