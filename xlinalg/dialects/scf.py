@@ -365,7 +365,8 @@ class ForallOp(IRDLOperation):
                 )
         if len(self.res) != len(self.outputs):
             raise VerifyException("'scf.forall' must have one result per shared_outs value")
-        if self.mapping is not None and len(self.mapping.data) != self.rank:
+        # As upstream, an empty mapping is allowed (the spec's tile_reduction example prints one).
+        if self.mapping is not None and self.mapping.data and len(self.mapping.data) != self.rank:
             raise VerifyException(
                 f"'scf.forall' mapping has {len(self.mapping.data)} attributes for "
                 f"{self.rank} loops"

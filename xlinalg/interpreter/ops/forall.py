@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.transform.structured_forall import (
+    TileReductionUsingForallOp,
     TileToForallOp,
     TileUsingForallOp,
     _TileToForallBase,
@@ -130,3 +131,28 @@ def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
 
 register(TileUsingForallOp, consumes=lambda op: [op.target])(apply_tile_to_forall)
 register(TileToForallOp, consumes=lambda op: [op.target])(apply_tile_to_forall)
+
+
+@register(TileReductionUsingForallOp, consumes=lambda op: [op.target])
+def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: Interpreter) -> None:
+    """Spec return modes: the four handles (forall, fill, split, combining) per target;
+    a target that cannot be tiled this way is a silenceable failure (definite for the
+    unsupported cyclic `tile_sizes`)."""
+    from xlinalg.transforms.tile_reduction_forall import tile_reduction_using_forall
+
+    results: list[list[Operation]] = [[], [], [], []]
+    for target in interp.state.get_ops(op.target, op):
+        try:
+            r = tile_reduction_using_forall(
+                target, op.get_num_threads(), op.get_tile_sizes(), op.mapping
+            )
+        except TransformFailure as err:
+            raise failure(
+                op, f"cannot tile {describe_payload(target)}: {err.message}", silenceable=err.silenceable
+            ) from err
+        for slot, value in zip(results, (r.forall_op, r.fill_op, r.split_op, r.combining_op), strict=True):
+            slot.append(value)
+    for handle, ops in zip(
+        (op.forall_op, op.fill_op, op.split_linalg_op, op.combining_linalg_op), results, strict=True
+    ):
+        interp.state.bind(handle, ops)

@@ -1,0 +1,186 @@
+"""Tiling a reduction across the iterations of an `scf.forall` with a partial-result
+tensor (upstream's `linalg::tileReductionUsingForall` with linalg's
+`PartialReductionOpInterface`), on tensors: the payload side of
+`transform.structured.tile_reduction_using_forall` ([002], example reproduced in
+`tests/test_forall_reduction.py`).
+
+With `num_threads` `n` on the reduction loop `r` (every other entry 0):
+```
+%empty = tensor.empty(...) : tensor<out_shape x n x T>            // output shape + [n]
+%fill = linalg.fill ins(%neutral) outs(%empty)
+%part = scf.forall (%t) in (n) shared_outs(%acc = %fill) {
+  %ts = ceildiv(R, n); %off = %t * %ts; %sz = max(0, min(R - %off, %ts))
+  %in = tensor.extract_slice %A[.., %off] [.., %sz]                // inputs sliced along r
+  %o = tensor.extract_slice %acc[.., %t] [.., 1] : to tensor<out_shape>   (rank-reduced)
+  %p = linalg.generic (the original op on the slices) ins(%in) outs(%o)
+  scf.forall.in_parallel { tensor.parallel_insert_slice %p into %acc[.., %t] [.., 1] }
+}
+%r = linalg.generic {reduce the last dim with the combiner} ins(%part) outs(%out)
+```
+Every thread reduces its chunk into its own column (starting from the neutral
+element), the combining op folds the `n` columns into the original output. The
+spec's `tile_sizes` (cyclic distribution of tiles over the threads) is not
+implemented: a definite failure says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.scf import ForallOp, InParallelOp
+from xlinalg.dialects.tensor import ParallelInsertSliceOp
+from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.split_reduction import _combiner, _neutral
+from xlinalg.transforms.tile import slice_parameters
+from xlinalg.transforms.tile_forall import _Index, _needs_clamp
+from xlinalg.transforms.tile_tensor import _slice_type, check_tensor_structured_op, tensor_loop_ranges
+
+
+@dataclass(frozen=True)
+class ForallReductionResult:
+    forall_op: ForallOp
+    fill_op: Operation
+    split_op: Operation
+    combining_op: Operation
+
+
+def _fail(message: str, silenceable: bool = True) -> TransformFailure:
+    return TransformFailure(f"tile_reduction_using_forall: {message}", silenceable=silenceable)
+
+
+def tile_reduction_using_forall(
+    op: Operation,
+    num_threads: Sequence[int],
+    tile_sizes: Sequence[int] = (),
+    mapping: ArrayAttr[Attribute] | None = None,
+) -> ForallReductionResult:
+    """See the module docstring. Silenceable failures leave the IR untouched."""
+    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
+    from xlinalg.transforms.generalize import generalize_op
+
+    if any(s != 0 for s in tile_sizes):
+        raise _fail("tile_sizes (cyclic distribution over the threads) is not supported", False)
+    structured = check_tensor_structured_op(op, "tile_reduction_using_forall")
+    iterators = [str(t) for t in structured.get_iterator_types()]
+    if len(num_threads) > len(iterators) or any(n < 0 for n in num_threads):
+        raise _fail(f"invalid num_threads {list(num_threads)} for {len(iterators)} loop(s)")
+    threads = [*num_threads, *([0] * (len(iterators) - len(num_threads)))]
+    tiled = [d for d, n in enumerate(threads) if n != 0]
+    if len(tiled) != 1 or iterators[tiled[0]] != "reduction":
+        raise _fail(
+            "expected exactly one non-zero num_threads entry, on a reduction loop "
+            f"(iterators {iterators}, num_threads {list(num_threads)})"
+        )
+    if len(structured.get_outputs()) != 1:
+        raise _fail("expected a single output")
+    r, n = tiled[0], threads[tiled[0]]
+    out_map = structured.get_indexing_maps()[-1]
+    if r in {d for e in out_map.results for d in e.used_dims()}:
+        raise _fail("the tiled reduction loop indexes the output")
+    generic = op if isinstance(op, GenericOp) else generalize_op(op)  # type: ignore[arg-type]
+    combiner = _combiner(generic)  # silenceable when there is no single binary combiner
+    output = structured.get_outputs()[0]
+    out_type = output.type
+    assert isinstance(out_type, TensorType)
+    element = out_type.get_element_type()
+    neutral = _neutral(combiner, element)
+
+    outer = IndexBuilder(InsertPoint.before(op))
+    ranges = tensor_loop_ranges(structured, outer)
+    out_shape = list(out_type.get_shape())
+    out_sizes: list[OpFoldResult] = []
+    for index, extent in enumerate(out_shape):
+        if extent == DYNAMIC_INDEX:
+            dim = tensor.DimOp(output, outer.constant(index))
+            outer.insert(dim)
+            out_sizes.append(dim.result)
+        else:
+            out_sizes.append(extent)
+    partial_type = TensorType(element, [*out_shape, n])
+    empty = tensor.EmptyOp([s for s in out_sizes if isinstance(s, SSAValue)], partial_type)
+    outer.insert(empty)
+    cst = arith.ConstantOp(neutral)
+    outer.insert(cst)
+    fill = NAMED_OP_CLASSES["linalg.fill"]([cst.result], [empty.tensor], [partial_type])
+    outer.insert(fill)
+
+    ts = _Index(outer).ceildiv(ranges[r], n)
+    forall = ForallOp([0], [n], [1], [fill.results[0]], mapping)
+    outer.insert(forall)
+    inner = IndexBuilder(InsertPoint.before(forall.terminator))
+    index = _Index(inner)
+    (iv,) = forall.induction_vars
+    (acc,) = forall.region_out_args
+    offset = index.mul(iv, ts)
+    extent = index.extent(iv, offset, ts, ranges[r], _needs_clamp(ranges[r], n, ts))
+    offsets: list[OpFoldResult] = [0] * len(iterators)
+    extents = list(ranges)
+    offsets[r], extents[r] = offset, extent
+
+    new_inputs: list[SSAValue] = []
+    for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
+        if shape_of(value.type) is None or r not in {d for e in amap.results for d in e.used_dims()}:
+            new_inputs.append(value)
+            continue
+        slice_offsets, slice_sizes = slice_parameters(inner, amap, offsets, extents)
+        extract = tensor.ExtractSliceOp(
+            value, list(slice_offsets), list(slice_sizes), [1] * len(slice_sizes),
+            _slice_type(value.type, slice_sizes),
+        )  # fmt: skip
+        inner.insert(extract)
+        new_inputs.append(extract.result)
+    column_offsets: list[SSAValue | int] = [*([0] * len(out_shape)), iv]
+    column_sizes: list[SSAValue | int] = [*out_sizes, 1]
+    ones = [1] * (len(out_shape) + 1)
+    column = tensor.ExtractSliceOp(acc, column_offsets, column_sizes, ones, out_type)
+    inner.insert(column)
+    split = GenericOp(
+        new_inputs,
+        [column.result],
+        generic.body.clone(),  # type: ignore[attr-defined]
+        structured.get_indexing_maps(),
+        iterators,
+        [out_type],
+    )
+    inner.insert(split)
+    Rewriter.replace_op(
+        forall.terminator,
+        InParallelOp([ParallelInsertSliceOp(split.results[0], acc, column_offsets, column_sizes, ones)]),
+    )
+
+    rank = len(out_shape) + 1
+    ids = [AffineExpr.dimension(i) for i in range(rank)]
+    combine_block = Block(arg_types=[element, element])
+    in_arg, out_arg = combine_block.args
+    out_block_arg = generic.body.block.args[len(structured.get_inputs())]  # type: ignore[attr-defined]
+    combined = combiner.clone()
+    for position, value in enumerate(combiner.operands):
+        combined.operands[position] = out_arg if value is out_block_arg else in_arg
+    combine_block.add_ops([combined, YieldOp(combined.results[0])])
+    combine = GenericOp(
+        [forall.res[0]],
+        [output],
+        Region(combine_block),
+        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
+        ["parallel"] * (rank - 1) + ["reduction"],
+        [out_type],
+    )
+    Rewriter.insert_op(combine, InsertPoint.after(forall))
+    op.results[0].replace_all_uses_with(combine.results[0])
+    Rewriter.erase_op(op)
+    if generic is not op:
+        generic.erase(safe_erase=False)  # type: ignore[union-attr]
+    return ForallReductionResult(forall, fill, split, combine)
+
+
+__all__ = ["ForallReductionResult", "tile_reduction_using_forall"]
