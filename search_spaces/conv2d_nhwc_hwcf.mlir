@@ -21,6 +21,7 @@
 //
 // xlinalg.constraint: reg_w * reg_f <= 448
 // xlinalg.constraint: cache_c % reg_c == 0
+// xlinalg.constraint: cache_order != 2 or pack_filter == 0
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %conv = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
