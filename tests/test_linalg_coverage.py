@@ -92,9 +92,16 @@ def test_hand_written_op_tests_parametrize_over_the_library_lists() -> None:
     assert _parametrized_over(test_linalg_softmax.test_verifier) is hw.SOFTMAX_VERIFY_CASES
     assert _parametrized_over(test_linalg_pack.test_verifier_rules) is hw.PACK_VERIFY_CASES
     assert _parametrized_over(test_linalg_winograd.test_verifier) is hw.WINOGRAD_VERIFY_CASES
+    import test_linalg_generic
+
+    assert _parametrized_over(test_linalg_generic.test_verifier_messages) is hw.GENERIC_VERIFY_CASES
+    for cases in (hw.RUN_CASES, hw.TILED_CASES, hw.GENERALIZE_CASES):  # keyed tests exist
+        for key in cases:
+            file, test = key.split("::")
+            assert hasattr(__import__(file.removesuffix(".py")), test), key
     rows = {r.op: r for r in coverage_rows()}
     assert rows["linalg.pack"].verify == f"{len(hw.PACK_VERIFY_CASES) - 1} rules"  # one is unpack's
-    assert rows["linalg.map"].run.split(",") == ["f16", "f32", "f64", "i8", "i16", "i64"]
+    assert rows["linalg.map"].run.split(",") == ["f16", "bf16", "f32", "f64", "i8", "i16", "i64"]
     assert rows["linalg.reduce"].tiled == "f64,i32"
 
 

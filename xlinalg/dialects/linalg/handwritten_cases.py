@@ -100,10 +100,54 @@ WINOGRAD_VERIFY_CASES: list[tuple[str, str]] = [
 ]
 
 
+_GENERIC_HEAD = ("linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d0, d1)>]")
+_GENERIC_IO = " ins(%a : memref<4x5xf32>) outs(%r : memref<4x5xf32>)"
+
+#: linalg.generic's verifier rules (test_linalg_generic.py::test_verifier_messages)
+GENERIC_VERIFY_CASES: list[tuple[str, str]] = [
+    ("linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = "
+     "[\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32, %y: f32):\n linalg.yield %x : f32\n}",
+     "expected the number of indexing_map (1) to be equal to the number of input/output operands (2)"),
+    ("linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, d0)>, affine_map<(d0) -> (d0, d0)>],"
+     " iterator_types = [\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32, %y: f32):\n linalg.yield %x : f32\n}",
+     "expected indexing_map #0 to have 2 dim(s) to match the number of loops, got 1"),
+    ("linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],"
+     " iterator_types = [\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32, %y: f32):\n linalg.yield %x : f32\n}",
+     "expected operand rank (2) to match the result rank of indexing_map #0 (1)"),
+    (_GENERIC_HEAD + ", iterator_types = [\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32):\n linalg.yield %x : f32\n}",
+     "expected as many region arguments (1) as operands (2)"),
+    (_GENERIC_HEAD + ", iterator_types = [\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f64, %y: f32):\n linalg.yield %y : f32\n}",
+     "expected type of region argument #0 (f64) to match the element type of operand #0 (f32)"),
+    (_GENERIC_HEAD + ", iterator_types = [\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32, %y: f32):\n %i = arith.fptosi %x : f32 to i32\n"
+     " linalg.yield %i : i32\n}",
+     "'linalg.yield' expected yielded types ['f32'] to match the element types of the outputs"),
+    (_GENERIC_HEAD + ", iterator_types = [\"parallel\", \"parallel\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32, %y: f32):\n %i = linalg.index 2 : index\n linalg.yield %x : f32\n}",
+     "'linalg.index' expected dim (2) to be lower than the number of loops (2)"),
+    (_GENERIC_HEAD + ", iterator_types = [\"parallel\", \"sideways\"]}" + _GENERIC_IO
+     + " {\n^bb0(%x: f32, %y: f32):\n linalg.yield %x : f32\n}",
+     "unknown iterator type"),
+    (_GENERIC_HEAD + ", iterator_types = [\"parallel\", \"parallel\"], library_call = 3}"
+     + _GENERIC_IO + " {\n^bb0(%x: f32, %y: f32):\n linalg.yield %x : f32\n}",
+     "expects 'library_call' to be a string"),
+]
+
+#: element types in which test_linalg_generic.py runs, tiles and "generalizes" (identity) its
+#: generic ops (contraction with a transposed operand; broadcast + linalg.index + cast)
+GENERIC_DTYPES: tuple[str, ...] = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64")
+
+
 #: (element type, add op) of test_linalg_map_reduce.py::test_dtypes (map and reduce each)
 MAP_REDUCE_DTYPES: list[tuple[str, str]] = [
-    ("f32", "arith.addf"), ("f16", "arith.addf"), ("i8", "arith.addi"), ("i16", "arith.addi"),
-    ("i64", "arith.addi"),
+    ("f32", "arith.addf"), ("f16", "arith.addf"), ("bf16", "arith.addf"), ("i8", "arith.addi"),
+    ("i16", "arith.addi"), ("i64", "arith.addi"),
 ]
 
 #: test -> the ops it prints, parses back and round-trips through upstream's iree-opt
@@ -111,16 +155,21 @@ IREE_ROUND_TRIP: dict[str, tuple[str, ...]] = {
     "test_linalg_map_reduce.py::test_upstream_round_trip": ("map", "reduce"),
     "test_linalg_softmax.py::test_upstream_round_trip_and_decomposition": ("softmax",),
     "test_linalg_pack.py::test_upstream_round_trip": ("pack", "unpack"),
+    "test_linalg_generic.py::test_upstream_round_trip": ("generic",),
     "test_linalg_winograd.py::test_upstream_round_trip": (
         "winograd_filter_transform", "winograd_input_transform", "winograd_output_transform"),
 }
 #: test -> (op, element type) it generalizes and compares with upstream's generalization
 GENERALIZE_CASES: dict[str, list[tuple[str, str]]] = {
     "test_linalg_map_reduce.py::test_generalize_matches_upstream": [("map", "f32"), ("reduce", "f32")],
+    "test_linalg_generic.py::test_generalize_is_the_identity": [
+        ("generic", elt) for elt in GENERIC_DTYPES],
 }
 #: test -> (op, element type) it compiles and checks against NumPy (besides MAP_REDUCE_DTYPES)
 RUN_CASES: dict[str, list[tuple[str, str]]] = {
     "test_library_call.py::test_execution_calls_the_module_function": [("generic", "f32")],
+    "test_linalg_generic.py::test_runs_in_every_element_type": [
+        ("generic", elt) for elt in GENERIC_DTYPES],
     "test_linalg_map_reduce.py::test_execution_matches_numpy_odd_sizes": [
         ("map", "f64"), ("reduce", "f64"), ("reduce", "i32")],
     "test_linalg_softmax.py::test_execution_matches_numpy_odd_sizes": [("softmax", "f32"), ("softmax", "f64")],
@@ -133,6 +182,8 @@ RUN_CASES: dict[str, list[tuple[str, str]]] = {
 #: test -> (op, element type) it tiles with non-dividing sizes, compiles and checks
 TILED_CASES: dict[str, list[tuple[str, str]]] = {
     "test_library_call.py::test_tiled_generic_calls_the_library_on_each_tile": [("generic", "f32")],
+    "test_linalg_generic.py::test_tiled_in_every_element_type": [
+        ("generic", elt) for elt in GENERIC_DTYPES],
     "test_linalg_map_reduce.py::test_tiled_with_non_dividing_sizes": [
         ("map", "f64"), ("reduce", "f64"), ("reduce", "i32")],
     "test_tiling_interface_linalg.py::test_tiled_matches_numpy": [
@@ -146,7 +197,8 @@ OPS: tuple[str, ...] = (
     "winograd_filter_transform", "winograd_input_transform", "winograd_output_transform",
 )
 VERIFY_CASES: list[tuple[str, str]] = (
-    MAP_REDUCE_VERIFY_CASES + SOFTMAX_VERIFY_CASES + PACK_VERIFY_CASES + WINOGRAD_VERIFY_CASES)
+    MAP_REDUCE_VERIFY_CASES + SOFTMAX_VERIFY_CASES + PACK_VERIFY_CASES + WINOGRAD_VERIFY_CASES
+    + GENERIC_VERIFY_CASES)
 
 _OP = re.compile(r"linalg\.([a-z_]+)")
 
