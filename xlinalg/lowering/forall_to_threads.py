@@ -49,6 +49,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     FunctionType,
     IndexType,
     IntegerAttr,
@@ -56,7 +57,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     UnitAttr,
-    DenseArrayBase,
     UnrealizedConversionCastOp,
     VectorType,
     i32,

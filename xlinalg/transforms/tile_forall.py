@@ -125,9 +125,9 @@ class _Index:
     ) -> OpFoldResult:  # fmt: skip
         """min(bound - offset, ts), and max(0, .) when `clamp_at_zero`."""
         ts, bound = fold_constant(ts), fold_constant(bound)
-        if isinstance(ts, int) and isinstance(bound, int) and not clamp_at_zero:
-            if ts == 1 or bound % ts == 0:
-                return ts
+        static = isinstance(ts, int) and isinstance(bound, int) and not clamp_at_zero
+        if static and (ts == 1 or bound % ts == 0):  # type: ignore[operator]
+            return ts
         if isinstance(ts, int):
             d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
             size = self.b.min([d1 - d0, AffineExpr.constant(ts)], [offset, bound])

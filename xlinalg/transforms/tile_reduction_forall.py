@@ -38,12 +38,16 @@ from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure
-from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.interfaces.structured import shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.split_reduction import _combiner, _neutral
 from xlinalg.transforms.tile import slice_parameters
 from xlinalg.transforms.tile_forall import _Index, _needs_clamp
-from xlinalg.transforms.tile_tensor import _slice_type, check_tensor_structured_op, tensor_loop_ranges
+from xlinalg.transforms.tile_tensor import (
+    _slice_type,
+    check_tensor_structured_op,
+    tensor_loop_ranges,
+)
 
 
 @dataclass(frozen=True)

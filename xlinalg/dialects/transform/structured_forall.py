@@ -220,17 +220,23 @@ class _TileToForallBase(IRDLOperation):
             props["mapping"] = mapping
         return cls.create(
             operands=[
-                resolved_target, *operands["num_threads"], *operands["tile_sizes"],
-                *operands["packed_num_threads"], *operands["packed_tile_sizes"],
-            ],  # fmt: skip
+                resolved_target,
+                *operands["num_threads"],
+                *operands["tile_sizes"],
+                *operands["packed_num_threads"],
+                *operands["packed_tile_sizes"],
+            ],
             result_types=outputs,
             properties={
                 **props,
                 "operandSegmentSizes": DenseArrayBase.from_list(
                     IntegerType(32),
-                    [1, len(operands["num_threads"]), len(operands["tile_sizes"]),
-                     len(operands["packed_num_threads"]), len(operands["packed_tile_sizes"])],
-                ),  # fmt: skip
+                    [1]
+                    + [
+                        len(operands[key])
+                        for key in ("num_threads", "tile_sizes", "packed_num_threads", "packed_tile_sizes")
+                    ],
+                ),
             },
             attributes=attrs,
         )
