@@ -15,7 +15,9 @@ and every packed result is unpacked into the original init:
 
 Packs pad with a zero `padding_value` when a tile does not divide its dim
 (as upstream, which relies on zero being neutral for the computation);
-`linalg.index` of a packed dim becomes `outer * tile + inner`.
+`linalg.index` of a packed dim becomes `outer * tile + inner`. An init produced by a
+`linalg.fill` used only by the op is filled in its packed shape instead of packed
+(upstream's FoldFillWithPack canonicalization, done here right away).
 Static shapes only (dynamic shapes are a definite failure).
 """
 
@@ -114,6 +116,26 @@ def _remap_index_ops(generic: GenericOp, packed: dict[int, tuple[int, int]]) -> 
         Rewriter.replace_op(index_op, [outer, inner, apply], [apply.result])
 
 
+def _fold_fill(init: SSAValue, inner_pos: Sequence[int], inner_tiles: Sequence[int],
+               insert: InsertPoint) -> SSAValue | None:
+    """An init that is `linalg.fill %v` used only here is packed as `linalg.fill %v` of the
+    packed empty (upstream's FoldFillWithPack canonicalization, applied right away: a pack
+    of a fill copies a constant). The padding of an init is never read back (the unpack
+    drops it), so its value does not matter."""
+    fill = init.owner
+    if not isinstance(fill, Operation) or fill.name != "linalg.fill" or len(list(init.uses)) != 1:
+        return None
+    from xlinalg.dialects.linalg.named import named_op_class
+
+    shape = static_tensor_shape(init, "pack")
+    type_ = init.type
+    assert isinstance(type_, TensorType)
+    empty = tensor.EmptyOp([], TensorType(type_.element_type, packed_shape(shape, inner_pos, inner_tiles)))
+    new_fill = named_op_class("linalg.fill")([fill.operands[0]], [empty.tensor])
+    Rewriter.insert_op([empty, new_fill], insert)
+    return new_fill.results[0]
+
+
 def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
     """Pack `op` (named or generic, on tensors) by `packed_sizes` (one per loop, 0 = not packed).
 
@@ -153,6 +175,7 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
     new_maps: list[AffineMap] = []
     packs: list[PackOp] = []
     layouts: list[tuple[list[int], list[int]] | None] = []
+    folded_fills: list[SSAValue] = []
     for index, (value, map_) in enumerate(zip(operands, maps, strict=True)):
         inner_pos: list[int] = []
         inner_tiles: list[int] = []
@@ -174,9 +197,14 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
             new_operands.append(value)
             layouts.append(None)
             continue
-        pack = build_pack(value, inner_pos, inner_tiles, None, insert)
-        packs.append(pack)
-        new_operands.append(pack.results[0])
+        folded = _fold_fill(value, inner_pos, inner_tiles, insert) if index >= len(op.get_inputs()) else None
+        if folded is not None:
+            new_operands.append(folded)
+            folded_fills.append(value)
+        else:
+            pack = build_pack(value, inner_pos, inner_tiles, None, insert)
+            packs.append(pack)
+            new_operands.append(pack.results[0])
         layouts.append((inner_pos, inner_tiles))
 
     num_inputs = len(generic.inputs)
@@ -202,11 +230,17 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
         if layout is None:
             replacements.append(result)
             continue
-        unpack = UnPackOp(result, init, layout[0], layout[1])
+        fill = init.owner if init in folded_fills else None
+        # an unpack overwrites its whole destination: unpack into the fill's own init
+        dest = fill.operands[1] if isinstance(fill, Operation) else init
+        unpack = UnPackOp(result, dest, layout[0], layout[1])
         Rewriter.insert_op(unpack, insert)
         unpacks.append(unpack)
         replacements.append(unpack.results[0])
     Rewriter.replace_op(generic, [], replacements)
+    for init in folded_fills:
+        if isinstance(init.owner, Operation) and not init.uses:
+            Rewriter.erase_op(init.owner)
     return PackResult(packed_generic, packs, unpacks)
 
 

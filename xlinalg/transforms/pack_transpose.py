@@ -90,6 +90,16 @@ def _rebuild(generic: GenericOp, operand_index: int, value: SSAValue, map_: Affi
     return new
 
 
+def _erase_dead_pack(pack: PackOp) -> None:
+    """Erase the replaced pack and its destination `tensor.empty` when nothing else uses them."""
+    if pack.results[0].uses:
+        return
+    dest = pack.dest.owner
+    Rewriter.erase_op(pack)
+    if isinstance(dest, Operation) and dest.name == "tensor.empty" and not dest.results[0].uses:
+        Rewriter.erase_op(dest)
+
+
 def pack_transpose(target: Operation, compute: Operation, outer_perm: Sequence[int],
                    inner_perm: Sequence[int]) -> PackTransposeResult:
     if not outer_perm and not inner_perm:
@@ -117,8 +127,7 @@ def _transpose_pack(pack: PackOp, generic: GenericOp, outer_perm: Sequence[int],
     new_map = _transposed_map(generic.get_indexing_maps()[uses[0]], rank, outer_perm, inner_perm)
     new_generic = _rebuild(generic, uses[0], new_pack.results[0], new_map)
     Rewriter.replace_op(generic, new_generic)
-    if not pack.results[0].uses:
-        Rewriter.erase_op(pack)
+    _erase_dead_pack(pack)
     return PackTransposeResult(new_generic, new_pack, None)
 
 
@@ -145,8 +154,7 @@ def _transpose_unpack(unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence
     Rewriter.insert_op(new_unpack, InsertPoint.before(unpack))
     Rewriter.replace_op(unpack, [], [new_unpack.results[0]])
     Rewriter.replace_op(generic, [], list(new_generic.res))
-    if not pack.results[0].uses:
-        Rewriter.erase_op(pack)
+    _erase_dead_pack(pack)
     return PackTransposeResult(new_generic, new_pack, new_unpack)
 
 
