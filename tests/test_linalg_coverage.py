@@ -130,7 +130,14 @@ def test_linalg_ext_tests_parametrize_over_the_library_lists() -> None:
     assert _parametrized_over(test_linalg_ext_layout.test_tiled_padded_pack) is cases.PACK_TILES
     assert _parametrized_over(test_linalg_ext_layout.test_tiled_unpack_drops_padding) is cases.UNPACK_TILES
     rows = {r.op: r for r in coverage_rows()}
-    assert rows["iree_linalg_ext.sort"].parse == "yes+iree" and rows["iree_linalg_ext.sort"].tiled == "f32"
+    import test_linalg_ext_dtypes
+    import test_tiling_interface_ext_tensors
+
+    assert _parametrized_over(test_linalg_ext_dtypes.test_dtype) is cases.DTYPE_CASES
+    assert (_parametrized_over(test_tiling_interface_ext_tensors.test_tensor_tiling_matches_numpy)
+            is cases.TENSOR_TILED_CASES)
+    assert rows["iree_linalg_ext.sort"].parse == "yes+iree"
+    assert rows["iree_linalg_ext.sort"].tiled == "f16,f32,f64,i32"
     assert rows["iree_linalg_ext.attention"].parse == "yes"  # not in IREE 3.13's syntax any more
     assert rows["iree_linalg_ext.set_encoding"].run == "-"
     assert rows["iree_linalg_ext.scatter"].verify == "5 rules"

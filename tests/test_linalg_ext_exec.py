@@ -8,6 +8,7 @@ import pytest
 
 import xlinalg
 from xlinalg.dialects.iree_linalg_ext.cases import (
+    EXEC,
     FFT_CASES,
     REVERSE_TILES,
     SCAN_CASES,
@@ -15,6 +16,7 @@ from xlinalg.dialects.iree_linalg_ext.cases import (
     SCATTER_TILES,
     SORT_TILES,
     TOPK_CASES,
+    exercised,
 )
 from xlinalg.reference.function import run_function
 
@@ -35,7 +37,11 @@ module attributes {{transform.with_named_sequence}} {{
 
 def run_both(src: str, args: list[np.ndarray], schedule: str | None = None,
              entry: str = "f") -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """(arrays after the compiled kernel, arrays after the NumPy reference)."""
+    """(arrays after the compiled kernel, arrays after the NumPy reference). The kernel's
+    ext ops must run in the element type `cases.EXEC` declares for them (the coverage
+    table's run/tiled columns)."""
+    declared = {(op, elt) for op, (elt, _) in EXEC.items()}
+    assert exercised(xlinalg.parse(src)) <= declared, exercised(xlinalg.parse(src)) - declared
     native = [a.copy() for a in args]
     xlinalg.compile(src, schedule=schedule, entry=entry)(*native)
     reference = [a.copy() for a in args]

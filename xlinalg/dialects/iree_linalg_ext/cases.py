@@ -18,6 +18,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from xdsl.dialects.builtin import ShapedType
+from xdsl.ir import Operation
+
 from xlinalg.dialects.iree_linalg_ext.samples import REGION_ADD, REGION_CMP, SAMPLES
 
 if TYPE_CHECKING:
@@ -163,6 +166,12 @@ FORALL_CASES: list[tuple[str, str]] = [
     ("fft", "num_threads [2]"),
 ]
 
+#: (op, element type) of `tests/test_linalg_ext_dtypes.py::test_dtype`: each kernel tiled
+#: with non-dividing sizes, compiled and checked against NumPy
+DTYPE_CASES: list[tuple[str, str]] = [
+    (op, t) for op in ("sort", "scan", "reverse", "topk", "scatter") for t in ("f16", "f64", "i32")
+]
+
 _WINOGRAD_TILES = [c[2] for c in WINOGRAD_CASES]
 #: op -> (element type of the test kernels, the tile-size entries of its execution tests)
 EXEC: dict[str, tuple[str, Sequence[list[int] | None]]] = {
@@ -188,6 +197,25 @@ def ops_in(body: str) -> list[str]:
     return list(dict.fromkeys(n for n in _OP.findall(body) if n not in ("yield", "encoding")))
 
 
+def exercised(module: Operation) -> set[tuple[str, str]]:
+    """(op without prefix, element type of its first shaped operand) of every
+    `iree_linalg_ext` compute op in `module`: what a test's kernel really runs."""
+    found = set()
+    for op in module.walk():
+        if op.name.startswith("iree_linalg_ext.") and op.name != "iree_linalg_ext.yield":
+            shaped = next((o.type for o in op.operands if isinstance(o.type, ShapedType)), None)
+            if shaped is not None:
+                found.add((op.name.removeprefix("iree_linalg_ext."), str(shaped.get_element_type())))
+    return found
+
+
+_DTYPE_ORDER = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64")
+
+
+def _types(found: set[str]) -> str:
+    return ",".join(sorted(found, key=_DTYPE_ORDER.index)) if found else "-"
+
+
 def coverage_rows() -> list[CoverageRow]:
     """One row per `iree_linalg_ext` op a test exercises (registered with `xlinalg.coverage`)."""
     from xlinalg.coverage import CoverageRow
@@ -204,18 +232,21 @@ def coverage_rows() -> list[CoverageRow]:
     for name in sorted(set(parsed) | set(rules) | set(EXEC)):
         parse = "-" if name not in parsed else ("yes+iree" if parsed[name] else "yes")
         elt, tiles = EXEC.get(name, ("", []))
+        run = ({elt} if tiles else set()) | {t for op, t in DTYPE_CASES if op == name}
+        tiled = ({elt} if any(t is not None for t in tiles) else set()) | {
+            t for op, t in DTYPE_CASES if op == name}
+        if any(op == name for op, _ in TENSOR_TILED_CASES):
+            tiled.add("f32")  # test_tiling_interface_ext_tensors.py's kernels are f32
         rows.append(CoverageRow(
             f"iree_linalg_ext.{name}", parse,
-            f"{rules[name]} rules" if name in rules else "-", "-",
-            elt if tiles else "-",
-            elt if any(t is not None for t in tiles) else "-",
+            f"{rules[name]} rules" if name in rules else "-", "-", _types(run), _types(tiled),
         ))
     return rows
 
 
 __all__ = [
-    "ATTENTION_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
+    "ATTENTION_CASES", "DTYPE_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
     "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TENSOR_TILED_CASES", "TOPK_CASES",
     "UNPACK_TILES",
-    "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "ops_in",
+    "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "exercised", "ops_in",
 ]
