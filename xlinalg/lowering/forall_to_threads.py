@@ -134,15 +134,9 @@ def i8_type() -> IntegerType:
 
 
 def _slot_bytes(t: Attribute) -> int:
+    """Bytes of a captured value: a memref descriptor, else the value itself."""
     if isinstance(t, MemRefType):
         return 8 * (3 + 2 * len(t.get_shape()))
-    if isinstance(t, IndexType):
-        return 8
-    if isinstance(t, VectorType):
-        count = 1
-        for d in t.get_shape():
-            count *= d
-        return count * element_size(t.get_element_type())
     return element_size(t)
 
 

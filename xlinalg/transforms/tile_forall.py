@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import ArrayAttr, IndexType, MemRefType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import AffineExpr
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.scf import ForallOp, InParallelOp
@@ -157,6 +157,24 @@ def _check_memref_operands(op: StructuredOpInterface, tiled_dims: set[int]) -> N
             raise _fail(f"tile_using_forall: cannot take a strided subview of {value.type}")
 
 
+def extract_tile(
+    builder: IndexBuilder,
+    value: SSAValue,
+    amap: AffineMap,
+    offsets: Sequence[OpFoldResult],
+    extents: Sequence[OpFoldResult],
+) -> tuple[SSAValue, list[OpFoldResult], list[OpFoldResult]]:
+    """`tensor.extract_slice` of `value` (indexed by `amap`) covering the tile at `offsets`
+    with `extents`; returns it with its offsets and sizes."""
+    slice_offsets, slice_sizes = slice_parameters(builder, amap, offsets, extents)
+    extract = tensor.ExtractSliceOp(
+        value, list(slice_offsets), list(slice_sizes), [1] * len(slice_sizes),
+        _slice_type(value.type, slice_sizes),
+    )  # fmt: skip
+    builder.insert(extract)
+    return extract.result, slice_offsets, slice_sizes
+
+
 def tile_using_forall(
     op: Operation,
     *,
@@ -249,13 +267,8 @@ def tile_using_forall(
         if not tensors:
             new_operands.append(_tile_operand(inner, value, amap, offsets, extents))
             continue
-        slice_offsets, slice_sizes = slice_parameters(inner, amap, offsets, extents)
-        extract = tensor.ExtractSliceOp(
-            value, list(slice_offsets), list(slice_sizes), [1] * len(slice_sizes),
-            _slice_type(value.type, slice_sizes),
-        )  # fmt: skip
-        inner.insert(extract)
-        new_operands.append(extract.result)
+        extract, slice_offsets, slice_sizes = extract_tile(inner, value, amap, offsets, extents)
+        new_operands.append(extract)
         if is_output:
             out_slices.append((slice_offsets, slice_sizes))
 

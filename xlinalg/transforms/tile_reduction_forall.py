@@ -41,10 +41,8 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.split_reduction import _combiner, _neutral
-from xlinalg.transforms.tile import slice_parameters
-from xlinalg.transforms.tile_forall import _Index, _needs_clamp
+from xlinalg.transforms.tile_forall import _Index, _needs_clamp, extract_tile
 from xlinalg.transforms.tile_tensor import (
-    _slice_type,
     check_tensor_structured_op,
     tensor_loop_ranges,
 )
@@ -136,13 +134,7 @@ def tile_reduction_using_forall(
         if shape_of(value.type) is None or r not in {d for e in amap.results for d in e.used_dims()}:
             new_inputs.append(value)
             continue
-        slice_offsets, slice_sizes = slice_parameters(inner, amap, offsets, extents)
-        extract = tensor.ExtractSliceOp(
-            value, list(slice_offsets), list(slice_sizes), [1] * len(slice_sizes),
-            _slice_type(value.type, slice_sizes),
-        )  # fmt: skip
-        inner.insert(extract)
-        new_inputs.append(extract.result)
+        new_inputs.append(extract_tile(inner, value, amap, offsets, extents)[0])
     column_offsets: list[SSAValue | int] = [*([0] * len(out_shape)), iv]
     column_sizes: list[SSAValue | int] = [*out_sizes, 1]
     ones = [1] * (len(out_shape) + 1)
