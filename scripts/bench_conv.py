@@ -48,7 +48,7 @@ from xlinalg.backend.peak import measure_fma_peak_gflops
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_matmul import _median_compile_seconds, tune  # noqa: E402  (the shared tuning helpers)
+from bench_matmul import _median_compile_seconds, tune
 
 
 @dataclass(frozen=True)

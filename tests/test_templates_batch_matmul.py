@@ -30,8 +30,8 @@ func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
 
 
 KNOBS = [
-    dict(tile_m=32, tile_n=64, tile_k=64, reg_m=4, reg_n=16, reg_k=1, cache_order=0, unroll_k=0),
-    dict(tile_m=64, tile_n=128, tile_k=64, reg_m=8, reg_n=32, reg_k=2, cache_order=1, unroll_k=1),
+    {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1, "cache_order": 0, "unroll_k": 0},
+    {"tile_m": 64, "tile_n": 128, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 1, "unroll_k": 1},
 ]
 
 

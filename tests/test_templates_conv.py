@@ -5,7 +5,6 @@ not, stride 1 and 2 (not timed)."""
 from __future__ import annotations
 
 import pytest
-
 from support import REPO
 from test_conv_vectorize import conv_payload
 
@@ -22,10 +21,10 @@ TESTED_OPS = [
 ]
 
 KNOBS = [
-    dict(reg_w=4, reg_f=16, reg_c=4, cache_c=32, cache_order=0, pack_filter=0),
-    dict(reg_w=8, reg_f=32, reg_c=8, cache_c=32, cache_order=0, pack_filter=1),
-    dict(reg_w=7, reg_f=48, reg_c=16, cache_c=64, cache_order=1, pack_filter=1),
-    dict(reg_w=2, reg_f=64, reg_c=32, cache_c=64, cache_order=2, pack_filter=0),
+    {"reg_w": 4, "reg_f": 16, "reg_c": 4, "cache_c": 32, "cache_order": 0, "pack_filter": 0},
+    {"reg_w": 8, "reg_f": 32, "reg_c": 8, "cache_c": 32, "cache_order": 0, "pack_filter": 1},
+    {"reg_w": 7, "reg_f": 48, "reg_c": 16, "cache_c": 64, "cache_order": 1, "pack_filter": 1},
+    {"reg_w": 2, "reg_f": 64, "reg_c": 32, "cache_c": 64, "cache_order": 2, "pack_filter": 0},
 ]
 
 

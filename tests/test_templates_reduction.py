@@ -31,9 +31,9 @@ func.func @f(%in: memref<{m}x{n}xf32>, %out: memref<{m}xf32>) {{
 
 
 @pytest.mark.parametrize("knobs", [
-    dict(reg_m=4, tile_n=64, reg_k=1, strategy=0),
-    dict(reg_m=2, tile_n=128, reg_k=4, strategy=1),
-    dict(reg_m=8, tile_n=64, reg_k=2, strategy=1),
+    {"reg_m": 4, "tile_n": 64, "reg_k": 1, "strategy": 0},
+    {"reg_m": 2, "tile_n": 128, "reg_k": 4, "strategy": 1},
+    {"reg_m": 8, "tile_n": 64, "reg_k": 2, "strategy": 1},
 ], ids=["multi_reduction", "split-4", "split-2"])
 @pytest.mark.parametrize("combiner", ["arith.addf", "arith.maximumf"])
 def test_reduction_template_matches_reference(knobs: dict, combiner: str) -> None:
@@ -49,7 +49,7 @@ def test_reduction_template_matches_reference(knobs: dict, combiner: str) -> Non
 
 def test_reduction_template_odd_rows() -> None:
     kernel = xlinalg.compile(reduce_payload(13, 96), schedule=SPACE,
-                             knobs=dict(reg_m=4, tile_n=64, reg_k=2, strategy=1))
+                             knobs={"reg_m": 4, "tile_n": 64, "reg_k": 2, "strategy": 1})
     args = kernel.make_inputs(seed=6)
     result = kernel.check(*args)
     assert result.ok, result.message

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     IntegerAttr,
     IntegerType,
     TensorType,
@@ -49,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.decompose import _ints
 
 Exprs = tuple[AffineExpr, ...]
 
@@ -141,11 +141,9 @@ def _fail(message: str) -> TransformFailure:
     return TransformFailure(message, silenceable=True)
 
 
-def _ints(op: Operation, name: str) -> list[int]:
-    attr = op.properties.get(name) or op.attributes.get(name)
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        return [int(v) for v in attr.get_values()]
-    return [1, 1]
+def _attr_ints(op: Operation, name: str) -> list[int]:
+    """The op's strides or dilations (1, 1 when absent)."""
+    return _ints(op.properties.get(name) or op.attributes.get(name), [1, 1])
 
 
 def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
@@ -208,7 +206,7 @@ def _check(op: Operation) -> tuple[_Layout, _Geometry, Attribute]:
     elements = {v.type.element_type for v in operands}  # type: ignore[attr-defined]
     if len(elements) != 1:
         raise _fail("convolutions with mixed element types are not converted")
-    geometry = layout.geometry(shapes, _ints(op, "strides"), _ints(op, "dilations"))
+    geometry = layout.geometry(shapes, _attr_ints(op, "strides"), _attr_ints(op, "dilations"))
     return layout, geometry, elements.pop()
 
 

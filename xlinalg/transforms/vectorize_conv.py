@@ -46,34 +46,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    IntegerType,
-    MemRefType,
-    VectorType,
-)
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms import vector_builders as vb
-from xlinalg.transforms.vectorize import _body, _contraction_body, _Emitter, vector_sizes_for
+from xlinalg.transforms.decompose import _ints
+from xlinalg.transforms.vectorize import _body, _contraction_body, _Emitter, _fail, vector_sizes_for
 
 CONV_1D_OPS = ("linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc")
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def _int_attr(op: Operation, name: str) -> int:
-    attr = op.properties.get(name) or op.attributes.get(name)
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        values = [int(v) for v in attr.get_values()]
-        return values[0]
-    return 1
+    """The single stride or dilation of a 1-D convolution (1 when absent)."""
+    return _ints(op.properties.get(name) or op.attributes.get(name), [1])[0]
 
 
 def check_conv_vectorizable(
