@@ -10,7 +10,7 @@ becomes the constant 0. After tiling a packed op by 1 on its outer dims this
 turns e.g. the 5-D tile `(1, 1, k, m0, n0)` of a packed matmul into the 3-D
 `(k, m0, n0)` contraction that vectorization lowers to outer products.
 
-Ops on tensors, with dynamic loop ranges or without unit loops are left alone
+Ops on tensors or without static unit loops are left alone
 (patterns apply where they match). Returns the number of ops rewritten.
 """
 
@@ -50,7 +50,7 @@ def fold_unit_dims(op: GenericOp) -> GenericOp | None:
         return None
     ranges = op.get_static_loop_ranges()
     unit = [d for d, r in enumerate(ranges) if r == 1]
-    if not unit or any(r is None for r in ranges):
+    if not unit:
         return None
     renumber = {}
     for d in range(len(ranges)):

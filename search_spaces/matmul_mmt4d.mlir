@@ -1,0 +1,83 @@
+// Data tiling of linalg.matmul on tensors (f32, AVX-512): pack into mmt4d form, then a
+// register-blocked micro-kernel on the packed panels. The packs are part of the kernel
+// (as IREE's data tiling), so every call packs A and B again.
+//
+// 1. pack M by m0 and N by n0 (K stays whole: k0 = 1): A -> M1×K×m0, B -> K×N1×n0,
+//    C -> M1×N1×m0×n0; pack_transpose puts B's panels first (N1×K×n0: each n0-wide
+//    panel of B is contiguous, the fix for B streamed with a large stride);
+//    the fill of C becomes a fill of the packed C;
+// 2. bufferize;
+// 3. cache tiles (tm1 blocks of m0 rows, tn1 panels of n0 columns, tk) in a tunable
+//    order, then the register block: one m0×n0 block of C, rk steps of k;
+// 4. drop the unit loops (fold_unit_extent_dims_via_slices): the block is a
+//    (k, m0, n0) contraction; vectorize it, hoist the C block out of the k loop
+//    (m0·n0/16 accumulators in zmm registers), outer products -> broadcast + FMA;
+// 5. tile the unpack of C by its inner tiles (one m0×n0 block per step: the loop form of
+//    a whole-matrix unpack divides every index, which LLVM turns into gathers).
+// m0 * n0 / 16 accumulators must leave registers for the B rows and broadcasts: at most 24.
+// rk >= 2: a k step of 1 would be a unit loop folded away (the block becomes an
+// elementwise multiply-add, mul + add instead of FMA).
+//
+// xlinalg.constraint: m0 * n0 <= 384
+// xlinalg.constraint: tk % rk == 0
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+
+    %m0 = transform.tune.knob<"m0"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
+    %n0 = transform.tune.knob<"n0"> options = [16, 32, 48, 64] -> !transform.param<i64>
+    %tm = transform.tune.knob<"tm1"> options = [1, 2, 4, 8, 16, 32] -> !transform.param<i64>
+    %tn = transform.tune.knob<"tn1"> options = [1, 2, 4, 8, 16] -> !transform.param<i64>
+    %tk = transform.tune.knob<"tk"> options = [64, 128, 256, 512, 1024] -> !transform.param<i64>
+    %rk = transform.tune.knob<"rk"> options = [2, 4, 8] -> !transform.param<i64>
+
+    %packed = transform.structured.pack %mm packed_sizes = [%m0, %n0, 0]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>) -> !transform.op<"linalg.generic">
+    %pack_b = transform.get_producer_of_operand %packed[1]
+      : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack">
+    %g, %pb, %ub = transform.structured.pack_transpose %pack_b with_compute_op(%packed) outer_perm = [1, 0]
+      : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">)
+      -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op)
+
+    %b = transform.bufferization.one_shot_bufferize %root {bufferize_function_boundaries = true}
+      : (!transform.any_op) -> !transform.any_op
+    %mmt4d = transform.structured.match ops{["linalg.generic"]} in %b
+      : (!transform.any_op) -> !transform.any_op
+
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %mmt4d tile_sizes [%tm, %tn, %tk, 0, 0] interchange = [0, 1, 2, 3, 4]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.tile_using_for %mmt4d tile_sizes [%tm, %tn, %tk, 0, 0] interchange = [1, 0, 2, 3, 4]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+    %reg, %rl:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+
+    %f = transform.structured.match ops{["func.func"]} in %b : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.any_op
+    // the folded block (k, m0, n0); vector sizes mask a partial k step at the end of K
+    %block = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %block vector_sizes [%rk, %m0, %n0]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+
+    %unpack = transform.structured.match ops{["linalg.unpack"]} in %b : (!transform.any_op) -> !transform.any_op
+    %ut, %ul:2 = transform.structured.tile_using_for %unpack tile_sizes [%m0, %n0]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op)
+
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.yield
+  }
+}
