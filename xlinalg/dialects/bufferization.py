@@ -7,11 +7,11 @@ memory space (`bufferize_to_allocation`) verifies. This one follows upstream:
 
 ```
 %r = bufferization.materialize_in_destination %t in %dest : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
-bufferization.materialize_in_destination %t in restrict writable %m : (tensor<10xf32>, memref<10xf32, 1>) -> ()
+bufferization.materialize_in_destination %t in writable %m : (tensor<10xf32>, memref<10xf32, 1>) -> ()
 ```
 Source and destination must have the same shape and element type; a tensor
 destination gives a result of its type, a memref destination none (and then
-`restrict writable` are required, as upstream).
+`writable` is required, as upstream).
 """
 
 from __future__ import annotations
@@ -51,9 +51,7 @@ class MaterializeInDestinationOp(IRDLOperation):
 
     def __init__(self, source: SSAValue, dest: SSAValue) -> None:
         on_memref = isinstance(dest.type, MemRefType)
-        props: dict[str, Attribute] = (
-            {"restrict": UnitAttr(), "writable": UnitAttr()} if on_memref else {}
-        )
+        props: dict[str, Attribute] = {"writable": UnitAttr()} if on_memref else {}
         super().__init__(
             operands=[source, dest],
             result_types=[[] if on_memref else [dest.type]],
@@ -86,10 +84,8 @@ class MaterializeInDestinationOp(IRDLOperation):
         else:
             if self.result is not None:
                 raise VerifyException(f"'{self.name}': a memref destination gives no result")
-            if self.restrict is None or self.writable is None:
-                raise VerifyException(
-                    f"'{self.name}': a memref destination must be 'restrict writable'"
-                )
+            if self.writable is None:
+                raise VerifyException(f"'{self.name}': a memref destination must be 'writable'")
 
 
 @irdl_op_definition

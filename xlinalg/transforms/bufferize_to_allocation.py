@@ -9,12 +9,12 @@ becomes
 ```
 %0 = "some_op"() : () -> (tensor<10xf32>)
 %1 = memref.alloc() : memref<10xf32>
-bufferization.materialize_in_destination %0 in restrict writable %1 : (tensor<10xf32>, memref<10xf32>) -> ()
+bufferization.materialize_in_destination %0 in writable %1 : (tensor<10xf32>, memref<10xf32>) -> ()
 %2 = bufferization.to_tensor %1 restrict writable : memref<10xf32> to tensor<10xf32>
 "some_use"(%2) : (tensor<10xf32>) -> ()
 ```
 The spec's `memref.tensor_store %0, %1` was removed from upstream MLIR and
-replaced by `bufferization.materialize_in_destination ... restrict writable`,
+replaced by `bufferization.materialize_in_destination ... writable`,
 which is what we emit by default (`memcpy_op`); `memref.copy` and
 `linalg.copy` (both from a `bufferization.to_buffer` of the tensor) are the
 other choices, `memref.alloca` the other `alloc_op`, `memory_space` goes on
@@ -99,7 +99,13 @@ class _Emitter:
 
     def alloc(self, value_type: Attribute, sizes: Sequence[SSAValue], options: AllocationOptions) -> SSAValue:
         cls = memref.AllocaOp if options.alloc_op == "memref.alloca" else memref.AllocOp
-        alloc = cls(list(sizes), [], _memref_type(value_type, options.memory_space))
+        memref_type = _memref_type(value_type, options.memory_space)
+        alloc = cls.get(
+            memref_type.get_element_type(),
+            shape=memref_type.get_shape(),
+            dynamic_sizes=list(sizes),
+            memory_space=memref_type.memory_space,
+        )
         self.add(alloc)
         return alloc.results[0]
 
