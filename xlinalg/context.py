@@ -24,11 +24,12 @@ from xlinalg.dialects.vector import Vector
 def all_dialects() -> list[Dialect]:
     """Every dialect xlinalg understands, in registration order."""
     from xlinalg.dialects.bufferization import Bufferization
+    from xlinalg.dialects.gpu import GPU
     from xlinalg.dialects.iree_linalg_ext import IreeLinalgExt
     from xlinalg.dialects.transform import TRANSFORM_DIALECTS
 
     return [Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Affine, Cf, LLVM, Linalg, Vector,
-            *TRANSFORM_DIALECTS, IreeLinalgExt, Bufferization]
+            *TRANSFORM_DIALECTS, IreeLinalgExt, Bufferization, GPU]
 
 
 @cache

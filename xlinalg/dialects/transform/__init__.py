@@ -8,6 +8,7 @@ from xdsl.dialects.pdl import PDL
 from xdsl.ir import Dialect
 
 from xlinalg.dialects.transform.bufferization import TransformBufferization
+from xlinalg.dialects.transform.gpu import TransformGPU
 from xlinalg.dialects.transform.core import (
     CONSUMED,
     READONLY,
@@ -38,6 +39,7 @@ TRANSFORM_DIALECTS: list[Dialect] = [
     TransformTune,
     TransformVector,
     TransformBufferization,
+    TransformGPU,
 ]
 
 __all__ = [

@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.dialects.transform import OperationType, TransformHandleType
-from xdsl.ir import Attribute, Dialect
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -31,7 +31,7 @@ from xdsl.irdl import (
     opt_result_def,
     result_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -168,12 +168,7 @@ class OneShotBufferizeOp(IRDLOperation):
             inputs, result_types = parse_functional_or_plain_type(parser, 1, 1)
             target = parser.resolve_operand(target_name, inputs[0])
         else:  # the spec's form has no types: the operand is defined above
-            defined = parser.ssa_values.get(target_name.operand_name)
-            if defined is None or target_name.index >= len(defined):
-                parser.raise_error(
-                    f"'{cls.name}' without a type needs %{target_name.operand_name} defined before it"
-                )
-            target = defined[target_name.index]
+            target = resolve_defined_operand(parser, target_name, cls.name)
         op = cls.create(
             operands=[target], result_types=result_types, properties=props, attributes=attrs
         )
@@ -203,6 +198,15 @@ def _parse_entries(parser: Parser, closing: str) -> dict[str, Attribute]:
     return entries
 
 
+def resolve_defined_operand(parser: Parser, name: UnresolvedOperand, op_name: str) -> SSAValue:
+    """An operand of the spec's type-less syntax: it must be defined above (its type is
+    that definition's)."""
+    defined = parser.ssa_values.get(name.operand_name)
+    if defined is None or name.index >= len(defined):
+        parser.raise_error(f"'{op_name}' without a type needs %{name.operand_name} defined before it")
+    return defined[name.index]
+
+
 TransformBufferization = Dialect(
     "transform.bufferization", [EmptyTensorToAllocTensorOp, OneShotBufferizeOp], []
 )
@@ -213,4 +217,5 @@ __all__ = [
     "EmptyTensorToAllocTensorOp",
     "OneShotBufferizeOp",
     "TransformBufferization",
+    "resolve_defined_operand",
 ]

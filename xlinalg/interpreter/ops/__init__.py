@@ -7,6 +7,7 @@ from xlinalg.interpreter.ops import (
     core,
     forall,
     fusion,
+    gpu,
     handles,
     loop,
     pack,
@@ -19,4 +20,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["bufferization", "control", "conv", "core", "forall", "fusion", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]
+__all__ = ["bufferization", "control", "conv", "core", "forall", "fusion", "gpu", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]

@@ -1,0 +1,241 @@
+"""transform.gpu.map_forall_to_blocks / map_nested_forall_to_threads: the IR matches what
+`iree-opt --transform-interpreter` produces for the same input (launch sizes, ids,
+predicates, barriers, op sequence), every failure mode with upstream's message and
+silenceable/definite kind, consumed handles, and the behaviour of the mapped kernel (the
+launch run sequentially over every block and thread) equals the forall's."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from xdsl.dialects import arith
+
+import xlinalg
+from xlinalg.dialects.gpu import LaunchOp
+from xlinalg.errors import TransformFailure, VerifyFailure
+
+TESTED_OPS = ["transform.gpu.map_forall_to_blocks", "transform.gpu.map_nested_forall_to_threads"]
+
+IREE = shutil.which("iree-opt")
+
+LAUNCH = """func.func @f(%x: memref<64x64xf32>, %n: index, %t: tensor<8xf32>) {{
+  %one = arith.constant 1 : index
+  gpu.launch blocks(%ba, %bb, %bc) in (%bd = %one, %be = %one, %bf = %one) threads(%tx, %ty, %tz) in (%sx = %one, %sy = %one, %sz = %one) {{
+{body}
+    gpu.terminator
+  }}
+  return
+}}
+"""
+FUNC = """func.func @f(%x: memref<64x64xf32>, %n: index) {{
+{body}
+  return
+}}
+"""
+
+
+def forall(mapping: str = "#gpu.thread<y>, #gpu.thread<x>", bounds: str = "in (7, 9)",
+           ivs: str = "%i, %j", idx: str = "%i, %j", value: str = "1.0") -> str:
+    return f"""    scf.forall ({ivs}) {bounds} {{
+      %v = memref.load %x[{idx}] : memref<64x64xf32>
+      %c = arith.constant {value} : f32
+      %w = arith.addf %v, %c : f32
+      memref.store %w, %x[{idx}] : memref<64x64xf32>
+    }} {{mapping = [{mapping}]}}"""
+
+
+def schedule(match: str, op: str, mode: str = "propagate") -> str:
+    return f"""module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
+    transform.sequence %root : !transform.any_op failures({mode}) {{
+    ^bb0(%r: !transform.any_op):
+      %m = transform.structured.match ops{{["{match}"]}} in %r : (!transform.any_op) -> !transform.any_op
+      %o = {op} : (!transform.any_op) -> !transform.any_op
+    }}
+    transform.yield
+  }}
+}}
+"""
+
+
+def threads(dims: str, extra: str = "") -> tuple[str, str]:
+    return "gpu.launch", f"transform.gpu.map_nested_forall_to_threads %m block_dims = [{dims}]{extra}"
+
+
+def blocks(extra: str) -> tuple[str, str]:
+    return "func.func", f"transform.gpu.map_forall_to_blocks %m {extra}"
+
+
+# name -> (payload, (match, op))
+SUCCEEDS = {
+    "threads_spec_example": (LAUNCH.format(body=forall() + "\n" + forall("#gpu.thread<x>", "in (12)", "%i", "%i, %i")), threads("12, 9, 1")),
+    "threads_no_sync": (LAUNCH.format(body=forall() + "\n" + forall()), threads("12, 9, 1", " sync_after_distribute = false")),
+    "threads_exact": (LAUNCH.format(body=forall()), threads("9, 7, 1")),
+    "threads_linear": (LAUNCH.format(body=forall("#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>")), threads("12, 9, 1")),
+    "threads_constant_bounds": (LAUNCH.format(body="    %c7 = arith.constant 7 : index\n    %c9 = arith.constant 9 : index\n" + forall(bounds="in (%c7, %c9)")), threads("12, 9, 1")),
+    "blocks_generate": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")), blocks("generate_gpu_launch")),
+    "blocks_grid_dims": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")), blocks("generate_gpu_launch grid_dims = [8, 8, 1]")),
+    "blocks_in_launch": (LAUNCH.format(body=forall("#gpu.block<x>", "in (5)", "%i", "%i, %i")), ("gpu.launch", "transform.gpu.map_forall_to_blocks %m grid_dims = [6, 1, 1]")),
+    "blocks_then_nested_threads": (FUNC.format(body="""    scf.forall (%i) in (4) {
+      scf.forall (%j) in (8) {
+        %v = memref.load %x[%i, %j] : memref<64x64xf32>
+        memref.store %v, %x[%j, %i] : memref<64x64xf32>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}"""), blocks("generate_gpu_launch")),
+}
+
+FAILS = {
+    "not_launch": (LAUNCH.format(body=forall()), ("func.func", threads("12, 9, 1")[1]), True, "Given target is not a gpu.launch"),
+    "too_many_threads": (LAUNCH.format(body=forall()), threads("1200, 9, 1"), True, r"Trying to launch a GPU kernel with grid_dims = \(1, 1, 1\) block_dims = \(1200, 9, 1\). It is larger than the limits."),
+    "fewer_threads": (LAUNCH.format(body=forall()), threads("4, 9, 1"), False, "the number of required parallel resources \\(blocks or threads\\) 63 overflows the number of available resources 36"),
+    "fewer_threads_per_dim": (LAUNCH.format(body=forall()), threads("4, 18, 1"), False, "Trying to map to fewer GPU threads than loop iterations but overprovisioning is not yet supported"),
+    "dynamic": (LAUNCH.format(body=forall(bounds="in (7, %n)")), threads("12, 9, 1"), False, "requires statically sized, normalized forall op"),
+    "tensor": (LAUNCH.format(body="""    %r = scf.forall (%i) in (4) shared_outs(%o = %t) -> (tensor<8xf32>) {
+      scf.forall.in_parallel {
+      }
+    } {mapping = [#gpu.thread<x>]}"""), threads("12, 9, 1"), False, "only bufferized scf.forall can be mapped"),
+    "duplicate": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<x>")), threads("12, 9, 1"), False, "duplicate attribute, cannot map different loops to the same mapping id"),
+    "mixed_kinds": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.block<y>")), threads("12, 9, 1"), False, "cannot mix different mapping types, use nesting"),
+    "mixed_linear": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<linear_dim_0>")), threads("12, 9, 1"), False, "cannot mix linear and non-linear mapping modes"),
+    "non_normalized": (LAUNCH.format(body=forall(bounds="= (2, 0) to (9, 9) step (3, 1)")), threads("12, 9, 1"), False, "unsupported non-normalized loops"),
+    "four_dims": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<y>, #gpu.thread<z>, #gpu.thread<z>", "in (2, 2, 2, 2)", "%i, %j, %k, %l", "%i, %j")), threads("12, 9, 2"), False, "duplicate attribute"),
+    "no_mapping": (LAUNCH.format(body=forall().replace(" {mapping = [#gpu.thread<y>, #gpu.thread<x>]}", "")), threads("12, 9, 1"), False, "scf.forall op requires a mapping attribute"),
+    "block_dims_size": (LAUNCH.format(body=forall()), threads("12, 9"), False, "requires size-3 thread mapping"),
+    "block_mapping_in_threads": (LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")), threads("12, 9, 1"), False, "scf.forall op requires a mapping attribute of kind 'thread' or 'warp'"),
+    "blocks_not_unique": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>") + "\n" + forall("#gpu.block<y>, #gpu.block<x>")), blocks("generate_gpu_launch"), True, "could not find a unique topLevel scf.forall"),
+    "blocks_not_launch": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")), blocks(""), True, "Given target is not gpu.launch, set `generate_gpu_launch` attribute"),
+    "blocks_too_large": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (65536, 65536)")), blocks("generate_gpu_launch"), True, r"grid_dims = \(65536, 65536, 1\) block_dims = \(1, 1, 1\). It is larger than the limits."),
+    "blocks_thread_mapping": (FUNC.format(body=forall()), blocks("generate_gpu_launch"), False, "scf.forall op requires a mapping attribute of kind 'block'"),
+    "blocks_grid_too_small": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")), blocks("generate_gpu_launch grid_dims = [4, 4, 1]"), False, "Trying to map to fewer GPU threads than loop iterations"),
+    "blocks_in_launch_without_grid": (LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")), ("gpu.launch", "transform.gpu.map_forall_to_blocks %m"), False, "transform require size-3 mapping"),
+    "blocks_dynamic": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (7, %n)")), blocks("generate_gpu_launch"), False, "requires statically sized, normalized forall op"),
+}
+
+
+def ours(payload: str, op: tuple[str, str], mode: str = "propagate"):
+    module = xlinalg.parse(payload + schedule(*op, mode))
+    xlinalg.apply_schedule(module, module)
+    return module
+
+
+def iree(payload: str, op: tuple[str, str], mode: str = "propagate") -> subprocess.CompletedProcess[str]:
+    assert IREE is not None
+    return subprocess.run([IREE, "--transform-interpreter", "-"], input=payload + schedule(*op, mode),
+                          capture_output=True, text=True)
+
+
+def launch_summary(module) -> list[tuple]:
+    """Per launch: grid/block sizes (constants) and the op sequence of its body, with the
+    constant of every comparison (constants/affine.apply folded away, names dropped)."""
+    out = []
+    for launch in (op for op in module.walk() if isinstance(op, LaunchOp)):
+        def const(value):
+            owner = value.owner
+            return owner.value.value.data if isinstance(owner, arith.ConstantOp) else "?"
+        sizes = tuple(const(v) for v in (*launch.grid_sizes, *launch.block_sizes))
+        body = []
+        for op in launch.body.walk():
+            if op is launch or op.name in ("arith.constant", "affine.apply", "scf.yield"):
+                continue
+            if op.name == "arith.cmpi":
+                body.append(("cmpi", const(op.operands[1]), op.operands[0].owner.name if not hasattr(op.operands[0], "index") or op.operands[0].owner.name.startswith("gpu.") else "linear"))
+            elif op.name.startswith("gpu.") and op.name.endswith("_id"):
+                body.append((op.name, op.properties["dimension"].data.value))
+            else:
+                body.append((op.name,))
+        out.append((sizes, body))
+    return out
+
+
+@pytest.mark.parametrize("case", list(SUCCEEDS))
+def test_mapping_matches_upstream(case: str) -> None:
+    payload, op = SUCCEEDS[case]
+    module = ours(payload, op)
+    module.verify()
+    mine = launch_summary(module)
+    assert mine and all(not [o for o in l.body.walk() if o.name == "scf.forall" and "thread" in str(o.properties.get("mapping")) and op[1].startswith("transform.gpu.map_nested")] for l in module.walk() if isinstance(l, LaunchOp))
+    if IREE is None:
+        pytest.skip("iree-opt is not installed")
+    done = iree(payload, op)
+    assert done.returncode == 0, done.stderr
+    theirs_module = xlinalg.parse(done.stdout.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
+    assert launch_summary(theirs_module) == mine
+
+
+@pytest.mark.parametrize("case", list(FAILS))
+def test_failure_modes(case: str) -> None:
+    payload, op, silenceable, message = FAILS[case]
+    before = str(xlinalg.parse(payload))
+    with pytest.raises(TransformFailure, match=message) as info:
+        ours(payload, op)
+    assert info.value.silenceable is silenceable
+    if silenceable:  # suppressed: the payload is untouched
+        module = ours(payload, op, "suppress")
+        assert before in str(module).replace("builtin.module {\n", "").replace("\n}", "") or "gpu.thread_id" not in str(module)
+    else:
+        with pytest.raises(TransformFailure, match=message):
+            ours(payload, op, "suppress")
+    if IREE is not None:
+        done = iree(payload, op)
+        assert done.returncode != 0 and message.replace("\\", "").split(" (")[0][:40] in done.stderr.replace("\\", ""), done.stderr
+        suppressed = iree(payload, op, "suppress")
+        assert (suppressed.returncode == 0) is silenceable, suppressed.stderr
+
+
+def test_grid_dims_must_have_three_entries() -> None:
+    payload, op = SUCCEEDS["blocks_generate"]
+    with pytest.raises(VerifyFailure, match="transform requires empty or size-3 grid_dims"):
+        ours(payload, blocks("generate_gpu_launch grid_dims = [9, 7]"))
+
+
+def test_target_is_consumed_and_result_is_the_launch() -> None:
+    payload, (match, op) = SUCCEEDS["blocks_generate"]
+    text = payload + schedule(match, op).replace(
+        "    }\n    transform.yield",
+        '      transform.annotate %o "launched" : !transform.any_op\n'
+        "      %t = transform.gpu.map_nested_forall_to_threads %o block_dims = [1, 1, 1] : (!transform.any_op) -> !transform.any_op\n"
+        "    }\n    transform.yield",
+    )
+    module = xlinalg.parse(text)
+    xlinalg.apply_schedule(module, module)
+    launch = next(op for op in module.walk() if isinstance(op, LaunchOp))
+    assert "launched" in launch.attributes
+    late = text.replace('transform.annotate %o "launched"', 'transform.annotate %m "late"')
+    module = xlinalg.parse(late)
+    with pytest.raises(TransformFailure, match="consumed by 'transform.gpu.map_forall_to_blocks'"):
+        xlinalg.apply_schedule(module, module)
+
+
+ROUND_TRIP = [
+    "%o = transform.gpu.map_forall_to_blocks %m generate_gpu_launch grid_dims = [4, 8, 1] : (!transform.any_op) -> !transform.any_op",
+    "%o = transform.gpu.map_forall_to_blocks %m : (!transform.any_op) -> !transform.any_op",
+    "%o = transform.gpu.map_nested_forall_to_threads %m block_dims = [12, 9, 1] sync_after_distribute = false warp_size = 16 : (!transform.any_op) -> !transform.any_op",
+]
+
+
+@pytest.mark.parametrize("line", ROUND_TRIP)
+def test_round_trip_and_upstream_accepts(line: str) -> None:
+    text = schedule("func.func", line.split(" = ", 1)[1].rsplit(" :", 1)[0])
+    printed = str(xlinalg.parse(text))
+    assert line.split(" = ", 1)[1] in printed
+    if IREE is not None:
+        done = subprocess.run([IREE, "-"], input=printed, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+def test_spec_syntax_without_types() -> None:
+    text = """
+transform.sequence failures(propagate) {
+^bb0(%arg0: !pdl.operation):
+  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!pdl.operation) -> !pdl.operation
+  %l = transform.gpu.map_forall_to_blocks %f { generate_gpu_launch }
+  %t = transform.gpu.map_nested_forall_to_threads %l { block_dims = [8, 1, 1] }
+}
+"""
+    payload, _ = SUCCEEDS["blocks_then_nested_threads"]
+    module = xlinalg.apply_schedule(payload, text)
+    names = [op.name for op in module.walk()]
+    assert "scf.forall" not in names and names.count("gpu.barrier") == 1
