@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Batch matmul and row reduction: tuned templates vs NumPy/OpenBLAS vs IREE, FMA peak.
+
+    python scripts/bench_templates.py [--trials 20] [--rounds 5]
+
+Tunes `search_spaces/batch_matmul.mlir` on examples/batch_matmul_8x256.mlir
+(8 × 256³, f32) and `search_spaces/reduction.mlir` on examples/reduction_rows.mlir
+(row sums of 1024×4096 f32) with the real tuner (`results/bench.db`; rerunning
+resumes), then measures interleaved in this process: the best schedule,
+NumPy (np.matmul on the batch with one OpenBLAS thread / `sum(axis=1)`) and,
+when iree-base-compiler/-runtime are installed, IREE's default CPU compile of
+the same payload on tensors (single-threaded, `local-sync`). Prints GFLOP/s
+(GB/s read for the reduction), the ratio to the FMA peak and the median
+compile seconds per candidate. Noisy machine: compare ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import xlinalg
+from xlinalg.backend.peak import measure_fma_peak_gflops
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_conv import iree_available  # noqa: E402  (shared helpers of the benchmarks)
+from bench_matmul import _median_compile_seconds, tune  # noqa: E402
+
+
+def _tensor_form(memref_payload: str, result: int) -> str:
+    """The memref payload as a tensor function returning operand `result` (for IREE)."""
+    text = "\n".join(line for line in memref_payload.splitlines() if not line.startswith("//"))
+    text = text.replace("memref<", "tensor<")
+    args = re.findall(r"(%\w+): (tensor<[^>]+>)", text.split("{")[0])
+    name, rtype = args[result]
+    head, _, rest = text.partition(") {")
+    body = rest.rsplit("return", 1)[0]
+    if "linalg.reduce" not in body:  # linalg.reduce infers its result types
+        body = re.sub(r"outs\((%\w+) : (tensor<[^>]+>)\)", r"outs(\1 : \2) -> \2", body, count=1)
+    body = body.replace("  linalg.", "  %r = linalg.", 1)
+    return f"{head}) -> {rtype} {{{body}return %r : {rtype}\n}}\n"
+
+
+def iree_seconds(payload: str, entry: str, args: list[np.ndarray], repeats: int = 9) -> float:
+    import iree.runtime as rt
+
+    vmfb = subprocess.run(
+        ["iree-compile", "-", "--iree-hal-target-backends=llvm-cpu",
+         "--iree-llvmcpu-target-cpu=host", "-o", "-"],
+        input=payload.encode(), capture_output=True, check=True,
+    ).stdout
+    ctx = rt.SystemContext(config=rt.Config("local-sync"))
+    ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
+    fn = ctx.modules.module[entry]
+    device_args = [rt.asdevicearray(ctx.config.device, a) for a in args]
+    fn(*device_args)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        fn(*device_args)
+        times.append((time.perf_counter_ns() - start) / 1e9)
+    return statistics.median(times)
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter_ns()
+    fn()
+    return (time.perf_counter_ns() - start) / 1e9
+
+
+CASES = [
+    # name, payload file, entry, space, result operand, work units per call, unit, numpy
+    ("batch_matmul 8x256^3", "batch_matmul_8x256.mlir", "batch_matmul", "batch_matmul.mlir", 2,
+     2.0 * 8 * 256**3, "GFLOP/s", lambda a, b, c: np.matmul(a, b, out=c)),
+    ("row sum 1024x4096", "reduction_rows.mlir", "row_sum", "reduction.mlir", 1,
+     4.0 * 1024 * 4096, "GB/s", lambda x, out: np.sum(x, axis=1, out=out)),
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=20, help="tuning trials per template")
+    parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    (ROOT / "results").mkdir(exist_ok=True)
+    peak = statistics.median(measure_fma_peak_gflops() for _ in range(3))
+    print(f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+    print(f"{'kernel':>22} | {'xlinalg':>8} | {'NumPy 1t':>8} | {'IREE':>8} | {'unit':>7} | "
+          f"{'x/NumPy':>7} | {'x/IREE':>6} | {'x/peak':>6} | {'compile s':>9}", flush=True)
+    use_iree = iree_available()
+    for label, file, entry, space, result, work, unit, numpy_fn in CASES:
+        payload = (ROOT / "examples" / file).read_text()
+        name = f"bench-{file.removesuffix('.mlir')}"
+        schedule = tune(payload, name, args.storage, args.trials, args.seed,
+                        ROOT / "search_spaces" / space)
+        compile_s = _median_compile_seconds(args.storage, name)
+        kernel = xlinalg.compile(payload, schedule=schedule)
+        inputs = kernel.make_inputs(seed=1)
+        if not kernel.check(*inputs).ok:
+            raise SystemExit(f"{label}: wrong result")
+        times: dict[str, list[float]] = {"x": [], "np": [], "iree": []}
+        scratch = [a.copy() for a in inputs]
+        for _ in range(args.rounds):
+            times["x"].append(kernel.time(*scratch).median_s)
+            with threadpool_limits(limits=1, user_api="blas"):
+                times["np"].append(statistics.median(
+                    timed(lambda: numpy_fn(*scratch)) for _ in range(5)))
+            if use_iree:
+                times["iree"].append(iree_seconds(_tensor_form(payload, result), entry, inputs))
+        rate = {k: work / statistics.median(v) / 1e9 if v else float("nan") for k, v in times.items()}
+        x_peak = rate["x"] / peak if unit == "GFLOP/s" else float("nan")
+        print(f"{label:>22} | {rate['x']:8.1f} | {rate['np']:8.1f} | {rate['iree']:8.1f} | "
+              f"{unit:>7} | {rate['x'] / rate['np']:7.2f} | {rate['x'] / rate['iree']:6.2f} | "
+              f"{x_peak:6.2f} | {compile_s:9.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
