@@ -33,8 +33,8 @@ from xlinalg.backend.peak import measure_fma_peak_gflops
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_conv import iree_available  # noqa: E402  (shared helpers of the benchmarks)
-from bench_matmul import _median_compile_seconds, tune  # noqa: E402
+from bench_conv import iree_available  # the shared helpers of the benchmarks
+from bench_matmul import _median_compile_seconds, tune
 
 
 def _tensor_form(memref_payload: str, result: int) -> str:
@@ -42,7 +42,7 @@ def _tensor_form(memref_payload: str, result: int) -> str:
     text = "\n".join(line for line in memref_payload.splitlines() if not line.startswith("//"))
     text = text.replace("memref<", "tensor<")
     args = re.findall(r"(%\w+): (tensor<[^>]+>)", text.split("{")[0])
-    name, rtype = args[result]
+    _, rtype = args[result]
     head, _, rest = text.partition(") {")
     body = rest.rsplit("return", 1)[0]
     if "linalg.reduce" not in body:  # linalg.reduce infers its result types
@@ -117,7 +117,7 @@ def main() -> int:
             times["x"].append(kernel.time(*scratch).median_s)
             with threadpool_limits(limits=1, user_api="blas"):
                 times["np"].append(statistics.median(
-                    timed(lambda: numpy_fn(*scratch)) for _ in range(5)))
+                    timed(lambda f=numpy_fn, a=scratch: f(*a)) for _ in range(5)))
             if use_iree:
                 times["iree"].append(iree_seconds(_tensor_form(payload, result), entry, inputs))
         rate = {k: work / statistics.median(v) / 1e9 if v else float("nan") for k, v in times.items()}
