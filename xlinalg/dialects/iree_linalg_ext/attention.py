@@ -35,7 +35,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import dim_of, insert_tile, parallel_except
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
+    dim_of,
+    domain_tile_of_result,
+    insert_tile,
+    parallel_except,
+)
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
@@ -302,6 +307,14 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         Rewriter.replace_op(self, [], [divide.results[0]])
         assert isinstance(online, AttentionOp)
         return online
+
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        if result_index != 0 or self.is_online:
+            raise tile_failure("'iree_linalg_ext.attention': only the plain form's output has tiles")
+        return domain_tile_of_result(self, builder, self.results[0], offsets, sizes, [0, 1, None])
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:

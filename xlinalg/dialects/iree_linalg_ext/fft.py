@@ -32,6 +32,7 @@ from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
     dim_of,
     domain_of,
+    domain_tile_of_result,
     insert_tile,
     parallel_except,
 )
@@ -137,6 +138,14 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
 
     def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
         return domain_of(builder, self.outputs[0])[:-1]
+
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        dims = list(range(len(offsets) - 1))
+        return domain_tile_of_result(self, builder, self.results[result_index], offsets, sizes,
+                                     dims)
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:

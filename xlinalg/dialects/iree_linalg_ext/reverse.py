@@ -116,6 +116,20 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
         return domain_of(builder, self.inputs[0])
 
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        # the output tile at o comes from the input tile mirrored along the reversed dims
+        full = domain_of(builder, self.outputs[0])
+        n, off, sz = (AffineExpr.dimension(i) for i in range(3))
+        mirrored = [
+            builder.apply(n - off - sz, [full[i], offsets[i], sizes[i]]) if i in set(self.dims())
+            else offsets[i]
+            for i in range(len(offsets))
+        ]
+        return mirrored, list(sizes)
+
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         inp = slice_of(builder, self.inputs[0], offsets, sizes)

@@ -36,9 +36,9 @@ from xlinalg.dialects.iree_linalg_ext.base import (
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import insert_tile
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of
+from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
@@ -112,6 +112,15 @@ class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
 
         em.nest(em.dims(inp), body)
         rewriter.erase_op(self)
+
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        if result_index != 0:
+            raise tile_failure("'iree_linalg_ext.scan': its accumulator needs the whole scan")
+        dims = [None if d == self.dim else d for d in range(len(offsets))]
+        return domain_tile_of_result(self, builder, self.results[0], offsets, sizes, dims)
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:

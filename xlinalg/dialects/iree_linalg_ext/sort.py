@@ -30,9 +30,7 @@ from xlinalg.dialects.iree_linalg_ext.base import (
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    tile_all_operands,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, tile_all_operands
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
@@ -90,6 +88,15 @@ class SortOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         rewriter.erase_op(self)
 
     # ---- TilingInterface ----
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        rank = len(offsets)
+        dims = [None if d == self.dim else d for d in range(rank)]
+        return domain_tile_of_result(self, builder, self.results[result_index], offsets, sizes,
+                                     dims)
+
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         return tile_all_operands(self, builder, offsets, sizes)

@@ -34,6 +34,7 @@ from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
     dim_of,
+    domain_tile_of_result,
     insert_tile,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
@@ -112,6 +113,14 @@ class TopkOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
 
         em.nest(em.dims(values), body)
         rewriter.erase_op(self)
+
+    def get_iteration_domain_tile_from_result_tile(
+        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+        dims = [None if d == self.dim else d for d in range(len(offsets))]
+        return domain_tile_of_result(self, builder, self.results[result_index], offsets, sizes,
+                                     dims)
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
