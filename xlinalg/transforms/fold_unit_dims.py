@@ -17,7 +17,7 @@ Ops on tensors or without static unit loops are left alone
 from __future__ import annotations
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StridedLayoutAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -27,19 +27,28 @@ from xlinalg.transforms.subview_type import subview_result_type
 
 
 def _rank_reduced(value: SSAValue, drop: list[int], before: Operation) -> SSAValue:
+    """A rank-reducing `memref.subview` of the whole of `value` without the dims `drop`."""
     type_ = value.type
     assert isinstance(type_, MemRefType)
     shape = list(type_.get_shape())
-    full = subview_result_type(type_, [0] * len(shape), shape)
-    assert full is not None
-    strides, offset = full.layout.get_strides(), full.layout.get_offset()  # type: ignore[attr-defined]
-    from xdsl.dialects.builtin import StridedLayoutAttr
-
+    full = subview_result_type(type_, [0] * len(shape), [None if s < 0 else s for s in shape])
+    assert full is not None and isinstance(full.layout, StridedLayoutAttr)
+    strides, offset = full.layout.get_strides(), full.layout.get_offset()
     keep = [i for i in range(len(shape)) if i not in drop]
     result_type = MemRefType(type_.element_type, [shape[i] for i in keep],
                              StridedLayoutAttr([strides[i] for i in keep], offset), type_.memory_space)
-    subview = memref.SubviewOp.get(value, [0] * len(shape), shape, [1] * len(shape), result_type)
-    Rewriter.insert_op(subview, InsertPoint.before(before))
+    ops: list[Operation] = []
+    sizes: list[SSAValue | int] = []
+    for dim, size in enumerate(shape):
+        if size >= 0:
+            sizes.append(size)
+            continue
+        index = arith.ConstantOp(IntegerAttr(dim, IndexType()))
+        dim_op = memref.DimOp(value, index.result)
+        ops += [index, dim_op]
+        sizes.append(dim_op.result)
+    subview = memref.SubviewOp.get(value, [0] * len(shape), sizes, [1] * len(shape), result_type)
+    Rewriter.insert_op([*ops, subview], InsertPoint.before(before))
     return subview.result
 
 
