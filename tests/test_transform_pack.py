@@ -90,7 +90,7 @@ def test_spec_example_pack_matmul_2_3_4(shape):
     ]
     assert [str(it) for it in generic.get_iterator_types()] == [
         "parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]
-    ceil = lambda a, b: -(-a // b)  # noqa: E731
+    ceil = lambda a, b: -(-a // b)
     assert generic.inputs[1].type.get_shape() == (ceil(k, 4), ceil(n, 3), 3, 4)
     packs = ops_of(module, PackOp)
     assert [list(p.inner_dims_pos.get_values()) for p in packs] == [[0, 1], [1, 0], [0, 1]]

@@ -348,8 +348,8 @@ STRUCTURED_PACK_OPS: list[type[IRDLOperation]] = [
 ]
 
 __all__ = [
-    "ApplyFoldUnitExtentDimsViaSlicesPatternsOp",
     "STRUCTURED_PACK_OPS",
+    "ApplyFoldUnitExtentDimsViaSlicesPatternsOp",
     "LowerPackOp",
     "LowerUnPackOp",
     "PackGreedilyOp",
