@@ -18,7 +18,7 @@ Packs pad with a zero `padding_value` when a tile does not divide its dim
 `linalg.index` of a packed dim becomes `outer * tile + inner`. An init produced by a
 `linalg.fill` used only by the op is filled in its packed shape instead of packed
 (upstream's FoldFillWithPack canonicalization, done here right away).
-Static shapes only (dynamic shapes are a definite failure).
+Dynamic dims get `tensor.dim`-sized empties (`ceildiv` by the tile) and always a padding value.
 """
 
 from __future__ import annotations
@@ -27,7 +27,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import affine, arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr, FloatAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -51,22 +59,47 @@ def _fail(message: str, silenceable: bool = False) -> TransformFailure:
     return TransformFailure(message, silenceable=silenceable)
 
 
-def static_tensor_shape(value: SSAValue, what: str) -> list[int]:
-    """The static shape of a tensor value, or a definite failure."""
-    type_ = value.type
-    if not isinstance(type_, TensorType):
-        raise _fail(f"{what}: expected a tensor, got {type_}")
-    shape = list(type_.get_shape())
-    if any(s < 0 for s in shape):
-        raise _fail(f"{what}: dynamic shapes are not supported (got {type_})")
-    return shape
-
-
 def zero_constant(element_type: Attribute) -> arith.ConstantOp:
     """`arith.constant 0` of a float or integer element type (the padding value)."""
     if isinstance(element_type, IntegerType):
         return arith.ConstantOp(IntegerAttr(0, element_type))
     return arith.ConstantOp(FloatAttr(0.0, element_type))  # type: ignore[arg-type]
+
+
+def packed_empty(
+    source: SSAValue,
+    inner_dims_pos: Sequence[int],
+    inner_tiles: Sequence[int],
+    outer_dims_perm: Sequence[int] | None,
+) -> tuple[list[Operation], tensor.EmptyOp]:
+    """The ops building the `tensor.empty` of `source` packed (dynamic sizes from `tensor.dim`,
+    `ceildiv` by the tile on the tiled dims) and that empty."""
+    type_ = source.type
+    if not isinstance(type_, TensorType):
+        raise _fail(f"pack: expected a tensor, got {type_}")
+    shape = list(type_.get_shape())
+    tile_of = dict(zip(inner_dims_pos, inner_tiles))
+    ops: list[Operation] = []
+    outer: list[SSAValue | None] = []
+    for dim, size in enumerate(shape):
+        if size >= 0:
+            outer.append(None)
+            continue
+        index = arith.ConstantOp(IntegerAttr(dim, IndexType()))
+        value: Operation = tensor.DimOp(source, index.result)
+        ops += [index, value]
+        if dim in tile_of:
+            ceil = AffineMap(1, 0, (AffineExpr.dimension(0).ceil_div(tile_of[dim]),))
+            value = affine.ApplyOp([value.results[0]], AffineMapAttr(ceil))
+            ops.append(value)
+        outer.append(value.results[0])
+    order = list(outer_dims_perm) if outer_dims_perm else list(range(len(shape)))
+    dynamic = [outer[d] for d in order if outer[d] is not None]
+    dest_shape = packed_shape(shape, inner_dims_pos, inner_tiles, outer_dims_perm or ())
+    dest_type = TensorType(type_.element_type, [DYNAMIC_INDEX if d < 0 else d for d in dest_shape])
+    empty = tensor.EmptyOp(dynamic, dest_type)  # type: ignore[arg-type]
+    ops.append(empty)
+    return ops, empty
 
 
 def build_pack(
@@ -76,15 +109,14 @@ def build_pack(
     outer_dims_perm: Sequence[int] | None,
     insert: InsertPoint,
 ) -> PackOp:
-    """`tensor.empty` + (zero constant if padding is needed) + `linalg.pack`, inserted at `insert`."""
-    shape = static_tensor_shape(source, "pack")
+    """`tensor.empty` + (zero constant if padding may be needed) + `linalg.pack`, inserted at
+    `insert`. A dynamic tiled dim may need padding, so it gets a padding value (as upstream)."""
     type_ = source.type
     assert isinstance(type_, TensorType)
-    dest_shape = packed_shape(shape, inner_dims_pos, inner_tiles, outer_dims_perm or ())
-    empty = tensor.EmptyOp([], TensorType(type_.element_type, dest_shape))
-    ops: list[Operation] = [empty]
+    shape = list(type_.get_shape())
+    ops, empty = packed_empty(source, inner_dims_pos, inner_tiles, outer_dims_perm)
     padding: SSAValue | None = None
-    if any(shape[d] % t for d, t in zip(inner_dims_pos, inner_tiles)):
+    if any(shape[d] < 0 or shape[d] % t for d, t in zip(inner_dims_pos, inner_tiles)):
         zero = zero_constant(type_.element_type)
         ops.append(zero)
         padding = zero.result
@@ -127,12 +159,10 @@ def _fold_fill(init: SSAValue, inner_pos: Sequence[int], inner_tiles: Sequence[i
         return None
     from xlinalg.dialects.linalg.named import named_op_class
 
-    shape = static_tensor_shape(init, "pack")
-    type_ = init.type
-    assert isinstance(type_, TensorType)
-    empty = tensor.EmptyOp([], TensorType(type_.element_type, packed_shape(shape, inner_pos, inner_tiles)))
+    ops, empty = packed_empty(init, inner_pos, inner_tiles, None)
+    Rewriter.insert_op(ops, insert)
     new_fill = named_op_class("linalg.fill")([fill.operands[0]], [empty.tensor])
-    Rewriter.insert_op([empty, new_fill], insert)
+    Rewriter.insert_op(new_fill, insert)
     return new_fill.results[0]
 
 
@@ -160,9 +190,6 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
         raise _fail("pack: all packed sizes are 0: nothing to pack")
     maps = op.get_indexing_maps()
     operands = [*op.get_inputs(), *outputs]
-    for value in operands:
-        if isinstance(value.type, TensorType):
-            static_tensor_shape(value, f"pack of '{op.name}'")
 
     packed_dims = [d for d in range(num_loops) if sizes[d]]
     new_dim = {d: num_loops + j for j, d in enumerate(packed_dims)}
@@ -254,4 +281,4 @@ def _dims_of(expr: AffineExpr) -> set[int]:
     return dims
 
 
-__all__ = ["PackResult", "build_pack", "pack_op", "relayout_ints", "static_tensor_shape", "zero_constant"]
+__all__ = ["PackResult", "build_pack", "pack_op", "packed_empty", "relayout_ints", "zero_constant"]
