@@ -444,3 +444,16 @@ def test_spec_example_on_dynamic_shapes(tmp_path):
     if shutil.which("iree-opt"):
         theirs = xlinalg.compile(upstream(DYNAMIC, PACK_234, tmp_path))
         np.testing.assert_allclose(theirs(a, b, c), ours(a, b, c), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("body, consumed", [
+    (TRANSPOSE_B + '\ntransform.print %pb : !transform.op<"linalg.pack">', "%pb"),
+    (TRANSPOSE_B + '\ntransform.print %p : !transform.op<"linalg.generic">', "%p"),
+    (PACK_234 + LOWER_ALL + '\ntransform.print %packs : !transform.op<"linalg.pack">', "%packs"),
+    (PACK_234 + LOWER_ALL + '\ntransform.print %unpacks : !transform.op<"linalg.unpack">', "%unpacks"),
+    (ALL + GREEDY + "\ntransform.print %all : !transform.any_op", "%all"),
+])
+def test_consumed_handles_are_reported(body, consumed):
+    with pytest.raises(XlinalgError, match="consumed|invalidated") as info:
+        apply(matmul(13, 15, 17), body)
+    assert consumed in str(info.value) or "transform.print" in str(info.value)
