@@ -66,52 +66,57 @@ def main() -> None:
         f"{'min: numpy/fused':>16} | {'min: np out=/fused':>18} | best knobs"
     )
     for shape in args.shapes.split(","):
-        m, n = (int(v) for v in shape.split("x"))
-        text = payload(m, n)
-        rng = np.random.default_rng(0)
-        a, b, c = (rng.standard_normal((m, n)).astype(np.float32) for _ in range(3))
-        unfused = xlinalg.compile(text)
-        best: tuple[float, dict[str, int], xlinalg.Kernel] | None = None
-        for knobs in CANDIDATES:
-            kernel = xlinalg.compile(text, schedule=SPACE, knobs=knobs)
-            check = kernel.check(a, b, c)
-            if not check.ok:
-                raise SystemExit(f"{knobs}: wrong result: {check.message}")
-            t = median_call_s(lambda k=kernel: k(a, b, c), args.calls)
-            if best is None or t < best[0]:
-                best = (t, knobs, kernel)
-        assert best is not None
-        fused = best[2]
-        tmp = np.empty_like(a)
+        bench_shape(shape, args.rounds, args.calls)
 
-        def numpy_out() -> None:
-            np.add(a, b, out=tmp)
-            np.multiply(tmp, c, out=tmp)
-            np.maximum(tmp, 0, out=tmp)
 
-        runs: dict[str, Callable[[], object]] = {
-            "numpy": lambda: np.maximum((a + b) * c, 0),
-            "np out=": numpy_out,
-            "unfused": lambda: unfused(a, b, c),
-            "fused": lambda: fused(a, b, c),
-        }
-        rounds: dict[str, list[float]] = {name: [] for name in runs}
-        fastest: dict[str, float] = {name: float("inf") for name in runs}
-        for _ in range(args.rounds):
-            for name, fn in runs.items():
-                samples = call_times_s(fn, args.calls)
-                rounds[name].append(statistics.median(samples))
-                fastest[name] = min(fastest[name], *samples)
-        ms = {name: statistics.median(v) * 1e3 for name, v in rounds.items()}
-        gbs = 4 * m * n * 4 / (ms["fused"] * 1e-3) / 1e9
-        knobs = ", ".join(f"{k}={v}" for k, v in best[1].items())
-        print(
-            f"{shape:>12} | {ms['numpy']:8.3f} | {ms['np out=']:8.3f} | {ms['unfused']:8.3f} | "
-            f"{ms['fused']:8.3f} | {gbs:10.1f} | {ms['numpy'] / ms['fused']:11.2f} | "
-            f"{ms['np out='] / ms['fused']:13.2f} | "
-            f"{fastest['numpy'] / fastest['fused']:16.2f} | "
-            f"{fastest['np out='] / fastest['fused']:18.2f} | {knobs}"
-        )
+def bench_shape(shape: str, num_rounds: int, calls: int) -> None:
+    """Measure and print one row of the table."""
+    m, n = (int(v) for v in shape.split("x"))
+    text = payload(m, n)
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal((m, n)).astype(np.float32) for _ in range(3))
+    unfused = xlinalg.compile(text)
+    best: tuple[float, dict[str, int], xlinalg.Kernel] | None = None
+    for knobs in CANDIDATES:
+        kernel = xlinalg.compile(text, schedule=SPACE, knobs=knobs)
+        check = kernel.check(a, b, c)
+        if not check.ok:
+            raise SystemExit(f"{knobs}: wrong result: {check.message}")
+        t = median_call_s(lambda k=kernel: k(a, b, c), calls)
+        if best is None or t < best[0]:
+            best = (t, knobs, kernel)
+    assert best is not None
+    fused = best[2]
+    tmp = np.empty_like(a)
+
+    def numpy_out() -> None:
+        np.add(a, b, out=tmp)
+        np.multiply(tmp, c, out=tmp)
+        np.maximum(tmp, 0, out=tmp)
+
+    runs: dict[str, Callable[[], object]] = {
+        "numpy": lambda: np.maximum((a + b) * c, 0),
+        "np out=": numpy_out,
+        "unfused": lambda: unfused(a, b, c),
+        "fused": lambda: fused(a, b, c),
+    }
+    rounds: dict[str, list[float]] = {name: [] for name in runs}
+    fastest: dict[str, float] = {name: float("inf") for name in runs}
+    for _ in range(num_rounds):
+        for name, fn in runs.items():
+            samples = call_times_s(fn, calls)
+            rounds[name].append(statistics.median(samples))
+            fastest[name] = min(fastest[name], *samples)
+    ms = {name: statistics.median(v) * 1e3 for name, v in rounds.items()}
+    gbs = 4 * m * n * 4 / (ms["fused"] * 1e-3) / 1e9
+    knobs = ", ".join(f"{k}={v}" for k, v in best[1].items())
+    print(
+        f"{shape:>12} | {ms['numpy']:8.3f} | {ms['np out=']:8.3f} | {ms['unfused']:8.3f} | "
+        f"{ms['fused']:8.3f} | {gbs:10.1f} | {ms['numpy'] / ms['fused']:11.2f} | "
+        f"{ms['np out='] / ms['fused']:13.2f} | "
+        f"{fastest['numpy'] / fastest['fused']:16.2f} | "
+        f"{fastest['np out='] / fastest['fused']:18.2f} | {knobs}"
+    )
 
 
 if __name__ == "__main__":

@@ -151,7 +151,7 @@ def test_pad_fast_path_bufferizes_the_pad() -> None:
 
 
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
-def test_pad_fast_path_same_ir_as_upstream(tmp_path) -> None:  # noqa: ANN001
+def test_pad_fast_path_same_ir_as_upstream(tmp_path) -> None:
     body = (
         f'%pad = transform.structured.match ops{{["tensor.pad"]}} in %root : ({ANY}) -> {ANY}\n'
         f"%b, %n = transform.structured.bufferize_to_allocation %pad <memory_space = 3 : i64> : {ANY}\n"

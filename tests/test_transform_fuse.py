@@ -148,7 +148,7 @@ def test_fuse_into_containing_op_returns_fused_ops_and_same_loop() -> None:
     fused = [op for op in module.walk() if "fused" in op.attributes]
     assert len(fused) == 1 and isinstance(fused[0], StructuredOpInterface)
     loops = [op for op in module.walk() if "loop" in op.attributes]
-    assert len(loops) == 1 and loops[0] is [o for o in module.walk() if isinstance(o, scf.ForOp)][0]
+    assert len(loops) == 1 and loops[0] is next(o for o in module.walk() if isinstance(o, scf.ForOp))
 
 
 def test_spec_form_without_types_and_one_result() -> None:

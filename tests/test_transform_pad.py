@@ -275,7 +275,7 @@ needs_iree = pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-o
 
 
 @needs_iree
-def test_pad_same_results_as_upstream(tmp_path) -> None:  # noqa: ANN001
+def test_pad_same_results_as_upstream(tmp_path) -> None:
     theirs = upstream(MATMUL, UPSTREAM_PAD.replace("    ", ""), tmp_path)
     rng = np.random.default_rng(4)
     args = [rng.random(s).astype(np.float32) for s in MATMUL_SHAPES]
@@ -298,7 +298,7 @@ def test_pad_same_results_as_upstream(tmp_path) -> None:  # noqa: ANN001
         ("by 2 loops", "[5, 0, 7]", 2, "tensor<5x2x5x7xf32>"),
     ],
 )
-def test_hoist_pad_packs_like_upstream(hoist: str, sizes: str, loops: int, packed: str, tmp_path) -> None:  # noqa: ANN001
+def test_hoist_pad_packs_like_upstream(hoist: str, sizes: str, loops: int, packed: str, tmp_path) -> None:
     """iree-opt's result uses semi-affine maps xDSL cannot parse, so the packed tensor
     and the packing insert are compared as text (after its canonicalizer, as upstream's
     test does: without it the packed dim is `?`)."""

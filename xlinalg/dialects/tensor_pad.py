@@ -13,7 +13,14 @@ dim; every other dim may be static or dynamic.
 from __future__ import annotations
 
 from xdsl.dialects import tensor as xtensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    IndexType,
+    TensorType,
+    UnitAttr,
+    i64,
+)
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     base,

@@ -109,6 +109,14 @@ class _Emitter:
         self.add(alloc)
         return alloc.results[0]
 
+    def dealloc_at_end(self, buffer: SSAValue) -> None:
+        """A `memref.dealloc` of `buffer` before the terminator of its block."""
+        block = buffer.owner.parent_block()  # type: ignore[union-attr]
+        assert block is not None and block.last_op is not None
+        dealloc = memref.DeallocOp.get(buffer)
+        Rewriter.insert_op(dealloc, InsertPoint.before(block.last_op))
+        self.ops.append(dealloc)
+
     def copy(self, source: SSAValue, dest: SSAValue, options: AllocationOptions) -> None:
         if options.memcpy_op == "bufferization.materialize_in_destination":
             self.add(MaterializeInDestinationOp(source, dest))
@@ -147,11 +155,7 @@ def _finish(
         to_tensor.tensor, lambda use: use.operation not in keep and use.operation is not to_tensor
     )
     if options.emit_dealloc:
-        block = to_tensor.parent_block()
-        assert block is not None and block.last_op is not None
-        dealloc = memref.DeallocOp.get(buffer)
-        Rewriter.insert_op(dealloc, InsertPoint.before(block.last_op))
-        emitter.ops.append(dealloc)
+        emitter.dealloc_at_end(buffer)
     return AllocationResult(buffer, emitter.ops, to_tensor)
 
 
@@ -263,11 +267,7 @@ def bufferize_op_to_allocation(op: Operation, options: AllocationOptions) -> lis
                 if operand is init:
                     op.operands[index] = to_tensor.tensor
             if options.emit_dealloc:
-                block = op.parent_block()
-                assert block is not None and block.last_op is not None
-                dealloc = memref.DeallocOp.get(buffer)
-                Rewriter.insert_op(dealloc, InsertPoint.before(block.last_op))
-                emitter.ops.append(dealloc)
+                emitter.dealloc_at_end(buffer)
             results.append(AllocationResult(buffer, emitter.ops, to_tensor))
         if results:
             return results

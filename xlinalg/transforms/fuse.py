@@ -47,7 +47,6 @@ from xlinalg.transforms.fuse_slices import (
     is_unit_stride_full_rank,
     mixed_offsets,
     mixed_sizes,
-    slice_type,
 )
 from xlinalg.transforms.tile import offset_indices, slice_parameters
 from xlinalg.transforms.tile_tensor import check_tensor_structured_op, tensor_loop_ranges

@@ -191,7 +191,7 @@ def hoist_redundant_tensor_subsets(target: Operation) -> None:
             hoist_loop(loop)
 
 
-def _ancestors(op: Operation):  # noqa: ANN202
+def _ancestors(op: Operation):
     parent = op.parent_op()
     while parent is not None:
         yield parent

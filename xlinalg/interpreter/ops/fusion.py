@@ -3,6 +3,8 @@ bufferize_to_allocation."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
@@ -18,22 +20,26 @@ from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
 
-def _param_sizes(op: FuseOp, interp: Interpreter) -> list[int]:
-    sizes: list[int] = []
-    for size in op.mixed_tile_sizes():
-        if isinstance(size, int):
-            sizes.append(size)
+def resolve_mixed_ints(
+    op: Operation, interp: Interpreter, mixed: Sequence[int | SSAValue], what: str
+) -> list[int]:
+    """Static ints and params (one non-negative integer each) of a mixed list, in order;
+    a param holding anything else is a definite failure naming `what`."""
+    values: list[int] = []
+    for entry in mixed:
+        if isinstance(entry, int):
+            values.append(entry)
             continue
-        params = interp.state.get_params(size, op)
+        params = interp.state.get_params(entry, op)
         if len(params) != 1 or not isinstance(params[0], IntegerAttr) or params[0].value.data < 0:
             raise failure(
                 op,
-                f"tile size {describe_handle(size)} must hold one non-negative integer, "
+                f"{what} {describe_handle(entry)} must hold one non-negative integer, "
                 f"holds {params}",
                 silenceable=False,
             )
-        sizes.append(params[0].value.data)
-    return sizes
+        values.append(params[0].value.data)
+    return values
 
 
 @register(FuseOp, consumes=lambda op: [op.target])
@@ -42,7 +48,7 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
     target). A target that cannot be tiled is a silenceable failure."""
     from xlinalg.transforms.fuse_tile import tile_and_fuse
 
-    sizes = _param_sizes(op, interp)
+    sizes = resolve_mixed_ints(op, interp, op.mixed_tile_sizes(), "tile size")
     interchange = op.tile_interchange()
     transformed: list[Operation] = []
     loops: list[list[Operation]] = [[] for _ in op.loops]

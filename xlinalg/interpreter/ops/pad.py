@@ -3,33 +3,15 @@
 from __future__ import annotations
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.structured_pad import HoistPadOp, PadOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.ops.fusion import resolve_mixed_ints
 from xlinalg.interpreter.registry import register
-
-
-def _multiples(op: PadOp, interp: Interpreter) -> list[int]:
-    values: list[int] = []
-    for entry in op.mixed_multiples():
-        if isinstance(entry, int):
-            values.append(entry)
-            continue
-        params = interp.state.get_params(entry, op)
-        if len(params) != 1 or not isinstance(params[0], IntegerAttr):
-            raise failure(
-                op,
-                f"pad_to_multiple_of {describe_handle(entry)} must hold one integer, holds "
-                f"{params}",
-                silenceable=False,
-            )
-        values.append(params[0].value.data)
-    return values
 
 
 @register(PadOp, consumes=lambda op: [op.target])
@@ -49,7 +31,7 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
             "operand would need a transposed indexing map)",
             silenceable=False,
         )
-    multiples = _multiples(op, interp)
+    multiples = resolve_mixed_ints(op, interp, op.mixed_multiples(), "pad_to_multiple_of")
     padded: list[Operation] = []
     pads: list[Operation] = []
     copies: list[Operation] = []
