@@ -221,7 +221,7 @@ def test_upstream_round_trip() -> None:
     ours = str(mine)
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
         IREE_ROUND_TRIP["test_linalg_generic.py::test_upstream_round_trip"])
-    for flags in ((), ("--mlir-print-op-generic",)):
+    for flags in ((), ("--mlir-print-op-generic",), ("--mlir-print-debuginfo",)):
         upstream = iree_opt(ours, *flags)
         again = xlinalg.parse(upstream)
         assert again.is_structurally_equivalent(mine), flags
