@@ -16,6 +16,7 @@ from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(23)
 F32 = np.float32
+ANY = "!transform.any_op"
 REGION_ADD = """{
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
@@ -232,3 +233,24 @@ func.func @f(%x: memref<7x5xf32>, %y: memref<7x5xf32>) {
     assert "scf.forall" in str(xlinalg.apply_schedule(src, schedule))
     xlinalg.compile(src, schedule=schedule, entry="f")(x, y)
     np.testing.assert_array_equal(y, np.flip(x, 0))
+
+
+def test_attention_forall_over_queries_then_key_loop_inside() -> None:
+    """FlashAttention-2's structure on tensors: query blocks in parallel (scf.forall), and
+    inside each, the key/value blocks folded in one after another (online softmax)."""
+    schedule = f"""
+module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%root: {ANY} {{transform.readonly}}) {{
+    %op = transform.structured.match ops{{["iree_linalg_ext.attention"]}} in %root : ({ANY}) -> {ANY}
+    %t, %f = transform.structured.tile_using_forall %op tile_sizes [1, 4, 0] : ({ANY}) -> ({ANY}, {ANY})
+    %t2, %l = transform.structured.tile_using_for %t tile_sizes [0, 0, 6] : ({ANY}) -> ({ANY}, {ANY})
+    transform.yield
+  }}
+}}"""
+    text = str(xlinalg.apply_schedule(KERNELS["attention"], schedule))
+    forall = text.index("scf.forall")
+    assert forall < text.index("scf.for ") < text.index("tensor.parallel_insert_slice")
+    assert text.count("linalg.fill") == 3  # running max, running sum, accumulator: per query block
+    args, expected = _inputs("attention")
+    got = xlinalg.compile(KERNELS["attention"], schedule=schedule, entry="f")(*args)
+    np.testing.assert_allclose(got, expected[0], rtol=2e-4, atol=2e-5)

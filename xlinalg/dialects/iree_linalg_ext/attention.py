@@ -286,10 +286,11 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         t = elem(out)
         builder = IndexBuilder(InsertPoint.before(self))
         stats_sizes = [dim_of(builder, out, 0), dim_of(builder, out, 1)]
-        stats = empty_like(builder, out, stats_sizes)
+        # one tensor.empty each (a shared one would make bufferization copy it)
+        maxes, sums = empty_like(builder, out, stats_sizes), empty_like(builder, out, stats_sizes)
         em = Emitter(InsertPoint.before(self))
         minus_inf, fzero = em.const(float("-inf"), t), em.const(0.0, t)
-        fills = [FillOp([minus_inf], [stats], [stats.type]), FillOp([fzero], [stats], [stats.type]),
+        fills = [FillOp([minus_inf], [maxes], [maxes.type]), FillOp([fzero], [sums], [sums.type]),
                  FillOp([fzero], [out], [out.type])]
         for fill in fills:
             em.add(fill)

@@ -289,11 +289,11 @@ class _FunctionBufferizer:
             bufferize_forall_op(self, op)
             return
         elif isinstance(op, tensor.EmptyOp):
-            buffer, root = self._alloc(op.tensor.type, list(op.dynamic_sizes), op)
+            buffer, root = self._alloc(op.tensor.type, _per_dim(op.tensor.type, op.dynamic_sizes), op)
             self._define(op.tensor, buffer, root)
         elif isinstance(op, AllocTensorOp):  # from transform.bufferization.empty_tensor_to_alloc_tensor
             buffer, root = (self._copy_of(self.buf[op.copy], op) if op.copy is not None
-                            else self._alloc(op.tensor.type, list(op.dynamic_sizes), op))
+                            else self._alloc(op.tensor.type, _per_dim(op.tensor.type, op.dynamic_sizes), op))
             self._define(op.tensor, buffer, root)
         elif isinstance(op, arith.ConstantOp):
             self._constant(op)
@@ -643,6 +643,14 @@ def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
 
     lower_materializations(fn)
     _FunctionBufferizer(fn, module).run()
+
+
+
+def _per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
+    """One size per dim of `ttype` from the operands of its dynamic dims (`_alloc`'s form)."""
+    assert isinstance(ttype, TensorType | MemRefType)
+    operands = iter(dynamic)
+    return [next(operands) if n == DYNAMIC_INDEX else n for n in ttype.get_shape()]
 
 
 @dataclass(frozen=True)
