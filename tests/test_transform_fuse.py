@@ -5,6 +5,8 @@ the transformed kernel against the untransformed one (non-dividing shapes)."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 from test_transform_loop import apply, fails, schedule
@@ -440,3 +442,44 @@ def test_hoist_redundant_tensor_subsets_keeps_variant_subsets() -> None:
     k_loop = [op for op in module.walk() if isinstance(op, scf.ForOp)][-1]
     assert str(k_loop.results[0].type) == "tensor<?x16xf32>"
     same_tensor_results(payload, body, [(30, 64), (64, 48), (30, 48)])
+
+
+# ------------------------------------------------------------------ same as upstream
+
+
+UPSTREAM = {
+    "fuse_into_for": (CHAIN, split3() + TILE_EXP + FUSE_MUL_ADD, SHAPES),
+    "fuse_into_forall": (
+        CHAIN,
+        split3()
+        + FORALL_TILE
+        + f"    %f1, %c1 = transform.structured.fuse_into_containing_op %mul into %l : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n",
+        SHAPES,
+    ),
+    "fuse_fill_matmul": (MATMUL_FILL, _fuse("[8, 16]", 2), MATMUL_SHAPES),
+    "fuse_chain": (
+        CHAIN,
+        split3() + f"    %t, %l:2 = transform.structured.fuse %exp tile_sizes [8, 16] : ({ANY}) -> ({ANY}, {ANY}, {ANY})\n",
+        SHAPES,
+    ),
+}
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@pytest.mark.parametrize("name", sorted(UPSTREAM))
+def test_same_as_upstream(name: str, tmp_path) -> None:
+    """iree-opt applies the same schedule: its kernel computes what ours does, and the
+    same number of structured ops end up inside the loops (upstream leaves the dead
+    producers outside; we erase them)."""
+    from test_transform_upstream import upstream
+
+    payload, body, shapes = UPSTREAM[name]
+    theirs_text = upstream(payload, body.replace("    ", ""), tmp_path)
+    theirs = xlinalg.parse(theirs_text)
+    ours = apply(payload, body)
+    assert structured_in_loops(ours)[0] == structured_in_loops(theirs)[0]
+    rng = np.random.default_rng(5)
+    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
+    want = xlinalg.compile(payload, entry="f")(*[a.copy() for a in args])
+    got = xlinalg.compile(theirs_text, entry="f")(*[a.copy() for a in args])
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
