@@ -483,3 +483,35 @@ def test_same_as_upstream(name: str, tmp_path) -> None:
     want = xlinalg.compile(payload, entry="f")(*[a.copy() for a in args])
     got = xlinalg.compile(theirs_text, entry="f")(*[a.copy() for a in args])
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+
+
+TRANSFER_LOOP = """
+func.func @f(%t: tensor<8x16xf32>, %n: index) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %t) -> (tensor<8x16xf32>) {
+    %v = vector.transfer_read %acc[%c0, %c0], %pad {in_bounds = [true, true]} : tensor<8x16xf32>, vector<8x16xf32>
+    %w = arith.addf %v, %v : vector<8x16xf32>
+    %u = vector.transfer_write %w, %acc[%c0, %c0] {in_bounds = [true, true]} : vector<8x16xf32>, tensor<8x16xf32>
+    scf.yield %u : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
+}
+"""
+
+
+def test_hoist_redundant_tensor_subsets_transfer_pair() -> None:
+    """A transfer_read / transfer_write pair on the iteration argument at invariant
+    indices: the loop carries the vector instead of the tensor."""
+    body = (
+        f'    %l = transform.structured.match ops{{["scf.for"]}} in %root : ({ANY}) -> {ANY}\n'
+        f"    transform.structured.hoist_redundant_tensor_subsets %l : ({ANY}) -> ()\n"
+    )
+    module = apply(TRANSFER_LOOP, body)
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    assert str(loop.results[0].type) == "vector<8x16xf32>"
+    assert [op.name for op in loop.body.block.ops] == ["arith.addf", "scf.yield"]
+    after = loop.next_op
+    assert after is not None and after.name == "vector.transfer_write"
+    assert after.operands[0] is loop.results[0]
