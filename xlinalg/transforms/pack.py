@@ -169,25 +169,27 @@ def _fold_fill(init: SSAValue, inner_pos: Sequence[int], inner_tiles: Sequence[i
 def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
     """Pack `op` (named or generic, on tensors) by `packed_sizes` (one per loop, 0 = not packed).
 
-    Failures are definite (the spec: "DF if packing fails"); fewer sizes than
-    loops leave the trailing loops unpacked, more sizes than loops fail.
+    Preconditions (a structured op on tensors, one size per loop, sizes >= 0) are
+    silenceable failures, as upstream's transform op reports them (checked with iree-opt
+    under `failures(suppress)`); a failure of the packing itself is definite (the spec:
+    "DF if the packing fails"; iree-opt says "data tiling failed"). As upstream, there must be
+    exactly one size per loop; all-zero sizes give the generalized op with nothing packed.
     """
     if not isinstance(op, StructuredOpInterface):
-        raise _fail(f"pack: '{op.name}' is not a linalg structured op")
+        raise _fail(f"pack: '{op.name}' is not a linalg structured op", silenceable=True)
     outputs = op.get_outputs()
     if not all(isinstance(v.type, TensorType) for v in op.operands if hasattr(v.type, "get_shape")):
-        raise _fail(f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)")
+        raise _fail(f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)",
+                    silenceable=True)
     num_loops = op.get_num_loops()
     sizes = list(packed_sizes)
-    if len(sizes) > num_loops:
+    if len(sizes) != num_loops:
         raise _fail(
-            f"pack: requires number of packed sizes match the number of loops ({len(sizes)} vs {num_loops})"
+            f"pack: requires number of packed sizes match the number of loops ({len(sizes)} vs {num_loops})",
+            silenceable=True,
         )
     if any(s < 0 for s in sizes):
-        raise _fail(f"pack: packed sizes must be non-negative, got {sizes}")
-    sizes += [0] * (num_loops - len(sizes))
-    if not any(sizes):
-        raise _fail("pack: all packed sizes are 0: nothing to pack")
+        raise _fail(f"pack: packed sizes must be non-negative, got {sizes}", silenceable=True)
     maps = op.get_indexing_maps()
     operands = [*op.get_inputs(), *outputs]
 

@@ -1,8 +1,9 @@
 """`transform.structured.pack`, `pack_greedily`, `pack_transpose`, `lower_pack`, `lower_unpack`.
 
 Return modes (spec [002] + upstream):
-- pack: a single Linalg op, else a definite failure (upstream: "requires target to map to
-  exactly 1 LinalgOp"); packing failures are definite. Consumes the target.
+- pack: a single Linalg op on tensors with one size per loop, else a silenceable
+  failure (as iree-opt: "requires target to map to exactly 1 LinalgOp"); failures of the
+  packing itself are definite. Consumes the target.
 - pack_greedily: non-Linalg ops are dropped; an op without a matmul is returned as is.
 - pack_transpose: one pack/unpack and one linalg.generic, else silenceable; ill-formed perms or
   a failed transposition are silenceable. Consumes both targets.
@@ -44,7 +45,7 @@ def apply_pack(op: PackOp, interp: Interpreter) -> None:
             op,
             f"requires target to map to exactly 1 LinalgOp, {describe_handle(op.target)} holds "
             + (", ".join(describe_payload(t) for t in targets) or "nothing"),
-            silenceable=False,
+            silenceable=True,
         )
     sizes = _sizes(op, interp, op.get_mixed_sizes())
     try:
