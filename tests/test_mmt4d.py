@@ -22,6 +22,7 @@ TESTED_OPS = [
     "transform.structured.hoist_redundant_vector_transfers",
     "transform.structured.generalize",
     "transform.apply_patterns",
+    "transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
