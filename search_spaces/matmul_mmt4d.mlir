@@ -8,7 +8,8 @@
 //    the fill of C becomes a fill of the packed C;
 // 2. bufferize;
 // 3. cache tiles (tm1 blocks of m0 rows, tn1 panels of n0 columns, tk) in a tunable
-//    order, then the register block: one m0×n0 block of C, rk steps of k;
+//    order, then the register block: one m0×n0 block of C, rk steps of k (blocks in a
+//    tunable order too);
 // 4. drop the unit loops (fold_unit_extent_dims_via_slices): the block is a
 //    (k, m0, n0) contraction; vectorize it, hoist the C block out of the k loop
 //    (m0·n0/16 accumulators in zmm registers), outer products -> broadcast + FMA;
@@ -56,8 +57,16 @@ module attributes {transform.with_named_sequence} {
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }
-    %reg, %rl:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0]
-      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
+    %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0] interchange = [1, 0, 2, 3, 4]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
 
     %f = transform.structured.match ops{["func.func"]} in %b : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f {

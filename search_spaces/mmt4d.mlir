@@ -3,7 +3,8 @@
 // accum[m, n, m0, n0] += lhs[m, k, m0, k0] * rhs[n, k, n0, k0]: each (m, n) step is one
 // m0×n0 block of the result, from an m0-wide column panel of lhs and an n0-wide one of rhs.
 // 1. generalize; cache tiles (tm1 row blocks, tn1 column panels, tk steps of k) in a
-//    tunable order; the register block: one (m, n) block and rk steps of k;
+//    tunable order; the register block: one (m, n) block and rk steps of k, blocks in a
+//    tunable order too;
 // 2. drop the unit loops (m, n, k0): the block is a (k, m0, n0) contraction;
 // 3. vectorize it, hoist the accumulator block out of the k loop (m0·n0/16 zmm
 //    registers), outer products -> broadcast + FMA.
@@ -32,8 +33,15 @@ module attributes {transform.with_named_sequence} {
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }
-    %reg, %rl:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0, 0]
-      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0, 0]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0, 0] interchange = [1, 0, 2, 3, 4, 5]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
 
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f {

@@ -42,9 +42,9 @@ def tensor_matmul(m: int, n: int, k: int) -> str:
 
 
 @pytest.mark.parametrize("shape, knobs", [
-    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0}),
+    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}),
     # non-dividing everywhere: padded packs, partial cache tiles, a masked last k step
-    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1}),
+    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0}),
 ])
 def test_matmul_mmt4d_template(shape, knobs):
     m, n, k = shape
@@ -74,7 +74,7 @@ func.func @mmt4d(%lhs: memref<6x64x8x1xf32>, %rhs: memref<3x64x32x1xf32>, %acc: 
 
 
 def test_mmt4d_template():
-    knobs = {"tm1": 4, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0}
+    knobs = {"tm1": 4, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}
     kernel = xlinalg.compile(MMT4D, MMT4D_SPACE, knobs=knobs)
     lhs, rhs, acc = kernel.make_inputs()
     want = acc + np.einsum("mkix,nkjx->mnij", lhs, rhs)
