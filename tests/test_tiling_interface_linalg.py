@@ -35,7 +35,7 @@ class Case:
         kind = "tensor" if tensors else "memref"
         s = f"{kind}<{'x'.join(map(str, self.src))}x{self.dtype}>"
         d = f"{kind}<{'x'.join(map(str, self.dst))}x{self.dtype}>"
-        op = self.text.format(src="%a", dst="%b", S=s, D=d)
+        op = self.text.format(src="%a", dst="%b", S=s, D=d, E=self.dtype)
         if tensors:
             return (f"func.func @f(%a: {s}, %b: {d}) -> {d} {{\n  %pad = arith.constant 0.0 : {self.dtype}\n"
                     f"  %r = {op}\n  return %r : {d}\n}}")
@@ -60,7 +60,7 @@ SOFTMAX = "linalg.softmax dimension(1) ins({src} : {S}) outs({dst} : {D})"
 CASES: list[Case] = [
     Case("softmax", SOFTMAX, (7, 13), (7, 13), [3, 0]),
     Case("softmax", SOFTMAX, (5, 9), (5, 9), [2, 0], "f64"),
-    Case("pack", "linalg.pack {src} padding_value(%pad : f32) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
+    Case("pack", "linalg.pack {src} padding_value(%pad : {E}) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
          "inner_tiles = [2, 8] into {dst} : {S} -> {D}", (13, 15), (8, 2, 2, 8), [3, 1]),
     Case("unpack", "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
          (4, 3, 8, 5), (29, 13), [6, 4]),
@@ -72,6 +72,17 @@ CASES: list[Case] = [
          (2, 14, 14, 5), (6, 6, 3, 3, 2, 5), [0, 0, 2, 2, 0, 0]),
     Case("winograd_output_transform", "linalg.winograd_output_transform m(4) r(3) ins({src} : {S}) outs({dst} : {D})",
          (6, 6, 3, 3, 2, 5), (2, 12, 12, 5), [0, 0, 2, 2, 1, 3]),
+    # f64: the same ops in double precision
+    Case("pack", "linalg.pack {src} padding_value(%pad : {E}) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
+         "inner_tiles = [2, 8] into {dst} : {S} -> {D}", (13, 15), (8, 2, 2, 8), [5, 0], "f64"),
+    Case("unpack", "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
+         (4, 3, 8, 5), (29, 13), [0, 7], "f64"),
+    Case("winograd_filter_transform", "linalg.winograd_filter_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+         (3, 3, 3, 4), (6, 6, 4, 3), [2, 0, 0, 3], "f64"),
+    Case("winograd_input_transform", "linalg.winograd_input_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+         (1, 10, 14, 3), (6, 6, 2, 3, 1, 3), [0, 0, 1, 2, 0, 2], "f64"),
+    Case("winograd_output_transform", "linalg.winograd_output_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+         (6, 6, 2, 3, 1, 3), (1, 8, 12, 3), [0, 0, 0, 2, 0, 2], "f64"),
 ]
 
 

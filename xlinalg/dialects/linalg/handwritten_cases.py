@@ -189,7 +189,9 @@ TILED_CASES: dict[str, list[tuple[str, str]]] = {
     "test_tiling_interface_linalg.py::test_tiled_matches_numpy": [
         ("softmax", "f32"), ("softmax", "f64"), ("pack", "f32"), ("unpack", "f32"),
         ("winograd_filter_transform", "f32"), ("winograd_input_transform", "f32"),
-        ("winograd_output_transform", "f32")],
+        ("winograd_output_transform", "f32"), ("pack", "f64"), ("unpack", "f64"),
+        ("winograd_filter_transform", "f64"), ("winograd_input_transform", "f64"),
+        ("winograd_output_transform", "f64")],
 }
 
 OPS: tuple[str, ...] = (
