@@ -1,6 +1,6 @@
 """Decomposing 2-D convolutions and poolings with a unit window and output along one
 spatial dim into their 1-D forms (upstream `DownscaleSizeOneWindowed2DConvolution`,
-`DownscaleDepthwiseConv2DNhwcHwcOp`, the pooling variants; on memrefs).
+`DownscaleDepthwiseConv2DNhwcHwcOp`, the pooling variants; on memrefs and tensors).
 
 ```
 linalg.conv_2d_nhwc_hwcf {strides = dense<[s0, s1]>, dilations = dense<[d0, d1]>}
@@ -10,21 +10,29 @@ linalg.conv_1d_nwc_wcf {strides = dense<s1>, dilations = dense<d1>}
   ins(rank-reducing subviews) outs(rank-reducing subview)
 ```
 Otherwise the W dim goes when kw == 1 and ow == 1. Other ops, or ops with
-neither unit window dim, cannot be decomposed (a silenceable failure).
+neither unit window dim, cannot be decomposed (a silenceable failure). On tensors
+the views are rank-reducing `tensor.extract_slice`s and the 1-D op's result is put
+back with a `tensor.insert_slice` into the output (as upstream does).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, StridedLayoutAttr
+from xdsl.dialects import memref, tensor
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    MemRefType,
+    StridedLayoutAttr,
+    TensorType,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.affine_utils import IndexBuilder
+from xlinalg.transforms.fuse_slices import extract_slice, insert_slice
 from xlinalg.transforms.subview_type import strides_and_offset
 
 
@@ -89,6 +97,25 @@ def _drop_unit_dim(builder: IndexBuilder, value: SSAValue, dim: int) -> SSAValue
     return view.result
 
 
+def _sizes(builder: IndexBuilder, value: SSAValue) -> list[SSAValue | int]:
+    """The extents of the tensor `value` (`tensor.dim` for dynamic ones)."""
+    sizes: list[SSAValue | int] = []
+    for index, extent in enumerate(value.type.get_shape()):  # type: ignore[attr-defined]
+        if extent >= 0:
+            sizes.append(extent)
+        else:
+            sizes.append(builder.insert(tensor.DimOp(value, builder.constant(index))).results[0])
+    return sizes
+
+
+def _drop_tensor_unit_dim(builder: IndexBuilder, value: SSAValue, dim: int) -> SSAValue:
+    """A rank-reducing `tensor.extract_slice` of `value` without its unit dim `dim`."""
+    typ = value.type
+    assert isinstance(typ, TensorType)
+    kept = TensorType(typ.element_type, [s for i, s in enumerate(typ.get_shape()) if i != dim])
+    return extract_slice(builder, value, [0] * typ.get_num_dims(), _sizes(builder, value), kept)
+
+
 def _ints(attr: object, default: list[int]) -> list[int]:
     if isinstance(attr, DenseIntOrFPElementsAttr):
         return [int(v) for v in attr.get_values()]
@@ -102,8 +129,6 @@ def decompose(op: Operation) -> Operation:
     rule = DECOMPOSITIONS.get(op.name)
     if rule is None or not isinstance(op, StructuredOpInterface):
         raise TransformFailure(f"no decomposition for '{op.name}'", silenceable=True)
-    if op.results:
-        raise TransformFailure("only ops on memrefs are supported", silenceable=True)
     operands = [*op.get_inputs(), *op.get_outputs()]
     shapes = [v.type.get_shape() for v in operands]  # type: ignore[attr-defined]
     window, output = shapes[1], shapes[2]
@@ -121,7 +146,8 @@ def decompose(op: Operation) -> Operation:
     strides = _ints(op.properties.get("strides") or op.attributes.get("strides"), [1, 1])
     dilations = _ints(op.properties.get("dilations") or op.attributes.get("dilations"), [1, 1])
     builder = IndexBuilder(InsertPoint.before(op))
-    new_operands = [_drop_unit_dim(builder, v, d) for v, d in zip(operands, drop)]
+    drop_dim = _drop_tensor_unit_dim if op.results else _drop_unit_dim
+    new_operands = [drop_dim(builder, v, d) for v, d in zip(operands, drop)]
     cls = NAMED_OP_CLASSES[rule.target]
     new_op = cls(
         new_operands[:2],
@@ -129,7 +155,13 @@ def decompose(op: Operation) -> Operation:
         strides=[strides[keep]],
         dilations=[dilations[keep]],
     )
-    Rewriter.replace_op(op, new_op, [])
+    if not op.results:
+        Rewriter.replace_op(op, new_op, [])
+        return new_op
+    builder.insert(new_op)
+    output = operands[2]
+    result = insert_slice(builder, new_op.results[0], output, [0] * len(shapes[2]), _sizes(builder, output))
+    Rewriter.replace_op(op, [], [result])
     return new_op
 
 

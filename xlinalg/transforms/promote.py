@@ -60,8 +60,16 @@ def promote(
     """Promote the chosen operands (default: all) of `op` that are subviews.
     Raises a silenceable failure when none can be promoted (upstream's
     `promoteSubviewsPrecondition`)."""
-    if not isinstance(op, StructuredOpInterface) or op.results:
-        raise TransformFailure("promotion needs a linalg op on memrefs", silenceable=True)
+    if not isinstance(op, StructuredOpInterface):
+        raise TransformFailure("promotion needs a linalg op", silenceable=True)
+    if op.results:
+        # Upstream promotes memref.subview operands only; on tensors its
+        # promoteSubviewsPrecondition fails and the op reports a definite failure.
+        raise TransformFailure(
+            "promotion works on memref.subview operands; this op is on tensors (bufferize "
+            "first, e.g. with transform.bufferization.one_shot_bufferize)",
+            silenceable=False,
+        )
     from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 
     copy_cls = NAMED_OP_CLASSES["linalg.copy"]

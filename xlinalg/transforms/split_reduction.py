@@ -1,5 +1,5 @@
 """Split reduction (upstream `linalg::splitReduction` / `splitReductionByScaling`), on
-memrefs.
+memrefs and on tensors.
 
 The first reduction loop `k` (extent N, f = split_factor dividing N) becomes two
 loops, a parallel one `p` and a reduction one `q`; a partial result with `p`
@@ -15,7 +15,10 @@ reduced into the output by a combining generic:
   `(d0, d1, d2, d3) -> (d0, d2 * 4 + d3)`, a 16x32x64 partial, a 64x4xi1 operand).
 
 The partial buffer (`memref.alloc`, the `init_or_alloc_op`) is filled with the
-combiner's neutral element (`linalg.fill`) and freed after the combining op.
+combiner's neutral element (`linalg.fill`) and freed after the combining op. On
+tensors (the spec's examples) the partial is a `tensor.empty` (a
+`bufferization.alloc_tensor` with `use_alloc`), reshapes are `tensor.expand_shape`, the
+split op's result feeds the combining op, whose result replaces the op's.
 Named ops are generalized first; the combiner is the op of the body that
 produces the yielded value from the output block argument.
 """
@@ -25,7 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, tensor
+from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -34,6 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     NoneAttr,
+    TensorType,
     i1,
     i64,
 )
@@ -119,8 +124,8 @@ def _with_dims(exprs: list[AffineExpr], num_dims: int) -> AffineMap:
 
 def _expand(value: SSAValue, position: int, outer: int, inner: int, before: Operation) -> SSAValue:
     typ = value.type
-    assert isinstance(typ, MemRefType)
-    if not isinstance(typ.layout, NoneAttr):
+    assert isinstance(typ, MemRefType | TensorType)
+    if isinstance(typ, MemRefType) and not isinstance(typ.layout, NoneAttr):
         raise _fail(f"cannot reshape the non-contiguous operand {typ} (use the scaling algorithm)")
     shape = list(typ.get_shape())
     if any(s < 0 for s in shape):
@@ -135,13 +140,18 @@ def _expand(value: SSAValue, position: int, outer: int, inner: int, before: Oper
         else:
             groups.append([index])
             index += 1
+    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+    if isinstance(typ, TensorType):
+        expand = tensor.ExpandShapeOp(
+            value, [], reassociation, new_shape, TensorType(typ.element_type, new_shape)
+        )
+        Rewriter.insert_op(expand, InsertPoint.before(before))
+        return expand.results[0]
     op = memref.ExpandShapeOp.build(
         operands=[value, []],
         result_types=[MemRefType(typ.element_type, new_shape)],
         properties={
-            "reassociation": ArrayAttr(
-                [ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups]
-            ),
+            "reassociation": reassociation,
             "static_output_shape": DenseArrayBase.from_list(i64, new_shape),
         },
     )
@@ -162,8 +172,9 @@ def split_reduction(
     from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
     from xlinalg.transforms.generalize import generalize_op
 
-    if not isinstance(op, StructuredOpInterface) or op.results:
-        raise _fail("expected a linalg op on memrefs")
+    if not isinstance(op, StructuredOpInterface):
+        raise _fail("expected a linalg op")
+    on_tensors = bool(op.results)
     iterators = [str(t) for t in op.get_iterator_types()]
     reductions = [i for i, t in enumerate(iterators) if t == "reduction"]
     if not reductions:
@@ -181,7 +192,7 @@ def split_reduction(
         )
     output = op.get_outputs()[0]
     out_type = output.type
-    assert isinstance(out_type, MemRefType)
+    assert isinstance(out_type, MemRefType | TensorType)
     out_shape = list(out_type.get_shape())
     if not (0 <= insert_split_dimension <= len(out_shape)):
         raise _fail(
@@ -196,12 +207,19 @@ def split_reduction(
     n_loops = len(iterators)
     new_n = n_loops + 1
 
-    # new loop positions: loops < r keep theirs, r -> (p, q) at (r, r+1) or (q, p),
-    # loops > r shift by one.
-    def shifted(d: int) -> int:
-        return d if d < r else d + 1
+    # New loop positions (as upstream, checked with iree-opt): by default the parallel
+    # loop p sits at `insert_split_dimension` and every old loop d (r included, which
+    # becomes q) moves to d or d + 1 around it; with `inner_parallel` or the scaling
+    # algorithm, r becomes (q, p) resp. (p, q) at (r, r + 1) and later loops shift by one.
+    default_mode = not (inner_parallel or use_scaling_algorithm)
+    pivot = insert_split_dimension if default_mode else r
 
-    if use_scaling_algorithm or not inner_parallel:
+    def shifted(d: int) -> int:
+        return d if d < pivot else d + 1
+
+    if default_mode:
+        p_dim, q_dim = insert_split_dimension, shifted(r)
+    elif use_scaling_algorithm:
         p_dim, q_dim = r, r + 1
     else:
         q_dim, p_dim = r, r + 1
@@ -226,7 +244,7 @@ def split_reduction(
             if not (isinstance(expr, AffineDimExpr) and expr.position == r):
                 raise _fail("the reduction loop is used in a compound index expression")
             expand_at = position
-            exprs.extend([AffineExpr.dimension(r), AffineExpr.dimension(r + 1)])
+            exprs.extend([q, p] if inner_parallel else [p, q])
         if expand_at is not None:
             outer, inner = (q_extent, p_extent) if inner_parallel else (p_extent, q_extent)
             value = _expand(value, expand_at, outer, inner, op)
@@ -241,12 +259,13 @@ def split_reduction(
     ]
     if any(s < 0 for s in partial_shape):
         raise _fail("dynamic output shapes are not supported")
-    alloc = memref.AllocOp([], [], MemRefType(element, partial_shape))
+    alloc = _new_buffer(element, partial_shape, on_tensors, use_alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(op))
     cst = arith.ConstantOp(neutral)
     Rewriter.insert_op(cst, InsertPoint.before(op))
-    fill = NAMED_OP_CLASSES["linalg.fill"]([cst.result], [alloc.memref])
+    fill = NAMED_OP_CLASSES["linalg.fill"]([cst.result], [alloc.results[0]])
     Rewriter.insert_op(fill, InsertPoint.before(op))
+    partial = fill.results[0] if on_tensors else alloc.results[0]
 
     out_map = generic.get_indexing_maps()[-1]
     out_exprs = [
@@ -257,12 +276,14 @@ def split_reduction(
 
     extra_inputs: list[SSAValue] = []
     if use_scaling_algorithm:
-        fake = memref.AllocOp([], [], MemRefType(i1, [p_extent, q_extent]))
+        fake = _new_buffer(i1, [p_extent, q_extent], on_tensors, False)
         Rewriter.insert_op(fake, InsertPoint.before(op))
-        extra_inputs.append(fake.memref)
+        extra_inputs.append(fake.results[0])
         new_maps.append(_with_dims([p, q], new_n))
 
-    new_iterators = [iterators[d] for d in range(r)] + ["", ""] + iterators[r + 1 :]
+    new_iterators = [""] * new_n
+    for d in range(n_loops):
+        new_iterators[shifted(d)] = iterators[d]
     new_iterators[p_dim] = "parallel"
     new_iterators[q_dim] = "reduction"
 
@@ -274,10 +295,11 @@ def split_reduction(
         raise _fail("ops using linalg.index are not supported")
     split = GenericOp(
         [*new_inputs, *extra_inputs],
-        [alloc.memref],
+        [partial],
         body,
         [*new_maps, _with_dims(out_exprs, new_n)],
         new_iterators,
+        [partial.type] if on_tensors else [],
     )
     Rewriter.insert_op(split, InsertPoint.before(op))
 
@@ -294,7 +316,7 @@ def split_reduction(
     combine_block.add_op(combined)
     combine_block.add_op(YieldOp(combined.results[0]))
     combine = GenericOp(
-        [alloc.memref],
+        [split.results[0] if on_tensors else partial],
         [output],
         Region(combine_block),
         [
@@ -302,17 +324,30 @@ def split_reduction(
             _with_dims([d for i, d in enumerate(ids) if i != insert_split_dimension], rank),
         ],
         ["reduction" if i == insert_split_dimension else "parallel" for i in range(rank)],
+        [output.type] if on_tensors else [],
     )
     Rewriter.insert_op(combine, InsertPoint.before(op))
-    after = InsertPoint.after(op)
-    Rewriter.insert_op(memref.DeallocOp.get(alloc.memref), after)
-    if use_scaling_algorithm:
-        Rewriter.insert_op(memref.DeallocOp.get(extra_inputs[0]), after)
+    if on_tensors:
+        op.results[0].replace_all_uses_with(combine.results[0])
+    else:
+        after = InsertPoint.after(op)
+        Rewriter.insert_op(memref.DeallocOp.get(alloc.results[0]), after)
+        if use_scaling_algorithm:
+            Rewriter.insert_op(memref.DeallocOp.get(extra_inputs[0]), after)
     Rewriter.erase_op(op)
     if generic is not op:
         generic.erase(safe_erase=False)
-    _ = use_alloc  # on memrefs the partial is always a memref.alloc (upstream's alloc_tensor)
     return SplitReductionResult(alloc, fill, split, combine)
+
+
+def _new_buffer(element: Attribute, shape: list[int], on_tensors: bool, use_alloc: bool) -> Operation:
+    """The partial's storage: `tensor.empty` / `bufferization.alloc_tensor` (`use_alloc`) on
+    tensors, `memref.alloc` on memrefs (upstream's `use_alloc` only matters on tensors)."""
+    if not on_tensors:
+        return memref.AllocOp([], [], MemRefType(element, shape))
+    if use_alloc:
+        return AllocTensorOp(TensorType(element, shape))
+    return tensor.EmptyOp([], TensorType(element, shape))
 
 
 __all__ = ["SplitReductionResult", "split_reduction"]

@@ -226,7 +226,8 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
         )
     except TransformFailure as err:
         raise failure(
-            op, f"cannot promote {describe_payload(targets[0])}: {err.message}", silenceable=True
+            op, f"cannot promote {describe_payload(targets[0])}: {err.message}",
+            silenceable=err.silenceable,
         ) from err
     interp.state.bind(op.transformed, [promoted])
 

@@ -117,17 +117,21 @@ def _rank_reduced(full: MemRefType[Attribute], result_shape: Sequence[int]) -> M
     layout = strides_and_offset(full)
     assert layout is not None
     strides, offset = layout
-    kept: list[int] = []
-    j = 0
-    for i, size in enumerate(shape):
-        matches = j < len(result_shape) and result_shape[j] in (size, DYNAMIC_INDEX)
-        # A unit dim is dropped unless every remaining dim must be kept.
-        if matches and (size != 1 or len(shape) - i == len(result_shape) - j):
-            kept.append(i)
-            j += 1
-        elif size != 1:
-            raise ValueError("not a rank reduction")
-    if j != len(result_shape):
+
+    def assign(i: int, j: int) -> list[int] | None:
+        """Kept dims of shape[i:] for result_shape[j:]: unit dims dropped first, kept
+        when the rest cannot match otherwise ([1, 3, 1, 12] -> [1, 3, 12] keeps dim 0)."""
+        if i == len(shape):
+            return [] if j == len(result_shape) else None
+        if shape[i] == 1 and (rest := assign(i + 1, j)) is not None:
+            return rest
+        if j < len(result_shape) and result_shape[j] in (shape[i], DYNAMIC_INDEX):
+            rest = assign(i + 1, j + 1)
+            return None if rest is None else [i, *rest]
+        return None
+
+    kept = assign(0, 0)
+    if kept is None:
         raise ValueError("not a rank reduction")
     layout_attr = StridedLayoutAttr(
         [strides[i] for i in kept], offset
