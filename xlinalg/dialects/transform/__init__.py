@@ -30,6 +30,7 @@ from xlinalg.dialects.transform.structured import (
 )
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
 from xlinalg.dialects.transform.vector_ops import TransformVector
+from xlinalg.dialects.transform.vector_unit_dims import TransformVectorUnitDims
 
 TRANSFORM_DIALECTS: list[Dialect] = [
     PDL,
@@ -40,6 +41,7 @@ TRANSFORM_DIALECTS: list[Dialect] = [
     TransformVector,
     TransformBufferization,
     TransformGPU,
+    TransformVectorUnitDims,
 ]
 
 __all__ = [
