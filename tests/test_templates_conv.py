@@ -11,6 +11,7 @@ from test_conv_vectorize import conv_payload
 import xlinalg
 
 SPACE = (REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir").read_text()
+IMG2COL_SPACE = (REPO / "search_spaces" / "conv2d_img2col.mlir").read_text()
 
 TESTED_OPS = [
     "transform.structured.tile_using_for",
@@ -18,6 +19,9 @@ TESTED_OPS = [
     "transform.structured.decompose",
     "transform.structured.vectorize",
     "transform.structured.hoist_redundant_vector_transfers",
+    "transform.structured.convert_conv2d_to_img2col",
+    "transform.bufferization.one_shot_bufferize",
+    "transform.split_handle",
 ]
 
 KNOBS = [
@@ -49,3 +53,22 @@ def test_conv_template_matches_reference(knobs: dict, geometry: tuple) -> None:
 def test_conv_template_knobs() -> None:
     names = {k.name for k in xlinalg.list_knobs(SPACE)}
     assert names == {"reg_w", "reg_f", "reg_c", "cache_c", "cache_order", "pack_filter"}
+
+
+@pytest.mark.parametrize("knobs", [
+    {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1},
+    {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 8, "reg_n": 32, "reg_k": 2},
+], ids=["small", "large"])
+def test_img2col_template_matches_reference(knobs: dict) -> None:
+    """im2col + vectorized matmul on a tensor conv (stride 2, odd sizes: masked blocks)."""
+    payload = conv2d_payload(5, 7, 6, 20, 2).replace("memref<", "tensor<")
+    payload = payload.replace(") {\n", ") -> tensor<1x5x7x20xf32> {\n", 1).replace(
+        "  linalg.conv_2d_nhwc_hwcf", "  %r = linalg.conv_2d_nhwc_hwcf").replace(
+        "outs(%o : tensor<1x5x7x20xf32>)", "outs(%o : tensor<1x5x7x20xf32>) -> tensor<1x5x7x20xf32>").replace(
+        "func.return", "func.return %r : tensor<1x5x7x20xf32>")
+    kernel = xlinalg.compile(payload, schedule=IMG2COL_SPACE, knobs=knobs)
+    text = str(kernel.module)
+    assert "linalg.conv" not in text and "vector.fma" in text and "memref.collapse_shape" in text
+    args = kernel.make_inputs(seed=3)
+    result = kernel.check(*args)
+    assert result.ok, result.message
