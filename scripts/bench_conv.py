@@ -13,7 +13,9 @@ filter, NHWC input pre-padded, HWCF filter, f32, the output accumulated into
   (isolated, checked trials in `results/bench.db`; rerunning resumes) and
   re-times the best `--rerank` trials paired (tuner.rerank), or takes the knobs
   of `--knobs LAYER=JSON`;
-- measures in this one process, interleaved: the best schedule, an im2col +
+- with `--img2col-trials N`, also tunes `search_spaces/conv2d_img2col.mlir`
+  (convert_conv2d_to_img2col + vectorized matmul) on the tensor form ("im2col");
+- measures in this one process, interleaved: the best schedule(s), an im2col +
   matmul through NumPy/OpenBLAS (the im2col copy included) with 1 and with 2
   threads (threadpoolctl), and IREE's default CPU compile of the same
   payload on tensors (`iree-compile --iree-hal-target-backends=llvm-cpu
@@ -48,6 +50,7 @@ from xlinalg.backend.peak import measure_fma_peak_gflops
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
+IMG2COL_SPACE = ROOT / "search_spaces" / "conv2d_img2col.mlir"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_matmul import _median_compile_seconds, tune
 
@@ -73,6 +76,10 @@ class Layer:
     @property
     def flops(self) -> float:
         return 2.0 * self.oh * self.ow * self.f * 9 * self.c
+
+    @property
+    def name(self) -> str:
+        return self.label().replace(" ", "-").replace(">", "")
 
     def label(self) -> str:
         return f"{self.oh}x{self.ow}x{self.c}->{self.f} s{self.stride}"
@@ -155,21 +162,25 @@ def iree_available() -> bool:
     return shutil.which("iree-compile") is not None
 
 
+def tuned(text: str, name: str, space: Path, trials: int, args: argparse.Namespace) -> tuple[str, float]:
+    """Tune (or resume) a study, re-rank its best trials; (best schedule, median compile s)."""
+    from tuner.export import best_schedule as exported
+    from tuner.rerank import rerank
+    from tuner.study import load
+
+    tune(text, name, args.storage, trials, args.seed, space)
+    if args.rerank > 1:  # single measurements on a busy machine mislead: paired re-timing
+        rerank(load(args.storage, name), top_k=args.rerank)
+    return exported(args.storage, name, header=False), _median_compile_seconds(args.storage, name)
+
+
 def best_schedule(layer: Layer, index: int, args: argparse.Namespace) -> tuple[str, dict | None, float]:
     """(schedule text, fixed knobs or None, median compile s per candidate)."""
     fixed = dict(args.knobs).get(index)
     if fixed is not None:
         return SPACE.read_text(), fixed, float("nan")
-    from tuner.export import best_schedule as exported
-    from tuner.rerank import rerank
-    from tuner.study import load
-
-    name = f"bench-conv-{layer.label().replace(' ', '-').replace('>', '')}"
-    tune(payload(layer), name, args.storage, args.trials, args.seed, SPACE)
-    if args.rerank > 1:  # single measurements on a busy machine mislead: paired re-timing
-        rerank(load(args.storage, name), top_k=args.rerank)
-    schedule = exported(args.storage, name, header=False)
-    return schedule, None, _median_compile_seconds(args.storage, name)
+    schedule, compile_s = tuned(payload(layer), f"bench-conv-{layer.name}", SPACE, args.trials, args)
+    return schedule, None, compile_s
 
 
 def parse_knobs(text: str) -> tuple[int, dict]:
@@ -190,6 +201,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rerank", type=int, default=5,
                         help="re-time the K best trials paired and interleaved (tuner.rerank)")
+    parser.add_argument("--img2col-trials", type=int, default=0,
+                        help="also tune search_spaces/conv2d_img2col.mlir (im2col + matmul) this long")
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE column")
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
@@ -199,7 +212,7 @@ def main() -> int:
     print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
           f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
     use_iree = not args.no_iree and iree_available()
-    header = (f"{'layer':>22} | {'xlinalg':>8} | {'BLAS 1t':>8} | {'BLAS 2t':>8} | {'IREE':>8} | "
+    header = (f"{'layer':>22} | {'xlinalg':>8} | {'im2col':>8} | {'BLAS 1t':>8} | {'BLAS 2t':>8} | {'IREE':>8} | "
               f"{'x/IREE':>6} | {'x/peak':>6} | {'IREE/peak':>9} | {'compile s':>9} | knobs")
     print(header, flush=True)
     for index in args.layers:
@@ -216,10 +229,17 @@ def main() -> int:
         iree = IreeKernel(layer) if use_iree else None
         if iree is not None:
             np.testing.assert_allclose(iree(x, w, out), expected, rtol=1e-3, atol=1e-3)
-        times: dict[str, list[float]] = {"x": [], "blas1": [], "blas2": [], "iree": []}
+        times: dict[str, list[float]] = {"x": [], "i2c": [], "blas1": [], "blas2": [], "iree": []}
+        i2c = None
+        if args.img2col_trials:
+            i2c_schedule, _ = tuned(payload(layer, "tensor"), f"bench-conv-img2col-{layer.name}",
+                                    IMG2COL_SPACE, args.img2col_trials, args)
+            i2c = xlinalg.compile(payload(layer, "tensor"), schedule=i2c_schedule)
         scratch = out.copy()
         for _ in range(args.rounds):  # interleaved so drift hits all alike
             times["x"].append(kernel.time(x, w, scratch).median_s)
+            if i2c is not None:
+                times["i2c"].append(i2c.time(x, w, out).median_s)
             for threads in (1, 2):
                 with threadpool_limits(limits=threads, user_api="blas"):
                     times[f"blas{threads}"].append(
@@ -229,7 +249,7 @@ def main() -> int:
         g = {key: layer.flops / statistics.median(v) / 1e9 if v else float("nan")
              for key, v in times.items()}
         knobs = fixed if fixed is not None else _resolved_knobs(schedule)
-        print(f"{layer.label():>22} | {g['x']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
+        print(f"{layer.label():>22} | {g['x']:8.1f} | {g['i2c']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
               f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak:6.2f} | "
               f"{g['iree'] / peak:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
     print("\nGFLOP/s (medians of interleaved rounds); f32; one thread except 'BLAS 2t'; "
