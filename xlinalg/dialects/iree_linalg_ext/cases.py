@@ -157,6 +157,8 @@ TENSOR_TILED_CASES: list[tuple[str, list[int]]] = [
     ("sort", [2, 0]), ("scan", [0, 2]), ("reverse", [3, 2]), ("topk", [2, 0]),
     ("scatter", [4, 2]), ("fft", [2]), ("attention", [1, 5, 7]), ("attention", [0, 6, 0]),
     ("pack", [3, 0]), ("pack", [2, 1]), ("unpack", [16, 5]), ("unpack", [6, 4]),
+    ("winograd.filter_transform", [3, 2]), ("winograd.input_transform", [1, 0, 0, 2]),
+    ("winograd.output_transform", [1, 0, 0, 2]),
 ]
 
 #: (op, tile_using_forall spec) of the tensor kernels tiled into an scf.forall (same test file)
