@@ -120,7 +120,7 @@ def _winograd(op: str, x: np.ndarray) -> np.ndarray:
                 out[:, :, c, f] = g @ x[:, :, c, f] @ g.T
         return out
     if op == "winograd.input_transform":  # NHWC -> 8x8xNxTHxTWxC, windows at 6*t
-        n, h, w, c = x.shape
+        n, _, _, c = x.shape
         out = np.zeros((8, 8, n, 2, 2, c))
         for b in range(n):
             for i in range(2):
