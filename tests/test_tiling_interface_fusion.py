@@ -166,3 +166,53 @@ def test_result_tile_values_equal_the_slices_of_the_full_result(op: str, offsets
     (tile,) = run_function(module, "f", [a.copy() for a in args])
     window = tuple(slice(o, o + s) for o, s in zip(offsets, sizes))
     np.testing.assert_allclose(tile, np.asarray(full)[window], rtol=1e-5, atol=1e-6)
+
+
+# An iree_linalg_ext / linalg.softmax op as the *producer*: fuse_into_containing_op computes
+# only the tile each iteration reads (generate_result_tile_value), not the whole result.
+PRODUCERS = {
+    "iree_linalg_ext.reverse": """
+func.func @f(%x: tensor<7x5xf32>, %y: tensor<7x5xf32>, %z: tensor<7x5xf32>) -> tensor<7x5xf32> {
+  %r = iree_linalg_ext.reverse dimensions(dense<[0, 1]> : tensor<2xi64>)
+      ins(%x : tensor<7x5xf32>) outs(%y : tensor<7x5xf32>) : tensor<7x5xf32>
+  %n = linalg.negf ins(%r : tensor<7x5xf32>) outs(%z : tensor<7x5xf32>) -> tensor<7x5xf32>
+  return %n : tensor<7x5xf32>
+}""",
+    "iree_linalg_ext.sort": """
+func.func @f(%x: tensor<7x5xf32>, %y: tensor<7x5xf32>, %z: tensor<7x5xf32>) -> tensor<7x5xf32> {
+  %r = iree_linalg_ext.sort dimension(1) outs(%x : tensor<7x5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<7x5xf32>
+  %n = linalg.negf ins(%r : tensor<7x5xf32>) outs(%z : tensor<7x5xf32>) -> tensor<7x5xf32>
+  return %n : tensor<7x5xf32>
+}""",
+    "linalg.softmax": """
+func.func @f(%x: tensor<7x5xf32>, %y: tensor<7x5xf32>, %z: tensor<7x5xf32>) -> tensor<7x5xf32> {
+  %r = linalg.softmax dimension(1) ins(%x : tensor<7x5xf32>) outs(%y : tensor<7x5xf32>) -> tensor<7x5xf32>
+  %n = linalg.negf ins(%r : tensor<7x5xf32>) outs(%z : tensor<7x5xf32>) -> tensor<7x5xf32>
+  return %n : tensor<7x5xf32>
+}""",
+}
+
+
+def _expected(name: str, x: np.ndarray) -> np.ndarray:
+    if name == "iree_linalg_ext.reverse":
+        return -np.flip(x, (0, 1))
+    if name == "iree_linalg_ext.sort":
+        return -np.sort(x, axis=1)
+    e = np.exp(x - x.max(1, keepdims=True))
+    return -(e / e.sum(1, keepdims=True))
+
+
+@pytest.mark.parametrize("name", list(PRODUCERS))
+def test_tiling_interface_producer_fused_by_its_tile(name: str) -> None:
+    schedule = fuse_schedule("linalg.negf", name, "[3, 0]", 1)
+    text = str(xlinalg.apply_schedule(PRODUCERS[name], schedule))
+    loop = text.index("scf.for")
+    assert text.count(name + " ") == 1 and text.index(name + " ") > loop  # only the tile, inside
+    assert "tensor<?x5xf32>" in text[text.index(name + " "):].split("\n")[0]
+    x = RNG.standard_normal((7, 5)).astype(F32)
+    got = xlinalg.compile(PRODUCERS[name], schedule=schedule, entry="f")(x, np.zeros_like(x), np.zeros_like(x))
+    np.testing.assert_allclose(got, _expected(name, x), rtol=1e-5, atol=1e-6)

@@ -40,6 +40,7 @@ from xlinalg.dialects.scf import ForallOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.fuse_slices import (
     cast_if_needed,
@@ -173,6 +174,16 @@ def _tile_through_extract(producer: Operation, container: Operation) -> FusionSt
                 continue
             if not is_unit_stride_full_rank(user):
                 continue
+            if not isinstance(producer, StructuredOpInterface) and isinstance(producer, TilingInterface):
+                if isinstance(container, ForallOp) and _uses_after(result, container):
+                    continue  # the forall would have to yield the tile: left to cloning
+                builder = IndexBuilder(InsertPoint.before(user))
+                value = producer.generate_result_tile_value(
+                    builder, result.index, mixed_offsets(user), mixed_sizes(user))
+                value = cast_if_needed(builder, value, user.result.type)
+                user.result.replace_all_uses_with(value)
+                Rewriter.erase_op(user)
+                return FusionStep([value.owner], container)  # type: ignore[list-item]
             structured = check_fusable_result(result, "fuse_into_containing_op")
             builder = IndexBuilder(InsertPoint.before(user))
             offsets, sizes = mixed_offsets(user), mixed_sizes(user)
@@ -349,7 +360,7 @@ def erase_if_dead(ops: Sequence[Operation]) -> None:
     for op in ops:
         if (
             op.parent is not None
-            and isinstance(op, StructuredOpInterface)
+            and isinstance(op, StructuredOpInterface | TilingInterface)
             and op.results
             and all(isinstance(r.type, TensorType) for r in op.results)
             and not any(r.uses for r in op.results)
