@@ -309,3 +309,20 @@ module attributes {{transform.with_named_sequence}} {{
     args, expected = _inputs("attention")
     got = xlinalg.compile(KERNELS["attention"], schedule=schedule, entry="f")(*args)
     np.testing.assert_allclose(got, expected[0], rtol=2e-4, atol=2e-5)
+
+
+def test_dynamic_shapes_on_tensors() -> None:
+    """Loop bounds from tensor.dim; the tile sizes do not divide the runtime extent."""
+    src = """
+func.func @f(%k: tensor<?x13xf32>) -> tensor<?x13xf32> {
+  %r = iree_linalg_ext.sort dimension(1) outs(%k : tensor<?x13xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<?x13xf32>
+  return %r : tensor<?x13xf32>
+}"""
+    schedule = tile_schedule("iree_linalg_ext.sort", [2, 0])
+    assert "tensor.dim" in str(xlinalg.apply_schedule(src, schedule))
+    x = RNG.standard_normal((5, 13)).astype(F32)
+    np.testing.assert_array_equal(xlinalg.compile(src, schedule=schedule, entry="f")(x), np.sort(x, 1))
