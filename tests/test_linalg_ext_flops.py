@@ -61,3 +61,18 @@ def test_schedule_db_signature_names_ext_ops() -> None:
     assert entry_path("db", ops, "znver4").name.startswith("ext.attention-")
     # a different shape is a different key
     assert entry_path("db", ops, "znver4") != entry_path("db", op_signature(attention_src(True)), "znver4")
+
+
+def test_hand_written_linalg_ops_count_too() -> None:
+    softmax = """
+func.func @f(%x: memref<7x13xf32>, %y: memref<7x13xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<7x13xf32>) outs(%y : memref<7x13xf32>)
+  return
+}"""
+    assert xlinalg.compile(softmax, entry="f").flops() == 5 * 7 * 13
+    wino = """
+func.func @f(%d: memref<2x14x14x5xf32>, %v: memref<6x6x3x3x2x5xf32>) {
+  linalg.winograd_input_transform fmr(F_4_3) ins(%d : memref<2x14x14x5xf32>) outs(%v : memref<6x6x3x3x2x5xf32>)
+  return
+}"""
+    assert xlinalg.compile(wino, entry="f").flops() == 4 * 6**3 * 3 * 3 * 2 * 5

@@ -338,8 +338,8 @@ class Kernel:
 
     def flops(self, *args: Any) -> int:
         """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul) and of
-        its `iree_linalg_ext` ops (per-op formulas: `iree_linalg_ext/flops.py`)."""
-        from xlinalg.dialects.iree_linalg_ext.flops import ext_flops, is_ext_op
+        its non-structured ops (per-op formulas: `iree_linalg_ext/flops.py`)."""
+        from xlinalg.dialects.iree_linalg_ext.flops import has_flop_formula, op_flops
 
         total = 0
         for op in self._structured_ops():
@@ -347,7 +347,7 @@ class Kernel:
             ranges = self._loop_ranges(op, args)
             total += per_point * int(np.prod(ranges, dtype=np.int64))
         func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
-        return total + sum(ext_flops(op) for op in func.walk() if is_ext_op(op))
+        return total + sum(op_flops(op) for op in func.walk() if has_flop_formula(op))
 
     def reduction_length(self, *args: Any) -> int:
         from xdsl.dialects.linalg.attrs import IteratorType

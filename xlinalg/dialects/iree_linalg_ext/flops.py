@@ -1,6 +1,7 @@
-"""Arithmetic-operation counts of the `iree_linalg_ext` ops, for `Kernel.flops()`.
+"""Arithmetic-operation counts of the ops that are not structured (`iree_linalg_ext`, and
+linalg's hand-written softmax / pack / unpack / winograd ops), for `Kernel.flops()`.
 
-The ops are not structured, so the count is a formula per op (static shapes):
+The count is a formula per op (static shapes):
 
 - attention (Q: B×M×K1, K: B×N×K1, V: B×N×K2): `2·B·M·N·K1 + 2·B·M·N·K2` — the
   two matmuls, as IREE counts attention (4·B·M·N·K when K1 = K2); the softmax's
@@ -16,7 +17,10 @@ The ops are not structured, so the count is a formula per op (static shapes):
 - winograd filter (α = m + r - 1): `2·(α·r·r + α·α·r)` per (c, f) — `G g Gᵀ`;
   input: `4·α³` per (tile, channel) — `Bᵀ d B`; output: `2·(m·α·α + m·m·α)` per
   (tile, channel) — `Aᵀ y A` (dense products, zero coefficients included);
-- reverse, pack, unpack, set/unset_encoding, upper_bound_tile_size: 0 (data movement).
+- reverse, pack, unpack, set/unset_encoding, upper_bound_tile_size: 0 (data movement);
+- linalg.softmax: 5 per element (max, subtract, exp, sum, divide: its decomposition's
+  generic bodies); linalg.winograd_* (α = m + r - 1; a side of extent 1 untransformed):
+  the same dense products as above per (c, f) / (tile, channel); linalg.pack/unpack: 0.
 """
 
 from __future__ import annotations
@@ -92,5 +96,42 @@ def ext_flops(op: Operation) -> int:
     return 0
 
 
-def is_ext_op(op: Operation) -> bool:
-    return op.name.startswith("iree_linalg_ext.") and op.name != "iree_linalg_ext.yield"
+def _linalg_flops(op: Operation) -> int:
+    from xlinalg.dialects.linalg.softmax import SoftmaxOp
+    from xlinalg.dialects.linalg.winograd import (
+        WinogradFilterTransformOp,
+        WinogradInputTransformOp,
+        WinogradOutputTransformOp,
+    )
+
+    if isinstance(op, SoftmaxOp):
+        return 5 * math.prod(_shape(op, op.input))
+    if not isinstance(op, WinogradFilterTransformOp | WinogradInputTransformOp | WinogradOutputTransformOp):
+        return 0
+    m, _ = op.get_m_r()
+    if isinstance(op, WinogradFilterTransformOp):
+        _, kh, kw, _ = _shape(op, op.filter)
+        ah, aw, c, f = _shape(op, op.output)
+        return 2 * (ah * kh * kw + ah * aw * kw) * c * f
+    if isinstance(op, WinogradInputTransformOp):
+        ah, aw, *points = _shape(op, op.output)
+        return 2 * (ah * ah * aw + ah * aw * aw) * math.prod(points)
+    ah, aw, *points = _shape(op, op.value)
+    mh, mw = (m if ah != 1 else 1), (m if aw != 1 else 1)
+    return 2 * (mh * ah * aw + mh * mw * aw) * math.prod(points)
+
+
+#: the hand-written linalg ops counted by `_linalg_flops`
+_LINALG_OPS = ("linalg.softmax", "linalg.winograd_filter_transform", "linalg.winograd_input_transform",
+               "linalg.winograd_output_transform")
+
+
+def has_flop_formula(op: Operation) -> bool:
+    """Whether `op` is counted by `op_flops` (not a structured op, not a terminator)."""
+    return (op.name.startswith("iree_linalg_ext.") and op.name != "iree_linalg_ext.yield") or (
+        op.name in _LINALG_OPS)
+
+
+def op_flops(op: Operation) -> int:
+    """The arithmetic operations of one op with a formula (see the module docstring)."""
+    return ext_flops(op) if op.name.startswith("iree_linalg_ext.") else _linalg_flops(op)
