@@ -93,10 +93,11 @@ class ParallelInsertSliceOp(IRDLOperation):
 
 
 def _tensor_ops() -> list[type[IRDLOperation]]:
+    from xlinalg.dialects.tensor_generate import GenerateOp  # xDSL lacks it
     from xlinalg.dialects.tensor_pad import PadOp  # upstream's verifier (see tensor_pad.py)
 
     xdsl_ops = [op for op in _XdslTensor.operations if op.name != "tensor.pad"]
-    return [*xdsl_ops, ParallelInsertSliceOp, PadOp]  # type: ignore[list-item]
+    return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp]  # type: ignore[list-item]
 
 
 Tensor = Dialect(

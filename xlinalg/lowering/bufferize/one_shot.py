@@ -8,7 +8,8 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | `arith.constant dense<…> : tensor<…>` | a private constant `memref.global` + `memref.get_global` (read-only) |
 | `tensor.extract_slice` | `memref.subview` of the source's buffer (rank-reducing too) |
 | `tensor.insert_slice` | the destination's buffer (or a copy, see below); `memref.copy` of the source into a subview, skipped when the source was computed in place in exactly that slice |
-| `tensor.pad` (constant padding) | `memref.alloc` of the padded shape, `linalg.fill`, copy of the source into the interior |
+| `tensor.pad` | `memref.alloc` of the padded shape, `linalg.fill` (constant padding) or a loop nest running the region on every index (padding computed from the indices), copy of the source into the interior |
+| `tensor.splat`, `from_elements`, `generate`, `concat`, `reshape` | see `creation.py` |
 | `tensor.expand_shape` / `collapse_shape` | `memref.expand_shape` / `collapse_shape` of the source's buffer (copied to an identity-layout buffer first if it is a strided view) |
 | `tensor.cast`, `tensor.dim`, `tensor.extract`, `tensor.insert` | `memref.cast`, `memref.dim`, `memref.load`, `memref.store` |
 | `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
@@ -88,6 +89,11 @@ from xlinalg.lowering.bufferize.analysis import (
     Root,
     SliceKey,
     slice_key,
+)
+from xlinalg.lowering.bufferize.creation import (
+    CREATION_OPS,
+    bufferize_creation_op,
+    fill_from_region,
 )
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
 from xlinalg.lowering.diagnostics import lowering_error
@@ -292,6 +298,8 @@ class _FunctionBufferizer:
         elif is_forall_op(op):  # scf.forall shared_outs, tensor.parallel_insert_slice
             bufferize_forall_op(self, op)
             return
+        elif isinstance(op, CREATION_OPS):  # splat, from_elements, generate, concat, reshape
+            bufferize_creation_op(self, op)
         elif isinstance(op, tensor.EmptyOp):
             buffer, root = self._alloc(op.tensor.type, _per_dim(op.tensor.type, op.dynamic_sizes), op)
             self._define(op.tensor, buffer, root)
@@ -433,14 +441,15 @@ class _FunctionBufferizer:
         yielded = block.last_op
         assert yielded is not None and len(yielded.operands) == 1
         pad_value = yielded.operands[0]
+        computed = False  # the region computes the value (from the indices): a loop nest
         if isinstance(pad_value.owner, Block) or (
             isinstance(pad_value.owner, Operation) and pad_value.owner.parent_block() is block
         ):
             owner = pad_value.owner
-            if not isinstance(owner, arith.ConstantOp):
-                raise self._unsupported(op, "only constant padding (a value not computed from "
-                                            "the indices) is supported")
-            pad_value = self._insert(owner.clone(), op).results[0]
+            if isinstance(owner, arith.ConstantOp):
+                pad_value = self._insert(owner.clone(), op).results[0]
+            else:
+                computed = True
         source = self.buf[op.source]
         low = _mixed(op.static_low.get_values(), list(op.low))
         high = _mixed(op.static_high.get_values(), list(op.high))
@@ -457,9 +466,12 @@ class _FunctionBufferizer:
             assert total is not None
             sizes.append(total)
         buffer, root = self._alloc(op.result.type, sizes, op)
-        from xlinalg.dialects.linalg import FillOp
+        if computed:
+            fill_from_region(self, buffer, block, sizes, op)
+        else:
+            from xlinalg.dialects.linalg import FillOp
 
-        self._insert(FillOp([pad_value], [buffer]), op)
+            self._insert(FillOp([pad_value], [buffer]), op)
         interior = memref.SubviewOp.get(
             buffer, low, source_sizes, [1] * len(low),
             subview_result_type(
