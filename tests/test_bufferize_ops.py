@@ -150,3 +150,93 @@ func.func @k(%x: memref<4x5xf32>, %o: memref<4x5xf32>) {
     xlinalg.compile(memrefs)(x, out)
     np.testing.assert_array_equal(got, out)
     np.testing.assert_allclose(got, x * x + x, rtol=1e-6)
+
+
+IF = """
+func.func @pick(%c: i1, %x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %r = scf.if %c -> (tensor<?x3xf32>) {
+    scf.yield %x : tensor<?x3xf32>
+  } else {
+    %a = linalg.add ins(%x, %y : tensor<?x3xf32>, tensor<?x3xf32>) outs(%y : tensor<?x3xf32>) -> tensor<?x3xf32>
+    scf.yield %a : tensor<?x3xf32>
+  }
+  %d = linalg.mul ins(%r, %r : tensor<?x3xf32>, tensor<?x3xf32>) outs(%r : tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %d : tensor<?x3xf32>
+}
+"""
+
+IF_MEMREF = """
+func.func @pick(%c: i1, %x: memref<?x3xf32>, %y: memref<?x3xf32>, %o: memref<?x3xf32>) {
+  scf.if %c {
+    linalg.copy ins(%x : memref<?x3xf32>) outs(%o : memref<?x3xf32>)
+  } else {
+    linalg.add ins(%x, %y : memref<?x3xf32>, memref<?x3xf32>) outs(%o : memref<?x3xf32>)
+  }
+  linalg.mul ins(%o, %o : memref<?x3xf32>, memref<?x3xf32>) outs(%o : memref<?x3xf32>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_scf_if_yielding_tensors_equals_the_memref_kernel(cond: bool) -> None:
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((5, 3), dtype=np.float32)
+    keep_x, keep_y = x.copy(), y.copy()
+    got = xlinalg.compile(IF)(cond, x, y)
+    np.testing.assert_array_equal(x, keep_x)  # tensor arguments are never written
+    np.testing.assert_array_equal(y, keep_y)
+    picked = x if cond else x + y
+    np.testing.assert_array_equal(got, picked * picked)
+    out = np.zeros((5, 3), np.float32)
+    xlinalg.compile(IF_MEMREF)(cond, x, y, out)
+    np.testing.assert_array_equal(got, out)
+
+
+CALLS = """
+func.func @scale(%x: tensor<4x3xf32>, %s: f32) -> tensor<4x3xf32> {
+  %e = tensor.empty() : tensor<4x3xf32>
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %m = linalg.mul ins(%x, %f : tensor<4x3xf32>, tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %m : tensor<4x3xf32>
+}
+func.func @main(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %two = arith.constant 2.0 : f32
+  %a = func.call @scale(%x, %two) : (tensor<4x3xf32>, f32) -> tensor<4x3xf32>
+  %b = func.call @scale(%a, %two) : (tensor<4x3xf32>, f32) -> tensor<4x3xf32>
+  %c = linalg.sub ins(%b, %a : tensor<4x3xf32>, tensor<4x3xf32>) outs(%a : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %b, %c : tensor<4x3xf32>, tensor<4x3xf32>
+}
+"""
+
+
+def test_func_call_with_tensor_arguments_and_results() -> None:
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    keep = x.copy()
+    b, c = xlinalg.compile(CALLS, entry="main")(x)
+    np.testing.assert_array_equal(b, 4 * keep)
+    np.testing.assert_array_equal(c, 2 * keep)
+    np.testing.assert_array_equal(x, keep)
+    np.testing.assert_array_equal(xlinalg.compile(CALLS, entry="scale")(x, np.float32(3.0)),
+                                  3 * keep)
+
+
+def test_calls_that_cannot_bufferize_are_clear_errors() -> None:
+    dynamic = """
+func.func @grow(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c = tensor.concat dim(0) %x, %x : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %c : tensor<?xf32>
+}
+func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %g = func.call @grow(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  return %g : tensor<?xf32>
+}"""
+    with pytest.raises(LoweringError, match="func.call.*a call returning a dynamically shaped"):
+        xlinalg.compile(dynamic, entry="main")
+    recursive = """
+func.func @r(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %g = func.call @r(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}"""
+    with pytest.raises(LoweringError, match="recursive calls with tensors"):
+        xlinalg.compile(recursive)

@@ -324,11 +324,17 @@ func.func @id(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
 def test_unsupported_tensor_op_is_a_clear_error() -> None:
     text = """
 func.func @f(%x: f32) -> tensor<4xf32> {
-  %e = tensor.splat %x : tensor<4xf32>
+  %e = tensor.generate {
+  ^bb0(%i: index):
+    %t = tensor.splat %x : tensor<2xf32>
+    %c0 = arith.constant 0 : index
+    %v = tensor.extract %t[%c0] : tensor<2xf32>
+    tensor.yield %v : f32
+  } : tensor<4xf32>
   return %e : tensor<4xf32>
 }
 """
-    with pytest.raises(XlinalgError, match=r"tensor.splat.*cannot bufferize"):
+    with pytest.raises(XlinalgError, match=r"tensor.generate.*cannot bufferize: a region"):
         xlinalg.compile(text)
 
 

@@ -15,6 +15,8 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
 | ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
 | `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it |
+| `scf.if` yielding tensors | rebuilt with memref results: each branch yields a new buffer holding a copy of its value (freed at the end of the enclosing block unless returned) |
+| `func.call` with tensors | the callee is bufferized first; tensor arguments pass their (identity-layout) buffers, read-only in the callee; static tensor results are written into buffers allocated at the call (the callee's result-buffer arguments); a dynamically shaped result is a `LoweringError` (calls with memref results do not lower to LLVM yet) |
 
 **In place or copy.** An op that writes a destination tensor (`outs` of a
 linalg op, the `dest` of `insert_slice`/`insert`, an `iter_args` init) reuses
@@ -46,9 +48,8 @@ buffer first (without the copy when the op does not read its destination, e.g.
   NumPy arrays.
 
 Temporary buffers are freed (`memref.dealloc`) at the end of the block that
-allocated them. Ops with tensor operands or results not listed here (a
-`func.call` with tensors, `scf.if`/`scf.while` yielding tensors, ...) give a
-`LoweringError` naming the op.
+allocated them. Ops with tensor operands or results not listed here (`scf.while`
+carrying tensors, ...) give a `LoweringError` naming the op.
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ class _FunctionBufferizer:
         self.to_erase: list[Operation] = []
         self.loops: list[scf.ForOp] = []
         self.yields: list[scf.YieldOp] = []
+        self.if_yields: dict[scf.YieldOp, list[SSAValue]] = {}
         self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
         self.arguments: list[tuple[SSAValue, SSAValue]] = []
         self._stale_args: list[tuple[Block, list[SSAValue]]] = []
@@ -295,6 +297,10 @@ class _FunctionBufferizer:
             self._destination_style(op)
         elif isinstance(op, scf.ForOp):
             self._for(op)
+        elif isinstance(op, scf.IfOp):
+            self._if(op)
+        elif isinstance(op, func.CallOp):
+            self._call(op)
         elif is_forall_op(op):  # scf.forall shared_outs, tensor.parallel_insert_slice
             bufferize_forall_op(self, op)
             return
@@ -536,8 +542,92 @@ class _FunctionBufferizer:
         self.pending.append((end, results))
         self.pending.sort(key=lambda item: -item[0])
 
+    def _if(self, op: scf.IfOp) -> None:
+        """Rebuild `op` with memref results: each branch yields a new buffer holding a copy
+        of its tensor (owned by the enclosing block: freed at its end unless returned)."""
+        types = [memref_type_of(r.type) if isinstance(r.type, TensorType) else r.type
+                 for r in op.output]
+        true_region, false_region = Region(), Region()
+        op.true_region.move_blocks(true_region)
+        op.false_region.move_blocks(false_region)
+        new = scf.IfOp(op.cond, types, true_region, false_region)
+        new.attributes.update(op.attributes)
+        self._insert(new, op)
+        block = op.parent_block()
+        assert block is not None
+        results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
+        for old, value in zip(op.output, new.output):
+            if isinstance(old.type, TensorType):
+                self.owned.append((value, block))
+                results.append((old, value, Root("alloc", writable=True), None))
+            else:
+                old.replace_all_uses_with(value)
+        end = self.alias.order.pos[op] + sum(1 for _ in new.walk()) - 1
+        self.pending.append((end, results))
+        self.pending.sort(key=lambda item: -item[0])
+
+    def _yield_from_if(self, op: scf.YieldOp) -> None:
+        values: list[SSAValue] = []
+        for value in op.operands:
+            if not isinstance(value.type, TensorType):
+                values.append(value)
+                continue
+            buffer = self.buf[value]
+            sizes = self._sizes(buffer, op)
+            mtype = memref_type_of(value.type)
+            alloc = memref.AllocOp([s for s in sizes if isinstance(s, SSAValue)], [], mtype)
+            self._insert(alloc, op)
+            self._insert(memref.CopyOp(buffer, alloc.memref), op)
+            values.append(alloc.memref)
+        self.if_yields[op] = values
+        self.yields.append(op)
+
+    def _call(self, op: func.CallOp) -> None:
+        """Call the bufferized callee: tensor arguments as identity-layout buffers (the callee
+        never writes them), static results into buffers allocated here (trailing
+        arguments), other results returned as buffers this block owns."""
+        from xdsl.traits import SymbolTable
+
+        from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
+
+        callee = SymbolTable.lookup_symbol(self.module, op.callee)
+        if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
+            raise self._unsupported(op, "a call with tensors to a function without a body")
+        if any(isinstance(t, TensorType) for t in (*callee.function_type.inputs,
+                                                   *callee.function_type.outputs)):
+            if callee in _IN_PROGRESS:
+                raise self._unsupported(op, "recursive calls with tensors")
+            bufferize_function(callee, self.module)
+        args = [self._identity(v, op)[0] if isinstance(v.type, TensorType) else v
+                for v in op.arguments]
+        where_attr = callee.attributes.get(RESULTS_FROM_ATTR)
+        where = (list(where_attr.get_values()) if isinstance(where_attr, DenseArrayBase)
+                 else [-i - 1 for i in range(len(op.res))])
+        if any(position < 0 and isinstance(result.type, TensorType)
+               for result, position in zip(op.res, where)):
+            # the callee would return a buffer it allocated: calls with memref results do
+            # not lower to LLVM yet
+            raise self._unsupported(op, "a call returning a dynamically shaped tensor")
+        out_params: dict[int, SSAValue] = {}
+        for result, position in zip(op.res, where):
+            if position >= 0:
+                buffer, _ = self._alloc(result.type, [], op)  # static: no dynamic sizes
+                out_params[position] = buffer
+        args += [out_params[i] for i in sorted(out_params)]
+        call = func.CallOp(op.callee, args, list(callee.function_type.outputs.data))
+        self._insert(call, op)
+        for result, position in zip(op.res, where):
+            buffer = out_params[position] if position >= 0 else call.res[-position - 1]
+            if isinstance(result.type, TensorType):
+                self._define(result, buffer, Root("alloc", writable=True))
+            else:
+                result.replace_all_uses_with(buffer)
+
     def _yield(self, op: scf.YieldOp) -> None:
         loop = op.parent_op()
+        if isinstance(loop, scf.IfOp):
+            self._yield_from_if(op)
+            return
         if not isinstance(loop, scf.ForOp):
             raise self._unsupported(op, f"tensors yielded from '{loop.name if loop else '?'}'")
         for value, arg in zip(op.operands, loop.body.block.args[1:]):
@@ -577,7 +667,8 @@ class _FunctionBufferizer:
                 assert terminator is not None
                 self._insert(memref.DeallocOp.get(buffer), terminator)
         for op in self.yields:
-            kept = [v for v in op.operands if not isinstance(v.type, TensorType)]
+            kept = self.if_yields.get(op) or [
+                v for v in op.operands if not isinstance(v.type, TensorType)]
             Rewriter.replace_op(op, scf.YieldOp(*kept))
         new_returns: list[func.ReturnOp] = []
         for op, values in self.returns:
@@ -658,7 +749,15 @@ def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
     from xlinalg.lowering.bufferize.materialize import lower_materializations
 
     lower_materializations(fn)
-    _FunctionBufferizer(fn, module).run()
+    _IN_PROGRESS.add(fn)
+    try:
+        _FunctionBufferizer(fn, module).run()
+    finally:
+        _IN_PROGRESS.discard(fn)
+
+
+#: the functions being bufferized (a call bufferizes its callee first)
+_IN_PROGRESS: set[func.FuncOp] = set()
 
 
 
