@@ -147,6 +147,21 @@ def test_pad_spec_form_pack_paddings_and_one_result() -> None:
     assert [p.nofold is not None for p in module.walk() if isinstance(p, tensor.PadOp)] == [True, True]
 
 
+def test_pad_spec_transpose_paddings() -> None:
+    """The spec's transpose_paddings: the padded LHS is transposed and transposed back."""
+    body = MATCH + pad(
+        f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0], "
+        "transpose_paddings=[[1, 0], [0, 1], [0, 1]]"
+    )
+    module = apply(SLICED, body)
+    transposes = [op for op in module.walk() if isinstance(op, TransposeOp)]
+    assert [str(t.results[0].type) for t in transposes] == ["tensor<7x4xf32>", "tensor<4x7xf32>"]
+    assert matmul_of(module).operands[0] is transposes[1].results[0]
+    run_sliced(body)
+    bad = MATCH + pad(f"{VALUES}, padding_dimensions=[0], transpose_paddings=[[0, 1, 2]]")
+    fails(SLICED, bad, silenceable=False, match="not a permutation of the operand's 2 dims")
+
+
 def test_pad_wrong_padding_value_type_is_a_definite_failure() -> None:
     body = MATCH + pad("padding_values=[0 : i32, 0.0 : f32, 0.0 : f32], padding_dimensions=[0, 1, 2]")
     fails(MATMUL, body, silenceable=False, match="expects a padding value of type 'f32'")

@@ -48,10 +48,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.linalg import TransposeOp
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 from xlinalg.transforms.fuse_slices import extract_slice, insert_slice
+from xlinalg.transforms.pad import transpose_tensor
 
 _SLICE_OPS = (
     tensor.ExtractSliceOp,
@@ -143,20 +143,6 @@ def _iteration_index(builder: IndexBuilder, iv: SSAValue, lb: int, step: int) ->
     return builder.apply((d0 - AffineExpr.constant(lb)) // step, [iv])
 
 
-def _transpose(
-    builder: IndexBuilder, value: SSAValue, permutation: Sequence[int]
-) -> SSAValue:
-    value_type = value.type
-    assert isinstance(value_type, TensorType)
-    shape = value_type.get_shape()
-    result_type = TensorType(value_type.get_element_type(), [shape[p] for p in permutation])
-    empty = tensor.EmptyOp([], result_type)
-    builder.insert(empty)
-    transpose = TransposeOp([value], [empty.tensor], [result_type], permutation=list(permutation))
-    builder.insert(transpose)
-    return transpose.results[0]
-
-
 def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) -> Operation:
     """Hoist `pad` by at most `num_loops` loops (see the module docstring); returns the
     pad computed in the packing loop nest."""
@@ -211,7 +197,7 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     inner.insert(hoisted)
     tile = hoisted.results[0]
     if transpose:
-        tile = _transpose(inner, tile, transpose)
+        tile = transpose_tensor(inner, tile, transpose)
     indices = [
         _iteration_index(inner, mapping[loop.body.block.args[0]], lb, step)
         for loop, (lb, _, step) in zip(packing, bounds)
@@ -237,7 +223,7 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     value = extract_slice(at, packed, [*indices, *zeros], full, tile_type)
     if transpose:
         inverse = [transpose.index(i) for i in range(len(transpose))]
-        value = _transpose(at, value, inverse)
+        value = transpose_tensor(at, value, inverse)
     pad.result.replace_all_uses_with(value)
     Rewriter.erase_op(pad)
     for op in reversed(slice_ops):

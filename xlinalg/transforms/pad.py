@@ -22,7 +22,9 @@ An operand already of the padded static shape is used as is unless its
 `nofold` pad (upstream's "pack" of the operand for hoisting). Results are
 sliced back to the original sizes and copied into the original destination
 by `copy_back_op`: `bufferization.materialize_in_destination` (default),
-`linalg.copy`, or `none` (the slice itself replaces the result).
+`linalg.copy`, or `none` (the slice itself replaces the result). The spec's
+`transpose_paddings` transposes a padded operand and transposes it back (a
+`linalg.transpose` pair) for `hoist_pad` to hoist the transposed form.
 """
 
 from __future__ import annotations
@@ -154,6 +156,21 @@ def make_pad(
     return pad
 
 
+def transpose_tensor(builder: IndexBuilder, value: SSAValue, permutation: Sequence[int]) -> SSAValue:
+    """`linalg.transpose` of `value` by `permutation` into a new `tensor.empty`."""
+    from xlinalg.dialects.linalg import TransposeOp
+
+    value_type = value.type
+    assert isinstance(value_type, TensorType)
+    shape = value_type.get_shape()
+    result_type = TensorType(value_type.get_element_type(), [shape[p] for p in permutation])
+    empty = tensor.EmptyOp([], result_type)
+    builder.insert(empty)
+    transpose = TransposeOp([value], [empty.tensor], [result_type], permutation=list(permutation))
+    builder.insert(transpose)
+    return transpose.results[0]
+
+
 def _padded_shape(
     op: StructuredOpInterface,
     value: SSAValue,
@@ -189,6 +206,7 @@ def pad_op(
     pad_to_multiple_of: Sequence[int] = (),
     nofold_flags: Sequence[int] = (),
     copy_back_op: str = COPY_BACK_OPS[0],
+    transpose_paddings: Sequence[Sequence[int]] = (),
 ) -> PadResult:
     """Pad `op` (see the module docstring). A silenceable failure when a padded dim has no
     constant upper bound; a definite one for a padding value of the wrong type."""
@@ -210,6 +228,16 @@ def pad_op(
         raise TransformFailure(
             "pad_to_multiple_of must have one entry per padding dimension", silenceable=False
         )
+    for index, perm in enumerate(transpose_paddings):
+        rank = len(shape_of(structured.get_operands_in_order()[index].type) or ()) if index < len(
+            structured.get_operands_in_order()
+        ) else -1
+        if perm and (sorted(perm) != list(range(rank))):
+            raise TransformFailure(
+                f"transpose_paddings entry #{index} {list(perm)} is not a permutation of the "
+                f"operand's {rank} dims",
+                silenceable=False,
+            )
     if any(m < 1 for m in pad_to_multiple_of):
         raise TransformFailure("pad_to_multiple_of entries must be >= 1", silenceable=False)
     multiples = dict(zip(padding_dimensions, pad_to_multiple_of))
@@ -242,7 +270,15 @@ def pad_op(
         assert pad_value is not None
         pad = make_pad(builder, value, shape, pad_value, nofold)
         pads.append(pad)
-        new_operands.append(pad.result)
+        padded_operand: SSAValue = pad.result
+        perm = list(transpose_paddings[index]) if index < len(transpose_paddings) else []
+        if perm and perm != sorted(perm):
+            # the spec's transpose_paddings: the padded operand is transposed and
+            # transposed back, so that hoist_pad can hoist (and pack) the transposed tile
+            inverse = [perm.index(i) for i in range(len(perm))]
+            transposed = transpose_tensor(builder, padded_operand, perm)
+            padded_operand = transpose_tensor(builder, transposed, inverse)
+        new_operands.append(padded_operand)
     num_inputs = len(structured.get_inputs())
     outs = new_operands[num_inputs:]
     padded = structured.clone_with_operands(new_operands[:num_inputs], outs, [v.type for v in outs])
@@ -287,4 +323,5 @@ __all__ = [
     "dim_size",
     "make_pad",
     "pad_op",
+    "transpose_tensor",
 ]

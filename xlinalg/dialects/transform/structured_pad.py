@@ -95,6 +95,12 @@ class PadOp(IRDLOperation):
     def values(self) -> list[Attribute]:
         return list(self.padding_values.data) if self.padding_values is not None else []
 
+    def transposes(self) -> list[list[int]]:
+        """The spec's `transpose_paddings`: one permutation per operand ([] = none)."""
+        if self.transpose_paddings is None:
+            return []
+        return [_int_list(p) for p in self.transpose_paddings.data]
+
     def copy_back(self) -> str:
         return (
             self.copy_back_op.data

@@ -21,16 +21,6 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
     far)."""
     from xlinalg.transforms.pad import pad_op
 
-    if op.transpose_paddings is not None and any(
-        list(p.data) != sorted(p.data, key=lambda v: v.value.data)  # type: ignore[attr-defined]
-        for p in op.transpose_paddings.data
-    ):
-        raise failure(
-            op,
-            "transpose_paddings other than the identity are not supported (the padded "
-            "operand would need a transposed indexing map)",
-            silenceable=False,
-        )
     multiples = resolve_mixed_ints(op, interp, op.mixed_multiples(), "pad_to_multiple_of")
     padded: list[Operation] = []
     pads: list[Operation] = []
@@ -53,6 +43,7 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
                 multiples,
                 op.nofold(),
                 op.copy_back(),
+                op.transposes(),
             )
         except TransformFailure as err:
             bind()
