@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xlinalg.dialects.transform.structured_fusion import (
@@ -119,8 +119,8 @@ def apply_hoist_redundant_tensor_subsets(
 
 @register(BufferizeToAllocationOp, consumes=lambda op: [op.target])
 def apply_bufferize_to_allocation(op: BufferizeToAllocationOp, interp: Interpreter) -> None:
-    """Always succeeds (spec) for tensor values; a target without a tensor to allocate
-    is a silenceable failure."""
+    """Always succeeds (spec): targets without a tensor to allocate (a non-tensor value,
+    an op without tensor results or destinations) are dropped from the results."""
     from xlinalg.transforms.bufferize_to_allocation import (
         AllocationOptions,
         bufferize_op_to_allocation,
@@ -145,6 +145,8 @@ def apply_bufferize_to_allocation(op: BufferizeToAllocationOp, interp: Interpret
     for target in targets:
         try:
             if isinstance(target, SSAValue):
+                if not isinstance(target.type, TensorType):
+                    continue
                 results = [bufferize_value_to_allocation(target, options)]
             else:
                 results = bufferize_op_to_allocation(target, options)
