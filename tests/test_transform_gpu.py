@@ -25,7 +25,7 @@ TESTED_OPS = ["transform.gpu.map_forall_to_blocks", "transform.gpu.map_nested_fo
 
 IREE = shutil.which("iree-opt")
 
-LAUNCH = """func.func @f(%x: memref<64x64xf32>, %n: index, %t: tensor<8xf32>) {{
+LAUNCH = """func.func @f(%x: memref<64x64xf32>, %n: index, %t: tensor<8xf32>, %y: memref<64x64xf32>) {{
   %one = arith.constant 1 : index
   gpu.launch blocks(%ba, %bb, %bc) in (%bd = %one, %be = %one, %bf = %one) threads(%tx, %ty, %tz) in (%sx = %one, %sy = %one, %sz = %one) {{
 {body}
@@ -34,7 +34,7 @@ LAUNCH = """func.func @f(%x: memref<64x64xf32>, %n: index, %t: tensor<8xf32>) {{
   return
 }}
 """
-FUNC = """func.func @f(%x: memref<64x64xf32>, %n: index) {{
+FUNC = """func.func @f(%x: memref<64x64xf32>, %n: index, %y: memref<64x64xf32>) {{
 {body}
   return
 }}
@@ -43,11 +43,22 @@ FUNC = """func.func @f(%x: memref<64x64xf32>, %n: index) {{
 
 def forall(mapping: str = "#gpu.thread<y>, #gpu.thread<x>", bounds: str = "in (7, 9)",
            ivs: str = "%i, %j", idx: str = "%i, %j", value: str = "1.0") -> str:
+    """x[idx] += value for each iteration (each iteration once: thread/block mappings)."""
     return f"""    scf.forall ({ivs}) {bounds} {{
       %v = memref.load %x[{idx}] : memref<64x64xf32>
       %c = arith.constant {value} : f32
       %w = arith.addf %v, %c : f32
       memref.store %w, %x[{idx}] : memref<64x64xf32>
+    }} {{mapping = [{mapping}]}}"""
+
+
+def copy(mapping: str, bounds: str, ivs: str = "%i, %j", idx: str = "%i, %j") -> str:
+    """y[idx] = x[idx] + 1: the same when several threads run an iteration (warp/lane ids)."""
+    return f"""    scf.forall ({ivs}) {bounds} {{
+      %v = memref.load %x[{idx}] : memref<64x64xf32>
+      %c = arith.constant 1.0 : f32
+      %w = arith.addf %v, %c : f32
+      memref.store %w, %y[{idx}] : memref<64x64xf32>
     }} {{mapping = [{mapping}]}}"""
 
 
@@ -80,13 +91,18 @@ SUCCEEDS = {
     "threads_exact": (LAUNCH.format(body=forall()), threads("9, 7, 1")),
     "threads_linear": (LAUNCH.format(body=forall("#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>")), threads("12, 9, 1")),
     "threads_constant_bounds": (LAUNCH.format(body="    %c7 = arith.constant 7 : index\n    %c9 = arith.constant 9 : index\n" + forall(bounds="in (%c7, %c9)")), threads("12, 9, 1")),
+    "warps": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("128, 2, 1")),
+    "warps_16": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("64, 2, 1", " warp_size = 16")),
+    "warps_linear": (LAUNCH.format(body=copy("#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>", "in (2, 3)")), threads("64, 4, 1")),
+    "warpgroups": (LAUNCH.format(body=copy("#gpu.warpgroup<x>", "in (2)", "%i", "%i, %i")), threads("384, 1, 1")),
+    "lanes": (LAUNCH.format(body=copy("#gpu.lane<y>, #gpu.lane<x>", "in (2, 3)")), threads("64, 1, 1")),
     "blocks_generate": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")), blocks("generate_gpu_launch")),
     "blocks_grid_dims": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")), blocks("generate_gpu_launch grid_dims = [8, 8, 1]")),
     "blocks_in_launch": (LAUNCH.format(body=forall("#gpu.block<x>", "in (5)", "%i", "%i, %i")), ("gpu.launch", "transform.gpu.map_forall_to_blocks %m grid_dims = [6, 1, 1]")),
     "blocks_then_nested_threads": (FUNC.format(body="""    scf.forall (%i) in (4) {
       scf.forall (%j) in (8) {
         %v = memref.load %x[%i, %j] : memref<64x64xf32>
-        memref.store %v, %x[%j, %i] : memref<64x64xf32>
+        memref.store %v, %y[%j, %i] : memref<64x64xf32>
       } {mapping = [#gpu.thread<x>]}
     } {mapping = [#gpu.block<x>]}"""), blocks("generate_gpu_launch")),
 }
@@ -109,6 +125,8 @@ FAILS = {
     "no_mapping": (LAUNCH.format(body=forall().replace(" {mapping = [#gpu.thread<y>, #gpu.thread<x>]}", "")), threads("12, 9, 1"), False, "scf.forall op requires a mapping attribute"),
     "block_dims_size": (LAUNCH.format(body=forall()), threads("12, 9"), False, "requires size-3 thread mapping"),
     "block_mapping_in_threads": (LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")), threads("12, 9, 1"), False, "scf.forall op requires a mapping attribute of kind 'thread' or 'warp'"),
+    "warp_block_x_not_multiple": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("100, 2, 1"), False, "3-D mapping: size of threadIdx.x must be a multiple of 32"),
+    "too_many_warps": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("64, 2, 1"), False, "the number of required parallel resources \\(blocks or threads\\) 192 overflows the number of available resources 128"),
     "blocks_not_unique": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>") + "\n" + forall("#gpu.block<y>, #gpu.block<x>")), blocks("generate_gpu_launch"), True, "could not find a unique topLevel scf.forall"),
     "blocks_not_launch": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")), blocks(""), True, "Given target is not gpu.launch, set `generate_gpu_launch` attribute"),
     "blocks_too_large": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (65536, 65536)")), blocks("generate_gpu_launch"), True, r"grid_dims = \(65536, 65536, 1\) block_dims = \(1, 1, 1\). It is larger than the limits."),
@@ -338,7 +356,7 @@ def _run(module) -> np.ndarray:
     kernel = xlinalg.compile(module)
     args = kernel.make_inputs(seed=5)
     kernel(*args)
-    return args[0]
+    return np.concatenate([args[0], args[-1]])
 
 
 @pytest.mark.parametrize("case", list(SUCCEEDS))
@@ -347,3 +365,12 @@ def test_mapped_kernel_computes_what_the_foralls_compute(case: str) -> None:
     want = _run(xlinalg.parse(payload))
     got = _run(ours(payload, op))
     np.testing.assert_array_equal(got, want)
+
+
+def test_more_lanes_than_a_warp_is_refused() -> None:
+    """iree-opt 3.13 accepts 64 lanes with warp_size 32 and predicates `lane < 64`, so lanes
+    32..63 never run: a miscompile we refuse (definite failure)."""
+    payload = LAUNCH.format(body=copy("#gpu.lane<y>, #gpu.lane<x>", "in (8, 8)"))
+    with pytest.raises(TransformFailure, match="required parallel resources \\(lanes\\) 64 overflows the warp size 32") as info:
+        ours(payload, threads("128, 1, 1"))
+    assert not info.value.silenceable

@@ -16,16 +16,19 @@ x). With fewer iterations than ids along a dimension, the body runs under
 `scf.if (id_x < n_x && id_y < n_y ...)` (only the dimensions that need it, x first).
 Linear mappings (`linear_dim_0` ...) use the linearized id `x + y*Bx + z*Bx*By`,
 delinearized over the forall's sizes (`linear_dim_0` varies fastest) and predicated with
-`linear < total`. This reproduces what `iree-opt --transform-interpreter` (MLIR 22)
-produces; the messages are upstream's. `#gpu.warp`/`#gpu.warpgroup`/`#gpu.lane` mappings
-are recognised and rejected with a definite failure (not implemented here).
+`linear < total`. `#gpu.warp` / `#gpu.warpgroup` ids count `warp_size` / 4 x `warp_size`
+threads (x id = thread x floordiv that; linear: linear floordiv that); `#gpu.lane` ids
+are `linear mod warp_size`, delinearized. This reproduces what `iree-opt
+--transform-interpreter` (MLIR 22) produces; the messages are upstream's.
 
 Failure modes (`MappingFailure.silenceable` as upstream):
 - silenceable: target not a `gpu.launch` (without `generate_gpu_launch`), no unique
   top-level forall, launch sizes over the CUDA limits;
 - definite: missing/mixed/duplicate/wrong-kind mapping attributes, linear mixed with
   non-linear ids, forall on tensors, dynamic or non-normalized bounds, more iterations
-  than ids, `block_dims`/`grid_dims` not of size 3.
+  than ids, `block_dims`/`grid_dims` not of size 3, a warp mapping whose block x size is
+  not a multiple of the threads per warp(group), more lanes than a warp has (upstream
+  accepts that case and never runs the extra lanes).
 
 Spec vs upstream: the spec (LLVM 17) says ops other than `gpu.launch` are ignored and
 dropped from the result and foralls with other mappings are ignored; current upstream
@@ -93,8 +96,15 @@ def check_launch_limits(grid: Sequence[int], block: Sequence[int]) -> None:
 # ------------------------------------------------------------------ forall checks
 
 
+THREAD_KINDS: tuple[type[MappingAttr], ...] = (
+    ThreadMappingAttr, WarpMappingAttr, WarpgroupMappingAttr, LaneMappingAttr,
+)
+WARPS_PER_GROUP = 4
+
+
 def _mapping_of(forall: ForallOp, kind: type[MappingAttr]) -> list[MappingAttr]:
-    """The forall's mapping attributes, checked as upstream does (definite failures)."""
+    """The forall's mapping attributes, checked as upstream does (definite failures).
+    `kind` ThreadMappingAttr accepts the thread-level kinds (thread, warp, warpgroup, lane)."""
     mapping = forall.mapping
     if mapping is None or not mapping.data:
         raise _definite("scf.forall op requires a mapping attribute")
@@ -103,12 +113,8 @@ def _mapping_of(forall: ForallOp, kind: type[MappingAttr]) -> list[MappingAttr]:
         raise _definite(f"scf.forall op requires a mapping attribute of kind '{kind.KIND}'")
     if len({type(a) for a in attrs}) > 1:
         raise _definite("cannot mix different mapping types, use nesting")
-    if isinstance(attrs[0], WarpMappingAttr | WarpgroupMappingAttr | LaneMappingAttr):
-        raise _definite(
-            f"mapping to #{attrs[0].name}<...> ids is not supported by xlinalg (only "
-            "#gpu.thread and #gpu.block)"
-        )
-    if not isinstance(attrs[0], kind):
+    accepted = THREAD_KINDS if kind is ThreadMappingAttr else (kind,)
+    if not isinstance(attrs[0], accepted):
         expected = "'thread' or 'warp'" if kind is ThreadMappingAttr else f"'{kind.KIND}'"
         raise _definite(f"scf.forall op requires a mapping attribute of kind {expected}")
     ids = [a.mapping_id for a in attrs]  # type: ignore[union-attr]
@@ -162,13 +168,27 @@ def _plan(forall: ForallOp, kind: type[MappingAttr]) -> _Plan:
     return _Plan(attrs, static_trip_counts(forall))
 
 
-def _check_resources(plan: _Plan, available: Sequence[int], total_first: bool) -> None:
+def _check_resources(
+    plan: _Plan, available: Sequence[int], total_first: bool, warp_size: int = 32
+) -> None:
     """More iterations than ids is a definite failure. Upstream checks the total first for
     threads and only per dimension for blocks (their messages differ)."""
+    multiplicity = _multiplicity(plan, warp_size)
     sizes = plan.sizes()
-    if (total_first or plan.linear) and prod(sizes) > prod(available):
+    if isinstance(plan.attrs[0], LaneMappingAttr):
+        # Upstream (iree-opt 3.13) accepts more lanes than a warp has and predicates with
+        # `lane < n`, which never runs the lanes past the warp: we refuse instead.
+        if prod(sizes) > warp_size:
+            raise _definite(
+                f"the number of required parallel resources (lanes) {prod(sizes)} overflows "
+                f"the warp size {warp_size}"
+            )
+        return
+    sizes = [sizes[0] * multiplicity, *sizes[1:]] if not plan.linear else sizes
+    total = prod(sizes) * (multiplicity if plan.linear else 1)
+    if (total_first or plan.linear) and total > prod(available):
         raise _definite(
-            f"the number of required parallel resources (blocks or threads) {prod(sizes)} "
+            f"the number of required parallel resources (blocks or threads) {total} "
             f"overflows the number of available resources {prod(available)}"
         )
     if not plan.linear and any(s > a for s, a in zip(sizes, available)):
@@ -181,12 +201,36 @@ def _check_resources(plan: _Plan, available: Sequence[int], total_first: bool) -
 # ------------------------------------------------------------------ rewriting one forall
 
 
+def _multiplicity(plan: _Plan, warp_size: int) -> int:
+    """Threads per id: 1 (thread, block, lane), warp_size (warp), 4 warps (warpgroup)."""
+    if isinstance(plan.attrs[0], WarpMappingAttr):
+        return warp_size
+    if isinstance(plan.attrs[0], WarpgroupMappingAttr):
+        return WARPS_PER_GROUP * warp_size
+    return 1
+
+
+def _delinearize(build: IndexBuilder, linear: SSAValue | int, sizes: Sequence[int]) -> list[SSAValue | int]:
+    """Ids of `linear` in the basis `sizes`, the first varying fastest."""
+    out: list[SSAValue | int] = []
+    stride = 1
+    d0 = AffineExpr.dimension(0)
+    for position, size in enumerate(sizes):
+        expr = d0 // stride if stride > 1 else d0
+        if position < len(sizes) - 1:
+            expr = expr % size
+        out.append(build.apply(expr, [linear]))
+        stride *= size
+    return out
+
+
 def _distribute(
     forall: ForallOp,
     plan: _Plan,
     id_op: type[ThreadIdOp] | type[BlockIdOp],
     available: Sequence[int],
     barrier: bool,
+    warp_size: int = 32,
 ) -> None:
     """Replace `forall` by its body on GPU ids (see the module docstring)."""
     build = IndexBuilder(InsertPoint.before(forall))
@@ -194,29 +238,36 @@ def _distribute(
     for value, d in zip(ids, "xyz"):
         value.name_hint = f"{'thread' if id_op is ThreadIdOp else 'block'}_id_{d}"
     sizes = plan.sizes()
+    multiplicity = _multiplicity(plan, warp_size)
+    d0 = AffineExpr.dimension(0)
     conditions: list[SSAValue] = []
-    if plan.linear:
+    lanes = isinstance(plan.attrs[0], LaneMappingAttr)
+    if plan.linear or lanes:
         x, y, z = (AffineExpr.dimension(i) for i in range(3))
         bx, by, _ = available
         linear = build.apply(x + y * bx + z * (bx * by), ids)
-        assert isinstance(linear, SSAValue | int)
-        replacements: list[SSAValue | int] = []
-        stride = 1
-        for position, size in enumerate(sizes):
-            d0 = AffineExpr.dimension(0)
-            expr = d0 // stride if stride > 1 else d0
-            if position < len(sizes) - 1:
-                expr = expr % size
-            replacements.append(build.apply(expr, [linear]))
-            stride *= size
-        if prod(sizes) < prod(available):
-            conditions.append(_less_than(build, build.value(linear), prod(sizes)))
-        by_id = {3 + i: value for i, value in enumerate(replacements)}
+        if lanes:  # the lane within the warp, delinearized over the forall's sizes
+            active = build.apply(d0 % warp_size, [linear])
+            needed = prod(sizes)
+        else:  # the linear warp(group)/thread/block id
+            active = linear
+            needed = prod(sizes) * multiplicity
+        replacements = _delinearize(
+            build, build.apply(d0 // multiplicity, [linear]) if multiplicity > 1 else active, sizes
+        )
+        if needed < prod(available):
+            conditions.append(_less_than(build, build.value(active), needed))
+        offset = 3 if plan.linear else 0
+        by_id: dict[int, SSAValue | int] = {offset + i: v for i, v in enumerate(replacements)}
     else:
-        for value, size, limit in zip(ids, sizes, available):
+        scaled: list[SSAValue | int] = list(ids)
+        if multiplicity > 1:  # warp(group) x id: thread x / threads per warp(group)
+            scaled[0] = build.apply(d0 // multiplicity, [ids[0]])
+        scaled_sizes = [sizes[0] * multiplicity, *sizes[1:]]
+        for value, size, limit in zip(ids, scaled_sizes, available):
             if size < limit:
                 conditions.append(_less_than(build, value, size))
-        by_id = dict(enumerate(ids))
+        by_id = dict(enumerate(scaled))
     for iv, attr in zip(forall.induction_vars, plan.attrs):
         iv.replace_all_uses_with(build.value(by_id[attr.mapping_id]))
     body = forall.body
@@ -259,7 +310,10 @@ def _static(values: Sequence[SSAValue], what: str) -> list[int]:
 
 
 def map_nested_forall_to_threads(
-    target: Operation, block_dims: Sequence[int], sync_after_distribute: bool = True
+    target: Operation,
+    block_dims: Sequence[int],
+    sync_after_distribute: bool = True,
+    warp_size: int = 32,
 ) -> LaunchOp:
     if not isinstance(target, LaunchOp):
         raise MappingFailure("Given target is not a gpu.launch", silenceable=True)
@@ -270,10 +324,15 @@ def map_nested_forall_to_threads(
     foralls = [op for op in target.walk() if isinstance(op, ForallOp)]
     plans = [(f, _plan(f, ThreadMappingAttr)) for f in foralls]
     for _, plan in plans:
-        _check_resources(plan, block_dims, total_first=True)
+        if _multiplicity(plan, warp_size) > 1 and not plan.linear and block_dims[0] % warp_size:
+            raise _definite(
+                "3-D mapping: size of threadIdx.x must be a multiple of "
+                f"{_multiplicity(plan, warp_size)}"
+            )
+        _check_resources(plan, block_dims, total_first=True, warp_size=warp_size)
     # innermost first, so an outer forall moves bodies that are already distributed
     for forall, plan in reversed(plans):
-        _distribute(forall, plan, ThreadIdOp, block_dims, sync_after_distribute)
+        _distribute(forall, plan, ThreadIdOp, block_dims, sync_after_distribute, warp_size)
     _set_sizes(target, 3, block_dims)
     return target
 

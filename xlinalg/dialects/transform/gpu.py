@@ -110,6 +110,10 @@ class MapNestedForallToThreadsOp(_GpuMappingOp):
         self._verify_ints("warp_dims")
 
     @property
+    def warp_size_value(self) -> int:
+        return 32 if self.warp_size is None else self.warp_size.value.data
+
+    @property
     def sync(self) -> bool:
         value = self.sync_after_distribute
         return True if value is None else bool(value.value.data)

@@ -40,7 +40,9 @@ def apply_map_nested_forall_to_threads(op: MapNestedForallToThreadsOp, interp: I
     for target in interp.state.get_ops(op.target, op):
         try:
             launches.append(
-                map_nested_forall_to_threads(target, op.ints("block_dims"), op.sync)
+                map_nested_forall_to_threads(
+                    target, op.ints("block_dims"), op.sync, op.warp_size_value
+                )
             )
         except MappingFailure as err:
             raise failure(
