@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.gpu import MapForallToBlocksOp, MapNestedForallToThreadsOp
+from xlinalg.dialects.gpu import LaunchOp
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
@@ -16,37 +19,35 @@ from xlinalg.transforms.gpu_mapping import (
 )
 
 
-@register(MapForallToBlocksOp, consumes=lambda op: [op.target])
-def apply_map_forall_to_blocks(op: MapForallToBlocksOp, interp: Interpreter) -> None:
+def _map_each(
+    op: MapForallToBlocksOp | MapNestedForallToThreadsOp,
+    interp: Interpreter,
+    mapping: Callable[[Operation], LaunchOp],
+) -> None:
+    """Apply `mapping` to every target; bind the result to the launches."""
     launches: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
         try:
-            launches.append(
-                map_forall_to_blocks(
-                    target, op.ints("grid_dims"), op.generate_gpu_launch is not None
-                )
-            )
+            launches.append(mapping(target))
         except MappingFailure as err:
             raise failure(
                 op, f"{err.message} (when applied to {describe_payload(target)})",
                 silenceable=err.silenceable,
             ) from None
     interp.state.bind(op.result, launches)
+
+
+@register(MapForallToBlocksOp, consumes=lambda op: [op.target])
+def apply_map_forall_to_blocks(op: MapForallToBlocksOp, interp: Interpreter) -> None:
+    grid = op.ints("grid_dims")
+    generate = op.generate_gpu_launch is not None
+    _map_each(op, interp, lambda target: map_forall_to_blocks(target, grid, generate))
 
 
 @register(MapNestedForallToThreadsOp, consumes=lambda op: [op.target])
 def apply_map_nested_forall_to_threads(op: MapNestedForallToThreadsOp, interp: Interpreter) -> None:
-    launches: list[Operation] = []
-    for target in interp.state.get_ops(op.target, op):
-        try:
-            launches.append(
-                map_nested_forall_to_threads(
-                    target, op.ints("block_dims"), op.sync, op.warp_size_value
-                )
-            )
-        except MappingFailure as err:
-            raise failure(
-                op, f"{err.message} (when applied to {describe_payload(target)})",
-                silenceable=err.silenceable,
-            ) from None
-    interp.state.bind(op.result, launches)
+    block = op.ints("block_dims")
+    _map_each(
+        op, interp,
+        lambda target: map_nested_forall_to_threads(target, block, op.sync, op.warp_size_value),
+    )
