@@ -7,13 +7,14 @@
   `i < %b0` (`arith.select`); `constant_mask [s0, ...]`: the trailing
   constant mask at indices < s0; a 1-D `constant_mask` becomes a dense
   `arith.constant` of i1. 1-D `create_mask` is the primitive.
-- `vector.mask %m[, %pt] { transfer_read }` → the read with `%m` as its mask
-  operand (then `select(%m, read, %pt)` with a passthru);
+- `vector.mask %m { transfer_read }` → the read with `%m` as its mask operand;
   `{ transfer_write }` → the write with `%m` as its mask;
-  `{ multi_reduction / reduction }` → the same reduction of
-  `select(%m, source, neutral)` (masked-off lanes do not contribute);
   `{ elementwise op }` → the op unmasked (masked-off lanes are undefined
-  without a passthru, `select(%m, op, %pt)` with one); an empty region folds.
+  without a passthru); an empty region folds. Not lowered (left alone, a
+  clear error if it reaches LLVM): a passthru and masked reductions, which
+  need `arith.select` with a vector condition (`select(%m, x, %pt)`,
+  `reduce(select(%m, src, neutral))`) — valid upstream, rejected by xDSL
+  0.74's arith.select verifier.
 """
 
 from __future__ import annotations
@@ -28,14 +29,6 @@ from xlinalg.transforms.vector_builders import broadcast, insert
 from xlinalg.transforms.vector_rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
 I1 = IntegerType(1)
-
-#: Identity element of each combining kind (masked-off lanes of a reduction).
-_NEUTRAL: dict[str, float | int | str] = {
-    "add": 0, "mul": 1, "or": 0, "xor": 0, "and": -1, "maxui": 0,
-    "maxnumf": "-inf", "maximumf": "-inf", "minnumf": "inf", "minimumf": "inf",
-    "maxsi": "min", "minsi": "max", "minui": -1,
-}
-
 
 def lower_create_mask(op: vector.CreateMaskOp | ConstantMaskOp) -> None:
     t = op.results[0].type
@@ -71,18 +64,6 @@ def lower_create_masks(root: Operation) -> int:
     return apply_to_all(root, (vector.CreateMaskOp, ConstantMaskOp), lower_create_mask)
 
 
-def _neutral(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
-    et = t.element_type
-    value = _NEUTRAL[kind]
-    if isinstance(et, IntegerType):
-        width = et.width.data
-        value = {"min": -(1 << (width - 1)), "max": (1 << (width - 1)) - 1}.get(value, value)  # type: ignore[arg-type]
-        scalar = b.add(arith.ConstantOp(IntegerAttr(int(value), et)))
-    else:
-        scalar = b.scalar(float(value), et)
-    return b.add(broadcast(scalar, t))
-
-
 def lower_mask_op(op: MaskOp) -> None:
     """Replace one `vector.mask` region by the masked form of its op."""
     inner = op.masked_op()
@@ -93,32 +74,25 @@ def lower_mask_op(op: MaskOp) -> None:
         replace_op(op, list(term.values))
         return
     mask = op.mask
+    if op.passthru is not None:
+        # select(%m, op, %passthru) needs arith.select with a vector condition, which
+        # xDSL 0.74 rejects (upstream allows it): left alone.
+        raise fail("vector.mask with a passthru is not lowered")
     if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
         if inner.mask is not None:
             raise fail("a transfer inside vector.mask already has a mask")
         values = [v for v in [b.add(with_mask(inner, mask))] if v is not None]
     elif isinstance(inner, MultiDimReductionOp | vector.ReductionOp):
-        src = inner.operands[0]
-        st = src.type
-        assert isinstance(st, VectorType)
-        kind = inner.kind.data.value
-        if kind not in _NEUTRAL:
-            raise fail(f"cannot mask a reduction of kind {kind}")
-        if vector_shape(mask.type) != vector_shape(st):
-            raise fail("the mask of a reduction must have the shape of its source")
-        masked = b.add(arith.SelectOp(mask, src, _neutral(b, kind, st)))
-        new = type(inner).create(
-            operands=[masked, *inner.operands[1:]], result_types=[r.type for r in inner.results],
-            properties=dict(inner.properties), attributes=dict(inner.attributes))
-        values = [b.add(new)]
+        # Would be reduce(select(%m, source, neutral)); xDSL 0.74's arith.select only
+        # takes a scalar condition, so masked reductions are not lowered (left alone).
+        raise fail("masked reductions are not lowered (arith.select with a vector "
+                   "condition does not verify in xDSL 0.74)")
     elif inner.name.startswith(("arith.", "math.")) or isinstance(inner, vector.FMAOp):
         new = inner.clone()
         b.add(new)
         values = list(new.results)
     else:
         raise fail(f"cannot lower '{inner.name}' inside vector.mask")
-    if op.passthru is not None:
-        values = [b.add(arith.SelectOp(mask, values[0], op.passthru))]
     replace_op(op, values)
 
 

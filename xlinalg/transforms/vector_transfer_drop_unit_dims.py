@@ -44,19 +44,15 @@ def _is_zero(v: SSAValue) -> bool:
 
 
 def _strides(t: MemRefType) -> list[int] | None:
-    """Static strides of `t` (identity layout included); None if any is dynamic."""
+    """Strides of `t` (DYNAMIC_INDEX where not static); None for a non-strided layout."""
     if isinstance(t.layout, NoneAttr):
-        shape = t.get_shape()
-        if any(s == DYNAMIC_INDEX for s in shape[1:]):
-            return None
         strides, acc = [], 1
-        for s in reversed(shape):
+        for s in reversed(t.get_shape()):
             strides.append(acc)
-            acc *= s
+            acc = DYNAMIC_INDEX if acc == DYNAMIC_INDEX or s == DYNAMIC_INDEX else acc * s
         return strides[::-1]
     if isinstance(t.layout, StridedLayoutAttr):
-        strides = t.layout.get_strides()
-        return None if any(s is None for s in strides) else list(strides)  # type: ignore[misc]
+        return [DYNAMIC_INDEX if s is None else s for s in t.layout.get_strides()]
     return None
 
 
@@ -77,7 +73,7 @@ def drop_unit_dims(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
         raise fail("no unit dims to drop (or nothing would be left)")
     strides = _strides(mt)
     if strides is None:
-        raise fail("the memref has dynamic strides")
+        raise fail("the memref layout is not strided")
     is_read = isinstance(op, vector.TransferReadOp)
     vt = op.result.type if is_read else op.vector.type
     assert isinstance(vt, VectorType)
@@ -87,10 +83,11 @@ def drop_unit_dims(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
     sizes: list[SSAValue | int] = []
     for d, s in enumerate(shape):
         if s == DYNAMIC_INDEX:
-            sizes.append(b.add(memref.DimOp.from_source_and_index(op.source, b.index(d))))
+            sizes.append(b.add(memref.DimOp(op.source, b.index(d))))
         else:
             sizes.append(s)
-    layout = StridedLayoutAttr([strides[d] for d in kept], 0)
+    offset = 0 if isinstance(mt.layout, NoneAttr) else DYNAMIC_INDEX
+    layout = StridedLayoutAttr([strides[d] for d in kept], offset)
     sub_t = MemRefType(mt.element_type, [shape[d] for d in kept], layout)
     sub = b.add(memref.SubviewOp.get(op.source, [0] * rank, sizes, [1] * rank, sub_t))
     zero = b.index(0)

@@ -58,14 +58,14 @@ def lower_read_permutation(op: vector.TransferReadOp) -> None:
     shape = vector_shape(t)
     in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * len(shape)
     dims = [p for _, p in used]
+    order = [*bcast, *(k for k, _ in used)]  # vector dims of the value built below
+    if order == list(range(len(shape))) and not bcast:
+        raise fail("the used memref dims are not trailing: no permutation to take out")
     new_map = _minor_map(amap.num_dims, dims)
     b = VectorBuilder.before(op)
     read_t = VectorType(t.element_type, [shape[k] for k, _ in used])
     value = b.add(vector.TransferReadOp(op.source, list(op.indices), op.padding, read_t,
                                         _flags([in_bounds[k] for k, _ in used]), new_map))
-    order = [*bcast, *(k for k, _ in used)]  # vector dims of the value built so far
-    if order == list(range(len(shape))) and not bcast:
-        raise fail("the used memref dims are not trailing: no permutation to take out")
     if bcast:
         full_t = VectorType(t.element_type, [shape[k] for k in order])
         value = b.add(broadcast(value, full_t))

@@ -104,7 +104,7 @@ def _valid_sizes(b: VectorBuilder, op, rank: int, sizes, in_bounds) -> list[SSAV
             out.append(b.index(s))
             continue
         d = first + k
-        dim = b.add(memref.DimOp.from_source_and_index(op.source, b.index(d)))
+        dim = b.add(memref.DimOp(op.source, b.index(d)))
         left = b.add(arith.SubiOp(dim, op.indices[d]))
         out.append(b.add(arith.MinSIOp(left, b.index(s))))
     return out
@@ -142,7 +142,7 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
             continue
         d = first + k
         end = b.add(arith.AddiOp(op.indices[d], b.index(sizes[k])))
-        dim = b.add(memref.DimOp.from_source_and_index(op.source, b.index(d)))
+        dim = b.add(memref.DimOp(op.source, b.index(d)))
         le = b.add(arith.CmpiOp(end, dim, "sle"))
         cond = le if cond is None else b.add(arith.AndIOp(cond, le))
     buffer_t = MemRefType(mt.element_type, [1] * first + list(sizes))

@@ -65,7 +65,7 @@ def unroll_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_r
     result = b.zeros(vt) if is_read else None
     dim_size = None
     if isinstance(lead, AffineDimExpr) and not in_bounds[0]:
-        dim_size = b.add(memref.DimOp.from_source_and_index(op.source, b.index(lead.position)))
+        dim_size = b.add(memref.DimOp(op.source, b.index(lead.position)))
     for i in range(size):
         indices = list(op.indices)
         if isinstance(lead, AffineDimExpr) and i:

@@ -19,7 +19,12 @@
 - then `vector.transfer_write` of the result.
 
 With explicit vector sizes (`vectorize(op, vector_sizes)`) ops with dynamic
-or smaller shapes are vectorized with out-of-bounds (masked) transfers.
+or smaller shapes are vectorized with masks, as upstream: a transfer with the
+identity permutation map goes into `vector.mask %m { ... }` (in bounds) with
+`%m = vector.create_mask` of the operand's sizes; transfers with a permuted or
+broadcast map keep the out-of-bounds form (`in_bounds = false`), which the
+lowering masks the same way. `vector.mask` is lowered to masked transfers by
+`transform.vector.lower_mask` or by the lowering pipeline.
 
 Preconditions (otherwise `TransformFailure(silenceable=True)`, payload
 untouched): memref operands (no tensors: bufferize first), static loop ranges
@@ -32,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, vector
+from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -50,7 +56,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
-from xlinalg.dialects.vector import ContractionOp
+from xlinalg.dialects.vector import ContractionOp, MaskOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 
@@ -109,29 +115,57 @@ class _Emitter:
         mtype = memref.type
         assert isinstance(mtype, MemRefType)
         pad = self.add(_padding(mtype.element_type)).results[0]
+        mask = self.mask_for(memref, vtype, perm, in_bounds)
         op = vector.TransferReadOp(
             memref,
             [self.zero_index()] * mtype.get_num_dims(),
             pad,
             vtype,
-            in_bounds_attr(in_bounds),
+            in_bounds_attr([True] * len(in_bounds) if mask is not None else in_bounds),
             AffineMapAttr(perm),
         )
-        return self.add(op).results[0]
+        self.add(op)
+        if mask is not None:
+            return MaskOp.around(op, mask).results[0]
+        return op.results[0]
+
+    def mask_for(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
+                 in_bounds: Sequence[bool]) -> SSAValue | None:
+        """`vector.create_mask` of the operand's sizes when a transfer with the identity map
+        is not in bounds everywhere (upstream's masked vectorization: the transfer goes
+        into `vector.mask`); None otherwise (in bounds, or a permuted/broadcast map,
+        which keeps `in_bounds = false`)."""
+        mtype = memref.type
+        assert isinstance(mtype, MemRefType)
+        if all(in_bounds) or perm != AffineMap.identity(mtype.get_num_dims()):
+            return None
+        sizes: list[SSAValue] = []
+        for d, s in enumerate(mtype.get_shape()):
+            if s >= 0:
+                sizes.append(self.add(arith.ConstantOp(IntegerAttr(s, IndexType()))).results[0])
+            else:
+                index = self.add(arith.ConstantOp(IntegerAttr(d, IndexType()))).results[0]
+                dim = memref_dialect.DimOp(memref, index)
+                sizes.append(self.add(dim).results[0])
+        mask_t = VectorType(IntegerType(1), vtype.get_shape())
+        return self.add(vector.CreateMaskOp(sizes, mask_t)).results[0]
 
     def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap,
               in_bounds: Sequence[bool]) -> None:
         mtype = memref.type
         assert isinstance(mtype, MemRefType) and isinstance(value.type, VectorType)
-        self.add(
+        mask = self.mask_for(memref, value.type, perm, in_bounds)
+        op = self.add(
             vector.TransferWriteOp(
                 value,
                 memref,
                 [self.zero_index()] * mtype.get_num_dims(),
-                in_bounds_attr(in_bounds),
+                in_bounds_attr([True] * len(in_bounds) if mask is not None else in_bounds),
                 permutation_map=AffineMapAttr(perm),
             )
         )
+        if mask is not None:
+            MaskOp.around(op, mask)
 
     def broadcast(self, value: SSAValue, vtype: VectorType) -> SSAValue:
         return self.add(vector.BroadcastOp(value, vtype)).results[0]
@@ -286,10 +320,10 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     """Replace `op` by vector code; return the new vector ops (silenceable failure if unsupported).
 
     With `vector_sizes` (one per loop, at least the loop's static size), dims
-    whose size is dynamic or smaller are read and written with
-    `in_bounds = false`: lanes past the end read the zero padding (neutral in
-    contractions) and are not written — what upstream's masked vectorization
-    (`vector.mask` around the transfers) computes.
+    whose size is dynamic or smaller are masked: identity-map transfers go into
+    `vector.mask` with the operand's sizes as mask bounds, others are read and
+    written with `in_bounds = false`; lanes past the end read the zero padding
+    (neutral in contractions) and are not written.
     """
     from xlinalg.transforms.vectorize_conv import CONV_1D_OPS, vectorize_conv
 

@@ -55,15 +55,12 @@ from xlinalg.dialects.transform.printing import (
 )
 
 
-@irdl_op_definition
-class VectorizeOp(IRDLOperation):
-    """`transform.structured.vectorize %target [vector_sizes [%p, 4]] {attrs} : T[, param types]`.
+class _VectorizeBase(IRDLOperation):
+    """`<name> %target [vector_sizes [%p, 4]] {attrs} : T[, param types]`.
 
     Vector sizes are integers or `!transform.param<i64>` values (upstream's mixed
     list); DYNAMIC_INDEX marks a param entry in `static_vector_sizes`.
     """
-
-    name = "transform.structured.vectorize"
 
     target = operand_def(TransformHandleType)
     vector_sizes = var_operand_def(TransformHandleType)  # params (or handles)
@@ -94,7 +91,7 @@ class VectorizeOp(IRDLOperation):
                 for v in self.static_vector_sizes.get_values()]
 
     @classmethod
-    def parse(cls, parser: Parser) -> VectorizeOp:
+    def parse(cls, parser: Parser) -> _VectorizeBase:
         target = parser.parse_unresolved_operand()
         sizes: list[int | UnresolvedOperand] | None = None
         if parser.parse_optional_keyword("vector_sizes") is not None:
@@ -104,9 +101,13 @@ class VectorizeOp(IRDLOperation):
 
             sizes = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, entry)
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
         dynamic = [s for s in sizes or [] if not isinstance(s, int)]
+        if parser.parse_optional_punctuation(":") is not None:
+            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        elif cls.name == "transform.structured.masked_vectorize":
+            types = [AnyOpType()] * (1 + len(dynamic))  # the seed's form has no types
+        else:
+            parser.raise_error("expected ':' and the operand types")
         if len(types) != 1 + len(dynamic):
             parser.raise_error(
                 f"expected {1 + len(dynamic)} types (the target and each vector size value)"
@@ -115,7 +116,7 @@ class VectorizeOp(IRDLOperation):
         mixed = None if sizes is None else [
             s if isinstance(s, int) else next(resolved) for s in sizes
         ]
-        op = VectorizeOp(parser.resolve_operand(target, types[0]), mixed)
+        op = cls(parser.resolve_operand(target, types[0]), mixed)
         if "vectorize_nd_extract" in attrs:
             op.properties["vectorize_nd_extract"] = attrs.pop("vectorize_nd_extract")
         op.attributes |= attrs
@@ -141,6 +142,30 @@ class VectorizeOp(IRDLOperation):
         printer.print_list(
             [self.target.type, *(v.type for v in self.vector_sizes)], printer.print_attribute
         )
+
+
+@irdl_op_definition
+class VectorizeOp(_VectorizeBase):
+    """`transform.structured.vectorize %target [vector_sizes [%p, 4]] {attrs} : T[, param types]`."""
+
+    name = "transform.structured.vectorize"
+
+
+@irdl_op_definition
+class MaskedVectorizeOp(_VectorizeBase):
+    """`transform.structured.masked_vectorize %target vector_sizes [4, %s]` (seed 002).
+
+    The spec's name for vectorize with vector sizes (masked vectors of those
+    sizes, ≥ the iteration sizes); same implementation as `structured.vectorize`.
+    Dynamic sizes are params or handles to exactly one op with one index result
+    (a constant). `: types` is optional (the seed's syntax has none).
+    """
+
+    name = "transform.structured.masked_vectorize"
+
+    def verify_(self) -> None:
+        if self.static_vector_sizes is None:
+            raise VerifyException("transform.structured.masked_vectorize needs vector_sizes")
 
 
 class _FunctionalTransform(IRDLOperation):
@@ -335,6 +360,7 @@ TransformVector = Dialect(
         *VECTOR_LOWERING_OPS,
         *VECTOR_PATTERN_DESCRIPTORS,
         VectorizeOp,
+        MaskedVectorizeOp,
         VectorizeChildrenAndApplyPatternsOp,
         HoistRedundantVectorTransfersOp,
         LowerContractionOp,
@@ -350,6 +376,7 @@ __all__ = [
     "HoistRedundantVectorTransfersOp",
     "LowerContractionOp",
     "LowerOuterProductOp",
+    "MaskedVectorizeOp",
     "TransformVector",
     "VectorizeChildrenAndApplyPatternsOp",
     "VectorizeOp",

@@ -1,15 +1,18 @@
 """Vectorization transform ops: structured.vectorize(_children_and_apply_patterns),
+structured.masked_vectorize,
 hoist_redundant_vector_transfers, vector.lower_contraction, vector.lower_outerproduct."""
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.transform import TransformParamHandleType
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.vector_ops import (
     HoistRedundantVectorTransfersOp,
     LowerContractionOp,
     LowerOuterProductOp,
+    MaskedVectorizeOp,
     VectorizeChildrenAndApplyPatternsOp,
     VectorizeOp,
 )
@@ -29,16 +32,42 @@ def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
         if isinstance(v, int):
             sizes.append(v)
             continue
-        params = interp.state.get_params(v, op)
-        if len(params) != 1 or not isinstance(params[0], IntegerAttr):
-            raise failure(op, f"vector size {describe_handle(v)} must hold one integer param",
-                          silenceable=False)
-        sizes.append(params[0].value.data)
+        if isinstance(v.type, TransformParamHandleType):
+            params = interp.state.get_params(v, op)
+            if len(params) != 1 or not isinstance(params[0], IntegerAttr):
+                raise failure(op, f"vector size {describe_handle(v)} must hold one integer param",
+                              silenceable=False)
+            sizes.append(params[0].value.data)
+            continue
+        sizes.append(_size_from_op_handle(op, v, interp))
     return sizes
 
 
+def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
+    """A vector size given by a handle: exactly one payload op with one index result, a
+    constant (upstream's definite failures otherwise)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType
+
+    payload = interp.state.get_ops(v, op)
+    if len(payload) != 1:
+        raise failure(op, f"requires vector size handle {describe_handle(v)} that is mapped "
+                      f"to 1 payload op, got {len(payload)}", silenceable=False)
+    (p,) = payload
+    if len(p.results) != 1 or not isinstance(p.results[0].type, IndexType):
+        raise failure(op, f"requires vector size payload op with 1 index result, got "
+                      f"{describe_payload(p)}", silenceable=False)
+    if not isinstance(p, arith.ConstantOp) or not isinstance(p.value, IntegerAttr):
+        raise failure(op, f"requires constant vector size, got {describe_payload(p)}",
+                      silenceable=False)
+    return p.value.value.data
+
+
+@register(MaskedVectorizeOp, consumes=lambda op: [op.target])
 @register(VectorizeOp, consumes=lambda op: [op.target])
 def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
+    """structured.vectorize and structured.masked_vectorize (the same transform; the
+    seed's masked_vectorize always has vector sizes)."""
     from xlinalg.transforms.vectorize import vectorize
 
     sizes = _vector_sizes(op, interp)

@@ -64,6 +64,7 @@ from xlinalg.dialects.vector import (
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
+from xlinalg.transforms.vector_lower_broadcast import lower_broadcast
 from xlinalg.transforms.vector_lower_contraction import lower_contractions
 from xlinalg.transforms.vector_lower_mask import lower_mask_ops
 from xlinalg.transforms.vector_lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
@@ -655,7 +656,7 @@ def _load_store_as_transfer(op: Operation) -> None:
     if isinstance(op, vector.LoadOp | vector.MaskedLoadOp):
         base, t = op.base, op.result.type
     else:
-        base = op.base if isinstance(op, vector.StoreOp) else op.memref
+        base = op.base
         t = op.vector.type if isinstance(op, vector.StoreOp) else op.value_to_store.type
     assert isinstance(t, VectorType) and isinstance(base.type, MemRefType)
     rank = t.get_num_dims()
@@ -665,9 +666,15 @@ def _load_store_as_transfer(op: Operation) -> None:
     mask = op.mask if isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) else None
     if isinstance(op, vector.LoadOp | vector.MaskedLoadOp):
         pad = b.scalar(0, t.element_type)
-        value = b.add(vector.TransferReadOp(base, list(op.indices), pad, t, flags, amap, mask))
         if isinstance(op, vector.MaskedLoadOp):
-            value = b.add(arith.SelectOp(op.mask, value, op.pass_thru))
+            # The pass-through must be a splat: it becomes the transfer's padding
+            # (a general one needs a vector-condition select, which xDSL rejects).
+            splat = op.pass_thru.owner
+            if not isinstance(splat, vector.BroadcastOp) or isinstance(
+                    splat.source.type, VectorType):
+                raise lowering_error(op, "vector.maskedload needs a splat pass-through")
+            pad = splat.source
+        value = b.add(vector.TransferReadOp(base, list(op.indices), pad, t, flags, amap, mask))
         replace_op(op, [value])
     else:
         v = op.vector if isinstance(op, vector.StoreOp) else op.value_to_store
@@ -682,6 +689,10 @@ def _legalize(module: Operation) -> None:
     for op in list(module.walk()):
         if isinstance(op, vector.ShuffleOp):
             _shuffle(op)
+        elif (isinstance(op, vector.BroadcastOp) and is_nd(op.vector.type)
+              and isinstance(op.source.type, VectorType)
+              and op.source.type.get_num_dims() == op.vector.type.get_num_dims()):
+            lower_broadcast(op)  # stretches a size-1 dim: rows by rows
         elif isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) or (
             isinstance(op, vector.LoadOp) and is_nd(op.result.type)) or (
             isinstance(op, vector.StoreOp) and is_nd(op.vector.type)
