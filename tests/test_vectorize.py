@@ -13,6 +13,14 @@ from xlinalg.errors import TransformFailure, XlinalgError
 
 ROOT = Path(__file__).resolve().parents[1]
 
+TESTED_OPS = [
+    "transform.structured.vectorize",
+    "transform.structured.vectorize_children_and_apply_patterns",
+    "transform.structured.hoist_redundant_vector_transfers",
+    "transform.vector.lower_contraction",
+    "transform.vector.lower_outerproduct",
+]
+
 MATMUL = """
 func.func @mm(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
   linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
