@@ -6,11 +6,12 @@ iree-opt giving kernels with the same results."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 
 import numpy as np
 import pytest
-from test_transform_fuse import count, same_tensor_results
+from test_transform_fuse import count, same_tensor_results, untransformed
 from test_transform_loop import apply, fails, schedule
 from test_transform_upstream import upstream
 from xdsl.dialects import scf, tensor
@@ -55,11 +56,16 @@ def pad(options: str, extra: str = "", types: str = THREE) -> str:
     return f"    %padded, %pad, %copy = transform.structured.pad %0{extra} {{\n      {options}\n    }} : {types}\n"
 
 
+@functools.cache
+def transformed(payload: str, body: str) -> xlinalg.Kernel:
+    return xlinalg.compile(payload, schedule=schedule(body), entry="f")
+
+
 def run_sliced(body: str, ivs: tuple[int, int, int] = (4, 10, 7)) -> None:
     rng = np.random.default_rng(0)
     args = [rng.random(s).astype(np.float32) for s in MATMUL_SHAPES]
-    want = xlinalg.compile(SLICED, entry="f")(*[a.copy() for a in args], *ivs)
-    got = xlinalg.compile(SLICED, schedule=schedule(body), entry="f")(*[a.copy() for a in args], *ivs)
+    want = untransformed(SLICED)(*[a.copy() for a in args], *ivs)
+    got = transformed(SLICED, body)(*[a.copy() for a in args], *ivs)
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
 
 
@@ -294,7 +300,7 @@ def test_pad_same_results_as_upstream(tmp_path) -> None:
     theirs = upstream(MATMUL, UPSTREAM_PAD.replace("    ", ""), tmp_path)
     rng = np.random.default_rng(4)
     args = [rng.random(s).astype(np.float32) for s in MATMUL_SHAPES]
-    want = xlinalg.compile(MATMUL, entry="f")(*[a.copy() for a in args])
+    want = untransformed(MATMUL)(*[a.copy() for a in args])
     ours = xlinalg.compile(MATMUL, schedule=schedule(UPSTREAM_PAD), entry="f")(*[a.copy() for a in args])
     upstream_result = xlinalg.compile(theirs, entry="f")(*[a.copy() for a in args])
     np.testing.assert_allclose(ours, want, rtol=2e-5, atol=1e-6)
