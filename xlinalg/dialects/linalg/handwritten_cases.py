@@ -170,6 +170,9 @@ RUN_CASES: dict[str, list[tuple[str, str]]] = {
     "test_library_call.py::test_execution_calls_the_module_function": [("generic", "f32")],
     "test_linalg_generic.py::test_runs_in_every_element_type": [
         ("generic", elt) for elt in GENERIC_DTYPES],
+    "test_dtypes_handwritten.py::test_pack_unpack_softmax_in_every_element_type": [
+        *((op, elt) for elt in GENERIC_DTYPES for op in ("pack", "unpack")),
+        *(("softmax", elt) for elt in ("f16", "bf16", "f32", "f64"))],
     "test_linalg_map_reduce.py::test_execution_matches_numpy_odd_sizes": [
         ("map", "f64"), ("reduce", "f64"), ("reduce", "i32")],
     "test_linalg_softmax.py::test_execution_matches_numpy_odd_sizes": [("softmax", "f32"), ("softmax", "f64")],
