@@ -26,6 +26,18 @@ TESTED_OPS = [
     "transform.vector.split_transfer_full_partial",
     "transform.vector.transfer_to_scf",
     "transform.structured.masked_vectorize",
+    # current upstream's pattern-descriptor spellings of the same rewrites
+    "transform.apply_patterns.vector.lower_broadcast",
+    "transform.apply_patterns.vector.lower_masked_transfers",
+    "transform.apply_patterns.vector.lower_masks",
+    "transform.apply_patterns.vector.lower_multi_reduction",
+    "transform.apply_patterns.vector.lower_shape_cast",
+    "transform.apply_patterns.vector.lower_transfer",
+    "transform.apply_patterns.vector.lower_transpose",
+    "transform.apply_patterns.vector.rank_reducing_subview_patterns",
+    "transform.apply_patterns.vector.split_transfer_full_partial",
+    "transform.apply_patterns.vector.transfer_permutation_patterns",
+    "transform.apply_patterns.vector.transfer_to_scf",
 ]
 
 HEADER = """module attributes {transform.with_named_sequence} {

@@ -19,6 +19,8 @@ TESTED_OPS = [
     "transform.structured.hoist_redundant_vector_transfers",
     "transform.vector.lower_contraction",
     "transform.vector.lower_outerproduct",
+    "transform.apply_patterns.vector.lower_contraction",
+    "transform.apply_patterns.vector.lower_outerproduct",
 ]
 
 MATMUL = """

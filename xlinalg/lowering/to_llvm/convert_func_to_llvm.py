@@ -16,7 +16,8 @@ only constrains memory that is modified, so read-only overlap stays allowed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
@@ -162,7 +163,9 @@ class ConvertFuncToLLVMPass(ModulePass):
 
     name = "xl-convert-func-to-llvm"
 
-    noalias: bool = True
+    # `XLINALG_NOALIAS=0` switches it off (to measure its effect, e.g. with the tuner,
+    # whose trials run in fresh processes; see scripts/bench_noalias.py).
+    noalias: bool = field(default_factory=lambda: os.environ.get("XLINALG_NOALIAS", "1") != "0")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Functions first: a return of memref results stores into the function's
