@@ -240,3 +240,52 @@ func.func @r(%x: tensor<4xf32>) -> tensor<4xf32> {
 }"""
     with pytest.raises(LoweringError, match="recursive calls with tensors"):
         xlinalg.compile(recursive)
+
+
+WHILE = """
+func.func @f(%x: tensor<5xf32>, %n: index) -> (tensor<5xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.while (%a = %x, %i = %c0) : (tensor<5xf32>, index) -> (tensor<5xf32>, index) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %a, %i : tensor<5xf32>, index
+  } do {
+  ^bb0(%b: tensor<5xf32>, %j: index):
+    %d = linalg.add ins(%b, %x : tensor<5xf32>, tensor<5xf32>) outs(%b : tensor<5xf32>) -> tensor<5xf32>
+    %k = arith.addi %j, %c1 : index
+    scf.yield %d, %k : tensor<5xf32>, index
+  }
+  return %r#0, %r#1 : tensor<5xf32>, index
+}
+"""
+
+WHILE_MEMREF = """
+func.func @f(%x: memref<5xf32>, %n: index, %o: memref<5xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  linalg.copy ins(%x : memref<5xf32>) outs(%o : memref<5xf32>)
+  %r = scf.while (%i = %c0) : (index) -> index {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i : index
+  } do {
+  ^bb0(%j: index):
+    linalg.add ins(%o, %x : memref<5xf32>, memref<5xf32>) outs(%o : memref<5xf32>)
+    %k = arith.addi %j, %c1 : index
+    scf.yield %k : index
+  }
+  return %r : index
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_scf_while_carrying_a_tensor_equals_the_memref_kernel(n: int) -> None:
+    x = np.arange(5, dtype=np.float32) - 2
+    keep = x.copy()
+    got, count = xlinalg.compile(WHILE)(x, n)
+    np.testing.assert_array_equal(x, keep)
+    assert count == n
+    np.testing.assert_array_equal(got, (n + 1) * keep)
+    out = np.zeros(5, np.float32)
+    assert xlinalg.compile(WHILE_MEMREF)(x, n, out) == n
+    np.testing.assert_array_equal(got, out)

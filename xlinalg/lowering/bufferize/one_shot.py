@@ -16,6 +16,7 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
 | `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it |
 | `scf.if` yielding tensors | rebuilt with memref results: each branch yields a new buffer holding a copy of its value (freed at the end of the enclosing block unless returned) |
+| `scf.while` carrying tensors | like `scf.for`: one buffer per loop-carried tensor (the before argument, what `scf.condition` forwards at the same position, the after argument, the result); other buffers are copied into it; a condition moving a tensor to another position is a `LoweringError` |
 | `func.call` with tensors | the callee is bufferized first; tensor arguments pass their (identity-layout) buffers, read-only in the callee; static tensor results are written into buffers allocated at the call (the callee's result-buffer arguments); a dynamically shaped result is a `LoweringError` (calls with memref results do not lower to LLVM yet) |
 
 **In place or copy.** An op that writes a destination tensor (`outs` of a
@@ -48,8 +49,8 @@ buffer first (without the copy when the op does not read its destination, e.g.
   NumPy arrays.
 
 Temporary buffers are freed (`memref.dealloc`) at the end of the block that
-allocated them. Ops with tensor operands or results not listed here (`scf.while`
-carrying tensors, ...) give a `LoweringError` naming the op.
+allocated them. Ops with tensor operands or results not listed here give a
+`LoweringError` naming the op.
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ class _FunctionBufferizer:
         self.loops: list[scf.ForOp] = []
         self.yields: list[scf.YieldOp] = []
         self.if_yields: dict[scf.YieldOp, list[SSAValue]] = {}
+        self.whiles: list[scf.WhileOp] = []
+        self.conditions: list[scf.ConditionOp] = []
         self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
         self.arguments: list[tuple[SSAValue, SSAValue]] = []
         self._stale_args: list[tuple[Block, list[SSAValue]]] = []
@@ -277,6 +280,8 @@ class _FunctionBufferizer:
     def _needs_bufferization(op: Operation) -> bool:
         if _has_tensors(op):
             return True
+        if isinstance(op, scf.WhileOp):
+            return any(isinstance(a.type, TensorType) for a in op.after_region.block.args)
         return isinstance(op, scf.ForOp) and any(
             isinstance(a.type, TensorType) for a in op.body.block.args
         )
@@ -284,6 +289,9 @@ class _FunctionBufferizer:
     def _bufferize(self, op: Operation) -> None:
         if isinstance(op, scf.YieldOp):
             self._yield(op)
+            return
+        if isinstance(op, scf.ConditionOp):
+            self._condition(op)
             return
         if isinstance(op, func.ReturnOp):
             self._return(op)
@@ -299,6 +307,9 @@ class _FunctionBufferizer:
             self._for(op)
         elif isinstance(op, scf.IfOp):
             self._if(op)
+        elif isinstance(op, scf.WhileOp):
+            self._while(op)
+
         elif isinstance(op, func.CallOp):
             self._call(op)
         elif is_forall_op(op):  # scf.forall shared_outs, tensor.parallel_insert_slice
@@ -566,6 +577,52 @@ class _FunctionBufferizer:
         self.pending.append((end, results))
         self.pending.sort(key=lambda item: -item[0])
 
+    def _while(self, op: scf.WhileOp) -> None:
+        """A loop-carried tensor lives in one buffer (its init's, or a copy): the before
+        region's argument, the value the condition forwards (the after region's argument
+        and the loop's result at the same position) and what the after region yields;
+        values in other buffers are copied into it."""
+        before, after = op.before_region.block.args, op.after_region.block.args
+        taken: set[Root] = set()
+        results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
+        for j, (arg, result) in enumerate(zip(after, op.res)):
+            if isinstance(arg.type, TensorType) and (
+                    j >= len(before) or before[j].type != arg.type):
+                raise self._unsupported(op, "a tensor forwarded by scf.condition at a position "
+                                            "whose before-region argument has another type")
+        for init, arg in zip(op.arguments, before):
+            if not isinstance(init.type, TensorType):
+                continue
+            buffer, root, _ = self._destination(op, init, True, taken)
+            self._define(arg, buffer, root)
+        for j, (arg, result) in enumerate(zip(after, op.res)):
+            if isinstance(arg.type, TensorType):
+                buffer, root = self.buf[before[j]], self.alias.root[before[j]]
+                self._define(arg, buffer, root)
+                results.append((result, buffer, root, None))
+        self.whiles.append(op)
+        end = self.alias.order.pos[op] + sum(1 for _ in op.walk()) - 1
+        self.pending.append((end, results))
+        self.pending.sort(key=lambda item: -item[0])
+
+    def _copy_into(self, value: SSAValue, target_arg: SSAValue, before: Operation) -> None:
+        """Copy the buffer of `value` into the loop-carried buffer of `target_arg` (through a
+        temporary when both live in the same allocation); nothing when it is already there."""
+        source, target = self.buf[value], self.buf[target_arg]
+        if source is target:
+            return
+        if self.alias.root[value] is self.alias.root[target_arg]:
+            source, _ = self._copy_of(source, before)
+        self._insert(memref.CopyOp(source, target), before)
+
+    def _condition(self, op: scf.ConditionOp) -> None:
+        loop = op.parent_op()
+        assert isinstance(loop, scf.WhileOp)
+        for j, value in enumerate(op.args):
+            if isinstance(value.type, TensorType):
+                self._copy_into(value, loop.before_region.block.args[j], op)
+        self.conditions.append(op)
+
     def _yield_from_if(self, op: scf.YieldOp) -> None:
         values: list[SSAValue] = []
         for value in op.operands:
@@ -628,6 +685,12 @@ class _FunctionBufferizer:
         if isinstance(loop, scf.IfOp):
             self._yield_from_if(op)
             return
+        if isinstance(loop, scf.WhileOp):
+            for value, arg in zip(op.operands, loop.before_region.block.args):
+                if isinstance(value.type, TensorType):
+                    self._copy_into(value, arg, op)
+            self.yields.append(op)
+            return
         if not isinstance(loop, scf.ForOp):
             raise self._unsupported(op, f"tensors yielded from '{loop.name if loop else '?'}'")
         for value, arg in zip(op.operands, loop.body.block.args[1:]):
@@ -674,8 +737,13 @@ class _FunctionBufferizer:
         for op, values in self.returns:
             new_returns.append(func.ReturnOp(*values))
             Rewriter.replace_op(op, new_returns[-1])
+        for cond in self.conditions:
+            kept = [v for v in cond.args if not isinstance(v.type, TensorType)]
+            Rewriter.replace_op(cond, scf.ConditionOp(cond.condition, *kept))
         for loop in reversed(self.loops):
             self._rebuild_loop(loop)
+        for loop in reversed(self.whiles):
+            self._rebuild_while(loop)
         for op in reversed(self.to_erase):
             op.detach()
             op.erase()
@@ -731,6 +799,22 @@ class _FunctionBufferizer:
         Rewriter.replace_op(ret, new)
         self.fn.attributes[RESULTS_FROM_ATTR] = DenseArrayBase.from_list(i64, where)
         return new
+
+    def _rebuild_while(self, loop: scf.WhileOp) -> None:
+        keep = [i for i, v in enumerate(loop.arguments) if not isinstance(v.type, TensorType)]
+        kept_results = [i for i, r in enumerate(loop.res) if not isinstance(r.type, TensorType)]
+        before, after = loop.before_region.block, loop.after_region.block
+        loop.before_region.detach_block(before)
+        loop.after_region.detach_block(after)
+        new = scf.WhileOp([loop.arguments[i] for i in keep],
+                          [loop.res[i].type for i in kept_results], [before], [after])
+        Rewriter.insert_op(new, InsertPoint.before(loop))
+        for position, i in enumerate(kept_results):
+            loop.results[i].replace_all_uses_with(new.results[position])
+        loop.before_region.add_block(Block())
+        loop.after_region.add_block(Block())
+        for body in (before, after):
+            self._stale_args.append((body, [a for a in body.args if isinstance(a.type, TensorType)]))
 
     def _rebuild_loop(self, loop: scf.ForOp) -> None:
         keep = [i for i, v in enumerate(loop.iter_args) if not isinstance(v.type, TensorType)]
