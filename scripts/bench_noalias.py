@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import xlinalg
-import xlinalg.lowering.to_llvm as to_llvm
+from xlinalg.lowering import to_llvm
 from xlinalg.lowering.to_llvm.convert_func_to_llvm import ConvertFuncToLLVMPass
 
 ROOT = Path(__file__).resolve().parent.parent

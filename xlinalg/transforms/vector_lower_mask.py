@@ -20,12 +20,17 @@
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, VectorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, VectorType
 from xdsl.ir import Operation, SSAValue
 
-from xlinalg.dialects.vector import ConstantMaskOp, MaskOp, MaskYieldOp, MultiDimReductionOp
-from xlinalg.dialects.vector import vector_shape
-from xlinalg.transforms.vector_builders import broadcast, insert
+from xlinalg.dialects.vector import (
+    ConstantMaskOp,
+    MaskOp,
+    MaskYieldOp,
+    MultiDimReductionOp,
+    vector_shape,
+)
+from xlinalg.transforms.vector_builders import insert
 from xlinalg.transforms.vector_rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
 I1 = IntegerType(1)
@@ -116,5 +121,11 @@ def lower_masks(root: Operation) -> int:
     return lower_mask_ops(root) + lower_create_masks(root)
 
 
-__all__ = ["with_mask", "lower_create_mask", "lower_create_masks", "lower_mask_op", "lower_mask_ops",
-           "lower_masks"]
+__all__ = [
+    "lower_create_mask",
+    "lower_create_masks",
+    "lower_mask_op",
+    "lower_mask_ops",
+    "lower_masks",
+    "with_mask",
+]

@@ -20,8 +20,13 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from xlinalg.dialects.vector import MaskOp, MultiDimReductionOp, ShapeCastOp, TransposeOp
-from xlinalg.dialects.vector import vector_shape
+from xlinalg.dialects.vector import (
+    MaskOp,
+    MultiDimReductionOp,
+    ShapeCastOp,
+    TransposeOp,
+    vector_shape,
+)
 from xlinalg.transforms.vector_builders import extract, insert
 from xlinalg.transforms.vector_rewrite import VectorBuilder, apply_to_all, fail, replace_op
 

@@ -49,7 +49,7 @@ class VectorBuilder:
         """An all-zero constant of vector type `t` (the starting value of insert chains)."""
         return self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0])))  # type: ignore[arg-type]
 
-    def scalar(self, value: float | int, t: Attribute) -> SSAValue:
+    def scalar(self, value: float, t: Attribute) -> SSAValue:
         if isinstance(t, IntegerType | IndexType):
             return self.add(arith.ConstantOp(IntegerAttr(int(value), t)))
         return self.add(arith.ConstantOp(FloatAttr(float(value), t)))  # type: ignore[arg-type]

@@ -349,7 +349,7 @@ class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
         _lower_all(target, OuterProductOp, lower_outerproduct)
 
 
-from xlinalg.dialects.transform.vector_lowering_ops import (  # noqa: E402  (uses the classes above)
+from xlinalg.dialects.transform.vector_lowering_ops import (
     VECTOR_LOWERING_OPS,
     VECTOR_PATTERN_DESCRIPTORS,
 )

@@ -15,8 +15,8 @@ only constrains memory that is modified, so read-only overlap stays allowed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context

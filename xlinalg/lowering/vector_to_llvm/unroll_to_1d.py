@@ -56,10 +56,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
-    vector_shape,
     MultiDimReductionOp,
     ShapeCastOp,
     TransposeOp,
+    vector_shape,
 )
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
@@ -68,8 +68,8 @@ from xlinalg.transforms.vector_lower_broadcast import lower_broadcast
 from xlinalg.transforms.vector_lower_contraction import lower_contractions
 from xlinalg.transforms.vector_lower_mask import lower_mask_ops
 from xlinalg.transforms.vector_lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
-from xlinalg.transforms.vector_rewrite import VectorBuilder, replace_op
 from xlinalg.transforms.vector_lower_outerproduct import lower_outerproducts
+from xlinalg.transforms.vector_rewrite import VectorBuilder, replace_op
 
 
 def is_nd(t: Attribute) -> bool:
