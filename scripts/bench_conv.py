@@ -40,6 +40,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -145,13 +146,21 @@ class IreeKernel:
 
     def seconds(self, x: np.ndarray, w: np.ndarray, out: np.ndarray, repeats: int = 9) -> float:
         args = [self._rt.asdevicearray(self._device, a) for a in (x, w, out)]
-        self._fn(*args)  # warm-up
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter_ns()
-            self._fn(*args)
-            times.append((time.perf_counter_ns() - start) / 1e9)
-        return statistics.median(times)
+        return call_seconds(lambda: self._fn(*args), repeats)
+
+
+def call_seconds(fn: Callable[[], object], repeats: int = 9) -> float:
+    """Median wall time of single calls after a warm-up call, the same way for every
+    column: on a shared machine the median of single calls of a few ms mostly
+    misses the other jobs' time slices, where a long native repeat loop averages
+    them in."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        fn()
+        times.append((time.perf_counter_ns() - start) / 1e9)
+    return statistics.median(times)
 
 
 def iree_available() -> bool:
@@ -237,13 +246,12 @@ def main() -> int:
             i2c = xlinalg.compile(payload(layer, "tensor"), schedule=i2c_schedule)
         scratch = out.copy()
         for _ in range(args.rounds):  # interleaved so drift hits all alike
-            times["x"].append(kernel.time(x, w, scratch).median_s)
+            times["x"].append(call_seconds(partial(kernel, x, w, scratch)))
             if i2c is not None:
-                times["i2c"].append(i2c.time(x, w, out).median_s)
+                times["i2c"].append(call_seconds(partial(i2c, x, w, out)))
             for threads in (1, 2):
                 with threadpool_limits(limits=threads, user_api="blas"):
-                    times[f"blas{threads}"].append(
-                        statistics.median(blas(x, w, scratch) for _ in range(5)))
+                    times[f"blas{threads}"].append(call_seconds(partial(blas, x, w, scratch)))
             if iree is not None:
                 times["iree"].append(iree.seconds(x, w, out))
         g = {key: layer.flops / statistics.median(v) / 1e9 if v else float("nan")
