@@ -31,6 +31,9 @@ TESTED_OPS = [
     "transform.apply_patterns.vector.lower_masked_transfers",
     "transform.apply_patterns.vector.lower_masks",
     "transform.apply_patterns.vector.lower_multi_reduction",
+    "transform.apply_patterns.vector.reorder_multi_reduction_dims",
+    "transform.apply_patterns.vector.multi_reduction_flattening",
+    "transform.apply_patterns.vector.multi_reduction_unrolling",
     "transform.apply_patterns.vector.lower_shape_cast",
     "transform.apply_patterns.vector.lower_transfer",
     "transform.apply_patterns.vector.lower_transpose",
@@ -108,6 +111,36 @@ def test_lower_multi_reduction(strategy: str) -> None:
     np.testing.assert_allclose(r, 1 + a.sum(1), rtol=1e-5)
     np.testing.assert_allclose(s, np.maximum(0.5, a.max(0)))
     np.testing.assert_array_equal(b, a.T)
+
+
+@pytest.mark.parametrize("strategy", ["innerparallel", "innerreduction"])
+def test_multi_reduction_stages(strategy: str) -> None:
+    """Current upstream's three stages, one at a time, on a 3-D reduction over dims 0, 2."""
+    payload = """
+func.func @f(%A: memref<2x3x4xf32>, %R: memref<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %A[%c0, %c0, %c0], %pad {in_bounds = [true, true, true]} : memref<2x3x4xf32>, vector<2x3x4xf32>
+  %acc = vector.transfer_read %R[%c0], %pad {in_bounds = [true]} : memref<3xf32>, vector<3xf32>
+  %r = vector.multi_reduction <add>, %v, %acc [0, 2] : vector<2x3x4xf32> to vector<3xf32>
+  vector.transfer_write %r, %R[%c0] {in_bounds = [true]} : vector<3xf32>, memref<3xf32>
+  return
+}
+"""
+    names = ["reorder_multi_reduction_dims", "multi_reduction_flattening",
+             "multi_reduction_unrolling"]
+    want = {"innerreduction": ["[1, 2] : vector<3x2x4xf32>", "[1] : vector<3x8xf32>", None],
+            "innerparallel": ["[0, 1] : vector<2x4x3xf32>", "[0] : vector<8x3xf32>", None]}
+    a = RNG.random((2, 3, 4), dtype=np.float32)
+    for k in range(3):
+        schedule = patterns(*(f"{n} lowering_strategy = {strategy}" for n in names[:k + 1]))
+        text = applied(payload, schedule)
+        if want[strategy][k] is None:
+            assert "vector.multi_reduction" not in text
+        else:
+            assert want[strategy][k] in text, text
+        _, r = run(payload, schedule, a, np.ones(3, np.float32))
+        np.testing.assert_allclose(r, 1 + a.sum((0, 2)), rtol=1e-5)
 
 
 def test_lower_multi_reduction_descriptor_and_full_reduction() -> None:
@@ -600,7 +633,10 @@ def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
     rewritten kernels compute the same as the original."""
     # (lower_multi_reduction is the older upstream spelling: IREE 3.13's MLIR split it
     # into reorder_multi_reduction_dims / multi_reduction_flattening / _unrolling.)
-    schedule = patterns("lower_transpose lowering_strategy = eltwise",
+    schedule = patterns("reorder_multi_reduction_dims lowering_strategy = innerreduction",
+                        "multi_reduction_flattening lowering_strategy = innerreduction",
+                        "multi_reduction_unrolling lowering_strategy = innerreduction",
+                        "lower_transpose lowering_strategy = eltwise",
                         "transfer_permutation_patterns",
                         'split_transfer_full_partial split_transfer_strategy = "linalg-copy"',
                         "lower_broadcast", "lower_shape_cast")
@@ -611,8 +647,9 @@ def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
     assert proc.returncode == 0, proc.stderr
     upstream = proc.stdout
     assert "vector.transpose" not in upstream.split("transform.")[0]
+    assert "vector.multi_reduction" not in upstream.split("transform.")[0]
     ours = applied(REDUCE_TRANSPOSE, schedule)
-    assert "vector.transpose" not in ours
+    assert "vector.transpose" not in ours and "vector.multi_reduction" not in ours
     a = RNG.random((8, 16), dtype=np.float32)
     args = (a, np.zeros((16, 8), np.float32), np.ones(8, np.float32), np.zeros(16, np.float32))
     want = run(REDUCE_TRANSPOSE, None, *args)

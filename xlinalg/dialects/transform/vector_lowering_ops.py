@@ -84,6 +84,15 @@ def _multi_reduction(target: Operation, strategy: str) -> None:
     lower_multi_reductions(target, strategy)
 
 
+def _multi_reduction_stage(name: str) -> Callable[[Operation, str], None]:
+    def run(target: Operation, strategy: str) -> None:
+        from xlinalg.transforms import vector_lower_multi_reduction as m
+
+        m.apply_stage(target, getattr(m, name), strategy)
+
+    return run
+
+
 def _transpose(target: Operation, strategy: str, avx2: bool) -> None:
     from xlinalg.transforms.vector_lower_transpose import lower_transposes
 
@@ -245,6 +254,16 @@ def _descriptor(name: str, rewrite: Callable[..., None], *options: Option,
 VECTOR_PATTERN_DESCRIPTORS: list[type[_Descriptor]] = [
     _descriptor("transform.apply_patterns.vector.lower_multi_reduction", _multi_reduction,
                 _MULTI_REDUCTION, doc="vector.multi_reduction → reductions / combines."),
+    # Current upstream splits lower_multi_reduction into these three stages.
+    _descriptor("transform.apply_patterns.vector.reorder_multi_reduction_dims",
+                _multi_reduction_stage("reorder_dims"), _MULTI_REDUCTION,
+                doc="multi_reduction: reduced dims transposed innermost/outermost."),
+    _descriptor("transform.apply_patterns.vector.multi_reduction_flattening",
+                _multi_reduction_stage("flatten"), _MULTI_REDUCTION,
+                doc="multi_reduction with grouped dims → 2-D (or 1-D)."),
+    _descriptor("transform.apply_patterns.vector.multi_reduction_unrolling",
+                _multi_reduction_stage("unroll"), _MULTI_REDUCTION,
+                doc="2-D/1-D multi_reduction → vector.reduction per row / combines."),
     _descriptor("transform.apply_patterns.vector.lower_transpose", _transpose, _TRANSPOSE, _AVX2,
                 doc="vector.transpose → element moves / shuffles."),
     _descriptor("transform.apply_patterns.vector.lower_broadcast", _broadcast,
