@@ -469,3 +469,22 @@ def test_consumed_handles_are_reported(body, consumed):
     with pytest.raises(XlinalgError, match="consumed|invalidated") as info:
         apply(matmul(13, 15, 17), body)
     assert consumed in str(info.value) or "transform.print" in str(info.value)
+
+
+def test_pack_transpose_of_an_unpack_with_a_filled_init():
+    """After pack(fill) became a fill of the packed init, transposing the unpack refills the
+    transposed shape (no pack handle: there is no pack of the init)."""
+    body = PACK_234 + (
+        f'\n%u = transform.structured.match ops{{["linalg.unpack"]}} in %root : ({ANY}) -> !transform.op<"linalg.unpack">'
+        '\n%g, %np, %nu = transform.structured.pack_transpose %u with_compute_op(%p) outer_perm = [1, 0] inner_perm = [1, 0]'
+        ' : (!transform.op<"linalg.unpack">, !transform.op<"linalg.generic">) -> '
+        '(!transform.op<"linalg.generic">, !transform.any_op, !transform.op<"linalg.unpack">)'
+    )
+    module = apply(FILLED, body)
+    (generic,) = ops_of(module, GenericOp)
+    assert maps(generic)[2] == "(d0, d1, d2, d3, d4, d5) -> (d1, d0, d4, d3)"
+    fills = [op for op in module.walk() if op.name == "linalg.fill"]
+    assert len(fills) == 1 and fills[0].results[0].type.get_shape() == (5, 7, 3, 2)
+    kernel = xlinalg.compile(FILLED, script(body))
+    a, b = kernel.make_inputs()
+    np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-5, atol=1e-5)

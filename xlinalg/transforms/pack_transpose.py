@@ -11,7 +11,8 @@ that operand's indexing map, so it computes the same thing on the new layout.
 - target a pack feeding an input of the generic: a new empty + pack, and the
   generic with that operand's map transposed;
 - target an unpack of a generic result: the unpack, the generic's output map
-  and the pack producing that output's init are all transposed.
+  and the pack producing that output's init are all transposed (a `linalg.fill` of
+  the packed init, which `pack` makes of pack(fill), is refilled in the new shape).
 
 Every precondition failure is silenceable (the spec's return modes).
 """
@@ -26,15 +27,16 @@ from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp
+from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.pack import build_pack, relayout_ints
+from xlinalg.transforms.pack import build_pack, packed_empty, relayout_ints
 
 
 @dataclass(frozen=True)
 class PackTransposeResult:
     packed_op: GenericOp
-    pack: PackOp
+    pack: PackOp | None  # None: the init was a fill, transposed as a fill
     unpack: UnPackOp | None
 
 
@@ -139,23 +141,37 @@ def _transpose_unpack(unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence
     result_index = list(generic.res).index(source)
     operand_index = len(generic.inputs) + result_index
     init = generic.outputs[result_index]
-    pack = init.owner
-    if not isinstance(pack, PackOp):
-        raise _fail("could not find the pack producing the init of the compute op's unpacked result")
-    if relayout_ints(pack) != relayout_ints(unpack):
-        raise _fail("the pack of the init and the unpack of the result use different layouts")
+    producer = init.owner
     inner, tiles, perm = _permuted(unpack, outer_perm, inner_perm)
     rank = len(unpack.dest.type.get_shape())  # type: ignore[attr-defined]
-    new_pack = build_pack(pack.source, inner, tiles, perm, InsertPoint.before(pack))
+    new_pack: PackOp | None = None
+    if isinstance(producer, PackOp):
+        if relayout_ints(producer) != relayout_ints(unpack):
+            raise _fail("the pack of the init and the unpack of the result use different layouts")
+        new_pack = build_pack(producer.source, inner, tiles, perm, InsertPoint.before(producer))
+        new_init = new_pack.results[0]
+    elif isinstance(producer, Operation) and producer.name == "linalg.fill" and len(list(init.uses)) == 1:
+        # a filled packed init (what `pack` makes of pack(fill)): fill the transposed shape
+        ops, empty = packed_empty(unpack.dest, inner, tiles, perm)
+        fill = named_op_class("linalg.fill")([producer.operands[0]], [empty.tensor])
+        Rewriter.insert_op([*ops, fill], InsertPoint.before(producer))
+        new_init = fill.results[0]
+    else:
+        raise _fail("could not find the pack (or fill) producing the init of the compute op's unpacked result")
     new_map = _transposed_map(generic.get_indexing_maps()[operand_index], rank, outer_perm, inner_perm)
-    new_generic = _rebuild(generic, operand_index, new_pack.results[0], new_map)
+    new_generic = _rebuild(generic, operand_index, new_init, new_map)
     Rewriter.insert_op(new_generic, InsertPoint.before(generic))
     new_unpack = UnPackOp(new_generic.res[result_index], unpack.dest, inner, tiles, perm)
     Rewriter.insert_op(new_unpack, InsertPoint.before(unpack))
     Rewriter.replace_op(unpack, [], [new_unpack.results[0]])
     Rewriter.replace_op(generic, [], list(new_generic.res))
-    _erase_dead_pack(pack)
+    if isinstance(producer, PackOp):
+        _erase_dead_pack(producer)
+    elif isinstance(producer, Operation):
+        dest = producer.operands[1].owner
+        Rewriter.erase_op(producer)
+        if isinstance(dest, Operation) and dest.name == "tensor.empty" and not dest.results[0].uses:
+            Rewriter.erase_op(dest)
     return PackTransposeResult(new_generic, new_pack, new_unpack)
-
 
 __all__ = ["PackTransposeResult", "pack_transpose"]

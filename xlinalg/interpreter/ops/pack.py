@@ -97,7 +97,7 @@ def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
         raise failure(op, f"cannot transpose {describe_payload(targets[0])}: {err.message}",
                       silenceable=err.silenceable) from err
     interp.state.bind(op.packed_op, [result.packed_op])
-    interp.state.bind(op.pack_op, [result.pack])
+    interp.state.bind(op.pack_op, [] if result.pack is None else [result.pack])
     interp.state.bind(op.un_pack_op, [] if result.unpack is None else [result.unpack])
 
 
