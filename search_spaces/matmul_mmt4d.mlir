@@ -16,6 +16,8 @@
 // 5. tile the unpack of C by its inner tiles (one m0×n0 block per step: the loop form of
 //    a whole-matrix unpack divides every index, which LLVM turns into gathers).
 // m0 * n0 / 16 accumulators must leave registers for the B rows and broadcasts: at most 24.
+// n0 is a power-of-2 multiple of 16 lanes: LLVM splits <32 x float> and <64 x float> evenly
+// into zmm registers; with n0 = 48 the block ran at 0.14x OpenBLAS (measured at 1024^3).
 // rk >= 2: a k step of 1 would be a unit loop folded away (the block becomes an
 // elementwise multiply-add, mul + add instead of FMA).
 //
@@ -27,7 +29,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
 
     %m0 = transform.tune.knob<"m0"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
-    %n0 = transform.tune.knob<"n0"> options = [16, 32, 48, 64] -> !transform.param<i64>
+    %n0 = transform.tune.knob<"n0"> options = [16, 32, 64] -> !transform.param<i64>
     %tm = transform.tune.knob<"tm1"> options = [1, 2, 4, 8, 16, 32] -> !transform.param<i64>
     %tn = transform.tune.knob<"tn1"> options = [1, 2, 4, 8, 16] -> !transform.param<i64>
     %tk = transform.tune.knob<"tk"> options = [64, 128, 256, 512, 1024] -> !transform.param<i64>
