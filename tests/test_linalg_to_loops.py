@@ -287,16 +287,18 @@ func.func @bad(%A: memref<?xf32>, %B: memref<?xf32>) {
 def test_location_is_reported_when_the_parser_recorded_one() -> None:
     module = parse(
         """
-func.func @t(%x: f32) -> tensor<4xf32> {
-  %r = tensor.splat %x : tensor<4xf32> loc("payload.mlir":3:8)
+func.func @t(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = scf.execute_region -> (tensor<4xf32>) {
+    scf.yield %x : tensor<4xf32>
+  } loc("payload.mlir":3:8)
   return %r : tensor<4xf32>
 }
 """
     )
-    # (Linalg on tensors is bufferized now; tensor.splat is not supported.)
+    # (Linalg on tensors is bufferized now; scf.execute_region on tensors is not supported.)
     with pytest.raises(LoweringError) as info:
         lower_to_loops(module)
-    assert str(info.value).startswith("payload.mlir:3:8: error: 'tensor.splat' (in @t)")
+    assert str(info.value).startswith("payload.mlir:3:8: error: 'scf.execute_region' (in @t)")
 
 
 OUTER_PRODUCT = """

@@ -350,13 +350,15 @@ def test_affine_apply_min_max_semantics_including_negative_values() -> None:
 def test_unsupported_op_is_a_lowering_error_naming_the_op() -> None:
     module = parse(
         """
-func.func @t(%x: f32) -> tensor<4xf32> {
-  %e = tensor.splat %x : tensor<4xf32>
+func.func @t(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = scf.execute_region -> (tensor<4xf32>) {
+    scf.yield %x : tensor<4xf32>
+  }
   return %e : tensor<4xf32>
 }
 """
     )
-    with pytest.raises(LoweringError, match=r"'tensor.splat' \(in @t\).*not supported"):
+    with pytest.raises(LoweringError, match=r"'scf.execute_region' \(in @t\).*not supported"):
         lower_to_cf(module)
 
 
