@@ -1,5 +1,5 @@
-"""Every integer-capable table op tiled with non-dividing sizes in i32 and i64, compiled and
-equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
+"""Every integer-capable table op tiled with non-dividing sizes in i16 (windowed ops) and
+i32, compiled and equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,

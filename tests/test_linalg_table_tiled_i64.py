@@ -1,0 +1,12 @@
+"""Every integer-capable table op tiled with non-dividing sizes in i64, compiled and
+equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
+
+from __future__ import annotations
+
+import pytest
+from linalg_table_cases import TILED_GROUPS, check_all, expected_count
+
+
+@pytest.mark.parametrize(("elt", "windowed"), TILED_GROUPS["test_linalg_table_tiled_i64.py"])
+def test_every_op_of_the_group_tiled_matches_the_reference(elt: str, windowed: bool) -> None:
+    assert check_all(elt, True, windowed) == expected_count(elt, True, windowed)
