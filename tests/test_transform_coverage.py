@@ -45,7 +45,7 @@ def test_implemented_means_registered_and_interpreted() -> None:
     by_op = {r.op: r for r in coverage_table()}
     assert by_op["transform.loop.peel"].implemented
     assert by_op["transform.split_handles"].implemented  # parsed as split_handle
-    assert not by_op["transform.gpu.map_forall_to_blocks"].implemented
+    assert by_op["transform.gpu.map_forall_to_blocks"].implemented
 
 
 def test_tests_come_from_tested_ops_lists(tmp_path: Path) -> None:
