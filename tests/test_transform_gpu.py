@@ -374,3 +374,13 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
     with pytest.raises(TransformFailure, match="required parallel resources \\(lanes\\) 64 overflows the warp size 32") as info:
         ours(payload, threads("128, 1, 1"))
     assert not info.value.silenceable
+
+
+@pytest.mark.skipif(IREE is None, reason="iree-opt is not installed")
+def test_our_mapped_ir_parses_upstream() -> None:
+    """What we print after mapping (gpu.launch, ids, barrier, predicates) is valid upstream."""
+    texts = [str(ours(payload, op)) for payload, op in SUCCEEDS.values()]
+    done = subprocess.run([IREE, "--split-input-file", "-"], input="\n// -----\n".join(texts),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("gpu.launch") == len(texts)
