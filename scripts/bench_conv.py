@@ -93,6 +93,17 @@ LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 25
           Layer(7, 7, 512, 512, 1), Layer(28, 28, 64, 128, 2)]
 
 
+#: Knobs of conv2d_nhwc_hwcf.mlir per layer found by tuning runs + paired re-timing
+#: on this machine (`--stored` measures these instead of tuning).
+STORED_KNOBS: dict[int, dict[str, int]] = {
+    0: {"reg_w": 7, "reg_f": 32, "reg_c": 16, "cache_c": 128, "cache_order": 0, "pack_filter": 1},
+    1: {"reg_w": 4, "reg_f": 64, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
+    2: {"reg_w": 7, "reg_f": 32, "reg_c": 4, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
+    3: {"reg_w": 7, "reg_f": 64, "reg_c": 8, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
+    4: {"reg_w": 14, "reg_f": 16, "reg_c": 16, "cache_c": 256, "cache_order": 1, "pack_filter": 0},
+}
+
+
 def payload(layer: Layer, kind: str = "memref") -> str:
     """The layer's kernel on memrefs (xlinalg: in place) or on tensors (IREE: returns the output)."""
     i, f, o = (f"{kind}<{'x'.join(map(str, s))}xf32>" for s in layer.shapes())
@@ -185,7 +196,7 @@ def tuned(text: str, name: str, space: Path, trials: int, args: argparse.Namespa
 
 def best_schedule(layer: Layer, index: int, args: argparse.Namespace) -> tuple[str, dict | None, float]:
     """(schedule text, fixed knobs or None, median compile s per candidate)."""
-    fixed = dict(args.knobs).get(index)
+    fixed = dict(args.knobs).get(index, STORED_KNOBS[index] if args.stored else None)
     if fixed is not None:
         return SPACE.read_text(), fixed, float("nan")
     schedule, compile_s = tuned(payload(layer), f"bench-conv-{layer.name}", SPACE, args.trials, args)
@@ -205,6 +216,8 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=30, help="tuning trials per layer")
     parser.add_argument("--knobs", action="append", type=parse_knobs, default=[],
                         help="LAYER=JSON: use these knobs for that layer instead of tuning")
+    parser.add_argument("--stored", action="store_true",
+                        help="measure the STORED_KNOBS schedules instead of tuning")
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--seed", type=int, default=0)
