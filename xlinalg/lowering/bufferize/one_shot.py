@@ -376,17 +376,19 @@ class _FunctionBufferizer:
         assert isinstance(op, Operation)
         buffers = {v: self.buf[v] for v in op.operands if v in self.buf}
         taken = {self.alias.root[v] for v in op.get_dps_inputs() if v in self.buf}
-        placed: list[tuple[SSAValue, Root]] = []
+        placed: list[tuple[SSAValue, Root, SliceKey | None]] = []
         for value in op.get_dps_inits():
             if isinstance(value.type, TensorType):
-                buffer, root, _ = self._destination(op, value, op.reads_inits(), taken)
+                buffer, root, in_place = self._destination(op, value, op.reads_inits(), taken)
                 buffers[value] = buffer
-                placed.append((buffer, root))
+                # written in place into a slice: the result is that slice (an insert_slice
+                # of it back into its source then needs no copy, as for structured ops)
+                placed.append((buffer, root, self.alias.slices.get(value) if in_place else None))
         if len(placed) != len(op.results):
             raise self._unsupported(op, "mixed tensor and memref operands")
         self._insert(op.clone_on_buffers(buffers), op)
-        for result, (buffer, root) in zip(op.results, placed):
-            self._define(result, buffer, root)
+        for result, (buffer, root, key) in zip(op.results, placed):
+            self._define(result, buffer, root, key)
 
     def _constant(self, op: arith.ConstantOp) -> None:
         value = op.value
