@@ -488,3 +488,20 @@ def test_pack_transpose_of_an_unpack_with_a_filled_init():
     kernel = xlinalg.compile(FILLED, script(body))
     a, b = kernel.make_inputs()
     np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_pack_greedily_sizes_from_params_and_spec_syntax():
+    body = ALL + (
+        "\n%s = transform.param.constant 8 : i64 -> !transform.param<i64>"
+        "\n%gp = transform.structured.pack_greedily %all matmul_packed_sizes = [%s, 0, 4] "
+        "matmul_padded_sizes_next_multiple_of = [0, 16, 0] matmul_inner_dims_order = [1, 2, 0] "
+        f": ({ANY}, !transform.param<i64>) -> {ANY}"
+    )
+    module = apply(matmul(13, 15, 17), body)
+    assert [p.results[0].type.get_shape() for p in ops_of(module, PackOp)] == [
+        (2, 5, 4, 8), (5, 1, 4, 16), (2, 1, 8, 16)]
+    from xlinalg.interpreter import parse_module
+
+    printed = str(parse_module(script(body)))
+    assert "matmul_packed_sizes = [%s, 0, 4] matmul_padded_sizes_next_multiple_of = [0, 16, 0] " \
+           "matmul_inner_dims_order = [1, 2, 0]" in printed
