@@ -2,6 +2,8 @@
 """Data-tiled matmul speed: search_spaces/matmul_mmt4d.mlir and linalg.mmt4d vs OpenBLAS and the FMA peak.
 
     python scripts/bench_mmt4d.py [--trials 30] [--mmt4d-trials 20] [--shapes 512 1024 384x1000x256]
+    python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
+        --mmt4d-knobs tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 --stat min --rounds 15
 
 For every shape M×N×K (f32, tensors, C = A·B into a new tensor) it tunes
 `search_spaces/matmul_mmt4d.mlir` with the real tuner (isolated, checked trials in
@@ -65,6 +67,14 @@ func.func @mmt4d(%lhs: memref<{m1}x{k}x{m0}x1xf32>, %rhs: memref<{n1}x{k}x{n0}x1
 """
 
 
+def _knobs(text: str) -> dict[str, int]:
+    """`m0=8,n0=32,...` as a dict."""
+    try:
+        return {key: int(value) for key, value in (item.split("=") for item in text.split(","))}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=INT,NAME=INT,..., got '{text}'") from None
+
+
 def _interleaved(runners: dict, rounds: int, stat: str) -> dict[str, float]:  # type: ignore[type-arg]
     """Each runner once per round, interleaved so drift hits all alike; the median (or, on a
     machine shared with other jobs, the fastest: time slices only ever add) over the rounds."""
@@ -88,6 +98,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds")
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="per column over the rounds: median, or min (fastest round) on a shared machine")
+    parser.add_argument("--knobs", type=_knobs, default=None,
+                        help="fixed knobs for every shape instead of tuning, e.g. m0=8,n0=32,tm1=8,tn1=4,"
+                             "tk=256,rk=4,cache_order=0,reg_order=1")
+    parser.add_argument("--mmt4d-knobs", type=_knobs, default=None,
+                        help="fixed knobs of the linalg.mmt4d template instead of tuning")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
@@ -100,7 +115,10 @@ def main() -> int:
     for m, n, k in args.shapes:
         payload = PAYLOAD.format(m=m, n=n, k=k)
         name = f"bench-matmul-mmt4d-{m}x{n}x{k}"
-        kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage, args.trials, args.seed, SPACE))
+        if args.knobs is not None:
+            kernel = xlinalg.compile(payload, schedule=SPACE.read_text(), knobs=args.knobs)
+        else:
+            kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage, args.trials, args.seed, SPACE))
         a, b = kernel.make_inputs(seed=1)
         assert kernel.check(a, b).ok
         out = np.empty((m, n), np.float32)
@@ -110,9 +128,9 @@ def main() -> int:
         }, args.rounds, args.stat)
         flops = 2.0 * m * n * k
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
+        compile_s = kernel.compile_seconds if args.knobs is not None else _median_compile_seconds(args.storage, name)
         print(f"{f'{m} x {n} x {k}':>18} | {ours:8.2f} | {blas:8.2f} | {ours / blas:9.2f} | "
-              f"{ours / peak:9.2f} | {blas / peak:9.2f} | {_median_compile_seconds(args.storage, name):9.2f}",
-              flush=True)
+              f"{ours / peak:9.2f} | {blas / peak:9.2f} | {compile_s:9.2f}", flush=True)
     print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each a median of calls); f32; "
           "one thread; packing of A and B included.")
 
@@ -121,8 +139,11 @@ def main() -> int:
         m0, n0 = 8, 32
         payload = MMT4D.format(m=m, n=n, k=k, m0=m0, n0=n0, m1=-(-m // m0), n1=-(-n // n0))
         name = f"bench-mmt4d-{m}x{n}x{k}"
-        kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage, args.mmt4d_trials,
-                                                        args.seed, MMT4D_SPACE))
+        if args.mmt4d_knobs is not None:
+            kernel = xlinalg.compile(payload, schedule=MMT4D_SPACE.read_text(), knobs=args.mmt4d_knobs)
+        else:
+            kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage, args.mmt4d_trials,
+                                                            args.seed, MMT4D_SPACE))
         lhs, rhs, acc = kernel.make_inputs(seed=1)
         assert kernel.check(lhs, rhs, acc).ok
         a = np.random.default_rng(1).random((m, k), np.float32)
@@ -136,7 +157,7 @@ def main() -> int:
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
         print(f"\nlinalg.mmt4d {m}x{n}x{k} (m0={m0}, n0={n0}, k0=1): {ours:.2f} GFLOP/s = {ours / peak:.2f} of peak; "
               f"OpenBLAS sgemm {blas:.2f} ({ours / blas:.2f}x); compile "
-              f"{_median_compile_seconds(args.storage, name):.2f} s")
+              f"{kernel.compile_seconds if args.mmt4d_knobs else _median_compile_seconds(args.storage, name):.2f} s")
     return 0
 
 
