@@ -30,8 +30,10 @@ def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int
                                                     trials: int) -> None:
     (tmp_path / "mm.mlir").write_text(PAYLOAD)
     (tmp_path / "space.mlir").write_text(SPACE)
+    # grid: 4 distinct configurations of the 6, so at most 2 violate the constraint (a
+    # random sampler could prune all 4 and the job rightly reports that nothing ran)
     done = _tune(tmp_path, "mm.mlir", "--space", "space.mlir", "--trials", str(trials),
-                 "--workers", str(workers), "--sampler", "random", "--timing-budget", "0.02",
+                 "--workers", str(workers), "--sampler", "grid", "--timing-budget", "0.02",
                  "--rerank", "0", "--no-schedule-db")
     assert done.returncode == 0, done.stderr + done.stdout
     assert "storage:  journal:results/xlinalg.journal" in done.stdout
