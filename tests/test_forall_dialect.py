@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, TensorType, f32, i64
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
-from tests.support import parse_module
+from support import parse_module
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 
