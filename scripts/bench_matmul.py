@@ -102,6 +102,11 @@ def median_seconds(fn, rounds: int) -> float:
 
 
 def main() -> int:
+    import optuna
+
+    # the trial lines are the tuner's business: Optuna's per-trial log (with a traceback
+    # for every too_slow/failed candidate) would bury the tables
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", nargs="+", type=parse_shape,
                         default=[parse_shape(s) for s in ("256", "512", "1024", "384x1000x256")],
