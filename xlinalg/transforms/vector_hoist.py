@@ -22,10 +22,14 @@ moves, so pairs climb out of several loops.
 
 from __future__ import annotations
 
-from xdsl.dialects import scf, vector
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects import memref as memref_dialect
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.vector import MaskOp
 
 _VIEW_OPS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
              "memref.reinterpret_cast")
@@ -204,10 +208,82 @@ def _inside(op: Operation, loop: Operation) -> bool:
     return False
 
 
+def _is_zero_index(value: SSAValue) -> bool:
+    op = value.owner
+    return (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)
+            and op.value.value.data == 0)
+
+
+def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
+    """`value` is the size of `memref` along `dim` (a constant or `memref.dim`)."""
+    mtype = memref.type
+    assert isinstance(mtype, MemRefType)
+    size = mtype.get_shape()[dim]
+    op = value.owner
+    if size >= 0:
+        return (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)
+                and op.value.value.data == size)
+    if isinstance(op, memref_dialect.DimOp) and op.source is memref:
+        index = op.index.owner
+        return (isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr)
+                and index.value.value.data == dim)
+    return False
+
+
+def unmask_boundary_transfers(root: Operation) -> int:
+    """`vector.mask (create_mask of the memref's sizes) { transfer at [0, ...] with the
+    identity map }` -> the same transfer with `in_bounds = false`: both predicate exactly
+    the lanes past the end of the memref (masked-off read lanes are undefined under the
+    mask and the padding value without it, a refinement). This is the form vectorize
+    produced before it emitted `vector.mask`; hoisting moves unmasked transfer pairs
+    only, so without this the accumulators of partial register blocks stayed in memory.
+    Returns how many masks were removed."""
+    count = 0
+    for mask_op in [o for o in root.walk() if isinstance(o, MaskOp)]:
+        inner = mask_op.masked_op()
+        if mask_op.passthru is not None or not isinstance(
+                inner, (vector.TransferReadOp, vector.TransferWriteOp)):
+            continue
+        memref = inner.source
+        mtype = memref.type
+        create = mask_op.mask.owner
+        if (not isinstance(mtype, MemRefType) or inner.mask is not None
+                or not isinstance(create, vector.CreateMaskOp)
+                or inner.permutation_map.data != AffineMap.identity(mtype.get_num_dims())
+                or not all(_is_zero_index(i) for i in inner.indices)
+                or len(create.operands) != mtype.get_num_dims()
+                or not all(_is_dim_size(v, memref, d) for d, v in enumerate(create.operands))):
+            continue
+        inner.detach()
+        inner.properties["in_bounds"] = ArrayAttr([BoolAttr.from_bool(False)] * mtype.get_num_dims())
+        Rewriter.insert_op(inner, InsertPoint.before(mask_op))
+        for old, new in zip(mask_op.results, inner.results):
+            old.replace_all_uses_with(new)
+        mask_op.detach()
+        mask_op.erase()
+        _erase_if_unused(create)
+        count += 1
+    return count
+
+
+def _erase_if_unused(op: Operation) -> None:
+    """Erase `op` and then its operands' defining `memref.dim`/constant ops once unused
+    (a leftover `memref.dim` of the C block would count as an access and block hoisting)."""
+    if op.parent is None or any(r.uses for r in op.results):
+        return
+    producers = [o.owner for o in op.operands if isinstance(o.owner, Operation)]
+    op.detach()
+    op.erase()
+    for producer in producers:
+        if isinstance(producer, (memref_dialect.DimOp, arith.ConstantOp)):
+            _erase_if_unused(producer)
+
+
 def hoist_redundant_vector_transfers(root: Operation) -> int:
     """Hoist every eligible transfer pair out of the loops under `root`; return how many moved."""
     from xdsl.transforms.common_subexpression_elimination import cse
 
+    unmask_boundary_transfers(root)
     count = 0
     changed = True
     while changed:
