@@ -20,6 +20,7 @@ spec notes). This is the spec's `tile_reduction_using_scf` example (tile sizes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, scf
@@ -52,6 +53,23 @@ def _fail(message: str) -> TransformFailure:
     return TransformFailure(message, silenceable=True)
 
 
+def single_reduction_loop(structured: StructuredOpInterface, sizes: list[int], noun: str,
+                          given: str, fail: Callable[[str], TransformFailure]) -> int:
+    """The one loop with a non-zero entry in `sizes` (padded to the loop count), which
+    must be a reduction loop of an op with a single output; `fail(message)` otherwise.
+    Shared by tile_reduction_using_for and tile_reduction_using_forall."""
+    iterators = [str(t) for t in structured.get_iterator_types()]
+    tiled = [d for d, s in enumerate(sizes) if s != 0]
+    if len(tiled) != 1 or iterators[tiled[0]] != "reduction":
+        raise fail(
+            f"expected exactly one non-zero {noun}, on a reduction loop "
+            f"(iterators {iterators}, {given})"
+        )
+    if len(structured.get_outputs()) != 1:
+        raise fail("expected a single output")
+    return tiled[0]
+
+
 def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReductionResult:
     from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
     from xlinalg.transforms.generalize import generalize_op
@@ -59,15 +77,8 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     structured = check_memref_structured_op(op, "tile_reduction")
     iterators = [str(t) for t in structured.get_iterator_types()]
     sizes = [*tile_sizes, *([0] * (len(iterators) - len(tile_sizes)))][: len(iterators)]
-    tiled = [d for d, s in enumerate(sizes) if s != 0]
-    if len(tiled) != 1 or iterators[tiled[0]] != "reduction":
-        raise _fail(
-            "expected exactly one non-zero tile size, on a reduction loop "
-            f"(iterators {iterators}, tile sizes {tile_sizes})"
-        )
-    if len(structured.get_outputs()) != 1:
-        raise _fail("expected a single output")
-    r, ts = tiled[0], sizes[tiled[0]]
+    r = single_reduction_loop(structured, sizes, "tile size", f"tile sizes {tile_sizes}", _fail)
+    ts = sizes[r]
     generic = op if isinstance(op, GenericOp) else generalize_op(op)  # type: ignore[arg-type]
     assert isinstance(generic, StructuredOpInterface)
     combiner = _combiner(generic)  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ from xlinalg.interfaces.structured import shape_of
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.split_reduction import _combiner, _neutral
 from xlinalg.transforms.tile_forall import _Index, _needs_clamp, extract_tile
+from xlinalg.transforms.tile_reduction import single_reduction_loop
 from xlinalg.transforms.tile_tensor import (
     check_tensor_structured_op,
     tensor_loop_ranges,
@@ -77,15 +78,9 @@ def tile_reduction_using_forall(
     if len(num_threads) > len(iterators) or any(n < 0 for n in num_threads):
         raise _fail(f"invalid num_threads {list(num_threads)} for {len(iterators)} loop(s)")
     threads = [*num_threads, *([0] * (len(iterators) - len(num_threads)))]
-    tiled = [d for d, n in enumerate(threads) if n != 0]
-    if len(tiled) != 1 or iterators[tiled[0]] != "reduction":
-        raise _fail(
-            "expected exactly one non-zero num_threads entry, on a reduction loop "
-            f"(iterators {iterators}, num_threads {list(num_threads)})"
-        )
-    if len(structured.get_outputs()) != 1:
-        raise _fail("expected a single output")
-    r, n = tiled[0], threads[tiled[0]]
+    r = single_reduction_loop(structured, threads, "num_threads entry",
+                              f"num_threads {list(num_threads)}", _fail)
+    n = threads[r]
     out_map = structured.get_indexing_maps()[-1]
     if r in {d for e in out_map.results for d in e.used_dims()}:
         raise _fail("the tiled reduction loop indexes the output")
