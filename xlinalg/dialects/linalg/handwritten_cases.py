@@ -142,6 +142,12 @@ GENERIC_VERIFY_CASES: list[tuple[str, str]] = [
 #: element types in which test_linalg_generic.py runs, tiles and "generalizes" (identity) its
 #: generic ops (contraction with a transposed operand; broadcast + linalg.index + cast)
 GENERIC_DTYPES: tuple[str, ...] = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64")
+#: the half-precision floats test_tiling_handwritten_dtypes.py tiles and runs softmax and the
+#: winograd transforms in (f32/f64: test_tiling_interface_linalg.py)
+HALF_FLOATS: tuple[str, ...] = ("f16", "bf16")
+#: the element types test_tiling_handwritten_dtypes.py tiles pack/unpack in (besides f32/f64)
+PACK_EXTRA_DTYPES: tuple[str, ...] = ("f16", "bf16", "i8", "i16", "i32", "i64")
+_WINOGRAD_OPS = ("winograd_filter_transform", "winograd_input_transform", "winograd_output_transform")
 
 
 #: (element type, add op) of test_linalg_map_reduce.py::test_dtypes (map and reduce each)
@@ -181,6 +187,10 @@ RUN_CASES: dict[str, list[tuple[str, str]]] = {
     "test_linalg_winograd.py::test_compiled_pipeline_equals_direct_conv": [
         ("winograd_filter_transform", "f32"), ("winograd_input_transform", "f32"),
         ("winograd_output_transform", "f32"), ("generic", "f32")],
+    "test_tiling_handwritten_dtypes.py::test_untiled_in_every_element_type": [
+        *((op, elt) for op in ("softmax", *_WINOGRAD_OPS) for elt in HALF_FLOATS),
+        *((op, elt) for op in ("pack", "unpack") for elt in PACK_EXTRA_DTYPES),
+        *((op, "f64") for op in _WINOGRAD_OPS)],
 }
 #: test -> (op, element type) it tiles with non-dividing sizes, compiles and checks
 TILED_CASES: dict[str, list[tuple[str, str]]] = {
@@ -195,6 +205,9 @@ TILED_CASES: dict[str, list[tuple[str, str]]] = {
         ("winograd_output_transform", "f32"), ("pack", "f64"), ("unpack", "f64"),
         ("winograd_filter_transform", "f64"), ("winograd_input_transform", "f64"),
         ("winograd_output_transform", "f64")],
+    "test_tiling_handwritten_dtypes.py::test_tiled_in_every_element_type": [
+        *((op, elt) for op in ("softmax", *_WINOGRAD_OPS) for elt in HALF_FLOATS),
+        *((op, elt) for op in ("pack", "unpack") for elt in PACK_EXTRA_DTYPES)],
 }
 
 OPS: tuple[str, ...] = (
