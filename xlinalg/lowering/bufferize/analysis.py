@@ -15,7 +15,11 @@ conflict, as in upstream's One-Shot Bufferize analysis):
   outside that loop (the next iteration reads it after this iteration wrote);
 - the write itself re-reading its destination on every iteration of a loop the
   destination is defined outside of;
-- an input of the writing op in the same buffer, unless the op is elementwise.
+- an input of the writing op in the same buffer, unless the op is elementwise and
+  the input is the very region it writes.
+
+A `tensor.extract_slice` does not read: the reads of its result (transitively)
+are reads of the sliced value at their own positions.
 
 Uses that do not read contents are not conflicts: `tensor.dim`, the
 destination of an op that overwrites it without reading (`linalg.fill`, an
@@ -217,14 +221,33 @@ class AliasInfo:
                     if reads_dest and value is dest and outside:
                         return True
                     continue
-                if not self.reads_contents(use) or self._writes_back_slice(use, dest):
-                    continue
-                if self.order.after(user, write):
-                    return True
-                if any(self.order.is_inside(user, loop) for loop in outside):
-                    return True
-        if isinstance(write, StructuredOpInterface) and not is_elementwise(write):
+                for reader in self._readers(use, dest):
+                    if self.order.after(reader, write):
+                        return True
+                    if any(self.order.is_inside(reader, loop) for loop in outside):
+                        return True
+        if isinstance(write, StructuredOpInterface):
+            elementwise = is_elementwise(write)
             for value in write.get_inputs():
-                if isinstance(value.type, TensorType) and self.root.get(value) is root:
+                if not isinstance(value.type, TensorType) or self.root.get(value) is not root:
+                    continue
+                # an elementwise op may read the very region it writes (element i is read
+                # before it is written); another region of the same buffer may overlap it
+                # shifted, and any input of a non-elementwise op may be read after a write
+                if not elementwise or self.slices.get(value) != self.slices.get(dest):
                     return True
         return False
+
+    def _readers(self, use: Use, dest: SSAValue) -> Iterator[Operation]:
+        """The ops that read the contents `use` refers to. A `tensor.extract_slice` reads
+        nothing itself (its result is a view of the same buffer, as in upstream's alias
+        sets): the readers are those of its result, transitively. So the slices a tile
+        loop takes of its destination for ops that overwrite them without reading
+        (the outs of fused elementwise producers) do not force copies."""
+        user = use.operation
+        if isinstance(user, tensor.ExtractSliceOp) and use.index == 0:  # the source
+            for inner in user.result.uses:
+                yield from self._readers(inner, dest)
+            return
+        if self.reads_contents(use) and not self._writes_back_slice(use, dest):
+            yield user

@@ -97,6 +97,7 @@ from xlinalg.lowering.bufferize.creation import (
     bufferize_creation_op,
     fill_from_region,
 )
+from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
@@ -832,6 +833,7 @@ class _FunctionBufferizer:
 
 def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
     """Bufferize one function with a body (in place)."""
+    eliminate_empty_inits(fn)
     from xlinalg.lowering.bufferize.materialize import lower_materializations
 
     lower_materializations(fn)
