@@ -663,11 +663,6 @@ class _FunctionBufferizer:
         where_attr = callee.attributes.get(RESULTS_FROM_ATTR)
         where = (list(where_attr.get_values()) if isinstance(where_attr, DenseArrayBase)
                  else [-i - 1 for i in range(len(op.res))])
-        if any(position < 0 and isinstance(result.type, TensorType)
-               for result, position in zip(op.res, where)):
-            # the callee would return a buffer it allocated: calls with memref results do
-            # not lower to LLVM yet
-            raise self._unsupported(op, "a call returning a dynamically shaped tensor")
         out_params: dict[int, SSAValue] = {}
         for result, position in zip(op.res, where):
             if position >= 0:
@@ -678,6 +673,8 @@ class _FunctionBufferizer:
         self._insert(call, op)
         for result, position in zip(op.res, where):
             buffer = out_params[position] if position >= 0 else call.res[-position - 1]
+            if position < 0 and isinstance(result.type, TensorType):  # the callee allocated it
+                self.owned.append((buffer, op.parent_block()))  # type: ignore[arg-type]
             if isinstance(result.type, TensorType):
                 self._define(result, buffer, Root("alloc", writable=True))
             else:
@@ -833,10 +830,10 @@ class _FunctionBufferizer:
 
 def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
     """Bufferize one function with a body (in place)."""
-    eliminate_empty_inits(fn)
     from xlinalg.lowering.bufferize.materialize import lower_materializations
 
     lower_materializations(fn)
+    eliminate_empty_inits(fn)
     _IN_PROGRESS.add(fn)
     try:
         _FunctionBufferizer(fn, module).run()
