@@ -4,7 +4,8 @@ A memref argument of rank r becomes `ptr allocated, ptr aligned, i64 offset,
 i64 size_0..size_{r-1}, i64 stride_0..stride_{r-1}`; the entry block rebuilds
 the descriptor struct from them. Calls expand memref operands the same way.
 Memref results become trailing `ptr` parameters to which `func.return` writes
-the descriptor (3 + 2r words); calls of such functions are not supported.
+the descriptor (3 + 2r words); a call passes stack slots for them and reads the
+descriptors back.
 Public functions with a body get external linkage, private ones internal;
 bodiless functions become declarations. Public functions that nothing in the
 module calls get `noalias` on the aligned pointer of every memref argument:
@@ -138,16 +139,48 @@ def lower_return(op: Operation) -> None:
     replace_op(op, [])
 
 
+def _descriptor_slot(op: Operation, words: int) -> SSAValue:
+    """Stack room for one returned descriptor (`words` i64), allocated in the entry block of
+    the function holding `op` (once per call site, not once per loop iteration)."""
+    fn = op.parent_op()
+    while fn is not None and not isinstance(fn, llvm.FuncOp):
+        fn = fn.parent_op()
+    assert isinstance(fn, llvm.FuncOp), "functions are lowered before their calls"
+    entry = Builder.at_start(fn.body.blocks[0])
+    return entry.add(llvm.AllocaOp(entry.int_const(words), i64, alignment=8))
+
+
+def _load_descriptor(b: Builder, type: MemRefType, slot: SSAValue) -> SSAValue:
+    """The memref of `type` whose descriptor the callee wrote at `slot` (`_store_descriptor`)."""
+    r = type.get_num_dims()
+    words = [b.load(b.gep(slot, b.int_const(i), i64) if i else slot,
+                    llvm.LLVMPointerType() if i < 2 else i64, 8) for i in range(3 + 2 * r)]
+    desc = build_descriptor(b, type, words[0], words[1], words[2], words[3 : 3 + r], words[3 + r :])
+    return b.from_llvm(desc.value, type)
+
+
 def lower_call(op: func.CallOp) -> None:
+    """A call; the callee's memref results come back through trailing out-pointers, as its
+    signature says (`lower_func`): the caller passes stack slots and rebuilds the
+    descriptors from them. (MLIR's func-to-llvm returns them in a struct by value; our
+    functions take out-pointers so that the NumPy wrapper can call them too, and a call
+    must follow the callee's convention.)"""
     b = Builder.before_op(op)
-    if any(isinstance(r.type, MemRefType) for r in op.results):
-        raise LoweringError("cannot lower a 'func.call' with memref results")
-    if len(op.results) > 1:
-        raise LoweringError("cannot lower 'func.call' with more than one result")
-    args = _expand_call_operands(b, list(op.operands))
-    ret = convert_type(op.results[0].type) if op.results else None
+    scalars = [r for r in op.results if not isinstance(r.type, MemRefType)]
+    if len(scalars) > 1:
+        raise LoweringError("cannot lower 'func.call' with more than one scalar result")
+    memrefs = [r for r in op.results if isinstance(r.type, MemRefType)]
+    slots = [_descriptor_slot(op, 3 + 2 * r.type.get_num_dims()) for r in memrefs]  # type: ignore[union-attr]
+    args = _expand_call_operands(b, list(op.operands)) + slots
+    ret = convert_type(scalars[0].type) if scalars else None
     call = b.insert(llvm.CallOp(op.callee.string_value(), *args, return_type=ret))
-    replace_op(op, [b.from_llvm(r, o.type) for r, o in zip(call.results, op.results, strict=True)])
+    values: dict[SSAValue, SSAValue] = {}
+    for result, slot in zip(memrefs, slots, strict=True):
+        assert isinstance(result.type, MemRefType)
+        values[result] = _load_descriptor(b, result.type, slot)
+    for result, native in zip(scalars, call.results, strict=True):
+        values[result] = b.from_llvm(native, result.type)
+    replace_op(op, [values[r] for r in op.results])
 
 
 def _entry_point(f: func.FuncOp, called: set[str]) -> bool:
