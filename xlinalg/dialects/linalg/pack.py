@@ -32,21 +32,19 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
     MemRefType,
     ShapedType,
     TensorType,
-    i1,
     i64,
 )
 from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
 )
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -64,8 +62,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg import pack_shape
+from xlinalg.dialects.linalg.pack_loops import lower_relayout_to_loops
 from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
-from xlinalg.dialects.linalg.scalar_loops import index_constant, loop_nest, memref_sizes
+from xlinalg.dialects.linalg.scalar_loops import index_constant
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 
@@ -291,6 +290,17 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
             t if isinstance(t, SSAValue) else index_constant(builder, t) for t in self.mixed_tiles()
         ]
 
+    def _lower_relayout(self, rewriter: Rewriter) -> None:
+        self._check_lowerable()
+        builder = Builder(InsertPoint.before(self))
+        padding = self.padding_value if isinstance(self, PackOp) else None
+        lower_relayout_to_loops(builder, packed=self.packed, unpacked=self.unpacked,
+                                inner_dims_pos=self.get_inner_dims_pos(),
+                                tiles=self._tile_values(builder), static_tiles=self.get_static_tiles(),
+                                outer_dims_perm=self.get_outer_dims_perm(), padding=padding,
+                                is_pack=self.is_pack())
+        rewriter.erase_op(self)
+
 
 @irdl_op_definition
 class PackOp(_RelayoutOp):
@@ -376,39 +386,8 @@ class PackOp(_RelayoutOp):
         return op
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
-        """Loops over the packed dest; each element loads its source element or the padding value."""
-        self._check_lowerable()
-        builder = Builder(InsertPoint.before(self))
-        tiles = self._tile_values(builder)
-        src = self.source
-        assert isinstance(src.type, MemRefType)
-        n = len(src.type.get_shape())
-        src_sizes = memref_sizes(builder, src)
-        ivs, inner = loop_nest(builder, memref_sizes(builder, self.dest))
-        perm = self.get_outer_dims_perm()
-        outer = [SSAValue.get(ivs[0])] * n
-        for j, d in enumerate(perm):
-            outer[d] = ivs[j]
-        indices = list(outer)
-        in_bounds: SSAValue | None = None
-        for i, (pos, tile) in enumerate(zip(self.get_inner_dims_pos(), tiles)):
-            scaled = inner.insert(arith.MuliOp(outer[pos], tile)).result
-            indices[pos] = inner.insert(arith.AddiOp(scaled, ivs[n + i])).result
-            if self.padding_value is not None:
-                ok = inner.insert(arith.CmpiOp(indices[pos], src_sizes[pos], "ult")).result
-                in_bounds = ok if in_bounds is None else inner.insert(arith.AndIOp(in_bounds, ok)).result
-        if in_bounds is None:
-            value = inner.insert(memref.LoadOp.get(src, indices)).res
-        else:
-            assert self.padding_value is not None
-            then_block, else_block = Block(), Block()
-            load = memref.LoadOp.get(src, indices)
-            then_block.add_ops([load, scf.YieldOp(load.res)])
-            else_block.add_op(scf.YieldOp(self.padding_value))
-            assert in_bounds.type == i1
-            value = inner.insert(scf.IfOp(in_bounds, [load.res.type], [then_block], [else_block])).results[0]
-        inner.insert(memref.StoreOp.get(value, self.dest, ivs))
-        rewriter.erase_op(self)
+        """Loops over the packed dest, tile by tile (`pack_loops.py`)."""
+        self._lower_relayout(rewriter)
 
 
 @irdl_op_definition
@@ -465,17 +444,5 @@ class UnPackOp(_RelayoutOp):
         return op
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
-        """Loops over the unpacked dest; each element loads its packed element."""
-        self._check_lowerable()
-        builder = Builder(InsertPoint.before(self))
-        tiles = self._tile_values(builder)
-        ivs, inner = loop_nest(builder, memref_sizes(builder, self.dest))
-        outer = list(ivs)
-        inner_idx: list[SSAValue] = []
-        for pos, tile in zip(self.get_inner_dims_pos(), tiles):
-            outer[pos] = inner.insert(arith.DivUIOp(ivs[pos], tile)).result
-            inner_idx.append(inner.insert(arith.RemUIOp(ivs[pos], tile)).result)
-        indices = [outer[d] for d in self.get_outer_dims_perm()] + inner_idx
-        value = inner.insert(memref.LoadOp.get(self.source, indices)).res
-        inner.insert(memref.StoreOp.get(value, self.dest, ivs))
-        rewriter.erase_op(self)
+        """Loops over the packed source, tile by tile (`pack_loops.py`)."""
+        self._lower_relayout(rewriter)
