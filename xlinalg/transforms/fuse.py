@@ -11,7 +11,10 @@ upstream's three strategies, tried in this order for each producer:
    upstream, an init of the producer that is also an init of an enclosing
    `scf.for` inside the container is replaced by that loop's iteration
    argument (so the tile is computed in place) -- only when the producer does
-   not read its init. On an `scf.forall` containing op, when the producer
+   not read its init. A rank-reducing slice gets the full-rank tile followed by
+   a rank-reducing `extract_slice` of it; a slice with non-unit strides is not
+   tiled (upstream's tiling takes unit strides only) and falls back to cloning.
+   On an `scf.forall` containing op, when the producer
    still has uses after the loop, the forall gets a new `shared_outs` operand
    and yields the fused tile there, and those uses read the new result
    (upstream's "new containing op");
@@ -43,9 +46,9 @@ from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.fuse_slices import (
-    cast_if_needed,
+    as_slice_result,
     extract_slice,
-    is_unit_stride_full_rank,
+    has_unit_strides,
     mixed_offsets,
     mixed_sizes,
 )
@@ -172,15 +175,15 @@ def _tile_through_extract(producer: Operation, container: Operation) -> FusionSt
         for user in _uses_inside(result, container):
             if not isinstance(user, tensor.ExtractSliceOp) or user.source is not result:
                 continue
-            if not is_unit_stride_full_rank(user):
-                continue
+            if not has_unit_strides(user):
+                continue  # upstream's tiling takes unit strides only: cloned instead
             if not isinstance(producer, StructuredOpInterface) and isinstance(producer, TilingInterface):
                 if isinstance(container, ForallOp) and _uses_after(result, container):
                     continue  # the forall would have to yield the tile: left to cloning
                 builder = IndexBuilder(InsertPoint.before(user))
                 value = producer.generate_result_tile_value(
                     builder, result.index, mixed_offsets(user), mixed_sizes(user))
-                value = cast_if_needed(builder, value, user.result.type)
+                value = as_slice_result(builder, value, user)
                 user.result.replace_all_uses_with(value)
                 Rewriter.erase_op(user)
                 return FusionStep([value.owner], container)  # type: ignore[list-item]
@@ -189,7 +192,7 @@ def _tile_through_extract(producer: Operation, container: Operation) -> FusionSt
             offsets, sizes = mixed_offsets(user), mixed_sizes(user)
             replacements = loop_carried_inits(structured, user, container)
             tiled, value = tile_producer_at_slice(result, offsets, sizes, builder, replacements)
-            value = cast_if_needed(builder, value, user.result.type)
+            value = as_slice_result(builder, value, user)
             user.result.replace_all_uses_with(value)
             Rewriter.erase_op(user)
             new_container = container
@@ -274,7 +277,7 @@ def _tile_through_block_argument(producer: Operation, container: Operation) -> F
                 u.operation
                 for u in arg.uses
                 if isinstance(u.operation, tensor.ExtractSliceOp)
-                and is_unit_stride_full_rank(u.operation)
+                and has_unit_strides(u.operation)
             ]
             if not slices:
                 continue
@@ -284,7 +287,7 @@ def _tile_through_block_argument(producer: Operation, container: Operation) -> F
             builder = IndexBuilder(InsertPoint.before(user))
             offsets, sizes = mixed_offsets(user), mixed_sizes(user)
             tiled, value = tile_producer_at_slice(result, offsets, sizes, builder, {init: arg})
-            value = cast_if_needed(builder, value, user.result.type)
+            value = as_slice_result(builder, value, user)
             user.result.replace_all_uses_with(value)
             Rewriter.erase_op(user)
             container.operands[use.index] = init

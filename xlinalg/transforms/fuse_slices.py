@@ -48,6 +48,27 @@ def is_unit_stride_full_rank(op: tensor.ExtractSliceOp) -> bool:
     )
 
 
+def has_unit_strides(op: Operation) -> bool:
+    """All strides of the slice are 1 (rank reduction allowed)."""
+    return all(s == 1 for s in mixed_strides(op))
+
+
+def is_rank_reducing(op: tensor.ExtractSliceOp) -> bool:
+    source, result = op.source.type, op.result.type
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    return len(result.get_shape()) < len(source.get_shape())
+
+
+def as_slice_result(builder: IndexBuilder, tile: SSAValue, op: tensor.ExtractSliceOp) -> SSAValue:
+    """`tile` (the full-rank tile `op` extracts: its sizes, unit strides) converted to
+    `op`'s result type: a rank-reducing `extract_slice` at offsets 0 when `op` drops unit
+    dims (upstream's `replaceExtractSliceWithTiledProducer`), else a cast if needed."""
+    if is_rank_reducing(op):
+        sizes = mixed_sizes(op)
+        return extract_slice(builder, tile, [0] * len(sizes), sizes, op.result.type)
+    return cast_if_needed(builder, tile, op.result.type)
+
+
 def slice_type(source: Attribute, sizes: Sequence[OpFoldResult]) -> TensorType[Attribute]:
     """The tensor type of a full-rank slice of `source` with `sizes` (static where an int)."""
     assert isinstance(source, TensorType)
@@ -126,9 +147,12 @@ def same_slice(a: Operation, b: Operation) -> bool:
 
 __all__ = [
     "SliceOp",
+    "as_slice_result",
     "cast_if_needed",
     "extract_slice",
+    "has_unit_strides",
     "insert_slice",
+    "is_rank_reducing",
     "is_unit_stride_full_rank",
     "mixed_offsets",
     "mixed_sizes",

@@ -7,6 +7,7 @@ Syntax is current upstream's (IREE 3.13, checked with iree-opt) and the spec's
 ```
 %t, %loops:2 = transform.structured.fuse %op tile_sizes [8, 16] interchange [1, 0] : (T) -> (T, T, T)
 %t, %loops:2 = transform.structured.fuse %op {tile_sizes = [8, 16], tile_interchange = [1, 0]}   // spec
+%t, %forall = transform.structured.fuse %op tile_sizes [8, 16] apply_cleanup use_forall : (T) -> (T, T)
 %fused, %new_loop = transform.structured.fuse_into_containing_op %producer into %loop : (T, T) -> (T, T)
 %fused = transform.structured.fuse_into_containing_op %producer into %loop                      // spec
 transform.structured.hoist_redundant_tensor_subsets %func : (T) -> ()
@@ -91,6 +92,8 @@ class FuseOp(IRDLOperation):
     dynamic_tile_sizes = var_operand_def(TransformHandleType)
     static_tile_sizes = opt_prop_def(DenseArrayBase.constr(i64))
     static_tile_interchange = opt_prop_def(DenseArrayBase.constr(i64))
+    apply_cleanup = opt_prop_def(UnitAttr)
+    use_forall = opt_prop_def(UnitAttr)
     transformed = result_def(TransformHandleType)
     loops = var_result_def(TransformHandleType)
 
@@ -109,11 +112,16 @@ class FuseOp(IRDLOperation):
         target = parser.parse_unresolved_operand()
         sizes: list[int | UnresolvedOperand] = []
         interchange: list[int] = []
+        flags: dict[str, Attribute] = {}
         while True:
             if parser.parse_optional_keyword("tile_sizes") is not None:
                 sizes = parse_mixed_list(parser)
             elif parser.parse_optional_keyword("interchange") is not None:
                 interchange = [v for v in parse_mixed_list(parser) if isinstance(v, int)]
+            elif (flag := parser.parse_optional_keyword("apply_cleanup")) is not None or (
+                flag := parser.parse_optional_keyword("use_forall")
+            ) is not None:
+                flags[flag] = UnitAttr()
             else:
                 break
         attrs = parser.parse_optional_attr_dict()
@@ -123,6 +131,8 @@ class FuseOp(IRDLOperation):
             interchange = _ints(attrs.pop("tile_interchange"))
         dynamic = [s for s in sizes if not isinstance(s, int)]
         num_loops = sum(1 for s in sizes if not isinstance(s, int) or s != 0)
+        if "use_forall" in flags:
+            num_loops = 1
         if parser.parse_optional_punctuation(":") is not None:
             inputs, outputs = parse_functional_or_plain_type(
                 parser, 1 + len(dynamic), 1 + num_loops
@@ -139,6 +149,7 @@ class FuseOp(IRDLOperation):
             properties={
                 "static_tile_sizes": DenseArrayBase.from_list(i64, static),
                 "static_tile_interchange": DenseArrayBase.from_list(i64, interchange),
+                **flags,
             },
             attributes=attrs,
         )
@@ -152,6 +163,10 @@ class FuseOp(IRDLOperation):
         if self.tile_interchange():
             printer.print_string(" interchange ")
             print_int_list(printer, self.tile_interchange())
+        if self.apply_cleanup is not None:
+            printer.print_string(" apply_cleanup")
+        if self.use_forall is not None:
+            printer.print_string(" use_forall")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         print_functional_type(printer, self.operand_types, self.result_types)
@@ -164,11 +179,12 @@ class FuseOp(IRDLOperation):
             raise VerifyException(
                 "transform.structured.fuse: expected one param operand per dynamic tile size"
             )
-        expected = sum(1 for s in sizes if s != 0)
+        expected = 1 if self.use_forall is not None else sum(1 for s in sizes if s != 0)
         if len(self.loops) != expected:
+            what = "one scf.forall" if self.use_forall is not None else "one per non-zero tile size"
             raise VerifyException(
-                f"transform.structured.fuse: expected {expected} loop results (one per "
-                f"non-zero tile size), got {len(self.loops)}"
+                f"transform.structured.fuse: expected {expected} loop results ({what}), "
+                f"got {len(self.loops)}"
             )
         perm = self.tile_interchange()
         if perm and sorted(perm) != list(range(len(perm))):

@@ -44,8 +44,9 @@ def resolve_mixed_ints(
 
 @register(FuseOp, consumes=lambda op: [op.target])
 def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
-    """Tile each target and fuse its producers greedily (FunctionalStyle: consumes the
-    target). A target that cannot be tiled is a silenceable failure."""
+    """Tile each target (into `scf.for`s, or one `scf.forall` with `use_forall`) and fuse
+    its producers greedily (FunctionalStyle: consumes the target). A target that cannot
+    be tiled is a silenceable failure."""
     from xlinalg.transforms.fuse_tile import tile_and_fuse
 
     sizes = resolve_mixed_ints(op, interp, op.mixed_tile_sizes(), "tile size")
@@ -54,7 +55,13 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
     loops: list[list[Operation]] = [[] for _ in op.loops]
     for target in interp.state.get_ops(op.target, op):
         try:
-            result = tile_and_fuse(target, sizes, interchange)
+            result = tile_and_fuse(
+                target,
+                sizes,
+                interchange,
+                use_forall=op.use_forall is not None,
+                apply_cleanup=op.apply_cleanup is not None,
+            )
         except TransformFailure as err:
             interp.state.bind(op.transformed, transformed)
             for handle, slot in zip(op.loops, loops):

@@ -1,0 +1,125 @@
+"""The slice cleanups `transform.structured.fuse ... apply_cleanup` runs on fusion candidates.
+
+Upstream's `FuseOp` with `apply_cleanup` hands `tileConsumerAndFuseProducersUsingSCF`
+a pattern set (extract_slice canonicalization, merging consecutive slices, bubbling
+slices up through reshapes) that is applied to each candidate `tensor.extract_slice`
+before its producer is looked for, so that a producer hidden behind another slice
+becomes fusable. What this module does to one candidate:
+
+* **merge consecutive slices** (`populateMergeConsecutiveInsertExtractSlicePatterns`):
+  `extract_slice(extract_slice(%x, o1, s1, t1), o2, s2, t2)` becomes
+  `extract_slice(%x, o1 + o2 * t1, s2, t1 * t2)` (a dimension the inner slice
+  drops keeps its offset, size 1 and stride; the result type is the outer one's);
+* **fold a `tensor.cast` source** (extract_slice canonicalization): a slice of
+  `tensor.cast %x` reads `%x` directly (same offsets/sizes, same result type).
+
+Bubbling a slice up through `tensor.expand_shape`/`collapse_shape` is not done
+(a candidate behind a reshape stays unfused).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.fuse_slices import (
+    _dynamic,
+    _props,
+    mixed_offsets,
+    mixed_sizes,
+    mixed_strides,
+)
+
+
+def _slice(
+    builder: IndexBuilder,
+    source: SSAValue,
+    offsets: list[OpFoldResult],
+    sizes: list[OpFoldResult],
+    strides: list[OpFoldResult],
+    like: tensor.ExtractSliceOp,
+) -> tensor.ExtractSliceOp:
+    op = tensor.ExtractSliceOp.build(
+        operands=[source, _dynamic(offsets), _dynamic(sizes), _dynamic(strides)],
+        properties=_props(offsets, sizes, strides),
+        result_types=[like.result.type],
+    )
+    builder.insert(op)
+    return op
+
+
+def kept_dims(op: tensor.ExtractSliceOp) -> list[int] | None:
+    """The source dimensions `op`'s result keeps (all of them unless rank-reducing:
+    unit sizes are matched greedily against the result shape); None if no match."""
+    sizes = mixed_sizes(op)
+    result = op.result.type
+    assert isinstance(result, TensorType)
+    shape = result.get_shape()
+    kept: list[int] = []
+    for dim, size in enumerate(sizes):
+        if len(kept) < len(shape) and (
+            not isinstance(size, int) or size == shape[len(kept)] or shape[len(kept)] < 0
+        ):
+            if len(sizes) - dim > len(shape) - len(kept) and size == 1 and shape[len(kept)] != 1:
+                continue  # a dropped unit dim
+            kept.append(dim)
+        elif size != 1:
+            return None
+    return kept if len(kept) == len(shape) else None
+
+
+def _merge_with_source_slice(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp | None:
+    inner = op.source.owner
+    if not isinstance(inner, tensor.ExtractSliceOp):
+        return None
+    kept = kept_dims(inner)
+    if kept is None:
+        return None
+    inner_strides = mixed_strides(inner)
+    if not all(isinstance(t, int) for t in inner_strides):
+        return None  # offset + o2 * t1 with a dynamic t1 (and o2) is not affine: left alone
+    builder = IndexBuilder(InsertPoint.before(op))
+    d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+    # a dimension the inner slice dropped keeps its offset, size 1 and stride
+    offsets = list(mixed_offsets(inner))
+    sizes: list[OpFoldResult] = [1] * len(offsets)
+    strides: list[OpFoldResult] = list(inner_strides)
+    for dim, o2, s2, t2 in zip(kept, mixed_offsets(op), mixed_sizes(op), mixed_strides(op)):
+        t1 = inner_strides[dim]
+        assert isinstance(t1, int)
+        offsets[dim] = builder.apply(d0 + d1 * t1, [offsets[dim], o2])
+        strides[dim] = builder.apply(d0 * t1, [t2])
+        sizes[dim] = s2
+    return _slice(builder, inner.source, offsets, sizes, strides, op)
+
+
+def _fold_cast_source(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp | None:
+    cast = op.source.owner
+    if not isinstance(cast, tensor.CastOp) or not isinstance(cast.source.type, TensorType):
+        return None
+    builder = IndexBuilder(InsertPoint.before(op))
+    return _slice(
+        builder, cast.source, mixed_offsets(op), mixed_sizes(op), mixed_strides(op), op
+    )
+
+
+def cleanup_slice(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp:
+    """Apply the cleanups (module docstring) to `op` until none applies; returns the
+    slice that replaced it (or `op`). Source slices/casts left without uses are erased."""
+    while True:
+        new = _merge_with_source_slice(op) or _fold_cast_source(op)
+        if new is None:
+            return op
+        source = op.source.owner
+        op.result.replace_all_uses_with(new.result)
+        Rewriter.erase_op(op)
+        if isinstance(source, tensor.ExtractSliceOp | tensor.CastOp) and not source.results[0].uses:
+            Rewriter.erase_op(source)
+        op = new
+
+
+__all__ = ["cleanup_slice"]
