@@ -183,7 +183,11 @@ def test_apply_cleanup_merges_the_slices_and_fuses_through_the_rank_reduction() 
     (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
     producer = next(op for op in loop.walk() if op.name == "linalg.generic")
     assert str(producer.results[0].type) == "tensor<1x8xf32>"  # full-rank tile
-    reduced = [op for op in loop.walk() if isinstance(op, tensor.ExtractSliceOp) and op.source is producer.results[0]]
+    reduced = [
+        op
+        for op in loop.walk()
+        if isinstance(op, tensor.ExtractSliceOp) and op.source is producer.results[0]
+    ]
     assert len(reduced) == 1 and str(reduced[0].result.type) == "tensor<8xf32>"
     same_tensor_results(SLICED, body, SLICED_SHAPES)
 
@@ -226,6 +230,7 @@ def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
 
     monkeypatch.setitem(test_transform_fuse.UPSTREAM, name, UPSTREAM[name])
     test_transform_fuse.test_same_as_upstream(name, tmp_path)
+
 
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
 def test_upstream_ignores_the_stride_of_a_slice_it_fuses_through(tmp_path) -> None:

@@ -102,9 +102,7 @@ def _fold_cast_source(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp | None
     if not isinstance(cast, tensor.CastOp) or not isinstance(cast.source.type, TensorType):
         return None
     builder = IndexBuilder(InsertPoint.before(op))
-    return _slice(
-        builder, cast.source, mixed_offsets(op), mixed_sizes(op), mixed_strides(op), op
-    )
+    return _slice(builder, cast.source, mixed_offsets(op), mixed_sizes(op), mixed_strides(op), op)
 
 
 def cleanup_slice(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp:
