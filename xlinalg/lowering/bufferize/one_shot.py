@@ -99,6 +99,7 @@ from xlinalg.lowering.bufferize.creation import (
 )
 from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
+from xlinalg.lowering.bufferize.parallel_copies import copy_in_parallel
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
@@ -621,9 +622,8 @@ class _FunctionBufferizer:
     def _condition(self, op: scf.ConditionOp) -> None:
         loop = op.parent_op()
         assert isinstance(loop, scf.WhileOp)
-        for j, value in enumerate(op.args):
-            if isinstance(value.type, TensorType):
-                self._copy_into(value, loop.before_region.block.args[j], op)
+        copy_in_parallel(self, [(value, loop.before_region.block.args[j]) for j, value in enumerate(op.args)
+                                if isinstance(value.type, TensorType)], op)
         self.conditions.append(op)
 
     def _yield_from_if(self, op: scf.YieldOp) -> None:
@@ -686,9 +686,8 @@ class _FunctionBufferizer:
             self._yield_from_if(op)
             return
         if isinstance(loop, scf.WhileOp):
-            for value, arg in zip(op.operands, loop.before_region.block.args):
-                if isinstance(value.type, TensorType):
-                    self._copy_into(value, arg, op)
+            copy_in_parallel(self, [(value, arg) for value, arg in zip(op.operands, loop.before_region.block.args)
+                                    if isinstance(value.type, TensorType)], op)
             self.yields.append(op)
             return
         if not isinstance(loop, scf.ForOp):
