@@ -40,10 +40,11 @@ LIBM_FUNCTIONS: frozenset[str] = frozenset(
 
 RUNTIME_FUNCTIONS: frozenset[str] = frozenset(
     ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove",
-     "pthread_create", "pthread_join")
+     "pthread_create", "pthread_join", "sched_getaffinity")
 )
-"""xlinalg's runtime: what lowered allocations and copies call, and the two libc thread
-functions `scf.forall` runs on (`xlinalg/lowering/forall_to_threads.py`)."""
+"""xlinalg's runtime: what lowered allocations and copies call, and the libc thread
+functions `scf.forall` runs on (`xlinalg/lowering/forall_to_threads.py`; it counts the
+usable CPUs with `sched_getaffinity` at each call)."""
 
 ALLOWED_FUNCTIONS: frozenset[str] = LIBM_FUNCTIONS | RUNTIME_FUNCTIONS
 

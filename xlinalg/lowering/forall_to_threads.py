@@ -4,7 +4,7 @@ Runs after bufferization and the lowering of linalg/vector/affine ops, before
 `scf → cf`; everything it creates is func/scf/arith/memref plus a few LLVM-dialect
 ops, so the rest of the pipeline (and our LLVM IR emitter) turns it into plain
 LLVM IR: no Python and no library other than libc's `pthread_create` /
-`pthread_join` runs when the kernel is called.
+`pthread_join` / `sched_getaffinity` runs when the kernel is called.
 
 For every outermost `scf.forall` of a function `@k`:
 
@@ -17,9 +17,10 @@ For every outermost `scf.forall` of a function `@k`:
    then sees them). A thread entry `@k_forall<N>_thread(%arg: !llvm.ptr) -> !llvm.ptr`
    reads `{ctx, lo, hi}` from `%arg` and calls the body.
 2. **Call site**: the captured values are stored into a stack buffer; with
-   `T = total iterations` and `W = min(T, cores)` workers (cores = this
-   machine's CPU count when the kernel is compiled; every forall iteration is a
-   task, so `num_threads [2]` gives 2 workers), worker `w` runs the chunk
+   `T = total iterations` and `W = min(T, usable CPUs)` workers (usable CPUs =
+   the CPUs in the calling thread's affinity mask, counted at each call with
+   `sched_getaffinity`, at most the machine's CPU count at compile time; every
+   forall iteration is a task, so `num_threads [2]` gives 2 workers), worker `w` runs the chunk
    `[T*w/W, T*(w+1)/W)`. Workers 1..W-1 are started with `pthread_create`; the
    calling thread runs chunk 0, then joins them. If `pthread_create` fails, that
    chunk runs on the calling thread instead (the result is the same, only slower).
@@ -46,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects import arith, func, llvm, math, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
@@ -78,6 +79,8 @@ _CHUNK = llvm.LLVMStructType.from_type_list([_PTR, i64, i64])  # {ctx, lo, hi}
 _CHUNK_BYTES = 24
 PTHREAD_CREATE = "pthread_create"
 PTHREAD_JOIN = "pthread_join"
+SCHED_GETAFFINITY = "sched_getaffinity"
+_AFFINITY_BYTES = 128  # a cpu_set_t: 1024 CPUs
 
 
 def host_cores() -> int:
@@ -329,6 +332,23 @@ def _entry_alloca(kernel: func.FuncOp, bytes_: int, align: int) -> SSAValue:
     return alloca.results[0]
 
 
+def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int) -> SSAValue:
+    """The CPUs this thread may run on, counted at call time (i64, 1 <= n <= `cores`):
+    the bits of `sched_getaffinity(0, ...)`'s mask, so a process pinned to one core
+    (`taskset`, `os.sched_setaffinity`, a tuner worker) runs the forall on one thread.
+    If the call fails (more than `_AFFINITY_BYTES * 8` CPUs), `cores`."""
+    mask = _entry_alloca(kernel, _AFFINITY_BYTES, 8)
+    rc = e.op(func.CallOp(SCHED_GETAFFINITY, [e.op(arith.ConstantOp(IntegerAttr(0, i32))),
+                                              e.i64(_AFFINITY_BYTES), mask], [i32]))
+    count = e.i64(0)
+    for word in range(_AFFINITY_BYTES // 8):
+        bits = e.op(LoadOp(e.byte_ptr(mask, 8 * word), i64, 8))
+        count = e.op(arith.AddiOp(count, e.op(math.CtPopOp(bits))))
+    ok = e.op(arith.CmpiOp(rc, e.op(arith.ConstantOp(IntegerAttr(0, i32))), "eq"))
+    count = e.op(arith.SelectOp(ok, count, e.i64(cores)))
+    return e.op(arith.MinUIOp(count, e.i64(cores)))
+
+
 def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int) -> None:
     e = _Emitter(InsertPoint.before(forall))
     ctx = _entry_alloca(kernel, outlined.ctx_bytes, 64)
@@ -349,7 +369,7 @@ def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores
     for c in counts[1:]:
         total = e.op(arith.MuliOp(total, c))
     total64 = e.to_i64(total)
-    workers = e.op(arith.MinUIOp(total64, e.i64(cores)))
+    workers = e.op(arith.MinUIOp(total64, _usable_cpus(e, kernel, cores)))
     workers = e.op(arith.MaxUIOp(workers, e.i64(1)))
 
     def bound(w: SSAValue, em: _Emitter) -> SSAValue:  # total * w / workers
@@ -418,6 +438,7 @@ def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None) -> in
     if converted:
         _declare(module, PTHREAD_CREATE, [_PTR, _PTR, _PTR, _PTR], [i32])
         _declare(module, PTHREAD_JOIN, [i64, _PTR], [i32])
+        _declare(module, SCHED_GETAFFINITY, [i32, i64, _PTR], [i32])
     return converted
 
 

@@ -1,0 +1,80 @@
+"""The number of threads an `scf.forall` runs on is decided at call time from the CPU
+affinity mask (`sched_getaffinity` in `forall_to_threads.py`), not fixed at compile time:
+one kernel, compiled once, runs on one OS thread when the process is pinned to one CPU
+and on two when two are allowed, with the same results.
+
+Runs in a subprocess (it changes the process's affinity)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import json, os, threading, time
+import numpy as np
+import xlinalg
+from test_threads import SPIN, _parallel_matmul
+
+spin = xlinalg.compile(SPIN)
+matmul = _parallel_matmul(70, 90, 50, 2, 0)
+a, b, c = matmul.make_inputs(seed=3)
+reference = c.copy()
+matmul(a, b, reference)
+assert "sched_getaffinity" in spin.lowered.llvm_ir
+
+
+def tasks():
+    return len(os.listdir("/proc/self/task"))
+
+
+def most_threads_during_spin():
+    out = np.zeros(2, np.float32)
+    done = threading.Event()
+    def call():
+        spin(out, 20_000_000)
+        done.set()
+    before = tasks()
+    runner = threading.Thread(target=call)
+    runner.start()
+    seen = before
+    while not done.is_set():
+        seen = max(seen, tasks())
+        time.sleep(0.0005)
+    runner.join()
+    assert out[0] == out[1] != 0
+    return seen - before  # the runner, plus the kernel's workers
+
+
+result = {}
+for cpus in ([0], [0, 1], [1]):
+    os.sched_setaffinity(0, cpus)
+    c2 = c.copy()
+    matmul(a, b, c2)
+    result[str(cpus)] = {"threads": most_threads_during_spin(),
+                         "same": bool(np.array_equal(c2, reference)),
+                         "ok": bool(matmul.check(a, b, c2).ok)}
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0),
+                    reason="needs CPUs 0 and 1")
+def test_thread_count_follows_affinity_at_call_time() -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+    proc = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["[0]"]["threads"] == 1, result  # pinned to one CPU: no worker thread
+    assert result["[1]"]["threads"] == 1, result
+    assert result["[0, 1]"]["threads"] == 2, result  # two allowed: one worker thread
+    for entry in result.values():
+        assert entry["same"] and entry["ok"], result  # same result whatever the thread count
