@@ -87,7 +87,7 @@ def test_return_modes_and_consumed_handle() -> None:
 
     fails(SPEC_PAYLOAD, script_for("5, 0", ""), silenceable=True, match="on a reduction loop")
     fails(SPEC_PAYLOAD, script_for("2, 5", ""), silenceable=True, match="exactly one non-zero")
-    fails(SPEC_PAYLOAD, script_for("0, 5", "0, 2"), silenceable=False, match="cyclic distribution")
+    fails(SPEC_PAYLOAD, script_for("", "2, 0"), silenceable=True, match="on a reduction loop")
     fails(
         SPEC_PAYLOAD,
         script_for("0, 5", "") + '    transform.annotate %0 "again" : !transform.any_op\n',
@@ -99,5 +99,6 @@ def test_return_modes_and_consumed_handle() -> None:
 def test_syntax_round_trips() -> None:
     text = schedule(SPEC_SCRIPT)
     printed = str(xlinalg.parse(text))
-    assert "tile_reduction_using_forall %0 by num_threads = [0, 5], tile_sizes = [], mapping = []\n" in printed
+    # printed in current upstream's spelling (no commas, empty lists left out)
+    assert "tile_reduction_using_forall %0 by num_threads = [0, 5] mapping = [] : (" in printed
     assert str(xlinalg.parse(printed)) == printed

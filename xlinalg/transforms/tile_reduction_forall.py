@@ -18,9 +18,21 @@ With `num_threads` `n` on the reduction loop `r` (every other entry 0):
 %r = linalg.generic {reduce the last dim with the combiner} ins(%part) outs(%out)
 ```
 Every thread reduces its chunk into its own column (starting from the neutral
-element), the combining op folds the `n` columns into the original output. The
-spec's `tile_sizes` (cyclic distribution of tiles over the threads) is not
-implemented: a definite failure says so.
+element), the combining op folds the `n` columns into the original output.
+
+With `tile_sizes` `ts` on the reduction loop instead (no `num_threads`), as current
+upstream (IREE 3.13, checked with iree-opt): one iteration per tile,
+`scf.forall (%k) = (0) to (R) step (ts)`, `ceildiv(R, ts)` partial columns, the
+tile at `%k` of size `min(R - %k, ts)` reduced into column `%k floordiv ts`.
+
+Which reading of the spec's `tile_sizes` we follow: the spec ([002]) describes
+them as a cyclic distribution of tiles over `num_threads` threads (older
+upstream). Current upstream ignores `tile_sizes` when `num_threads` are given
+(the result is the same IR as without them) and tiles by `tile_sizes` when they
+are the only sizes; we do the same so that schedules behave as in
+`mlir-opt`/`iree-opt` today. Both compute the same reduction (up to the order
+of the floating-point additions). On memrefs the op is a silenceable failure
+(upstream: "could not tile reduction", tensor semantics required).
 """
 
 from __future__ import annotations
@@ -71,16 +83,14 @@ def tile_reduction_using_forall(
     from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
     from xlinalg.transforms.generalize import generalize_op
 
-    if any(s != 0 for s in tile_sizes):
-        raise _fail("tile_sizes (cyclic distribution over the threads) is not supported", False)
     structured = check_tensor_structured_op(op, "tile_reduction_using_forall")
     iterators = [str(t) for t in structured.get_iterator_types()]
-    if len(num_threads) > len(iterators) or any(n < 0 for n in num_threads):
-        raise _fail(f"invalid num_threads {list(num_threads)} for {len(iterators)} loop(s)")
-    threads = [*num_threads, *([0] * (len(iterators) - len(num_threads)))]
-    r = single_reduction_loop(structured, threads, "num_threads entry",
-                              f"num_threads {list(num_threads)}", _fail)
-    n = threads[r]
+    by_threads = any(t != 0 for t in num_threads) or not any(s != 0 for s in tile_sizes)
+    given, noun = (num_threads, "num_threads") if by_threads else (tile_sizes, "tile_sizes")
+    if len(given) > len(iterators) or any(n < 0 for n in given):
+        raise _fail(f"invalid {noun} {list(given)} for {len(iterators)} loop(s)")
+    padded = [*given, *([0] * (len(iterators) - len(given)))]
+    r = single_reduction_loop(structured, padded, f"{noun} entry", f"{noun} {list(given)}", _fail)
     out_map = structured.get_indexing_maps()[-1]
     if r in {d for e in out_map.results for d in e.used_dims()}:
         raise _fail("the tiled reduction loop indexes the output")
@@ -94,6 +104,13 @@ def tile_reduction_using_forall(
 
     outer = IndexBuilder(InsertPoint.before(op))
     ranges = tensor_loop_ranges(structured, outer)
+    # n partial columns; tiles of ts (at most) each
+    if by_threads:
+        n: OpFoldResult = padded[r]
+        ts = _Index(outer).ceildiv(ranges[r], n)
+    else:
+        ts = padded[r]
+        n = _Index(outer).ceildiv(ranges[r], ts)
     out_shape = list(out_type.get_shape())
     out_sizes: list[OpFoldResult] = []
     for index, extent in enumerate(out_shape):
@@ -103,23 +120,31 @@ def tile_reduction_using_forall(
             out_sizes.append(dim.result)
         else:
             out_sizes.append(extent)
-    partial_type = TensorType(element, [*out_shape, n])
-    empty = tensor.EmptyOp([s for s in out_sizes if isinstance(s, SSAValue)], partial_type)
+    partial_type = TensorType(element, [*out_shape, n if isinstance(n, int) else DYNAMIC_INDEX])
+    partial_sizes = [*out_sizes, n]
+    empty = tensor.EmptyOp([s for s in partial_sizes if isinstance(s, SSAValue)], partial_type)
     outer.insert(empty)
     cst = arith.ConstantOp(neutral)
     outer.insert(cst)
     fill = NAMED_OP_CLASSES["linalg.fill"]([cst.result], [empty.tensor], [partial_type])
     outer.insert(fill)
 
-    ts = _Index(outer).ceildiv(ranges[r], n)
-    forall = ForallOp([0], [n], [1], [fill.results[0]], mapping)
+    if by_threads:
+        forall = ForallOp([0], [n], [1], [fill.results[0]], mapping)
+    else:
+        forall = ForallOp([0], [ranges[r]], [ts], [fill.results[0]], mapping)
     outer.insert(forall)
     inner = IndexBuilder(InsertPoint.before(forall.terminator))
     index = _Index(inner)
     (iv,) = forall.induction_vars
     (acc,) = forall.region_out_args
-    offset = index.mul(iv, ts)
-    extent = index.extent(iv, offset, ts, ranges[r], _needs_clamp(ranges[r], n, ts))
+    if by_threads:
+        offset, column_index = index.mul(iv, ts), iv
+        extent = index.extent(iv, offset, ts, ranges[r], _needs_clamp(ranges[r], n, ts))
+    else:
+        assert isinstance(ts, int)
+        offset, column_index = iv, inner.apply(AffineExpr.dimension(0) // ts, [iv])
+        extent = index.extent(iv, offset, ts, ranges[r], False)
     offsets: list[OpFoldResult] = [0] * len(iterators)
     extents = list(ranges)
     offsets[r], extents[r] = offset, extent
@@ -130,7 +155,7 @@ def tile_reduction_using_forall(
             new_inputs.append(value)
             continue
         new_inputs.append(extract_tile(inner, value, amap, offsets, extents)[0])
-    column_offsets: list[SSAValue | int] = [*([0] * len(out_shape)), iv]
+    column_offsets: list[OpFoldResult] = [*([0] * len(out_shape)), column_index]
     column_sizes: list[SSAValue | int] = [*out_sizes, 1]
     ones = [1] * (len(out_shape) + 1)
     column = tensor.ExtractSliceOp(acc, column_offsets, column_sizes, ones, out_type)

@@ -297,8 +297,9 @@ class TileToForallOp(_TileToForallBase):
 class TileReductionUsingForallOp(IRDLOperation):
     """`%forall, %fill, %split, %combine = transform.structured.tile_reduction_using_forall
     %op by num_threads = [0, 5], tile_sizes = [], mapping = []` (the spec's syntax and
-    result order; an optional trailing `: (T) -> (...)` is accepted and printed when the
-    types are not all `!transform.any_op`)."""
+    result order; upstream's clauses without commas parse too and are what is printed,
+    empty lists left out; the trailing `: (T) -> (...)` upstream requires is optional
+    here and always printed)."""
 
     name = "transform.structured.tile_reduction_using_forall"
 
@@ -346,16 +347,16 @@ class TileReductionUsingForallOp(IRDLOperation):
         props: dict[str, Attribute] = {}
         first = True
         while True:
-            if not first and parser.parse_optional_punctuation(",") is None:
-                break
+            # the spec separates the clauses with commas, current upstream does not
+            comma = not first and parser.parse_optional_punctuation(",") is not None
             key = next(
                 (k for k in ("num_threads", "tile_sizes", "mapping") if parser.parse_optional_keyword(k) is not None),
                 None,
             )
             if key is None:
-                if first:
-                    break
-                parser.raise_error("expected num_threads, tile_sizes or mapping")
+                if comma:
+                    parser.raise_error("expected num_threads, tile_sizes or mapping")
+                break
             first = False
             parser.parse_punctuation("=")
             if key == "mapping":
@@ -377,18 +378,20 @@ class TileReductionUsingForallOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.target)
-        printer.print_string(" by ")
-        printer.print_string("num_threads = ")
-        print_int_list(printer, self.get_num_threads())
-        printer.print_string(", tile_sizes = ")
-        print_int_list(printer, self.get_tile_sizes())
+        printer.print_string(" by")
+        # current upstream's spelling (iree-opt parses it; empty lists are left out)
+        if self.get_num_threads():
+            printer.print_string(" num_threads = ")
+            print_int_list(printer, self.get_num_threads())
+        if self.get_tile_sizes():
+            printer.print_string(" tile_sizes = ")
+            print_int_list(printer, self.get_tile_sizes())
         if self.mapping is not None:
-            printer.print_string(", mapping = ")
+            printer.print_string(" mapping = ")
             printer.print_attribute(self.mapping)
         printer.print_op_attributes(self.attributes)
-        if any(t != _ANY for t in (*self.operand_types, *self.result_types)):
-            printer.print_string(" : ")
-            print_functional_type(printer, list(self.operand_types), list(self.result_types))
+        printer.print_string(" : ")  # upstream requires the types
+        print_functional_type(printer, list(self.operand_types), list(self.result_types))
 
 
 STRUCTURED_FORALL_OPS: list[type[IRDLOperation]] = [

@@ -136,8 +136,8 @@ register(TileToForallOp, consumes=lambda op: [op.target])(apply_tile_to_forall)
 @register(TileReductionUsingForallOp, consumes=lambda op: [op.target])
 def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: Interpreter) -> None:
     """Spec return modes: the four handles (forall, fill, split, combining) per target;
-    a target that cannot be tiled this way is a silenceable failure (definite for the
-    unsupported cyclic `tile_sizes`)."""
+    a target that cannot be tiled this way (memrefs included, as upstream) is a
+    silenceable failure."""
     from xlinalg.transforms.tile_reduction_forall import tile_reduction_using_forall
 
     results: list[list[Operation]] = [[], [], [], []]
