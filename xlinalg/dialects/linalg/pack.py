@@ -247,9 +247,12 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         print_dynamic_index_list(printer, DYNAMIC, self.inner_tiles, self.get_static_tiles())
         printer.print_string(" into ")
         printer.print_ssa_value(self.dest)
-        if self.attributes:
+        # upstream's generic form of linalg.unpack carries a discardable operandSegmentSizes
+        # (IREE 3.13); its custom form elides it and its parser rejects it there
+        attrs = {k: v for k, v in self.attributes.items() if k != "operandSegmentSizes"}
+        if attrs:
             printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
+            printer.print_attr_dict(attrs)
         printer.print_string(" : ")
         printer.print_attribute(self.source.type)
         printer.print_string(" -> ")
