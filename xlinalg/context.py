@@ -12,10 +12,10 @@ from xdsl.dialects.cf import Cf
 from xdsl.dialects.func import Func
 from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
-from xdsl.dialects.memref import MemRef
 from xdsl.ir import Dialect
 
 from xlinalg.dialects.linalg import Linalg
+from xlinalg.dialects.memref import MemRef
 from xlinalg.dialects.scf import Scf
 from xlinalg.dialects.tensor import Tensor
 from xlinalg.dialects.vector import Vector

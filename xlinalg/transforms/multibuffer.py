@@ -23,6 +23,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.memref import COPY_OPS
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.affine_utils import IndexBuilder, constant_index_value
@@ -49,7 +50,7 @@ def _enclosing_loop(alloc: Operation, user: Operation) -> scf.ForOp | None:
 
 def _overwrites(op: Operation, buffer: SSAValue) -> bool:
     """Whether `op` writes every element of `buffer` without reading it first."""
-    if isinstance(op, memref.CopyOp):
+    if isinstance(op, COPY_OPS):
         return op.destination is buffer and op.source is not buffer
     if op.name == "linalg.fill":
         return buffer in op.operands[1:] and op.operands[0] is not buffer

@@ -31,6 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp, ToTensorOp
 from xlinalg.dialects.linalg import CopyOp, FillOp
+from xlinalg.dialects.memref import COPY_OPS
 from xlinalg.errors import LoweringError
 from xlinalg.transforms.affine_utils import IndexBuilder
 from xlinalg.transforms.fuse_slices import insert_slice, mixed_offsets, mixed_sizes
@@ -110,7 +111,7 @@ def _rewrite_allocation(to_tensor: ToTensorOp) -> None:
 def _copied_tensor(copy: Operation, target: SSAValue) -> SSAValue:
     if isinstance(copy, MaterializeInDestinationOp) and copy.dest is target:
         return copy.source
-    if isinstance(copy, memref.CopyOp) and copy.destination is target:
+    if isinstance(copy, COPY_OPS) and copy.destination is target:
         return _tensor_of(copy.source)
     if isinstance(copy, CopyOp) and copy.operands[-1] is target:
         return _tensor_of(copy.operands[0])
