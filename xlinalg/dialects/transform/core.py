@@ -400,7 +400,13 @@ def _core_ops() -> list[type[IRDLOperation]]:
     ]
 
 
-TransformCore = Dialect("transform", _core_ops(), TRANSFORM_TYPES)
+def _core_attributes() -> list[type[Attribute]]:
+    from xlinalg.dialects.transform.patterns import ParamOperandAttr
+
+    return [*TRANSFORM_TYPES, ParamOperandAttr]
+
+
+TransformCore = Dialect("transform", _core_ops(), _core_attributes())
 
 __all__ = [
     "CONSUMED",

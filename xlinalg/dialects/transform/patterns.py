@@ -19,7 +19,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -152,6 +152,18 @@ class ParamOperandAttr(ParametrizedAttribute):
     name = "transform.param_operand"
 
     index: IntegerAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        """`<index = N : i64>` (as upstream prints it) or `<index = N>`."""
+        parser.parse_punctuation("<")
+        parser.parse_keyword("index")
+        parser.parse_punctuation("=")
+        index = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        if parser.parse_optional_punctuation(":") is not None:
+            parser.parse_type()
+        parser.parse_punctuation(">")
+        return [IntegerAttr(index, i64)]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<index = {self.index.value.data} : i64>")
