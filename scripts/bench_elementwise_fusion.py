@@ -6,8 +6,10 @@ read + 1 written, once each) of:
 - numpy out=: the same with one preallocated temporary (three passes, in place)
 - unfused:    xlinalg without a schedule (three loop nests, full-size temporaries)
 - fused:      search_spaces/elementwise_fusion.mlir at the best of a few knob
-              settings (tile the relu, fuse mul and add into its loop,
-              vectorize the tile), every candidate checked against the reference
+              settings (tile the relu, fuse mul and add into its loop, then
+              either fuse again down to rows of vec_n lanes -- one loop, the
+              intermediates in registers, vectorize = 2 -- or vectorize each op
+              of the tile), every candidate checked against the reference
 and the ratio numpy / fused. Timings are interleaved over --rounds rounds and
 the median of the per-round medians is shown, then the same ratios from the
 fastest single calls (on 2 busy cores the minimum is the steadier figure).
@@ -30,8 +32,13 @@ import xlinalg
 REPO = Path(__file__).resolve().parent.parent
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 CANDIDATES = [
+    # the chain fused down to rows of vec_n lanes: one loop, intermediates in registers
+    {"tile_m": m, "tile_n": n, "vec_n": v, "fusion": f, "vectorize": 2}
+    for m, n, v, f in ((1, 1024, 64, 1), (8, 1024, 32, 0), (8, 200, 40, 0), (4, 512, 32, 0))
+] + [
+    # each op of the tile vectorized in turn (three passes over the tile in L1)
     {"tile_m": m, "tile_n": n, "vec_n": v, "fusion": 0, "vectorize": 0}
-    for m, n, v in ((16, 512, 64), (8, 1024, 32), (2, 1024, 64), (8, 256, 64))
+    for m, n, v in ((16, 512, 64), (2, 1024, 64))
 ] + [{"tile_m": 8, "tile_n": 256, "vec_n": 64, "fusion": 0, "vectorize": 1}]  # scalar tiles
 
 
@@ -62,7 +69,8 @@ def main() -> None:
 
     print(
         f"{'M x N':>12} | {'numpy':>8} | {'np out=':>8} | {'unfused':>8} | {'fused':>8} | "
-        f"{'GB/s fused':>10} | {'numpy/fused':>11} | {'np out=/fused':>13} | "
+        f"{'GB/s fused':>10} | {'GB/s unfused':>12} | {'GB/s numpy':>10} | {'min GB/s fused':>14} | "
+        f"{'min GB/s unfused':>16} | {'min GB/s numpy':>14} | {'numpy/fused':>11} | {'np out=/fused':>13} | "
         f"{'min: numpy/fused':>16} | {'min: np out=/fused':>18} | best knobs"
     )
     for shape in args.shapes.split(","):
@@ -108,11 +116,16 @@ def bench_shape(shape: str, num_rounds: int, calls: int) -> None:
             rounds[name].append(statistics.median(samples))
             fastest[name] = min(fastest[name], *samples)
     ms = {name: statistics.median(v) * 1e3 for name, v in rounds.items()}
-    gbs = 4 * m * n * 4 / (ms["fused"] * 1e-3) / 1e9
+    def gbs(seconds: float) -> float:
+        return 4 * m * n * 4 / seconds / 1e9  # 3 arrays read + 1 written, once each
+
     knobs = ", ".join(f"{k}={v}" for k, v in best[1].items())
     print(
         f"{shape:>12} | {ms['numpy']:8.3f} | {ms['np out=']:8.3f} | {ms['unfused']:8.3f} | "
-        f"{ms['fused']:8.3f} | {gbs:10.1f} | {ms['numpy'] / ms['fused']:11.2f} | "
+        f"{ms['fused']:8.3f} | {gbs(ms['fused'] * 1e-3):10.1f} | {gbs(ms['unfused'] * 1e-3):12.1f} | "
+        f"{gbs(ms['numpy'] * 1e-3):10.1f} | {gbs(fastest['fused']):14.1f} | "
+        f"{gbs(fastest['unfused']):16.1f} | {gbs(fastest['numpy']):14.1f} | "
+        f"{ms['numpy'] / ms['fused']:11.2f} | "
         f"{ms['np out='] / ms['fused']:13.2f} | "
         f"{fastest['numpy'] / fastest['fused']:16.2f} | "
         f"{fastest['np out='] / fastest['fused']:18.2f} | {knobs}"

@@ -24,13 +24,17 @@ the bufferizer copy as before.
 
 Applied only when it saves a buffer: the producer's result has exactly one use,
 an input of an elementwise consumer that does not read its own output and has the
-producer result's type for its destination. A result used twice, by a
-non-elementwise op, or by an op reading its output keeps its own buffer.
+producer result's type for its destination; and the producer's init is empty (or a
+slice of an empty tensor), or another view of the buffer the consumer's destination
+lives in (a slice of the same tensor, looking through slices and `scf.for`
+iter_args: after a second level of tile-and-fuse the producers write slices of the
+outer tile while the consumer writes the inner loop's iter_arg). A result used
+twice, by a non-elementwise op, or by an op reading its output keeps its own buffer.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import func, tensor
+from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -45,6 +49,20 @@ def _is_undefined(value: SSAValue) -> bool:
     if isinstance(owner, tensor.EmptyOp):
         return True
     return isinstance(owner, tensor.ExtractSliceOp) and _is_undefined(owner.source)
+
+
+def _base(value: SSAValue) -> SSAValue:
+    """The tensor `value` is a slice of, or a loop-carried version of (`scf.for` iter_args
+    followed to their init), transitively: where its buffer would come from."""
+    while True:
+        owner = value.owner
+        if isinstance(owner, tensor.ExtractSliceOp):
+            value = owner.source
+        elif isinstance(owner, Block) and isinstance(loop := owner.parent_op(), scf.ForOp) \
+                and value.index >= 1:  # type: ignore[attr-defined]
+            value = loop.iter_args[value.index - 1]  # type: ignore[attr-defined]
+        else:
+            return value
 
 
 def _ancestor_in(block: Block, op: Operation) -> Operation | None:
@@ -89,7 +107,7 @@ def _consumer_destination(producer: Operation, reads: StructuredReads) -> SSAVal
         return None
     (init,) = producer.get_outputs()
     result = producer.results[0]
-    if not isinstance(result.type, TensorType) or not _is_undefined(init):
+    if not isinstance(result.type, TensorType):
         return None
     if not is_elementwise(producer) or reads(producer):
         return None
@@ -104,7 +122,11 @@ def _consumer_destination(producer: Operation, reads: StructuredReads) -> SSAVal
     if not is_elementwise(consumer) or reads(consumer):
         return None
     (dest,) = consumer.get_outputs()
-    return dest if dest.type == result.type else None
+    if dest.type != result.type:
+        return None
+    # worth it when the init has no contents, or is another view of the buffer the
+    # consumer writes (a producer fused twice writes a slice of the outer tile)
+    return dest if _is_undefined(init) or _base(init) is _base(dest) else None
 
 
 def _erase_if_dead(value: SSAValue) -> None:

@@ -97,6 +97,7 @@ from xlinalg.lowering.bufferize.creation import (
     bufferize_creation_op,
     fill_from_region,
 )
+from xlinalg.lowering.bufferize.dead_tensor_ops import erase_shape_only_ops
 from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
 from xlinalg.lowering.bufferize.parallel_copies import copy_in_parallel
@@ -832,6 +833,7 @@ def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
     from xlinalg.lowering.bufferize.materialize import lower_materializations
 
     lower_materializations(fn)
+    erase_shape_only_ops(fn)
     eliminate_empty_inits(fn)
     _IN_PROGRESS.add(fn)
     try:
