@@ -109,6 +109,35 @@ VERIFY_CASES: list[tuple[str, str, str]] = [
     ("%d: memref<8x8x1x2x2x4xf32>, %o: memref<1x10x12x4xf32>", """
   iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<8x8x1x2x2x4xf32>) outs(%o : memref<1x10x12x4xf32>)""",
      "output shape to be [1, 12, 12, 4]"),
+    # unpack shares pack's verifier (`_RelayoutOp.verify_`) with source and destination swapped
+    ("%b: memref<16x8x32x8xf32>, %a: memref<128x250xf32>", """
+  iree_linalg_ext.unpack %b inner_dims_pos = [0, 1] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x250xf32>)""",
+     "packed type to have shape [4, 32, 32, 8]"),
+    ("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
+  iree_linalg_ext.unpack %b inner_dims_pos = [0, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
+     "inner_dims_pos without duplicates"),
+    ("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
+  iree_linalg_ext.unpack %b outer_dims_perm = [1, 1] inner_dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
+     "outer_dims_perm to be a permutation"),
+    ("%b: memref<16x8x32xf32>, %a: memref<128x256xf32>", """
+  iree_linalg_ext.unpack %b inner_dims_pos = [1, 0] inner_tiles = [32] into %a : (memref<16x8x32xf32> memref<128x256xf32>)""",
+     "as many inner_tiles (1) as inner_dims_pos entries (2)"),
+    ("%b: memref<16x8x32x8xf16>, %a: memref<128x256xf32>", """
+  iree_linalg_ext.unpack %b inner_dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf16> memref<128x256xf32>)""",
+     "source and destination element types to be equal"),
+    ("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
+  iree_linalg_ext.unpack %b inner_dims_pos = [1, 0] inner_tiles = [32, 0] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
+     "expected positive inner_tiles"),
+    # unset_encoding: the rules of set_encoding with source and result swapped
+    ("%e: tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>>", """
+  %t = iree_linalg_ext.unset_encoding %e : tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>> -> tensor<4xf16>""",
+     "to have the same shape and element type"),
+    ("%e: tensor<4xf32>", """
+  %t = iree_linalg_ext.unset_encoding %e : tensor<4xf32> -> tensor<4xf32>""",
+     "tensor<4xf32> to carry an #iree_linalg_ext.encoding"),
+    ("%e: tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>>", """
+  %t = iree_linalg_ext.unset_encoding %e : tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>> -> tensor<4xf32, #iree_linalg_ext.encoding<role = LHS, element_types = [f32]>>""",
+     "to carry no encoding"),
     ("%t: tensor<4xf32>", """
   %e = iree_linalg_ext.set_encoding %t : tensor<4xf32> -> tensor<5xf32, #iree_linalg_ext.encoding<role = LHS, element_types = [f32]>>""",
      "to have the same shape and element type"),
