@@ -6,17 +6,36 @@ from tuner.errors import TunerError
 from tuner.study import StudyInfo, best_trial, load, trial_time
 
 
+def export_schedule(space: str, values: dict[str, object], as_constants: bool = False) -> str:
+    """`space` (a search space's text) with its knobs resolved to `values`.
+
+    With `as_constants=True` the result is meant for upstream tools without the tune
+    extension (iree-opt): knobs become `transform.param.constant`s, alternatives are
+    inlined, and constants feeding sizes that upstream takes only as static values or
+    handles (`transform.structured.pack`'s `packed_sizes`) are folded into the op's
+    static list (`static_params.py`).
+    """
+    import xlinalg
+    from xlinalg.dialects.transform.static_params import fold_static_params
+
+    text = xlinalg.resolve_knobs(space, values, as_constants=as_constants)
+    if not as_constants:
+        return text
+    module = xlinalg.parse(text, "export")
+    fold_static_params(module)
+    return str(module)
+
+
 def best_schedule(storage: str, study_name: str, as_constants: bool = False,
                   header: bool = True) -> str:
     """The study's space template with the knob values of its fastest checked trial.
 
     Knobs print in upstream's resolved form (`transform.tune.knob<"tile_m"> = 16 from
     options = [...]`); with `as_constants=True` they become `transform.param.constant`
-    (for tools without the tune extension). `header` adds a comment line naming the
+    with the sizes upstream requires static folded in (`export_schedule`: for tools
+    without the tune extension, such as iree-opt). `header` adds a comment line naming the
     study, the trial and its speed.
     """
-    import xlinalg
-
     study = load(storage, study_name)
     info = StudyInfo.of(study)
     best = best_trial(study)  # the re-ranking's winner when there was one
@@ -24,7 +43,7 @@ def best_schedule(storage: str, study_name: str, as_constants: bool = False,
         raise TunerError(f"study '{study_name}' has no successful trial yet")
     space = info.load_space()
     values = space.values_from_params(best.params, ordinal=info.sampler == "cmaes")
-    text = xlinalg.resolve_knobs(info.space, values, as_constants=as_constants)
+    text = export_schedule(info.space, values, as_constants=as_constants)
     if not header:
         return text
     gflops = best.user_attrs.get("gflops")
