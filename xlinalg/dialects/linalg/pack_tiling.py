@@ -16,15 +16,21 @@
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import affine, memref, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineExpr
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineExpr,
+)
 
 from xlinalg.dialects.linalg.pack_shape import DYNAMIC, packed_index_of
 from xlinalg.interfaces.tiling import (
@@ -171,12 +177,29 @@ class RelayoutTiling(TilingInterface):
         return TiledImplementation(tiled)
 
 
+def _known_divisor(expr: AffineExpr) -> int:
+    """A number every value of `expr` is a multiple of (1 when nothing is known)."""
+    if isinstance(expr, AffineConstantExpr):
+        return abs(expr.value)
+    if isinstance(expr, AffineBinaryOpExpr):
+        lhs, rhs = _known_divisor(expr.lhs), _known_divisor(expr.rhs)
+        if expr.kind == AffineBinaryOpKind.Mul:
+            return lhs * rhs
+        if expr.kind == AffineBinaryOpKind.Add:
+            return math.gcd(lhs, rhs)
+    return 1
+
+
 def _aligned(offset: OpFoldResult, tile: int) -> bool:
-    """Whether `offset` is statically a multiple of `tile`: a constant, or the induction
-    variable of an `scf.for` whose lower bound and step are (every tile then starts on an
-    inner-tile boundary)."""
+    """Whether `offset` is statically a multiple of `tile`: a constant, an `affine.apply`
+    whose expression is (`d0 * 32` of a forall tile), or the induction variable of an
+    `scf.for` whose lower bound and step are (every tile then starts on an inner-tile
+    boundary)."""
     if isinstance(offset, int):
         return offset % tile == 0
+    if isinstance(offset.owner, affine.ApplyOp):  # e.g. a forall's `d0 * 32`
+        results = offset.owner.map.data.results
+        return len(results) == 1 and _known_divisor(results[0]) % tile == 0
     loop = offset.block.parent_op() if isinstance(offset, BlockArgument) else None
     if not isinstance(loop, scf.ForOp) or offset is not loop.body.block.args[0]:
         return False
