@@ -1,23 +1,30 @@
 #!/usr/bin/env python3
-"""Data-tiled matmul speed: search_spaces/matmul_mmt4d.mlir and linalg.mmt4d vs OpenBLAS and the FMA peak.
+"""Data-tiled matmul speed, 1 and 2 threads: search_spaces/matmul_mmt4d.mlir and
+matmul_mmt4d_parallel.mlir vs OpenBLAS, IREE and the FMA peak, in one run.
 
-    python scripts/bench_mmt4d.py [--trials 30] [--mmt4d-trials 20] [--shapes 512 1024 384x1000x256]
+    python scripts/bench_mmt4d.py [--trials 30] [--par-trials 20] [--mmt4d-trials 20] [--shapes 512 1024 384x1000x256]
+    python scripts/bench_mmt4d.py --stored --stat min --rounds 15      # best stored knobs, no tuning
     python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
-        --mmt4d-knobs tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 --stat min --rounds 15
+        --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1 --stat min
 
 For every shape M×N×K (f32, tensors, C = A·B into a new tensor) it tunes
-`search_spaces/matmul_mmt4d.mlir` with the real tuner (isolated, checked trials in
-`results/bench.db`; rerunning resumes), then times in this one process, interleaved,
-the best schedule (packing of A and B included in every call, as IREE's data tiling)
-and NumPy/OpenBLAS limited to one thread. It prints GFLOP/s medians, the ratio to
-OpenBLAS, the fraction of the FMA peak measured by a native microkernel, and the
-median compile seconds per candidate (apply schedule + lower + llvmlite O3, as the
-trials recorded them).
+`search_spaces/matmul_mmt4d.mlir` (one thread) and `matmul_mmt4d_parallel.mlir` with
+threads = 2 (the real tuner: isolated, checked trials in `results/bench.db`; rerunning
+resumes; `--stored` or 0 trials takes the studies' best trials as they are; `--knobs` /
+`--par-knobs` give fixed knobs, `SHAPE:` before them for one shape only), then times in
+this one process, interleaved: the two schedules (packing of A and B and the unpack of C
+in every call, as IREE's data tiling), NumPy/OpenBLAS limited to 1 and 2 threads, and
+IREE's default CPU compile of the same payload (`local-sync` = 1 thread, `local-task`
+with 2 workers) when `iree-base-compiler`/`iree-base-runtime` are installed. It prints
+GFLOP/s, the ratios to OpenBLAS, the fraction of the FMA peak measured in the same run
+by a native microkernel (2 threads: of twice the one-core peak), and the median compile
+seconds per candidate (apply schedule + lower + llvmlite O3, as the trials recorded
+them, or this process's compile with fixed knobs).
 
 Then `linalg.mmt4d` itself (pre-packed operands, m0 = 8, n0 = 32, k0 = 1) tuned with
 `search_spaces/mmt4d.mlir`: GFLOP/s, % of peak, and OpenBLAS on the equivalent matmul.
-The machine is noisy: compare ratios, not absolute times. This is a section the
-integrator can merge into bench_matmul.py (it reuses its tuning and timing helpers).
+The machine is noisy: compare ratios, not absolute times; `--stat min` (the fastest
+of the interleaved rounds) on a machine shared with other jobs.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_matmul import (
+    _best_params,
+    _iree_module,
     _median_compile_seconds,
     _time_blas,
     median_seconds,
@@ -45,6 +54,7 @@ import xlinalg
 from xlinalg.backend.peak import measure_fma_peak_gflops
 
 SPACE = ROOT / "search_spaces" / "matmul_mmt4d.mlir"
+PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
 MMT4D_SPACE = ROOT / "search_spaces" / "mmt4d.mlir"
 
 PAYLOAD = """// C = A · B on tensors, {m}x{k} · {k}x{n}, f32
@@ -67,24 +77,63 @@ func.func @mmt4d(%lhs: memref<{m1}x{k}x{m0}x1xf32>, %rhs: memref<{n1}x{k}x{n0}x1
 """
 
 
-def _knobs(text: str) -> dict[str, int]:
-    """`m0=8,n0=32,...` as a dict."""
+def _knobs(text: str) -> tuple[tuple[int, int, int] | None, dict[str, int]]:
+    """`[SHAPE:]m0=8,n0=32,...` as (shape or None for every shape, knobs)."""
+    shape = None
+    if ":" in text:
+        head, text = text.split(":", 1)
+        shape = parse_shape(head)
     try:
-        return {key: int(value) for key, value in (item.split("=") for item in text.split(","))}
+        return shape, {key: int(value) for key, value in (item.split("=") for item in text.split(","))}
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected NAME=INT,NAME=INT,..., got '{text}'") from None
+        raise argparse.ArgumentTypeError(f"expected [SHAPE:]NAME=INT,NAME=INT,..., got '{text}'") from None
+
+
+def _fixed(given: list | None, shape: tuple[int, int, int]) -> dict[str, int] | None:  # type: ignore[type-arg]
+    """The fixed knobs given for `shape` (a shape-specific entry wins), or None."""
+    found = None
+    for where, knobs in given or []:
+        if where == shape:
+            return knobs
+        if where is None:
+            found = knobs
+    return found
+
+
+def _schedule(payload: str, name: str, space: Path, fixed: dict[str, int] | None, trials: int,
+              args: argparse.Namespace, extra: dict[str, int]) -> tuple[xlinalg.Kernel, dict[str, int], float]:
+    """The kernel of fixed knobs or of the study's best trial (tuned for `trials` more
+    trials first unless --stored), its knobs and the compile seconds to report."""
+    if fixed is None:
+        tune(payload, name, args.storage, 0 if args.stored else trials, args.seed, space)
+        knobs = {**_best_params(args.storage, name), **extra}
+        compile_s = _median_compile_seconds(args.storage, name)
+        kernel = xlinalg.compile(payload, schedule=space.read_text(), knobs=knobs)
+    else:
+        knobs = {**fixed, **extra}
+        kernel = xlinalg.compile(payload, schedule=space.read_text(), knobs=knobs)
+        compile_s = kernel.compile_seconds
+    return kernel, knobs, compile_s
 
 
 def _interleaved(runners: dict, rounds: int, stat: str) -> dict[str, float]:  # type: ignore[type-arg]
     """Each runner once per round, interleaved so drift hits all alike; the median (or, on a
     machine shared with other jobs, the fastest: time slices only ever add) over the rounds."""
     times: dict[str, list[float]] = {key: [] for key in runners}
-    with threadpool_limits(limits=1, user_api="blas"):
-        for _ in range(rounds):
-            for key, run in runners.items():
-                times[key].append(run())
+    for _ in range(rounds):
+        for key, run in runners.items():
+            times[key].append(run())
     pick = min if stat == "min" else statistics.median
     return {key: pick(v) for key, v in times.items()}
+
+
+def _blas_runner(a: np.ndarray, b: np.ndarray, threads: int):  # type: ignore[no-untyped-def]
+    out = np.empty((a.shape[0], b.shape[1]), np.float32)
+
+    def run() -> float:
+        with threadpool_limits(limits=threads, user_api="blas"):
+            return median_seconds(lambda: _time_blas(a, b, out), 7)
+    return run
 
 
 def main() -> int:
@@ -92,47 +141,71 @@ def main() -> int:
     parser.add_argument("--shapes", nargs="+", type=parse_shape,
                         default=[parse_shape(s) for s in ("512", "1024", "384x1000x256")])
     parser.add_argument("--trials", type=int, default=30, help="trials per shape (matmul_mmt4d.mlir)")
+    parser.add_argument("--par-trials", type=int, default=20,
+                        help="trials per shape of matmul_mmt4d_parallel.mlir with threads = 2 (0: no 2-thread column)")
     parser.add_argument("--mmt4d-trials", type=int, default=20, help="trials of linalg.mmt4d (0: skip)")
     parser.add_argument("--mmt4d-shape", type=parse_shape, default=parse_shape("1024"))
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
+    parser.add_argument("--stored", action="store_true", help="no tuning: the studies' best stored trials")
+    parser.add_argument("--no-iree", action="store_true", help="skip the IREE columns")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds")
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="per column over the rounds: median, or min (fastest round) on a shared machine")
-    parser.add_argument("--knobs", type=_knobs, default=None,
-                        help="fixed knobs for every shape instead of tuning, e.g. m0=8,n0=32,tm1=8,tn1=4,"
-                             "tk=256,rk=4,cache_order=0,reg_order=1")
+    parser.add_argument("--knobs", type=_knobs, action="append", default=None,
+                        help="fixed knobs of matmul_mmt4d.mlir instead of tuning, e.g. [1024:]m0=8,n0=32,tm1=8,"
+                             "tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 (repeatable, SHAPE: for one shape)")
+    parser.add_argument("--par-knobs", type=_knobs, action="append", default=None,
+                        help="fixed knobs of matmul_mmt4d_parallel.mlir (threads = 2 is added)")
     parser.add_argument("--mmt4d-knobs", type=_knobs, default=None,
                         help="fixed knobs of the linalg.mmt4d template instead of tuning")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    iree = None if args.no_iree else _iree_module()
 
     peaks = [measure_fma_peak_gflops() for _ in range(3)]
     peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
     print(f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
-    print(f"{'M x N x K':>18} | {'mmt4d':>8} | {'OpenBLAS':>8} | {'ours/BLAS':>9} | {'ours/peak':>9} | "
-          f"{'BLAS/peak':>9} | {'compile s':>9}", flush=True)
+    header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | {'BLAS 2T':>8} | "
+              f"{'IREE 1T':>8} | {'IREE 2T':>8} | {'1T/BLAS':>7} | {'1T/peak':>7} | {'2T/BLAS':>7} | "
+              f"{'2T/2peak':>8} | {'compile s':>9}")
+    print(header, flush=True)
+    nan = float("nan")
+    chosen: list[str] = []
     for m, n, k in args.shapes:
+        shape = (m, n, k)
         payload = PAYLOAD.format(m=m, n=n, k=k)
-        name = f"bench-matmul-mmt4d-{m}x{n}x{k}"
-        if args.knobs is not None:
-            kernel = xlinalg.compile(payload, schedule=SPACE.read_text(), knobs=args.knobs)
-        else:
-            kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage, args.trials, args.seed, SPACE))
-        a, b = kernel.make_inputs(seed=1)
-        assert kernel.check(a, b).ok
-        out = np.empty((m, n), np.float32)
-        t = _interleaved({
-            "ours": lambda kernel=kernel, a=a, b=b: kernel.time(a, b).median_s,
-            "blas": lambda a=a, b=b, out=out: median_seconds(lambda: _time_blas(a, b, out), 7),
-        }, args.rounds, args.stat)
+        one, knobs1, compile_s = _schedule(payload, f"bench-matmul-mmt4d-{m}x{n}x{k}", SPACE,
+                                           _fixed(args.knobs, shape), args.trials, args, {})
+        chosen.append(f"  {m}x{n}x{k} 1T: {','.join(f'{key}={v}' for key, v in knobs1.items())}")
+        a, b = one.make_inputs(seed=1)
+        assert one.check(a, b).ok
+        runners = {"1T": lambda kernel=one, a=a, b=b: kernel.time(a, b).median_s,
+                   "blas1": _blas_runner(a, b, 1), "blas2": _blas_runner(a, b, 2)}
+        if args.par_trials or _fixed(args.par_knobs, shape) is not None:
+            two, knobs2, _ = _schedule(payload, f"bench-matmul-mmt4d-par-{m}x{n}x{k}", PAR_SPACE,
+                                       _fixed(args.par_knobs, shape), args.par_trials, args, {"threads": 2})
+            chosen.append(f"  {m}x{n}x{k} 2T: {','.join(f'{key}={v}' for key, v in knobs2.items())}")
+            assert two.check(a, b).ok
+            runners["2T"] = lambda kernel=two, a=a, b=b: kernel.time(a, b).median_s
+        if iree is not None:
+            try:
+                runners.update(iree(PAYLOAD.format(m=m, n=n, k=k), a, b))
+            except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
+                print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
+        t = _interleaved(runners, args.rounds, args.stat)
         flops = 2.0 * m * n * k
-        ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
-        compile_s = kernel.compile_seconds if args.knobs is not None else _median_compile_seconds(args.storage, name)
-        print(f"{f'{m} x {n} x {k}':>18} | {ours:8.2f} | {blas:8.2f} | {ours / blas:9.2f} | "
-              f"{ours / peak:9.2f} | {blas / peak:9.2f} | {compile_s:9.2f}", flush=True)
+        g = {key: flops / v / 1e9 for key, v in t.items()}
+        g2 = g.get("2T", nan)
+        print(f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {g2:8.2f} | {g['blas1']:8.2f} | {g['blas2']:8.2f} | "
+              f"{g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | {g['1T'] / g['blas1']:7.2f} | "
+              f"{g['1T'] / peak:7.2f} | {g2 / g['blas2']:7.2f} | {g2 / (2 * peak):8.2f} | {compile_s:9.2f}",
+              flush=True)
     print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each a median of calls); f32; "
-          "one thread; packing of A and B included.")
+          "packing of A and B and the unpack of C included; 2peak = twice the one-core FMA peak. Knobs:")
+    print("\n".join(chosen))
 
     if args.mmt4d_trials:
         m, n, k = args.mmt4d_shape
@@ -140,18 +213,18 @@ def main() -> int:
         payload = MMT4D.format(m=m, n=n, k=k, m0=m0, n0=n0, m1=-(-m // m0), n1=-(-n // n0))
         name = f"bench-mmt4d-{m}x{n}x{k}"
         if args.mmt4d_knobs is not None:
-            kernel = xlinalg.compile(payload, schedule=MMT4D_SPACE.read_text(), knobs=args.mmt4d_knobs)
+            kernel = xlinalg.compile(payload, schedule=MMT4D_SPACE.read_text(), knobs=args.mmt4d_knobs[1])
         else:
-            kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage, args.mmt4d_trials,
+            kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage,
+                                                            0 if args.stored else args.mmt4d_trials,
                                                             args.seed, MMT4D_SPACE))
         lhs, rhs, acc = kernel.make_inputs(seed=1)
         assert kernel.check(lhs, rhs, acc).ok
         a = np.random.default_rng(1).random((m, k), np.float32)
         b = np.random.default_rng(2).random((k, n), np.float32)
-        out = np.empty((m, n), np.float32)
         t = _interleaved({
             "ours": lambda: kernel.time(lhs, rhs, acc).median_s,
-            "blas": lambda: median_seconds(lambda: _time_blas(a, b, out), 7),
+            "blas": _blas_runner(a, b, 1),
         }, args.rounds, args.stat)
         flops = 2.0 * m * n * k
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
