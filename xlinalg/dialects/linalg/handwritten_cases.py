@@ -77,6 +77,25 @@ PACK_VERIFY_CASES: list[tuple[str, str]] = [
      "element types to match"),
     ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [4] into %b : tensor<5x4x4xf32> -> tensor<16x4xf32>",
      "expected '4x4x4' for the packed domain value, got '5x4x4'"),
+    # unpack: the rules upstream's commonVerifierPackAndUnPackOp shares with pack
+    ("%0 = linalg.unpack %d inner_dims_pos = [0, 1] inner_tiles = [4] into %b : tensor<4x4x4xf32> -> tensor<16x4xf32>",
+     "expects as many inner_tiles (1) as inner_dims_pos (2)"),
+    ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [0] into %b : tensor<4x4x4xf32> -> tensor<16x4xf32>",
+     "invalid zero or negative tile factor"),
+    ("%0 = linalg.unpack %d inner_dims_pos = [2] inner_tiles = [4] into %b : tensor<4x4x4xf32> -> tensor<16x4xf32>",
+     "invalid inner_dims_pos vector [2]"),
+    (("%0 = linalg.unpack %d inner_dims_pos = [0, 0] inner_tiles = [2, 2] into %b "
+      ": tensor<4x4x2x2xf32> -> tensor<16x4xf32>"), "invalid inner_dims_pos vector [0, 0]"),
+    (("%0 = linalg.unpack %d outer_dims_perm = [0, 0] inner_dims_pos = [0] inner_tiles = [4] into %b "
+      ": tensor<4x4x4xf32> -> tensor<16x4xf32>"), "invalid outer_dims_perm vector"),
+    ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [4] into %b : tensor<4x4xf32> -> tensor<16x4xf32>",
+     "packed rank != (unpacked rank + num tiling factors), got 2 != 3"),
+    ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [4] into %b : tensor<4x4x4xf64> -> tensor<16x4xf32>",
+     "element types to match"),
+    ("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [%t] into %b : tensor<4x4x4xf32> -> tensor<16x4xf32>",
+     "mismatch in inner tile sizes specified at index 0"),
+    (("%0 = linalg.unpack %d outer_dims_perm = [1, 0] inner_dims_pos = [0] inner_tiles = [8] into %b "
+      ": tensor<2x4x8xf32> -> tensor<16x4xf32>"), "expected '4x2x8' for the packed domain value, got '2x4x8'"),
 ]
 
 
