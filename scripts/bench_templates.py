@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Batch matmul and row reduction: tuned templates vs NumPy/OpenBLAS vs IREE, FMA peak.
 
-    python scripts/bench_templates.py [--trials 20] [--rounds 5]
+    python scripts/bench_templates.py [--trials 20] [--rounds 5] [--stat min]
+    python scripts/bench_templates.py --fixed --rounds 15 --stat min   # stored knobs, no tuning
 
 Tunes `search_spaces/batch_matmul.mlir` on examples/batch_matmul_8x256.mlir
-(8 × 256³, f32) and `search_spaces/reduction.mlir` on examples/reduction_rows.mlir
+(8 × 256³, f32), `search_spaces/batch_mmt4d.mlir` on examples/batch_mmt4d_8x256.mlir
+(the same product on pre-packed 16×16 blocks; its NumPy column is np.matmul on plain
+8×256×256 arrays) and `search_spaces/reduction.mlir` on examples/reduction_rows.mlir
 (row sums of 1024×4096 f32) with the real tuner (`results/bench.db`; rerunning
 resumes), then measures interleaved in this process: the best schedule,
 NumPy (np.matmul on the batch with one OpenBLAS thread / `sum(axis=1)`) and,
@@ -21,6 +24,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -65,13 +69,31 @@ def iree_seconds(payload: str, entry: str, args: list[np.ndarray], repeats: int 
     return call_seconds(lambda: fn(*device_args), repeats)
 
 
+_PLAIN_BMM = [np.ones((8, 256, 256), np.float32) for _ in range(3)]
+
+
+def _numpy_bmm(*_: np.ndarray) -> None:
+    """NumPy's batch matmul of the same size (8 × 256³), on plain (not packed) arrays."""
+    np.matmul(_PLAIN_BMM[0], _PLAIN_BMM[1], out=_PLAIN_BMM[2])
+
+
 CASES = [
     # name, payload file, entry, space, result operand, work units per call, unit, numpy
     ("batch_matmul 8x256^3", "batch_matmul_8x256.mlir", "batch_matmul", "batch_matmul.mlir", 2,
      2.0 * 8 * 256**3, "GFLOP/s", lambda a, b, c: np.matmul(a, b, out=c)),
+    ("batch_mmt4d 8x256^3", "batch_mmt4d_8x256.mlir", "batch_mmt4d", "batch_mmt4d.mlir", 2,
+     2.0 * 8 * 256**3, "GFLOP/s", _numpy_bmm),
     ("row sum 1024x4096", "reduction_rows.mlir", "row_sum", "reduction.mlir", 1,
      4.0 * 1024 * 4096, "GB/s", lambda x, out: np.sum(x, axis=1, out=out)),
 ]
+
+# --fixed: knobs found by tuning and checked in the inner-loop assembly (16 FMAs per k
+# step on 16 zmm accumulators, no spills), instead of a tuning run
+FIXED = {
+    "batch_matmul.mlir": {"tile_m": 128, "tile_n": 256, "tile_k": 256, "reg_m": 16, "reg_n": 16,
+                          "reg_k": 1, "cache_order": 1, "unroll_k": 0},
+    "batch_mmt4d.mlir": {"tm1": 16, "tn1": 1, "tk": 256, "rk": 2, "cache_order": 1, "reg_order": 0},
+}
 
 
 def main() -> int:
@@ -83,6 +105,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="per column: the median or the fastest of the rounds")
+    parser.add_argument("--fixed", action="store_true",
+                        help="the FIXED knobs of each template instead of tuning (no reduction row)")
+    parser.add_argument("--only", default="", help="run only the rows whose name contains this")
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
     peaks = [measure_fma_peak_gflops() for _ in range(3)]
@@ -92,12 +117,20 @@ def main() -> int:
           f"{'x/NumPy':>7} | {'x/IREE':>6} | {'x/peak':>6} | {'compile s':>9}", flush=True)
     use_iree = iree_available()
     for label, file, entry, space, result, work, unit, numpy_fn in CASES:
+        if args.only not in label or (args.fixed and space not in FIXED):
+            continue
         payload = (ROOT / "examples" / file).read_text()
         name = f"bench-{file.removesuffix('.mlir')}"
-        schedule = tune(payload, name, args.storage, args.trials, args.seed,
-                        ROOT / "search_spaces" / space)
-        compile_s = _median_compile_seconds(args.storage, name)
-        kernel = xlinalg.compile(payload, schedule=schedule)
+        if args.fixed:
+            start = time.perf_counter()
+            kernel = xlinalg.compile(payload, schedule=(ROOT / "search_spaces" / space).read_text(),
+                                     knobs=FIXED[space])
+            compile_s = time.perf_counter() - start
+        else:
+            schedule = tune(payload, name, args.storage, args.trials, args.seed,
+                            ROOT / "search_spaces" / space)
+            compile_s = _median_compile_seconds(args.storage, name)
+            kernel = xlinalg.compile(payload, schedule=schedule)
         inputs = kernel.make_inputs(seed=1)
         if not kernel.check(*inputs).ok:
             raise SystemExit(f"{label}: wrong result")

@@ -7,12 +7,17 @@
 //    transfers out of the k loop, cast the unit batch dim away
 //    (cast_away_vector_leading_one_dim), lower the contraction to outer
 //    products and those to broadcast + FMA on 1-D vectors.
-// reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers: at most 24.
+// reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers with the B rows and
+// broadcasts: at most 16. With 24 (12 × 32, 6 × 64) LLVM spills 24-30 registers in the
+// k loop (inner-loop assembly of 8 × 256³); every block of at most 16 accumulators with
+// reg_k = 1 keeps them in zmm with no spill (16 × 16: one B row load and 16 FMAs with a
+// broadcast memory operand per k step; 8 × 32: 2 loads, 8 broadcasts, 16 FMAs).
+// A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
 // xlinalg.constraint: tile_m % reg_m == 0
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
-// xlinalg.constraint: reg_m * reg_n <= 384
+// xlinalg.constraint: reg_m * reg_n <= 256
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %bmm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
