@@ -11,7 +11,16 @@ try:
     import xlinalg
     import xlinalg.backend.jit
     import xlinalg.lowering.pipeline  # noqa: F401
+    from xlinalg.warmup import warm_up
+
+    warm_up()  # every module imported, LLVM and first-use caches set up: children start warm
 except Exception:  # noqa: BLE001, S110 - reported per candidate instead
     pass
+
+import gc
+
+# The objects created so far live as long as the server: keep the collector (and its
+# copy-on-write writes to their headers) away from them in every forked child.
+gc.freeze()
 
 import tuner.candidate  # noqa: F401

@@ -404,46 +404,55 @@ def compile(
     *,
     extra_bindings: ExtraBindings = (),
     expensive_checks: bool = True,
+    timings: dict[str, float] | None = None,
 ) -> Kernel:
     """Apply `schedule` (with `knobs`) to `payload`, lower it to LLVM, JIT it for the host CPU.
 
     `extra_bindings` / `expensive_checks` are passed to `apply_schedule`; bindings naming
-    ops or values of a `ModuleOp` payload are renamed to the compiled copy's."""
+    ops or values of a `ModuleOp` payload are renamed to the compiled copy's. `timings`
+    receives the seconds of every stage (`xlinalg.lowering.stage_times`)."""
     from xlinalg.backend.jit import JitModule
     from xlinalg.lowering.pipeline import lower_to_llvm
+    from xlinalg.lowering.stage_times import stage
 
     start = time.perf_counter()
-    module = parse(payload, "payload")
-    if isinstance(payload, ModuleOp):
-        module = module.clone()
-        extra_bindings = _translate_bindings(extra_bindings, payload, module)
-    has_embedded = _has_transform_ops(module)
-    original = module.clone()  # the reference runs on the payload as written
-    if has_embedded:
-        _strip_transform_ops(original)
-    if schedule is not None:
-        apply_schedule(
-            module, schedule, knobs, extra_bindings=extra_bindings, expensive_checks=expensive_checks
-        )
-    elif has_embedded:
-        from xlinalg.interpreter import apply_schedule as interpret
+    with stage(timings, "parse-payload"):
+        module = parse(payload, "payload")
+    with stage(timings, "clone-payload"):
+        if isinstance(payload, ModuleOp):
+            module = module.clone()
+            extra_bindings = _translate_bindings(extra_bindings, payload, module)
+        has_embedded = _has_transform_ops(module)
+        original = module.clone()  # the reference runs on the payload as written
+        if has_embedded:
+            _strip_transform_ops(original)
+    with stage(timings, "apply-schedule"):
+        if schedule is not None:
+            apply_schedule(
+                module, schedule, knobs, extra_bindings=extra_bindings,
+                expensive_checks=expensive_checks,
+            )
+        elif has_embedded:
+            from xlinalg.interpreter import apply_schedule as interpret
 
-        interpret(
-            module, module, dict(knobs or {}),
-            extra_bindings=_resolve_bindings(extra_bindings, module),
-            expensive_checks=expensive_checks,
-        )
-    elif knobs:
-        raise XlinalgError("knob values were given but there is no schedule to apply them to")
-    elif extra_bindings:
-        raise XlinalgError("extra bindings were given but there is no schedule to bind them to")
+            interpret(
+                module, module, dict(knobs or {}),
+                extra_bindings=_resolve_bindings(extra_bindings, module),
+                expensive_checks=expensive_checks,
+            )
+        elif knobs:
+            raise XlinalgError("knob values were given but there is no schedule to apply them to")
+        elif extra_bindings:
+            raise XlinalgError("extra bindings were given but there is no schedule to bind them to")
     entry = choose_entry(module, entry)
-    verify(module, "transformed payload")
-    transformed = module.clone()
-    lowered = lower_to_llvm(module)
+    with stage(timings, "verify-transformed"):
+        verify(module, "transformed payload")
+    with stage(timings, "clone-transformed"):
+        transformed = module.clone()
+    lowered = lower_to_llvm(module, timings)
     if entry not in lowered.functions:
         raise XlinalgError(f"function '@{entry}' was not lowered")
-    jit = JitModule(lowered)
+    jit = JitModule(lowered, timings=timings)
     fn = jit.function(entry)
     seconds = time.perf_counter() - start
     return Kernel(entry, lowered.functions[entry], original, transformed, lowered, seconds, jit, fn)

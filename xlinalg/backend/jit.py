@@ -24,6 +24,7 @@ from xlinalg.backend.symbols import (
 from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.backend.wrappers import c_entry_name, repeat_name, wrapper_module_ir
 from xlinalg.errors import BackendError
+from xlinalg.lowering.stage_times import stage
 
 
 def _parse(ir: str, what: str) -> llvm.ModuleRef:
@@ -77,28 +78,39 @@ class JitModule:
     compile_seconds: float
     optimized_ir: str
 
-    def __init__(self, lowered: LoweredModule, *, speed_level: int = 3) -> None:
+    def __init__(
+        self,
+        lowered: LoweredModule,
+        *,
+        speed_level: int = 3,
+        timings: dict[str, float] | None = None,
+    ) -> None:
         """`speed_level` < 3 optimises less (compiles faster: for correctness sweeps that
-        compile many kernels; machine code generation stays at O3)."""
+        compile many kernels; machine code generation stays at O3). `timings` receives
+        the seconds of each step (see `xlinalg.lowering.stage_times`)."""
         start = time.perf_counter()
         register_allowed_symbols()
         self.lowered = lowered
-        module = _parse(lowered.llvm_ir, "kernel module")
-        check_external_symbols(module)
-        for name, sig in lowered.functions.items():
-            if name != sig.name:
-                raise BackendError(f"signature registered as '{name}' is for function '{sig.name}'")
-            _check_signature(module, sig)
-        wrappers = _parse(wrapper_module_ir(lowered.functions.values()), "generated wrappers")
-        try:
-            module.link_in(wrappers)
-        except RuntimeError as err:
-            raise BackendError(f"cannot link the generated wrappers: {str(err).strip()}") from None
+        with stage(timings, "llvm-parse-verify"):
+            module = _parse(lowered.llvm_ir, "kernel module")
+            check_external_symbols(module)
+            for name, sig in lowered.functions.items():
+                if name != sig.name:
+                    raise BackendError(f"signature registered as '{name}' is for function '{sig.name}'")
+                _check_signature(module, sig)
+        with stage(timings, "llvm-link-wrappers"):
+            wrappers = _parse(wrapper_module_ir(lowered.functions.values()), "generated wrappers")
+            try:
+                module.link_in(wrappers)
+            except RuntimeError as err:
+                raise BackendError(f"cannot link the generated wrappers: {str(err).strip()}") from None
         tm = host_target_machine()
         module.triple = host_triple()
         module.data_layout = str(tm.target_data)
-        optimize_module(module, tm, speed_level)
-        self.optimized_ir = str(module)
+        with stage(timings, "llvm-o3"):
+            optimize_module(module, tm, speed_level)
+        with stage(timings, "llvm-print-optimized"):
+            self.optimized_ir = str(module)
         # The machine code is checked when MCJIT hands it over, before it is
         # linked: every undefined symbol must resolve (an unresolved one would
         # silently become a call to address 0).
@@ -115,9 +127,10 @@ class JitModule:
                 inspect_errors.append(f"{type(err).__name__}: {err}")
 
         try:
-            engine = llvm.create_mcjit_compiler(module, new_jit_target_machine())
-            engine.set_object_cache(on_object, None)
-            engine.finalize_object()
+            with stage(timings, "mcjit-codegen"):
+                engine = llvm.create_mcjit_compiler(module, new_jit_target_machine())
+                engine.set_object_cache(on_object, None)
+                engine.finalize_object()
         except RuntimeError as err:
             raise BackendError(f"JIT compilation failed: {str(err).strip()}") from None
         if inspect_errors:

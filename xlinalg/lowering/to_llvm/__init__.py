@@ -35,6 +35,7 @@ from xlinalg.lowering.to_llvm.emit import emit_llvm_ir
 from xlinalg.lowering.to_llvm.finalize import FinalizeLLVMPass
 from xlinalg.lowering.to_llvm.signatures import public_signatures
 from xlinalg.lowering.to_llvm.convert_vector_to_llvm import ConvertVectorToLLVMPass
+from xlinalg.lowering.stage_times import stage
 
 #: The passes, in order, that take func/cf/arith/math/memref to the LLVM dialect.
 TO_LLVM_PASSES: tuple[ModulePass, ...] = (
@@ -48,22 +49,28 @@ TO_LLVM_PASSES: tuple[ModulePass, ...] = (
 )
 
 
-def convert_to_llvm_dialect(module: ModuleOp, ctx: Context | None = None) -> None:
-    """Run the conversion passes on `module` in place."""
+def convert_to_llvm_dialect(
+    module: ModuleOp, ctx: Context | None = None, timings: dict[str, float] | None = None
+) -> None:
+    """Run the conversion passes on `module` in place (`timings`: seconds per pass)."""
     ctx = ctx if ctx is not None else Context(allow_unregistered=True)
     for p in TO_LLVM_PASSES:
-        p.apply(ctx, module)
+        with stage(timings, p.name):
+            p.apply(ctx, module)
 
 
-def convert_to_llvm_ir(module: ModuleOp) -> LoweredModule:
+def convert_to_llvm_ir(module: ModuleOp, timings: dict[str, float] | None = None) -> LoweredModule:
     """Lower `module` (func/cf/arith/math/memref) to LLVM IR text plus its public signatures.
 
     The module is converted in place. Raises `LoweringError` naming any op or
     type that cannot be lowered.
     """
-    signatures = public_signatures(module)
-    convert_to_llvm_dialect(module)
-    return LoweredModule(llvm_ir=emit_llvm_ir(module), functions=signatures)
+    with stage(timings, "signatures"):
+        signatures = public_signatures(module)
+    convert_to_llvm_dialect(module, timings=timings)
+    with stage(timings, "emit-llvm-ir"):
+        text = emit_llvm_ir(module)
+    return LoweredModule(llvm_ir=text, functions=signatures)
 
 
 __all__ = [

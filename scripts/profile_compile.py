@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Where the compile time of one tuning candidate goes, stage by stage.
+
+    python scripts/profile_compile.py [--reps 7] [--cases matmul_vectorize conv2d ...]
+                                      [--cprofile N] [--cprofile-case NAME]
+
+For each tuned template (`search_spaces/matmul_vectorize.mlir`, `matmul_mmt4d.mlir`,
+`matmul_parallel.mlir`, `conv2d_nhwc_hwcf.mlir`, `batch_matmul.mlir`) with fixed knob
+values taken from the benchmarks (bench_matmul / bench_mmt4d / bench_conv --stored /
+bench_templates studies), the payload at its benchmark shape is compiled `--reps`
+times, exactly as `xlinalg.compile` does it, and the per-stage medians are printed:
+parse of the payload and of the schedule, the clones, apply_schedule, the verify,
+every stage of `xlinalg/lowering/pipeline.py` (the `to-llvm` line is the sum of the
+conversion passes and of the LLVM IR emission below it), and the JIT steps (llvmlite
+parse/verify, linking the call wrappers, the O3 pipeline, printing the optimised IR,
+MCJIT machine code generation).
+
+Figures are CPU seconds of this process (`time.process_time`: they mean something
+on a loaded machine) and wall seconds. "compile" is the honest per-candidate figure
+`Kernel.compile_seconds` reports (apply schedule + lower + llvmlite O3 + JIT; the
+payload's parse is excluded when it comes from the parse cache). The first compile of
+a process pays one-time costs (lazy imports, target machine); it is shown apart
+("first") and left out of the medians, as the tuner's forkserver pays it once.
+
+`--cprofile N` prints the N functions with the most cumulative time over all reps
+of `--cprofile-case` (default: the first case).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+from bench_conv import LAYERS, STORED_KNOBS  # noqa: E402
+from bench_conv import payload as conv_payload  # noqa: E402
+from bench_matmul import PAYLOAD as MATMUL_PAYLOAD  # noqa: E402
+from bench_mmt4d import PAYLOAD as MATMUL_TENSOR_PAYLOAD  # noqa: E402
+
+SPACES = ROOT / "search_spaces"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    payload: str
+    space: Path
+    knobs: dict[str, int]
+
+
+def _matmul(n: int) -> str:
+    return MATMUL_PAYLOAD.format(m=n, n=n, k=n)
+
+
+CASES = [
+    # best trial of bench-matmul-vec-512x512x512 in results/bench.db
+    Case("matmul_vectorize 512", _matmul(512), SPACES / "matmul_vectorize.mlir",
+         {"tile_m": 128, "tile_n": 128, "tile_k": 128, "reg_m": 4, "reg_n": 64, "reg_k": 2,
+          "cache_order": 1, "unroll_k": 1}),
+    # bench_mmt4d.py's documented knobs
+    Case("matmul_mmt4d 512", MATMUL_TENSOR_PAYLOAD.format(m=512, n=512, k=512), SPACES / "matmul_mmt4d.mlir",
+         {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 256, "rk": 4, "cache_order": 0,
+          "reg_order": 1}),
+    # best trial of bench-matmul-par-512x512x512
+    Case("matmul_parallel 512", _matmul(512), SPACES / "matmul_parallel.mlir",
+         {"threads": 2, "parallel_dim": 1, "tile_m": 64, "tile_n": 64, "tile_k": 128,
+          "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 0, "unroll_k": 0}),
+    Case("conv2d 56x56x64->64", conv_payload(LAYERS[0]), SPACES / "conv2d_nhwc_hwcf.mlir",
+         STORED_KNOBS[0]),
+    Case("conv2d 7x7x512->512", conv_payload(LAYERS[3]), SPACES / "conv2d_nhwc_hwcf.mlir",
+         STORED_KNOBS[3]),
+    Case("batch_matmul 8x256", (ROOT / "examples" / "batch_matmul_8x256.mlir").read_text(),
+         SPACES / "batch_matmul.mlir",
+         {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 32, "reg_k": 1,
+          "cache_order": 0, "unroll_k": 0}),
+]
+
+
+def compile_once(case: Case) -> tuple[Any, Any]:
+    """`xlinalg.compile` of the case with per-stage timings; (kernel, StageTimes)."""
+    import xlinalg
+    from xlinalg.lowering.stage_times import StageTimes
+
+    times = StageTimes()
+    kernel = xlinalg.compile(case.payload, schedule=case.space.read_text(), knobs=case.knobs,
+                             timings=times)
+    return kernel, times
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds * 1e3:8.1f}"
+
+
+def profile_case(case: Case, reps: int) -> dict[str, Any]:
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    _, first = compile_once(case)
+    first_cpu, first_wall = time.process_time() - start_cpu, time.perf_counter() - start_wall
+    runs = []
+    totals_cpu, totals_wall, reported = [], [], []
+    for _ in range(reps):
+        start_cpu, start_wall = time.process_time(), time.perf_counter()
+        kernel, times = compile_once(case)
+        totals_cpu.append(time.process_time() - start_cpu)
+        totals_wall.append(time.perf_counter() - start_wall)
+        reported.append(kernel.compile_seconds)
+        runs.append(times)
+    names = list(runs[-1])
+    return {
+        "case": case.name,
+        "stages": {n: (statistics.median(r.cpu.get(n, 0.0) for r in runs),
+                       statistics.median(r.get(n, 0.0) for r in runs)) for n in names},
+        "first": {n: first.get(n, 0.0) for n in names},
+        "total": (statistics.median(totals_cpu), statistics.median(totals_wall)),
+        "first_total": (first_cpu, first_wall),
+        "compile_seconds": statistics.median(reported),
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    print(f"\n== {result['case']}   (ms: median CPU | median wall | first wall)")
+    for name, (cpu, wall) in result["stages"].items():
+        indent = "    " if name.startswith("xl-") or name in ("signatures", "emit-llvm-ir") else "  "
+        label = f"{indent}{name}"
+        print(f"{label:<34}{_fmt(cpu)} |{_fmt(wall)} |{_fmt(result['first'][name])}")
+    cpu, wall = result["total"]
+    print(f"{'  xlinalg.compile total':<34}{_fmt(cpu)} |{_fmt(wall)} |{_fmt(result['first_total'][1])}")
+    print(f"{'  Kernel.compile_seconds':<34}{'':>8} |{_fmt(result['compile_seconds'])} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=7, help="compiles per case (after a first one)")
+    parser.add_argument("--cases", nargs="*", default=None,
+                        help="substrings of case names to run (default: all)")
+    parser.add_argument("--cprofile", type=int, default=0, metavar="N",
+                        help="print the N functions with the most cumulative time")
+    parser.add_argument("--cprofile-case", default=None, help="substring of the profiled case")
+    parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative, tottime)")
+    args = parser.parse_args()
+
+    cases = [c for c in CASES if args.cases is None or any(s in c.name for s in args.cases)]
+    if not cases:
+        parser.error("no case matches --cases")
+    import os
+
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.reps} reps per case")
+    summary = []
+    for case in cases:
+        result = profile_case(case, args.reps)
+        print_table(result)
+        summary.append(result)
+    print(f"\n{'case':<24} | {'CPU s':>6} | {'wall s':>6} | {'compile_seconds':>15} | first wall s")
+    for r in summary:
+        print(f"{r['case']:<24} | {r['total'][0]:6.3f} | {r['total'][1]:6.3f} | "
+              f"{r['compile_seconds']:15.3f} | {r['first_total'][1]:.3f}")
+
+    if args.cprofile:
+        target = next((c for c in cases if args.cprofile_case is None
+                       or args.cprofile_case in c.name), cases[0])
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(args.reps):
+            compile_once(target)
+        profiler.disable()
+        print(f"\n== cProfile of {args.reps} compiles of {target.name} (sorted by {args.sort})")
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.cprofile)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
