@@ -1,0 +1,100 @@
+"""The fast batch matmul configurations of issue 3 (not timed: correctness, the inner
+loop's assembly and the search spaces' shape).
+
+- `search_spaces/batch_mmt4d.mlir` (linalg.batch_mmt4d on pre-packed operands) computes
+  what the reference computes in every loop order, and its register block is 16 FMAs
+  per k step with a broadcast memory operand and no spill;
+- the stored (`--fixed`) knobs of `scripts/bench_templates.py` lie in each template's
+  options and satisfy its constraints; the batch_matmul block they pick keeps its 16
+  accumulators in zmm registers (16 FMAs per k step, no spill);
+- batch_matmul's register-budget constraint prunes the 24-accumulator blocks, which spill.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from support import REPO
+from test_conv_perf import _innermost_fma_loop
+
+import xlinalg
+from tuner.constraints import first_violated, parse_constraints
+
+sys.path.insert(0, str(REPO / "scripts"))
+import bench_templates  # noqa: E402
+
+BMM_SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
+MMT4D_SPACE = (REPO / "search_spaces" / "batch_mmt4d.mlir").read_text()
+
+
+def mmt4d_payload(b: int, m1: int, n1: int, k: int, m0: int, n0: int) -> str:
+    lhs, rhs, acc = (f"memref<{b}x{x}xf32>" for x in
+                     (f"{m1}x{k}x{m0}x1", f"{n1}x{k}x{n0}x1", f"{m1}x{n1}x{m0}x{n0}"))
+    return f"""
+func.func @f(%lhs: {lhs}, %rhs: {rhs}, %acc: {acc}) {{
+  linalg.batch_mmt4d ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {acc})
+  func.return
+}}
+"""
+
+
+def bmm_payload(b: int, m: int, n: int, k: int) -> str:
+    a, bt, c = (f"memref<{b}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    return f"""
+func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
+  linalg.batch_matmul ins(%A, %B : {a}, {bt}) outs(%C : {c})
+  func.return
+}}
+"""
+
+
+def _fma_block(kernel: xlinalg.Kernel) -> list[str]:
+    return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
+
+
+@pytest.mark.parametrize(("cache_order", "reg_order"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_batch_mmt4d_template_matches_reference(cache_order: int, reg_order: int) -> None:
+    knobs = {"tm1": 2, "tn1": 1, "tk": 64, "rk": 4, "cache_order": cache_order,
+             "reg_order": reg_order}
+    kernel = xlinalg.compile(mmt4d_payload(2, 3, 2, 128, 4, 16), schedule=MMT4D_SPACE, knobs=knobs)
+    assert "vector.fma" in str(kernel.module)
+    args = kernel.make_inputs(seed=3)
+    result = kernel.check(*args)
+    assert result.ok, result.message
+
+
+def test_batch_mmt4d_block_is_16_fmas_per_k_step_without_spills() -> None:
+    knobs = dict(bench_templates.FIXED["batch_mmt4d.mlir"], tk=64)
+    kernel = xlinalg.compile(mmt4d_payload(2, 2, 2, 64, 16, 16), schedule=MMT4D_SPACE, knobs=knobs)
+    body = _fma_block(kernel)
+    fmas = [line for line in body if "vfmadd" in line]
+    assert len(fmas) == 16 * knobs["rk"]
+    assert all("{1to16}" in line for line in fmas)  # the lhs value broadcast from memory
+    assert not any("rsp" in line for line in body)
+    assert kernel.check(*kernel.make_inputs(seed=1)).ok
+
+
+def test_fixed_knobs_lie_in_the_spaces() -> None:
+    for space_file, knobs in bench_templates.FIXED.items():
+        text = (REPO / "search_spaces" / space_file).read_text()
+        assert xlinalg.resolve_knobs(text, knobs)
+        assert first_violated(parse_constraints(text), knobs) is None
+
+
+def test_batch_matmul_fixed_block_keeps_accumulators_in_registers() -> None:
+    knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=32, tile_n=64, tile_k=64)
+    kernel = xlinalg.compile(bmm_payload(2, 64, 64, 64), schedule=BMM_SPACE, knobs=knobs)
+    body = _fma_block(kernel)
+    assert sum("vfmadd" in line for line in body) == knobs["reg_m"] * knobs["reg_n"] // 16
+    assert not any("rsp" in line for line in body)
+    assert kernel.check(*kernel.make_inputs(seed=2)).ok
+
+
+def test_register_budget_prunes_the_spilling_blocks() -> None:
+    constraints = parse_constraints(BMM_SPACE)
+    base = {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_k": 1}
+    for reg_m, reg_n in ((12, 32), (6, 64), (16, 32)):  # 24-32 accumulators: spill
+        assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is not None
+    for reg_m, reg_n in ((16, 16), (8, 32), (4, 64), (6, 32)):
+        assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is None
