@@ -25,6 +25,7 @@ from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg
 from xlinalg.context import make_context
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
 from xlinalg.interpreter.parsing import LocatingParser
+from xlinalg.lowering.gc_pause import gc_paused
 
 Source = str | Path | ModuleOp
 
@@ -396,6 +397,7 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dty
     return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
 
 
+@gc_paused()
 def compile(
     payload: Source,
     schedule: Source | None = None,
