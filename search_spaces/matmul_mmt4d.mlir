@@ -13,8 +13,9 @@
 // 4. drop the unit loops (fold_unit_extent_dims_via_slices): the block is a
 //    (k, m0, n0) contraction; vectorize it, hoist the C block out of the k loop
 //    (m0·n0/16 accumulators in zmm registers), outer products -> broadcast + FMA;
-// 5. tile the unpack of C by its inner tiles (one m0×n0 block per step: the loop form of
-//    a whole-matrix unpack divides every index, which LLVM turns into gathers).
+// 5. tile the unpack of C by its inner tiles (one m0×n0 block per step; the whole unpack
+//    lowers to the same tile-by-tile loops since pack_loops.py, the tiling is kept so
+//    stored schedules keep their meaning).
 // m0 * n0 / 16 accumulators must leave registers for the B rows and broadcasts: at most 24.
 // n0 is a power-of-2 multiple of 16 lanes: LLVM splits <32 x float> and <64 x float> evenly
 // into zmm registers; with n0 = 48 the block ran at 0.14x OpenBLAS (measured at 1024^3).
