@@ -16,9 +16,13 @@ unpack %src into %dest is the inverse:
     %copy       = linalg.copy ins(%slice) outs(%dest)   (current upstream; the spec's era
                                                           replaced the unpack by the slice)
 
-Static shapes and tiles only; anything else is a silenceable failure (the
-spec: "SF if the rewrite fails for any reason"). Upstream always emits the pad
-(with high = 0 when nothing is padded) and the extract_slice; so do we.
+A pad-like pack (every dim tiled in order, all outer dims 1) becomes pad +
+`tensor.insert_slice` of the padded tile into the destination, as upstream.
+Packs may have dynamic sizes (read with `tensor.dim`; the outer sizes from the
+destination); unpacks need static shapes; dynamic inner tiles are not supported:
+a silenceable failure (the spec: "SF if the rewrite fails for any reason").
+Upstream always emits the pad (with high = 0 when nothing is padded) and the
+extract_slice; so do we.
 """
 
 from __future__ import annotations
@@ -27,22 +31,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.rewriter import Rewriter
+from xdsl.ir.affine import AffineExpr
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import ceil_div
+from xlinalg.dialects.tensor_pad import PadOp
 from xlinalg.errors import TransformFailure
+from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.pack import relayout_ints, zero_constant
 
 
 @dataclass(frozen=True)
 class LoweredPack:
+    """The ops replacing a pack; a pad-like pack has no expand_shape/transpose but an
+    insert_slice."""
+
     pad: tensor.PadOp
-    expand_shape: tensor.ExpandShapeOp
-    transpose: Operation
+    expand_shape: tensor.ExpandShapeOp | None
+    transpose: Operation | None
+    insert_slice: Operation | None = None
 
 
 @dataclass(frozen=True)
@@ -58,15 +77,19 @@ def _fail(message: str) -> TransformFailure:
     return TransformFailure(message, silenceable=True)
 
 
-def _static(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
+def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
     type_ = value.type
     if not isinstance(type_, TensorType):
         raise _fail(f"cannot lower '{op.name}': its {what} is not a tensor ({type_}); lower it before bufferization")
-    shape = list(type_.get_shape())
-    if any(s < 0 for s in shape):
-        raise _fail(f"cannot lower '{op.name}': its {what} has a dynamic shape ({type_})")
     if op.inner_tiles:
         raise _fail(f"cannot lower '{op.name}': dynamic inner tiles are not supported")
+    return type_, list(type_.get_shape())
+
+
+def _static(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
+    type_, shape = _tensor(op, value, what)
+    if any(s < 0 for s in shape):
+        raise _fail(f"cannot lower '{op.name}': its {what} has a dynamic shape ({type_})")
     return type_, shape
 
 
@@ -103,29 +126,100 @@ def _packed_from_expanded(rank: int, perm: Sequence[int] | None, outer_at: dict[
     return [outer_at[d] for d in order] + [tile_at[j] for j in range(len(tile_at))]
 
 
-def lower_pack(op: PackOp) -> LoweredPack:
-    """Replace the pack by pad + expand_shape + transpose; return the three ops."""
-    source_type, shape = _static(op, op.source, "source")
-    _static(op, op.dest, "destination")
+def is_like_pad(op: PackOp) -> bool:
+    """Upstream's pad-like pack (lowered to pad + insert_slice): every source dim is
+    tiled, in order (inner_dims_pos = [0, 1, ..]), and every outer dim of the
+    destination is 1 (so any outer_dims_perm is the identity on them). Inferred from
+    iree-opt 3.13's lower_pack: tiling only some dims, or tiles out of order, keeps
+    the expand_shape + transpose."""
+    inner, _, _ = relayout_ints(op)
+    rank = len(op.source.type.get_shape())  # type: ignore[attr-defined]
+    dest_shape = list(op.dest.type.get_shape())  # type: ignore[attr-defined]
+    return inner == list(range(rank)) and all(d == 1 for d in dest_shape[:rank])
+
+
+def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPack:
+    """Replace the pack by pad + expand_shape + transpose (pad + insert_slice for a
+    pad-like pack, `is_like_pad`: no expand_shape/transpose then); return the ops.
+    Dynamic source/destination sizes are read with `tensor.dim` (the outer sizes
+    from the destination, as upstream)."""
+    source_type, shape = _tensor(op, op.source, "source")
+    _, dest_shape = _tensor(op, op.dest, "destination")
     inner, tiles, perm = relayout_ints(op)
-    expanded, groups, outer_at, tile_at = strip_mined(shape, inner, tiles)
-    padded_shape = [expanded[g[0]] * expanded[g[1]] if len(g) == 2 else expanded[g[0]] for g in groups]
+    rank = len(shape)
+    order = list(perm) if perm else list(range(rank))
+    dest_dim_of = {dim: position for position, dim in enumerate(order)}  # outer dim -> dest dim
+    tile_of = dict(zip(inner, tiles))
+    builder = IndexBuilder(InsertPoint.before(op))
+
+    def dim_of(value: SSAValue, index: int) -> SSAValue:
+        dim = tensor.DimOp(value, builder.constant(index))
+        builder.insert(dim)
+        return dim.result
+
+    # the strip-mined (expanded) shape: [outer, tile] per tiled dim, the size otherwise
+    expanded: list[int] = []
+    expanded_dynamic: list[SSAValue] = []
+    groups: list[list[int]] = []
+    outer_at: dict[int, int] = {}
+    tile_at: dict[int, int] = {}
+    padded_shape: list[int] = []
+    high: list[OpFoldResult] = []
+    d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+    for dim, size in enumerate(shape):
+        outer_at[dim] = len(expanded)
+        outer = dest_shape[dest_dim_of[dim]]
+        if dim not in tile_of:
+            expanded.append(size)
+            if size == DYNAMIC_INDEX:
+                expanded_dynamic.append(dim_of(op.dest, dest_dim_of[dim]))
+            groups.append([len(expanded) - 1])
+            padded_shape.append(size)
+            high.append(0)
+            continue
+        tile = tile_of[dim]
+        if outer == DYNAMIC_INDEX and size != DYNAMIC_INDEX:
+            outer = ceil_div(size, tile)
+        expanded += [outer, tile]
+        groups.append([len(expanded) - 2, len(expanded) - 1])
+        tile_at[inner.index(dim)] = len(expanded) - 1
+        padded_shape.append(outer * tile if outer != DYNAMIC_INDEX else DYNAMIC_INDEX)
+        outer_value: OpFoldResult = outer if outer != DYNAMIC_INDEX else dim_of(op.dest, dest_dim_of[dim])
+        if outer == DYNAMIC_INDEX:
+            expanded_dynamic.append(outer_value)  # type: ignore[arg-type]
+        size_value: OpFoldResult = size if size != DYNAMIC_INDEX else dim_of(op.source, dim)
+        high.append(builder.apply(d0 * tile - d1, [outer_value, size_value]))
     ops: list[Operation] = []
     padding = op.padding_value
     if padding is None:
         zero = zero_constant(source_type.element_type)
         ops.append(zero)
         padding = zero.result
-    body = Block(arg_types=[IndexType()] * len(shape))
+    body = Block(arg_types=[IndexType()] * rank)
     body.add_op(tensor.YieldOp(padding))
-    pad = tensor.PadOp(op.source, [], [], Region(body), [0] * len(shape),
-                       [p - s for p, s in zip(padded_shape, shape)],
+    pad = PadOp(op.source, [], [h for h in high if isinstance(h, SSAValue)], Region(body), [0] * rank,
+                       [h if isinstance(h, int) else DYNAMIC_INDEX for h in high],
                        TensorType(source_type.element_type, padded_shape))
-    expand = tensor.ExpandShapeOp(pad.result, [], _reassociation(groups), expanded,
+    ops.append(pad)
+    if pad_like_with_insert_slice and is_like_pad(op):
+        sizes = [1] * rank + tiles
+        insert = tensor.InsertSliceOp.build(
+            operands=[pad.result, op.dest, [], [], []],
+            properties={
+                "static_offsets": DenseArrayBase.from_list(i64, [0] * len(sizes)),
+                "static_sizes": DenseArrayBase.from_list(i64, sizes),
+                "static_strides": DenseArrayBase.from_list(i64, [1] * len(sizes)),
+            },
+            result_types=[op.dest.type],
+        )
+        ops.append(insert)
+        Rewriter.replace_op(op, ops, [insert.results[0]])
+        return LoweredPack(pad, None, None, insert)
+    expand = tensor.ExpandShapeOp(pad.result, expanded_dynamic, _reassociation(groups), expanded,
                                   TensorType(source_type.element_type, expanded))
-    permutation = _packed_from_expanded(len(shape), perm, outer_at, tile_at)
+    permutation = _packed_from_expanded(rank, perm, outer_at, tile_at)
     transpose = named_op_class("linalg.transpose")([expand.result], [op.dest], permutation=permutation)
-    ops += [pad, expand, transpose]
+    ops += [expand, transpose]
     Rewriter.replace_op(op, ops, [transpose.results[0]])
     return LoweredPack(pad, expand, transpose)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, i64
 from xdsl.dialects.transform import TransformHandleType
 from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
@@ -304,9 +304,15 @@ class LowerPackOp(_LowerOp):
     name = "transform.structured.lower_pack"
 
     target = operand_def(TransformHandleType)
+    # upstream's property (default true): a pad-like pack becomes pad + insert_slice
+    lowerPadLikeWithInsertSlice = opt_prop_def(IntegerAttr)
     pad_op = result_def(TransformHandleType)
     expand_shape_op = result_def(TransformHandleType)
     transpose_op = result_def(TransformHandleType)
+
+    def pad_like_with_insert_slice(self) -> bool:
+        value = self.lowerPadLikeWithInsertSlice or self.attributes.get("lowerPadLikeWithInsertSlice")
+        return not (isinstance(value, IntegerAttr) and value.value.data == 0)
 
 
 @irdl_op_definition

@@ -110,13 +110,15 @@ def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
         if not isinstance(target, PayloadPackOp):
             continue
         try:
-            lowered = lower_pack(target)
+            lowered = lower_pack(target, op.pad_like_with_insert_slice())
         except TransformFailure as err:
             for handle, slot in zip(op.results, slots):
                 interp.state.bind(handle, slot)
             raise failure(op, err.message, silenceable=True) from err
+        # a pad-like pack has no expand_shape / transpose: those handles get nothing
         for slot, new in zip(slots, (lowered.pad, lowered.expand_shape, lowered.transpose)):
-            slot.append(new)
+            if new is not None:
+                slot.append(new)
     for handle, slot in zip(op.results, slots):
         interp.state.bind(handle, slot)
 
