@@ -317,9 +317,9 @@ def test_lower_masks_only_touches_constructors() -> None:
     assert "arith.select" in text
 
 
-def test_constant_mask_and_masked_reduction_left_alone() -> None:
-    """constant_mask → 1-D constants + inserts; a masked reduction is not lowered (it needs
-    arith.select with a vector condition, which xDSL 0.74 rejects) and stays in vector.mask."""
+def test_constant_mask_and_masked_reduction_lowered() -> None:
+    """constant_mask → 1-D constants + inserts; a masked reduction reduces
+    select(mask, source, neutral) (our arith.select takes the vector condition)."""
     payload = """
 func.func @f(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %R: memref<4xf32>) {
   %c0 = arith.constant 0 : index
@@ -328,19 +328,22 @@ func.func @f(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %R: memref<4xf32>) {
   %v = vector.mask %mask { vector.transfer_read %A[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x8xf32>, vector<4x8xf32> } : vector<4x8xi1> -> vector<4x8xf32>
   vector.transfer_write %v, %B[%c0, %c0] {in_bounds = [true, true]} : vector<4x8xf32>, memref<4x8xf32>
   %acc = vector.transfer_read %R[%c0], %pad {in_bounds = [true]} : memref<4xf32>, vector<4xf32>
-  %r = vector.mask %mask { vector.multi_reduction <add>, %v, %acc [1] : vector<4x8xf32> to vector<4xf32> } : vector<4x8xi1> -> vector<4xf32>
+  %r = vector.mask %mask { vector.multi_reduction <mul>, %v, %acc [1] : vector<4x8xf32> to vector<4xf32> } : vector<4x8xi1> -> vector<4xf32>
+  vector.transfer_write %r, %R[%c0] {in_bounds = [true]} : vector<4xf32>, memref<4xf32>
   return
 }
 """
     schedule = seed_op("lower_mask")
     text = applied(payload, schedule)
     assert "vector.constant_mask" not in text
-    assert text.count("vector.mask") == 1 and "vector.multi_reduction" in text
-    done = payload[:payload.index("  %acc")] + "  return\n}\n"
-    a = RNG.random((4, 8), dtype=np.float32)
-    _, b, _ = run(done, schedule, a, np.zeros((4, 8), np.float32), np.zeros(4, np.float32))
+    assert "vector.mask" not in text and "vector.multi_reduction" in text
+    assert "arith.select" in text
+    a = RNG.random((4, 8), dtype=np.float32) + 0.5
+    r0 = RNG.random(4, dtype=np.float32) + 0.5
+    _, b, r = run(payload, schedule, a, np.zeros((4, 8), np.float32), r0.copy())
     want = (np.arange(4)[:, None] < 3) & (np.arange(8) < 5)
     np.testing.assert_array_equal(b, np.where(want, a, 0))
+    np.testing.assert_allclose(r, r0 * np.where(want, a, 1).prod(axis=1), rtol=1e-5)
 
 
 def test_vector_mask_syntax_round_trip() -> None:

@@ -6,7 +6,6 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects.affine import Affine
-from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.cf import Cf
 from xdsl.dialects.func import Func
@@ -14,6 +13,7 @@ from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
 from xdsl.ir import Dialect
 
+from xlinalg.dialects.arith import Arith
 from xlinalg.dialects.linalg import Linalg
 from xlinalg.dialects.memref import MemRef
 from xlinalg.dialects.scf import Scf

@@ -10,11 +10,17 @@
 - `vector.mask %m { transfer_read }` → the read with `%m` as its mask operand;
   `{ transfer_write }` → the write with `%m` as its mask;
   `{ elementwise op }` → the op unmasked (masked-off lanes are undefined
-  without a passthru); an empty region folds. Not lowered (left alone, a
-  clear error if it reaches LLVM): a passthru and masked reductions, which
-  need `arith.select` with a vector condition (`select(%m, x, %pt)`,
-  `reduce(select(%m, src, neutral))`) — valid upstream, rejected by xDSL
-  0.74's arith.select verifier.
+  without a passthru); an empty region folds;
+- masked reductions (`{ vector.multi_reduction }`, `{ vector.reduction }`):
+  the masked-off source lanes become the combining kind's neutral element,
+  `reduce(select(%m, %src, neutral), %acc)` (upstream's lowering of masked
+  reductions without vector-predication intrinsics);
+- a passthru (`vector.mask %m, %pt { op }`, result of the mask's shape) →
+  `arith.select %m, <lowered op>, %pt` (our `arith.select` with a vector
+  condition, `xlinalg.dialects.arith`); a transfer_read keeps its padding
+  for the masked-off lanes, which the select then replaces. (Upstream's
+  `lower_masked_transfers` leaves a read with a passthru alone; the select
+  form is the op's definition: masked-off lanes are the passthru's.)
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, VectorType
 from xdsl.ir import Operation, SSAValue
 
+from xlinalg.dialects.arith import SelectOp
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
     MaskOp,
@@ -30,7 +37,9 @@ from xlinalg.dialects.vector import (
     MultiDimReductionOp,
     vector_shape,
 )
+from xlinalg.transforms.split_reduction import _neutral
 from xlinalg.transforms.vector_builders import insert
+from xlinalg.transforms.vector_lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
 from xlinalg.transforms.vector_rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
 I1 = IntegerType(1)
@@ -79,26 +88,52 @@ def lower_mask_op(op: MaskOp) -> None:
         replace_op(op, list(term.values))
         return
     mask = op.mask
-    if op.passthru is not None:
-        # select(%m, op, %passthru) needs arith.select with a vector condition, which
-        # xDSL 0.74 rejects (upstream allows it): left alone.
-        raise fail("vector.mask with a passthru is not lowered")
+    if op.passthru is not None and (not isinstance(mask.type, VectorType)
+                                    or vector_shape(mask.type) != vector_shape(op.passthru.type)):
+        raise fail("a vector.mask passthru is lowered when the result has the mask's shape")
     if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
         if inner.mask is not None:
             raise fail("a transfer inside vector.mask already has a mask")
         values = [v for v in [b.add(with_mask(inner, mask))] if v is not None]
     elif isinstance(inner, MultiDimReductionOp | vector.ReductionOp):
-        # Would be reduce(select(%m, source, neutral)); xDSL 0.74's arith.select only
-        # takes a scalar condition, so masked reductions are not lowered (left alone).
-        raise fail("masked reductions are not lowered (arith.select with a vector "
-                   "condition does not verify in xDSL 0.74)")
+        values = [masked_reduction(b, inner, mask)]
     elif inner.name.startswith(("arith.", "math.")) or isinstance(inner, vector.FMAOp):
         new = inner.clone()
         b.add(new)
         values = list(new.results)
     else:
         raise fail(f"cannot lower '{inner.name}' inside vector.mask")
+    if op.passthru is not None:
+        values = [b.add(SelectOp(mask, values[0], op.passthru))]
     replace_op(op, values)
+
+
+def neutral_vector(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
+    """A splat of the neutral element of combining `kind` (0 for add, 1 for mul, -inf for
+    max, the largest value for min, all ones for and, ...)."""
+    element = t.element_type
+    table = INT_COMBINE if isinstance(element, IntegerType) else FLOAT_COMBINE
+    if kind not in table:
+        raise fail(f"combining kind {kind} does not apply to {t}")
+    value = _neutral(table[kind], element).value.data  # type: ignore[arg-type,attr-defined]
+    return b.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
+
+
+def masked_reduction(b: VectorBuilder, op: MultiDimReductionOp | vector.ReductionOp,
+                     mask: SSAValue) -> SSAValue:
+    """`op` reducing `select(mask, source, neutral)`: masked-off lanes do not contribute."""
+    source = op.operands[0]
+    t = source.type
+    assert isinstance(t, VectorType)
+    if not isinstance(mask.type, VectorType) or vector_shape(mask.type) != vector_shape(t):
+        raise fail(f"the mask {mask.type} of a masked reduction must have the shape of "
+                   f"its source {t}")
+    kind = op.kind.data.value  # type: ignore[union-attr]
+    selected = b.add(SelectOp(mask, source, neutral_vector(b, kind, t)))
+    new = op.clone()
+    new.operands = [selected, *op.operands[1:]]
+    b.add(new)
+    return new.results[0]
 
 
 def with_mask(op: vector.TransferReadOp | vector.TransferWriteOp, mask: SSAValue | None,
@@ -122,6 +157,8 @@ def lower_masks(root: Operation) -> int:
 
 
 __all__ = [
+    "masked_reduction",
+    "neutral_vector",
     "lower_create_mask",
     "lower_create_masks",
     "lower_mask_op",

@@ -70,6 +70,9 @@ def _fail(message: str) -> TransformFailure:
 def _body(op: StructuredOpInterface) -> Block:
     if isinstance(op, GenericOp):
         return op.body.block
+    payload_region = getattr(op, "payload_region", None)
+    if payload_region is not None:  # linalg.map / linalg.reduce: the region is the payload
+        return payload_region().block
     from xlinalg.dialects.linalg.body_builder import build_payload
 
     block = build_payload(op)  # type: ignore[arg-type]
@@ -463,8 +466,37 @@ def _emit_multi_reduction(
     identity = AffineMap.identity(out.type.get_num_dims())
     acc = em.read(out, vt, identity, flags)
     kind = CombiningKindAttr(CombiningKindFlag(_COMBINERS[combiner.name]))
-    result = em.add(MultiDimReductionOp(kind, source, acc, reduced)).results[0]
+    # as upstream: with masked dims the reduction runs under the iteration-space mask, so
+    # lanes past the loop ranges do not contribute (the zero padding is not neutral for
+    # mul/min/max)
+    mask = None if all(exact) else _iteration_mask(op, em, ranges)
+    reduction = em.add(MultiDimReductionOp(kind, source, acc, reduced))
+    result = reduction.results[0]
+    if mask is not None:
+        result = MaskOp.around(reduction, mask).results[0]
     em.write(result, out, identity, flags)
+
+
+def _iteration_mask(op: StructuredOpInterface, em: _Emitter, ranges: Sequence[int]) -> SSAValue:
+    """`vector.create_mask` of the loop ranges (static, or `memref.dim` of an operand
+    dim that the loop indexes), of the vector-size shape."""
+    bounds: list[SSAValue] = []
+    static = op.get_static_loop_ranges()
+    for d, r in enumerate(static):
+        if r is not None and r >= 0:
+            bounds.append(em.add(arith.ConstantOp(IntegerAttr(r, IndexType()))).results[0])
+            continue
+        for v, m in zip(op.get_operands_in_order(), op.get_indexing_maps(), strict=True):
+            where = [i for i, e in enumerate(m.results)
+                     if isinstance(e, AffineDimExpr) and e.position == d]
+            if where and isinstance(v.type, MemRefType):
+                index = em.add(arith.ConstantOp(IntegerAttr(where[0], IndexType()))).results[0]
+                bounds.append(em.add(memref_dialect.DimOp(v, index)).results[0])
+                break
+        else:
+            raise _fail(f"no operand gives the size of loop {d}")
+    mask_t = VectorType(IntegerType(1), list(ranges))
+    return em.add(vector.CreateMaskOp(bounds, mask_t)).results[0]
 
 
 __all__ = ["check_vectorizable", "in_bounds_attr", "vector_sizes_for", "vectorize"]
