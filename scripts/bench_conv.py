@@ -24,7 +24,14 @@ filter, NHWC input pre-padded, HWCF filter, f32, the output accumulated into
   installed);
 - prints GFLOP/s medians, ratios to IREE and to the FMA peak measured by a
   native microkernel, and the median compile seconds per candidate (apply
-  schedule + lower + llvmlite O3, as the trials recorded them).
+  schedule + lower + llvmlite O3, as the trials recorded them; for fixed
+  knobs, the median of `--compiles` compilations in this run).
+
+Every column gets the same 64-byte aligned arrays (as frameworks allocate
+tensors and as IREE's runtime copies them into its device buffers): NumPy's
+large arrays are only 16-byte aligned, and a filter at 16 mod 64 makes every
+16-lane filter load straddle two cache lines (up to ~1.5× slower on
+7×7×512).
 
 The machine is noisy (2 cores, other jobs): compare ratios, not absolute times.
 """
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -96,11 +104,11 @@ LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 25
 #: Knobs of conv2d_nhwc_hwcf.mlir per layer found by tuning runs + paired re-timing
 #: on this machine (`--stored` measures these instead of tuning).
 STORED_KNOBS: dict[int, dict[str, int]] = {
-    0: {"reg_w": 7, "reg_f": 32, "reg_c": 16, "cache_c": 128, "cache_order": 0, "pack_filter": 1},
-    1: {"reg_w": 4, "reg_f": 64, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
-    2: {"reg_w": 7, "reg_f": 32, "reg_c": 4, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
-    3: {"reg_w": 7, "reg_f": 64, "reg_c": 8, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
-    4: {"reg_w": 14, "reg_f": 16, "reg_c": 16, "cache_c": 256, "cache_order": 1, "pack_filter": 0},
+    0: {"reg_w": 8, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
+    1: {"reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
+    2: {"reg_w": 14, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
+    3: {"reg_w": 7, "reg_f": 32, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 0},
+    4: {"reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 0},
 }
 
 
@@ -115,6 +123,42 @@ def payload(layer: Layer, kind: str = "memref") -> str:
     return (f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) -> {o} {{\n"
             f"  %r = linalg.conv_2d_nhwc_hwcf {attrs}\n"
             f"    ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}\n  return %r : {o}\n}}\n")
+
+
+def aligned(array: np.ndarray, alignment: int = 64) -> np.ndarray:
+    """A copy of `array` whose data starts at a multiple of `alignment` bytes."""
+    raw = np.empty(array.nbytes + alignment, np.uint8)
+    offset = -raw.ctypes.data % alignment
+    out = raw[offset:offset + array.nbytes].view(array.dtype).reshape(array.shape)
+    out[...] = array
+    return out
+
+
+def fma_peak_gflops(calls: int = 200) -> float:
+    """The FMA peak from the fastest of `calls` single calls (~0.25 ms each) of
+    xlinalg.backend.peak's microkernel: on a loaded machine its own 5 ms samples
+    are mostly interrupted and read low, short calls often run undisturbed."""
+    from xlinalg.backend.peak import ACCUMULATORS, ITERATIONS_PER_CALL, _microkernel
+
+    jit, lanes = _microkernel("float32")
+    fn = jit.function("fma_peak")
+    io = np.empty((ACCUMULATORS + 2) * lanes, np.float32)
+    io[:lanes], io[lanes:2 * lanes] = 0.9999, 1e-4
+    io[2 * lanes:] = np.linspace(0.0, 1.0, ACCUMULATORS * lanes, dtype=np.float32)
+    fn(io, ITERATIONS_PER_CALL)
+    best = float("inf")
+    for _ in range(calls):
+        start = time.perf_counter_ns()
+        fn(io, ITERATIONS_PER_CALL)
+        best = min(best, time.perf_counter_ns() - start)
+    return 2 * lanes * ACCUMULATORS * ITERATIONS_PER_CALL / best
+
+
+def compile_seconds(layer: Layer, schedule: str, knobs: dict, count: int) -> float:
+    """Median seconds of `count` compilations (apply schedule + lower + llvmlite O3)."""
+    return statistics.median(
+        xlinalg.compile(payload(layer), schedule=schedule, knobs=knobs).compile_seconds
+        for _ in range(count))
 
 
 def im2col_blas(layer: Layer) -> Callable[[np.ndarray, np.ndarray, np.ndarray], float]:
@@ -229,10 +273,12 @@ def main() -> int:
                         help="per column: the median or the fastest of the rounds (min: when other "
                              "jobs share the machine)")
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE column")
+    parser.add_argument("--compiles", type=int, default=3,
+                        help="with fixed knobs: compilations timed for the 'compile s' column")
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
 
-    peaks = [measure_fma_peak_gflops() for _ in range(3)]
+    peaks = [max(measure_fma_peak_gflops(), fma_peak_gflops())]
     peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
     info = xlinalg.host_info()
     print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
@@ -245,7 +291,9 @@ def main() -> int:
         layer = LAYERS[index]
         schedule, fixed, compile_s = best_schedule(layer, index, args)
         kernel = xlinalg.compile(payload(layer), schedule=schedule, knobs=fixed)
-        x, w, out = kernel.make_inputs(seed=1)
+        if fixed is not None and args.compiles > 0:
+            compile_s = compile_seconds(layer, schedule, fixed, args.compiles)
+        x, w, out = (aligned(a) for a in kernel.make_inputs(seed=1))
         check = kernel.check(x, w, out)
         if not check.ok:
             raise SystemExit(f"{layer.label()}: wrong result: {check.message}")
@@ -261,7 +309,7 @@ def main() -> int:
             i2c_schedule, _ = tuned(payload(layer, "tensor"), f"bench-conv-img2col-{layer.name}",
                                     IMG2COL_SPACE, args.img2col_trials, args)
             i2c = xlinalg.compile(payload(layer, "tensor"), schedule=i2c_schedule)
-        scratch = out.copy()
+        scratch = aligned(out)
         for _ in range(args.rounds):  # interleaved so drift hits all alike
             times["x"].append(call_seconds(partial(kernel, x, w, scratch)))
             if i2c is not None:
@@ -271,6 +319,9 @@ def main() -> int:
                     times[f"blas{threads}"].append(call_seconds(partial(blas, x, w, scratch)))
             if iree is not None:
                 times["iree"].append(iree.seconds(x, w, out))
+            # the peak too, every round: one measurement under load reads low
+            peaks.append(fma_peak_gflops())
+        peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
         aggregate = min if args.stat == "min" else statistics.median
         g = {key: layer.flops / aggregate(v) / 1e9 if v else float("nan")
              for key, v in times.items()}
@@ -278,7 +329,10 @@ def main() -> int:
         print(f"{layer.label():>22} | {g['x']:8.1f} | {g['i2c']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
               f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak:6.2f} | "
               f"{g['iree'] / peak:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
-    print(f"\nGFLOP/s ({args.stat} of interleaved rounds, each the median of single calls); f32; one thread except 'BLAS 2t'; "
+    which = "highest" if args.stat == "min" else "median"
+    print(f"\nFMA peak {peak:.1f} GFLOP/s ({which} of {len(peaks)} measurements interleaved with the rounds)."
+          f" Load average {os.getloadavg()[0]:.1f}.")
+    print(f"GFLOP/s ({args.stat} of interleaved rounds, each the median of single calls); f32; one thread except 'BLAS 2t'; "
           "BLAS = im2col copy + OpenBLAS sgemm; IREE = iree-compile llvm-cpu host, local-sync.")
     return 0
 

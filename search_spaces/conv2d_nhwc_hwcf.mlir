@@ -19,7 +19,9 @@
 // 5. hoist the output block's read/write out of the reduction loops
 //    (accumulators stay in registers across KH, KW, C).
 //
-// xlinalg.constraint: reg_w * reg_f <= 448
+// Register budget (32 zmm): reg_w * reg_f/16 accumulators + reg_f/16 filter
+// rows + one broadcast; 7 x 64 (28 + 4 + 1) spills accumulators every k step.
+// xlinalg.constraint: reg_w * (reg_f // 16) + reg_f // 16 <= 31
 // xlinalg.constraint: cache_c % reg_c == 0
 // xlinalg.constraint: cache_order != 2 or pack_filter == 0
 module attributes {transform.with_named_sequence} {

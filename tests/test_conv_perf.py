@@ -1,0 +1,140 @@
+"""The fast convolution configurations of issue 3 (not timed: correctness and the
+search space's shape).
+
+- the stored per-layer knobs of `scripts/bench_conv.py` lie in
+  `search_spaces/conv2d_nhwc_hwcf.mlir`'s options and satisfy its constraints;
+- each of them, applied to a small layer of the same stride with sizes its tiles
+  do not divide (partial register and cache blocks, masked transfers), and with
+  dilation 2, computes what NumPy computes;
+- the register-budget constraint keeps the blocks whose accumulators and filter
+  rows fit the 32 zmm registers and prunes the ones that spill (7 x 64);
+- the bench's `aligned` copies start at 64 bytes and hold the same values.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from support import REPO
+from test_conv_vectorize import conv_payload, numpy_conv_nhwc
+
+import xlinalg
+from tuner.constraints import first_violated, parse_constraints
+
+sys.path.insert(0, str(REPO / "scripts"))
+import bench_conv
+
+SPACE = (REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir").read_text()
+CONSTRAINTS = parse_constraints(SPACE)
+
+TESTED_OPS = [
+    "transform.structured.tile_using_for",
+    "transform.structured.promote",
+    "transform.structured.decompose",
+    "transform.structured.vectorize",
+    "transform.structured.hoist_redundant_vector_transfers",
+]
+
+
+def _options() -> dict[str, list[int]]:
+    """Knob name -> its options (alternatives: region indices)."""
+    return {knob.name: [int(o) for o in knob.options] for knob in xlinalg.list_knobs(SPACE)}
+
+
+@pytest.mark.parametrize("layer", sorted(bench_conv.STORED_KNOBS))
+def test_stored_knobs_are_in_the_search_space(layer: int) -> None:
+    knobs = bench_conv.STORED_KNOBS[layer]
+    options = _options()
+    assert set(knobs) == set(options)
+    for name, value in knobs.items():
+        assert value in options[name], (name, value, options[name])
+    assert first_violated(CONSTRAINTS, knobs) is None
+
+
+def _small_layer(knobs: dict[str, int], stride: int, dilation: int) -> str:
+    """A layer whose OW, F and C the knobs' tiles do not divide (and OH odd)."""
+    oh, ow = 3, knobs["reg_w"] + 3
+    f = knobs["reg_f"] + 16 + 8        # one full F block, one partial (masked lanes)
+    c = knobs["cache_c"] + knobs["reg_c"] // 2 + 1
+    k_extent = 2 * dilation + 1
+    shapes = [(1, (oh - 1) * stride + k_extent, (ow - 1) * stride + k_extent, c), (3, 3, c, f),
+              (1, oh, ow, f)]
+    return conv_payload("conv_2d_nhwc_hwcf", shapes, [stride, stride], [dilation, dilation])
+
+
+@pytest.mark.parametrize("layer", sorted(bench_conv.STORED_KNOBS))
+def test_stored_knobs_match_numpy_on_non_dividing_layers(layer: int) -> None:
+    knobs = bench_conv.STORED_KNOBS[layer]
+    stride = bench_conv.LAYERS[layer].stride
+    dilation = 2 if layer % 2 else 1
+    kernel = xlinalg.compile(_small_layer(knobs, stride, dilation), schedule=SPACE, knobs=knobs)
+    assert "linalg.conv" not in str(kernel.module)
+    x, w, out = kernel.make_inputs(seed=layer)
+    expected = numpy_conv_nhwc(x, w, out, [stride] * 2, [dilation] * 2)
+    kernel(x, w, out)
+    np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-4)
+
+
+@pytest.mark.parametrize(("reg_w", "reg_f", "fits"), [
+    (7, 64, False),   # 28 accumulators + 4 filter rows + a broadcast: spills
+    (8, 64, False),
+    (14, 48, False),
+    (7, 32, True),    # 14 + 2
+    (14, 32, True),   # 28 + 2
+    (8, 48, True),    # 24 + 3
+    (4, 64, True),    # 16 + 4
+])
+def test_register_budget_constraint(reg_w: int, reg_f: int, fits: bool) -> None:
+    knobs = {"reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64, "cache_order": 0,
+             "pack_filter": 0}
+    assert (first_violated(CONSTRAINTS, knobs) is None) == fits
+
+
+def _fma_loop(reg_w: int, reg_f: int) -> list[str]:
+    knobs = {"reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64, "cache_order": 0,
+             "pack_filter": 0}
+    shapes = [(1, 3, reg_w + 2, 128), (3, 3, 128, 64), (1, 1, reg_w, 64)]
+    kernel = xlinalg.compile(conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]),
+                             schedule=SPACE, knobs=knobs)
+    return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
+
+
+def test_register_budget_matches_the_asm() -> None:
+    """The asm evidence behind the constraint: the 7 x 32 block's k loop (16 c steps
+    unrolled) keeps every accumulator in a register (no stack access among its
+    FMAs); the pruned 7 x 64 block spills."""
+    kept = _fma_loop(7, 32)
+    assert sum("vfmadd" in line for line in kept) == 16 * 7 * 2
+    assert not any("rsp" in line for line in kept)
+    pruned = _fma_loop(7, 64)
+    assert sum("vfmadd" in line for line in pruned) == 16 * 7 * 4
+    assert any("rsp" in line for line in pruned)
+
+
+def _innermost_fma_loop(asm: str) -> list[str]:
+    """The lines of the single-block loop (label .. backward jump to it) holding the
+    most FMAs."""
+    loops: list[list[str]] = []
+    lines = asm.splitlines()
+    for start, line in enumerate(lines):
+        if not line.startswith(".LBB"):
+            continue
+        label = line.rstrip(":")
+        for end in range(start + 1, len(lines)):
+            if lines[end].startswith(".LBB"):
+                break
+            if lines[end].split()[-1:] == [label] and lines[end].lstrip().startswith("j"):
+                loops.append(lines[start:end + 1])
+                break
+    return max(loops, key=lambda body: sum("vfmadd" in x for x in body))
+
+
+def test_aligned_copy() -> None:
+    base = np.arange(3 * 5 * 7, dtype=np.float32).reshape(3, 5, 7)
+    for view in (base, base[1:], base[:, 1:].copy()):
+        copy = bench_conv.aligned(view)
+        assert copy.ctypes.data % 64 == 0
+        assert copy.flags.c_contiguous
+        np.testing.assert_array_equal(copy, view)
