@@ -55,7 +55,7 @@ allocated them. Ops with tensor operands or results not listed here give a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -162,6 +162,11 @@ def _writable_arguments(fn: func.FuncOp) -> list[bool]:
     return flags + [False] * (count - len(flags))
 
 
+# Called with (op, destination tensor, in place) for every in-place decision; used by
+# xlinalg/transforms/bufferization_markers.py (one_shot_bufferize test_analysis_only).
+DESTINATION_OBSERVERS: list[Callable[[Operation, SSAValue, bool], None]] = []
+
+
 class _FunctionBufferizer:
     """Bufferizes one `func.func` (see the module docstring)."""
 
@@ -237,7 +242,10 @@ class _FunctionBufferizer:
     ) -> tuple[SSAValue, Root, bool]:
         """(buffer, root, in place) of the destination `dest` written by `op`."""
         root = self.alias.root[dest]
-        if root not in taken and not self.alias.conflicts(op, dest, reads_dest):
+        in_place = root not in taken and not self.alias.conflicts(op, dest, reads_dest)
+        for observe in DESTINATION_OBSERVERS:  # e.g. one_shot_bufferize test_analysis_only
+            observe(op, dest, in_place)
+        if in_place:
             taken.add(root)
             return self.buf[dest], root, True
         buffer, new_root = self._copy_of(self.buf[dest], op, copy=reads_dest)
