@@ -203,6 +203,14 @@ DTYPE_CASES: list[tuple[str, str]] = [
     (op, t) for op in ("sort", "scan", "reverse", "topk", "scatter") for t in ("f16", "f64", "i32")
 ]
 
+#: (op, element type) of `tests/test_linalg_ext_dtypes_float.py::test_dtype`: each kernel
+#: compiled untiled and tiled with non-dividing sizes and checked against NumPy
+MORE_DTYPE_CASES: list[tuple[str, str]] = (
+    [("attention", t) for t in ("f16", "bf16", "f64")] + [("fft", "f64")]
+    + [(op, t) for op in ("pack", "unpack") for t in ("f16", "bf16", "f64", "i8", "i16", "i32", "i64")]
+    + [(f"winograd.{op}_transform", t) for op in ("filter", "input", "output") for t in ("f16", "f64")]
+)
+
 _WINOGRAD_TILES = [c[2] for c in WINOGRAD_CASES]
 #: op -> (element type of the test kernels, the tile-size entries of its execution tests)
 EXEC: dict[str, tuple[str, Sequence[list[int] | None]]] = {
@@ -263,9 +271,9 @@ def coverage_rows() -> list[CoverageRow]:
     for name in sorted(set(parsed) | set(rules) | set(EXEC)):
         parse = "-" if name not in parsed else ("yes+iree" if parsed[name] else "yes")
         elt, tiles = EXEC.get(name, ("", []))
-        run = ({elt} if tiles else set()) | {t for op, t in DTYPE_CASES if op == name}
-        tiled = ({elt} if any(t is not None for t in tiles) else set()) | {
-            t for op, t in DTYPE_CASES if op == name}
+        more = {t for op, t in DTYPE_CASES + MORE_DTYPE_CASES if op == name}
+        run = ({elt} if tiles else set()) | more
+        tiled = ({elt} if any(t is not None for t in tiles) else set()) | more
         if any(op == name for op, _ in TENSOR_TILED_CASES):
             tiled.add("f32")  # test_tiling_interface_ext_tensors.py's kernels are f32
         rows.append(CoverageRow(
@@ -276,7 +284,7 @@ def coverage_rows() -> list[CoverageRow]:
 
 
 __all__ = [
-    "ATTENTION_CASES", "DTYPE_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
+    "ATTENTION_CASES", "DTYPE_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "MORE_DTYPE_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
     "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TENSOR_TILED_CASES", "TOPK_CASES",
     "UNPACK_TILES",
     "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "exercised", "ops_in",

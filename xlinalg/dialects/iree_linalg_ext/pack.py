@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xdsl.dialects import arith
+from xdsl.builder import Builder
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
 from xdsl.ir import SSAValue
@@ -44,10 +44,10 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
+from xlinalg.dialects.linalg.pack_loops import DYNAMIC_TILE, lower_relayout_to_loops
 from xlinalg.dialects.linalg.pack_shape import (
     DYNAMIC,
     check_pack_attrs,
-    packed_index_of,
     packed_shape,
 )
 from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
@@ -132,6 +132,19 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
         pad = self.padding()
         if pad is not None and pad.type != elem(unpacked):
             raise self.fail(f"expected the padding value to be of type {elem(unpacked)}, got {pad.type}")
+
+    def lower_to_loops(self, rewriter: Rewriter) -> None:
+        """Loops over the packed buffer, tile by tile, shared with `linalg.pack`/`unpack`
+        (`xlinalg/dialects/linalg/pack_loops.py`: no division per element, padding written
+        per partial tile)."""
+        unpacked, packed = self.unpacked_and_packed()
+        tiles = self.tile_values(Emitter(InsertPoint.before(self)))
+        static = [DYNAMIC_TILE if t == DYNAMIC else t for t in self.static_tiles()]
+        lower_relayout_to_loops(Builder(InsertPoint.before(self)), packed=packed, unpacked=unpacked,
+                                inner_dims_pos=self.dims_pos(), tiles=tiles, static_tiles=static,
+                                outer_dims_perm=self.perm() or list(range(len(shape(unpacked)))),
+                                padding=self.padding(), is_pack=self.is_pack())
+        rewriter.erase_op(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -219,40 +232,6 @@ class PackOp(_RelayoutOp):
     def padding(self) -> SSAValue | None:
         return self.padding_value
 
-    def lower_to_loops(self, rewriter: Rewriter) -> None:
-        """For every packed element: the source element it holds, or the padding value."""
-        em = Emitter(InsertPoint.before(self))
-        src, dst = self.inputs[0], self.outputs[0]
-        rank = len(shape(src))
-        tiles = self.tile_values(em)
-        where = packed_index_of(self.perm(), rank)
-        tiled = {d: j for j, d in enumerate(self.dims_pos())}
-        src_sizes = em.dims(src)
-        one = em.index(1)
-        pad = self.padding_value
-
-        def body(e: Emitter, ivs: list[SSAValue]) -> None:
-            src_ivs: list[SSAValue] = []
-            in_bounds: SSAValue | None = None
-            for i in range(rank):
-                outer = ivs[where[i]]
-                if i not in tiled:
-                    src_ivs.append(outer)
-                    continue
-                j = tiled[i]
-                index = e.addi(e.muli(outer, tiles[j]), ivs[rank + j])
-                ok = e.cmpi(index, src_sizes[i], "ult")
-                in_bounds = ok if in_bounds is None else e.value(arith.AndIOp(in_bounds, ok))
-                # clamp so the load stays in bounds; the select below discards it
-                src_ivs.append(e.value(arith.MinUIOp(index, e.subi(src_sizes[i], one))))
-            value = e.load(src, src_ivs)
-            if pad is not None and in_bounds is not None:
-                value = e.select(in_bounds, value, pad)
-            e.store(value, dst, ivs)
-
-        em.nest(em.dims(dst), body)
-        rewriter.erase_op(self)
-
 
 @irdl_op_definition
 class UnPackOp(_RelayoutOp):
@@ -260,26 +239,3 @@ class UnPackOp(_RelayoutOp):
 
     def unpacked_and_packed(self) -> tuple[SSAValue, SSAValue]:
         return self.outputs[0], self.inputs[0]
-
-    def lower_to_loops(self, rewriter: Rewriter) -> None:
-        """For every destination element: the packed element holding it."""
-        em = Emitter(InsertPoint.before(self))
-        src, dst = self.inputs[0], self.outputs[0]
-        rank = len(shape(dst))
-        tiles = self.tile_values(em)
-        where = packed_index_of(self.perm(), rank)
-        tiled = {d: j for j, d in enumerate(self.dims_pos())}
-
-        def body(e: Emitter, ivs: list[SSAValue]) -> None:
-            packed: list[SSAValue | None] = [None] * (rank + len(tiles))
-            for i in range(rank):
-                if i not in tiled:
-                    packed[where[i]] = ivs[i]
-                    continue
-                j = tiled[i]
-                packed[where[i]] = e.value(arith.DivUIOp(ivs[i], tiles[j]))
-                packed[rank + j] = e.value(arith.RemUIOp(ivs[i], tiles[j]))
-            e.store(e.load(src, packed), dst, ivs)  # type: ignore[arg-type]
-
-        em.nest(em.dims(dst), body)
-        rewriter.erase_op(self)
