@@ -1,0 +1,91 @@
+// Data tiling of linalg.batch_matmul on tensors (f32, AVX-512): search_spaces/matmul_mmt4d.mlir
+// with a batch dim (the loop over it outermost, tiled by 1) -- pack into batch_mmt4d form,
+// then a register-blocked micro-kernel on the packed panels; the packs are part of the
+// kernel, so every call packs A and B again (as IREE's data tiling).
+//
+// Why: in the unpacked batch_matmul.mlir the B panel (tile_k rows of reg_n floats) lies
+// at a 1 KiB stride for 256-wide matrices, so its lines fall into 4 of the 64 L1 sets and
+// keep evicting each other (0.88 of the FMA peak at best); the packed panels are
+// contiguous.
+// 1. pack M by m0 and N by n0 (K whole): A -> B×M1×K×m0, B -> B×K×N1×n0 then
+//    pack_transpose -> B×N1×K×n0 (each n0-wide panel contiguous), C -> B×M1×N1×m0×n0
+//    (the fill of C becomes a fill of the packed C);
+// 2. bufferize; 3. cache tiles (batch by 1; tm1 blocks of m0 rows, tn1 panels of n0
+//    columns, tk) and the register block (one m0×n0 block, rk steps of k), both in a
+//    tunable order; 4. drop the unit loops, vectorize the (k, m0, n0) block, hoist the C
+//    block out of the k loop, outer products -> broadcast + FMA; 5. unpack C block by block.
+// m0 * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
+// matmul_mmt4d.mlir); rk >= 2 (a k step of 1 would be folded away as a unit loop).
+//
+// xlinalg.constraint: m0 * n0 <= 384
+// xlinalg.constraint: tk % rk == 0
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %mm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+
+    %m0 = transform.tune.knob<"m0"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
+    %n0 = transform.tune.knob<"n0"> options = [16, 32, 64] -> !transform.param<i64>
+    %tm = transform.tune.knob<"tm1"> options = [1, 2, 4, 8, 16, 32] -> !transform.param<i64>
+    %tn = transform.tune.knob<"tn1"> options = [1, 2, 4, 8, 16] -> !transform.param<i64>
+    %tk = transform.tune.knob<"tk"> options = [64, 128, 256, 512, 1024] -> !transform.param<i64>
+    %rk = transform.tune.knob<"rk"> options = [2, 4, 8] -> !transform.param<i64>
+    %one = transform.param.constant 1 : i64 -> !transform.param<i64>
+
+    %packed = transform.structured.pack %mm packed_sizes = [0, %m0, %n0, 0]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>) -> !transform.op<"linalg.generic">
+    %pack_b = transform.get_producer_of_operand %packed[1]
+      : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack">
+    %g, %pb, %ub = transform.structured.pack_transpose %pack_b with_compute_op(%packed) outer_perm = [0, 2, 1]
+      : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">)
+      -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op)
+
+    %b = transform.bufferization.one_shot_bufferize %root {bufferize_function_boundaries = true}
+      : (!transform.any_op) -> !transform.any_op
+    %mmt4d = transform.structured.match ops{["linalg.generic"]} in %b
+      : (!transform.any_op) -> !transform.any_op
+
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:4 = transform.structured.tile_using_for %mmt4d tile_sizes [%one, %tm, %tn, %tk, 0, 0] interchange = [0, 1, 2, 3, 4, 5]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:4 = transform.structured.tile_using_for %mmt4d tile_sizes [%one, %tm, %tn, %tk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+    // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
+    %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [0, 1, 1, %rk, 0, 0]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [0, 1, 1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
+    %f = transform.structured.match ops{["func.func"]} in %b : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.any_op
+    // the folded block (k, m0, n0); vector sizes mask a partial k step at the end of K
+    %block = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %block vector_sizes [%rk, %m0, %n0]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+
+    %unpack = transform.structured.match ops{["linalg.unpack"]} in %b : (!transform.any_op) -> !transform.any_op
+    %ut, %ul:3 = transform.structured.tile_using_for %unpack tile_sizes [%one, %m0, %n0]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f1 {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.yield
+  }
+}
