@@ -12,9 +12,13 @@ on a module or a function. How each option maps onto it:
 | `allow_unknown_ops` | accepted; an op the pass cannot bufferize still fails (the message says the option cannot be honoured) |
 | `create_deallocs` (spec) | `false`: the `memref.dealloc`s the pass inserted are removed |
 | `memcpy_op` | `"memref.copy"` (the pass's) or `"linalg.copy"` (its copies are rewritten to `linalg.copy`) |
-| `test_analysis_only`, `print_conflicts`, `dump_alias_sets` | `true` is a definite failure naming the option (the pass does not annotate its in-place decisions) |
+| `test_analysis_only` | the payload is not bufferized: its ops get upstream's `__inplace_operands_attr__` with xlinalg's in-place decisions (`transforms/bufferization_markers.py`) |
+| `print_conflicts`, `dump_alias_sets` | `true` is a definite failure naming the option (the conflicting reads and alias sets are not reported) |
 | `check_parallel_regions` | either value (the pass does not bufferize parallel regions; `scf.forall` on tensors fails as an unsupported op) |
 | `target_is_module` (spec) | the target must be a `builtin.module` and the handle is only read |
+
+A target that is neither a module nor a function is a silenceable failure
+("expected module or function target"), as upstream (IREE 3.13).
 
 The pass runs first on a copy: when it cannot bufferize the payload the failure is
 silenceable ("bufferization failed", as upstream) and the payload is untouched.
@@ -36,8 +40,9 @@ from xlinalg.errors import LoweringError
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.transforms.bufferization_markers import annotate_inplace_decisions
 
-UNSUPPORTED_OPTIONS = ("test_analysis_only", "print_conflicts", "dump_alias_sets")
+UNSUPPORTED_OPTIONS = ("print_conflicts", "dump_alias_sets")
 
 
 # ------------------------------------------------------------------ empty_tensor_to_alloc_tensor
@@ -89,8 +94,9 @@ def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
         if op.flag(name):
             raise failure(
                 op,
-                f"option {name} = true is not supported: xlinalg's one-shot bufferization does "
-                "not annotate its in-place decisions",
+                f"option {name} = true is not supported: xlinalg's one-shot bufferization "
+                "annotates its in-place decisions (test_analysis_only) but does not report "
+                "conflicts or alias sets",
                 silenceable=False,
             )
     if op.flag("target_is_module") and not isinstance(target, ModuleOp):
@@ -99,11 +105,9 @@ def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
             silenceable=False,
         )
     if not isinstance(target, ModuleOp | func.FuncOp):
-        raise failure(
-            op,
-            f"xlinalg bufferizes whole modules or functions, not {describe_payload(target)} on "
-            "its own",
-            silenceable=False,
+        raise failure(  # upstream's message and kind
+            op, f"expected module or function target, got {describe_payload(target)}",
+            silenceable=True,
         )
     boundary = [f for f in _functions(target) if f.body.blocks and _has_tensor_boundary(f)]
     if not boundary:
@@ -166,10 +170,14 @@ def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> Non
     targets = interp.state.get_ops(op.target, op)
     for target in targets:
         _check_options(op, target)
+    analysis_only = op.flag("test_analysis_only")
     for target in targets:
         trial = _twin(target)
         try:
-            _bufferize(trial)
+            if analysis_only:
+                annotate_inplace_decisions(target, trial, _bufferize)
+            else:
+                _bufferize(trial)
         except LoweringError as err:
             note = (" (allow_unknown_ops cannot be honoured: every tensor op must bufferize)"
                     if op.flag("allow_unknown_ops") else "")
@@ -187,6 +195,10 @@ def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> Non
                     "allocates (a tensor result of dynamic shape)",
                     silenceable=False,
                 )
+    if analysis_only:
+        if op.transformed is not None:
+            interp.state.bind(op.transformed, targets)
+        return
     for target in targets:
         before = {id(o) for o in target.walk()}
         _bufferize(target)
