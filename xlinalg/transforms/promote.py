@@ -58,8 +58,9 @@ def promote(
     alignment: int | None = None,
 ) -> Operation:
     """Promote the chosen operands (default: all) of `op` that are subviews.
-    Raises a silenceable failure when none can be promoted (upstream's
-    `promoteSubviewsPrecondition`)."""
+    Raises a definite failure when none can be promoted (upstream's
+    `promoteSubviewsPrecondition` failing is a definite "failed to apply" in
+    iree-opt 3.13, also under `failures(suppress)`)."""
     if not isinstance(op, StructuredOpInterface):
         raise TransformFailure("promotion needs a linalg op", silenceable=True)
     if op.results:
@@ -84,7 +85,7 @@ def promote(
     if not candidates:
         raise TransformFailure(
             "no operand to promote is a memref.subview (promoteSubviewsPrecondition)",
-            silenceable=True,
+            silenceable=False,
         )
     builder = IndexBuilder(InsertPoint.before(op))
     after = InsertPoint.after(op)
