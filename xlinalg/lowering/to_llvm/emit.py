@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
+from functools import cache, lru_cache
 
 import numpy as np
 from xdsl.dialects import llvm
@@ -79,8 +81,9 @@ _INLINE = (llvm.ConstantOp, llvm.UndefOp, llvm.ZeroOp, llvm.AddressOfOp)
 _FASTMATH_ORDER = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")
 
 
+@cache
 def type_text(t: Attribute) -> str:
-    """LLVM IR spelling of an LLVM-dialect type."""
+    """LLVM IR spelling of an LLVM-dialect type (memoised: attributes are immutable)."""
     if isinstance(t, IntegerType):
         return f"i{t.width.data}"
     if isinstance(t, Float32Type):
@@ -160,8 +163,13 @@ def _scalar_const_text(value: Attribute | float, t: Attribute) -> str:
 
 
 def _constant_text(op: llvm.ConstantOp) -> str:
-    t = op.result.type
-    value = op.value
+    return _constant_value_text(op.value, op.result.type)
+
+
+@lru_cache(maxsize=4096)
+def _constant_value_text(value: Attribute, t: Attribute) -> str:
+    """Operand text of an `llvm.mlir.constant` (memoised: a splat vector constant is
+    printed at each use and the same few constants recur throughout a kernel)."""
     if isinstance(t, VectorType):
         assert isinstance(value, DenseIntOrFPElementsAttr)
         et = t.element_type
@@ -222,6 +230,9 @@ class _FunctionEmitter:
     # --- names -------------------------------------------------------------
     def ref(self, v: SSAValue) -> str:
         """Operand text (without its type)."""
+        name = self.names.get(v)  # every value `emit` numbered: most operands
+        if name is not None:
+            return name
         owner = v.owner
         if isinstance(owner, llvm.ConstantOp):
             return _constant_text(owner)
@@ -238,10 +249,8 @@ class _FunctionEmitter:
             if isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
                 return "0.0"
             return "zeroinitializer"
-        name = self.names.get(v)
-        if name is None:
-            name = f"%v{len(self.names)}"
-            self.names[v] = name
+        name = f"%v{len(self.names)}"
+        self.names[v] = name
         return name
 
     def typed(self, v: SSAValue) -> str:
@@ -344,68 +353,88 @@ class _FunctionEmitter:
         if name in _CASTS:
             (a,) = op.operands
             return f"{_CASTS[name]} {self.typed(a)} to {type_text(op.results[0].type)}"
-        if name == "llvm.load":
-            (ptr,) = op.operands
-            return f"load {type_text(op.results[0].type)}, {self.typed(ptr)}{_align_text(op)}"
-        if name == "llvm.store":
-            value, ptr = op.operands
-            return f"store {self.typed(value)}, {self.typed(ptr)}{_align_text(op)}"
-        if isinstance(op, llvm.GEPOp):
-            return self._gep(op)
-        if isinstance(op, llvm.ICmpOp):
-            pred = llvm.ICmpPredicateFlag.from_int(op.predicate.value.data).value
-            return f"icmp {pred} {self.typed(op.lhs)}, {self.ref(op.rhs)}"
-        if isinstance(op, llvm.FCmpOp):
-            pred = llvm.FCmpPredicateFlag.from_int(op.predicate.value.data).value.strip("_")
-            return f"fcmp {_fastmath_text(op)}{pred} {self.typed(op.lhs)}, {self.ref(op.rhs)}"
-        if isinstance(op, llvm.SelectOp):
-            return f"select {_fastmath_text(op)}{self.typed(op.cond)}, {self.typed(op.lhs)}, {self.typed(op.rhs)}"
-        if isinstance(op, llvm.FNegOp):
-            return f"fneg {_fastmath_text(op)}{self.typed(op.operands[0])}"
-        if isinstance(op, llvm.ExtractValueOp):
-            pos = ", ".join(str(p) for p in op.position.get_values())
-            return f"extractvalue {self.typed(op.container)}, {pos}"
-        if isinstance(op, llvm.InsertValueOp):
-            pos = ", ".join(str(p) for p in op.position.get_values())
-            return f"insertvalue {self.typed(op.container)}, {self.typed(op.value)}, {pos}"
-        if name == "llvm.extractelement":
-            return f"extractelement {self.typed(op.operands[0])}, {self.typed(op.operands[1])}"
-        if isinstance(op, llvm.InsertElementOp):
-            return f"insertelement {self.typed(op.vector)}, {self.typed(op.value)}, {self.typed(op.index)}"
-        if isinstance(op, llvm.ShuffleVectorOp):
-            lanes = list(op.mask.get_values())
-            mask = ", ".join(f"i32 {m}" for m in lanes)
-            return f"shufflevector {self.typed(op.v1)}, {self.typed(op.v2)}, <{len(lanes)} x i32> <{mask}>"
-        if isinstance(op, llvm.AllocaOp):
-            align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
-            return f"alloca {type_text(op.elem_type)}, {self.typed(op.size)}{align}"
-        if isinstance(op, llvm.CallIntrinsicOp):
-            name = op.intrin.data
-            arg_types = [a.type for a in op.args]
-            ret_t = op.ress.type if op.ress is not None else llvm.LLVMVoidType()
-            self.m.declare(name, arg_types, ret_t)
-            args = ", ".join(self.typed(a) for a in op.args)
-            return f"call {_fastmath_text(op)}{type_text(ret_t)} {global_name(name)}({args})"
-        if isinstance(op, llvm.CallOp):
-            if op.callee is None:
-                raise LoweringError("indirect llvm.call is not supported")
-            ret_t = op.returned.type if op.returned is not None else llvm.LLVMVoidType()
-            args = ", ".join(self.typed(a) for a in op.args)
-            fm = _fastmath_text(op)
-            callee = global_name(op.callee.string_value())
-            return f"call {fm}{type_text(ret_t)} {callee}({args})"
-        if isinstance(op, llvm.BrOp):
-            return f"br label %{self.label(op.successor)}"
-        if isinstance(op, llvm.CondBrOp):
-            return (
-                f"br {self.typed(op.cond)}, label %{self.label(op.then_block)}, "
-                f"label %{self.label(op.else_block)}"
-            )
-        if isinstance(op, llvm.ReturnOp):
-            return f"ret {self.typed(op.arg)}" if op.arg is not None else "ret void"
-        if isinstance(op, llvm.UnreachableOp):
-            return "unreachable"
-        raise LoweringError(f"cannot emit '{op.name}' as LLVM IR")
+        # dispatch on the name (one dict lookup instead of a chain of isinstance checks;
+        # each name belongs to exactly one op class)
+        handler = _OP_TEXT.get(name)
+        if handler is None:
+            raise LoweringError(f"cannot emit '{op.name}' as LLVM IR")
+        return handler(self, op)
+
+    def _load(self, op: Operation) -> str:
+        (ptr,) = op.operands
+        return f"load {type_text(op.results[0].type)}, {self.typed(ptr)}{_align_text(op)}"
+
+    def _store(self, op: Operation) -> str:
+        value, ptr = op.operands
+        return f"store {self.typed(value)}, {self.typed(ptr)}{_align_text(op)}"
+
+    def _icmp(self, op: llvm.ICmpOp) -> str:
+        pred = llvm.ICmpPredicateFlag.from_int(op.predicate.value.data).value
+        return f"icmp {pred} {self.typed(op.lhs)}, {self.ref(op.rhs)}"
+
+    def _fcmp(self, op: llvm.FCmpOp) -> str:
+        pred = llvm.FCmpPredicateFlag.from_int(op.predicate.value.data).value.strip("_")
+        return f"fcmp {_fastmath_text(op)}{pred} {self.typed(op.lhs)}, {self.ref(op.rhs)}"
+
+    def _select(self, op: llvm.SelectOp) -> str:
+        return f"select {_fastmath_text(op)}{self.typed(op.cond)}, {self.typed(op.lhs)}, {self.typed(op.rhs)}"
+
+    def _fneg(self, op: llvm.FNegOp) -> str:
+        return f"fneg {_fastmath_text(op)}{self.typed(op.operands[0])}"
+
+    def _extractvalue(self, op: llvm.ExtractValueOp) -> str:
+        pos = ", ".join(str(p) for p in op.position.get_values())
+        return f"extractvalue {self.typed(op.container)}, {pos}"
+
+    def _insertvalue(self, op: llvm.InsertValueOp) -> str:
+        pos = ", ".join(str(p) for p in op.position.get_values())
+        return f"insertvalue {self.typed(op.container)}, {self.typed(op.value)}, {pos}"
+
+    def _extractelement(self, op: Operation) -> str:
+        return f"extractelement {self.typed(op.operands[0])}, {self.typed(op.operands[1])}"
+
+    def _insertelement(self, op: llvm.InsertElementOp) -> str:
+        return f"insertelement {self.typed(op.vector)}, {self.typed(op.value)}, {self.typed(op.index)}"
+
+    def _shufflevector(self, op: llvm.ShuffleVectorOp) -> str:
+        return (f"shufflevector {self.typed(op.v1)}, {self.typed(op.v2)}, "
+                f"{_shuffle_mask_text(op.mask)}")
+
+    def _alloca(self, op: llvm.AllocaOp) -> str:
+        align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
+        return f"alloca {type_text(op.elem_type)}, {self.typed(op.size)}{align}"
+
+    def _call_intrinsic(self, op: llvm.CallIntrinsicOp) -> str:
+        name = op.intrin.data
+        arg_types = [a.type for a in op.args]
+        ret_t = op.ress.type if op.ress is not None else llvm.LLVMVoidType()
+        self.m.declare(name, arg_types, ret_t)
+        args = ", ".join(self.typed(a) for a in op.args)
+        return f"call {_fastmath_text(op)}{type_text(ret_t)} {global_name(name)}({args})"
+
+    def _call(self, op: llvm.CallOp) -> str:
+        if op.callee is None:
+            raise LoweringError("indirect llvm.call is not supported")
+        ret_t = op.returned.type if op.returned is not None else llvm.LLVMVoidType()
+        args = ", ".join(self.typed(a) for a in op.args)
+        fm = _fastmath_text(op)
+        callee = global_name(op.callee.string_value())
+        return f"call {fm}{type_text(ret_t)} {callee}({args})"
+
+    def _br(self, op: llvm.BrOp) -> str:
+        return f"br label %{self.label(op.successor)}"
+
+    def _cond_br(self, op: llvm.CondBrOp) -> str:
+        return (
+            f"br {self.typed(op.cond)}, label %{self.label(op.then_block)}, "
+            f"label %{self.label(op.else_block)}"
+        )
+
+    def _return(self, op: llvm.ReturnOp) -> str:
+        return f"ret {self.typed(op.arg)}" if op.arg is not None else "ret void"
+
+    def _unreachable(self, op: Operation) -> str:
+        return "unreachable"
 
     def _gep(self, op: llvm.GEPOp) -> str:
         ssa = iter(op.ssa_indices)
@@ -425,6 +454,35 @@ class _FunctionEmitter:
         inbounds = "inbounds " if op.inbounds is not None else ""
         idx = ", ".join(parts)
         return f"getelementptr {inbounds}{type_text(op.elem_type)}, {self.typed(op.ptr)}, {idx}"
+
+
+_OP_TEXT: dict[str, Callable[[_FunctionEmitter, Any], str]] = {
+    "llvm.load": _FunctionEmitter._load,
+    "llvm.store": _FunctionEmitter._store,
+    llvm.GEPOp.name: _FunctionEmitter._gep,
+    llvm.ICmpOp.name: _FunctionEmitter._icmp,
+    llvm.FCmpOp.name: _FunctionEmitter._fcmp,
+    llvm.SelectOp.name: _FunctionEmitter._select,
+    llvm.FNegOp.name: _FunctionEmitter._fneg,
+    llvm.ExtractValueOp.name: _FunctionEmitter._extractvalue,
+    llvm.InsertValueOp.name: _FunctionEmitter._insertvalue,
+    "llvm.extractelement": _FunctionEmitter._extractelement,
+    llvm.InsertElementOp.name: _FunctionEmitter._insertelement,
+    llvm.ShuffleVectorOp.name: _FunctionEmitter._shufflevector,
+    llvm.AllocaOp.name: _FunctionEmitter._alloca,
+    llvm.CallIntrinsicOp.name: _FunctionEmitter._call_intrinsic,
+    llvm.CallOp.name: _FunctionEmitter._call,
+    llvm.BrOp.name: _FunctionEmitter._br,
+    llvm.CondBrOp.name: _FunctionEmitter._cond_br,
+    llvm.ReturnOp.name: _FunctionEmitter._return,
+    llvm.UnreachableOp.name: _FunctionEmitter._unreachable,
+}
+
+
+@lru_cache(maxsize=1024)
+def _shuffle_mask_text(mask: Attribute) -> str:
+    lanes = list(mask.get_values())  # type: ignore[attr-defined]
+    return f"<{len(lanes)} x i32> <" + ", ".join(f"i32 {m}" for m in lanes) + ">"
 
 
 def _global_text(op: llvm.GlobalOp) -> str:

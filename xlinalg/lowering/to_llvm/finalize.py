@@ -12,21 +12,28 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import location_of
 
 
-def _remove_dead_casts(module: ModuleOp) -> None:
-    changed = True
-    while changed:
-        changed = False
-        for op in list(module.walk()):
-            if isinstance(op, UnrealizedConversionCastOp) and not any(r.uses for r in op.results):
-                op.detach()
-                op.erase()
-                changed = True
+def _casts(module: ModuleOp) -> list[UnrealizedConversionCastOp]:
+    return [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]
 
 
-def _fold_cast_pairs(module: ModuleOp) -> None:
+def _remove_dead_casts(casts: list[UnrealizedConversionCastOp]) -> None:
+    """Erase the casts without uses, and the casts that feed only those (a worklist: one
+    walk of the module, not one per round of erasures)."""
+    work = list(casts)
+    while work:
+        op = work.pop()
+        if op.parent is None or any(r.uses for r in op.results):
+            continue  # erased already, or still used
+        feeders = [v.owner for v in op.inputs if isinstance(v.owner, UnrealizedConversionCastOp)]
+        op.detach()
+        op.erase()
+        work.extend(feeders)
+
+
+def _fold_cast_pairs(casts: list[UnrealizedConversionCastOp]) -> None:
     """cast(cast(x : A -> B) : B -> A) is x."""
-    for op in list(module.walk()):
-        if not isinstance(op, UnrealizedConversionCastOp) or len(op.inputs) != 1:
+    for op in casts:
+        if len(op.inputs) != 1:
             continue
         inner = op.inputs[0].owner
         if (
@@ -44,8 +51,9 @@ class FinalizeLLVMPass(ModulePass):
     name = "xl-finalize-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _fold_cast_pairs(op)
-        _remove_dead_casts(op)
+        casts = _casts(op)
+        _fold_cast_pairs(casts)
+        _remove_dead_casts(casts)
         for inner in op.walk():
             if inner is op or inner.name.startswith("llvm."):
                 continue
