@@ -248,3 +248,25 @@ def test_upstream_ignores_the_stride_of_a_slice_it_fuses_through(tmp_path) -> No
     got = xlinalg.compile(theirs_text, entry="f")(*[a.copy() for a in args])
     assert not np.allclose(got, want)
     np.testing.assert_allclose(got[:, 0], want[:, 0], rtol=2e-5)  # column 0 agrees
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+def test_upstream_fusing_the_fill_into_a_tiled_reduction_is_wrong(tmp_path) -> None:
+    """Deliberate deviation kept: IREE 3.13 fuses the accumulator's fill into the tiled
+    k loop, re-initialising the accumulator every step (a wrong product); we keep the
+    fill outside (test_transform_fuse.test_fuse_keeps_the_fill_out_of_a_tiled_reduction)."""
+    from test_transform_fuse import _fuse
+    from test_transform_upstream import upstream
+
+    body = _fuse("[8, 16, 4]", 3, " interchange [1, 0, 2]")
+    theirs_text = upstream(MATMUL_FILL, body.replace("    ", ""), tmp_path)
+    assert structured_in_loops(xlinalg.parse(theirs_text)) == (2, 0)  # fill inside
+    rng = np.random.default_rng(3)
+    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in MATMUL_SHAPES]
+    want = args[0] @ args[1]
+    theirs = xlinalg.compile(theirs_text, entry="f")(*[a.copy() for a in args])
+    assert not np.allclose(theirs, want, rtol=1e-4)
+    ours = xlinalg.compile(MATMUL_FILL, schedule=schedule(body), entry="f")(
+        *[a.copy() for a in args]
+    )
+    np.testing.assert_allclose(ours, want, rtol=1e-4, atol=1e-5)
