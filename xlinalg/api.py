@@ -414,6 +414,7 @@ def compile(
     ops or values of a `ModuleOp` payload are renamed to the compiled copy's. `timings`
     receives the seconds of every stage (`xlinalg.lowering.stage_times`)."""
     from xlinalg.backend.jit import JitModule
+    from xlinalg.dialects.iree_linalg_ext.materialize import materialize_remaining_encodings
     from xlinalg.lowering.pipeline import lower_to_llvm
     from xlinalg.lowering.stage_times import stage
 
@@ -446,6 +447,8 @@ def compile(
             raise XlinalgError("knob values were given but there is no schedule to apply them to")
         elif extra_bindings:
             raise XlinalgError("extra bindings were given but there is no schedule to bind them to")
+    with stage(timings, "materialize-encodings"):  # encodings the schedule left: host tiles
+        materialize_remaining_encodings(module)
     entry = choose_entry(module, entry)
     with stage(timings, "verify-transformed"):
         verify(module, "transformed payload")

@@ -211,6 +211,12 @@ MORE_DTYPE_CASES: list[tuple[str, str]] = (
     + [(f"winograd.{op}_transform", t) for op in ("filter", "input", "output") for t in ("f16", "f64")]
 )
 
+#: (op, element type) of `tests/test_linalg_ext_encoding_default.py`: kernels holding encoding
+#: ops, compiled without a schedule (materialized with the host's tiles) and run vs NumPy
+ENCODING_RUN_CASES: list[tuple[str, str]] = [
+    (op, t) for op in ("set_encoding", "unset_encoding") for t in ("f16", "f32", "f64", "i32")
+] + [("upper_bound_tile_size", "f32")]
+
 _WINOGRAD_TILES = [c[2] for c in WINOGRAD_CASES]
 #: op -> (element type of the test kernels, the tile-size entries of its execution tests)
 EXEC: dict[str, tuple[str, Sequence[list[int] | None]]] = {
@@ -237,12 +243,13 @@ def ops_in(body: str) -> list[str]:
 
 
 def exercised(module: Operation) -> set[tuple[str, str]]:
-    """(op without prefix, element type of its first shaped operand) of every
+    """(op without prefix, element type of its first shaped operand or type property) of every
     `iree_linalg_ext` compute op in `module`: what a test's kernel really runs."""
     found = set()
     for op in module.walk():
         if op.name.startswith("iree_linalg_ext.") and op.name != "iree_linalg_ext.yield":
-            shaped = next((o.type for o in op.operands if isinstance(o.type, ShapedType)), None)
+            shaped = next((o.type for o in op.operands if isinstance(o.type, ShapedType)),
+                          op.properties.get("tensorType"))  # upper_bound_tile_size: no operand
             if shaped is not None:
                 found.add((op.name.removeprefix("iree_linalg_ext."), str(shaped.get_element_type())))
     return found
@@ -272,7 +279,7 @@ def coverage_rows() -> list[CoverageRow]:
         parse = "-" if name not in parsed else ("yes+iree" if parsed[name] else "yes")
         elt, tiles = EXEC.get(name, ("", []))
         more = {t for op, t in DTYPE_CASES + MORE_DTYPE_CASES if op == name}
-        run = ({elt} if tiles else set()) | more
+        run = ({elt} if tiles else set()) | more | {t for op, t in ENCODING_RUN_CASES if op == name}
         tiled = ({elt} if any(t is not None for t in tiles) else set()) | more
         if any(op == name for op, _ in TENSOR_TILED_CASES):
             tiled.add("f32")  # test_tiling_interface_ext_tensors.py's kernels are f32
@@ -284,7 +291,7 @@ def coverage_rows() -> list[CoverageRow]:
 
 
 __all__ = [
-    "ATTENTION_CASES", "DTYPE_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "MORE_DTYPE_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
+    "ATTENTION_CASES", "DTYPE_CASES", "ENCODING_RUN_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "MORE_DTYPE_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
     "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TENSOR_TILED_CASES", "TOPK_CASES",
     "UNPACK_TILES",
     "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "exercised", "ops_in",

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     TensorType,
     i64,
@@ -133,7 +134,9 @@ class MaterializeEncodingPass(ModulePass):
                              layout.outer_dims_perm)
         packed_type = TensorType(source_type.element_type, shape)
         empty = tensor.EmptyOp([], packed_type)
-        zero = arith.ConstantOp(FloatAttr(0.0, source_type.element_type))  # type: ignore[arg-type]
+        elt = source_type.element_type
+        zero = arith.ConstantOp(IntegerAttr(0, elt) if isinstance(elt, IntegerType)  # type: ignore[arg-type]
+                                else FloatAttr(0.0, elt))  # type: ignore[arg-type]
         properties: dict[str, Attribute] = {
             "inner_dims_pos": DenseArrayBase.from_list(i64, list(layout.inner_dims_pos)),
             "static_inner_tiles": DenseArrayBase.from_list(i64, list(layout.inner_tiles)),
@@ -170,4 +173,37 @@ class MaterializeEncodingPass(ModulePass):
         Rewriter.replace_op(op, [empty, unpack], [unpack.results[0]])
 
 
-__all__ = ["Layout", "MaterializeEncodingPass", "role_layout", "upper_bound_tiles"]
+ENCODING_OPS = (SetEncodingOp, UnsetEncodingOp, UpperBoundTileSizeOp)
+
+
+def host_tile_sizes() -> tuple[int, int, int]:
+    """(tile_m, tile_n, tile_k) IREE's CPU data tiling picks for a matmul on this host: its
+    x86-64 f32 ukernel tiles (`iree_uk_query_matmul_tile_sizes_x86_64_f32f32f32`):
+    16×16×1 with AVX-512 (one zmm row of the accumulator per LHS element), 8×8×1 with AVX2,
+    else 8×4×1 (SSE). Used for every element type: the tiles only change the layout."""
+    from xlinalg.backend.target import host_has_feature
+
+    if host_has_feature("avx512f"):
+        return 16, 16, 1
+    if host_has_feature("avx2"):
+        return 8, 8, 1
+    return 8, 4, 1
+
+
+def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None) -> bool:
+    """Materialize the encodings a (scheduled) payload still holds with the host's tiles
+    (`host_tile_sizes`): `xlinalg.compile` calls it before lowering, so a kernel written with
+    set_encoding / unset_encoding / upper_bound_tile_size runs without a schedule naming the
+    pass. Returns whether anything was rewritten."""
+    if not any(isinstance(op, ENCODING_OPS) for op in module.walk()):
+        return False
+    from xlinalg.context import make_context
+
+    MaterializeEncodingPass(*host_tile_sizes()).apply(ctx or make_context(), module)
+    return True
+
+
+__all__ = [
+    "ENCODING_OPS", "Layout", "MaterializeEncodingPass", "host_tile_sizes",
+    "materialize_remaining_encodings", "role_layout", "upper_bound_tiles",
+]

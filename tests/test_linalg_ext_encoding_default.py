@@ -1,0 +1,95 @@
+"""Kernels written with set_encoding / unset_encoding / upper_bound_tile_size compile and
+run without a schedule naming the materialization: `xlinalg.compile` materializes the
+encodings a payload still holds with the host CPU's tiles (IREE's x86-64 matmul tiles:
+16×16×1 with AVX-512), checked against NumPy. Each kernel's encoding ops are the
+(op, element type) entries of `ENCODING_RUN_CASES` (the coverage table's run column)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_linalg_ext_encoding import SRC, enc
+
+import xlinalg
+from xlinalg.dialects.iree_linalg_ext.cases import ENCODING_RUN_CASES, exercised
+from xlinalg.dialects.iree_linalg_ext.materialize import host_tile_sizes
+from xlinalg.errors import XlinalgError
+
+RNG = np.random.default_rng(5)
+NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32}
+
+
+def _matmul_src(t: str) -> str:
+    return SRC.replace("xf32", f"x{t}").replace("[f32, f32, f32]", f"[{t}, {t}, {t}]")
+
+
+def _encoded(src: str) -> set[tuple[str, str]]:
+    return {c for c in exercised(xlinalg.parse(src)) if c[0] in
+            ("set_encoding", "unset_encoding", "upper_bound_tile_size")}
+
+
+@pytest.mark.parametrize("t", sorted({t for op, t in ENCODING_RUN_CASES if op == "set_encoding"}))
+def test_encoded_matmul_runs_with_the_host_tiles(t: str) -> None:
+    src = _matmul_src(t)
+    assert _encoded(src) == {("set_encoding", t), ("unset_encoding", t)}
+    kernel = xlinalg.compile(src)
+    m0, n0, k0 = host_tile_sizes()
+    text = str(kernel.module)
+    assert "encoding" not in text and "linalg.mmt4d" in text
+    assert f"inner_tiles = [{m0}, {k0}]" in text and f"inner_tiles = [{n0}, {k0}]" in text
+    a, b, c = (RNG.integers(-8, 8, size=s).astype(NP[t]) for s in ((13, 7), (7, 11), (13, 11)))
+    expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_array_equal(kernel(a, b, c).astype(np.float64), expected)  # small integers: exact
+    assert kernel.check(a, b, c)
+
+
+def test_set_then_unset_encoding_is_the_identity() -> None:
+    src = f"""
+func.func @f(%t: tensor<9x5xf32>) -> tensor<9x5xf32> {{
+  %e = iree_linalg_ext.set_encoding %t : tensor<9x5xf32> -> tensor<9x5xf32, {enc("LHS")}>
+  %u = iree_linalg_ext.unset_encoding %e : tensor<9x5xf32, {enc("LHS")}> -> tensor<9x5xf32>
+  return %u : tensor<9x5xf32>
+}}"""
+    assert _encoded(src) == {("set_encoding", "f32"), ("unset_encoding", "f32")}
+    x = RNG.standard_normal((9, 5)).astype(np.float32)
+    kernel = xlinalg.compile(src)
+    assert "iree_linalg_ext.pack" in str(kernel.module)  # packed and unpacked back
+    np.testing.assert_array_equal(kernel(x), x)
+
+
+def test_upper_bound_tile_size_folds_to_the_host_tiles() -> None:
+    """The bounds pad a dynamic size up to the role's tiles: ceil(17 / m0) * m0 rows."""
+    src = f"""
+func.func @f(%out: memref<2xindex>) {{
+  %m, %k = iree_linalg_ext.upper_bound_tile_size tensor<?x?xf32, {enc("LHS")}> -> index, index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  memref.store %m, %out[%c0] : memref<2xindex>
+  memref.store %k, %out[%c1] : memref<2xindex>
+  return
+}}"""
+    assert _encoded(src) == {("upper_bound_tile_size", "f32")}
+    kernel = xlinalg.compile(src)
+    assert "upper_bound_tile_size" not in str(kernel.module)
+    out = np.zeros(2, np.int64)
+    kernel(out)
+    m0, _, k0 = host_tile_sizes()
+    assert out.tolist() == [m0, k0]
+
+
+def test_a_schedule_materializing_itself_keeps_its_tiles() -> None:
+    """Encodings the schedule materializes (knobs 4×8×2) are not materialized again."""
+    from test_linalg_ext_encoding import SPACE
+
+    kernel = xlinalg.compile(SRC, schedule=SPACE, knobs={"tile_m": 4, "tile_n": 8, "tile_k": 2})
+    assert "inner_tiles = [4, 2]" in str(kernel.module)
+
+
+def test_an_encoding_without_a_matmul_is_a_clear_error() -> None:
+    src = f"""
+func.func @f(%t: tensor<9x5xf32, {enc("RESULT")}>) -> tensor<9x5xf32> {{
+  %u = iree_linalg_ext.unset_encoding %t : tensor<9x5xf32, {enc("RESULT")}> -> tensor<9x5xf32>
+  return %u : tensor<9x5xf32>
+}}"""
+    with pytest.raises(XlinalgError, match="unset_encoding: its source was not materialized"):
+        xlinalg.compile(src)
