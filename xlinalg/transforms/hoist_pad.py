@@ -34,8 +34,21 @@ packing nest) and transposed back where it is used, as upstream does.
 Silenceable failures: no enclosing loop; a pad whose slice reads a value
 carried by a loop (e.g. the init of a reduction -- upstream cannot hoist it
 either); ops in the slice that are not side-effect free index/slice
-computations; packing loops with non-constant bounds or bounds computed
-inside the hoisted loops; an invalid transpose.
+computations; packing loops with a non-constant step, a lower bound computed
+inside the hoisted loops, or an upper bound computed inside them without a
+constant bound (an `affine.min` with a constant); an invalid transpose.
+
+Non-constant bounds (upstream's dynamic trip counts): a packing loop whose upper
+bound is an `affine.min` (or the `tensor.dim` of a slice sized by one; e.g. the
+inner loop of two-level tiling with a non-dividing outer tile) gets a packed dim
+of the largest trip count, ceildiv(bound - lb, step) with the constant of the
+min as the bound (iree-opt: the same `tensor<2x5x12xf32>` for tiles of 10 by 5);
+a bound without a constant bound defined before the loops (a function argument,
+say) gives a dynamic packed dim (`tensor.empty(%n)`). Hoisting by 2 loops there
+(the inner loop's bound depending on the outer iv) works here, while iree-opt
+3.13 reports "hoist_pad failed to apply". Inside the packing nest the loop bounds are recomputed
+(the `affine.min` cloned on the new ivs), and the tile of iteration `%i` is at
+`(%i - lb) floordiv step`.
 """
 
 from __future__ import annotations
@@ -43,14 +56,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import affine, arith, scf, tensor
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr
+from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
-from xlinalg.transforms.fuse_slices import extract_slice, insert_slice
+from xlinalg.transforms.fuse_slices import (
+    extract_slice,
+    insert_slice,
+    is_rank_reducing,
+    mixed_sizes,
+)
 from xlinalg.transforms.pad import transpose_tensor
 
 _SLICE_OPS = (
@@ -129,18 +147,85 @@ def _op_of(value: SSAValue) -> Operation:
     return owner
 
 
-def _trip_count(loop: scf.ForOp) -> tuple[int, int, int]:
-    bounds = [constant_index_value(v) for v in (loop.lb, loop.ub, loop.step)]
-    if any(b is None for b in bounds):
-        raise _fail("packing loops need constant bounds and steps")
-    lb, ub, step = bounds  # type: ignore[misc]
-    assert lb is not None and ub is not None and step is not None
-    return lb, ub, step
+def _inside(value: SSAValue, outer: Operation) -> bool:
+    return outer.is_ancestor(_op_of(value)) if isinstance(value.owner, Block) else outer.is_ancestor(value.owner)
 
 
-def _iteration_index(builder: IndexBuilder, iv: SSAValue, lb: int, step: int) -> OpFoldResult:
-    d0 = AffineExpr.dimension(0)
-    return builder.apply((d0 - AffineExpr.constant(lb)) // step, [iv])
+def _step(loop: scf.ForOp) -> int:
+    step = constant_index_value(loop.step)
+    if step is None:
+        raise _fail("packing loops need constant steps")
+    return step
+
+
+def _constant_bound(value: SSAValue) -> int | None:
+    """A constant closed upper bound of `value` through `affine.min` (its smallest
+    constant) and `tensor.dim` of a slice (the slice's size), as upstream's
+    `reifyIndexValueBound` finds for these; None when there is none."""
+    constant = constant_index_value(value)
+    if constant is not None:
+        return constant
+    owner = value.owner
+    if isinstance(owner, affine.MinOp):
+        constants = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
+        return min(constants) if constants else None
+    sliced = owner.source.owner if isinstance(owner, tensor.DimOp) else None
+    if isinstance(sliced, tensor.ExtractSliceOp) and not is_rank_reducing(sliced):
+        index = constant_index_value(owner.index)  # type: ignore[union-attr]
+        if index is not None:
+            size = mixed_sizes(sliced)[index]
+            return size if isinstance(size, int) else _constant_bound(size)
+    return None
+
+
+def _upper_bound(value: SSAValue, outer: Operation) -> OpFoldResult:
+    """A closed upper bound of the loop bound `value` valid before `outer`: a constant
+    bound when there is one (`_constant_bound`), else the value itself when it is
+    defined outside the hoisted loops."""
+    bound = _constant_bound(value)
+    if bound is not None:
+        return bound
+    if not _inside(value, outer):
+        return value
+    raise _fail(
+        "a packing loop's upper bound is computed inside the hoisted loops and has no "
+        "constant upper bound (an affine.min with a constant)"
+    )
+
+
+def _lower_bound(loop: scf.ForOp, outer: Operation) -> OpFoldResult:
+    constant = constant_index_value(loop.lb)
+    if constant is not None:
+        return constant
+    if _inside(loop.lb, outer):
+        raise _fail("a packing loop's lower bound is computed inside the hoisted loops")
+    return loop.lb
+
+
+def _materialize(
+    value: SSAValue, outer: Operation, mapping: dict[SSAValue, SSAValue], builder: IndexBuilder
+) -> SSAValue:
+    """`value` (a loop bound) usable inside the packing nest: itself when defined outside
+    the hoisted loops, its image in `mapping`, or its index computation cloned."""
+    if value in mapping:
+        return mapping[value]
+    if not _inside(value, outer):
+        return value
+    owner = value.owner
+    if isinstance(owner, Block) or not isinstance(owner, _SLICE_OPS):
+        raise _fail("a packing loop's bound is computed inside the hoisted loops by an unsupported op")
+    for operand in owner.operands:
+        _materialize(operand, outer, mapping, builder)
+    clone = owner.clone(value_mapper=mapping)
+    builder.insert(clone)
+    for old, new in zip(owner.results, clone.results):
+        mapping[old] = new
+    return mapping[value]
+
+
+def _iteration_index(builder: IndexBuilder, iv: SSAValue, lb: OpFoldResult, step: int) -> OpFoldResult:
+    d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+    return builder.apply((d0 - d1) // step, [iv, lb])
 
 
 def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) -> Operation:
@@ -159,25 +244,33 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     outer = loops[0]
     slice_ops, ivs = _backward_slice(pad, outer)
     packing = [loop for loop in loops if loop.body.block.args[0] in ivs]
-    bounds = [_trip_count(loop) for loop in packing]
-    counts = [-(-(ub - lb) // step) for lb, ub, step in bounds]
+    # (lower bound, step) per packing loop; its packed dim holds the largest trip count
+    # ceildiv(ub_bound - lb, step) (dynamic when not constant), as upstream
+    bounds = [(_lower_bound(loop, outer), _step(loop)) for loop in packing]
+    upper = [_upper_bound(loop.ub, outer) for loop in packing]
     tile_shape = [shape[p] for p in transpose] if transpose else shape
 
     # The packing loop nest, before the outermost hoisted loop.
     builder = IndexBuilder(InsertPoint.before(outer))
-    packed_type = TensorType(result_type.get_element_type(), [*counts, *tile_shape])
-    empty = tensor.EmptyOp([], packed_type)
+    d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+    counts = [
+        builder.apply((d0 - d1).ceil_div(step), [ub, lb]) for ub, (lb, step) in zip(upper, bounds)
+    ]
+    packed_type = TensorType(
+        result_type.get_element_type(),
+        [*(c if isinstance(c, int) else DYNAMIC_INDEX for c in counts), *tile_shape],
+    )
+    empty = tensor.EmptyOp([c for c in counts if isinstance(c, SSAValue)], packed_type)
     builder.insert(empty)
     carried: SSAValue = empty.tensor
     new_loops: list[scf.ForOp] = []
     mapping: dict[SSAValue, SSAValue] = {}
     point = InsertPoint.before(outer)
-    for loop, (lb, ub, step) in zip(packing, bounds):
+    for loop in packing:
         level = IndexBuilder(point)
         body = Block([scf.YieldOp(carried)], arg_types=[loop.lb.type, packed_type])
-        new = scf.ForOp(
-            level.constant(lb), level.constant(ub), level.constant(step), [carried], Region(body)
-        )
+        lb, ub, step = (_materialize(v, outer, mapping, level) for v in (loop.lb, loop.ub, loop.step))
+        new = scf.ForOp(lb, ub, step, [carried], Region(body))
         Rewriter.insert_op(new, point)
         if new_loops:
             yield_op = new_loops[-1].body.block.last_op
@@ -200,7 +293,7 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
         tile = transpose_tensor(inner, tile, transpose)
     indices = [
         _iteration_index(inner, mapping[loop.body.block.args[0]], lb, step)
-        for loop, (lb, _, step) in zip(packing, bounds)
+        for loop, (lb, step) in zip(packing, bounds)
     ]
     zeros: list[OpFoldResult] = [0] * len(tile_shape)
     full: list[OpFoldResult] = [*([1] * len(counts)), *tile_shape]
@@ -217,7 +310,7 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     at = IndexBuilder(InsertPoint.before(pad))
     indices = [
         _iteration_index(at, loop.body.block.args[0], lb, step)
-        for loop, (lb, _, step) in zip(packing, bounds)
+        for loop, (lb, step) in zip(packing, bounds)
     ]
     tile_type = TensorType(result_type.get_element_type(), tile_shape)
     value = extract_slice(at, packed, [*indices, *zeros], full, tile_type)
