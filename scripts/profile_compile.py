@@ -41,10 +41,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from bench_conv import LAYERS, STORED_KNOBS  # noqa: E402
-from bench_conv import payload as conv_payload  # noqa: E402
-from bench_matmul import PAYLOAD as MATMUL_PAYLOAD  # noqa: E402
-from bench_mmt4d import PAYLOAD as MATMUL_TENSOR_PAYLOAD  # noqa: E402
+from bench_conv import LAYERS, STORED_KNOBS
+from bench_conv import payload as conv_payload
+from bench_matmul import PAYLOAD as MATMUL_PAYLOAD
+from bench_mmt4d import PAYLOAD as MATMUL_TENSOR_PAYLOAD
 
 SPACES = ROOT / "search_spaces"
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import vector
-from xdsl.dialects.builtin import DenseArrayBase, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
+
+from xlinalg.dialects.dense_arrays import i64_array
 
 
 def _position(position: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, list(position))
+    return i64_array(tuple(position))
 
 
 def extract_type(source: Attribute, rank: int) -> Attribute:

@@ -26,16 +26,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xlinalg.backend.abi import LoweredModule
+from xlinalg.lowering.stage_times import stage
 from xlinalg.lowering.to_llvm.convert_arith_to_llvm import ConvertArithToLLVMPass
 from xlinalg.lowering.to_llvm.convert_cf_to_llvm import ConvertCfToLLVMPass
 from xlinalg.lowering.to_llvm.convert_func_to_llvm import ConvertFuncToLLVMPass
 from xlinalg.lowering.to_llvm.convert_math_to_llvm import ConvertMathToLLVMPass
 from xlinalg.lowering.to_llvm.convert_memref_to_llvm import ConvertMemRefToLLVMPass
+from xlinalg.lowering.to_llvm.convert_vector_to_llvm import ConvertVectorToLLVMPass
 from xlinalg.lowering.to_llvm.emit import emit_llvm_ir
 from xlinalg.lowering.to_llvm.finalize import FinalizeLLVMPass
 from xlinalg.lowering.to_llvm.signatures import public_signatures
-from xlinalg.lowering.to_llvm.convert_vector_to_llvm import ConvertVectorToLLVMPass
-from xlinalg.lowering.stage_times import stage
 
 #: The passes, in order, that take func/cf/arith/math/memref to the LLVM dialect.
 TO_LLVM_PASSES: tuple[ModulePass, ...] = (

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from xlinalg.dialects.dense_arrays import i64_array
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import location_of
 from xlinalg.lowering.to_llvm.types import convert_type
@@ -47,9 +48,8 @@ def _int_attr(value: int, type: IntegerType) -> IntegerAttr:
     return IntegerAttr(value, type, truncate_bits=True)
 
 
-@cache
 def position_attr(position: tuple[int, ...]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, position)
+    return i64_array(position)
 
 
 class Builder:

@@ -37,6 +37,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 
+from xlinalg.dialects.dense_arrays import i32_array
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
@@ -45,12 +46,11 @@ from xlinalg.lowering.to_llvm.types import convert_type, element_size
 from xlinalg.lowering.vector_to_llvm.llvm_ops import ExtractElementOp
 
 
-# Attributes are immutable: the masks and index vectors are built once per size
+# Attributes are immutable: the masks and index vectors are built once per value
 # (`from_list` normalises every element; ≈1/3 of this pass's time when built per op).
-@cache
 def _shuffle_mask(start: int, count: int, step: int = 1) -> DenseArrayBase:
     """Lanes `start, start + step, ...` (`count` of them) as a shufflevector mask."""
-    return DenseArrayBase.from_list(i32, [start + i * step for i in range(count)])
+    return i32_array(tuple(start + i * step for i in range(count)))
 
 
 @cache

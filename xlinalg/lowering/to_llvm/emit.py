@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable, Iterable
-from typing import Any
 from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import llvm
