@@ -75,22 +75,25 @@ def test_bad_tile_sizes_are_rejected() -> None:
 SPACE = Path(__file__).resolve().parents[1] / "search_spaces" / "encoding_matmul.mlir"
 
 
+KNOBS = {"tile_m": 4, "tile_n": 16, "tm1": 2, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0}
+
+
 def test_search_space_knobs_reach_the_materialization() -> None:
-    """The encoding tile sizes are knobs: apply_registered_pass takes them as param options."""
-    assert {k.name for k in xlinalg.list_knobs(SPACE)} == {"tile_m", "tile_n", "tile_k"}
-    values = {"tile_m": 4, "tile_n": 8, "tile_k": 2}
-    text = str(xlinalg.apply_schedule(SRC, SPACE, values))
-    assert "inner_tiles = [4, 2]" in text and "inner_tiles = [8, 2]" in text  # LHS, RHS
-    assert "linalg.mmt4d" in text and "scf.for" in text
+    """The encoding tile sizes are knobs (apply_registered_pass takes them as param options,
+    k0 = 1); the materialized mmt4d is register-blocked and vectorized (FMA on vectors)."""
+    assert {k.name for k in xlinalg.list_knobs(SPACE)} == set(KNOBS)
+    text = str(xlinalg.apply_schedule(SRC, SPACE, KNOBS))
+    assert "inner_tiles = [4, 1]" in text and "inner_tiles = [16, 1]" in text  # LHS, RHS
+    assert "vector.fma" in text and "vector<16xf32>" in text and "scf.for" in text
     rng = np.random.default_rng(3)
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((M, K), (K, N), (M, N)))
-    kernel = xlinalg.compile(SRC, schedule=SPACE, knobs=values)
+    kernel = xlinalg.compile(SRC, schedule=SPACE, knobs=KNOBS)
     np.testing.assert_allclose(kernel(a, b, c), c + a @ b, rtol=1e-5, atol=1e-5)
     assert kernel.flops() > 0
 
 
 def test_registered_pass_with_param_options_round_trips_and_matches_upstream_syntax() -> None:
-    resolved = xlinalg.resolve_knobs(SPACE, {"tile_m": 8, "tile_n": 4, "tile_k": 1}, as_constants=True)
+    resolved = xlinalg.resolve_knobs(SPACE, KNOBS, as_constants=True)
     module = xlinalg.parse(resolved)
     printed = str(module)
     assert 'with options = {"tile-m" = %' in printed
