@@ -254,3 +254,25 @@ def test_vectorize_failure_modes_unchanged() -> None:
         xlinalg.apply_schedule(payload, SCHEDULE.replace("[16, 32]", "[8, 32]"))
     with pytest.raises(TransformFailure, match="expected 2 vector sizes"):
         xlinalg.apply_schedule(payload, SCHEDULE.replace("[16, 32]", "[16]"))
+
+
+MASKEDLOAD = """func.func @f(%A: memref<16xf32>, %P: memref<16xf32>, %O: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = arith.constant 9 : index
+  %pad = arith.constant 0.0 : f32
+  %m = vector.create_mask %n : vector<16xi1>
+  %p = vector.transfer_read %P[%c0], %pad {in_bounds = [true]} : memref<16xf32>, vector<16xf32>
+  %v = vector.maskedload %A[%c0], %m, %p : memref<16xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+  vector.transfer_write %v, %O[%c0] {in_bounds = [true]} : vector<16xf32>, memref<16xf32>
+  return
+}
+"""
+
+
+def test_maskedload_with_a_vector_pass_through() -> None:
+    """Not a splat: the masked-off lanes are selected from the pass-through."""
+    kernel = xlinalg.compile(MASKEDLOAD, entry="f")
+    a, p = (RNG.standard_normal(16).astype(np.float32) for _ in range(2))
+    out = np.zeros(16, np.float32)
+    kernel(a, p, out)
+    np.testing.assert_array_equal(out, np.where(np.arange(16) < 9, a, p))

@@ -9,7 +9,8 @@ is replaced by its rows (row-major over the leading dims), op by op:
 - `transfer_read`/`transfer_write` of rank n become one 1-D transfer per row
   (leading dims add offsets to the indices; broadcast dims reuse the row);
   a row along a non-contiguous memref dim, or a broadcast minor dim, becomes
-  scalar `memref.load`/`store` (+ `vector.broadcast`/`insert`);
+  scalar `memref.load`/`store` (+ `vector.broadcast`/`insert`), each lane
+  under `scf.if` when it may be out of bounds or is masked;
 - elementwise arith/math ops and `vector.fma` apply row by row; splat
   constants and `vector.broadcast` share one row;
 - `vector.extract`/`vector.insert` pick or replace rows (or elements of a row);
@@ -54,6 +55,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.arith import SelectOp
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
     MultiDimReductionOp,
@@ -351,8 +353,22 @@ class _Unroller:
         self.at = InsertPoint.before(op)
         value: SSAValue | None = None
         in_bounds = [b.value.data for b in op.in_bounds.data] if op.in_bounds else [False]
-        if not all(in_bounds) or op.mask is not None:
-            raise lowering_error(op, "out-of-bounds or masked strided transfers are not supported")
+        if op.mask is not None and isinstance(e, AffineConstantExpr):
+            raise lowering_error(op, "masked broadcast transfers are not supported")
+        # lanes past the memref's end (out of bounds) or masked off: guarded by scf.if
+        guard = not all(in_bounds) and isinstance(e, AffineDimExpr)
+        size = self.add(memref.DimOp(op.source, self.index(e.position))) if guard else None
+
+        def lane_condition(j: int, idx: list[SSAValue]) -> SSAValue | None:
+            cond = None
+            if size is not None:
+                assert isinstance(e, AffineDimExpr)
+                cond = self.add(arith.CmpiOp(idx[e.position], size, "slt"))
+            if op.mask is not None:
+                bit = self.add(extract(op.mask, [j]))
+                cond = bit if cond is None else self.add(arith.AndIOp(cond, bit))
+            return cond
+
         if isinstance(op, vector.TransferReadOp):
             t = op.result.type
             assert isinstance(t, VectorType)
@@ -365,7 +381,10 @@ class _Unroller:
                 for j in range(t.get_shape()[0]):
                     idx = list(op.indices)
                     idx[e.position] = self.offset(idx[e.position], j)
-                    s = self.add(memref.LoadOp.get(op.source, idx))
+                    s = self._guarded(
+                        lane_condition(j, idx),
+                        lambda idx=idx: self.add(memref.LoadOp.get(op.source, idx)),
+                        t.element_type, lambda: op.padding)
                     value = self.add(insert(s, value, [j]))
             op.result.replace_all_uses_with(value)
         else:
@@ -375,7 +394,9 @@ class _Unroller:
                 idx = list(op.indices)
                 idx[e.position] = self.offset(idx[e.position], j)
                 s = self.add(extract(op.vector, [j]))
-                self.add(memref.StoreOp.get(s, op.source, idx))
+                self._guarded(lane_condition(j, idx),
+                              lambda idx=idx, s=s: self.add(memref.StoreOp.get(s, op.source, idx)),
+                              None)
         op.detach()
         op.erase()
         self.at = saved
@@ -666,15 +687,20 @@ def _load_store_as_transfer(op: Operation) -> None:
     mask = op.mask if isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) else None
     if isinstance(op, vector.LoadOp | vector.MaskedLoadOp):
         pad = b.scalar(0, t.element_type)
+        keep: SSAValue | None = None
         if isinstance(op, vector.MaskedLoadOp):
-            # The pass-through must be a splat: it becomes the transfer's padding
-            # (a general one needs a vector-condition select, which xDSL rejects).
+            # a splat pass-through becomes the transfer's padding; another one is
+            # selected per lane afterwards
             splat = op.pass_thru.owner
-            if not isinstance(splat, vector.BroadcastOp) or isinstance(
+            if isinstance(splat, vector.BroadcastOp) and not isinstance(
                     splat.source.type, VectorType):
-                raise lowering_error(op, "vector.maskedload needs a splat pass-through")
-            pad = splat.source
+                pad = splat.source
+            else:
+                keep = op.pass_thru
         value = b.add(vector.TransferReadOp(base, list(op.indices), pad, t, flags, amap, mask))
+        if keep is not None:
+            assert mask is not None
+            value = b.add(SelectOp(mask, value, keep))
         replace_op(op, [value])
     else:
         v = op.vector if isinstance(op, vector.StoreOp) else op.value_to_store
