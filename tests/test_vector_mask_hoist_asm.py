@@ -1,0 +1,80 @@
+"""Masked register blocks from `vectorize` with vector sizes on a matmul whose sizes divide
+nothing (M, N, K = 37, 45, 29): after `hoist_redundant_vector_transfers` the C block is an
+iteration argument of the k loop (no transfer of C in it), and in the machine code the
+innermost FMA loops store nothing but register spills (no per-iteration store of C)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xlinalg
+
+SPACE = (Path(__file__).parent.parent / "search_spaces" / "matmul_vectorize.mlir").read_text()
+
+
+def payload(m: int, n: int, k: int) -> str:
+    return f"""func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
+  linalg.matmul ins(%A, %B : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%C : memref<{m}x{n}xf32>)
+  return
+}}"""
+
+
+KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,
+         "cache_order": 0, "unroll_k": 0}
+
+
+def _innermost_fma_loops(asm: str) -> list[list[str]]:
+    """Bodies of the loops (backward branches) that contain FMAs and no other such loop."""
+    lines = [line.strip() for line in asm.splitlines()]
+    labels = {line[:-1]: i for i, line in enumerate(lines) if re.match(r"\.LBB\S+:$", line)}
+    spans = []
+    for i, line in enumerate(lines):
+        jump = re.match(r"j\w+\s+(\.LBB\S+)$", line)
+        if jump and jump.group(1) in labels and labels[jump.group(1)] < i:
+            body = [x for x in lines[labels[jump.group(1)]:i + 1]
+                    if x and not x.startswith((".", "#"))]
+            if any("vfmadd" in x for x in body):
+                spans.append((labels[jump.group(1)], i, body))
+    inner = [s for s in spans
+             if not any(o is not s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    return [body for _, _, body in inner]
+
+
+def test_c_block_stays_in_registers_across_k() -> None:
+    ir = str(xlinalg.apply_schedule(payload(37, 45, 29), SPACE, knobs=KNOBS))
+    assert "vector.mask" not in ir
+    lines = [line.strip() for line in ir.splitlines()]
+    k_loop = next(i for i, line in enumerate(lines) if "iter_args" in line)
+    assert "vector<8x32xf32>" in lines[k_loop]
+    write = next(i for i, line in enumerate(lines) if line.startswith("vector.transfer_write"))
+    assert lines[write - 1] == "}" and write > k_loop  # after the k loop
+    body = lines[k_loop + 1:write - 1]
+    assert not any("transfer_write" in line or "vector<8x32xf32>" in line.split(":")[-1]
+                   and "transfer_read" in line for line in body)
+
+
+def test_inner_loops_do_not_store_c() -> None:
+    kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul", knobs=KNOBS)
+    loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
+    assert loops
+    for body in loops:
+        assert sum("vfmadd" in x for x in body) == 8 * 32 // 16 * 4  # 16 accumulators × 4 k
+        stores = [x for x in body if re.match(r"v?mov\w*\s+%[xyz]mm\d+, .*\(", x)
+                  and "(%rsp)" not in x]
+        assert stores == [], stores
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(37, 45, 29), (9, 33, 5), (8, 32, 4), (1, 17, 3)])
+def test_masked_blocks_compute_the_matmul(m: int, n: int, k: int) -> None:
+    kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul", knobs=KNOBS)
+    rng = np.random.default_rng(m * n * k)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    want = c + a @ b
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
