@@ -12,7 +12,7 @@ from test_transform_loop import apply, schedule
 
 import xlinalg
 
-TESTED_OPS = ["transform.structured.lower_pack"]
+TESTED_OPS = ["transform.structured.lower_pack", "transform.structured.lower_unpack"]
 
 ANY = "!transform.any_op"
 PACK = '!transform.op<"linalg.pack">'
@@ -155,3 +155,78 @@ def test_pad_like_shortcut_can_be_disabled_as_upstream() -> None:
         f"lower_pack %p {{lowerPadLikeWithInsertSlice = false}} : ({PACK})",
     )
     assert _lowered_names(apply(text, body)) == RESHAPE
+
+
+# ------------------------------------------------------------------ lower_unpack, dynamic
+
+UNPACK_RESULTS = (
+    '!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, '
+    '!transform.op<"tensor.collapse_shape">, !transform.op<"tensor.extract_slice">, !transform.op<"linalg.copy">'
+)
+LOWER_UNPACK = (
+    f'    %p = transform.structured.match ops{{["linalg.unpack"]}} in %root : ({ANY}) -> !transform.op<"linalg.unpack">\n'
+    f'    %a, %b, %c, %d, %e = transform.structured.lower_unpack %p : (!transform.op<"linalg.unpack">) -> ({UNPACK_RESULTS})\n'
+)
+
+
+def unpack_payload(src: str, dest: str, attrs: str) -> str:
+    return f"""
+func.func @f(%s: {src}, %d: {dest}) -> {dest} {{
+  %p = linalg.unpack %s {attrs} into %d : {src} -> {dest}
+  return %p : {dest}
+}}
+"""
+
+
+UNPACK_CASES = {
+    "dynamic_tiled": (
+        unpack_payload(
+            "tensor<?x32x8xf32>", "tensor<?x32xf32>", "inner_dims_pos = [0] inner_tiles = [8]"
+        ),
+        [(3, 32, 8), (21, 32)],
+    ),
+    "dynamic_both_transposed": (
+        unpack_payload(
+            "tensor<?x?x8x4xf32>",
+            "tensor<?x?xf32>",
+            "outer_dims_perm = [1, 0] inner_dims_pos = [0, 1] inner_tiles = [8, 4]",
+        ),
+        [(5, 3, 8, 4), (20, 18)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNPACK_CASES))
+def test_lower_unpack_dynamic(name: str) -> None:
+    text, shapes = UNPACK_CASES[name]
+    module = apply(text, LOWER_UNPACK)
+    assert "linalg.unpack" not in str(module) and "tensor.empty(" in str(module)
+    args = _inputs(shapes)
+    want = xlinalg.compile(text, entry="f")(*[a.copy() for a in args])
+    got = xlinalg.compile(text, schedule=schedule(LOWER_UNPACK), entry="f")(
+        *[a.copy() for a in args]
+    )
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@pytest.mark.parametrize("name", sorted(UNPACK_CASES))
+def test_lower_unpack_dynamic_same_as_upstream(name: str, tmp_path) -> None:
+    from test_transform_upstream import upstream
+
+    text, shapes = UNPACK_CASES[name]
+    theirs_text = upstream(text, LOWER_UNPACK.replace("    ", ""), tmp_path)
+    ours = str(apply(text, LOWER_UNPACK))
+    for name_ in (
+        "tensor.empty",
+        "linalg.transpose",
+        "tensor.collapse_shape",
+        "tensor.extract_slice",
+        "linalg.copy",
+    ):
+        assert theirs_text.count(name_) == ours.count(name_), name_
+    args = _inputs(shapes)
+    want = xlinalg.compile(text, entry="f")(*[a.copy() for a in args])
+    np.testing.assert_array_equal(
+        xlinalg.compile(theirs_text, entry="f")(*[a.copy() for a in args]), want
+    )

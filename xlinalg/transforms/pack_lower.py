@@ -18,9 +18,8 @@ unpack %src into %dest is the inverse:
 
 A pad-like pack (every dim tiled in order, all outer dims 1) becomes pad +
 `tensor.insert_slice` of the padded tile into the destination, as upstream.
-Packs may have dynamic sizes (read with `tensor.dim`; the outer sizes from the
-destination); unpacks need static shapes; dynamic inner tiles are not supported:
-a silenceable failure (the spec: "SF if the rewrite fails for any reason").
+Packs and unpacks may have dynamic sizes (read with `tensor.dim`, as upstream);
+dynamic inner tiles are not supported: a silenceable failure (the spec: "SF if the rewrite fails for any reason").
 Upstream always emits the pad (with high = 0 when nothing is padded) and the
 extract_slice; so do we.
 """
@@ -86,13 +85,6 @@ def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorTy
     return type_, list(type_.get_shape())
 
 
-def _static(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
-    type_, shape = _tensor(op, value, what)
-    if any(s < 0 for s in shape):
-        raise _fail(f"cannot lower '{op.name}': its {what} has a dynamic shape ({type_})")
-    return type_, shape
-
-
 def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
     return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
@@ -110,7 +102,8 @@ def strip_mined(shape: Sequence[int], inner: Sequence[int], tiles: Sequence[int]
     for dim, size in enumerate(shape):
         outer_at[dim] = len(expanded)
         if dim in tile_of:
-            expanded += [ceil_div(size, tile_of[dim]), tile_of[dim]]
+            outer = DYNAMIC_INDEX if size == DYNAMIC_INDEX else ceil_div(size, tile_of[dim])
+            expanded += [outer, tile_of[dim]]
             groups.append([len(expanded) - 2, len(expanded) - 1])
             tile_at[inner.index(dim)] = len(expanded) - 1
         else:
@@ -225,22 +218,38 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
 
 
 def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
-    """Replace the unpack by empty + transpose + collapse_shape + extract_slice (+ copy)."""
-    _static(op, op.source, "source")
-    dest_type, dest_shape = _static(op, op.dest, "destination")
+    """Replace the unpack by empty + transpose + collapse_shape + extract_slice (+ copy).
+    Dynamic sizes are read with `tensor.dim`: the strip-mined outer sizes from the
+    source, the slice's sizes from the destination (as upstream)."""
+    _, source_shape = _tensor(op, op.source, "source")
+    dest_type, dest_shape = _tensor(op, op.dest, "destination")
     inner, tiles, perm = relayout_ints(op)
-    # The unpacked (padded) sizes: outer count × tile on the tiled dims.
-    source_shape = list(op.source.type.get_shape())  # type: ignore[attr-defined]
-    order = list(perm) if perm else list(range(len(dest_shape)))
-    outer_sizes = [0] * len(dest_shape)
+    rank = len(dest_shape)
+    order = list(perm) if perm else list(range(rank))
+    outer_sizes = [0] * rank
     for position, dim in enumerate(order):
         outer_sizes[dim] = source_shape[position]
     tile_of = dict(zip(inner, tiles))
-    padded = [outer_sizes[d] * tile_of.get(d, 1) for d in range(len(dest_shape))]
+    # The unpacked (padded) sizes: outer count × tile on the tiled dims.
+    padded = [
+        DYNAMIC_INDEX if outer_sizes[d] == DYNAMIC_INDEX else outer_sizes[d] * tile_of.get(d, 1)
+        for d in range(rank)
+    ]
     expanded, groups, outer_at, tile_at = strip_mined(padded, inner, tiles)
+    builder = IndexBuilder(InsertPoint.before(op))
+
+    def dim_of(value: SSAValue, index: int) -> SSAValue:
+        dim = tensor.DimOp(value, builder.constant(index))
+        builder.insert(dim)
+        return dim.result
+
+    # the dynamic strip-mined sizes are outer sizes: the source's dims (in expanded order)
+    dynamic_outer = [
+        dim_of(op.source, order.index(d)) for d in range(rank) if outer_sizes[d] == DYNAMIC_INDEX
+    ]
     element = dest_type.element_type
-    empty = tensor.EmptyOp([], TensorType(element, expanded))
-    forward = _packed_from_expanded(len(dest_shape), perm, outer_at, tile_at)
+    empty = tensor.EmptyOp(dynamic_outer, TensorType(element, expanded))
+    forward = _packed_from_expanded(rank, perm, outer_at, tile_at)
     inverse = [0] * len(forward)
     for r, e in enumerate(forward):
         inverse[e] = r
@@ -249,7 +258,10 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
         operands=[transpose.results[0]], result_types=[TensorType(element, padded)],
         properties={"reassociation": _reassociation(groups)},
     )
-    extract = tensor.ExtractSliceOp(collapse.results[0], [0] * len(padded), dest_shape, [1] * len(padded),
+    sizes: list[OpFoldResult] = [
+        dim_of(op.dest, d) if size == DYNAMIC_INDEX else size for d, size in enumerate(dest_shape)
+    ]
+    extract = tensor.ExtractSliceOp(collapse.results[0], [0] * rank, sizes, [1] * rank,
                                     TensorType(element, dest_shape))
     ops: list[Operation] = [empty, transpose, collapse, extract]
     copy: Operation | None = None
