@@ -5,8 +5,18 @@ else the machine was doing; one lucky (or unlucky) measurement can put the wrong
 candidate first. At the end of a study the K best distinct configurations are
 compiled together in ONE isolated child process and timed round-robin for several
 rounds (the order rotates every round), so each round measures every candidate
-under the same conditions. Candidate i's score is the median over rounds of
-`t_i / t_0` (paired ratios against the first candidate); the lowest score wins.
+under the same conditions. A candidate's time in a round is the fastest of its
+samples there (`Timing.min_s`): on a machine shared with other jobs time slices
+only ever add, and a median of a few samples still carries them. Candidate i's
+score is the median over rounds of `t_i / t_0` (paired ratios against the first
+candidate); the lowest score wins.
+
+Measured at load 8-9 on 2 cores (three 256^3 encoded matmuls whose CPU time per
+call is 2.00 / 0.67 / 0.58 ms): the paired ratios of per-round medians were
+0.33-0.41 / 0.33-0.37 over three repetitions and once put the 0.67 ms candidate
+first; those of per-round minima were 0.32-0.33 / 0.26-0.27, always in the CPU
+time's order. (A study's single measurements disagreed by up to 3x there: the
+encoding tune's "5.4 over 29.0 GFLOP/s" pick was such noise, not a ranking bug.)
 
 The winner is stored as the study's user attr `best` (`{"trial": N, ...}`), which
 `tuner.study.best_trial` -- and so `export`, `report` and the schedule database --
@@ -74,7 +84,7 @@ def _time_interleaved(request: RerankRequest) -> dict[str, Any]:
     for round_ in range(request.rounds):
         for step in range(count):
             index = (round_ + step) % count  # rotate who goes first
-            times[index].append(float(kernels[index].time(*inputs[index], **options).median_s))
+            times[index].append(float(kernels[index].time(*inputs[index], **options).min_s))
     return {"status": "ok", "times": times}
 
 
@@ -92,10 +102,11 @@ class Ranking:
         return {
             "trial": self.winner,
             "after_trial": self.after_trial,
-            "method": "paired-interleaved",
+            "method": "paired-interleaved",  # per round: the fastest sample (module doc)
             "rounds": len(self.times[0]) if self.times else 0,
             "candidates": self.trials,
             "median_ratio": {str(n): r for n, r in zip(self.trials, self.ratios)},
+            # median over rounds of each round's fastest sample
             "median_s": {str(n): statistics.median(t) for n, t in zip(self.trials, self.times)},
         }
 
