@@ -19,6 +19,15 @@
 // 5. hoist the output block's read/write out of the reduction loops
 //    (accumulators stay in registers across KH, KW, C).
 //
+// Fast settings on the five ResNet layers of issue 3 (scripts/bench_conv.py
+// STORED_KNOBS, from interleaved sweeps with 64-byte aligned arrays): small
+// register blocks (7 or 8 x 16 lanes, 7 x 32 on 7x7x512) with reg_c = 16;
+// C blocks of 64 (with the filter packed when F <= 128) or no cache blocking
+// (14x14x256). reg_f = 48 leaves a masked partial block whenever 48 does not
+// divide F (all five layers: about 0.6x). The inner k loop of the 7 x 32 block
+// is 16 x 14 FMAs, 7 broadcasts + 2 filter loads per c step, no stack access
+// (tests/test_conv_perf.py checks the asm).
+//
 // Register budget (32 zmm): reg_w * reg_f/16 accumulators + reg_f/16 filter
 // rows + one broadcast; 7 x 64 (28 + 4 + 1) spills accumulators every k step.
 // xlinalg.constraint: reg_w * (reg_f // 16) + reg_f // 16 <= 31

@@ -138,3 +138,10 @@ def test_aligned_copy() -> None:
         assert copy.ctypes.data % 64 == 0
         assert copy.flags.c_contiguous
         np.testing.assert_array_equal(copy, view)
+
+
+def test_bench_peak_and_clocks() -> None:
+    """The bench's short-call FMA peak is a positive rate; both clocks time a call."""
+    assert bench_conv.fma_peak_gflops(calls=3) > 1.0
+    for timer in bench_conv.CLOCKS.values():
+        assert bench_conv.call_seconds(lambda: sum(range(20_000)), repeats=3, timer=timer) > 0
