@@ -34,6 +34,8 @@ large arrays are only 16-byte aligned, and a filter at 16 mod 64 makes every
 7×7×512).
 
 The machine is noisy (2 cores, other jobs): compare ratios, not absolute times.
+On a loaded machine use `--stat min --clock cpu` (the fastest single call, timed
+with the calling thread's CPU time) and quote the ratio to IREE of the same run.
 """
 
 from __future__ import annotations
@@ -101,8 +103,10 @@ LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 25
           Layer(7, 7, 512, 512, 1), Layer(28, 28, 64, 128, 2)]
 
 
-#: Knobs of conv2d_nhwc_hwcf.mlir per layer found by tuning runs + paired re-timing
-#: on this machine (`--stored` measures these instead of tuning).
+#: Knobs of conv2d_nhwc_hwcf.mlir per layer (`--stored` measures these instead of
+#: tuning): the fastest of interleaved sweeps over register blocks, reg_c, C
+#: blocks, cache orders and filter packing (aligned arrays, CPU clock, each config
+#: against IREE in the same process; load 6-9, so ties within ~3 % are noise).
 STORED_KNOBS: dict[int, dict[str, int]] = {
     0: {"reg_w": 8, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
     1: {"reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1},
