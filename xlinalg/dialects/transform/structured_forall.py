@@ -16,9 +16,11 @@ A dynamic entry (`%p`) is a param (`!transform.param<i64>`: one value, or one pe
 target) or a handle to payload ops with one index result (used as a run-time size
 unless it folds to a constant). `*(%h)` ("packed") gives all entries from one handle.
 
-`tile_reduction_using_forall` follows the spec: `by num_threads = [0, 5], tile_sizes = [],
-mapping = []`, results (forall, fill, split, combining). Current upstream orders the
-results (fill, split, combining, forall); a schedule written for it must reorder them.
+`tile_reduction_using_forall` parses the spec's `by num_threads = [0, 5], tile_sizes = [],
+mapping = []` and upstream's comma-less clauses, and prints upstream's spelling (empty
+lists left out, types always) so iree-opt parses it. The results keep the spec's order
+(forall, fill, split, combining); current upstream orders them (fill, split, combining,
+forall): a schedule written for it must reorder them.
 """
 
 from __future__ import annotations
