@@ -96,3 +96,44 @@ def test_no_temporary_when_nothing_is_permuted() -> None:
     for module in (permuted, plain):
         OneShotBufferizePass().apply(make_context(), module)
     assert str(plain).count("memref.alloc") < str(permuted).count("memref.alloc")
+
+
+SWAP_TYPES = """
+func.func @f(%x: tensor<4xf32>, %y: tensor<3xf32>, %n: index) -> (tensor<3xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:3 = scf.while (%a = %x, %b = %y, %i = %c0) : (tensor<4xf32>, tensor<3xf32>, index)
+      -> (tensor<3xf32>, tensor<4xf32>, index) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %b, %a, %i : tensor<3xf32>, tensor<4xf32>, index
+  } do {
+  ^bb0(%p: tensor<3xf32>, %q: tensor<4xf32>, %j: index):
+    %d = linalg.add ins(%q, %q : tensor<4xf32>, tensor<4xf32>) outs(%q : tensor<4xf32>) -> tensor<4xf32>
+    %e = linalg.mul ins(%p, %p : tensor<3xf32>, tensor<3xf32>) outs(%p : tensor<3xf32>) -> tensor<3xf32>
+    %k = arith.addi %j, %c1 : index
+    scf.yield %d, %e, %k : tensor<4xf32>, tensor<3xf32>, index
+  }
+  return %r#0, %r#1 : tensor<3xf32>, tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_condition_permuting_tensors_of_different_types(n: int) -> None:
+    """The forwarded values' types differ from the before region's at the same positions:
+    they get buffers of their own (static shapes), filled by the condition."""
+    kernel = xlinalg.compile(SWAP_TYPES, entry="f")
+    x = np.arange(4, dtype=np.float32) + 1
+    y = np.arange(3, dtype=np.float32) + 2
+    a, b = x.copy(), y.copy()
+    for _ in range(n):
+        a, b = a + a, b * b  # the body: forwarded (b, a) -> yields (2a, b*b)
+    got = kernel(x.copy(), y.copy(), n)
+    np.testing.assert_array_equal(got[0], b)
+    np.testing.assert_array_equal(got[1], a)
+
+
+def test_dynamic_tensor_forwarded_at_another_type_is_a_clear_error() -> None:
+    text = SWAP_TYPES.replace("tensor<3xf32>", "tensor<?xf32>")
+    with pytest.raises(xlinalg.errors.LoweringError, match="dynamically shaped tensor forwarded"):
+        xlinalg.compile(text, entry="f")

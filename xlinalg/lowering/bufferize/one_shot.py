@@ -100,7 +100,7 @@ from xlinalg.lowering.bufferize.creation import (
 from xlinalg.lowering.bufferize.dead_tensor_ops import erase_shape_only_ops
 from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
-from xlinalg.lowering.bufferize.parallel_copies import copy_in_parallel
+from xlinalg.lowering.bufferize.parallel_copies import copy_in_parallel, forwarded_buffer
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
@@ -593,16 +593,12 @@ class _FunctionBufferizer:
     def _while(self, op: scf.WhileOp) -> None:
         """A loop-carried tensor lives in one buffer (its init's, or a copy): the before
         region's argument, the value the condition forwards (the after region's argument
-        and the loop's result at the same position) and what the after region yields;
-        values in other buffers are copied into it."""
+        and the loop's result at the same position; a buffer of its own when the types
+        there differ, see `parallel_copies.py`) and what the after region yields; values in
+        other buffers are copied into it."""
         before, after = op.before_region.block.args, op.after_region.block.args
         taken: set[Root] = set()
         results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
-        for j, (arg, result) in enumerate(zip(after, op.res)):
-            if isinstance(arg.type, TensorType) and (
-                    j >= len(before) or before[j].type != arg.type):
-                raise self._unsupported(op, "a tensor forwarded by scf.condition at a position "
-                                            "whose before-region argument has another type")
         for init, arg in zip(op.arguments, before):
             if not isinstance(init.type, TensorType):
                 continue
@@ -610,7 +606,7 @@ class _FunctionBufferizer:
             self._define(arg, buffer, root)
         for j, (arg, result) in enumerate(zip(after, op.res)):
             if isinstance(arg.type, TensorType):
-                buffer, root = self.buf[before[j]], self.alias.root[before[j]]
+                buffer, root = forwarded_buffer(self, op, j)
                 self._define(arg, buffer, root)
                 results.append((result, buffer, root, None))
         self.whiles.append(op)
@@ -631,7 +627,7 @@ class _FunctionBufferizer:
     def _condition(self, op: scf.ConditionOp) -> None:
         loop = op.parent_op()
         assert isinstance(loop, scf.WhileOp)
-        copy_in_parallel(self, [(value, loop.before_region.block.args[j]) for j, value in enumerate(op.args)
+        copy_in_parallel(self, [(value, loop.after_region.block.args[j]) for j, value in enumerate(op.args)
                                 if isinstance(value.type, TensorType)], op)
         self.conditions.append(op)
 
