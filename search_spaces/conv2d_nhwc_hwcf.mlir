@@ -32,6 +32,10 @@
 // rows + one broadcast; 7 x 64 (28 + 4 + 1) spills accumulators every k step.
 // xlinalg.constraint: reg_w * (reg_f // 16) + reg_f // 16 <= 31
 // xlinalg.constraint: cache_c % reg_c == 0
+// A C-block loop of exactly 2 register steps: LLVM unrolls it into the KW loop
+// and spills the accumulators (7x32: ~70-210 stack accesses among the FMAs,
+// 0.1-0.6x; tests/test_conv_perf.py). Only orders 0 and 1 have that loop.
+// xlinalg.constraint: cache_order == 2 or cache_c != 2 * reg_c
 // xlinalg.constraint: cache_order != 2 or pack_filter == 0
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {

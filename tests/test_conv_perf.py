@@ -92,9 +92,9 @@ def test_register_budget_constraint(reg_w: int, reg_f: int, fits: bool) -> None:
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
-def _fma_loop(reg_w: int, reg_f: int) -> list[str]:
-    knobs = {"reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64, "cache_order": 0,
-             "pack_filter": 0}
+def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64) -> list[str]:
+    knobs = {"reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
+             "cache_order": 0, "pack_filter": 0}
     shapes = [(1, 3, reg_w + 2, 128), (3, 3, 128, 64), (1, 1, reg_w, 64)]
     kernel = xlinalg.compile(conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]),
                              schedule=SPACE, knobs=knobs)
@@ -111,6 +111,18 @@ def test_register_budget_matches_the_asm() -> None:
     pruned = _fma_loop(7, 64)
     assert sum("vfmadd" in line for line in pruned) == 16 * 7 * 4
     assert any("rsp" in line for line in pruned)
+
+
+@pytest.mark.parametrize(("reg_c", "cache_c", "spills"), [(32, 64, True), (16, 32, True),
+                                                          (16, 64, False), (8, 64, False)])
+def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: bool) -> None:
+    """A C block of exactly two register steps spills the accumulators (LLVM unrolls the
+    2-trip loop into the KW loop); the template's constraint prunes exactly those."""
+    body = _fma_loop(7, 32, reg_c, cache_c)
+    assert any("rsp" in line for line in body) == spills
+    knobs = {"reg_w": 7, "reg_f": 32, "reg_c": reg_c, "cache_c": cache_c, "cache_order": 0,
+             "pack_filter": 0}
+    assert (first_violated(CONSTRAINTS, knobs) is None) == (not spills)
 
 
 def _innermost_fma_loop(asm: str) -> list[str]:
