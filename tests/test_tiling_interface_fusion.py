@@ -121,9 +121,9 @@ func.func @f(%a: tensor<13x15xf32>, %b: tensor<8x2x2x8xf32>) -> tensor<8x2x2x8xf
 
 def test_an_op_without_a_result_tile_mapping_fails_clearly() -> None:
     src = """
-func.func @f(%u: tensor<6x3xf32>, %ix: tensor<6x1xi32>, %o: tensor<5x3xf32>) -> tensor<5x3xf32> {
+func.func @f(%u: tensor<6x2xf32>, %ix: tensor<6x1xi32>, %o: tensor<5x3xf32>) -> tensor<5x3xf32> {
   %r = iree_linalg_ext.scatter dimension_map = [0] unique_indices(false)
-      ins(%u, %ix : tensor<6x3xf32>, tensor<6x1xi32>) outs(%o : tensor<5x3xf32>) {
+      ins(%u, %ix : tensor<6x2xf32>, tensor<6x1xi32>) outs(%o : tensor<5x3xf32>) {
   ^bb0(%a: f32, %b: f32):
     iree_linalg_ext.yield %a : f32
   } -> tensor<5x3xf32>

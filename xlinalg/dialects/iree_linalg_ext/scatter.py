@@ -38,7 +38,12 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import dim_of, domain_of, insert_tile
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
+    CoveringResultTiles,
+    dim_of,
+    domain_of,
+    insert_tile,
+)
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
@@ -46,12 +51,12 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of
+from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition
-class ScatterOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
+class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingInterface):
     name = "iree_linalg_ext.scatter"
 
     dimension_map = prop_def(DenseArrayBase)
@@ -187,6 +192,30 @@ class ScatterOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
 
     def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
         return domain_of(builder, self.inputs[0])
+
+    def result_domain_dims(self) -> list[int | None]:
+        """Per domain dim (update number, slice dims): the result dim it tiles. The updates
+        are all taken (any may land in the tile: a reduction unless unique), and so is a
+        slice dim landing on an indexed dim (the index is added to it); a slice dim on a
+        non-indexed dim tiles that dim of `original`. Not defined (silenceable failure)
+        when such a slice dim is shorter than its dim of `original` (the tile would then
+        reach past the updates) or dynamic. IREE 3.13's scatter has no result-tile
+        mapping (fusing it clones it whole): this follows the mathematics."""
+        offset = self.slice_offset()
+        indexed = set(self.dim_map())
+        update_shape, original_shape = shape(self.inputs[0]), shape(self.outputs[0])
+        dims: list[int | None] = [None]
+        for k, size in enumerate(update_shape[1:]):
+            d = offset + k
+            if d in indexed:
+                dims.append(None)
+            elif size < 0 or size != original_shape[d]:
+                raise tile_failure(
+                    f"'{self.name}' cannot compute a tile of its result #0: update dim {k + 1} "
+                    f"({size}) does not span dim {d} of the original ({original_shape[d]})")
+            else:
+                dims.append(d)
+        return dims
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:

@@ -59,7 +59,12 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_of, insert_tile, parallel_except
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
+    CoveringResultTiles,
+    domain_of,
+    insert_tile,
+    parallel_except,
+)
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
@@ -141,7 +146,11 @@ def _lower_tiles(op: _WinogradOp, name: str, matrix: np.ndarray, domain: list[SS
     em.add(memref.DeallocOp.get(tmp))
 
 
-class _WinogradOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
+class _WinogradOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingInterface):
+    """Result tiles (`CoveringResultTiles`): every element of a transformed t×t tile
+    depends on the whole input tile, so the t×t dims (and the image's h, w) are computed
+    whole and the asked window is cut out."""
+
     output_tile_size = prop_def(IntegerAttr[I64])
     kernel_size = prop_def(IntegerAttr[I64])
 
@@ -261,6 +270,9 @@ class WinogradFilterTransformOp(_WinogradOp):
     def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
         return domain_of(builder, self.outputs[0])[2:]
 
+    def result_domain_dims(self) -> list[int | None]:
+        return [2, 3]  # (c, f) of the (t, t, c, f) result
+
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
         (oc, of), (sc, sf) = offsets, sizes
@@ -299,6 +311,12 @@ class _ImageTransformOp(_WinogradOp):
 
     def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
         return domain_of(builder, self.tiles_value())[2:]
+
+    def result_domain_dims(self) -> list[int | None]:
+        """Domain (n, th, tw, c); th and tw are not tileable (taken whole)."""
+        if isinstance(self, WinogradInputTransformOp):
+            return [2, None, None, 5]  # result (t, t, n, th, tw, c)
+        return [0, None, None, 3] if self.nhwc() else [0, None, None, 1]  # the image
 
     def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
                                  sizes: Sequence[OpFoldResult]) -> Operation:
