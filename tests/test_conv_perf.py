@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from support import REPO
 from test_conv_vectorize import conv_payload, numpy_conv_nhwc
+from test_vector_mask_hoist_asm import _innermost_fma_loops
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
@@ -126,21 +127,8 @@ def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: 
 
 
 def _innermost_fma_loop(asm: str) -> list[str]:
-    """The lines of the single-block loop (label .. backward jump to it) holding the
-    most FMAs."""
-    loops: list[list[str]] = []
-    lines = asm.splitlines()
-    for start, line in enumerate(lines):
-        if not line.startswith(".LBB"):
-            continue
-        label = line.rstrip(":")
-        for end in range(start + 1, len(lines)):
-            if lines[end].startswith(".LBB"):
-                break
-            if lines[end].split()[-1:] == [label] and lines[end].lstrip().startswith("j"):
-                loops.append(lines[start:end + 1])
-                break
-    return max(loops, key=lambda body: sum("vfmadd" in x for x in body))
+    """The innermost FMA loop (test_vector_mask_hoist_asm's reading) with the most FMAs."""
+    return max(_innermost_fma_loops(asm), key=lambda body: sum("vfmadd" in x for x in body))
 
 
 def test_aligned_copy() -> None:
