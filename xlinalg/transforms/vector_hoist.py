@@ -286,16 +286,23 @@ def hoist_redundant_vector_transfers(root: Operation) -> int:
     unmask_boundary_transfers(root)
     count = 0
     changed = True
+    # CSE (a whole-function walk, the bulk of this function's time) runs in the first
+    # round and again only when something moved or a forwarded transfer left dead ops
+    # behind: hoisting a pair alone creates no new common subexpressions.
+    needs_cse = True
     while changed:
         changed = False
         loops = [o for o in root.walk() if isinstance(o, scf.ForOp)]
-        for loop in loops:
-            hoist_loop_invariant_ops(loop)
-        # identical views/constants (e.g. from an unrolled body) become one value
-        for region in root.regions:
-            cse(region)
+        # innermost loops first, so an invariant op climbs all the loops it can in one round
+        for loop in reversed(loops):
+            needs_cse |= hoist_loop_invariant_ops(loop)
+        if needs_cse:
+            # identical views/constants (e.g. from an unrolled body) become one value
+            for region in root.regions:
+                cse(region)
+            needs_cse = False
         for loop in [o for o in root.walk() if isinstance(o, scf.ForOp)]:
-            forward_transfers(loop.body.block)
+            needs_cse |= forward_transfers(loop.body.block) > 0
             pair = _find_pair(loop)
             if pair is not None:
                 _hoist_pair(loop, *pair)
