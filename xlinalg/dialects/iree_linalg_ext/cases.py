@@ -109,6 +109,104 @@ VERIFY_CASES: list[tuple[str, str, str]] = [
     ("%d: memref<8x8x1x2x2x4xf32>, %o: memref<1x10x12x4xf32>", """
   iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<8x8x1x2x2x4xf32>) outs(%o : memref<1x10x12x4xf32>)""",
      "output shape to be [1, 12, 12, 4]"),
+    # fft
+    ("%re: memref<4x16xi32>, %im: memref<4x16xi32>", """
+  %s = arith.constant 1 : index
+  iree_linalg_ext.fft ins(%s : index) outs(%re, %im : memref<4x16xi32>, memref<4x16xi32>)""",
+     "expected floating-point outputs"),
+    ("%re: memref<4x16xf32>, %im: memref<4x16xf64>", """
+  %s = arith.constant 1 : index
+  iree_linalg_ext.fft ins(%s : index) outs(%re, %im : memref<4x16xf32>, memref<4x16xf64>)""",
+     "real and imaginary outputs to have the same type"),
+    ("%re: memref<4x16xf32>", """
+  %s = arith.constant 1 : index
+  iree_linalg_ext.fft ins(%s : index) outs(%re : memref<4x16xf32>)""",
+     "expected two outputs (real, imag)"),
+    ("%re: memref<4x16xf32>, %im: memref<4x16xf32>, %c: memref<2x2xf32>", """
+  %s = arith.constant 2 : index
+  iree_linalg_ext.fft ins(%s, %c, %c : index, memref<2x2xf32>, memref<2x2xf32>) outs(%re, %im : memref<4x16xf32>, memref<4x16xf32>)""",
+     "expected 1-D f32 coefficients"),
+    ("%re: memref<4x16xf32>, %im: memref<4x16xf32>, %x: f32", """
+  iree_linalg_ext.fft ins(%x : f32) outs(%re, %im : memref<4x16xf32>, memref<4x16xf32>)""",
+     "expected the stage to be an index or integer scalar"),
+    # reverse
+    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>", """
+  iree_linalg_ext.reverse dimensions(dense<[2]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>)""",
+     "dimension 2 is out of range for rank 2"),
+    ("%x: memref<7x5xf32>, %y: memref<5x7xf32>", """
+  iree_linalg_ext.reverse dimensions(dense<[0]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<5x7xf32>)""",
+     "expected the output shape [5, 7] to match the input shape [7, 5]"),
+    ("%x: memref<7x5xf32>, %y: memref<7x5xf64>", """
+  iree_linalg_ext.reverse dimensions(dense<[0]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf64>)""",
+     "input and output element types to be equal"),
+    # scan
+    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>", f"""
+  iree_linalg_ext.scan dimension(2) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y, %acc : memref<7x5xf32>, memref<5xf32>) {REGION_ADD}""",
+     "dimension 2 is out of range for rank 2"),
+    ("%x: memref<7x5xf32>, %y: memref<7x6xf32>, %acc: memref<6xf32>", f"""
+  iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y, %acc : memref<7x6xf32>, memref<6xf32>) {REGION_ADD}""",
+     "expected the output shape [7, 6] to match the input shape [7, 5]"),
+    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>", f"""
+  iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>) {REGION_ADD}""",
+     "expected one input and two outputs (result, accumulator)"),
+    # topk
+    ("%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>", f"""
+  iree_linalg_ext.topk dimension(2) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<3x4xf32>, memref<3x4xi32>) {REGION_CMP}""",
+     "dimension 2 is out of range for rank 2"),
+    ("%x: memref<3x10xf32>, %xi: memref<3x9xi32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>", f"""
+  iree_linalg_ext.topk dimension(1) ins(%x, %xi : memref<3x10xf32>, memref<3x9xi32>) outs(%v, %i : memref<3x4xf32>, memref<3x4xi32>) {REGION_CMP}""",
+     "input values and indices to have the same shape"),
+    ("%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x5xi32>", f"""
+  iree_linalg_ext.topk dimension(1) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<3x4xf32>, memref<3x5xi32>) {REGION_CMP}""",
+     "output values and indices to have the same shape"),
+    ("%x: memref<3x10xf32>, %v: memref<2x4xf32>, %i: memref<2x4xi32>", f"""
+  iree_linalg_ext.topk dimension(1) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<2x4xf32>, memref<2x4xi32>) {REGION_CMP}""",
+     "except along dimension 1"),
+    # scatter
+    ("%u: memref<3x4xf32>, %ix: memref<3x2xf32>, %o: memref<8x6x4xf32>", f"""
+  iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xf32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
+     "expected integer indices"),
+    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x3xf32>", f"""
+  iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x3xf32>) {REGION_ADD}""",
+     "update slice dim 1 (4) exceeds original dim 2 (3)"),
+    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf64>", """
+  iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    iree_linalg_ext.yield %a : f64
+  }""",
+     "updates and original element types to be equal"),
+    ("%u: memref<3x4x5xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>", f"""
+  iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4x5xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
+     "expected the original rank (3) to be at least index depth (2) + update rank (3) - 1"),
+    # attention
+    ("%q: memref<2x8x4xi32>, %k: memref<2x6x4xi32>, %v: memref<2x6x4xi32>, %o: memref<2x8x4xi32>, %s: i32", """
+  iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xi32>, memref<2x6x4xi32>, memref<2x6x4xi32>, i32) outs(%o : memref<2x8x4xi32>)""",
+     "expected a floating-point query"),
+    ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf16>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>", """
+  %s = arith.constant 5.000000e-01 : f32
+  iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf16>, memref<2x6x4xf32>, f32) outs(%o : memref<2x8x4xf32>)""",
+     "to have the element type f32"),
+    ("%q: memref<8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>", """
+  %s = arith.constant 5.000000e-01 : f32
+  iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<8x4xf32>, memref<2x6x4xf32>, memref<2x6x4xf32>, f32) outs(%o : memref<2x8x4xf32>)""",
+     "expected the query to be 3-D"),
+    ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>, %m: memref<2x7xf32>, %l: memref<2x8xf32>", """
+  %s = arith.constant 5.000000e-01 : f32
+  iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x6x4xf32>, f32) outs(%o, %m, %l : memref<2x8x4xf32>, memref<2x7xf32>, memref<2x8xf32>)""",
+     "running max/sum to be 2x8 of f32"),
+    # winograd
+    ("%f: memref<3x3x4x5xi32>, %o: memref<8x8x4x5xi32>", """
+  iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<3x3x4x5xi32>) outs(%o : memref<8x8x4x5xi32>)""",
+     "expected floating-point input and output"),
+    ("%f: memref<3x4x5xf32>, %o: memref<8x8x4x5xf32>", """
+  iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<3x4x5xf32>) outs(%o : memref<8x8x4x5xf32>)""",
+     "expected a 4-D filter"),
+    ("%f: memref<5x5x4x5xf32>, %o: memref<8x8x4x5xf32>", """
+  iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<5x5x4x5xf32>) outs(%o : memref<8x8x4x5xf32>)""",
+     "expected the kernel shape to be [3, 3]"),
+    ("%d: memref<7x8x1x2x2x4xf32>, %o: memref<1x12x12x4xf32>", """
+  iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<7x8x1x2x2x4xf32>) outs(%o : memref<1x12x12x4xf32>)""",
+     "expected the input tile shape to be [8, 8]"),
     # unpack shares pack's verifier (`_RelayoutOp.verify_`) with source and destination swapped
     ("%b: memref<16x8x32x8xf32>, %a: memref<128x250xf32>", """
   iree_linalg_ext.unpack %b inner_dims_pos = [0, 1] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x250xf32>)""",
