@@ -13,6 +13,9 @@ into the loop), so there is no upstream output to compare with."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 from test_tiling_interface_ext_tensors import KERNELS, _inputs
@@ -87,3 +90,26 @@ def test_fused_by_its_tile_into_a_consumer_loop(op: str, tiles: str, loops: int)
     got = xlinalg.compile(src, schedule=schedule, entry="f")(*[a.copy() for a in args])
     np.testing.assert_allclose(got, -np.asarray(expected[0]), rtol=1e-4, atol=1e-4)
 
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+def test_iree_opt_clones_the_whole_op_where_we_fuse_a_tile() -> None:
+    """The same fusion through IREE 3.13's iree-opt (consumer as a linalg.generic: its
+    MLIR has no linalg.negf): the winograd filter transform is cloned whole into the loop."""
+    op, tiles = "winograd.filter_transform", "[3, 0, 2, 0]"
+    ty = "tensor<8x8x4x5xf32>"
+    idm = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    generic = (f"linalg.generic {{indexing_maps = [{idm}, {idm}], iterator_types = "
+               f"[\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%r : {ty}) outs(%e : {ty}) {{\n"
+               f"  ^bb0(%a: f32, %b: f32):\n    %x = arith.negf %a : f32\n    linalg.yield %x : f32\n  }} -> {ty}")
+    payload = _consumer(op).replace(f"linalg.negf ins(%r : {ty}) outs(%e : {ty}) -> {ty}", generic)
+    schedule = fuse_schedule("linalg.generic", f"iree_linalg_ext.{op}", tiles, 2)
+    inner = schedule.strip().split("\n", 1)[1].rsplit("}", 1)[0]
+    module = "module attributes {transform.with_named_sequence} {\n" + payload + "\n" + inner + "\n}"
+    out = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=module,
+                         capture_output=True, text=True, check=True).stdout
+    body = out[out.index("scf.for"):]
+    assert "ins(%arg0 : tensor<3x3x4x5xf32>) outs(%arg1 : tensor<8x8x4x5xf32>)" in body  # whole
+    ours = str(xlinalg.apply_schedule(payload, schedule))
+    fused = ours[ours.index("scf.for"):]
+    assert "winograd.filter_transform" in fused and "tensor<3x3x4x5xf32>) outs" not in fused
