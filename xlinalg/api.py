@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,14 @@ def parse(source: Source, what: str = "input") -> ModuleOp:
     if isinstance(source, ModuleOp):
         return source
     text, name = read_source(source, what)
+    return _parse_text(text, name).clone()
+
+
+@lru_cache(maxsize=32)
+def _parse_text(text: str, name: str) -> ModuleOp:
+    """The verified module of `text` (keyed by the text itself, so an edited payload or
+    schedule is parsed again); callers get clones, never this instance. A tuning run
+    compiles the same payload and schedule text for every candidate."""
     try:
         module = LocatingParser(make_context(), text, name).parse_module()
     except ParseError as err:
