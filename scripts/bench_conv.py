@@ -24,8 +24,9 @@ filter, NHWC input pre-padded, HWCF filter, f32, the output accumulated into
   installed);
 - prints GFLOP/s medians, ratios to IREE and to the FMA peak measured by a
   native microkernel, and the median compile seconds per candidate (apply
-  schedule + lower + llvmlite O3, as the trials recorded them; for fixed
-  knobs, the median of `--compiles` compilations in this run).
+  schedule + lower + llvmlite O3 + JIT: `Kernel.compile_seconds`, median of
+  `--compiles` compilations of the measured schedule in this run, tuned or
+  fixed knobs alike; `--compiles 0`: the trials' median).
 
 Every column gets the same 64-byte aligned arrays (as frameworks allocate
 tensors and as IREE's runtime copies them into its device buffers): NumPy's
@@ -64,6 +65,7 @@ SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
 IMG2COL_SPACE = ROOT / "search_spaces" / "conv2d_img2col.mlir"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_matmul import _median_compile_seconds, tune
+from bench_matmul import compile_seconds as median_compile_seconds
 
 
 @dataclass(frozen=True)
@@ -160,11 +162,9 @@ def fma_peak_gflops(calls: int = 200) -> float:
     return 2 * lanes * ACCUMULATORS * ITERATIONS_PER_CALL / best
 
 
-def compile_seconds(layer: Layer, schedule: str, knobs: dict, count: int) -> float:
-    """Median seconds of `count` compilations (apply schedule + lower + llvmlite O3)."""
-    return statistics.median(
-        xlinalg.compile(payload(layer), schedule=schedule, knobs=knobs).compile_seconds
-        for _ in range(count))
+def compile_seconds(layer: Layer, schedule: str, knobs: dict | None, count: int) -> float:
+    """Median `Kernel.compile_seconds` of `count` compilations (bench_matmul.compile_seconds)."""
+    return median_compile_seconds(payload(layer), schedule, knobs, count)
 
 
 def im2col_blas(layer: Layer) -> Callable[[np.ndarray, np.ndarray, np.ndarray], float]:
@@ -315,7 +315,7 @@ def main() -> int:
         layer = LAYERS[index]
         schedule, fixed, compile_s = best_schedule(layer, index, args)
         kernel = xlinalg.compile(payload(layer), schedule=schedule, knobs=fixed)
-        if fixed is not None and args.compiles > 0:
+        if args.compiles > 0:  # same definition for tuned and fixed knobs (bench_matmul.compile_seconds)
             compile_s = compile_seconds(layer, schedule, fixed, args.compiles)
         x, w, out = (aligned(a) for a in kernel.make_inputs(seed=1))
         check = kernel.check(x, w, out)
