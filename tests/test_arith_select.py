@@ -92,3 +92,47 @@ def test_lowers_to_an_llvm_select_on_vector_conditions() -> None:
 
     ir = lower_to_llvm(parse_module(KERNEL.format(r=1, n=8, rows=1, cols=5))).llvm_ir
     assert "select <8 x i1>" in ir
+
+
+CMP = """func.func @f(%a: vector<4x16xf32>, %b: vector<4x16xf32>, %i: index, %j: index, %t: tensor<3xi32>) -> (vector<4x16xi1>, i1, tensor<3xi1>, vector<4x16xf32>) {
+  %0 = arith.cmpf ogt, %a, %b fastmath<fast> : vector<4x16xf32>
+  %1 = arith.cmpi slt, %i, %j : index
+  %2 = arith.cmpi uge, %t, %t : tensor<3xi32>
+  %3 = arith.cmpf uno, %a, %b : vector<4x16xf32>
+  %4 = arith.select %3, %a, %b : vector<4x16xi1>, vector<4x16xf32>
+  func.return %0, %1, %2, %4 : vector<4x16xi1>, i1, tensor<3xi1>, vector<4x16xf32>
+}"""
+
+
+def test_comparisons_of_vectors_give_vectors_of_i1() -> None:
+    """xDSL 0.74 types every comparison i1; ours (arith_cmp.py) as upstream."""
+    module = parse_module(CMP)
+    module.verify()
+    types = [str(op.results[0].type) for op in module.walk() if op.name.startswith("arith.cmp")]
+    assert types == ["vector<4x16xi1>", "i1", "tensor<3xi1>", "vector<4x16xi1>"]
+    assert "arith.cmpf ogt, %a, %b fastmath<fast> : vector<4x16xf32>" in str(module)
+    assert str(parse_module(str(module))) == str(module)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("%0 = arith.cmpf ogt, %a, %a : vector<4x16xf32>\n  %z = \"arith.cmpf\"(%a, %a) "
+     "<{predicate = 2 : i64}> : (vector<4x16xf32>, vector<4x16xf32>) -> i1",
+     "result must be vector<4x16xi1>"),
+    ("%z = \"arith.cmpi\"(%a, %a) <{predicate = 2 : i64}> : "
+     "(vector<4x16xf32>, vector<4x16xf32>) -> vector<4x16xi1>", "does not verify|integer"),
+])
+def test_comparison_verifier(text: str, message: str) -> None:
+    module = f"""func.func @f(%a: vector<4x16xf32>) {{
+  {text}
+  func.return
+}}"""
+    with pytest.raises(Exception, match=message):
+        parse_module(module).verify()
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+def test_comparisons_round_trip_through_iree_opt() -> None:
+    proc = subprocess.run(["iree-opt", "-"], input=str(parse_module(CMP)), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    parse_module(proc.stdout).verify()

@@ -276,3 +276,32 @@ def test_maskedload_with_a_vector_pass_through() -> None:
     out = np.zeros(16, np.float32)
     kernel(a, p, out)
     np.testing.assert_array_equal(out, np.where(np.arange(16) < 9, a, p))
+
+
+RELU = """#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu(%A: memref<{m}x{n}xf32>, %O: memref<{m}x{n}xf32>) {{
+  linalg.generic {{indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}} ins(%A : memref<{m}x{n}xf32>) outs(%O : memref<{m}x{n}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %z : f32
+    %s = arith.select %c, %a, %z : f32
+    linalg.yield %s : f32
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize(("m", "n", "sizes"), [(13, 21, "vector_sizes [16, 32]"), (16, 32, ""),
+                                               (1, 7, "vector_sizes [1, 16]")])
+def test_vectorize_body_with_compare_and_select(m: int, n: int, sizes: str) -> None:
+    """The body's cmpf/select become vector compares and a per-lane select."""
+    schedule = SCHEDULE.replace("linalg.reduce", "linalg.generic").replace(
+        "vector_sizes [16, 32]", sizes)
+    ir = str(xlinalg.apply_schedule(RELU.format(m=m, n=n), schedule))
+    assert "arith.select" in ir and "xi1>, vector<" in ir
+    kernel = xlinalg.compile(RELU.format(m=m, n=n), schedule, entry="relu")
+    a = RNG.standard_normal((m, n)).astype(np.float32)
+    out = np.zeros_like(a)
+    kernel(a, out)
+    np.testing.assert_array_equal(out, np.maximum(a, 0))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects import arith as _xdsl
 from xdsl.dialects.arith import Arith as _XdslArith
 from xdsl.dialects.arith import ArithConstantMaterializationInterface
 from xdsl.dialects.arith import SelectOp as _XdslSelectOp
@@ -39,6 +40,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.arith_cmp import CmpfOp, CmpiOp
 from xlinalg.dialects.arith_trunci import REPLACES as TRUNCI_REPLACES
 from xlinalg.dialects.arith_trunci import TruncIOp
 
@@ -123,6 +125,8 @@ SELECT_OPS = (_XdslSelectOp, SelectOp)
 _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslSelectOp: SelectOp,
     TRUNCI_REPLACES: TruncIOp,
+    _xdsl.CmpiOp: CmpiOp,  # vector/tensor-of-i1 results (arith_cmp.py)
+    _xdsl.CmpfOp: CmpfOp,
 }
 
 Arith = Dialect(

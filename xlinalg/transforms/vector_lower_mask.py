@@ -157,12 +157,12 @@ def lower_masks(root: Operation) -> int:
 
 
 __all__ = [
-    "masked_reduction",
-    "neutral_vector",
     "lower_create_mask",
     "lower_create_masks",
     "lower_mask_op",
     "lower_mask_ops",
     "lower_masks",
+    "masked_reduction",
+    "neutral_vector",
     "with_mask",
 ]
