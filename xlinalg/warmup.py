@@ -67,15 +67,68 @@ def import_all_modules() -> int:
     return count
 
 
+_MATMUL = """
+func.func @matmul(%A: memref<32x64xf32>, %B: memref<64x64xf32>, %C: memref<32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<32x64xf32>)
+  linalg.matmul ins(%A, %B : memref<32x64xf32>, memref<64x64xf32>) outs(%C : memref<32x64xf32>)
+  return
+}
+"""
+
+_CONV = """
+func.func @conv(%I: memref<1x10x10x32xf32>, %F: memref<3x3x32x32xf32>, %O: memref<1x8x8x32xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%I, %F : memref<1x10x10x32xf32>, memref<3x3x32x32xf32>) outs(%O : memref<1x8x8x32xf32>)
+  return
+}
+"""
+
+_BATCH_MATMUL = """
+func.func @batch_matmul(%A: memref<2x32x64xf32>, %B: memref<2x64x64xf32>, %C: memref<2x32x64xf32>) {
+  linalg.batch_matmul ins(%A, %B : memref<2x32x64xf32>, memref<2x64x64xf32>) outs(%C : memref<2x32x64xf32>)
+  return
+}
+"""
+
+#: the tuned templates of `search_spaces/` (when xlinalg runs from its repository) and a
+#: small payload each, compiled with the first option of every knob
+_TEMPLATES = {
+    "matmul_vectorize.mlir": _MATMUL,
+    "matmul_parallel.mlir": _MATMUL,
+    "matmul_mmt4d.mlir": _PAYLOAD.replace("@warm_up", "@matmul"),
+    "conv2d_nhwc_hwcf.mlir": _CONV,
+    "batch_matmul.mlir": _BATCH_MATMUL,
+}
+
+
+def _template_cases() -> list[tuple[str, str]]:
+    from pathlib import Path
+
+    spaces = Path(__file__).resolve().parent.parent / "search_spaces"
+    return [((spaces / name).read_text(), payload) for name, payload in _TEMPLATES.items()
+            if (spaces / name).is_file()]
+
+
 def warm_up(*, compile_kernel: bool = True) -> None:
-    """Import all of xlinalg and (with `compile_kernel`) compile and run one small kernel."""
+    """Import all of xlinalg and (with `compile_kernel`) compile and run one small kernel,
+    then a small instance of each tuned template found in `search_spaces/` (the first use
+    of each op's parser, verifier and transforms costs 10-50 ms in every forked child
+    otherwise). A template that does not compile is skipped: warming up never fails."""
     import_all_modules()
     if not compile_kernel:
         return
     import xlinalg
+    from xlinalg.errors import XlinalgError
 
     kernel = xlinalg.compile(_PAYLOAD, schedule=_SCHEDULE)
     kernel(*kernel.make_inputs())
+    for schedule, payload in _template_cases():
+        knobs = {knob.name: knob.options[0] for knob in xlinalg.list_knobs(schedule)}
+        try:
+            xlinalg.compile(payload, schedule=schedule, knobs=knobs)
+        except XlinalgError:
+            continue
 
 
 __all__ = ["import_all_modules", "warm_up"]
