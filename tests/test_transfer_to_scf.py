@@ -14,6 +14,12 @@ import pytest
 
 import xlinalg
 
+TESTED_OPS = [
+    "transform.vector.transfer_to_scf",
+    "transform.vector.lower_transfer",
+    "transform.apply_patterns.vector.transfer_to_scf",
+]
+
 HEADER = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
