@@ -18,8 +18,8 @@ IREE's default CPU compile of the same payload (`local-sync` = 1 thread, `local-
 with 2 workers) when `iree-base-compiler`/`iree-base-runtime` are installed. It prints
 GFLOP/s, the ratios to OpenBLAS, the fraction of the FMA peak measured in the same run
 by a native microkernel (2 threads: of twice the one-core peak), and the median compile
-seconds per candidate (apply schedule + lower + llvmlite O3, as the trials recorded
-them, or this process's compile with fixed knobs).
+seconds per candidate (`bench_matmul.compile_seconds`: median of repeated compiles of the
+measured schedule in this process: apply schedule + lower + llvmlite O3 + JIT).
 
 Then `linalg.mmt4d` itself (pre-packed operands, m0 = 8, n0 = 32, k0 = 1) tuned with
 `search_spaces/mmt4d.mlir`: GFLOP/s, % of peak, and OpenBLAS on the equivalent matmul.
@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_matmul import (
     _best_params,
     _iree_module,
-    _median_compile_seconds,
     _time_blas,
+    compile_seconds,
     median_seconds,
     parse_shape,
     tune,
@@ -107,13 +107,10 @@ def _schedule(payload: str, name: str, space: Path, fixed: dict[str, int] | None
     if fixed is None:
         tune(payload, name, args.storage, 0 if args.stored else trials, args.seed, space)
         knobs = {**_best_params(args.storage, name), **extra}
-        compile_s = _median_compile_seconds(args.storage, name)
-        kernel = xlinalg.compile(payload, schedule=space.read_text(), knobs=knobs)
     else:
         knobs = {**fixed, **extra}
-        kernel = xlinalg.compile(payload, schedule=space.read_text(), knobs=knobs)
-        compile_s = kernel.compile_seconds
-    return kernel, knobs, compile_s
+    kernel = xlinalg.compile(payload, schedule=space.read_text(), knobs=knobs)
+    return kernel, knobs, compile_seconds(payload, space.read_text(), knobs)
 
 
 def _interleaved(runners: dict, rounds: int, stat: str) -> dict[str, float]:  # type: ignore[type-arg]
@@ -213,11 +210,11 @@ def main() -> int:
         payload = MMT4D.format(m=m, n=n, k=k, m0=m0, n0=n0, m1=-(-m // m0), n1=-(-n // n0))
         name = f"bench-mmt4d-{m}x{n}x{k}"
         if args.mmt4d_knobs is not None:
-            kernel = xlinalg.compile(payload, schedule=MMT4D_SPACE.read_text(), knobs=args.mmt4d_knobs[1])
+            schedule, knobs = MMT4D_SPACE.read_text(), args.mmt4d_knobs[1]
         else:
-            kernel = xlinalg.compile(payload, schedule=tune(payload, name, args.storage,
-                                                            0 if args.stored else args.mmt4d_trials,
-                                                            args.seed, MMT4D_SPACE))
+            schedule, knobs = tune(payload, name, args.storage, 0 if args.stored else args.mmt4d_trials,
+                                   args.seed, MMT4D_SPACE), None
+        kernel = xlinalg.compile(payload, schedule=schedule, knobs=knobs)
         lhs, rhs, acc = kernel.make_inputs(seed=1)
         assert kernel.check(lhs, rhs, acc).ok
         a = np.random.default_rng(1).random((m, k), np.float32)
@@ -230,7 +227,7 @@ def main() -> int:
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
         print(f"\nlinalg.mmt4d {m}x{n}x{k} (m0={m0}, n0={n0}, k0=1): {ours:.2f} GFLOP/s = {ours / peak:.2f} of peak; "
               f"OpenBLAS sgemm {blas:.2f} ({ours / blas:.2f}x); compile "
-              f"{kernel.compile_seconds if args.mmt4d_knobs else _median_compile_seconds(args.storage, name):.2f} s")
+              f"{compile_seconds(payload, schedule, knobs):.2f} s")
     return 0
 
 
