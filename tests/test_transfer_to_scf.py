@@ -11,6 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from test_vector_transforms import FOOTER, HEADER
 
 import xlinalg
 
@@ -19,16 +20,6 @@ TESTED_OPS = [
     "transform.vector.lower_transfer",
     "transform.apply_patterns.vector.transfer_to_scf",
 ]
-
-HEADER = """module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-"""
-FOOTER = """    transform.yield
-  }
-}
-"""
-
 
 def schedule(*ops: str) -> str:
     # each op consumes the function handle and returns a new one: chain them
