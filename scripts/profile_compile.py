@@ -23,13 +23,16 @@ a process pays one-time costs (lazy imports, target machine); it is shown apart
 ("first") and left out of the medians, as the tuner's forkserver pays it once.
 
 `--cprofile N` prints the N functions with the most cumulative time over all reps
-of `--cprofile-case` (default: the first case).
+of `--cprofile-case` (default: the first case). `--fork` measures instead what a
+tuning candidate pays: one compile per child forked from this process after importing
+`tuner._preload` (the forkserver's warmed-up state), CPU (user + system) and wall.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import statistics
 import sys
@@ -96,6 +99,28 @@ def compile_once(case: Case) -> tuple[Any, Any]:
     return kernel, times
 
 
+def forked_compile_seconds(case: Case, reps: int) -> tuple[float, float]:
+    """Median (CPU, wall) seconds of one compile in a child forked from this process, as
+    the tuner compiles each candidate (call after importing `tuner._preload`, i.e. in the
+    state of the tuner's warmed-up forkserver). CPU = user + system of the child."""
+    samples = []
+    for _ in range(reps):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: compile once, report, exit without cleanup
+            before, wall = os.times(), time.perf_counter()
+            compile_once(case)
+            after = os.times()
+            cpu = after.user + after.system - before.user - before.system
+            os.write(write_end, f"{cpu} {time.perf_counter() - wall}".encode())
+            os._exit(0)
+        os.close(write_end)
+        samples.append([float(x) for x in os.read(read_end, 100).split()])
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:8.1f}"
 
@@ -146,13 +171,24 @@ def main() -> int:
                         help="print the N functions with the most cumulative time")
     parser.add_argument("--cprofile-case", default=None, help="substring of the profiled case")
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative, tottime)")
+    parser.add_argument("--fork", action="store_true",
+                        help="per-candidate figure as the tuner sees it: each compile in a child "
+                             "forked from the warmed-up forkserver state (totals only)")
     args = parser.parse_args()
 
     cases = [c for c in CASES if args.cases is None or any(s in c.name for s in args.cases)]
     if not cases:
         parser.error("no case matches --cases")
-    import os
+    if args.fork:
+        import tuner._preload  # noqa: F401  (the forkserver's state: warmed up, gc frozen)
 
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; one compile per "
+              f"forked child, {args.reps} children per case (as tuner candidates)")
+        print(f"{'case':<24} | {'CPU s':>6} | {'wall s':>6}")
+        for case in cases:
+            cpu, wall = forked_compile_seconds(case, args.reps)
+            print(f"{case.name:<24} | {cpu:6.3f} | {wall:6.3f}", flush=True)
+        return 0
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.reps} reps per case")
     summary = []
     for case in cases:
