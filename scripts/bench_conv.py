@@ -59,6 +59,7 @@ from threadpoolctl import threadpool_limits
 
 import xlinalg
 from xlinalg.backend.peak import measure_fma_peak_gflops
+from xlinalg.backend.aligned import aligned
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
@@ -129,15 +130,6 @@ def payload(layer: Layer, kind: str = "memref") -> str:
     return (f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) -> {o} {{\n"
             f"  %r = linalg.conv_2d_nhwc_hwcf {attrs}\n"
             f"    ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}\n  return %r : {o}\n}}\n")
-
-
-def aligned(array: np.ndarray, alignment: int = 64) -> np.ndarray:
-    """A copy of `array` whose data starts at a multiple of `alignment` bytes."""
-    raw = np.empty(array.nbytes + alignment, np.uint8)
-    offset = -raw.ctypes.data % alignment
-    out = raw[offset:offset + array.nbytes].view(array.dtype).reshape(array.shape)
-    out[...] = array
-    return out
 
 
 def fma_peak_gflops(calls: int = 200) -> float:

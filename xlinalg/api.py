@@ -23,6 +23,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg
+from xlinalg.backend.aligned import aligned
 from xlinalg.context import make_context
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
 from xlinalg.interpreter.parsing import LocatingParser
@@ -238,7 +239,9 @@ class Kernel:
 
     # ---- inputs ----
     def make_inputs(self, seed: int = 0, sizes: Mapping[str, int] | None = None) -> list[Any]:
-        """Random arguments matching the signature. Dynamic dims come from `sizes` ("arg:dim" -> n)."""
+        """Random arguments matching the signature, 64-byte aligned (`backend/aligned.py`).
+
+        Dynamic dims come from `sizes` ("arg:dim" -> n)."""
         rng = np.random.default_rng(seed)
         sizes = dict(sizes or {})
         out: list[Any] = []
@@ -255,7 +258,7 @@ class Kernel:
                             )
                         extent = sizes[key]
                     shape.append(extent)
-                out.append(random_array(rng, tuple(shape), spec.dtype))
+                out.append(aligned(random_array(rng, tuple(shape), spec.dtype)))
             else:
                 out.append(random_array(rng, (), spec.dtype)[()])
         return out
