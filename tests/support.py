@@ -155,6 +155,17 @@ class LlvmliteModule:
 
 # ---------------------------------------------------------------- tuner
 
+def bmm_payload(b: int, m: int, n: int, k: int) -> str:
+    """A memref linalg.batch_matmul payload @f: (b x m x k) * (b x k x n) -> (b x m x n), f32."""
+    a, bt, c = (f"memref<{b}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    return f"""
+func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
+  linalg.batch_matmul ins(%A, %B : {a}, {bt}) outs(%C : {c})
+  func.return
+}}
+"""
+
+
 def matmul_payload(n: int) -> str:
     """A `func.func @matmul` on n x n f32 memrefs: one `linalg.generic` C += A * B."""
     t = f"memref<{n}x{n}xf32>"

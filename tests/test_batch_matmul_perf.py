@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from support import REPO
+from support import REPO, bmm_payload
 from test_conv_perf import _innermost_fma_loop
 
 import xlinalg
@@ -36,16 +36,6 @@ def mmt4d_payload(b: int, m1: int, n1: int, k: int, m0: int, n0: int) -> str:
     return f"""
 func.func @f(%lhs: {lhs}, %rhs: {rhs}, %acc: {acc}) {{
   linalg.batch_mmt4d ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {acc})
-  func.return
-}}
-"""
-
-
-def bmm_payload(b: int, m: int, n: int, k: int) -> str:
-    a, bt, c = (f"memref<{b}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
-    return f"""
-func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
-  linalg.batch_matmul ins(%A, %B : {a}, {bt}) outs(%C : {c})
   func.return
 }}
 """

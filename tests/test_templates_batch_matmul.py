@@ -5,7 +5,7 @@ cast_away_vector_leading_one_dim pattern it relies on, on its own."""
 from __future__ import annotations
 
 import pytest
-from support import REPO
+from support import REPO, bmm_payload
 from test_transform_loop import apply
 
 import xlinalg
@@ -17,16 +17,6 @@ TESTED_OPS = [
     "transform.apply_patterns.vector.lower_contraction",
     "transform.apply_patterns.vector.lower_outerproduct",
 ]
-
-
-def bmm_payload(b: int, m: int, n: int, k: int) -> str:
-    a, bt, c = (f"memref<{b}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
-    return f"""
-func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
-  linalg.batch_matmul ins(%A, %B : {a}, {bt}) outs(%C : {c})
-  func.return
-}}
-"""
 
 
 KNOBS = [
