@@ -1,4 +1,4 @@
-"""Vectorization of static-shaped linalg ops on memrefs (upstream `linalg::vectorize`).
+"""Vectorization of linalg ops on memrefs and tensors (upstream `linalg::vectorize`).
 
 `vectorize(op)` replaces one structured op by vector code:
 
@@ -26,8 +26,14 @@ broadcast map keep the out-of-bounds form (`in_bounds = false`), which the
 lowering masks the same way. `vector.mask` is lowered to masked transfers by
 `transform.vector.lower_mask` or by the lowering pipeline.
 
+On tensors (as upstream) the transfers read from and write into tensors: the
+`vector.transfer_write` into an `outs` tensor (or the `vector.mask` around it)
+returns the new tensor, which replaces the op's result; dynamic sizes of masks
+come from `tensor.dim` instead of `memref.dim`. One-shot bufferization then
+writes into the destination's buffer (`xlinalg/lowering/bufferize/transfer.py`).
+
 Preconditions (otherwise `TransformFailure(silenceable=True)`, payload
-untouched): memref operands (no tensors: bufferize first), static loop ranges
+untouched): all shaped operands memrefs or all ranked tensors, static loop ranges
 (dynamic shapes need vector sizes, as upstream), a body of
 arith/math ops, reductions in contraction or combine(out, x) form.
 """
@@ -36,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, vector
+from xdsl.dialects import arith, tensor, vector
 from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -48,6 +54,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ShapedType,
+    TensorType,
     VectorType,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -99,10 +106,25 @@ def _padding(element: Attribute) -> Operation:
     return arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
 
 
+def _dim(em: _Emitter, shaped: SSAValue, d: int) -> SSAValue:
+    """`memref.dim` or `tensor.dim` of dim `d` of `shaped`."""
+    index = em.add(arith.ConstantOp(IntegerAttr(d, IndexType()))).results[0]
+    if isinstance(shaped.type, TensorType):
+        return em.add(tensor.DimOp(shaped, index)).results[0]
+    return em.add(memref_dialect.DimOp(shaped, index)).results[0]
+
+
+def _shaped(t: Attribute) -> bool:
+    """A memref or a ranked tensor (what transfers read and write)."""
+    return isinstance(t, MemRefType | TensorType)
+
+
 class _Emitter:
     def __init__(self, anchor: Operation) -> None:
         self.anchor = anchor
         self._zero: SSAValue | None = None
+        #: the new tensors written into tensor outputs, in write order (the op's results)
+        self.written: list[SSAValue] = []
 
     def add(self, op: Operation) -> Operation:
         Rewriter.insert_op(op, InsertPoint.before(self.anchor))
@@ -116,7 +138,7 @@ class _Emitter:
     def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
              in_bounds: Sequence[bool]) -> SSAValue:
         mtype = memref.type
-        assert isinstance(mtype, MemRefType)
+        assert isinstance(mtype, MemRefType | TensorType)
         pad = self.add(_padding(mtype.element_type)).results[0]
         mask = self.mask_for(memref, vtype, perm, in_bounds)
         op = vector.TransferReadOp(
@@ -139,7 +161,7 @@ class _Emitter:
         into `vector.mask`); None otherwise (in bounds, or a permuted/broadcast map,
         which keeps `in_bounds = false`)."""
         mtype = memref.type
-        assert isinstance(mtype, MemRefType)
+        assert isinstance(mtype, MemRefType | TensorType)
         if all(in_bounds) or perm != AffineMap.identity(mtype.get_num_dims()):
             return None
         sizes: list[SSAValue] = []
@@ -147,16 +169,15 @@ class _Emitter:
             if s >= 0:
                 sizes.append(self.add(arith.ConstantOp(IntegerAttr(s, IndexType()))).results[0])
             else:
-                index = self.add(arith.ConstantOp(IntegerAttr(d, IndexType()))).results[0]
-                dim = memref_dialect.DimOp(memref, index)
-                sizes.append(self.add(dim).results[0])
+                sizes.append(_dim(self, memref, d))
         mask_t = VectorType(IntegerType(1), vtype.get_shape())
         return self.add(vector.CreateMaskOp(sizes, mask_t)).results[0]
 
     def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap,
-              in_bounds: Sequence[bool]) -> None:
+              in_bounds: Sequence[bool]) -> SSAValue | None:
+        """Write `value` into `memref` (a memref or a tensor); the new tensor for a tensor."""
         mtype = memref.type
-        assert isinstance(mtype, MemRefType) and isinstance(value.type, VectorType)
+        assert isinstance(mtype, MemRefType | TensorType) and isinstance(value.type, VectorType)
         mask = self.mask_for(memref, value.type, perm, in_bounds)
         op = self.add(
             vector.TransferWriteOp(
@@ -165,10 +186,14 @@ class _Emitter:
                 [self.zero_index()] * mtype.get_num_dims(),
                 in_bounds_attr([True] * len(in_bounds) if mask is not None else in_bounds),
                 permutation_map=AffineMapAttr(perm),
+                result_type=mtype if isinstance(mtype, TensorType) else None,
             )
         )
-        if mask is not None:
-            MaskOp.around(op, mask)
+        written: Operation = op if mask is None else MaskOp.around(op, mask)
+        if not written.results:
+            return None
+        self.written.append(written.results[0])
+        return written.results[0]
 
     def broadcast(self, value: SSAValue, vtype: VectorType) -> SSAValue:
         return self.add(vector.BroadcastOp(value, vtype)).results[0]
@@ -211,7 +236,7 @@ def vector_sizes_for(
     if vector_sizes is None:
         operands = op.get_operands_in_order()
         if any(r is None or r < 0 for r in ranges) or any(
-            isinstance(v.type, MemRefType) and any(s < 0 for s in v.type.get_shape())
+            _shaped(v.type) and any(s < 0 for s in v.type.get_shape())
             for v in operands
         ):
             raise _fail(
@@ -236,21 +261,20 @@ def check_vectorizable(
     op: Operation, vector_sizes: Sequence[int] | None = None
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize` applies to it; silenceable failure otherwise."""
-    from xlinalg.transforms.vectorize_conv import CONV_1D_OPS, check_conv_vectorizable
+    from xlinalg.transforms.vectorize_conv import CONV_OPS, check_conv_vectorizable
 
-    if op.name in CONV_1D_OPS:  # 1-D convolutions: their own vectorizer
+    if op.name in CONV_OPS:  # convolutions: their own vectorizer
         return check_conv_vectorizable(op, vector_sizes)
     if not isinstance(op, StructuredOpInterface):
         raise _fail(f"'{op.name}' is not a linalg structured op")
     operands = op.get_operands_in_order()
-    if any(isinstance(v.type, ShapedType) and not isinstance(v.type, MemRefType) for v in operands):
-        raise _fail("only ops on memrefs are vectorized (bufferize tensors first)")
+    _check_operand_kinds(op, operands)
     sizes, _ = vector_sizes_for(op, vector_sizes)
     if any(r == 0 for r in sizes):
         raise _fail("cannot vectorize an op with an empty loop range")
     maps = op.get_indexing_maps()
     for v, m in zip(operands, maps, strict=True):
-        if isinstance(v.type, MemRefType) and not _is_projected_permutation(m):
+        if _shaped(v.type) and not _is_projected_permutation(m):
             raise _fail(f"operand map {m} is not a projected permutation")
     body = _body(op)
     for inner in body.ops:
@@ -312,7 +336,7 @@ def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
     ins, outs = op.get_inputs(), op.get_outputs()
     if len(ins) != 2 or len(outs) != 1:
         return False
-    if not all(isinstance(v.type, MemRefType) and v.type.get_num_dims() > 0
+    if not all(_shaped(v.type) and v.type.get_num_dims() > 0  # type: ignore[attr-defined]
                for v in (*ins, *outs)):
         return False
     element = {v.type.element_type for v in (*ins, *outs)}  # type: ignore[attr-defined]
@@ -328,9 +352,9 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     written with `in_bounds = false`; lanes past the end read the zero padding
     (neutral in contractions) and are not written.
     """
-    from xlinalg.transforms.vectorize_conv import CONV_1D_OPS, vectorize_conv
+    from xlinalg.transforms.vectorize_conv import CONV_OPS, vectorize_conv
 
-    if op.name in CONV_1D_OPS:  # 1-D convolutions: their own vectorizer
+    if op.name in CONV_OPS:  # convolutions: their own vectorizer
         return vectorize_conv(op, vector_sizes)
     structured = check_vectorizable(op, vector_sizes)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
@@ -343,6 +367,16 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
         _vectorize_contraction(structured, em, maps, iters, sizes, exact)
     else:
         _vectorize_elementwise(structured, body, em, maps, sizes, exact)
+    return replace_vectorized(op, before, em)
+
+
+def replace_vectorized(op: Operation, before: Operation | None, em: _Emitter) -> list[Operation]:
+    """Erase `op` (its tensor results replaced by the tensors `em` wrote); return the ops
+    created between `before` and `op`."""
+    if len(em.written) != len(op.results):
+        raise AssertionError(f"{op.name}: {len(op.results)} results, {len(em.written)} written")
+    for old, new in zip(op.results, em.written, strict=True):
+        old.replace_all_uses_with(new)
     created: list[Operation] = []
     block = op.parent_block()
     assert block is not None
@@ -353,6 +387,20 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     op.detach()
     op.erase()
     return created
+
+
+def _check_operand_kinds(op: Operation, operands: Sequence[SSAValue]) -> None:
+    """Shaped operands all memrefs or all ranked tensors (upstream vectorizes either form, not a
+    mix: the op would have tensor results for some outputs only)."""
+    shaped = [v.type for v in operands if isinstance(v.type, ShapedType)]
+    if any(not _shaped(t) for t in shaped):
+        raise _fail("only ops on memrefs or ranked tensors are vectorized")
+    kinds = {type(t) for t in shaped}
+    if len(kinds) > 1:
+        raise _fail("cannot vectorize an op mixing memref and tensor operands")
+    outs = op.get_outputs() if isinstance(op, StructuredOpInterface) else []
+    if any(isinstance(v.type, TensorType) for v in outs) and len(op.results) != len(outs):
+        raise _fail("an op on tensors must have one result per output")
 
 
 def _vectorize_contraction(
@@ -367,7 +415,7 @@ def _vectorize_contraction(
     bounds: list[list[bool]] = []
     for v, m in zip(op.get_operands_in_order(), maps, strict=True):
         t = v.type
-        assert isinstance(t, MemRefType)
+        assert isinstance(t, MemRefType | TensorType)
         dims = [e.position for e in m.results if isinstance(e, AffineDimExpr)]
         vt = VectorType(t.element_type, [sizes[d] for d in dims])
         bounds.append([exact[d] for d in dims])
@@ -375,7 +423,7 @@ def _vectorize_contraction(
     names = ["reduction" if it == IteratorType.REDUCTION else "parallel" for it in iters]
     contract = em.add(ContractionOp(values[0], values[1], values[2], maps, names))
     out = op.get_outputs()[0]
-    assert isinstance(out.type, MemRefType)
+    assert isinstance(out.type, MemRefType | TensorType)
     em.write(contract.results[0], out, AffineMap.identity(out.type.get_num_dims()), bounds[-1])
 
 
@@ -400,11 +448,11 @@ def _vectorize_elementwise(
     for arg, v, m in zip(body.args, op.get_operands_in_order(), maps, strict=True):
         if not arg.uses or arg is out_arg:
             continue
-        if isinstance(v.type, MemRefType):
+        if _shaped(v.type):
             rmap = _read_map(m, n)
             flags = [isinstance(e, AffineConstantExpr) or exact[d]
                      for d, e in enumerate(rmap.results)]
-            mapping[arg] = em.read(v, vtype(v.type.element_type), rmap, flags)
+            mapping[arg] = em.read(v, vtype(v.type.element_type), rmap, flags)  # type: ignore[attr-defined]
         else:
             mapping[arg] = em.broadcast(v, vtype(v.type))
 
@@ -439,7 +487,7 @@ def _vectorize_elementwise(
             mapping[old] = res
     outs = op.get_outputs()
     for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()):], strict=True):
-        assert isinstance(out.type, MemRefType)
+        assert isinstance(out.type, MemRefType | TensorType)
         em.write(vector_of(value), out, _write_map(m, n), exact)
 
 
@@ -458,7 +506,7 @@ def _emit_multi_reduction(
     from xlinalg.dialects.vector import MultiDimReductionOp
 
     out = op.get_outputs()[0]
-    assert isinstance(out.type, MemRefType)
+    assert isinstance(out.type, MemRefType | TensorType)
     out_map = op.get_indexing_maps()[len(op.get_inputs())]
     dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
     vt = VectorType(out.type.element_type, [ranges[d] for d in dims])
@@ -489,9 +537,8 @@ def _iteration_mask(op: StructuredOpInterface, em: _Emitter, ranges: Sequence[in
         for v, m in zip(op.get_operands_in_order(), op.get_indexing_maps(), strict=True):
             where = [i for i, e in enumerate(m.results)
                      if isinstance(e, AffineDimExpr) and e.position == d]
-            if where and isinstance(v.type, MemRefType):
-                index = em.add(arith.ConstantOp(IntegerAttr(where[0], IndexType()))).results[0]
-                bounds.append(em.add(memref_dialect.DimOp(v, index)).results[0])
+            if where and _shaped(v.type):
+                bounds.append(_dim(em, v, where[0]))
                 break
         else:
             raise _fail(f"no operand gives the size of loop {d}")

@@ -23,7 +23,8 @@ are reads of the sliced value at their own positions.
 
 Uses that do not read contents are not conflicts: `tensor.dim`, the
 destination of an op that overwrites it without reading (`linalg.fill`, an
-elementwise `linalg.generic` whose payload ignores its output), and the
+elementwise `linalg.generic` whose payload ignores its output, a
+`vector.transfer_write` of all of it), and the
 destination of a `tensor.insert_slice` that writes back exactly the slice that
 was extracted (and then written): the insert only keeps the rest of the
 destination, which the write did not touch (upstream's matching
@@ -40,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 
-from xdsl.dialects import scf, tensor
+from xdsl.dialects import scf, tensor, vector
 from xdsl.dialects.builtin import DenseArrayBase, TensorType
 from xdsl.ir import Block, Operation, SSAValue, Use
 
@@ -191,6 +192,10 @@ class AliasInfo:
             return False
         if isinstance(op, StructuredOpInterface) and use.index >= len(op.get_inputs()):
             return self.reads_outputs(op)
+        if isinstance(op, vector.TransferWriteOp) and use.index == 1:  # the destination
+            from xlinalg.lowering.bufferize.transfer import transfer_write_reads_dest
+
+            return transfer_write_reads_dest(op)
         return True
 
     def _writes_back_slice(self, use: Use, dest: SSAValue) -> bool:

@@ -12,6 +12,7 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | `tensor.splat`, `from_elements`, `generate`, `concat`, `reshape` | see `creation.py` |
 | `tensor.expand_shape` / `collapse_shape` | `memref.expand_shape` / `collapse_shape` of the source's buffer (copied to an identity-layout buffer first if it is a strided view) |
 | `tensor.cast`, `tensor.dim`, `tensor.extract`, `tensor.insert` | `memref.cast`, `memref.dim`, `memref.load`, `memref.store` |
+| `vector.transfer_read` / `transfer_write` on tensors (also in `vector.mask`) | see `transfer.py`: the transfer on the buffer; a write is destination-style (its tensor operand is the destination) |
 | `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
 | ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
 | `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it |
@@ -101,6 +102,7 @@ from xlinalg.lowering.bufferize.dead_tensor_ops import erase_shape_only_ops
 from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
 from xlinalg.lowering.bufferize.parallel_copies import copy_in_parallel, forwarded_buffer
+from xlinalg.lowering.bufferize.transfer import TRANSFER_OPS, bufferize_transfer_op
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
@@ -186,6 +188,8 @@ class _FunctionBufferizer:
         self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
         self.arguments: list[tuple[SSAValue, SSAValue]] = []
         self._stale_args: list[tuple[Block, list[SSAValue]]] = []
+        #: ops already bufferized with their parent (the transfer_write inside a vector.mask)
+        self.done: set[Operation] = set()
         # (last position inside the loop, its results to register after it)
         self.pending: list[tuple[int, list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]]] = []
 
@@ -274,7 +278,7 @@ class _FunctionBufferizer:
             self._define(arg, new, Root("argument", writable=writable[index]))
         for op in list(self.fn.walk()):
             self._register_loop_results(self.alias.order.pos[op])
-            if op is self.fn or not self._needs_bufferization(op):
+            if op is self.fn or op in self.done or not self._needs_bufferization(op):
                 continue
             self._bufferize(op)
         self._finish()
@@ -326,6 +330,8 @@ class _FunctionBufferizer:
         elif is_forall_op(op):  # scf.forall shared_outs, tensor.parallel_insert_slice
             bufferize_forall_op(self, op)
             return
+        elif isinstance(op, TRANSFER_OPS):  # vector.transfer_read/write (in vector.mask) on tensors
+            bufferize_transfer_op(self, op)
         elif isinstance(op, CREATION_OPS):  # splat, from_elements, generate, concat, reshape
             bufferize_creation_op(self, op)
         elif isinstance(op, tensor.EmptyOp):
