@@ -111,3 +111,99 @@ def test_same_as_upstream(by: str, tmp_path) -> None:
         xlinalg.compile(theirs_text, entry="f")(a, out.copy()), want, rtol=1e-5
     )
     np.testing.assert_allclose(_run(STATIC, script(by), a, out), want, rtol=1e-5)
+
+
+def _roles(body: str) -> dict[str, str]:
+    """Which payload op each annotation landed on (`transform.annotate`)."""
+    module = apply(STATIC, MATCH + body)
+    roles: dict[str, str] = {}
+    for op in module.walk():
+        for name in ("h0", "h1", "h2", "h3"):
+            if name in op.attributes:
+                roles[name] = op.name
+    return roles
+
+
+ANNOTATE = "".join(f'    transform.annotate %h{i} "h{i}" : {ANY}\n' for i in range(4))
+ROLES_UPSTREAM = {
+    "h0": "linalg.fill",
+    "h1": "linalg.generic",  # the split op, inside the forall
+    "h2": "linalg.generic",  # the combining op
+    "h3": "scf.forall",
+}
+
+
+def test_the_upstream_form_returns_upstreams_order() -> None:
+    """With the trailing type (which upstream requires) the handles are fill, split,
+    combining, forall — what IREE 3.13 returns."""
+    body = (
+        "    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 "
+        f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})\n"
+    ) + ANNOTATE
+    assert _roles(body) == ROLES_UPSTREAM
+    module = apply(STATIC, MATCH + body)
+    (forall,) = [op for op in module.walk() if isinstance(op, ForallOp)]
+    assert "h3" in forall.attributes
+    split = next(op for op in forall.walk() if "h1" in op.attributes)
+    assert split.name == "linalg.generic"
+    combining = next(op for op in module.walk() if "h2" in op.attributes)
+    assert combining.parent_op() is not forall and combining.operands[0] is forall.results[0]
+
+
+def test_the_spec_form_returns_the_spec_order() -> None:
+    """Without a type (the spec's syntax, commas between clauses) the handles are
+    forall, fill, split, combining."""
+    body = (
+        "    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 "
+        "by num_threads = [0, 4], tile_sizes = [], mapping = []\n"
+    ) + ANNOTATE
+    assert _roles(body) == {
+        "h0": "scf.forall",
+        "h1": "linalg.fill",
+        "h2": "linalg.generic",
+        "h3": "linalg.generic",
+    }
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "by num_threads = [0, 4], tile_sizes = [], mapping = []",
+        f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})",
+    ],
+)
+def test_each_form_prints_as_itself(form: str) -> None:
+    text = schedule(MATCH + f"    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 {form}\n")
+    printed = str(xlinalg.parse(text))
+    assert f"tile_reduction_using_forall %0 {form}\n" in printed
+    assert str(xlinalg.parse(printed)) == printed
+
+
+def test_wrong_handle_counts() -> None:
+    three = (
+        "    %h0, %h1, %h2 = transform.structured.tile_reduction_using_forall %0 "
+        f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY})\n"
+    )
+    # upstream's fill group is variadic: 3 handles means no fill handle (a definite
+    # failure at application, as upstream's "expected to produce N results")
+    fails(STATIC, MATCH + three, silenceable=False, match="expected 0 fill handle")
+    five = (
+        "    %h0, %h1, %h2, %h3, %h4 = transform.structured.tile_reduction_using_forall %0 "
+        f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY}, {ANY})\n"
+    )
+    fails(STATIC, MATCH + five, silenceable=False, match="expected 2 fill handle")
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+def test_upstream_form_handles_match_iree_opt(tmp_path) -> None:
+    """The same schedule (upstream's form) annotates the same ops in iree-opt and here."""
+    from test_transform_upstream import upstream
+
+    body = (
+        "    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 "
+        f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})\n"
+    ) + ANNOTATE
+    theirs = xlinalg.parse(upstream(STATIC, (MATCH + body).replace("    ", ""), tmp_path))
+    roles = {name: op.name for op in theirs.walk() for name in ("h0", "h1", "h2", "h3") if name in op.attributes}
+    # iree-opt's combining op is a linalg.reduce, ours a linalg.generic
+    assert roles == {**ROLES_UPSTREAM, "h2": "linalg.reduce"}

@@ -22,6 +22,7 @@ import re
 
 import llvmlite.binding as llvm
 
+from xlinalg.backend.thread_pool import POOL_RUN, pool_run_address
 from xlinalg.errors import BackendError
 
 _LIBM_DOUBLE: tuple[str, ...] = (
@@ -41,11 +42,12 @@ LIBM_FUNCTIONS: frozenset[str] = frozenset(
 
 RUNTIME_FUNCTIONS: frozenset[str] = frozenset(
     ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove",
-     "pthread_create", "pthread_join", "sched_getaffinity")
+     "sched_getaffinity", POOL_RUN)
 )
-"""xlinalg's runtime: what lowered allocations and copies call, and the libc thread
-functions `scf.forall` runs on (`xlinalg/lowering/forall_to_threads.py`; it counts the
-usable CPUs with `sched_getaffinity` at each call)."""
+"""xlinalg's runtime: what lowered allocations and copies call, and what `scf.forall` runs
+on (`xlinalg/lowering/forall_to_threads.py`): it counts the usable CPUs with
+`sched_getaffinity` at each call and hands the chunks to xlinalg's thread pool
+(`xl_forall_run`, `xlinalg/backend/thread_pool.py`, compiled on first use)."""
 
 ALLOWED_FUNCTIONS: frozenset[str] = LIBM_FUNCTIONS | RUNTIME_FUNCTIONS
 
@@ -66,7 +68,7 @@ def _symbol_addresses() -> dict[str, int]:
         libraries.append(ctypes.CDLL(libm_path))
     libraries.append(ctypes.CDLL(None))  # the process: libc and whatever Python linked
     addresses: dict[str, int] = {}
-    for name in sorted(ALLOWED_FUNCTIONS):
+    for name in sorted(ALLOWED_FUNCTIONS - {POOL_RUN}):
         for lib in libraries:
             try:
                 address = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
@@ -118,6 +120,9 @@ def resolve_object_symbols(undefined: list[str]) -> list[str]:
     missing: list[str] = []
     for name in undefined:
         if name in available:
+            continue
+        if name == POOL_RUN:
+            pool_run_address()  # compiles the pool and registers its address
             continue
         address = _compiler_runtime_address(name)
         if address:
@@ -178,7 +183,9 @@ def check_external_symbols(module: llvm.ModuleRef) -> None:
                 + ", ".join(sorted(RUNTIME_FUNCTIONS))
                 + ")"
             )
-        if name not in available:
+        if name == POOL_RUN:
+            pool_run_address()
+        elif name not in available:
             raise BackendError(
                 f"external function '{name}' is allowed but not available in this process"
             )

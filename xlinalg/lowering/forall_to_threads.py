@@ -67,6 +67,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.backend.thread_pool import POOL_RUN
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
@@ -75,10 +76,6 @@ from xlinalg.lowering.to_llvm.types import convert_type, element_size
 _PTR = llvm.LLVMPointerType()
 _INDEX = IndexType()
 _SLOT_ALIGN = 8
-_CHUNK = llvm.LLVMStructType.from_type_list([_PTR, i64, i64])  # {ctx, lo, hi}
-_CHUNK_BYTES = 24
-PTHREAD_CREATE = "pthread_create"
-PTHREAD_JOIN = "pthread_join"
 SCHED_GETAFFINITY = "sched_getaffinity"
 _AFFINITY_BYTES = 128  # a cpu_set_t: 1024 CPUs
 
@@ -220,7 +217,6 @@ def _move_body(forall: ForallOp, ivs: Sequence[SSAValue], point: InsertPoint) ->
 @dataclass
 class _Outlined:
     body_name: str
-    thread_name: str
     captured: list[SSAValue]
     offsets: list[int]
     ctx_bytes: int
@@ -291,24 +287,8 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
     for nested in [op for op in loop.walk() if isinstance(op, ForallOp)]:
         forall_to_sequential_loops(nested)
     body_fn = func.FuncOp(base, FunctionType.from_lists([_PTR, i64, i64], []), Region(entry), "private")
-
-    # Thread entry: (ptr {ctx, lo, hi}) -> ptr
-    t_entry = Block(arg_types=[_PTR])
-    arg = t_entry.args[0]
-    null = llvm.ZeroOp.create(result_types=[_PTR])
-    t_ret = func.ReturnOp(null.results[0])
-    t_entry.add_ops([null, t_ret])
-    te = _Emitter(InsertPoint.before(null))
-    t_ctx = te.op(LoadOp(arg, _PTR, 8))
-    t_lo = te.op(LoadOp(te.byte_ptr(arg, 8), i64, 8))
-    t_hi = te.op(LoadOp(te.byte_ptr(arg, 16), i64, 8))
-    te.do(func.CallOp(base, [t_ctx, t_lo, t_hi], []))
-    thread_fn = func.FuncOp(
-        base + "_thread", FunctionType.from_lists([_PTR], [_PTR]), Region(t_entry), "private"
-    )
     module.body.block.insert_op_after(body_fn, kernel)
-    module.body.block.insert_op_after(thread_fn, body_fn)
-    return _Outlined(base, base + "_thread", captured, offsets, max(size, 8), counts)
+    return _Outlined(base, captured, offsets, max(size, 8), counts)
 
 
 def _declare(module: ModuleOp, name: str, inputs: list[Attribute], outputs: list[Attribute]) -> None:
@@ -352,8 +332,6 @@ def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int) -> SSAValue:
 def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int) -> None:
     e = _Emitter(InsertPoint.before(forall))
     ctx = _entry_alloca(kernel, outlined.ctx_bytes, 64)
-    chunks = _entry_alloca(kernel, _CHUNK_BYTES * cores, 8)
-    tids = _entry_alloca(kernel, 8 * cores, 8)
     for value, offset in zip(outlined.captured, outlined.offsets, strict=True):
         t = value.type
         address = e.byte_ptr(ctx, offset)
@@ -372,48 +350,8 @@ def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores
     workers = e.op(arith.MinUIOp(total64, _usable_cpus(e, kernel, cores)))
     workers = e.op(arith.MaxUIOp(workers, e.i64(1)))
 
-    def bound(w: SSAValue, em: _Emitter) -> SSAValue:  # total * w / workers
-        return em.op(arith.DivUIOp(em.op(arith.MuliOp(total64, w)), workers))
-
-    # Workers 1 .. W-1 on new threads.
-    create_body = Block([scf.YieldOp()], arg_types=[i64])
-    create = scf.ForOp(e.i64(1), workers, e.i64(1), [], Region(create_body))
-    e.do(create)
-    c = _Emitter(InsertPoint.before(create_body.last_op))  # type: ignore[arg-type]
-    w = create_body.args[0]
-    lo = bound(w, c)
-    hi = bound(c.op(arith.AddiOp(w, c.i64(1))), c)
-    slot = c.gep(chunks, w, _CHUNK)
-    c.do(StoreOp(ctx, slot, 8))
-    c.do(StoreOp(lo, c.byte_ptr(slot, 8), 8))
-    c.do(StoreOp(hi, c.byte_ptr(slot, 16), 8))
-    tid = c.gep(tids, w, i64)
-    entry_fn = c.op(llvm.AddressOfOp(outlined.thread_name, _PTR))
-    null = c.op(llvm.ZeroOp.create(result_types=[_PTR]))
-    rc = c.op(func.CallOp(PTHREAD_CREATE, [tid, null, entry_fn, slot], [i32]))
-    failed = c.op(arith.CmpiOp(rc, c.op(arith.ConstantOp(IntegerAttr(0, i32))), "ne"))
-    # On failure: run the chunk here and mark the slot as not started (tid 0).
-    then = Block([scf.YieldOp()])
-    te = _Emitter(InsertPoint.before(then.last_op))  # type: ignore[arg-type]
-    te.do(func.CallOp(outlined.body_name, [ctx, lo, hi], []))
-    te.do(StoreOp(te.i64(0), tid, 8))
-    c.do(scf.IfOp(failed, [], Region(then), Region(Block([scf.YieldOp()]))))
-
-    # Chunk 0 on the calling thread.
-    e.do(func.CallOp(outlined.body_name, [ctx, e.i64(0), bound(e.i64(1), e)], []))
-
-    # Join.
-    join_body = Block([scf.YieldOp()], arg_types=[i64])
-    join = scf.ForOp(e.i64(1), workers, e.i64(1), [], Region(join_body))
-    e.do(join)
-    j = _Emitter(InsertPoint.before(join_body.last_op))  # type: ignore[arg-type]
-    jt = j.gep(tids, join_body.args[0], i64)
-    handle = j.op(LoadOp(jt, i64, 8))
-    started = j.op(arith.CmpiOp(handle, j.i64(0), "ne"))
-    then_join = Block([scf.YieldOp()])
-    jj = _Emitter(InsertPoint.before(then_join.last_op))  # type: ignore[arg-type]
-    jj.do(func.CallOp(PTHREAD_JOIN, [handle, jj.op(llvm.ZeroOp.create(result_types=[_PTR]))], [i32]))
-    j.do(scf.IfOp(started, [], Region(then_join), Region(Block([scf.YieldOp()]))))
+    body = e.op(llvm.AddressOfOp(outlined.body_name, _PTR))
+    e.do(func.CallOp(POOL_RUN, [body, ctx, total64, workers], []))
     Rewriter.erase_op(forall)
 
 
@@ -436,8 +374,7 @@ def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None) -> in
             _call_site(forall, kernel, outlined, cores)
             converted += 1
     if converted:
-        _declare(module, PTHREAD_CREATE, [_PTR, _PTR, _PTR, _PTR], [i32])
-        _declare(module, PTHREAD_JOIN, [i64, _PTR], [i32])
+        _declare(module, POOL_RUN, [_PTR, _PTR, i64, i64], [])
         _declare(module, SCHED_GETAFFINITY, [i32, i64, _PTR], [i32])
     return converted
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerType, i64
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerType, UnitAttr, i64
 from xdsl.dialects.transform import AnyOpType, TransformHandleType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
@@ -40,6 +40,7 @@ from xdsl.irdl import (
     opt_prop_def,
     result_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
@@ -297,11 +298,23 @@ class TileToForallOp(_TileToForallBase):
 
 @irdl_op_definition
 class TileReductionUsingForallOp(IRDLOperation):
-    """`%forall, %fill, %split, %combine = transform.structured.tile_reduction_using_forall
-    %op by num_threads = [0, 5], tile_sizes = [], mapping = []` (the spec's syntax and
-    result order; upstream's clauses without commas parse too and are what is printed,
-    empty lists left out; the trailing `: (T) -> (...)` upstream requires is optional
-    here and always printed)."""
+    """`transform.structured.tile_reduction_using_forall %op by num_threads = [0, 5] ...`
+    in two forms, told apart by the trailing type, which only upstream's has:
+
+    - the spec's form, `%forall, %fill, %split, %combine = ... by num_threads = [0, 5],
+      tile_sizes = [], mapping = []` (commas, no type): four handles in the spec's
+      order (forall, fill, split, combining);
+    - current upstream's form (IREE 3.13, `mlir-opt`), `%fill, %split, %combine, %forall
+      = ... by num_threads = [0, 5] tile_sizes = [0, 5] mapping = [...] : (T) -> (...)`:
+      upstream's order, fill handles first (one per reduction result, a variadic group),
+      then split, combining and forall. Commas between the clauses are accepted here too.
+
+    A schedule written for upstream (which must give the types) thus runs unchanged, and
+    the spec's examples (which have none) keep their meaning. The op prints in the form it
+    was parsed in (the spec's form has the `spec_order` unit property, which only steers
+    the printing and the handle order), so printing and re-parsing never swaps handles;
+    the spec's form does not parse in upstream, as its text has no types. Built from
+    Python (`__init__`) the op has upstream's form unless `spec_order=True`."""
 
     name = "transform.structured.tile_reduction_using_forall"
 
@@ -309,11 +322,9 @@ class TileReductionUsingForallOp(IRDLOperation):
     num_threads = opt_prop_def(DenseArrayBase.constr(i64))
     tile_sizes = opt_prop_def(DenseArrayBase.constr(i64))
     mapping = opt_prop_def(ArrayAttr)
+    spec_order = opt_prop_def(UnitAttr)
 
-    forall_op = result_def(TransformHandleType)
-    fill_op = result_def(TransformHandleType)
-    split_linalg_op = result_def(TransformHandleType)
-    combining_linalg_op = result_def(TransformHandleType)
+    handles = var_result_def(TransformHandleType)
 
     def __init__(
         self,
@@ -321,6 +332,7 @@ class TileReductionUsingForallOp(IRDLOperation):
         num_threads: Sequence[int],
         tile_sizes: Sequence[int] = (),
         mapping: ArrayAttr[Attribute] | None = None,
+        spec_order: bool = False,
     ) -> None:
         props: dict[str, Attribute] = {
             "num_threads": DenseArrayBase.from_list(i64, list(num_threads)),
@@ -328,7 +340,33 @@ class TileReductionUsingForallOp(IRDLOperation):
         }
         if mapping is not None:
             props["mapping"] = mapping
+        if spec_order:
+            props["spec_order"] = UnitAttr()
         super().__init__(operands=[target], properties=props, result_types=[[_ANY] * 4])
+
+    def verify_(self) -> None:
+        spec = self.spec_order is not None
+        if (len(self.handles) != 4) if spec else (len(self.handles) < 3):
+            raise VerifyException(
+                f"{self.name} expects {'4 result handles in the spec' if spec else 'at least 3 result handles in upstream'}"
+                f"'s form, got {len(self.handles)}"
+            )
+
+    @property
+    def fill_handles(self) -> tuple[SSAValue, ...]:
+        return (self.handles[1],) if self.spec_order is not None else tuple(self.handles[:-3])
+
+    @property
+    def forall_op(self) -> SSAValue:
+        return self.handles[0] if self.spec_order is not None else self.handles[-1]
+
+    @property
+    def split_linalg_op(self) -> SSAValue:
+        return self.handles[2] if self.spec_order is not None else self.handles[-3]
+
+    @property
+    def combining_linalg_op(self) -> SSAValue:
+        return self.handles[3] if self.spec_order is not None else self.handles[-2]
 
     def _ints(self, value: DenseArrayBase | None) -> list[int]:
         if value is None:
@@ -368,8 +406,9 @@ class TileReductionUsingForallOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         if parser.parse_optional_punctuation(":") is not None:
             inputs, outputs = parse_functional_or_plain_type(parser, 1, 4)
-        else:
+        else:  # the spec's form
             inputs, outputs = [_ANY], [_ANY] * 4
+            props["spec_order"] = UnitAttr()
         return cls.create(
             operands=[parser.resolve_operand(target, inputs[0])],
             result_types=outputs,
@@ -381,19 +420,29 @@ class TileReductionUsingForallOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.target)
         printer.print_string(" by")
-        # current upstream's spelling (iree-opt parses it; empty lists are left out)
-        if self.get_num_threads():
-            printer.print_string(" num_threads = ")
-            print_int_list(printer, self.get_num_threads())
-        if self.get_tile_sizes():
-            printer.print_string(" tile_sizes = ")
-            print_int_list(printer, self.get_tile_sizes())
+        spec = self.spec_order is not None
+        # the spec's spelling (commas, every clause) or current upstream's (iree-opt
+        # parses it; no commas, empty lists left out, the types it requires)
+        clauses: list[tuple[str, Attribute | list[int]]] = [
+            ("num_threads", self.get_num_threads()),
+            ("tile_sizes", self.get_tile_sizes()),
+        ]
         if self.mapping is not None:
-            printer.print_string(" mapping = ")
-            printer.print_attribute(self.mapping)
+            clauses.append(("mapping", self.mapping))
+        elif spec:
+            clauses.append(("mapping", ArrayAttr([])))
+        if not spec:
+            clauses = [(key, value) for key, value in clauses if value]
+        for index, (key, value) in enumerate(clauses):
+            printer.print_string(("," if spec and index else "") + f" {key} = ")
+            if isinstance(value, list):
+                print_int_list(printer, value)
+            else:
+                printer.print_attribute(value)
         printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")  # upstream requires the types
-        print_functional_type(printer, list(self.operand_types), list(self.result_types))
+        if not spec:
+            printer.print_string(" : ")
+            print_functional_type(printer, list(self.operand_types), list(self.result_types))
 
 
 STRUCTURED_FORALL_OPS: list[type[IRDLOperation]] = [

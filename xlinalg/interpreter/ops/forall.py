@@ -135,13 +135,27 @@ register(TileToForallOp, consumes=lambda op: [op.target])(apply_tile_to_forall)
 
 @register(TileReductionUsingForallOp, consumes=lambda op: [op.target])
 def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: Interpreter) -> None:
-    """Spec return modes: the four handles (forall, fill, split, combining) per target;
-    a target that cannot be tiled this way (memrefs included, as upstream) is a
-    silenceable failure."""
+    """Return modes: the handles in the op's form (its docstring): the forall, fill,
+    split and combining op per target, in the spec's order or upstream's (fill handles
+    first, one per reduction result, forall last); a target that cannot be tiled this way
+    (memrefs included, as upstream) is a silenceable failure."""
+    from xlinalg.interfaces.structured import StructuredOpInterface
     from xlinalg.transforms.tile_reduction_forall import tile_reduction_using_forall
 
-    results: list[list[Operation]] = [[], [], [], []]
+    fills: list[Operation] = []
+    foralls: list[Operation] = []
+    splits: list[Operation] = []
+    combinings: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
+        fill_handles = len(op.fill_handles)
+        inits = target.get_outputs() if isinstance(target, StructuredOpInterface) else target.results
+        if op.spec_order is None and fill_handles != len(inits):
+            raise failure(
+                op,
+                f"expected {fill_handles} fill handle(s), one per init of "
+                f"{describe_payload(target)}",
+                silenceable=False,
+            )
         try:
             r = tile_reduction_using_forall(
                 target, op.get_num_threads(), op.get_tile_sizes(), op.mapping
@@ -150,9 +164,12 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
             raise failure(
                 op, f"cannot tile {describe_payload(target)}: {err.message}", silenceable=err.silenceable
             ) from err
-        for slot, value in zip(results, (r.forall_op, r.fill_op, r.split_op, r.combining_op), strict=True):
-            slot.append(value)
-    for handle, ops in zip(
-        (op.forall_op, op.fill_op, op.split_linalg_op, op.combining_linalg_op), results, strict=True
-    ):
-        interp.state.bind(handle, ops)
+        fills.append(r.fill_op)
+        foralls.append(r.forall_op)
+        splits.append(r.split_op)
+        combinings.append(r.combining_op)
+    for handle in op.fill_handles:
+        interp.state.bind(handle, fills)
+    interp.state.bind(op.forall_op, foralls)
+    interp.state.bind(op.split_linalg_op, splits)
+    interp.state.bind(op.combining_linalg_op, combinings)

@@ -1,0 +1,420 @@
+"""The persistent native thread pool `scf.forall` runs on (`xl_forall_run`).
+
+A lowered `scf.forall` (`xlinalg/lowering/forall_to_threads.py`) calls
+
+    void xl_forall_run(void (*body)(ptr ctx, i64 lo, i64 hi), ptr ctx, i64 total, i64 parts)
+
+which runs `body(ctx, total*c/parts, total*(c+1)/parts)` for every chunk `0 <= c < parts`
+and returns when all have finished. The pool is LLVM IR written here, compiled once per
+process into its own MCJIT engine that is never freed (so parked workers never sit in
+code that goes away when a kernel is dropped), and linked into kernels by address
+(`llvm.add_symbol`). No Python runs while a kernel calls it.
+
+Protocol (all shared words are on their own cache line):
+
+- `ticket` = `gen << 32 | remaining`: the caller publishes job `gen` with `remaining =
+  parts`; every participant (the caller and the workers) claims a chunk with a CAS
+  `remaining -> remaining - 1` that also checks `gen`, so a late worker can never claim
+  a chunk of a finished or a newer job. Chunk `parts - remaining` is run; the job's
+  fields are read only after a successful claim (the job cannot finish, and the caller
+  cannot overwrite them, before that chunk is done). The caller claims too: a chunk
+  whose worker is slow to wake (or could not be started) is run by the caller.
+- Workers wait for a new `gen` by spinning (`pause`) for `spin` rounds, then sleep on a
+  futex on `gen`; the caller only makes the wake-up system call when a worker sleeps.
+  The caller waits for `completed == parts` the same way (spin, then futex).
+- One job at a time: the caller takes `lock` with one CAS; a second thread calling a
+  kernel meanwhile (or a kernel running after shutdown) runs its forall on its own
+  thread instead of waiting.
+- Workers are created on demand (`parts - 1` of them, up to `MAX_WORKERS`), are reused by
+  every later forall of every kernel, inherit the calling thread's CPU affinity and
+  are joined at interpreter exit (`atexit`). After `os.fork` the child has no workers:
+  the pool state is reset in the child (`os.register_at_fork`) and it starts its own.
+
+How many parts a forall is split into is decided by the kernel (the usable CPUs,
+counted at each call with `sched_getaffinity`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import functools
+import os
+
+import llvmlite.binding as llvm
+
+from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
+from xlinalg.errors import BackendError
+
+POOL_RUN = "xl_forall_run"
+MAX_WORKERS = 255
+DEFAULT_SPIN = 20000
+"""Spin rounds (one `pause` each, ~40 cycles on this host) before a waiting thread sleeps: long
+enough for the consecutive foralls of one call and the back-to-back calls of a timing
+loop to find the workers awake, short against a scheduler time slice."""
+
+_FUTEX = 202
+_FUTEX_WAIT = 128  # FUTEX_WAIT | FUTEX_PRIVATE_FLAG
+_FUTEX_WAKE = 129
+
+_IR = f"""
+%body = type void (ptr, i64, i64)
+
+@lock = internal global i32 0, align 64
+@ticket = internal global i64 0, align 64
+@gen = internal global i32 0, align 64
+@sleepers = internal global i32 0, align 64
+@completed = internal global i32 0, align 64
+@caller_sleeping = internal global i32 0, align 64
+@job_fn = internal global ptr null, align 64
+@job_ctx = internal global ptr null, align 8
+@job_total = internal global i64 0, align 8
+@job_parts = internal global i64 0, align 8
+@nthreads = internal global i64 0, align 64
+@shutdown = internal global i32 0, align 8
+@spin = internal global i64 {DEFAULT_SPIN}, align 8
+@threads = internal global [{MAX_WORKERS} x i64] zeroinitializer, align 64
+@worker_chunks = internal global i64 0, align 64
+
+declare i32 @pthread_create(ptr, ptr, ptr, ptr)
+declare i32 @pthread_join(i64, ptr)
+declare i32 @sched_yield()
+declare i64 @syscall(i64, ...)
+declare void @llvm.x86.sse2.pause()
+
+define internal void @futex_wait(ptr %word, i32 %expected) {{
+  %v = zext i32 %expected to i64
+  %r = call i64 (i64, ...) @syscall(i64 {_FUTEX}, ptr %word, i64 {_FUTEX_WAIT}, i64 %v, ptr null)
+  ret void
+}}
+
+define internal void @futex_wake(ptr %word, i64 %count) {{
+  %r = call i64 (i64, ...) @syscall(i64 {_FUTEX}, ptr %word, i64 {_FUTEX_WAKE}, i64 %count)
+  ret void
+}}
+
+; Claims and runs chunks of job %g until none is left; returns how many it ran.
+define internal i64 @participate(i32 %g, i1 %worker) {{
+entry:
+  br label %claim
+claim:
+  %ran = phi i64 [ 0, %entry ], [ %ran1, %done ], [ %ran, %try ]
+  %t = load atomic i64, ptr @ticket seq_cst, align 8
+  %tg64 = lshr i64 %t, 32
+  %tg = trunc i64 %tg64 to i32
+  %same = icmp eq i32 %tg, %g
+  %rem = and i64 %t, 4294967295
+  %left = icmp ne i64 %rem, 0
+  %open = and i1 %same, %left
+  br i1 %open, label %try, label %out
+try:
+  %t1 = sub i64 %t, 1
+  %pair = cmpxchg ptr @ticket, i64 %t, i64 %t1 seq_cst seq_cst
+  %ok = extractvalue {{ i64, i1 }} %pair, 1
+  br i1 %ok, label %run, label %claim
+run:
+  %fn = load ptr, ptr @job_fn, align 64
+  %ctx = load ptr, ptr @job_ctx, align 8
+  %total = load i64, ptr @job_total, align 8
+  %parts = load i64, ptr @job_parts, align 8
+  %c = sub i64 %parts, %rem
+  %c1 = add i64 %c, 1
+  %lo0 = mul i64 %total, %c
+  %lo = udiv i64 %lo0, %parts
+  %hi0 = mul i64 %total, %c1
+  %hi = udiv i64 %hi0, %parts
+  call void %fn(ptr %ctx, i64 %lo, i64 %hi)
+  %prev = atomicrmw add ptr @completed, i32 1 seq_cst
+  %now = add i32 %prev, 1
+  %now64 = zext i32 %now to i64
+  %last = icmp eq i64 %now64, %parts
+  %tell = and i1 %last, %worker
+  br i1 %tell, label %wake, label %done
+wake:
+  %sleeping = load atomic i32, ptr @caller_sleeping seq_cst, align 4
+  %asleep = icmp ne i32 %sleeping, 0
+  br i1 %asleep, label %wake1, label %done
+wake1:
+  call void @futex_wake(ptr @completed, i64 1)
+  br label %done
+done:
+  %ran1 = add i64 %ran, 1
+  br label %claim
+out:
+  ret i64 %ran
+}}
+
+; A worker: %arg is the generation current when it was created.
+define internal ptr @worker(ptr %arg) {{
+entry:
+  %g0 = ptrtoint ptr %arg to i64
+  %seen0 = trunc i64 %g0 to i32
+  br label %wait
+wait:
+  %seen = phi i32 [ %seen0, %entry ], [ %g, %run ]
+  %rounds = load i64, ptr @spin, align 8
+  br label %spin
+spin:
+  %i = phi i64 [ 0, %wait ], [ %i1, %spin_next ]
+  %gs = load atomic i32, ptr @gen acquire, align 4
+  %news = icmp ne i32 %gs, %seen
+  br i1 %news, label %work, label %spin_next
+spin_next:
+  call void @llvm.x86.sse2.pause()
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, %rounds
+  br i1 %more, label %spin, label %sleep
+sleep:
+  %a = atomicrmw add ptr @sleepers, i32 1 seq_cst
+  %gz = load atomic i32, ptr @gen seq_cst, align 4
+  %still = icmp eq i32 %gz, %seen
+  br i1 %still, label %sleep1, label %woken
+sleep1:
+  call void @futex_wait(ptr @gen, i32 %seen)
+  br label %woken
+woken:
+  %b = atomicrmw sub ptr @sleepers, i32 1 seq_cst
+  %gw = load atomic i32, ptr @gen acquire, align 4
+  %neww = icmp ne i32 %gw, %seen
+  br i1 %neww, label %work, label %sleep
+work:
+  %g = phi i32 [ %gs, %spin ], [ %gw, %woken ]
+  %stop = load atomic i32, ptr @shutdown acquire, align 4
+  %quit = icmp ne i32 %stop, 0
+  br i1 %quit, label %exit, label %run
+run:
+  %n = call i64 @participate(i32 %g, i1 true)
+  %s = atomicrmw add ptr @worker_chunks, i64 %n monotonic
+  br label %wait
+exit:
+  ret ptr null
+}}
+
+; Starts workers until there are %want (or creation fails); the lock is held.
+define internal void @grow(i64 %want) {{
+entry:
+  %cap = icmp ult i64 %want, {MAX_WORKERS}
+  %target = select i1 %cap, i64 %want, i64 {MAX_WORKERS}
+  br label %loop
+loop:
+  %n = load i64, ptr @nthreads, align 8
+  %short = icmp ult i64 %n, %target
+  br i1 %short, label %create, label %out
+create:
+  %slot = getelementptr inbounds [{MAX_WORKERS} x i64], ptr @threads, i64 0, i64 %n
+  %g = load atomic i32, ptr @gen monotonic, align 4
+  %g64 = zext i32 %g to i64
+  %arg = inttoptr i64 %g64 to ptr
+  %rc = call i32 @pthread_create(ptr %slot, ptr null, ptr @worker, ptr %arg)
+  %ok = icmp eq i32 %rc, 0
+  br i1 %ok, label %count, label %out
+count:
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr @nthreads, align 8
+  br label %loop
+out:
+  ret void
+}}
+
+define void @{POOL_RUN}(ptr %fn, ptr %ctx, i64 %total, i64 %parts) {{
+entry:
+  %two = icmp ugt i64 %parts, 1
+  br i1 %two, label %lock, label %alone
+alone:
+  call void %fn(ptr %ctx, i64 0, i64 %total)
+  ret void
+lock:
+  %pair = cmpxchg ptr @lock, i32 0, i32 1 acquire monotonic
+  %locked = extractvalue {{ i32, i1 }} %pair, 1
+  br i1 %locked, label %check, label %alone
+check:
+  %stop = load atomic i32, ptr @shutdown acquire, align 4
+  %down = icmp ne i32 %stop, 0
+  br i1 %down, label %unlock_alone, label %start
+unlock_alone:
+  store atomic i32 0, ptr @lock release, align 4
+  br label %alone
+start:
+  %want = sub i64 %parts, 1
+  call void @grow(i64 %want)
+  store ptr %fn, ptr @job_fn, align 64
+  store ptr %ctx, ptr @job_ctx, align 8
+  store i64 %total, ptr @job_total, align 8
+  store i64 %parts, ptr @job_parts, align 8
+  store atomic i32 0, ptr @completed seq_cst, align 4
+  %g0 = load atomic i32, ptr @gen monotonic, align 4
+  %g = add i32 %g0, 1
+  %g64 = zext i32 %g to i64
+  %hi = shl i64 %g64, 32
+  %t = or i64 %hi, %parts
+  store atomic i64 %t, ptr @ticket seq_cst, align 8
+  store atomic i32 %g, ptr @gen seq_cst, align 4
+  %sl = load atomic i32, ptr @sleepers seq_cst, align 4
+  %any = icmp ne i32 %sl, 0
+  br i1 %any, label %wake, label %mine
+wake:
+  call void @futex_wake(ptr @gen, i64 2147483647)
+  br label %mine
+mine:
+  %ran = call i64 @participate(i32 %g, i1 false)
+  %rounds = load i64, ptr @spin, align 8
+  br label %spin
+spin:
+  %i = phi i64 [ 0, %mine ], [ %i1, %spin_next ]
+  %c = load atomic i32, ptr @completed acquire, align 4
+  %c64 = zext i32 %c to i64
+  %fin = icmp eq i64 %c64, %parts
+  br i1 %fin, label %finished, label %spin_next
+spin_next:
+  call void @llvm.x86.sse2.pause()
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, %rounds
+  br i1 %more, label %spin, label %sleep
+sleep:
+  store atomic i32 1, ptr @caller_sleeping seq_cst, align 4
+  br label %sleep_loop
+sleep_loop:
+  %cz = load atomic i32, ptr @completed seq_cst, align 4
+  %cz64 = zext i32 %cz to i64
+  %finz = icmp eq i64 %cz64, %parts
+  br i1 %finz, label %sleep_done, label %sleep1
+sleep1:
+  call void @futex_wait(ptr @completed, i32 %cz)
+  br label %sleep_loop
+sleep_done:
+  store atomic i32 0, ptr @caller_sleeping seq_cst, align 4
+  br label %finished
+finished:
+  store atomic i32 0, ptr @lock release, align 4
+  ret void
+}}
+
+; Stops and joins every worker; later foralls run on their calling thread.
+define void @xl_pool_shutdown() {{
+entry:
+  br label %lock
+lock:
+  %pair = cmpxchg ptr @lock, i32 0, i32 1 acquire monotonic
+  %locked = extractvalue {{ i32, i1 }} %pair, 1
+  br i1 %locked, label %stop, label %yield
+yield:
+  %y = call i32 @sched_yield()
+  br label %lock
+stop:
+  store atomic i32 1, ptr @shutdown seq_cst, align 4
+  %g0 = load atomic i32, ptr @gen monotonic, align 4
+  %g = add i32 %g0, 1
+  store atomic i32 %g, ptr @gen seq_cst, align 4
+  call void @futex_wake(ptr @gen, i64 2147483647)
+  %n = load i64, ptr @nthreads, align 8
+  br label %join
+join:
+  %i = phi i64 [ 0, %stop ], [ %i1, %join_body ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %join_body, label %out
+join_body:
+  %slot = getelementptr inbounds [{MAX_WORKERS} x i64], ptr @threads, i64 0, i64 %i
+  %tid = load i64, ptr %slot, align 8
+  %rc = call i32 @pthread_join(i64 %tid, ptr null)
+  %i1 = add i64 %i, 1
+  br label %join
+out:
+  store i64 0, ptr @nthreads, align 8
+  store atomic i32 0, ptr @lock release, align 4
+  ret void
+}}
+
+; In a forked child: the workers of the parent do not exist here.
+define void @xl_pool_after_fork() {{
+  store i64 0, ptr @nthreads, align 8
+  store i32 0, ptr @sleepers, align 64
+  store i32 0, ptr @caller_sleeping, align 64
+  store i32 0, ptr @lock, align 64
+  ret void
+}}
+
+define i64 @xl_pool_workers() {{
+  %n = load i64, ptr @nthreads, align 8
+  ret i64 %n
+}}
+
+define i64 @xl_pool_worker_chunks() {{
+  %n = load atomic i64, ptr @worker_chunks monotonic, align 8
+  ret i64 %n
+}}
+
+define void @xl_pool_set_spin(i64 %rounds) {{
+  store i64 %rounds, ptr @spin, align 8
+  ret void
+}}
+"""
+
+
+class _Pool:
+    """The compiled runtime (kept alive for the whole process) and its entry points."""
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None)
+        for name in ("pthread_create", "pthread_join", "sched_yield", "syscall"):
+            address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
+            if not address:
+                raise BackendError(f"the thread pool needs '{name}', which this process lacks")
+            llvm.add_symbol(name, address)
+        module = llvm.parse_assembly(_IR)
+        module.triple = host_triple()
+        module.data_layout = str(host_target_machine().target_data)
+        module.verify()
+        self._engine = llvm.create_mcjit_compiler(module, new_jit_target_machine())
+        self._engine.finalize_object()
+        self.run_address = self._engine.get_function_address(POOL_RUN)
+
+        def entry(name: str, restype: type | None, *argtypes: type) -> ctypes._CFuncPtr:
+            return ctypes.CFUNCTYPE(restype, *argtypes)(self._engine.get_function_address(name))
+
+        self.shutdown = entry("xl_pool_shutdown", None)
+        self.after_fork = entry("xl_pool_after_fork", None)
+        self.workers = entry("xl_pool_workers", ctypes.c_int64)
+        self.worker_chunks = entry("xl_pool_worker_chunks", ctypes.c_int64)
+        self.set_spin = entry("xl_pool_set_spin", None, ctypes.c_int64)
+
+
+@functools.cache
+def pool() -> _Pool:
+    """The process's pool: compiled, registered with LLVM's symbol table as `xl_forall_run`,
+    joined at exit and reset in forked children. Its engine is never freed."""
+    p = _Pool()
+    llvm.add_symbol(POOL_RUN, p.run_address)
+    atexit.register(p.shutdown)
+    os.register_at_fork(after_in_child=p.after_fork)
+    return p
+
+
+def pool_run_address() -> int:
+    return pool().run_address
+
+
+def pool_workers() -> int:
+    """How many worker threads the pool has started (and not yet joined) in this process."""
+    return int(pool().workers())
+
+
+def pool_worker_chunks() -> int:
+    """How many forall chunks the pool's workers (not the calling threads) have run so far."""
+    return int(pool().worker_chunks())
+
+
+def set_pool_spin(rounds: int) -> None:
+    """Spin rounds before a waiting thread sleeps on its futex (0: sleep at once)."""
+    pool().set_spin(max(0, int(rounds)))
+
+
+__all__ = [
+    "DEFAULT_SPIN",
+    "MAX_WORKERS",
+    "POOL_RUN",
+    "pool",
+    "pool_run_address",
+    "pool_worker_chunks",
+    "pool_workers",
+    "set_pool_spin",
+]
