@@ -3,8 +3,9 @@
 Runs after bufferization and the lowering of linalg/vector/affine ops, before
 `scf → cf`; everything it creates is func/scf/arith/memref plus a few LLVM-dialect
 ops, so the rest of the pipeline (and our LLVM IR emitter) turns it into plain
-LLVM IR: no Python and no library other than libc's `pthread_create` /
-`pthread_join` / `sched_getaffinity` runs when the kernel is called.
+LLVM IR: no Python runs when the kernel is called; the forall's chunks run on
+xlinalg's persistent native thread pool (`xl_forall_run`,
+`xlinalg/backend/thread_pool.py`).
 
 For every outermost `scf.forall` of a function `@k`:
 
@@ -14,30 +15,27 @@ For every outermost `scf.forall` of a function `@k`:
    then runs the iterations `lo <= t < hi` of the linearized iteration space
    (`t` is delinearized to the induction variables, last dimension fastest).
    Constants used by the body are cloned into it instead of being captured (LLVM
-   then sees them). A thread entry `@k_forall<N>_thread(%arg: !llvm.ptr) -> !llvm.ptr`
-   reads `{ctx, lo, hi}` from `%arg` and calls the body.
+   then sees them).
 2. **Call site**: the captured values are stored into a stack buffer; with
-   `T = total iterations` and `W = min(T, usable CPUs)` workers (usable CPUs =
+   `T = total iterations` and `W = min(T, usable CPUs)` parts (usable CPUs =
    the CPUs in the calling thread's affinity mask, counted at each call with
    `sched_getaffinity`, at most the machine's CPU count at compile time; every
-   forall iteration is a task, so `num_threads [2]` gives 2 workers), worker `w` runs the chunk
-   `[T*w/W, T*(w+1)/W)`. Workers 1..W-1 are started with `pthread_create`; the
-   calling thread runs chunk 0, then joins them. If `pthread_create` fails, that
-   chunk runs on the calling thread instead (the result is the same, only slower).
+   forall iteration is a task, so `num_threads [2]` gives 2 parts), the kernel calls
+   `xl_forall_run(@k_forall<N>, ctx, T, W)`, which runs part `w` = iterations
+   `[T*w/W, T*(w+1)/W)` on the pool's workers and the calling thread and returns
+   when all are done (W = 1: directly on the calling thread).
 
 Nested foralls (inside an outlined body, or inside another forall) become
 sequential `scf.for` nests: they run inside their outer task.
 
-**Why threads per call and not a persistent pool / libgomp.** Starting and joining
-one thread costs ~20-40 µs here, small against the kernels worth
-parallelising (a 512³ matmul is ~1.3 ms on 2 cores). A pool would have to live
-outside the JIT module (worker threads parked in a module's code crash when
-the module is freed) and would need fork handling: the tuner measures in a
-forkserver child, and threads do not survive `fork`. libgomp keeps exactly
-such a pool and hangs in a forked child when the parent had used it. Threads
-created and joined inside each call hold no state between calls, so a kernel is
-safe to time repeatedly, to call from several Python threads, and to run after
-`fork` (no thread exists before the call).
+**Why a pool.** Starting and joining a thread costs ~20-40 µs here, and the
+data-tiling template runs five foralls per call (pack A, pack B, fill, mmt4d,
+unpack): ~0.15 ms of a 512³ matmul's ~1.3 ms. The pool's workers are started once,
+wait for the next forall spinning then on a futex, and live in a runtime module
+that is never freed (a kernel module can be dropped while they are parked); the
+pool is reset in a forked child (the tuner measures in forked workers) and
+joined at exit. libgomp would do the same but hangs in a forked child whose
+parent had used it, and is not on every machine.
 """
 
 from __future__ import annotations
