@@ -78,3 +78,20 @@ def test_masked_blocks_compute_the_matmul(m: int, n: int, k: int) -> None:
     want = c + a @ b
     kernel(a, b, c)
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("knobs", [{}, {"reg_m": 4, "reg_n": 64, "reg_k": 4},
+                                   {"reg_m": 6, "reg_n": 32, "reg_k": 4}])
+def test_masked_blocks_are_register_resident(knobs: dict[str, int]) -> None:
+    """Every block is masked (the sizes divide nothing): the rows of A and B are masked
+    loads whose leading-dim condition is folded into the lane mask (no `scf.if` per
+    row), masks are i32 lane compares: no spill or reload in the FMA loop (as in the
+    unmasked blocks of these register blocks), no branch but the loop's own."""
+    kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul",
+                             knobs={**KNOBS, **knobs})
+    loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
+    assert loops
+    for body in loops:
+        assert [x for x in body if "(%rsp)" in x] == []
+        assert sum(x.startswith("j") for x in body) == 1, [x for x in body if x.startswith("j")]
+        assert any("{%k" in x for x in body)  # masked loads

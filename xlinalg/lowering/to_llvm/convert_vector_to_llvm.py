@@ -4,14 +4,14 @@
   `getelementptr` to the first element (same addressing as memref loads), then
   one vector `load`/`store` aligned to the element size; a dim that is not
   `in_bounds` (or an explicit mask) uses `llvm.masked.load/store` with the mask
-  `index + [0, 1, ..] < size` (and the given mask), padding as pass-through, in
+  `[0, 1, ..] < size - index` (i32 lanes) (and the given mask), padding as pass-through, in
   pieces of at most 16 lanes joined with `llvm.vector.insert`;
 - `vector.fma` → `llvm.fma.v*`; `vector.broadcast` of a scalar →
   `insertelement` + `shufflevector` (zero mask);
 - `vector.reduction` → `llvm.vector.reduce.*` (fadd/fmul ordered, from the
   accumulator), combined with the accumulator for the other kinds;
 - 1-D `vector.load`/`vector.store` → one vector load/store at the element address;
-- `vector.create_mask` → `[0, 1, ..] < splat(bound)`;
+- `vector.create_mask` → `[0, 1, ..] < splat(bound)` (bound clamped to [0, n], i32 lanes);
 - `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
 """
 
@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     VectorType,
     i32,
-    i64,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
@@ -55,8 +54,8 @@ def _shuffle_mask(start: int, count: int, step: int = 1) -> DenseArrayBase:
 
 @cache
 def _iota(n: int) -> DenseIntOrFPElementsAttr:
-    """`[0, 1, ..., n - 1]` as a vector<n x i64> constant."""
-    return DenseIntOrFPElementsAttr.from_list(VectorType(i64, [n]), list(range(n)))
+    """`[0, 1, ..., n - 1]` as a vector<n x i32> constant."""
+    return DenseIntOrFPElementsAttr.from_list(VectorType(i32, [n]), list(range(n)))
 
 
 def _iota_const(b: Builder, n: int) -> SSAValue:
@@ -73,15 +72,28 @@ def _splat(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue:
                                              properties={"mask": _shuffle_mask(0, n, 0)}))
 
 
+def _lane_mask(b: Builder, bound: SSAValue, n: int) -> SSAValue:
+    """`[0, 1, ..., n - 1] < bound` (an i64) as a vector<n x i1>.
+
+    As upstream's `force32BitVectorIndices`: the bound is clamped to [0, n] as a
+    scalar, then compared in i32 lanes (one AVX-512 compare per 16 lanes; the mask
+    only depends on the scalar, so LLVM hoists it out of loops as a k register)."""
+    sgt = IntegerAttr(llvm.ICmpPredicateFlag.SGT.to_int(), 64)
+    slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+    zero, top = b.int_const(0), b.int_const(n)
+    bound = b.add(llvm.SelectOp(b.add(llvm.ICmpOp(bound, top, sgt)), top, bound))
+    bound = b.add(llvm.SelectOp(b.add(llvm.ICmpOp(bound, zero, slt)), zero, bound))
+    vi = VectorType(i32, [n])
+    splat = _splat(b, b.add(llvm.TruncOp(bound, i32)), vi)
+    return b.add(llvm.ICmpOp(_iota_const(b, n), splat,
+                             IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)))
+
+
 def _bounds_mask(b: Builder, mem: MemRefDescriptor, dim: int, start: SSAValue,
                  n: int) -> SSAValue:
     """`[start + 0, start + 1, ...] < size(dim)` as a vector<n x i1>."""
-    vi = VectorType(i64, [n])
-    iota = _iota_const(b, n)
     size = b.value(mem.size(b, dim))
-    lanes = b.binary(llvm.AddOp, _splat(b, start, vi), iota)
-    slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
-    return b.add(llvm.ICmpOp(lanes, _splat(b, size, vi), slt))
+    return _lane_mask(b, b.binary(llvm.SubOp, size, start), n)
 
 
 def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
@@ -254,11 +266,8 @@ def lower_vector_op(op: Operation) -> None:
         t = op.mask_vector.type
         assert isinstance(t, VectorType)
         (n,) = t.get_shape()
-        vi = VectorType(i64, [n])
-        iota = _iota_const(b, n)
-        bound = _splat(b, b.to_llvm(op.mask_dim_sizes[0]), vi)
-        slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
-        replace_op(op, [b.from_llvm(b.add(llvm.ICmpOp(iota, bound, slt)), t)])
+        mask = _lane_mask(b, b.to_llvm(op.mask_dim_sizes[0]), n)
+        replace_op(op, [b.from_llvm(mask, t)])
     elif isinstance(op, vector.ReductionOp):
         replace_op(op, [b.from_llvm(_reduction(b, op), op.dest.type)])
     elif isinstance(op, vector.FMAOp):

@@ -285,6 +285,42 @@ class _Unroller:
         self.add(if_op)
         return if_op.results[0] if result_type is not None else None
 
+    def _fold_row_condition(self, op: vector.TransferReadOp | vector.TransferWriteOp,
+                            amap: AffineMap, in_bounds: Sequence[bool], idx: Sequence[SSAValue],
+                            cond: SSAValue, mask: SSAValue | None,
+                            rt: VectorType) -> SSAValue | None:
+        """The leading-dim condition `cond` of a row along the contiguous memref dim
+        folded into its lane mask: `create_mask(cond ? size - i : n) & mask` (the
+        row then is one branch-free masked access, in bounds: masked-off lanes are
+        never accessed, so no `scf.if` per row). None if the row is not contiguous."""
+        e = amap.results[-1]
+        rank = len(op.indices)
+        if not (isinstance(e, AffineDimExpr) and e.position == rank - 1):
+            return None
+        n = rt.get_shape()[0]
+        if in_bounds and in_bounds[-1]:
+            bound = self.index(n)
+        else:
+            size = self.add(memref.DimOp(op.source, self.index(rank - 1)))
+            bound = self.add(arith.SubiOp(size, idx[rank - 1]))
+        bound = self.add(arith.SelectOp(cond, bound, self.index(0)))
+        lanes = self.add(vector.CreateMaskOp([bound], VectorType(IntegerType(1), [n])))
+        return lanes if mask is None else self.add(arith.AndIOp(lanes, mask))
+
+    def _row_access(self, op: vector.TransferReadOp | vector.TransferWriteOp,
+                    amap: AffineMap, in_bounds: Sequence[bool], idx: Sequence[SSAValue],
+                    mask: SSAValue | None,
+                    rt: VectorType) -> tuple[SSAValue | None, SSAValue | None, ArrayAttr]:
+        """(guard for `scf.if`, mask, in_bounds) of the 1-D transfer of one row."""
+        inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
+        cond = self._row_condition(op, amap, in_bounds, idx)
+        if cond is None:
+            return None, mask, inner
+        folded = self._fold_row_condition(op, amap, in_bounds, idx, cond, mask, rt)
+        if folded is None:
+            return cond, mask, inner
+        return None, folded, ArrayAttr([BoolAttr.from_bool(True)])
+
     def _read(self, op: vector.TransferReadOp) -> None:
         amap, in_bounds = self._transfer_parts(op)
         t = op.result.type
@@ -292,7 +328,6 @@ class _Unroller:
         rt = _row_type(t)
         cache: dict[tuple[int, ...], SSAValue] = {}
         rows: list[SSAValue] = []
-        inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
         masks = self._mask_rows(op, len(_leading(t)))
         for lead, mask in zip(_leading(t), masks, strict=True):
             key = tuple(p if isinstance(e, AffineDimExpr) else 0
@@ -301,10 +336,11 @@ class _Unroller:
                 key = (*key, len(rows))  # rows under different masks differ
             if key not in cache:
                 idx = self._row_indices(op, amap, lead, op.indices)
-                cond = self._row_condition(op, amap, in_bounds, idx)
+                cond, row_mask, row_inner = self._row_access(op, amap, in_bounds, idx, mask, rt)
 
-                def build(idx: list[SSAValue] = idx, mask: SSAValue | None = mask) -> SSAValue:
-                    read = vector.TransferReadOp(op.source, idx, op.padding, rt, inner,
+                def build(idx: list[SSAValue] = idx, mask: SSAValue | None = row_mask,
+                          row_inner: ArrayAttr = row_inner) -> SSAValue:
+                    read = vector.TransferReadOp(op.source, idx, op.padding, rt, row_inner,
                                                  self._one_d_map(amap), mask)
                     self.add(read)
                     scalarized = self._transfer_1d(read)
@@ -323,14 +359,14 @@ class _Unroller:
         if any(isinstance(e, AffineConstantExpr) for e in amap.results):
             raise lowering_error(op, "transfer_write with broadcast dims is invalid")
         rows = self.get_rows(op.vector)
-        inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
+        rt = _row_type(t)
         masks = self._mask_rows(op, len(rows))
         for lead, row, mask in zip(_leading(t), rows, masks, strict=True):
             idx = self._row_indices(op, amap, lead, op.indices)
-            cond = self._row_condition(op, amap, in_bounds, idx)
+            cond, row_mask, inner = self._row_access(op, amap, in_bounds, idx, mask, rt)
 
             def build(idx: list[SSAValue] = idx, row: SSAValue = row,
-                      mask: SSAValue | None = mask) -> None:
+                      mask: SSAValue | None = row_mask, inner: ArrayAttr = inner) -> None:
                 write = vector.TransferWriteOp(row, op.source, idx, inner, mask,
                                                permutation_map=self._one_d_map(amap))
                 self.add(write)
