@@ -451,13 +451,22 @@ class MaskYieldOp(IRDLOperation):
         super().__init__(operands=[list(values)])
 
 
+def _supports_passthru(op: Operation) -> bool:
+    """Whether `vector.mask %m, %passthru { op }` is valid: upstream, only transfer_read;
+    our elementwise masking (arith/math ops, `vector.fma`) too."""
+    return (isinstance(op, xvector.TransferReadOp | xvector.FMAOp)
+            or op.name.startswith(("arith.", "math.")))
+
+
 @irdl_op_definition
 class MaskOp(IRDLOperation):
     """`vector.mask %m[, %passthru] { <maskable op> } : vector<8x16xi1> [-> result types]`.
 
     Predicates the one op of its region with `%m`: lanes whose mask bit is 0 are
     not read/written (transfers) or not combined (reductions); their result
-    lanes are `%passthru` when given (undefined otherwise, as upstream). The
+    lanes are `%passthru` when given (undefined otherwise, as upstream). A
+    passthru is only valid on a transfer_read (and our elementwise ops): on a
+    reduction it does not verify, as upstream. The
     region holds that op and a `vector.yield` of its results, which the custom
     syntax leaves implicit (upstream's `ensureTerminator`). An empty region
     (only the yield) is allowed and folds to its operands.
@@ -518,6 +527,12 @@ class MaskOp(IRDLOperation):
         if self.passthru is not None and (len(self.results) != 1
                                           or self.passthru.type != self.results[0].type):
             raise VerifyException("vector.mask passthru must have the type of the result")
+        if self.passthru is not None and ops and not _supports_passthru(ops[0]):
+            # upstream's MaskableOpInterface::supportsPassthru: a read's masked-off lanes
+            # (our extension: an elementwise op's); a reduction has no such lanes
+            raise VerifyException(
+                "'vector.mask' op doesn't expect a passthru argument for this maskable "
+                f"operation '{ops[0].name}'")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
