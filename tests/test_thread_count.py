@@ -1,7 +1,9 @@
 """The number of threads an `scf.forall` runs on is decided at call time from the CPU
 affinity mask (`sched_getaffinity` in `forall_to_threads.py`), not fixed at compile time:
 one kernel, compiled once, runs on one OS thread when the process is pinned to one CPU
-and on two when two are allowed, with the same results.
+and on two when two are allowed, with the same results. What ran where is read from the
+pool's count of parts run by its workers (`pool_worker_chunks`): the pool's threads
+persist across calls, so counting OS threads would not tell.
 
 Runs in a subprocess (it changes the process's affinity)."""
 
@@ -18,10 +20,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import json, os, threading, time
+import json, os
 import numpy as np
 import xlinalg
 from test_threads import SPIN, _parallel_matmul
+from xlinalg.backend.thread_pool import pool_worker_chunks
 
 spin = xlinalg.compile(SPIN)
 matmul = _parallel_matmul(70, 90, 50, 2, 0)
@@ -31,26 +34,12 @@ matmul(a, b, reference)
 assert "sched_getaffinity" in spin.lowered.llvm_ir
 
 
-def tasks():
-    return len(os.listdir("/proc/self/task"))
-
-
-def most_threads_during_spin():
+def threads_that_ran_spin():
     out = np.zeros(2, np.float32)
-    done = threading.Event()
-    def call():
-        spin(out, 20_000_000)
-        done.set()
-    before = tasks()
-    runner = threading.Thread(target=call)
-    runner.start()
-    seen = before
-    while not done.is_set():
-        seen = max(seen, tasks())
-        time.sleep(0.0005)
-    runner.join()
+    before = pool_worker_chunks()
+    spin(out, 20_000_000)  # two parts of ~0.05-0.2 s: a worker, if any, wakes long before
     assert out[0] == out[1] != 0
-    return seen - before  # the runner, plus the kernel's workers
+    return 1 + pool_worker_chunks() - before  # the calling thread, plus the parts workers ran
 
 
 result = {}
@@ -58,7 +47,7 @@ for cpus in ([0], [0, 1], [1]):
     os.sched_setaffinity(0, cpus)
     c2 = c.copy()
     matmul(a, b, c2)
-    result[str(cpus)] = {"threads": most_threads_during_spin(),
+    result[str(cpus)] = {"threads": threads_that_ran_spin(),
                          "same": bool(np.array_equal(c2, reference)),
                          "ok": bool(matmul.check(a, b, c2).ok)}
 print(json.dumps(result))
@@ -75,6 +64,6 @@ def test_thread_count_follows_affinity_at_call_time() -> None:
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["[0]"]["threads"] == 1, result  # pinned to one CPU: no worker thread
     assert result["[1]"]["threads"] == 1, result
-    assert result["[0, 1]"]["threads"] == 2, result  # two allowed: one worker thread
+    assert result["[0, 1]"]["threads"] == 2, result  # two allowed: a worker runs one part
     for entry in result.values():
         assert entry["same"] and entry["ok"], result  # same result whatever the thread count
