@@ -5,7 +5,9 @@ A loop-carried tensor `%acc` that the body only reads through one subset and
 writes back through the same subset -- `tensor.extract_slice %acc[..]` /
 `tensor.insert_slice %x into %acc[..]` with the same offsets, sizes and
 strides, or `vector.transfer_read %acc[..]` / `vector.transfer_write %v, %acc[..]`
-with the same indices and permutation map, the write yielded -- with every
+with the same indices and permutation map, the write yielded (a pair masked by the
+tensor's own sizes, as vectorize with vector sizes emits, is first rewritten to the
+equivalent `in_bounds = false` pair) -- with every
 offset/index invariant in the loop:
 
 ```
@@ -180,6 +182,11 @@ def hoist_loop(loop: scf.ForOp) -> scf.ForOp:
 
 def hoist_redundant_tensor_subsets(target: Operation) -> None:
     """See the module docstring. Always succeeds."""
+    from xlinalg.transforms.vector_hoist import unmask_boundary_transfers
+
+    # transfers masked by their tensor's own sizes (vectorize with vector sizes) become
+    # `in_bounds = false` transfers, the same lanes, which pair up below
+    unmask_boundary_transfers(target)
     if isinstance(target, scf.ForOp):
         hoist_loop(target)
         return

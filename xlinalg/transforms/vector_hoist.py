@@ -22,9 +22,9 @@ moves, so pairs climb out of several loops.
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf, vector
+from xdsl.dialects import arith, scf, tensor, vector
 from xdsl.dialects import memref as memref_dialect
-from xdsl.dialects.builtin import ArrayAttr, BoolAttr, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, IntegerAttr, MemRefType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -215,15 +215,16 @@ def _is_zero_index(value: SSAValue) -> bool:
 
 
 def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
-    """`value` is the size of `memref` along `dim` (a constant or `memref.dim`)."""
+    """`value` is the size of `memref` (or a tensor) along `dim` (a constant or
+    `memref.dim`/`tensor.dim`)."""
     mtype = memref.type
-    assert isinstance(mtype, MemRefType)
+    assert isinstance(mtype, MemRefType | TensorType)
     size = mtype.get_shape()[dim]
     op = value.owner
     if size >= 0:
         return (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)
                 and op.value.value.data == size)
-    if isinstance(op, memref_dialect.DimOp) and op.source is memref:
+    if isinstance(op, memref_dialect.DimOp | tensor.DimOp) and op.source is memref:
         index = op.index.owner
         return (isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr)
                 and index.value.value.data == dim)
@@ -231,8 +232,8 @@ def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
 
 
 def unmask_boundary_transfers(root: Operation) -> int:
-    """`vector.mask (create_mask of the memref's sizes) { transfer at [0, ...] with the
-    identity map }` -> the same transfer with `in_bounds = false`: both predicate exactly
+    """`vector.mask (create_mask of the memref's (or tensor's) sizes) { transfer at [0, ...]
+    with the identity map }` -> the same transfer with `in_bounds = false`: both predicate exactly
     the lanes past the end of the memref (masked-off read lanes are undefined under the
     mask and the padding value without it, a refinement). This is the form vectorize
     produced before it emitted `vector.mask`; hoisting moves unmasked transfer pairs
@@ -247,7 +248,7 @@ def unmask_boundary_transfers(root: Operation) -> int:
         memref = inner.source
         mtype = memref.type
         create = mask_op.mask.owner
-        if (not isinstance(mtype, MemRefType) or inner.mask is not None
+        if (not isinstance(mtype, MemRefType | TensorType) or inner.mask is not None
                 or not isinstance(create, vector.CreateMaskOp)
                 or inner.permutation_map.data != AffineMap.identity(mtype.get_num_dims())
                 or not all(_is_zero_index(i) for i in inner.indices)
@@ -275,7 +276,7 @@ def _erase_if_unused(op: Operation) -> None:
     op.detach()
     op.erase()
     for producer in producers:
-        if isinstance(producer, (memref_dialect.DimOp, arith.ConstantOp)):
+        if isinstance(producer, (memref_dialect.DimOp, tensor.DimOp, arith.ConstantOp)):
             _erase_if_unused(producer)
 
 
