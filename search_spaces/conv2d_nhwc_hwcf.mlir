@@ -30,7 +30,7 @@
 //
 // Register budget (32 zmm): reg_w * reg_f/16 accumulators + reg_f/16 filter
 // rows + one broadcast; 7 x 64 (28 + 4 + 1) spills accumulators every k step.
-// xlinalg.constraint: reg_w * (reg_f // 16) + reg_f // 16 <= 31
+// xlinalg.constraint: reg_h * reg_w * (reg_f // 16) + reg_f // 16 <= 31
 // xlinalg.constraint: cache_c % reg_c == 0
 // A C-block loop of exactly 2 register steps: LLVM unrolls it into the KW loop
 // and spills the accumulators (7x32: ~70-210 stack accesses among the FMAs,
@@ -42,6 +42,7 @@ module attributes {transform.with_named_sequence} {
     %conv = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
       : (!transform.any_op) -> !transform.any_op
 
+    %rh = transform.tune.knob<"reg_h"> options = [1, 2, 4] -> !transform.param<i64>
     %rw = transform.tune.knob<"reg_w"> options = [2, 4, 7, 8, 14] -> !transform.param<i64>
     %rf = transform.tune.knob<"reg_f"> options = [16, 32, 48, 64] -> !transform.param<i64>
     %rc = transform.tune.knob<"reg_c"> options = [4, 8, 16, 32] -> !transform.param<i64>
@@ -70,17 +71,22 @@ module attributes {transform.with_named_sequence} {
       transform.yield %p : !transform.any_op
     }
 
-    %blk, %rl:7 = transform.structured.tile_using_for %packed tile_sizes [1, 1, %rw, %rf, 1, 1, %rc]
-      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+    %blk, %rl:7 = transform.structured.tile_using_for %packed tile_sizes [1, %rh, %rw, %rf, 1, 1, %rc]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+         !transform.param<i64>)
       -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
           !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
-    %c1 = transform.structured.decompose %blk : (!transform.any_op) -> !transform.any_op
+    // a partial row block (reg_h not dividing OH) in a loop of its own, so the
+    // main blocks have static, in-bounds transfers
+    %main, %rest = transform.loop.peel %rl#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %blks = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
+      : (!transform.any_op) -> !transform.any_op
     %one = transform.param.constant 1 : i64 -> !transform.param<i64>
-    // conv_1d_nwc_wcf loops: n, w, f, kw, c
-    transform.structured.vectorize %c1 vector_sizes [%one, %rw, %rf, %one, %rc]
+    // loops: n, oh, ow, f, kh, kw, c
+    transform.structured.vectorize %blks vector_sizes [%one, %rh, %rw, %rf, %one, %one, %rc]
       : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
-        !transform.param<i64>, !transform.param<i64>
+        !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
 
     %f = transform.structured.match ops{["func.func"]} in %root
       : (!transform.any_op) -> !transform.any_op

@@ -33,7 +33,7 @@ CONSTRAINTS = parse_constraints(SPACE)
 TESTED_OPS = [
     "transform.structured.tile_using_for",
     "transform.structured.promote",
-    "transform.structured.decompose",
+    "transform.loop.peel",
     "transform.structured.vectorize",
     "transform.structured.hoist_redundant_vector_transfers",
 ]
@@ -88,13 +88,13 @@ def test_stored_knobs_match_numpy_on_non_dividing_layers(layer: int) -> None:
     (4, 64, True),    # 16 + 4
 ])
 def test_register_budget_constraint(reg_w: int, reg_f: int, fits: bool) -> None:
-    knobs = {"reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64, "cache_order": 0,
-             "pack_filter": 0}
+    knobs = {"reg_h": 1, "reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64,
+             "cache_order": 0, "pack_filter": 0}
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
 def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64) -> list[str]:
-    knobs = {"reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
+    knobs = {"reg_h": 1, "reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
              "cache_order": 0, "pack_filter": 0}
     shapes = [(1, 3, reg_w + 2, 128), (3, 3, 128, 64), (1, 1, reg_w, 64)]
     kernel = xlinalg.compile(conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]),
@@ -121,8 +121,8 @@ def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: 
     2-trip loop into the KW loop); the template's constraint prunes exactly those."""
     body = _fma_loop(7, 32, reg_c, cache_c)
     assert any("rsp" in line for line in body) == spills
-    knobs = {"reg_w": 7, "reg_f": 32, "reg_c": reg_c, "cache_c": cache_c, "cache_order": 0,
-             "pack_filter": 0}
+    knobs = {"reg_h": 1, "reg_w": 7, "reg_f": 32, "reg_c": reg_c, "cache_c": cache_c,
+             "cache_order": 0, "pack_filter": 0}
     assert (first_violated(CONSTRAINTS, knobs) is None) == (not spills)
 
 

@@ -45,31 +45,41 @@ shape or vector sizes, a multiply-accumulate body.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import product
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, MemRefType, VectorType
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.affine_utils import constant_index_value
 from xlinalg.transforms import vector_builders as vb
 from xlinalg.transforms.decompose import _ints
 from xlinalg.transforms.vectorize import _body, _contraction_body, _Emitter, _fail, vector_sizes_for
 
 CONV_1D_OPS = ("linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc")
+#: Convolutions this module vectorizes directly: upstream's 1-D ones and, as an
+#: extension, the 2-D NHWC/HWCF one (a register block over several output rows).
+CONV_OPS = (*CONV_1D_OPS, "linalg.conv_2d_nhwc_hwcf")
 
 
-def _int_attr(op: Operation, name: str) -> int:
-    """The single stride or dilation of a 1-D convolution (1 when absent)."""
-    return _ints(op.properties.get(name) or op.attributes.get(name), [1])[0]
+def _spatial_rank(op: Operation) -> int:
+    return 2 if op.name == "linalg.conv_2d_nhwc_hwcf" else 1
+
+
+def _int_attrs(op: Operation, name: str) -> list[int]:
+    """The strides or dilations of a convolution, one per spatial dim (1 when absent)."""
+    rank = _spatial_rank(op)
+    return _ints(op.properties.get(name) or op.attributes.get(name), [1] * rank)
 
 
 def check_conv_vectorizable(
     op: Operation, vector_sizes: Sequence[int] | None = None
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize_conv` applies; silenceable failure otherwise."""
-    if op.name not in CONV_1D_OPS or not isinstance(op, StructuredOpInterface):
-        raise _fail(f"'{op.name}' is not a vectorizable 1-D convolution ({', '.join(CONV_1D_OPS)})")
+    if op.name not in CONV_OPS or not isinstance(op, StructuredOpInterface):
+        raise _fail(f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})")
     operands = op.get_operands_in_order()
     if not all(isinstance(v.type, MemRefType) for v in operands):
         raise _fail("only convolutions on memrefs are vectorized (bufferize tensors first)")
@@ -84,9 +94,36 @@ def check_conv_vectorizable(
     return op
 
 
+def known_shape(value: SSAValue) -> list[int]:
+    """The memref's shape, with the dynamic sizes of a `memref.subview` whose size operand
+    is a constant filled in (what canonicalization folds into the type upstream, e.g.
+    the full blocks of a peeled loop: `[1, %c2, 7, 16]` is 2 rows); negative if unknown."""
+    shape = list(value.type.get_shape())  # type: ignore[attr-defined]
+    owner = value.owner
+    if all(s >= 0 for s in shape) or not isinstance(owner, memref.SubviewOp):
+        return shape
+    static = owner.static_sizes.get_values()
+    if len(static) != len(shape):  # rank-reducing
+        return shape
+    dynamic = iter(owner.sizes)
+    sizes = [constant_index_value(next(dynamic)) if s == DYNAMIC_INDEX else s for s in static]
+    return [s if s >= 0 or k is None else k for s, k in zip(shape, sizes, strict=True)]
+
+
+def _known_loop_ranges(op: StructuredOpInterface, depthwise: bool) -> list[int]:
+    """Loop ranges n, *ws, f, *ks(, c) from the output's and the filter's known shapes."""
+    _, filt = op.get_inputs()
+    (out,) = op.get_outputs()
+    out_shape, filt_shape = known_shape(out), known_shape(filt)
+    rank = len(out_shape) - 2
+    if depthwise:
+        return [*out_shape, *filt_shape[:rank]]
+    return [*out_shape, *filt_shape[: rank + 1]]
+
+
 def _in_bounds(memref: SSAValue, extents: Sequence[int], exact: Sequence[bool]) -> list[bool]:
-    """A dim is in bounds when its loop is covered exactly and the static extent holds the read."""
-    shape = memref.type.get_shape()  # type: ignore[attr-defined]
+    """A dim is in bounds when its loop is covered exactly and the known extent holds the read."""
+    shape = known_shape(memref)
     return [e and 0 <= extent <= s for s, extent, e in zip(shape, extents, exact, strict=True)]
 
 
@@ -99,59 +136,63 @@ def _mul_add(em: _Emitter, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
 
 
 def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[Operation]:
-    """Replace a 1-D convolution by register-blocked FMA vector code; return the new ops."""
+    """Replace a convolution by register-blocked FMA vector code; return the new ops."""
     structured = check_conv_vectorizable(op, vector_sizes)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
-    stride, dilation = _int_attr(op, "strides"), _int_attr(op, "dilations")
+    depthwise = op.name == "linalg.depthwise_conv_1d_nwc_wc"
+    known = _known_loop_ranges(structured, depthwise)
+    exact = [e or k == v for e, k, v in zip(exact, known, sizes, strict=True)]
+    strides, dilations = _int_attrs(op, "strides"), _int_attrs(op, "dilations")
+    rank = len(strides)
     src, filt = structured.get_inputs()
     (out,) = structured.get_outputs()
     element = out.type.element_type  # type: ignore[attr-defined]
     em = _Emitter(op)
     before = op.prev_op
-    depthwise = op.name == "linalg.depthwise_conv_1d_nwc_wc"
-    if depthwise:
-        n, w, c, kw = sizes
-        en, ew, ec, ekw = exact
-        f, ef = c, ec
-    else:
-        n, w, f, kw, c = sizes
-        en, ew, ef, ekw, ec = exact
-    win = (w - 1) * stride + (kw - 1) * dilation + 1
-    ewin = ew and ekw
+    # loops: n, *ws, f, *ks, c (depthwise: n, w, c, kw with c as the lane dim f)
+    n, en = sizes[0], exact[0]
+    ws, ews = sizes[1 : 1 + rank], exact[1 : 1 + rank]
+    f, ef = sizes[1 + rank], exact[1 + rank]
+    ks, eks = sizes[2 + rank : 2 + 2 * rank], exact[2 + rank : 2 + 2 * rank]
+    c, ec = (f, ef) if depthwise else (sizes[-1], exact[-1])
+    wins = [(w - 1) * s + (k - 1) * d + 1 for w, k, s, d in zip(ws, ks, strides, dilations)]
+    ewins = [a and b for a, b in zip(ews, eks)]
 
     def read(memref: SSAValue, shape: list[int], flags: list[bool]) -> SSAValue:
-        rank = len(shape)
         bounds = _in_bounds(memref, shape, flags)
-        return em.read(memref, VectorType(element, shape), AffineMap.identity(rank), bounds)
+        return em.read(memref, VectorType(element, shape), AffineMap.identity(len(shape)), bounds)
 
-    if depthwise:
-        in_v = read(src, [n, win, c], [en, ewin, ec])
-        filt_v = read(filt, [kw, c], [ekw, ec])
-    else:
-        in_v = read(src, [n, win, c], [en, ewin, ec])
-        filt_v = read(filt, [kw, c, f], [ekw, ec, ef])
-    out_shape, out_flags = [n, w, f], [en, ew, ef]
+    in_v = read(src, [n, *wins, c], [en, *ewins, ec])
+    filt_v = read(filt, [*ks, c], [*eks, ec]) if depthwise else read(filt, [*ks, c, f], [*eks, ec, ef])
+    out_shape, out_flags = [n, *ws, f], [en, *ews, ef]
     out_bounds = _in_bounds(out, out_shape, out_flags)
-    out_v = em.read(out, VectorType(element, out_shape), AffineMap.identity(3), out_bounds)
+    out_v = em.read(out, VectorType(element, out_shape), AffineMap.identity(len(out_shape)), out_bounds)
     row_type = VectorType(element, [f])
-    acc = {(i, j): em.add(vb.extract(out_v, [i, j])).results[0] for i in range(n) for j in range(w)}
-    for k in range(kw):
+    points = [(i, *p) for i in range(n) for p in product(*(range(w) for w in ws))]
+    acc = {pt: em.add(vb.extract(out_v, list(pt))).results[0] for pt in points}
+
+    def pixel(pt: tuple[int, ...], kpos: tuple[int, ...]) -> list[int]:
+        """The input position of output point `pt` under filter position `kpos`."""
+        i, *p = pt
+        return [i, *(w * s + k * d for w, k, s, d in zip(p, kpos, strides, dilations))]
+
+    for kpos in product(*(range(k) for k in ks)):
         if depthwise:
-            row = em.add(vb.extract(filt_v, [k])).results[0]
-            for (i, j), a in acc.items():
-                x = em.add(vb.extract(in_v, [i, j * stride + k * dilation])).results[0]
-                acc[i, j] = _mul_add(em, x, row, a)
+            row = em.add(vb.extract(filt_v, list(kpos))).results[0]
+            for pt, a in acc.items():
+                x = em.add(vb.extract(in_v, pixel(pt, kpos))).results[0]
+                acc[pt] = _mul_add(em, x, row, a)
             continue
         for ch in range(c):
-            row = em.add(vb.extract(filt_v, [k, ch])).results[0]
-            for (i, j), a in acc.items():
-                x = em.add(vb.extract(in_v, [i, j * stride + k * dilation, ch])).results[0]
+            row = em.add(vb.extract(filt_v, [*kpos, ch])).results[0]
+            for pt, a in acc.items():
+                x = em.add(vb.extract(in_v, [*pixel(pt, kpos), ch])).results[0]
                 b = em.broadcast(x, row_type)
-                acc[i, j] = _mul_add(em, b, row, a)
+                acc[pt] = _mul_add(em, b, row, a)
     result = out_v
-    for (i, j), a in acc.items():
-        result = em.add(vb.insert(a, result, [i, j])).results[0]
-    em.write(result, out, AffineMap.identity(3), out_bounds)
+    for pt, a in acc.items():
+        result = em.add(vb.insert(a, result, list(pt))).results[0]
+    em.write(result, out, AffineMap.identity(len(out_shape)), out_bounds)
     created: list[Operation] = []
     cursor = before.next_op if before is not None else op.parent_block().first_op  # type: ignore[union-attr]
     while cursor is not None and cursor is not op:
@@ -162,4 +203,4 @@ def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> 
     return created
 
 
-__all__ = ["CONV_1D_OPS", "check_conv_vectorizable", "vectorize_conv"]
+__all__ = ["CONV_1D_OPS", "CONV_OPS", "check_conv_vectorizable", "vectorize_conv"]
