@@ -11,6 +11,8 @@ Passes (one per file, in `TO_LLVM_PASSES` order):
   xl-convert-memref-to-llvm   descriptors, GEP + aligned loads/stores, aligned_alloc/free,
                               subview/reinterpret_cast/collapse/expand/copy/global
   xl-finalize-llvm            drops the casts between passes; LoweringError on leftovers
+  xl-bf16-moves-as-i16        bf16 values only moved (never computed with) become i16
+                              (LLVM 22 aborts on some bf16 masked loads: bf16_storage.py)
 `emit.py` prints the LLVM-dialect module as LLVM IR text (`emit_llvm_ir`).
 
 External symbols the emitted IR may call: `aligned_alloc`, `free`, libm
@@ -27,6 +29,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.backend.abi import LoweredModule
 from xlinalg.lowering.stage_times import stage
+from xlinalg.lowering.to_llvm.bf16_storage import Bf16StoragePass
 from xlinalg.lowering.to_llvm.convert_arith_to_llvm import ConvertArithToLLVMPass
 from xlinalg.lowering.to_llvm.convert_cf_to_llvm import ConvertCfToLLVMPass
 from xlinalg.lowering.to_llvm.convert_func_to_llvm import ConvertFuncToLLVMPass
@@ -46,6 +49,7 @@ TO_LLVM_PASSES: tuple[ModulePass, ...] = (
     ConvertVectorToLLVMPass(),
     ConvertMemRefToLLVMPass(),
     FinalizeLLVMPass(),
+    Bf16StoragePass(),
 )
 
 
