@@ -1,8 +1,9 @@
 // matmul_mmt4d.mlir on `threads` cores: the same data tiling (pack A into M1×K×m0 row
 // panels and B into N1×K×n0 column panels every call, an m0×n0 register block of the packed
 // C in zmm), with every stage split over `threads` workers by `tile_using_forall` on the
-// bufferized ops (each forall runs on native threads, `xlinalg/lowering/forall_to_threads.py`;
-// the thread count is also capped at run time by the CPUs the caller may use):
+// bufferized ops (each forall runs on xlinalg's persistent native thread pool,
+// `xlinalg/lowering/forall_to_threads.py` + `xlinalg/backend/thread_pool.py`; the thread
+// count is also capped at run time by the CPUs the caller may use):
 //
 // 1. pack A (split over its M1 panels) and pack B (over its N1 panels), the fill of the
 //    packed C (over M1);
@@ -11,9 +12,9 @@
 //    of matmul_mmt4d.mlir (same knob names and constraints);
 // 3. the unpack of C split over M (a worker's rows start on an m0 boundary when M / threads
 //    is a multiple of m0: then it unpacks in place, otherwise through a scratch tile).
-// The stages are separate foralls (separate thread starts, ~20-40 us each): tiling on
-// buffers keeps every stage in place (a forall on tensors with the packs fused in is
-// bufferized with a copy of each worker's C block today).
+// The stages are separate foralls (each hands its parts to the pool's already running
+// workers: a few us): tiling on buffers keeps every stage in place (a forall on tensors
+// with the packs fused in is bufferized with a copy of each worker's C block today).
 //
 // xlinalg.constraint: m0 * n0 <= 384
 // xlinalg.constraint: tk % rk == 0
