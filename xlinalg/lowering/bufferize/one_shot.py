@@ -252,7 +252,9 @@ class _FunctionBufferizer:
         if in_place:
             taken.add(root)
             return self.buf[dest], root, True
-        buffer, new_root = self._copy_of(self.buf[dest], op, copy=reads_dest)
+        # as upstream, a copy of undefined contents (a tensor.empty) is only an allocation
+        buffer, new_root = self._copy_of(self.buf[dest], op,
+                                         copy=reads_dest and not _undefined_contents(dest))
         taken.add(new_root)
         return buffer, new_root, False
 
@@ -855,6 +857,14 @@ def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
 #: the functions being bufferized (a call bufferizes its callee first)
 _IN_PROGRESS: set[func.FuncOp] = set()
 
+
+def _undefined_contents(value: SSAValue) -> bool:
+    """`tensor.empty` (or `bufferization.alloc_tensor` without `copy`), or a slice of one."""
+    owner = value.owner
+    while isinstance(owner, tensor.ExtractSliceOp):
+        owner = owner.source.owner
+    return isinstance(owner, tensor.EmptyOp) or (isinstance(owner, AllocTensorOp)
+                                                 and owner.copy is None)
 
 
 def _per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
