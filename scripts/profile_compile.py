@@ -48,6 +48,7 @@ from bench_conv import LAYERS, STORED_KNOBS
 from bench_conv import payload as conv_payload
 from bench_matmul import PAYLOAD as MATMUL_PAYLOAD
 from bench_mmt4d import PAYLOAD as MATMUL_TENSOR_PAYLOAD
+from bench_templates import FIXED as BENCH_FIXED
 
 SPACES = ROOT / "search_spaces"
 
@@ -84,7 +85,13 @@ CASES = [
     Case("batch_matmul 8x256", (ROOT / "examples" / "batch_matmul_8x256.mlir").read_text(),
          SPACES / "batch_matmul.mlir",
          {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 32, "reg_k": 1,
-          "cache_order": 0, "unroll_k": 0}),
+          "cache_order": 0, "unroll_k": 0, "pack_b": 0}),
+    # bench_templates.py --fixed knobs of the other two batch templates
+    Case("batch_matmul_mmt4d 8x256",
+         (ROOT / "examples" / "batch_matmul_tensor_8x256.mlir").read_text(),
+         SPACES / "batch_matmul_mmt4d.mlir", BENCH_FIXED["batch_matmul_mmt4d.mlir"]),
+    Case("batch_mmt4d 8x256", (ROOT / "examples" / "batch_mmt4d_8x256.mlir").read_text(),
+         SPACES / "batch_mmt4d.mlir", BENCH_FIXED["batch_mmt4d.mlir"]),
 ]
 
 
