@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i64
+from xdsl.dialects.tensor import EmptyOp as _XdslEmptyOp
 from xdsl.dialects.tensor import Tensor as _XdslTensor
 from xdsl.dialects.utils.dynamic_index_list import DynamicIndexList, verify_dynamic_index_list
 from xdsl.ir import Dialect, SSAValue
@@ -27,6 +28,8 @@ from xdsl.irdl import (
     prop_def,
     var_operand_def,
 )
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.scf import DYNAMIC, InParallelOp
@@ -92,12 +95,41 @@ class ParallelInsertSliceOp(IRDLOperation):
             )
 
 
+class EmptyOp(_XdslEmptyOp):
+    """xDSL's `tensor.empty` (same definition, so `isinstance(op, tensor.EmptyOp)` holds)
+    with upstream's attribute dictionary (`tensor.empty() {attr} : tensor<8xf32>`, e.g.
+    one-shot bufferization's analysis markers), which xDSL's syntax drops."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> EmptyOp:
+        pos = parser.pos
+        parser.parse_punctuation("(")
+        sizes = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        ) or []
+        parser.parse_punctuation(")")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_attribute()
+        op = cls(parser.resolve_operands(sizes, [IndexType()] * len(sizes), pos), result_type)
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_list(self.dynamic_sizes, printer.print_ssa_value)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+
 def _tensor_ops() -> list[type[IRDLOperation]]:
     from xlinalg.dialects.tensor_generate import GenerateOp  # xDSL lacks it
     from xlinalg.dialects.tensor_pad import PadOp  # upstream's verifier (see tensor_pad.py)
 
-    xdsl_ops = [op for op in _XdslTensor.operations if op.name != "tensor.pad"]
-    return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp]  # type: ignore[list-item]
+    xdsl_ops = [op for op in _XdslTensor.operations if op.name not in ("tensor.pad", "tensor.empty")]
+    return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp, EmptyOp]  # type: ignore[list-item]
 
 
 Tensor = Dialect(
@@ -107,4 +139,4 @@ Tensor = Dialect(
 )
 """xDSL's tensor dialect plus `tensor.parallel_insert_slice`."""
 
-__all__ = ["ParallelInsertSliceOp", "Tensor"]
+__all__ = ["EmptyOp", "ParallelInsertSliceOp", "Tensor"]
