@@ -87,7 +87,7 @@ def test_a_pool_worker_runs_a_part() -> None:
     chunks = pool_worker_chunks()
     kernel(out, 20_000_000)  # ~0.05-0.2 s per iteration: the worker wakes long before
     assert pool_worker_chunks() == chunks + 1  # one of the two parts ran on a worker
-    assert pool_workers() == 1
+    assert pool_workers() >= 1
     assert out[0] == out[1] != 0
 
 
@@ -129,7 +129,7 @@ def test_repeated_calls_reuse_the_same_threads() -> None:
     for _ in range(3):
         kernel.time(*args, max_total_s=0.05)
         assert _tasks() == before  # no thread started or left behind per call
-    assert pool_workers() == workers == 1
+    assert pool_workers() == workers >= 1
     assert pool_worker_chunks() > chunks  # ... yet the worker ran parts
     assert kernel.check(*args).ok
 
