@@ -24,9 +24,11 @@ entry as upstream does (the automatic allocation scope), and the buffer's own
 transfers are in bounds and not peeled again. The mask row of iteration %i
 is computed in the loop when the mask is a `vector.create_mask` /
 `vector.constant_mask` (`create_mask(select(%i < b0 and ..., bk, 0), ...)`);
-any other mask falls back to the unrolled form (upstream stores the mask in
-a second buffer of `vector<...xi1>`, whose in-memory layout LLVM packs as
-bits: not something our element-typed buffer can hold).
+any other mask value (`arith.cmpf` on vectors, a function argument, ...) is
+stored once before the nest, as upstream does, in a second entry buffer and
+read back per iteration — as 0/1 bytes (`arith.select` of i8 splats,
+`arith.cmpi ne` back): upstream's buffer is `memref<vector<...xi1>>`, whose in-memory layout
+LLVM packs as bits, which an element-typed buffer cannot hold.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
     IndexType,
+    IntegerType,
     MemRefType,
     UnitAttr,
     VectorType,
@@ -46,6 +49,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xlinalg.dialects.arith import SelectOp
+from xlinalg.dialects.arith_cmp import CmpiOp
 from xlinalg.dialects.vector import ConstantMaskOp, vector_shape
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
 from xlinalg.transforms.vector_rewrite import VectorBuilder, apply_to_all, fail, replace_op
@@ -113,6 +117,8 @@ def unroll_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_r
     replace_op(op, [result] if is_read else [])
 
 
+I8 = IntegerType(8)
+
 BUFFER_ATTR = "xlinalg.transfer_buffer"
 """Marks the loop form's temporary buffer: transfers on it are not peeled again."""
 
@@ -143,6 +149,36 @@ def _row_mask(b: VectorBuilder, mask: SSAValue, ivs: list[SSAValue]) -> SSAValue
     assert inside is not None
     first = b.add(SelectOp(inside, bounds[k], b.index(0)))
     return b.add(vector.CreateMaskOp([first, *bounds[k + 1:]], row_t))
+
+
+def _store_mask(b: VectorBuilder, op: Operation, mask: SSAValue) -> SSAValue:
+    """`mask` (any i1 vector value) stored as 0/1 bytes in an entry buffer of its shape."""
+    t = mask.type
+    assert isinstance(t, VectorType)
+    bytes_t = VectorType(I8, vector_shape(t))
+    buffer = _entry_alloca(op, bytes_t)
+    rank = len(vector_shape(t))
+    as_bytes = b.add(SelectOp(mask, b.add(broadcast(b.scalar(1, I8), bytes_t)),
+                              b.add(broadcast(b.scalar(0, I8), bytes_t))))
+    b.add(vector.TransferWriteOp(as_bytes, buffer,
+                                 [b.index(0)] * rank,
+                                 ArrayAttr([BoolAttr.from_bool(True)] * rank), None,
+                                 permutation_map=_minor_identity(rank, rank)))
+    return buffer
+
+
+def _load_mask_row(b: VectorBuilder, buffer: SSAValue, ivs: list[SSAValue],
+                   keep: int) -> SSAValue:
+    """The mask part at leading indices `ivs`, read back from `_store_mask`'s buffer."""
+    t = buffer.type
+    assert isinstance(t, MemRefType)
+    rank = t.get_num_dims()
+    shape = t.get_shape()[rank - keep:]
+    part = b.add(vector.TransferReadOp(
+        buffer, [*ivs, *([b.index(0)] * keep)], b.scalar(0, I8), VectorType(I8, shape),
+        ArrayAttr([BoolAttr.from_bool(True)] * keep), _minor_identity(rank, keep)))
+    zeros = b.add(broadcast(b.scalar(0, I8), VectorType(I8, shape)))
+    return b.add(CmpiOp(part, zeros, "ne"))
 
 
 def _entry_alloca(op: Operation, t: VectorType) -> SSAValue:
@@ -179,12 +215,12 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     is_read = isinstance(op, vector.TransferReadOp)
     vt = op.result.type if is_read else op.vector.type
     assert isinstance(vt, VectorType)
-    if op.mask is not None and not isinstance(op.mask.owner,
-                                              vector.CreateMaskOp | ConstantMaskOp):
-        unroll_leading_dim(op, max_rank)  # see the module docstring
-        return
     k = rank - keep  # dims peeled by the loop nest
     b = VectorBuilder.before(op)
+    mask_buffer = None
+    if op.mask is not None and not isinstance(op.mask.owner,
+                                              vector.CreateMaskOp | ConstantMaskOp):
+        mask_buffer = _store_mask(b, op, op.mask)
     in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
     sub_map = AffineMapAttr(AffineMap(amap.num_dims, 0, amap.results[k:]))
     sub_bounds = ArrayAttr([BoolAttr.from_bool(f) for f in in_bounds[k:]])
@@ -220,7 +256,10 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
             if d in sizes:
                 lt = lb.add(arith.CmpiOp(indices[e.position], sizes[d], "slt"))
                 cond = lt if cond is None else lb.add(arith.AndIOp(cond, lt))
-    mask = _row_mask(lb, op.mask, ivs) if op.mask is not None else None
+    if mask_buffer is not None:
+        mask = _load_mask_row(lb, mask_buffer, ivs, keep)
+    else:
+        mask = _row_mask(lb, op.mask, ivs) if op.mask is not None else None
     at_part = [*ivs, *([zero] * keep)]
     part_map = _minor_identity(rank, keep)
     if is_read:

@@ -24,10 +24,11 @@ is replaced by its rows (row-major over the leading dims), op by op:
 - first, `vector.mask` regions become masked ops (`lower_mask_ops`), shuffles
   become extracts/inserts, n-D and masked `vector.load/store` become transfers;
 - `scf.for` loops carrying n-D vectors carry their rows instead, so
-  accumulators stay in registers across iterations.
+  accumulators stay in registers across iterations; an `scf.if` yielding n-D
+  vectors (an out-of-bounds part of `transfer_to_scf`) yields their rows.
 
-An n-D value used by anything else (a function argument or result, `scf.if`
-results, ...) raises `LoweringError`.
+An n-D value used by anything else (a function argument or result, `scf.while`
+values, ...) raises `LoweringError`.
 """
 
 from __future__ import annotations
@@ -162,6 +163,9 @@ class _Unroller:
     def run_op(self, op: Operation) -> None:
         if isinstance(op, scf.ForOp) and any(is_nd(a.type) for a in op.iter_args):
             self._for(op)
+            return
+        if isinstance(op, scf.IfOp) and any(is_nd(r.type) for r in op.results):
+            self._if(op)
             return
         if isinstance(op, MultiDimReductionOp):
             self.at = InsertPoint.before(op)
@@ -671,6 +675,46 @@ class _Unroller:
             else:
                 old.replace_all_uses_with(new_loop.results[s])
         self.dead.append(loop)
+
+    def _flat_yield(self, block: Block) -> None:
+        """Lower `block`'s ops and make its `scf.yield` yield rows instead of n-D vectors."""
+        yield_op = block.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        for op in list(block.ops):
+            if op is not yield_op:
+                self.run_op(op)
+        self.at = InsertPoint.before(yield_op)
+        flat: list[SSAValue] = []
+        for v in yield_op.operands:
+            flat.extend(self.get_rows(v) if is_nd(v.type) else [v])
+        self.add(scf.YieldOp(*flat))
+        yield_op.detach()
+        yield_op.erase()
+
+    def _if(self, op: scf.IfOp) -> None:
+        """An `scf.if` yielding n-D vectors yields their rows."""
+        blocks = [region.blocks[0] for region in op.regions if region.blocks]
+        for block in blocks:
+            self._flat_yield(block)
+        types: list[Attribute] = []
+        spans: list[tuple[int, int]] = []
+        for r in op.results:
+            start = len(types)
+            types.extend([_row_type(r.type)] * len(_leading(r.type))  # type: ignore[arg-type]
+                         if is_nd(r.type) else [r.type])
+            spans.append((start, len(types)))
+        for region in op.regions:
+            for block in list(region.blocks):
+                region.detach_block(block)
+        self.at = InsertPoint.before(op)
+        new_if = scf.IfOp(op.cond, types, [blocks[0]], blocks[1:] or None)
+        self.add(new_if)
+        for old, (s, e) in zip(op.results, spans):
+            if is_nd(old.type):
+                self.rows[old] = list(new_if.results[s:e])
+            else:
+                old.replace_all_uses_with(new_if.results[s])
+        self.dead.append(op)
 
     def erase_dead(self) -> None:
         for op in reversed(self.dead):
