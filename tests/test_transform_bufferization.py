@@ -186,8 +186,6 @@ def test_create_deallocs_false_removes_the_deallocs() -> None:
     ("options", "message"),
     [
         ("bufferize_function_boundaries = false", "bufferize_function_boundaries = false cannot be honoured: @f"),
-        ("bufferize_function_boundaries = true, print_conflicts = true", "option print_conflicts = true is not supported"),
-        ("bufferize_function_boundaries = true, dump_alias_sets = true", "option dump_alias_sets = true is not supported"),
     ],
 )
 def test_options_that_cannot_be_honoured_are_definite_failures(options: str, message: str) -> None:

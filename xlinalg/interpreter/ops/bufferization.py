@@ -12,8 +12,9 @@ on a module or a function. How each option maps onto it:
 | `allow_unknown_ops` | accepted; an op the pass cannot bufferize still fails (the message says the option cannot be honoured) |
 | `create_deallocs` (spec) | `false`: the `memref.dealloc`s the pass inserted are removed |
 | `memcpy_op` | `"memref.copy"` (the pass's) or `"linalg.copy"` (its copies are rewritten to `linalg.copy`) |
-| `test_analysis_only` | the payload is not bufferized: its ops get upstream's `__inplace_operands_attr__` with xlinalg's in-place decisions (`transforms/bufferization_markers.py`) |
-| `print_conflicts`, `dump_alias_sets` | `true` is a definite failure naming the option (the conflicting reads and alias sets are not reported) |
+| `test_analysis_only` | the payload is not bufferized: its ops get upstream's `__inplace_operands_attr__` with xlinalg's in-place decisions, and with `bufferize_function_boundaries` its functions get `bufferization.access` and `__equivalent_func_args__` (`transforms/bufferization_markers.py`) |
+| `print_conflicts` | with `test_analysis_only`: upstream's `"C_<n>[READ: i]"`, `"C_<n>[CONFL-WRITE: i]"`, `"C_<n>[DEF: result k]"` markers for each conflict that made a write go out of place; ignored otherwise (as upstream) |
+| `dump_alias_sets` | with `test_analysis_only`: upstream's `__opresult_alias_set_attr__` / `__bbarg_alias_set_attr__` (the printed names of the values sharing each buffer); ignored otherwise (as upstream) |
 | `check_parallel_regions` | either value (the pass does not bufferize parallel regions; `scf.forall` on tensors fails as an unsupported op) |
 | `target_is_module` (spec) | the target must be a `builtin.module` and the handle is only read |
 
@@ -40,10 +41,7 @@ from xlinalg.errors import LoweringError
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.transforms.bufferization_markers import annotate_inplace_decisions
-
-UNSUPPORTED_OPTIONS = ("print_conflicts", "dump_alias_sets")
-
+from xlinalg.transforms.bufferization_markers import AnalysisMarkers, annotate_analysis
 
 # ------------------------------------------------------------------ empty_tensor_to_alloc_tensor
 
@@ -90,15 +88,6 @@ def _has_tensor_boundary(fn: func.FuncOp) -> bool:
 
 def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
     """Definite failures for the options the pass cannot honour on this target."""
-    for name in UNSUPPORTED_OPTIONS:
-        if op.flag(name):
-            raise failure(
-                op,
-                f"option {name} = true is not supported: xlinalg's one-shot bufferization "
-                "annotates its in-place decisions (test_analysis_only) but does not report "
-                "conflicts or alias sets",
-                silenceable=False,
-            )
     if op.flag("target_is_module") and not isinstance(target, ModuleOp):
         raise failure(
             op, f"target_is_module is set but the target is {describe_payload(target)}",
@@ -171,11 +160,16 @@ def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> Non
     for target in targets:
         _check_options(op, target)
     analysis_only = op.flag("test_analysis_only")
+    markers = AnalysisMarkers(
+        print_conflicts=op.flag("print_conflicts"),
+        dump_alias_sets=op.flag("dump_alias_sets"),
+        function_boundaries=op.flag("bufferize_function_boundaries"),
+    )
     for target in targets:
         trial = _twin(target)
         try:
             if analysis_only:
-                annotate_inplace_decisions(target, trial, _bufferize)
+                annotate_analysis(target, trial, _bufferize, markers)
             else:
                 _bufferize(trial)
         except LoweringError as err:

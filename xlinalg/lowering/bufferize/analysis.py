@@ -34,11 +34,18 @@ slice of that one, as in nested tiles).
 The conflict check is conservative where upstream's is precise about disjoint
 slices of one buffer: two different slices of the same root count as
 overlapping.
+
+Each conflict found is a `Conflict` (upstream's triple: the reading operand, the
+operand the op would write in place, the definition whose contents the read
+needs), reported to `CONFLICT_OBSERVERS`; every value given a buffer is reported
+to `REGISTER_OBSERVERS` with its root. `one_shot_bufferize {test_analysis_only}`
+uses both for `print_conflicts` / `dump_alias_sets`
+(`xlinalg/transforms/bufferization_markers.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf, tensor, vector
@@ -168,6 +175,32 @@ class ProgramOrder:
             parent = parent.parent_op()
 
 
+OperandRef = tuple[Operation, int]
+"""An operand: (op, operand index)."""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A read-after-write conflict: writing operand `write` in place would clobber the
+    contents of `definition` that operand `read` reads (upstream's annotateConflict)."""
+
+    read: OperandRef
+    write: OperandRef
+    definition: SSAValue
+
+
+# Called with each value given a buffer (value, root, slice of the root it covers) and
+# with each conflict that forces a write out of place.
+REGISTER_OBSERVERS: list[Callable[[SSAValue, Root, SliceKey | None], None]] = []
+CONFLICT_OBSERVERS: list[Callable[[Conflict], None]] = []
+
+
+def _destination_operand(write: Operation, dest: SSAValue) -> OperandRef:
+    """The operand of `write` that is its destination `dest` (the last one: destinations
+    follow the inputs)."""
+    return write, max(i for i, v in enumerate(write.operands) if v is dest)
+
+
 @dataclass
 class AliasInfo:
     """Buffer roots of the tensor values seen so far, in program order."""
@@ -185,6 +218,8 @@ class AliasInfo:
         self.by_root.setdefault(root, []).append(value)
         if key is not None:
             self.slices[value] = key
+        for observe in REGISTER_OBSERVERS:
+            observe(value, root, key)
 
     def reads_contents(self, use: Use) -> bool:
         op = use.operation
@@ -213,41 +248,53 @@ class AliasInfo:
         return False
 
     def conflicts(self, write: Operation, dest: SSAValue, reads_dest: bool) -> bool:
-        """Whether writing `dest` in place at `write` would clobber contents read later."""
-        root = self.root[dest]
-        if not root.writable:
+        """Whether writing `dest` in place at `write` would clobber contents read later
+        (or `dest`'s buffer is not writable)."""
+        if not self.root[dest].writable:
             return True
+        conflict = self.find_conflict(write, dest, reads_dest)
+        if conflict is None:
+            return False
+        for observe in CONFLICT_OBSERVERS:
+            observe(conflict)
+        return True
+
+    def find_conflict(self, write: Operation, dest: SSAValue, reads_dest: bool) -> Conflict | None:
+        """The first read that writing `dest` in place at `write` would clobber."""
+        root = self.root[dest]
         loops = list(self.order.enclosing_loops(write))
+        written = _destination_operand(write, dest)
         for value in self.by_root[root]:
             outside = [loop for loop in loops if not self.order.defined_inside(value, loop)]
             for use in value.uses:
                 user = use.operation
                 if user is write:
                     if reads_dest and value is dest and outside:
-                        return True
+                        return Conflict(written, written, dest)
                     continue
-                for reader in self._readers(use, dest):
-                    if self.order.after(reader, write):
-                        return True
-                    if any(self.order.is_inside(reader, loop) for loop in outside):
-                        return True
+                for read in self._readers(use, dest):
+                    reader = read.operation
+                    if self.order.after(reader, write) or any(
+                        self.order.is_inside(reader, loop) for loop in outside
+                    ):
+                        return Conflict((reader, read.index), written, value)
         if isinstance(write, StructuredOpInterface):
             elementwise = is_elementwise(write)
-            for value in write.get_inputs():
+            for index, value in enumerate(write.get_inputs()):
                 if not isinstance(value.type, TensorType) or self.root.get(value) is not root:
                     continue
                 # an elementwise op may read the very region it writes (element i is read
                 # before it is written); another region of the same buffer may overlap it
                 # shifted, and any input of a non-elementwise op may be read after a write
                 if not elementwise or self.slices.get(value) != self.slices.get(dest):
-                    return True
-        return False
+                    return Conflict((write, index), written, value)
+        return None
 
-    def _readers(self, use: Use, dest: SSAValue) -> Iterator[Operation]:
-        """The ops that read the contents `use` refers to. A `tensor.extract_slice` reads
-        nothing itself (its result is a view of the same buffer, as in upstream's alias
-        sets): the readers are those of its result, transitively. So the slices a tile
-        loop takes of its destination for ops that overwrite them without reading
+    def _readers(self, use: Use, dest: SSAValue) -> Iterator[Use]:
+        """The operands that read the contents `use` refers to. A `tensor.extract_slice`
+        reads nothing itself (its result is a view of the same buffer, as in upstream's
+        alias sets): the readers are those of its result, transitively. So the slices a
+        tile loop takes of its destination for ops that overwrite them without reading
         (the outs of fused elementwise producers) do not force copies."""
         user = use.operation
         if isinstance(user, tensor.ExtractSliceOp) and use.index == 0:  # the source
@@ -255,4 +302,4 @@ class AliasInfo:
                 yield from self._readers(inner, dest)
             return
         if self.reads_contents(use) and not self._writes_back_slice(use, dest):
-            yield user
+            yield use
