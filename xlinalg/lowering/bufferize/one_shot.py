@@ -242,9 +242,11 @@ class _FunctionBufferizer:
         return self._copy_of(buffer, before)
 
     def _destination(
-        self, op: Operation, dest: SSAValue, reads_dest: bool, taken: set[Root]
+        self, op: Operation, dest: SSAValue, reads_dest: bool, taken: set[Root],
+        at: Operation | None = None,
     ) -> tuple[SSAValue, Root, bool]:
-        """(buffer, root, in place) of the destination `dest` written by `op`."""
+        """(buffer, root, in place) of the destination `dest` written by `op`; a copy is
+        made before `at` (default: `op`)."""
         root = self.alias.root[dest]
         in_place = root not in taken and not self.alias.conflicts(op, dest, reads_dest)
         for observe in DESTINATION_OBSERVERS:  # e.g. one_shot_bufferize test_analysis_only
@@ -253,7 +255,7 @@ class _FunctionBufferizer:
             taken.add(root)
             return self.buf[dest], root, True
         # as upstream, a copy of undefined contents (a tensor.empty) is only an allocation
-        buffer, new_root = self._copy_of(self.buf[dest], op,
+        buffer, new_root = self._copy_of(self.buf[dest], at or op,
                                          copy=reads_dest and not _undefined_contents(dest))
         taken.add(new_root)
         return buffer, new_root, False

@@ -66,7 +66,8 @@ def _write(b: _FunctionBufferizer, op: vector.TransferWriteOp, before: Operation
            ) -> tuple[vector.TransferWriteOp, SSAValue, Root, SliceKey | None]:
     """The write on buffers (inserted before `before`), its buffer, root and slice key."""
     assert op.result is not None
-    buffer, root, in_place = b._destination(op, op.source, transfer_write_reads_dest(op), set())
+    buffer, root, in_place = b._destination(op, op.source, transfer_write_reads_dest(op), set(),
+                                            at=before)
     new = vector.TransferWriteOp(op.vector, buffer, list(op.indices), op.in_bounds, op.mask,
                                  op.permutation_map)
     b._insert(new, before)
@@ -82,7 +83,7 @@ def _masked_write(b: _FunctionBufferizer, op: MaskOp) -> None:
     new.detach()
     masked = MaskOp(op.mask, Region(Block([new, MaskYieldOp()])))
     b._insert(masked, op)
-    b.done.add(inner)
+    b.done.update(op.body.block.ops)  # the write and the vector.yield of its tensor
     b._define(op.results[0], buffer, root, key)
 
 
