@@ -140,6 +140,6 @@ def test_linalg_ext_tests_parametrize_over_the_library_lists() -> None:
             is cases.TENSOR_TILED_CASES)
     assert rows["iree_linalg_ext.sort"].parse == "yes+iree"
     assert rows["iree_linalg_ext.sort"].tiled == "f16,f32,f64,i32"
-    assert rows["iree_linalg_ext.attention"].parse == "yes"  # not in IREE 3.13's syntax any more
+    assert rows["iree_linalg_ext.attention"].parse == "yes+iree"  # printed in IREE 3.13's syntax
     assert rows["iree_linalg_ext.set_encoding"].run == "f16,f32,f64,i32"  # materialized by compile
     assert rows["iree_linalg_ext.scatter"].verify == "9 rules"

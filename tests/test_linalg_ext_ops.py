@@ -79,3 +79,60 @@ def test_verifier_messages(args: str, body: str, message: str) -> None:
     with pytest.raises(XlinalgError) as info:
         xlinalg.parse(func(args, body))
     assert message in str(info.value), str(info.value)
+
+
+# ---------------------------------------------------------------- attention, IREE 3.13 spelling
+_ATT_ARGS = "%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x3xf32>, %o: memref<2x8x3xf32>, %s: f32"
+_MAPS = ("[affine_map<(b, m, n, k1, k2) -> (b, m, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>, "
+         "affine_map<(b, m, n, k1, k2) -> ({v})>, affine_map<(b, m, n, k1, k2) -> ()>, "
+         "affine_map<(b, m, n, k1, k2) -> (b, m, n)>]")
+
+
+def _iree_attention(maps: str, region: str = "%x", v_type: str = "memref<2x6x3xf32>") -> str:
+    return func(_ATT_ARGS.replace("memref<2x6x3xf32>", v_type), f"""
+  iree_linalg_ext.attention <indexing_maps = {maps}> ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, {v_type}, f32) outs(%o : memref<2x8x3xf32>) {{
+  ^bb0(%x: f32):
+    iree_linalg_ext.yield {region} : f32
+  }}""")
+
+
+def test_attention_iree_spelling_is_seed_spelling() -> None:
+    """IREE's maps with V (batch, n, k2) are seed 004's transpose_v; both spellings print alike."""
+    seed = func(_ATT_ARGS.replace("memref<2x6x3xf32>", "memref<2x3x6xf32>"), """
+  iree_linalg_ext.attention {transpose_v = true} ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x3x6xf32>, f32) outs(%o : memref<2x8x3xf32>)""")
+    iree = _iree_attention(_MAPS.format(v="b, n, k2"), v_type="memref<2x3x6xf32>")
+    assert str(xlinalg.parse(seed)) == str(xlinalg.parse(iree))
+    (op,) = [o for o in xlinalg.parse(iree).walk() if o.name == "iree_linalg_ext.attention"]
+    assert op.is_transpose_v  # type: ignore[attr-defined]
+    plain = xlinalg.parse(_iree_attention(_MAPS.format(v="b, k2, n")))
+    (op,) = [o for o in plain.walk() if o.name == "iree_linalg_ext.attention"]
+    assert not op.is_transpose_v  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("text,message", [
+    (_iree_attention(_MAPS.format(v="b, k2, n"), region="%s"), "only the identity score modification"),
+    (_iree_attention(_MAPS.format(v="b, k2, m")), "unsupported attention indexing maps"),
+    (_iree_attention(_MAPS.format(v="b, k2, n")[:-1] + ", affine_map<(b, m, n, k1, k2) -> (b, m, k2)>]"),
+     "masked attention"),
+])
+def test_attention_iree_spelling_errors(text: str, message: str) -> None:
+    with pytest.raises(XlinalgError, match=message):
+        xlinalg.parse(text)
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
+def test_attention_iree_output_runs() -> None:
+    """What iree-opt prints for our attention parses back and computes softmax(QK^T s)V."""
+    import numpy as np
+
+    printed = str(xlinalg.parse(_iree_attention(_MAPS.format(v="b, k2, n"))))
+    done = subprocess.run([IREE_OPT], input=printed, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    kernel = xlinalg.compile(done.stdout)
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) for s in ((2, 8, 4), (2, 6, 4), (2, 6, 3)))
+    o = np.zeros((2, 8, 3), np.float32)
+    kernel(q, k, v, o, np.float32(0.5))
+    s = q.astype(np.float64) @ k.transpose(0, 2, 1) * 0.5
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(o, (p / p.sum(-1, keepdims=True)) @ v, rtol=1e-5, atol=1e-6)

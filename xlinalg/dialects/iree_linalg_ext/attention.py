@@ -5,6 +5,8 @@ iree_linalg_ext.attention ins(%q, %k, %v, %scale : memref<2x37x16xf32>, memref<2
                                                    memref<2x53x16xf32>, f32)
     outs(%o : memref<2x37x16xf32>)
 ```
+(IREE 3.13 spells the plain op with indexing maps and a score region: both spellings
+parse, the plain op prints IREE's: `attention_syntax.py`.)
 Q is B×N×d, K is B×L×d, V is B×L×e (B×e×L with `{transpose_v = true}`), the
 output B×N×e. With the optional running-max and running-sum outputs
 (`outs(%o, %max, %sum)`, both B×N) the op is one step of FlashAttention-2's
@@ -33,6 +35,12 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.iree_linalg_ext.attention_syntax import (
+    parse_indexing_maps,
+    parse_score_region,
+    print_indexing_maps,
+    print_score_region,
+)
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
@@ -103,25 +111,39 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                     raise self.fail(f"expected the running max/sum to be {b}x{n} of {t}, got {value.type}")
 
     def print(self, printer: Printer) -> None:
-        if self.transpose_v is not None:
-            printer.print_string(" {transpose_v = ")
-            printer.print_string("true" if self.is_transpose_v else "false")
-            printer.print_string("}")
+        if self.is_online:  # seed 004's spelling: IREE's attention has no running max/sum
+            if self.transpose_v is not None:
+                printer.print_string(" {transpose_v = ")
+                printer.print_string("true" if self.is_transpose_v else "false")
+                printer.print_string("}")
+        else:  # IREE 3.13's spelling (attention_syntax.py)
+            print_indexing_maps(printer, self.is_transpose_v)
+        printer.print_op_attributes(self.attributes)
         print_operand_group(printer, "ins", self.inputs)
         print_operand_group(printer, "outs", self.outputs)
+        if not self.is_online:
+            print_score_region(printer, elem(self.inputs[0]))
         print_result_types(printer, self.results_.types)
 
     @classmethod
     def parse(cls, parser: Parser) -> AttentionOp:
+        """Seed 004's spelling (`{transpose_v = true}`, no region) or IREE 3.13's
+        (`<indexing_maps = [...]>` and a score region)."""
         pos = parser.pos
+        mapped_transpose_v = parse_indexing_maps(parser)
         attrs = dict(parser.parse_optional_attr_dict())
         transpose_v = attrs.pop("transpose_v", None)
         if transpose_v is not None and not (
             isinstance(transpose_v, IntegerAttr) and transpose_v.type == i1
         ):
             parser.raise_error("expected 'transpose_v' to be a bool", pos, parser.pos)
+        if mapped_transpose_v is not None:
+            if transpose_v is not None and bool(transpose_v.value.data) != mapped_transpose_v:
+                parser.raise_error("'transpose_v' contradicts the indexing maps", pos, parser.pos)
+            transpose_v = BoolAttr.from_bool(True) if mapped_transpose_v else None
         inputs = parse_operand_group(parser, "ins")
         outputs = parse_operand_group(parser, "outs")
+        parse_score_region(parser)
         result_types = parse_result_types(parser)
         op = cls.build(operands=[inputs, outputs], result_types=[result_types],
                        properties={"transpose_v": transpose_v} if transpose_v is not None else {})  # type: ignore[dict-item]

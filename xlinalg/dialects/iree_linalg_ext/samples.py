@@ -53,15 +53,23 @@ SAMPLES: dict[str, tuple[str, str, bool]] = {
   iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<1x10x10x4xf32>) outs(%o : memref<8x8x1x2x2x4xf32>)""", True),
     "winograd_output": ("%d: memref<8x8x1x2x2x4xf32>, %o: memref<1x4x12x12xf32>", """
   iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([2, 3]) ins(%d : memref<8x8x1x2x2x4xf32>) outs(%o : memref<1x4x12x12xf32>)""", True),
+    # seed 004 spelling; printed in IREE 3.13's (indexing maps + score region, attention_syntax.py)
+    "attention": ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x3x6xf32>, %o: memref<2x8x3xf32>", """
+  %s = arith.constant 5.000000e-01 : f32
+  iree_linalg_ext.attention {transpose_v = true} ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x3x6xf32>, f32) outs(%o : memref<2x8x3xf32>)""", True),
+    # IREE 3.13's spelling as input
+    "attention_iree": ("%q: tensor<2x8x4xf16>, %k: tensor<2x6x4xf16>, %v: tensor<2x6x3xf16>, %o: tensor<2x8x3xf16>, %s: f16", """
+  %r = iree_linalg_ext.attention <indexing_maps = [affine_map<(b, m, n, k1, k2) -> (b, m, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, n)>, affine_map<(b, m, n, k1, k2) -> ()>, affine_map<(b, m, n, k1, k2) -> (b, m, n)>]> ins(%q, %k, %v, %s : tensor<2x8x4xf16>, tensor<2x6x4xf16>, tensor<2x6x3xf16>, f16) outs(%o : tensor<2x8x3xf16>) {
+  ^bb0(%score: f16):
+    iree_linalg_ext.yield %score : f16
+  } -> tensor<2x8x3xf16>""", True),
     # ops IREE has since removed or respelled (pack/unpack moved to linalg, encodings to
-    # iree_encoding, attention now carries indexing_maps): seed 004 syntax, ours only
+    # iree_encoding, the online attention is IREE's online_attention now): seed 004 syntax,
+    # ours only
     "reverse": ("%x: memref<7x5xf32>, %y: memref<7x5xf32>", """
   iree_linalg_ext.reverse dimensions(dense<[0, 1]> : tensor<2xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>)""", False),
     "reverse_tensor": ("%x: tensor<7xf32>, %y: tensor<7xf32>", """
   %r = iree_linalg_ext.reverse dimensions(dense<0> : tensor<1xi64>) ins(%x : tensor<7xf32>) outs(%y : tensor<7xf32>) : tensor<7xf32>""", False),
-    "attention": ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x3x6xf32>, %o: memref<2x8x3xf32>", """
-  %s = arith.constant 5.000000e-01 : f32
-  iree_linalg_ext.attention {transpose_v = true} ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x3x6xf32>, f32) outs(%o : memref<2x8x3xf32>)""", False),
     "attention_online": ("%q: tensor<2x8x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x4xf32>, %o: tensor<2x8x4xf32>, %m: tensor<2x8xf32>, %l: tensor<2x8xf32>", """
   %s = arith.constant 5.000000e-01 : f32
   %r:3 = iree_linalg_ext.attention ins(%q, %k, %v, %s : tensor<2x8x4xf32>, tensor<2x6x4xf32>, tensor<2x6x4xf32>, f32) outs(%o, %m, %l : tensor<2x8x4xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8x4xf32>, tensor<2x8xf32>, tensor<2x8xf32>""", False),
