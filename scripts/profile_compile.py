@@ -34,6 +34,7 @@ import argparse
 import cProfile
 import os
 import pstats
+import random
 import statistics
 import sys
 import time
@@ -94,6 +95,93 @@ CASES = [
          SPACES / "batch_mmt4d.mlir", BENCH_FIXED["batch_mmt4d.mlir"]),
 ]
 
+
+
+def _example(name: str) -> str:
+    return (ROOT / "examples" / name).read_text()
+
+
+_CONV_TENSOR = """func.func @conv(%I: tensor<1x58x58x64xf32>, %F: tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32> {
+  %e = tensor.empty() : tensor<1x56x56x64xf32>
+  %z = arith.constant 0.0 : f32
+  %O = linalg.fill ins(%z : f32) outs(%e : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%I, %F : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%O : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %r : tensor<1x56x56x64xf32>
+}
+"""
+
+
+def template_payloads() -> dict[str, str]:
+    """A benchmark-size payload for every template of `search_spaces/` (`--templates`)."""
+    from bench_attention_tiling import payload as attention_payload
+    from bench_encoding import payload as encoding_payload
+
+    return {
+        "matmul_tile.mlir": _example("matmul_512.mlir"),
+        "matmul_vectorize.mlir": _example("matmul_512.mlir"),
+        "matmul_parallel.mlir": _example("matmul_512.mlir"),
+        "matmul_mmt4d.mlir": _example("matmul_tensor_512.mlir"),
+        "matmul_mmt4d_parallel.mlir": _example("matmul_tensor_512.mlir"),
+        "mmt4d.mlir": _example("mmt4d_1024.mlir"),
+        "encoding_matmul.mlir": encoding_payload(512, 512, 512),
+        "conv2d_nhwc_hwcf.mlir": _example("conv2d_56x56x64.mlir"),
+        "conv2d_img2col.mlir": _CONV_TENSOR,
+        "batch_matmul.mlir": _example("batch_matmul_8x256.mlir"),
+        "batch_matmul_mmt4d.mlir": _example("batch_matmul_tensor_8x256.mlir"),
+        "batch_mmt4d.mlir": _example("batch_mmt4d_8x256.mlir"),
+        "elementwise_fusion.mlir": _example("elementwise_chain.mlir"),
+        "reduction.mlir": _example("reduction_rows.mlir"),
+        "attention_tile.mlir": attention_payload("tensor", 1, 1024, 1024, 64),
+    }
+
+
+def sample_knobs(schedule: str, rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """Up to `count` distinct knob settings drawn uniformly from the template's options that
+    satisfy its constraints (what a random sampler proposes; pruned ones never compile)."""
+    import xlinalg
+    from tuner.constraints import first_violated, parse_constraints
+
+    knobs = xlinalg.list_knobs(schedule)
+    constraints = parse_constraints(schedule)
+    found: list[dict[str, Any]] = []
+    for _ in range(200 * count):
+        values = {k.name: rng.choice(list(k.options)) for k in knobs}
+        if first_violated(constraints, values) is None and values not in found:
+            found.append(values)
+            if len(found) == count:
+                break
+    return found
+
+
+def profile_templates(samples: int, seed: int, only: list[str] | None) -> None:
+    """Median `Kernel.compile_seconds` (and CPU) over `samples` random valid knob settings of
+    every template, each compiled once after a warm-up compile of the template."""
+    import xlinalg
+    from xlinalg.errors import XlinalgError
+
+    print(f"{'template':<28} | {'ok':>2} | {'failed':>6} | {'median s':>8} | {'max s':>6} | "
+          f"{'median CPU s':>12}")
+    for name, payload in template_payloads().items():
+        if only and not any(s in name for s in only):
+            continue
+        schedule = (SPACES / name).read_text()
+        walls, cpus, failed = [], [], 0
+        for i, knobs in enumerate(sample_knobs(schedule, random.Random(f"{seed}-{name}"), samples)):
+            try:
+                if i == 0:  # first use of this template's ops in the process
+                    xlinalg.compile(payload, schedule=schedule, knobs=knobs)
+                start = time.process_time()
+                kernel = xlinalg.compile(payload, schedule=schedule, knobs=knobs)
+                cpus.append(time.process_time() - start)
+                walls.append(kernel.compile_seconds)
+            except XlinalgError:
+                failed += 1
+        if walls:
+            print(f"{name:<28} | {len(walls):2d} | {failed:6d} | {statistics.median(walls):8.3f} | "
+                  f"{max(walls):6.3f} | {statistics.median(cpus):12.3f}", flush=True)
+        else:
+            print(f"{name:<28} |  0 | {failed:6d} | (no sample compiled)", flush=True)
 
 def compile_once(case: Case) -> tuple[Any, Any]:
     """`xlinalg.compile` of the case with per-stage timings; (kernel, StageTimes)."""
@@ -181,8 +269,18 @@ def main() -> int:
     parser.add_argument("--fork", action="store_true",
                         help="per-candidate figure as the tuner sees it: each compile in a child "
                              "forked from the warmed-up forkserver state (totals only)")
+    parser.add_argument("--templates", type=int, default=0, metavar="N",
+                        help="instead: every template of search_spaces/ on a benchmark-size "
+                             "payload, median compile s over N random valid knob settings "
+                             "(--cases filters template names)")
+    parser.add_argument("--seed", type=int, default=0, help="knob sampling seed (--templates)")
     args = parser.parse_args()
 
+    if args.templates:
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+              f"{args.templates} random knob settings per template (seed {args.seed})")
+        profile_templates(args.templates, args.seed, args.cases)
+        return 0
     cases = [c for c in CASES if args.cases is None or any(s in c.name for s in args.cases)]
     if not cases:
         parser.error("no case matches --cases")
