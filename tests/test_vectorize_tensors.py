@@ -301,3 +301,36 @@ def test_iree_opt_parses_the_vectorized_tensor_ir(tmp_path: Path) -> None:
     proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "vector.mask" in proc.stdout and "-> tensor<?x?xf32>" in proc.stdout
+
+
+def test_conv2d_tile_decompose_vectorize_on_tensors() -> None:
+    """Direct 2-D convolution on tensors: tile to a register block, decompose to 1-D,
+    vectorize with masks (nothing divides), hoist the output block, bufferize."""
+    from test_conv_vectorize import CASES, DIRECT, conv_payload, numpy_conv_nhwc
+
+    n, c, f, oh, ow, (rw, rf, rc), s, d = CASES[1]
+    kh = kw = 3
+    shapes = [(n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),
+              (kh, kw, c, f), (n, oh, ow, f)]
+    memref_payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
+    types = [f"tensor<{'x'.join(map(str, shape))}xf32>" for shape in shapes]
+    payload = f"""
+func.func @f(%i: {types[0]}, %w: {types[1]}, %o: {types[2]}) -> {types[2]} {{
+  %r = linalg.conv_2d_nhwc_hwcf {{strides = dense<{s}> : tensor<2xi64>, dilations = dense<{d}> : tensor<2xi64>}}
+    ins(%i, %w : {types[0]}, {types[1]}) outs(%o : {types[2]}) -> {types[2]}
+  func.return %r : {types[2]}
+}}
+"""
+    body = DIRECT.replace("RW", str(rw)).replace("RF", str(rf)).replace("RC", str(rc))
+    tensor_body = body.replace(
+        "    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op\n",
+        HOIST["tensor"])
+    assert tensor_body != body
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(tensor_body)))
+    assert "linalg.conv" not in text and "vector.fma" in text and "vector.transfer_write" in text
+    x, w, o = (_rand(*shape) for shape in shapes)
+    got = xlinalg.compile(payload, _schedule(tensor_body))(x, w, o)
+    np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-4, atol=1e-4)
+    expected = o.copy()
+    xlinalg.compile(memref_payload, _schedule(body))(x, w, expected)
+    np.testing.assert_array_equal(got, expected)

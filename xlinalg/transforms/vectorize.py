@@ -268,7 +268,7 @@ def check_vectorizable(
     if not isinstance(op, StructuredOpInterface):
         raise _fail(f"'{op.name}' is not a linalg structured op")
     operands = op.get_operands_in_order()
-    _check_operand_kinds(op, operands)
+    check_operand_kinds(op, operands)
     sizes, _ = vector_sizes_for(op, vector_sizes)
     if any(r == 0 for r in sizes):
         raise _fail("cannot vectorize an op with an empty loop range")
@@ -389,7 +389,7 @@ def replace_vectorized(op: Operation, before: Operation | None, em: _Emitter) ->
     return created
 
 
-def _check_operand_kinds(op: Operation, operands: Sequence[SSAValue]) -> None:
+def check_operand_kinds(op: Operation, operands: Sequence[SSAValue]) -> None:
     """Shaped operands all memrefs or all ranked tensors (upstream vectorizes either form, not a
     mix: the op would have tensor results for some outputs only)."""
     shaped = [v.type for v in operands if isinstance(v.type, ShapedType)]
@@ -546,4 +546,11 @@ def _iteration_mask(op: StructuredOpInterface, em: _Emitter, ranges: Sequence[in
     return em.add(vector.CreateMaskOp(bounds, mask_t)).results[0]
 
 
-__all__ = ["check_vectorizable", "in_bounds_attr", "vector_sizes_for", "vectorize"]
+__all__ = [
+    "check_operand_kinds",
+    "check_vectorizable",
+    "in_bounds_attr",
+    "replace_vectorized",
+    "vector_sizes_for",
+    "vectorize",
+]

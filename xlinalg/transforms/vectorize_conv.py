@@ -1,4 +1,4 @@
-"""Vectorization of 1-D convolutions on memrefs (upstream `vectorizeConvolution`,
+"""Vectorization of 1-D convolutions on memrefs or tensors (upstream `vectorizeConvolution`,
 the `Conv1DGenerator` of Vectorization.cpp).
 
 Upstream vectorizes only 1-D convolutions; 2-D ones are first decomposed
@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from itertools import product
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType, VectorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType, TensorType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
@@ -56,7 +56,15 @@ from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.affine_utils import constant_index_value
 from xlinalg.transforms import vector_builders as vb
 from xlinalg.transforms.decompose import _ints
-from xlinalg.transforms.vectorize import _body, _contraction_body, _Emitter, _fail, vector_sizes_for
+from xlinalg.transforms.vectorize import (
+    _body,
+    _contraction_body,
+    _Emitter,
+    _fail,
+    check_operand_kinds,
+    replace_vectorized,
+    vector_sizes_for,
+)
 
 CONV_1D_OPS = ("linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc")
 #: Convolutions this module vectorizes directly: upstream's 1-D ones and, as an
@@ -81,8 +89,9 @@ def check_conv_vectorizable(
     if op.name not in CONV_OPS or not isinstance(op, StructuredOpInterface):
         raise _fail(f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})")
     operands = op.get_operands_in_order()
-    if not all(isinstance(v.type, MemRefType) for v in operands):
-        raise _fail("only convolutions on memrefs are vectorized (bufferize tensors first)")
+    if not all(isinstance(v.type, MemRefType | TensorType) for v in operands):
+        raise _fail("only convolutions on memrefs or ranked tensors are vectorized")
+    check_operand_kinds(op, operands)
     elements = {v.type.element_type for v in operands}  # type: ignore[attr-defined]
     if len(elements) != 1:
         raise _fail("convolutions with mixed element types are not vectorized")
@@ -193,14 +202,7 @@ def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> 
     for pt, a in acc.items():
         result = em.add(vb.insert(a, result, list(pt))).results[0]
     em.write(result, out, AffineMap.identity(len(out_shape)), out_bounds)
-    created: list[Operation] = []
-    cursor = before.next_op if before is not None else op.parent_block().first_op  # type: ignore[union-attr]
-    while cursor is not None and cursor is not op:
-        created.append(cursor)
-        cursor = cursor.next_op
-    op.detach()
-    op.erase()
-    return created
+    return replace_vectorized(op, before, em)
 
 
 __all__ = ["CONV_1D_OPS", "CONV_OPS", "check_conv_vectorizable", "vectorize_conv"]
