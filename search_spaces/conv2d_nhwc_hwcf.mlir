@@ -37,12 +37,13 @@
 // 0.1-0.6x; tests/test_conv_perf.py). Only orders 0 and 1 have that loop.
 // xlinalg.constraint: cache_order == 2 or cache_c != 2 * reg_c
 // xlinalg.constraint: cache_order != 2 or pack_filter == 0
+// xlinalg.constraint: cache_order != 2 or pack_input == 0
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %conv = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
       : (!transform.any_op) -> !transform.any_op
 
-    %rh = transform.tune.knob<"reg_h"> options = [1, 2, 4] -> !transform.param<i64>
+    %rh = transform.tune.knob<"reg_h"> options = [1, 2, 3, 4, 7] -> !transform.param<i64>
     %rw = transform.tune.knob<"reg_w"> options = [2, 4, 7, 8, 14] -> !transform.param<i64>
     %rf = transform.tune.knob<"reg_f"> options = [16, 32, 48, 64] -> !transform.param<i64>
     %rc = transform.tune.knob<"reg_c"> options = [4, 8, 16, 32] -> !transform.param<i64>
@@ -71,7 +72,15 @@ module attributes {transform.with_named_sequence} {
       transform.yield %p : !transform.any_op
     }
 
-    %blk, %rl:7 = transform.structured.tile_using_for %packed tile_sizes [1, %rh, %rw, %rf, 1, 1, %rc]
+    %packed2 = transform.tune.alternatives<"pack_input"> -> !transform.any_op {
+      transform.yield %packed : !transform.any_op
+    }, {
+      %p = transform.structured.promote %packed <operands_to_promote = [0]>
+        : (!transform.any_op) -> !transform.any_op
+      transform.yield %p : !transform.any_op
+    }
+
+    %blk, %rl:7 = transform.structured.tile_using_for %packed2 tile_sizes [1, %rh, %rw, %rf, 1, 1, %rc]
       : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
          !transform.param<i64>)
       -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
