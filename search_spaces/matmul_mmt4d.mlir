@@ -6,16 +6,20 @@
 //    C -> M1×N1×m0×n0; pack_transpose puts B's panels first (N1×K×n0: each n0-wide
 //    panel of B is contiguous, the fix for B streamed with a large stride);
 //    the fill of C becomes a fill of the packed C;
-// 2. bufferize;
-// 3. cache tiles (tm1 blocks of m0 rows, tn1 panels of n0 columns, tk) in a tunable
-//    order, then the register block: one m0×n0 block of C, rk steps of k (blocks in a
-//    tunable order too);
+// 2. cache tiles (tm1 blocks of m0 rows × tn1 panels of n0 columns, in a tunable order)
+//    on tensors with the fill fused (transform.structured.fuse): each cache tile of C is
+//    zeroed right before its micro-kernels, while it is in L1/L2, instead of one pass
+//    over the whole packed C first;
+// 3. bufferize; k tiles of tk, then the register block: one m0×n0 block of C, rk steps
+//    of k (blocks in a tunable order too);
 // 4. drop the unit loops (fold_unit_extent_dims_via_slices): the block is a
 //    (k, m0, n0) contraction; vectorize it, hoist the C block out of the k loop
 //    (m0·n0/16 accumulators in zmm registers), outer products -> broadcast + FMA;
 // 5. the unpack of C is left whole: it lowers to tile-by-tile loops writing straight into
 //    C (pack_loops.py). Tiling it by its inner tiles made every m0×n0 step allocate a
 //    scratch tile, unpack into it and copy it to C: ~120 µs of 2 ms at 384×1000×256.
+//    When m0 and n0 divide M and N, the lowering (unpack_in_place.py) makes the packed C
+//    a strided view of C: the micro-kernels write C directly and the unpack goes.
 // m0 * n0 / 16 accumulators must leave registers for the B rows and broadcasts: at most 24.
 // n0 is a power-of-2 multiple of 16 lanes: LLVM splits <32 x float> and <64 x float> evenly
 // into zmm registers; with n0 = 48 the block ran at 0.14x OpenBLAS (measured at 1024^3).
@@ -44,29 +48,31 @@ module attributes {transform.with_named_sequence} {
       : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">)
       -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op)
 
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:2 = transform.structured.fuse %g tile_sizes [%tm, %tn, 0, 0, 0] interchange [0, 1, 2, 3, 4]
+        : (!transform.op<"linalg.generic">, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:2 = transform.structured.fuse %g tile_sizes [%tm, %tn, 0, 0, 0] interchange [1, 0, 2, 3, 4]
+        : (!transform.op<"linalg.generic">, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
     %b = transform.bufferization.one_shot_bufferize %root {bufferize_function_boundaries = true}
       : (!transform.any_op) -> !transform.any_op
     %mmt4d = transform.structured.match ops{["linalg.generic"]} in %b
       : (!transform.any_op) -> !transform.any_op
-
-    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
-      %t, %l:3 = transform.structured.tile_using_for %mmt4d tile_sizes [%tm, %tn, %tk, 0, 0] interchange = [0, 1, 2, 3, 4]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
-    }, {
-      %t, %l:3 = transform.structured.tile_using_for %mmt4d tile_sizes [%tm, %tn, %tk, 0, 0] interchange = [1, 0, 2, 3, 4]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
-    }
+    %kt, %kl = transform.structured.tile_using_for %mmt4d tile_sizes [0, 0, %tk, 0, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
     // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
     %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
-      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0]
+      %t, %l:3 = transform.structured.tile_using_for %kt tile_sizes [1, 1, %rk, 0, 0]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }, {
-      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0] interchange = [1, 0, 2, 3, 4]
+      %t, %l:3 = transform.structured.tile_using_for %kt tile_sizes [1, 1, %rk, 0, 0] interchange = [1, 0, 2, 3, 4]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }

@@ -34,6 +34,7 @@ from xlinalg.lowering.lower_interface_ops import (
 )
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 from xlinalg.lowering.stage_times import stage as _stage
+from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
 
 if TYPE_CHECKING:
     from xlinalg.backend.abi import LoweredModule
@@ -67,6 +68,7 @@ def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) ->
         from xlinalg.lowering.bufferize import OneShotBufferizePass
 
         OneShotBufferizePass().apply(ctx, module)
+        UnpackInPlacePass().apply(ctx, module)
     with _stage(timings, "decompose"):
         DecomposeAggregatedOpsPass().apply(ctx, module)
     with _stage(timings, "generalize"):

@@ -1,0 +1,215 @@
+"""`xl-unpack-in-place`: compute a packed buffer directly in the memory of its unpack.
+
+Data tiling computes into a packed scratch buffer and copies it back with
+`linalg.unpack`:
+
+```
+%p = memref.alloc() : memref<128x32x8x32xf32>
+... writes and reads of %p (fill, the mmt4d micro-kernel, their subviews) ...
+linalg.unpack %p inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %C : ... -> memref<1024x1024xf32>
+memref.dealloc %p
+```
+
+When the inner tiles divide the destination (no padding), every packed element
+is exactly one element of `%C`, so the packed buffer *is* a strided view of
+`%C`: outer dim `j` (unpacked dim `d = outer_dims_perm[j]`) steps by
+`stride(d) * tile(d)`, inner tile `i` by `stride(inner_dims_pos[i])`
+(`memref<128x32x8x32xf32, strided<[8192, 32, 1024, 1]>>` above). The
+allocation becomes that `memref.reinterpret_cast` of `%C`, the unpack and the
+dealloc go, and the subviews of the buffer get the view's strides: the
+micro-kernel writes its register block straight into `C` (as BLIS does), and a
+pass over the packed result (read + write of all of `C`) and its allocation
+disappear.
+
+Preconditions (otherwise nothing changes), all checked before the first edit:
+static shapes and tiles that divide; the destination's layout strided with
+static strides and offset, defined before the allocation; the allocation, the
+unpack and everything in between in one block; the buffer used only by ops in
+between (through subviews: any op that only reads or writes memory through its
+operands, e.g. `linalg`, `vector.transfer_*`, `memref.load/store`), by the
+unpack and by its dealloc; and no op in between touching memory that is not a
+local allocation (so nothing there can read or write `%C` early: a function
+argument may alias it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, StridedLayoutAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.dialects.linalg.pack import UnPackOp
+from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
+
+# Ops that are views: their result aliases their first operand.
+_VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp)
+
+
+def _root(value: SSAValue) -> SSAValue:
+    """The buffer a view chain starts from."""
+    while isinstance(value.owner, _VIEWS):
+        value = value.owner.operands[0]
+    return value
+
+
+def _is_local(value: SSAValue) -> bool:
+    return isinstance(value.owner, memref.AllocOp | memref.AllocaOp)
+
+
+def packed_view_type(unpack: UnPackOp) -> MemRefType[Attribute] | None:
+    """The type of the packed buffer of `unpack` as a view of its destination, or None
+    when the packed elements are not exactly the destination's (padding, dynamic sizes,
+    a layout that is not statically strided)."""
+    dest_type, packed_type = unpack.unpacked.type, unpack.packed.type
+    if not isinstance(dest_type, MemRefType) or not isinstance(packed_type, MemRefType):
+        return None
+    shape, tiles = dest_type.get_shape(), unpack.get_static_tiles()
+    layout = strides_and_offset(dest_type)
+    if layout is None or any(s is None for s in layout[0]) or layout[1] is None:
+        return None
+    strides, offset = layout
+    positions, perm = unpack.get_inner_dims_pos(), unpack.get_outer_dims_perm()
+    tile_of = dict(zip(positions, tiles, strict=True))
+    if any(t <= 0 or shape[d] < 0 or shape[d] % t for d, t in tile_of.items()):
+        return None
+    expected = [shape[d] // tile_of.get(d, 1) for d in perm] + list(tiles)
+    if list(packed_type.get_shape()) != expected:
+        return None
+    view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]  # type: ignore[operator]
+    return MemRefType(packed_type.element_type, expected, StridedLayoutAttr(view_strides, offset),
+                      packed_type.memory_space)
+
+
+def _between(block: Block, first: Operation, last: Operation) -> Iterator[Operation]:
+    """The ops strictly between `first` and `last` in `block`, nested ops included."""
+    op = first.next_op
+    while op is not None and op is not last:
+        yield from op.walk()
+        op = op.next_op
+
+
+def _static(values: tuple[int, ...]) -> list[int | None]:
+    return [None if v == DYNAMIC_INDEX else v for v in values]
+
+
+def _retype_subview(view: memref.SubviewOp, source_type: MemRefType[Attribute]) -> MemRefType[Attribute] | None:
+    """The result type of `view` on a source of `source_type`, or None when its rank
+    reduction is not the plain one (every unit size dropped)."""
+    old = view.result.type
+    sizes = view.static_sizes.get_values()
+    full = subview_result_type(source_type, _static(view.static_offsets.get_values()), _static(sizes),
+                               _static(view.static_strides.get_values()))
+    if full is None or not isinstance(old, MemRefType):
+        return None
+    if full.get_num_dims() == old.get_num_dims():
+        return full
+    kept = [i for i, size in enumerate(sizes) if size != 1]
+    layout = strides_and_offset(full)
+    if layout is None or [sizes[i] for i in kept] != list(old.get_shape()):
+        return None
+    return MemRefType(full.element_type, [sizes[i] for i in kept],
+                      StridedLayoutAttr([layout[0][i] for i in kept], layout[1]), full.memory_space)
+
+
+@dataclass
+class _Plan:
+    alloc: memref.AllocOp
+    unpack: UnPackOp
+    view_type: MemRefType[Attribute]
+    retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]]
+    deallocs: list[memref.DeallocOp]
+
+
+def _plan(unpack: UnPackOp) -> _Plan | None:
+    """What to rewrite for `unpack`, or None when a precondition fails (nothing edited)."""
+    alloc, block = unpack.packed.owner, unpack.parent_block()
+    if not isinstance(alloc, memref.AllocOp) or alloc.parent_block() is not block or block is None:
+        return None
+    view_type = packed_view_type(unpack)
+    dest = unpack.unpacked
+    if view_type is None or not (_is_local(_root(dest)) or isinstance(_root(dest).owner, Block)):
+        return None
+    if isinstance(dest.owner, Operation) and (
+        dest.owner.parent_block() is not block or block.get_operation_index(dest.owner)
+        > block.get_operation_index(alloc)):
+        return None
+    inside = set(_between(block, alloc, unpack))
+    for op in inside:
+        for operand in op.operands:
+            if isinstance(operand.type, MemRefType) and _root(operand) is not alloc.memref and not _is_local(
+                    _root(operand)):
+                return None
+            if isinstance(operand.type, MemRefType) and _root(operand) is _root(dest):
+                return None
+        if isinstance(op, func.CallOp):
+            return None
+    retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]] = []
+    deallocs: list[memref.DeallocOp] = []
+    # the buffer's uses, through subviews, with the types they get on the view
+    work: list[tuple[SSAValue, MemRefType[Attribute]]] = [(alloc.memref, view_type)]
+    while work:
+        value, vtype = work.pop()
+        for use in value.uses:
+            user = use.operation
+            if user is unpack:
+                continue
+            if isinstance(user, memref.DeallocOp) and value is alloc.memref:
+                deallocs.append(user)
+                continue
+            if user not in inside or isinstance(user, scf.YieldOp | func.ReturnOp | memref.CastOp
+                                                | memref.ReinterpretCastOp | memref.CollapseShapeOp
+                                                | memref.ExpandShapeOp):
+                return None
+            if isinstance(user, memref.SubviewOp):
+                new = _retype_subview(user, vtype)
+                if new is None:
+                    return None
+                retyped.append((user, new))
+                work.append((user.result, new))
+    return _Plan(alloc, unpack, view_type, retyped, deallocs)
+
+
+def _apply(plan: _Plan) -> None:
+    dest = plan.unpack.unpacked
+    layout = plan.view_type.layout
+    assert isinstance(layout, StridedLayoutAttr)
+    strides = [s.data for s in layout.strides.data]  # type: ignore[union-attr]
+    offset = layout.offset.data  # type: ignore[union-attr]
+    cast = memref.ReinterpretCastOp.from_dynamic(dest, [offset], list(plan.view_type.get_shape()), strides,
+                                                 plan.view_type)
+    Rewriter.insert_op(cast, InsertPoint.before(plan.alloc))
+    for view, new_type in plan.retyped:  # parents first: a rebuilt view feeds the next ones
+        new = memref.SubviewOp(view.source, view.offsets, view.sizes, view.strides, view.static_offsets,
+                               view.static_sizes, view.static_strides, new_type)
+        Rewriter.replace_op(view, new)
+    for op in (plan.unpack, *plan.deallocs):
+        Rewriter.erase_op(op)
+    plan.alloc.memref.replace_all_uses_with(cast.result)
+    Rewriter.erase_op(plan.alloc)
+
+
+def unpack_in_place(root: Operation) -> int:
+    """Rewrite every unpack of `root` that qualifies; returns how many."""
+    plans = [p for op in list(root.walk()) if isinstance(op, UnPackOp) and (p := _plan(op)) is not None]
+    for plan in plans:
+        _apply(plan)
+    return len(plans)
+
+
+@dataclass(frozen=True)
+class UnpackInPlacePass(ModulePass):
+    """Packed buffers that are unpacked without padding become views of the destination."""
+
+    name = "xl-unpack-in-place"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        unpack_in_place(op)
+
+
+__all__ = ["UnpackInPlacePass", "packed_view_type", "unpack_in_place"]
