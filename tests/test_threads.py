@@ -11,13 +11,19 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import xlinalg
-from xlinalg.backend.thread_pool import pool_worker_chunks, pool_workers
+from xlinalg.backend.thread_pool import (
+    DEFAULT_SPIN,
+    pool_worker_chunks,
+    pool_workers,
+    set_pool_spin,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -206,6 +212,22 @@ def test_forall_inside_a_loop() -> None:
     kernel(out, 13)  # 13 foralls of 35 iterations in one call, 2 parts each
     expected = 13 * (np.arange(7, dtype=np.float32)[:, None] + 1) * np.ones((1, 5), np.float32)
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("spin", [0, 50])
+def test_sleeping_workers_are_woken(spin: int) -> None:
+    """No spinning (or almost none): every wait goes through the futex sleep and wake-up."""
+    kernel = xlinalg.compile(IN_LOOP)
+    set_pool_spin(spin)
+    try:
+        for calls in range(1, 30):
+            out = np.zeros((7, 5), np.float32)
+            kernel(out, calls)
+            expected = calls * (np.arange(7, dtype=np.float32)[:, None] + 1) * np.ones((1, 5))
+            np.testing.assert_array_equal(out, expected)
+            time.sleep(0.001 * (calls % 3))  # let the worker fall asleep between some calls
+    finally:
+        set_pool_spin(DEFAULT_SPIN)
 
 
 def test_kernels_called_from_several_python_threads() -> None:

@@ -21,7 +21,8 @@ Protocol (all shared words are on their own cache line):
   whose worker is slow to wake (or could not be started) is run by the caller.
 - Workers wait for a new `gen` by spinning (`pause`) for `spin` rounds, then sleep on a
   futex on `gen`; the caller only makes the wake-up system call when a worker sleeps.
-  The caller waits for `completed == parts` the same way (spin, then futex).
+  The caller waits for `completed == parts` the same way (`await_change`: spin, then
+  futex; the last worker to finish wakes it only when it sleeps).
 - One job at a time: the caller takes `lock` with one CAS; a second thread calling a
   kernel meanwhile (or a kernel running after shutdown) runs its forall on its own
   thread instead of waiting.
@@ -145,6 +146,41 @@ out:
   ret i64 %ran
 }}
 
+; Waits until *%word differs from %old and returns its new value: spins `spin` rounds
+; (`pause`), then sleeps on the futex, counted in *%sleepers meanwhile (whoever changes
+; *%word makes the wake-up call only when *%sleepers is not 0).
+define internal i32 @await_change(ptr %word, i32 %old, ptr %sleepers) {{
+entry:
+  %rounds = load i64, ptr @spin, align 8
+  br label %spin
+spin:
+  %i = phi i64 [ 0, %entry ], [ %i1, %spin_next ]
+  %vs = load atomic i32, ptr %word acquire, align 4
+  %news = icmp ne i32 %vs, %old
+  br i1 %news, label %changed, label %spin_next
+spin_next:
+  call void @llvm.x86.sse2.pause()
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, %rounds
+  br i1 %more, label %spin, label %sleep
+sleep:
+  %a = atomicrmw add ptr %sleepers, i32 1 seq_cst
+  %vz = load atomic i32, ptr %word seq_cst, align 4
+  %still = icmp eq i32 %vz, %old
+  br i1 %still, label %sleep1, label %woken
+sleep1:
+  call void @futex_wait(ptr %word, i32 %old)
+  br label %woken
+woken:
+  %b = atomicrmw sub ptr %sleepers, i32 1 seq_cst
+  %vw = load atomic i32, ptr %word acquire, align 4
+  %neww = icmp ne i32 %vw, %old
+  br i1 %neww, label %changed, label %sleep
+changed:
+  %v = phi i32 [ %vs, %spin ], [ %vw, %woken ]
+  ret i32 %v
+}}
+
 ; A worker: %arg is the generation current when it was created.
 define internal ptr @worker(ptr %arg) {{
 entry:
@@ -153,33 +189,7 @@ entry:
   br label %wait
 wait:
   %seen = phi i32 [ %seen0, %entry ], [ %g, %run ]
-  %rounds = load i64, ptr @spin, align 8
-  br label %spin
-spin:
-  %i = phi i64 [ 0, %wait ], [ %i1, %spin_next ]
-  %gs = load atomic i32, ptr @gen acquire, align 4
-  %news = icmp ne i32 %gs, %seen
-  br i1 %news, label %work, label %spin_next
-spin_next:
-  call void @llvm.x86.sse2.pause()
-  %i1 = add i64 %i, 1
-  %more = icmp ult i64 %i1, %rounds
-  br i1 %more, label %spin, label %sleep
-sleep:
-  %a = atomicrmw add ptr @sleepers, i32 1 seq_cst
-  %gz = load atomic i32, ptr @gen seq_cst, align 4
-  %still = icmp eq i32 %gz, %seen
-  br i1 %still, label %sleep1, label %woken
-sleep1:
-  call void @futex_wait(ptr @gen, i32 %seen)
-  br label %woken
-woken:
-  %b = atomicrmw sub ptr @sleepers, i32 1 seq_cst
-  %gw = load atomic i32, ptr @gen acquire, align 4
-  %neww = icmp ne i32 %gw, %seen
-  br i1 %neww, label %work, label %sleep
-work:
-  %g = phi i32 [ %gs, %spin ], [ %gw, %woken ]
+  %g = call i32 @await_change(ptr @gen, i32 %seen, ptr @sleepers)
   %stop = load atomic i32, ptr @shutdown acquire, align 4
   %quit = icmp ne i32 %stop, 0
   br i1 %quit, label %exit, label %run
@@ -258,33 +268,15 @@ wake:
   br label %mine
 mine:
   %ran = call i64 @participate(i32 %g, i1 false)
-  %rounds = load i64, ptr @spin, align 8
-  br label %spin
-spin:
-  %i = phi i64 [ 0, %mine ], [ %i1, %spin_next ]
-  %c = load atomic i32, ptr @completed acquire, align 4
+  br label %wait
+wait:
+  %c = load atomic i32, ptr @completed seq_cst, align 4
   %c64 = zext i32 %c to i64
   %fin = icmp eq i64 %c64, %parts
-  br i1 %fin, label %finished, label %spin_next
-spin_next:
-  call void @llvm.x86.sse2.pause()
-  %i1 = add i64 %i, 1
-  %more = icmp ult i64 %i1, %rounds
-  br i1 %more, label %spin, label %sleep
-sleep:
-  store atomic i32 1, ptr @caller_sleeping seq_cst, align 4
-  br label %sleep_loop
-sleep_loop:
-  %cz = load atomic i32, ptr @completed seq_cst, align 4
-  %cz64 = zext i32 %cz to i64
-  %finz = icmp eq i64 %cz64, %parts
-  br i1 %finz, label %sleep_done, label %sleep1
-sleep1:
-  call void @futex_wait(ptr @completed, i32 %cz)
-  br label %sleep_loop
-sleep_done:
-  store atomic i32 0, ptr @caller_sleeping seq_cst, align 4
-  br label %finished
+  br i1 %fin, label %finished, label %wait1
+wait1:
+  %c1 = call i32 @await_change(ptr @completed, i32 %c, ptr @caller_sleeping)
+  br label %wait
 finished:
   store atomic i32 0, ptr @lock release, align 4
   ret void
