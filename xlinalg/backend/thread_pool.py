@@ -19,7 +19,7 @@ Protocol (all shared words are on their own cache line):
   fields are read only after a successful claim (the job cannot finish, and the caller
   cannot overwrite them, before that chunk is done). The caller claims too: a chunk
   whose worker is slow to wake (or could not be started) is run by the caller.
-- Workers wait for a new `gen` by spinning (`pause`) for `spin` rounds, then sleep on a
+- Workers wait for a new `gen` by spinning (x86 `pause`, arm `yield`) for `spin` rounds, then sleep on a
   futex on `gen`; the caller only makes the wake-up system call when a worker sleeps.
   The caller waits for `completed == parts` the same way (`await_change`: spin, then
   futex; the last worker to finish wakes it only when it sleeps).
@@ -59,6 +59,22 @@ _FUTEX = 202
 _FUTEX_WAIT = 128  # FUTEX_WAIT | FUTEX_PRIVATE_FLAG
 _FUTEX_WAKE = 129
 
+def _relax_ir(triple: str) -> str:
+    """`@cpu_relax`: the spin-wait hint of the host (`pause`, `yield`), else nothing."""
+    arch = triple.split("-", 1)[0]
+    if arch in ("x86_64", "i386", "i686"):
+        hint = "declare void @llvm.x86.sse2.pause()\n", "call void @llvm.x86.sse2.pause()"
+    elif arch in ("aarch64", "arm64"):
+        hint = "declare void @llvm.aarch64.hint(i32)\n", "call void @llvm.aarch64.hint(i32 1)"
+    else:
+        hint = "", ""
+    return f"{hint[0]}define internal void @cpu_relax() {{\n  {hint[1]}\n  ret void\n}}\n"
+
+
+def _runtime_ir(triple: str) -> str:
+    return _relax_ir(triple) + _IR
+
+
 _IR = f"""
 %body = type void (ptr, i64, i64)
 
@@ -82,7 +98,6 @@ declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_join(i64, ptr)
 declare i32 @sched_yield()
 declare i64 @syscall(i64, ...)
-declare void @llvm.x86.sse2.pause()
 
 define internal void @futex_wait(ptr %word, i32 %expected) {{
   %v = zext i32 %expected to i64
@@ -159,7 +174,7 @@ spin:
   %news = icmp ne i32 %vs, %old
   br i1 %news, label %changed, label %spin_next
 spin_next:
-  call void @llvm.x86.sse2.pause()
+  call void @cpu_relax()
   %i1 = add i64 %i, 1
   %more = icmp ult i64 %i1, %rounds
   br i1 %more, label %spin, label %sleep
@@ -353,7 +368,7 @@ class _Pool:
             if not address:
                 raise BackendError(f"the thread pool needs '{name}', which this process lacks")
             llvm.add_symbol(name, address)
-        module = llvm.parse_assembly(_IR)
+        module = llvm.parse_assembly(_runtime_ir(host_triple()))
         module.triple = host_triple()
         module.data_layout = str(host_target_machine().target_data)
         module.verify()
