@@ -35,7 +35,8 @@ def test_encoded_matmul_runs_with_the_host_tiles(t: str) -> None:
     kernel = xlinalg.compile(src)
     m0, n0, k0 = host_tile_sizes()
     text = str(kernel.module)
-    assert "encoding" not in text and "linalg.mmt4d" in text
+    # the materialized mmt4d got the default vectorized schedule (default_mmt4d_schedule.py)
+    assert "encoding" not in text and "linalg.mmt4d" not in text and "vector.transfer_read" in text
     assert f"inner_tiles = [{m0}, {k0}]" in text and f"inner_tiles = [{n0}, {k0}]" in text
     a, b, c = (RNG.integers(-8, 8, size=s).astype(NP[t]) for s in ((13, 7), (7, 11), (13, 11)))
     expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
@@ -94,3 +95,37 @@ func.func @f(%t: tensor<9x5xf32, {enc("RESULT")}>) -> tensor<9x5xf32> {{
 }}"""
     with pytest.raises(XlinalgError, match="unset_encoding: its source was not materialized"):
         xlinalg.compile(src)
+
+
+def test_unscheduled_encoded_matmul_is_vectorized() -> None:
+    """The default schedule gives the materialized mmt4d the register-blocked micro-kernel
+    of encoding_matmul.mlir: m0×n0 accumulators in zmm registers, one broadcast FMA per
+    accumulator row and k step, no scalar FMA; odd sizes are checked against NumPy."""
+    import re
+
+    from xlinalg.backend.target import host_has_feature
+
+    m, n, k = 100, 37, 250
+    src = (SRC.replace("13x7", f"{m}x{k}").replace("7x11", f"{k}x{n}").replace("13x11", f"{m}x{n}"))
+    kernel = xlinalg.compile(src)
+    a, b, c = (RNG.standard_normal(s).astype(np.float32) for s in ((m, k), (k, n), (m, n)))
+    np.testing.assert_allclose(kernel(a, b, c), c + a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    if host_has_feature("avx512f"):
+        asm = kernel._jit.asm()
+        assert len(re.findall(r"vfmadd\w+\s+[^\n]*zmm", asm)) >= host_tile_sizes()[0]
+        assert not re.search(r"vfmadd\w*ss", asm)
+
+
+def test_default_schedule_leaves_other_ops_alone() -> None:
+    """Only the mmt4d the materialization made is scheduled: a linalg.mmt4d written in the
+    payload next to it stays an (unvectorized) mmt4d, and both compute their results."""
+    mmt4d = """
+func.func @g(%a: tensor<2x3x4x1xf32>, %b: tensor<5x3x8x1xf32>, %c: tensor<2x5x4x8xf32>) -> tensor<2x5x4x8xf32> {
+  %r = linalg.mmt4d ins(%a, %b : tensor<2x3x4x1xf32>, tensor<5x3x8x1xf32>) outs(%c : tensor<2x5x4x8xf32>) -> tensor<2x5x4x8xf32>
+  return %r : tensor<2x5x4x8xf32>
+}"""
+    kernel = xlinalg.compile(SRC + mmt4d, entry="g")
+    assert str(kernel.module).count("linalg.mmt4d") == 1
+    a, b, c = (RNG.standard_normal(s).astype(np.float32) for s in ((2, 3, 4, 1), (5, 3, 8, 1), (2, 5, 4, 8)))
+    expected = c + np.einsum("mkpq,nkrq->mnpr", a.astype(np.float64), b)
+    np.testing.assert_allclose(kernel(a, b, c), expected, rtol=1e-5, atol=1e-5)

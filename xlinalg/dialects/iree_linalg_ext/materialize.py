@@ -38,6 +38,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.attrs import EncodingRole
+from xlinalg.dialects.iree_linalg_ext.default_mmt4d_schedule import (
+    apply_default_mmt4d_schedule,
+    mark_for_default_schedule,
+)
 from xlinalg.dialects.iree_linalg_ext.encoding import (
     SetEncodingOp,
     UnsetEncodingOp,
@@ -95,6 +99,8 @@ class MaterializeEncodingPass(ModulePass):
     tile_m: int = 8
     tile_n: int = 8
     tile_k: int = 4
+    #: mark the mmt4d ops for `default_mmt4d_schedule` (compile's leftover encodings)
+    mark_default: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if min(self.tile_m, self.tile_n, self.tile_k) <= 0:
@@ -154,6 +160,8 @@ class MaterializeEncodingPass(ModulePass):
         if not all(isinstance(v.owner, PackOp) for v in (lhs, rhs, acc)):
             raise XlinalgError("materialize-encoding: a matmul needs encoded LHS, RHS and RESULT")
         mmt4d = NAMED_OP_CLASSES["linalg.mmt4d"]([lhs, rhs], [acc])
+        if self.mark_default:
+            mark_for_default_schedule(mmt4d)
         Rewriter.replace_op(op, mmt4d)
 
     def _unset(self, op: UnsetEncodingOp, layout: Layout) -> None:
@@ -192,14 +200,18 @@ def host_tile_sizes() -> tuple[int, int, int]:
 
 def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None) -> bool:
     """Materialize the encodings a (scheduled) payload still holds with the host's tiles
-    (`host_tile_sizes`): `xlinalg.compile` calls it before lowering, so a kernel written with
-    set_encoding / unset_encoding / upper_bound_tile_size runs without a schedule naming the
-    pass. Returns whether anything was rewritten."""
+    (`host_tile_sizes`) and give the mmt4d ops this makes the default vectorized schedule
+    (`default_mmt4d_schedule.py`; ops the user's schedule made are not touched):
+    `xlinalg.compile` calls it before lowering, so a kernel written with set_encoding /
+    unset_encoding / upper_bound_tile_size runs fast without a schedule naming the pass.
+    Returns whether anything was rewritten."""
     if not any(isinstance(op, ENCODING_OPS) for op in module.walk()):
         return False
     from xlinalg.context import make_context
 
-    MaterializeEncodingPass(*host_tile_sizes()).apply(ctx or make_context(), module)
+    tile_m, tile_n, tile_k = host_tile_sizes()
+    MaterializeEncodingPass(tile_m, tile_n, tile_k, mark_default=True).apply(ctx or make_context(), module)
+    apply_default_mmt4d_schedule(module, tile_m, tile_n)
     return True
 
 
