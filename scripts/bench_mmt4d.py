@@ -4,6 +4,8 @@ matmul_mmt4d_parallel.mlir vs OpenBLAS, IREE and the FMA peak, in one run.
 
     python scripts/bench_mmt4d.py [--trials 30] [--par-trials 20] [--mmt4d-trials 20] [--shapes 512 1024 384x1000x256]
     python scripts/bench_mmt4d.py --stored --stat min --rounds 15      # best stored knobs, no tuning
+    python scripts/bench_mmt4d.py --shapes 512 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
+        --par-trials 0 --fixed-par --mmt4d-trials 0 --stat min --rounds 9    # 2 threads: FIXED_PAR
     python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
         --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1 --stat min
 
@@ -56,6 +58,15 @@ from xlinalg.backend.peak import measure_fma_peak_gflops
 SPACE = ROOT / "search_spaces" / "matmul_mmt4d.mlir"
 PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
 MMT4D_SPACE = ROOT / "search_spaces" / "mmt4d.mlir"
+
+_PAR_COMMON = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "rk": 4, "cache_order": 0, "reg_order": 1,
+               "parallel_dim": 0}
+FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
+    (512, 512, 512): {**_PAR_COMMON, "tk": 512},
+    (1024, 1024, 1024): {**_PAR_COMMON, "tk": 256},
+}
+"""Stored 2-thread knobs of matmul_mmt4d_parallel.mlir (`--fixed-par`), measured on the
+persistent thread pool against OpenBLAS with 2 threads (README, "Threads")."""
 
 PAYLOAD = """// C = A · B on tensors, {m}x{k} · {k}x{n}, f32
 func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
@@ -153,6 +164,8 @@ def main() -> int:
                              "tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 (repeatable, SHAPE: for one shape)")
     parser.add_argument("--par-knobs", type=_knobs, action="append", default=None,
                         help="fixed knobs of matmul_mmt4d_parallel.mlir (threads = 2 is added)")
+    parser.add_argument("--fixed-par", action="store_true",
+                        help="no tuning of the 2-thread schedule for the shapes in FIXED_PAR: their knobs")
     parser.add_argument("--mmt4d-knobs", type=_knobs, default=None,
                         help="fixed knobs of the linalg.mmt4d template instead of tuning")
     parser.add_argument("--seed", type=int, default=0)
@@ -181,9 +194,12 @@ def main() -> int:
         assert one.check(a, b).ok
         runners = {"1T": lambda kernel=one, a=a, b=b: kernel.time(a, b).median_s,
                    "blas1": _blas_runner(a, b, 1), "blas2": _blas_runner(a, b, 2)}
-        if args.par_trials or _fixed(args.par_knobs, shape) is not None:
+        par_fixed = _fixed(args.par_knobs, shape)
+        if par_fixed is None and args.fixed_par:
+            par_fixed = FIXED_PAR.get(shape)
+        if args.par_trials or par_fixed is not None:
             two, knobs2, _ = _schedule(payload, f"bench-matmul-mmt4d-par-{m}x{n}x{k}", PAR_SPACE,
-                                       _fixed(args.par_knobs, shape), args.par_trials, args, {"threads": 2})
+                                       par_fixed, args.par_trials, args, {"threads": 2})
             chosen.append(f"  {m}x{n}x{k} 2T: {','.join(f'{key}={v}' for key, v in knobs2.items())}")
             assert two.check(a, b).ok
             runners["2T"] = lambda kernel=two, a=a, b=b: kernel.time(a, b).median_s
