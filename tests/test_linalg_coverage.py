@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from xlinalg.coverage import CoverageRow, coverage_rows, format_coverage, print_coverage, register
+from xlinalg.coverage import NOT_IREE, CoverageRow, coverage_rows, format_coverage, print_coverage, register
 from xlinalg.dialects.linalg import samples
 
 
@@ -16,7 +16,7 @@ def test_one_row_per_table_op_with_the_tested_cases() -> None:
         assert row.tiled.split(",") == [e for n, e in samples.TILED_CASES if n == name]
         assert row.generalize.split(",") == [e for n, e in samples.GENERALIZE_CASES if n == name]
         assert row.verify == f"{len(samples.verify_cases(name))} rules"
-        assert row.parse == ("yes" if name in samples.NOT_UPSTREAM else "yes+iree")
+        assert row.parse == (NOT_IREE if name in samples.NOT_UPSTREAM else "yes+iree")
 
 
 def test_the_table_tests_parametrize_over_the_same_lists() -> None:
@@ -142,4 +142,7 @@ def test_linalg_ext_tests_parametrize_over_the_library_lists() -> None:
     assert rows["iree_linalg_ext.sort"].tiled == "f16,f32,f64,i32"
     assert rows["iree_linalg_ext.attention"].parse == "yes+iree"  # printed in IREE 3.13's syntax
     assert rows["iree_linalg_ext.set_encoding"].run == "f16,f32,f64,i32"  # materialized by compile
+    assert rows["iree_linalg_ext.set_encoding"].tiled == "f32,f64 (materialized)"
+    assert rows["iree_linalg_ext.unset_encoding"].tiled == "f32,f64 (materialized)"
+    assert rows["iree_linalg_ext.upper_bound_tile_size"].tiled == "n/a (folds)"
     assert rows["iree_linalg_ext.scatter"].verify == "9 rules"
