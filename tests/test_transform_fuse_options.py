@@ -210,6 +210,105 @@ def test_fuse_into_loop_through_a_strided_slice_clones_the_producer() -> None:
     same_tensor_results(payload, FUSE_INTO_LOOP, [(4, 32)])
 
 
+# ------------------------------------------------------------------ apply_cleanup through reshapes
+
+_EXP_8x16 = """  %e = tensor.empty() : tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.exp %x : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+"""
+_EXP_8x4x4 = _EXP_8x16.replace("8x16xf32", "8x4x4xf32").replace(
+    "affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1, d2) -> (d0, d1, d2)>"
+).replace('["parallel", "parallel"]', '["parallel", "parallel", "parallel"]')
+_DOUBLE_8x4x4 = (
+    _EXP_8x4x4.replace("%e ", "%e2 ").replace("%e)", "%e2)").replace("%p =", "%c =")
+    .replace("ins(%a", "ins(%r").replace("math.exp %x", "arith.addf %x, %x")
+)
+_DOUBLE_8x16 = (
+    _EXP_8x16.replace("%e ", "%e2 ").replace("%e)", "%e2)").replace("%p =", "%c =")
+    .replace("ins(%a", "ins(%r").replace("math.exp %x", "arith.addf %x, %x")
+)
+# exp on 8x16, expanded to 8x4x4, doubled
+EXPANDED = (
+    "func.func @f(%a: tensor<8x16xf32>) -> tensor<8x4x4xf32> {\n" + _EXP_8x16
+    + "  %r = tensor.expand_shape %p [[0], [1, 2]] output_shape [8, 4, 4] : tensor<8x16xf32> into tensor<8x4x4xf32>\n"
+    + _DOUBLE_8x4x4 + "  return %c : tensor<8x4x4xf32>\n}\n"
+)
+# exp on 8x4x4, collapsed to 8x16, doubled
+COLLAPSED = (
+    "func.func @f(%a: tensor<8x4x4xf32>) -> tensor<8x16xf32> {\n" + _EXP_8x4x4
+    + "  %r = tensor.collapse_shape %p [[0], [1, 2]] : tensor<8x4x4xf32> into tensor<8x16xf32>\n"
+    + _DOUBLE_8x16 + "  return %c : tensor<8x16xf32>\n}\n"
+)
+
+
+def _fuse_reshaped(tiles: list[int], options: str = " apply_cleanup") -> str:
+    loops = [f"%l{i}" for i, t in enumerate(tiles) if t]
+    return (
+        f'    %g = transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}\n'
+        f"    %p, %c = transform.split_handle %g : ({ANY}) -> ({ANY}, {ANY})\n"
+        f"    %t, {', '.join(loops)} = transform.structured.fuse %c tile_sizes {tiles}{options} "
+        f": ({ANY}) -> ({', '.join([ANY] * (len(loops) + 1))})\n"
+    )
+
+
+def _producer_tile(module) -> str:
+    (exp,) = [op for op in module.walk() if op.name == "linalg.generic" and "math.exp" in str(op)]
+    return str(exp.results[0].type)
+
+
+def test_apply_cleanup_fuses_through_an_expand_shape() -> None:
+    """The consumer's 2x1x4 tile reads a 2x4 tile of the producer at (i, 4 j):
+    the slice goes above the expand_shape, the producer is tiled and fused."""
+    body = _fuse_reshaped([2, 1, 0])
+    module = apply(EXPANDED, body)
+    assert structured_in_loops(module) == (2, 0)
+    assert _producer_tile(module) == "tensor<2x4xf32>"
+    assert count(module, tensor.ExpandShapeOp) == 1  # the tile's, inside the loops
+    assert "affine_map<(d0) -> ((d0 * 4))>" in str(module)  # the linearized offset
+    same_tensor_results(EXPANDED, body, [(8, 16)])
+    without = apply(EXPANDED, _fuse_reshaped([2, 1, 0], ""))
+    assert structured_in_loops(without) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("tiles", "fused", "tile"),
+    [
+        ([2, 0], True, "tensor<2x4x4xf32>"),  # whole groups
+        ([2, 1], True, "tensor<2x1x1xf32>"),  # one element: the offset is delinearized
+        ([2, 4], False, None),  # a dynamic offset into a 4x4 group: left alone, as upstream
+    ],
+)
+def test_apply_cleanup_through_a_collapse_shape(tiles: list[int], fused: bool, tile: str | None) -> None:
+    body = _fuse_reshaped(tiles)
+    module = apply(COLLAPSED, body)
+    assert structured_in_loops(module) == ((2, 0) if fused else (1, 1))
+    if tile is not None:
+        assert _producer_tile(module) == tile
+    same_tensor_results(COLLAPSED, body, [(8, 4, 4)])
+
+
+def test_collapse_group_slices() -> None:
+    """The per-group rule on static offsets and sizes (upstream's contiguity condition)."""
+    from xdsl.rewriter import InsertPoint
+
+    from xlinalg.transforms.affine_utils import IndexBuilder
+    from xlinalg.transforms.fuse_reshape_slices import _collapse_group
+
+    module = parse_module("func.func @f() {\n  func.return\n}\n")
+    ret = next(op for op in module.walk() if op.name == "func.return")
+    builder = IndexBuilder(InsertPoint.before(ret))
+    assert _collapse_group(builder, [2, 3, 4], 12, 8) == ([1, 0, 0], [1, 2, 4])
+    assert _collapse_group(builder, [2, 3, 4], 16, 4) == ([1, 1, 0], [1, 1, 4])
+    assert _collapse_group(builder, [2, 3, 4], 0, 24) == ([0, 0, 0], [2, 3, 4])
+    assert _collapse_group(builder, [2, 3, 4], 13, 2) == ([1, 0, 1], [1, 1, 2])
+    assert _collapse_group(builder, [2, 3, 4], 2, 4) is None  # crosses a row of 4
+    assert _collapse_group(builder, [2, 3, 4], 8, 8) is None  # rows 2..3 of 3: wraps
+    assert _collapse_group(builder, [1, 8, 1], 3, 2) == ([0, 3, 0], [1, 2, 1])
+
+
 # ------------------------------------------------------------------ same as upstream
 
 UPSTREAM = {
@@ -218,6 +317,14 @@ UPSTREAM = {
     "apply_cleanup_rank_reducing": (SLICED, _fuse_sliced(" apply_cleanup"), SLICED_SHAPES),
     "no_cleanup": (SLICED, _fuse_sliced(""), SLICED_SHAPES),
     "into_loop_rank_reducing": (_row_loop(1), FUSE_INTO_LOOP, [(4, 32)]),
+    "apply_cleanup_collapse_shape_whole": (COLLAPSED, _fuse_reshaped([2, 0]), [(8, 4, 4)]),
+    "apply_cleanup_collapse_shape_unfused": (COLLAPSED, _fuse_reshaped([2, 4]), [(8, 4, 4)]),
+}
+# iree-opt writes these offsets with affine.linearize_index / delinearize_index, which
+# xlinalg does not parse: its output is expanded to affine.apply first
+RESHAPED_UPSTREAM = {
+    "expand_shape": (EXPANDED, _fuse_reshaped([2, 1, 0]), [(8, 16)]),
+    "collapse_shape_element": (COLLAPSED, _fuse_reshaped([2, 1]), [(8, 4, 4)]),
 }
 
 
@@ -230,6 +337,42 @@ def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
 
     monkeypatch.setitem(test_transform_fuse.UPSTREAM, name, UPSTREAM[name])
     test_transform_fuse.test_same_as_upstream(name, tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@pytest.mark.parametrize("name", sorted(RESHAPED_UPSTREAM))
+def test_same_as_upstream_through_reshapes(name: str, tmp_path) -> None:
+    """iree-opt fuses the producer through the reshape too (same ops in the loops, same
+    producer tile) and its kernel computes the same."""
+    import subprocess
+
+    from test_transform_upstream import script
+
+    payload, body, shapes = RESHAPED_UPSTREAM[name]
+    sched = str(parse_module(script(body.replace("    ", "")))).replace("builtin.module", "module", 1)
+    path = tmp_path / "input.mlir"
+    path.write_text("module {\n" + payload + "\n" + sched + "\n}\n")
+    proc = subprocess.run(
+        ["iree-opt", "--transform-interpreter", "--affine-expand-index-ops-as-affine", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    theirs = parse_module(proc.stdout, "upstream.mlir")
+    for op in list(theirs.walk()):
+        if op.name == "builtin.module" and "transform.with_named_sequence" in op.attributes:
+            op.detach()
+            op.erase(safe_erase=False)
+    ours = apply(payload, body)
+    assert structured_in_loops(ours)[0] == structured_in_loops(theirs)[0] == 2
+    assert _producer_tile(ours) == _producer_tile(theirs)
+    rng = np.random.default_rng(5)
+    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
+    want = untransformed(payload)(*[a.copy() for a in args])
+    got = xlinalg.compile(str(theirs), entry="f")(*[a.copy() for a in args])
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+    same_tensor_results(payload, body, shapes)
 
 
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")

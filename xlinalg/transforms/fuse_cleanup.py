@@ -13,8 +13,10 @@ becomes fusable. What this module does to one candidate:
 * **fold a `tensor.cast` source** (extract_slice canonicalization): a slice of
   `tensor.cast %x` reads `%x` directly (same offsets/sizes, same result type).
 
-Bubbling a slice up through `tensor.expand_shape`/`collapse_shape` is not done
-(a candidate behind a reshape stays unfused).
+* **bubble up through a reshape** (`populateBubbleUpExtractSliceOpPatterns`): a slice
+  of `tensor.expand_shape`/`collapse_shape %p` becomes the reshape of a slice of `%p`
+  where the slice is contiguous in the reshaped dimensions (`fuse_reshape_slices.py`);
+  the candidate is then the slice of `%p`, so `%p`'s producer is fused.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.fuse_reshape_slices import bubble_through_collapse, bubble_through_expand
 from xlinalg.transforms.fuse_slices import (
     _dynamic,
     _props,
@@ -105,19 +108,28 @@ def _fold_cast_source(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp | None
     return _slice(builder, cast.source, mixed_offsets(op), mixed_sizes(op), mixed_strides(op), op)
 
 
+def _rewrite(op: tensor.ExtractSliceOp) -> tuple[tensor.ExtractSliceOp, SSAValue] | None:
+    """(the new candidate slice, the value replacing `op`) of the first cleanup that applies."""
+    for merge in (_merge_with_source_slice, _fold_cast_source):
+        if (new := merge(op)) is not None:
+            return new, new.result
+    return bubble_through_expand(op) or bubble_through_collapse(op)
+
+
 def cleanup_slice(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp:
     """Apply the cleanups (module docstring) to `op` until none applies; returns the
-    slice that replaced it (or `op`). Source slices/casts left without uses are erased."""
-    while True:
-        new = _merge_with_source_slice(op) or _fold_cast_source(op)
-        if new is None:
-            return op
+    candidate slice that replaced it (or `op`). Source slices, casts and reshapes left
+    without uses are erased."""
+    while (rewritten := _rewrite(op)) is not None:
+        new, value = rewritten
         source = op.source.owner
-        op.result.replace_all_uses_with(new.result)
+        op.result.replace_all_uses_with(value)
         Rewriter.erase_op(op)
-        if isinstance(source, tensor.ExtractSliceOp | tensor.CastOp) and not source.results[0].uses:
+        reshapes = tensor.ExtractSliceOp | tensor.CastOp | tensor.ExpandShapeOp | tensor.CollapseShapeOp
+        if isinstance(source, reshapes) and not source.results[0].uses:
             Rewriter.erase_op(source)
         op = new
+    return op
 
 
 __all__ = ["cleanup_slice"]
