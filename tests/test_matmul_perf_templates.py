@@ -47,12 +47,12 @@ def _check(space: str, shape: tuple[int, int, int], knobs: dict[str, int]) -> xl
 def test_mmt4d_parallel_template_matches_numpy(shape: tuple[int, int, int], threads: int, dim: int) -> None:
     kernel = _check("matmul_mmt4d_parallel.mlir", shape, {**BASE, "threads": threads, "parallel_dim": dim})
     ir = kernel.lowered.llvm_ir
-    assert "pthread_create" in ir and "sched_getaffinity" in ir
+    assert "xl_forall_run" in ir and "sched_getaffinity" in ir
 
 
 def test_mmt4d_template_matches_numpy_on_odd_shape() -> None:
     kernel = _check("matmul_mmt4d.mlir", (37, 53, 29), BASE)
-    assert "pthread_create" not in kernel.lowered.llvm_ir
+    assert "xl_forall_run" not in kernel.lowered.llvm_ir
 
 
 def test_parallel_template_keeps_the_single_thread_knobs() -> None:

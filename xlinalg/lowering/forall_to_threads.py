@@ -388,7 +388,7 @@ def _has_forall_ancestor(op: Operation, stop: Operation) -> bool:
 
 @dataclass(frozen=True)
 class ConvertForallToThreadsPass(ModulePass):
-    """`scf.forall` on memrefs → outlined body run by `pthread_create`d workers."""
+    """`scf.forall` on memrefs → outlined body run in parts on the native thread pool."""
 
     name = "xl-convert-forall-to-threads"
 
