@@ -3,6 +3,8 @@
 
     python scripts/bench_matmul.py [--trials 30] [--vec-trials 30] [--par-trials 30]
                                    [--shapes 256 512 1024 384x1000x256] [--no-iree]
+    python scripts/bench_matmul.py --shapes 512 1024 384x1000x256 --trials 0 --fixed \
+                                   --stat min --rounds 9     # stored knobs, no tuning
 
 For every shape M×N×K (f32, C = A·B) it tunes `search_spaces/matmul_tile.mlir`
 (scalar loops, LLVM's auto-vectorizer) and `search_spaces/matmul_vectorize.mlir`
@@ -17,8 +19,12 @@ and prints GFLOP/s medians, their ratios to OpenBLAS and to the FMA peak
 measured by a native microkernel, and the median compile seconds of the best
 vectorize schedule (`compile_seconds`: apply schedule + lower + llvmlite O3 +
 JIT, median of 5 compiles in this process). The machine is noisy: the figures are medians of several
-timing rounds; compare ratios, not absolute times. `--vec-trials 0` skips the
-vectorize template, `--trials 0` the scalar one.
+timing rounds; compare ratios, not absolute times (`--stat min`: the fastest round,
+on a machine shared with other jobs). `--vec-trials 0` skips the vectorize template,
+`--trials 0` the scalar one. Instead of tuning: `--stored` takes the studies' best
+trials as they are, `--fixed` the knobs in `FIXED_VEC`/`FIXED_PAR` below (found by
+short tuning runs) for the shapes listed there, `--knobs` / `--par-knobs` give knobs
+(`SHAPE:` before them for one shape only). The knobs measured are printed at the end.
 
 A second table covers threads: `search_spaces/matmul_parallel.mlir` (an outer
 `tile_using_forall` over M or N with knob `threads` in {1, 2}, then the
@@ -42,7 +48,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 import xlinalg
 from xlinalg.backend.peak import measure_fma_peak_gflops
@@ -101,8 +106,28 @@ def median_seconds(fn, rounds: int) -> float:
     return statistics.median(fn() for _ in range(rounds))
 
 
+#: Knobs found by short tuning runs (`--fixed` uses them instead of tuning): the vectorize
+#: template on one thread and the parallel template (threads = 2 added) per shape.
+FIXED_VEC: dict[tuple[int, int, int], dict[str, int]] = {}
+FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {}
+
+
+def _given(args: argparse.Namespace, given: list | None, table: dict,  # type: ignore[type-arg]
+           shape: tuple[int, int, int]) -> dict[str, int] | None:
+    """Fixed knobs for `shape`: from the command line, else with --fixed the script's table."""
+    from bench_mmt4d import _fixed
+
+    fixed = _fixed(given, shape)
+    return fixed if fixed is not None or not args.fixed else table.get(shape)
+
+
+def _knob_text(knobs: dict[str, int]) -> str:
+    return ",".join(f"{key}={value}" for key, value in knobs.items())
+
+
 def main() -> int:
     import optuna
+    from bench_mmt4d import _blas_runner, _interleaved, _knobs, _schedule
 
     # the trial lines are the tuner's business: Optuna's per-trial log (with a traceback
     # for every too_slow/failed candidate) would bury the tables
@@ -117,14 +142,27 @@ def main() -> int:
                         help="tuning trials per shape (matmul_vectorize.mlir)")
     parser.add_argument("--par-trials", type=int, default=30,
                         help="tuning trials per shape (matmul_parallel.mlir, threads knob)")
+    parser.add_argument("--stored", action="store_true",
+                        help="no tuning: the studies' best stored trials")
+    parser.add_argument("--fixed", action="store_true",
+                        help="no tuning for the shapes in FIXED_VEC / FIXED_PAR: their knobs")
+    parser.add_argument("--knobs", type=_knobs, action="append", default=None,
+                        help="fixed knobs of matmul_vectorize.mlir, e.g. [512:]tile_m=96,tile_n=128,"
+                             "tile_k=256,reg_m=6,reg_n=32,reg_k=4,cache_order=0,unroll_k=0 "
+                             "(repeatable, SHAPE: for one shape)")
+    parser.add_argument("--par-knobs", type=_knobs, action="append", default=None,
+                        help="fixed knobs of matmul_parallel.mlir (threads 1 and 2 are set)")
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE columns")
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    parser.add_argument("--stat", choices=("median", "min"), default="median",
+                        help="per column over the rounds: median, or min (fastest round) on a shared machine")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
 
-    peak = statistics.median(measure_fma_peak_gflops() for _ in range(3))
+    peaks = [measure_fma_peak_gflops() for _ in range(3)]
+    peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
     info = xlinalg.host_info()
     print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
           f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
@@ -132,59 +170,67 @@ def main() -> int:
               f"{'OpenBLAS':>8} | {'vector/BLAS':>11} | {'vector/peak':>11} | "
               f"{'BLAS/peak':>9} | {'compile s':>9}")
     rows = []
+    chosen: list[str] = []
     for m, n, k in args.shapes:
+        shape = (m, n, k)
         payload = PAYLOAD.format(m=m, n=n, k=k)
         name = f"bench-matmul-{m}x{n}x{k}"
         kernels = {"untiled": xlinalg.compile(payload)}
-        if args.trials:
+        if args.trials and not args.stored:
             kernels["tiled"] = xlinalg.compile(
                 payload, schedule=tune(payload, name, args.storage, args.trials, args.seed))
         compile_s = float("nan")
-        if args.vec_trials:
-            vec_name = f"bench-matmul-vec-{m}x{n}x{k}"
-            vec_schedule = tune(payload, vec_name, args.storage, args.vec_trials, args.seed, VEC_SPACE)
-            kernels["vector"] = xlinalg.compile(payload, schedule=vec_schedule)
-            compile_s = compile_seconds(payload, vec_schedule)
+        fixed = _given(args, args.knobs, FIXED_VEC, shape)
+        if args.vec_trials or args.stored or fixed is not None:
+            kernels["vector"], knobs, compile_s = _schedule(
+                payload, f"bench-matmul-vec-{m}x{n}x{k}", VEC_SPACE, fixed, args.vec_trials, args, {})
+            chosen.append(f"  {m}x{n}x{k} vector: {_knob_text(knobs)}")
         a, b, c = kernels["untiled"].make_inputs(seed=1)
         for kernel in kernels.values():
             assert kernel.check(a, b, c).ok
         flops = 2.0 * m * n * k
-        times: dict[str, list[float]] = {key: [] for key in (*kernels, "blas")}
-        out = np.empty((m, n), np.float32)
-        with threadpool_limits(limits=1, user_api="blas"):
-            for _ in range(args.rounds):  # interleaved so drift hits all alike
-                for key, kernel in kernels.items():
-                    limit = {"max_total_s": 0.5} if key == "untiled" else {}
-                    times[key].append(kernel.time(a, b, c, **limit).median_s)
-                times["blas"].append(median_seconds(lambda a=a, b=b, out=out: _time_blas(a, b, out), 7))
-        g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
+        runners = {key: (lambda kernel=kernel, key=key, xs=(a, b, c): kernel.time(
+            *xs, **({"max_total_s": 0.5} if key == "untiled" else {})).median_s)
+            for key, kernel in kernels.items()}
+        runners["blas"] = _blas_runner(a, b, 1)
+        g = {key: flops / v / 1e9 for key, v in _interleaved(runners, args.rounds, args.stat).items()}
         nan = float("nan")
         vec = g.get("vector", nan)
         rows.append(f"{f'{m} x {n} x {k}':>18} | {g['untiled']:8.2f} | {g.get('tiled', nan):8.2f} | "
                     f"{vec:8.2f} | {g['blas']:8.2f} | {vec / g['blas']:11.2f} | "
                     f"{vec / peak:11.2f} | {g['blas'] / peak:9.2f} | {compile_s:9.2f}")
         print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
-    print("\nGFLOP/s (medians of interleaved rounds); f32; one thread for every column.")
-    if args.par_trials:
+    print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each a median of calls); "
+          "f32; one thread for every column.")
+    if args.par_trials or args.stored or args.fixed or args.par_knobs:
         print()
-        _threads_table(args, peak)
+        chosen += _threads_table(args, peak)
+    print("Knobs:\n" + "\n".join(chosen))
     return 0
 
 
-def _threads_table(args: argparse.Namespace, peak: float) -> None:
-    """Best parallel schedule with 1 and 2 threads vs OpenBLAS and IREE with 1 and 2 threads."""
+def _threads_table(args: argparse.Namespace, peak: float) -> list[str]:
+    """Best parallel schedule with 1 and 2 threads vs OpenBLAS and IREE with 1 and 2 threads;
+    returns the knobs used, one line per shape."""
+    from bench_mmt4d import _blas_runner, _interleaved
+
     iree = None if args.no_iree else _iree_module()
     header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | "
               f"{'BLAS 2T':>8} | {'IREE 1T':>8} | {'IREE 2T':>8} | {'2T/BLAS2T':>9} | "
               f"{'2T/IREE2T':>9} | {'2T/2peak':>8} | {'compile s':>9}")
     print(header, flush=True)
     nan = float("nan")
+    chosen: list[str] = []
     for m, n, k in args.shapes:
         payload = PAYLOAD.format(m=m, n=n, k=k)
         name = f"bench-matmul-par-{m}x{n}x{k}"
-        tune(payload, name, args.storage, args.par_trials, args.seed, PAR_SPACE)
-        best = _best_params(args.storage, name)
-        print(f"  best {name}: {best}", file=sys.stderr)
+        best = _given(args, args.par_knobs, FIXED_PAR, (m, n, k))
+        if best is None:
+            tune(payload, name, args.storage, 0 if args.stored else args.par_trials, args.seed,
+                 PAR_SPACE)
+            best = _best_params(args.storage, name)
+        best = {key: v for key, v in best.items() if key != "threads"}
+        chosen.append(f"  {m}x{n}x{k} parallel: {_knob_text(best)}")
         kernels = {
             f"{t}T": xlinalg.compile(payload, schedule=PAR_SPACE, knobs={**best, "threads": t})
             for t in (1, 2)
@@ -193,31 +239,25 @@ def _threads_table(args: argparse.Namespace, peak: float) -> None:
         a, b, c = kernels["1T"].make_inputs(seed=1)
         for kernel in kernels.values():
             assert kernel.check(a, b, c).ok
-        runners = {key: (lambda kernel=kernel: kernel.time(a, b, c).median_s) for key, kernel in kernels.items()}
-        out = np.empty((m, n), np.float32)
+        runners = {key: (lambda kernel=kernel, xs=(a, b, c): kernel.time(*xs).median_s)
+                   for key, kernel in kernels.items()}
         for t in (1, 2):
-            def blas(t: int = t) -> float:
-                with threadpool_limits(limits=t, user_api="blas"):
-                    return median_seconds(lambda: _time_blas(a, b, out), 7)
-            runners[f"blas{t}"] = blas
+            runners[f"blas{t}"] = _blas_runner(a, b, t)
         if iree is not None:
             try:
                 runners.update(iree(IREE_PAYLOAD.format(m=m, n=n, k=k), a, b))
             except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
                 print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
-        times: dict[str, list[float]] = {key: [] for key in runners}
-        for _ in range(args.rounds):  # interleaved so drift hits all alike
-            for key, run in runners.items():
-                times[key].append(run())
         flops = 2.0 * m * n * k
-        g = {key: flops / statistics.median(v) / 1e9 for key, v in times.items()}
+        g = {key: flops / v / 1e9 for key, v in _interleaved(runners, args.rounds, args.stat).items()}
         two = g["2T"]
         print(f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {two:8.2f} | {g['blas1']:8.2f} | "
               f"{g['blas2']:8.2f} | {g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | "
               f"{two / g['blas2']:9.2f} | {two / g.get('iree2', nan):9.2f} | {two / (2 * peak):8.2f} | "
               f"{compile_s:9.2f}", flush=True)
-    print("\nGFLOP/s (medians of interleaved rounds); f32; 1T/2T = one/two threads; "
+    print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds); f32; 1T/2T = one/two threads; "
           "2peak = twice the one-core FMA peak.")
+    return chosen
 
 
 def _best_params(storage: str, study_name: str) -> dict:  # type: ignore[type-arg]
