@@ -11,6 +11,7 @@ import pytest
 
 import xlinalg
 from xlinalg.context import make_context
+from xlinalg.dialects.iree_linalg_ext.cases import ENCODING_TILED_CASES
 from xlinalg.dialects.iree_linalg_ext.materialize import MaterializeEncodingPass
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
@@ -118,4 +119,57 @@ module attributes {transform.with_named_sequence} {
   }
 }"""
     with pytest.raises(XlinalgError, match="option 'tile-m' expects one param value, got 2"):
+        xlinalg.apply_schedule(SRC, schedule)
+
+
+# ---------------------------------------------------------------- tiling: after materialization
+# IREE 3.13's set_encoding / unset_encoding do not implement TilingInterface (iree-opt:
+# `transform.structured.tile_using_for` on iree_encoding.set_encoding fails with "only ops
+# implementing TilingInterface are supported"); neither do ours: they are tiled after
+# materialization, as the pack / mmt4d / unpack they become (`ENCODING_TILED_CASES`).
+TILE_MATERIALIZED = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %m = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %k = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %d = transform.apply_registered_pass "iree-codegen-materialize-encoding"
+        with options = {"tile-m" = %m, "tile-n" = %m, "tile-k" = %k} to %func
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
+    %packs = transform.structured.match ops{["iree_linalg_ext.pack"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tp, %lp:2 = transform.structured.tile_using_for %packs tile_sizes [1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %mm = transform.structured.match ops{["linalg.mmt4d"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tm, %lm:3 = transform.structured.tile_using_for %mm tile_sizes [1, 1, 1, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %un = transform.structured.match ops{["iree_linalg_ext.unpack"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tu, %lu:2 = transform.structured.tile_using_for %un tile_sizes [5, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}"""
+
+
+@pytest.mark.parametrize("t", sorted({t for op, t in ENCODING_TILED_CASES if op == "set_encoding"}))
+def test_encodings_tile_after_materialization(t: str) -> None:
+    """Materialize (8x8x4 over 13x11x7: every tile padded), then tile each pack by one
+    outer tile, the mmt4d by one (m1, n1, k1) step and the unpack by 5x3 (not dividing)."""
+    src = SRC.replace("xf32", f"x{t}").replace("[f32, f32, f32]", f"[{t}, {t}, {t}]")
+    kernel = xlinalg.compile(src, schedule=TILE_MATERIALIZED)
+    assert str(kernel.module).count("scf.for") >= 3 * 2 + 3 + 2  # three packs, the mmt4d, unpack
+    rng = np.random.default_rng(7)
+    dtype = {"f32": np.float32, "f64": np.float64}[t]
+    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((M, K), (K, N), (M, N)))
+    np.testing.assert_allclose(kernel(a, b, c), c + a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_set_encoding_itself_is_not_tileable() -> None:
+    """Silenceable as upstream's "only ops implementing TilingInterface are supported"."""
+    schedule = TILE_MATERIALIZED.split("    %d = transform.apply_registered_pass")[0] + """    %s = transform.structured.match ops{["iree_linalg_ext.set_encoding"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %s tile_sizes [4, 4]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}"""
+    with pytest.raises(XlinalgError, match="cannot tile payload op 'iree_linalg_ext.set_encoding'"):
         xlinalg.apply_schedule(SRC, schedule)
