@@ -396,8 +396,11 @@ def test_upstream_ignores_the_stride_of_a_slice_it_fuses_through(tmp_path) -> No
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
 def test_upstream_fusing_the_fill_into_a_tiled_reduction_is_wrong(tmp_path) -> None:
     """Deliberate deviation kept: IREE 3.13 fuses the accumulator's fill into the tiled
-    k loop, re-initialising the accumulator every step (a wrong product); we keep the
-    fill outside (test_transform_fuse.test_fuse_keeps_the_fill_out_of_a_tiled_reduction)."""
+    k loop (its tile-and-fuse reaches the fill through the loop's iteration argument and
+    does not check for a reduction loop: llvm/llvm-project#58398), re-initialising
+    the accumulator every step (a wrong product, checked here by running its output);
+    we keep the fill outside
+    (test_transform_fuse.test_fuse_keeps_the_fill_out_of_a_tiled_reduction)."""
     from test_transform_fuse import _fuse
     from test_transform_upstream import upstream
 
