@@ -224,16 +224,18 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<4x6xf32> {
 
 def test_unsupported_region_op_with_tensors_is_a_lowering_error() -> None:
     # scf.if, scf.while and func.call with tensors bufferize (test_bufferize_ops.py), also a
-    # while whose condition moves a static tensor to another position
-    # (test_bufferize_while_permute.py); a dynamically shaped one moved to a position of
-    # another type has no buffer to forward into
-    with pytest.raises(LoweringError, match="scf.while.*dynamically shaped tensor forwarded"):
+    # while whose condition moves a tensor to another position
+    # (test_bufferize_while_permute.py); a dynamically shaped one whose sizes are not known
+    # before the loop has no buffer to be forwarded into
+    with pytest.raises(LoweringError, match="scf.while.*sizes not known before the loop"):
         bufferize("""
-func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+func.func @f(%x: tensor<?xf32>, %m: index) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %r:2 = scf.while (%i = %c0, %a = %x) : (index, tensor<?xf32>) -> (tensor<?xf32>, index) {
     %c = arith.constant false
-    scf.condition(%c) %a, %i : tensor<?xf32>, index
+    %s = arith.addi %i, %m : index
+    %e = tensor.empty(%s) : tensor<?xf32>
+    scf.condition(%c) %e, %i : tensor<?xf32>, index
   } do {
   ^bb0(%b: tensor<?xf32>, %j: index):
     scf.yield %j, %b : index, tensor<?xf32>

@@ -14,7 +14,13 @@ The value the condition forwards at position j (the after region's argument j an
 loop's result j) lives in the before region's buffer j when both have the same type;
 when the condition permutes tensors of different types (`scf.condition(%c) %b, %a` with
 `%a : tensor<4xf32>`, `%b : tensor<5xf32>`) it gets a buffer of its own, allocated before
-the loop (`forwarded_buffer`), and the condition copies into it.
+the loop (`forwarded_buffer`), and the condition copies into it. A dynamically shaped
+one gets its sizes from the before region's argument it is (or was computed in place
+into: the `outs` of linalg ops, the destination of `insert_slice`/`insert`/
+`vector.transfer_write`, an `scf.for` init), whose buffer has the same sizes on every
+iteration, or from the `tensor.empty` it is (computed into) when its sizes are defined
+before the loop (`_shape_source`); a tensor of sizes computed in the loop is a
+`LoweringError` saying so.
 """
 
 from __future__ import annotations
@@ -22,9 +28,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import memref, scf, tensor, vector
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
+from xlinalg.interfaces.structured import StructuredOpInterface
 
 if TYPE_CHECKING:
     from xlinalg.lowering.bufferize.analysis import Root
@@ -39,11 +48,62 @@ def forwarded_buffer(bufferizer: _FunctionBufferizer, loop: scf.WhileOp, j: int)
         return bufferizer.buf[before[j]], bufferizer.alias.root[before[j]]
     ttype = forwarded.type
     assert isinstance(ttype, TensorType)
-    if any(d < 0 for d in ttype.get_shape()):
+    if all(d >= 0 for d in ttype.get_shape()):
+        return bufferizer._alloc(ttype, [], loop)
+    source = _shape_source(loop, j)
+    if isinstance(source, tensor.EmptyOp):
+        from xlinalg.lowering.bufferize.one_shot import _per_dim
+
+        return bufferizer._alloc(ttype, _per_dim(ttype, source.dynamic_sizes), loop)
+    if source is None:
         raise bufferizer._unsupported(
-            loop, "a dynamically shaped tensor forwarded by scf.condition at a position whose "
-                  "before-region argument has another type")
-    return bufferizer._alloc(ttype, [], loop)
+            loop, f"the dynamically shaped tensor scf.condition forwards at position {j} (whose "
+                  "before-region argument has another type) has sizes not known before the loop: "
+                  "each position gets one buffer, allocated before the loop, so the tensor must be "
+                  "a before-region argument, computed in place into one, or a tensor.empty of "
+                  "sizes defined before the loop")
+    buffer = bufferizer.buf[source]
+    return bufferizer._alloc(ttype, bufferizer._sizes(buffer, loop), loop)
+
+
+def _destination_of(value: SSAValue) -> SSAValue | None:
+    """The tensor `value` was computed in place into (same sizes), if any."""
+    op = value.owner
+    if isinstance(op, StructuredOpInterface | DestinationStyleOpInterface):
+        assert isinstance(value, SSAValue) and isinstance(op, Operation)
+        inits = (op.get_outputs() if isinstance(op, StructuredOpInterface)
+                 else op.get_dps_inits())
+        index = list(op.results).index(value)
+        return inits[index] if index < len(inits) else None
+    if isinstance(op, tensor.InsertSliceOp | tensor.InsertOp):
+        return op.dest
+    if isinstance(op, vector.TransferWriteOp):
+        return op.source
+    if isinstance(op, scf.ForOp):
+        return op.iter_args[list(op.results).index(value)]
+    return None
+
+
+def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None:
+    """The before-region argument whose sizes the tensor the condition forwards at `j` has,
+    or the `tensor.empty` of sizes defined before the loop it was computed into."""
+    condition = loop.before_region.block.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    value: SSAValue | None = condition.args[j]
+    before: Block = loop.before_region.block
+    while value is not None:
+        if isinstance(value, BlockArgument) and value.owner is before:
+            source_type, forwarded_type = value.type, condition.args[j].type
+            assert isinstance(source_type, TensorType) and isinstance(forwarded_type, TensorType)
+            return value if source_type.get_num_dims() == forwarded_type.get_num_dims() else None
+        empty = value.owner
+        if isinstance(empty, tensor.EmptyOp):
+            outside = all(not loop.is_ancestor(s.owner if isinstance(s.owner, Operation)
+                                               else s.owner.parent_op())  # type: ignore[arg-type]
+                          for s in empty.dynamic_sizes)
+            return empty if outside else None
+        value = _destination_of(value)
+    return None
 
 
 def copy_in_parallel(
