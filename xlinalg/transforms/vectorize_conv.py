@@ -38,7 +38,7 @@ vectorization computes. Upstream rejects dynamic shapes in conv vectorization;
 accepting them with explicit vector sizes is an extension.
 
 Preconditions (else `TransformFailure(silenceable=True)`, payload untouched):
-memref operands with one element type (no tensors: bufferize first), a static
+memref (or, all of them, ranked tensor) operands with one element type, a static
 shape or vector sizes, a multiply-accumulate body.
 """
 
