@@ -16,6 +16,7 @@ from xlinalg.transforms.fold_unit_dims import fold_unit_dims_in
 TESTED_OPS = [
     "transform.structured.pack",
     "transform.structured.pack_transpose",
+    "transform.structured.fuse",
     "transform.bufferization.one_shot_bufferize",
     "transform.structured.tile_using_for",
     "transform.structured.vectorize",
@@ -57,6 +58,9 @@ def test_matmul_mmt4d_template(shape, knobs):
     assert names.count("linalg.pack") == 2  # A and B; C is filled in its packed shape
     # the accumulator block stays in registers across the k loop: read and written once per block
     assert names.count("vector.transfer_write") == 1
+    # the fill of C is fused into the cache tiles (zeroes a tile right before its micro-kernels)
+    (fill,) = [op for op in kernel.module.walk() if op.name == "linalg.fill"]
+    assert fill.parent_op().name == "scf.for"
 
 
 def test_matmul_mmt4d_knobs_and_constraints():
