@@ -5,7 +5,6 @@ bufferizer takes; a single-op target is a silenceable failure as upstream."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
 from test_transform_loop import schedule
@@ -90,21 +89,9 @@ def test_iree_opt_annotates_the_same_ops(tmp_path) -> None:
     """Same schedule in iree-opt: the same ops get a marker with the same number of
     entries, and the same "none"s (the decisions themselves may differ: upstream writes
     function arguments in place, xlinalg never does)."""
-    from test_transform_upstream import script
+    from test_transform_upstream import upstream_output
 
-    sched = str(xlinalg.parse(script(ANALYSIS.replace("    ", "")))).replace(
-        "builtin.module", "module", 1
-    )
-    path = tmp_path / "input.mlir"
-    path.write_text("module {\n" + PAYLOAD + "\n" + sched + "\n}\n")
-    proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    theirs = _marks(xlinalg.parse(proc.stdout))
+    theirs = _marks(xlinalg.parse(upstream_output(PAYLOAD, ANALYSIS.replace("    ", ""), tmp_path)))
     ours = _marks(xlinalg.apply_schedule(PAYLOAD, schedule(ANALYSIS)))
     assert theirs.keys() == ours.keys()
     for key in ours:

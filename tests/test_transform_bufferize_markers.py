@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import pytest
 from test_transform_bufferize_analysis import PAYLOAD
@@ -83,22 +82,9 @@ def ours(payload: str, options: str = "") -> str:
 
 
 def theirs(payload: str, options: str, tmp_path) -> str:
-    from test_transform_upstream import script
+    from test_transform_upstream import upstream_output
 
-    sched = str(xlinalg.parse(script(_analysis(options).replace("    ", "")))).replace(
-        "builtin.module", "module", 1
-    )
-    sched = sched.replace("{transform.readonly}", "{transform.consumed}")
-    path = tmp_path / "input.mlir"
-    path.write_text("module {\n" + payload + "\n" + sched + "\n}\n")
-    proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    return upstream_output(payload, _analysis(options).replace("    ", ""), tmp_path)
 
 
 # ------------------------------------------------------------------ reading the text back
@@ -177,7 +163,7 @@ def test_print_conflicts_names_the_read_the_write_and_the_definition() -> None:
 
 
 def test_every_copy_has_a_conflict_on_the_first_payload() -> None:
-    """The spec-era payload of test_transform_bufferize_analysis: one copy, one conflict,
+    """The payload of test_transform_bufferize_analysis: one copy, one conflict,
     blamed on the operand that is copied."""
     text = ours(PAYLOAD, ", print_conflicts = true")
     assert conflicts(text) == [("linalg.generic 1", "linalg.generic 1", "linalg.fill result 0")]
@@ -247,7 +233,7 @@ def test_the_options_are_ignored_when_bufferizing() -> None:
 
 @pytest.mark.skipif(not IREE, reason="iree-opt not installed")
 @pytest.mark.parametrize(
-    "payload", [READ_AFTER_WRITE, BOUNDARIES, PAYLOAD], ids=["raw", "loop", "spec"]
+    "payload", [READ_AFTER_WRITE, BOUNDARIES, PAYLOAD], ids=["raw", "loop", "two-generics"]
 )
 def test_same_markers_as_iree_opt(payload: str, tmp_path) -> None:
     """iree-opt's `bufferization.access`, `__equivalent_func_args__` and alias sets are

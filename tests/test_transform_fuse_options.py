@@ -344,26 +344,12 @@ def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
 def test_same_as_upstream_through_reshapes(name: str, tmp_path) -> None:
     """iree-opt fuses the producer through the reshape too (same ops in the loops, same
     producer tile) and its kernel computes the same."""
-    import subprocess
-
-    from test_transform_upstream import script
+    from test_transform_upstream import upstream
 
     payload, body, shapes = RESHAPED_UPSTREAM[name]
-    sched = str(parse_module(script(body.replace("    ", "")))).replace("builtin.module", "module", 1)
-    path = tmp_path / "input.mlir"
-    path.write_text("module {\n" + payload + "\n" + sched + "\n}\n")
-    proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", "--affine-expand-index-ops-as-affine", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
+    theirs = xlinalg.parse(
+        upstream(payload, body.replace("    ", ""), tmp_path, "--affine-expand-index-ops-as-affine")
     )
-    assert proc.returncode == 0, proc.stderr
-    theirs = parse_module(proc.stdout, "upstream.mlir")
-    for op in list(theirs.walk()):
-        if op.name == "builtin.module" and "transform.with_named_sequence" in op.attributes:
-            op.detach()
-            op.erase(safe_erase=False)
     ours = apply(payload, body)
     assert structured_in_loops(ours)[0] == structured_in_loops(theirs)[0] == 2
     assert _producer_tile(ours) == _producer_tile(theirs)

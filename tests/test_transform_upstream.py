@@ -175,18 +175,24 @@ def script(body: str) -> str:
     )
 
 
-def upstream(payload: str, body: str, tmp_path) -> str:
+def upstream_output(payload: str, body: str, tmp_path, *passes: str) -> str:
+    """iree-opt's text after applying `body` (then `passes`) to `payload`, schedule included."""
     path = tmp_path / "input.mlir"
     schedule_text = str(parse_module(script(body))).replace("builtin.module", "module", 1)
     path.write_text("module {\n" + payload + "\n" + schedule_text + "\n}\n")
     proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", str(path)],
+        ["iree-opt", "--transform-interpreter", *passes, str(path)],
         check=False,
         capture_output=True,
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    module = parse_module(proc.stdout, "upstream.mlir")
+    return proc.stdout
+
+
+def upstream(payload: str, body: str, tmp_path, *passes: str) -> str:
+    """iree-opt's payload after applying `body` (then `passes`), printed by xlinalg."""
+    module = parse_module(upstream_output(payload, body, tmp_path, *passes), "upstream.mlir")
     for op in list(module.walk()):
         if (
             isinstance(op, ModuleOp)
