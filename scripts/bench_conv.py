@@ -111,11 +111,11 @@ LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 25
 #: blocks, cache orders and filter packing (aligned arrays, CPU clock, each config
 #: against IREE in the same process; load 6-9, so ties within ~3 % are noise).
 STORED_KNOBS: dict[int, dict[str, int]] = {
-    0: {"reg_h": 1, "reg_w": 8, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1, "pack_input": 0},
-    1: {"reg_h": 1, "reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1, "pack_input": 0},
-    2: {"reg_h": 1, "reg_w": 14, "reg_f": 16, "reg_c": 16, "cache_c": 256, "cache_order": 2, "pack_filter": 0, "pack_input": 0},
-    3: {"reg_h": 1, "reg_w": 7, "reg_f": 32, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 0, "pack_input": 0},
-    4: {"reg_h": 1, "reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 0, "pack_input": 0},
+    0: {"reg_h": 1, "reg_w": 8, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1, "pack_input": 0, "reg_order": 0},
+    1: {"reg_h": 1, "reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 1, "pack_input": 0, "reg_order": 0},
+    2: {"reg_h": 1, "reg_w": 14, "reg_f": 16, "reg_c": 16, "cache_c": 256, "cache_order": 2, "pack_filter": 0, "pack_input": 0, "reg_order": 0},
+    3: {"reg_h": 1, "reg_w": 7, "reg_f": 32, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 0, "pack_input": 0, "reg_order": 0},
+    4: {"reg_h": 1, "reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0, "pack_filter": 0, "pack_input": 0, "reg_order": 0},
 }
 
 

@@ -80,15 +80,30 @@ module attributes {transform.with_named_sequence} {
       transform.yield %p : !transform.any_op
     }
 
-    %blk, %rl:7 = transform.structured.tile_using_for %packed2 tile_sizes [1, %rh, %rw, %rf, 1, 1, %rc]
-      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
-         !transform.param<i64>)
-      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
-          !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-
-    // a partial row block (reg_h not dividing OH) in a loop of its own, so the
-    // main blocks have static, in-bounds transfers
-    %main, %rest = transform.loop.peel %rl#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // register blocks: N, OH, KH, KW to 1, OH to reg_h, OW to reg_w, F to reg_f, C to
+    // reg_c; the F blocks outside the pixel blocks or inside them ("reg_order"). A
+    // partial row block (reg_h not dividing OH) is peeled into a loop of its own, so
+    // the main blocks have static, in-bounds transfers.
+    transform.tune.alternatives<"reg_order"> {
+      %blk, %rl:7 = transform.structured.tile_using_for %packed2 tile_sizes [1, %rh, %rw, %rf, 1, 1, %rc]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
+            !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %wm, %wr = transform.loop.peel %rl#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %hm, %hr = transform.loop.peel %rl#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }, {
+      %blk, %rl:7 = transform.structured.tile_using_for %packed2 tile_sizes [1, %rh, %rw, %rf, 1, 1, %rc]
+          interchange = [3, 0, 1, 2, 4, 5, 6]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op,
+            !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %wm, %wr = transform.loop.peel %rl#3 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %hm, %hr = transform.loop.peel %rl#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }
     %blks = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
       : (!transform.any_op) -> !transform.any_op
     %one = transform.param.constant 1 : i64 -> !transform.param<i64>

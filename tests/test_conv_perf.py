@@ -89,13 +89,15 @@ def test_stored_knobs_match_numpy_on_non_dividing_layers(layer: int) -> None:
 ])
 def test_register_budget_constraint(reg_w: int, reg_f: int, fits: bool) -> None:
     knobs = {"reg_h": 1, "reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64,
-             "cache_order": 0, "pack_filter": 0, "pack_input": 0}
+             "cache_order": 0, "pack_filter": 0, "pack_input": 0,
+             "reg_order": 0}
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
 def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64) -> list[str]:
     knobs = {"reg_h": 1, "reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
-             "cache_order": 0, "pack_filter": 0, "pack_input": 0}
+             "cache_order": 0, "pack_filter": 0, "pack_input": 0,
+             "reg_order": 0}
     shapes = [(1, 3, reg_w + 2, 128), (3, 3, 128, 64), (1, 1, reg_w, 64)]
     kernel = xlinalg.compile(conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]),
                              schedule=SPACE, knobs=knobs)
@@ -122,7 +124,8 @@ def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: 
     body = _fma_loop(7, 32, reg_c, cache_c)
     assert any("rsp" in line for line in body) == spills
     knobs = {"reg_h": 1, "reg_w": 7, "reg_f": 32, "reg_c": reg_c, "cache_c": cache_c,
-             "cache_order": 0, "pack_filter": 0, "pack_input": 0}
+             "cache_order": 0, "pack_filter": 0, "pack_input": 0,
+             "reg_order": 0}
     assert (first_violated(CONSTRAINTS, knobs) is None) == (not spills)
 
 

@@ -26,15 +26,15 @@ TESTED_OPS = [
 
 KNOBS = [
     {"reg_h": 1, "reg_w": 4, "reg_f": 16, "reg_c": 4, "cache_c": 32, "cache_order": 0,
-     "pack_filter": 0, "pack_input": 1},
+     "pack_filter": 0, "pack_input": 1, "reg_order": 0},
     {"reg_h": 2, "reg_w": 8, "reg_f": 32, "reg_c": 8, "cache_c": 32, "cache_order": 0,
-     "pack_filter": 1, "pack_input": 0},
+     "pack_filter": 1, "pack_input": 0, "reg_order": 1},
     {"reg_h": 4, "reg_w": 7, "reg_f": 48, "reg_c": 16, "cache_c": 64, "cache_order": 1,
-     "pack_filter": 1, "pack_input": 1},
+     "pack_filter": 1, "pack_input": 1, "reg_order": 1},
     {"reg_h": 3, "reg_w": 2, "reg_f": 64, "reg_c": 32, "cache_c": 64, "cache_order": 2,
-     "pack_filter": 0, "pack_input": 0},
+     "pack_filter": 0, "pack_input": 0, "reg_order": 0},
     {"reg_h": 7, "reg_w": 2, "reg_f": 16, "reg_c": 8, "cache_c": 32, "cache_order": 1,
-     "pack_filter": 0, "pack_input": 1},
+     "pack_filter": 0, "pack_input": 1, "reg_order": 1},
 ]
 
 
@@ -59,7 +59,7 @@ def test_conv_template_matches_reference(knobs: dict, geometry: tuple) -> None:
 def test_conv_template_knobs() -> None:
     names = {k.name for k in xlinalg.list_knobs(SPACE)}
     assert names == {"reg_h", "reg_w", "reg_f", "reg_c", "cache_c", "cache_order", "pack_filter",
-                     "pack_input"}
+                     "pack_input", "reg_order"}
 
 
 @pytest.mark.parametrize("knobs", [
