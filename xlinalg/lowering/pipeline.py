@@ -3,7 +3,7 @@
 ```
 decompose aggregated ops → generalize named ops → convert-linalg-to-loops
     (+ ops implementing LoopLoweringInterface) → lower-affine → licm + cse + dce
-    → convert-scf-while-to-cf → convert-scf-to-cf (xDSL's: for/if/index_switch)
+    → xlinalg-convert-scf-to-cf (scf.while, then xDSL's for/if/index_switch patterns in one walk)
     → legality check → to_llvm.convert_to_llvm_ir
 ```
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
 from xlinalg.context import make_context
 from xlinalg.lowering.cleanup import LoweringCleanupPass
@@ -32,7 +31,7 @@ from xlinalg.lowering.lower_interface_ops import (
     DecomposeAggregatedOpsPass,
     LowerInterfaceOpsToLoopsPass,
 )
-from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
+from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
 from xlinalg.lowering.stage_times import stage as _stage
 from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
 
@@ -106,8 +105,7 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
         # No cleanup after this: the CFG conversion creates nothing redundant (one
         # step increment and one compare per loop), and xDSL's CSE does not look
         # into multi-block regions anyway. LLVM's O3 takes it from here.
-        ConvertScfWhileToCfPass().apply(ctx, module)
-        ConvertScfToCf().apply(ctx, module)
+        ConvertScfToCfPass().apply(ctx, module)
     with _stage(timings, "check-cf-level"):
         check_cf_level(module)
     return module
