@@ -88,9 +88,15 @@ def _signed16(bits: int) -> int:
     return bits - 0x10000 if bits & 0x8000 else bits
 
 
-def _i16_constant(op: Operation) -> Operation | None:
-    """The i16 constant with the bit pattern(s) of the bf16 constant `op` (None: not one)."""
+def _constant_value(op: Operation) -> FloatAttr | DenseIntOrFPElementsAttr | None:
+    """The value of a bf16 `llvm.mlir.constant` (None: one this pass cannot rewrite)."""
     value = op.properties.get("value") or op.attributes.get("value")
+    return value if isinstance(value, FloatAttr | DenseIntOrFPElementsAttr) else None
+
+
+def _i16_constant(op: Operation) -> Operation:
+    """The i16 constant with the bit pattern(s) of the bf16 constant `op`."""
+    value = _constant_value(op)
     (result,) = op.results
     if isinstance(value, FloatAttr):
         return llvm.ConstantOp(IntegerAttr(_signed16(bf16_bits(value.value.data)), i16), i16)
@@ -99,7 +105,7 @@ def _i16_constant(op: Operation) -> Operation | None:
         assert isinstance(new_type, VectorType)
         values = [_signed16(bf16_bits(float(v))) for v in value.get_values()]
         return llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, values), new_type)
-    return None
+    raise AssertionError(f"not a bf16 constant: {op}")
 
 
 class _Webs:
@@ -158,7 +164,7 @@ def _collect(module: ModuleOp) -> tuple[_Webs, list[SSAValue]]:
                     webs.union(operand, arg)
             continue
         moved = _moved_operands(op)
-        if moved is None or (op.name == "llvm.mlir.constant" and _i16_constant(op) is None):
+        if moved is None or (op.name == "llvm.mlir.constant" and _constant_value(op) is None):
             for v in [*bf16_results, *(o for o in op.operands if is_bf16(o.type))]:
                 webs.mark_computed(v)
             continue
@@ -177,9 +183,7 @@ def _retype(value: SSAValue) -> None:
         return
     op = value.op
     if op.name == "llvm.mlir.constant":
-        new = _i16_constant(op)
-        assert new is not None
-        Rewriter.replace_op(op, new)
+        Rewriter.replace_op(op, _i16_constant(op))
         return
     Rewriter.replace_value_with_new_type(value, _as_i16(value.type))
     if isinstance(op, llvm.CallIntrinsicOp):
