@@ -651,30 +651,24 @@ class _Unroller:
                 self.rows[old_arg] = list(new_body.args[1 + s:1 + e])
             else:
                 old_arg.replace_all_uses_with(new_body.args[1 + s])
-        yield_op = old_body.last_op
-        assert isinstance(yield_op, scf.YieldOp)
         for op in list(old_body.ops):
-            if op is yield_op:
-                break
             op.detach()
             new_body.add_op(op)
-        self.run_block(new_body)
-        self.at = InsertPoint.at_end(new_body)
-        yielded: list[SSAValue] = []
-        for v in yield_op.operands:
-            yielded.extend(self.get_rows(v) if is_nd(v.type) else [v])
-        self.add(scf.YieldOp(*yielded))
-        yield_op.detach()
-        yield_op.erase()
+        self._flat_yield(new_body)
         self.at = InsertPoint.before(loop)
         new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, inits, new_body)
         self.add(new_loop)
-        for old, (s, e) in zip(loop.results, spans):
-            if is_nd(old.type):
-                self.rows[old] = list(new_loop.results[s:e])
+        self._bind_results(loop, new_loop.results, spans)
+
+    def _bind_results(self, old: Operation, new: Sequence[SSAValue],
+                      spans: Sequence[tuple[int, int]]) -> None:
+        """`old`'s results are `new[s:e]` (rows of an n-D result) or `new[s]`."""
+        for result, (s, e) in zip(old.results, spans):
+            if is_nd(result.type):
+                self.rows[result] = list(new[s:e])
             else:
-                old.replace_all_uses_with(new_loop.results[s])
-        self.dead.append(loop)
+                result.replace_all_uses_with(new[s])
+        self.dead.append(old)
 
     def _flat_yield(self, block: Block) -> None:
         """Lower `block`'s ops and make its `scf.yield` yield rows instead of n-D vectors."""
@@ -709,12 +703,7 @@ class _Unroller:
         self.at = InsertPoint.before(op)
         new_if = scf.IfOp(op.cond, types, [blocks[0]], blocks[1:] or None)
         self.add(new_if)
-        for old, (s, e) in zip(op.results, spans):
-            if is_nd(old.type):
-                self.rows[old] = list(new_if.results[s:e])
-            else:
-                old.replace_all_uses_with(new_if.results[s])
-        self.dead.append(op)
+        self._bind_results(op, new_if.results, spans)
 
     def erase_dead(self) -> None:
         for op in reversed(self.dead):
