@@ -207,3 +207,31 @@ def test_upstream_form_handles_match_iree_opt(tmp_path) -> None:
     roles = {name: op.name for op in theirs.walk() for name in ("h0", "h1", "h2", "h3") if name in op.attributes}
     # iree-opt's combining op is a linalg.reduce, ours a linalg.generic
     assert roles == {**ROLES_UPSTREAM, "h2": "linalg.reduce"}
+
+
+def test_export_as_constants_rewrites_the_spec_form_for_upstream(tmp_path) -> None:
+    """`resolve_knobs(as_constants=True)` (what `xlinalg export --as-constants` writes for
+    upstream tools) turns the spec's form into upstream's: same handle roles, and the
+    text parses (and annotates the same ops) in iree-opt."""
+    body = (
+        "    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 "
+        "by num_threads = [0, 4], tile_sizes = [], mapping = []\n"
+    ) + ANNOTATE
+    exported = xlinalg.resolve_knobs(schedule(MATCH + body), {}, as_constants=True)
+    assert "%h1, %h2, %h3, %h0 = transform.structured.tile_reduction_using_forall %0 by num_threads = [0, 4] : (" in exported
+    spec_roles = _roles(body)
+    exported_roles = {
+        name: op.name
+        for op in xlinalg.apply_schedule(STATIC, exported).walk()
+        for name in ("h0", "h1", "h2", "h3")
+        if name in op.attributes
+    }
+    assert exported_roles == spec_roles
+    if shutil.which("iree-opt") is not None:
+        from test_transform_upstream import upstream
+
+        inner = exported.split("{transform.consumed}) {\n")[1]
+        inner = inner.rsplit("    transform.yield", 1)[0].replace("    ", "")
+        iree = xlinalg.parse(upstream(STATIC, inner, tmp_path))
+        roles = {name: op.name for op in iree.walk() for name in ("h0", "h1", "h2", "h3") if name in op.attributes}
+        assert roles == {**spec_roles, "h3": "linalg.reduce"}  # iree combines with linalg.reduce

@@ -158,7 +158,8 @@ def resolve_knobs(
     value in `values` is a KnobError). Knobs missing from `values` stay open
     unless `as_constants` is set, which needs every knob resolved and replaces
     knobs by `transform.param.constant` and inlines the selected alternatives
-    (for tools without the tune extension).
+    (for tools without the tune extension; a spec-form tile_reduction_using_forall
+    also gets upstream's form).
     """
     check_knob_names(schedule, values)
     resolved = schedule.clone()
@@ -167,6 +168,11 @@ def resolve_knobs(
             _resolve_knob(op, values, as_constants)
         else:
             _resolve_alternatives(op, values, as_constants)
+    if as_constants:  # the spec's handle order has no upstream spelling
+        from xlinalg.dialects.transform.structured_forall import TileReductionUsingForallOp
+
+        for op in [o for o in resolved.walk() if isinstance(o, TileReductionUsingForallOp)]:
+            op.to_upstream_form()
     return resolved
 
 

@@ -44,6 +44,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
@@ -313,8 +314,10 @@ class TileReductionUsingForallOp(IRDLOperation):
     the spec's examples (which have none) keep their meaning. The op prints in the form it
     was parsed in (the spec's form has the `spec_order` unit property, which only steers
     the printing and the handle order), so printing and re-parsing never swaps handles;
-    the spec's form does not parse in upstream, as its text has no types. Built from
-    Python (`__init__`) the op has upstream's form unless `spec_order=True`."""
+    the spec's form does not parse in upstream, as its text has no types
+    (`xlinalg export --as-constants`, for upstream tools, rewrites it to upstream's form:
+    `to_upstream_form`). Built from Python (`__init__`) the op has upstream's form
+    unless `spec_order=True`."""
 
     name = "transform.structured.tile_reduction_using_forall"
 
@@ -351,6 +354,22 @@ class TileReductionUsingForallOp(IRDLOperation):
                 f"{self.name} expects {'4 result handles in the spec' if spec else 'at least 3 result handles in upstream'}"
                 f"'s form, got {len(self.handles)}"
             )
+
+    def to_upstream_form(self) -> TileReductionUsingForallOp:
+        """This op in upstream's form (same effect: every use of a handle moves to the
+        same handle in upstream's order); replaces `self` when it is in the spec's form."""
+        if self.spec_order is None:
+            return self
+        props = {k: v for k, v in self.properties.items() if k != "spec_order"}
+        handles = [self.fill_handles[0], self.split_linalg_op, self.combining_linalg_op, self.forall_op]
+        new = TileReductionUsingForallOp.create(
+            operands=[self.target],
+            result_types=[h.type for h in handles],
+            properties=props,
+            attributes=dict(self.attributes),
+        )
+        Rewriter.replace_op(self, new, new_results=[new.results[handles.index(h)] for h in self.handles])
+        return new
 
     @property
     def fill_handles(self) -> tuple[SSAValue, ...]:
