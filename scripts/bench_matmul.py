@@ -108,8 +108,19 @@ def median_seconds(fn, rounds: int) -> float:
 
 #: Knobs found by short tuning runs (`--fixed` uses them instead of tuning): the vectorize
 #: template on one thread and the parallel template (threads = 2 added) per shape.
-FIXED_VEC: dict[tuple[int, int, int], dict[str, int]] = {}
-FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {}
+#: Chosen among the best trials of 24-trial studies and earlier knobs, re-timed side by side
+#: (CPU time, fastest of 9 rounds; load ~7): 105 / 102 / 92 GFLOP/s there.
+FIXED_VEC: dict[tuple[int, int, int], dict[str, int]] = {
+    (512, 512, 512): {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 16,
+                      "reg_k": 1, "cache_order": 0, "unroll_k": 1},
+    (1024, 1024, 1024): {"tile_m": 64, "tile_n": 128, "tile_k": 256, "reg_m": 8, "reg_n": 32,
+                         "reg_k": 4, "cache_order": 0, "unroll_k": 0},
+    (384, 1000, 256): {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_m": 6, "reg_n": 32,
+                       "reg_k": 4, "cache_order": 0, "unroll_k": 0},
+}
+#: The same blocks split over N (parallel_dim = 1) between the threads.
+FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
+    shape: {**knobs, "parallel_dim": 1} for shape, knobs in FIXED_VEC.items()}
 
 
 def _given(args: argparse.Namespace, given: list | None, table: dict,  # type: ignore[type-arg]
