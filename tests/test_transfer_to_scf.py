@@ -234,3 +234,26 @@ def test_loop_form_matches_iree_opt_structure() -> None:
     data_buffers = [line for line in theirs.splitlines()
                     if "memref.alloca" in line and "xf32>>" in line]
     assert ours.count("memref.alloca") == len(data_buffers) == 2
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@pytest.mark.parametrize("payload", [OTHER_MASK, COMPARED_MASK])
+def test_general_mask_buffers_match_iree_opt(payload: str) -> None:
+    """Upstream keeps a general mask in a `memref<vector<...xi1>>` buffer per masked
+    transfer; ours is an i8 buffer of the mask's shape: same loops, same buffers."""
+    patterns = HEADER + """    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
+    } : !transform.any_op
+""" + FOOTER
+    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=payload + patterns,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    theirs = proc.stdout.split("module attributes")[0]
+    ours = str(xlinalg.apply_schedule(payload, patterns))
+
+    def allocas(text: str, element: str) -> int:
+        return sum("memref.alloca()" in line and f"x{element}>" in line for line in text.splitlines())
+
+    assert ours.count("scf.for") == theirs.count("scf.for") > 0
+    assert allocas(ours, "f32") == allocas(theirs, "f32")
+    assert allocas(ours, "i8") == allocas(theirs, "i1") > 0
