@@ -170,6 +170,7 @@ def test_the_spec_form_returns_the_spec_order() -> None:
     [
         "by num_threads = [0, 4], tile_sizes = [], mapping = []",
         f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})",
+        f"by tile_sizes = [0, 4] mapping = [] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})",
     ],
 )
 def test_each_form_prints_as_itself(form: str) -> None:

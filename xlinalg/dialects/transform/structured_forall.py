@@ -450,8 +450,8 @@ class TileReductionUsingForallOp(IRDLOperation):
             clauses.append(("mapping", self.mapping))
         elif spec:
             clauses.append(("mapping", ArrayAttr([])))
-        if not spec:
-            clauses = [(key, value) for key, value in clauses if value]
+        if not spec:  # empty lists left out (a set mapping is kept, even empty)
+            clauses = [(key, value) for key, value in clauses if value or key == "mapping"]
         for index, (key, value) in enumerate(clauses):
             printer.print_string(("," if spec and index else "") + f" {key} = ")
             if isinstance(value, list):
