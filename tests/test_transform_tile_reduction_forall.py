@@ -219,7 +219,7 @@ def test_export_as_constants_rewrites_the_spec_form_for_upstream(tmp_path) -> No
         "by num_threads = [0, 4], tile_sizes = [], mapping = []\n"
     ) + ANNOTATE
     exported = xlinalg.resolve_knobs(schedule(MATCH + body), {}, as_constants=True)
-    assert "%h1, %h2, %h3, %h0 = transform.structured.tile_reduction_using_forall %0 by num_threads = [0, 4] : (" in exported
+    assert "%h1, %h2, %h3, %h0 = transform.structured.tile_reduction_using_forall %0 by num_threads = [0, 4] mapping = [] : (" in exported
     spec_roles = _roles(body)
     exported_roles = {
         name: op.name
