@@ -48,6 +48,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import xlinalg
 from xlinalg.backend.peak import measure_fma_peak_gflops
@@ -106,6 +107,23 @@ def median_seconds(fn, rounds: int) -> float:
     return statistics.median(fn() for _ in range(rounds))
 
 
+def _call_stat(args: argparse.Namespace) -> str:
+    """Which single-call figure a round reports: with `--stat min` the fastest call (on a
+    loaded machine the median call is mostly time slices of other jobs), else the median."""
+    return "min_s" if args.stat == "min" else "median_s"
+
+
+def _blas(a: np.ndarray, b: np.ndarray, threads: int, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """NumPy/OpenBLAS on `threads` threads: one round = 7 calls, their min or median."""
+    out = np.empty((a.shape[0], b.shape[1]), np.float32)
+    pick = min if args.stat == "min" else statistics.median
+
+    def run() -> float:
+        with threadpool_limits(limits=threads, user_api="blas"):
+            return pick(_time_blas(a, b, out) for _ in range(7))
+    return run
+
+
 #: Knobs found by short tuning runs (`--fixed` uses them instead of tuning): the vectorize
 #: template on one thread and the parallel template (threads = 2 added) per shape.
 #: Chosen among the best trials of 24-trial studies and earlier knobs, re-timed side by side
@@ -138,7 +156,7 @@ def _knob_text(knobs: dict[str, int]) -> str:
 
 def main() -> int:
     import optuna
-    from bench_mmt4d import _blas_runner, _interleaved, _knobs, _schedule
+    from bench_mmt4d import _interleaved, _knobs, _schedule
 
     # the trial lines are the tuner's business: Optuna's per-trial log (with a traceback
     # for every too_slow/failed candidate) would bury the tables
@@ -200,10 +218,11 @@ def main() -> int:
         for kernel in kernels.values():
             assert kernel.check(a, b, c).ok
         flops = 2.0 * m * n * k
-        runners = {key: (lambda kernel=kernel, key=key, xs=(a, b, c): kernel.time(
-            *xs, **({"max_total_s": 0.5} if key == "untiled" else {})).median_s)
+        stat = _call_stat(args)
+        runners = {key: (lambda kernel=kernel, key=key, xs=(a, b, c), stat=stat: getattr(kernel.time(
+            *xs, **({"max_total_s": 0.5} if key == "untiled" else {})), stat))
             for key, kernel in kernels.items()}
-        runners["blas"] = _blas_runner(a, b, 1)
+        runners["blas"] = _blas(a, b, 1, args)
         g = {key: flops / v / 1e9 for key, v in _interleaved(runners, args.rounds, args.stat).items()}
         nan = float("nan")
         vec = g.get("vector", nan)
@@ -223,9 +242,9 @@ def main() -> int:
 def _threads_table(args: argparse.Namespace, peak: float) -> list[str]:
     """Best parallel schedule with 1 and 2 threads vs OpenBLAS and IREE with 1 and 2 threads;
     returns the knobs used, one line per shape."""
-    from bench_mmt4d import _blas_runner, _interleaved
+    from bench_mmt4d import _interleaved
 
-    iree = None if args.no_iree else _iree_module()
+    iree = None if args.no_iree else _iree_module(min if args.stat == "min" else statistics.median)
     header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | "
               f"{'BLAS 2T':>8} | {'IREE 1T':>8} | {'IREE 2T':>8} | {'2T/BLAS2T':>9} | "
               f"{'2T/IREE2T':>9} | {'2T/2peak':>8} | {'compile s':>9}")
@@ -250,10 +269,11 @@ def _threads_table(args: argparse.Namespace, peak: float) -> list[str]:
         a, b, c = kernels["1T"].make_inputs(seed=1)
         for kernel in kernels.values():
             assert kernel.check(a, b, c).ok
-        runners = {key: (lambda kernel=kernel, xs=(a, b, c): kernel.time(*xs).median_s)
+        stat = _call_stat(args)
+        runners = {key: (lambda kernel=kernel, xs=(a, b, c), stat=stat: getattr(kernel.time(*xs), stat))
                    for key, kernel in kernels.items()}
         for t in (1, 2):
-            runners[f"blas{t}"] = _blas_runner(a, b, t)
+            runners[f"blas{t}"] = _blas(a, b, t, args)
         if iree is not None:
             try:
                 runners.update(iree(IREE_PAYLOAD.format(m=m, n=n, k=k), a, b))
@@ -278,8 +298,9 @@ def _best_params(storage: str, study_name: str) -> dict:  # type: ignore[type-ar
     return dict(optuna.load_study(study_name=study_name, storage=storage).best_trial.params)
 
 
-def _iree_module():  # type: ignore[no-untyped-def]
-    """A function (payload, a, b) -> {"iree1": timer, "iree2": timer}, or None without IREE."""
+def _iree_module(pick=statistics.median):  # type: ignore[no-untyped-def]
+    """A function (payload, a, b) -> {"iree1": timer, "iree2": timer}, or None without IREE;
+    a timer's figure is `pick` of 7 calls."""
     try:
         import iree.compiler as ireec
         import iree.runtime as ireert
@@ -307,7 +328,7 @@ def _iree_module():  # type: ignore[no-untyped-def]
                     start = time.perf_counter_ns()
                     fn(da, db)
                     samples.append((time.perf_counter_ns() - start) / 1e9)
-                return statistics.median(samples)
+                return pick(samples)
             timers[key] = timer
         return timers
 
