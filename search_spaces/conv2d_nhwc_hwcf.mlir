@@ -1,5 +1,6 @@
 // Direct convolution: linalg.conv_2d_nhwc_hwcf (batch N, NHWC input pre-padded,
-// HWCF filter, f32, AVX-512), vectorized the way upstream vectorizes convolutions.
+// HWCF filter, f32, AVX-512), vectorized the way upstream vectorizes convolutions
+// (a register-blocked broadcast + FMA micro-kernel), over 2-D pixel blocks.
 //
 // 1. cache blocks (alternatives "cache_order"): an F block of reg_f and a C
 //    block of cache_c outermost (the [KH, KW, cache_c, reg_f] filter slice is
@@ -8,29 +9,39 @@
 //    ("pack_filter": `structured.promote` of the filter operand) — the HWCF
 //    filter's rows are F·4 bytes apart, which for F = 256/512 maps a block's
 //    rows onto a few cache sets;
-// 3. register block: N, OH, KH, KW to 1, OW to reg_w, F to reg_f, C to reg_c,
-//    the reduction loops (KH, KW, C) innermost so the output block is
-//    loop-invariant in them;
-// 4. decompose the 1×1×reg_w 2-D convolution to a 1-D one (conv_1d_nwc_wcf)
-//    and vectorize it (xlinalg/transforms/vectorize_conv.py: F in vector lanes,
-//    reg_w × reg_f/16 accumulators in zmm registers, one broadcast FMA per
-//    input element and 16-lane filter row) with the register block as vector
-//    sizes (partial blocks of non-dividing shapes get masked transfers);
-// 5. hoist the output block's read/write out of the reduction loops
+// 3. optionally copy the input's C block likewise ("pack_input"): NHWC pixels
+//    are C·4 bytes apart, at C = 512 every pixel of a block falls into the same
+//    2 of the 64 L1 sets; the copy's pixels are cache_c·4 bytes apart;
+// 4. register block: N, KH, KW to 1, OH to reg_h, OW to reg_w, F to reg_f, C to
+//    reg_c, the F block outside the pixel block or inside it ("reg_order"), the
+//    reduction loops (KH, KW, C) innermost so the output block is
+//    loop-invariant in them; the partial column and row blocks of sizes the
+//    block does not divide are peeled into loops of their own, so the main
+//    blocks' transfers are static and in bounds;
+// 5. vectorize the reg_h x reg_w x reg_f block directly (an extension of
+//    upstream's 1-D conv vectorizer, xlinalg/transforms/vectorize_conv.py:
+//    F in vector lanes, reg_h * reg_w * reg_f/16 accumulators in zmm registers,
+//    one broadcast FMA per input element and 16-lane filter row; partial
+//    blocks get out-of-bounds transfers);
+// 6. hoist the output block's read/write out of the reduction loops
 //    (accumulators stay in registers across KH, KW, C).
 //
 // Fast settings on the five ResNet layers of issue 3 (scripts/bench_conv.py
-// STORED_KNOBS, from interleaved sweeps with 64-byte aligned arrays): small
-// register blocks (7 or 8 x 16 lanes, 7 x 32 on 7x7x512) with reg_c = 16;
-// C blocks of 64 (with the filter packed when F <= 128) or no cache blocking
-// (14x14x256). reg_f = 48 leaves a masked partial block whenever 48 does not
-// divide F (all five layers: about 0.6x). The inner k loop of the 7 x 32 block
-// is 16 x 14 FMAs, 7 broadcasts + 2 filter loads per c step, no stack access
-// (tests/test_conv_perf.py checks the asm).
+// STORED_KNOBS, from interleaved sweeps with 64-byte aligned arrays): 16-lane
+// blocks with reg_c = 16. One row of 7 or 8 pixels, C blocks of 64 (filter
+// packed when F <= 128) on 56x56, 28x28 and the strided layer; 2-D blocks over
+// a packed input with F blocks outermost on 14x14x256 (2 x 14) and 7x7x512
+// (4 x 7 = 28 FMAs per filter load instead of 7 for the old 1 x 7 x 32 block,
+// whose filter loads and input broadcasts all hit 2 L1 sets). reg_f = 48 leaves
+// a masked partial block whenever 48 does not divide F (all five layers: about
+// 0.6x). tests/test_conv_perf.py checks the inner loops' asm.
 //
-// Register budget (32 zmm): reg_w * reg_f/16 accumulators + reg_f/16 filter
-// rows + one broadcast; 7 x 64 (28 + 4 + 1) spills accumulators every k step.
+// Register budget (32 zmm): reg_h * reg_w * reg_f/16 accumulators + reg_f/16
+// filter rows + one broadcast; 7 x 64 (28 + 4 + 1) spills accumulators every k
+// step. Blocks of several rows with reg_f > 16 keep more broadcasts live
+// (2 x 7 x 32 = 28 + 2 spills, 1 x 14 x 32 does not): 2 more registers.
 // xlinalg.constraint: reg_h * reg_w * (reg_f // 16) + reg_f // 16 <= 31
+// xlinalg.constraint: reg_h == 1 or reg_h * reg_w * (reg_f // 16) + reg_f // 16 <= 29
 // xlinalg.constraint: cache_c % reg_c == 0
 // A C-block loop of exactly 2 register steps: LLVM unrolls it into the KW loop
 // and spills the accumulators (7x32: ~70-210 stack accesses among the FMAs,

@@ -7,7 +7,9 @@ search space's shape).
   do not divide (partial register and cache blocks, masked transfers), and with
   dilation 2, computes what NumPy computes;
 - the register-budget constraint keeps the blocks whose accumulators and filter
-  rows fit the 32 zmm registers and prunes the ones that spill (7 x 64);
+  rows fit the 32 zmm registers and prunes the ones that spill (7 x 64; 2 x 7 x 32);
+- the 2-D register block (4 x 7 pixels x 16 channels) feeds 28 FMAs per filter
+  load without a stack access;
 - the bench's `aligned` copies start at 64 bytes and hold the same values.
 """
 
@@ -55,8 +57,8 @@ def test_stored_knobs_are_in_the_search_space(layer: int) -> None:
 
 
 def _small_layer(knobs: dict[str, int], stride: int, dilation: int) -> str:
-    """A layer whose OW, F and C the knobs' tiles do not divide (and OH odd)."""
-    oh, ow = 3, knobs["reg_w"] + 3
+    """A layer whose OH, OW, F and C the knobs' tiles do not divide."""
+    oh, ow = 2 * knobs["reg_h"] + 1, knobs["reg_w"] + 3
     f = knobs["reg_f"] + 16 + 8        # one full F block, one partial (masked lanes)
     c = knobs["cache_c"] + knobs["reg_c"] // 2 + 1
     k_extent = 2 * dilation + 1
@@ -94,11 +96,12 @@ def test_register_budget_constraint(reg_w: int, reg_f: int, fits: bool) -> None:
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
-def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64) -> list[str]:
-    knobs = {"reg_h": 1, "reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
+def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64, reg_h: int = 1,
+              **alternatives: int) -> list[str]:
+    knobs = {"reg_h": reg_h, "reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
              "cache_order": 0, "pack_filter": 0, "pack_input": 0,
-             "reg_order": 0}
-    shapes = [(1, 3, reg_w + 2, 128), (3, 3, 128, 64), (1, 1, reg_w, 64)]
+             "reg_order": 0} | alternatives
+    shapes = [(1, reg_h + 2, reg_w + 2, 128), (3, 3, 128, 64), (1, reg_h, reg_w, 64)]
     kernel = xlinalg.compile(conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]),
                              schedule=SPACE, knobs=knobs)
     return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
@@ -114,6 +117,40 @@ def test_register_budget_matches_the_asm() -> None:
     pruned = _fma_loop(7, 64)
     assert sum("vfmadd" in line for line in pruned) == 16 * 7 * 4
     assert any("rsp" in line for line in pruned)
+
+
+def _filter_loads(body: list[str]) -> int:
+    """zmm loads that are not FMA operands (the filter rows; broadcasts are embedded)."""
+    return sum(x.startswith("vmovups") and "zmm" in x and "rsp" not in x for x in body)
+
+
+@pytest.mark.parametrize(("reg_h", "reg_w", "reg_f", "fits"), [
+    (4, 7, 16, True),    # 28 accumulators + 1 filter row
+    (2, 14, 16, True),
+    (3, 4, 32, True),    # 24 + 2
+    (2, 7, 32, False),   # 28 + 2: fits one row (14 x 32), spills over two
+    (4, 8, 16, False),   # 32 + 1
+])
+def test_register_budget_of_2d_blocks(reg_h: int, reg_w: int, reg_f: int, fits: bool) -> None:
+    knobs = {"reg_h": reg_h, "reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64,
+             "cache_order": 1, "pack_filter": 0, "pack_input": 1, "reg_order": 1}
+    assert (first_violated(CONSTRAINTS, knobs) is None) == fits
+
+
+def test_2d_register_block_asm() -> None:
+    """The 4 x 7 pixel x 16 channel block (7x7x512's): per c step one filter row feeds
+    28 FMAs (the 1 x 7 x 32 block: 7), input elements are embedded broadcasts, every
+    accumulator stays in a register; 2 x 7 x 32, which the constraint prunes, spills."""
+    packed = {"cache_order": 1, "pack_input": 1, "reg_order": 1}
+    block = _fma_loop(7, 16, reg_h=4, **packed)
+    fmas = sum("vfmadd" in line for line in block)
+    assert fmas == 16 * 4 * 7
+    assert sum("{1to16}" in line for line in block) == fmas
+    assert _filter_loads(block) == 16
+    assert not any("rsp" in line for line in block)
+    row = _fma_loop(7, 32)
+    assert sum("vfmadd" in line for line in row) == 7 * _filter_loads(row)
+    assert any("rsp" in line for line in _fma_loop(7, 32, reg_h=2, **packed))
 
 
 @pytest.mark.parametrize(("reg_c", "cache_c", "spills"), [(32, 64, True), (16, 32, True),

@@ -1,8 +1,9 @@
 """Vectorized convolutions (xlinalg/transforms/vectorize_conv.py through
 transform.structured.vectorize): 1-D convs become register-blocked broadcast +
-FMA code; 2-D convs tiled, decomposed and vectorized (the direct conv template's
-steps) on non-dividing shapes (masked), strides 2 and dilations, checked against
-a NumPy convolution."""
+FMA code; 2-D convs tiled, decomposed and vectorized, or tiled to a 2-D register
+block (rows x pixels x channels, partial blocks peeled or masked) and vectorized
+directly (the direct conv template's steps), on non-dividing shapes, strides 2
+and dilations, checked against a NumPy convolution."""
 
 from __future__ import annotations
 
@@ -134,6 +135,76 @@ def test_direct_conv2d_tile_decompose_vectorize(case: tuple) -> None:
     assert "linalg.conv" not in text and "vector.fma" in text
     x, w, o, got = _run(payload, body, shapes)
     np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-4, atol=1e-4)
+
+
+def test_conv_2d_vectorizes_whole_to_fma() -> None:
+    """A 2-D convolution vectorizes without decomposing (an extension of upstream's 1-D
+    generator): one FMA per (n, oh, ow, kh, kw, c) on a 16-lane filter row."""
+    n, oh, ow, c, f, s, d = 1, 3, 4, 2, 16, [2, 1], [1, 2]
+    shapes = [(n, (oh - 1) * s[0] + 2 * d[0] + 1, (ow - 1) * s[1] + 2 * d[1] + 1, c), (3, 3, c, f),
+              (n, oh, ow, f)]
+    payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
+    body = VECTORIZE.replace("OP", "conv_2d_nhwc_hwcf").replace("SIZES", "")
+    text = str(apply(payload, body))
+    assert "linalg.conv" not in text
+    assert text.count("vector.fma") == n * oh * ow * 9 * c
+    x, w, o, got = _run(payload, body, shapes)
+    np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-5, atol=1e-5)
+
+
+# a 2-D register block: tile OH and OW, optionally peel the partial row and column
+# blocks, vectorize the 2-D conv directly with the block as vector sizes
+BLOCK_2D = """
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, RH, RW, RF, 1, 1, RC] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+PEEL    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, RH, RW, RF, 1, 1, RC] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+"""
+PEEL_2D = """    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %hm, %hr = transform.loop.peel %l#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+"""
+
+CASES_2D = [
+    # n, c, f, oh, ow, (rh, rw, rf, rc), strides, dilations
+    (1, 8, 32, 4, 8, (2, 4, 16, 4), [1, 1], [1, 1]),      # dividing
+    (2, 5, 20, 5, 7, (2, 4, 16, 4), [1, 1], [1, 1]),      # nothing divides: partial h, w, f, c
+    (1, 6, 16, 5, 5, (4, 2, 16, 3), [2, 2], [1, 1]),      # stride 2
+    (1, 3, 17, 5, 6, (3, 4, 16, 2), [1, 2], [2, 1]),      # dilations, odd F
+]
+
+
+@pytest.mark.parametrize("peel", [False, True], ids=["masked", "peeled"])
+@pytest.mark.parametrize("case", CASES_2D)
+def test_conv2d_2d_register_block(case: tuple, peel: bool) -> None:
+    n, c, f, oh, ow, (rh, rw, rf, rc), s, d = case
+    shapes = [(n, (oh - 1) * s[0] + 2 * d[0] + 1, (ow - 1) * s[1] + 2 * d[1] + 1, c),
+              (3, 3, c, f), (n, oh, ow, f)]
+    payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
+    body = (BLOCK_2D.replace("PEEL", PEEL_2D if peel else "").replace("RH", str(rh))
+            .replace("RW", str(rw)).replace("RF", str(rf)).replace("RC", str(rc)))
+    text = str(apply(payload, body))
+    assert "linalg.conv" not in text
+    # every block is rh x rw pixels of rf lanes: the accumulators are read as one vector
+    assert f"vector<1x{rh}x{rw}x{rf}xf32>" in text
+    x, w, o, got = _run(payload, body, shapes)
+    np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-4, atol=1e-4)
+
+
+def test_peeled_main_block_transfers_are_in_bounds() -> None:
+    """After peeling, the main blocks' subviews have constant (if not static) sizes:
+    their transfers are in bounds (no mask, no out-of-bounds dims); only the
+    remainder blocks keep out-of-bounds transfers."""
+    shapes = [(1, 7, 9, 16), (3, 3, 16, 16), (1, 5, 7, 16)]
+    payload = conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1])
+    body = (BLOCK_2D.replace("PEEL", PEEL_2D).replace("RH", "2").replace("RW", "7")
+            .replace("RF", "16").replace("RC", "16"))
+    reads = [line for line in str(apply(payload, body)).splitlines()
+             if "vector.transfer_read" in line and "vector<1x2x7x16xf32>" in line]
+    in_bounds = [line for line in reads if "in_bounds = [true, true, true, true]" in line]
+    assert len(reads) == 4 and len(in_bounds) == 2, reads   # main: output + input; remainder: both
+    assert "vector.mask" not in "".join(in_bounds)
 
 
 def test_conv_vectorize_failures_are_silenceable() -> None:
