@@ -103,6 +103,15 @@ func.func @ins(%a: tensor<8xf32>, %v: f32, %i: index, %j: index) -> (tensor<8xf3
 }
 """
 
+# a writable argument filled, then read as it was: the definition is a block argument
+WRITABLE_ARG = """
+func.func @w(%a: tensor<8xf32> {bufferization.writable = true}, %v: f32, %i: index) -> (tensor<8xf32>, f32) {
+  %f = linalg.fill ins(%v : f32) outs(%a : tensor<8xf32>) -> tensor<8xf32>
+  %x = tensor.extract %a[%i] : tensor<8xf32>
+  return %f, %x : tensor<8xf32>, f32
+}
+"""
+
 
 def _analysis(options: str) -> str:
     return (
@@ -210,6 +219,12 @@ def test_every_copy_has_a_conflict_on_the_first_payload() -> None:
     assert [m.data for m in write.attributes[INPLACE_ATTR].data] == ["true", "false"]
 
 
+def test_a_block_argument_definition() -> None:
+    text = ours(WRITABLE_ARG, ", print_conflicts = true")
+    assert conflicts(text) == [("tensor.extract 0", "linalg.fill 1", "func.func bbArg 0")]
+    assert boundaries(text) == ([["read"]], [])  # the fill writes a copy: only read
+
+
 def test_no_conflict_no_marker() -> None:
     text = ours(BOUNDARIES, ", print_conflicts = true")
     assert conflicts(text) == [] and "C_" not in text
@@ -273,8 +288,8 @@ def test_the_options_are_ignored_when_bufferizing() -> None:
 @pytest.mark.skipif(not IREE, reason="iree-opt not installed")
 @pytest.mark.parametrize(
     "payload",
-    [READ_AFTER_WRITE, BOUNDARIES, PAYLOAD, LOOP],
-    ids=["raw", "tile-loop", "two-generics", "reduction-loop"],
+    [READ_AFTER_WRITE, BOUNDARIES, PAYLOAD, LOOP, WRITABLE_ARG],
+    ids=["raw", "tile-loop", "two-generics", "reduction-loop", "writable-arg"],
 )
 def test_same_markers_as_iree_opt(payload: str, tmp_path) -> None:
     """iree-opt's `bufferization.access`, `__equivalent_func_args__` and alias sets are
