@@ -4,6 +4,7 @@ matmul_mmt4d_parallel.mlir vs OpenBLAS, IREE and the FMA peak, in one run.
 
     python scripts/bench_mmt4d.py [--trials 30] [--par-trials 20] [--mmt4d-trials 20] [--shapes 512 1024 384x1000x256]
     python scripts/bench_mmt4d.py --stored --stat min --rounds 15      # STORED_KNOBS, no tuning
+    python scripts/bench_mmt4d.py --stored --par-trials 0 --mmt4d-trials 0 --no-iree --stat min --timer cpu  # loaded machine
     python scripts/bench_mmt4d.py --shapes 512 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
         --par-trials 0 --fixed-par --mmt4d-trials 0 --stat min --rounds 9    # 2 threads: FIXED_PAR
     python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
@@ -52,6 +53,7 @@ from bench_matmul import (
     parse_shape,
     tune,
 )
+from bench_templates import cpu_call_seconds, cpu_fma_peak_gflops
 
 import xlinalg
 from xlinalg.backend.peak import measure_fma_peak_gflops
@@ -149,13 +151,23 @@ def _interleaved(runners: dict, rounds: int, stat: str) -> dict[str, float]:  # 
     return {key: pick(v) for key, v in times.items()}
 
 
-def _blas_runner(a: np.ndarray, b: np.ndarray, threads: int):  # type: ignore[no-untyped-def]
+def _blas_runner(a: np.ndarray, b: np.ndarray, threads: int, cpu: bool = False):  # type: ignore[no-untyped-def]
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
 
     def run() -> float:
         with threadpool_limits(limits=threads, user_api="blas"):
+            if cpu:  # one thread: OpenBLAS runs in this thread, its CPU time is the call's
+                return cpu_call_seconds(lambda: np.matmul(a, b, out=out), 7)
             return median_seconds(lambda: _time_blas(a, b, out), 7)
     return run
+
+
+def _cpu_kernel_runner(kernel: xlinalg.Kernel, a: np.ndarray, b: np.ndarray):  # type: ignore[no-untyped-def]
+    """`--timer cpu`: the fastest call in this thread's CPU time (time slices of other jobs
+    on a shared machine not counted), on arguments prepared once as `Kernel.time` does."""
+    fn = kernel._fn
+    prepared = fn.prepare(a, b)
+    return lambda: cpu_call_seconds(lambda: fn.repeat_prepared(prepared, 1), 7)
 
 
 def main() -> int:
@@ -173,6 +185,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds")
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="per column over the rounds: median, or min (fastest round) on a shared machine")
+    parser.add_argument("--timer", choices=("wall", "cpu"), default="wall",
+                        help="cpu: ours 1T, BLAS 1T and the peak in this thread's CPU time (loaded machine)")
     parser.add_argument("--knobs", type=_knobs, action="append", default=None,
                         help="fixed knobs of matmul_mmt4d.mlir instead of tuning, e.g. [1024:]m0=8,n0=32,tm1=8,"
                              "tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 (repeatable, SHAPE: for one shape)")
@@ -189,7 +203,8 @@ def main() -> int:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     iree = None if args.no_iree else _iree_module()
 
-    peaks = [measure_fma_peak_gflops() for _ in range(3)]
+    cpu = args.timer == "cpu"
+    peaks = [cpu_fma_peak_gflops() if cpu else measure_fma_peak_gflops() for _ in range(3)]
     peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
     print(f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
     header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | {'BLAS 2T':>8} | "
@@ -209,8 +224,9 @@ def main() -> int:
         chosen.append(f"  {m}x{n}x{k} 1T: {','.join(f'{key}={v}' for key, v in knobs1.items())}")
         a, b = one.make_inputs(seed=1)
         assert one.check(a, b).ok
-        runners = {"1T": lambda kernel=one, a=a, b=b: kernel.time(a, b).median_s,
-                   "blas1": _blas_runner(a, b, 1), "blas2": _blas_runner(a, b, 2)}
+        runners = {"1T": _cpu_kernel_runner(one, a, b) if cpu else lambda kernel=one, a=a, b=b: kernel.time(
+                       a, b).median_s,
+                   "blas1": _blas_runner(a, b, 1, cpu), "blas2": _blas_runner(a, b, 2)}
         par_fixed = _fixed(args.par_knobs, shape)
         if par_fixed is None and args.fixed_par:
             par_fixed = FIXED_PAR.get(shape)
