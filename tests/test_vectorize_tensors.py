@@ -14,6 +14,7 @@ import pytest
 from xdsl.context import Context
 
 import xlinalg
+from xlinalg.errors import TransformFailure
 from xlinalg.lowering.bufferize import OneShotBufferizePass
 
 TESTED_OPS = [
@@ -373,3 +374,49 @@ def test_masked_tensor_transfers_match_iree_opt(tmp_path: Path) -> None:
     assert sorted(m.groups() for m in MASKED_TRANSFER.finditer(ours)) == theirs
     x, y, o = _rand(5, 11), _rand(5, 11), _rand(5, 11)
     np.testing.assert_array_equal(xlinalg.compile(ADD_GENERIC, schedule)(x, y, o), x + y)
+
+
+PAD = """
+func.func @f(%x: tensor<?x13xf32>, %h: index) -> tensor<?x16xf32> {
+  %cst = arith.constant 7.0 : f32
+  %p = tensor.pad %x low[0, 0] high[%h, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<?x13xf32> to tensor<?x16xf32>
+  return %p : tensor<?x16xf32>
+}
+"""
+VECTORIZE_PAD = """
+    %p = transform.structured.match ops{["tensor.pad"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %p vector_sizes [8, 16] : !transform.any_op
+"""
+
+
+@pytest.mark.parametrize("rows,high", [(5, 3), (1, 0), (8, 0)])
+def test_vectorize_pad(rows: int, high: int) -> None:
+    """tensor.pad → masked read with the padding value + write into tensor.empty (upstream's
+    vectorizeAsTensorPadOp)."""
+    text = str(xlinalg.apply_schedule(xlinalg.parse(PAD), _schedule(VECTORIZE_PAD)))
+    assert "tensor.pad" not in text and "tensor.empty" in text
+    assert "vector.transfer_read %x[%8, %8], %cst {in_bounds = [true, true]}" in text
+    x = _rand(rows, 13)
+    got = xlinalg.compile(PAD, _schedule(VECTORIZE_PAD))(x, high)
+    np.testing.assert_array_equal(got, np.pad(x, ((0, high), (0, 3)), constant_values=7.0))
+
+
+def test_vectorize_static_pad_without_sizes_and_failures() -> None:
+    static = PAD.replace("?x13", "5x13").replace("?x16", "8x16").replace("high[%h, 3]", "high[3, 3]")
+    body = VECTORIZE_PAD.replace(" vector_sizes [8, 16]", "")
+    x = _rand(5, 13)
+    got = xlinalg.compile(static, _schedule(body))(x, 0)
+    np.testing.assert_array_equal(got, np.pad(x, ((0, 3), (0, 3)), constant_values=7.0))
+    for payload, sizes, message in [
+        (PAD, "", "dynamic shape without vector sizes"),
+        (PAD.replace("low[0, 0]", "low[1, 0]").replace("tensor<?x16xf32>", "tensor<?x16xf32>"),
+         " vector_sizes [8, 16]", "zero low padding"),
+        (PAD, " vector_sizes [8, 8]", "smaller than the static size 16"),
+    ]:
+        schedule = _schedule(VECTORIZE_PAD.replace(" vector_sizes [8, 16]", sizes))
+        with pytest.raises(TransformFailure, match=message) as info:
+            xlinalg.apply_schedule(xlinalg.parse(payload), schedule)
+        assert info.value.silenceable

@@ -136,10 +136,12 @@ class _Emitter:
         return self._zero
 
     def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
-             in_bounds: Sequence[bool]) -> SSAValue:
+             in_bounds: Sequence[bool], padding: SSAValue | None = None) -> SSAValue:
+        """Read `memref` (or a tensor); lanes out of bounds or masked off are `padding`
+        (default zero)."""
         mtype = memref.type
         assert isinstance(mtype, MemRefType | TensorType)
-        pad = self.add(_padding(mtype.element_type)).results[0]
+        pad = padding if padding is not None else self.add(_padding(mtype.element_type)).results[0]
         mask = self.mask_for(memref, vtype, perm, in_bounds)
         op = vector.TransferReadOp(
             memref,
@@ -353,9 +355,12 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     (neutral in contractions) and are not written.
     """
     from xlinalg.transforms.vectorize_conv import CONV_OPS, vectorize_conv
+    from xlinalg.transforms.vectorize_pad import vectorize_pad
 
     if op.name in CONV_OPS:  # convolutions: their own vectorizer
         return vectorize_conv(op, vector_sizes)
+    if isinstance(op, tensor.PadOp):  # upstream's vectorizeAsTensorPadOp
+        return vectorize_pad(op, vector_sizes)
     structured = check_vectorizable(op, vector_sizes)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
     body = _body(structured)
