@@ -26,6 +26,9 @@ broadcast map keep the out-of-bounds form (`in_bounds = false`), which the
 lowering masks the same way. `vector.mask` is lowered to masked transfers by
 `transform.vector.lower_mask` or by the lowering pipeline.
 
+`tensor.pad` has its own vectorizer (`vectorize_pad.py`), as have convolutions
+(`vectorize_conv.py`).
+
 On tensors (as upstream) the transfers read from and write into tensors: the
 `vector.transfer_write` into an `outs` tensor (or the `vector.mask` around it)
 returns the new tensor, which replaces the op's result; dynamic sizes of masks
