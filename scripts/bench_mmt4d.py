@@ -101,7 +101,7 @@ STORED_KNOBS: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 512, "rk": 4, "cache_order": 0, "reg_order": 1},
     (1024, 1024, 1024): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 1024, "rk": 4, "cache_order": 0,
                          "reg_order": 1},
-    (384, 1000, 256): {"m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 512, "rk": 4, "cache_order": 0, "reg_order": 0},
+    (384, 1000, 256): {"m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
 }
 
 
