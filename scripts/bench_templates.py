@@ -123,7 +123,7 @@ CASES = [
 FIXED = {
     # B's cache tile copied to a contiguous 256 × 16 buffer once per (batch, n tile)
     "batch_matmul.mlir": {"tile_m": 256, "tile_n": 16, "tile_k": 256, "reg_m": 16, "reg_n": 16,
-                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1},
+                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel": 0},
     "batch_mmt4d.mlir": {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
     "batch_matmul_mmt4d.mlir": {"m0": 8, "n0": 32, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4,
                                 "cache_order": 0, "reg_order": 0},

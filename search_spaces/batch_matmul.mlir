@@ -66,16 +66,33 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
       -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
-    transform.structured.vectorize %reg vector_sizes [%one, %rm, %rn, %rk]
-      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
-        !transform.param<i64>
-
+    // the k loop of the register block unrolled by 2 (before peeling, which consumes the
+    // loops around it)
     transform.tune.alternatives<"unroll_k"> {
       transform.yield
     }, {
       transform.loop.unroll %rl#2 factor = 2 : !transform.any_op
       transform.yield
     }
+
+    // peel = 1: partial register blocks (reg_m / reg_n not dividing M / N) peeled into
+    // loops of their own, so the main blocks have static sizes and no masks (8 × 250³
+    // with a 16 × 16 block: 0.49 -> 0.80 of the FMA peak, same-run medians). Upstream's
+    // loop.peel fails when the step divides the range: choose 0 for dividing shapes.
+    transform.tune.alternatives<"peel"> {
+      transform.yield
+    }, {
+      %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }
+    %blks = transform.structured.match ops{["linalg.batch_matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %blks vector_sizes [%one, %rm, %rn, %rk]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+        !transform.param<i64>
 
     %f = transform.structured.match ops{["func.func"]} in %root
       : (!transform.any_op) -> !transform.any_op

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 from support import REPO, bmm_payload
-from test_conv_perf import _innermost_fma_loop
+from test_conv_perf import _innermost_fma_loop, _innermost_fma_loops
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
@@ -118,3 +118,20 @@ def test_register_budget_prunes_the_spilling_blocks() -> None:
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is not None
     for reg_m, reg_n in ((16, 16), (8, 32), (4, 64), (6, 32)):
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is None
+
+
+@pytest.mark.parametrize("peel", [0, 1])
+def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
+    """M = N = 40 with 16 × 16 blocks: with peel = 1 every FMA loop (main blocks and the
+    peeled partial ones) is the plain block, at most one masked instruction (the B row
+    load of the partial cache tile's buffer view) and no stack access; with peel = 0 the
+    masked blocks spill and mask every A row. Both match NumPy."""
+    knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=64, tile_n=16, tile_k=64,
+                 peel=peel)
+    kernel = xlinalg.compile(bmm_payload(2, 40, 40, 32), schedule=BMM_SPACE, knobs=knobs)
+    loops = [body for body in _innermost_fma_loops(kernel._jit.asm(kernel.entry))
+             if any("vfmadd" in line for line in body)]
+    plain = [sum("{%k" in line for line in body) <= 1 and not any("rsp" in line for line in body)
+             for body in loops]
+    assert loops and all(plain) == bool(peel)
+    assert kernel.check(*kernel.make_inputs(seed=6)).ok
