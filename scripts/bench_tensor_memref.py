@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -119,6 +120,12 @@ def _compare(label: str, n: int, mem: xlinalg.Kernel, ten: xlinalg.Kernel,
           flush=True)
 
 
+def _into(kernel: xlinalg.Kernel, inputs: tuple[np.ndarray, ...], out: np.ndarray) -> np.ndarray:
+    """Run a memref kernel writing `out`; return `out`."""
+    kernel(*inputs, out)
+    return out
+
+
 def _matmuls(n: int, rounds: int, rng: np.random.Generator) -> None:
     a, b, c = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(3))
     for label, space, knobs in CONFIGS:
@@ -130,13 +137,8 @@ def _matmuls(n: int, rounds: int, rng: np.random.Generator) -> None:
             print(f"{n:>5} | {label:<17} | skipped: {str(err).splitlines()[0][-90:]}")
             continue
         out = c.copy()
-
-        def run_mem() -> np.ndarray:
-            mem(a, b, out)
-            return out
-
-        _compare(label, n, mem, ten, run_mem, lambda: ten(a, b, c.copy()), (a, b, out), (a, b, c),
-                 2.0 * n**3, rounds)
+        _compare(label, n, mem, ten, partial(_into, mem, (a, b), out), partial(ten, a, b, c.copy()),
+                 (a, b, out), (a, b, c), 2.0 * n**3, rounds)
 
 
 def _chain(n: int, rounds: int, rng: np.random.Generator) -> None:
@@ -145,13 +147,8 @@ def _chain(n: int, rounds: int, rng: np.random.Generator) -> None:
     mem = xlinalg.compile(CHAIN_MEMREF.format(n=n), CHAIN_SCHEDULE)
     ten = xlinalg.compile(tensor_payload, CHAIN_SCHEDULE)
     out = np.zeros_like(a)
-
-    def run_mem() -> np.ndarray:
-        mem(a, b, c, out)
-        return out
-
-    _compare("chain, vectorized", n, mem, ten, run_mem, lambda: ten(a, b, c), (a, b, c, out),
-             (a, b, c), 4.0 * 4 * n * n, rounds)
+    _compare("chain, vectorized", n, mem, ten, partial(_into, mem, (a, b, c), out),
+             partial(ten, a, b, c), (a, b, c, out), (a, b, c), 4.0 * 4 * n * n, rounds)
 
 
 def main() -> None:

@@ -53,8 +53,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.transforms.affine_utils import constant_index_value
 from xlinalg.transforms import vector_builders as vb
+from xlinalg.transforms.affine_utils import constant_index_value
 from xlinalg.transforms.decompose import _ints
 from xlinalg.transforms.vectorize import (
     _body,
