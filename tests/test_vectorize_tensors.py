@@ -420,3 +420,33 @@ def test_vectorize_static_pad_without_sizes_and_failures() -> None:
         with pytest.raises(TransformFailure, match=message) as info:
             xlinalg.apply_schedule(xlinalg.parse(payload), schedule)
         assert info.value.silenceable
+
+
+def test_vectorize_children_with_vectorize_padding() -> None:
+    """`vectorize_padding`: static tensor.pad ops are vectorized with the structured ops;
+    without it they are left alone (upstream)."""
+    payload = """
+func.func @f(%x: tensor<5x13xf32>) -> tensor<8x16xf32> {
+  %cst = arith.constant -1.0 : f32
+  %p = tensor.pad %x low[0, 0] high[3, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<5x13xf32> to tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.exp ins(%p : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+"""
+    body = """
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f ATTRS : (!transform.any_op) -> !transform.any_op
+"""
+    plain = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body.replace("ATTRS", ""))))
+    assert "tensor.pad" in plain and "linalg.exp" not in plain
+    schedule = _schedule(body.replace("ATTRS", "{vectorize_padding}"))
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
+    assert "tensor.pad" not in text and "linalg.exp" not in text
+    x = _rand(5, 13)
+    got = xlinalg.compile(payload, schedule)(x)
+    np.testing.assert_allclose(got, np.exp(np.pad(x, ((0, 3), (0, 3)), constant_values=-1.0)),
+                               rtol=1e-6)

@@ -86,13 +86,22 @@ def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTran
 
 @register(VectorizeChildrenAndApplyPatternsOp, consumes=lambda op: [op.target])
 def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: Interpreter) -> None:
+    """Vectorize the structured ops inside the targets (and, with `vectorize_padding`, the
+    `tensor.pad` ops of static shape, as upstream's pad vectorization patterns)."""
+    from xdsl.dialects import tensor
+
     from xlinalg.transforms.vectorize import check_vectorizable, vectorize
+    from xlinalg.transforms.vectorize_pad import check_pad_vectorizable
 
     targets = _isolated(op, interp)
     for target in targets:
-        for inner in [o for o in target.walk() if isinstance(o, StructuredOpInterface)]:
+        for inner in [o for o in target.walk() if isinstance(o, StructuredOpInterface)
+                      or (op.vectorize_padding is not None and isinstance(o, tensor.PadOp))]:
             try:
-                check_vectorizable(inner)
+                if isinstance(inner, tensor.PadOp):
+                    check_pad_vectorizable(inner, None)
+                else:
+                    check_vectorizable(inner)
             except TransformFailure:
                 continue  # upstream: ops that cannot be vectorized are left alone
             vectorize(inner)
