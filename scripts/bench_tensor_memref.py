@@ -9,7 +9,8 @@ into the caller's buffer), each compiled with the same schedule: two
 hoist, lower to FMAs; on tensors the vectorizer writes tensor transfers, the C block
 is hoisted out of the k loop by `hoist_redundant_tensor_subsets` instead of
 `hoist_redundant_vector_transfers` -- the only difference, see `_on_tensors` -- and
-bufferization comes after the schedule). Then the elementwise chain
+bufferization comes after the schedule), and the same on 2 threads (`matmul_parallel.mlir`:
+`scf.forall` with `shared_outs` on tensors). Then the elementwise chain
 `relu((a + b) * c)` of `examples/elementwise_chain.mlir` (n x n) on tensors and on
 memrefs, each op tiled into rows of 16 lanes and vectorized (`vectorize on rows`).
 Printed: whether the results are equal (bit for bit: the same operations in the same
@@ -52,6 +53,10 @@ CONFIGS = [
                                         "reg_n": 32, "unroll_n": 0, "cache_order": 1, "micro_order": 1}),
     ("vectorize", "matmul_vectorize.mlir", {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 6,
                                             "reg_n": 32, "reg_k": 1, "cache_order": 0, "unroll_k": 0}),
+    ("vectorize 2 thr.", "matmul_parallel.mlir", {"threads": 2, "parallel_dim": 0, "tile_m": 64,
+                                                  "tile_n": 128, "tile_k": 128, "reg_m": 6,
+                                                  "reg_n": 32, "reg_k": 1, "cache_order": 0,
+                                                  "unroll_k": 0}),
 ]
 CHAIN_TENSOR = (ROOT / "examples" / "elementwise_chain.mlir").read_text()
 CHAIN_MEMREF = """
