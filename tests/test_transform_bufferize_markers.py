@@ -168,6 +168,13 @@ def conflicts(text: str) -> list[tuple[str, str, str]]:
     return sorted((c["READ"], c["CONFL-WRITE"], c["DEF"]) for c in found.values())
 
 
+def blamed_writes(text: str) -> list[tuple[str, str]]:
+    """Per conflict, (writing op, defining op): the part upstream reports
+    deterministically (which of several later reads it names follows the order of a
+    hash set of uses, so it varies between iree-opt runs)."""
+    return sorted((write, definition) for _, write, definition in conflicts(text))
+
+
 def alias_sets(text: str) -> dict[tuple[int, str], list]:
     """(op position, attribute) -> the alias sets as sets of definition positions."""
     names = _ordinals(text)
@@ -293,14 +300,14 @@ def test_the_options_are_ignored_when_bufferizing() -> None:
 )
 def test_same_markers_as_iree_opt(payload: str, tmp_path) -> None:
     """iree-opt's `bufferization.access`, `__equivalent_func_args__` and alias sets are
-    ours; its conflicts are ours where both analyses blame the same operands
-    (READ_AFTER_WRITE, BOUNDARIES)."""
+    ours; its conflicts (written and defining operands: blamed_writes) are ours where
+    both analyses copy the same operand (all but PAYLOAD)."""
     options = ", print_conflicts = true, dump_alias_sets = true"
     mine, upstream = ours(payload, options), theirs(payload, options, tmp_path)
     assert boundaries(mine) == boundaries(upstream)
     assert alias_sets(mine) == alias_sets(upstream)
     if payload is not PAYLOAD:
-        assert conflicts(mine) == conflicts(upstream)
+        assert blamed_writes(mine) == blamed_writes(upstream)
     else:  # upstream decides bottom-up: it blames the later write, the same copy
         assert len(conflicts(mine)) == len(conflicts(upstream)) == 1
 
@@ -313,14 +320,14 @@ def test_a_slice_written_in_place_same_conflicts_other_copy(tmp_path) -> None:
     keeps the slice a view of the filled tensor and copies the generic's output."""
     options = ", print_conflicts = true, dump_alias_sets = true"
     mine, upstream = ours(INSERT, options), theirs(INSERT, options, tmp_path)
-    assert (
-        conflicts(mine)
-        == conflicts(upstream)
-        == [
-            ("tensor.extract 0", "linalg.generic 1", "linalg.fill result 0"),
-            ("tensor.extract 0", "tensor.insert_slice 1", "linalg.fill result 0"),
-        ]
-    )
+    assert conflicts(mine) == [
+        ("tensor.extract 0", "linalg.generic 1", "linalg.fill result 0"),
+        ("tensor.extract 0", "tensor.insert_slice 1", "linalg.fill result 0"),
+    ]
+    assert blamed_writes(mine) == blamed_writes(upstream)
+    # upstream names either later read of the filled tensor (varies between runs)
+    reads = {read for read, _, _ in conflicts(upstream)}
+    assert reads <= {"tensor.extract 0", "tensor.insert_slice 1"}
     assert boundaries(mine) == boundaries(upstream)
     at = _ordinals(mine)
     slice_set = next(
