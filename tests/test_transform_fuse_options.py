@@ -219,28 +219,40 @@ _EXP_8x16 = """  %e = tensor.empty() : tensor<8x16xf32>
     linalg.yield %s : f32
   } -> tensor<8x16xf32>
 """
-_EXP_8x4x4 = _EXP_8x16.replace("8x16xf32", "8x4x4xf32").replace(
-    "affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1, d2) -> (d0, d1, d2)>"
-).replace('["parallel", "parallel"]', '["parallel", "parallel", "parallel"]')
+_EXP_8x4x4 = (
+    _EXP_8x16.replace("8x16xf32", "8x4x4xf32")
+    .replace("affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1, d2) -> (d0, d1, d2)>")
+    .replace('["parallel", "parallel"]', '["parallel", "parallel", "parallel"]')
+)
 _DOUBLE_8x4x4 = (
-    _EXP_8x4x4.replace("%e ", "%e2 ").replace("%e)", "%e2)").replace("%p =", "%c =")
-    .replace("ins(%a", "ins(%r").replace("math.exp %x", "arith.addf %x, %x")
+    _EXP_8x4x4.replace("%e ", "%e2 ")
+    .replace("%e)", "%e2)")
+    .replace("%p =", "%c =")
+    .replace("ins(%a", "ins(%r")
+    .replace("math.exp %x", "arith.addf %x, %x")
 )
 _DOUBLE_8x16 = (
-    _EXP_8x16.replace("%e ", "%e2 ").replace("%e)", "%e2)").replace("%p =", "%c =")
-    .replace("ins(%a", "ins(%r").replace("math.exp %x", "arith.addf %x, %x")
+    _EXP_8x16.replace("%e ", "%e2 ")
+    .replace("%e)", "%e2)")
+    .replace("%p =", "%c =")
+    .replace("ins(%a", "ins(%r")
+    .replace("math.exp %x", "arith.addf %x, %x")
 )
 # exp on 8x16, expanded to 8x4x4, doubled
 EXPANDED = (
-    "func.func @f(%a: tensor<8x16xf32>) -> tensor<8x4x4xf32> {\n" + _EXP_8x16
+    "func.func @f(%a: tensor<8x16xf32>) -> tensor<8x4x4xf32> {\n"
+    + _EXP_8x16
     + "  %r = tensor.expand_shape %p [[0], [1, 2]] output_shape [8, 4, 4] : tensor<8x16xf32> into tensor<8x4x4xf32>\n"
-    + _DOUBLE_8x4x4 + "  return %c : tensor<8x4x4xf32>\n}\n"
+    + _DOUBLE_8x4x4
+    + "  return %c : tensor<8x4x4xf32>\n}\n"
 )
 # exp on 8x4x4, collapsed to 8x16, doubled
 COLLAPSED = (
-    "func.func @f(%a: tensor<8x4x4xf32>) -> tensor<8x16xf32> {\n" + _EXP_8x4x4
+    "func.func @f(%a: tensor<8x4x4xf32>) -> tensor<8x16xf32> {\n"
+    + _EXP_8x4x4
     + "  %r = tensor.collapse_shape %p [[0], [1, 2]] : tensor<8x4x4xf32> into tensor<8x16xf32>\n"
-    + _DOUBLE_8x16 + "  return %c : tensor<8x16xf32>\n}\n"
+    + _DOUBLE_8x16
+    + "  return %c : tensor<8x16xf32>\n}\n"
 )
 
 
@@ -281,7 +293,9 @@ def test_apply_cleanup_fuses_through_an_expand_shape() -> None:
         ([2, 4], False, None),  # a dynamic offset into a 4x4 group: left alone, as upstream
     ],
 )
-def test_apply_cleanup_through_a_collapse_shape(tiles: list[int], fused: bool, tile: str | None) -> None:
+def test_apply_cleanup_through_a_collapse_shape(
+    tiles: list[int], fused: bool, tile: str | None
+) -> None:
     body = _fuse_reshaped(tiles)
     module = apply(COLLAPSED, body)
     assert structured_in_loops(module) == ((2, 0) if fused else (1, 1))
@@ -307,6 +321,49 @@ def test_collapse_group_slices() -> None:
     assert _collapse_group(builder, [2, 3, 4], 2, 4) is None  # crosses a row of 4
     assert _collapse_group(builder, [2, 3, 4], 8, 8) is None  # rows 2..3 of 3: wraps
     assert _collapse_group(builder, [1, 8, 1], 3, 2) == ([0, 3, 0], [1, 2, 1])
+
+
+def _dynamic_rows(payload: str) -> str:
+    """`payload` with a dynamic first dimension (tensor<?x...>, sizes from `%a`)."""
+    return (
+        payload.replace("tensor<8x", "tensor<?x")
+        .replace(
+            "  %e = tensor.empty() : tensor<?x16xf32>",
+            "  %c0 = arith.constant 0 : index\n  %n = tensor.dim %a, %c0 : tensor<?x16xf32>\n"
+            "  %e = tensor.empty(%n) : tensor<?x16xf32>",
+        )
+        .replace("%e2 = tensor.empty() :", "%e2 = tensor.empty(%n) :")
+        .replace("output_shape [8, 4, 4]", "output_shape [%n, 4, 4]")
+    )
+
+
+def test_dynamic_shapes_fuse_through_an_expand_shape_without_a_second_producer() -> None:
+    """On dynamic rows the consumer's loop bound is a `tensor.dim` of the expanded
+    producer; it is resolved (to the output shape of the expand_shape) so the untiled
+    producer is erased, not computed a second time (as upstream's canonicalization)."""
+    payload = _dynamic_rows(EXPANDED)
+    body = _fuse_reshaped([3, 1, 0])
+    module = apply(payload, body)
+    assert structured_in_loops(module) == (2, 0)
+    assert count(module, tensor.ExpandShapeOp) == 1
+    a = np.asarray(np.random.default_rng(2).random((7, 16)), dtype=np.float32)
+    got = xlinalg.compile(payload, schedule=schedule(body), entry="f")(a)
+    np.testing.assert_allclose(got, (2 * np.exp(a)).reshape(7, 4, 4), rtol=1e-5)
+
+
+def test_dynamic_shapes_fuse_a_direct_producer_once() -> None:
+    payload = _dynamic_rows(
+        "func.func @f(%a: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+        + _EXP_8x16
+        + _DOUBLE_8x16.replace("ins(%r", "ins(%p")
+        + "  return %c : tensor<8x16xf32>\n}\n"
+    )
+    body = _fuse_reshaped([3, 4])
+    module = apply(payload, body)
+    assert structured_in_loops(module) == (2, 0)
+    a = np.asarray(np.random.default_rng(3).random((7, 16)), dtype=np.float32)
+    got = xlinalg.compile(payload, schedule=schedule(body), entry="f")(a)
+    np.testing.assert_allclose(got, 2 * np.exp(a), rtol=1e-5)
 
 
 # ------------------------------------------------------------------ same as upstream

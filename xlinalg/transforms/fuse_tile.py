@@ -38,6 +38,7 @@ from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.affine_utils import IndexBuilder
 from xlinalg.transforms.fuse import check_fusable_result, erase_if_dead, tile_producer_at_slice
 from xlinalg.transforms.fuse_cleanup import cleanup_slice
+from xlinalg.transforms.fuse_dims import resolve_result_dims
 from xlinalg.transforms.fuse_slices import (
     as_slice_result,
     has_unit_strides,
@@ -174,6 +175,9 @@ def tile_and_fuse(
         candidates.extend(
             o.owner for o in tile.operands if isinstance(o.owner, tensor.ExtractSliceOp)
         )
+    for producer in producers:  # dynamic loop bounds may still read the untiled producer
+        if producer.parent is not None:
+            resolve_result_dims(producer)
     erase_if_dead(producers)
     return FuseResult(tiled_op, loops, fused)
 
