@@ -224,20 +224,21 @@ _EXP_8x4x4 = (
     .replace("affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1, d2) -> (d0, d1, d2)>")
     .replace('["parallel", "parallel"]', '["parallel", "parallel", "parallel"]')
 )
-_DOUBLE_8x4x4 = (
-    _EXP_8x4x4.replace("%e ", "%e2 ")
-    .replace("%e)", "%e2)")
-    .replace("%p =", "%c =")
-    .replace("ins(%a", "ins(%r")
-    .replace("math.exp %x", "arith.addf %x, %x")
-)
-_DOUBLE_8x16 = (
-    _EXP_8x16.replace("%e ", "%e2 ")
-    .replace("%e)", "%e2)")
-    .replace("%p =", "%c =")
-    .replace("ins(%a", "ins(%r")
-    .replace("math.exp %x", "arith.addf %x, %x")
-)
+
+
+def _doubled(producer: str) -> str:
+    """The consumer of a reshaped producer `%r`: 2 * %r, same shape as `producer`."""
+    return (
+        producer.replace("%e ", "%e2 ")
+        .replace("%e)", "%e2)")
+        .replace("%p =", "%c =")
+        .replace("ins(%a", "ins(%r")
+        .replace("math.exp %x", "arith.addf %x, %x")
+    )
+
+
+_DOUBLE_8x4x4 = _doubled(_EXP_8x4x4)
+_DOUBLE_8x16 = _doubled(_EXP_8x16)
 # exp on 8x16, expanded to 8x4x4, doubled
 EXPANDED = (
     "func.func @f(%a: tensor<8x16xf32>) -> tensor<8x4x4xf32> {\n"
