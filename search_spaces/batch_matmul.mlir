@@ -75,11 +75,18 @@ module attributes {transform.with_named_sequence} {
       transform.yield
     }
 
-    // peel = 1: partial register blocks (reg_m / reg_n not dividing M / N) peeled into
-    // loops of their own, so the main blocks have static sizes and no masks (8 × 250³
-    // with a 16 × 16 block: 0.49 -> 0.80 of the FMA peak, same-run medians). Upstream's
-    // loop.peel fails when the step divides the range: choose 0 for dividing shapes.
+    // peel = 1 (m) / 2 (n, then m): partial register blocks (reg_m / reg_n not dividing
+    // M / N) peeled into loops of their own, so the main blocks have static sizes and no
+    // masks (8 × 250³ with a 16 × 16 block: 0.49 -> 0.80 of the FMA peak, same-run
+    // medians). Each peeled loop adds masked copies of the block (compile time): peel n
+    // only when tile_n > reg_n (with tile_n = reg_n the n extent is the cache tile's,
+    // partial anyway). Upstream's loop.peel fails when the step divides the range:
+    // choose 0 for dividing shapes.
     transform.tune.alternatives<"peel"> {
+      transform.yield
+    }, {
+      %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
       transform.yield
     }, {
       %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">

@@ -95,7 +95,9 @@ def test_batch_mmt4d_block_is_16_fmas_per_k_step_without_spills() -> None:
 
 
 def test_fixed_knobs_lie_in_the_spaces() -> None:
-    for space_file, knobs in bench_templates.FIXED.items():
+    space_of_row = {case[0]: case[3] for case in bench_templates.CASES}
+    rows = [(space_of_row[row], knobs) for row, knobs in bench_templates.FIXED_BY_ROW.items()]
+    for space_file, knobs in [*bench_templates.FIXED.items(), *rows]:
         text = (REPO / "search_spaces" / space_file).read_text()
         assert xlinalg.resolve_knobs(text, knobs)
         assert first_violated(parse_constraints(text), knobs) is None
@@ -120,10 +122,10 @@ def test_register_budget_prunes_the_spilling_blocks() -> None:
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is None
 
 
-@pytest.mark.parametrize("peel", [0, 1])
+@pytest.mark.parametrize("peel", [0, 1, 2])
 def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
-    """M = N = 40 with 16 × 16 blocks: with peel = 1 every FMA loop (main blocks and the
-    peeled partial ones) is the plain block, at most one masked instruction (the B row
+    """M = N = 40 with 16 × 16 blocks: with peel = 1 (m) or 2 (n and m) every FMA loop (main
+    blocks and the peeled partial ones) is the plain block, at most one masked instruction (the B row
     load of the partial cache tile's buffer view) and no stack access; with peel = 0 the
     masked blocks spill and mask every A row. Both match NumPy."""
     knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=64, tile_n=16, tile_k=64,

@@ -27,7 +27,7 @@ KNOBS = [
     # B's cache tile copied to a local buffer (partial tiles on the odd shape: a dynamic view
     # of the buffer), M in one cache tile
     {"tile_m": 256, "tile_n": 16, "tile_k": 64, "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 1,
-     "unroll_k": 0, "pack_b": 1, "peel": 1},
+     "unroll_k": 0, "pack_b": 1, "peel": 2},
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 0,
      "unroll_k": 1, "pack_b": 1, "peel": 0},
 ]
