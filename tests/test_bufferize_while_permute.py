@@ -200,3 +200,51 @@ def test_dynamic_tensor_of_unknown_size_forwarded_at_another_type_is_a_clear_err
     with pytest.raises(xlinalg.errors.LoweringError,
                        match="forwards at position 0 .* sizes not known before the loop"):
         xlinalg.compile(text, entry="f")
+
+
+GROWING = """
+func.func @f(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.while (%a = %x, %i = %c0) : (tensor<?xf32>, index) -> (tensor<?xf32>, index) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %a, %i : tensor<?xf32>, index
+  } do {
+  ^bb0(%b: tensor<?xf32>, %j: index):
+    %k = arith.addi %j, %c1 : index
+    %e = tensor.empty(%k) : tensor<?xf32>
+    %z = arith.constant 4.0 : f32
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %f, %k : tensor<?xf32>, index
+  }
+  return %r#0 : tensor<?xf32>
+}
+"""
+
+
+def test_carried_tensor_changing_sizes_is_a_clear_error() -> None:
+    """One buffer per carried position, of the init's sizes: a yielded tensor of sizes
+    computed in the loop would have been copied into it (wrong numbers before)."""
+    with pytest.raises(xlinalg.errors.LoweringError,
+                       match="carried at position 0 may change sizes between iterations"):
+        xlinalg.compile(GROWING, entry="f")
+    in_place = GROWING.replace("outs(%e : tensor<?xf32>)", "outs(%b : tensor<?xf32>)")
+    got = xlinalg.compile(in_place, entry="f")(np.arange(6, dtype=np.float32), 2)
+    np.testing.assert_array_equal(got, np.full(6, 4.0, np.float32))
+
+
+def test_for_loop_carried_tensor_changing_sizes_is_a_clear_error() -> None:
+    text = """
+func.func @f(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<?xf32>) {
+    %k = arith.addi %i, %c1 : index
+    %e = tensor.empty(%k) : tensor<?xf32>
+    scf.yield %e : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+"""
+    with pytest.raises(xlinalg.errors.LoweringError, match="may change sizes between iterations"):
+        xlinalg.compile(text, entry="f")

@@ -15,7 +15,7 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | `vector.transfer_read` / `transfer_write` on tensors (also in `vector.mask`) | see `transfer.py`: the transfer on the buffer; a write is destination-style (its tensor operand is the destination) |
 | `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
 | ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
-| `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it |
+| `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it (a dynamically shaped one must have that buffer's sizes: the carried tensor or computed in place into it, else a `LoweringError`, see `parallel_copies.check_carried_sizes`) |
 | `scf.if` yielding tensors | rebuilt with memref results: each branch yields a new buffer holding a copy of its value (freed at the end of the enclosing block unless returned) |
 | `scf.while` carrying tensors | like `scf.for`: one buffer per loop-carried tensor (the before argument, what `scf.condition` forwards at the same position, the after argument, the result); other buffers are copied into it; a tensor the condition forwards to a position of another type gets a buffer of its own, allocated before the loop (see `parallel_copies.py`; a dynamically shaped one whose sizes are computed in the loop is a `LoweringError`) |
 | `func.call` with tensors | the callee is bufferized first; tensor arguments pass their (identity-layout) buffers, read-only in the callee; static tensor results are written into buffers allocated at the call (the callee's result-buffer arguments); a dynamically shaped result is a `LoweringError` (calls with memref results do not lower to LLVM yet) |
@@ -101,7 +101,11 @@ from xlinalg.lowering.bufferize.creation import (
 from xlinalg.lowering.bufferize.dead_tensor_ops import erase_shape_only_ops
 from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
-from xlinalg.lowering.bufferize.parallel_copies import copy_in_parallel, forwarded_buffer
+from xlinalg.lowering.bufferize.parallel_copies import (
+    check_carried_sizes,
+    copy_in_parallel,
+    forwarded_buffer,
+)
 from xlinalg.lowering.bufferize.transfer import TRANSFER_OPS, bufferize_transfer_op
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
@@ -637,8 +641,13 @@ class _FunctionBufferizer:
     def _condition(self, op: scf.ConditionOp) -> None:
         loop = op.parent_op()
         assert isinstance(loop, scf.WhileOp)
-        copy_in_parallel(self, [(value, loop.after_region.block.args[j]) for j, value in enumerate(op.args)
-                                if isinstance(value.type, TensorType)], op)
+        before, after = loop.before_region.block.args, loop.after_region.block.args
+        pairs = [(value, after[j]) for j, value in enumerate(op.args) if isinstance(value.type, TensorType)]
+        for value, arg in pairs:
+            j = arg.index  # type: ignore[attr-defined]
+            if j < len(before) and self.buf[arg] is self.buf.get(before[j]):  # the carried buffer
+                check_carried_sizes(self, loop, value, j, op)
+        copy_in_parallel(self, pairs, op)
         self.conditions.append(op)
 
     def _yield_from_if(self, op: scf.YieldOp) -> None:
@@ -701,15 +710,19 @@ class _FunctionBufferizer:
             self._yield_from_if(op)
             return
         if isinstance(loop, scf.WhileOp):
-            copy_in_parallel(self, [(value, arg) for value, arg in zip(op.operands, loop.before_region.block.args)
-                                    if isinstance(value.type, TensorType)], op)
+            pairs = [(value, arg) for value, arg in zip(op.operands, loop.before_region.block.args)
+                     if isinstance(value.type, TensorType)]
+            for value, arg in pairs:
+                check_carried_sizes(self, loop, value, arg.index, op)  # type: ignore[attr-defined]
+            copy_in_parallel(self, pairs, op)
             self.yields.append(op)
             return
         if not isinstance(loop, scf.ForOp):
             raise self._unsupported(op, f"tensors yielded from '{loop.name if loop else '?'}'")
-        for value, arg in zip(op.operands, loop.body.block.args[1:]):
+        for position, (value, arg) in enumerate(zip(op.operands, loop.body.block.args[1:])):
             if not isinstance(value.type, TensorType):
                 continue
+            check_carried_sizes(self, loop, value, position, op)
             source, target = self.buf[value], self.buf[arg]
             if source is target:
                 continue

@@ -106,6 +106,47 @@ def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None
     return None
 
 
+def check_carried_sizes(bufferizer: _FunctionBufferizer, loop: Operation, value: SSAValue,
+                        position: int, terminator: Operation) -> None:
+    """A dynamically shaped tensor copied into the loop-carried buffer at `position` (allocated
+    once, with the init's sizes) must have that buffer's sizes: it must be the init, a
+    block argument of the loop at that position, or computed in place into one (then
+    `_destination_of` leads there). Otherwise its sizes may change from one iteration to
+    the next, which one buffer per position cannot hold: a `LoweringError`."""
+    ttype = value.type
+    assert isinstance(ttype, TensorType)
+    if all(d >= 0 for d in ttype.get_shape()):
+        return
+    same: set[SSAValue] = set()
+    if isinstance(loop, scf.WhileOp):
+        same.update(loop.arguments[position:position + 1])
+        for block in (loop.before_region.block, loop.after_region.block):
+            same.update(block.args[position:position + 1])
+    elif isinstance(loop, scf.ForOp):
+        same.update((loop.iter_args[position], loop.body.block.args[1 + position]))
+    current: SSAValue | None = value
+    while current is not None:
+        if current in same:
+            return
+        if (isinstance(loop, scf.WhileOp) and isinstance(current, BlockArgument)
+                and current.owner is loop.after_region.block):
+            # an after argument lives in the before argument's buffer at its position, or in
+            # a buffer of the sizes of its shape source
+            k, before = current.index, loop.before_region.block.args
+            if k < len(before) and bufferizer.buf[current] is bufferizer.buf.get(before[k]):
+                current = before[k]
+            else:
+                source = _shape_source(loop, k)
+                current = source if isinstance(source, SSAValue) else None
+            continue
+        current = _destination_of(current)
+    raise bufferizer._unsupported(
+        terminator, f"the dynamically shaped tensor carried at position {position} may change "
+                    "sizes between iterations (it is not the loop's own tensor at that position "
+                    "or computed in place into it): each position has one buffer of the init's "
+                    "sizes")
+
+
 def copy_in_parallel(
     bufferizer: _FunctionBufferizer,
     pairs: Sequence[tuple[SSAValue, SSAValue]],
