@@ -28,9 +28,9 @@
 //
 // Fast settings on the five ResNet layers of issue 3 (scripts/bench_conv.py
 // STORED_KNOBS, from interleaved sweeps with 64-byte aligned arrays): 16-lane
-// blocks with reg_c = 16. One row of 7 or 8 pixels, C blocks of 64 (filter
-// packed when F <= 128) on 56x56, 28x28 and the strided layer; 2-D blocks over
-// a packed input with F blocks outermost on 14x14x256 (2 x 14) and 7x7x512
+// blocks. One row of 7 or 8 pixels, reg_c = 16, C blocks of 64 (filter packed
+// when F <= 128) on 56x56, 28x28 and the strided layer; 2-D blocks, reg_c = 8,
+// over a packed input with F blocks outermost on 14x14x256 (2 x 14) and 7x7x512
 // (4 x 7 = 28 FMAs per filter load instead of 7 for the old 1 x 7 x 32 block,
 // whose filter loads and input broadcasts all hit 2 L1 sets). reg_f = 48 leaves
 // a masked partial block whenever 48 does not divide F (all five layers: about

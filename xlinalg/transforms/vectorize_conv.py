@@ -1,5 +1,5 @@
-"""Vectorization of 1-D convolutions on memrefs or tensors (upstream `vectorizeConvolution`,
-the `Conv1DGenerator` of Vectorization.cpp).
+"""Vectorization of 1-D (and NHWC/HWCF 2-D) convolutions on memrefs or tensors (upstream
+`vectorizeConvolution`, the `Conv1DGenerator` of Vectorization.cpp).
 
 Upstream vectorizes only 1-D convolutions; 2-D ones are first decomposed
 (`transform.structured.decompose`, after tiling KH and OH to 1). As upstream,
@@ -26,6 +26,15 @@ lane dim and a W × N block of accumulators lives in registers, i.e. a
 register-blocked micro-kernel. Tile F to a multiple of the SIMD width and W
 so that W × F / lanes accumulators fit in the register file before
 vectorizing.
+
+`linalg.conv_2d_nhwc_hwcf` (loops n, oh, ow, f, kh, kw, c) is vectorized the
+same way without decomposing it first, an extension: an N x OH x OW block of
+accumulators, `acc[n][h][w] += broadcast(I[n, h*s0 + kh*d0, w*s1 + kw*d1, c]) *
+K[kh, kw, c]`, so a register block can span several output rows (tile OH, OW
+and F to the block, KH and KW to 1). A subview whose size operand is a constant
+(the full blocks of a peeled loop) counts as that size: its transfers are in
+bounds, as upstream's canonicalization makes them by folding the size into
+the type.
 
 `linalg.depthwise_conv_1d_nwc_wc` is vectorized the same way with the channel
 dim as lanes: `acc[n][w] = fma(I[n, w*s + kw*d], K[kw], acc[n][w])`.
