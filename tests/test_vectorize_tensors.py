@@ -19,6 +19,7 @@ from xlinalg.lowering.bufferize import OneShotBufferizePass
 
 TESTED_OPS = [
     "transform.structured.vectorize",
+    "transform.structured.masked_vectorize",
     "transform.structured.vectorize_children_and_apply_patterns",
     "transform.structured.hoist_redundant_tensor_subsets",
 ]
@@ -213,12 +214,13 @@ func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
 """
 
 
-def test_masked_vectorize_of_dynamic_tensors() -> None:
+@pytest.mark.parametrize("op", ["vectorize", "masked_vectorize"])
+def test_masked_vectorize_of_dynamic_tensors(op: str) -> None:
     """vector.mask around the tensor transfers, sizes from tensor.dim; the masked write
     returns the tensor (upstream's form)."""
-    schedule = _schedule("""
-    %g = transform.structured.match ops{["linalg.add"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %g vector_sizes [8, 16] : !transform.any_op
+    schedule = _schedule(f"""
+    %g = transform.structured.match ops{{["linalg.add"]}} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.{op} %g vector_sizes [8, 16] : !transform.any_op
 """)
     text = str(xlinalg.apply_schedule(xlinalg.parse(DYNAMIC), schedule))
     assert "tensor.dim %y" in text
