@@ -210,19 +210,25 @@ def test_transfer_inside_a_loop_keeps_its_buffer_at_the_entry() -> None:
     np.testing.assert_array_equal(b, want)
 
 
+PATTERNS = HEADER + """    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
+    } : !transform.any_op
+""" + FOOTER
+
+
+def _ours_and_iree_opt(payload: str) -> tuple[str, str]:
+    """The payload after the transfer_to_scf patterns: ours, and iree-opt's."""
+    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=payload + PATTERNS,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return str(xlinalg.apply_schedule(payload, PATTERNS)), proc.stdout.split("module attributes")[0]
+
+
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
 def test_loop_form_matches_iree_opt_structure() -> None:
     """Same loops and peeled transfers as iree-opt's transfer_to_scf patterns (upstream's
     buffer is a memref of vectors: its memref.store/load are our buffer transfers)."""
-    patterns = HEADER + """    transform.apply_patterns to %f {
-      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
-    } : !transform.any_op
-""" + FOOTER
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=MASKED + patterns,
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 0, proc.stderr
-    theirs = proc.stdout.split("module attributes")[0]
-    ours = str(xlinalg.apply_schedule(MASKED, patterns))
+    ours, theirs = _ours_and_iree_opt(MASKED)
 
     def payload_transfers(text: str) -> list[str]:
         return [line.split(":")[-1].strip() for line in text.splitlines()
@@ -241,15 +247,7 @@ def test_loop_form_matches_iree_opt_structure() -> None:
 def test_general_mask_buffers_match_iree_opt(payload: str) -> None:
     """Upstream keeps a general mask in a `memref<vector<...xi1>>` buffer per masked
     transfer; ours is an i8 buffer of the mask's shape: same loops, same buffers."""
-    patterns = HEADER + """    transform.apply_patterns to %f {
-      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
-    } : !transform.any_op
-""" + FOOTER
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=payload + patterns,
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 0, proc.stderr
-    theirs = proc.stdout.split("module attributes")[0]
-    ours = str(xlinalg.apply_schedule(payload, patterns))
+    ours, theirs = _ours_and_iree_opt(payload)
 
     def allocas(text: str, element: str) -> int:
         return sum("memref.alloca()" in line and f"x{element}>" in line for line in text.splitlines())
