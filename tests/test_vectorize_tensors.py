@@ -452,3 +452,17 @@ func.func @f(%x: tensor<5x13xf32>) -> tensor<8x16xf32> {
     got = xlinalg.compile(payload, schedule)(x)
     np.testing.assert_allclose(got, np.exp(np.pad(x, ((0, 3), (0, 3)), constant_values=-1.0)),
                                rtol=1e-6)
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+def test_vectorized_pad_matches_iree_opt(tmp_path: Path) -> None:
+    """The same masked read (padding value as padding) and masked write into tensor.empty."""
+    path = tmp_path / "pad.mlir"
+    path.write_text(PAD + _schedule(VECTORIZE_PAD))
+    proc = subprocess.run(["iree-opt", "--transform-interpreter", "--canonicalize", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    ours = str(xlinalg.apply_schedule(xlinalg.parse(PAD), _schedule(VECTORIZE_PAD)))
+    theirs = sorted(m.groups() for m in MASKED_TRANSFER.finditer(proc.stdout))
+    assert len(theirs) == 2 and "tensor.empty" in proc.stdout
+    assert sorted(m.groups() for m in MASKED_TRANSFER.finditer(ours)) == theirs
