@@ -64,6 +64,7 @@ from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
@@ -166,6 +167,25 @@ def _writable_arguments(fn: func.FuncOp) -> list[bool]:
         # `true` parses as an i1 IntegerAttr (BoolAttr is an alias of it).
         flags.append(isinstance(value, IntegerAttr) and bool(value.value.data))
     return flags + [False] * (count - len(flags))
+
+
+def _match_attribute_lists(fn: func.FuncOp, arguments: int, results: int) -> None:
+    """Keep `arg_attrs` / `res_attrs` one entry per argument / result after results
+    became trailing out-arguments: the printer zips them with the arguments, so a
+    shorter list silently dropped the new arguments from the printed signature."""
+    if fn.arg_attrs is not None and len(fn.arg_attrs.data) < arguments:
+        missing = arguments - len(fn.arg_attrs.data)
+        fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, *[DictionaryAttr({})] * missing])
+    if fn.res_attrs is not None and len(fn.res_attrs.data) != results:
+        from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
+
+        where = fn.attributes.get(RESULTS_FROM_ATTR)
+        kept = (
+            [i for i, w in enumerate(where.get_values()) if w < 0]
+            if isinstance(where, DenseArrayBase)
+            else list(range(results))
+        )
+        fn.res_attrs = ArrayAttr([fn.res_attrs.data[i] for i in kept][:results]) if kept else None
 
 
 # Called with (op, destination tensor, in place) for every in-place decision; used by
@@ -788,6 +808,7 @@ class _FunctionBufferizer:
             self.fn.function_type.outputs.data
         )
         self.fn.function_type = FunctionType.from_lists([a.type for a in block.args], outputs)
+        _match_attribute_lists(self.fn, len(block.args), len(outputs))
         if any(isinstance(t, MemRefType) for t in outputs):
             from xlinalg.lowering.to_llvm.signatures import OWNED_RESULTS_ATTR
 
