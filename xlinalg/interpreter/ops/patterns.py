@@ -100,14 +100,16 @@ def run_patterns(
     loop_cleanup: bool = False,
     dce: bool = True,
 ) -> None:
+    from xlinalg.context import make_context
     from xlinalg.transforms.canonicalize_loops import canonicalize_loops
 
+    ctx = make_context()  # folding needs one (the ops' folders build their constants)
     with tracking(interp, targets) as listener:
         for target in targets:
             if loop_cleanup:
                 canonicalize_loops(target)
             walker = PatternRewriteWalker(
-                GreedyRewritePatternApplier(patterns, folding_enabled=True),
+                GreedyRewritePatternApplier(patterns, ctx, folding_enabled=True),
                 post_walk_func=region_dce if dce else None,
                 listener=listener,
             )
