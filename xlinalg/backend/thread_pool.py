@@ -87,7 +87,7 @@ _IR = f"""
 @gen = internal global i32 0, align 64
 @sleepers = internal global i32 0, align 64
 @completed = internal global i32 0, align 64
-@caller_sleeping = internal global i32 0, align 64
+@caller_sleepers = internal global i32 0, align 64
 @job_fn = internal global ptr null, align 64
 @job_ctx = internal global ptr null, align 8
 @job_total = internal global i64 0, align 8
@@ -111,6 +111,20 @@ define internal void @futex_wait(ptr %word, i32 %expected) {{
 
 define internal void @futex_wake(ptr %word, i64 %count) {{
   %r = call i64 (i64, ...) @syscall(i64 {_FUTEX}, ptr %word, i64 {_FUTEX_WAKE}, i64 %count)
+  ret void
+}}
+
+; Wakes up to %count threads sleeping on *%word, if *%sleepers counts any (the system
+; call is skipped while everyone spins).
+define internal void @wake_sleepers(ptr %word, ptr %sleepers, i64 %count) {{
+entry:
+  %n = load atomic i32, ptr %sleepers seq_cst, align 4
+  %any = icmp ne i32 %n, 0
+  br i1 %any, label %wake, label %out
+wake:
+  call void @futex_wake(ptr %word, i64 %count)
+  br label %out
+out:
   ret void
 }}
 
@@ -152,11 +166,7 @@ run:
   %tell = and i1 %last, %worker
   br i1 %tell, label %wake, label %done
 wake:
-  %sleeping = load atomic i32, ptr @caller_sleeping seq_cst, align 4
-  %asleep = icmp ne i32 %sleeping, 0
-  br i1 %asleep, label %wake1, label %done
-wake1:
-  call void @futex_wake(ptr @completed, i64 1)
+  call void @wake_sleepers(ptr @completed, ptr @caller_sleepers, i64 1)
   br label %done
 done:
   %ran1 = add i64 %ran, 1
@@ -279,13 +289,7 @@ start:
   %t = or i64 %hi, %parts
   store atomic i64 %t, ptr @ticket seq_cst, align 8
   store atomic i32 %g, ptr @gen seq_cst, align 4
-  %sl = load atomic i32, ptr @sleepers seq_cst, align 4
-  %any = icmp ne i32 %sl, 0
-  br i1 %any, label %wake, label %mine
-wake:
-  call void @futex_wake(ptr @gen, i64 2147483647)
-  br label %mine
-mine:
+  call void @wake_sleepers(ptr @gen, ptr @sleepers, i64 2147483647)
   %ran = call i64 @participate(i32 %g, i1 false)
   br label %wait
 wait:
@@ -294,7 +298,7 @@ wait:
   %fin = icmp eq i64 %c64, %parts
   br i1 %fin, label %finished, label %wait1
 wait1:
-  %c1 = call i32 @await_change(ptr @completed, i32 %c, ptr @caller_sleeping)
+  %c1 = call i32 @await_change(ptr @completed, i32 %c, ptr @caller_sleepers)
   br label %wait
 finished:
   store atomic i32 0, ptr @lock release, align 4
@@ -340,7 +344,7 @@ out:
 define void @xl_pool_after_fork() {{
   store i64 0, ptr @nthreads, align 8
   store i32 0, ptr @sleepers, align 64
-  store i32 0, ptr @caller_sleeping, align 64
+  store i32 0, ptr @caller_sleepers, align 64
   store i32 0, ptr @lock, align 64
   ret void
 }}
