@@ -19,8 +19,9 @@ Protocol (all shared words are on their own cache line):
   fields are read only after a successful claim (the job cannot finish, and the caller
   cannot overwrite them, before that chunk is done). The caller claims too: a chunk
   whose worker is slow to wake (or could not be started) is run by the caller.
-- Workers wait for a new `gen` by spinning (x86 `pause`, arm `yield`) for `spin` rounds, then sleep on a
-  futex on `gen`; the caller only makes the wake-up system call when a worker sleeps.
+- Workers wait for a new `gen` by spinning (x86 `pause`, arm `yield`) for `spin` rounds,
+  then sleep on a futex on `gen`; the caller only makes the wake-up system call when a
+  worker sleeps.
   The caller waits for `completed == parts` the same way (`await_change`: spin, then
   futex; the last worker to finish wakes it only when it sleeps).
 - One job at a time: the caller takes `lock` with one CAS; a second thread calling a
@@ -59,24 +60,34 @@ shared machine (load ≈ 3, 512³ data-tiling matmul, 2 threads, median of calls
 
 SPIN_ENV = "XLINALG_POOL_SPIN"
 
-_FUTEX = 202
 _FUTEX_WAIT = 128  # FUTEX_WAIT | FUTEX_PRIVATE_FLAG
 _FUTEX_WAKE = 129
+_ARCHES: dict[str, tuple[int, str, str]] = {
+    # arch: (SYS_futex, spin hint declaration, spin hint call)
+    "x86_64": (202, "declare void @llvm.x86.sse2.pause()", "call void @llvm.x86.sse2.pause()"),
+    "aarch64": (98, "declare void @llvm.aarch64.hint(i32)", "call void @llvm.aarch64.hint(i32 1)"),
+}
 
-def _relax_ir(triple: str) -> str:
-    """`@cpu_relax`: the spin-wait hint of the host (`pause`, `yield`), else nothing."""
+
+def _arch_ir(triple: str) -> str:
+    """`@futex_nr` (the futex system call number) and `@cpu_relax` (the spin-wait hint) of
+    the host."""
     arch = triple.split("-", 1)[0]
-    if arch in ("x86_64", "i386", "i686"):
-        hint = "declare void @llvm.x86.sse2.pause()\n", "call void @llvm.x86.sse2.pause()"
-    elif arch in ("aarch64", "arm64"):
-        hint = "declare void @llvm.aarch64.hint(i32)\n", "call void @llvm.aarch64.hint(i32 1)"
-    else:
-        hint = "", ""
-    return f"{hint[0]}define internal void @cpu_relax() {{\n  {hint[1]}\n  ret void\n}}\n"
+    if arch == "arm64":
+        arch = "aarch64"
+    if arch not in _ARCHES:
+        raise BackendError(
+            f"the scf.forall thread pool supports {', '.join(_ARCHES)}, not '{arch}'"
+        )
+    futex, declare, hint = _ARCHES[arch]
+    return (
+        f"@futex_nr = internal constant i64 {futex}\n{declare}\n"
+        f"define internal void @cpu_relax() {{\n  {hint}\n  ret void\n}}\n"
+    )
 
 
 def _runtime_ir(triple: str) -> str:
-    return _relax_ir(triple) + _IR
+    return _arch_ir(triple) + _IR
 
 
 _IR = f"""
@@ -105,12 +116,14 @@ declare i64 @syscall(i64, ...)
 
 define internal void @futex_wait(ptr %word, i32 %expected) {{
   %v = zext i32 %expected to i64
-  %r = call i64 (i64, ...) @syscall(i64 {_FUTEX}, ptr %word, i64 {_FUTEX_WAIT}, i64 %v, ptr null)
+  %nr = load i64, ptr @futex_nr, align 8
+  %r = call i64 (i64, ...) @syscall(i64 %nr, ptr %word, i64 {_FUTEX_WAIT}, i64 %v, ptr null)
   ret void
 }}
 
 define internal void @futex_wake(ptr %word, i64 %count) {{
-  %r = call i64 (i64, ...) @syscall(i64 {_FUTEX}, ptr %word, i64 {_FUTEX_WAKE}, i64 %count)
+  %nr = load i64, ptr @futex_nr, align 8
+  %r = call i64 (i64, ...) @syscall(i64 %nr, ptr %word, i64 {_FUTEX_WAKE}, i64 %count)
   ret void
 }}
 
