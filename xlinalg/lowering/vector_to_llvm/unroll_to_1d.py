@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     BoolAttr,
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
@@ -114,7 +115,31 @@ class _Unroller:
     def offset(self, base: SSAValue, delta: int) -> SSAValue:
         if delta == 0:
             return base
+        known = static_index(base)
+        if known is not None:
+            return self.index(known + delta)
         return self.add(arith.AddiOp(base, self.index(delta)))
+
+    def dim(self, source: SSAValue, d: int) -> SSAValue:
+        """`memref.dim source, d`, or the constant size of a static dim."""
+        assert isinstance(source.type, MemRefType)
+        size = source.type.get_shape()[d]
+        if size != DYNAMIC_INDEX:
+            return self.index(size)
+        return self.add(memref.DimOp(source, self.index(d)))
+
+    def less(self, i: SSAValue, size: SSAValue) -> SSAValue | None:
+        """`i < size` (`arith.cmpi slt`), or None when both are constants and it holds."""
+        a, b = static_index(i), static_index(size)
+        if a is not None and b is not None and a < b:
+            return None
+        return self.add(arith.CmpiOp(i, size, "slt"))
+
+    def conjoin(self, cond: SSAValue | None, other: SSAValue | None) -> SSAValue | None:
+        """`cond && other`, None standing for true."""
+        if cond is None or other is None:
+            return other if cond is None else cond
+        return self.add(arith.AndIOp(cond, other))
 
     def get_rows(self, v: SSAValue) -> list[SSAValue]:
         if v in self.rows:
@@ -263,9 +288,8 @@ class _Unroller:
         for j, e in enumerate(amap.results[:-1]):
             if not isinstance(e, AffineDimExpr) or (in_bounds and in_bounds[j]):
                 continue
-            size = self.add(memref.DimOp(op.source, self.index(e.position)))
-            lt = self.add(arith.CmpiOp(indices[e.position], size, "slt"))
-            cond = lt if cond is None else self.add(arith.AndIOp(cond, lt))
+            size = self.dim(op.source, e.position)
+            cond = self.conjoin(cond, self.less(indices[e.position], size))
         return cond
 
     def _guarded(self, cond: SSAValue | None, build, result_type: Attribute | None,
@@ -305,8 +329,12 @@ class _Unroller:
         if in_bounds and in_bounds[-1]:
             bound = self.index(n)
         else:
-            size = self.add(memref.DimOp(op.source, self.index(rank - 1)))
-            bound = self.add(arith.SubiOp(size, idx[rank - 1]))
+            size = self.dim(op.source, rank - 1)
+            known = static_index(size), static_index(idx[rank - 1])
+            if known[0] is not None and known[1] is not None:
+                bound = self.index(known[0] - known[1])
+            else:
+                bound = self.add(arith.SubiOp(size, idx[rank - 1]))
         bound = self.add(arith.SelectOp(cond, bound, self.index(0)))
         lanes = self.add(vector.CreateMaskOp([bound], VectorType(IntegerType(1), [n])))
         return lanes if mask is None else self.add(arith.AndIOp(lanes, mask))
@@ -397,16 +425,15 @@ class _Unroller:
             raise lowering_error(op, "masked broadcast transfers are not supported")
         # lanes past the memref's end (out of bounds) or masked off: guarded by scf.if
         guard = not all(in_bounds) and isinstance(e, AffineDimExpr)
-        size = self.add(memref.DimOp(op.source, self.index(e.position))) if guard else None
+        size = self.dim(op.source, e.position) if guard else None
 
         def lane_condition(j: int, idx: list[SSAValue]) -> SSAValue | None:
             cond = None
             if size is not None:
                 assert isinstance(e, AffineDimExpr)
-                cond = self.add(arith.CmpiOp(idx[e.position], size, "slt"))
+                cond = self.less(idx[e.position], size)
             if op.mask is not None:
-                bit = self.add(extract(op.mask, [j]))
-                cond = bit if cond is None else self.add(arith.AndIOp(cond, bit))
+                cond = self.conjoin(cond, self.add(extract(op.mask, [j])))
             return cond
 
         if isinstance(op, vector.TransferReadOp):
@@ -715,6 +742,15 @@ class _Unroller:
                     )
             op.detach()
             op.erase()
+
+
+def static_index(v: SSAValue) -> int | None:
+    """The value of an `arith.constant` of index type (None if `v` is not one)."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
+            and isinstance(owner.value.type, IndexType):
+        return owner.value.value.data
+    return None
 
 
 def _element_type(t: Attribute) -> Attribute:
