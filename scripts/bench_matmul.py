@@ -127,18 +127,22 @@ def _blas(a: np.ndarray, b: np.ndarray, threads: int, args: argparse.Namespace):
 #: Knobs found by short tuning runs (`--fixed` uses them instead of tuning): the vectorize
 #: template on one thread and the parallel template (threads = 2 added) per shape.
 #: Chosen among the best trials of 24-trial studies and earlier knobs, re-timed side by side
-#: (CPU time, fastest of 9 rounds; load ~7): 105 / 102 / 92 GFLOP/s there.
+#: (CPU time, fastest of 9 rounds; load ~7): 105 / 102 / 92 GFLOP/s there. 384x1000x256:
+#: peel = 1 (the partial register blocks of the last cache tile peeled, every other block
+#: unmasked): 0.97x OpenBLAS vs 0.55x with peel = 0 (same run, CPU-time minima, load 3.5).
 FIXED_VEC: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 16,
-                      "reg_k": 1, "cache_order": 0, "unroll_k": 1},
+                      "reg_k": 1, "cache_order": 0, "unroll_k": 1, "peel": 0},
     (1024, 1024, 1024): {"tile_m": 64, "tile_n": 128, "tile_k": 256, "reg_m": 8, "reg_n": 32,
-                         "reg_k": 4, "cache_order": 0, "unroll_k": 0},
+                         "reg_k": 4, "cache_order": 0, "unroll_k": 0, "peel": 0},
     (384, 1000, 256): {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_m": 6, "reg_n": 32,
-                       "reg_k": 4, "cache_order": 0, "unroll_k": 0},
+                       "reg_k": 4, "cache_order": 0, "unroll_k": 0, "peel": 1},
 }
-#: The same blocks split over N (parallel_dim = 1) between the threads.
+#: The same blocks split over N (parallel_dim = 1) between the threads (matmul_parallel.mlir
+#: has no peel knob).
 FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
-    shape: {**knobs, "parallel_dim": 1} for shape, knobs in FIXED_VEC.items()}
+    shape: {**{name: v for name, v in knobs.items() if name != "peel"}, "parallel_dim": 1}
+    for shape, knobs in FIXED_VEC.items()}
 
 
 def _given(args: argparse.Namespace, given: list | None, table: dict,  # type: ignore[type-arg]

@@ -70,7 +70,7 @@ CASES = [
     # best trial of bench-matmul-vec-512x512x512 in results/bench.db
     Case("matmul_vectorize 512", _matmul(512), SPACES / "matmul_vectorize.mlir",
          {"tile_m": 128, "tile_n": 128, "tile_k": 128, "reg_m": 4, "reg_n": 64, "reg_k": 2,
-          "cache_order": 1, "unroll_k": 1}),
+          "cache_order": 1, "unroll_k": 1, "peel": 0}),
     # bench_mmt4d.py's documented knobs
     Case("matmul_mmt4d 512", MATMUL_TENSOR_PAYLOAD.format(m=512, n=512, k=512), SPACES / "matmul_mmt4d.mlir",
          {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 256, "rk": 4, "cache_order": 0,

@@ -7,7 +7,8 @@
 // 3. vectorize the block (transfer_read / vector.contract / transfer_write),
 //    hoist the C transfers out of the k loop (accumulators stay in registers),
 //    lower the contraction to outer products and those to broadcast + FMA
-//    on 1-D vectors; optionally unroll the k loop.
+//    on 1-D vectors; optionally unroll the k loop and peel the partial register
+//    blocks (n, or n and m) so that the main blocks are unmasked.
 // reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers with room
 // for the B rows and broadcasts: at most 24 (384 floats).
 //
@@ -44,17 +45,44 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
       -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
-    // vector sizes = the register block: partial blocks at the edges of
-    // non-dividing shapes get out-of-bounds (masked) transfers.
-    transform.structured.vectorize %reg vector_sizes [%rm, %rn, %rk]
-      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-
+    // the k loop of the register block unrolled by 2 (before peeling, which consumes the
+    // loops around it)
     transform.tune.alternatives<"unroll_k"> {
       transform.yield
     }, {
       transform.loop.unroll %rl#2 factor = 2 : !transform.any_op
       transform.yield
     }
+
+    // peel = 1 (n) / 2 (n, then m): the partial register blocks of a cache tile (reg_n /
+    // reg_m not dividing what is left of N / M) peeled into loops of their own. Without
+    // it, a cache tile that does not divide N makes the n extent of every block of every
+    // tile dynamic (min(reg_n, ...)), so every block is masked; peeled, the main blocks
+    // are static and unmasked and only the last block of a row of tiles is masked
+    // (384x1000x256, 6x32 block, tile_n 256: the FMA loop 108 instructions, 32 of them
+    // masked -> 84, none masked; 0.55x -> 0.97x OpenBLAS). A loop the step already
+    // divides is left as it is (on dividing shapes peel = 0 gives the same code). Each
+    // peeled loop adds masked copies of the block (compile time).
+    transform.tune.alternatives<"peel"> {
+      transform.yield
+    }, {
+      %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }, {
+      %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      %mp, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }
+
+    // vector sizes = the register block: partial blocks at the edges of
+    // non-dividing shapes get out-of-bounds (masked) transfers.
+    %blks = transform.structured.match ops{["linalg.matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %blks vector_sizes [%rm, %rn, %rk]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
 
     %f = transform.structured.match ops{["func.func"]} in %root
       : (!transform.any_op) -> !transform.any_op

@@ -24,7 +24,7 @@ def payload(m: int, n: int, k: int) -> str:
 
 
 KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,
-         "cache_order": 0, "unroll_k": 0}
+         "cache_order": 0, "unroll_k": 0, "peel": 0}
 
 
 def _innermost_fma_loops(asm: str) -> list[list[str]]:

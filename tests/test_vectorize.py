@@ -158,7 +158,7 @@ def test_transform_ops_print_in_upstream_syntax() -> None:
 def test_matmul_vectorize_search_space_runs() -> None:
     payload = (ROOT / "examples" / "matmul_512.mlir").read_text()
     knobs = {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 8, "reg_n": 32, "reg_k": 2,
-             "cache_order": 0, "unroll_k": 1}
+             "cache_order": 0, "unroll_k": 1, "peel": 0}
     k = xlinalg.compile(payload, schedule=ROOT / "search_spaces" / "matmul_vectorize.mlir",
                         knobs=knobs)
     args = k.make_inputs()

@@ -29,7 +29,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.affine_utils import IndexBuilder, constant_index_value
-from xlinalg.transforms.simplify_bounds import simplify_min_max_in
+from xlinalg.transforms.simplify_bounds import simplify_min_max_in, simplify_min_max_of_difference
+
+# an upper bound of `ub - iv` when nothing bounds `ub`: larger than any index
+_UNBOUNDED = 2**62
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,12 @@ def peel_for(
     first_lo, first_hi, second_lo, second_hi = _iteration_ranges(lb, ub, step, peel_front)
     simplify_min_max_in(loop, loop.body.block.args[0], first_lo, first_hi)
     simplify_min_max_in(second, second.body.block.args[0], second_lo, second_hi)
+    if not peel_front and step is not None and first_lo is None:
+        # dynamic bounds: in the main loop `iv + step <= split <= ub`, in the remainder
+        # `0 < ub - iv < step` (upstream's rewritePeeledMinMaxOp), e.g. the size
+        # `min(step, ub - iv)` of a tile of a dynamically sized range is `step` in the main loop
+        simplify_min_max_of_difference(loop, loop.body.block.args[0], second.ub, (step, _UNBOUNDED))
+        simplify_min_max_of_difference(second, second.body.block.args[0], second.ub, (1, step - 1))
     return PeelResult(loop, second)
 
 

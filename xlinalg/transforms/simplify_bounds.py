@@ -78,8 +78,11 @@ def _operand_ranges(op: Operation, bounds: Mapping[SSAValue, Interval]) -> list[
     return ranges
 
 
-def simplify_min_max(op: Operation, bounds: Mapping[SSAValue, Interval]) -> bool:
+def simplify_min_max(
+    op: Operation, bounds: Mapping[SSAValue, Interval], ranges: list[Interval | None] | None = None
+) -> bool:
     """Replace the `affine.min`/`affine.max` `op` by its provably selected result.
+    `ranges` (one per result of the map) replaces the ranges derived from `bounds`.
     Returns whether it changed anything."""
     is_min = op.name == "affine.min"
     if not is_min and op.name != "affine.max":
@@ -88,9 +91,10 @@ def simplify_min_max(op: Operation, bounds: Mapping[SSAValue, Interval]) -> bool
     if not isinstance(amap_attr, AffineMapAttr):
         return False
     amap = amap_attr.data
-    operand_ranges = _operand_ranges(op, bounds)
-    dims, syms = operand_ranges[: amap.num_dims], operand_ranges[amap.num_dims :]
-    ranges = [expr_range(e, dims, syms) for e in amap.results]
+    if ranges is None:
+        operand_ranges = _operand_ranges(op, bounds)
+        dims, syms = operand_ranges[: amap.num_dims], operand_ranges[amap.num_dims :]
+        ranges = [expr_range(e, dims, syms) for e in amap.results]
     chosen: int | None = None
     for i, candidate in enumerate(ranges):
         if candidate is None:
@@ -127,4 +131,36 @@ def simplify_min_max_in(root: Operation, value: SSAValue, lo: int | None, hi: in
     return sum(simplify_min_max(op, {value: (lo, hi)}) for op in todo)
 
 
-__all__ = ["Interval", "expr_range", "simplify_min_max", "simplify_min_max_in"]
+def simplify_min_max_of_difference(
+    root: Operation, value: SSAValue, bound: SSAValue, difference: Interval
+) -> int:
+    """Simplify every min/max nested in `root` that uses `value` and `bound`, knowing
+    `lo <= bound - value <= hi` (`difference`) while nothing is known of either
+    alone: `bound` is rewritten as `value + r` for a fresh `r` in `difference`, so
+    that a result such as `bound - value` (a partial tile's size) has a range.
+    Returns how many were rewritten."""
+    todo = [
+        op
+        for op in root.walk()
+        if op.name in ("affine.min", "affine.max") and value in op.operands and bound in op.operands
+    ]
+    changed = 0
+    for op in todo:
+        amap_attr = op.properties.get("map")
+        if not isinstance(amap_attr, AffineMapAttr):
+            continue
+        amap = amap_attr.data
+        count = amap.num_dims + amap.num_symbols
+        rest = AffineExpr.dimension(count)
+        at_value = AffineExpr.dimension(list(op.operands).index(value))
+        positions = [at_value + rest if v is bound else AffineExpr.dimension(i) for i, v in enumerate(op.operands)]
+        exprs = [
+            e.replace_dims_and_symbols(positions[: amap.num_dims], positions[amap.num_dims :]).simplify(count + 1, 0)
+            for e in amap.results
+        ]
+        leaf_ranges = [*_operand_ranges(op, {}), difference]
+        changed += simplify_min_max(op, {}, [expr_range(e, leaf_ranges, []) for e in exprs])
+    return changed
+
+
+__all__ = ["Interval", "expr_range", "simplify_min_max", "simplify_min_max_in", "simplify_min_max_of_difference"]

@@ -1,0 +1,79 @@
+"""matmul_vectorize.mlir's `peel` knob: the partial register blocks peeled into loops of
+their own (n, or n then m), so that the main register blocks are static and unmasked even
+when the cache tiles do not divide the problem (their sizes are dynamic). Results vs NumPy
+on dividing and non-dividing shapes, the machine code of the main FMA loop (no mask, no
+spill), and the folding of the peeled `affine.min` over dynamic bounds that makes it so."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xlinalg
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_vector_mask_hoist_asm import _innermost_fma_loops
+
+SPACE = (Path(__file__).parent.parent / "search_spaces" / "matmul_vectorize.mlir").read_text()
+KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,
+         "cache_order": 0, "unroll_k": 0}
+
+
+def payload(m: int, n: int, k: int) -> str:
+    return f"""func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %empty = tensor.empty() : tensor<{m}x{n}xf32>
+  %zero = arith.constant 0.0 : f32
+  %C = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %0 = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %0 : tensor<{m}x{n}xf32>
+}}"""
+
+
+@pytest.mark.parametrize("peel", [0, 1, 2])
+@pytest.mark.parametrize(("m", "n", "k", "unroll_k"), [(37, 45, 29, 0), (64, 128, 64, 1)])
+def test_peeled_blocks_compute_the_matmul(peel: int, m: int, n: int, k: int, unroll_k: int) -> None:
+    kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul",
+                             knobs={**KNOBS, "unroll_k": unroll_k, "peel": peel})
+    rng = np.random.default_rng(m * n * k + peel)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def _fma_loops(peel: int, m: int, n: int, k: int) -> list[list[str]]:
+    kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
+    return _innermost_fma_loops(kernel._jit.asm("matmul"))
+
+
+def _masked(body: list[str]) -> int:
+    return sum("{%k" in line for line in body)
+
+
+@pytest.mark.parametrize("peel", [1, 2])
+def test_main_blocks_are_unmasked(peel: int) -> None:
+    """N = 150: the last cache tile (22 columns) leaves every tile's n extent dynamic. Without
+    peeling the one FMA loop has masked loads/FMAs; peeled, the main loop has none (8 × 32
+    block, 4 k steps: 16 accumulators, 64 FMAs) and no spill."""
+    (unpeeled,) = _fma_loops(0, 96, 150, 64)
+    assert _masked(unpeeled) > 0
+    loops = _fma_loops(peel, 96, 150, 64)
+    unmasked = [body for body in loops if _masked(body) == 0]
+    assert len(loops) >= 2 and unmasked
+    for body in unmasked:
+        assert sum("vfmadd" in line for line in body) == 8 * 32 // 16 * 4
+        assert not any("(%rsp)" in line for line in body)
+        assert len(body) < len(unpeeled)
+
+
+def test_peel_folds_the_partial_tile_size_over_dynamic_bounds() -> None:
+    """The register n loop runs to the cache tile's dynamic width: after peeling, the
+    block's width `min(32, width - iv)` is the constant 32 in the main loop and `width - iv`
+    (an affine.apply) in the remainder."""
+    ir = str(xlinalg.apply_schedule(payload(96, 150, 64), SPACE, knobs={**KNOBS, "peel": 1}))
+    mins = [line for line in ir.splitlines() if "affine.min" in line]
+    # only the cache tile's own min(64, 150 - j) is left
+    assert len(mins) == 1 and "150" in mins[0], mins
+    assert "affine.apply affine_map<(d0, d1) -> (((d0 * -1) + d1))>" in ir
