@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -58,13 +57,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import xlinalg
-from xlinalg.backend.peak import measure_fma_peak_gflops
 from xlinalg.backend.aligned import aligned
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
 IMG2COL_SPACE = ROOT / "search_spaces" / "conv2d_img2col.mlir"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_stats
 from bench_matmul import _median_compile_seconds, tune
 from bench_matmul import compile_seconds as median_compile_seconds
 
@@ -142,28 +141,6 @@ def payload(layer: Layer, kind: str = "memref") -> str:
             f"    ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}\n  return %r : {o}\n}}\n")
 
 
-def fma_peak_gflops(calls: int = 200) -> float:
-    """The FMA peak from the fastest of `calls` single calls (~0.25 ms each) of
-    xlinalg.backend.peak's microkernel: on a loaded machine its own 5 ms samples
-    are mostly interrupted and read low, short calls often run undisturbed. Under
-    load it still reads low (both cores busy: lower clock?), so ratios to the peak
-    measured then overstate; the quiet-machine peak is ~117 GFLOP/s."""
-    from xlinalg.backend.peak import ACCUMULATORS, ITERATIONS_PER_CALL, _microkernel
-
-    jit, lanes = _microkernel("float32")
-    fn = jit.function("fma_peak")
-    io = np.empty((ACCUMULATORS + 2) * lanes, np.float32)
-    io[:lanes], io[lanes:2 * lanes] = 0.9999, 1e-4
-    io[2 * lanes:] = np.linspace(0.0, 1.0, ACCUMULATORS * lanes, dtype=np.float32)
-    fn(io, ITERATIONS_PER_CALL)
-    best = float("inf")
-    for _ in range(calls):  # wall time: the thread CPU clock under-counts some 0.25 ms calls
-        start = time.perf_counter_ns()  # in this VM (up to 138 "GFLOP/s" at load 10)
-        fn(io, ITERATIONS_PER_CALL)
-        best = min(best, time.perf_counter_ns() - start)
-    return 2 * lanes * ACCUMULATORS * ITERATIONS_PER_CALL / best
-
-
 def compile_seconds(layer: Layer, schedule: str, knobs: dict | None, count: int) -> float:
     """Median `Kernel.compile_seconds` of `count` compilations (bench_matmul.compile_seconds)."""
     return median_compile_seconds(payload(layer), schedule, knobs, count)
@@ -212,30 +189,18 @@ class IreeKernel:
         return call_seconds(lambda: self._fn(*args), repeats)
 
 
-#: The clock of every column but "BLAS 2t" (`--clock`): wall time, or the CPU time
-#: of the calling thread (excludes the time slices other jobs hold the core; the
-#: kernels, OpenBLAS with one thread and IREE's local-sync driver all run on the
-#: calling thread; shared caches and memory bandwidth still feel the load).
-CLOCKS: dict[str, Callable[[], int]] = {"wall": time.perf_counter_ns, "cpu": time.thread_time_ns}
-clock: Callable[[], int] = time.perf_counter_ns
-#: How single calls make a round's figure: their median, or with `--stat min` the fastest.
-per_round: Callable[[list[float]], float] = statistics.median
+#: The clock (`--clock`, `bench_stats.CLOCKS`) and the statistic (`--stat`) of every column but
+#: "BLAS 2t" (wall time): the kernels, OpenBLAS with one thread and IREE's local-sync driver
+#: all run on the calling thread.
+clock = "wall"
+stat = "median"
 
 
-def call_seconds(fn: Callable[[], object], repeats: int = 9,
-                 timer: Callable[[], int] | None = None) -> float:
-    """Median time of single calls after a warm-up call, the same way for every
-    column: on a shared machine the median of single calls of a few ms mostly
-    misses the other jobs' time slices, where a long native repeat loop averages
-    them in."""
-    timer = timer or clock
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = timer()
-        fn()
-        times.append((timer() - start) / 1e9)
-    return per_round(times)
+def call_seconds(fn: Callable[[], object], repeats: int = 9, timer: str | None = None) -> float:
+    """One round of a column: `repeats` single calls (`bench_stats.call_seconds`) on the
+    bench's clock (or `timer`) and statistic: on a shared machine single calls of a few ms
+    mostly miss the other jobs' time slices, where a long native repeat loop averages them in."""
+    return bench_stats.call_seconds(fn, repeats, stat, timer or clock)
 
 
 def iree_available() -> bool:
@@ -289,26 +254,22 @@ def main() -> int:
                         help="re-time the K best trials paired and interleaved (tuner.rerank)")
     parser.add_argument("--img2col-trials", type=int, default=0,
                         help="also tune search_spaces/conv2d_img2col.mlir (im2col + matmul) this long")
-    parser.add_argument("--stat", choices=("median", "min"), default="median",
-                        help="per column: the median of the rounds, each the median of its calls, or "
-                             "the fastest call of all (min: when other jobs share the machine)")
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE column")
-    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+    bench_stats.add_arguments(parser, timer=False)
+    parser.add_argument("--clock", choices=tuple(bench_stats.CLOCKS), default="wall",
                         help="wall time, or the calling thread's CPU time (less sensitive to other "
-                             "jobs; 'BLAS 2t' stays wall time)")
+                             "jobs; 'BLAS 2t' stays wall time; the FMA peak too)")
     parser.add_argument("--compiles", type=int, default=3,
                         help="with fixed knobs: compilations timed for the 'compile s' column")
     args = parser.parse_args()
-    global clock, per_round
-    clock = CLOCKS[args.clock]
-    per_round = min if args.stat == "min" else statistics.median
+    global clock, stat
+    clock, stat = args.clock, args.stat
     (ROOT / "results").mkdir(exist_ok=True)
 
-    peaks = [max(measure_fma_peak_gflops(), fma_peak_gflops())]
-    peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
+    peak = bench_stats.Peak()
     info = xlinalg.host_info()
     print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
-          f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+          f"{peak}")
     use_iree = not args.no_iree and iree_available()
     header = (f"{'layer':>22} | {'xlinalg':>8} | {'im2col':>8} | {'BLAS 1t':>8} | {'BLAS 2t':>8} | {'IREE':>8} | "
               f"{'x/IREE':>6} | {'x/peak':>6} | {'IREE/peak':>9} | {'compile s':>9} | knobs")
@@ -342,23 +303,20 @@ def main() -> int:
                 times["i2c"].append(call_seconds(partial(i2c, x, w, out)))
             for threads in (1, 2):
                 with threadpool_limits(limits=threads, user_api="blas"):
-                    timer = time.perf_counter_ns if threads > 1 else None  # 2 threads: wall time
+                    timer = "wall" if threads > 1 else None  # 2 threads: wall time
                     times[f"blas{threads}"].append(call_seconds(partial(blas, x, w, scratch), timer=timer))
             if iree is not None:
                 times["iree"].append(iree.seconds(x, w, out))
             # the peak too, every round: one measurement under load reads low
-            peaks.append(fma_peak_gflops())
-        peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
-        aggregate = min if args.stat == "min" else statistics.median
+            peak.measure()
+        aggregate = bench_stats.statistic(args.stat)
         g = {key: layer.flops / aggregate(v) / 1e9 if v else float("nan")
              for key, v in times.items()}
         knobs = fixed if fixed is not None else _resolved_knobs(schedule)
         print(f"{layer.label():>22} | {g['x']:8.1f} | {g['i2c']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
-              f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak:6.2f} | "
-              f"{g['iree'] / peak:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
-    which = "highest" if args.stat == "min" else "median"
-    print(f"\nFMA peak {peak:.1f} GFLOP/s ({which} of {len(peaks)} measurements interleaved with the rounds)."
-          f" Load average {os.getloadavg()[0]:.1f}.")
+              f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak.gflops:6.2f} | "
+              f"{g['iree'] / peak.gflops:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
+    print(f"\n{peak}, interleaved with the rounds. Load average {os.getloadavg()[0]:.1f}.")
     print(f"Clock: {args.clock}. GFLOP/s ({args.stat} of interleaved rounds, each the {args.stat} of 9 single calls); f32; one thread except 'BLAS 2t'; "
           "BLAS = im2col copy + OpenBLAS sgemm; IREE = iree-compile llvm-cpu host, local-sync.")
     return 0

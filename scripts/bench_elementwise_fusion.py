@@ -10,18 +10,17 @@ read + 1 written, once each) of:
               either fuse again down to rows of vec_n lanes -- one loop, the
               intermediates in registers, vectorize = 2 -- or vectorize each op
               of the tile), every candidate checked against the reference
-and the ratio numpy / fused. Timings are interleaved over --rounds rounds and
-the median of the per-round medians is shown, then the same ratios from the
-fastest single calls (on 2 busy cores the minimum is the steadier figure).
+and the ratio numpy / fused. Timings are interleaved over --rounds rounds of --calls
+single calls; `--stat` as in every bench (`bench_stats`): the median of the per-round
+medians, or with `--stat min` the fastest call (on 2 busy cores the steadier figure).
 
-    python scripts/bench_elementwise_fusion.py [--shapes 1024x1000,512x512] [--rounds 5]
+    python scripts/bench_elementwise_fusion.py [--shapes 1024x1000,512x512] [--rounds 5] [--stat min]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +29,9 @@ import numpy as np
 import xlinalg
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+from bench_stats import add_arguments, call_seconds, interleaved
+
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 CANDIDATES = [
     # the chain fused down to rows of vec_n lanes: one loop, intermediates in registers
@@ -47,37 +49,25 @@ def payload(m: int, n: int) -> str:
     return text.replace("1024x1000", f"{m}x{n}")
 
 
-def call_times_s(fn: Callable[[], object], calls: int) -> list[float]:
-    samples = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return samples
-
-
-def median_call_s(fn: Callable[[], object], calls: int) -> float:
-    return statistics.median(call_times_s(fn, calls))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default="1024x1000,512x512,2048x2000")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=20)
+    add_arguments(parser)
     args = parser.parse_args()
 
+    print(f"ms and GB/s: {args.stat} of {args.rounds} rounds of {args.calls} calls, timer {args.timer}")
     print(
         f"{'M x N':>12} | {'numpy':>8} | {'np out=':>8} | {'unfused':>8} | {'fused':>8} | "
-        f"{'GB/s fused':>10} | {'GB/s unfused':>12} | {'GB/s numpy':>10} | {'min GB/s fused':>14} | "
-        f"{'min GB/s unfused':>16} | {'min GB/s numpy':>14} | {'numpy/fused':>11} | {'np out=/fused':>13} | "
-        f"{'min: numpy/fused':>16} | {'min: np out=/fused':>18} | best knobs"
+        f"{'GB/s fused':>10} | {'GB/s unfused':>12} | {'GB/s numpy':>10} | "
+        f"{'numpy/fused':>11} | {'np out=/fused':>13} | best knobs"
     )
     for shape in args.shapes.split(","):
-        bench_shape(shape, args.rounds, args.calls)
+        bench_shape(shape, args)
 
 
-def bench_shape(shape: str, num_rounds: int, calls: int) -> None:
+def bench_shape(shape: str, args: argparse.Namespace) -> None:
     """Measure and print one row of the table."""
     m, n = (int(v) for v in shape.split("x"))
     text = payload(m, n)
@@ -90,7 +80,7 @@ def bench_shape(shape: str, num_rounds: int, calls: int) -> None:
         check = kernel.check(a, b, c)
         if not check.ok:
             raise SystemExit(f"{knobs}: wrong result: {check.message}")
-        t = median_call_s(lambda k=kernel: k(a, b, c), calls)
+        t = call_seconds(lambda k=kernel: k(a, b, c), args.calls, args.stat, args.timer)
         if best is None or t < best[0]:
             best = (t, knobs, kernel)
     assert best is not None
@@ -108,14 +98,11 @@ def bench_shape(shape: str, num_rounds: int, calls: int) -> None:
         "unfused": lambda: unfused(a, b, c),
         "fused": lambda: fused(a, b, c),
     }
-    rounds: dict[str, list[float]] = {name: [] for name in runs}
-    fastest: dict[str, float] = {name: float("inf") for name in runs}
-    for _ in range(num_rounds):
-        for name, fn in runs.items():
-            samples = call_times_s(fn, calls)
-            rounds[name].append(statistics.median(samples))
-            fastest[name] = min(fastest[name], *samples)
-    ms = {name: statistics.median(v) * 1e3 for name, v in rounds.items()}
+    seconds = interleaved(
+        {name: (lambda fn=fn: call_seconds(fn, args.calls, args.stat, args.timer)) for name, fn in runs.items()},
+        args.rounds, args.stat)
+    ms = {name: v * 1e3 for name, v in seconds.items()}
+
     def gbs(seconds: float) -> float:
         return 4 * m * n * 4 / seconds / 1e9  # 3 arrays read + 1 written, once each
 
@@ -123,12 +110,8 @@ def bench_shape(shape: str, num_rounds: int, calls: int) -> None:
     print(
         f"{shape:>12} | {ms['numpy']:8.3f} | {ms['np out=']:8.3f} | {ms['unfused']:8.3f} | "
         f"{ms['fused']:8.3f} | {gbs(ms['fused'] * 1e-3):10.1f} | {gbs(ms['unfused'] * 1e-3):12.1f} | "
-        f"{gbs(ms['numpy'] * 1e-3):10.1f} | {gbs(fastest['fused']):14.1f} | "
-        f"{gbs(fastest['unfused']):16.1f} | {gbs(fastest['numpy']):14.1f} | "
-        f"{ms['numpy'] / ms['fused']:11.2f} | "
-        f"{ms['np out='] / ms['fused']:13.2f} | "
-        f"{fastest['numpy'] / fastest['fused']:16.2f} | "
-        f"{fastest['np out='] / fastest['fused']:18.2f} | {knobs}"
+        f"{gbs(ms['numpy'] * 1e-3):10.1f} | {ms['numpy'] / ms['fused']:11.2f} | "
+        f"{ms['np out='] / ms['fused']:13.2f} | {knobs}"
     )
 
 

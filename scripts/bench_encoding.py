@@ -26,16 +26,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_matmul import _best_params, _time_blas, median_seconds, parse_shape, tune
-from bench_mmt4d import _interleaved, _knobs
+from bench_matmul import _best_params, parse_shape, tune
+from bench_mmt4d import _blas_runner, _kernel_runner, _knobs
+from bench_stats import Peak, add_arguments, interleaved
 
 import xlinalg
-from xlinalg.backend.peak import measure_fma_peak_gflops
 
 SPACE = ROOT / "search_spaces" / "encoding_matmul.mlir"
 DEFAULT_KNOBS = "tile_m=8,tile_n=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1"
@@ -62,7 +61,7 @@ func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}x{n
 
 
 def _runners(src: str, shape: tuple[int, int, int], knobs: dict[str, int],
-             with_default: bool) -> dict[str, Callable[[], float]]:
+             with_default: bool, stat: str, timer: str) -> dict[str, Callable[[], float]]:
     """Per-call seconds of each column for one shape (kernels checked vs NumPy first)."""
     m, n, k = shape
     rng = np.random.default_rng(0)
@@ -74,14 +73,8 @@ def _runners(src: str, shape: tuple[int, int, int], knobs: dict[str, int],
     runners: dict[str, Callable[[], float]] = {}
     for key, kernel in kernels.items():
         np.testing.assert_allclose(kernel(a, b, c), expected, rtol=1e-3, atol=1e-3)
-        runners[key] = lambda kernel=kernel: kernel.time(a, b, c, max_total_s=0.5).median_s
-    out = np.empty((m, n), np.float32)
-
-    def blas() -> float:
-        with threadpool_limits(limits=1, user_api="blas"):
-            return median_seconds(lambda: _time_blas(a, b, out), 7)
-
-    runners["numpy"] = blas
+        runners[key] = _kernel_runner(kernel, (a, b, c), stat, timer)
+    runners["numpy"] = _blas_runner(a, b, 1, stat, timer)
     return runners
 
 
@@ -98,12 +91,12 @@ def main() -> int:
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--stat", choices=["median", "min"], default="median")
+    add_arguments(parser)
     parser.add_argument("--no-default", action="store_true", help="skip the untuned (default schedule) column")
     args = parser.parse_args()
 
-    peak = measure_fma_peak_gflops()
-    print(f"load {os.getloadavg()[0]:.1f}; FMA peak {peak:.1f} GFLOP/s (one core, this run); stat {args.stat}")
+    peak = Peak()
+    print(f"load {os.getloadavg()[0]:.1f}; {peak}; stat {args.stat}, timer {args.timer}")
     print(f"{'shape':>14} {'knobs':>58} {'template':>9} {'default':>8} {'numpy':>8} "
           f"{'t/numpy':>8} {'t/peak':>7} {'d/numpy':>8}")
     for m, n, k in args.shapes:
@@ -114,13 +107,15 @@ def main() -> int:
             knobs = _best_params(args.storage, name)
         else:
             knobs = args.knobs[1]
-        runners = _runners(src, (m, n, k), knobs, with_default=not args.no_default)
-        seconds = _interleaved(runners, args.rounds, args.stat)
+        runners = _runners(src, (m, n, k), knobs, not args.no_default, args.stat, args.timer)
+        seconds = interleaved(runners, args.rounds, args.stat)
+        peak.measure()
         gf = {key: 2 * m * n * k / s / 1e9 for key, s in seconds.items()}
         knob_text = ",".join(f"{key}={value}" for key, value in knobs.items())
         d = gf.get("default", float("nan"))
         print(f"{f'{m}x{n}x{k}':>14} {knob_text:>58} {gf['template']:9.1f} {d:8.1f} {gf['numpy']:8.1f} "
-              f"{gf['template'] / gf['numpy']:8.2f} {gf['template'] / peak:7.2f} {d / gf['numpy']:8.2f}")
+              f"{gf['template'] / gf['numpy']:8.2f} {gf['template'] / peak.gflops:7.2f} {d / gf['numpy']:8.2f}")
+    print(f"{peak}; load {os.getloadavg()[0]:.1f}")
     return 0
 
 

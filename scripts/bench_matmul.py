@@ -48,10 +48,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_stats import Peak, add_arguments, call_seconds, interleaved, timing_seconds
 from threadpoolctl import threadpool_limits
 
 import xlinalg
-from xlinalg.backend.peak import measure_fma_peak_gflops
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "matmul_tile.mlir"
@@ -103,24 +103,13 @@ def tune(payload: str, name: str, storage: str, trials: int, seed: int,
     return best_schedule(storage, name, header=False)
 
 
-def median_seconds(fn, rounds: int) -> float:
-    return statistics.median(fn() for _ in range(rounds))
-
-
-def _call_stat(args: argparse.Namespace) -> str:
-    """Which single-call figure a round reports: with `--stat min` the fastest call (on a
-    loaded machine the median call is mostly time slices of other jobs), else the median."""
-    return "min_s" if args.stat == "min" else "median_s"
-
-
 def _blas(a: np.ndarray, b: np.ndarray, threads: int, args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """NumPy/OpenBLAS on `threads` threads: one round = 7 calls, their min or median."""
+    """NumPy/OpenBLAS on `threads` threads: one round = 7 calls, their `--stat`."""
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
-    pick = min if args.stat == "min" else statistics.median
 
     def run() -> float:
         with threadpool_limits(limits=threads, user_api="blas"):
-            return pick(_time_blas(a, b, out) for _ in range(7))
+            return call_seconds(lambda: np.matmul(a, b, out=out), 7, args.stat)
     return run
 
 
@@ -160,7 +149,7 @@ def _knob_text(knobs: dict[str, int]) -> str:
 
 def main() -> int:
     import optuna
-    from bench_mmt4d import _interleaved, _knobs, _schedule
+    from bench_mmt4d import _knobs, _schedule
 
     # the trial lines are the tuner's business: Optuna's per-trial log (with a traceback
     # for every too_slow/failed candidate) would bury the tables
@@ -190,21 +179,14 @@ def main() -> int:
                         help="skip the untiled column (seconds per call at 1024^3)")
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
-    parser.add_argument("--stat", choices=("median", "min"), default="median",
-                        help="per column over the rounds: median, or min (fastest round) on a shared machine")
+    add_arguments(parser, timer=False)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
 
-    if args.stat == "min":  # the fastest calls, like the columns (CPU time: other jobs' slices not counted)
-        from bench_templates import cpu_fma_peak_gflops
-
-        peak = max(max(cpu_fma_peak_gflops(), measure_fma_peak_gflops()) for _ in range(3))
-    else:
-        peak = statistics.median(measure_fma_peak_gflops() for _ in range(3))
+    peak = Peak()
     info = xlinalg.host_info()
-    print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
-          f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+    print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), {peak}")
     header = (f"{'M x N x K':>18} | {'untiled':>8} | {'tiled':>8} | {'vector':>8} | "
               f"{'OpenBLAS':>8} | {'vector/BLAS':>11} | {'vector/peak':>11} | "
               f"{'BLAS/peak':>9} | {'compile s':>9}")
@@ -230,20 +212,20 @@ def main() -> int:
         for kernel in kernels.values():
             assert kernel.check(a, b, c).ok
         flops = 2.0 * m * n * k
-        stat = _call_stat(args)
-        runners = {key: (lambda kernel=kernel, key=key, xs=(a, b, c), stat=stat: getattr(kernel.time(
-            *xs, **({"max_total_s": 0.5} if key == "untiled" else {})), stat))
+        runners = {key: (lambda kernel=kernel, key=key, xs=(a, b, c): timing_seconds(kernel.time(
+            *xs, **({"max_total_s": 0.5} if key == "untiled" else {})), args.stat))
             for key, kernel in kernels.items()}
         runners["blas"] = _blas(a, b, 1, args)
-        g = {key: flops / v / 1e9 for key, v in _interleaved(runners, args.rounds, args.stat).items()}
+        g = {key: flops / v / 1e9 for key, v in interleaved(runners, args.rounds, args.stat).items()}
+        peak.measure()
         nan = float("nan")
         vec = g.get("vector", nan)
         rows.append(f"{f'{m} x {n} x {k}':>18} | {g.get('untiled', nan):8.2f} | {g.get('tiled', nan):8.2f} | "
                     f"{vec:8.2f} | {g['blas']:8.2f} | {vec / g['blas']:11.2f} | "
-                    f"{vec / peak:11.2f} | {g['blas'] / peak:9.2f} | {compile_s:9.2f}")
+                    f"{vec / peak.gflops:11.2f} | {g['blas'] / peak.gflops:9.2f} | {compile_s:9.2f}")
         print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
     print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each the {args.stat} of "
-          "its calls); f32; one thread for every column.")
+          f"its calls); f32; one thread for every column; {peak}.")
     if args.par_trials or args.stored or args.fixed or args.par_knobs:
         print()
         chosen += _threads_table(args, peak)
@@ -251,12 +233,10 @@ def main() -> int:
     return 0
 
 
-def _threads_table(args: argparse.Namespace, peak: float) -> list[str]:
+def _threads_table(args: argparse.Namespace, peak: Peak) -> list[str]:
     """Best parallel schedule with 1 and 2 threads vs OpenBLAS and IREE with 1 and 2 threads;
     returns the knobs used, one line per shape."""
-    from bench_mmt4d import _interleaved
-
-    iree = None if args.no_iree else _iree_module(min if args.stat == "min" else statistics.median)
+    iree = None if args.no_iree else _iree_module(args.stat)
     header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | "
               f"{'BLAS 2T':>8} | {'IREE 1T':>8} | {'IREE 2T':>8} | {'2T/BLAS2T':>9} | "
               f"{'2T/IREE2T':>9} | {'2T/2peak':>8} | {'compile s':>9}")
@@ -281,8 +261,7 @@ def _threads_table(args: argparse.Namespace, peak: float) -> list[str]:
         a, b, c = kernels["1T"].make_inputs(seed=1)
         for kernel in kernels.values():
             assert kernel.check(a, b, c).ok
-        stat = _call_stat(args)
-        runners = {key: (lambda kernel=kernel, xs=(a, b, c), stat=stat: getattr(kernel.time(*xs), stat))
+        runners = {key: (lambda kernel=kernel, xs=(a, b, c): timing_seconds(kernel.time(*xs), args.stat))
                    for key, kernel in kernels.items()}
         for t in (1, 2):
             runners[f"blas{t}"] = _blas(a, b, t, args)
@@ -292,11 +271,12 @@ def _threads_table(args: argparse.Namespace, peak: float) -> list[str]:
             except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
                 print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
         flops = 2.0 * m * n * k
-        g = {key: flops / v / 1e9 for key, v in _interleaved(runners, args.rounds, args.stat).items()}
+        g = {key: flops / v / 1e9 for key, v in interleaved(runners, args.rounds, args.stat).items()}
+        peak.measure()
         two = g["2T"]
         print(f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {two:8.2f} | {g['blas1']:8.2f} | "
               f"{g['blas2']:8.2f} | {g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | "
-              f"{two / g['blas2']:9.2f} | {two / g.get('iree2', nan):9.2f} | {two / (2 * peak):8.2f} | "
+              f"{two / g['blas2']:9.2f} | {two / g.get('iree2', nan):9.2f} | {two / (2 * peak.gflops):8.2f} | "
               f"{compile_s:9.2f}", flush=True)
     print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds); f32; 1T/2T = one/two threads; "
           "2peak = twice the one-core FMA peak.")
@@ -310,9 +290,9 @@ def _best_params(storage: str, study_name: str) -> dict:  # type: ignore[type-ar
     return dict(optuna.load_study(study_name=study_name, storage=storage).best_trial.params)
 
 
-def _iree_module(pick=statistics.median):  # type: ignore[no-untyped-def]
+def _iree_module(stat: str = "median"):  # type: ignore[no-untyped-def]
     """A function (payload, a, b) -> {"iree1": timer, "iree2": timer}, or None without IREE;
-    a timer's figure is `pick` of 7 calls."""
+    a timer's figure is the `stat` of 7 calls (`bench_stats.call_seconds`)."""
     try:
         import iree.compiler as ireec
         import iree.runtime as ireert
@@ -335,12 +315,7 @@ def _iree_module(pick=statistics.median):  # type: ignore[no-untyped-def]
             np.testing.assert_allclose(fn(da, db).to_host(), a @ b, rtol=1e-3, atol=1e-3)
 
             def timer(fn=fn, da=da, db=db) -> float:
-                samples = []
-                for _ in range(7):
-                    start = time.perf_counter_ns()
-                    fn(da, db)
-                    samples.append((time.perf_counter_ns() - start) / 1e9)
-                return pick(samples)
+                return call_seconds(lambda: fn(da, db), 7, stat)
             timers[key] = timer
         return timers
 
@@ -365,12 +340,6 @@ def _median_compile_seconds(storage: str, study_name: str) -> float:
     frame = trials(storage, [study_name])
     values = frame["compile_s"].dropna() if "compile_s" in frame else []
     return float(statistics.median(values)) if len(values) else float("nan")
-
-
-def _time_blas(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> float:
-    start = time.perf_counter_ns()
-    np.matmul(a, b, out=out)
-    return (time.perf_counter_ns() - start) / 1e9
 
 
 if __name__ == "__main__":

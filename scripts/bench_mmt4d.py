@@ -34,7 +34,6 @@ of the interleaved rounds) on a machine shared with other jobs.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
@@ -47,16 +46,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_matmul import (
     _best_params,
     _iree_module,
-    _time_blas,
     compile_seconds,
-    median_seconds,
     parse_shape,
     tune,
 )
-from bench_templates import cpu_call_seconds, cpu_fma_peak_gflops
+from bench_stats import Peak, add_arguments, call_seconds, interleaved, timing_seconds
 
 import xlinalg
-from xlinalg.backend.peak import measure_fma_peak_gflops
 
 SPACE = ROOT / "search_spaces" / "matmul_mmt4d.mlir"
 PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
@@ -141,34 +137,26 @@ def _schedule(payload: str, name: str, space: Path, fixed: dict[str, int] | None
     return kernel, knobs, compile_seconds(payload, space.read_text(), knobs)
 
 
-def _interleaved(runners: dict, rounds: int, stat: str) -> dict[str, float]:  # type: ignore[type-arg]
-    """Each runner once per round, interleaved so drift hits all alike; the median (or, on a
-    machine shared with other jobs, the fastest: time slices only ever add) over the rounds."""
-    times: dict[str, list[float]] = {key: [] for key in runners}
-    for _ in range(rounds):
-        for key, run in runners.items():
-            times[key].append(run())
-    pick = min if stat == "min" else statistics.median
-    return {key: pick(v) for key, v in times.items()}
-
-
-def _blas_runner(a: np.ndarray, b: np.ndarray, threads: int, cpu: bool = False):  # type: ignore[no-untyped-def]
+def _blas_runner(a: np.ndarray, b: np.ndarray, threads: int, stat: str, timer: str = "wall"):  # type: ignore[no-untyped-def]
+    """One round of NumPy/OpenBLAS: 7 single calls (one thread: OpenBLAS runs in this
+    thread, so `--timer cpu` applies; two threads: wall time)."""
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
 
     def run() -> float:
         with threadpool_limits(limits=threads, user_api="blas"):
-            if cpu:  # one thread: OpenBLAS runs in this thread, its CPU time is the call's
-                return cpu_call_seconds(lambda: np.matmul(a, b, out=out), 7)
-            return median_seconds(lambda: _time_blas(a, b, out), 7)
+            return call_seconds(lambda: np.matmul(a, b, out=out), 7, stat, timer)
     return run
 
 
-def _cpu_kernel_runner(kernel: xlinalg.Kernel, a: np.ndarray, b: np.ndarray):  # type: ignore[no-untyped-def]
-    """`--timer cpu`: the fastest call in this thread's CPU time (time slices of other jobs
-    on a shared machine not counted), on arguments prepared once as `Kernel.time` does."""
+def _kernel_runner(kernel: xlinalg.Kernel, args: tuple[np.ndarray, ...], stat: str, timer: str):  # type: ignore[no-untyped-def]
+    """One round of a kernel: `Kernel.time` (native repeat loop) and its `stat` sample, or with
+    `--timer cpu` 7 single calls in this thread's CPU time on arguments prepared once as
+    `Kernel.time` does."""
+    if timer == "wall":
+        return lambda: timing_seconds(kernel.time(*args), stat)
     fn = kernel._fn
-    prepared = fn.prepare(a, b)
-    return lambda: cpu_call_seconds(lambda: fn.repeat_prepared(prepared, 1), 7)
+    prepared = fn.prepare(*args)
+    return lambda: call_seconds(lambda: fn.repeat_prepared(prepared, 1), 7, stat, timer)
 
 
 def main() -> int:
@@ -184,10 +172,7 @@ def main() -> int:
     parser.add_argument("--stored", action="store_true", help="no tuning: the studies' best stored trials")
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE columns")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds")
-    parser.add_argument("--stat", choices=("median", "min"), default="median",
-                        help="per column over the rounds: median, or min (fastest round) on a shared machine")
-    parser.add_argument("--timer", choices=("wall", "cpu"), default="wall",
-                        help="cpu: ours 1T, BLAS 1T and the peak in this thread's CPU time (loaded machine)")
+    add_arguments(parser)
     parser.add_argument("--knobs", type=_knobs, action="append", default=None,
                         help="fixed knobs of matmul_mmt4d.mlir instead of tuning, e.g. [1024:]m0=8,n0=32,tm1=8,"
                              "tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 (repeatable, SHAPE: for one shape)")
@@ -202,12 +187,10 @@ def main() -> int:
     (ROOT / "results").mkdir(exist_ok=True)
     import optuna
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    iree = None if args.no_iree else _iree_module()
+    iree = None if args.no_iree else _iree_module(args.stat)
 
-    cpu = args.timer == "cpu"
-    peaks = [cpu_fma_peak_gflops() if cpu else measure_fma_peak_gflops() for _ in range(3)]
-    peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
-    print(f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+    peak = Peak()
+    print(peak)
     header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | {'BLAS 2T':>8} | "
               f"{'IREE 1T':>8} | {'IREE 2T':>8} | {'1T/BLAS':>7} | {'1T/peak':>7} | {'2T/BLAS':>7} | "
               f"{'2T/2peak':>8} | {'compile s':>9}")
@@ -225,9 +208,9 @@ def main() -> int:
         chosen.append(f"  {m}x{n}x{k} 1T: {','.join(f'{key}={v}' for key, v in knobs1.items())}")
         a, b = one.make_inputs(seed=1)
         assert one.check(a, b).ok
-        runners = {"1T": _cpu_kernel_runner(one, a, b) if cpu else lambda kernel=one, a=a, b=b: kernel.time(
-                       a, b).median_s,
-                   "blas1": _blas_runner(a, b, 1, cpu), "blas2": _blas_runner(a, b, 2)}
+        runners = {"1T": _kernel_runner(one, (a, b), args.stat, args.timer),
+                   "blas1": _blas_runner(a, b, 1, args.stat, args.timer),
+                   "blas2": _blas_runner(a, b, 2, args.stat)}
         par_fixed = _fixed(args.par_knobs, shape)
         if par_fixed is None and args.fixed_par:
             par_fixed = FIXED_PAR.get(shape)
@@ -236,21 +219,23 @@ def main() -> int:
                                        par_fixed, args.par_trials, args, {"threads": 2})
             chosen.append(f"  {m}x{n}x{k} 2T: {','.join(f'{key}={v}' for key, v in knobs2.items())}")
             assert two.check(a, b).ok
-            runners["2T"] = lambda kernel=two, a=a, b=b: kernel.time(a, b).median_s
+            runners["2T"] = _kernel_runner(two, (a, b), args.stat, "wall")
         if iree is not None:
             try:
                 runners.update(iree(PAYLOAD.format(m=m, n=n, k=k), a, b))
             except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
                 print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
-        t = _interleaved(runners, args.rounds, args.stat)
+        t = interleaved(runners, args.rounds, args.stat)
+        peak.measure()
         flops = 2.0 * m * n * k
         g = {key: flops / v / 1e9 for key, v in t.items()}
         g2 = g.get("2T", nan)
         print(f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {g2:8.2f} | {g['blas1']:8.2f} | {g['blas2']:8.2f} | "
               f"{g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | {g['1T'] / g['blas1']:7.2f} | "
-              f"{g['1T'] / peak:7.2f} | {g2 / g['blas2']:7.2f} | {g2 / (2 * peak):8.2f} | {compile_s:9.2f}",
+              f"{g['1T'] / peak.gflops:7.2f} | {g2 / g['blas2']:7.2f} | {g2 / (2 * peak.gflops):8.2f} | {compile_s:9.2f}",
               flush=True)
-    print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each a median of calls); f32; "
+    print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each the {args.stat} of its calls; "
+          f"timer {args.timer}); {peak}; f32; "
           "packing of A and B and the unpack of C included; 2peak = twice the one-core FMA peak. Knobs:")
     print("\n".join(chosen))
 
@@ -269,13 +254,13 @@ def main() -> int:
         assert kernel.check(lhs, rhs, acc).ok
         a = np.random.default_rng(1).random((m, k), np.float32)
         b = np.random.default_rng(2).random((k, n), np.float32)
-        t = _interleaved({
-            "ours": lambda: kernel.time(lhs, rhs, acc).median_s,
-            "blas": _blas_runner(a, b, 1),
+        t = interleaved({
+            "ours": _kernel_runner(kernel, (lhs, rhs, acc), args.stat, args.timer),
+            "blas": _blas_runner(a, b, 1, args.stat, args.timer),
         }, args.rounds, args.stat)
         flops = 2.0 * m * n * k
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
-        print(f"\nlinalg.mmt4d {m}x{n}x{k} (m0={m0}, n0={n0}, k0=1): {ours:.2f} GFLOP/s = {ours / peak:.2f} of peak; "
+        print(f"\nlinalg.mmt4d {m}x{n}x{k} (m0={m0}, n0={n0}, k0=1): {ours:.2f} GFLOP/s = {ours / peak.gflops:.2f} of peak; "
               f"OpenBLAS sgemm {blas:.2f} ({ours / blas:.2f}x); compile "
               f"{compile_seconds(payload, schedule, knobs):.2f} s")
     return 0

@@ -24,10 +24,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -36,12 +34,12 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import xlinalg
-from xlinalg.backend.peak import measure_fma_peak_gflops
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_conv import call_seconds, iree_available  # the shared helpers of the benchmarks
+from bench_conv import iree_available
 from bench_matmul import _median_compile_seconds, compile_seconds, tune
+from bench_stats import Peak, add_arguments, call_seconds, statistic
 
 
 def _tensor_form(memref_payload: str, result: int) -> str:
@@ -58,32 +56,9 @@ def _tensor_form(memref_payload: str, result: int) -> str:
     return f"{head}) -> {rtype} {{{body}return %r : {rtype}\n}}\n"
 
 
-def cpu_call_seconds(fn: Callable[[], object], repeats: int = 15) -> float:
-    """Fastest single call in this thread's CPU time (`--timer cpu`): on a loaded machine
-    the time slices other jobs take are not counted (caches they evict still are)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.thread_time_ns()
-        fn()
-        best = min(best, (time.thread_time_ns() - start) / 1e9)
-    return best
-
-
-def cpu_fma_peak_gflops() -> float:
-    """The FMA peak microkernel of `xlinalg.backend.peak`, timed like `cpu_call_seconds`."""
-    from xlinalg.backend import peak
-
-    jit, lanes = peak._microkernel("float32")
-    io = np.empty((peak.ACCUMULATORS + 2) * lanes, np.float32)
-    io[:lanes], io[lanes : 2 * lanes], io[2 * lanes :] = 0.9999, 1e-4, 0.5
-    fn = jit.function("fma_peak")
-    flops = 2 * lanes * peak.ACCUMULATORS * peak.ITERATIONS_PER_CALL
-    return flops / cpu_call_seconds(lambda: fn(io, peak.ITERATIONS_PER_CALL), 30) / 1e9
-
-
-def iree_seconds(payload: str, entry: str, args: list[np.ndarray], repeats: int = 9,
-                 timer: Callable[[Callable[[], object], int], float] = call_seconds) -> float:
+def iree_seconds(payload: str, entry: str, args: list[np.ndarray],
+                 time_round: Callable[[Callable[[], object]], float]) -> float:
+    """One round of IREE's local-sync module on `args`, timed by `time_round`."""
     import iree.runtime as rt
 
     vmfb = subprocess.run(
@@ -95,7 +70,7 @@ def iree_seconds(payload: str, entry: str, args: list[np.ndarray], repeats: int 
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
     fn = ctx.modules.module[entry]
     device_args = [rt.asdevicearray(ctx.config.device, a) for a in args]
-    return timer(lambda: fn(*device_args), repeats)
+    return time_round(lambda: fn(*device_args))
 
 
 _PLAIN_BMM = [np.ones((8, 256, 256), np.float32) for _ in range(3)]
@@ -145,21 +120,17 @@ def main() -> int:
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--stat", choices=("median", "min"), default="median",
-                        help="per column: the median or the fastest of the rounds")
     parser.add_argument("--fixed", action="store_true",
                         help="the FIXED knobs of each template instead of tuning (no reduction row)")
     parser.add_argument("--only", default="", help="run only the rows whose name contains this")
-    parser.add_argument("--timer", choices=("wall", "cpu"), default="wall",
-                        help="cpu: each column (and the peak) timed in this thread's CPU time, "
-                             "fastest of 15 calls per round (for a loaded machine)")
+    add_arguments(parser)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
-    timer = cpu_call_seconds if args.timer == "cpu" else call_seconds
-    measure_peak = cpu_fma_peak_gflops if args.timer == "cpu" else measure_fma_peak_gflops
-    peaks = [measure_peak() for _ in range(3)]
-    peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
-    print(f"FMA peak {peak:.1f} GFLOP/s per core (measured)")
+    def timer(fn: Callable[[], object]) -> float:  # one round of one column: 15 single calls
+        return call_seconds(fn, 15, args.stat, args.timer)
+
+    peak = Peak()
+    print(peak)
     print(f"timer {args.timer}, stat {args.stat}; load {os.getloadavg()[0]:.1f}")
     print(f"{'kernel':>22} | {'xlinalg':>8} | {'NumPy 1t':>8} | {'IREE':>8} | {'unit':>7} | "
           f"{'x/NumPy':>7} | {'x/IREE':>6} | {'x/peak':>6} | {'compile s':>9}", flush=True)
@@ -187,22 +158,21 @@ def main() -> int:
         times: dict[str, list[float]] = {"x": [], "np": [], "iree": []}
         scratch = [a.copy() for a in inputs]
         for _ in range(args.rounds):
-            peaks.append(measure_peak())
+            peak.measure()  # between the rounds too: the highest of all so far
             times["x"].append(timer(partial(kernel, *scratch)))
             with threadpool_limits(limits=1, user_api="blas"):
                 times["np"].append(timer(partial(numpy_fn, *scratch)))
             if use_iree:
                 # result < 0: the payload is on tensors already
                 iree_payload = payload if result < 0 else _tensor_form(payload, result)
-                times["iree"].append(iree_seconds(iree_payload, entry, inputs, timer=timer))
-        aggregate = min if args.stat == "min" else statistics.median
+                times["iree"].append(iree_seconds(iree_payload, entry, inputs, timer))
+        aggregate = statistic(args.stat)
         rate = {k: work / aggregate(v) / 1e9 if v else float("nan") for k, v in times.items()}
-        # the peak re-measured every round too (the fastest / the median of all so far)
-        peak = max(peaks) if args.stat == "min" else statistics.median(peaks)
-        x_peak = rate["x"] / peak if unit == "GFLOP/s" else float("nan")
+        x_peak = rate["x"] / peak.gflops if unit == "GFLOP/s" else float("nan")
         print(f"{label:>22} | {rate['x']:8.1f} | {rate['np']:8.1f} | {rate['iree']:8.1f} | "
               f"{unit:>7} | {rate['x'] / rate['np']:7.2f} | {rate['x'] / rate['iree']:6.2f} | "
               f"{x_peak:6.2f} | {compile_s:9.2f}", flush=True)
+    print(f"\n{peak}; load {os.getloadavg()[0]:.1f}")
     return 0
 
 

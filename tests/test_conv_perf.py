@@ -28,6 +28,7 @@ from tuner.constraints import first_violated, parse_constraints
 
 sys.path.insert(0, str(REPO / "scripts"))
 import bench_conv
+import bench_stats
 
 SPACE = (REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir").read_text()
 CONSTRAINTS = parse_constraints(SPACE)
@@ -180,8 +181,8 @@ def test_aligned_copy() -> None:
         np.testing.assert_array_equal(copy, view)
 
 
-def test_bench_peak_and_clocks() -> None:
-    """The bench's short-call FMA peak is a positive rate; both clocks time a call."""
-    assert bench_conv.fma_peak_gflops(calls=3) > 1.0
-    for timer in bench_conv.CLOCKS.values():
+def test_bench_clocks() -> None:
+    """Both clocks of `--clock` time a round of calls (the FMA peak, shared by the benches
+    in `bench_stats`, is tested in test_bench_stats.py)."""
+    for timer in bench_stats.CLOCKS:
         assert bench_conv.call_seconds(lambda: sum(range(20_000)), repeats=3, timer=timer) > 0
