@@ -15,7 +15,7 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | `vector.transfer_read` / `transfer_write` on tensors (also in `vector.mask`) | see `transfer.py`: the transfer on the buffer; a write is destination-style (its tensor operand is the destination) |
 | `linalg.*` on tensors (destination-passing style) | the same op on memrefs, writing into the buffer of its `outs` operand (or a copy) |
 | ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
-| `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it (a dynamically shaped one must have that buffer's sizes: the carried tensor or computed in place into it, else a `LoweringError`, see `parallel_copies.check_carried_sizes`) |
+| `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it. A dynamically shaped one whose sizes may change between iterations (the yielded value is not the carried tensor or computed in place into it: `parallel_copies.for_sizes_may_change`) is carried as a memref instead, a new buffer per iteration (see `loop_resize.py`) |
 | `scf.if` yielding tensors | rebuilt with memref results: each branch yields a new buffer holding a copy of its value (freed at the end of the enclosing block unless returned) |
 | `scf.while` carrying tensors | like `scf.for`: one buffer per loop-carried tensor (the before argument, what `scf.condition` forwards at the same position, the after argument, the result); other buffers are copied into it; a tensor the condition forwards to a position of another type gets a buffer of its own, allocated before the loop (see `parallel_copies.py`; a dynamically shaped one whose sizes are computed in the loop is a `LoweringError`) |
 | `func.call` with tensors | the callee is bufferized first; tensor arguments pass their (identity-layout) buffers, read-only in the callee; static tensor results are written into buffers allocated at the call (the callee's result-buffer arguments); a dynamically shaped result is a `LoweringError` (calls with memref results do not lower to LLVM yet) |
@@ -102,10 +102,21 @@ from xlinalg.lowering.bufferize.creation import (
 from xlinalg.lowering.bufferize.dead_tensor_ops import erase_shape_only_ops
 from xlinalg.lowering.bufferize.empty_elimination import eliminate_empty_inits
 from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
+from xlinalg.lowering.bufferize.loop_resize import (
+    ResizedFor,
+    ResizedWhile,
+    free,
+    kept_operands,
+    pass_on,
+    rebuild_resizing_for,
+    rebuild_resizing_while,
+)
 from xlinalg.lowering.bufferize.parallel_copies import (
     check_carried_sizes,
     copy_in_parallel,
+    for_sizes_may_change,
     forwarded_buffer,
+    while_sizes_may_change,
 )
 from xlinalg.lowering.bufferize.transfer import TRANSFER_OPS, bufferize_transfer_op
 from xlinalg.lowering.diagnostics import lowering_error
@@ -205,8 +216,12 @@ class _FunctionBufferizer:
         self.returned: set[SSAValue] = set()
         self.to_erase: list[Operation] = []
         self.loops: list[scf.ForOp] = []
+        #: loops rebuilt carrying memrefs where the tensor's sizes may change (loop_resize.py)
+        self.resized_fors: dict[scf.ForOp, ResizedFor] = {}
+        self.resized_whiles: dict[scf.WhileOp, ResizedWhile] = {}
         self.yields: list[scf.YieldOp] = []
-        self.if_yields: dict[scf.YieldOp, list[SSAValue]] = {}
+        #: the operands of bufferized terminators that pass buffers on (scf.if, resized loops)
+        self.if_yields: dict[Operation, list[SSAValue]] = {}
         self.whiles: list[scf.WhileOp] = []
         self.conditions: list[scf.ConditionOp] = []
         self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
@@ -236,8 +251,10 @@ class _FunctionBufferizer:
             for d, size in enumerate(mtype.get_shape())
         ]
 
-    def _alloc(self, ttype: Attribute, sizes: Sequence[Mixed], before: Operation) -> tuple[SSAValue, Root]:
-        """A new buffer of the shape of `ttype` (a tensor or memref type), dynamic dims from `sizes`."""
+    def _alloc(self, ttype: Attribute, sizes: Sequence[Mixed], before: Operation,
+               owned: bool = True) -> tuple[SSAValue, Root]:
+        """A new buffer of the shape of `ttype` (a tensor or memref type), dynamic dims from
+        `sizes`; freed at the end of the block of `before` when `owned` (else by its taker)."""
         assert isinstance(ttype, TensorType | MemRefType)
         shape = ttype.get_shape()
         dynamic = [s for s, n in zip(sizes, shape) if n == DYNAMIC_INDEX]
@@ -246,12 +263,14 @@ class _FunctionBufferizer:
         self._insert(alloc, before)
         block = before.parent_block()
         assert block is not None
-        self.owned.append((alloc.memref, block))
+        if owned:
+            self.owned.append((alloc.memref, block))
         return alloc.memref, Root("alloc", writable=True)
 
-    def _copy_of(self, buffer: SSAValue, before: Operation, copy: bool = True) -> tuple[SSAValue, Root]:
+    def _copy_of(self, buffer: SSAValue, before: Operation, copy: bool = True,
+                 owned: bool = True) -> tuple[SSAValue, Root]:
         """A new identity-layout buffer like `buffer`, holding its contents when `copy`."""
-        new, root = self._alloc(buffer.type, self._sizes(buffer, before), before)
+        new, root = self._alloc(buffer.type, self._sizes(buffer, before), before, owned)
         if copy:
             self._insert(memref.CopyOp(buffer, new), before)
         return new, root
@@ -586,8 +605,9 @@ class _FunctionBufferizer:
         taken: set[Root] = set()
         args = op.body.block.args[1:]
         results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
-        for init, arg, result in zip(op.iter_args, args, op.results):
-            if not isinstance(init.type, TensorType):
+        resizing = [p for p in range(len(args)) if for_sizes_may_change(op, p)]
+        for position, (init, arg, result) in enumerate(zip(op.iter_args, args, op.results)):
+            if not isinstance(init.type, TensorType) or position in resizing:
                 continue
             buffer, root, in_place = self._destination(op, init, True, taken)
             # In place, the loop-carried value covers the same slice as its init (so that
@@ -595,8 +615,11 @@ class _FunctionBufferizer:
             key = self.alias.slices.get(init) if in_place else None
             self._define(arg, buffer, root, key)
             results.append((result, buffer, root, key))
-        self.loops.append(op)
         end = self.alias.order.pos[op] + sum(1 for _ in op.walk()) - 1
+        if resizing:
+            results += rebuild_resizing_for(self, op, resizing)[1]
+        else:
+            self.loops.append(op)
         self.pending.append((end, results))
         self.pending.sort(key=lambda item: -item[0])
 
@@ -633,18 +656,22 @@ class _FunctionBufferizer:
         before, after = op.before_region.block.args, op.after_region.block.args
         taken: set[Root] = set()
         results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
-        for init, arg in zip(op.arguments, before):
-            if not isinstance(init.type, TensorType):
+        resizing = [j for j in range(len(op.arguments)) if while_sizes_may_change(op, j)]
+        for j, (init, arg) in enumerate(zip(op.arguments, before)):
+            if not isinstance(init.type, TensorType) or j in resizing:
                 continue
             buffer, root, _ = self._destination(op, init, True, taken)
             self._define(arg, buffer, root)
         for j, (arg, result) in enumerate(zip(after, op.res)):
-            if isinstance(arg.type, TensorType):
+            if isinstance(arg.type, TensorType) and j not in resizing:
                 buffer, root = forwarded_buffer(self, op, j)
                 self._define(arg, buffer, root)
                 results.append((result, buffer, root, None))
-        self.whiles.append(op)
         end = self.alias.order.pos[op] + sum(1 for _ in op.walk()) - 1
+        if resizing:  # carried as memrefs (loop_resize.py)
+            results += rebuild_resizing_while(self, op, resizing)[1]
+        else:
+            self.whiles.append(op)
         self.pending.append((end, results))
         self.pending.sort(key=lambda item: -item[0])
 
@@ -661,6 +688,16 @@ class _FunctionBufferizer:
     def _condition(self, op: scf.ConditionOp) -> None:
         loop = op.parent_op()
         assert isinstance(loop, scf.WhileOp)
+        resized = self.resized_whiles.get(loop)
+        if resized:
+            passed, replaced = pass_on(self, op.args, resized.carried_before, op)
+            pairs = [(value, resized.after[j]) for j, value in enumerate(op.args)
+                     if isinstance(value.type, TensorType) and j not in passed]
+            copy_in_parallel(self, pairs, op)  # (the other positions' sizes do not change)
+            free(self, replaced, op)
+            self.if_yields[op] = kept_operands(op.args, passed)
+            self.conditions.append(op)
+            return
         before, after = loop.before_region.block.args, loop.after_region.block.args
         pairs = [(value, after[j]) for j, value in enumerate(op.args) if isinstance(value.type, TensorType)]
         for value, arg in pairs:
@@ -730,6 +767,16 @@ class _FunctionBufferizer:
             self._yield_from_if(op)
             return
         if isinstance(loop, scf.WhileOp):
+            resized_while = self.resized_whiles.get(loop)
+            if resized_while:
+                passed, replaced = pass_on(self, op.operands, resized_while.carried_after, op)
+                pairs = [(value, arg) for j, (value, arg) in enumerate(zip(op.operands, resized_while.before))
+                         if isinstance(value.type, TensorType) and j not in passed]
+                copy_in_parallel(self, pairs, op)
+                free(self, replaced, op)
+                self.if_yields[op] = kept_operands(op.operands, passed)
+                self.yields.append(op)
+                return
             pairs = [(value, arg) for value, arg in zip(op.operands, loop.before_region.block.args)
                      if isinstance(value.type, TensorType)]
             for value, arg in pairs:
@@ -739,10 +786,14 @@ class _FunctionBufferizer:
             return
         if not isinstance(loop, scf.ForOp):
             raise self._unsupported(op, f"tensors yielded from '{loop.name if loop else '?'}'")
-        for position, (value, arg) in enumerate(zip(op.operands, loop.body.block.args[1:])):
-            if not isinstance(value.type, TensorType):
+        resized = self.resized_fors.get(loop)
+        # the memref-carried positions first: their copies into new buffers read the values
+        # before the copies into the loop's other buffers may overwrite them
+        passed, replaced = pass_on(self, op.operands, resized.carried, op) if resized else ({}, [])
+        for position, (value, arg) in enumerate(zip(op.operands, resized.args if resized
+                                                    else loop.body.block.args[1:])):
+            if not isinstance(value.type, TensorType) or resized and position in resized.carried:
                 continue
-            check_carried_sizes(self, loop, value, position, op)
             source, target = self.buf[value], self.buf[arg]
             if source is target:
                 continue
@@ -750,6 +801,9 @@ class _FunctionBufferizer:
                 # The yielded value lives in (part of) the loop's buffer: go through a temporary.
                 source, _ = self._copy_of(source, op)
             self._insert(memref.CopyOp(source, target), op)
+        if resized:
+            free(self, replaced, op)
+            self.if_yields[op] = kept_operands(op.operands, passed)
         self.yields.append(op)
 
     def _return(self, op: func.ReturnOp) -> None:
@@ -785,7 +839,7 @@ class _FunctionBufferizer:
             new_returns.append(func.ReturnOp(*values))
             Rewriter.replace_op(op, new_returns[-1])
         for cond in self.conditions:
-            kept = [v for v in cond.args if not isinstance(v.type, TensorType)]
+            kept = self.if_yields.get(cond) or [v for v in cond.args if not isinstance(v.type, TensorType)]
             Rewriter.replace_op(cond, scf.ConditionOp(cond.condition, *kept))
         for loop in reversed(self.loops):
             self._rebuild_loop(loop)

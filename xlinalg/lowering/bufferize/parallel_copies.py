@@ -62,7 +62,12 @@ def forwarded_buffer(bufferizer: _FunctionBufferizer, loop: scf.WhileOp, j: int)
                   "each position gets one buffer, allocated before the loop, so the tensor must be "
                   "a before-region argument, computed in place into one, or a tensor.empty of "
                   "sizes defined before the loop")
-    buffer = bufferizer.buf[source]
+    buffer = bufferizer.buf.get(source)
+    if buffer is None:  # a position carried as a memref (loop_resize.py): no sizes before the loop
+        raise bufferizer._unsupported(
+            loop, f"the dynamically shaped tensor scf.condition forwards at position {j} (whose "
+                  "before-region argument has another type) has the sizes of a tensor whose "
+                  "sizes change between iterations")
     return bufferizer._alloc(ttype, bufferizer._sizes(buffer, loop), loop)
 
 
@@ -80,8 +85,58 @@ def _destination_of(value: SSAValue) -> SSAValue | None:
     if isinstance(op, vector.TransferWriteOp):
         return op.source
     if isinstance(op, scf.ForOp):
-        return op.iter_args[list(op.results).index(value)]
+        index = list(op.results).index(value)
+        # a position whose sizes may change carries a new buffer (see `loop_resize.py`); a
+        # loop already rebuilt that way has no body left here to tell: not known
+        if not op.body.blocks or for_sizes_may_change(op, index):
+            return None
+        return op.iter_args[index]
     return None
+
+
+def _dynamic(value: SSAValue) -> bool:
+    ttype = value.type
+    return isinstance(ttype, TensorType) and any(d < 0 for d in ttype.get_shape())
+
+
+def _computed_in_place_into(value: SSAValue, same: set[SSAValue]) -> bool:
+    """Whether `value` is one of `same` or computed in place into one (same sizes)."""
+    current: SSAValue | None = value
+    while current is not None:
+        if current in same:
+            return True
+        current = _destination_of(current)
+    return False
+
+
+def for_sizes_may_change(loop: scf.ForOp, position: int) -> bool:
+    """Whether the tensor `loop` carries at `position` may have other sizes on a later
+    iteration: it is dynamically shaped and the yielded value is not the loop's own tensor
+    at that position or computed in place into it (then `_destination_of` leads there)."""
+    init = loop.iter_args[position]
+    if not _dynamic(init):
+        return False
+    block = loop.body.block
+    terminator = block.last_op
+    assert terminator is not None
+    return not _computed_in_place_into(terminator.operands[position], {init, block.args[1 + position]})
+
+
+def while_sizes_may_change(loop: scf.WhileOp, position: int) -> bool:
+    """The same for an `scf.while` position whose before and after arguments have one
+    dynamically shaped type: what the condition forwards there is not the before argument
+    (or computed in place into it), or what the after region yields there is not the after
+    argument (or computed in place into it). Positions of two types are `forwarded_buffer`'s."""
+    before, after = loop.before_region.block, loop.after_region.block
+    if (position >= len(before.args) or position >= len(after.args)
+            or before.args[position].type != after.args[position].type
+            or not _dynamic(before.args[position])):
+        return False
+    condition, yielded = before.last_op, after.last_op
+    assert isinstance(condition, scf.ConditionOp) and yielded is not None
+    return not (_computed_in_place_into(condition.args[position],
+                                        {before.args[position], loop.arguments[position]})
+                and _computed_in_place_into(yielded.operands[position], {after.args[position]}))
 
 
 def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None:

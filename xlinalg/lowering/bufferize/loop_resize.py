@@ -1,0 +1,172 @@
+"""`scf.for` carrying a dynamically shaped tensor whose sizes may change between iterations.
+
+A loop yielding `tensor.empty(%i + 1)`, a `tensor.pad` or `tensor.concat` of its carried
+tensor, a slice of it... cannot keep that tensor in one buffer of the init's sizes (the
+in-place path of `one_shot.py`, kept for every position whose yielded value is the carried
+tensor or computed in place into it: `parallel_copies.for_sizes_may_change`). As upstream
+One-Shot Bufferize with ownership-based deallocation, such a position carries a memref:
+
+- before the loop, the init is copied into a new buffer the loop owns (nothing is copied
+  from a `tensor.empty`), so the init's buffer, possibly a function argument, is never
+  freed by the loop;
+- the body's block argument at that position is that memref (the carried tensor's buffer);
+- `scf.yield` passes on a buffer the next iteration owns: the carried one itself when the
+  yielded tensor lives in it; a buffer allocated in the body (its `memref.alloc`: the
+  body's end no longer frees it); otherwise a copy into a new buffer of the yielded sizes.
+  In the last two cases the carried buffer is freed just before the yield (after every
+  copy the yield reads it for);
+- the loop's result is that memref, owned by the block of the loop (freed at its end
+  unless returned, as any allocation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xlinalg.lowering.bufferize.analysis import Root, SliceKey
+
+if TYPE_CHECKING:
+    from xlinalg.lowering.bufferize.one_shot import _FunctionBufferizer
+
+
+@dataclass(frozen=True)
+class ResizedFor:
+    """A loop rebuilt with memref-carried positions: its original iteration arguments
+    (the tensor ones are erased at the end) and the memref argument of each position."""
+
+    args: Sequence[BlockArgument]
+    carried: dict[int, BlockArgument]
+
+
+def rebuild_resizing_for(
+    bufferizer: _FunctionBufferizer, loop: scf.ForOp, positions: Sequence[int],
+) -> tuple[scf.ForOp, list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]]:
+    """Rebuild `loop` now, carrying a memref at each of `positions` (tensor positions not
+    in `positions` are dropped as usual: they live in one buffer). Returns the new loop
+    and the (old result, buffer, root, slice) registrations of the resized results."""
+    body = loop.body.block
+    original = list(body.args[1:])
+    inits = {p: _initial_buffer(bufferizer, loop, loop.iter_args[p]) for p in positions}
+    carried = {p: _carry(bufferizer, body, original[p], inits[p].type) for p in positions}
+    loop.body.detach_block(body)
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, kept_operands(loop.iter_args, inits), Region(body))
+    new.attributes.update(loop.attributes)
+    results = _replace_results(bufferizer, loop, new, list(inits))
+    bufferizer.resized_fors[new] = ResizedFor(original, carried)
+    bufferizer._stale_args.append((body, [a for a in original if isinstance(a.type, TensorType)]))
+    return new, results
+
+
+@dataclass(frozen=True)
+class ResizedWhile:
+    """An `scf.while` rebuilt with memref-carried positions: the original arguments of its
+    regions and, per position, the memref argument of each region."""
+
+    before: Sequence[BlockArgument]
+    after: Sequence[BlockArgument]
+    carried_before: dict[int, BlockArgument]
+    carried_after: dict[int, BlockArgument]
+
+
+def rebuild_resizing_while(
+    bufferizer: _FunctionBufferizer, loop: scf.WhileOp, positions: Sequence[int],
+) -> tuple[scf.WhileOp, list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]]:
+    """`rebuild_resizing_for` for an `scf.while`: both regions' arguments and the result at
+    each of `positions` become memrefs (what the condition forwards there is passed on as
+    what an `scf.for` yields)."""
+    regions = (loop.before_region.block, loop.after_region.block)
+    original = [list(block.args) for block in regions]
+    inits = {p: _initial_buffer(bufferizer, loop, loop.arguments[p]) for p in positions}
+    carried: list[dict[int, BlockArgument]] = [{}, {}]
+    for block, args, memrefs in zip(regions, original, carried, strict=True):
+        for position in positions:
+            memrefs[position] = _carry(bufferizer, block, args[position], inits[position].type)
+    result_types = [inits[p].type if p in inits else r.type for p, r in enumerate(loop.res)
+                    if p in inits or not isinstance(r.type, TensorType)]
+    for region, block in zip((loop.before_region, loop.after_region), regions, strict=True):
+        region.detach_block(block)
+    new = scf.WhileOp(kept_operands(loop.arguments, inits), result_types, [regions[0]], [regions[1]])
+    new.attributes.update(loop.attributes)
+    results = _replace_results(bufferizer, loop, new, list(inits))
+    bufferizer.resized_whiles[new] = ResizedWhile(*original, *carried)
+    for block, args in zip(regions, original, strict=True):
+        bufferizer._stale_args.append((block, [a for a in args if isinstance(a.type, TensorType)]))
+    return new, results
+
+
+def _initial_buffer(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValue) -> SSAValue:
+    """A copy of `init`'s buffer the loop owns (allocated only, for a `tensor.empty`)."""
+    from xlinalg.lowering.bufferize.one_shot import _undefined_contents
+
+    return bufferizer._copy_of(bufferizer.buf[init], loop, copy=not _undefined_contents(init),
+                               owned=False)[0]
+
+
+def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument,
+           memref_type: Attribute) -> BlockArgument:
+    """A memref argument of `block` after `tensor_arg`, the buffer of `tensor_arg`."""
+    arg = block.insert_arg(memref_type, tensor_arg.index + 1)
+    arg.name_hint = tensor_arg.name_hint
+    bufferizer._define(tensor_arg, arg, Root("alloc", writable=True))
+    return arg
+
+
+def _replace_results(bufferizer: _FunctionBufferizer, old: Operation, new: Operation,
+                     positions: Sequence[int]) -> list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]:
+    """Insert `new` before `old`; its results replace `old`'s non-tensor ones; the memref
+    results at `positions` are owned by the block of the loop: their registrations."""
+    Rewriter.insert_op(new, InsertPoint.before(old))
+    block = new.parent_block()
+    assert block is not None
+    kept = [p for p, r in enumerate(old.results) if p in positions or not isinstance(r.type, TensorType)]
+    results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
+    for position, result in zip(kept, new.results, strict=True):
+        if position in positions:
+            bufferizer.owned.append((result, block))
+            results.append((old.results[position], result, Root("alloc", writable=True), None))
+        else:
+            old.results[position].replace_all_uses_with(result)
+    return results
+
+
+def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue],
+            carried: dict[int, BlockArgument], terminator: Operation) -> tuple[dict[int, SSAValue], list[SSAValue]]:
+    """For each memref-carried position of `terminator` (whose operands are `values`): a
+    buffer the next region owns holding that position's tensor, and the carried buffers
+    it replaces (to free after the terminator's other copies: `free`)."""
+    body = terminator.parent_block()
+    passed: dict[int, SSAValue] = {}
+    replaced: list[SSAValue] = []
+    for position, arg in carried.items():
+        source = bufferizer.buf[values[position]]
+        if source is arg:
+            passed[position] = arg
+            continue
+        if (source, body) in bufferizer.owned and isinstance(source.owner, memref.AllocOp):
+            bufferizer.owned.remove((source, body))  # the next region owns it now
+            passed[position] = source
+        else:
+            passed[position] = bufferizer._copy_of(source, terminator, owned=False)[0]
+        replaced.append(arg)
+    return passed, replaced
+
+
+def free(bufferizer: _FunctionBufferizer, replaced: Sequence[SSAValue], terminator: Operation) -> None:
+    for buffer in replaced:
+        bufferizer._insert(memref.DeallocOp.get(buffer), terminator)
+
+
+def kept_operands(values: Sequence[SSAValue], passed: dict[int, SSAValue]) -> list[SSAValue]:
+    """The operands of a bufferized terminator: the non-tensor ones and the passed buffers."""
+    return [passed.get(p, v) for p, v in enumerate(values)
+            if p in passed or not isinstance(v.type, TensorType)]
+
+
+__all__ = ["ResizedFor", "ResizedWhile", "free", "kept_operands", "pass_on", "rebuild_resizing_for", "rebuild_resizing_while"]
