@@ -70,6 +70,32 @@ def test_dynamic_dims_keep_their_checks() -> None:
     assert _count(module, arith.CmpiOp) == 4
 
 
+#: the rows of a subview whose size is a constant operand (the type says `?`): known
+SUBVIEW = """func.func @f(%A: memref<8x13xf32>, %O: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %pad = arith.constant -1.0 : f32
+  %s = memref.subview %A[%c0, %c0] [%c3, 13] [1, 1] : memref<8x13xf32> to memref<?x13xf32, strided<[13, 1], offset: ?>>
+  %v = vector.transfer_read %s[%c0, %c0], %pad : memref<?x13xf32, strided<[13, 1], offset: ?>>, vector<4x16xf32>
+  vector.transfer_write %v, %O[%c0, %c0] {in_bounds = [true, true]} : vector<4x16xf32>, memref<4x16xf32>
+  return
+}
+"""
+
+
+def test_constant_subview_sizes_are_known() -> None:
+    module = parse_module(SUBVIEW)
+    unroll_vectors_to_1d(module)
+    module.verify()
+    assert _count(module, memref.DimOp) == 0
+    assert _count(module, arith.CmpiOp) == 1  # row 3 of 3
+    kernel = xlinalg.compile(SUBVIEW, entry="f")
+    a = RNG.standard_normal((8, 13)).astype(np.float32)
+    out = np.full((4, 16), np.nan, np.float32)
+    kernel(a, out)
+    np.testing.assert_array_equal(out, _padded(a[:3], (4, 16)))
+
+
 @pytest.mark.parametrize("rows", [3, 5])
 def test_folded_static_read_computes_the_reference(rows: int) -> None:
     kernel = xlinalg.compile(READ.format(rows=rows), entry="f")

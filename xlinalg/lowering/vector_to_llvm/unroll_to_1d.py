@@ -121,19 +121,20 @@ class _Unroller:
         return self.add(arith.AddiOp(base, self.index(delta)))
 
     def dim(self, source: SSAValue, d: int) -> SSAValue:
-        """`memref.dim source, d`, or the constant size of a static dim."""
-        assert isinstance(source.type, MemRefType)
-        size = source.type.get_shape()[d]
-        if size != DYNAMIC_INDEX:
-            return self.index(size)
+        """`memref.dim source, d`, or its constant size (see `static_dim`)."""
+        known = static_dim(source, d)
+        if known is not None:
+            return self.index(known)
         return self.add(memref.DimOp(source, self.index(d)))
 
-    def less(self, i: SSAValue, size: SSAValue) -> SSAValue | None:
-        """`i < size` (`arith.cmpi slt`), or None when both are constants and it holds."""
-        a, b = static_index(i), static_index(size)
-        if a is not None and b is not None and a < b:
+    def in_dim(self, i: SSAValue, source: SSAValue, d: int,
+               size: SSAValue | None = None) -> SSAValue | None:
+        """`i < dim(source, d)` (`arith.cmpi slt`; `size` is that dim if already built),
+        or None when both are constants and it holds."""
+        known, at = static_dim(source, d), static_index(i)
+        if known is not None and at is not None and at < known:
             return None
-        return self.add(arith.CmpiOp(i, size, "slt"))
+        return self.add(arith.CmpiOp(i, size if size is not None else self.dim(source, d), "slt"))
 
     def conjoin(self, cond: SSAValue | None, other: SSAValue | None) -> SSAValue | None:
         """`cond && other`, None standing for true."""
@@ -288,8 +289,7 @@ class _Unroller:
         for j, e in enumerate(amap.results[:-1]):
             if not isinstance(e, AffineDimExpr) or (in_bounds and in_bounds[j]):
                 continue
-            size = self.dim(op.source, e.position)
-            cond = self.conjoin(cond, self.less(indices[e.position], size))
+            cond = self.conjoin(cond, self.in_dim(indices[e.position], op.source, e.position))
         return cond
 
     def _guarded(self, cond: SSAValue | None, build, result_type: Attribute | None,
@@ -329,12 +329,11 @@ class _Unroller:
         if in_bounds and in_bounds[-1]:
             bound = self.index(n)
         else:
-            size = self.dim(op.source, rank - 1)
-            known = static_index(size), static_index(idx[rank - 1])
+            known = static_dim(op.source, rank - 1), static_index(idx[rank - 1])
             if known[0] is not None and known[1] is not None:
                 bound = self.index(known[0] - known[1])
             else:
-                bound = self.add(arith.SubiOp(size, idx[rank - 1]))
+                bound = self.add(arith.SubiOp(self.dim(op.source, rank - 1), idx[rank - 1]))
         bound = self.add(arith.SelectOp(cond, bound, self.index(0)))
         lanes = self.add(vector.CreateMaskOp([bound], VectorType(IntegerType(1), [n])))
         return lanes if mask is None else self.add(arith.AndIOp(lanes, mask))
@@ -425,13 +424,15 @@ class _Unroller:
             raise lowering_error(op, "masked broadcast transfers are not supported")
         # lanes past the memref's end (out of bounds) or masked off: guarded by scf.if
         guard = not all(in_bounds) and isinstance(e, AffineDimExpr)
-        size = self.dim(op.source, e.position) if guard else None
+        size = None  # built once, if dynamic
+        if guard and static_dim(op.source, e.position) is None:
+            size = self.dim(op.source, e.position)
 
         def lane_condition(j: int, idx: list[SSAValue]) -> SSAValue | None:
             cond = None
-            if size is not None:
+            if guard:
                 assert isinstance(e, AffineDimExpr)
-                cond = self.less(idx[e.position], size)
+                cond = self.in_dim(idx[e.position], op.source, e.position, size)
             if op.mask is not None:
                 cond = self.conjoin(cond, self.add(extract(op.mask, [j])))
             return cond
@@ -751,6 +752,23 @@ def static_index(v: SSAValue) -> int | None:
             and isinstance(owner.value.type, IndexType):
         return owner.value.value.data
     return None
+
+
+def static_dim(source: SSAValue, d: int) -> int | None:
+    """The size of dim `d` of memref `source` if it is known: static in the type, or
+    given by a constant size operand of the `memref.subview` that defines `source`."""
+    assert isinstance(source.type, MemRefType)
+    shape = source.type.get_shape()
+    if shape[d] != DYNAMIC_INDEX:
+        return shape[d]
+    view = source.owner
+    if not isinstance(view, memref.SubviewOp):
+        return None
+    static_sizes = view.static_sizes.get_values()
+    if len(static_sizes) != len(shape):  # rank-reducing: dims do not line up
+        return None
+    dynamic = sum(s == DYNAMIC_INDEX for s in static_sizes[:d])
+    return static_index(view.sizes[dynamic]) if static_sizes[d] == DYNAMIC_INDEX else None
 
 
 def _element_type(t: Attribute) -> Attribute:
