@@ -1,5 +1,5 @@
 """matmul_vectorize.mlir's `peel` knob: the partial register blocks peeled into loops of
-their own (n, or n then m), so that the main register blocks are static and unmasked even
+their own (n; n then m; k, n then m), so that the main register blocks are static and unmasked even
 when the cache tiles do not divide the problem (their sizes are dynamic). Results vs NumPy
 on dividing and non-dividing shapes, the machine code of the main FMA loop (no mask, no
 spill), and the folding of the peeled `affine.min` over dynamic bounds that makes it so."""
@@ -32,9 +32,13 @@ def payload(m: int, n: int, k: int) -> str:
 }}"""
 
 
-@pytest.mark.parametrize("peel", [0, 1, 2])
-@pytest.mark.parametrize(("m", "n", "k", "unroll_k"), [(37, 45, 29, 0), (64, 128, 64, 1)])
-def test_peeled_blocks_compute_the_matmul(peel: int, m: int, n: int, k: int, unroll_k: int) -> None:
+# non-dividing and dividing shapes; peel = 3 excludes unroll_k = 1 (template constraint)
+CASES = [(*shape, unroll_k, peel) for shape in ((37, 45, 29), (64, 128, 64)) for unroll_k in (0, 1)
+         for peel in (0, 1, 2, 3) if not (unroll_k and peel == 3) and (unroll_k or peel != 0)]
+
+
+@pytest.mark.parametrize(("m", "n", "k", "unroll_k", "peel"), CASES)
+def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int, peel: int) -> None:
     kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul",
                              knobs={**KNOBS, "unroll_k": unroll_k, "peel": peel})
     rng = np.random.default_rng(m * n * k + peel)
@@ -45,6 +49,10 @@ def test_peeled_blocks_compute_the_matmul(peel: int, m: int, n: int, k: int, unr
 
 def _fma_loops(peel: int, m: int, n: int, k: int) -> list[list[str]]:
     kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
+    rng = np.random.default_rng(peel)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
     return _innermost_fma_loops(kernel._jit.asm("matmul"))
 
 
@@ -52,14 +60,17 @@ def _masked(body: list[str]) -> int:
     return sum("{%k" in line for line in body)
 
 
-@pytest.mark.parametrize("peel", [1, 2])
-def test_main_blocks_are_unmasked(peel: int) -> None:
+@pytest.mark.parametrize(("peel", "k"), [(1, 64), (2, 64), (3, 62)])
+def test_main_blocks_are_unmasked(peel: int, k: int) -> None:
     """N = 150: the last cache tile (22 columns) leaves every tile's n extent dynamic. Without
     peeling the one FMA loop has masked loads/FMAs; peeled, the main loop has none (8 × 32
-    block, 4 k steps: 16 accumulators, 64 FMAs) and no spill."""
-    (unpeeled,) = _fma_loops(0, 96, 150, 64)
+    block, 4 k steps: 16 accumulators, 64 FMAs) and no spill. K = 62: the last k step is
+    partial, so every block is masked in k unless k is peeled too (peel = 3)."""
+    (unpeeled,) = _fma_loops(0, 96, 150, k)
     assert _masked(unpeeled) > 0
-    loops = _fma_loops(peel, 96, 150, 64)
+    if k % KNOBS["reg_k"]:
+        assert all(_masked(body) > 0 for body in _fma_loops(2, 96, 150, k))
+    loops = _fma_loops(peel, 96, 150, k)
     unmasked = [body for body in loops if _masked(body) == 0]
     assert len(loops) >= 2 and unmasked
     for body in unmasked:
