@@ -409,3 +409,36 @@ def test_while_in_place_loops_keep_one_buffer() -> None:
     got = xlinalg.compile(text, entry="f")(x, y, 3)
     np.testing.assert_array_equal(got[0], x * 8)
     np.testing.assert_array_equal(got[1], y)
+
+
+# the condition forwards the growing tensor twice; position 1 has another type before
+# (tensor<4xf32>) than after, and the sizes of a position that changes
+FORWARDED_TWICE = """
+func.func @f(%x: tensor<?xf32>, %y: tensor<4xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:3 = scf.while (%a = %x, %b = %y, %i = %c0) : (tensor<?xf32>, tensor<4xf32>, index) -> (tensor<?xf32>, tensor<?xf32>, index) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %a, %a, %i : tensor<?xf32>, tensor<?xf32>, index
+  } do {
+  ^bb0(%p: tensor<?xf32>, %q: tensor<?xf32>, %j: index):
+    %k = arith.addi %j, %c1 : index
+    %kk = arith.index_cast %k : index to i32
+    %v = arith.sitofp %kk : i32 to f32
+    %e = tensor.empty(%k) : tensor<?xf32>
+    %f = linalg.fill ins(%v : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %f, %y, %k : tensor<?xf32>, tensor<4xf32>, index
+  }
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_while_forwarding_a_changing_tensor_at_another_type(n: int) -> None:
+    x = np.arange(2, dtype=np.float32)
+    got = xlinalg.compile(FORWARDED_TWICE, entry="f")(x, np.ones(4, np.float32), n)
+    expected = x if n == 0 else np.full(n, n, np.float32)
+    np.testing.assert_array_equal(got[0], expected)
+    np.testing.assert_array_equal(got[1], expected)
+    assert _check_ownership(_bufferized(FORWARDED_TWICE)) == 4

@@ -192,14 +192,17 @@ def test_new_dynamic_tensor_of_sizes_defined_before_the_loop_is_forwarded(m: int
     np.testing.assert_array_equal(got, np.full(m, 4.0, np.float32))
 
 
-def test_dynamic_tensor_of_unknown_size_forwarded_at_another_type_is_a_clear_error() -> None:
-    """A new tensor of a size computed in the loop has no buffer before the loop to live in."""
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_dynamic_tensor_of_sizes_computed_in_the_loop_forwarded_at_another_type(n: int) -> None:
+    """A new tensor of a size computed in the loop has no buffer before the loop to live in:
+    the position carries a memref (`loop_resize.py`), a new buffer per iteration."""
     text = COMPUTED.replace(
         "%s = linalg.mul ins(%a, %a : tensor<?xf32>, tensor<?xf32>) outs(%a : tensor<?xf32>) -> tensor<?xf32>",
-        "%s = tensor.empty(%i) : tensor<?xf32>")
-    with pytest.raises(xlinalg.errors.LoweringError,
-                       match="forwards at position 0 .* sizes not known before the loop"):
-        xlinalg.compile(text, entry="f")
+        "%e = tensor.empty(%i) : tensor<?xf32>\n    %z = arith.constant 3.0 : f32\n"
+        "    %s = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>")
+    assert "tensor.empty(%i)" in text
+    got = xlinalg.compile(text, entry="f")(np.ones(4, np.float32), n)
+    np.testing.assert_array_equal(got, np.full(n, 3.0, np.float32))
 
 
 GROWING = """

@@ -21,13 +21,13 @@ One-Shot Bufferize with ownership-based deallocation, such a position carries a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.lowering.bufferize.analysis import Root, SliceKey
@@ -54,7 +54,7 @@ def rebuild_resizing_for(
     body = loop.body.block
     original = list(body.args[1:])
     inits = {p: _initial_buffer(bufferizer, loop, loop.iter_args[p]) for p in positions}
-    carried = {p: _carry(bufferizer, body, original[p], inits[p].type) for p in positions}
+    carried = {p: _carry(bufferizer, body, original[p]) for p in positions}
     loop.body.detach_block(body)
     new = scf.ForOp(loop.lb, loop.ub, loop.step, kept_operands(loop.iter_args, inits), Region(body))
     new.attributes.update(loop.attributes)
@@ -83,18 +83,18 @@ def rebuild_resizing_while(
     what an `scf.for` yields)."""
     regions = (loop.before_region.block, loop.after_region.block)
     original = [list(block.args) for block in regions]
-    inits = {p: _initial_buffer(bufferizer, loop, loop.arguments[p]) for p in positions}
-    carried: list[dict[int, BlockArgument]] = [{}, {}]
-    for block, args, memrefs in zip(regions, original, carried, strict=True):
-        for position in positions:
-            memrefs[position] = _carry(bufferizer, block, args[position], inits[position].type)
-    result_types = [inits[p].type if p in inits else r.type for p, r in enumerate(loop.res)
-                    if p in inits or not isinstance(r.type, TensorType)]
+    carried: list[dict[int, BlockArgument]] = [
+        {p: _carry(bufferizer, block, args[p]) for p in positions
+         if p < len(args) and isinstance(args[p].type, TensorType)}
+        for block, args in zip(regions, original, strict=True)]
+    inits = {p: _initial_buffer(bufferizer, loop, loop.arguments[p]) for p in carried[0]}
+    result_types = [carried[1][p].type if p in carried[1] else r.type for p, r in enumerate(loop.res)
+                    if p in carried[1] or not isinstance(r.type, TensorType)]
     for region, block in zip((loop.before_region, loop.after_region), regions, strict=True):
         region.detach_block(block)
     new = scf.WhileOp(kept_operands(loop.arguments, inits), result_types, [regions[0]], [regions[1]])
     new.attributes.update(loop.attributes)
-    results = _replace_results(bufferizer, loop, new, list(inits))
+    results = _replace_results(bufferizer, loop, new, list(carried[1]))
     bufferizer.resized_whiles[new] = ResizedWhile(*original, *carried)
     for block, args in zip(regions, original, strict=True):
         bufferizer._stale_args.append((block, [a for a in args if isinstance(a.type, TensorType)]))
@@ -109,10 +109,12 @@ def _initial_buffer(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAV
                                owned=False)[0]
 
 
-def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument,
-           memref_type: Attribute) -> BlockArgument:
+def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument) -> BlockArgument:
     """A memref argument of `block` after `tensor_arg`, the buffer of `tensor_arg`."""
-    arg = block.insert_arg(memref_type, tensor_arg.index + 1)
+    from xlinalg.lowering.bufferize.one_shot import memref_type_of
+
+    assert isinstance(tensor_arg.type, TensorType)
+    arg = block.insert_arg(memref_type_of(tensor_arg.type), tensor_arg.index + 1)
     arg.name_hint = tensor_arg.name_hint
     bufferizer._define(tensor_arg, arg, Root("alloc", writable=True))
     return arg
@@ -136,26 +138,24 @@ def _replace_results(bufferizer: _FunctionBufferizer, old: Operation, new: Opera
     return results
 
 
-def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue],
+def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue], positions: Iterable[int],
             carried: dict[int, BlockArgument], terminator: Operation) -> tuple[dict[int, SSAValue], list[SSAValue]]:
-    """For each memref-carried position of `terminator` (whose operands are `values`): a
-    buffer the next region owns holding that position's tensor, and the carried buffers
-    it replaces (to free after the terminator's other copies: `free`)."""
+    """For each memref-carried position of the region `terminator` passes on to (its
+    operands are `values`): a buffer the next region owns holding that position's tensor.
+    Also the buffers the terminator's region owns (`carried`) not passed on, to free after
+    the terminator's other copies (`free`)."""
     body = terminator.parent_block()
     passed: dict[int, SSAValue] = {}
-    replaced: list[SSAValue] = []
-    for position, arg in carried.items():
+    for position in positions:
         source = bufferizer.buf[values[position]]
-        if source is arg:
-            passed[position] = arg
-            continue
-        if (source, body) in bufferizer.owned and isinstance(source.owner, memref.AllocOp):
+        if source is carried.get(position):
+            passed[position] = source
+        elif (source, body) in bufferizer.owned and isinstance(source.owner, memref.AllocOp):
             bufferizer.owned.remove((source, body))  # the next region owns it now
             passed[position] = source
         else:
             passed[position] = bufferizer._copy_of(source, terminator, owned=False)[0]
-        replaced.append(arg)
-    return passed, replaced
+    return passed, [arg for position, arg in carried.items() if passed.get(position) is not arg]
 
 
 def free(bufferizer: _FunctionBufferizer, replaced: Sequence[SSAValue], terminator: Operation) -> None:

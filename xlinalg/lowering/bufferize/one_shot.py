@@ -112,7 +112,6 @@ from xlinalg.lowering.bufferize.loop_resize import (
     rebuild_resizing_while,
 )
 from xlinalg.lowering.bufferize.parallel_copies import (
-    check_carried_sizes,
     copy_in_parallel,
     for_sizes_may_change,
     forwarded_buffer,
@@ -656,7 +655,7 @@ class _FunctionBufferizer:
         before, after = op.before_region.block.args, op.after_region.block.args
         taken: set[Root] = set()
         results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
-        resizing = [j for j in range(len(op.arguments)) if while_sizes_may_change(op, j)]
+        resizing = [j for j in range(max(len(before), len(after))) if while_sizes_may_change(op, j)]
         for j, (init, arg) in enumerate(zip(op.arguments, before)):
             if not isinstance(init.type, TensorType) or j in resizing:
                 continue
@@ -690,7 +689,7 @@ class _FunctionBufferizer:
         assert isinstance(loop, scf.WhileOp)
         resized = self.resized_whiles.get(loop)
         if resized:
-            passed, replaced = pass_on(self, op.args, resized.carried_before, op)
+            passed, replaced = pass_on(self, op.args, resized.carried_after, resized.carried_before, op)
             pairs = [(value, resized.after[j]) for j, value in enumerate(op.args)
                      if isinstance(value.type, TensorType) and j not in passed]
             copy_in_parallel(self, pairs, op)  # (the other positions' sizes do not change)
@@ -698,12 +697,8 @@ class _FunctionBufferizer:
             self.if_yields[op] = kept_operands(op.args, passed)
             self.conditions.append(op)
             return
-        before, after = loop.before_region.block.args, loop.after_region.block.args
+        after = loop.after_region.block.args
         pairs = [(value, after[j]) for j, value in enumerate(op.args) if isinstance(value.type, TensorType)]
-        for value, arg in pairs:
-            j = arg.index  # type: ignore[attr-defined]
-            if j < len(before) and self.buf[arg] is self.buf.get(before[j]):  # the carried buffer
-                check_carried_sizes(self, loop, value, j, op)
         copy_in_parallel(self, pairs, op)
         self.conditions.append(op)
 
@@ -769,7 +764,8 @@ class _FunctionBufferizer:
         if isinstance(loop, scf.WhileOp):
             resized_while = self.resized_whiles.get(loop)
             if resized_while:
-                passed, replaced = pass_on(self, op.operands, resized_while.carried_after, op)
+                passed, replaced = pass_on(self, op.operands, resized_while.carried_before,
+                                           resized_while.carried_after, op)
                 pairs = [(value, arg) for j, (value, arg) in enumerate(zip(op.operands, resized_while.before))
                          if isinstance(value.type, TensorType) and j not in passed]
                 copy_in_parallel(self, pairs, op)
@@ -779,8 +775,6 @@ class _FunctionBufferizer:
                 return
             pairs = [(value, arg) for value, arg in zip(op.operands, loop.before_region.block.args)
                      if isinstance(value.type, TensorType)]
-            for value, arg in pairs:
-                check_carried_sizes(self, loop, value, arg.index, op)  # type: ignore[attr-defined]
             copy_in_parallel(self, pairs, op)
             self.yields.append(op)
             return
@@ -789,7 +783,8 @@ class _FunctionBufferizer:
         resized = self.resized_fors.get(loop)
         # the memref-carried positions first: their copies into new buffers read the values
         # before the copies into the loop's other buffers may overwrite them
-        passed, replaced = pass_on(self, op.operands, resized.carried, op) if resized else ({}, [])
+        passed, replaced = (pass_on(self, op.operands, resized.carried, resized.carried, op)
+                            if resized else ({}, []))
         for position, (value, arg) in enumerate(zip(op.operands, resized.args if resized
                                                     else loop.body.block.args[1:])):
             if not isinstance(value.type, TensorType) or resized and position in resized.carried:

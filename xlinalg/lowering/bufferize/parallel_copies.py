@@ -19,8 +19,9 @@ one gets its sizes from the before region's argument it is (or was computed in p
 into: the `outs` of linalg ops, the destination of `insert_slice`/`insert`/
 `vector.transfer_write`, an `scf.for` init), whose buffer has the same sizes on every
 iteration, or from the `tensor.empty` it is (computed into) when its sizes are defined
-before the loop (`_shape_source`); a tensor of sizes computed in the loop is a
-`LoweringError` saying so.
+before the loop (`_shape_source`). A position whose sizes may change between iterations
+(`for_sizes_may_change`, `while_sizes_may_change`: e.g. a tensor of sizes computed in the
+loop) carries a memref instead, a new buffer per iteration: see `loop_resize.py`.
 """
 
 from __future__ import annotations
@@ -55,19 +56,9 @@ def forwarded_buffer(bufferizer: _FunctionBufferizer, loop: scf.WhileOp, j: int)
         from xlinalg.lowering.bufferize.one_shot import _per_dim
 
         return bufferizer._alloc(ttype, _per_dim(ttype, source.dynamic_sizes), loop)
-    if source is None:
-        raise bufferizer._unsupported(
-            loop, f"the dynamically shaped tensor scf.condition forwards at position {j} (whose "
-                  "before-region argument has another type) has sizes not known before the loop: "
-                  "each position gets one buffer, allocated before the loop, so the tensor must be "
-                  "a before-region argument, computed in place into one, or a tensor.empty of "
-                  "sizes defined before the loop")
-    buffer = bufferizer.buf.get(source)
-    if buffer is None:  # a position carried as a memref (loop_resize.py): no sizes before the loop
-        raise bufferizer._unsupported(
-            loop, f"the dynamically shaped tensor scf.condition forwards at position {j} (whose "
-                  "before-region argument has another type) has the sizes of a tensor whose "
-                  "sizes change between iterations")
+    # otherwise the position carries a memref (`while_sizes_may_change`, loop_resize.py)
+    assert source is not None and source in bufferizer.buf, "a position whose sizes may change"
+    buffer = bufferizer.buf[source]
     return bufferizer._alloc(ttype, bufferizer._sizes(buffer, loop), loop)
 
 
@@ -122,21 +113,50 @@ def for_sizes_may_change(loop: scf.ForOp, position: int) -> bool:
     return not _computed_in_place_into(terminator.operands[position], {init, block.args[1 + position]})
 
 
-def while_sizes_may_change(loop: scf.WhileOp, position: int) -> bool:
-    """The same for an `scf.while` position whose before and after arguments have one
-    dynamically shaped type: what the condition forwards there is not the before argument
-    (or computed in place into it), or what the after region yields there is not the after
-    argument (or computed in place into it). Positions of two types are `forwarded_buffer`'s."""
+def while_sizes_may_change(loop: scf.WhileOp, position: int, visiting: frozenset[int] = frozenset()) -> bool:
+    """The same for an `scf.while` position: the after argument there may not have the
+    sizes of the one buffer of the position (what the condition forwards is not the before
+    argument or computed in place into it; of another type, its sizes are not known before
+    the loop: `_shape_source`, or those of a before argument that may change), or what the
+    after region yields there may not have the before argument's sizes."""
     before, after = loop.before_region.block, loop.after_region.block
-    if (position >= len(before.args) or position >= len(after.args)
-            or before.args[position].type != after.args[position].type
-            or not _dynamic(before.args[position])):
-        return False
     condition, yielded = before.last_op, after.last_op
     assert isinstance(condition, scf.ConditionOp) and yielded is not None
-    return not (_computed_in_place_into(condition.args[position],
-                                        {before.args[position], loop.arguments[position]})
-                and _computed_in_place_into(yielded.operands[position], {after.args[position]}))
+    if position < len(after.args) and _dynamic(after.args[position]):
+        if position < len(before.args) and before.args[position].type == after.args[position].type:
+            if not _keeps_sizes(loop, condition.args[position], position):
+                return True
+        elif (source := _shape_source(loop, position)) is None or (
+                isinstance(source, BlockArgument) and source.index not in visiting | {position}
+                and while_sizes_may_change(loop, source.index, visiting | {position})):
+            return True  # no sizes known before the loop (those of a position that changes)
+    return position < len(before.args) and not _keeps_sizes(loop, yielded.operands[position], position)
+
+
+def _keeps_sizes(loop: scf.WhileOp, value: SSAValue, position: int) -> bool:
+    """Whether `value`, passed on at `position`, has the sizes of the position's one buffer:
+    static, the loop's own tensor there, or computed in place into one (through the after
+    arguments: of the before argument's type, they have its sizes, else their shape
+    source's)."""
+    if not _dynamic(value):
+        return True
+    before, after = loop.before_region.block, loop.after_region.block
+    same = {*loop.arguments[position:position + 1], *before.args[position:position + 1],
+            *after.args[position:position + 1]}
+    current: SSAValue | None = value
+    while current is not None:
+        if current in same:
+            return True
+        if isinstance(current, BlockArgument) and current.owner is after:
+            k = current.index
+            if k < len(before.args) and before.args[k].type == current.type:
+                current = before.args[k]
+            else:
+                source = _shape_source(loop, k)
+                current = source if isinstance(source, SSAValue) else None
+            continue
+        current = _destination_of(current)
+    return False
 
 
 def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None:
@@ -159,47 +179,6 @@ def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None
             return empty if outside else None
         value = _destination_of(value)
     return None
-
-
-def check_carried_sizes(bufferizer: _FunctionBufferizer, loop: Operation, value: SSAValue,
-                        position: int, terminator: Operation) -> None:
-    """A dynamically shaped tensor copied into the loop-carried buffer at `position` (allocated
-    once, with the init's sizes) must have that buffer's sizes: it must be the init, a
-    block argument of the loop at that position, or computed in place into one (then
-    `_destination_of` leads there). Otherwise its sizes may change from one iteration to
-    the next, which one buffer per position cannot hold: a `LoweringError`."""
-    ttype = value.type
-    assert isinstance(ttype, TensorType)
-    if all(d >= 0 for d in ttype.get_shape()):
-        return
-    same: set[SSAValue] = set()
-    if isinstance(loop, scf.WhileOp):
-        same.update(loop.arguments[position:position + 1])
-        for block in (loop.before_region.block, loop.after_region.block):
-            same.update(block.args[position:position + 1])
-    elif isinstance(loop, scf.ForOp):
-        same.update((loop.iter_args[position], loop.body.block.args[1 + position]))
-    current: SSAValue | None = value
-    while current is not None:
-        if current in same:
-            return
-        if (isinstance(loop, scf.WhileOp) and isinstance(current, BlockArgument)
-                and current.owner is loop.after_region.block):
-            # an after argument lives in the before argument's buffer at its position, or in
-            # a buffer of the sizes of its shape source
-            k, before = current.index, loop.before_region.block.args
-            if k < len(before) and bufferizer.buf[current] is bufferizer.buf.get(before[k]):
-                current = before[k]
-            else:
-                source = _shape_source(loop, k)
-                current = source if isinstance(source, SSAValue) else None
-            continue
-        current = _destination_of(current)
-    raise bufferizer._unsupported(
-        terminator, f"the dynamically shaped tensor carried at position {position} may change "
-                    "sizes between iterations (it is not the loop's own tensor at that position "
-                    "or computed in place into it): each position has one buffer of the init's "
-                    "sizes")
 
 
 def copy_in_parallel(
