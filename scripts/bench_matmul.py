@@ -118,10 +118,10 @@ def _blas(a: np.ndarray, b: np.ndarray, threads: int, args: argparse.Namespace):
 #: Chosen among the best trials of 24-trial studies and earlier knobs, re-timed side by side
 #: (CPU time, fastest of 9 rounds; load ~7): 105 / 102 / 92 GFLOP/s there. 384x1000x256:
 #: peel = 1 (the partial register blocks of the last cache tile peeled, every other block
-#: unmasked): 0.97x OpenBLAS vs 0.55x with peel = 0 (6x32 block, same run, CPU-time minima,
-#: load 3.5); with peel = 1 the 16x16 block (16 accumulators, only 8 masked columns left
-#: at the N edge) ran at 1.03-1.04x OpenBLAS, 0.93-0.95 of the FMA peak, ahead of 12x32,
-#: 6x64, 8x32 (1.02x) and 6x32 (0.99x) in two interleaved runs (load 4.9).
+#: unmasked). Same-run CPU-time minima on this script's memref payload (load 2.8): 6x32
+#: 0.97x -> 1.01x OpenBLAS, 16x16 0.96x -> 1.04x (0.955 of the FMA peak; 16 accumulators,
+#: only 8 masked columns left at the N edge), ahead of 8x32 (1.03x) and 12x32 (1.02x); on
+#: the tensor payload peel = 0 is far worse (6x32 0.55x, peel = 1 0.97x; load 3.5).
 FIXED_VEC: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 16,
                       "reg_k": 1, "cache_order": 0, "unroll_k": 1, "peel": 0},
