@@ -19,8 +19,14 @@
 // panel is one cache line per k step, contiguous. With tile_m = 256 (>= M) the copy is
 // made once per (batch, n, k) tile, i.e. B is copied once per call (vectorized by LLVM:
 // zmm loads/stores). 8 × 256³, same-run medians of single calls in CPU time: 3-5 % faster
-// than the best unpacked block; the pre-packed batch_mmt4d.mlir is still ~10 % faster
-// (the A rows, broadcast from 16 rows 1 KiB apart, are the remaining strided reads).
+// than the best unpacked block. Same run, fastest of 9 × 15 wall-clock calls (load 3-5):
+// this block 0.915-0.925 of the FMA peak, the pre-packed batch_mmt4d.mlir 0.96-0.975.
+// The A rows (16 broadcast rows 1 KiB apart) are not the gap: with A's rows padded to
+// 257, 260, 264 or 272 floats (a strided memref argument) the block runs at the same
+// speed (107-109 GFLOP/s). No other block of the space beats it in the same runs: 4 × 64
+// and 8 × 32 (tile_n 32/64), unroll_k, reg_k = 2, tile_m 128 or tile_k 128 all measured
+// 0.84-0.94. perf record: ~12 % of the cycles are outside the FMA loop (the B copy, the C
+// block loads/stores; A, B and C are 6 MiB together, more than L2).
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
 // xlinalg.constraint: tile_m % reg_m == 0
