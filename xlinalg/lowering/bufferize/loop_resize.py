@@ -12,7 +12,8 @@ One-Shot Bufferize with ownership-based deallocation, such a position carries a 
 - the body's block argument at that position is that memref (the carried tensor's buffer);
 - `scf.yield` passes on a buffer the next iteration owns: the carried one itself when the
   yielded tensor lives in it; a buffer allocated in the body (its `memref.alloc`: the
-  body's end no longer frees it); otherwise a copy into a new buffer of the yielded sizes.
+  body's end no longer frees it; also a buffer an inner loop, `scf.if` or call returned);
+  otherwise a copy into a new buffer of the yielded sizes.
   In the last two cases the carried buffer is freed just before the yield (after every
   copy the yield reads it for);
 - the loop's result is that memref, owned by the block of the loop (freed at its end
@@ -150,7 +151,7 @@ def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue], positio
         source = bufferizer.buf[values[position]]
         if source is carried.get(position):
             passed[position] = source
-        elif (source, body) in bufferizer.owned and isinstance(source.owner, memref.AllocOp):
+        elif (source, body) in bufferizer.owned:  # a whole buffer (alloc, loop/if/call result)
             bufferizer.owned.remove((source, body))  # the next region owns it now
             passed[position] = source
         else:

@@ -17,7 +17,7 @@ Every tensor value gets a buffer (a memref SSA value), op by op in program order
 | ops implementing `DestinationStyleOpInterface` (`linalg.pack`/`unpack`/`softmax`/winograd) | the same, via `clone_on_buffers`; an init sharing a buffer with an input is copied |
 | `scf.for` with tensor `iter_args` | the loop-carried tensor lives in one buffer: the init's (or a copy); a yielded value in another buffer is copied into it. A dynamically shaped one whose sizes may change between iterations (the yielded value is not the carried tensor or computed in place into it: `parallel_copies.for_sizes_may_change`) is carried as a memref instead, a new buffer per iteration (see `loop_resize.py`) |
 | `scf.if` yielding tensors | rebuilt with memref results: each branch yields a new buffer holding a copy of its value (freed at the end of the enclosing block unless returned) |
-| `scf.while` carrying tensors | like `scf.for`: one buffer per loop-carried tensor (the before argument, what `scf.condition` forwards at the same position, the after argument, the result); other buffers are copied into it; a tensor the condition forwards to a position of another type gets a buffer of its own, allocated before the loop (see `parallel_copies.py`; a dynamically shaped one whose sizes are computed in the loop is a `LoweringError`) |
+| `scf.while` carrying tensors | like `scf.for`: one buffer per loop-carried tensor (the before argument, what `scf.condition` forwards at the same position, the after argument, the result); other buffers are copied into it; a tensor the condition forwards to a position of another type gets a buffer of its own, allocated before the loop (see `parallel_copies.py`). A dynamically shaped position whose sizes may change between iterations (`parallel_copies.while_sizes_may_change`, e.g. sizes computed in the loop) carries memrefs in both regions, a new buffer per iteration (`loop_resize.py`) |
 | `func.call` with tensors | the callee is bufferized first; tensor arguments pass their (identity-layout) buffers, read-only in the callee; static tensor results are written into buffers allocated at the call (the callee's result-buffer arguments); a dynamically shaped result is a `LoweringError` (calls with memref results do not lower to LLVM yet) |
 
 **In place or copy.** An op that writes a destination tensor (`outs` of a
@@ -50,7 +50,8 @@ buffer first (without the copy when the op does not read its destination, e.g.
   NumPy arrays.
 
 Temporary buffers are freed (`memref.dealloc`) at the end of the block that
-allocated them. Ops with tensor operands or results not listed here give a
+allocated them, except those a resizing loop passes on to its next iteration or
+result (`loop_resize.py`). Ops with tensor operands or results not listed here give a
 `LoweringError` naming the op.
 """
 
