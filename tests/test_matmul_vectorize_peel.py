@@ -7,17 +7,19 @@ spill), and the folding of the peeled `affine.min` over dynamic bounds that make
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-import xlinalg
-
-sys.path.insert(0, str(Path(__file__).parent))
+from support import REPO
 from test_vector_mask_hoist_asm import _innermost_fma_loops
 
-SPACE = (Path(__file__).parent.parent / "search_spaces" / "matmul_vectorize.mlir").read_text()
+import xlinalg
+from tuner.constraints import first_violated, parse_constraints
+
+sys.path.insert(0, str(REPO / "scripts"))
+import bench_matmul  # noqa: E402
+
+SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,
          "cache_order": 0, "unroll_k": 0}
 
@@ -88,3 +90,29 @@ def test_peel_folds_the_partial_tile_size_over_dynamic_bounds() -> None:
     # only the cache tile's own min(64, 150 - j) is left
     assert len(mins) == 1 and "150" in mins[0], mins
     assert "affine.apply affine_map<(d0, d1) -> (((d0 * -1) + d1))>" in ir
+
+
+def test_stored_knobs_keep_the_constraints() -> None:
+    constraints = parse_constraints(SPACE)
+    for shape, knobs in bench_matmul.FIXED_VEC.items():
+        assert first_violated(constraints, knobs) is None, shape
+    assert first_violated(constraints, {**KNOBS, "unroll_k": 1, "peel": 3}) is not None
+
+
+def test_stored_384x1000x256_main_loop() -> None:
+    """bench_matmul's stored knobs at 384x1000x256 (16 x 16 block, peel = 1) on its memref
+    payload: vs NumPy, and a main FMA loop without mask or spill (64 FMAs = 16 accumulators
+    x 4 k steps, one B row load per k step)."""
+    m, n, k = 384, 1000, 256
+    knobs = bench_matmul.FIXED_VEC[(m, n, k)]
+    kernel = xlinalg.compile(bench_matmul.PAYLOAD.format(m=m, n=n, k=k), SPACE, entry="matmul", knobs=knobs)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
+    main = [body for body in _innermost_fma_loops(kernel._jit.asm("matmul")) if _masked(body) == 0]
+    assert len(main) == 1
+    assert sum("vfmadd" in line for line in main[0]) == 64
+    assert not any("(%rsp)" in line for line in main[0])
