@@ -101,7 +101,8 @@ class _Unroller:
         self.lazy: dict[SSAValue, TransposeOp] = {}
         self.dead: list[Operation] = []
         self.at: InsertPoint | None = None
-        self._consts: dict[int, SSAValue] = {}
+        self._consts: dict[int, SSAValue] = {}  # index constants inserted at `_consts_at`
+        self._consts_at: tuple[Block, Operation | None] | None = None
 
     # --- helpers --------------------------------------------------------
     def add(self, op: Operation) -> SSAValue:
@@ -110,7 +111,16 @@ class _Unroller:
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def index(self, value: int) -> SSAValue:
-        return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        """An index constant, shared by everything inserted at the same insertion point
+        (one op's expansion asks for the same few constants many times)."""
+        assert self.at is not None
+        at = self._consts_at
+        if at is None or at[0] is not self.at.block or at[1] is not self.at.insert_before:
+            self._consts_at = (self.at.block, self.at.insert_before)
+            self._consts = {}
+        if value not in self._consts:
+            self._consts[value] = self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return self._consts[value]
 
     def offset(self, base: SSAValue, delta: int) -> SSAValue:
         if delta == 0:
