@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    UnrealizedConversionCastOp,
     VectorType,
     i32,
 )
@@ -70,6 +71,42 @@ def _splat(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue:
     (n,) = t.get_shape()
     return b.add(llvm.ShuffleVectorOp.create(operands=[first, undef], result_types=[t],
                                              properties={"mask": _shuffle_mask(0, n, 0)}))
+
+
+def _splat_of_lane(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue | None:
+    """`scalar` splat to `t` as one `shufflevector` when it is a constant lane of a
+    1-D vector `v` of `t`'s element type (`broadcast(extract(v, i))`, the unrolled
+    outer-product / FMA broadcast; `v` may be shorter or longer than `t`, as
+    shufflevector allows): what LLVM's instcombine makes of extract + insert + shuffle,
+    without emitting those three. The extract is erased when nothing else uses it.
+    None if `scalar` is not such a lane."""
+    extract = scalar.owner
+    if not isinstance(extract, ExtractElementOp):
+        return None
+    source = extract.vector.type
+    if not (isinstance(source, VectorType) and source.element_type == t.element_type
+            and source.get_num_dims() == 1 and source.get_num_scalable_dims() == 0):
+        return None
+    lane = extract.position.owner
+    if not (isinstance(lane, llvm.ConstantOp) and isinstance(lane.value, IntegerAttr)):
+        return None
+    (n,) = t.get_shape()
+    v = b.add(llvm.ShuffleVectorOp.create(
+        operands=[extract.vector, extract.vector], result_types=[t],
+        properties={"mask": _shuffle_mask(lane.value.value.data, n, 0)}))
+    return v
+
+
+def _erase_if_unused(value: SSAValue) -> None:
+    """Erase the op of `value` and then its operands' ops while they become unused
+    (only single-result pure conversion leftovers: casts and element extracts)."""
+    leftovers = ExtractElementOp | UnrealizedConversionCastOp
+    while not value.uses and isinstance(value.owner, leftovers) and len(value.owner.results) == 1:
+        owner = value.owner
+        operand = owner.operands[0]
+        owner.detach()
+        owner.erase()
+        value = operand
 
 
 def _lane_mask(b: Builder, bound: SSAValue, n: int) -> SSAValue:
@@ -282,8 +319,11 @@ def lower_vector_op(op: Operation) -> None:
             return
         if isinstance(src.type, VectorType):
             raise LoweringError(f"broadcast {src.type} to {t} was not unrolled")
-        v = _splat(b, b.to_llvm(src), convert_type(t))  # type: ignore[arg-type]
+        scalar, lt = b.to_llvm(src), convert_type(t)
+        assert isinstance(lt, VectorType)
+        v = _splat_of_lane(b, scalar, lt) or _splat(b, scalar, lt)
         replace_op(op, [b.from_llvm(v, t)])
+        _erase_if_unused(src)
     elif isinstance(op, vector.ExtractOp):
         pos = list(op.static_position.get_values())
         if op.dynamic_position or len(pos) != 1 or isinstance(op.result.type, VectorType):
