@@ -130,11 +130,9 @@ FIXED_VEC: dict[tuple[int, int, int], dict[str, int]] = {
     (384, 1000, 256): {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 16, "reg_n": 16,
                        "reg_k": 4, "cache_order": 0, "unroll_k": 0, "peel": 1},
 }
-#: The same blocks split over N (parallel_dim = 1) between the threads (matmul_parallel.mlir
-#: has no peel knob).
+#: The same blocks split over N (parallel_dim = 1) between the threads.
 FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
-    shape: {**{name: v for name, v in knobs.items() if name != "peel"}, "parallel_dim": 1}
-    for shape, knobs in FIXED_VEC.items()}
+    shape: {**knobs, "parallel_dim": 1} for shape, knobs in FIXED_VEC.items()}
 
 
 def _given(args: argparse.Namespace, given: list | None, table: dict,  # type: ignore[type-arg]

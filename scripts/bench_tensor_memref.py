@@ -57,7 +57,7 @@ CONFIGS = [
     ("vectorize 2 thr.", "matmul_parallel.mlir", {"threads": 2, "parallel_dim": 0, "tile_m": 64,
                                                   "tile_n": 128, "tile_k": 128, "reg_m": 6,
                                                   "reg_n": 32, "reg_k": 1, "cache_order": 0,
-                                                  "unroll_k": 0}),
+                                                  "unroll_k": 0, "peel": 0}),
 ]
 CHAIN_TENSOR = (ROOT / "examples" / "elementwise_chain.mlir").read_text()
 CHAIN_MEMREF = """

@@ -78,7 +78,7 @@ CASES = [
     # best trial of bench-matmul-par-512x512x512
     Case("matmul_parallel 512", _matmul(512), SPACES / "matmul_parallel.mlir",
          {"threads": 2, "parallel_dim": 1, "tile_m": 64, "tile_n": 64, "tile_k": 128,
-          "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 0, "unroll_k": 0}),
+          "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 0, "unroll_k": 0, "peel": 0}),
     Case("conv2d 56x56x64->64", conv_payload(LAYERS[0]), SPACES / "conv2d_nhwc_hwcf.mlir",
          STORED_KNOBS[0]),
     Case("conv2d 7x7x512->512", conv_payload(LAYERS[3]), SPACES / "conv2d_nhwc_hwcf.mlir",

@@ -12,7 +12,8 @@
 // 3. vectorize the block (transfer_read / vector.contract / transfer_write),
 //    hoist the C transfers out of the k loop (accumulators stay in registers),
 //    lower the contraction to outer products and those to broadcast + FMA
-//    on 1-D vectors; optionally unroll the k loop.
+//    on 1-D vectors; optionally unroll the k loop and peel the partial register
+//    blocks (knob peel, as in matmul_vectorize.mlir) so that the main blocks are unmasked.
 // reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers with room
 // for the B rows and broadcasts: at most 24 (384 floats).
 //
@@ -20,6 +21,7 @@
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
 // xlinalg.constraint: reg_m * reg_n <= 384
+// xlinalg.constraint: unroll_k == 0 or peel != 3
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root
@@ -60,17 +62,45 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
       -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
-    // vector sizes = the register block: partial blocks at the edges of
-    // non-dividing shapes get out-of-bounds (masked) transfers.
-    transform.structured.vectorize %reg vector_sizes [%rm, %rn, %rk]
-      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-
+    // the k loop of the register block unrolled by 2 (before peeling, which consumes the
+    // loops around it)
     transform.tune.alternatives<"unroll_k"> {
       transform.yield
     }, {
       transform.loop.unroll %rl#2 factor = 2 : !transform.any_op
       transform.yield
     }
+
+    // peel = 1 (n) / 2 (n, then m) / 3 (k, n, then m): matmul_vectorize.mlir's peeling of
+    // the partial register blocks (its comment has the measurements).
+    transform.tune.alternatives<"peel"> {
+      transform.yield
+    }, {
+      %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }, {
+      %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      %mp, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }, {
+      %k_loop = transform.cast %rl#2 : !transform.any_op to !transform.op<"scf.for">
+      %kp, %kr = transform.loop.peel %k_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      %mp, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      transform.yield
+    }
+
+    // vector sizes = the register block: partial blocks at the edges of
+    // non-dividing shapes get out-of-bounds (masked) transfers.
+    %blks = transform.structured.match ops{["linalg.matmul"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %blks vector_sizes [%rm, %rn, %rk]
+      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
 
     %f = transform.structured.match ops{["func.func"]} in %root
       : (!transform.any_op) -> !transform.any_op

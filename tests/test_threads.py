@@ -107,7 +107,7 @@ func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{
 }}
 """
     knobs = {"threads": threads, "parallel_dim": dim, "tile_m": 32, "tile_n": 64, "tile_k": 64,
-             "reg_m": 4, "reg_n": 32, "reg_k": 2, "cache_order": 1, "unroll_k": 1}
+             "reg_m": 4, "reg_n": 32, "reg_k": 2, "cache_order": 1, "unroll_k": 1, "peel": 0}
     return xlinalg.compile(payload, schedule=ROOT / "search_spaces" / "matmul_parallel.mlir", knobs=knobs)
 
 
