@@ -116,3 +116,17 @@ def test_stored_384x1000x256_main_loop() -> None:
     assert len(main) == 1
     assert sum("vfmadd" in line for line in main[0]) == 64
     assert not any("(%rsp)" in line for line in main[0])
+
+
+@pytest.mark.parametrize("peel", [1, 3])
+@pytest.mark.parametrize("parallel_dim", [0, 1])
+def test_parallel_template_peels_too(peel: int, parallel_dim: int) -> None:
+    """matmul_parallel.mlir has the same knob: each thread's part peeled, 2 threads, vs NumPy."""
+    m, n, k = 37, 45, 29
+    knobs = {**KNOBS, "threads": 2, "parallel_dim": parallel_dim, "peel": peel}
+    kernel = xlinalg.compile(payload(m, n, k), REPO / "search_spaces" / "matmul_parallel.mlir", entry="matmul",
+                             knobs=knobs)
+    rng = np.random.default_rng(peel + 2 * parallel_dim)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
