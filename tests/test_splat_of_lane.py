@@ -6,10 +6,9 @@ same machine code (checked with the fold disabled), the same numbers as NumPy.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from masked_conv_case import compile_masked_conv
 
 import xlinalg
 from xlinalg.lowering.to_llvm import convert_vector_to_llvm
@@ -67,22 +66,11 @@ def test_an_extract_with_other_uses_stays() -> None:
     np.testing.assert_array_equal(out[2], np.full(16, b[15] + np.float32(1.5), np.float32))
 
 
-CONV = """func.func @conv(%I: memref<1x9x9x64xf32>, %F: memref<3x3x64x64xf32>, %O: memref<1x7x7x64xf32>) {
-  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%I, %F : memref<1x9x9x64xf32>, memref<3x3x64x64xf32>) outs(%O : memref<1x7x7x64xf32>)
-  return
-}
-"""
-CONV_KNOBS = {"reg_h": 4, "reg_w": 7, "reg_f": 16, "reg_c": 8, "cache_c": 64, "cache_order": 1,
-              "pack_filter": 0, "pack_input": 1, "reg_order": 1}
-
-
 def test_conv_register_block_same_machine_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    schedule = (Path(__file__).resolve().parents[1] / "search_spaces" / "conv2d_nhwc_hwcf.mlir")
-    folded = xlinalg.compile(CONV, schedule=schedule.read_text(), knobs=CONV_KNOBS)
+    folded = compile_masked_conv()
     with monkeypatch.context() as m:
         m.setattr(convert_vector_to_llvm, "_splat_of_lane", lambda b, scalar, t: None)
-        unfolded = xlinalg.compile(CONV, schedule=schedule.read_text(), knobs=CONV_KNOBS)
+        unfolded = compile_masked_conv()
     assert "extractelement" in unfolded.lowered.llvm_ir
     assert len(folded.lowered.llvm_ir) < len(unfolded.lowered.llvm_ir)
     assert folded._jit.asm() == unfolded._jit.asm()

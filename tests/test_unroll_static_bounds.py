@@ -6,10 +6,9 @@ on a masked conv register block, and the folded kernels compute what NumPy compu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from masked_conv_case import compile_masked_conv
 from support import parse_module
 from xdsl.dialects import arith, memref
 
@@ -114,29 +113,16 @@ def test_folded_3d_read_computes_the_reference(mid: int) -> None:
     np.testing.assert_array_equal(out, _padded(a, (2, 3, 16)))
 
 
-#: the 7x7 conv layer of bench_conv.py with its stored 4x7x16 register block: the rows
-#: 4..6 of each 7-row output tile are a masked edge block (the folds' main case)
-CONV = """func.func @conv(%I: memref<1x9x9x64xf32>, %F: memref<3x3x64x64xf32>, %O: memref<1x7x7x64xf32>) {
-  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%I, %F : memref<1x9x9x64xf32>, memref<3x3x64x64xf32>) outs(%O : memref<1x7x7x64xf32>)
-  return
-}
-"""
-CONV_KNOBS = {"reg_h": 4, "reg_w": 7, "reg_f": 16, "reg_c": 8, "cache_c": 64, "cache_order": 1,
-              "pack_filter": 0, "pack_input": 1, "reg_order": 1}
-
-
 def _old_dim(self, source, d):  # the unfolded form: always `memref.dim`
     return self.add(memref.DimOp(source, self.index(d)))
 
 
 def test_masked_conv_block_same_machine_code_and_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    schedule = (Path(__file__).resolve().parents[1] / "search_spaces" / "conv2d_nhwc_hwcf.mlir").read_text()
-    folded = xlinalg.compile(CONV, schedule=schedule, knobs=CONV_KNOBS)
+    folded = compile_masked_conv()
     with monkeypatch.context() as m:
         m.setattr(unroll_to_1d, "static_index", lambda v: None)
         m.setattr(unroll_to_1d._Unroller, "dim", _old_dim)
-        unfolded = xlinalg.compile(CONV, schedule=schedule, knobs=CONV_KNOBS)
+        unfolded = compile_masked_conv()
     assert folded.lowered.llvm_ir.count("\n") < unfolded.lowered.llvm_ir.count("\n")
     assert folded._jit.asm() == unfolded._jit.asm()
     i = RNG.standard_normal((1, 9, 9, 64)).astype(np.float32)

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     BoolAttr,
-    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
