@@ -464,3 +464,58 @@ def test_for_yielding_a_tensor_twice_and_if_results(n: int) -> None:
     assert _check_ownership(module) == 3
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     assert sum(isinstance(op, memref.CopyOp) for op in loop.body.block.ops) == 1  # %f's second
+
+
+# the init is a tensor computed before the loop (its buffer owned by the function's block)
+COMPUTED_INIT = """
+func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%d) : tensor<?xf32>
+  %init = linalg.add ins(%x, %x : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (tensor<?xf32>) {
+    """ + _pad("%p", "%a", "%i") + """
+    scf.yield %p : tensor<?xf32>
+  }
+  return %r, %x : tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("read_after", [False, True])
+@pytest.mark.parametrize("n", [0, 2])
+def test_for_takes_over_an_init_buffer_nothing_uses_later(n: int, read_after: bool) -> None:
+    """The loop starts with the init's own buffer (no copy) unless the init is used later."""
+    text = COMPUTED_INIT.replace("return %r, %x", "return %r, %init") if read_after else COMPUTED_INIT
+    x = np.array([1, 2, 3], dtype=np.float32)
+    got = xlinalg.compile(text, entry="f")(x, n)
+    np.testing.assert_array_equal(got[0], _append(x * 2, n))
+    np.testing.assert_array_equal(got[1], x * 2 if read_after else x)
+    module = _bufferized(text)
+    _check_ownership(module)
+    fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    add = next(op for op in fn.body.block.ops if op.name == "linalg.add")
+    loop = next(op for op in fn.body.block.ops if isinstance(op, scf.ForOp))
+    assert (loop.iter_args[0] is add.operands[-1]) is not read_after
+
+
+def test_for_init_also_carried_in_place_at_another_position() -> None:
+    """Position 1 carries the init's buffer in place: position 0 must not take it over
+    (its first iteration would free the buffer position 1 still computes in; the uses of
+    position 1's tensor in the loop, and the loop's second use of the init, both say so)."""
+    text = COMPUTED_INIT.replace(
+        "-> (tensor<?xf32>, tensor<?xf32>) {", "-> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {").replace(
+        "%r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (tensor<?xf32>) {",
+        "%r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init, %b = %init) -> (tensor<?xf32>, tensor<?xf32>) {\n"
+        "    %b2 = linalg.add ins(%b, %b : tensor<?xf32>, tensor<?xf32>) outs(%b : tensor<?xf32>) -> tensor<?xf32>").replace(
+        "scf.yield %p : tensor<?xf32>", "scf.yield %p, %b2 : tensor<?xf32>, tensor<?xf32>").replace(
+        "return %r, %x : tensor<?xf32>, tensor<?xf32>",
+        "return %r#0, %r#1, %x : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>")
+    assert "%b2 : tensor" in text and "return %r#0, %r#1, %x" in text
+    x = np.array([1, 2, 3], dtype=np.float32)
+    for n in (0, 1, 3):
+        got = xlinalg.compile(text, entry="f")(x, n)
+        np.testing.assert_array_equal(got[0], _append(x * 2, n))
+        np.testing.assert_array_equal(got[1], x * 2 * 2 ** n)
+    _check_ownership(_bufferized(text))

@@ -6,9 +6,10 @@ in-place path of `one_shot.py`, kept for every position whose yielded value is t
 tensor or computed in place into it: `parallel_copies.for_sizes_may_change`). As upstream
 One-Shot Bufferize with ownership-based deallocation, such a position carries a memref:
 
-- before the loop, the init is copied into a new buffer the loop owns (nothing is copied
-  from a `tensor.empty`), so the init's buffer, possibly a function argument, is never
-  freed by the loop;
+- the loop starts with a buffer it owns: the init's own when the loop's block owns that
+  whole buffer and nothing uses it from the loop on; else a copy of the init (nothing is
+  copied from a `tensor.empty`), so a buffer used later or not owned here, such as a
+  function argument, is never freed by the loop;
 - the body's block argument at that position is that memref (the carried tensor's buffer);
 - `scf.yield` passes on a buffer the next iteration owns: the carried one itself when the
   yielded tensor lives in it; a buffer allocated in the body (its `memref.alloc`: the
@@ -103,11 +104,32 @@ def rebuild_resizing_while(
 
 
 def _initial_buffer(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValue) -> SSAValue:
-    """A copy of `init`'s buffer the loop owns (allocated only, for a `tensor.empty`)."""
+    """The buffer the loop starts with at a memref-carried position: the init's own when
+    the loop's block owns that whole buffer and nothing uses the init's contents (or any
+    alias of them) from the loop on (the loop then owns it: frees it or passes it on);
+    else a copy of it (allocated only, for a `tensor.empty`)."""
     from xlinalg.lowering.bufferize.one_shot import _undefined_contents
 
-    return bufferizer._copy_of(bufferizer.buf[init], loop, copy=not _undefined_contents(init),
-                               owned=False)[0]
+    buffer, block = bufferizer.buf[init], loop.parent_block()
+    if (buffer, block) in bufferizer.owned and _unused_from(bufferizer, loop, init):
+        bufferizer.owned.remove((buffer, block))
+        return buffer
+    return bufferizer._copy_of(buffer, loop, copy=not _undefined_contents(init), owned=False)[0]
+
+
+def _unused_from(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValue) -> bool:
+    """Whether no op uses a tensor of `init`'s buffer from `loop` on but `loop`, once (as
+    this init: another position may carry the same buffer in place)."""
+    order = bufferizer.alias.order
+    start = order.pos[loop]
+    by_loop = 0
+    for value in bufferizer.alias.by_root[bufferizer.alias.root[init]]:
+        for use in value.uses:
+            position = order.pos.get(use.operation)
+            by_loop += use.operation is loop
+            if use.operation is not loop and (position is None or position >= start):
+                return False
+    return by_loop == 1
 
 
 def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument) -> BlockArgument:
