@@ -171,7 +171,7 @@ def main() -> int:
                         help="no tuning for the shapes in FIXED_VEC / FIXED_PAR: their knobs")
     parser.add_argument("--knobs", type=_knobs, action="append", default=None,
                         help="fixed knobs of matmul_vectorize.mlir, e.g. [512:]tile_m=96,tile_n=128,"
-                             "tile_k=256,reg_m=6,reg_n=32,reg_k=4,cache_order=0,unroll_k=0 "
+                             "tile_k=256,reg_m=6,reg_n=32,reg_k=4,cache_order=0,unroll_k=0,peel=1 "
                              "(repeatable, SHAPE: for one shape)")
     parser.add_argument("--par-knobs", type=_knobs, action="append", default=None,
                         help="fixed knobs of matmul_parallel.mlir (threads 1 and 2 are set)")
