@@ -1,22 +1,25 @@
-"""`scf.for` carrying a dynamically shaped tensor whose sizes may change between iterations.
+"""`scf.for` / `scf.while` carrying a dynamically shaped tensor whose sizes may change
+between iterations.
 
 A loop yielding `tensor.empty(%i + 1)`, a `tensor.pad` or `tensor.concat` of its carried
 tensor, a slice of it... cannot keep that tensor in one buffer of the init's sizes (the
 in-place path of `one_shot.py`, kept for every position whose yielded value is the carried
-tensor or computed in place into it: `parallel_copies.for_sizes_may_change`). As upstream
-One-Shot Bufferize with ownership-based deallocation, such a position carries a memref:
+tensor or computed in place into it: `parallel_copies.for_sizes_may_change`,
+`while_sizes_may_change`). As upstream One-Shot Bufferize with ownership-based
+deallocation, such a position carries a memref:
 
 - the loop starts with a buffer it owns: the init's own when the loop's block owns that
-  whole buffer and nothing uses it from the loop on; else a copy of the init (nothing is
-  copied from a `tensor.empty`), so a buffer used later or not owned here, such as a
-  function argument, is never freed by the loop;
-- the body's block argument at that position is that memref (the carried tensor's buffer);
-- `scf.yield` passes on a buffer the next iteration owns: the carried one itself when the
-  yielded tensor lives in it; a buffer allocated in the body (its `memref.alloc`: the
-  body's end no longer frees it; also a buffer an inner loop, `scf.if` or call returned);
-  otherwise a copy into a new buffer of the yielded sizes.
-  In the last two cases the carried buffer is freed just before the yield (after every
-  copy the yield reads it for);
+  whole buffer (an allocation, a loop, `scf.if` or call result, the buffer an enclosing
+  resizing loop carries) and nothing uses it from the loop on; else a copy of the init
+  (nothing is copied from a `tensor.empty`), so a buffer used later or not owned here,
+  such as a function argument, is never freed by the loop;
+- each region's block argument at that position is a memref (the carried tensor's
+  buffer), owned by the region's block;
+- `scf.yield` (and `scf.condition`) passes on a buffer the next region owns: the yielded
+  tensor's own when the block owns that whole buffer (the carried one, an allocation, a
+  loop, `scf.if` or call result: the block no longer frees it), else a copy into a new
+  buffer of the yielded sizes. What the block still owns, such as the carried buffer
+  replaced, is freed at its end (after every copy the terminator reads it for);
 - the loop's result is that memref, owned by the block of the loop (freed at its end
   unless returned, as any allocation).
 """
@@ -27,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -133,13 +136,15 @@ def _unused_from(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValu
 
 
 def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument) -> BlockArgument:
-    """A memref argument of `block` after `tensor_arg`, the buffer of `tensor_arg`."""
+    """A memref argument of `block` after `tensor_arg`, the buffer of `tensor_arg`, owned
+    by `block`."""
     from xlinalg.lowering.bufferize.one_shot import memref_type_of
 
     assert isinstance(tensor_arg.type, TensorType)
     arg = block.insert_arg(memref_type_of(tensor_arg.type), tensor_arg.index + 1)
     arg.name_hint = tensor_arg.name_hint
     bufferizer._define(tensor_arg, arg, Root("alloc", writable=True))
+    bufferizer.owned.append((arg, block))  # freed at the block's end unless passed on
     return arg
 
 
@@ -162,28 +167,22 @@ def _replace_results(bufferizer: _FunctionBufferizer, old: Operation, new: Opera
 
 
 def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue], positions: Iterable[int],
-            carried: dict[int, BlockArgument], terminator: Operation) -> tuple[dict[int, SSAValue], list[SSAValue]]:
+            terminator: Operation) -> dict[int, SSAValue]:
     """For each memref-carried position of the region `terminator` passes on to (its
-    operands are `values`): a buffer the next region owns holding that position's tensor.
-    Also the buffers the terminator's region owns (`carried`) not passed on, to free after
-    the terminator's other copies (`free`)."""
+    operands are `values`): a buffer the next region owns holding that position's tensor:
+    the tensor's own when the terminator's block owns that whole buffer (the block no longer
+    frees it), else a copy. The carried buffers not passed on are freed at the block's end
+    like any it owns."""
     body = terminator.parent_block()
     passed: dict[int, SSAValue] = {}
     for position in positions:
         source = bufferizer.buf[values[position]]
-        if source is carried.get(position):
-            passed[position] = source
-        elif (source, body) in bufferizer.owned:  # a whole buffer (alloc, loop/if/call result)
+        if (source, body) in bufferizer.owned:  # carried, alloc, loop/if/call result
             bufferizer.owned.remove((source, body))  # the next region owns it now
             passed[position] = source
         else:
             passed[position] = bufferizer._copy_of(source, terminator, owned=False)[0]
-    return passed, [arg for position, arg in carried.items() if passed.get(position) is not arg]
-
-
-def free(bufferizer: _FunctionBufferizer, replaced: Sequence[SSAValue], terminator: Operation) -> None:
-    for buffer in replaced:
-        bufferizer._insert(memref.DeallocOp.get(buffer), terminator)
+    return passed
 
 
 def kept_operands(values: Sequence[SSAValue], passed: dict[int, SSAValue]) -> list[SSAValue]:
@@ -192,4 +191,4 @@ def kept_operands(values: Sequence[SSAValue], passed: dict[int, SSAValue]) -> li
             if p in passed or not isinstance(v.type, TensorType)]
 
 
-__all__ = ["ResizedFor", "ResizedWhile", "free", "kept_operands", "pass_on", "rebuild_resizing_for", "rebuild_resizing_while"]
+__all__ = ["ResizedFor", "ResizedWhile", "kept_operands", "pass_on", "rebuild_resizing_for", "rebuild_resizing_while"]

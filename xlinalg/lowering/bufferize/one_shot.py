@@ -106,7 +106,6 @@ from xlinalg.lowering.bufferize.forall import bufferize_forall_op, is_forall_op
 from xlinalg.lowering.bufferize.loop_resize import (
     ResizedFor,
     ResizedWhile,
-    free,
     kept_operands,
     pass_on,
     rebuild_resizing_for,
@@ -690,11 +689,10 @@ class _FunctionBufferizer:
         assert isinstance(loop, scf.WhileOp)
         resized = self.resized_whiles.get(loop)
         if resized:
-            passed, replaced = pass_on(self, op.args, resized.carried_after, resized.carried_before, op)
+            passed = pass_on(self, op.args, resized.carried_after, op)
             pairs = [(value, resized.after[j]) for j, value in enumerate(op.args)
                      if isinstance(value.type, TensorType) and j not in passed]
             copy_in_parallel(self, pairs, op)  # (the other positions' sizes do not change)
-            free(self, replaced, op)
             self.if_yields[op] = kept_operands(op.args, passed)
             self.conditions.append(op)
             return
@@ -765,12 +763,10 @@ class _FunctionBufferizer:
         if isinstance(loop, scf.WhileOp):
             resized_while = self.resized_whiles.get(loop)
             if resized_while:
-                passed, replaced = pass_on(self, op.operands, resized_while.carried_before,
-                                           resized_while.carried_after, op)
+                passed = pass_on(self, op.operands, resized_while.carried_before, op)
                 pairs = [(value, arg) for j, (value, arg) in enumerate(zip(op.operands, resized_while.before))
                          if isinstance(value.type, TensorType) and j not in passed]
                 copy_in_parallel(self, pairs, op)
-                free(self, replaced, op)
                 self.if_yields[op] = kept_operands(op.operands, passed)
                 self.yields.append(op)
                 return
@@ -784,8 +780,7 @@ class _FunctionBufferizer:
         resized = self.resized_fors.get(loop)
         # the memref-carried positions first: their copies into new buffers read the values
         # before the copies into the loop's other buffers may overwrite them
-        passed, replaced = (pass_on(self, op.operands, resized.carried, resized.carried, op)
-                            if resized else ({}, []))
+        passed = pass_on(self, op.operands, resized.carried, op) if resized else {}
         for position, (value, arg) in enumerate(zip(op.operands, resized.args if resized
                                                     else loop.body.block.args[1:])):
             if not isinstance(value.type, TensorType) or resized and position in resized.carried:
@@ -798,7 +793,6 @@ class _FunctionBufferizer:
                 source, _ = self._copy_of(source, op)
             self._insert(memref.CopyOp(source, target), op)
         if resized:
-            free(self, replaced, op)
             self.if_yields[op] = kept_operands(op.operands, passed)
         self.yields.append(op)
 
