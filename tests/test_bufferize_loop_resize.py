@@ -520,3 +520,40 @@ def test_for_init_also_carried_in_place_at_another_position() -> None:
         np.testing.assert_array_equal(got[0], _append(x * 2, n))
         np.testing.assert_array_equal(got[1], x * 2 * 2 ** n)
     _check_ownership(_bufferized(text))
+
+
+# the before region grows the tensor with an scf.for (its result forwarded as it is)
+FOR_IN_BEFORE = """
+func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.while (%a = %x, %i = %c0) : (tensor<?xf32>, index) -> (tensor<?xf32>, index) {
+    %g = scf.for %t = %c0 to %i step %c1 iter_args(%c = %a) -> (tensor<?xf32>) {
+    """ + _pad("%p", "%c", "%t") + """
+      scf.yield %p : tensor<?xf32>
+    }
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %g, %i : tensor<?xf32>, index
+  } do {
+  ^bb0(%b: tensor<?xf32>, %j: index):
+    %k = arith.addi %j, %c1 : index
+    scf.yield %b, %k : tensor<?xf32>, index
+  }
+  return %r#0, %r#1 : tensor<?xf32>, index
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_for_nested_in_the_before_region(n: int) -> None:
+    x = np.array([7], dtype=np.float32)
+    expected = x
+    for i in range(n + 1):  # the before region runs n + 1 times, with i = 0 .. n
+        expected = np.concatenate([expected, np.arange(i, dtype=np.float32)])
+    got, count = xlinalg.compile(FOR_IN_BEFORE, entry="f")(x, n)
+    np.testing.assert_array_equal(got, expected)
+    assert int(count) == n
+    module = _bufferized(FOR_IN_BEFORE)
+    assert _check_ownership(module) == 3
+    assert not any(isinstance(op, memref.CopyOp) for op in module.walk()
+                   if op.parent_op() is not None and isinstance(op.parent_op(), scf.WhileOp))
