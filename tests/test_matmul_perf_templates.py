@@ -8,28 +8,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import fill_matmul_tensor_payload
 
 import xlinalg
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACES = ROOT / "search_spaces"
 
-PAYLOAD = """
-func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %empty = tensor.empty() : tensor<{m}x{n}xf32>
-  %zero = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %0 = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %0 : tensor<{m}x{n}xf32>
-}}
-"""
 
 BASE = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}
 
 
 def _check(space: str, shape: tuple[int, int, int], knobs: dict[str, int]) -> xlinalg.Kernel:
     m, n, k = shape
-    kernel = xlinalg.compile(PAYLOAD.format(m=m, n=n, k=k), schedule=(SPACES / space).read_text(), knobs=knobs)
+    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), schedule=(SPACES / space).read_text(), knobs=knobs)
     rng = np.random.default_rng(sum(shape))
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import fill_matmul_tensor_payload
 
 import xlinalg
 from xlinalg.dialects.linalg.pack import UnPackOp
@@ -17,19 +18,10 @@ from xlinalg.lowering.unpack_in_place import packed_view_type, unpack_in_place
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL_SPACE = (ROOT / "search_spaces" / "matmul_mmt4d.mlir").read_text()
 
-TENSOR_MATMUL = """
-func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %empty = tensor.empty() : tensor<{m}x{n}xf32>
-  %zero = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %0 = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %0 : tensor<{m}x{n}xf32>
-}}
-"""
 
 
 def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):  # type: ignore[no-untyped-def]
-    return xlinalg.apply_schedule(xlinalg.parse(TENSOR_MATMUL.format(m=m, n=n, k=k)), MATMUL_SPACE, knobs=knobs)
+    return xlinalg.apply_schedule(xlinalg.parse(fill_matmul_tensor_payload(m, n, k)), MATMUL_SPACE, knobs=knobs)
 
 
 KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}
@@ -49,7 +41,7 @@ def test_matmul_mmt4d_writes_c_in_place_when_the_tiles_divide(shape, knobs, in_p
     assert ("linalg.unpack" in names) != in_place
     assert ("memref.reinterpret_cast" in names) == in_place
     assert names.count("memref.alloc") == 2 + (not in_place)  # packed A, packed B (+ packed C)
-    kernel = xlinalg.compile(TENSOR_MATMUL.format(m=m, n=n, k=k), MATMUL_SPACE, knobs=knobs)
+    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), MATMUL_SPACE, knobs=knobs)
     rng = np.random.default_rng(m + n + k)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
