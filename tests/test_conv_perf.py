@@ -186,3 +186,19 @@ def test_bench_clocks() -> None:
     in `bench_stats`, is tested in test_bench_stats.py)."""
     for timer in bench_stats.CLOCKS:
         assert bench_conv.call_seconds(lambda: sum(range(20_000)), repeats=3, timer=timer) > 0
+
+
+def test_prepared_call_accumulates_like_a_call() -> None:
+    """The bench's xlinalg column (`prepared_call`: arguments checked once) runs the kernel
+    on the arrays it was given, each call accumulating into the output as `Kernel.__call__`
+    does: two calls of the strided layer's stored knobs on a small stride-2 layer vs NumPy."""
+    knobs = bench_conv.STORED_KNOBS[4]
+    kernel = xlinalg.compile(_small_layer(knobs, 2, 1), schedule=SPACE, knobs=knobs)
+    x, w, out = (bench_conv.aligned(a) for a in kernel.make_inputs(seed=5))
+    once = numpy_conv_nhwc(x, w, out, [2, 2], [1, 1])
+    twice = numpy_conv_nhwc(x, w, once.astype(np.float32), [2, 2], [1, 1])
+    run = bench_conv.prepared_call(kernel, x, w, out)
+    run()
+    np.testing.assert_allclose(out, once, rtol=2e-5, atol=2e-4)
+    run()
+    np.testing.assert_allclose(out, twice, rtol=2e-5, atol=4e-4)
