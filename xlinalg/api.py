@@ -418,13 +418,21 @@ def compile(
     *,
     extra_bindings: ExtraBindings = (),
     expensive_checks: bool = True,
+    verify_transformed: bool = False,
     timings: dict[str, float] | None = None,
 ) -> Kernel:
     """Apply `schedule` (with `knobs`) to `payload`, lower it to LLVM, JIT it for the host CPU.
 
     `extra_bindings` / `expensive_checks` are passed to `apply_schedule`; bindings naming
     ops or values of a `ModuleOp` payload are renamed to the compiled copy's. `timings`
-    receives the seconds of every stage (`xlinalg.lowering.stage_times`)."""
+    receives the seconds of every stage (`xlinalg.lowering.stage_times`).
+
+    The user's IR is verified where it enters (payload and schedule text when parsed, a
+    `ModuleOp` payload here). The payload the schedule produced comes from xlinalg's own
+    rewrites: it is verified before lowering only with `verify_transformed=True` (a
+    `VerifyFailure` then), and otherwise only when lowering or JIT compilation fails, so
+    that a transform leaving invalid IR still ends in a `VerifyFailure` naming the op
+    rather than in a lowering error (the tuner checks every kernel against NumPy)."""
     from xlinalg.backend.jit import JitModule
     from xlinalg.dialects.iree_linalg_ext.materialize import materialize_remaining_encodings
     from xlinalg.lowering.pipeline import lower_to_llvm
@@ -435,6 +443,7 @@ def compile(
         module = parse(payload, "payload")
     with stage(timings, "clone-payload"):
         if isinstance(payload, ModuleOp):
+            verify(payload, "payload")  # text payloads were verified when parsed
             module = module.clone()
             extra_bindings = _translate_bindings(extra_bindings, payload, module)
         has_embedded = _has_transform_ops(module)
@@ -462,15 +471,21 @@ def compile(
     with stage(timings, "materialize-encodings"):  # encodings the schedule left: host tiles
         materialize_remaining_encodings(module)
     entry = choose_entry(module, entry)
-    with stage(timings, "verify-transformed"):
-        verify(module, "transformed payload")
+    if verify_transformed:
+        with stage(timings, "verify-transformed"):
+            verify(module, "transformed payload")
     with stage(timings, "clone-transformed"):
         transformed = module.clone()
-    lowered = lower_to_llvm(module, timings)
-    if entry not in lowered.functions:
-        raise XlinalgError(f"function '@{entry}' was not lowered")
-    jit = JitModule(lowered, timings=timings)
-    fn = jit.function(entry)
+    try:
+        lowered = lower_to_llvm(module, timings)
+        if entry not in lowered.functions:
+            raise XlinalgError(f"function '@{entry}' was not lowered")
+        jit = JitModule(lowered, timings=timings)
+        fn = jit.function(entry)
+    except Exception:
+        if not verify_transformed:
+            verify(transformed, "transformed payload")  # the cause when it does not verify
+        raise
     seconds = time.perf_counter() - start
     return Kernel(entry, lowered.functions[entry], original, transformed, lowered, seconds, jit, fn)
 
