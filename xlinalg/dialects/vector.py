@@ -55,6 +55,8 @@ from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.vector_gather import GatherOp
+
 _ADD = CombiningKindAttr(CombiningKindFlag.ADD)
 
 
@@ -597,13 +599,14 @@ class MaskOp(IRDLOperation):
 Vector = Dialect(
     "vector",
     [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp,
-     MultiDimReductionOp, ShapeCastOp, ConstantMaskOp, MaskOp, MaskYieldOp],
+     MultiDimReductionOp, ShapeCastOp, ConstantMaskOp, MaskOp, MaskYieldOp, GatherOp],
     list(xvector.Vector.attributes),
 )
 
 __all__ = [
     "ConstantMaskOp",
     "ContractionOp",
+    "GatherOp",
     "MaskOp",
     "MaskYieldOp",
     "MultiDimReductionOp",
