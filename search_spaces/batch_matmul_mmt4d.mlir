@@ -10,10 +10,20 @@
 // 1. pack M by m0 and N by n0 (K whole): A -> B×M1×K×m0, B -> B×K×N1×n0 then
 //    pack_transpose -> B×N1×K×n0 (each n0-wide panel contiguous), C -> B×M1×N1×m0×n0
 //    (the fill of C becomes a fill of the packed C);
-// 2. bufferize; 3. cache tiles (batch by 1; tm1 blocks of m0 rows, tn1 panels of n0
-//    columns, tk) and the register block (one m0×n0 block, rk steps of k), both in a
-//    tunable order; 4. drop the unit loops, vectorize the (k, m0, n0) block, hoist the C
-//    block out of the k loop, outer products -> broadcast + FMA; 5. unpack C block by block.
+// 2. cache tiles (batch by 1; tm1 blocks of m0 rows, tn1 panels of n0 columns, in a
+//    tunable order) on tensors with the fill fused (transform.structured.fuse): each
+//    cache tile of C is zeroed right before its micro-kernels, while in L1/L2, instead of
+//    one pass over the whole packed C first (as matmul_mmt4d.mlir);
+// 3. bufferize; k tiles of tk, then the register block (one m0×n0 block, rk steps of k,
+//    blocks in a tunable order); 4. drop the unit loops, vectorize the (k, m0, n0) block,
+//    hoist the C block out of the k loop, outer products -> broadcast + FMA;
+// 5. the unpack of C is left whole: when m0 and n0 divide M and N the lowering
+//    (xlinalg/lowering/unpack_in_place.py) makes the packed C a strided view of C, so the
+//    micro-kernels write C directly and the unpack goes; otherwise it lowers to loops
+//    writing straight into C. (Tiling it by m0×n0, as before, unpacked every block into
+//    a scratch tile and copied it.)
+// Cost left: A's pack transposes each m0-row panel (shuffles) and B's copies its panels,
+// 2 × 2 MiB per call at 8 × 256³; search_spaces/batch_matmul.mlir copies only B's panels.
 // m0 * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
 // matmul_mmt4d.mlir); rk >= 2 (a k step of 1 would be folded away as a unit loop).
 //
@@ -40,29 +50,33 @@ module attributes {transform.with_named_sequence} {
       : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">)
       -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op)
 
+    // cache tiles on tensors, the fill of the packed C fused into them (zeroed right
+    // before its micro-kernels, while in L1/L2, not in one pass over the whole packed C)
+    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.fuse %g tile_sizes [%one, %tm, %tn, 0, 0, 0] interchange [0, 1, 2, 3, 4, 5]
+        : (!transform.op<"linalg.generic">, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }, {
+      %t, %l:3 = transform.structured.fuse %g tile_sizes [%one, %tm, %tn, 0, 0, 0] interchange [0, 2, 1, 3, 4, 5]
+        : (!transform.op<"linalg.generic">, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %t : !transform.any_op
+    }
+
     %b = transform.bufferization.one_shot_bufferize %root {bufferize_function_boundaries = true}
       : (!transform.any_op) -> !transform.any_op
     %mmt4d = transform.structured.match ops{["linalg.generic"]} in %b
       : (!transform.any_op) -> !transform.any_op
-
-    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
-      %t, %l:4 = transform.structured.tile_using_for %mmt4d tile_sizes [%one, %tm, %tn, %tk, 0, 0] interchange = [0, 1, 2, 3, 4, 5]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
-    }, {
-      %t, %l:4 = transform.structured.tile_using_for %mmt4d tile_sizes [%one, %tm, %tn, %tk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
-    }
+    %kt, %kl = transform.structured.tile_using_for %mmt4d tile_sizes [0, 0, 0, %tk, 0, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
     // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
     %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
-      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [0, 1, 1, %rk, 0, 0]
+      %t, %l:3 = transform.structured.tile_using_for %kt tile_sizes [0, 1, 1, %rk, 0, 0]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }, {
-      %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [0, 1, 1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
+      %t, %l:3 = transform.structured.tile_using_for %kt tile_sizes [0, 1, 1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }
@@ -75,11 +89,6 @@ module attributes {transform.with_named_sequence} {
     %block = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %block vector_sizes [%rk, %m0, %n0]
       : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-
-    %unpack = transform.structured.match ops{["linalg.unpack"]} in %b : (!transform.any_op) -> !transform.any_op
-    %ut, %ul:3 = transform.structured.tile_using_for %unpack tile_sizes [%one, %m0, %n0]
-      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
     %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f1 {

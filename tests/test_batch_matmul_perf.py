@@ -19,12 +19,14 @@ import sys
 import pytest
 from support import REPO, bmm_payload
 from test_conv_perf import _innermost_fma_loop, _innermost_fma_loops
+from xdsl.dialects import scf
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
+from xlinalg.lowering.unpack_in_place import unpack_in_place
 
 sys.path.insert(0, str(REPO / "scripts"))
-import bench_templates  # noqa: E402
+import bench_templates
 
 BMM_SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
 MMT4D_SPACE = (REPO / "search_spaces" / "batch_mmt4d.mlir").read_text()
@@ -65,6 +67,27 @@ def test_batch_matmul_mmt4d_template_matches_reference(
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert "linalg.pack" in str(kernel.module)  # A and B packed in the kernel
     result = kernel.check(*kernel.make_inputs(seed=5))
+    assert result.ok, result.message
+
+
+@pytest.mark.parametrize(("shape", "in_place"), [((2, 32, 64, 64), True), ((3, 20, 40, 37), False)],
+                         ids=["dividing", "odd"])
+def test_batch_matmul_mmt4d_fuses_the_fill_and_writes_c_in_place(
+    shape: tuple[int, int, int, int], in_place: bool
+) -> None:
+    """The fill of the packed C runs inside the cache tiles; when m0 and n0 divide M and N
+    the packed C is a view of C (no unpack, no packed C buffer), else C is unpacked whole."""
+    space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
+    knobs = {"m0": 8, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2, "cache_order": 0, "reg_order": 0}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), space, knobs=knobs)
+    fills = [op for op in module.walk() if op.name == "linalg.fill"]
+    assert fills and all(isinstance(op.parent_op(), scf.ForOp) for op in fills)
+    assert unpack_in_place(module) == int(in_place)
+    names = [op.name for op in module.walk()]
+    assert ("linalg.unpack" in names) != in_place
+    assert names.count("memref.alloc") == 2 + (not in_place)  # packed A, packed B (+ packed C)
+    kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
+    result = kernel.check(*kernel.make_inputs(seed=3))
     assert result.ok, result.message
 
 
