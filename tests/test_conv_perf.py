@@ -15,6 +15,7 @@ search space's shape).
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -202,3 +203,29 @@ def test_prepared_call_accumulates_like_a_call() -> None:
     np.testing.assert_allclose(out, once, rtol=2e-5, atol=2e-4)
     run()
     np.testing.assert_allclose(out, twice, rtol=2e-5, atol=4e-4)
+
+
+def test_strided_layer_asm() -> None:
+    """The strided layer's stored block (1 x 7 pixels x 16 channels, 16 c steps) on the
+    bench's 28x28x64->128 stride-2 layer: one filter row per c step feeds 7 FMAs whose
+    input elements are embedded broadcasts 2 pixels (2 * 64 * 4 bytes) apart — the stride
+    is folded into the displacements, no address arithmetic in the loop beyond its
+    counters (IREE's loop for this layer has the same shape: 8 filter rows, 56 FMAs)."""
+    layer = bench_conv.LAYERS[4]
+    kernel = xlinalg.compile(bench_conv.payload(layer), schedule=SPACE,
+                             knobs=bench_conv.STORED_KNOBS[4])
+    body = _innermost_fma_loop(kernel._jit.asm(kernel.entry))
+    fmas = [line for line in body if "vfmadd" in line]
+    assert len(fmas) == 16 * 7
+    assert all("{1to16}" in line for line in fmas)
+    assert _filter_loads(body) == 16
+    assert not any("rsp" in line for line in body)
+    scalar = [line for line in body if "zmm" not in line and not line.endswith(":")]
+    assert len(scalar) <= 4, scalar
+    by_row: dict[str, list[int]] = {}
+    for line in fmas:  # vfmadd231ps DISP(%base,%index,4){1to16}, %zmmROW, %zmmACC
+        found = re.search(r"(-?\d*)\(\S+\)\{1to16\}, (%zmm\d+),", line)
+        assert found, line
+        by_row.setdefault(found[2], []).append(int(found[1] or 0))
+    steps = {b - a for offsets in by_row.values() for a, b in zip(offsets, offsets[1:])}
+    assert steps == {2 * layer.c * 4}, steps
