@@ -286,13 +286,11 @@ def hoist_redundant_vector_transfers(root: Operation) -> int:
 
     unmask_boundary_transfers(root)
     count = 0
-    changed = True
     # CSE (a whole-function walk, the bulk of this function's time) runs in the first
     # round and again only when something moved or a forwarded transfer left dead ops
     # behind: hoisting a pair alone creates no new common subexpressions.
     needs_cse = True
-    while changed:
-        changed = False
+    while True:
         loops = [o for o in root.walk() if isinstance(o, scf.ForOp)]
         # innermost loops first, so an invariant op climbs all the loops it can in one round
         for loop in reversed(loops):
@@ -301,16 +299,40 @@ def hoist_redundant_vector_transfers(root: Operation) -> int:
             # identical views/constants (e.g. from an unrolled body) become one value
             for region in root.regions:
                 cse(region)
-            needs_cse = False
-        for loop in [o for o in root.walk() if isinstance(o, scf.ForOp)]:
-            needs_cse |= forward_transfers(loop.body.block) > 0
-            pair = _find_pair(loop)
-            if pair is not None:
-                _hoist_pair(loop, *pair)
-                count += 1
-                changed = True
-                break
-    return count
+        hoisted, needs_cse = _hoist_pairs([o for o in root.walk() if isinstance(o, scf.ForOp)])
+        count += hoisted
+        if not hoisted:
+            return count
+
+
+def _hoist_pairs(loops: list[scf.ForOp]) -> tuple[int, bool]:
+    """Forward transfers in and hoist pairs out of `loops` (pre-order), outer loops first;
+    returns how many pairs moved and whether a forwarding left work for CSE.
+
+    Hoisting a pair out of a loop changes only the body of the block it lands in, so the
+    scan goes on from that block's loop (a pair may now climb out of it) instead of
+    re-walking the function: the loops before it in pre-order are unchanged, so a
+    restart would find nothing there. It stops after a hoist once a forwarding asked for
+    CSE, so that the next round hoists invariants and merges first."""
+    hoisted = 0
+    needs_cse = False
+    position = 0
+    while position < len(loops):
+        loop = loops[position]
+        needs_cse |= forward_transfers(loop.body.block) > 0
+        pair = _find_pair(loop)
+        if pair is None:
+            position += 1
+            continue
+        new_loop = _hoist_pair(loop, *pair)
+        hoisted += 1
+        if needs_cse:
+            break
+        loops[position] = new_loop
+        parent = new_loop.parent_op()
+        if isinstance(parent, scf.ForOp):
+            position = loops.index(parent)
+    return hoisted, needs_cse
 
 
 __all__ = ["forward_transfers", "hoist_loop_invariant_ops", "hoist_redundant_vector_transfers", "root_buffer"]
