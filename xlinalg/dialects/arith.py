@@ -41,6 +41,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.arith_cmp import CmpfOp, CmpiOp
+from xlinalg.dialects.arith_index_cast import REPLACES as INDEX_CAST_REPLACES
+from xlinalg.dialects.arith_index_cast import IndexCastOp
 from xlinalg.dialects.arith_trunci import REPLACES as TRUNCI_REPLACES
 from xlinalg.dialects.arith_trunci import TruncIOp
 
@@ -125,6 +127,7 @@ SELECT_OPS = (_XdslSelectOp, SelectOp)
 _REPLACED: dict[type[Operation], type[Operation]] = {
     _XdslSelectOp: SelectOp,
     TRUNCI_REPLACES: TruncIOp,
+    INDEX_CAST_REPLACES: IndexCastOp,  # vector operands (arith_index_cast.py)
     _xdsl.CmpiOp: CmpiOp,  # vector/tensor-of-i1 results (arith_cmp.py)
     _xdsl.CmpfOp: CmpfOp,
 }

@@ -65,10 +65,11 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
+from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.dialects.vector import ContractionOp, MaskOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.vectorize_extract import check_extract, vectorize_extract, vectorize_index
 
 _ELEMENTWISE_DIALECTS = ("arith.", "math.")
 
@@ -263,7 +264,7 @@ def vector_sizes_for(
 
 
 def check_vectorizable(
-    op: Operation, vector_sizes: Sequence[int] | None = None
+    op: Operation, vector_sizes: Sequence[int] | None = None, vectorize_nd_extract: bool = False
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize` applies to it; silenceable failure otherwise."""
     from xlinalg.transforms.vectorize_conv import CONV_OPS, check_conv_vectorizable
@@ -283,7 +284,10 @@ def check_vectorizable(
             raise _fail(f"operand map {m} is not a projected permutation")
     body = _body(op)
     for inner in body.ops:
-        if isinstance(inner, YieldOp):
+        if isinstance(inner, YieldOp | IndexOp):
+            continue
+        if isinstance(inner, tensor.ExtractOp):
+            check_extract(inner, vectorize_nd_extract)
             continue
         if not inner.name.startswith(_ELEMENTWISE_DIALECTS) or inner.regions:
             raise _fail(f"cannot vectorize a body containing '{inner.name}'")
@@ -348,7 +352,8 @@ def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
     return len(element) == 1 and _contraction_body(body)
 
 
-def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[Operation]:
+def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None,
+              vectorize_nd_extract: bool = False) -> list[Operation]:
     """Replace `op` by vector code; return the new vector ops (silenceable failure if unsupported).
 
     With `vector_sizes` (one per loop, at least the loop's static size), dims
@@ -356,6 +361,9 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
     `vector.mask` with the operand's sizes as mask bounds, others are read and
     written with `in_bounds = false`; lanes past the end read the zero padding
     (neutral in contractions) and are not written.
+
+    `linalg.index` and `tensor.extract` in the body are vectorized as upstream
+    (`vectorize_extract.py`); n-D extracts need `vectorize_nd_extract`.
     """
     from xlinalg.transforms.vectorize_conv import CONV_OPS, vectorize_conv
     from xlinalg.transforms.vectorize_pad import vectorize_pad
@@ -364,7 +372,7 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None) -> list[
         return vectorize_conv(op, vector_sizes)
     if isinstance(op, tensor.PadOp):  # upstream's vectorizeAsTensorPadOp
         return vectorize_pad(op, vector_sizes)
-    structured = check_vectorizable(op, vector_sizes)
+    structured = check_vectorizable(op, vector_sizes, vectorize_nd_extract)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
     body = _body(structured)
     em = _Emitter(op)
@@ -479,6 +487,14 @@ def _vectorize_elementwise(
         if found is not None and inner is found[0]:
             _emit_multi_reduction(op, em, inner, vector_of(found[1]), ranges, exact, reduced)
             return
+        if isinstance(inner, IndexOp):
+            mapping[inner.result] = vectorize_index(em.add, inner.dim.value.data, ranges)
+            continue
+        if isinstance(inner, tensor.ExtractOp):
+            mapping[inner.result] = vectorize_extract(
+                em.add, op, inner, vector_of, ranges, exact,
+                lambda: _iteration_mask(op, em, ranges))
+            continue
         if inner.name == "arith.constant":
             clone = em.add(inner.clone())
             mapping[inner.results[0]] = em.broadcast(clone.results[0], vtype(inner.results[0].type))

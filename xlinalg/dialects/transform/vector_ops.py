@@ -100,6 +100,7 @@ class _VectorizeBase(IRDLOperation):
                 return operand if operand is not None else parser.parse_integer()
 
             sizes = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, entry)
+        nd_extract = parser.parse_optional_keyword("vectorize_nd_extract") is not None
         attrs = parser.parse_optional_attr_dict()
         dynamic = [s for s in sizes or [] if not isinstance(s, int)]
         if parser.parse_optional_punctuation(":") is not None:
@@ -119,6 +120,8 @@ class _VectorizeBase(IRDLOperation):
         op = cls(parser.resolve_operand(target, types[0]), mixed)
         if "vectorize_nd_extract" in attrs:
             op.properties["vectorize_nd_extract"] = attrs.pop("vectorize_nd_extract")
+        elif nd_extract:
+            op.properties["vectorize_nd_extract"] = UnitAttr()
         op.attributes |= attrs
         return op
 
@@ -136,7 +139,10 @@ class _VectorizeBase(IRDLOperation):
             printer.print_string("]")
         attrs = dict(self.attributes)
         if self.vectorize_nd_extract is not None:
-            attrs["vectorize_nd_extract"] = self.vectorize_nd_extract
+            if self.name == "transform.structured.vectorize":  # upstream: a keyword
+                printer.print_string(" vectorize_nd_extract")
+            else:  # the seed's masked_vectorize: in the attribute dict
+                attrs["vectorize_nd_extract"] = self.vectorize_nd_extract
         printer.print_op_attributes(attrs)
         printer.print_string(" : ")
         printer.print_list(

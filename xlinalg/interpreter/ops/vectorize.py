@@ -73,7 +73,7 @@ def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
     sizes = _vector_sizes(op, interp)
     for target in interp.state.get_ops(op.target, op):
         try:
-            vectorize(target, sizes)
+            vectorize(target, sizes, op.vectorize_nd_extract is not None)
         except TransformFailure as err:
             raise failure(op, f"cannot vectorize {describe_payload(target)}: {err.message}",
                           silenceable=err.silenceable) from err
@@ -93,6 +93,7 @@ def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: In
     from xlinalg.transforms.vectorize import check_vectorizable, vectorize
     from xlinalg.transforms.vectorize_pad import check_pad_vectorizable
 
+    nd_extract = op.vectorize_nd_extract is not None
     targets = _isolated(op, interp)
     for target in targets:
         for inner in [o for o in target.walk() if isinstance(o, StructuredOpInterface)
@@ -101,10 +102,10 @@ def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: In
                 if isinstance(inner, tensor.PadOp):
                     check_pad_vectorizable(inner, None)
                 else:
-                    check_vectorizable(inner)
+                    check_vectorizable(inner, None, nd_extract)
             except TransformFailure:
                 continue  # upstream: ops that cannot be vectorized are left alone
-            vectorize(inner)
+            vectorize(inner, None, nd_extract)
     interp.state.bind(op.transformed, targets)
 
 
