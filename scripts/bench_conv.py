@@ -113,7 +113,11 @@ LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 25
 #: channels: 28 FMAs per filter load) over a packed input C block, F blocks
 #: outside the pixel blocks, reg_c = 8 (16 is as fast, but the unrolled 4 x 7 x 16
 #: x 16 block takes ~5 s to compile, 8: ~1-3 s); on the other three layers 2-D
-#: blocks tie with the 1-row ones (all within ~2 % of IREE).
+#: blocks tie with the 1-row ones (all within ~2 % of IREE). Fifth session (arguments
+#: prepared once, load 1.4-2.2, min/cpu and median/wall): on the strided layer 2 x 14 and
+#: 4 x 7 blocks over a packed input lose ~2 % twice (the copy), unpacked ones, reg_c = 8
+#: and IREE's order (F blocks inside the pixel block) tie; on 14x14x256 cache_c 32-256,
+#: reg_c 16, 4 x 7, reg_order 0 and an unpacked input tie (within ~1 %, no winner twice).
 STORED_KNOBS: dict[int, dict[str, int]] = {
     0: {"reg_h": 1, "reg_w": 8, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0,
         "pack_filter": 1, "pack_input": 0, "reg_order": 0},
