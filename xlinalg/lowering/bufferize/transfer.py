@@ -4,6 +4,7 @@ as upstream's `VectorBufferizableOpInterfaceImpl`.
 | tensor op | buffer |
 |---|---|
 | `vector.transfer_read %t[...]` | `vector.transfer_read` of `%t`'s buffer (same indices, padding, mask, maps) |
+| `vector.gather %t[...] [%idx], %m, %p` | `vector.gather` from `%t`'s buffer (same operands) |
 | `%r = vector.transfer_write %v, %t[...]` | a destination-style op whose destination is `%t`: `vector.transfer_write %v` into `%t`'s buffer (or a copy, when the analysis finds a later read of the old contents); `%r` lives in that buffer |
 | `%r = vector.mask %m { vector.transfer_write %v, %t[...] }` | `vector.mask %m { vector.transfer_write %v, <buffer>[...] }` without results; `%r` lives in the buffer |
 
@@ -23,12 +24,13 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from xlinalg.dialects.vector import MaskOp, MaskYieldOp
+from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.lowering.bufferize.analysis import Root, SliceKey
 
 if TYPE_CHECKING:
     from xlinalg.lowering.bufferize.one_shot import _FunctionBufferizer
 
-TRANSFER_OPS = (vector.TransferReadOp, vector.TransferWriteOp, MaskOp)
+TRANSFER_OPS = (vector.TransferReadOp, vector.TransferWriteOp, MaskOp, GatherOp)
 
 
 def _is_zero(value: SSAValue) -> bool:
@@ -62,6 +64,12 @@ def _read(b: _FunctionBufferizer, op: vector.TransferReadOp) -> None:
     op.result.replace_all_uses_with(new.result)
 
 
+def _gather(b: _FunctionBufferizer, op: GatherOp) -> None:
+    new = GatherOp(b.buf[op.base], list(op.offsets), op.index_vec, op.mask, op.pass_thru)
+    b._insert(new, op)
+    op.result.replace_all_uses_with(new.result)
+
+
 def _write(b: _FunctionBufferizer, op: vector.TransferWriteOp, before: Operation
            ) -> tuple[vector.TransferWriteOp, SSAValue, Root, SliceKey | None]:
     """The write on buffers (inserted before `before`), its buffer, root and slice key."""
@@ -91,6 +99,8 @@ def bufferize_transfer_op(b: _FunctionBufferizer, op: Operation) -> None:
     """Bufferize one of `TRANSFER_OPS` with tensor operands or results."""
     if isinstance(op, vector.TransferReadOp):
         _read(b, op)
+    elif isinstance(op, GatherOp):
+        _gather(b, op)
     elif isinstance(op, vector.TransferWriteOp):
         _, buffer, root, key = _write(b, op, op)
         assert op.result is not None

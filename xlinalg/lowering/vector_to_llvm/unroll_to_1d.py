@@ -11,7 +11,7 @@ is replaced by its rows (row-major over the leading dims), op by op:
   a row along a non-contiguous memref dim, or a broadcast minor dim, becomes
   scalar `memref.load`/`store` (+ `vector.broadcast`/`insert`), each lane
   under `scf.if` when it may be out of bounds or is masked;
-- elementwise arith/math ops and `vector.fma` apply row by row; splat
+- elementwise arith/math ops, `vector.fma` and `vector.gather` apply row by row; splat
   constants and `vector.broadcast` share one row;
 - `vector.extract`/`vector.insert` pick or replace rows (or elements of a row);
   `vector.transpose` is resolved lazily per element, so an element extracted
@@ -65,6 +65,7 @@ from xlinalg.dialects.vector import (
     TransposeOp,
     vector_shape,
 )
+from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
@@ -245,8 +246,8 @@ class _Unroller:
             self._create_mask(op)
         elif isinstance(op, ConstantMaskOp):
             self._constant_mask(op)
-        elif name.startswith(("arith.", "math.")) or isinstance(op, vector.FMAOp):
-            self._elementwise(op)
+        elif name.startswith(("arith.", "math.")) or isinstance(op, vector.FMAOp | GatherOp):
+            self._elementwise(op)  # a gather: row by row (its indices are linear offsets)
         else:
             raise lowering_error(op, "op on n-D vectors is not supported by the vector lowering")
         self.dead.append(op)
