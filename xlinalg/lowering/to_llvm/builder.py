@@ -22,6 +22,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     UnitAttr,
     UnrealizedConversionCastOp,
+    VectorType,
+    i1,
     i32,
     i64,
 )
@@ -41,6 +43,7 @@ _NO_OVERFLOW = IntegerAttr(0, 32)
 _ORDERING_NONE = IntegerAttr(0, i64)
 _GEP_SSA_INDEX = DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])
 _UNIT = UnitAttr()
+_NO_FASTMATH = llvm.FastMathAttr(None)
 
 
 @cache
@@ -100,6 +103,19 @@ class Builder:
         if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
             props["overflowFlags"] = _NO_OVERFLOW
         return self.add(cls.create(operands=[a, b], result_types=[a.type], properties=props))
+
+    def icmp(self, predicate: llvm.ICmpPredicateFlag, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`llvm.icmp predicate a, b`: an i1, or a vector of i1 of `a`'s shape."""
+        t = a.type
+        result = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
+        props = {"predicate": _int_attr(predicate.to_int(), i64)}
+        return self.add(llvm.ICmpOp.create(operands=[a, b], result_types=[result],
+                                           properties=props))
+
+    def select(self, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`llvm.select condition, a, b`."""
+        return self.add(llvm.SelectOp.create(operands=[condition, a, b], result_types=[a.type],
+                                             properties={"fastmathFlags": _NO_FASTMATH}))
 
     def gep(self, ptr: SSAValue, index: SSAValue, element_type: Attribute) -> SSAValue:
         """`getelementptr inbounds element_type, ptr, index`."""

@@ -115,15 +115,13 @@ def _lane_mask(b: Builder, bound: SSAValue, n: int) -> SSAValue:
     As upstream's `force32BitVectorIndices`: the bound is clamped to [0, n] as a
     scalar, then compared in i32 lanes (one AVX-512 compare per 16 lanes; the mask
     only depends on the scalar, so LLVM hoists it out of loops as a k register)."""
-    sgt = IntegerAttr(llvm.ICmpPredicateFlag.SGT.to_int(), 64)
-    slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+    sgt, slt = llvm.ICmpPredicateFlag.SGT, llvm.ICmpPredicateFlag.SLT
     zero, top = b.int_const(0), b.int_const(n)
-    bound = b.add(llvm.SelectOp(b.add(llvm.ICmpOp(bound, top, sgt)), top, bound))
-    bound = b.add(llvm.SelectOp(b.add(llvm.ICmpOp(bound, zero, slt)), zero, bound))
+    bound = b.select(b.icmp(sgt, bound, top), top, bound)
+    bound = b.select(b.icmp(slt, bound, zero), zero, bound)
     vi = VectorType(i32, [n])
     splat = _splat(b, b.add(llvm.TruncOp(bound, i32)), vi)
-    return b.add(llvm.ICmpOp(_iota_const(b, n), splat,
-                             IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)))
+    return b.icmp(slt, _iota_const(b, n), splat)
 
 
 def _bounds_mask(b: Builder, mem: MemRefDescriptor, dim: int, start: SSAValue,
