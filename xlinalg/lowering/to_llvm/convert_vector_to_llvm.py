@@ -11,6 +11,7 @@
 - `vector.reduction` → `llvm.vector.reduce.*` (fadd/fmul ordered, from the
   accumulator), combined with the accumulator for the other kinds;
 - 1-D `vector.load`/`vector.store` → one vector load/store at the element address;
+- 1-D `vector.gather` → `llvm.masked.gather` (`convert_gather.py`);
 - `vector.create_mask` → `[0, 1, ..] < splat(bound)` (bound clamped to [0, n], i32 lanes);
 - `vector.extract`/`vector.insert` of one element → `extractelement`/`insertelement`.
 """
@@ -39,7 +40,9 @@ from xdsl.passes import ModulePass
 
 from xlinalg.dialects.dense_arrays import i32_array
 from xlinalg.errors import LoweringError
+from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
+from xlinalg.lowering.to_llvm.convert_gather import lower_gather
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic, intrinsic_op
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
@@ -282,6 +285,8 @@ def lower_vector_op(op: Operation) -> None:
     b = Builder.before_op(op)
     if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
         _transfer(op)
+    elif isinstance(op, GatherOp):
+        lower_gather(op)
     elif isinstance(op, vector.LoadOp | vector.StoreOp):
         is_load = isinstance(op, vector.LoadOp)
         base = op.base
