@@ -9,7 +9,7 @@ For each tuned template (`search_spaces/matmul_vectorize.mlir`, `matmul_mmt4d.ml
 values taken from the benchmarks (bench_matmul / bench_mmt4d / bench_conv --stored /
 bench_templates studies), the payload at its benchmark shape is compiled `--reps`
 times, exactly as `xlinalg.compile` does it, and the per-stage medians are printed:
-parse of the payload and of the schedule, the clones, apply_schedule, the verify,
+parse of the payload and of the schedule, the clones, apply_schedule,
 every stage of `xlinalg/lowering/pipeline.py` (the `to-llvm` line is the sum of the
 conversion passes and of the LLVM IR emission below it), and the JIT steps (llvmlite
 parse/verify, linking the call wrappers, the O3 pipeline, printing the optimised IR,
@@ -26,12 +26,16 @@ a process pays one-time costs (lazy imports, target machine); it is shown apart
 of `--cprofile-case` (default: the first case). `--fork` measures instead what a
 tuning candidate pays: one compile per child forked from this process after importing
 `tuner._preload` (the forkserver's warmed-up state), CPU (user + system) and wall.
+`--hashes` prints instead, per case, short SHA-256 digests of what the stages produce
+(the transformed payload, the LLVM IR we emit, the optimised IR, the host assembly): run
+it before and after a compile-speed change and diff the two outputs.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import os
 import pstats
 import random
@@ -194,6 +198,14 @@ def compile_once(case: Case) -> tuple[Any, Any]:
     return kernel, times
 
 
+def stage_digests(case: Case) -> dict[str, str]:
+    """Short digests of the transformed payload, emitted LLVM IR, optimised IR and asm."""
+    kernel, _ = compile_once(case)
+    texts = {"payload": str(kernel.module), "llvm-ir": kernel.lowered.llvm_ir,
+             "optimized": kernel._jit.optimized_ir, "asm": kernel._jit.asm()}
+    return {name: hashlib.sha256(text.encode()).hexdigest()[:16] for name, text in texts.items()}
+
+
 def forked_compile_seconds(case: Case, reps: int) -> tuple[float, float]:
     """Median (CPU, wall) seconds of one compile in a child forked from this process, as
     the tuner compiles each candidate (call after importing `tuner._preload`, i.e. in the
@@ -274,6 +286,9 @@ def main() -> int:
                              "payload, median compile s over N random valid knob settings "
                              "(--cases filters template names)")
     parser.add_argument("--seed", type=int, default=0, help="knob sampling seed (--templates)")
+    parser.add_argument("--hashes", action="store_true",
+                        help="instead: digests of each stage's output per case (diff them "
+                             "before/after a change that must not change the code)")
     args = parser.parse_args()
 
     if args.templates:
@@ -284,6 +299,11 @@ def main() -> int:
     cases = [c for c in CASES if args.cases is None or any(s in c.name for s in args.cases)]
     if not cases:
         parser.error("no case matches --cases")
+    if args.hashes:
+        for case in cases:
+            digests = stage_digests(case)
+            print(f"{case.name:<26}" + "  ".join(f"{k} {v}" for k, v in digests.items()), flush=True)
+        return 0
     if args.fork:
         import tuner._preload  # noqa: F401  (the forkserver's state: warmed up, gc frozen)
 
