@@ -168,7 +168,11 @@ def vectorize_extract(
     def scalar_of(index: SSAValue) -> SSAValue:
         if not _inside(linalg_op, index):
             return index
-        return add(vector_builders.extract(vector_of(index), [0] * n)).results[0]
+        lanes = vector_of(index)
+        splat = lanes.owner
+        if isinstance(splat, vector.BroadcastOp) and not isinstance(splat.source.type, VectorType):
+            return splat.source  # a broadcast scalar (a constant of the body)
+        return add(vector_builders.extract(lanes, [0] * n)).results[0]
 
     if kind is not Access.GATHER:
         indices = [scalar_of(i) for i in op.indices]
