@@ -226,6 +226,7 @@ class _FunctionEmitter:
         self.names: dict[SSAValue, str] = {}
         self.block_names: dict[Block, str] = {}
         self.lines: list[str] = []
+        self._types: dict[int, tuple[Attribute, str]] = {}
 
     # --- names -------------------------------------------------------------
     def ref(self, v: SSAValue) -> str:
@@ -253,8 +254,16 @@ class _FunctionEmitter:
         self.names[v] = name
         return name
 
+    def type_of(self, t: Attribute) -> str:
+        """`type_text(t)`, memoised by identity for this function: the ops share their type
+        objects, and hashing a type attribute (the key of `type_text`'s cache) is recursive."""
+        entry = self._types.get(id(t))
+        if entry is None:  # the entry keeps `t` alive, so its id is not reused meanwhile
+            entry = self._types[id(t)] = (t, type_text(t))
+        return entry[1]
+
     def typed(self, v: SSAValue) -> str:
-        return f"{type_text(v.type)} {self.ref(v)}"
+        return f"{self.type_of(v.type)} {self.ref(v)}"
 
     def label(self, block: Block) -> str:
         name = self.block_names.get(block)
@@ -267,12 +276,12 @@ class _FunctionEmitter:
     def emit(self) -> list[str]:
         f = self.func
         ftype = f.function_type
-        ret = type_text(ftype.output)
+        ret = self.type_of(ftype.output)
         linkage = f.linkage.linkage.data
         blocks = list(f.body.blocks)
         name = f.sym_name.data
         if not blocks:
-            params = ", ".join(type_text(t) for t in ftype.inputs.data)
+            params = ", ".join(self.type_of(t) for t in ftype.inputs.data)
             return [f"declare {ret} {global_name(name)}({params})"]
         entry = blocks[0]
         blocks = _reachable(blocks)  # unreachable blocks would need phis without incoming edges
@@ -286,7 +295,7 @@ class _FunctionEmitter:
                         self.ref(r)
         attrs = f.arg_attrs.data if f.arg_attrs is not None else ()
         params = ", ".join(
-            f"{type_text(a.type)} noalias {self.ref(a)}"
+            f"{self.type_of(a.type)} noalias {self.ref(a)}"
             if i < len(attrs) and "llvm.noalias" in attrs[i].data else self.typed(a)
             for i, a in enumerate(entry.args)
         )
@@ -301,7 +310,7 @@ class _FunctionEmitter:
                     if not edges:
                         raise LoweringError(f"block argument without predecessors in @{name}")
                     phis = ", ".join(f"[ {self.ref(v)}, %{self.label(p)} ]" for p, v in edges)
-                    self.lines.append(f"  {self.ref(arg)} = phi {type_text(arg.type)} {phis}")
+                    self.lines.append(f"  {self.ref(arg)} = phi {self.type_of(arg.type)} {phis}")
             for op in block.ops:
                 self._op(op)
         self.lines.append("}")
@@ -352,7 +361,7 @@ class _FunctionEmitter:
             return f"{_BINARY[name]} {flags}{self.typed(a)}, {self.ref(b)}"
         if name in _CASTS:
             (a,) = op.operands
-            return f"{_CASTS[name]} {self.typed(a)} to {type_text(op.results[0].type)}"
+            return f"{_CASTS[name]} {self.typed(a)} to {self.type_of(op.results[0].type)}"
         # dispatch on the name (one dict lookup instead of a chain of isinstance checks;
         # each name belongs to exactly one op class)
         handler = _OP_TEXT.get(name)
@@ -362,7 +371,7 @@ class _FunctionEmitter:
 
     def _load(self, op: Operation) -> str:
         (ptr,) = op.operands
-        return f"load {type_text(op.results[0].type)}, {self.typed(ptr)}{_align_text(op)}"
+        return f"load {self.type_of(op.results[0].type)}, {self.typed(ptr)}{_align_text(op)}"
 
     def _store(self, op: Operation) -> str:
         value, ptr = op.operands
@@ -402,7 +411,7 @@ class _FunctionEmitter:
 
     def _alloca(self, op: llvm.AllocaOp) -> str:
         align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
-        return f"alloca {type_text(op.elem_type)}, {self.typed(op.size)}{align}"
+        return f"alloca {self.type_of(op.elem_type)}, {self.typed(op.size)}{align}"
 
     def _call_intrinsic(self, op: llvm.CallIntrinsicOp) -> str:
         name = op.intrin.data
@@ -410,7 +419,7 @@ class _FunctionEmitter:
         ret_t = op.ress.type if op.ress is not None else llvm.LLVMVoidType()
         self.m.declare(name, arg_types, ret_t)
         args = ", ".join(self.typed(a) for a in op.args)
-        return f"call {_fastmath_text(op)}{type_text(ret_t)} {global_name(name)}({args})"
+        return f"call {_fastmath_text(op)}{self.type_of(ret_t)} {global_name(name)}({args})"
 
     def _call(self, op: llvm.CallOp) -> str:
         if op.callee is None:
@@ -419,7 +428,7 @@ class _FunctionEmitter:
         args = ", ".join(self.typed(a) for a in op.args)
         fm = _fastmath_text(op)
         callee = global_name(op.callee.string_value())
-        return f"call {fm}{type_text(ret_t)} {callee}({args})"
+        return f"call {fm}{self.type_of(ret_t)} {callee}({args})"
 
     def _br(self, op: llvm.BrOp) -> str:
         return f"br label %{self.label(op.successor)}"
@@ -453,7 +462,7 @@ class _FunctionEmitter:
                     current = current.type
         inbounds = "inbounds " if op.inbounds is not None else ""
         idx = ", ".join(parts)
-        return f"getelementptr {inbounds}{type_text(op.elem_type)}, {self.typed(op.ptr)}, {idx}"
+        return f"getelementptr {inbounds}{self.type_of(op.elem_type)}, {self.typed(op.ptr)}, {idx}"
 
 
 _OP_TEXT: dict[str, Callable[[_FunctionEmitter, Any], str]] = {
