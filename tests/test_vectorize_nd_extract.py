@@ -227,3 +227,19 @@ def test_same_access_pattern_as_iree_opt(case: str, tmp_path: Path) -> None:
     gathers, reads = _ops(ours.read_text())
     # upstream also reads the output operand (we do not: it is overwritten)
     assert _ops(theirs) == (gathers, reads + 1)
+
+
+def test_gather_becomes_hardware_gathers() -> None:
+    """The 1-D gathers reach LLVM as `llvm.masked.gather`: AVX2/AVX-512 gather instructions
+    (with AVX-512, one per 8 lanes: 64-bit indices), not scalar loads."""
+    from xlinalg.backend.target import host_has_feature
+
+    if not host_has_feature("avx2"):
+        pytest.skip("no hardware gather on this host")
+    payload = _embed(16, 16).replace("tensor<16x8xf32>", "tensor<64x16xf32>")
+    kernel = xlinalg.compile(payload, _schedule())
+    asm = kernel._jit.asm("embed")  # type: ignore[attr-defined]
+    gathers = [line for line in asm.splitlines() if "gather" in line and "vgather" in line]
+    assert gathers and (not host_has_feature("avx512f") or len(gathers) == 16 * 16 // 8), gathers
+    t, ids = _rand(64, 16), RNG.integers(0, 64, 16).astype(np.int32)
+    np.testing.assert_array_equal(kernel(t, ids, np.zeros((16, 16), np.float32)), t[ids])
