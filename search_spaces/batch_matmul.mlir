@@ -23,16 +23,23 @@
 // this block 0.915-0.925 of the FMA peak, the pre-packed batch_mmt4d.mlir 0.96-0.975.
 // The A rows (16 broadcast rows 1 KiB apart) are not the gap: with A's rows padded to
 // 257, 260, 264 or 272 floats (a strided memref argument) the block runs at the same
-// speed (107-109 GFLOP/s). No other block of the space beats it in the same runs: 4 × 64
-// and 8 × 32 (tile_n 32/64), unroll_k, reg_k = 2, tile_m 128 or tile_k 128 all measured
-// 0.84-0.94. perf record: ~12 % of the cycles are outside the FMA loop (the B copy, the C
-// block loads/stores; A, B and C are 6 MiB together, more than L2).
+// speed (107-109 GFLOP/s). 4 × 64 and 8 × 32 (tile_n 32/64), unroll_k, reg_k = 2, tile_m
+// 128 or tile_k 128 all measured 0.84-0.94. 8 × 16 (8 accumulators, 8 A rows; stored
+// since) was ahead of 16 × 16 in four interleaved runs of 8 × 256³ (CPU time, load
+// 1.4-2): fastest call 0.930-0.941 vs 0.912-0.938 of the peak, median ahead in 3 of 4.
+// Cycle samples (perf record, 8 × 256³, stored knobs): 91-94 % in the FMA loop, ~4.5 % in
+// the B copy (256 lines 1 KiB apart per n tile, from L3), ~4 % on the C block loads at
+// the start of a block, ~1 % on its stores; with 1 batch (A, B, C in L2) the block runs
+// at the same speed, so the rest is in-core. pipeline_c = 1 (below) moves the C loads
+// ahead of the previous block's k loop: 8 × 16 fastest call 0.938-0.943 vs 0.930-0.938
+// in three runs, medians not ahead (0.84-0.89 vs 0.79-0.90): not stored.
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
 // xlinalg.constraint: tile_m % reg_m == 0
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
 // xlinalg.constraint: reg_m * reg_n <= 256
+// xlinalg.constraint: pipeline_c == 0 or (tile_n == reg_n and tile_m > reg_m and peel == 0 and reg_m * reg_n <= 128)
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %bmm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
@@ -114,6 +121,26 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %f1 {
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
     } : !transform.any_op
+    // pipeline_c = 1: software pipelining of the loop over register row blocks -- the C
+    // block of row block i + 1 is read before the k loop of row block i (its reg_m lines,
+    // 1 KiB apart, arrive while block i computes instead of stalling the first FMAs of
+    // block i + 1). The canonicalization first folds the one-trip n loop of
+    // register blocks (tile_n = reg_n) so that the C read sits in the m loop's body; the
+    // next block's C values stay live across the k loop: reg_m * reg_n / 16 more zmm
+    // registers (8 × 16: 8 + 8 accumulators; 16 × 16 would spill). Pipelining needs a
+    // static trip count and a C read in that loop: tile_m dividing M and tile_n (= reg_n)
+    // dividing N, else a silenceable failure (the tuner prunes the trial).
+    transform.tune.alternatives<"pipeline_c"> {
+      transform.yield
+    }, {
+      transform.apply_patterns to %f1 {
+        transform.apply_patterns.canonicalization
+      } : !transform.any_op
+      %m_for = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      %piped = transform.loop.pipeline %m_for iteration_interval = 10 read_latency = 10
+        : (!transform.op<"scf.for">) -> !transform.any_op
+      transform.yield
+    }
     transform.apply_patterns to %f1 {
       transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
       transform.apply_patterns.vector.lower_outerproduct

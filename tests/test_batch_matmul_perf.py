@@ -138,7 +138,7 @@ def test_batch_matmul_fixed_block_keeps_accumulators_in_registers() -> None:
 
 def test_register_budget_prunes_the_spilling_blocks() -> None:
     constraints = parse_constraints(BMM_SPACE)
-    base = {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_k": 1}
+    base = {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_k": 1, "pipeline_c": 0}
     for reg_m, reg_n in ((12, 32), (6, 64), (16, 32)):  # 24-32 accumulators: spill
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is not None
     for reg_m, reg_n in ((16, 16), (8, 32), (4, 64), (6, 32)):
@@ -152,7 +152,7 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
     load of the partial cache tile's buffer view) and no stack access; with peel = 0 the
     masked blocks spill and mask every A row. Both match NumPy."""
     knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=64, tile_n=16, tile_k=64,
-                 peel=peel)
+                 reg_m=16, peel=peel)
     kernel = xlinalg.compile(bmm_payload(2, 40, 40, 32), schedule=BMM_SPACE, knobs=knobs)
     loops = [body for body in _innermost_fma_loops(kernel._jit.asm(kernel.entry))
              if any("vfmadd" in line for line in body)]
