@@ -201,9 +201,25 @@ def test_vectorize_children_honours_vectorize_nd_extract() -> None:
     assert "linalg.generic" not in ir and _ops(ir) == (1, 0)
 
 
-def test_transform_op_syntax_round_trips() -> None:
-    text = _schedule("4, 8")
-    assert "vector_sizes [4, 8] vectorize_nd_extract :" in str(xlinalg.parse(text))
+def test_transform_op_syntax_round_trips(tmp_path: Path) -> None:
+    """Upstream's syntax: a keyword on structured.vectorize, `<...>` on
+    vectorize_children_and_apply_patterns (iree-opt rejects both in the attribute dict)."""
+    text = str(xlinalg.parse(_schedule("4, 8")))
+    assert "vector_sizes [4, 8] vectorize_nd_extract :" in text
+    children = _schedule().replace(
+        "transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op",
+        "%v = transform.structured.vectorize_children_and_apply_patterns %g "
+        "{vectorize_nd_extract, vectorize_padding} : (!transform.any_op) -> !transform.any_op")
+    printed = str(xlinalg.parse(children))
+    assert "%g <vectorize_padding, vectorize_nd_extract> :" in printed
+    assert str(xlinalg.parse(printed)) == printed
+    if shutil.which("iree-opt") is not None:
+        path = tmp_path / "s.mlir"
+        for t in (text, printed):
+            path.write_text(t)
+            proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True,
+                                  check=False)
+            assert proc.returncode == 0, proc.stderr
 
 
 needs_iree = pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")

@@ -22,7 +22,7 @@ interpreter's `apply_patterns` applies directly (`apply_to`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -230,6 +230,42 @@ class VectorizeChildrenAndApplyPatternsOp(_FunctionalTransform):
     vectorize_nd_extract = opt_prop_def(UnitAttr)
     disable_multi_reduction_to_contract_patterns = opt_prop_def(UnitAttr)
     disable_transfer_permutation_map_lowering_patterns = opt_prop_def(UnitAttr)
+
+    #: the unit options, in upstream's order; printed `<a, b>` as iree-opt does (with strict
+    #: properties it rejects them in the attribute dict), parsed from `<a, b>`, `<{a, b}>`
+    #: or (the spec's form) `{a, b}`
+    FLAGS: ClassVar[tuple[str, ...]] = ("vectorize_padding", "vectorize_nd_extract",
+             "disable_multi_reduction_to_contract_patterns",
+             "disable_transfer_permutation_map_lowering_patterns")
+
+    @classmethod
+    def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
+        props: dict[str, Attribute] = {}
+        if parser.parse_optional_punctuation("<") is None:
+            return props
+        braced = parser.parse_optional_punctuation("{") is not None  # generic `<{a, b}>`
+        while parser.parse_optional_punctuation("}" if braced else ">") is None:
+            name = next((n for n in cls.FLAGS if parser.parse_optional_keyword(n) is not None),
+                        None)
+            if name is None:
+                parser.raise_error(f"expected one of {', '.join(cls.FLAGS)}")
+            props[name] = UnitAttr()
+            parser.parse_optional_punctuation(",")
+        if braced:
+            parser.parse_punctuation(">")
+        return props
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.target)
+        flags = [n for n in self.FLAGS if n in self.properties]
+        if flags:
+            printer.print_string(" <" + ", ".join(flags) + ">")
+        attrs = dict(self.attributes)
+        attrs |= {k: v for k, v in self.properties.items() if k not in self.FLAGS}
+        printer.print_op_attributes(attrs)
+        printer.print_string(" : ")
+        print_semi_function_type(printer, self.target.type, [self.transformed.type])
 
 
 @irdl_op_definition
