@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType, i64
@@ -100,8 +101,13 @@ class MemRefDescriptor:
         static = memref_shape(self.type)[dim]
         return static if static is not None else self.dynamic_size(dim)
 
+    @cached_property
+    def static_strides(self) -> tuple[int | None, ...]:
+        """`memref_strides` of the type, worked out once per descriptor (not per dim)."""
+        return memref_strides(self.type)
+
     def stride(self, b: Builder, dim: int) -> Index:
-        static = memref_strides(self.type)[dim]
+        static = self.static_strides[dim]
         return static if static is not None else self.dynamic_stride(dim)
 
     def sizes(self, b: Builder) -> list[Index]:
