@@ -259,3 +259,17 @@ def test_gather_becomes_hardware_gathers() -> None:
     assert gathers and (not host_has_feature("avx512f") or len(gathers) == 16 * 16 // 8), gathers
     t, ids = _rand(64, 16), RNG.integers(0, 64, 16).astype(np.int32)
     np.testing.assert_array_equal(kernel(t, ids, np.zeros((16, 16), np.float32)), t[ids])
+
+
+def test_numpy_reference_evaluates_extracts_in_bodies() -> None:
+    """`Kernel.check` (what the tuner runs) evaluates the unvectorized payload with NumPy:
+    the extracts index the captured tensor per iteration; an index out of bounds is a clear
+    error rather than NumPy's wrap-around."""
+    from xlinalg.errors import XlinalgError
+
+    kernel = xlinalg.compile(EMBED_4x8, _schedule())
+    t, zeros = _rand(16, 8), np.zeros((4, 8), np.float32)
+    assert kernel.check(t, np.array([3, 0, 15, 7], np.int32), zeros).ok
+    assert xlinalg.compile(TRANSPOSED, _schedule()).check(_rand(8, 4), zeros).ok
+    with pytest.raises(XlinalgError, match="index -1 out of bounds for dim 0 of size 16"):
+        kernel.reference(t, np.array([3, -1, 15, 7], np.int32), zeros)  # the reference only

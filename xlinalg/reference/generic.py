@@ -311,6 +311,17 @@ def _shift(name: str, a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
     return np.where(big, np.zeros_like(out), out)
 
 
+def _extract(tensor: np.ndarray, indices: Sequence[Any]) -> Any:
+    """`tensor[indices]` with the indices broadcast against each other (one element per
+    iteration of a linalg body); an index out of bounds is an error, not NumPy's wrap-around."""
+    idx = tuple(np.asarray(i, np.int64) for i in indices)
+    for d, (i, n) in enumerate(zip(idx, tensor.shape, strict=True)):
+        if i.size and (i.min() < 0 or i.max() >= n):
+            raise XlinalgError(f"tensor.extract: index {int(i.min() if i.min() < 0 else i.max())} "
+                               f"out of bounds for dim {d} of size {n}")
+    return tensor[idx]
+
+
 def evaluate_scalar_op(op: Operation, args: Sequence[Any]) -> list[Any]:
     """Evaluate one arith/math op elementwise on NumPy values (arrays broadcast).
 
@@ -323,6 +334,8 @@ def evaluate_scalar_op(op: Operation, args: Sequence[Any]) -> list[Any]:
     if not op.results:
         raise XlinalgError(f"the NumPy reference does not support '{name}'")
     rtype = op.results[0].type
+    if name == "tensor.extract":  # from a tensor captured by a linalg body
+        return [_extract(np.asarray(args[0]), args[1:])]
     with np.errstate(all="ignore"):
         if name == "arith.constant":
             return [constant_value(op.properties["value"], rtype)]
