@@ -273,3 +273,34 @@ def test_numpy_reference_evaluates_extracts_in_bodies() -> None:
     assert xlinalg.compile(TRANSPOSED, _schedule()).check(_rand(8, 4), zeros).ok
     with pytest.raises(XlinalgError, match="index -1 out of bounds for dim 0 of size 16"):
         kernel.reference(t, np.array([3, -1, 15, 7], np.int32), zeros)  # the reference only
+
+
+TILE_VECTORIZE = """module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
+    %g = transform.structured.match ops{{["linalg.generic"]}} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %g tile_sizes [{tiles}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }}
+}}
+"""
+
+
+def test_tiled_extracts_expand_affine_apply() -> None:
+    """Tiling offsets `linalg.index` by `affine.apply` in the body; as upstream, the
+    vectorizer expands it to arith first: the tiled embedding is a gather per tile, the
+    tiled row read stays contiguous (`linalg.index + tile offset + off`)."""
+    payload = _embed(64, 64).replace("tensor<16x8xf32>", "tensor<512x64xf32>")
+    schedule = TILE_VECTORIZE.format(tiles="2, 32")
+    ir = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
+    assert "affine.apply" not in ir and _ops(ir)[0] == 1
+    t, ids = _rand(512, 64), RNG.integers(0, 512, 64).astype(np.int32)
+    got = xlinalg.compile(payload, schedule)(t, ids, np.zeros((64, 64), np.float32))
+    np.testing.assert_array_equal(got, t[ids])
+    row = CONTIGUOUS.replace("1x8xf32", "1x64xf32").replace("16x16xf32", "16x128xf32")
+    schedule = TILE_VECTORIZE.format(tiles="1, 16")
+    ir = str(xlinalg.apply_schedule(xlinalg.parse(row), schedule))
+    assert _ops(ir) == (0, 1)
+    t = _rand(16, 128)
+    got = xlinalg.compile(row, schedule)(t, 37, np.zeros((1, 64), np.float32))
+    np.testing.assert_array_equal(got, t[3:4, 37:101])

@@ -284,8 +284,8 @@ def check_vectorizable(
             raise _fail(f"operand map {m} is not a projected permutation")
     body = _body(op)
     for inner in body.ops:
-        if isinstance(inner, YieldOp | IndexOp):
-            continue
+        if isinstance(inner, YieldOp | IndexOp) or inner.name == "affine.apply":
+            continue  # affine.apply: expanded to arith first (see `vectorize`)
         if isinstance(inner, tensor.ExtractOp):
             check_extract(inner, vectorize_nd_extract)
             continue
@@ -375,6 +375,7 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None,
     structured = check_vectorizable(op, vector_sizes, vectorize_nd_extract)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
     body = _body(structured)
+    _expand_affine_apply(body)
     em = _Emitter(op)
     before = op.prev_op
     maps = structured.get_indexing_maps()
@@ -384,6 +385,16 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None,
     else:
         _vectorize_elementwise(structured, body, em, maps, sizes, exact)
     return replace_vectorized(op, before, em)
+
+
+def _expand_affine_apply(body: Block) -> None:
+    """`affine.apply` in the body as arith ops on index (upstream's `convertAffineApply`):
+    index arithmetic over `linalg.index` — e.g. a tiled op's offsets — is then vectorized
+    like any other arith op."""
+    from xlinalg.lowering.lower_affine import lower_affine_op
+
+    for inner in [o for o in body.ops if o.name == "affine.apply"]:
+        lower_affine_op(inner)
 
 
 def replace_vectorized(op: Operation, before: Operation | None, em: _Emitter) -> list[Operation]:
