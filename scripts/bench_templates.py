@@ -99,12 +99,14 @@ CASES = [
 # step on 16 zmm accumulators, no spills), instead of a tuning run
 FIXED = {
     # B's cache tile copied to a contiguous 256 × 16 buffer once per (batch, n tile); 8 × 16
-    # register blocks (8 accumulators, 8 A rows streamed): 8 × 256³ in CPU time, four
-    # interleaved runs vs 16 × 16 (load 1.4-2): fastest call 0.930-0.941 vs 0.912-0.938 of
-    # the peak, median 0.79-0.92 vs 0.82-0.91 (3 of 4 runs ahead)
+    # register blocks (8 accumulators, 8 A rows streamed), the next block's C read before
+    # this block's k loop (pipeline_c). 8 × 256³, interleaved runs at load 1.4-2.2: the
+    # fastest call of 8 × 16 ahead of 16 × 16 in 6 of 6 runs (0.922-0.941 vs 0.912-0.938 of
+    # the peak; medians even, 3 of 6), pipelined 8 × 16 ahead of plain 8 × 16 in 5 of 5
+    # (0.926-0.943 vs 0.922-0.938; medians 3 of 5)
     "batch_matmul.mlir": {"tile_m": 256, "tile_n": 16, "tile_k": 256, "reg_m": 8, "reg_n": 16,
                           "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel": 0,
-                          "pipeline_c": 0},
+                          "pipeline_c": 1},
     "batch_mmt4d.mlir": {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
     "batch_matmul_mmt4d.mlir": {"m0": 8, "n0": 32, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4,
                                 "cache_order": 0, "reg_order": 0},
@@ -114,7 +116,8 @@ FIXED_BY_ROW = {
     # the partial register row block peeled into a loop of its own (unmasked main blocks;
     # peeling n too is as fast and compiles 1.4x longer: tile_n = reg_n, see the template)
     # 8 × 250³: 16 × 16 blocks stay ahead of 8 × 16 (one run, 0.90 vs 0.89 fastest call)
-    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "reg_m": 16, "peel": 1},
+    # (pipeline_c needs dividing tiles and no peeling)
+    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "reg_m": 16, "peel": 1, "pipeline_c": 0},
 }
 
 
