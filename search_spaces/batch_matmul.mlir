@@ -31,8 +31,8 @@
 // the B copy (256 lines 1 KiB apart per n tile, from L3), ~4 % on the C block loads at
 // the start of a block, ~1 % on its stores; with 1 batch (A, B, C in L2) the block runs
 // at the same speed, so the rest is in-core. pipeline_c = 1 (below) moves the C loads
-// ahead of the previous block's k loop: 8 × 16 fastest call 0.938-0.943 vs 0.930-0.938
-// in three runs, medians not ahead (0.84-0.89 vs 0.79-0.90): not stored.
+// ahead of the previous block's k loop: 8 × 16 fastest call 0.926-0.943 vs 0.922-0.938
+// in five runs, medians ahead in 3 of 5 (stored: scripts/bench_templates.py FIXED).
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
 // xlinalg.constraint: tile_m % reg_m == 0
