@@ -304,3 +304,11 @@ def test_tiled_extracts_expand_affine_apply() -> None:
     t = _rand(16, 128)
     got = xlinalg.compile(row, schedule)(t, 37, np.zeros((1, 64), np.float32))
     np.testing.assert_array_equal(got, t[3:4, 37:101])
+
+
+def test_unvectorized_extract_from_captured_tensor_bufferizes() -> None:
+    """Without a schedule the generic stays scalar: bufferization turns the extract from the
+    captured tensor inside the (cloned) body into a load of that tensor's buffer."""
+    t, ids = _rand(16, 8), np.array([5, 1, 15, 0], np.int32)
+    got = xlinalg.compile(EMBED_4x8)(t, ids, np.zeros((4, 8), np.float32))
+    np.testing.assert_array_equal(got, t[ids])

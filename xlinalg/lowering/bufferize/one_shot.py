@@ -430,7 +430,12 @@ class _FunctionBufferizer:
             placed.append((buffer, root, self.alias.slices.get(value) if in_place else None))
         if len(placed) != len(op.results):
             raise self._unsupported(op, "mixed tensor and memref operands")
-        self._insert(op.clone_with_operands(inputs, outputs, []), op)
+        new = self._insert(op.clone_with_operands(inputs, outputs, []), op)
+        for inner in [o for o in new.walk() if isinstance(o, tensor.ExtractOp)]:
+            # a tensor captured by the body (a gather from a lookup table): a load of its buffer
+            if inner.tensor in self.buf:
+                Rewriter.replace_op(inner, memref.LoadOp.get(self.buf[inner.tensor],
+                                                             list(inner.indices)))
         for result, (buffer, root, key) in zip(op.results, placed):
             self._define(result, buffer, root, key)
 
