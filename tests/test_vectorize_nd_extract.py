@@ -312,3 +312,13 @@ def test_unvectorized_extract_from_captured_tensor_bufferizes() -> None:
     t, ids = _rand(16, 8), np.array([5, 1, 15, 0], np.int32)
     got = xlinalg.compile(EMBED_4x8)(t, ids, np.zeros((4, 8), np.float32))
     np.testing.assert_array_equal(got, t[ids])
+
+
+@pytest.mark.parametrize(("mlir", "dtype"), [("i32", np.int32), ("f64", np.float64)])
+def test_gather_of_other_element_types(mlir: str, dtype: type) -> None:
+    payload = EMBED_4x8.replace("x8xf32", f"x8x{mlir}").replace("%out: f32", f"%out: {mlir}") \
+        .replace("yield %e : f32", f"yield %e : {mlir}")
+    kernel = xlinalg.compile(payload, _schedule())
+    table = RNG.integers(-1000, 1000, (16, 8)).astype(dtype)
+    ids = np.array([9, 9, 0, 15], np.int32)
+    np.testing.assert_array_equal(kernel(table, ids, np.zeros((4, 8), dtype)), table[ids])

@@ -31,6 +31,7 @@ from enum import Enum
 from xdsl.dialects import arith, tensor, vector
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    AnyFloat,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerType,
@@ -60,7 +61,7 @@ def check_extract(op: tensor.ExtractOp, vectorize_nd_extract: bool) -> None:
         raise TransformFailure(
             f"cannot vectorize an {len(op.indices)}-D tensor.extract without "
             "vectorize_nd_extract", silenceable=True)
-    if not isinstance(op.result.type, IntegerType) and not op.result.type.name.startswith("f"):
+    if not isinstance(op.result.type, IntegerType | IndexType | AnyFloat):
         raise TransformFailure(f"cannot vectorize a tensor.extract of {op.result.type}",
                                silenceable=True)
 
@@ -211,8 +212,9 @@ def vectorize_extract(
         mask = add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(mask_t, [1]))).results[0]
     else:  # upstream masks the gather with the iteration mask (vector.mask, folded here)
         mask = iteration_mask()
+    zero_element = 0 if isinstance(stype.element_type, IntegerType | IndexType) else 0.0
     pass_thru = add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-        rtype, [0.0 if not isinstance(stype.element_type, IntegerType) else 0]))).results[0]
+        rtype, [zero_element]))).results[0]
     return add(GatherOp(source, [zero] * rank, offsets, mask, pass_thru)).results[0]
 
 
