@@ -110,8 +110,8 @@ def forward_transfers(block: Block) -> int:
                 w.erase()
                 changed += 1
             last_write[root] = op
-        elif op.name in _VIEW_OPS:
-            continue
+        elif not last_write or op.name in _VIEW_OPS:
+            continue  # nothing to forward yet: other ops cannot invalidate anything
         elif op.regions or any(isinstance(o.type, MemRefType) for o in op.operands):
             for m in _accesses(op):
                 last_write.pop(root_buffer(m), None)
