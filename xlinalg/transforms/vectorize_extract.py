@@ -20,7 +20,14 @@ a shape with dims d and the last swapped plus a `vector.transpose` when d is not
 
 Loop-invariant: defined outside the op, a constant, `linalg.index` of a loop of static size 1,
 or computed from those only. Without `vectorize_nd_extract` only 0-D and 1-D extracts are
-vectorized (as upstream); an n-D one is a silenceable failure.
+vectorized (as upstream); an n-D one is a silenceable failure. (`affine.apply` in the body is
+expanded to arith before, by `vectorize`.)
+
+Where we differ from upstream (iree-opt 3.13): a trailing index adding the loop's
+`linalg.index` more than once (`j + j`, stride 2) is a gather, not a contiguous read of the
+wrong elements; the masked gather takes the iteration mask as its own mask instead of being
+wrapped in `vector.mask`, and the broadcast read is not wrapped in an all-true
+`vector.mask` (the same lanes either way).
 """
 
 from __future__ import annotations
