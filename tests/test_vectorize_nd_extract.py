@@ -322,3 +322,17 @@ def test_gather_of_other_element_types(mlir: str, dtype: type) -> None:
     table = RNG.integers(-1000, 1000, (16, 8)).astype(dtype)
     ids = np.array([9, 9, 0, 15], np.int32)
     np.testing.assert_array_equal(kernel(table, ids, np.zeros((4, 8), dtype)), table[ids])
+
+
+def test_seed_masked_vectorize_takes_the_attribute() -> None:
+    """The spec's `masked_vectorize` (`{vectorize_nd_extract}` in its attribute dict)."""
+    payload = _embed(3, 5)
+    schedule = _schedule("4, 8").replace(
+        "transform.structured.vectorize %g vector_sizes [4, 8] vectorize_nd_extract",
+        "transform.structured.masked_vectorize %g vector_sizes [4, 8] {vectorize_nd_extract}")
+    assert "{vectorize_nd_extract}" in str(xlinalg.parse(schedule))
+    t, ids = _rand(16, 8), np.array([2, 11, 4], np.int32)
+    got = xlinalg.compile(payload, schedule)(t, ids, np.zeros((3, 5), np.float32))
+    np.testing.assert_array_equal(got, t[ids][:, :5])
+    with pytest.raises(TransformFailure, match="without vectorize_nd_extract"):
+        xlinalg.apply_schedule(xlinalg.parse(payload), schedule.replace(" {vectorize_nd_extract}", ""))
