@@ -88,3 +88,38 @@ def test_hoisted_nests_compute_as_numpy() -> None:
     kernel(a, c, d)
     np.testing.assert_allclose(c, expect_c, rtol=1e-5)
     np.testing.assert_allclose(d, expect_d, rtol=1e-4)
+
+
+BLOCKED = """
+func.func @f(%A: memref<4x8xf32>, %C: memref<8xf32>, %E: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  %view = memref.subview %C[4] [2] [1] : memref<8xf32> to memref<2xf32, strided<[1], offset: 4>>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %a = vector.transfer_read %A[%k, %c0], %pad {in_bounds = [true]} : memref<4x8xf32>, vector<8xf32>
+    %x = vector.transfer_read %C[%c0], %pad {in_bounds = [true]} : memref<8xf32>, vector<8xf32>
+    %s = arith.addf %x, %a : vector<8xf32>
+    vector.transfer_write %s, %C[%c0] {in_bounds = [true]} : vector<8xf32>, memref<8xf32>
+    %e = memref.load %view[%c1] : memref<2xf32, strided<[1], offset: 4>>
+    memref.store %e, %E[%c1] : memref<2xf32>
+  }
+  return
+}
+"""
+
+
+def test_an_access_through_a_view_defined_outside_keeps_the_pair_in_the_loop() -> None:
+    module = xlinalg.parse(BLOCKED)
+    assert hoist_redundant_vector_transfers(_func(module)) == 0
+    kernel = xlinalg.compile(module)
+    rng = np.random.default_rng(1)
+    a = rng.uniform(-1, 1, (4, 8)).astype(np.float32)
+    c = rng.uniform(-1, 1, 8).astype(np.float32)
+    e = np.zeros(2, dtype=np.float32)
+    expect_c = c + a.sum(axis=0)
+    expect_e1 = c[5] + a[:3, 5].sum() + a[3, 5]  # the last iteration reads C after its write
+    kernel(a, c, e)
+    np.testing.assert_allclose(c, expect_c, rtol=1e-5)
+    np.testing.assert_allclose(e[1], expect_e1, rtol=1e-5)

@@ -158,11 +158,20 @@ def _before(a: Operation, b: Operation) -> bool:
 
 
 def _touched_elsewhere(loop: scf.ForOp, root: SSAValue, pair: tuple[Operation, ...]) -> bool:
-    for op in loop.body.walk():
-        if op in pair or op.name in _VIEW_OPS:
-            continue
-        for m in _accesses(op):
-            if root_buffer(m) is root:
+    """Whether an op inside `loop` other than `pair` accesses `root` or a view of it.
+
+    Follows the uses of `root` and of its views (as `root_buffer` traces them back,
+    through their first operand) rather than walking the loop: the buffer has far
+    fewer users than a register-blocked loop nest has ops."""
+    values = [root]
+    while values:
+        for use in values.pop().uses:
+            user = use.operation
+            if user.name in _VIEW_OPS:
+                if use.index == 0:
+                    values.extend(r for r in user.results if isinstance(r.type, MemRefType))
+                continue
+            if user not in pair and user is not loop and _inside(user, loop):
                 return True
     return False
 
