@@ -132,3 +132,27 @@ def test_ops_prints_the_coverage_tables() -> None:
     transform = run_cli(REPO, "ops", "--transform")
     assert transform.returncode == 0, transform.stderr
     assert "transform.structured.tile_using_for" in transform.stdout
+
+
+def test_opt_does_not_print_a_transformed_payload_that_does_not_verify(
+        files: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`opt` verifies what the schedule produced before printing it: a transform that left
+    invalid IR is one clear VerifyFailure, not text upstream tools would reject."""
+    import xlinalg
+    from xdsl.dialects.builtin import FunctionType, f32
+
+    real = xlinalg.apply_schedule
+
+    def breaking(*args: object, **kwargs: object) -> object:
+        module = real(*args, **kwargs)  # type: ignore[arg-type]
+        fn = next(op for op in module.walk() if op.name == "func.func")
+        fn.function_type = FunctionType.from_lists([f32], [])  # arguments no longer match
+        return module
+
+    monkeypatch.setattr(xlinalg, "apply_schedule", breaking)
+    err = _fails_with_one_line(capsys, ["opt", "mm.mlir", "--schedule", "space.mlir",
+                                        "--knob", "tile_m=4"])
+    assert "transformed payload" in err and "does not verify" in err, err
+    monkeypatch.setattr(xlinalg, "apply_schedule", real)
+    assert main(["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m=4"]) == 0
+    assert "scf.for" in capsys.readouterr().out

@@ -134,6 +134,8 @@ def cmd_opt(args: argparse.Namespace) -> int:
     else:
         schedule = _existing(args.schedule, "schedule")
         module = xlinalg.apply_schedule(xlinalg.parse(payload), schedule, knobs=knobs)
+        # What we print must be valid IR (upstream's interpreter pass verifies too).
+        xlinalg.api.verify(module, "transformed payload")
     _out(str(module))
     return 0
 
