@@ -31,8 +31,12 @@ def work(tmp_path: Path) -> Path:
 
 
 def test_resume_after_sigkill_keeps_every_trial(work: Path) -> None:
-    args = ("tune", "mm.mlir", "--space", "space.mlir", "--trials", "6", "--study", "r",
-            "--sampler", "random", "--seed", "1", "--timing-budget", "0.05")
+    # 12 trials over a 4-point space (repeats are pruned at once) with 0.5 s of timing per
+    # measured point: after two completed trials at least two new points (>= 1 s) are left,
+    # so the kill below lands before the run is done (with 6 trials and 0.05 s the whole
+    # run could finish between two polls).
+    args = ("tune", "mm.mlir", "--space", "space.mlir", "--trials", "12", "--study", "r",
+            "--sampler", "random", "--seed", "1", "--timing-budget", "0.5")
     log = (work / "first.log").open("w")
     first = subprocess.Popen(cli_command(*args), cwd=work, stdout=log, stderr=subprocess.STDOUT,
                              env=cli_env())
@@ -53,13 +57,13 @@ def test_resume_after_sigkill_keeps_every_trial(work: Path) -> None:
     assert first.returncode == -signal.SIGKILL
     before = {t.number: (t.state, t.value, t.params)
               for t in budget_trials(load_cli_study(work, "r"))}
-    assert 2 <= len(before) < 6
+    assert 2 <= len(before) < 12
 
     second = run_cli(work, *args)
     assert second.returncode == 0, second.stderr
     assert f"{len(before)} trial(s) already done" in second.stdout
     study = load_cli_study(work, "r")
     after = {t.number: (t.state, t.value, t.params) for t in budget_trials(study)}
-    assert len(after) == 6
+    assert len(after) == 12
     for number, record in before.items():
         assert after[number] == record

@@ -100,3 +100,26 @@ def test_heartbeat_fails_and_retries_a_silent_remote_trial(tmp_path: Path) -> No
     states = [t.state for t in study.get_trials()]
     assert states == [TrialState.FAIL, TrialState.WAITING]
     assert study.get_trials()[1].params == study.get_trials()[0].params
+
+
+def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed between creating a trial and writing its `worker` attr leaves a
+    RUNNING trial with neither a worker nor a heartbeat row; Optuna's stale check never
+    sees it, so a resumed run waited for it forever. After the orphan age it is failed and
+    retried like any abandoned trial; a fresh one (its worker may still be writing) is not."""
+    from optuna.storages import RDBStorage
+
+    import tuner.liveness as liveness
+    from tuner.storage import retry_callback
+
+    storage = RDBStorage(f"sqlite:///{tmp_path}/o.db", heartbeat_interval=1, grace_period=2,
+                         heartbeat_stale_trial_callback=retry_callback())
+    study = optuna.create_study(storage=storage, study_name="o")
+    trial = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})  # no worker attr
+    assert fail_dead_trials(study) == []  # younger than the orphan age
+    monkeypatch.setattr(liveness, "_ORPHAN_AGE_S", -1.0)
+    monkeypatch.setattr(liveness, "GRACE_PERIOD_S", -1.0)
+    assert fail_dead_trials(study) == [trial.number]
+    states = [t.state for t in study.get_trials()]
+    assert states == [TrialState.FAIL, TrialState.WAITING]

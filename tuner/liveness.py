@@ -24,7 +24,12 @@ from optuna.trial import FrozenTrial, TrialState
 
 from tuner.storage import GRACE_PERIOD_S, retry_callback
 
-_ORPHAN_AGE_S = 60  # a RUNNING trial without a worker attr older than this was orphaned
+# A RUNNING trial without a worker attr older than this was orphaned: the attr is the
+# objective's first write, milliseconds after the trial is created, so only a worker killed
+# in between leaves one. Heartbeat storages included: a trial killed before its first
+# heartbeat has no heartbeat row, which Optuna's stale check never looks at (a resumed
+# `xlinalg tune` then waited for it forever).
+_ORPHAN_AGE_S = 10
 
 
 def _start_time(pid: int) -> str | None:
@@ -54,11 +59,11 @@ def is_dead(worker: str, host: str | None = None) -> bool:
     return start is None or (parts[2] != "?" and start != parts[2])
 
 
-def _abandoned(trial: FrozenTrial, heartbeat: bool) -> bool:
+def _abandoned(trial: FrozenTrial) -> bool:
     worker = trial.user_attrs.get("worker")
     if isinstance(worker, str):
         return is_dead(worker)
-    if heartbeat or trial.datetime_start is None:
+    if trial.datetime_start is None:
         return False
     age = datetime.datetime.now() - trial.datetime_start
     return age.total_seconds() > max(_ORPHAN_AGE_S, GRACE_PERIOD_S)
@@ -68,15 +73,13 @@ def fail_dead_trials(study: optuna.Study) -> list[int]:
     """Fail (and enqueue a retry of) every RUNNING trial whose worker is dead; also run
     Optuna's heartbeat check on storages that have one. Returns the failed numbers."""
     storage = study._storage
-    interval = getattr(storage, "get_heartbeat_interval", None)
-    heartbeat = callable(interval) and interval() is not None
     with warnings.catch_warnings():  # "experimental" since Optuna 2.9
         warnings.simplefilter("ignore", ExperimentalWarning)
         fail_stale_trials(study)  # Optuna's heartbeat check (a no-op without a heartbeat)
     failed: list[int] = []
     retry = retry_callback()
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        if not _abandoned(trial, heartbeat):
+        if not _abandoned(trial):
             continue
         try:
             if not storage.set_trial_state_values(trial._trial_id, state=TrialState.FAIL):
