@@ -123,3 +123,30 @@ def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
     assert fail_dead_trials(study) == [trial.number]
     states = [t.state for t in study.get_trials()]
     assert states == [TrialState.FAIL, TrialState.WAITING]
+
+
+def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: Path) -> None:
+    """Workers started together on a fresh database race to create Optuna's schema; the
+    loser used to fail with 'table ... already exists' ("cannot open storage"). Eight
+    processes released at the same instant must all open it and see one study."""
+    import sys
+
+    url = f"sqlite:///{tmp_path}/race.db"
+    go = tmp_path / "go"
+    code = (
+        "import os, sys, time\n"
+        "from tuner.storage import open_storage\n"
+        f"while not os.path.exists({str(go)!r}): time.sleep(0.001)\n"
+        f"import optuna; s = open_storage({url!r})\n"
+        "optuna.create_study(storage=s, study_name='r', load_if_exists=True)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+                              text=True) for _ in range(8)]
+    import time
+
+    time.sleep(1.5)  # every process imported and waiting
+    go.write_text("")
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e for e in errors if e][:1]
+    assert len(optuna.get_all_study_summaries(url)) == 1

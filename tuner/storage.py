@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
+from typing import Any
 
 from optuna.exceptions import ExperimentalWarning
 from optuna.storages import (
@@ -107,6 +109,35 @@ def engine_url(url: str) -> str:
     return url
 
 
+# What a process sees when another one is creating the same new schema: a table it is about
+# to create, or the alembic version row it is about to write, already exists.
+_SCHEMA_RACES = ("already exists", "alembic_version", "duplicate key")
+
+
+def _rdb_storage(url: str, engine_kwargs: dict[str, Any]) -> RDBStorage:
+    """Optuna's RDB storage; when several processes open a new database at once (workers
+    started together, a reader polling a study that is being created), one of them may
+    find the schema half made by another ("table ... already exists", a duplicate alembic
+    version row): open again."""
+    for attempt in range(5):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExperimentalWarning)  # heartbeat: "experimental"
+                return RDBStorage(
+                    engine_url(url),
+                    engine_kwargs=engine_kwargs,
+                    heartbeat_interval=HEARTBEAT_INTERVAL_S,
+                    grace_period=GRACE_PERIOD_S,
+                    # Optuna 5's name for RetryFailedTrialCallback / failed_trial_callback
+                    heartbeat_stale_trial_callback=retry_callback(),
+                )
+        except Exception as err:
+            if not any(race in str(err) for race in _SCHEMA_RACES) or attempt == 4:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseStorage:
     """Open the storage named by `url`, creating it unless `must_exist` (for commands
     that only read studies: a missing file is then an error, not a new empty storage)."""
@@ -139,16 +170,7 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
                 f"storage '{url}' is not a URL (use sqlite:///FILE, journal:FILE or "
                 "postgresql://...)"
             )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ExperimentalWarning)  # heartbeat is "experimental"
-            return RDBStorage(
-                engine_url(url),
-                engine_kwargs=engine_kwargs,
-                heartbeat_interval=HEARTBEAT_INTERVAL_S,
-                grace_period=GRACE_PERIOD_S,
-                # Optuna 5's name for RetryFailedTrialCallback / failed_trial_callback
-                heartbeat_stale_trial_callback=retry_callback(),
-            )
+        return _rdb_storage(url, engine_kwargs)
     except TunerError:
         raise
     except ImportError as err:
