@@ -110,7 +110,7 @@ def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
     retried like any abandoned trial; a fresh one (its worker may still be writing) is not."""
     from optuna.storages import RDBStorage
 
-    import tuner.liveness as liveness
+    from tuner import liveness
     from tuner.storage import retry_callback
 
     storage = RDBStorage(f"sqlite:///{tmp_path}/o.db", heartbeat_interval=1, grace_period=2,
