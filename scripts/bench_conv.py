@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_stats
 from bench_matmul import _median_compile_seconds, tune
 from bench_matmul import compile_seconds as median_compile_seconds
+from bench_stats import prepared_call
 
 
 @dataclass(frozen=True)
@@ -205,15 +206,6 @@ def call_seconds(fn: Callable[[], object], repeats: int = 9, timer: str | None =
     bench's clock (or `timer`) and statistic: on a shared machine single calls of a few ms
     mostly miss the other jobs' time slices, where a long native repeat loop averages them in."""
     return bench_stats.call_seconds(fn, repeats, stat, timer or clock)
-
-
-def prepared_call(kernel: xlinalg.Kernel, *args: np.ndarray) -> Callable[[], None]:
-    """One call of `kernel` on `args` checked and flattened once (as `Kernel.time` does and as
-    the IREE column's device arrays are made once): `Kernel.__call__` re-checks and re-flattens
-    its arguments on every call, ~17 us, 1.7 % of the strided layer's 1 ms."""
-    fn = kernel._fn
-    prepared = fn.prepare(*args)
-    return lambda: fn.repeat_prepared(prepared, 1)
 
 
 def iree_available() -> bool:

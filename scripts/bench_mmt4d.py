@@ -50,7 +50,14 @@ from bench_matmul import (
     parse_shape,
     tune,
 )
-from bench_stats import Peak, add_arguments, call_seconds, interleaved, timing_seconds
+from bench_stats import (
+    Peak,
+    add_arguments,
+    call_seconds,
+    interleaved,
+    prepared_call,
+    timing_seconds,
+)
 
 import xlinalg
 
@@ -154,9 +161,7 @@ def _kernel_runner(kernel: xlinalg.Kernel, args: tuple[np.ndarray, ...], stat: s
     `Kernel.time` does."""
     if timer == "wall":
         return lambda: timing_seconds(kernel.time(*args), stat)
-    fn = kernel._fn
-    prepared = fn.prepare(*args)
-    return lambda: call_seconds(lambda: fn.repeat_prepared(prepared, 1), 7, stat, timer)
+    return lambda: call_seconds(prepared_call(kernel, *args), 7, stat, timer)
 
 
 def main() -> int:
