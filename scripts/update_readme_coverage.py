@@ -30,10 +30,10 @@ def tables() -> dict[str, str]:
 
 def render(text: str) -> str:
     for name, body in tables().items():
-        pattern = re.compile(rf"(<!-- coverage:{name} -->\n)(?:.*?\n)?(<!-- /coverage:{name} -->)", re.S)
+        pattern = re.compile(rf"(<!-- coverage:{name} -->\n)(?:.*?\n)?(<!-- /coverage:{name} -->)", re.DOTALL)
         if not pattern.search(text):
             raise SystemExit(f"README.md has no <!-- coverage:{name} --> section")
-        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 

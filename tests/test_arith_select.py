@@ -115,11 +115,11 @@ def test_comparisons_of_vectors_give_vectors_of_i1() -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("%0 = arith.cmpf ogt, %a, %a : vector<4x16xf32>\n  %z = \"arith.cmpf\"(%a, %a) "
-     "<{predicate = 2 : i64}> : (vector<4x16xf32>, vector<4x16xf32>) -> i1",
+    (("%0 = arith.cmpf ogt, %a, %a : vector<4x16xf32>\n  %z = \"arith.cmpf\"(%a, %a) "
+      "<{predicate = 2 : i64}> : (vector<4x16xf32>, vector<4x16xf32>) -> i1"),
      "result must be vector<4x16xi1>"),
-    ("%z = \"arith.cmpi\"(%a, %a) <{predicate = 2 : i64}> : "
-     "(vector<4x16xf32>, vector<4x16xf32>) -> vector<4x16xi1>", "does not verify|integer"),
+    (("%z = \"arith.cmpi\"(%a, %a) <{predicate = 2 : i64}> : "
+      "(vector<4x16xf32>, vector<4x16xf32>) -> vector<4x16xi1>"), "does not verify|integer"),
 ])
 def test_comparison_verifier(text: str, message: str) -> None:
     module = f"""func.func @f(%a: vector<4x16xf32>) {{

@@ -556,9 +556,10 @@ def test_read_only_and_disjoint_overlap_are_allowed(axpy) -> None:
 
 
 def test_written_analysis_sees_through_views_and_calls() -> None:
+    from xdsl.parser import Parser
+
     from xlinalg.context import make_context
     from xlinalg.lowering.to_llvm.written_args import written_memref_args
-    from xdsl.parser import Parser
 
     module = Parser(make_context(), """
 func.func private @ext(memref<4xf32>)

@@ -138,8 +138,9 @@ def test_opt_does_not_print_a_transformed_payload_that_does_not_verify(
         files: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """`opt` verifies what the schedule produced before printing it: a transform that left
     invalid IR is one clear VerifyFailure, not text upstream tools would reject."""
-    import xlinalg
     from xdsl.dialects.builtin import FunctionType, f32
+
+    import xlinalg
 
     real = xlinalg.apply_schedule
 

@@ -11,9 +11,9 @@ from xdsl.dialects.builtin import IntegerAttr, i32, i64
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import xlinalg
-import xlinalg.lowering.pipeline as pipeline
 from xlinalg.dialects.iree_linalg_ext import materialize
 from xlinalg.errors import VerifyFailure
+from xlinalg.lowering import pipeline
 from xlinalg.lowering.stage_times import StageTimes
 
 PAYLOAD = """

@@ -15,6 +15,7 @@ search space's shape).
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 
@@ -227,5 +228,5 @@ def test_strided_layer_asm() -> None:
         found = re.search(r"(-?\d*)\(\S+\)\{1to16\}, (%zmm\d+),", line)
         assert found, line
         by_row.setdefault(found[2], []).append(int(found[1] or 0))
-    steps = {b - a for offsets in by_row.values() for a, b in zip(offsets, offsets[1:])}
+    steps = {b - a for offsets in by_row.values() for a, b in itertools.pairwise(offsets)}
     assert steps == {2 * layer.c * 4}, steps

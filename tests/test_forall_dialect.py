@@ -6,11 +6,11 @@ import shutil
 import subprocess
 
 import pytest
+from support import parse_module
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, TensorType, f32, i64
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
-from support import parse_module
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 

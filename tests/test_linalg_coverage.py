@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import io
 
-from xlinalg.coverage import NOT_IREE, CoverageRow, coverage_rows, format_coverage, print_coverage, register
+from xlinalg.coverage import (
+    NOT_IREE,
+    CoverageRow,
+    coverage_rows,
+    format_coverage,
+    print_coverage,
+    register,
+)
 from xlinalg.dialects.linalg import samples
 
 

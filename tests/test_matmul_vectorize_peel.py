@@ -17,7 +17,7 @@ import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 
 sys.path.insert(0, str(REPO / "scripts"))
-import bench_matmul  # noqa: E402
+import bench_matmul
 
 SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,

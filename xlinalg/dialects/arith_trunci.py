@@ -20,7 +20,14 @@ from xdsl.dialects import arith as _xdsl
 from xdsl.dialects.arith import IntegerOverflowAttr
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 

@@ -227,7 +227,7 @@ def _delinearize(build: IndexBuilder, linear: SSAValue | int, sizes: Sequence[in
 def _distribute(
     forall: ForallOp,
     plan: _Plan,
-    id_op: type[ThreadIdOp] | type[BlockIdOp],
+    id_op: type[ThreadIdOp | BlockIdOp],
     available: Sequence[int],
     barrier: bool,
     warp_size: int = 32,

@@ -8,7 +8,6 @@ from xdsl.dialects.pdl import PDL
 from xdsl.ir import Dialect
 
 from xlinalg.dialects.transform.bufferization import TransformBufferization
-from xlinalg.dialects.transform.gpu import TransformGPU
 from xlinalg.dialects.transform.core import (
     CONSUMED,
     READONLY,
@@ -19,6 +18,7 @@ from xlinalg.dialects.transform.core import (
     TransformCore,
     YieldOp,
 )
+from xlinalg.dialects.transform.gpu import TransformGPU
 from xlinalg.dialects.transform.loop import LoopUnrollOp, TransformLoop
 from xlinalg.dialects.transform.structured import (
     GeneralizeOp,

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation
 
-from xlinalg.dialects.transform.gpu import MapForallToBlocksOp, MapNestedForallToThreadsOp
 from xlinalg.dialects.gpu import LaunchOp
+from xlinalg.dialects.transform.gpu import MapForallToBlocksOp, MapNestedForallToThreadsOp
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register

@@ -39,8 +39,8 @@ from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 
 from xlinalg.dialects.dense_arrays import i32_array
-from xlinalg.errors import LoweringError
 from xlinalg.dialects.vector_gather import GatherOp
+from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.convert_gather import lower_gather
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
