@@ -435,6 +435,11 @@ def test_time_native_stopping_rules(kernels: JitModule) -> None:
     assert t.min_s == min(t.samples)
     with pytest.raises(ValueError):
         time_native(f, x, min_repeats=5, max_repeats=4)
+    # A single sample is settled (it used to take the median of no earlier samples).
+    t = time_native(f, x, min_repeats=1, max_repeats=1, min_sample_s=0.0005)
+    assert t.repeats == 1 and t.median_s == t.min_s > 0
+    t = time_native(f, x, min_repeats=1, max_repeats=3, max_total_s=0.0, min_sample_s=0.0005)
+    assert t.repeats == 1
 
 
 def test_time_native_scales_with_work(kernels: JitModule) -> None:

@@ -73,6 +73,8 @@ def _calibrate(
 def _settled(samples: list[float], target_cv: float, min_repeats: int) -> bool:
     if len(samples) < min_repeats:
         return False
+    if len(samples) == 1:  # min_repeats == 1: one sample has nothing to settle against
+        return True
     if coefficient_of_variation(samples) > target_cv:
         return False
     # The running median moved by less than a quarter of the target over the last
