@@ -70,12 +70,12 @@ def call_seconds(fn: Callable[[], object], calls: int, stat: str, timer: str = "
 
 
 def prepared_call(kernel: Any, *args: Any) -> Callable[[], None]:
-    """One call of an `xlinalg.Kernel` on `args` checked and flattened once (as `Kernel.time`
-    does and as the IREE column's device arrays are made once): `Kernel.__call__` re-checks
-    and re-flattens its arguments on every call, ~17 us, 1.7 % of a 1 ms conv layer."""
-    fn = kernel._fn
-    prepared = fn.prepare(*args)
-    return lambda: fn.repeat_prepared(prepared, 1)
+    """One call of an `xlinalg.Kernel` on `args`: the direct call `kernel(*args)`, which
+    checks its arguments in full once per argument signature (the first call) and then only
+    what can change between calls (data pointers, overlap): 1.7 us a call at load 3.5, less than
+    the repeat wrapper on arguments flattened once (2.4 us: ctypes converts every one of
+    their words per call; `python scripts/bench_call_overhead.py`)."""
+    return lambda: kernel(*args)
 
 
 def interleaved(runners: dict[str, Callable[[], float]], rounds: int, stat: str) -> dict[str, float]:

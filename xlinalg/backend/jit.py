@@ -15,6 +15,7 @@ import llvmlite.binding as llvm
 from xlinalg.backend.abi import FunctionSignature, LoweredModule
 from xlinalg.backend.call import NativeFunction
 from xlinalg.backend.elf import undefined_symbols
+from xlinalg.backend.frame import frame_name
 from xlinalg.backend.signature import kernel_param_types, kernel_return_type
 from xlinalg.backend.symbols import (
     check_external_symbols,
@@ -146,9 +147,10 @@ class JitModule:
         for name, sig in lowered.functions.items():
             entry = engine.get_function_address(c_entry_name(sig))
             repeat = engine.get_function_address(repeat_name(sig.name))
-            if not entry or not repeat:
+            frame = engine.get_function_address(frame_name(sig.name))
+            if not entry or not repeat or not frame:
                 raise BackendError(f"JIT did not produce code for function '{name}'")
-            self._functions[name] = NativeFunction(sig, entry, repeat, owner=self)
+            self._functions[name] = NativeFunction(sig, entry, repeat, owner=self, frame_address=frame)
         self.compile_seconds = time.perf_counter() - start
 
     @property

@@ -8,6 +8,8 @@ For a kernel `@f` of a `FunctionSignature`:
   knows nothing about the callee, so it can neither inline it, hoist it out of
   the loop, merge two calls nor delete one (even for a kernel that only reads
   memory and returns a scalar).
+- `void @__xlinalg_frame_f(ptr %frame)` calls `@f` on the parameters stored in a call
+  frame (see `frame.py`): one ctypes parameter per call instead of one per word.
 - `@__xlinalg_abi_f(<C params>)` when `@f` has an f16 scalar argument or result:
   it takes and returns f16 values as their i16 bit patterns, which ctypes can pass.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from xlinalg.backend.abi import FunctionSignature
+from xlinalg.backend.frame import FRAME_ATTRIBUTES, frame_wrapper_ir
 from xlinalg.backend.signature import (
     c_param_types,
     c_return_type,
@@ -145,4 +148,6 @@ def wrapper_module_ir(signatures: Iterable[FunctionSignature]) -> str:
         if needs_c_adapter(sig):
             parts.append(_adapter(sig))
         parts.append(_repeat(sig))
+        parts.append(frame_wrapper_ir(sig))
+    parts.append(FRAME_ATTRIBUTES)
     return "\n\n".join(parts) + "\n"
