@@ -30,10 +30,12 @@ KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order"
 @pytest.mark.parametrize(("shape", "knobs", "in_place"), [
     ((64, 96, 72), KNOBS, True),                                  # m0, n0 divide: C is written directly
     ((48, 128, 40), {**KNOBS, "m0": 6, "n0": 64, "reg_order": 0, "cache_order": 1}, True),
-    ((37, 53, 29), KNOBS, False),                                 # padding: the scratch C and its unpack stay
-    ((64, 100, 16), KNOBS, False),                                # N not a multiple of n0
+    # padding: the micro-kernel's C block and the fused fill are clamped to C's edges
+    ((37, 53, 29), KNOBS, True),
+    ((64, 100, 16), KNOBS, True),                                 # N not a multiple of n0
+    ((45, 70, 33), {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0}, True),  # tk > K, 6 ∤ 45
 ])
-def test_matmul_mmt4d_writes_c_in_place_when_the_tiles_divide(shape, knobs, in_place):
+def test_matmul_mmt4d_writes_c_in_place(shape, knobs, in_place):
     m, n, k = shape
     module = _scheduled(m, n, k, knobs)
     assert unpack_in_place(module) == int(in_place)

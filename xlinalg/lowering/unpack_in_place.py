@@ -45,6 +45,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.pack import UnPackOp
+from xlinalg.lowering.walk import walk_ops
+from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
 # Ops that are views: their result aliases their first operand.
@@ -62,10 +64,11 @@ def _is_local(value: SSAValue) -> bool:
     return isinstance(value.owner, memref.AllocOp | memref.AllocaOp)
 
 
-def packed_view_type(unpack: UnPackOp) -> MemRefType[Attribute] | None:
+def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attribute] | None:
     """The type of the packed buffer of `unpack` as a view of its destination, or None
     when the packed elements are not exactly the destination's (padding, dynamic sizes,
-    a layout that is not statically strided)."""
+    a layout that is not statically strided). With `padded`, tiles that do not divide
+    are allowed: the view's edge tiles then reach past the destination's rows."""
     dest_type, packed_type = unpack.unpacked.type, unpack.packed.type
     if not isinstance(dest_type, MemRefType) or not isinstance(packed_type, MemRefType):
         return None
@@ -76,9 +79,9 @@ def packed_view_type(unpack: UnPackOp) -> MemRefType[Attribute] | None:
     strides, offset = layout
     positions, perm = unpack.get_inner_dims_pos(), unpack.get_outer_dims_perm()
     tile_of = dict(zip(positions, tiles, strict=True))
-    if any(t <= 0 or shape[d] < 0 or shape[d] % t for d, t in tile_of.items()):
+    if any(t <= 0 or shape[d] < 0 or (shape[d] % t and not padded) for d, t in tile_of.items()):
         return None
-    expected = [shape[d] // tile_of.get(d, 1) for d in perm] + list(tiles)
+    expected = [-(-shape[d] // tile_of.get(d, 1)) for d in perm] + list(tiles)
     if list(packed_type.get_shape()) != expected:
         return None
     view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]  # type: ignore[operator]
@@ -124,6 +127,8 @@ class _Plan:
     view_type: MemRefType[Attribute]
     retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]]
     deallocs: list[memref.DeallocOp]
+    edges: list[EdgeAccess]
+    """With padding: every access, to be clamped to the destination (unpack_in_place_edges.py)."""
 
 
 def _plan(unpack: UnPackOp) -> _Plan | None:
@@ -132,6 +137,9 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
     if not isinstance(alloc, memref.AllocOp) or alloc.parent_block() is not block or block is None:
         return None
     view_type = packed_view_type(unpack)
+    padded = view_type is None
+    if padded:
+        view_type = packed_view_type(unpack, padded=True)
     dest = unpack.unpacked
     if view_type is None or not (_is_local(_root(dest)) or isinstance(_root(dest).owner, Block)):
         return None
@@ -151,10 +159,13 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
             return None
     retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]] = []
     deallocs: list[memref.DeallocOp] = []
-    # the buffer's uses, through subviews, with the types they get on the view
-    work: list[tuple[SSAValue, MemRefType[Attribute]]] = [(alloc.memref, view_type)]
+    edges: list[EdgeAccess] = []
+    # the buffer's uses, through subviews, with the types they get on the view (and with
+    # padding where they lie in the packed buffer)
+    work: list[tuple[SSAValue, MemRefType[Attribute], Place]] = [
+        (alloc.memref, view_type, Place.whole(view_type.get_shape()))]
     while work:
-        value, vtype = work.pop()
+        value, vtype, place = work.pop()
         for use in value.uses:
             user = use.operation
             if user is unpack:
@@ -168,11 +179,17 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
                 return None
             if isinstance(user, memref.SubviewOp):
                 new = _retype_subview(user, vtype)
-                if new is None:
+                sub_place = place.subview(user) if padded else place
+                if new is None or sub_place is None:
                     return None
                 retyped.append((user, new))
-                work.append((user.result, new))
-    return _Plan(alloc, unpack, view_type, retyped, deallocs)
+                work.append((user.result, new, sub_place))
+            elif padded:
+                access = clamped_access(user, value, place, unpack)
+                if access is None:
+                    return None
+                edges.append(access)
+    return _Plan(alloc, unpack, view_type, retyped, deallocs, edges)
 
 
 def _apply(plan: _Plan) -> None:
@@ -188,6 +205,11 @@ def _apply(plan: _Plan) -> None:
         new = memref.SubviewOp(view.source, view.offsets, view.sizes, view.strides, view.static_offsets,
                                view.static_sizes, view.static_strides, new_type)
         Rewriter.replace_op(view, new)
+    for access in plan.edges:
+        rewrite_access(access, plan.unpack)
+    for view, _ in reversed(plan.retyped if plan.edges else []):  # views only the accesses used
+        if not view.result.uses:
+            Rewriter.erase_op(view)
     for op in (plan.unpack, *plan.deallocs):
         Rewriter.erase_op(op)
     plan.alloc.memref.replace_all_uses_with(cast.result)
@@ -196,7 +218,7 @@ def _apply(plan: _Plan) -> None:
 
 def unpack_in_place(root: Operation) -> int:
     """Rewrite every unpack of `root` that qualifies; returns how many."""
-    plans = [p for op in list(root.walk()) if isinstance(op, UnPackOp) and (p := _plan(op)) is not None]
+    plans = [p for op in walk_ops(root) if isinstance(op, UnPackOp) and (p := _plan(op)) is not None]
     for plan in plans:
         _apply(plan)
     return len(plans)
