@@ -1,6 +1,7 @@
 """Cleanups run between lowering stages: canonicalize, CSE, loop-invariant code motion, DCE.
 
-All of them are xDSL's own passes (0.74), which work on the ops we produce
+All of them are xDSL's own passes (0.74; CSE is `xlinalg.lowering.cse`, xDSL's
+algorithm with cheaper keys), which work on the ops we produce
 (arith/index arithmetic, memref, scf, cf); they are grouped here so the
 pipeline runs the same sequence at the scf level and at the cf level.
 """
@@ -13,9 +14,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalize import CanonicalizePass
-from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
+
+from xlinalg.lowering.cse import cse
 
 
 @dataclass(frozen=True)

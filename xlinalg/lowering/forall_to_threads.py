@@ -70,6 +70,7 @@ from xlinalg.dialects.scf import ForallOp
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
+from xlinalg.lowering.walk import walk_ops
 
 _PTR = llvm.LLVMPointerType()
 _INDEX = IndexType()
@@ -360,7 +361,7 @@ def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None) -> in
     converted = 0
     for kernel in [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]:
         outermost = [
-            op for op in kernel.walk()
+            op for op in walk_ops(kernel)
             if isinstance(op, ForallOp) and not _has_forall_ancestor(op, kernel)
         ]  # fmt: skip
         for forall in outermost:

@@ -44,6 +44,7 @@ from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.lowering.affine_expansion import AffineExpander
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.lowering.library_call import lower_to_library_call
+from xlinalg.lowering.walk import walk_ops
 
 # Ops through which a memref value is a view of its first operand.
 _VIEW_OPS = frozenset(
@@ -346,7 +347,7 @@ class ConvertLinalgToLoopsPass(ModulePass):
     name = "convert-linalg-to-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        structured = [inner for inner in op.walk() if isinstance(inner, StructuredOpInterface)]
+        structured = [inner for inner in walk_ops(op) if isinstance(inner, StructuredOpInterface)]
         for inner in structured:
             if not isinstance(inner, GenericOp):
                 raise lowering_error(

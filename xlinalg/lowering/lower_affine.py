@@ -32,6 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.affine_expansion import AffineExpander
 from xlinalg.lowering.diagnostics import lowering_error, op_name
+from xlinalg.lowering.walk import walk_ops
 
 _VALUE_OPS = ("affine.apply", "affine.min", "affine.max")
 _LOWERED = (*_VALUE_OPS, "affine.load", "affine.store", "affine.for")
@@ -104,7 +105,7 @@ class LowerAffinePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Innermost-first is not needed: each op only reads its operands, which
         # stay valid SSA values whether or not they were produced by affine ops.
-        todo = [inner for inner in op.walk() if op_name(inner) in _LOWERED]
+        todo = [inner for inner in walk_ops(op) if op_name(inner) in _LOWERED]
         for inner in todo:
             lower_affine_op(inner)
 

@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface, LoopLoweringInterface
+from xlinalg.lowering.walk import walk_ops
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class DecomposeAggregatedOpsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         while True:
-            pending = [inner for inner in op.walk() if isinstance(inner, DecomposableOpInterface)]
+            pending = [inner for inner in walk_ops(op) if isinstance(inner, DecomposableOpInterface)]
             if not pending:
                 return
             for inner in pending:
@@ -35,6 +36,6 @@ class LowerInterfaceOpsToLoopsPass(ModulePass):
     name = "lower-interface-ops-to-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in [o for o in op.walk() if isinstance(o, LoopLoweringInterface)]:
+        for inner in [o for o in walk_ops(op) if isinstance(o, LoopLoweringInterface)]:
             if inner.parent is not None:
                 inner.lower_to_loops(Rewriter())

@@ -34,6 +34,7 @@ from xlinalg.lowering.lower_interface_ops import (
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
 from xlinalg.lowering.stage_times import stage as _stage
 from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
+from xlinalg.lowering.walk import walk_ops
 
 if TYPE_CHECKING:
     from xlinalg.backend.abi import LoweredModule
@@ -113,7 +114,7 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
 
 def check_cf_level(module: ModuleOp) -> None:
     """Raise `LoweringError` for the first op no stage lowered (e.g. vector, tensor, scf.while)."""
-    for op in module.walk():
+    for op in walk_ops(module):
         dialect = op_name(op).split(".", 1)[0]
         if dialect not in CF_LEVEL_DIALECTS:
             raise lowering_error(op, "op is not supported by the lowering pipeline")

@@ -35,6 +35,7 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLow
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
+from xlinalg.lowering.walk import walk_ops
 
 #: the op type each of xDSL's patterns lowers
 _PATTERNS: dict[type, RewritePattern] = {
@@ -46,7 +47,7 @@ _PATTERNS: dict[type, RewritePattern] = {
 
 def erase_trivially_dead(root: ModuleOp) -> None:
     """Erase trivially dead ops (no uses, no effects) to a fixpoint, as the greedy walker."""
-    worklist: list[Operation] = list(root.walk())
+    worklist: list[Operation] = walk_ops(root)
     while worklist:
         op = worklist.pop()
         if op.parent is None or not is_trivially_dead(op):
@@ -63,7 +64,7 @@ class ConvertScfToCfPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         ConvertScfWhileToCfPass().apply(ctx, op)
-        for structured in [inner for inner in op.walk() if type(inner) in _PATTERNS]:
+        for structured in [inner for inner in walk_ops(op) if type(inner) in _PATTERNS]:
             if is_trivially_dead(structured):
                 Rewriter.erase_op(structured)
             else:

@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
 from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.walk import walk_ops
 
 
 def lower_while(op: scf.WhileOp) -> None:
@@ -67,5 +68,5 @@ class ConvertScfWhileToCfPass(ModulePass):
     name = "convert-scf-while-to-cf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in [inner for inner in op.walk() if isinstance(inner, scf.WhileOp)]:
+        for loop in [inner for inner in walk_ops(op) if isinstance(inner, scf.WhileOp)]:
             lower_while(loop)

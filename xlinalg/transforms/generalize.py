@@ -15,6 +15,7 @@ from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import TransformFailure
+from xlinalg.lowering.walk import walk_ops
 
 
 def generalize_op(op: NamedStructuredOp) -> GenericOp:
@@ -56,7 +57,7 @@ class LinalgGeneralizeNamedOpsPass(ModulePass):
     name = "linalg-generalize-named-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        named = [inner for inner in op.walk()
+        named = [inner for inner in walk_ops(op)
                  if isinstance(inner, (NamedStructuredOp, MapOp, ReduceOp))]
         for inner in named:
             generalize(inner)

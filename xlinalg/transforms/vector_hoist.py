@@ -30,6 +30,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import MaskOp
+from xlinalg.lowering.walk import walk_ops
 
 _VIEW_OPS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
              "memref.reinterpret_cast")
@@ -249,7 +250,7 @@ def unmask_boundary_transfers(root: Operation) -> int:
     only, so without this the accumulators of partial register blocks stayed in memory.
     Returns how many masks were removed."""
     count = 0
-    for mask_op in [o for o in root.walk() if isinstance(o, MaskOp)]:
+    for mask_op in [o for o in walk_ops(root) if isinstance(o, MaskOp)]:
         inner = mask_op.masked_op()
         if mask_op.passthru is not None or not isinstance(
                 inner, (vector.TransferReadOp, vector.TransferWriteOp)):
@@ -291,7 +292,7 @@ def _erase_if_unused(op: Operation) -> None:
 
 def hoist_redundant_vector_transfers(root: Operation) -> int:
     """Hoist every eligible transfer pair out of the loops under `root`; return how many moved."""
-    from xdsl.transforms.common_subexpression_elimination import cse
+    from xlinalg.lowering.cse import cse
 
     unmask_boundary_transfers(root)
     count = 0
@@ -300,7 +301,7 @@ def hoist_redundant_vector_transfers(root: Operation) -> int:
     # behind: hoisting a pair alone creates no new common subexpressions.
     needs_cse = True
     while True:
-        loops = [o for o in root.walk() if isinstance(o, scf.ForOp)]
+        loops = [o for o in walk_ops(root) if isinstance(o, scf.ForOp)]
         # innermost loops first, so an invariant op climbs all the loops it can in one round
         for loop in reversed(loops):
             needs_cse |= hoist_loop_invariant_ops(loop)
@@ -308,7 +309,7 @@ def hoist_redundant_vector_transfers(root: Operation) -> int:
             # identical views/constants (e.g. from an unrolled body) become one value
             for region in root.regions:
                 cse(region)
-        hoisted, needs_cse = _hoist_pairs([o for o in root.walk() if isinstance(o, scf.ForOp)])
+        hoisted, needs_cse = _hoist_pairs([o for o in walk_ops(root) if isinstance(o, scf.ForOp)])
         count += hoisted
         if not hoisted:
             return count

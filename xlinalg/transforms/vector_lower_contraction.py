@@ -24,6 +24,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import ContractionOp, OuterProductOp, TransposeOp, vector_shape
 from xlinalg.errors import TransformFailure
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.vector_builders import extract
 
 
@@ -97,7 +98,7 @@ def lower_contraction_to_outerproducts(op: ContractionOp) -> list[Operation]:
 def lower_contractions(root: Operation) -> int:
     """Lower every `vector.contract` under `root`; return how many were lowered."""
     count = 0
-    for op in [o for o in root.walk() if isinstance(o, ContractionOp)]:
+    for op in [o for o in walk_ops(root) if isinstance(o, ContractionOp)]:
         lower_contraction_to_outerproducts(op)
         count += 1
     return count

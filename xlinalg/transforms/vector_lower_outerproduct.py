@@ -15,6 +15,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import OuterProductOp, vector_shape
 from xlinalg.errors import TransformFailure
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.vector_builders import broadcast, extract, fma, insert
 
 
@@ -75,7 +76,7 @@ def lower_outerproduct(op: OuterProductOp) -> SSAValue:
 
 def lower_outerproducts(root: Operation) -> int:
     """Lower every `vector.outerproduct` under `root`; return how many were lowered."""
-    ops = [o for o in root.walk() if isinstance(o, OuterProductOp)]
+    ops = [o for o in walk_ops(root) if isinstance(o, OuterProductOp)]
     for o in ops:
         lower_outerproduct(o)
     return len(ops)

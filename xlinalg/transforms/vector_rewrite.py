@@ -24,6 +24,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
+from xlinalg.lowering.walk import walk_ops
 
 T = TypeVar("T", bound=Operation)
 
@@ -70,7 +71,7 @@ def apply_to_all(root: Operation, op_type: type[T] | tuple[type[Operation], ...]
     count = 0
     rejected: dict[int, Operation] = {}  # kept alive so that ids are not reused
     while True:
-        todo = [o for o in root.walk() if isinstance(o, op_type) and id(o) not in rejected]
+        todo = [o for o in walk_ops(root) if isinstance(o, op_type) and id(o) not in rejected]
         if not todo:
             return count
         for o in todo:

@@ -51,6 +51,7 @@ from xlinalg.dialects.iree_linalg_ext.encoding import (
 from xlinalg.dialects.iree_linalg_ext.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import XlinalgError
+from xlinalg.lowering.walk import walk_ops
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,7 @@ def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None
     `xlinalg.compile` calls it before lowering, so a kernel written with set_encoding /
     unset_encoding / upper_bound_tile_size runs fast without a schedule naming the pass.
     Returns whether anything was rewritten."""
-    if not any(isinstance(op, ENCODING_OPS) for op in module.walk()):
+    if not any(isinstance(op, ENCODING_OPS) for op in walk_ops(module)):
         return False
     from xlinalg.context import make_context
 

@@ -18,6 +18,7 @@ from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.lowering.walk import walk_ops
 
 _LOOP_LIKE = (scf.ForOp, scf.ParallelOp, scf.WhileOp, affine.ForOp, affine.ParallelOp)
 
@@ -67,7 +68,7 @@ def apply_match(op: MatchOp, interp: Interpreter) -> None:
             f"requires exactly one target op, {describe_handle(op.target)} holds {len(targets)}",
             silenceable=False,
         )
-    found = [nested for nested in targets[0].walk() if matches(op, nested)]
+    found = [nested for nested in walk_ops(targets[0]) if matches(op, nested)]
     interp.state.bind(op.result, found)
 
 

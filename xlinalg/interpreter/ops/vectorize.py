@@ -21,6 +21,7 @@ from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.lowering.walk import walk_ops
 
 
 def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
@@ -96,7 +97,7 @@ def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: In
     nd_extract = op.vectorize_nd_extract is not None
     targets = _isolated(op, interp)
     for target in targets:
-        for inner in [o for o in target.walk() if isinstance(o, StructuredOpInterface)
+        for inner in [o for o in walk_ops(target) if isinstance(o, StructuredOpInterface)
                       or (op.vectorize_padding is not None and isinstance(o, tensor.PadOp))]:
             try:
                 if isinstance(inner, tensor.PadOp):
@@ -129,7 +130,7 @@ def apply_lower_contraction(op: LowerContractionOp, interp: Interpreter) -> None
                       "(only outerproduct)", silenceable=False)
     targets = _isolated(op, interp)
     for target in targets:
-        for contract in [o for o in target.walk() if isinstance(o, ContractionOp)]:
+        for contract in [o for o in walk_ops(target) if isinstance(o, ContractionOp)]:
             try:
                 lower_contraction_to_outerproducts(contract)
             except TransformFailure:
@@ -144,7 +145,7 @@ def apply_lower_outerproduct(op: LowerOuterProductOp, interp: Interpreter) -> No
 
     targets = _isolated(op, interp)
     for target in targets:
-        for outer in [o for o in target.walk() if isinstance(o, OuterProductOp)]:
+        for outer in [o for o in walk_ops(target) if isinstance(o, OuterProductOp)]:
             try:
                 lower_outerproduct(outer)
             except TransformFailure:

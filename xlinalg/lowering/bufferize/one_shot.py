@@ -119,6 +119,7 @@ from xlinalg.lowering.bufferize.parallel_copies import (
 )
 from xlinalg.lowering.bufferize.transfer import TRANSFER_OPS, bufferize_transfer_op
 from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
 Mixed = SSAValue | int
@@ -976,7 +977,7 @@ class OneShotBufferizePass(ModulePass):
             if any(_has_tensors(inner) or isinstance(inner, func.FuncOp) and any(
                     isinstance(t, TensorType)
                     for t in (*inner.function_type.inputs, *inner.function_type.outputs))
-                   for inner in fn.walk()):
+                   for inner in walk_ops(fn)):
                 bufferize_function(fn, op)
 
 

@@ -47,6 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.lowering.to_llvm.bf16 import bf16_bits, is_bf16
+from xlinalg.lowering.walk import walk_ops
 
 #: Data-movement ops: the operand positions that carry moved element values (their bf16
 #: results are moved values too).
@@ -202,7 +203,7 @@ class Bf16StoragePass(ModulePass):
     name = "xl-bf16-moves-as-i16"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not any(is_bf16(r.type) for inner in op.walk() for r in inner.results):
+        if not any(is_bf16(r.type) for inner in walk_ops(op) for r in inner.results):
             return
         webs, values = _collect(op)
         for value in values:

@@ -23,6 +23,7 @@ from xlinalg.lowering.to_llvm.bf16 import to_bf16
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
+from xlinalg.lowering.walk import walk_ops
 
 _INT_BINARY: dict[str, type[Operation]] = {
     "arith.addi": llvm.AddOp,
@@ -206,7 +207,7 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "xl-convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in list(op.walk()):
+        for inner in walk_ops(op):
             if inner.name.startswith("arith."):
                 with lowering(inner):
                     lower_arith_op(inner)

@@ -13,6 +13,7 @@ from xdsl.passes import ModulePass
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.types import convert_type, needs_conversion
+from xlinalg.lowering.walk import walk_ops
 
 
 def convert_block_args(block: Block) -> None:
@@ -104,7 +105,7 @@ class ConvertCfToLLVMPass(ModulePass):
     name = "xl-convert-cf-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in list(op.walk()):
+        for inner in walk_ops(op):
             if inner.name.startswith("cf."):
                 with lowering(inner):
                     lower_cf_op(inner)

@@ -30,6 +30,7 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.types import convert_type, expanded_arg_types, llvm_function_type
+from xlinalg.lowering.walk import walk_ops
 
 
 def _expand_entry_block(block: Block) -> None:
@@ -203,12 +204,12 @@ class ConvertFuncToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Functions first: a return of memref results stores into the function's
         # trailing out-pointer parameters.
-        called = {c.callee.string_value() for c in op.walk() if isinstance(c, func.CallOp)}
+        called = {c.callee.string_value() for c in walk_ops(op) if isinstance(c, func.CallOp)}
         for inner in list(op.ops):
             if isinstance(inner, func.FuncOp):
                 with lowering(inner):
                     lower_func(inner, noalias=self.noalias and _entry_point(inner, called))
-        for inner in list(op.walk()):
+        for inner in walk_ops(op):
             if isinstance(inner, func.ReturnOp):
                 with lowering(inner):
                     lower_return(inner)

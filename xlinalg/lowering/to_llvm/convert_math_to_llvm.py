@@ -28,6 +28,7 @@ from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
+from xlinalg.lowering.walk import walk_ops
 
 # math op -> LLVM intrinsic overloaded on the (float or int) operand type.
 _INTRINSICS: dict[str, str] = {
@@ -136,7 +137,7 @@ class ConvertMathToLLVMPass(ModulePass):
     name = "xl-convert-math-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in list(op.walk()):
+        for inner in walk_ops(op):
             if inner.name.startswith("math."):
                 with lowering(inner):
                     lower_math_op(inner, op)

@@ -43,6 +43,7 @@ from xlinalg.lowering.to_llvm.types import (
     memref_shape,
     memref_strides,
 )
+from xlinalg.lowering.walk import walk_ops
 
 HEAP_ALIGNMENT = 64
 
@@ -472,7 +473,7 @@ class ConvertMemRefToLLVMPass(ModulePass):
     name = "xl-convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in list(op.walk()):
+        for inner in walk_ops(op):
             if inner.name.startswith("memref."):
                 with lowering(inner):
                     lower_memref_op(inner, op)

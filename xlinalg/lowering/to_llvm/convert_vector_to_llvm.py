@@ -47,6 +47,7 @@ from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic, intrinsic_op
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
 from xlinalg.lowering.vector_to_llvm.llvm_ops import ExtractElementOp
+from xlinalg.lowering.walk import walk_ops
 
 
 # Attributes are immutable: the masks and index vectors are built once per value
@@ -355,7 +356,7 @@ class ConvertVectorToLLVMPass(ModulePass):
     name = "xl-convert-vector-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in list(op.walk()):
+        for inner in walk_ops(op):
             if inner.name.startswith("vector."):
                 with lowering(inner):
                     lower_vector_op(inner)

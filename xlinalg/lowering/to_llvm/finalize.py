@@ -10,10 +10,11 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import location_of
+from xlinalg.lowering.walk import walk_ops
 
 
 def _casts(module: ModuleOp) -> list[UnrealizedConversionCastOp]:
-    return [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]
+    return [op for op in walk_ops(module) if isinstance(op, UnrealizedConversionCastOp)]
 
 
 def _remove_dead_casts(casts: list[UnrealizedConversionCastOp]) -> None:
@@ -54,7 +55,7 @@ class FinalizeLLVMPass(ModulePass):
         casts = _casts(op)
         _fold_cast_pairs(casts)
         _remove_dead_casts(casts)
-        for inner in op.walk():
+        for inner in walk_ops(op):
             if inner is op or inner.name.startswith("llvm."):
                 continue
             if isinstance(inner, UnrealizedConversionCastOp):

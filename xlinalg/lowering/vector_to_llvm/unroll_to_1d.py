@@ -68,6 +68,7 @@ from xlinalg.dialects.vector import (
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
 from xlinalg.transforms.vector_lower_broadcast import lower_broadcast
 from xlinalg.transforms.vector_lower_contraction import lower_contractions
@@ -846,7 +847,7 @@ def _legalize(module: Operation) -> None:
     """What the row unrolling expects: no `vector.mask` regions (masked ops instead),
     no shuffles, loads/stores as transfers where LLVM conversion lacks them."""
     lower_mask_ops(module)
-    for op in list(module.walk()):
+    for op in walk_ops(module):
         if isinstance(op, vector.ShuffleOp):
             _shuffle(op)
         elif (isinstance(op, vector.BroadcastOp) and is_nd(op.vector.type)
