@@ -6,8 +6,12 @@
   producing `affine.apply`s composed in, duplicate/unused operands dropped,
   constant results become `arith.constant`s;
 - `arith.addi/subi/muli` on two `index` constants fold to a constant;
-- `memref.subview` operands that are constants move into the static lists when
-  that leaves the result type unchanged;
+- `memref.subview` operands that are constants move into the static lists; when that
+  makes the (non-rank-reducing) result type more static, the new view is cast back to the
+  old type (upstream's `SubViewOpConstantArgumentFolder`) and the cast is folded into the
+  views and linalg ops that use it (upstream's `SubViewOpMemRefCastFolder` and the
+  memref.cast folding of linalg ops), e.g. a peeled tile of constant size becomes a
+  statically shaped tile;
 - the pure index/view ops left without uses are erased.
 
 Run xDSL's `canonicalize` and `cse` afterwards to hoist and merge constants.
@@ -25,8 +29,10 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.memref import CAST_OPS, CastOp
+from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.affine_utils import IndexBuilder, constant_index_value
-from xlinalg.transforms.subview_type import subview_result_type
+from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 from xlinalg.transforms.unroll import promote_if_single_iteration, static_trip_count
 
 _FOLDABLE_INDEX_BINOPS = {
@@ -36,7 +42,7 @@ _FOLDABLE_INDEX_BINOPS = {
 }
 
 _PURE = (arith.ConstantOp, affine.ApplyOp, affine.MinOp, memref.DimOp, memref.SubviewOp,
-         arith.AddiOp, arith.SubiOp, arith.MuliOp)
+         arith.AddiOp, arith.SubiOp, arith.MuliOp, *CAST_OPS)
 
 
 def _as_dims(amap: AffineMap) -> list[AffineExpr]:
@@ -118,12 +124,68 @@ def _fold_subview(op: memref.SubviewOp) -> bool:
         source_type,  # type: ignore[arg-type]
         static_or_none(offsets), static_or_none(sizes), static_or_none(strides),
     )
-    if inferred != op.result.type:
-        return False
+    old_type = op.result.type
+    assert isinstance(old_type, MemRefType)
+    if inferred is None or (inferred != old_type and len(old_type.get_shape()) != len(sizes)):
+        return False  # not strided, or rank-reducing: left as it is
     new = memref.SubviewOp(op.source, dyn_offsets, dyn_sizes, dyn_strides, offsets, sizes,
-                           strides, op.result.type)
-    Rewriter.replace_op(op, new)
+                           strides, inferred)
+    if inferred == old_type:
+        Rewriter.replace_op(op, new)
+    else:
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        Rewriter.replace_op(op, CastOp(operands=[new.result], result_types=[old_type]))
     return True
+
+
+def _more_static(source: MemRefType, dest: MemRefType) -> bool:
+    """Whether `dest` only makes dynamic what `source` knows (upstream's
+    `memref::CastOp::canFoldIntoConsumerOp`): same rank and element type, each size, stride
+    and the offset of `dest` dynamic or equal to `source`'s."""
+    if source.element_type != dest.element_type or len(source.get_shape()) != len(dest.get_shape()):
+        return False
+    layouts = strides_and_offset(source), strides_and_offset(dest)
+    if layouts[0] is None or layouts[1] is None:
+        return False
+    (src_strides, src_offset), (dst_strides, dst_offset) = layouts  # type: ignore[misc]
+    sizes = zip(source.get_shape(), dest.get_shape(), strict=True)
+    return (all(d == DYNAMIC_INDEX or s == d for s, d in sizes)
+            and all(d is None or s == d for s, d in zip(src_strides, dst_strides, strict=True))
+            and (dst_offset is None or src_offset == dst_offset))
+
+
+def _fold_cast(cast: Operation) -> bool:
+    """Fold a refining memref.cast into its subview and linalg users."""
+    source, dest = cast.operands[0].type, cast.results[0].type
+    if not (isinstance(source, MemRefType) and isinstance(dest, MemRefType)
+            and _more_static(source, dest)):
+        return False
+    changed = False
+    for use in list(cast.results[0].uses):
+        user = use.operation
+        if isinstance(user, StructuredOpInterface):
+            user.operands[use.index] = cast.operands[0]
+            changed = True
+        elif (isinstance(user, memref.SubviewOp) and use.index == 0
+              and len(user.result.type.get_shape()) == len(source.get_shape())):  # type: ignore[attr-defined]
+            inferred = subview_result_type(
+                source,  # type: ignore[arg-type]
+                *([None if v == DYNAMIC_INDEX else v for v in a.get_values()]
+                  for a in (user.static_offsets, user.static_sizes, user.static_strides)),
+            )
+            if inferred is None:
+                continue
+            new = memref.SubviewOp(cast.operands[0], user.offsets, user.sizes, user.strides,
+                                   user.static_offsets, user.static_sizes, user.static_strides,
+                                   inferred)
+            if inferred == user.result.type:
+                Rewriter.replace_op(user, new)
+            else:
+                Rewriter.insert_op(new, InsertPoint.before(user))
+                Rewriter.replace_op(user, CastOp(operands=[new.result],
+                                                 result_types=[user.result.type]))
+            changed = True
+    return changed
 
 
 def _erase_empty_loop(loop: scf.ForOp) -> None:
@@ -152,6 +214,8 @@ def canonicalize_loops(root: Operation) -> None:
                 changed |= _fold_index_binop(op)
             elif isinstance(op, memref.SubviewOp):
                 changed |= _fold_subview(op)
+            elif isinstance(op, CAST_OPS):
+                changed |= _fold_cast(op)
         changed |= _erase_dead_pure_ops(root)
         if not changed:
             return
