@@ -105,8 +105,8 @@ FIXED = {
     # the peak; medians even, 3 of 6), pipelined 8 × 16 ahead of plain 8 × 16 in 5 of 5
     # (0.926-0.943 vs 0.922-0.938; medians 3 of 5)
     "batch_matmul.mlir": {"tile_m": 256, "tile_n": 16, "tile_k": 256, "reg_m": 8, "reg_n": 16,
-                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel": 0,
-                          "pipeline_c": 1},
+                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_n": 1,
+                          "peel": 0, "pipeline_c": 1},
     "batch_mmt4d.mlir": {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
     "batch_matmul_mmt4d.mlir": {"m0": 8, "n0": 32, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4,
                                 "cache_order": 0, "reg_order": 0},

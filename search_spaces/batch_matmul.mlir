@@ -39,7 +39,7 @@
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
 // xlinalg.constraint: reg_m * reg_n <= 256
-// xlinalg.constraint: pipeline_c == 0 or (tile_n == reg_n and tile_m > reg_m and peel == 0 and reg_m * reg_n <= 128)
+// xlinalg.constraint: pipeline_c == 0 or (tile_n == reg_n and tile_m > reg_m and peel_n == 1 and reg_m * reg_n <= 128)
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %bmm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
@@ -54,23 +54,44 @@ module attributes {transform.with_named_sequence} {
     %one = transform.param.constant 1 : i64 -> !transform.param<i64>
 
     // loops: b, m, n, k
-    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+    %cache, %n_cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op, !transform.any_op {
       %t, %l:4 = transform.structured.tile_using_for %bmm tile_sizes [1, %tm, %tn, %tk] interchange = [0, 1, 2, 3]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %t, %l#2 : !transform.any_op, !transform.any_op
     }, {
       %t, %l:4 = transform.structured.tile_using_for %bmm tile_sizes [1, %tm, %tn, %tk] interchange = [0, 2, 1, 3]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %t, %l#1 : !transform.any_op, !transform.any_op
     }
+
+    // peel_n = 1: the partial cache tile of n (tile_n not dividing N) peeled into a loop
+    // of its own, so the main tiles have the static width tile_n (unmasked B rows and C
+    // blocks; with tile_n = reg_n the register n loop folds away, which pipeline_c needs)
+    // and the last tile has the static width N mod tile_n. A no-op when tile_n divides N.
+    %tiled = transform.tune.alternatives<"peel_n"> -> !transform.any_op {
+      transform.yield %cache : !transform.any_op
+    }, {
+      %n_for = transform.cast %n_cache : !transform.any_op to !transform.op<"scf.for">
+      %nm, %nr = transform.loop.peel %n_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %parts = transform.structured.match ops{["linalg.batch_matmul"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+      transform.yield %parts : !transform.any_op
+    }
+    // tile sizes min(tile, M - 0) of one-trip cache loops (a tile larger than M or N)
+    // folded to constants: static register loop bounds for peel and pipeline_c
+    %f0 = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f0 {
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
 
     // B's cache tile copied to a contiguous buffer, or used in place
     %packed = transform.tune.alternatives<"pack_b"> -> !transform.any_op {
-      transform.yield %cache : !transform.any_op
+      transform.yield %tiled : !transform.any_op
     }, {
-      %p = transform.structured.promote %cache <operands_to_promote = [1]>
+      %p = transform.structured.promote %tiled <operands_to_promote = [1]>
         : (!transform.any_op) -> !transform.any_op
       transform.yield %p : !transform.any_op
     }
@@ -95,18 +116,19 @@ module attributes {transform.with_named_sequence} {
     // only when tile_n > reg_n (with tile_n = reg_n the n extent is the cache tile's,
     // partial anyway). Upstream's loop.peel fails when the step divides the range:
     // choose 0 for dividing shapes.
-    transform.tune.alternatives<"peel"> {
-      transform.yield
+    %m_main = transform.tune.alternatives<"peel"> -> !transform.op<"scf.for"> {
+      %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
+      transform.yield %m_loop : !transform.op<"scf.for">
     }, {
       %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
-      %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
-      transform.yield
+      %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.any_op)
+      transform.yield %mm : !transform.op<"scf.for">
     }, {
       %n_loop = transform.cast %rl#1 : !transform.any_op to !transform.op<"scf.for">
       %nm, %nr = transform.loop.peel %n_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
       %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
-      %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
-      transform.yield
+      %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.any_op)
+      transform.yield %mm : !transform.op<"scf.for">
     }
     %blks = transform.structured.match ops{["linalg.batch_matmul"]} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -125,19 +147,20 @@ module attributes {transform.with_named_sequence} {
     // block of row block i + 1 is read before the k loop of row block i (its reg_m lines,
     // 1 KiB apart, arrive while block i computes instead of stalling the first FMAs of
     // block i + 1). The canonicalization first folds the one-trip n loop of
-    // register blocks (tile_n = reg_n) so that the C read sits in the m loop's body; the
-    // next block's C values stay live across the k loop: reg_m * reg_n / 16 more zmm
-    // registers (8 × 16: 8 + 8 accumulators; 16 × 16 would spill). Pipelining needs a
-    // static trip count and a C read in that loop: tile_m dividing M and tile_n (= reg_n)
-    // dividing N, else a silenceable failure (the tuner prunes the trial).
+    // register blocks (tile_n = reg_n; static only in full n tiles, hence peel_n = 1) so
+    // that the C read sits in the m loop's body; the next block's C values stay live
+    // across the k loop: reg_m * reg_n / 16 more zmm registers (8 × 16: 8 + 8
+    // accumulators; 16 × 16 would spill). With peel >= 1 the main loop of register row
+    // blocks is pipelined, the peeled partial block is not. Pipelining needs a static trip
+    // count: tile_m dividing M or tile_m >= M (one cache tile, its size folded to M
+    // above), else a silenceable failure (the tuner prunes the trial).
     transform.tune.alternatives<"pipeline_c"> {
       transform.yield
     }, {
       transform.apply_patterns to %f1 {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %m_for = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
-      %piped = transform.loop.pipeline %m_for iteration_interval = 10 read_latency = 10
+      %piped = transform.loop.pipeline %m_main iteration_interval = 10 read_latency = 10
         : (!transform.op<"scf.for">) -> !transform.any_op
       transform.yield
     }

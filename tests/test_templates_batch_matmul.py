@@ -24,33 +24,52 @@ TESTED_OPS = [
 
 KNOBS = [
     {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1, "cache_order": 0,
-     "unroll_k": 0, "pack_b": 0, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 0, "peel_n": 0, "peel": 0, "pipeline_c": 0},
     {"tile_m": 64, "tile_n": 128, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 1,
-     "unroll_k": 1, "pack_b": 0, "peel": 1, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 0, "peel_n": 0, "peel": 1, "pipeline_c": 0},
     # B's cache tile copied to a local buffer (partial tiles on the odd shape: a dynamic view
     # of the buffer), M in one cache tile
     {"tile_m": 256, "tile_n": 16, "tile_k": 64, "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 1,
-     "unroll_k": 0, "pack_b": 1, "peel": 2, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_n": 0, "peel": 2, "pipeline_c": 0},
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 0,
-     "unroll_k": 1, "pack_b": 1, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 1, "peel_n": 0, "peel": 0, "pipeline_c": 0},
+    # the partial n cache tile peeled (a copy of the tile's loops with static width N mod
+    # tile_n, its own B buffer), in both cache loop orders
+    {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1, "cache_order": 0,
+     "unroll_k": 0, "pack_b": 1, "peel_n": 1, "peel": 1, "pipeline_c": 0},
+    {"tile_m": 64, "tile_n": 16, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2, "cache_order": 1,
+     "unroll_k": 1, "pack_b": 0, "peel_n": 1, "peel": 2, "pipeline_c": 0},
 ]
 
 
-@pytest.mark.parametrize("knobs", KNOBS, ids=["small", "unrolled", "pack_b", "pack_b_unrolled"])
+@pytest.mark.parametrize("knobs", KNOBS, ids=["small", "unrolled", "pack_b", "pack_b_unrolled",
+                                              "peel_n_pack_b", "peel_n_unrolled"])
 @pytest.mark.parametrize("shape", [(2, 64, 128, 64), (3, 37, 45, 29)], ids=["dividing", "odd"])
 def test_batch_matmul_template_matches_reference(knobs: dict, shape: tuple) -> None:
     kernel = xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
     text = str(kernel.module)
     assert "vector.contract" not in text and "vector.fma" in text
-    # pack_b: B's tile is read from a local buffer filled by a copy inside the cache loops
-    assert ("memref.alloc" in text and "linalg.copy" in text) == bool(knobs["pack_b"])
+    # pack_b: B's tile is read from a local buffer filled by a copy inside the cache loops;
+    # peel_n on a shape tile_n does not divide: one buffer for the main and one for the
+    # partial n tile (promote applies to each tiled op)
+    partial_n = bool(knobs["peel_n"]) and shape[2] % knobs["tile_n"] != 0
+    assert text.count("memref.alloc") == knobs["pack_b"] * (1 + partial_n)
+    assert ("linalg.copy" in text) == bool(knobs["pack_b"])
     args = kernel.make_inputs(seed=4)
     result = kernel.check(*args)
     assert result.ok, result.message
 
 
+def _pipelined_loops(module: object) -> int:
+    """Loops around a k loop that carry a vector (the next row block's C) from one
+    iteration to the next."""
+    return len([op for op in module.walk() if isinstance(op, scf.ForOp)  # type: ignore[attr-defined]
+                and any(isinstance(inner, scf.ForOp) for inner in op.body.block.ops)
+                and any(isinstance(arg.type, VectorType) for arg in op.body.block.args)])
+
+
 PIPELINED = {"tile_m": 32, "tile_n": 16, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1,
-             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel": 0, "pipeline_c": 1}
+             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_n": 1, "peel": 0, "pipeline_c": 1}
 
 
 @pytest.mark.parametrize("knobs", [PIPELINED, {**PIPELINED, "tile_m": 64, "reg_k": 2, "unroll_k": 1,
@@ -65,21 +84,36 @@ def test_pipelined_c_carries_the_next_row_block_across_the_k_loop(knobs: dict, p
     knobs = {**knobs, "pipeline_c": pipeline_c}
     payload = bmm_payload(2, 64, 48, 29)
     module = xlinalg.apply_schedule(xlinalg.parse(payload), SPACE, knobs=knobs)
-    carrying = [op for op in module.walk() if isinstance(op, scf.ForOp)
-                and any(isinstance(inner, scf.ForOp) for inner in op.body.block.ops)
-                and any(isinstance(arg.type, VectorType) for arg in op.body.block.args)]
-    assert len(carrying) == pipeline_c
+    assert _pipelined_loops(module) == pipeline_c
     kernel = xlinalg.compile(payload, schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=8))
     assert result.ok, result.message
 
 
-@pytest.mark.parametrize(("shape", "reason"), [((2, 40, 32, 16), "static loop bounds"),
-                                               ((2, 64, 40, 16), "single stage")],
-                         ids=["tile_m_not_dividing", "tile_n_not_dividing"])
-def test_pipelined_c_needs_dividing_tiles(shape: tuple, reason: str) -> None:
-    with pytest.raises(xlinalg.errors.TransformFailure, match=reason):
-        xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=PIPELINED)
+@pytest.mark.parametrize("peel", [0, 1, 2])
+@pytest.mark.parametrize(("shape", "tile_m"), [((2, 40, 40, 29), 64), ((3, 37, 45, 20), 256),
+                                                ((2, 64, 40, 16), 64)],
+                         ids=["tile_m_over_M", "odd_tile_m_over_M", "tile_n_not_dividing"])
+def test_pipelined_c_on_non_dividing_shapes(shape: tuple, tile_m: int, peel: int) -> None:
+    """pipeline_c works when tile_m > M (the one cache tile's size min(tile_m, M) is folded
+    to M: static row-block loop) and when N is not a multiple of tile_n = reg_n (peel_n:
+    the full n tiles' register n loop folds away; the partial tile's has a static width
+    too): every loop of row blocks is pipelined (peel >= 1: the main loop; the peeled
+    partial row block runs alone), results vs NumPy."""
+    knobs = {**PIPELINED, "tile_m": tile_m, "peel": peel}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(*shape)), SPACE, knobs=knobs)
+    n_tiles = 1 + (shape[2] % knobs["tile_n"] != 0)  # main n tiles (+ the peeled partial one)
+    assert _pipelined_loops(module) == n_tiles
+    kernel = xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
+    result = kernel.check(*kernel.make_inputs(seed=9))
+    assert result.ok, result.message
+
+
+def test_pipelined_c_needs_a_static_row_block_loop() -> None:
+    """tile_m < M not dividing M: the last cache tile's row-block loop has a dynamic bound,
+    a silenceable failure that names the cause (the tuner prunes the trial)."""
+    with pytest.raises(xlinalg.errors.TransformFailure, match="static loop bounds"):
+        xlinalg.compile(bmm_payload(2, 40, 32, 16), schedule=SPACE, knobs=PIPELINED)
 
 
 CAST_AWAY = """

@@ -211,25 +211,38 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
 
 @register(PromoteOp, consumes=lambda op: [op.target])
 def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
+    """Each target op promoted (upstream's TransformEachOpTrait); a target that is not a
+    linalg op is a silenceable failure."""
     from xlinalg.transforms.promote import promote
 
     targets = interp.state.get_ops(op.target, op)
-    if len(targets) != 1 or not isinstance(targets[0], StructuredOpInterface):
-        raise failure(op, "expected a single linalg op to promote", silenceable=True)
-    alignment = op.alignment.value.data if op.alignment is not None else None
-    try:
-        promoted = promote(
-            targets[0],
-            op.operand_indices(),
-            use_alloca=op.flag("use_alloca"),
-            alignment=alignment,
-        )
-    except TransformFailure as err:
+    if len({id(t) for t in targets}) != len(targets):
         raise failure(
-            op, f"cannot promote {describe_payload(targets[0])}: {err.message}",
-            silenceable=err.silenceable,
-        ) from err
-    interp.state.bind(op.transformed, [promoted])
+            op,
+            "a handle passed as operand #0 and consumed by this operation points to a payload "
+            "entity more than once",
+            silenceable=False,
+        )
+    if not targets or not all(isinstance(t, StructuredOpInterface) for t in targets):
+        raise failure(op, "expected linalg ops to promote", silenceable=True)
+    alignment = op.alignment.value.data if op.alignment is not None else None
+    promoted: list[Operation] = []
+    for target in targets:
+        try:
+            promoted.append(
+                promote(
+                    target,
+                    op.operand_indices(),
+                    use_alloca=op.flag("use_alloca"),
+                    alignment=alignment,
+                )
+            )
+        except TransformFailure as err:
+            raise failure(
+                op, f"cannot promote {describe_payload(target)}: {err.message}",
+                silenceable=err.silenceable,
+            ) from err
+    interp.state.bind(op.transformed, promoted)
 
 
 @register(SplitReductionOp, consumes=lambda op: [op.target])
