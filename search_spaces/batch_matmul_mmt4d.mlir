@@ -15,8 +15,11 @@
 //    cache tile of C is zeroed right before its micro-kernels, while in L1/L2, instead of
 //    one pass over the whole packed C first (as matmul_mmt4d.mlir);
 // 3. bufferize; k tiles of tk, then the register block (one m0×n0 block, rk steps of k,
-//    blocks in a tunable order); 4. drop the unit loops, vectorize the (k, m0, n0) block,
-//    hoist the C block out of the k loop, outer products -> broadcast + FMA;
+//    blocks in a tunable order); a partial k tile (tk not dividing K) and a partial k step
+//    (rk not dividing the tile) are peeled into loops of their own (as batch_mmt4d.mlir),
+//    so every block has a static shape and none is masked (8 x 250^3, rk = 4: every k step
+//    was a bounds-checked read before); 4. drop the unit loops, vectorize the (k, m0, n0)
+//    block, hoist the C block out of the k loop, outer products -> broadcast + FMA;
 // 5. the unpack of C is left whole: when m0 and n0 divide M and N the lowering
 //    (xlinalg/lowering/unpack_in_place.py) makes the packed C a strided view of C, so the
 //    micro-kernels write C directly and the unpack goes; otherwise it lowers to loops
@@ -70,25 +73,35 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %kt, %kl = transform.structured.tile_using_for %mmt4d tile_sizes [0, 0, 0, %tk, 0, 0]
       : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+    // tk not dividing K: the partial k tile in a loop of its own, of static size K mod tk
+    %k_for = transform.cast %kl : !transform.any_op to !transform.op<"scf.for">
+    %k_main, %k_rest = transform.loop.peel %k_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    %k_tiles = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
     // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
-    %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
-      %t, %l:3 = transform.structured.tile_using_for %kt tile_sizes [0, 1, 1, %rk, 0, 0]
+    %reg_k = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
+      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, 1, 1, %rk, 0, 0]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#2 : !transform.any_op
     }, {
-      %t, %l:3 = transform.structured.tile_using_for %kt tile_sizes [0, 1, 1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
+      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, 1, 1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#2 : !transform.any_op
     }
+    // rk not dividing a k tile: its last k steps in a block of their own
+    %reg_k_for = transform.cast %reg_k : !transform.any_op to !transform.op<"scf.for">
+    %r_main, %r_rest = transform.loop.peel %reg_k_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
 
     %f = transform.structured.match ops{["func.func"]} in %b : (!transform.any_op) -> !transform.any_op
+    // peeled tiles: their sizes are constants now, their views get static shapes
+    transform.apply_patterns to %f {
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
     transform.apply_patterns to %f {
       transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
     } : !transform.any_op
-    // the folded block (k, m0, n0); vector sizes mask a partial k step at the end of K
+    // the folded blocks (k, m0, n0), all of static shapes: no masks
     %block = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %block vector_sizes [%rk, %m0, %n0]
-      : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+    transform.structured.vectorize %block : !transform.any_op
 
     %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f1 {
