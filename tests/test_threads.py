@@ -290,17 +290,3 @@ def test_interpreter_exit_joins_the_workers() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]  # no hang, no crash in a parked worker
     expected = min(2, len(os.sched_getaffinity(0))) - 1
     assert proc.stdout.split() == ["workers", str(expected)]
-
-
-def test_pool_runtime_ir_per_architecture() -> None:
-    import llvmlite.binding as llvm
-
-    from xlinalg.backend.thread_pool import _runtime_ir
-    from xlinalg.errors import BackendError
-
-    for triple, futex in (("x86_64-unknown-linux-gnu", 202), ("aarch64-unknown-linux-gnu", 98)):
-        text = _runtime_ir(triple)
-        llvm.parse_assembly(text).verify()
-        assert f"@futex_nr = internal constant i64 {futex}" in text
-    with pytest.raises(BackendError, match="riscv64"):
-        _runtime_ir("riscv64-unknown-linux-gnu")

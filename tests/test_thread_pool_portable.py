@@ -1,0 +1,214 @@
+"""The thread pool off x86_64/aarch64 Linux (`xlinalg/backend/thread_pool.py`): its runtime
+for other targets (futex number, pointer-sized integers, no futex at all), the wait
+without a futex (forced here with `set_pool_wait("sleep")` / `XLINALG_POOL_WAIT=sleep`)
+against NumPy, and the CPU affinity of new workers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import llvmlite.binding as llvm
+import numpy as np
+import pytest
+from test_threads import IN_LOOP, ROWS, SPIN, TWO_CPUS, _parallel_matmul
+
+import xlinalg
+from xlinalg.backend.elf import undefined_symbols
+from xlinalg.backend.thread_pool import (
+    DEFAULT_SPIN,
+    WAIT_ENV,
+    _runtime_ir,
+    futex_number,
+    pointer_bits,
+    pool_wait,
+    pool_worker_chunks,
+    set_pool_spin,
+    set_pool_wait,
+)
+from xlinalg.errors import BackendError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (triple, SYS_futex or None, pointer bits, CPU features)
+TARGETS = [
+    ("x86_64-unknown-linux-gnu", 202, 64, ""),
+    ("aarch64-unknown-linux-gnu", 98, 64, ""),
+    ("riscv64-unknown-linux-gnu", 98, 64, "+m,+a"),
+    ("loongarch64-unknown-linux-gnu", 98, 64, ""),
+    ("powerpc64le-unknown-linux-gnu", 221, 64, ""),
+    ("s390x-unknown-linux-gnu", 238, 64, ""),
+    ("mips64el-unknown-linux-gnuabi64", 5194, 64, ""),
+    ("i686-pc-linux-gnu", 240, 32, ""),
+    ("armv7-unknown-linux-gnueabihf", 240, 32, ""),
+    ("arm64-apple-macosx11.0.0", None, 64, ""),
+    ("x86_64-unknown-freebsd13", None, 64, ""),
+]
+LIBC = {"syscall", "usleep", "pthread_create", "pthread_join", "sched_yield", ".TOC."}
+
+
+@pytest.mark.parametrize(("triple", "futex", "bits", "features"), TARGETS, ids=[t[0] for t in TARGETS])
+def test_runtime_compiles_for_every_target(triple: str, futex: int | None, bits: int, features: str) -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    machine = llvm.Target.from_triple(triple).create_target_machine(features=features, codemodel="default")
+    layout = str(machine.target_data)
+    assert pointer_bits(layout) == bits and futex_number(triple) == futex
+    text = _runtime_ir(triple, layout)
+    assert f"@futex_nr = internal constant i{bits} {-1 if futex is None else futex}" in text
+    assert f"declare i32 @pthread_join(i{bits}, ptr)" in text and "intptr" not in text
+    module = llvm.parse_assembly(text)
+    module.triple = triple
+    module.data_layout = layout
+    module.verify()
+    obj = machine.emit_object(module)
+    names = undefined_symbols(obj)  # 64-bit ELF only (None otherwise)
+    if names is not None:
+        assert set(names) <= LIBC, names  # libc only: no atomics library, no helper calls
+
+
+@pytest.fixture
+def sleep_wait():
+    """The pool waits without its futex (and spins little) for one test."""
+    assert set_pool_wait("sleep") == "sleep"
+    set_pool_spin(50)
+    try:
+        yield
+    finally:
+        set_pool_spin(DEFAULT_SPIN)
+        set_pool_wait("futex")
+
+
+def test_wait_mode_switches() -> None:
+    assert pool_wait() == "futex"  # Linux x86_64 / aarch64 here
+    assert set_pool_wait("sleep") == "sleep" and pool_wait() == "sleep"
+    assert set_pool_wait("futex") == "futex" and pool_wait() == "futex"
+    with pytest.raises(BackendError, match=r"'spin': the pool's wait is one of futex, sleep"):
+        set_pool_wait("spin")
+
+
+@pytest.mark.usefixtures("sleep_wait")
+def test_foralls_in_a_loop_without_futex() -> None:
+    kernel = xlinalg.compile(IN_LOOP)
+    for calls in range(1, 40):
+        out = np.zeros((7, 5), np.float32)
+        kernel(out, calls)  # `calls` foralls of 2 parts in one call
+        expected = calls * (np.arange(7, dtype=np.float32)[:, None] + 1) * np.ones((1, 5))
+        np.testing.assert_array_equal(out, expected)
+    rows = xlinalg.compile(ROWS.format(n=64))
+    for ub in (0, 1, 2, 3, 64):
+        out = np.zeros((64, 16), np.float32)
+        rows(out, ub)
+        expected = np.zeros((64, 16), np.float32)
+        expected[:ub] = np.arange(1, ub + 1, dtype=np.float32)[:, None]
+        np.testing.assert_array_equal(out, expected)
+
+
+@TWO_CPUS
+@pytest.mark.usefixtures("sleep_wait")
+def test_a_napping_worker_still_runs_parts() -> None:
+    kernel = xlinalg.compile(SPIN)
+    out = np.zeros(2, np.float32)
+    chunks = pool_worker_chunks()
+    kernel(out, 20_000_000)  # ~0.05-0.2 s per part: the worker's naps are 1 ms at most
+    assert pool_worker_chunks() == chunks + 1
+    assert out[0] == out[1] != 0
+
+
+@pytest.mark.usefixtures("sleep_wait")
+def test_several_python_threads_without_futex() -> None:
+    kernels = [_parallel_matmul(70, 90, 50, 2, dim) for dim in (0, 1)]
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        try:
+            kernel = kernels[index % 2]
+            for k in range(15):
+                a, b, c = kernel.make_inputs(seed=100 * index + k)
+                kernel(a, b, c)
+                np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+        except BaseException as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+SLEEP_CHILD = """
+import numpy as np, xlinalg
+from test_threads import IN_LOOP, _parallel_matmul
+from xlinalg.backend.thread_pool import pool_wait, pool_workers
+k = _parallel_matmul(64, 64, 64, 2, 0)
+for seed in range(5):
+    a, b, c = k.make_inputs(seed=seed)
+    k(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+out = np.zeros((7, 5), np.float32)
+xlinalg.compile(IN_LOOP)(out, 50)
+assert out[6, 0] == 50 * 7
+print(pool_wait(), pool_workers())
+"""
+
+
+def _child(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]), **env)
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                          timeout=120, env=environ, cwd=ROOT)
+
+
+def test_environment_forces_the_sleeping_wait() -> None:
+    proc = _child(SLEEP_CHILD, **{WAIT_ENV: "sleep", "XLINALG_POOL_SPIN": "0"})
+    assert proc.returncode == 0, proc.stderr[-3000:]  # and the exit joined napping workers
+    expected = min(2, len(os.sched_getaffinity(0))) - 1
+    assert proc.stdout.split() == ["sleep", str(expected)]
+    bad = _child(SLEEP_CHILD, **{WAIT_ENV: "nap"})
+    assert bad.returncode != 0
+    assert "XLINALG_POOL_WAIT='nap': the pool's wait is one of futex, sleep" in bad.stderr
+
+
+# A Python thread pinned to one CPU makes the pool start a worker (xl_forall_run called
+# directly with 2 parts: a kernel would count one usable CPU and run alone); the worker
+# takes the process's affinity, not the pinned thread's.
+AFFINITY_CHILD = """
+import ctypes, os, threading
+from xlinalg.backend.thread_pool import pool, pool_workers
+process = os.sched_getaffinity(0)
+seen = []
+body = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(
+    lambda ctx, lo, hi: seen.append((lo, hi)))
+run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(
+    pool().run_address)
+assert pool_workers() == 0
+
+def tasks():
+    return {int(tid) for tid in os.listdir("/proc/self/task")}
+
+before = tasks()  # the pool is compiled (no worker yet); numpy's BLAS threads run
+
+def pinned():
+    os.sched_setaffinity(0, {min(process)})
+    run(ctypes.cast(body, ctypes.c_void_p), None, 2, 2)
+    assert os.sched_getaffinity(0) == {min(process)}  # the caller keeps its own
+
+t = threading.Thread(target=pinned)
+t.start()
+t.join()
+assert sorted(seen) == [(0, 1), (1, 2)], seen
+workers = sorted(tasks() - before)  # the pinned thread has ended
+assert len(workers) == pool_workers() == 1, (workers, pool_workers())
+print(sorted(os.sched_getaffinity(workers[0])) == sorted(process), len(process))
+"""
+
+
+@TWO_CPUS
+def test_new_workers_take_the_process_affinity() -> None:
+    proc = _child(AFFINITY_CHILD)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split()[0] == "True", proc.stdout
