@@ -4,7 +4,9 @@ still applies once a plan exists."""
 
 from __future__ import annotations
 
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -226,3 +228,13 @@ def test_frame_wrapper_keeps_the_kernel_out_of_line(matmul: xlinalg.Kernel) -> N
     start = ir.index("@__xlinalg_frame_mm(")
     wrapper = ir[start : ir.index("\n}", start)]
     assert "call void @mm(" in wrapper and "fmul" not in wrapper and "fma" not in wrapper
+
+
+def test_bench_call_overhead_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """The overhead bench (`scripts/bench_call_overhead.py`) runs and checks its kernel."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import bench_call_overhead
+
+    assert bench_call_overhead.main(["--rounds", "1", "--calls", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["direct", "checked", "repeat1", "ctypes", "native", "overhead"]
