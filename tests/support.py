@@ -261,3 +261,24 @@ def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 def load_cli_study(cwd: Path, name: str) -> optuna.Study:
     """The study `name` in the default storage `xlinalg tune` uses under `cwd`."""
     return optuna.load_study(study_name=name, storage=f"sqlite:///{cwd}/results/xlinalg.db")
+
+
+def run_in_threads(work: Callable[[int], None], count: int) -> None:
+    """`work(i)` on `count` Python threads at once; re-raises the first exception one raised."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def guarded(index: int) -> None:
+        try:
+            work(index)
+        except BaseException as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]

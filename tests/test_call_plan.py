@@ -5,11 +5,11 @@ still applies once a plan exists."""
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import run_in_threads
 
 import xlinalg
 from xlinalg.backend import call, data_pointer
@@ -179,24 +179,14 @@ def test_tensor_results_are_new_arrays_each_call() -> None:
 
 
 def test_several_python_threads_share_a_kernel(matmul: xlinalg.Kernel) -> None:
-    errors: list[BaseException] = []
-
     def work(seed: int) -> None:
-        try:
-            for k in range(200):
-                a, b = _arrays(seed * 1000 + k, (8, 8), (8, 8))
-                c = np.zeros((8, 8), np.float32)
-                matmul(a, b, c)
-                np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
-        except BaseException as err:  # noqa: BLE001
-            errors.append(err)
+        for k in range(200):
+            a, b = _arrays(seed * 1000 + k, (8, 8), (8, 8))
+            c = np.zeros((8, 8), np.float32)
+            matmul(a, b, c)
+            np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_in_threads(work, 4)
 
 
 def test_without_the_fast_data_pointer(monkeypatch: pytest.MonkeyPatch) -> None:

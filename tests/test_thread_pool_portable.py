@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
+from support import run_in_threads
 from test_threads import IN_LOOP, ROWS, SPIN, TWO_CPUS, _parallel_matmul
 
 import xlinalg
@@ -121,28 +121,20 @@ def test_a_napping_worker_still_runs_parts() -> None:
 @pytest.mark.usefixtures("sleep_wait")
 def test_several_python_threads_without_futex() -> None:
     kernels = [_parallel_matmul(70, 90, 50, 2, dim) for dim in (0, 1)]
-    errors: list[BaseException] = []
 
     def work(index: int) -> None:
-        try:
-            kernel = kernels[index % 2]
-            for k in range(15):
-                a, b, c = kernel.make_inputs(seed=100 * index + k)
-                kernel(a, b, c)
-                np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
-        except BaseException as err:  # noqa: BLE001
-            errors.append(err)
+        kernel = kernels[index % 2]
+        for k in range(15):
+            a, b, c = kernel.make_inputs(seed=100 * index + k)
+            kernel(a, b, c)
+            np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_in_threads(work, 4)
 
 
 SLEEP_CHILD = """
 import numpy as np, xlinalg
+from support import run_in_threads
 from test_threads import IN_LOOP, _parallel_matmul
 from xlinalg.backend.thread_pool import pool_wait, pool_workers
 k = _parallel_matmul(64, 64, 64, 2, 0)
