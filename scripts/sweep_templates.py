@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Robustness sweep of the tuning templates: random knob samples on awkward payload shapes.
+
+    python scripts/sweep_templates.py [--samples 4] [--seed 0] [--jobs 2] [--time-limit 120]
+                                      [--templates matmul_tile reduction ...] [--failures]
+
+For every template of `TEMPLATES` (the nine of `search_spaces/` that are not batch / mmt4d
+ones) and every payload of its `Case` list (odd sizes, primes, sizes smaller than the
+largest tile, strided and dilated convolutions, other element types where the template
+takes them), `--samples` knob settings are drawn uniformly from the options that satisfy
+the template's constraints (`profile_compile.sample_knobs`: what the random sampler
+proposes; pruned settings never compile). Each one runs as a tuner candidate
+(`tuner.worker.measure`: its own child process and time limit, so a crash or a hang is
+that sample's status and the sweep goes on): compile, random inputs, check against the
+NumPy reference, one short timing. Prints one row per template and payload with the
+counts of `ok` / `wrong` (wrong_result: a real bug) / `compile_error` / `crash` /
+`timeout` / `error`; `--failures` lists every failed sample with its knobs and message.
+The exit code is 1 when any sample was wrong or crashed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+from bench_attention_tiling import payload as attention_payload
+from bench_encoding import payload as encoding_payload
+from profile_compile import sample_knobs
+
+from tuner.candidate import CandidateRequest
+from tuner.worker import measure
+
+SPACES = ROOT / "search_spaces"
+STATUSES = ("ok", "wrong_result", "compile_error", "crash", "timeout", "error")
+TIMING = {"max_total_s": 0.02, "min_repeats": 1, "max_repeats": 3, "min_sample_s": 0.001}
+
+
+def _zero(dtype: str) -> str:
+    return f"0 : {dtype}" if dtype.startswith("i") else f"0.0 : {dtype}"
+
+
+def matmul(m: int, n: int, k: int, dtype: str = "f32") -> str:
+    """C = A·B on buffers (C zeroed first), as examples/matmul_512.mlir."""
+    a, b, c = (f"memref<{r}x{s}x{dtype}>" for r, s in ((m, k), (k, n), (m, n)))
+    return f"""func.func @matmul(%A: {a}, %B: {b}, %C: {c}) {{
+  %zero = arith.constant {_zero(dtype)}
+  linalg.fill ins(%zero : {dtype}) outs(%C : {c})
+  linalg.matmul ins(%A, %B : {a}, {b}) outs(%C : {c})
+  return
+}}
+"""
+
+
+@dataclass(frozen=True)
+class Conv:
+    """An NHWC/HWCF convolution: batch, output pixels, channels, filter window, stride, dilation."""
+
+    n: int
+    oh: int
+    ow: int
+    c: int
+    f: int
+    kh: int = 3
+    kw: int = 3
+    stride: int = 1
+    dilation: int = 1
+    dtype: str = "f32"
+
+    def types(self, kind: str) -> tuple[str, str, str]:
+        ih = (self.oh - 1) * self.stride + (self.kh - 1) * self.dilation + 1
+        iw = (self.ow - 1) * self.stride + (self.kw - 1) * self.dilation + 1
+        t = self.dtype
+        return (f"{kind}<{self.n}x{ih}x{iw}x{self.c}x{t}>", f"{kind}<{self.kh}x{self.kw}x{self.c}x{self.f}x{t}>",
+                f"{kind}<{self.n}x{self.oh}x{self.ow}x{self.f}x{t}>")
+
+    def attrs(self) -> str:
+        return (f"{{dilations = dense<{self.dilation}> : tensor<2xi64>, "
+                f"strides = dense<{self.stride}> : tensor<2xi64>}}")
+
+    def memref(self) -> str:
+        """On buffers, accumulating into the output (examples/conv2d_56x56x64.mlir)."""
+        i, f, o = self.types("memref")
+        return f"""func.func @conv(%I: {i}, %F: {f}, %O: {o}) {{
+  linalg.conv_2d_nhwc_hwcf {self.attrs()} ins(%I, %F : {i}, {f}) outs(%O : {o})
+  return
+}}
+"""
+
+    def tensor(self) -> str:
+        """On tensors, the output a zero fill (what convert_conv2d_to_img2col takes)."""
+        i, f, o = self.types("tensor")
+        return f"""func.func @conv(%I: {i}, %F: {f}) -> {o} {{
+  %e = tensor.empty() : {o}
+  %z = arith.constant {_zero(self.dtype)}
+  %O = linalg.fill ins(%z : {self.dtype}) outs(%e : {o}) -> {o}
+  %r = linalg.conv_2d_nhwc_hwcf {self.attrs()} ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}
+  return %r : {o}
+}}
+"""
+
+
+def chain(m: int, n: int, dtype: str = "f32") -> str:
+    """relu((a + b) * c) on 2-D tensors, as examples/elementwise_chain.mlir."""
+    t = f"tensor<{m}x{n}x{dtype}>"
+    maximum = "arith.maxsi" if dtype.startswith("i") else "arith.maximumf"
+    return f"""func.func @chain(%a: {t}, %b: {t}, %c: {t}) -> {t} {{
+  %e = tensor.empty() : {t}
+  %0 = linalg.add ins(%a, %b : {t}, {t}) outs(%e : {t}) -> {t}
+  %1 = linalg.mul ins(%0, %c : {t}, {t}) outs(%e : {t}) -> {t}
+  %2 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%1 : {t}) outs(%e : {t}) {{
+  ^bb0(%x: {dtype}, %o: {dtype}):
+    %zero = arith.constant {_zero(dtype)}
+    %r = {maximum} %x, %zero : {dtype}
+    linalg.yield %r : {dtype}
+  }} -> {t}
+  return %2 : {t}
+}}
+"""
+
+
+def row_reduce(m: int, n: int, dtype: str = "f32", combiner: str = "add") -> str:
+    """out[i] = out[i] (+|max) in[i, j] over j on buffers, as examples/reduction_rows.mlir."""
+    integer = dtype.startswith("i")
+    op = {("add", False): "arith.addf", ("add", True): "arith.addi",
+          ("max", False): "arith.maximumf", ("max", True): "arith.maxsi"}[combiner, integer]
+    i, o = f"memref<{m}x{n}x{dtype}>", f"memref<{m}x{dtype}>"
+    return f"""func.func @row_reduce(%in: {i}, %out: {o}) {{
+  linalg.reduce ins(%in : {i}) outs(%out : {o}) dimensions = [1]
+    (%x: {dtype}, %acc: {dtype}) {{
+      %s = {op} %x, %acc : {dtype}
+      linalg.yield %s : {dtype}
+    }}
+  return
+}}
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    label: str
+    payload: Callable[[], str]
+
+
+def _matmul_cases() -> list[Case]:
+    shapes = [(1, 1, 1), (7, 13, 5), (31, 17, 97), (97, 131, 61), (200, 17, 300), (129, 257, 63)]
+    cases = [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: matmul(m, n, k)) for m, n, k in shapes]
+    cases += [Case(f"37x53x29 {t}", lambda t=t: matmul(37, 53, 29, t)) for t in ("f64", "f16", "bf16", "i32")]
+    return cases
+
+
+def _conv_cases(form: str) -> list[Case]:
+    convs = [Conv(1, 7, 9, 16, 16), Conv(1, 13, 11, 24, 40), Conv(2, 5, 6, 8, 48),
+             Conv(1, 9, 7, 16, 32, stride=2), Conv(1, 6, 10, 16, 16, dilation=2),
+             Conv(1, 5, 5, 3, 17, kh=1, kw=2, stride=3, dilation=2),
+             Conv(1, 4, 15, 64, 64, kh=5, kw=1), Conv(1, 7, 7, 16, 32, dtype="f64")]
+    return [Case(f"n{c.n} {c.oh}x{c.ow} c{c.c} f{c.f} k{c.kh}x{c.kw} s{c.stride} d{c.dilation} {c.dtype}",
+                 getattr(c, form)) for c in convs]
+
+
+def _chain_cases() -> list[Case]:
+    shapes = [(1, 1), (3, 5), (17, 1000), (101, 199), (64, 40)]
+    cases = [Case(f"{m}x{n}", lambda m=m, n=n: chain(m, n)) for m, n in shapes]
+    cases += [Case(f"13x77 {t}", lambda t=t: chain(13, 77, t)) for t in ("f64", "f16", "i32")]
+    return cases
+
+
+def _reduction_cases() -> list[Case]:
+    shapes = [(1, 1), (3, 15), (7, 1000), (61, 257), (9, 4099)]
+    cases = [Case(f"{m}x{n} add", lambda m=m, n=n: row_reduce(m, n)) for m, n in shapes]
+    cases += [Case("33x333 max", lambda: row_reduce(33, 333, combiner="max"))]
+    cases += [Case(f"11x301 {t}", lambda t=t: row_reduce(11, 301, t)) for t in ("f64", "f16", "i32")]
+    return cases
+
+
+def _attention_cases() -> list[Case]:
+    shapes = [(1, 1, 1, 8), (1, 7, 5, 16), (2, 33, 65, 16), (1, 100, 37, 32), (3, 13, 300, 64)]
+    return [Case(f"b{b} n{n} l{l} d{d}", lambda b=b, n=n, l=l, d=d: attention_payload("tensor", b, n, l, d))
+            for b, n, l, d in shapes]
+
+
+def _encoding_cases() -> list[Case]:
+    shapes = [(1, 1, 1), (7, 13, 5), (31, 17, 97), (100, 129, 255), (5, 300, 17)]
+    return [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: encoding_payload(m, n, k)) for m, n, k in shapes]
+
+
+TEMPLATES: dict[str, Callable[[], list[Case]]] = {
+    "matmul_tile": _matmul_cases,
+    "matmul_vectorize": _matmul_cases,
+    "matmul_parallel": _matmul_cases,
+    "conv2d_nhwc_hwcf": lambda: _conv_cases("memref"),
+    "conv2d_img2col": lambda: _conv_cases("tensor"),
+    "elementwise_fusion": _chain_cases,
+    "reduction": _reduction_cases,
+    "attention_tile": _attention_cases,
+    "encoding_matmul": _encoding_cases,
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    template: str
+    case: str
+    knobs: dict[str, Any]
+    request: CandidateRequest
+
+
+def samples(name: str, count: int, seed: int) -> list[Sample]:
+    """`count` constraint-satisfying knob settings of template `name` for each of its cases."""
+    schedule = (SPACES / f"{name}.mlir").read_text()
+    found: list[Sample] = []
+    for case in TEMPLATES[name]():
+        payload = case.payload()
+        rng = random.Random(f"{seed}-{name}-{case.label}")
+        for knobs in sample_knobs(schedule, rng, count):
+            request = CandidateRequest(payload=payload, schedule=schedule, knobs=knobs,
+                                       seed=seed, timing=TIMING)
+            found.append(Sample(name, case.label, knobs, request))
+    return found
+
+
+def _row(template: str, case: str, counter: Counter[str]) -> str:
+    return f"{template:<20} | {case:<38} | " + " | ".join(f"{counter[s]:>{len(_SHORT[s])}}" for s in STATUSES)
+
+
+_SHORT = {"ok": "    ok", "wrong_result": " wrong", "compile_error": "compile_error", "crash": "crash",
+          "timeout": "timeout", "error": "error"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", type=int, default=4, help="knob settings per template and payload")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2, help="candidates measured at once")
+    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per candidate")
+    parser.add_argument("--templates", nargs="+", choices=sorted(TEMPLATES), default=list(TEMPLATES))
+    parser.add_argument("--failures", action="store_true", help="list every failed sample")
+    args = parser.parse_args()
+
+    head = f"{'template':<20} | {'payload':<38} | " + " | ".join(_SHORT[s] for s in STATUSES)
+    print(head)
+    print("-" * len(head), flush=True)
+    total: Counter[str] = Counter()
+    failed: list[tuple[Sample, dict[str, Any]]] = []
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for name in args.templates:
+            todo = samples(name, args.samples, args.seed)
+            results = list(pool.map(lambda s: measure(s.request, args.time_limit), todo))
+            counts: dict[str, Counter[str]] = {}
+            for sample, result in zip(todo, results, strict=True):
+                counts.setdefault(sample.case, Counter())[result["status"]] += 1
+                if result["status"] != "ok":
+                    failed.append((sample, result))
+            for case, counter in counts.items():
+                total.update(counter)
+                print(_row(name, case, counter), flush=True)
+    print("-" * len(head))
+    print(_row("total", f"{sum(total.values())} samples", total))
+    if args.failures:
+        for sample, result in failed:
+            print(f"\n{sample.template} {sample.case} {result['status']}: {sample.knobs}\n"
+                  f"  {result.get('error', '')[:600]}")
+    return 1 if total["wrong_result"] or total["crash"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
