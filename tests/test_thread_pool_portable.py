@@ -169,7 +169,8 @@ def test_environment_forces_the_sleeping_wait() -> None:
 
 # A Python thread pinned to one CPU makes the pool start a worker (xl_forall_run called
 # directly with 2 parts: a kernel would count one usable CPU and run alone); the worker
-# takes the process's affinity, not the pinned thread's.
+# takes the process's affinity, not the pinned thread's. A worker started by a thread with
+# more CPUs than the (pinned) main thread keeps them.
 AFFINITY_CHILD = """
 import ctypes, os, threading
 from xlinalg.backend.thread_pool import pool, pool_workers
@@ -195,9 +196,24 @@ t = threading.Thread(target=pinned)
 t.start()
 t.join()
 assert sorted(seen) == [(0, 1), (1, 2)], seen
-workers = sorted(tasks() - before)  # the pinned thread has ended
+workers = sorted(tasks() - before - {t.native_id})  # (joined, its OS thread may still be ending)
 assert len(workers) == pool_workers() == 1, (workers, pool_workers())
-print(sorted(os.sched_getaffinity(workers[0])) == sorted(process), len(process))
+print(os.sched_getaffinity(workers[0]) == process)
+
+# The main thread pinned, a thread with every CPU starts a second worker: it keeps them all.
+os.sched_setaffinity(0, {max(process)})
+before = tasks()
+
+def wide():
+    os.sched_setaffinity(0, process)
+    run(ctypes.cast(body, ctypes.c_void_p), None, 3, 3)
+
+t = threading.Thread(target=wide)
+t.start()
+t.join()
+workers = sorted(tasks() - before - {t.native_id})
+assert len(workers) == 1 and pool_workers() == 2, (workers, pool_workers())
+print(os.sched_getaffinity(workers[0]) == process)
 """
 
 
@@ -205,4 +221,4 @@ print(sorted(os.sched_getaffinity(workers[0])) == sorted(process), len(process))
 def test_new_workers_take_the_process_affinity() -> None:
     proc = _child(AFFINITY_CHILD)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.split()[0] == "True", proc.stdout
+    assert proc.stdout.split() == ["True", "True"], proc.stdout

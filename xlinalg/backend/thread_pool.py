@@ -34,10 +34,10 @@ Protocol (all shared words are on their own cache line):
   every later forall of every kernel of every Python thread, and are joined at
   interpreter exit (`atexit`). A new worker does not keep the CPU affinity of the thread
   that happened to create it (a thread pinned to some CPUs would pin a shared worker
-  there for good): on Linux it starts with the process's, i.e. the main thread's
+  there for good): on Linux it starts with the process's CPUs, i.e. the main thread's
   (`sched_getaffinity(getpid())`, the set `taskset` or `os.sched_setaffinity` in the main
-  thread gives the process): the creating thread takes that set for the moment it starts
-  workers, then gets its own back. After `os.fork` the child has no workers:
+  thread gives the process), plus its creator's: the creating thread takes that set for
+  the moment it starts workers, then gets its own back. After `os.fork` the child has no workers:
   the pool state is reset in the child (`os.register_at_fork`) and it starts its own.
 
 How many parts a forall is split into is decided by the kernel (the usable CPUs,
@@ -300,9 +300,9 @@ changed:
   ret i32 %v
 }}
 
-; Saves the calling thread's CPU affinity in %saved and gives it the process's (its main
-; thread's), so that the workers it starts inherit that; false (nothing changed) where
-; libc cannot tell or the calls fail.
+; Saves the calling thread's CPU affinity in %saved and widens it by the process's (its
+; main thread's), so that the workers it starts inherit both; false (nothing changed)
+; where libc cannot tell or the calls fail.
 define internal i1 @take_process_affinity(ptr %saved) {{
 entry:
   %mask = alloca [{_AFFINITY_BYTES} x i8], align 8
@@ -323,7 +323,18 @@ read:
   %pid = call i32 %getpid()
   %rp = call i32 %get(i32 %pid, intptr {_AFFINITY_BYTES}, ptr %mask)
   %read_ok = icmp eq i32 %rp, 0
-  br i1 %read_ok, label %write, label %fail
+  br i1 %read_ok, label %union, label %fail
+union:
+  %k = phi i64 [ 0, %read ], [ %k1, %union ]
+  %own_at = getelementptr inbounds i64, ptr %saved, i64 %k
+  %process_at = getelementptr inbounds i64, ptr %mask, i64 %k
+  %own_bits = load i64, ptr %own_at, align 8
+  %process_bits = load i64, ptr %process_at, align 8
+  %both = or i64 %own_bits, %process_bits
+  store i64 %both, ptr %process_at, align 8
+  %k1 = add i64 %k, 1
+  %more = icmp ult i64 %k1, {_AFFINITY_BYTES // 8}
+  br i1 %more, label %union, label %write
 write:
   %rw = call i32 %set(i32 0, intptr {_AFFINITY_BYTES}, ptr %mask)
   %ok = icmp eq i32 %rw, 0
@@ -364,7 +375,8 @@ exit:
 }}
 
 ; Starts workers until there are %want (or creation fails); the lock is held. They start
-; with the process's CPU affinity (`take_process_affinity`), the caller keeps its own.
+; with the process's CPU affinity and the caller's (`take_process_affinity`); the caller
+; keeps its own.
 define internal void @grow(i64 %want) {{
 entry:
   %own = alloca [{_AFFINITY_BYTES} x i8], align 8
