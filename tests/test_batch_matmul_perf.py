@@ -19,6 +19,7 @@ import sys
 import pytest
 from support import REPO, bmm_payload
 from test_conv_perf import _innermost_fma_loop, _innermost_fma_loops
+from test_templates_batch_matmul import _pipelined_loops
 from xdsl.dialects import scf
 
 import xlinalg
@@ -161,3 +162,24 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
              for body in loops]
     assert loops and all(plain) == bool(peel)
     assert kernel.check(*kernel.make_inputs(seed=6)).ok
+
+
+def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
+    """The stored 8 × 250³ knobs on a small shape no block divides (M = 37, N = 40): every
+    FMA loop is a plain block (one FMA with a broadcast operand per row: 8, or 5 in the
+    peeled last row block; at most one masked instruction, the B row of the peeled 8-wide
+    n tile), none touches the stack, the row blocks of each n tile are pipelined when the
+    row says pipeline_c; vs NumPy."""
+    knobs = dict(bench_templates.FIXED_BY_ROW["batch_matmul 8x250^3"], tile_k=64)
+    payload = bmm_payload(2, 37, 40, 29)
+    kernel = xlinalg.compile(payload, schedule=BMM_SPACE, knobs=knobs)
+    loops = _innermost_fma_loops(kernel._jit.asm(kernel.entry))
+    per_k_step = knobs["reg_m"] * knobs["reg_n"] // 16
+    fmas = sorted(sum("vfmadd" in line for line in body) for body in loops)
+    assert fmas[-1] == per_k_step and fmas[0] == 37 % knobs["reg_m"]
+    assert all(sum("{%k" in line for line in body) <= 1
+               and not any("rsp" in line for line in body) for body in loops)
+    module = xlinalg.apply_schedule(xlinalg.parse(payload), BMM_SPACE, knobs=knobs)
+    # one pipelined loop of row blocks per n tile loop: the full tiles' and the 8-wide one
+    assert _pipelined_loops(module) == 2 * knobs["pipeline_c"]
+    assert kernel.check(*kernel.make_inputs(seed=7)).ok
