@@ -18,8 +18,11 @@
 // 5. the unpack of C is left whole: it lowers to tile-by-tile loops writing straight into
 //    C (pack_loops.py). Tiling it by its inner tiles made every m0×n0 step allocate a
 //    scratch tile, unpack into it and copy it to C: ~120 µs of 2 ms at 384×1000×256.
-//    When m0 and n0 divide M and N, the lowering (unpack_in_place.py) makes the packed C
-//    a strided view of C: the micro-kernels write C directly and the unpack goes.
+//    The lowering (unpack_in_place.py) makes the packed C a strided view of C: the
+//    micro-kernels write C directly and the unpack goes. When m0 or n0 does not divide M
+//    or N (384x1000x256: N padded to 1024 by n0 = 64), the fused fill and the C block's
+//    loads/stores are clamped to C's edges (masked in the last panel): the padded lanes
+//    are computed but never stored (unpack_in_place_edges.py).
 // m0 * n0 / 16 accumulators must leave registers for the B rows and broadcasts: at most 24.
 // n0 is a power-of-2 multiple of 16 lanes: LLVM splits <32 x float> and <64 x float> evenly
 // into zmm registers; with n0 = 48 the block ran at 0.14x OpenBLAS (measured at 1024^3).
