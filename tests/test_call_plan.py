@@ -228,3 +228,35 @@ def test_bench_call_overhead_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_call_overhead.main(["--rounds", "1", "--calls", "5"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[1:]] == ["direct", "checked", "repeat1", "ctypes", "native", "overhead"]
+
+
+def test_bool_f16_and_no_arguments_through_the_frame() -> None:
+    """i1 (a C bool byte in the frame) and f16 (its bit pattern) scalars and results; a
+    function without arguments."""
+    negate = xlinalg.compile("""
+func.func @negate(%c: i1) -> i1 {
+  %t = arith.constant true
+  %x = arith.xori %c, %t : i1
+  return %x : i1
+}""")
+    for value in (True, False, np.bool_(True), 1, 0):
+        assert negate(value) == np.bool_(not value)
+    with pytest.raises(BackendError, match=r"argument 0: expected a bool, got 2"):
+        negate(2)
+    half = xlinalg.compile("""
+func.func @twice(%x: f16, %m: memref<4xf16>) -> f16 {
+  %c0 = arith.constant 0 : index
+  memref.store %x, %m[%c0] : memref<4xf16>
+  %y = arith.addf %x, %x : f16
+  return %y : f16
+}""")
+    m = np.zeros(4, np.float16)
+    for value in (1.5, np.float16(-2.5), 0.1):
+        r = half(value, m)
+        assert r.dtype == np.float16 and r == np.float16(value) * 2 and m[0] == np.float16(value)
+    seven = xlinalg.compile("""
+func.func @seven() -> i32 {
+  %r = arith.constant 7 : i32
+  return %r : i32
+}""")
+    assert seven() == seven() == np.int32(7)
