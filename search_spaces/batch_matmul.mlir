@@ -33,6 +33,11 @@
 // at the same speed, so the rest is in-core. pipeline_c = 1 (below) moves the C loads
 // ahead of the previous block's k loop: 8 × 16 fastest call 0.926-0.943 vs 0.922-0.938
 // in five runs, medians ahead in 3 of 5 (stored: scripts/bench_templates.py FIXED).
+// Shapes no block divides (8 × 250³): peel_n = 1 peels the partial n cache tile (static
+// tile widths; with tile_n = reg_n the register n loop folds, so pipeline_c applies to
+// the full n tiles' row blocks and, at width N mod 16, to the last tile's) and peel = 1
+// the partial row block; 8 × 16 pipelined this way: fastest call 0.92 of the peak vs 0.89
+// for the unpipelined 16 × 16 + peel stored before (one run, load 5).
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
 // xlinalg.constraint: tile_m % reg_m == 0
@@ -113,9 +118,11 @@ module attributes {transform.with_named_sequence} {
     // M / N) peeled into loops of their own, so the main blocks have static sizes and no
     // masks (8 × 250³ with a 16 × 16 block: 0.49 -> 0.80 of the FMA peak, same-run
     // medians). Each peeled loop adds masked copies of the block (compile time): peel n
-    // only when tile_n > reg_n (with tile_n = reg_n the n extent is the cache tile's,
-    // partial anyway). Upstream's loop.peel fails when the step divides the range:
-    // choose 0 for dividing shapes.
+    // only when tile_n > reg_n (with tile_n = reg_n the n extent is the cache tile's:
+    // peel_n above makes it static instead). With fail_if_already_divisible upstream's
+    // loop.peel fails when the step divides the range; without it (here) nothing is
+    // peeled then. The alternatives yield the main loop of register row blocks (the one
+    // pipeline_c pipelines).
     %m_main = transform.tune.alternatives<"peel"> -> !transform.op<"scf.for"> {
       %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
       transform.yield %m_loop : !transform.op<"scf.for">
