@@ -15,7 +15,7 @@ import bench_stats
 
 #: The bench scripts whose `--stat` is `bench_stats`'s (no definition of their own).
 BENCHES = ["bench_matmul", "bench_mmt4d", "bench_conv", "bench_templates", "bench_encoding",
-           "bench_elementwise_fusion", "bench_call_overhead"]
+           "bench_elementwise_fusion", "bench_call_overhead", "bench_pool_wait"]
 
 
 def test_statistic() -> None:

@@ -222,3 +222,15 @@ def test_new_workers_take_the_process_affinity() -> None:
     proc = _child(AFFINITY_CHILD)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["True", "True"], proc.stdout
+
+
+def test_bench_pool_wait_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """`scripts/bench_pool_wait.py` runs every wait mode, checks its kernel and leaves the futex on."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import bench_pool_wait
+
+    assert bench_pool_wait.main(["--n", "64", "--rounds", "1", "--calls", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [" ".join(line.split()[:3]) for line in lines[1:]] == [
+        f"futex spin {DEFAULT_SPIN}", "futex spin 0", f"sleep spin {DEFAULT_SPIN}", "sleep spin 0"]
+    assert pool_wait() == "futex"
