@@ -8,7 +8,7 @@ matmul_mmt4d_parallel.mlir vs OpenBLAS, IREE and the FMA peak, in one run.
     python scripts/bench_mmt4d.py --shapes 512 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
         --par-trials 0 --fixed-par --mmt4d-trials 0 --stat min --rounds 9    # 2 threads: FIXED_PAR
     python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
-        --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1 --stat min
+        --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1,unpack_c=0 --stat min
 
 For every shape M×N×K (f32, tensors, C = A·B into a new tensor) it tunes
 `search_spaces/matmul_mmt4d.mlir` (one thread) and `matmul_mmt4d_parallel.mlir` with
@@ -66,7 +66,7 @@ PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
 MMT4D_SPACE = ROOT / "search_spaces" / "mmt4d.mlir"
 
 _PAR_COMMON = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "rk": 4, "cache_order": 0, "reg_order": 1,
-               "parallel_dim": 0}
+               "parallel_dim": 0, "unpack_c": 0}
 FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {**_PAR_COMMON, "tk": 512},
     (1024, 1024, 1024): {**_PAR_COMMON, "tk": 256},
