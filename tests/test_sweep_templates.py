@@ -15,14 +15,14 @@ from tuner.constraints import first_violated, parse_constraints
 
 sys.path.insert(0, str(REPO / "scripts"))
 import sweep_templates
-from sweep_templates import TEMPLATES, Conv, samples
+from sweep_templates import CASES, TEMPLATES, Conv, samples
 
 from tuner.worker import measure
 
 
-@pytest.mark.parametrize("template", list(TEMPLATES))
+@pytest.mark.parametrize("template", list(CASES))
 def test_every_payload_parses_and_verifies(template: str) -> None:
-    for case in TEMPLATES[template]():
+    for case in CASES[template]():
         xlinalg.parse(case.payload())
 
 
