@@ -70,9 +70,13 @@ _PAR_COMMON = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "rk": 4, "cache_order": 0,
 FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {**_PAR_COMMON, "tk": 512},
     (1024, 1024, 1024): {**_PAR_COMMON, "tk": 256},
+    (384, 1000, 256): {**_PAR_COMMON, "m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "reg_order": 0},
 }
 """Stored 2-thread knobs of matmul_mmt4d_parallel.mlir (`--fixed-par`), measured on the
-persistent thread pool against OpenBLAS with 2 threads (README, "Threads")."""
+persistent thread pool against OpenBLAS with 2 threads (README, "Threads"). 384x1000x256:
+the 1T block (6x64) split over M1, fastest of 8x32 / 8x32 over N1 / 6x64 / 6x64 over N1 /
+8x32 with the split unpack (209.7 vs 204.7-207.8 vs 198.8 GFLOP/s, fastest of 9 interleaved
+rounds, one run at load 6.4: to re-measure on a quiet machine)."""
 
 PAYLOAD = """// C = A · B on tensors, {m}x{k} · {k}x{n}, f32
 func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
