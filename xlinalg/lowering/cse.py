@@ -12,7 +12,10 @@ attribute and property, result types and operands, each attribute hashed
 recursively) on every lookup, insertion and equality test: four to five times per
 op. Here an op's key is hashed once when the op is visited, attribute hashes are
 memoised per attribute object for the run (attributes are immutable), and
-equality compares the cached hashes before the fields. Two ops are equal keys
+equality compares the cached hashes before the fields. Memory effects are
+memoised per op too: xDSL recomputes those of a loop from its whole body up to
+three times per loop (dead? pure? read-only?), and again for each enclosing loop;
+CSE erases nothing before its end and changes no op's effects. Two ops are equal keys
 under the same condition as xDSL's (equal name, attributes, properties, operands,
 result types and structurally equivalent regions), so the same ops are merged.
 Keys of known ops stay valid: CSE only rewrites the operands of ops not visited
@@ -27,31 +30,12 @@ from __future__ import annotations
 from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.rewriter import Rewriter
-from xdsl.traits import (
-    IsolatedFromAbove,
-    IsTerminator,
-    MemoryEffectKind,
-    is_side_effect_free,
-    only_has_effect,
-)
+from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.transforms.common_subexpression_elimination import (
     has_other_side_effecting_op_in_between,
 )
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-
-class _AttrHashes:
-    """hash(attribute) memoised by object for one run (the objects stay alive in the IR)."""
-
-    def __init__(self) -> None:
-        self._memo: dict[int, tuple[Attribute, int]] = {}
-
-    def __call__(self, attr: Attribute) -> int:
-        entry = self._memo.get(id(attr))
-        if entry is None:
-            entry = (attr, hash(attr))  # the attribute is kept so its id is not reused
-            self._memo[id(attr)] = entry
-        return entry[1]
+from xlinalg.lowering.effects import MemoizedEffects
 
 
 def _name(op: Operation) -> str:
@@ -60,19 +44,14 @@ def _name(op: Operation) -> str:
 
 class _OpKey:
     """An op as a key of the known-ops table: equal to another key exactly when
-    xDSL's `OperationInfo` of the two ops are equal."""
+    xDSL's `OperationInfo` of the two ops are equal. `hash` is computed by the driver
+    from the same fields (see `_CSEDriver._key`)."""
 
     __slots__ = ("hash", "op")
 
-    def __init__(self, op: Operation, attr_hash: _AttrHashes) -> None:
+    def __init__(self, op: Operation, hash: int) -> None:
         self.op = op
-        self.hash = hash((
-            _name(op),
-            sum(hash(k) ^ attr_hash(v) for k, v in op.attributes.items()),
-            sum(hash(k) ^ attr_hash(v) for k, v in op.properties.items()),
-            tuple(attr_hash(r.type) for r in op.results),
-            hash(op.operands),
-        ))
+        self.hash = hash
 
     def __hash__(self) -> int:
         return self.hash
@@ -97,12 +76,31 @@ class _OpKey:
 
 class _CSEDriver:
     def __init__(self) -> None:
-        self._attr_hash = _AttrHashes()
+        # hash(attribute) by object: attributes are immutable and stay alive in the IR
+        # for the run (the object is kept with its hash so that its id is not reused)
+        self._attr_hashes: dict[int, tuple[Attribute, int]] = {}
+        self._effects = MemoizedEffects()
         self._known: dict[_OpKey, Operation] = {}
         self._to_erase: dict[Operation, None] = {}  # insertion-ordered set
 
+    def _attr_hash(self, attr: Attribute) -> int:
+        entry = self._attr_hashes.get(id(attr))
+        if entry is None:
+            entry = self._attr_hashes[id(attr)] = (attr, hash(attr))
+        return entry[1]
+
     def _key(self, op: Operation) -> _OpKey:
-        return _OpKey(op, self._attr_hash)
+        """The op's table key, hashed from the fields `_OpKey.__eq__` compares (the name
+        of an unregistered op is left out of the hash: it is compared)."""
+        attr_hash = self._attr_hash
+        attrs = 0
+        for k, v in op.attributes.items():
+            attrs += hash(k) ^ attr_hash(v)
+        props = 0
+        for k, v in op.properties.items():
+            props += hash(k) ^ attr_hash(v)
+        types = tuple(attr_hash(r.type) for r in op.results)
+        return _OpKey(op, hash((op.name, attrs, props, types, hash(op.operands))))
 
     def _replace_and_delete(self, op: Operation, existing: Operation) -> None:
         for old, new in zip(op.results, existing.results, strict=True):
@@ -115,14 +113,14 @@ class _CSEDriver:
     def _simplify_operation(self, op: Operation) -> None:
         if op.has_trait(IsTerminator):
             return
-        if is_trivially_dead(op):
+        if self._effects.is_trivially_dead(op):
             self._to_erase[op] = None
             return
         if any(len(region.blocks) > 1 for region in op.regions):
             return
         key = self._key(op)
-        if not is_side_effect_free(op):
-            if not only_has_effect(op, MemoryEffectKind.READ):
+        if not self._effects.is_side_effect_free(op):
+            if not self._effects.only_reads(op):
                 return
             existing = self._known.get(key)
             if (
