@@ -10,10 +10,17 @@
 // 1. pack M by m0 and N by n0 (K whole): A -> B×M1×K×m0, B -> B×K×N1×n0 then
 //    pack_transpose -> B×N1×K×n0 (each n0-wide panel contiguous), C -> B×M1×N1×m0×n0
 //    (the fill of C becomes a fill of the packed C);
-// 2. cache tiles (batch by 1; tm1 blocks of m0 rows, tn1 panels of n0 columns, in a
-//    tunable order) on tensors with the fill fused (transform.structured.fuse): each
-//    cache tile of C is zeroed right before its micro-kernels, while in L1/L2, instead of
-//    one pass over the whole packed C first (as matmul_mmt4d.mlir);
+// 2. the batch loop (tiled by 1), A's and B's packs fused into it
+//    (fuse_into_containing_op): each batch's panels (2 × 256 KiB at 256³) are packed
+//    right before its micro-kernels and read back from L2, not from a whole packed copy
+//    of 2 × 2 MiB written to memory first (8 × 256³, same-run CPU-time medians, load
+//    4-5: 0.78-0.81 -> 0.82-0.86 of the FMA peak; 8 × 250³ 0.74 -> 0.76). The packed C
+//    still becomes a view of C (unpack_in_place: the packs in between only read the
+//    function's arguments, which never alias its result buffer);
+//    cache tiles in it (tm1 blocks of m0 rows, tn1 panels of n0 columns, in a tunable
+//    order) on tensors with the fill fused (transform.structured.fuse): each cache tile
+//    of C is zeroed right before its micro-kernels, while in L1/L2, instead of one pass
+//    over the whole packed C first (as matmul_mmt4d.mlir);
 // 3. bufferize; k tiles of tk, then the register block (one m0×n0 block, rk steps of k,
 //    blocks in a tunable order); a partial k tile (tk not dividing K) and a partial k step
 //    (rk not dividing the tile) are peeled into loops of their own (as batch_mmt4d.mlir),
@@ -25,8 +32,9 @@
 //    micro-kernels write C directly and the unpack goes; otherwise it lowers to loops
 //    writing straight into C. (Tiling it by m0×n0, as before, unpacked every block into
 //    a scratch tile and copied it.)
-// Cost left: A's pack transposes each m0-row panel (shuffles) and B's copies its panels,
-// 2 × 2 MiB per call at 8 × 256³; search_spaces/batch_matmul.mlir copies only B's panels.
+// Cost left (perf samples, 8 × 256³, stored knobs): ~92 % of the kernel's cycles in the FMA
+// loop, ~7 % in the packs (A's transposes each m0-row panel with shuffles, B's copies its
+// panels), ~2 % zeroing C (memset); search_spaces/batch_matmul.mlir copies only B's panels.
 // m0 * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
 // matmul_mmt4d.mlir); rk >= 2 (a k step of 1 would be folded away as a unit loop).
 //
@@ -43,7 +51,6 @@ module attributes {transform.with_named_sequence} {
     %tn = transform.tune.knob<"tn1"> options = [1, 2, 4, 8, 16] -> !transform.param<i64>
     %tk = transform.tune.knob<"tk"> options = [64, 128, 256, 512, 1024] -> !transform.param<i64>
     %rk = transform.tune.knob<"rk"> options = [2, 4, 8] -> !transform.param<i64>
-    %one = transform.param.constant 1 : i64 -> !transform.param<i64>
 
     %packed = transform.structured.pack %mm packed_sizes = [0, %m0, %n0, 0]
       : (!transform.any_op, !transform.param<i64>, !transform.param<i64>) -> !transform.op<"linalg.generic">
@@ -55,15 +62,24 @@ module attributes {transform.with_named_sequence} {
 
     // cache tiles on tensors, the fill of the packed C fused into them (zeroed right
     // before its micro-kernels, while in L1/L2, not in one pass over the whole packed C)
+    // the batch loop, A's and B's packs fused into it: each batch's packed panels are made
+    // right before its micro-kernels and read from L2, not from a whole packed copy in memory
+    %pack_a = transform.get_producer_of_operand %g[0] : (!transform.op<"linalg.generic">) -> !transform.any_op
+    %gb, %batch = transform.structured.fuse %g tile_sizes [1, 0, 0, 0, 0, 0]
+      : (!transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op)
+    %fa, %batch1 = transform.structured.fuse_into_containing_op %pack_a into %batch
+      : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fb, %batch2 = transform.structured.fuse_into_containing_op %pb into %batch1
+      : (!transform.op<"linalg.pack">, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
-      %t, %l:3 = transform.structured.fuse %g tile_sizes [%one, %tm, %tn, 0, 0, 0] interchange [0, 1, 2, 3, 4, 5]
-        : (!transform.op<"linalg.generic">, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t, %l:2 = transform.structured.fuse %gb tile_sizes [0, %tm, %tn, 0, 0, 0] interchange [0, 1, 2, 3, 4, 5]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }, {
-      %t, %l:3 = transform.structured.fuse %g tile_sizes [%one, %tm, %tn, 0, 0, 0] interchange [0, 2, 1, 3, 4, 5]
-        : (!transform.op<"linalg.generic">, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      %t, %l:2 = transform.structured.fuse %gb tile_sizes [0, %tm, %tn, 0, 0, 0] interchange [0, 2, 1, 3, 4, 5]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }
 

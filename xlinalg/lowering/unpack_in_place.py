@@ -39,14 +39,21 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, StridedLayoutAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.pack import UnPackOp
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
 from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
 # Ops that are views: their result aliases their first operand.
@@ -62,6 +69,24 @@ def _root(value: SSAValue) -> SSAValue:
 
 def _is_local(value: SSAValue) -> bool:
     return isinstance(value.owner, memref.AllocOp | memref.AllocaOp)
+
+
+def _is_argument(value: SSAValue) -> bool:
+    """An argument of the function the value is in."""
+    owner = value.owner
+    return isinstance(owner, Block) and isinstance(owner.parent_op(), func.FuncOp)
+
+
+def _is_result_buffer(value: SSAValue) -> bool:
+    """A result buffer of a bufferized tensor function (listed in `xlinalg.results_from`):
+    every caller allocates it anew (`lowering/bufferize`, `backend/abi.py`), so no other
+    argument aliases it and ops in between may touch the arguments."""
+    if not _is_argument(value):
+        return False
+    assert isinstance(value, BlockArgument)
+    function = value.block.parent_op()
+    where = function.attributes.get(RESULTS_FROM_ATTR) if function is not None else None
+    return isinstance(where, DenseArrayBase) and value.index in where.get_values()
 
 
 def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attribute] | None:
@@ -148,10 +173,11 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
         > block.get_operation_index(alloc)):
         return None
     inside = set(_between(block, alloc, unpack))
+    unaliased = _is_result_buffer(_root(dest))
     for op in inside:
         for operand in op.operands:
             if isinstance(operand.type, MemRefType) and _root(operand) is not alloc.memref and not _is_local(
-                    _root(operand)):
+                    _root(operand)) and not (unaliased and _is_argument(_root(operand))):
                 return None
             if isinstance(operand.type, MemRefType) and _root(operand) is _root(dest):
                 return None

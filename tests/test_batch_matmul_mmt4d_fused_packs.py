@@ -1,0 +1,72 @@
+"""`search_spaces/batch_matmul_mmt4d.mlir` packs A and B per batch, inside the batch loop
+(issue 3), and the packed C is still computed in place in C.
+
+`unpack_in_place` allows ops between the packed buffer's allocation and its unpack to
+touch function arguments when the unpack's destination is a result buffer of a bufferized
+tensor function (`xlinalg.results_from`): every caller allocates that buffer anew, so no
+argument aliases it. A plain memref argument may alias another one: left alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support import REPO, parse_module
+from test_batch_matmul_perf import bmm_tensor_payload
+from xdsl.dialects import scf
+
+import xlinalg
+from xlinalg.lowering.unpack_in_place import unpack_in_place
+
+SPACE = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
+
+
+@pytest.mark.parametrize(
+    ("shape", "knobs", "in_place"),
+    [
+        ((2, 32, 64, 64), {"m0": 8, "n0": 32, "tk": 64, "rk": 4}, True),
+        ((3, 20, 40, 37), {"m0": 8, "n0": 16, "tk": 64, "rk": 2}, True),  # padded edges
+        ((2, 25, 33, 250), {"m0": 12, "n0": 16, "tk": 256, "rk": 8}, True),
+    ],
+    ids=["dividing", "odd", "k250"],
+)
+@pytest.mark.parametrize("cache_order", [0, 1])
+def test_packs_run_per_batch_and_c_stays_in_place(
+    shape: tuple[int, int, int, int], knobs: dict[str, int], in_place: bool, cache_order: int
+) -> None:
+    knobs = {"tm1": 2, "tn1": 2, "cache_order": cache_order, "reg_order": 1 - cache_order,
+             **knobs}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), SPACE, knobs=knobs)
+    packs = [op for op in module.walk() if op.name == "linalg.pack"]
+    assert len(packs) == 2
+    for pack in packs:  # in the batch loop, before the cache tiles
+        loop = pack.parent_op()
+        assert isinstance(loop, scf.ForOp)
+        assert not isinstance(loop.parent_op(), scf.ForOp)
+    assert unpack_in_place(module) == int(in_place)
+    kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE, knobs=knobs)
+    result = kernel.check(*kernel.make_inputs(seed=6))
+    assert result.ok, result.message
+
+
+COPY_THROUGH_PACKED = """
+func.func @f(%a: memref<16x16xf32>, %c: memref<16x16xf32>){attrs} {{
+  %p = memref.alloc() : memref<2x2x8x8xf32>
+  linalg.pack %a inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %p : memref<16x16xf32> -> memref<2x2x8x8xf32>
+  linalg.unpack %p inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %c : memref<2x2x8x8xf32> -> memref<16x16xf32>
+  memref.dealloc %p : memref<2x2x8x8xf32>
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize(("attrs", "in_place"), [
+    (" attributes {xlinalg.results_from = array<i64: 1>}", 1),  # %c: a result buffer
+    ("", 0),  # %a may alias %c: the pack must not write %c before the unpack would
+])
+def test_arguments_in_between_only_with_a_result_buffer(attrs: str, in_place: int) -> None:
+    module = parse_module(COPY_THROUGH_PACKED.format(attrs=attrs))
+    assert unpack_in_place(module) == in_place
+    module.verify()
+    names = [op.name for op in module.walk()]
+    assert ("linalg.unpack" in names) != bool(in_place)
+    assert ("memref.reinterpret_cast" in names) == bool(in_place)
