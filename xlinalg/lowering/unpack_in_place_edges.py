@@ -33,7 +33,12 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xlinalg.dialects.linalg.pack import UnPackOp
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.transforms.affine_utils import (
+    IndexBuilder,
+    OpFoldResult,
+    constant_index_value,
+    fold_constant,
+)
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
 
@@ -54,6 +59,7 @@ class Place:
 
     @staticmethod
     def whole(shape: Sequence[int]) -> Place:
+        """The packed buffer itself."""
         return Place(tuple(range(len(shape))), tuple(() for _ in shape), tuple(shape))
 
     def subview(self, view: memref.SubviewOp) -> Place | None:
@@ -75,15 +81,12 @@ class Place:
         return Place(dims, tuple(new_offsets), tuple(new_sizes))
 
     def inner_tiles_whole(self, num_outer: int, tiles: Sequence[int]) -> bool:
+        """Whether the view covers every inner tile it touches whole."""
         return all(
             self.sizes[num_outer + i] == tile
-            and all(constant_index_value_or_int(o) == 0 for o in self.offsets[num_outer + i])
+            and all(fold_constant(o) == 0 for o in self.offsets[num_outer + i])
             for i, tile in enumerate(tiles)
         )
-
-
-def constant_index_value_or_int(value: OpFoldResult) -> int | None:
-    return value if isinstance(value, int) else constant_index_value(value)
 
 
 _Tag = tuple[int, ...]
@@ -222,7 +225,7 @@ def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SS
     assert result is not None
     if isinstance(access.op, vector.TransferReadOp | vector.TransferWriteOp):
         layout = strides_and_offset(result)
-        assert layout is not None
+        assert layout is not None and all(sizes[d] == 1 for d in range(len(shape)) if d not in positions)
         result = MemRefType(result.element_type, [result.get_shape()[d] for d in positions],
                             StridedLayoutAttr([layout[0][d] for d in positions], layout[1]),
                             result.memory_space)
