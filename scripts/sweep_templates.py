@@ -211,7 +211,7 @@ def _conv_cases(form: str) -> list[Case]:
              Conv(1, 4, 15, 64, 64, kh=5, kw=1), Conv(1, 1, 1, 1, 1), Conv(1, 1, 13, 5, 19, kh=1, kw=1),
              Conv(3, 3, 2, 7, 33, kh=2, kw=2, stride=2), Conv(1, 7, 7, 16, 32, dtype="f64"),
              Conv(1, 5, 6, 8, 16, dtype="f16")]
-    return [Case(f"n{c.n} {c.oh}x{c.ow} c{c.c} f{c.f} k{c.kh}x{c.kw} s{c.stride} d{c.dilation} {c.dtype}",
+    return [Case(f"n{c.n} {c.oh}x{c.ow} c{c.c}->{c.f} k{c.kh}x{c.kw} s{c.stride} d{c.dilation} {c.dtype}",
                  getattr(c, form)) for c in convs]
 
 

@@ -11,6 +11,11 @@
 //    reg_m rows × reg_k groups of 16 columns and vectorize it (a
 //    multi_reduction over the groups: plain vector adds), then fold the 16
 //    lanes per row in the combining op (vectorized by rows of reg_m).
+//    Only where 16 divides the reduction extent: elsewhere split_reduction fails
+//    definitely (as upstream; neither failures(suppress) nor transform.alternatives
+//    recovers from that, and a constraint cannot see the payload's sizes), so on
+//    such payloads strategy 1 samples are compile errors, found before LLVM runs
+//    (scripts/sweep_templates.py --templates reduction).
 // The accumulator block is hoisted out of the column loop either way.
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
