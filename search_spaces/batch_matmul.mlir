@@ -101,9 +101,17 @@ module attributes {transform.with_named_sequence} {
       transform.yield %p : !transform.any_op
     }
 
-    %reg, %rl:3 = transform.structured.tile_using_for %packed tile_sizes [0, %rm, %rn, %rk]
-      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
-      -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    // one op per n tile part after peel_n: tiled one at a time (upstream's tile_using_for
+    // wants one param value per target op)
+    %reg, %rl:3 = transform.foreach %packed : !transform.any_op
+        -> !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op {
+    ^bb0(%blk: !transform.any_op):
+      %r, %l:3 = transform.structured.tile_using_for %blk tile_sizes [0, %rm, %rn, %rk]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+      transform.yield %r, %l#0, %l#1, %l#2
+        : !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op
+    }
 
     // the k loop of the register block unrolled by 2 (before peeling, which consumes the
     // loops around it)
@@ -137,6 +145,9 @@ module attributes {transform.with_named_sequence} {
       %mm, %mr = transform.loop.peel %m_loop : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.any_op)
       transform.yield %mm : !transform.op<"scf.for">
     }
+    // marks the loops of register row blocks for pipeline_c, which finds them again after
+    // hoisting (that consumes the function's handle, invalidating the handles inside it)
+    transform.annotate %m_main "xlinalg.row_blocks" : !transform.op<"scf.for">
     %blks = transform.structured.match ops{["linalg.batch_matmul"]} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %blks vector_sizes [%one, %rm, %rn, %rk]
@@ -167,7 +178,9 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns to %f1 {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
-      %piped = transform.loop.pipeline %m_main iteration_interval = 10 read_latency = 10
+      %rows = transform.structured.match ops{["scf.for"]} attributes {xlinalg.row_blocks} in %f1
+        : (!transform.any_op) -> !transform.op<"scf.for">
+      %piped = transform.loop.pipeline %rows iteration_interval = 10 read_latency = 10
         : (!transform.op<"scf.for">) -> !transform.any_op
       transform.yield
     }
