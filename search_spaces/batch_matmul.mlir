@@ -44,7 +44,7 @@
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
 // xlinalg.constraint: reg_m * reg_n <= 256
-// xlinalg.constraint: pipeline_c == 0 or (tile_n == reg_n and tile_m > reg_m and peel_n == 1 and reg_m * reg_n <= 128)
+// xlinalg.constraint: pipeline_c == 0 or (tile_n == reg_n and tile_m > reg_m and reg_m * reg_n <= 128)
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %bmm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
@@ -74,7 +74,8 @@ module attributes {transform.with_named_sequence} {
     // peel_n = 1: the partial cache tile of n (tile_n not dividing N) peeled into a loop
     // of its own, so the main tiles have the static width tile_n (unmasked B rows and C
     // blocks; with tile_n = reg_n the register n loop folds away, which pipeline_c needs)
-    // and the last tile has the static width N mod tile_n. A no-op when tile_n divides N.
+    // and the last tile has the static width N mod tile_n. Nothing is peeled when tile_n
+    // divides N (upstream's loop.peel fails then: choose 0 for dividing shapes).
     %tiled = transform.tune.alternatives<"peel_n"> -> !transform.any_op {
       transform.yield %cache : !transform.any_op
     }, {
@@ -127,10 +128,10 @@ module attributes {transform.with_named_sequence} {
     // masks (8 × 250³ with a 16 × 16 block: 0.49 -> 0.80 of the FMA peak, same-run
     // medians). Each peeled loop adds masked copies of the block (compile time): peel n
     // only when tile_n > reg_n (with tile_n = reg_n the n extent is the cache tile's:
-    // peel_n above makes it static instead). With fail_if_already_divisible upstream's
-    // loop.peel fails when the step divides the range; without it (here) nothing is
-    // peeled then. The alternatives yield the main loop of register row blocks (the one
-    // pipeline_c pipelines).
+    // peel_n above makes it static instead). Upstream's loop.peel fails when the step
+    // divides the range (iree-opt: "failed to peel the last iteration"; ours peels
+    // nothing): choose 0 for dividing shapes. The alternatives yield the main loop of
+    // register row blocks (the one pipeline_c pipelines).
     %m_main = transform.tune.alternatives<"peel"> -> !transform.op<"scf.for"> {
       %m_loop = transform.cast %rl#0 : !transform.any_op to !transform.op<"scf.for">
       transform.yield %m_loop : !transform.op<"scf.for">
@@ -164,9 +165,10 @@ module attributes {transform.with_named_sequence} {
     // pipeline_c = 1: software pipelining of the loop over register row blocks -- the C
     // block of row block i + 1 is read before the k loop of row block i (its reg_m lines,
     // 1 KiB apart, arrive while block i computes instead of stalling the first FMAs of
-    // block i + 1). The canonicalization first folds the one-trip n loop of
-    // register blocks (tile_n = reg_n; static only in full n tiles, hence peel_n = 1) so
-    // that the C read sits in the m loop's body; the next block's C values stay live
+    // block i + 1). The canonicalization first folds the one-trip n loop of register
+    // blocks (tile_n = reg_n; its trip count is static only in full n tiles: with tile_n
+    // not dividing N it needs peel_n = 1, else a silenceable failure) so that the C read
+    // sits in the m loop's body; the next block's C values stay live
     // across the k loop: reg_m * reg_n / 16 more zmm registers (8 × 16: 8 + 8
     // accumulators; 16 × 16 would spill). With peel >= 1 the main loop of register row
     // blocks is pipelined, the peeled partial block is not. Pipelining needs a static trip

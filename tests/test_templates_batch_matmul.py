@@ -4,6 +4,11 @@ cast_away_vector_leading_one_dim pattern it relies on, on its own."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from support import REPO, bmm_payload
 from test_transform_loop import apply
@@ -12,6 +17,7 @@ from xdsl.dialects.builtin import VectorType
 
 import xlinalg
 import xlinalg.errors
+from tuner.export import export_schedule
 
 SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
 
@@ -69,7 +75,7 @@ def _pipelined_loops(module: object) -> int:
 
 
 PIPELINED = {"tile_m": 32, "tile_n": 16, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1,
-             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_n": 1, "peel": 0, "pipeline_c": 1}
+             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_n": 0, "peel": 0, "pipeline_c": 1}
 
 
 @pytest.mark.parametrize("knobs", [PIPELINED, {**PIPELINED, "tile_m": 64, "reg_k": 2, "unroll_k": 1,
@@ -100,7 +106,7 @@ def test_pipelined_c_on_non_dividing_shapes(shape: tuple, tile_m: int, peel: int
     the full n tiles' register n loop folds away; the partial tile's has a static width
     too): every loop of row blocks is pipelined (peel >= 1: the main loop; the peeled
     partial row block runs alone), results vs NumPy."""
-    knobs = {**PIPELINED, "tile_m": tile_m, "peel": peel}
+    knobs = {**PIPELINED, "tile_m": tile_m, "peel_n": 1, "peel": peel}
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(*shape)), SPACE, knobs=knobs)
     n_tiles = 1 + (shape[2] % knobs["tile_n"] != 0)  # main n tiles (+ the peeled partial one)
     assert _pipelined_loops(module) == n_tiles
@@ -109,11 +115,18 @@ def test_pipelined_c_on_non_dividing_shapes(shape: tuple, tile_m: int, peel: int
     assert result.ok, result.message
 
 
-def test_pipelined_c_needs_a_static_row_block_loop() -> None:
-    """tile_m < M not dividing M: the last cache tile's row-block loop has a dynamic bound,
-    a silenceable failure that names the cause (the tuner prunes the trial)."""
-    with pytest.raises(xlinalg.errors.TransformFailure, match="static loop bounds"):
-        xlinalg.compile(bmm_payload(2, 40, 32, 16), schedule=SPACE, knobs=PIPELINED)
+@pytest.mark.parametrize(("shape", "peel_n", "reason"),
+                         [((2, 40, 32, 16), 1, "static loop bounds"),
+                          ((2, 64, 40, 16), 0, "single stage")],
+                         ids=["tile_m_not_dividing", "tile_n_not_dividing_unpeeled"])
+def test_pipelined_c_failures_are_silenceable(shape: tuple, peel_n: int, reason: str) -> None:
+    """tile_m < M not dividing M: the last cache tile's row-block loop has a dynamic bound;
+    tile_n = reg_n not dividing N without peel_n: the register n loop of every n tile has a
+    dynamic bound, so the C read stays inside it. Silenceable failures that name the cause
+    (the tuner prunes the trial)."""
+    with pytest.raises(xlinalg.errors.TransformFailure, match=reason) as info:
+        xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs={**PIPELINED, "peel_n": peel_n})
+    assert info.value.silenceable
 
 
 CAST_AWAY = """
@@ -142,3 +155,24 @@ def test_cast_away_leading_unit_dim_of_contract() -> None:
 def test_cast_away_leaves_non_unit_batch_alone() -> None:
     text = str(apply(bmm_payload(2, 4, 16, 3), CAST_AWAY))
     assert "vector<2x4x16xf32>" in text and "vector.broadcast" not in text
+
+
+@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@pytest.mark.parametrize("row", ["batch_matmul 8x256^3", "batch_matmul 8x250^3"])
+def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
+    """The stored knobs of both bench rows (pipeline_c, peel_n), exported with
+    --as-constants, run in `iree-opt --transform-interpreter` on their payload: no handle
+    is used after an op that invalidates it upstream, and tile_using_for gets one param
+    value per target op."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    import bench_templates
+
+    knobs = bench_templates.FIXED_BY_ROW.get(row, bench_templates.FIXED["batch_matmul.mlir"])
+    payload = next(case[1] for case in bench_templates.CASES if case[0] == row)
+    text = export_schedule(SPACE, knobs, as_constants=True).replace("builtin.module", "module", 1)
+    path = tmp_path / "run.mlir"
+    path.write_text("module {\n" + (REPO / "examples" / payload).read_text() + "\n" + text + "\n}\n")
+    proc = subprocess.run(["iree-opt", "--transform-interpreter", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "xlinalg.row_blocks" in proc.stdout  # the annotated row-block loops
