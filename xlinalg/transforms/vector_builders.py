@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType
@@ -15,8 +16,10 @@ def _position(position: Sequence[int]) -> DenseArrayBase:
     return i64_array(tuple(position))
 
 
+@cache
 def extract_type(source: Attribute, rank: int) -> Attribute:
-    """Type of `vector.extract` at a position of length `rank` from a vector of type `source`."""
+    """Type of `vector.extract` at a position of length `rank` from a vector of type `source`
+    (memoised: building a type attribute costs ~10x hashing one)."""
     assert isinstance(source, VectorType)
     shape = list(source.get_shape())[rank:]
     return VectorType(source.element_type, shape) if shape else source.element_type

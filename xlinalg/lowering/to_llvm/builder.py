@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xlinalg.dialects.dense_arrays import i64_array
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import location_of
-from xlinalg.lowering.to_llvm.types import convert_type
+from xlinalg.lowering.to_llvm.types import convert_type, vector_type
 
 # Building ops through their IRDL constructors costs ~10x more than
 # `Operation.create` with ready-made properties; the conversion of every
@@ -107,7 +107,7 @@ class Builder:
     def icmp(self, predicate: llvm.ICmpPredicateFlag, a: SSAValue, b: SSAValue) -> SSAValue:
         """`llvm.icmp predicate a, b`: an i1, or a vector of i1 of `a`'s shape."""
         t = a.type
-        result = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
+        result = vector_type(i1, t.get_shape()) if isinstance(t, VectorType) else i1
         props = {"predicate": _int_attr(predicate.to_int(), i64)}
         return self.add(llvm.ICmpOp.create(operands=[a, b], result_types=[result],
                                            properties=props))

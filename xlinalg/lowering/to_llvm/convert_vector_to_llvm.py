@@ -45,7 +45,7 @@ from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.convert_gather import lower_gather
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic, intrinsic_op
-from xlinalg.lowering.to_llvm.types import convert_type, element_size
+from xlinalg.lowering.to_llvm.types import convert_type, element_size, vector_type
 from xlinalg.lowering.vector_to_llvm.llvm_ops import ExtractElementOp
 from xlinalg.lowering.walk import walk_ops
 
@@ -123,7 +123,7 @@ def _lane_mask(b: Builder, bound: SSAValue, n: int) -> SSAValue:
     zero, top = b.int_const(0), b.int_const(n)
     bound = b.select(b.icmp(sgt, bound, top), top, bound)
     bound = b.select(b.icmp(slt, bound, zero), zero, bound)
-    vi = VectorType(i32, [n])
+    vi = vector_type(i32, (n,))
     splat = _splat(b, b.add(llvm.TruncOp(bound, i32)), vi)
     return b.icmp(slt, _iota_const(b, n), splat)
 
@@ -167,7 +167,7 @@ def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
     # of vector types the target cannot split evenly, e.g. <48 x float>).
     chunk = _chunk_lanes(n)
     et = lvt.element_type
-    ct = VectorType(et, [chunk])
+    ct = vector_type(et, (chunk,))
     align_v = b.int_const(align, i32)
     user = b.to_llvm(op.mask) if op.mask is not None else None
     pieces: list[tuple[int, SSAValue, SSAValue]] = []
@@ -223,7 +223,7 @@ def _lanes(b: Builder, v: SSAValue, start: int, count: int) -> SSAValue:
     t = v.type
     assert isinstance(t, VectorType)
     return b.add(llvm.ShuffleVectorOp.create(
-        operands=[v, v], result_types=[VectorType(t.element_type, [count])],
+        operands=[v, v], result_types=[vector_type(t.element_type, (count,))],
         properties={"mask": _shuffle_mask(start, count)}))
 
 

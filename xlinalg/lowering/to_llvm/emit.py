@@ -162,10 +162,6 @@ def _scalar_const_text(value: Attribute | float, t: Attribute) -> str:
     return _float_text(float(value), t)
 
 
-def _constant_text(op: llvm.ConstantOp) -> str:
-    return _constant_value_text(op.value, op.result.type)
-
-
 @lru_cache(maxsize=4096)
 def _constant_value_text(value: Attribute, t: Attribute) -> str:
     """Operand text of an `llvm.mlir.constant` (memoised: a splat vector constant is
@@ -227,6 +223,7 @@ class _FunctionEmitter:
         self.block_names: dict[Block, str] = {}
         self.lines: list[str] = []
         self._types: dict[int, tuple[Attribute, str]] = {}
+        self._constants: dict[tuple[int, int], tuple[Attribute, Attribute, str]] = {}
 
     # --- names -------------------------------------------------------------
     def ref(self, v: SSAValue) -> str:
@@ -236,7 +233,7 @@ class _FunctionEmitter:
             return name
         owner = v.owner
         if isinstance(owner, llvm.ConstantOp):
-            return _constant_text(owner)
+            return self.constant_text(owner)
         if isinstance(owner, llvm.UndefOp):
             return "undef"
         if isinstance(owner, llvm.AddressOfOp):
@@ -253,6 +250,16 @@ class _FunctionEmitter:
         name = f"%v{len(self.names)}"
         self.names[v] = name
         return name
+
+    def constant_text(self, op: llvm.ConstantOp) -> str:
+        """`_constant_value_text` of the constant, memoised by the identity of its value
+        and type attributes (the conversions share them; hashing them is recursive)."""
+        value, t = op.value, op.result.type
+        entry = self._constants.get((id(value), id(t)))
+        if entry is None:
+            entry = (value, t, _constant_value_text(value, t))  # kept: ids stay unique
+            self._constants[(id(value), id(t))] = entry
+        return entry[2]
 
     def type_of(self, t: Attribute) -> str:
         """`type_text(t)`, memoised by identity for this function: the ops share their type

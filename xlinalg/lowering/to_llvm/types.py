@@ -81,6 +81,13 @@ def convert_type(t: Attribute) -> Attribute:
     raise LoweringError(f"cannot lower type {t} to LLVM")
 
 
+@cache
+def vector_type(element_type: Attribute, shape: tuple[int, ...]) -> VectorType:
+    """`VectorType(element_type, shape)`, built once: constructing (and verifying) a type
+    attribute costs ~10x hashing one, and the conversions make one per vector op."""
+    return VectorType(element_type, shape)
+
+
 def needs_conversion(t: Attribute) -> bool:
     return not is_llvm_type(t)
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
@@ -51,9 +52,10 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     VectorType,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -68,6 +70,7 @@ from xlinalg.dialects.vector import (
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.lowering.to_llvm.types import vector_type
 from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
 from xlinalg.transforms.vector_lower_broadcast import lower_broadcast
@@ -82,8 +85,21 @@ def is_nd(t: Attribute) -> bool:
     return isinstance(t, VectorType) and t.get_num_dims() >= 2
 
 
+# Attributes are immutable: the ones every unrolled row's transfer carries are built once
+# (constructing and verifying them per row was a few % of the whole compile).
+@cache
+def _in_bounds_1d(in_bounds: bool) -> ArrayAttr[BoolAttr]:
+    return ArrayAttr([BoolAttr.from_bool(in_bounds)])
+
+
+@cache
+def _one_d_map(num_dims: int, last: AffineExpr) -> AffineMapAttr:
+    """The permutation map of a row's 1-D transfer: the original map's last result."""
+    return AffineMapAttr(AffineMap(num_dims, 0, (last,)))
+
+
 def _row_type(t: VectorType) -> VectorType:
-    return VectorType(t.element_type, [t.get_shape()[-1]])
+    return vector_type(t.element_type, (t.get_shape()[-1],))
 
 
 def _leading(t: VectorType) -> list[tuple[int, ...]]:
@@ -291,7 +307,7 @@ class _Unroller:
         return out
 
     def _one_d_map(self, amap: AffineMap) -> AffineMapAttr:
-        return AffineMapAttr(AffineMap(amap.num_dims, 0, (amap.results[-1],)))
+        return _one_d_map(amap.num_dims, amap.results[-1])
 
     def _row_condition(self, op: vector.TransferReadOp | vector.TransferWriteOp,
                        amap: AffineMap, in_bounds: Sequence[bool],
@@ -347,7 +363,7 @@ class _Unroller:
             else:
                 bound = self.add(arith.SubiOp(self.dim(op.source, rank - 1), idx[rank - 1]))
         bound = self.add(arith.SelectOp(cond, bound, self.index(0)))
-        lanes = self.add(vector.CreateMaskOp([bound], VectorType(IntegerType(1), [n])))
+        lanes = self.add(vector.CreateMaskOp([bound], vector_type(i1, (n,))))
         return lanes if mask is None else self.add(arith.AndIOp(lanes, mask))
 
     def _row_access(self, op: vector.TransferReadOp | vector.TransferWriteOp,
@@ -355,14 +371,14 @@ class _Unroller:
                     mask: SSAValue | None,
                     rt: VectorType) -> tuple[SSAValue | None, SSAValue | None, ArrayAttr]:
         """(guard for `scf.if`, mask, in_bounds) of the 1-D transfer of one row."""
-        inner = ArrayAttr([BoolAttr.from_bool(in_bounds[-1] if in_bounds else False)])
+        inner = _in_bounds_1d(bool(in_bounds[-1]) if in_bounds else False)
         cond = self._row_condition(op, amap, in_bounds, idx)
         if cond is None:
             return None, mask, inner
         folded = self._fold_row_condition(op, amap, in_bounds, idx, cond, mask, rt)
         if folded is None:
             return cond, mask, inner
-        return None, folded, ArrayAttr([BoolAttr.from_bool(True)])
+        return None, folded, _in_bounds_1d(True)
 
     def _read(self, op: vector.TransferReadOp) -> None:
         amap, in_bounds = self._transfer_parts(op)
