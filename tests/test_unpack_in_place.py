@@ -4,11 +4,14 @@ left alone. Results vs NumPy, the rewritten IR, and the cases that must not be r
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from support import fill_matmul_tensor_payload
+from test_conv_perf import _innermost_fma_loop
 
 import xlinalg
 from xlinalg.dialects.linalg.pack import UnPackOp
@@ -210,4 +213,26 @@ def test_padded_rows_and_columns_of_the_matmul_micro_kernel():
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
+    np.testing.assert_allclose(kernel(a, b), a.astype(np.float64) @ b, rtol=2e-5, atol=2e-4)
+
+
+def test_stored_384x1000x256_writes_c_with_masked_edge_stores():
+    """bench_mmt4d's stored knobs at 384x1000x256 (n0 = 64 pads N to 1024): no packed C and
+    no unpack; the C block is stored with AVX-512 masked stores (the last panel's 40
+    columns), the spill-free FMA loop of 24 accumulators is the one without padding."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_mmt4d import STORED_KNOBS
+
+    knobs = STORED_KNOBS[(384, 1000, 256)]
+    module = _scheduled(384, 1000, 256, knobs)
+    assert unpack_in_place(module) == 1
+    kernel = xlinalg.compile(fill_matmul_tensor_payload(384, 1000, 256), MATMUL_SPACE, knobs=knobs)
+    asm = kernel._jit.asm(kernel.entry)
+    assert re.search(r"vmovups\s+%zmm\d+, [^\n]*\{%k\d\}", asm)  # masked store of a C row
+    loop = _innermost_fma_loop(asm)
+    assert sum("vfmadd" in line for line in loop) == 24 * 4  # rk = 4 steps of 6 x 4 zmm
+    assert not any("rsp" in line for line in loop)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((384, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 1000)).astype(np.float32)
     np.testing.assert_allclose(kernel(a, b), a.astype(np.float64) @ b, rtol=2e-5, atol=2e-4)
