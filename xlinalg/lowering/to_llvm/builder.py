@@ -148,7 +148,7 @@ class Builder:
     def to_llvm(self, value: SSAValue) -> SSAValue:
         """`value` in its LLVM type (looking through a cast from the LLVM value)."""
         target = convert_type(value.type)
-        if target == value.type:
+        if target is value.type or target == value.type:
             return value
         owner = value.owner
         if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
@@ -159,7 +159,7 @@ class Builder:
 
     def from_llvm(self, value: SSAValue, original_type: Attribute) -> SSAValue:
         """A value of `original_type` standing for the LLVM value `value`."""
-        if value.type == original_type:
+        if value.type is original_type or value.type == original_type:
             return value
         return self.add(
             UnrealizedConversionCastOp.create(operands=[value], result_types=[original_type])

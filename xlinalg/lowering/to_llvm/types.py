@@ -64,9 +64,28 @@ def is_llvm_type(t: Attribute) -> bool:
     return False
 
 
-@cache
+# convert_type by type object: the conversions ask it for every operand and result, and
+# the @cache below hashes the type (recursively) on each call. Bounded: the objects are
+# kept alive (their ids must stay unique) and a tuning process compiles many modules.
+_BY_OBJECT: dict[int, tuple[Attribute, Attribute]] = {}
+_BY_OBJECT_LIMIT = 4096
+
+
 def convert_type(t: Attribute) -> Attribute:
-    """The LLVM-dialect type of a builtin type; raises LoweringError if there is none."""
+    """The LLVM-dialect type of a builtin type; raises LoweringError if there is none.
+    A type that is already an LLVM type is returned as is (the same object)."""
+    entry = _BY_OBJECT.get(id(t))
+    if entry is not None:
+        return entry[1]
+    converted = _convert_type(t)
+    if len(_BY_OBJECT) >= _BY_OBJECT_LIMIT:
+        _BY_OBJECT.clear()
+    _BY_OBJECT[id(t)] = (t, converted)
+    return converted
+
+
+@cache
+def _convert_type(t: Attribute) -> Attribute:
     if isinstance(t, IndexType):
         return i64
     if isinstance(t, MemRefType):
@@ -75,7 +94,8 @@ def convert_type(t: Attribute) -> Attribute:
     if isinstance(t, VectorType):
         if t.get_num_dims() != 1 or t.get_num_scalable_dims() != 0:
             raise LoweringError(f"cannot lower multi-dimensional or scalable vector type {t}")
-        return VectorType(convert_type(t.element_type), t.get_shape())
+        element = convert_type(t.element_type)
+        return t if element is t.element_type else VectorType(element, t.get_shape())
     if is_llvm_type(t):
         return t
     raise LoweringError(f"cannot lower type {t} to LLVM")
