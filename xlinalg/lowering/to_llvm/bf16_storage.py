@@ -196,6 +196,21 @@ def _rename_intrinsic(op: llvm.CallIntrinsicOp) -> None:
     op.properties["intrin"] = StringAttr(op.intrin.data.replace("bf16", "i16"))
 
 
+def _has_bf16_results(module: ModuleOp) -> bool:
+    """Whether any op result is bf16 (or a vector of it): each distinct type object is
+    examined once (the ops of a kernel share a handful; the types live in the IR, so
+    their ids stay unique during the scan)."""
+    checked: set[int] = set()
+    for inner in walk_ops(module):
+        for r in inner.results:
+            t = r.type
+            if id(t) not in checked:
+                if is_bf16(t):
+                    return True
+                checked.add(id(t))
+    return False
+
+
 @dataclass(frozen=True)
 class Bf16StoragePass(ModulePass):
     """Retype the bf16 values that are only moved, never computed with, to i16."""
@@ -203,7 +218,7 @@ class Bf16StoragePass(ModulePass):
     name = "xl-bf16-moves-as-i16"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not any(is_bf16(r.type) for inner in walk_ops(op) for r in inner.results):
+        if not _has_bf16_results(op):
             return
         webs, values = _collect(op)
         for value in values:
