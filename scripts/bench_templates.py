@@ -115,7 +115,7 @@ FIXED = {
     # the peak; medians even, 3 of 6), pipelined 8 × 16 ahead of plain 8 × 16 in 5 of 5
     # (0.926-0.943 vs 0.922-0.938; medians 3 of 5)
     "batch_matmul.mlir": {"tile_m": 256, "tile_n": 16, "tile_k": 256, "reg_m": 8, "reg_n": 16,
-                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_n": 0,
+                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_tiles": 0,
                           "peel": 0, "pipeline_c": 1},
     "batch_mmt4d.mlir": {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
     "batch_matmul_mmt4d.mlir": {"m0": 8, "n0": 32, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4,
@@ -124,11 +124,11 @@ FIXED = {
 # rows whose shape wants other knobs than their template's FIXED entry
 FIXED_BY_ROW = {
     # the partial register row block peeled into a loop of its own (peel = 1) and the
-    # partial n cache tile too (peel_n = 1): unmasked main blocks, pipelined C reads
+    # partial n cache tile too (peel_tiles = 1): unmasked main blocks, pipelined C reads
     # in every n tile. 8 × 250³, one interleaved run (CPU timer, 15 rounds, load 5): fastest
     # call 0.919 of the peak vs 0.889 for the previous 16 × 16 + peel (unpipelined, masked
-    # partial n tile), 0.867 for 16 × 16 + peel + peel_n
-    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "peel_n": 1, "peel": 1},
+    # partial n tile), 0.867 for 16 × 16 + peel + peel_tiles
+    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "peel_tiles": 1, "peel": 1},
     # 8 × 250³ on packed panels: rk = 2 divides K (no peeled last k step in every block);
     # same-run CPU-time medians at load ~5: rk = 2 0.82 vs rk = 4 0.78 of the peak (fastest
     # call 0.84 both); 12 × 32, 12 × 16, 6 × 32, 16 × 16 blocks 0.74-0.77

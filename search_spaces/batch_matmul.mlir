@@ -33,10 +33,10 @@
 // at the same speed, so the rest is in-core. pipeline_c = 1 (below) moves the C loads
 // ahead of the previous block's k loop: 8 × 16 fastest call 0.926-0.943 vs 0.922-0.938
 // in five runs, medians ahead in 3 of 5 (stored: scripts/bench_templates.py FIXED).
-// Shapes no block divides (8 × 250³): peel_n = 1 peels the partial n cache tile (static
-// tile widths; with tile_n = reg_n the register n loop folds, so pipeline_c applies to
-// the full n tiles' row blocks and, at width N mod 16, to the last tile's) and peel = 1
-// the partial row block; 8 × 16 pipelined this way: fastest call 0.92 of the peak vs 0.89
+// Shapes no block divides (8 × 250³): peel_tiles = 1 peels the partial n cache tile
+// (static tile widths; with tile_n = reg_n the register n loop folds, so pipeline_c
+// applies to the full n tiles' row blocks and, at width N mod 16, to the last tile's) and
+// peel = 1 the partial row block; 8 × 16 pipelined this way: fastest call 0.92 of the peak vs 0.89
 // for the unpipelined 16 × 16 + peel stored before (one run, load 5).
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
@@ -58,29 +58,48 @@ module attributes {transform.with_named_sequence} {
     %rk = transform.tune.knob<"reg_k"> options = [1, 2, 4] -> !transform.param<i64>
     %one = transform.param.constant 1 : i64 -> !transform.param<i64>
 
-    // loops: b, m, n, k
-    %cache, %n_cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op, !transform.any_op {
+    // loops: b, m, n, k; yields the tiled op, the n loop, and the m and n loops outer one
+    // first
+    %cache, %n_cache, %outer, %inner = transform.tune.alternatives<"cache_order">
+        -> !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op {
       %t, %l:4 = transform.structured.tile_using_for %bmm tile_sizes [1, %tm, %tn, %tk] interchange = [0, 1, 2, 3]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t, %l#2 : !transform.any_op, !transform.any_op
+      transform.yield %t, %l#2, %l#1, %l#2 : !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op
     }, {
       %t, %l:4 = transform.structured.tile_using_for %bmm tile_sizes [1, %tm, %tn, %tk] interchange = [0, 2, 1, 3]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t, %l#1 : !transform.any_op, !transform.any_op
+      transform.yield %t, %l#1, %l#1, %l#2 : !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op
     }
 
-    // peel_n = 1: the partial cache tile of n (tile_n not dividing N) peeled into a loop
-    // of its own, so the main tiles have the static width tile_n (unmasked B rows and C
-    // blocks; with tile_n = reg_n the register n loop folds away, which pipeline_c needs)
-    // and the last tile has the static width N mod tile_n. Nothing is peeled when tile_n
-    // divides N (upstream's loop.peel fails then: choose 0 for dividing shapes).
-    %tiled = transform.tune.alternatives<"peel_n"> -> !transform.any_op {
+    // peel_tiles = 1 (n) / 2 (m and n): the partial cache tile (tile_n not dividing N,
+    // tile_m not dividing M) peeled into a loop of its own, so the main tiles have the
+    // static size of the cache tile (unmasked B rows and C blocks; with tile_n = reg_n the
+    // register n loop folds away, which pipeline_c needs; with m peeled the row-block
+    // loops have static bounds, which pipeline_c needs too) and the last tile has the
+    // static size N mod tile_n (M mod tile_m). Nothing is peeled when the tile divides
+    // (upstream's loop.peel fails then: choose 0 for dividing shapes); a tile larger than
+    // the dimension leaves an empty main loop (erased) and the whole range as the last
+    // tile. The inner loop is peeled first (peeling consumes the handles inside a loop).
+    %tiled = transform.tune.alternatives<"peel_tiles"> -> !transform.any_op {
       transform.yield %cache : !transform.any_op
     }, {
       %n_for = transform.cast %n_cache : !transform.any_op to !transform.op<"scf.for">
       %nm, %nr = transform.loop.peel %n_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %parts = transform.structured.match ops{["linalg.batch_matmul"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+      transform.yield %parts : !transform.any_op
+    }, {
+      %in_for = transform.cast %inner : !transform.any_op to !transform.op<"scf.for">
+      %im, %ir = transform.loop.peel %in_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %out_for = transform.cast %outer : !transform.any_op to !transform.op<"scf.for">
+      %om, %or = transform.loop.peel %out_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %f_peeled = transform.structured.match ops{["func.func"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+      transform.apply_patterns to %f_peeled {
+        transform.apply_patterns.linalg.tiling_canonicalization
+      } : !transform.any_op
       %parts = transform.structured.match ops{["linalg.batch_matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
       transform.yield %parts : !transform.any_op
@@ -102,8 +121,8 @@ module attributes {transform.with_named_sequence} {
       transform.yield %p : !transform.any_op
     }
 
-    // one op per n tile part after peel_n: tiled one at a time (upstream's tile_using_for
-    // wants one param value per target op)
+    // one op per cache tile part after peel_tiles: tiled one at a time (upstream's
+    // tile_using_for wants one param value per target op)
     %reg, %rl:3 = transform.foreach %packed : !transform.any_op
         -> !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op {
     ^bb0(%blk: !transform.any_op):
@@ -128,8 +147,8 @@ module attributes {transform.with_named_sequence} {
     // masks (8 × 250³ with a 16 × 16 block: 0.49 -> 0.80 of the FMA peak, same-run
     // medians). Each peeled loop adds masked copies of the block (compile time): peel n
     // only when tile_n > reg_n (with tile_n = reg_n the n extent is the cache tile's:
-    // peel_n above makes it static instead). Upstream's loop.peel fails when the step
-    // divides the range (iree-opt: "failed to peel the last iteration"; ours peels
+    // peel_tiles above makes it static instead). Upstream's loop.peel fails when the
+    // step divides the range (iree-opt: "failed to peel the last iteration"; ours peels
     // nothing): choose 0 for dividing shapes. The alternatives yield the main loop of
     // register row blocks (the one pipeline_c pipelines).
     %m_main = transform.tune.alternatives<"peel"> -> !transform.op<"scf.for"> {
@@ -167,13 +186,13 @@ module attributes {transform.with_named_sequence} {
     // 1 KiB apart, arrive while block i computes instead of stalling the first FMAs of
     // block i + 1). The canonicalization first folds the one-trip n loop of register
     // blocks (tile_n = reg_n; its trip count is static only in full n tiles: with tile_n
-    // not dividing N it needs peel_n = 1, else a silenceable failure) so that the C read
-    // sits in the m loop's body; the next block's C values stay live
+    // not dividing N it needs peel_tiles >= 1, else a silenceable failure) so that the C
+    // read sits in the m loop's body; the next block's C values stay live
     // across the k loop: reg_m * reg_n / 16 more zmm registers (8 × 16: 8 + 8
     // accumulators; 16 × 16 would spill). With peel >= 1 the main loop of register row
     // blocks is pipelined, the peeled partial block is not. Pipelining needs a static trip
-    // count: tile_m dividing M or tile_m >= M (one cache tile, its size folded to M
-    // above), else a silenceable failure (the tuner prunes the trial).
+    // count: tile_m dividing M, tile_m >= M (one cache tile, its size folded to M
+    // above) or peel_tiles = 2, else a silenceable failure (the tuner prunes the trial).
     transform.tune.alternatives<"pipeline_c"> {
       transform.yield
     }, {

@@ -30,36 +30,47 @@ TESTED_OPS = [
 
 KNOBS = [
     {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1, "cache_order": 0,
-     "unroll_k": 0, "pack_b": 0, "peel_n": 0, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 0, "peel_tiles": 0, "peel": 0, "pipeline_c": 0},
     {"tile_m": 64, "tile_n": 128, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 1,
-     "unroll_k": 1, "pack_b": 0, "peel_n": 0, "peel": 1, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 0, "peel_tiles": 0, "peel": 1, "pipeline_c": 0},
     # B's cache tile copied to a local buffer (partial tiles on the odd shape: a dynamic view
     # of the buffer), M in one cache tile
     {"tile_m": 256, "tile_n": 16, "tile_k": 64, "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 1,
-     "unroll_k": 0, "pack_b": 1, "peel_n": 0, "peel": 2, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 0, "peel": 2, "pipeline_c": 0},
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 0,
-     "unroll_k": 1, "pack_b": 1, "peel_n": 0, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 1, "peel_tiles": 0, "peel": 0, "pipeline_c": 0},
     # the partial n cache tile peeled (a copy of the tile's loops with static width N mod
     # tile_n, its own B buffer), in both cache loop orders
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1, "cache_order": 0,
-     "unroll_k": 0, "pack_b": 1, "peel_n": 1, "peel": 1, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 1, "peel": 1, "pipeline_c": 0},
     {"tile_m": 64, "tile_n": 16, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2, "cache_order": 1,
-     "unroll_k": 1, "pack_b": 0, "peel_n": 1, "peel": 2, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 0, "peel_tiles": 1, "peel": 2, "pipeline_c": 0},
+    # the partial m and n cache tiles peeled (up to four copies of the tile loops), both orders
+    {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1, "cache_order": 0,
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 2, "peel": 1, "pipeline_c": 0},
+    {"tile_m": 32, "tile_n": 16, "tile_k": 64, "reg_m": 6, "reg_n": 16, "reg_k": 1, "cache_order": 1,
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 2, "peel": 0, "pipeline_c": 0},
 ]
 
 
 @pytest.mark.parametrize("knobs", KNOBS, ids=["small", "unrolled", "pack_b", "pack_b_unrolled",
-                                              "peel_n_pack_b", "peel_n_unrolled"])
+                                              "peel_n_pack_b", "peel_n_unrolled", "peel_mn_order0",
+                                              "peel_mn_order1"])
 @pytest.mark.parametrize("shape", [(2, 64, 128, 64), (3, 37, 45, 29)], ids=["dividing", "odd"])
 def test_batch_matmul_template_matches_reference(knobs: dict, shape: tuple) -> None:
     kernel = xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
     text = str(kernel.module)
     assert "vector.contract" not in text and "vector.fma" in text
     # pack_b: B's tile is read from a local buffer filled by a copy inside the cache loops;
-    # peel_n on a shape tile_n does not divide: one buffer for the main and one for the
-    # partial n tile (promote applies to each tiled op)
-    partial_n = bool(knobs["peel_n"]) and shape[2] % knobs["tile_n"] != 0
-    assert text.count("memref.alloc") == knobs["pack_b"] * (1 + partial_n)
+    # peel_tiles on a shape the tiles do not divide: one buffer for each part of the cache
+    # tile loops (promote applies to each tiled op); a tile larger than the dimension is
+    # one part (the empty main loop is erased)
+    def parts(dim: int, tile: int, peeled: bool) -> int:
+        return 1 + (peeled and dim % tile != 0 and dim > tile)
+
+    copies = (parts(shape[2], knobs["tile_n"], knobs["peel_tiles"] >= 1)
+              * parts(shape[1], knobs["tile_m"], knobs["peel_tiles"] == 2))
+    assert text.count("memref.alloc") == knobs["pack_b"] * copies
     assert ("linalg.copy" in text) == bool(knobs["pack_b"])
     args = kernel.make_inputs(seed=4)
     result = kernel.check(*args)
@@ -75,7 +86,7 @@ def _pipelined_loops(module: object) -> int:
 
 
 PIPELINED = {"tile_m": 32, "tile_n": 16, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1,
-             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_n": 0, "peel": 0, "pipeline_c": 1}
+             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_tiles": 0, "peel": 0, "pipeline_c": 1}
 
 
 @pytest.mark.parametrize("knobs", [PIPELINED, {**PIPELINED, "tile_m": 64, "reg_k": 2, "unroll_k": 1,
@@ -97,35 +108,41 @@ def test_pipelined_c_carries_the_next_row_block_across_the_k_loop(knobs: dict, p
 
 
 @pytest.mark.parametrize("peel", [0, 1, 2])
-@pytest.mark.parametrize(("shape", "tile_m"), [((2, 40, 40, 29), 64), ((3, 37, 45, 20), 256),
-                                                ((2, 64, 40, 16), 64)],
-                         ids=["tile_m_over_M", "odd_tile_m_over_M", "tile_n_not_dividing"])
-def test_pipelined_c_on_non_dividing_shapes(shape: tuple, tile_m: int, peel: int) -> None:
+@pytest.mark.parametrize(("shape", "tile_m", "peel_tiles"),
+                         [((2, 40, 40, 29), 64, 1), ((3, 37, 45, 20), 256, 1),
+                          ((2, 64, 40, 16), 64, 1), ((2, 88, 40, 16), 32, 2)],
+                         ids=["tile_m_over_M", "odd_tile_m_over_M", "tile_n_not_dividing",
+                              "tile_m_not_dividing"])
+def test_pipelined_c_on_non_dividing_shapes(shape: tuple, tile_m: int, peel_tiles: int,
+                                            peel: int) -> None:
     """pipeline_c works when tile_m > M (the one cache tile's size min(tile_m, M) is folded
-    to M: static row-block loop) and when N is not a multiple of tile_n = reg_n (peel_n:
-    the full n tiles' register n loop folds away; the partial tile's has a static width
-    too): every loop of row blocks is pipelined (peel >= 1: the main loop; the peeled
-    partial row block runs alone), results vs NumPy."""
-    knobs = {**PIPELINED, "tile_m": tile_m, "peel_n": 1, "peel": peel}
+    to M: static row-block loop), when N is not a multiple of tile_n = reg_n (peel_tiles
+    >= 1: the full n tiles' register n loop folds away; the partial tile's has a static
+    width too) and when tile_m < M does not divide M (peel_tiles = 2: the partial m tile's
+    row-block loop has static bounds too): every loop of row blocks is pipelined (peel >=
+    1: the main loop; the peeled partial row block runs alone), results vs NumPy."""
+    knobs = {**PIPELINED, "tile_m": tile_m, "peel_tiles": peel_tiles, "peel": peel}
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(*shape)), SPACE, knobs=knobs)
-    n_tiles = 1 + (shape[2] % knobs["tile_n"] != 0)  # main n tiles (+ the peeled partial one)
-    assert _pipelined_loops(module) == n_tiles
+    n_parts = 1 + (shape[2] % knobs["tile_n"] != 0)  # main n tiles (+ the peeled partial one)
+    m_parts = 1 + (peel_tiles == 2 and shape[1] > tile_m and shape[1] % tile_m != 0)
+    assert _pipelined_loops(module) == n_parts * m_parts
     kernel = xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=9))
     assert result.ok, result.message
 
 
-@pytest.mark.parametrize(("shape", "peel_n", "reason"),
+@pytest.mark.parametrize(("shape", "peel_tiles", "reason"),
                          [((2, 40, 32, 16), 1, "static loop bounds"),
                           ((2, 64, 40, 16), 0, "single stage")],
                          ids=["tile_m_not_dividing", "tile_n_not_dividing_unpeeled"])
-def test_pipelined_c_failures_are_silenceable(shape: tuple, peel_n: int, reason: str) -> None:
-    """tile_m < M not dividing M: the last cache tile's row-block loop has a dynamic bound;
-    tile_n = reg_n not dividing N without peel_n: the register n loop of every n tile has a
-    dynamic bound, so the C read stays inside it. Silenceable failures that name the cause
-    (the tuner prunes the trial)."""
+def test_pipelined_c_failures_are_silenceable(shape: tuple, peel_tiles: int, reason: str) -> None:
+    """tile_m < M not dividing M without peel_tiles = 2: the last cache tile's row-block
+    loop has a dynamic bound; tile_n = reg_n not dividing N without peel_tiles: the register
+    n loop of every n tile has a dynamic bound, so the C read stays inside it. Silenceable
+    failures that name the cause (the tuner prunes the trial)."""
+    knobs = {**PIPELINED, "peel_tiles": peel_tiles}
     with pytest.raises(xlinalg.errors.TransformFailure, match=reason) as info:
-        xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs={**PIPELINED, "peel_n": peel_n})
+        xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
     assert info.value.silenceable
 
 
@@ -160,7 +177,7 @@ def test_cast_away_leaves_non_unit_batch_alone() -> None:
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
 @pytest.mark.parametrize("row", ["batch_matmul 8x256^3", "batch_matmul 8x250^3"])
 def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
-    """The stored knobs of both bench rows (pipeline_c, peel_n), exported with
+    """The stored knobs of both bench rows (pipeline_c, peel_tiles), exported with
     --as-constants, run in `iree-opt --transform-interpreter` on their payload: no handle
     is used after an op that invalidates it upstream, and tile_using_for gets one param
     value per target op."""
