@@ -8,7 +8,7 @@ matmul_mmt4d_parallel.mlir vs OpenBLAS, IREE and the FMA peak, in one run.
     python scripts/bench_mmt4d.py --shapes 512 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
         --par-trials 0 --fixed-par --mmt4d-trials 0 --stat min --rounds 9    # 2 threads: FIXED_PAR
     python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
-        --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1,unpack_c=0 --stat min
+        --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1,unpack_c=1 --stat min
 
 For every shape M×N×K (f32, tensors, C = A·B into a new tensor) it tunes
 `search_spaces/matmul_mmt4d.mlir` (one thread) and `matmul_mmt4d_parallel.mlir` with
@@ -66,17 +66,21 @@ PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
 MMT4D_SPACE = ROOT / "search_spaces" / "mmt4d.mlir"
 
 _PAR_COMMON = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "rk": 4, "cache_order": 0, "reg_order": 1,
-               "parallel_dim": 0, "unpack_c": 0}
+               "parallel_dim": 0, "unpack_c": 1}
 FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {**_PAR_COMMON, "tk": 512},
     (1024, 1024, 1024): {**_PAR_COMMON, "tk": 256},
-    (384, 1000, 256): {**_PAR_COMMON, "m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "reg_order": 0},
+    (384, 1000, 256): {**_PAR_COMMON, "m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "reg_order": 0,
+                       "unpack_c": 0},
 }
 """Stored 2-thread knobs of matmul_mmt4d_parallel.mlir (`--fixed-par`), measured on the
 persistent thread pool against OpenBLAS with 2 threads (README, "Threads"). 384x1000x256:
 the 1T block (6x64) split over M1, fastest of 8x32 / 8x32 over N1 / 6x64 / 6x64 over N1 /
 8x32 with the split unpack (209.7 vs 204.7-207.8 vs 198.8 GFLOP/s, fastest of 9 interleaved
-rounds, one run at load 6.4: to re-measure on a quiet machine)."""
+rounds, one run at load 6.4: to re-measure on a quiet machine); C in place (unpack_c = 0)
+beat the split unpack there in three same-process A/Bs (205 vs 189, 206 vs 201, 210 vs 199).
+512^3 and 1024^3 keep the split unpack they were measured with (unpack_c = 1): their A/Bs at
+load 4-7 were within noise either way (1024^3: 197 vs 196, 186 vs 192)."""
 
 PAYLOAD = """// C = A · B on tensors, {m}x{k} · {k}x{n}, f32
 func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
