@@ -29,12 +29,13 @@ SPACE = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
     ],
     ids=["dividing", "odd", "k250"],
 )
-@pytest.mark.parametrize("cache_order", [0, 1])
+@pytest.mark.parametrize(("cache_order", "zero_c"), [(0, 0), (1, 1), (0, 1)])
 def test_packs_run_per_batch_and_c_stays_in_place(
-    shape: tuple[int, int, int, int], knobs: dict[str, int], in_place: bool, cache_order: int
+    shape: tuple[int, int, int, int], knobs: dict[str, int], in_place: bool, cache_order: int,
+    zero_c: int,
 ) -> None:
     knobs = {"tm1": 2, "tn1": 2, "cache_order": cache_order, "reg_order": 1 - cache_order,
-             **knobs}
+             "zero_c": zero_c, **knobs}
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), SPACE, knobs=knobs)
     packs = [op for op in module.walk() if op.name == "linalg.pack"]
     assert len(packs) == 2
@@ -70,3 +71,25 @@ def test_arguments_in_between_only_with_a_result_buffer(attrs: str, in_place: in
     names = [op.name for op in module.walk()]
     assert ("linalg.unpack" in names) != bool(in_place)
     assert ("memref.reinterpret_cast" in names) == bool(in_place)
+
+
+@pytest.mark.parametrize("shape", [(2, 32, 64, 64), (3, 20, 40, 37)], ids=["dividing", "odd"])
+def test_zero_c_starts_the_accumulators_at_zero(shape: tuple[int, int, int, int]) -> None:
+    """zero_c = 1: the fill of each register block is vectorized with it and its zeros are
+    forwarded into the k loop's accumulators: no linalg.fill, no read of a C block, no
+    memset in the machine code; zero_c = 0 zeroes each cache tile (a memset) and reads C."""
+    knobs = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0,
+             "reg_order": 0}
+    for zero_c in (0, 1):
+        kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE,
+                                 knobs={**knobs, "zero_c": zero_c})
+        text = str(kernel.module)
+        c_reads = [line for line in text.splitlines()  # (not a B row broadcast to 8 rows)
+                   if "vector.transfer_read" in line and "vector<8x32xf32>" in line
+                   and "permutation_map" not in line]
+        assert ("linalg.fill" in text) == (not zero_c)
+        assert bool(c_reads) == (not zero_c)
+        if shape[1] % 8 == 0:  # the padded edges' fills are clamped loops (unpack_in_place)
+            assert ("memset" in kernel._jit.asm(kernel.entry)) == (not zero_c)
+        result = kernel.check(*kernel.make_inputs(seed=8))
+        assert result.ok, result.message

@@ -123,8 +123,9 @@ func.func @f(%a: memref<10x8xf32>) -> memref<?x8xf32, strided<[8, 1], offset: ?>
     ("shape", "tk", "rk"),
     [((2, 20, 40, 37), 64, 4), ((2, 13, 17, 70), 64, 4), ((1, 9, 33, 250), 256, 8)],
 )
+@pytest.mark.parametrize("zero_c", [0, 1])
 def test_batch_matmul_mmt4d_partial_k_blocks_are_unmasked(
-    shape: tuple[int, int, int, int], tk: int, rk: int
+    shape: tuple[int, int, int, int], tk: int, rk: int, zero_c: int
 ) -> None:
     """search_spaces/batch_matmul_mmt4d.mlir peels the same way: a K that tk or rk does not
     divide gets unmasked blocks (before: every block masked by its vector sizes)."""
@@ -132,7 +133,7 @@ def test_batch_matmul_mmt4d_partial_k_blocks_are_unmasked(
 
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
     knobs = {"m0": 8, "n0": 16, "tm1": 2, "tn1": 2, "tk": tk, "rk": rk, "cache_order": 0,
-             "reg_order": 1}
+             "reg_order": 1, "zero_c": zero_c}
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert_unmasked(str(kernel.module))
     result = kernel.check(*kernel.make_inputs(seed=4))
