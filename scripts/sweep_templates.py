@@ -49,6 +49,19 @@ def _zero(dtype: str) -> str:
     return f"0 : {dtype}" if dtype.startswith("i") else f"0.0 : {dtype}"
 
 
+def _on_tensors(func: str, op: str, a: str, b: str, c: str, dtype: str = "f32") -> str:
+    """`func(%A: a, %B: b) -> c`: the contraction `op` (name and attributes) of A and B
+    into a zero-filled c."""
+    return f"""func.func @{func}(%A: {a}, %B: {b}) -> {c} {{
+  %e = tensor.empty() : {c}
+  %z = arith.constant {_zero(dtype)}
+  %C = linalg.fill ins(%z : {dtype}) outs(%e : {c}) -> {c}
+  %r = {op} ins(%A, %B : {a}, {b}) outs(%C : {c}) -> {c}
+  return %r : {c}
+}}
+"""
+
+
 def matmul(m: int, n: int, k: int, dtype: str = "f32") -> str:
     """C = A·B on buffers (C zeroed first), as examples/matmul_512.mlir."""
     a, b, c = (f"memref<{r}x{s}x{dtype}>" for r, s in ((m, k), (k, n), (m, n)))
@@ -99,14 +112,7 @@ class Conv:
     def tensor(self) -> str:
         """On tensors, the output a zero fill (what convert_conv2d_to_img2col takes)."""
         i, f, o = self.types("tensor")
-        return f"""func.func @conv(%I: {i}, %F: {f}) -> {o} {{
-  %e = tensor.empty() : {o}
-  %z = arith.constant {_zero(self.dtype)}
-  %O = linalg.fill ins(%z : {self.dtype}) outs(%e : {o}) -> {o}
-  %r = linalg.conv_2d_nhwc_hwcf {self.attrs()} ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}
-  return %r : {o}
-}}
-"""
+        return _on_tensors("conv", f"linalg.conv_2d_nhwc_hwcf {self.attrs()}", i, f, o, self.dtype)
 
 
 def chain(m: int, n: int, dtype: str = "f32") -> str:
@@ -154,27 +160,13 @@ def batch_matmul(b: int, m: int, n: int, k: int, kind: str = "memref") -> str:
   return
 }}
 """
-    return f"""func.func @batch_matmul(%A: {a}, %B: {bt}) -> {c} {{
-  %e = tensor.empty() : {c}
-  %z = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%z : f32) outs(%e : {c}) -> {c}
-  %r = linalg.batch_matmul ins(%A, %B : {a}, {bt}) outs(%C : {c}) -> {c}
-  return %r : {c}
-}}
-"""
+    return _on_tensors("batch_matmul", "linalg.batch_matmul", a, bt, c)
 
 
 def matmul_tensor(m: int, n: int, k: int) -> str:
     """C = A·B on tensors from a zero fill, as examples/matmul_tensor_512.mlir."""
     a, b, c = (f"tensor<{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
-    return f"""func.func @matmul(%A: {a}, %B: {b}) -> {c} {{
-  %e = tensor.empty() : {c}
-  %z = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%z : f32) outs(%e : {c}) -> {c}
-  %r = linalg.matmul ins(%A, %B : {a}, {b}) outs(%C : {c}) -> {c}
-  return %r : {c}
-}}
-"""
+    return _on_tensors("matmul", "linalg.matmul", a, b, c)
 
 
 def mmt4d(m1: int, n1: int, k1: int, m0: int, n0: int, k0: int, batch: int = 0) -> str:
