@@ -60,6 +60,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.arith import SelectOp
+from xlinalg.dialects.dense_arrays import i32_array
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
     MultiDimReductionOp,
@@ -96,6 +97,31 @@ def _in_bounds_1d(in_bounds: bool) -> ArrayAttr[BoolAttr]:
 def _one_d_map(num_dims: int, last: AffineExpr) -> AffineMapAttr:
     """The permutation map of a row's 1-D transfer: the original map's last result."""
     return AffineMapAttr(AffineMap(num_dims, 0, (last,)))
+
+
+def _row_read(source: SSAValue, indices: Sequence[SSAValue], padding: SSAValue,
+              result_type: VectorType, in_bounds: ArrayAttr[BoolAttr],
+              permutation_map: AffineMapAttr, mask: SSAValue | None) -> vector.TransferReadOp:
+    """`vector.TransferReadOp(...)`, built with `create` (the IRDL constructor costs ~10x:
+    the unrolled rows of a register block are hundreds of transfers)."""
+    return vector.TransferReadOp.create(
+        operands=[source, *indices, padding, *(() if mask is None else (mask,))],
+        result_types=[result_type],
+        properties={"in_bounds": in_bounds, "permutation_map": permutation_map,
+                    "operandSegmentSizes": i32_array((1, len(indices), 1, int(mask is not None)))})
+
+
+def _row_write(value: SSAValue, dest: SSAValue, indices: Sequence[SSAValue],
+               in_bounds: ArrayAttr[BoolAttr], mask: SSAValue | None,
+               permutation_map: AffineMapAttr) -> vector.TransferWriteOp:
+    """`vector.TransferWriteOp(...)` into a memref, built with `create` (see `_row_read`)."""
+    if not isinstance(dest.type, MemRefType):  # a tensor destination has a result
+        return vector.TransferWriteOp(value, dest, indices, in_bounds, mask,
+                                      permutation_map=permutation_map)
+    return vector.TransferWriteOp.create(
+        operands=[value, dest, *indices, *(() if mask is None else (mask,))],
+        properties={"in_bounds": in_bounds, "permutation_map": permutation_map,
+                    "operandSegmentSizes": i32_array((1, 1, len(indices), int(mask is not None)))})
 
 
 def _row_type(t: VectorType) -> VectorType:
@@ -399,8 +425,8 @@ class _Unroller:
 
                 def build(idx: list[SSAValue] = idx, mask: SSAValue | None = row_mask,
                           row_inner: ArrayAttr = row_inner) -> SSAValue:
-                    read = vector.TransferReadOp(op.source, idx, op.padding, rt, row_inner,
-                                                 self._one_d_map(amap), mask)
+                    read = _row_read(op.source, idx, op.padding, rt, row_inner,
+                                     self._one_d_map(amap), mask)
                     self.add(read)
                     scalarized = self._transfer_1d(read)
                     return scalarized if scalarized is not None else read.result
@@ -426,8 +452,7 @@ class _Unroller:
 
             def build(idx: list[SSAValue] = idx, row: SSAValue = row,
                       mask: SSAValue | None = row_mask, inner: ArrayAttr = inner) -> None:
-                write = vector.TransferWriteOp(row, op.source, idx, inner, mask,
-                                               permutation_map=self._one_d_map(amap))
+                write = _row_write(row, op.source, idx, inner, mask, self._one_d_map(amap))
                 self.add(write)
                 self._transfer_1d(write)
 
