@@ -69,6 +69,7 @@ from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.dialects.vector import ContractionOp, MaskOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.vector_builders import broadcast
 from xlinalg.transforms.vectorize_extract import check_extract, vectorize_extract, vectorize_index
 
 _ELEMENTWISE_DIALECTS = ("arith.", "math.")
@@ -202,7 +203,7 @@ class _Emitter:
         return written.results[0]
 
     def broadcast(self, value: SSAValue, vtype: VectorType) -> SSAValue:
-        return self.add(vector.BroadcastOp(value, vtype)).results[0]
+        return self.add(broadcast(value, vtype)).results[0]
 
 
 def _read_map(m: AffineMap, num_loops: int) -> AffineMap:
