@@ -184,3 +184,20 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     # one pipelined loop of row blocks per n tile loop: the full tiles' and the 8-wide one
     assert _pipelined_loops(module) == 2 * knobs["pipeline_c"]
     assert kernel.check(*kernel.make_inputs(seed=7)).ok
+
+
+@pytest.mark.parametrize(("reg_m", "reg_n", "allowed"), [(8, 16, True), (12, 16, True), (6, 32, True),
+                                                         (16, 16, False)])
+def test_pipelined_register_budget(reg_m: int, reg_n: int, allowed: bool) -> None:
+    """pipeline_c keeps the next row block's C live across the k loop (2 × reg_m · reg_n / 16
+    zmm): the constraint admits the blocks that keep every zmm value in registers (no zmm
+    load or store through the stack anywhere in the kernel) and prunes 16 × 16, which
+    spills zmm registers."""
+    knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=96, tile_n=reg_n, tile_k=64,
+                 reg_m=reg_m, reg_n=reg_n, peel=1)
+    assert (first_violated(parse_constraints(BMM_SPACE), knobs) is None) == allowed
+    kernel = xlinalg.compile(bmm_payload(2, 64, 64, 64), schedule=BMM_SPACE, knobs=knobs)
+    zmm_spills = [line for line in kernel._jit.asm(kernel.entry).splitlines()
+                  if "zmm" in line and "rsp" in line]
+    assert bool(zmm_spills) != allowed
+    assert kernel.check(*kernel.make_inputs(seed=3)).ok
