@@ -30,6 +30,11 @@ operands, e.g. `linalg`, `vector.transfer_*`, `memref.load/store`), by the
 unpack and by its dealloc; and no op in between touching memory that is not a
 local allocation (so nothing there can read or write `%C` early: a function
 argument may alias it).
+
+With padding (a tile that does not divide its dimension) the view's edge tiles
+reach past `%C`'s rows; the rewrite then also needs every access to be a fill of
+whole tiles or a transfer of one whole tile that can be clamped to `%C`
+(`unpack_in_place_edges.py`), and clamps them.
 """
 
 from __future__ import annotations
