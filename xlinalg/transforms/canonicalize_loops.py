@@ -128,14 +128,19 @@ def _fold_subview(op: memref.SubviewOp) -> bool:
     assert isinstance(old_type, MemRefType)
     if inferred is None or (inferred != old_type and len(old_type.get_shape()) != len(sizes)):
         return False  # not strided, or rank-reducing: left as it is
-    new = memref.SubviewOp(op.source, dyn_offsets, dyn_sizes, dyn_strides, offsets, sizes,
-                           strides, inferred)
-    if inferred == old_type:
-        Rewriter.replace_op(op, new)
-    else:
-        Rewriter.insert_op(new, InsertPoint.before(op))
-        Rewriter.replace_op(op, CastOp(operands=[new.result], result_types=[old_type]))
+    _replace_view(op, memref.SubviewOp(op.source, dyn_offsets, dyn_sizes, dyn_strides, offsets,
+                                       sizes, strides, inferred))
     return True
+
+
+def _replace_view(op: memref.SubviewOp, new: memref.SubviewOp) -> None:
+    """Replace `op` by `new`, a view of the same elements whose type may be more static:
+    then cast back to `op`'s type for its users (upstream's canonicalizations do so)."""
+    if new.result.type == op.result.type:
+        Rewriter.replace_op(op, new)
+        return
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    Rewriter.replace_op(op, CastOp(operands=[new.result], result_types=[op.result.type]))
 
 
 def _more_static(source: MemRefType, dest: MemRefType) -> bool:
@@ -175,15 +180,9 @@ def _fold_cast(cast: Operation) -> bool:
             )
             if inferred is None:
                 continue
-            new = memref.SubviewOp(cast.operands[0], user.offsets, user.sizes, user.strides,
-                                   user.static_offsets, user.static_sizes, user.static_strides,
-                                   inferred)
-            if inferred == user.result.type:
-                Rewriter.replace_op(user, new)
-            else:
-                Rewriter.insert_op(new, InsertPoint.before(user))
-                Rewriter.replace_op(user, CastOp(operands=[new.result],
-                                                 result_types=[user.result.type]))
+            _replace_view(user, memref.SubviewOp(
+                cast.operands[0], user.offsets, user.sizes, user.strides, user.static_offsets,
+                user.static_sizes, user.static_strides, inferred))
             changed = True
     return changed
 
