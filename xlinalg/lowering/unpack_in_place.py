@@ -29,7 +29,9 @@ between (through subviews: any op that only reads or writes memory through its
 operands, e.g. `linalg`, `vector.transfer_*`, `memref.load/store`), by the
 unpack and by its dealloc; and no op in between touching memory that is not a
 local allocation (so nothing there can read or write `%C` early: a function
-argument may alias it).
+argument may alias it) -- except the function's arguments when `%C` is one of its
+result buffers (`xlinalg.results_from`: every caller allocates it anew, so no
+argument aliases it; e.g. the packs of A and B inside a batch loop).
 
 With padding (a tile that does not divide its dimension) the view's edge tiles
 reach past `%C`'s rows; the rewrite then also needs every access to be a fill of
