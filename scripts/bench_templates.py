@@ -6,7 +6,8 @@
     python scripts/bench_templates.py --fixed --rounds 7 --stat min --timer cpu   # loaded machine
 
 Tunes `search_spaces/batch_matmul.mlir` on examples/batch_matmul_8x256.mlir
-(8 × 256³, f32) and examples/batch_matmul_8x250.mlir (8 × 250³: no block divides it), `search_spaces/batch_mmt4d.mlir` on examples/batch_mmt4d_8x256.mlir
+(8 × 256³, f32), examples/batch_matmul_8x250.mlir (8 × 250³: no block divides it) and
+examples/batch_matmul_4x200x300x100.mlir (B rows 1200 bytes apart, short K), `search_spaces/batch_mmt4d.mlir` on examples/batch_mmt4d_8x256.mlir
 (the same product on pre-packed 16×16 blocks; its NumPy column is np.matmul on plain
 8×256×256 arrays), `search_spaces/batch_matmul_mmt4d.mlir` on
 examples/batch_matmul_tensor_8x256.mlir and _8x250.mlir (the packs in the kernel) and `search_spaces/reduction.mlir` on examples/reduction_rows.mlir
@@ -95,6 +96,9 @@ CASES = [
      2.0 * 8 * 256**3, "GFLOP/s", lambda a, b, c: np.matmul(a, b, out=c)),
     ("batch_matmul 8x250^3", "batch_matmul_8x250.mlir", "batch_matmul", "batch_matmul.mlir", 2,
      2.0 * 8 * 250**3, "GFLOP/s", lambda a, b, c: np.matmul(a, b, out=c)),
+    ("batch_matmul 4x200x300x100", "batch_matmul_4x200x300x100.mlir", "batch_matmul",
+     "batch_matmul.mlir", 2, 2.0 * 4 * 200 * 300 * 100, "GFLOP/s",
+     lambda a, b, c: np.matmul(a, b, out=c)),
     ("batch_matmul packed", "batch_matmul_tensor_8x256.mlir", "batch_matmul",
      "batch_matmul_mmt4d.mlir", -1, 2.0 * 8 * 256**3, "GFLOP/s", _numpy_bmm),
     ("batch_matmul packed 8x250^3", "batch_matmul_tensor_8x250.mlir", "batch_matmul",
@@ -132,6 +136,11 @@ FIXED_BY_ROW = {
     # call 0.919 of the peak vs 0.889 for the previous 16 × 16 + peel (unpipelined, masked
     # partial n tile), 0.867 for 16 × 16 + peel + peel_tiles
     "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "peel_tiles": 1, "peel": 1},
+    # B's rows 1200 bytes apart spread over the L1 sets: B read in place (pack_b = 0), the
+    # 12-wide last n tile peeled (8 divides M: peel = 0). One interleaved run (CPU timer, 9
+    # rounds, load 4.9): median 0.92 / fastest call 0.965 of the peak vs 0.78 / 0.93 with
+    # pack_b = 1
+    "batch_matmul 4x200x300x100": {**FIXED["batch_matmul.mlir"], "pack_b": 0, "peel_tiles": 1},
     # 8 × 250³ on packed panels: rk = 2 divides K (no peeled last k step in every block);
     # same-run CPU-time medians at load ~5: rk = 2 0.82 vs rk = 4 0.78 of the peak (fastest
     # call 0.84 both); 12 × 32, 12 × 16, 6 × 32, 16 × 16 blocks 0.74-0.77

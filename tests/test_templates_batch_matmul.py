@@ -175,9 +175,10 @@ def test_cast_away_leaves_non_unit_batch_alone() -> None:
 
 
 @pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
-@pytest.mark.parametrize("row", ["batch_matmul 8x256^3", "batch_matmul 8x250^3"])
+@pytest.mark.parametrize("row", ["batch_matmul 8x256^3", "batch_matmul 8x250^3",
+                                 "batch_matmul 4x200x300x100"])
 def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
-    """The stored knobs of both bench rows (pipeline_c, peel_tiles), exported with
+    """The stored knobs of the bench rows (pipeline_c, peel_tiles), exported with
     --as-constants, run in `iree-opt --transform-interpreter` on their payload: no handle
     is used after an op that invalidates it upstream, and tile_using_for gets one param
     value per target op."""
