@@ -151,7 +151,9 @@ def _only_direct_calls(text: str, functions: set[str]) -> bool:
     direct call of one of `functions` (no inline asm, no indirect call). False means
     "not sure" (anything unusual), never "bad": the caller then checks every instruction."""
     for line in text.splitlines():
-        if not _CALL_WORD.search(line):
+        # the substring test first: a regex search of every line of a large kernel cost
+        # ~6 ms; every line the regex can match contains "call" or "invoke"
+        if ("call" not in line and "invoke" not in line) or not _CALL_WORD.search(line):
             continue
         match = _DIRECT_CALL.match(line)
         if match is None or re.search(r"\basm\b", match.group(1)) or match.group(2) not in functions:
