@@ -5,9 +5,9 @@ matmul_mmt4d_parallel.mlir vs OpenBLAS, IREE and the FMA peak, in one run.
     python scripts/bench_mmt4d.py [--trials 30] [--par-trials 20] [--mmt4d-trials 20] [--shapes 512 1024 384x1000x256]
     python scripts/bench_mmt4d.py --stored --stat min --rounds 15      # STORED_KNOBS, no tuning
     python scripts/bench_mmt4d.py --stored --par-trials 0 --mmt4d-trials 0 --no-iree --stat min --timer cpu  # loaded machine
-    python scripts/bench_mmt4d.py --shapes 512 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
+    python scripts/bench_mmt4d.py --shapes 512 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,zero_c=1 \
         --par-trials 0 --fixed-par --mmt4d-trials 0 --stat min --rounds 9    # 2 threads: FIXED_PAR
-    python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 \
+    python scripts/bench_mmt4d.py --shapes 1024 --knobs m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,zero_c=1 \
         --par-knobs 1024:m0=8,n0=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1,parallel_dim=1,unpack_c=1 --stat min
 
 For every shape M×N×K (f32, tensors, C = A·B into a new tensor) it tunes
@@ -109,12 +109,18 @@ func.func @mmt4d(%lhs: memref<{m1}x{k}x{m0}x1xf32>, %rhs: memref<{n1}x{k}x{n0}x1
 #: minima on the shared machine), although LLVM loads two pairs of its A values with vmovsd
 #: and splits them with shuffles. N = 1000 is padded to 1024 (16 panels of 64) but C is
 #: still written in place (edge panel masked): 1.5-2.9 % faster than the unpack through a
-#: packed C in a same-process A/B; 12x16 (N padded to 1008 only) was no faster.
+#: packed C in a same-process A/B; 12x16 (N padded to 1008 only) was no faster. zero_c = 1
+#: (the fill's zeros forwarded into the register blocks: no zeroing of C, no C block loads),
+#: same-process A/B vs zero_c = 0, CPU time, load 3.5-4.8, fastest / median of 11 rounds:
+#: 384x1000x256 109.2 / 105.2 vs 104.2 / 103.9, 512^3 108.0 / 108.6 vs 105.3 / 105.0, 1024^3
+#: 109.3 / 106.1 vs 106.2 / 103.2 GFLOP/s.
 STORED_KNOBS: dict[tuple[int, int, int], dict[str, int]] = {
-    (512, 512, 512): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 512, "rk": 4, "cache_order": 0, "reg_order": 1},
+    (512, 512, 512): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 512, "rk": 4, "cache_order": 0, "reg_order": 1,
+                      "zero_c": 1},
     (1024, 1024, 1024): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 1024, "rk": 4, "cache_order": 0,
-                         "reg_order": 1},
-    (384, 1000, 256): {"m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
+                         "reg_order": 1, "zero_c": 1},
+    (384, 1000, 256): {"m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0,
+                       "zero_c": 1},
 }
 
 

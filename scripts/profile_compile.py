@@ -78,7 +78,7 @@ CASES = [
     # bench_mmt4d.py's documented knobs
     Case("matmul_mmt4d 512", MATMUL_TENSOR_PAYLOAD.format(m=512, n=512, k=512), SPACES / "matmul_mmt4d.mlir",
          {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 256, "rk": 4, "cache_order": 0,
-          "reg_order": 1}),
+          "reg_order": 1, "zero_c": 1}),
     # best trial of bench-matmul-par-512x512x512
     Case("matmul_parallel 512", _matmul(512), SPACES / "matmul_parallel.mlir",
          {"threads": 2, "parallel_dim": 1, "tile_m": 64, "tile_n": 64, "tile_k": 128,

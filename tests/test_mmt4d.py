@@ -43,9 +43,15 @@ def tensor_matmul(m: int, n: int, k: int) -> str:
 
 
 @pytest.mark.parametrize("shape, knobs", [
-    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}),
+    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1,
+                    "zero_c": 0}),
+    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1,
+                    "zero_c": 1}),
     # non-dividing everywhere: padded packs, partial cache tiles, a masked last k step
-    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0}),
+    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0,
+                    "zero_c": 0}),
+    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0,
+                    "zero_c": 1}),
 ])
 def test_matmul_mmt4d_template(shape, knobs):
     m, n, k = shape
@@ -56,6 +62,13 @@ def test_matmul_mmt4d_template(shape, knobs):
     names = [op.name for op in kernel.module.walk()]
     assert "vector.fma" in names and "linalg.generic" not in names
     assert names.count("linalg.pack") == 2  # A and B; C is filled in its packed shape
+    block = f"vector<{knobs['m0']}x{knobs['n0']}xf32>"
+    if knobs["zero_c"]:
+        # the fill's zeros are the accumulators' initial value: no fill, no read of a C block
+        assert "linalg.fill" not in names
+        assert not [op for op in kernel.module.walk()
+                    if op.name == "vector.transfer_read" and str(op.results[0].type) == block]
+        return
     # the accumulator block stays in registers across the k loop: read and written once per block
     assert names.count("vector.transfer_write") == 1
     # the fill of C is fused into the cache tiles (zeroes a tile right before its micro-kernels)

@@ -27,7 +27,7 @@ def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):  # type: ignore[n
     return xlinalg.apply_schedule(xlinalg.parse(fill_matmul_tensor_payload(m, n, k)), MATMUL_SPACE, knobs=knobs)
 
 
-KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}
+KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1, "zero_c": 0}
 
 
 @pytest.mark.parametrize(("shape", "knobs", "in_place"), [
@@ -37,6 +37,9 @@ KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order"
     ((37, 53, 29), KNOBS, True),
     ((64, 100, 16), KNOBS, True),                                 # N not a multiple of n0
     ((45, 70, 33), {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0}, True),  # tk > K, 6 ∤ 45
+    # zero_c = 1: the blocks start from zeros (no fill, no read of C): only clamped writes
+    ((37, 53, 29), {**KNOBS, "zero_c": 1}, True),
+    ((45, 70, 33), {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0, "zero_c": 1}, True),
 ])
 def test_matmul_mmt4d_writes_c_in_place(shape, knobs, in_place):
     m, n, k = shape

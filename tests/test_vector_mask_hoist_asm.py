@@ -111,7 +111,7 @@ def test_mmt4d_masked_edges_are_register_resident() -> None:
     """The data-tiling template on the same non-dividing sizes (k tile past K: masked
     loads in the FMA loop): no spill or reload there either; the result matches NumPy."""
     knobs = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 512, "rk": 4, "cache_order": 0,
-             "reg_order": 1}
+             "reg_order": 1, "zero_c": 0}
     kernel = xlinalg.compile(MMT4D_PAYLOAD, MMT4D_SPACE, entry="matmul", knobs=knobs)
     loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
     assert loops
