@@ -22,15 +22,17 @@ def walk_ops(root: Operation) -> list[Operation]:
 
 
 def _collect(op: Operation, found: list[Operation]) -> None:
+    # `_first_op` / `_next_op` are the fields behind xDSL 0.74's (pinned) `first_op` /
+    # `next_op` properties: read directly, a walk of a large kernel is ~1/3 cheaper
     append = found.append
     for region in op.regions:
         for block in region.blocks:
-            inner = block.first_op
+            inner = block._first_op
             while inner is not None:
                 append(inner)
                 if inner.regions:
                     _collect(inner, found)
-                inner = inner.next_op
+                inner = inner._next_op
 
 
 __all__ = ["walk_ops"]
