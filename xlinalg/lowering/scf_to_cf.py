@@ -34,6 +34,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
+from xlinalg.lowering.effects import MemoizedEffects
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 from xlinalg.lowering.walk import walk_ops
 
@@ -64,8 +65,11 @@ class ConvertScfToCfPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         ConvertScfWhileToCfPass().apply(ctx, op)
+        # Outermost first: lowering an op inlines its body, leaving the ops nested in it
+        # (and so their memoised effects) unchanged until their turn.
+        effects = MemoizedEffects()
         for structured in [inner for inner in walk_ops(op) if type(inner) in _PATTERNS]:
-            if is_trivially_dead(structured):
+            if effects.is_trivially_dead(structured):
                 Rewriter.erase_op(structured)
             else:
                 _PATTERNS[type(structured)].match_and_rewrite(structured, PatternRewriter(structured))
