@@ -5,11 +5,15 @@
 // 1. generalize; cache tiles (tm1 row blocks, tn1 column panels, tk steps of k) in a
 //    tunable order; the register block: one (m, n) block and rk steps of k, blocks in a
 //    tunable order too;
-// 2. drop the unit loops (m, n, k0): the block is a (k, m0, n0) contraction;
-// 3. vectorize it, hoist the accumulator block out of the k loop (m0·n0/16 zmm
+// 2. when tk does not divide K, the k loop of cache tiles is peeled (the partial k tile in a
+//    loop of its own, of static size K mod tk), and so is the register k loop of that tile
+//    when rk does not divide K mod tk; tiling_canonicalization makes the peeled tiles'
+//    shapes static, so every block vectorizes without masks (as batch_mmt4d.mlir; a loop
+//    its step divides is left as it is);
+// 3. drop the unit loops (m, n, k0): the block is a (k, m0, n0) contraction;
+// 4. vectorize it, hoist the accumulator block out of the k loop (m0·n0/16 zmm
 //    registers), outer products -> broadcast + FMA.
-// The payload's m0 × n0 block must fit the registers (m0·n0 <= 384 floats); tk must divide
-// the payload's K (the blocks are vectorized without masks, so their shapes must be static).
+// The payload's m0 × n0 block must fit the registers (m0·n0 <= 384 floats).
 //
 // xlinalg.constraint: tk % rk == 0
 module attributes {transform.with_named_sequence} {
@@ -22,28 +26,46 @@ module attributes {transform.with_named_sequence} {
     %rk = transform.tune.knob<"rk"> options = [2, 4, 8] -> !transform.param<i64>
 
     %g = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op
-    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+    %cache_k = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
       %t, %l:3 = transform.structured.tile_using_for %g tile_sizes [%tm, %tn, %tk, 0, 0, 0] interchange = [0, 1, 2, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#2 : !transform.any_op
     }, {
       %t, %l:3 = transform.structured.tile_using_for %g tile_sizes [%tm, %tn, %tk, 0, 0, 0] interchange = [1, 0, 2, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#2 : !transform.any_op
     }
-    %reg = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
+    // tk not dividing K: the partial k tile in a loop of its own, of static size K mod tk
+    // (upstream's peel fails, silenceably, when the step divides the loop: suppressed)
+    %cache_k_for = transform.cast %cache_k : !transform.any_op to !transform.op<"scf.for">
+    transform.sequence %cache_k_for : !transform.op<"scf.for"> failures(suppress) {
+    ^bb0(%l: !transform.op<"scf.for">):
+      %k_main, %k_rest = transform.loop.peel %l : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    }
+    %cache = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %reg_k = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
       %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0, 0]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#2 : !transform.any_op
     }, {
       %t, %l:3 = transform.structured.tile_using_for %cache tile_sizes [1, 1, %rk, 0, 0, 0] interchange = [1, 0, 2, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#2 : !transform.any_op
+    }
+    // rk not dividing that partial tile: its last k steps in a block of their own
+    %reg_k_for = transform.cast %reg_k : !transform.any_op to !transform.op<"scf.for">
+    transform.sequence %reg_k_for : !transform.op<"scf.for"> failures(suppress) {
+    ^bb0(%l: !transform.op<"scf.for">):
+      %r_main, %r_rest = transform.loop.peel %l : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
     }
 
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // peeled tiles: their sizes are constants now, their views get static shapes
+    transform.apply_patterns to %f {
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
     transform.apply_patterns to %f {
       transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
     } : !transform.any_op

@@ -1,4 +1,4 @@
-"""`search_spaces/batch_mmt4d.mlir` when tk or rk does not divide K (issue 3).
+"""`search_spaces/batch_mmt4d.mlir` (and `mmt4d.mlir`) when tk or rk does not divide K (issue 3).
 
 The template peels the partial k tile of the cache tiles (K mod tk) and the partial
 register k step of that tile ((K mod tk) mod rk), and `tiling_canonicalization` turns the
@@ -137,4 +137,22 @@ def test_batch_matmul_mmt4d_partial_k_blocks_are_unmasked(
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert_unmasked(str(kernel.module))
     result = kernel.check(*kernel.make_inputs(seed=4))
+    assert result.ok, result.message
+
+
+@pytest.mark.parametrize(("k", "tk", "rk"), [(33, 64, 4), (19, 64, 8), (250, 64, 4)])
+def test_mmt4d_template_partial_k_tiles(k: int, tk: int, rk: int) -> None:
+    """search_spaces/mmt4d.mlir (no batch dim) peels the same way."""
+    lhs, rhs, acc = (f"memref<{x}xf32>" for x in (f"3x{k}x8x1", f"2x{k}x32x1", "3x2x8x32"))
+    payload = f"""
+func.func @f(%lhs: {lhs}, %rhs: {rhs}, %acc: {acc}) {{
+  linalg.mmt4d ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {acc})
+  func.return
+}}
+"""
+    space = (REPO / "search_spaces" / "mmt4d.mlir").read_text()
+    knobs = {"tm1": 2, "tn1": 1, "tk": tk, "rk": rk, "cache_order": 1, "reg_order": 0}
+    kernel = xlinalg.compile(payload, schedule=space, knobs=knobs)
+    assert_unmasked(str(kernel.module))
+    result = kernel.check(*kernel.make_inputs(seed=9))
     assert result.ok, result.message
