@@ -95,11 +95,6 @@ module attributes {transform.with_named_sequence} {
       %im, %ir = transform.loop.peel %in_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
       %out_for = transform.cast %outer : !transform.any_op to !transform.op<"scf.for">
       %om, %or = transform.loop.peel %out_for : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
-      %f_peeled = transform.structured.match ops{["func.func"]} in %root
-        : (!transform.any_op) -> !transform.any_op
-      transform.apply_patterns to %f_peeled {
-        transform.apply_patterns.linalg.tiling_canonicalization
-      } : !transform.any_op
       %parts = transform.structured.match ops{["linalg.batch_matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
       transform.yield %parts : !transform.any_op
