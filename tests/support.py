@@ -282,3 +282,23 @@ def run_in_threads(work: Callable[[int], None], count: int) -> None:
         t.join()
     if errors:
         raise errors[0]
+
+
+def matmul_before_cleanup(n: int = 128) -> ModuleOp:
+    """examples/matmul_512.mlir at n³ with matmul_vectorize.mlir's schedule, lowered to the
+    point where the pipeline runs its cleanup (loops, vector unroll, lower-affine): the
+    input on which the cleanup passes are checked against xDSL's."""
+    from xlinalg.api import apply_schedule
+    from xlinalg.lowering.lower_affine import LowerAffinePass
+    from xlinalg.lowering.pipeline import lower_to_loops
+    from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
+
+    knobs = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2,
+             "cache_order": 0, "unroll_k": 1, "peel": 0}
+    payload = (REPO / "examples" / "matmul_512.mlir").read_text().replace("512", str(n))
+    module = apply_schedule(parse_module(payload),
+                            (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text(), knobs)
+    lower_to_loops(module)
+    VectorUnrollTo1DPass().apply(make_context(), module)
+    LowerAffinePass().apply(make_context(), module)
+    return module

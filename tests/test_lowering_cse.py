@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from support import parse_module
+from support import matmul_before_cleanup, parse_module
 from xdsl.transforms.common_subexpression_elimination import cse as xdsl_cse
 
-from xlinalg.api import apply_schedule
-from xlinalg.context import make_context
 from xlinalg.lowering.cse import cse
-from xlinalg.lowering.lower_affine import LowerAffinePass
-from xlinalg.lowering.pipeline import lower_to_loops
-
-ROOT = Path(__file__).resolve().parent.parent
 
 CASES = {
     # pure duplicates, also inside a loop (the outer scope is visible), dead op erased
@@ -98,14 +90,7 @@ def test_cse_merges_what_it_should() -> None:
 
 def test_cse_on_a_lowered_kernel_matches_xdsl() -> None:
     """A tiled, vectorised matmul at the point where the pipeline runs its cleanup."""
-    space = ROOT / "search_spaces" / "matmul_vectorize.mlir"
-    knobs = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2,
-             "cache_order": 0, "unroll_k": 1, "peel": 0}
-    payload = (ROOT / "examples" / "matmul_512.mlir").read_text().replace("512", "128")
-    module = parse_module(payload)
-    module = apply_schedule(module, space.read_text(), knobs)
-    lower_to_loops(module)
-    LowerAffinePass().apply(make_context(), module)
+    module = matmul_before_cleanup()
     twin = module.clone()
     before = str(module)
     cse(module)

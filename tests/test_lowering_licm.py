@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from support import parse_module
+from support import matmul_before_cleanup, parse_module
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
-from xlinalg.api import apply_schedule
 from xlinalg.context import make_context
 from xlinalg.lowering.licm import hoist_loop_invariant_code
-from xlinalg.lowering.lower_affine import LowerAffinePass
-from xlinalg.lowering.pipeline import lower_to_loops
-from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
-
-ROOT = Path(__file__).resolve().parent.parent
 
 CASES = {
     # invariant chains climb out of both loops; loads, stores and values of the
@@ -86,13 +78,6 @@ def test_licm_moves_what_it_should() -> None:
 
 def test_licm_on_a_lowered_kernel_matches_xdsl() -> None:
     """A tiled, vectorised matmul at the point where the pipeline runs its cleanup."""
-    knobs = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2,
-             "cache_order": 0, "unroll_k": 1, "peel": 0}
-    payload = (ROOT / "examples" / "matmul_512.mlir").read_text().replace("512", "128")
-    module = apply_schedule(parse_module(payload),
-                            (ROOT / "search_spaces" / "matmul_vectorize.mlir").read_text(), knobs)
-    lower_to_loops(module)  # then the steps before the pipeline's cleanup
-    VectorUnrollTo1DPass().apply(make_context(), module)
-    LowerAffinePass().apply(make_context(), module)
+    module = matmul_before_cleanup()
     ours, theirs = _both(str(module))
     assert ours == theirs != str(module)

@@ -1,7 +1,7 @@
 """Cleanups run between lowering stages: canonicalize, CSE, loop-invariant code motion, DCE.
 
-All of them are xDSL's own passes (0.74; CSE and LICM as `xlinalg.lowering.cse` and
-`xlinalg.lowering.licm`: xDSL's algorithms, same IR, less overhead), which work on the ops we produce
+All of them are xDSL's own passes (0.74; CSE, LICM and DCE as `xlinalg.lowering.cse`,
+`.licm` and `.dce`: xDSL's algorithms, same IR, less overhead), which work on the ops we produce
 (arith/index arithmetic, memref, scf, cf); they are grouped here so the
 pipeline runs the same sequence at the scf level and at the cf level.
 """
@@ -14,9 +14,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalize import CanonicalizePass
-from xdsl.transforms.dead_code_elimination import region_dce
 
 from xlinalg.lowering.cse import cse
+from xlinalg.lowering.dce import region_dce
 from xlinalg.lowering.licm import hoist_loop_invariant_code
 
 

@@ -75,8 +75,10 @@ class MemoizedEffects:
 
     def is_trivially_dead(self, op: Operation) -> bool:
         """`xdsl.transforms.dead_code_elimination.is_trivially_dead`."""
-        if not all(r.first_use is None for r in op.results):
-            return False
+        return all(r.first_use is None for r in op.results) and self.would_be_trivially_dead(op)
+
+    def would_be_trivially_dead(self, op: Operation) -> bool:
+        """`xdsl.transforms.dead_code_elimination.would_be_trivially_dead`."""
         if op.has_trait(IsTerminator, value_if_unregistered=False) or op.has_trait(
                 SymbolOpInterface, value_if_unregistered=False):
             return False
