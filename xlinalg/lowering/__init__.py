@@ -7,8 +7,8 @@ lower_affine.py      lower-affine              affine.apply/min/max → arith; a
 affine_expansion.py  affine expressions → arith (floordiv/ceildiv/mod as upstream)
 scf_while_to_cf.py   convert-scf-while-to-cf   scf.while → cf (xDSL's convert-scf-to-cf does for/if)
 scf_to_cf.py         xlinalg-convert-scf-to-cf while, then xDSL's for/if/index_switch patterns in one walk
-cleanup.py           licm + cse + dce between stages (xDSL's algorithms; cse.py and licm.py run them
-                     with less overhead, effects.py memoises memory effects)
+cleanup.py           licm + cse + dce between stages (xDSL's algorithms; cse.py, licm.py and dce.py
+                     run them with less overhead, effects.py memoises memory effects)
 walk.py              walk_ops: list(op.walk()) without the nested generators
 diagnostics.py       LoweringError naming the op and its location
 to_llvm/             func/cf/arith/math/memref → LLVM dialect → LLVM IR text
