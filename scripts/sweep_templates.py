@@ -302,7 +302,7 @@ def samples(name: str, count: int, seed: int) -> list[Sample]:
 
 
 def _row(template: str, case: str, counter: Counter[str]) -> str:
-    return f"{template:<20} | {case:<38} | " + " | ".join(f"{counter[s]:>{len(_SHORT[s])}}" for s in STATUSES)
+    return f"{template:<21} | {case:<38} | " + " | ".join(f"{counter[s]:>{len(_SHORT[s])}}" for s in STATUSES)
 
 
 _SHORT = {"ok": "    ok", "wrong_result": " wrong", "compile_error": "compile_error", "crash": "crash",
@@ -323,7 +323,7 @@ def main() -> int:
     if args.others:
         args.templates += [name for name in OTHERS if name not in args.templates]
 
-    head = f"{'template':<20} | {'payload':<38} | " + " | ".join(_SHORT[s] for s in STATUSES)
+    head = f"{'template':<21} | {'payload':<38} | " + " | ".join(_SHORT[s] for s in STATUSES)
     print(head)
     print("-" * len(head), flush=True)
     total: Counter[str] = Counter()
