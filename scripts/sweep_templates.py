@@ -62,9 +62,10 @@ def _on_tensors(func: str, op: str, a: str, b: str, c: str, dtype: str = "f32") 
 """
 
 
-def matmul(m: int, n: int, k: int, dtype: str = "f32") -> str:
-    """C = A·B on buffers (C zeroed first), as examples/matmul_512.mlir."""
-    a, b, c = (f"memref<{r}x{s}x{dtype}>" for r, s in ((m, k), (k, n), (m, n)))
+def matmul(m: int, n: int, k: int, dtype: str = "f32", dynamic: bool = False) -> str:
+    """C = A·B on buffers (C zeroed first), as examples/matmul_512.mlir; `dynamic`: every
+    dim `?` (the sizes come with the case)."""
+    a, b, c = (f"memref<{'?x?' if dynamic else f'{r}x{s}'}x{dtype}>" for r, s in ((m, k), (k, n), (m, n)))
     return f"""func.func @matmul(%A: {a}, %B: {b}, %C: {c}) {{
   %zero = arith.constant {_zero(dtype)}
   linalg.fill ins(%zero : {dtype}) outs(%C : {c})
@@ -134,12 +135,14 @@ def chain(m: int, n: int, dtype: str = "f32") -> str:
 """
 
 
-def row_reduce(m: int, n: int, dtype: str = "f32", combiner: str = "add") -> str:
-    """out[i] = out[i] (+|max) in[i, j] over j on buffers, as examples/reduction_rows.mlir."""
+def row_reduce(m: int, n: int, dtype: str = "f32", combiner: str = "add", dynamic: bool = False) -> str:
+    """out[i] = out[i] (+|max) in[i, j] over j on buffers, as examples/reduction_rows.mlir;
+    `dynamic`: every dim `?`."""
     integer = dtype.startswith("i")
     op = {("add", False): "arith.addf", ("add", True): "arith.addi",
           ("max", False): "arith.maximumf", ("max", True): "arith.maxsi"}[combiner, integer]
-    i, o = f"memref<{m}x{n}x{dtype}>", f"memref<{m}x{dtype}>"
+    i, o = (f"memref<?x?x{dtype}>", f"memref<?x{dtype}>") if dynamic else \
+        (f"memref<{m}x{n}x{dtype}>", f"memref<{m}x{dtype}>")
     return f"""func.func @row_reduce(%in: {i}, %out: {o}) {{
   linalg.reduce ins(%in : {i}) outs(%out : {o}) dimensions = [1]
     (%x: {dtype}, %acc: {dtype}) {{
@@ -186,6 +189,7 @@ def mmt4d(m1: int, n1: int, k1: int, m0: int, n0: int, k0: int, batch: int = 0) 
 class Case:
     label: str
     payload: Callable[[], str]
+    sizes: dict[str, int] | None = None  # of the dynamic dims ("arg:dim" -> n)
 
 
 def _matmul_cases() -> list[Case]:
@@ -193,7 +197,9 @@ def _matmul_cases() -> list[Case]:
               (200, 17, 300), (129, 257, 63), (255, 513, 129)]
     cases = [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: matmul(m, n, k)) for m, n, k in shapes]
     cases += [Case(f"37x53x29 {t}", lambda t=t: matmul(37, 53, 29, t)) for t in ("f64", "f16", "bf16", "i32")]
-    return cases
+    m, n, k = 37, 53, 29
+    sizes = {"0:0": m, "0:1": k, "1:0": k, "1:1": n, "2:0": m, "2:1": n}
+    return [*cases, Case(f"{m}x{n}x{k} dynamic", lambda: matmul(m, n, k, dynamic=True), sizes)]
 
 
 def _conv_cases(form: str) -> list[Case]:
@@ -219,7 +225,8 @@ def _reduction_cases() -> list[Case]:
     cases = [Case(f"{m}x{n} add", lambda m=m, n=n: row_reduce(m, n)) for m, n in shapes]
     cases += [Case("33x333 max", lambda: row_reduce(33, 333, combiner="max"))]
     cases += [Case(f"11x301 {t}", lambda t=t: row_reduce(11, 301, t)) for t in ("f64", "f16", "i32")]
-    return cases
+    sizes = {"0:0": 13, "0:1": 77, "1:0": 13}
+    return [*cases, Case("13x77 add dynamic", lambda: row_reduce(13, 77, dynamic=True), sizes)]
 
 
 def _attention_cases() -> list[Case]:
@@ -296,7 +303,7 @@ def samples(name: str, count: int, seed: int) -> list[Sample]:
         rng = random.Random(f"{seed}-{name}-{case.label}")
         for knobs in sample_knobs(schedule, rng, count):
             request = CandidateRequest(payload=payload, schedule=schedule, knobs=knobs,
-                                       seed=seed, timing=TIMING)
+                                       seed=seed, sizes=case.sizes, timing=TIMING)
             found.append(Sample(name, case.label, knobs, request))
     return found
 
