@@ -131,11 +131,15 @@ FIXED = {
 # rows whose shape wants other knobs than their template's FIXED entry
 FIXED_BY_ROW = {
     # the partial register row block peeled into a loop of its own (peel = 1) and the
-    # partial n cache tile too (peel_tiles = 1): unmasked main blocks, pipelined C reads
-    # in every n tile. 8 × 250³, one interleaved run (CPU timer, 15 rounds, load 5): fastest
-    # call 0.919 of the peak vs 0.889 for the previous 16 × 16 + peel (unpipelined, masked
-    # partial n tile), 0.867 for 16 × 16 + peel + peel_tiles
-    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "peel_tiles": 1, "peel": 1},
+    # partial n cache tile too (peel_tiles = 1): unmasked main blocks. B read in place
+    # (pack_b = 0): its rows are 1000 bytes apart, not a power of two, so a 16-wide panel
+    # spreads over the L1 sets and the copy (~6 % of the cycles, perf) is saved; 16 × 16
+    # blocks, unpipelined. 8 × 250³, four same-run A/B runs (9 rounds of 15 calls, CPU and
+    # wall timer, load 3.1-3.7): median 0.920-0.930 of the peak vs 0.890-0.905 for the
+    # previous 8 × 16 pipelined + pack_b (fastest call 0.948-0.950 vs 0.920-0.926);
+    # 8 × 16 pipelined in place in between (0.913-0.924)
+    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "peel_tiles": 1, "peel": 1,
+                             "pack_b": 0, "reg_m": 16, "pipeline_c": 0},
     # B's rows 1200 bytes apart spread over the L1 sets: B read in place (pack_b = 0), the
     # 12-wide last n tile peeled (8 divides M: peel = 0). One interleaved run (CPU timer, 9
     # rounds, load 4.9): median 0.92 / fastest call 0.965 of the peak vs 0.78 / 0.93 with

@@ -167,10 +167,10 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
 
 def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     """The stored 8 × 250³ knobs on a small shape no block divides (M = 37, N = 40): every
-    FMA loop is a plain block (one FMA with a broadcast operand per row: 8, or 5 in the
-    peeled last row block; at most one masked instruction, the B row of the peeled 8-wide
-    n tile), none touches the stack, the row blocks of each n tile are pipelined when the
-    row says pipeline_c; vs NumPy."""
+    FMA loop is a plain block (one FMA with a broadcast operand per row: reg_m, or 37 mod
+    reg_m in the peeled last row block; at most one masked instruction, the B row of the
+    peeled 8-wide n tile, read in place or from its buffer), none touches the stack, the
+    row blocks of each n tile are pipelined when the row says pipeline_c; vs NumPy."""
     knobs = dict(bench_templates.FIXED_BY_ROW["batch_matmul 8x250^3"], tile_k=64)
     payload = bmm_payload(2, 37, 40, 29)
     kernel = xlinalg.compile(payload, schedule=BMM_SPACE, knobs=knobs)
