@@ -43,20 +43,30 @@
 // panels: both read A and B from L3, not overlapped with FMAs), ~2 % zeroing C (memset,
 // gone with zero_c = 1); search_spaces/batch_matmul.mlir copies only B's panels. At
 // 8 × 250³ the padding of M and N to 256 (m0 = 8, n0 = 32) is 4.6 % of the FMAs.
-// m0 * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
+// m0 = 1 (with reg_m rows per register block): A's pack has inner tile 1, so it keeps A's
+// layout (a plain copy, which LLVM turns into a memcpy: no transposes) and the register
+// block broadcasts reg_m rows of it; M is not padded (reg_m = 5 or 10 divides 250).
+// 8 × 256³, same-run CPU-time medians (load 1.7 / 2.9): m0 = 1, reg_m = 4, n0 = 64
+// 0.913 / 0.917 of the peak vs 0.902 / 0.892 for m0 = 8, n0 = 32 (perf: the A pack's
+// 6 % of the kernel's cycles becomes a ~3 % memcpy); 8 × 250³ reg_m = 5, n0 = 64 0.877 vs 0.867.
+// m0 * reg_m * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
 // matmul_mmt4d.mlir); rk >= 2 (a k step of 1 is folded away as a unit loop: only a peeled
 // last step may be one, vectorized as a broadcast block).
 //
-// xlinalg.constraint: m0 * n0 <= 384
+// xlinalg.constraint: m0 * reg_m * n0 <= 384
+// xlinalg.constraint: m0 == 1 or reg_m == 1
+// xlinalg.constraint: tm1 % reg_m == 0
 // xlinalg.constraint: tk % rk == 0
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     %mm = transform.structured.match ops{["linalg.batch_matmul"]} in %root
       : (!transform.any_op) -> !transform.any_op
 
-    %m0 = transform.tune.knob<"m0"> options = [4, 6, 8, 12, 16] -> !transform.param<i64>
+    %m0 = transform.tune.knob<"m0"> options = [1, 4, 6, 8, 12, 16] -> !transform.param<i64>
+    // m0 = 1: reg_m rows of A per register block, broadcast from A's own layout
+    %rm = transform.tune.knob<"reg_m"> options = [1, 4, 5, 6, 8, 10, 12] -> !transform.param<i64>
     %n0 = transform.tune.knob<"n0"> options = [16, 32, 64] -> !transform.param<i64>
-    %tm = transform.tune.knob<"tm1"> options = [1, 2, 4, 8, 16, 32] -> !transform.param<i64>
+    %tm = transform.tune.knob<"tm1"> options = [1, 2, 4, 8, 10, 16, 32, 50, 64] -> !transform.param<i64>
     %tn = transform.tune.knob<"tn1"> options = [1, 2, 4, 8, 16] -> !transform.param<i64>
     %tk = transform.tune.knob<"tk"> options = [64, 128, 256, 512, 1024] -> !transform.param<i64>
     %rk = transform.tune.knob<"rk"> options = [2, 4, 8] -> !transform.param<i64>
@@ -97,16 +107,16 @@ module attributes {transform.with_named_sequence} {
     // blocks, their zeros forwarded into the accumulators (hoist_redundant_vector_transfers
     // after CSE). The alternative yields the register tile size of m and n for the tiling
     // after bufferization: 1, or 0 when the blocks are tiled already
-    %reg1 = transform.tune.alternatives<"zero_c"> -> !transform.param<i64> {
+    %reg_m1, %reg_n1 = transform.tune.alternatives<"zero_c"> -> (!transform.param<i64>, !transform.param<i64>) {
       %r = transform.param.constant 1 : i64 -> !transform.param<i64>
-      transform.yield %r : !transform.param<i64>
+      transform.yield %rm, %r : !transform.param<i64>, !transform.param<i64>
     }, {
-      %t, %l:2 = transform.structured.fuse %cache tile_sizes [0, 1, 1, 0, 0, 0]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      %t, %l:2 = transform.structured.fuse %cache tile_sizes [0, %rm, 1, 0, 0, 0]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)
       %fills = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
       transform.annotate %fills "zero_c" : !transform.any_op
       %r = transform.param.constant 0 : i64 -> !transform.param<i64>
-      transform.yield %r : !transform.param<i64>
+      transform.yield %r, %r : !transform.param<i64>, !transform.param<i64>
     }
 
     %b = transform.bufferization.one_shot_bufferize %root {bufferize_function_boundaries = true}
@@ -125,11 +135,11 @@ module attributes {transform.with_named_sequence} {
     %k_tiles = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
     // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
     %reg_t = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
-      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg1, %reg1, %rk, 0, 0]
+      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }, {
-      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg1, %reg1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
+      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
       transform.yield %t : !transform.any_op
     }

@@ -34,7 +34,7 @@ def test_packs_run_per_batch_and_c_stays_in_place(
     shape: tuple[int, int, int, int], knobs: dict[str, int], in_place: bool, cache_order: int,
     zero_c: int,
 ) -> None:
-    knobs = {"tm1": 2, "tn1": 2, "cache_order": cache_order, "reg_order": 1 - cache_order,
+    knobs = {"reg_m": 1, "tm1": 2, "tn1": 2, "cache_order": cache_order, "reg_order": 1 - cache_order,
              "zero_c": zero_c, **knobs}
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), SPACE, knobs=knobs)
     packs = [op for op in module.walk() if op.name == "linalg.pack"]
@@ -78,8 +78,8 @@ def test_zero_c_starts_the_accumulators_at_zero(shape: tuple[int, int, int, int]
     """zero_c = 1: the fill of each register block is vectorized with it and its zeros are
     forwarded into the k loop's accumulators: no linalg.fill, no read of a C block, no
     memset in the machine code; zero_c = 0 zeroes each cache tile (a memset) and reads C."""
-    knobs = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0,
-             "reg_order": 0}
+    knobs = {"m0": 8, "reg_m": 1, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4,
+             "cache_order": 0, "reg_order": 0}
     for zero_c in (0, 1):
         kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE,
                                  knobs={**knobs, "zero_c": zero_c})
@@ -93,3 +93,28 @@ def test_zero_c_starts_the_accumulators_at_zero(shape: tuple[int, int, int, int]
             assert ("memset" in kernel._jit.asm(kernel.entry)) == (not zero_c)
         result = kernel.check(*kernel.make_inputs(seed=8))
         assert result.ok, result.message
+
+
+@pytest.mark.parametrize(
+    ("shape", "reg_m", "n0", "rk"),
+    [((2, 32, 64, 64), 8, 32, 4), ((2, 20, 40, 37), 5, 16, 2), ((1, 10, 64, 250), 10, 32, 2)],
+    ids=["dividing", "odd", "k250"],
+)
+@pytest.mark.parametrize("zero_c", [0, 1])
+def test_m0_1_broadcasts_reg_m_rows_of_a_in_its_own_layout(
+    shape: tuple[int, int, int, int], reg_m: int, n0: int, rk: int, zero_c: int
+) -> None:
+    """m0 = 1: A's pack keeps A's layout (inner tile 1: a plain copy, no transposes) and each
+    register block takes reg_m rows of it: reg_m FMAs of n0 lanes per k step, each on one A
+    value broadcast."""
+    knobs = {"m0": 1, "reg_m": reg_m, "n0": n0, "tm1": 2 * reg_m if shape[1] % (2 * reg_m) == 0 else reg_m,
+             "tn1": 2, "tk": 256, "rk": rk, "cache_order": 0, "reg_order": 0, "zero_c": zero_c}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), SPACE, knobs=knobs)
+    pack_a = next(op for op in module.walk() if op.name == "linalg.pack")
+    assert "inner_tiles = [1]" in str(pack_a)
+    kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE, knobs=knobs)
+    fmas = [op for op in kernel.module.walk() if op.name == "vector.fma"]
+    assert fmas and all(op.results[0].type.get_shape() == (n0,) for op in fmas)
+    assert len(fmas) % (reg_m * rk) == 0  # whole blocks of reg_m rows and rk k steps
+    result = kernel.check(*kernel.make_inputs(seed=9))
+    assert result.ok, result.message

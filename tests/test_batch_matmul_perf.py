@@ -63,7 +63,7 @@ def test_batch_matmul_mmt4d_template_matches_reference(
     shape: tuple[int, int, int, int], cache_order: int, reg_order: int
 ) -> None:
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
-    knobs = {"m0": 8, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2,
+    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2,
              "cache_order": cache_order, "reg_order": reg_order, "zero_c": cache_order}
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert "linalg.pack" in str(kernel.module)  # A and B packed in the kernel
@@ -80,8 +80,8 @@ def test_batch_matmul_mmt4d_fuses_the_fill_and_writes_c_in_place(
     (no unpack, no packed C buffer); when m0 or n0 does not divide M or N its edge tiles
     are clamped to C (unpack_in_place_edges.py)."""
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
-    knobs = {"m0": 8, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2, "cache_order": 0, "reg_order": 0,
-             "zero_c": 0}  # the fill stays a linalg.fill of each cache tile
+    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2, "cache_order": 0,
+             "reg_order": 0, "zero_c": 0}  # the fill stays a linalg.fill of each cache tile
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), space, knobs=knobs)
     fills = [op for op in module.walk() if op.name == "linalg.fill"]
     assert fills and all(isinstance(op.parent_op(), scf.ForOp) for op in fills)

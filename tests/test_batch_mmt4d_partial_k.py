@@ -132,8 +132,8 @@ def test_batch_matmul_mmt4d_partial_k_blocks_are_unmasked(
     from test_batch_matmul_perf import bmm_tensor_payload
 
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
-    knobs = {"m0": 8, "n0": 16, "tm1": 2, "tn1": 2, "tk": tk, "rk": rk, "cache_order": 0,
-             "reg_order": 1, "zero_c": zero_c}
+    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": tk, "rk": rk,
+             "cache_order": 0, "reg_order": 1, "zero_c": zero_c}
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert_unmasked(str(kernel.module))
     result = kernel.check(*kernel.make_inputs(seed=4))
