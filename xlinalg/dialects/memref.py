@@ -22,6 +22,8 @@ from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, resu
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.memref_prefetch import PrefetchOp
+
 
 @irdl_op_definition
 class CopyOp(IRDLOperation):
@@ -68,7 +70,7 @@ COPY_OPS = (_xdsl.CopyOp, CopyOp)
 #: a `memref.cast` built by a pass (xDSL's class) or parsed (ours)
 CAST_OPS = (_xdsl.CastOp, CastOp)
 
-_OURS: list[type[IRDLOperation]] = [CopyOp, CastOp]
+_OURS: list[type[IRDLOperation]] = [CopyOp, CastOp, PrefetchOp]
 
 
 def _memref_ops() -> list[type[Operation]]:
@@ -77,6 +79,7 @@ def _memref_ops() -> list[type[Operation]]:
 
 
 MemRef = Dialect("memref", _memref_ops(), [*_xdsl.MemRef.attributes])
-"""xDSL's memref dialect with upstream's custom forms of `memref.copy` and `memref.cast`."""
+"""xDSL's memref dialect with upstream's custom forms of `memref.copy` and `memref.cast`,
+and upstream's `memref.prefetch`."""
 
-__all__ = ["CAST_OPS", "COPY_OPS", "CastOp", "CopyOp", "MemRef"]
+__all__ = ["CAST_OPS", "COPY_OPS", "CastOp", "CopyOp", "MemRef", "PrefetchOp"]

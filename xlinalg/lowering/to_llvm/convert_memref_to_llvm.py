@@ -25,16 +25,19 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.externals import declare_external
+from xlinalg.lowering.to_llvm.intrinsics import intrinsic_op
 from xlinalg.lowering.to_llvm.types import (
     convert_type,
     element_size,
@@ -409,6 +412,16 @@ def _lower_get_global(b: Builder, op: Operation) -> SSAValue:
     return build_descriptor(b, t, ptr, ptr, 0, shape, _identity_strides(b, shape)).value
 
 
+def _lower_prefetch(b: Builder, op: Operation) -> None:
+    """`llvm.prefetch.p0(element address, rw, locality, cache type)` (the three hints are
+    immediates in LLVM: constants, printed inline)."""
+    assert isinstance(op, PrefetchOp)
+    mem = _descriptor(b, op.memref)
+    ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.indices])
+    hints = [b.int_const(int(v), i32) for v in (op.write, op.locality, op.data)]
+    b.insert(intrinsic_op("llvm.prefetch.p0", [ptr, *hints], []))
+
+
 def lower_memref_op(op: Operation, module: ModuleOp) -> None:
     name = op.name
     if name == "memref.global":
@@ -427,6 +440,10 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
         mem = _descriptor(b, op.operands[1])
         ptr = mem.element_ptr(b, [b.to_llvm(i) for i in op.operands[2:]])
         b.store(value, ptr, element_size(mem.type.element_type))
+        replace_op(op, [])
+        return
+    if name == "memref.prefetch":
+        _lower_prefetch(b, op)
         replace_op(op, [])
         return
     if name == "memref.dealloc":

@@ -26,6 +26,7 @@ from xdsl.ir import Operation, SSAValue
 #: Ops that only read memory through (or only inspect) their memref operands.
 READ_ONLY_OPS = frozenset({
     "memref.load",
+    "memref.prefetch",
     "memref.dim",
     "memref.rank",
     "memref.extract_strided_metadata",
