@@ -38,6 +38,16 @@
 // applies to the full n tiles' row blocks and, at width N mod 16, to the last tile's) and
 // peel = 1 the partial row block; 8 × 16 pipelined this way: fastest call 0.92 of the peak vs 0.89
 // for the unpipelined 16 × 16 + peel stored before (one run, load 5).
+// Median vs fastest call (perf record of the stored knobs, cycles per instruction of the
+// JIT code): 8 × 256³ 91 % of the cycles in the FMA loop, 4.3 % in the B copy, ~4.5 % on
+// the pipelined C loads (their misses fill the reorder buffer before the k loop hides
+// them); the fastest calls reach 0.95 of the peak on a quiet core, so the median's loss is
+// those misses growing when the other core contends for L3 and memory. memref.prefetch
+// (lowered to prefetcht0/prefetchw) of the C block two row blocks ahead and of the next n
+// tile's B rows, inserted by hand into the transformed IR: B copy 4.3 -> 2.3 %, C loads
+// -> ~1 %, FMA loop 93 % of the cycles, but same-run medians at load 1.1 within ±1.5 % of
+// the plain kernel (no consistent winner in 5 runs): no transform places prefetches yet.
+// 8 × 250³ (B rows 1000 bytes apart) reads B in place instead (no copy at all).
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
 // xlinalg.constraint: tile_m % reg_m == 0
