@@ -15,6 +15,7 @@ from test_batch_matmul_perf import bmm_tensor_payload
 from xdsl.dialects import scf
 
 import xlinalg
+from xlinalg.lowering.pack_in_place import pack_in_place
 from xlinalg.lowering.unpack_in_place import unpack_in_place
 
 SPACE = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
@@ -104,8 +105,8 @@ def test_zero_c_starts_the_accumulators_at_zero(shape: tuple[int, int, int, int]
 def test_m0_1_broadcasts_reg_m_rows_of_a_in_its_own_layout(
     shape: tuple[int, int, int, int], reg_m: int, n0: int, rk: int, zero_c: int
 ) -> None:
-    """m0 = 1: A's pack keeps A's layout (inner tile 1: a plain copy, no transposes) and each
-    register block takes reg_m rows of it: reg_m FMAs of n0 lanes per k step, each on one A
+    """m0 = 1: A's pack keeps A's layout (inner tile 1, no transposes), so A is read in place
+    (xl-pack-in-place), and each register block takes reg_m rows of it: reg_m FMAs of n0 lanes per k step, each on one A
     value broadcast."""
     knobs = {"m0": 1, "reg_m": reg_m, "n0": n0, "tm1": 2 * reg_m if shape[1] % (2 * reg_m) == 0 else reg_m,
              "tn1": 2, "tk": 256, "rk": rk, "cache_order": 0, "reg_order": 0, "zero_c": zero_c}
@@ -116,5 +117,8 @@ def test_m0_1_broadcasts_reg_m_rows_of_a_in_its_own_layout(
     fmas = [op for op in kernel.module.walk() if op.name == "vector.fma"]
     assert fmas and all(op.results[0].type.get_shape() == (n0,) for op in fmas)
     assert len(fmas) % (reg_m * rk) == 0  # whole blocks of reg_m rows and rk k steps
+    # A read in place by the lowering (pack_in_place.py), not copied
+    assert pack_in_place(module) == 1
+    assert [op.name for op in module.walk()].count("linalg.pack") == 1  # B's panels
     result = kernel.check(*kernel.make_inputs(seed=9))
     assert result.ok, result.message

@@ -33,6 +33,7 @@ from xlinalg.lowering.lower_interface_ops import (
 )
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
 from xlinalg.lowering.stage_times import stage as _stage
+from xlinalg.lowering.pack_in_place import PackInPlacePass
 from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
 from xlinalg.lowering.walk import walk_ops
 
@@ -69,6 +70,7 @@ def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) ->
 
         OneShotBufferizePass().apply(ctx, module)
         UnpackInPlacePass().apply(ctx, module)
+        PackInPlacePass().apply(ctx, module)
     with _stage(timings, "decompose"):
         DecomposeAggregatedOpsPass().apply(ctx, module)
     with _stage(timings, "generalize"):
