@@ -31,9 +31,9 @@ from xlinalg.lowering.lower_interface_ops import (
     DecomposeAggregatedOpsPass,
     LowerInterfaceOpsToLoopsPass,
 )
+from xlinalg.lowering.pack_in_place import PackInPlacePass
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
 from xlinalg.lowering.stage_times import stage as _stage
-from xlinalg.lowering.pack_in_place import PackInPlacePass
 from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
 from xlinalg.lowering.walk import walk_ops
 
