@@ -120,7 +120,7 @@ FIXED = {
     # (0.926-0.943 vs 0.922-0.938; medians 3 of 5)
     "batch_matmul.mlir": {"tile_m": 256, "tile_n": 16, "tile_k": 256, "reg_m": 8, "reg_n": 16,
                           "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_tiles": 0,
-                          "peel": 0, "pipeline_c": 1},
+                          "peel": 0, "pipeline_c": 1, "prefetch_b": 0},
     "batch_mmt4d.mlir": {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
     # zero_c = 1 (accumulators start at zero, no memset of C, no C block loads): 8 × 256³
     # same-run CPU-time runs at load 4-7, 31 rounds: fastest call 0.913 vs 0.886, median

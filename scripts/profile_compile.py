@@ -91,7 +91,7 @@ CASES = [
          SPACES / "batch_matmul.mlir",
          {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 32, "reg_k": 1,
           "cache_order": 0, "unroll_k": 0, "pack_b": 0, "peel_tiles": 0, "peel": 0,
-          "pipeline_c": 0}),
+          "pipeline_c": 0, "prefetch_b": 0}),
     # bench_templates.py --fixed knobs of the other two batch templates
     Case("batch_matmul_mmt4d 8x256",
          (ROOT / "examples" / "batch_matmul_tensor_8x256.mlir").read_text(),

@@ -141,7 +141,8 @@ def test_batch_matmul_fixed_block_keeps_accumulators_in_registers() -> None:
 
 def test_register_budget_prunes_the_spilling_blocks() -> None:
     constraints = parse_constraints(BMM_SPACE)
-    base = {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_k": 1, "pipeline_c": 0}
+    base = {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_k": 1, "pipeline_c": 0,
+            "prefetch_b": 0}
     for reg_m, reg_n in ((12, 32), (6, 64), (16, 32)):  # 24-32 accumulators: spill
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is not None
     for reg_m, reg_n in ((16, 16), (8, 32), (4, 64), (6, 32)):

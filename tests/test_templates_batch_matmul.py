@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import VectorType
 
 import xlinalg
 import xlinalg.errors
+from tuner.constraints import first_violated, parse_constraints
 from tuner.export import export_schedule
 
 SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
@@ -25,31 +26,32 @@ TESTED_OPS = [
     "transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
     "transform.apply_patterns.vector.lower_contraction",
     "transform.apply_patterns.vector.lower_outerproduct",
+    "transform.xlinalg.prefetch_next_iteration",
 ]
 
 
 KNOBS = [
     {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1, "cache_order": 0,
-     "unroll_k": 0, "pack_b": 0, "peel_tiles": 0, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 0, "peel_tiles": 0, "peel": 0, "pipeline_c": 0, "prefetch_b": 0},
     {"tile_m": 64, "tile_n": 128, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 1,
-     "unroll_k": 1, "pack_b": 0, "peel_tiles": 0, "peel": 1, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 0, "peel_tiles": 0, "peel": 1, "pipeline_c": 0, "prefetch_b": 0},
     # B's cache tile copied to a local buffer (partial tiles on the odd shape: a dynamic view
     # of the buffer), M in one cache tile
     {"tile_m": 256, "tile_n": 16, "tile_k": 64, "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 1,
-     "unroll_k": 0, "pack_b": 1, "peel_tiles": 0, "peel": 2, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 0, "peel": 2, "pipeline_c": 0, "prefetch_b": 0},
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2, "cache_order": 0,
-     "unroll_k": 1, "pack_b": 1, "peel_tiles": 0, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 1, "peel_tiles": 0, "peel": 0, "pipeline_c": 0, "prefetch_b": 0},
     # the partial n cache tile peeled (a copy of the tile's loops with static width N mod
     # tile_n, its own B buffer), in both cache loop orders
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1, "cache_order": 0,
-     "unroll_k": 0, "pack_b": 1, "peel_tiles": 1, "peel": 1, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 1, "peel": 1, "pipeline_c": 0, "prefetch_b": 0},
     {"tile_m": 64, "tile_n": 16, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2, "cache_order": 1,
-     "unroll_k": 1, "pack_b": 0, "peel_tiles": 1, "peel": 2, "pipeline_c": 0},
+     "unroll_k": 1, "pack_b": 0, "peel_tiles": 1, "peel": 2, "pipeline_c": 0, "prefetch_b": 0},
     # the partial m and n cache tiles peeled (up to four copies of the tile loops), both orders
     {"tile_m": 32, "tile_n": 32, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1, "cache_order": 0,
-     "unroll_k": 0, "pack_b": 1, "peel_tiles": 2, "peel": 1, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 2, "peel": 1, "pipeline_c": 0, "prefetch_b": 0},
     {"tile_m": 32, "tile_n": 16, "tile_k": 64, "reg_m": 6, "reg_n": 16, "reg_k": 1, "cache_order": 1,
-     "unroll_k": 0, "pack_b": 1, "peel_tiles": 2, "peel": 0, "pipeline_c": 0},
+     "unroll_k": 0, "pack_b": 1, "peel_tiles": 2, "peel": 0, "pipeline_c": 0, "prefetch_b": 0},
 ]
 
 
@@ -86,7 +88,8 @@ def _pipelined_loops(module: object) -> int:
 
 
 PIPELINED = {"tile_m": 32, "tile_n": 16, "tile_k": 64, "reg_m": 8, "reg_n": 16, "reg_k": 1,
-             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_tiles": 0, "peel": 0, "pipeline_c": 1}
+             "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_tiles": 0, "peel": 0, "pipeline_c": 1,
+             "prefetch_b": 0}
 
 
 @pytest.mark.parametrize("knobs", [PIPELINED, {**PIPELINED, "tile_m": 64, "reg_k": 2, "unroll_k": 1,
@@ -194,3 +197,34 @@ def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "xlinalg.row_blocks" in proc.stdout  # the annotated row-block loops
+
+
+def test_prefetch_b_prefetches_the_next_b_panel() -> None:
+    """prefetch_b = 1: after the B copy a guarded loop nest prefetches the next n tile's
+    panel (one prefetch per 64-byte line: prefetcht0 in the machine code); the schedule
+    prints the op and parses back; vs NumPy."""
+    knobs = {**PIPELINED, "prefetch_b": 1}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(2, 32, 64, 64)), SPACE, knobs=knobs)
+    assert sum(op.name == "memref.prefetch" for op in module.walk()) == 1
+    assert sum(op.name == "linalg.copy" for op in module.walk()) == 1
+    assert "transform.xlinalg.prefetch_next_iteration %copies locality = 3" in str(xlinalg.parse(SPACE))
+    kernel = xlinalg.compile(bmm_payload(2, 32, 64, 64), schedule=SPACE, knobs=knobs)
+    assert "prefetcht0" in kernel._jit.asm(kernel.entry)
+    assert kernel.check(*kernel.make_inputs(seed=8)).ok
+
+
+def test_prefetch_b_on_partial_n_tiles_is_a_silenceable_failure() -> None:
+    """N = 40 with tile_n = 16: the tile width min(16, N - n) is computed in the loop, so the
+    next tile is not the same subview at the next n; the constraint prunes this (and peeled
+    tiles, which have no next iteration to prefetch)."""
+    knobs = {**PIPELINED, "pipeline_c": 0, "prefetch_b": 1}
+    with pytest.raises(xlinalg.errors.TransformFailure, match="computed inside the loop") as info:
+        xlinalg.apply_schedule(xlinalg.parse(bmm_payload(2, 32, 40, 64)), SPACE, knobs=knobs)
+    assert info.value.silenceable
+
+
+def test_prefetch_b_needs_pack_b_and_whole_n_tiles() -> None:
+    constraints = parse_constraints(SPACE)
+    assert first_violated(constraints, {**PIPELINED, "pack_b": 0, "prefetch_b": 1}) is not None
+    assert first_violated(constraints, {**PIPELINED, "peel_tiles": 1, "prefetch_b": 1}) is not None
+    assert first_violated(constraints, {**PIPELINED, "pack_b": 1, "prefetch_b": 1}) is None

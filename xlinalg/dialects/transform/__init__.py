@@ -20,6 +20,7 @@ from xlinalg.dialects.transform.core import (
 )
 from xlinalg.dialects.transform.gpu import TransformGPU
 from xlinalg.dialects.transform.loop import LoopUnrollOp, TransformLoop
+from xlinalg.dialects.transform.prefetch import TransformXlinalg
 from xlinalg.dialects.transform.structured import (
     GeneralizeOp,
     InterchangeOp,
@@ -42,6 +43,7 @@ TRANSFORM_DIALECTS: list[Dialect] = [
     TransformBufferization,
     TransformGPU,
     TransformVectorUnitDims,
+    TransformXlinalg,
 ]
 
 __all__ = [

@@ -13,6 +13,7 @@ from xlinalg.interpreter.ops import (
     pack,
     pad,
     patterns,
+    prefetch,
     structured,
     structured_rewrites,
     tune,
@@ -20,4 +21,4 @@ from xlinalg.interpreter.ops import (
     vectorize,
 )
 
-__all__ = ["bufferization", "control", "conv", "core", "forall", "fusion", "gpu", "handles", "loop", "pack", "pad", "patterns", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]
+__all__ = ["bufferization", "control", "conv", "core", "forall", "fusion", "gpu", "handles", "loop", "pack", "pad", "patterns", "prefetch", "structured", "structured_rewrites", "tune", "vector_lowering", "vectorize"]

@@ -1,0 +1,20 @@
+"""`transform.xlinalg.prefetch_next_iteration` (our extension op)."""
+
+from __future__ import annotations
+
+from xlinalg.dialects.transform.prefetch import PrefetchNextIterationOp
+from xlinalg.errors import TransformFailure
+from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+from xlinalg.transforms.prefetch import prefetch_next_iteration
+
+
+@register(PrefetchNextIterationOp)
+def apply_prefetch_next_iteration(op: PrefetchNextIterationOp, interp: Interpreter) -> None:
+    for target in interp.state.get_ops(op.target, op):
+        try:
+            prefetch_next_iteration(target, op.locality.value.data)
+        except TransformFailure as err:
+            raise failure(op, f"cannot prefetch for {describe_payload(target)}: {err.message}",
+                          silenceable=err.silenceable) from err
