@@ -122,3 +122,20 @@ def test_m0_1_broadcasts_reg_m_rows_of_a_in_its_own_layout(
     assert [op.name for op in module.walk()].count("linalg.pack") == 1  # B's panels
     result = kernel.check(*kernel.make_inputs(seed=9))
     assert result.ok, result.message
+
+
+@pytest.mark.parametrize("zero_c", [0, 1])
+def test_m0_1_blocks_of_several_rows_write_c_in_place_past_a_padded_edge(zero_c: int) -> None:
+    """m0 = 1 packs C in tiles of 1 × n0: a register block of reg_m rows spans reg_m unit
+    tiles, and with N padded (40 by n0 = 16) its transfers are still clamped to C
+    (unpack_in_place_edges.py), so the packed C is C itself."""
+    shape = (2, 20, 40, 37)
+    knobs = {"m0": 1, "reg_m": 5, "n0": 16, "tm1": 10, "tn1": 2, "tk": 256, "rk": 2,
+             "cache_order": 0, "reg_order": 0, "zero_c": zero_c}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), SPACE, knobs=knobs)
+    assert unpack_in_place(module) == 1
+    module.verify()
+    assert "linalg.unpack" not in str(module)
+    kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE, knobs=knobs)
+    result = kernel.check(*kernel.make_inputs(seed=10))
+    assert result.ok, result.message

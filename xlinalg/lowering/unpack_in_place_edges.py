@@ -181,16 +181,37 @@ def clamped_access(op: Operation, value: SSAValue, place: Place, unpack: UnPackO
         return None
     vector_type = op.result.type if isinstance(op, vector.TransferReadOp) else op.vector.type
     rank = len(tiles)
-    if (op.mask is not None or list(positions) != sorted(positions)
-            or place.dims != tuple(range(num_outer, num_outer + rank))
+    spans = _tile_spans(place, unpack, num_outer)
+    if (op.mask is not None or list(positions) != sorted(positions) or spans is None
+            or place.dims != tuple(dim for dim, _ in spans)
             or any(constant_index_value(i) != 0 for i in op.indices)
             or op.permutation_map.data != AffineMap.identity(rank)
             or not isinstance(vector_type, vector.VectorType)
-            or list(vector_type.get_shape()) != list(tiles)
-            or any(place.sizes[j] != 1 for j in range(num_outer))
+            or list(vector_type.get_shape()) != [extent for _, extent in spans]
             or (isinstance(op, vector.TransferReadOp) and not _stays_in_its_tile(op, value))):
         return None
     return EdgeAccess(op, place)
+
+
+def _tile_spans(place: Place, unpack: UnPackOp, num_outer: int) -> list[tuple[int, int]] | None:
+    """For each inner tile, the packed dim a transfer at `place` runs along and its extent:
+    the tile's own dim (the whole tile), or, for a tile of 1, its outer dim when the view
+    takes several of those unit tiles (a register block of several rows of C packed with
+    m0 = 1); None when another outer dim is not 1 or such an outer size is not static."""
+    perm, tiles = unpack.get_outer_dims_perm(), unpack.get_static_tiles()
+    spans: list[tuple[int, int]] = []
+    for i, (d, tile) in enumerate(zip(unpack.get_inner_dims_pos(), tiles, strict=True)):
+        outer, size = list(perm).index(d), place.sizes[list(perm).index(d)]
+        if tile == 1 and size != 1:
+            if not isinstance(size, int):
+                return None
+            spans.append((outer, size))
+        else:
+            spans.append((num_outer + i, tile))
+    spanned = {dim for dim, _ in spans}
+    if any(place.sizes[j] != 1 for j in range(num_outer) if j not in spanned):
+        return None
+    return spans
 
 
 def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SSAValue:
