@@ -125,9 +125,9 @@ FIXED = {
     # zero_c = 1 (accumulators start at zero, no memset of C, no C block loads): 8 × 256³
     # same-run CPU-time runs at load 4-7, 31 rounds: fastest call 0.913 vs 0.886, median
     # 0.828 vs 0.811 of the peak; 8 × 250³ fastest 0.78 vs 0.76
-    # m0 = 1 (A keeps its layout: its pack a plain copy, no transposes; 4-row register
-    # blocks broadcast from A's rows): same-run CPU-time medians, 9 rounds, load 1.7 / 2.9:
-    # 0.913 / 0.917 vs 0.902 / 0.892 of the peak for m0 = 8
+    # m0 = 1 (A keeps its layout and is read in place, lowering/pack_in_place.py; 4-row
+    # register blocks broadcast from A's rows): same-run CPU-time medians, 9 rounds, load
+    # 1.0: 0.945 vs 0.907 of the peak for m0 = 8, n0 = 32
     "batch_matmul_mmt4d.mlir": {"m0": 1, "reg_m": 4, "n0": 64, "tm1": 32, "tn1": 4, "tk": 256,
                                 "rk": 4, "cache_order": 0, "reg_order": 0, "zero_c": 1},
 }
@@ -151,8 +151,9 @@ FIXED_BY_ROW = {
     # 8 × 250³ on packed panels: rk = 2 divides K (no peeled last k step in every block);
     # same-run CPU-time medians at load ~5: rk = 2 0.82 vs rk = 4 0.78 of the peak (fastest
     # call 0.84 both); 12 × 32, 12 × 16, 6 × 32, 16 × 16 blocks 0.74-0.77
-    # m0 = 1, 5 rows x 64 lanes: M not padded (8 × 250 needs 256 rows); same-run CPU-time
-    # medians, load 1.6: 0.877 vs 0.867 of the peak for m0 = 8, n0 = 32, rk = 2
+    # m0 = 1, 5 rows x 64 lanes: M not padded (m0 = 8 pads 250 rows to 256), C written in
+    # place; same-run CPU-time medians, 9 rounds, load 1.3 / 1.4: 0.917 / 0.916 vs
+    # 0.860 / 0.870 of the peak for m0 = 8, n0 = 32, rk = 2
     "batch_matmul packed 8x250^3": {**FIXED["batch_matmul_mmt4d.mlir"], "reg_m": 5, "tm1": 50,
                                     "rk": 2},
 }

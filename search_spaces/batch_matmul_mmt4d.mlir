@@ -44,11 +44,14 @@
 // gone with zero_c = 1); search_spaces/batch_matmul.mlir copies only B's panels. At
 // 8 × 250³ the padding of M and N to 256 (m0 = 8, n0 = 32) is 4.6 % of the FMAs.
 // m0 = 1 (with reg_m rows per register block): A's pack has inner tile 1, so it keeps A's
-// layout (a plain copy, which LLVM turns into a memcpy: no transposes) and the register
-// block broadcasts reg_m rows of it; M is not padded (reg_m = 5 or 10 divides 250).
-// 8 × 256³, same-run CPU-time medians (load 1.7 / 2.9): m0 = 1, reg_m = 4, n0 = 64
-// 0.913 / 0.917 of the peak vs 0.902 / 0.892 for m0 = 8, n0 = 32 (perf: the A pack's
-// 6 % of the kernel's cycles becomes a ~3 % memcpy); 8 × 250³ reg_m = 5, n0 = 64 0.877 vs 0.867.
+// layout; the lowering reads A in place (xlinalg/lowering/pack_in_place.py: no copy, no
+// transposes) and the register block broadcasts reg_m rows of it. M is not padded (reg_m
+// = 5 or 10 divides 250), and a block of reg_m rows is still written straight into C
+// past a padded N edge (unpack_in_place_edges.py). Same-run CPU-time medians, 9 rounds:
+// 8 × 256³ (load 1.0) 0.945 of the peak (m0 = 1, reg_m = 4, n0 = 64) vs 0.916 with A
+// copied vs 0.907 for m0 = 8, n0 = 32; 8 × 250³ (load 1.3) 0.917 (reg_m = 5, n0 = 64) vs
+// 0.893 with C unpacked vs 0.860. Perf (8 × 256³): ~96 % of the kernel's cycles in the FMA
+// loop, ~3.5 % in B's pack; 8 × 250³ also pays 2.4 % padding of N.
 // m0 * reg_m * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
 // matmul_mmt4d.mlir); rk >= 2 (a k step of 1 is folded away as a unit loop: only a peeled
 // last step may be one, vectorized as a broadcast block).

@@ -13,7 +13,9 @@ the destination's bounds, which is what the data-tiling micro-kernels do:
 - `vector.transfer_read`/`transfer_write` of one whole inner tile (the register block
   of C, hoisted out of the k loop) read and write the matching `m0×n0` box of the
   destination with `in_bounds = false` on the padded dimensions: the padding lanes
-  are masked (a read gives the transfer's padding value there, a write skips them).
+  are masked (a read gives the transfer's padding value there, a write skips them);
+  along an inner tile of 1 the transfer may span several tiles of its outer dim (a
+  register block of several rows of C packed with m0 = 1).
 
 The padded lanes are still computed (from B's zero padding) but never stored, so
 the packed buffer, the unpack's copy pass and the allocation go, as without padding.
