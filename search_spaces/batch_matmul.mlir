@@ -46,7 +46,11 @@
 // (lowered to prefetcht0/prefetchw) of the C block two row blocks ahead and of the next n
 // tile's B rows, inserted by hand into the transformed IR: B copy 4.3 -> 2.3 %, C loads
 // -> ~1 %, FMA loop 93 % of the cycles, but same-run medians at load 1.1 within ±1.5 % of
-// the plain kernel (no consistent winner in 5 runs): no transform places prefetches yet.
+// the plain kernel (no consistent winner in 5 runs). prefetch_b = 1 (below) places the B
+// half after the copy (all 256 lines at once): vs the stored knobs in 6 same-run runs at
+// load 1.3-1.7 (scripts/bench_batch_matmul_prefetch.py) -1.0 to +1.6 % by median, no
+// consistent sign, so it is not stored; spreading the prefetches over the row blocks
+// (by hand) did no better in 3 more runs.
 // 8 × 250³ (B rows 1000 bytes apart) reads B in place instead (no copy at all).
 // A data-tiled alternative: pack to linalg.batch_mmt4d, search_spaces/batch_mmt4d.mlir.
 //
