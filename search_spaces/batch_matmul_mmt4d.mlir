@@ -52,9 +52,9 @@
 // copied vs 0.907 for m0 = 8, n0 = 32; 8 × 250³ (load 1.3) 0.917 (reg_m = 5, n0 = 64) vs
 // 0.893 with C unpacked vs 0.860. Perf (8 × 256³): ~96 % of the kernel's cycles in the FMA
 // loop, ~3.5 % in B's pack; 8 × 250³ also pays 2.4 % padding of N. Limit: with m0 = 1 the
-// register blocks are static only when reg_m divides M and tm1 divides M (or covers it):
-// otherwise vectorize fails (silenceably: the trial is a compile error); one row (m0 =
-// reg_m = 1) is excluded (its block folds to a broadcast that does not vectorize).
+// register blocks are static only when tm1 divides M (so reg_m does too): otherwise
+// vectorize fails (silenceably: the trial is a compile error); one row (m0 = reg_m = 1) is
+// excluded (its block folds to a broadcast that does not vectorize).
 // m0 * reg_m * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
 // matmul_mmt4d.mlir); rk >= 2 (a k step of 1 is folded away as a unit loop: only a peeled
 // last step may be one, vectorized as a broadcast block).
