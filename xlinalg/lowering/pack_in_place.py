@@ -40,30 +40,18 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffectKind, get_effects
 
 from xlinalg.dialects.linalg.pack import PackOp
-from xlinalg.dialects.memref import CastOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.lowering.unpack_in_place import (
     _is_argument,
     _is_local,
     _is_result_buffer,
     _retype_subview,
+    _root,
 )
 from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.subview_type import strides_and_offset
 
 _READS = (vector.TransferReadOp, memref.LoadOp)
-# Ops that are views: their result aliases their first operand (with xlinalg's own
-# memref.cast, which bufferization makes for a tensor cast).
-_VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp, CastOp)
-
-
-def _root(value: SSAValue) -> SSAValue:
-    """The buffer a view chain starts from."""
-    while isinstance(value.owner, _VIEWS):
-        value = value.owner.operands[0]
-    return value
-
-
 def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
     """The type of the packed buffer of `pack` as a view of its source, or None when the
     pack is not a plain append of unit dims of a statically strided source."""

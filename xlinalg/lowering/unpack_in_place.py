@@ -58,13 +58,15 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.pack import UnPackOp
+from xlinalg.dialects.memref import CastOp
 from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
 from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
 from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 
-# Ops that are views: their result aliases their first operand.
-_VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp)
+# Ops that are views: their result aliases their first operand (with xlinalg's own
+# memref.cast, which bufferization makes for a tensor cast).
+_VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CastOp, CastOp)
 
 
 def _root(value: SSAValue) -> SSAValue:
