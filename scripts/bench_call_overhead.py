@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_stats import add_arguments, statistic
+from bench_stats import add_arguments, batch_seconds, interleaved
 
 import xlinalg
 
@@ -38,14 +38,6 @@ func.func @mm(%a: memref<{n}x{n}xf32>, %b: memref<{n}x{n}xf32>, %c: memref<{n}x{
   return
 }}
 """
-
-
-def batch_seconds(fn: Callable[[], object], calls: int) -> float:
-    """Seconds per call of `calls` calls of `fn`, timed as one batch."""
-    start = time.perf_counter_ns()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter_ns() - start) / calls / 1e9
 
 
 def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
@@ -62,14 +54,9 @@ def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
         "ctypes": lambda: batch_seconds(lambda: cfunc(*prepared), calls),
         "native": lambda: _native_seconds(fn, prepared, calls),
     }
-    times: dict[str, list[float]] = {key: [] for key in runners}
     for run in runners.values():
         run()  # warm-up (first call makes the plan)
-    for _ in range(rounds):
-        for key, run in runners.items():
-            times[key].append(run())
-    pick = statistic(stat)
-    result = {key: pick(values) * 1e6 for key, values in times.items()}
+    result = {key: seconds * 1e6 for key, seconds in interleaved(runners, rounds, stat).items()}
     result["overhead"] = result["direct"] - result["native"]
     expected = np.ones((n, n), np.float32) @ np.ones((n, n), np.float32)
     c[...] = 0

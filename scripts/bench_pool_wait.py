@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_stats import add_arguments, statistic
+from bench_stats import add_arguments, batch_seconds, interleaved
 
 import xlinalg
 from xlinalg.backend.thread_pool import DEFAULT_SPIN, set_pool_spin, set_pool_wait
@@ -37,23 +37,23 @@ def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
     kernel = xlinalg.compile(PAYLOAD.format(n=n), schedule=ROOT / "search_spaces" / "matmul_parallel.mlir",
                              knobs=KNOBS)
     a, b, c = kernel.make_inputs(seed=0)
-    configs = {f"{wait} spin {spin}": (wait, spin) for wait in ("futex", "sleep") for spin in (DEFAULT_SPIN, 0)}
-    times: dict[str, list[float]] = {key: [] for key in configs}
+
+    def runner(wait: str, spin: int) -> Callable[[], float]:
+        def run() -> float:
+            set_pool_wait(wait)
+            set_pool_spin(spin)
+            kernel(a, b, c)
+            return batch_seconds(lambda: kernel(a, b, c), calls)
+        return run
+
+    runners = {f"{wait} spin {spin}": runner(wait, spin) for wait in ("futex", "sleep") for spin in (DEFAULT_SPIN, 0)}
     try:
-        for _ in range(rounds):
-            for key, (wait, spin) in configs.items():
-                set_pool_wait(wait)
-                set_pool_spin(spin)
-                kernel(a, b, c)
-                start = time.perf_counter_ns()
-                for _ in range(calls):
-                    kernel(a, b, c)
-                times[key].append((time.perf_counter_ns() - start) / calls / 1e3)
+        seconds = interleaved(runners, rounds, stat)
     finally:
         set_pool_wait("futex")
         set_pool_spin(DEFAULT_SPIN)
     assert kernel.check(a, b, c).ok
-    return {key: statistic(stat)(values) for key, values in times.items()}
+    return {key: value * 1e6 for key, value in seconds.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

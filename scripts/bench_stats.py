@@ -69,6 +69,15 @@ def call_seconds(fn: Callable[[], object], calls: int, stat: str, timer: str = "
     return statistic(stat)(times)
 
 
+def batch_seconds(fn: Callable[[], object], calls: int) -> float:
+    """Wall seconds per call of `calls` back-to-back calls of `fn`, timed as one batch (for
+    calls too short for the clock one at a time)."""
+    start = time.perf_counter_ns()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter_ns() - start) / calls / 1e9
+
+
 def prepared_call(kernel: Any, *args: Any) -> Callable[[], None]:
     """One call of an `xlinalg.Kernel` on `args`: the direct call `kernel(*args)`, which
     checks its arguments in full once per argument signature (the first call) and then only
