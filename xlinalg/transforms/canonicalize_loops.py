@@ -19,6 +19,7 @@ Run xDSL's `canonicalize` and `cse` afterwards to hoist and merge constants.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -87,6 +88,10 @@ def _fold_index_binop(op: Operation) -> bool:
     return True
 
 
+def _static_or_none(values: Sequence[int]) -> list[int | None]:
+    return [None if v == DYNAMIC_INDEX else v for v in values]
+
+
 def _fold_subview(op: memref.SubviewOp) -> bool:
     lists: list[tuple[list[int], list[SSAValue]]] = []
     changed = False
@@ -116,13 +121,9 @@ def _fold_subview(op: memref.SubviewOp) -> bool:
     source_type = op.source.type
     assert isinstance(source_type, MemRefType)
     (offsets, dyn_offsets), (sizes, dyn_sizes), (strides, dyn_strides) = lists
-
-    def static_or_none(values: list[int]) -> list[int | None]:
-        return [None if v == DYNAMIC_INDEX else v for v in values]
-
     inferred = subview_result_type(
         source_type,  # type: ignore[arg-type]
-        static_or_none(offsets), static_or_none(sizes), static_or_none(strides),
+        _static_or_none(offsets), _static_or_none(sizes), _static_or_none(strides),
     )
     old_type = op.result.type
     assert isinstance(old_type, MemRefType)
@@ -175,7 +176,7 @@ def _fold_cast(cast: Operation) -> bool:
               and len(user.result.type.get_shape()) == len(source.get_shape())):  # type: ignore[attr-defined]
             inferred = subview_result_type(
                 source,  # type: ignore[arg-type]
-                *([None if v == DYNAMIC_INDEX else v for v in a.get_values()]
+                *(_static_or_none(a.get_values())
                   for a in (user.static_offsets, user.static_sizes, user.static_strides)),
             )
             if inferred is None:
