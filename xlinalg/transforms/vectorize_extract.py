@@ -146,10 +146,10 @@ def vectorize_index(add: Add, dim: int, sizes: Sequence[int]) -> SSAValue:
     step = add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
         step_t, list(range(sizes[dim]))))).results[0]
     if dim == n - 1:
-        return add(vector.BroadcastOp(step, VectorType(IndexType(), sizes))).results[0]
+        return add(vector_builders.broadcast(step, VectorType(IndexType(), sizes))).results[0]
     perm = list(range(n))
     perm[dim], perm[-1] = perm[-1], perm[dim]
-    swapped = add(vector.BroadcastOp(
+    swapped = add(vector_builders.broadcast(
         step, VectorType(IndexType(), [sizes[p] for p in perm]))).results[0]
     return add(TransposeOp(swapped, perm)).results[0]
 
@@ -209,7 +209,7 @@ def vectorize_extract(
                 dim = add(arith.ConstantOp.from_int_and_width(d, IndexType())).results[0]
                 extent = add(tensor.DimOp(source, dim)).results[0]
             scaled = add(arith.MuliOp(
-                offsets, add(vector.BroadcastOp(extent, index_t)).results[0])).results[0]
+                offsets, add(vector_builders.broadcast(extent, index_t)).results[0])).results[0]
             value = add(arith.AddiOp(value, scaled)).results[0]
         offsets = value
     if offsets is None:  # unreachable: 0-D extracts are scalar broadcasts
