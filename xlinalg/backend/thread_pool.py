@@ -119,7 +119,7 @@ def pointer_bits(data_layout: str) -> int:
     return 64
 
 
-def _arch_ir(triple: str, data_layout: str) -> str:
+def _arch_ir(triple: str) -> str:
     """The target's part of the runtime: `@futex_nr` (-1: no futex), whether the futex is
     used at first, and `@cpu_relax` (the spin-wait hint, or nothing). `intptr` in the
     runtime's text stands for the integer of a pointer's size (C's `long`, `size_t` and
@@ -134,7 +134,7 @@ def _arch_ir(triple: str, data_layout: str) -> str:
 
 
 def _runtime_ir(triple: str, data_layout: str) -> str:
-    text = _arch_ir(triple, data_layout) + _IR
+    text = _arch_ir(triple) + _IR
     return re.sub(r"\bintptr\b", f"i{pointer_bits(data_layout)}", text)
 
 
@@ -601,7 +601,7 @@ def pool() -> _Pool:
             if not _POOL:
                 p = _Pool()
                 spin = os.environ.get(SPIN_ENV, "").strip()
-                p.set_spin(max(0, int(spin)) if spin.isdigit() else DEFAULT_SPIN)
+                p.set_spin(int(spin) if spin.isdigit() else DEFAULT_SPIN)  # digits only: >= 0
                 _set_wait(p, os.environ.get(WAIT_ENV, "").strip() or "futex", f"{WAIT_ENV}=")
                 llvm.add_symbol(POOL_RUN, p.run_address)
                 atexit.register(p.shutdown)
