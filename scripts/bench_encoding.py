@@ -30,8 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_matmul import _best_params, parse_shape, tune
-from bench_mmt4d import _blas_runner, _kernel_runner, _knobs
+from bench_matmul import _best_params, blas_runner, parse_shape, tune
+from bench_mmt4d import _kernel_runner, _knobs
 from bench_stats import Peak, add_arguments, interleaved
 
 import xlinalg
@@ -74,7 +74,7 @@ def _runners(src: str, shape: tuple[int, int, int], knobs: dict[str, int],
     for key, kernel in kernels.items():
         np.testing.assert_allclose(kernel(a, b, c), expected, rtol=1e-3, atol=1e-3)
         runners[key] = _kernel_runner(kernel, (a, b, c), stat, timer)
-    runners["numpy"] = _blas_runner(a, b, 1, stat, timer)
+    runners["numpy"] = blas_runner(a, b, 1, stat, timer)
     return runners
 
 

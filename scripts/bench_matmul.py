@@ -103,13 +103,14 @@ def tune(payload: str, name: str, storage: str, trials: int, seed: int,
     return best_schedule(storage, name, header=False)
 
 
-def _blas(a: np.ndarray, b: np.ndarray, threads: int, args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """NumPy/OpenBLAS on `threads` threads: one round = 7 calls, their `--stat`."""
+def blas_runner(a: np.ndarray, b: np.ndarray, threads: int, stat: str, timer: str = "wall"):  # type: ignore[no-untyped-def]
+    """One round of NumPy/OpenBLAS on `threads` threads: 7 single calls, their `stat` (one
+    thread: OpenBLAS runs in this thread, so `--timer cpu` applies; two threads: wall time)."""
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
 
     def run() -> float:
         with threadpool_limits(limits=threads, user_api="blas"):
-            return call_seconds(lambda: np.matmul(a, b, out=out), 7, args.stat)
+            return call_seconds(lambda: np.matmul(a, b, out=out), 7, stat, timer)
     return run
 
 
@@ -216,7 +217,7 @@ def main() -> int:
         runners = {key: (lambda kernel=kernel, key=key, xs=(a, b, c): timing_seconds(kernel.time(
             *xs, **({"max_total_s": 0.5} if key == "untiled" else {})), args.stat))
             for key, kernel in kernels.items()}
-        runners["blas"] = _blas(a, b, 1, args)
+        runners["blas"] = blas_runner(a, b, 1, args.stat)
         g = {key: flops / v / 1e9 for key, v in interleaved(runners, args.rounds, args.stat).items()}
         peak.measure()
         nan = float("nan")
@@ -265,7 +266,7 @@ def _threads_table(args: argparse.Namespace, peak: Peak) -> list[str]:
         runners = {key: (lambda kernel=kernel, xs=(a, b, c): timing_seconds(kernel.time(*xs), args.stat))
                    for key, kernel in kernels.items()}
         for t in (1, 2):
-            runners[f"blas{t}"] = _blas(a, b, t, args)
+            runners[f"blas{t}"] = blas_runner(a, b, t, args.stat)
         if iree is not None:
             try:
                 runners.update(iree(IREE_PAYLOAD.format(m=m, n=n, k=k), a, b))

@@ -38,7 +38,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -46,6 +45,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_matmul import (
     _best_params,
     _iree_module,
+    blas_runner,
     compile_seconds,
     parse_shape,
     tune,
@@ -160,17 +160,6 @@ def _schedule(payload: str, name: str, space: Path, fixed: dict[str, int] | None
     return kernel, knobs, compile_seconds(payload, space.read_text(), knobs)
 
 
-def _blas_runner(a: np.ndarray, b: np.ndarray, threads: int, stat: str, timer: str = "wall"):  # type: ignore[no-untyped-def]
-    """One round of NumPy/OpenBLAS: 7 single calls (one thread: OpenBLAS runs in this
-    thread, so `--timer cpu` applies; two threads: wall time)."""
-    out = np.empty((a.shape[0], b.shape[1]), np.float32)
-
-    def run() -> float:
-        with threadpool_limits(limits=threads, user_api="blas"):
-            return call_seconds(lambda: np.matmul(a, b, out=out), 7, stat, timer)
-    return run
-
-
 def _kernel_runner(kernel: xlinalg.Kernel, args: tuple[np.ndarray, ...], stat: str, timer: str):  # type: ignore[no-untyped-def]
     """One round of a kernel: `Kernel.time` (native repeat loop) and its `stat` sample, or with
     `--timer cpu` 7 single calls in this thread's CPU time on arguments prepared once as
@@ -230,8 +219,8 @@ def main() -> int:
         a, b = one.make_inputs(seed=1)
         assert one.check(a, b).ok
         runners = {"1T": _kernel_runner(one, (a, b), args.stat, args.timer),
-                   "blas1": _blas_runner(a, b, 1, args.stat, args.timer),
-                   "blas2": _blas_runner(a, b, 2, args.stat)}
+                   "blas1": blas_runner(a, b, 1, args.stat, args.timer),
+                   "blas2": blas_runner(a, b, 2, args.stat)}
         par_fixed = _fixed(args.par_knobs, shape)
         if par_fixed is None and args.fixed_par:
             par_fixed = FIXED_PAR.get(shape)
@@ -277,7 +266,7 @@ def main() -> int:
         b = np.random.default_rng(2).random((k, n), np.float32)
         t = interleaved({
             "ours": _kernel_runner(kernel, (lhs, rhs, acc), args.stat, args.timer),
-            "blas": _blas_runner(a, b, 1, args.stat, args.timer),
+            "blas": blas_runner(a, b, 1, args.stat, args.timer),
         }, args.rounds, args.stat)
         flops = 2.0 * m * n * k
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
