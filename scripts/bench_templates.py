@@ -74,20 +74,18 @@ def iree_seconds(payload: str, entry: str, args: list[np.ndarray],
     return time_round(lambda: fn(*device_args))
 
 
-_PLAIN_BMM = [np.ones((8, 256, 256), np.float32) for _ in range(3)]
+def _plain_bmm(batch: int, n: int) -> Callable[..., None]:
+    """NumPy's batch matmul of `batch` × n³ on plain (not packed) arrays of its own, for the
+    rows whose payload is packed or returns a new tensor (out= here); ignores its arguments."""
+    a, b, c = (np.ones((batch, n, n), np.float32) for _ in range(3))
+
+    def run(*_: np.ndarray) -> None:
+        np.matmul(a, b, out=c)
+    return run
 
 
-def _numpy_bmm(*_: np.ndarray) -> None:
-    """NumPy's batch matmul of the same size (8 × 256³), on plain (not packed) arrays."""
-    np.matmul(_PLAIN_BMM[0], _PLAIN_BMM[1], out=_PLAIN_BMM[2])
-
-
-_PLAIN_BMM250 = [np.ones((8, 250, 250), np.float32) for _ in range(3)]
-
-
-def _numpy_bmm250(*_: np.ndarray) -> None:
-    """NumPy's batch matmul of 8 × 250³ (the payload returns a new tensor: out= here)."""
-    np.matmul(_PLAIN_BMM250[0], _PLAIN_BMM250[1], out=_PLAIN_BMM250[2])
+_numpy_bmm = _plain_bmm(8, 256)
+_numpy_bmm250 = _plain_bmm(8, 250)
 
 
 CASES = [
