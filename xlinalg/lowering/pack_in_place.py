@@ -45,8 +45,10 @@ from xlinalg.lowering.unpack_in_place import (
     _is_argument,
     _is_local,
     _is_result_buffer,
+    _replace_alloc,
     _retype_subview,
     _root,
+    _view_in_place,
 )
 from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.subview_type import strides_and_offset
@@ -158,7 +160,6 @@ def _apply(plan: _Plan) -> None:
     source = plan.pack.unpacked
     layout = plan.view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
-    strides = [s.data for s in layout.strides.data]  # type: ignore[union-attr]
     static_offset = layout.get_offset()
     offset: SSAValue | int
     if isinstance(static_offset, int):
@@ -167,17 +168,8 @@ def _apply(plan: _Plan) -> None:
         metadata = memref.ExtractStridedMetaDataOp(source)
         Rewriter.insert_op(metadata, InsertPoint.before(plan.alloc))
         offset = metadata.results[1]
-    cast = memref.ReinterpretCastOp.from_dynamic(source, [offset], list(plan.view_type.get_shape()),
-                                                 strides, plan.view_type)
-    Rewriter.insert_op(cast, InsertPoint.before(plan.alloc))
-    for view, new_type in plan.retyped:  # parents first: a rebuilt view feeds the next ones
-        new = memref.SubviewOp(view.source, view.offsets, view.sizes, view.strides, view.static_offsets,
-                               view.static_sizes, view.static_strides, new_type)
-        Rewriter.replace_op(view, new)
-    for op in (plan.pack, *plan.deallocs):
-        Rewriter.erase_op(op)
-    plan.alloc.memref.replace_all_uses_with(cast.result)
-    Rewriter.erase_op(plan.alloc)
+    cast = _view_in_place(source, offset, plan.view_type, plan.retyped, plan.alloc)
+    _replace_alloc(plan.alloc, cast, [plan.pack, *plan.deallocs])
 
 
 def pack_in_place(root: Operation) -> int:

@@ -227,28 +227,44 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
     return _Plan(alloc, unpack, view_type, retyped, deallocs, edges)
 
 
-def _apply(plan: _Plan) -> None:
-    dest = plan.unpack.unpacked
-    layout = plan.view_type.layout
+def _view_in_place(base: SSAValue, offset: SSAValue | int, view_type: MemRefType[Attribute],
+                   retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]],
+                   alloc: memref.AllocOp) -> memref.ReinterpretCastOp:
+    """The `view_type` reinterpret cast of `base` that takes the place of `alloc` (inserted
+    before it), with the subviews of `retyped` rebuilt on their new types (also used by
+    pack_in_place.py)."""
+    layout = view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
     strides = [s.data for s in layout.strides.data]  # type: ignore[union-attr]
-    offset = layout.offset.data  # type: ignore[union-attr]
-    cast = memref.ReinterpretCastOp.from_dynamic(dest, [offset], list(plan.view_type.get_shape()), strides,
-                                                 plan.view_type)
-    Rewriter.insert_op(cast, InsertPoint.before(plan.alloc))
-    for view, new_type in plan.retyped:  # parents first: a rebuilt view feeds the next ones
+    cast = memref.ReinterpretCastOp.from_dynamic(base, [offset], list(view_type.get_shape()), strides,
+                                                 view_type)
+    Rewriter.insert_op(cast, InsertPoint.before(alloc))
+    for view, new_type in retyped:  # parents first: a rebuilt view feeds the next ones
         new = memref.SubviewOp(view.source, view.offsets, view.sizes, view.strides, view.static_offsets,
                                view.static_sizes, view.static_strides, new_type)
         Rewriter.replace_op(view, new)
+    return cast
+
+
+def _replace_alloc(alloc: memref.AllocOp, cast: memref.ReinterpretCastOp, erased: list[Operation]) -> None:
+    """Erase `erased` (the pack/unpack and the deallocs), then `alloc`, its uses moved to `cast`."""
+    for op in erased:
+        Rewriter.erase_op(op)
+    alloc.memref.replace_all_uses_with(cast.result)
+    Rewriter.erase_op(alloc)
+
+
+def _apply(plan: _Plan) -> None:
+    layout = plan.view_type.layout
+    assert isinstance(layout, StridedLayoutAttr)
+    offset = layout.offset.data  # type: ignore[union-attr]
+    cast = _view_in_place(plan.unpack.unpacked, offset, plan.view_type, plan.retyped, plan.alloc)
     for access in plan.edges:
         rewrite_access(access, plan.unpack)
     for view, _ in reversed(plan.retyped if plan.edges else []):  # views only the accesses used
         if not view.result.uses:
             Rewriter.erase_op(view)
-    for op in (plan.unpack, *plan.deallocs):
-        Rewriter.erase_op(op)
-    plan.alloc.memref.replace_all_uses_with(cast.result)
-    Rewriter.erase_op(plan.alloc)
+    _replace_alloc(plan.alloc, cast, [plan.unpack, *plan.deallocs])
 
 
 def unpack_in_place(root: Operation) -> int:
