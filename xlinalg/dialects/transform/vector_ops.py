@@ -180,6 +180,9 @@ class _FunctionalTransform(IRDLOperation):
     target = operand_def(TransformHandleType)
     transformed = result_def(TransformHandleType)
 
+    #: unit properties `print_extra` prints (left out of the attribute dict)
+    FLAGS: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, target: SSAValue, result_type: Attribute | None = None,
                  properties: dict[str, Attribute] | None = None):
         super().__init__(operands=[target], result_types=[result_type or AnyOpType()],
@@ -211,7 +214,8 @@ class _FunctionalTransform(IRDLOperation):
         printer.print_operand(self.target)
         self.print_extra(printer)
         attrs = dict(self.attributes)
-        options = {o.name for o in getattr(self, "OPTIONS", ())} | {"lowering_strategy"}
+        options = ({o.name for o in getattr(self, "OPTIONS", ())} | {"lowering_strategy"}
+                   | set(self.FLAGS))
         for name, value in self.properties.items():
             if name not in options:
                 attrs[name] = value
@@ -255,17 +259,10 @@ class VectorizeChildrenAndApplyPatternsOp(_FunctionalTransform):
             parser.parse_punctuation(">")
         return props
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.target)
+    def print_extra(self, printer: Printer) -> None:
         flags = [n for n in self.FLAGS if n in self.properties]
         if flags:
             printer.print_string(" <" + ", ".join(flags) + ">")
-        attrs = dict(self.attributes)
-        attrs |= {k: v for k, v in self.properties.items() if k not in self.FLAGS}
-        printer.print_op_attributes(attrs)
-        printer.print_string(" : ")
-        print_semi_function_type(printer, self.target.type, [self.transformed.type])
 
 
 @irdl_op_definition
