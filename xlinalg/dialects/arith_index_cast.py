@@ -56,9 +56,7 @@ class IndexCastOp(IRDLOperation):
                 "incompatible")
 
 
-#: an `arith.index_cast` built by a pass (xDSL's class) or parsed (ours)
-INDEX_CAST_OPS = (_xdsl.IndexCastOp, IndexCastOp)
 #: xDSL's class our `IndexCastOp` replaces in the registered dialect
 REPLACES = _xdsl.IndexCastOp
 
-__all__ = ["INDEX_CAST_OPS", "REPLACES", "IndexCastOp"]
+__all__ = ["REPLACES", "IndexCastOp"]
