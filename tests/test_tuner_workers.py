@@ -14,7 +14,7 @@ import pytest
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
-from support import PAYLOAD, SPACE, needs_pipeline, run_cli
+from support import cli_env, needs_pipeline, run_cli, write_tuner_files
 
 from tuner.liveness import fail_dead_trials, is_dead, this_worker
 from tuner.storage import network_filesystem
@@ -28,8 +28,7 @@ def _tune(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("workers,trials", [(2, 4), (4, 4)])
 def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int,
                                                     trials: int) -> None:
-    (tmp_path / "mm.mlir").write_text(PAYLOAD)
-    (tmp_path / "space.mlir").write_text(SPACE)
+    write_tuner_files(tmp_path)
     # grid: 4 distinct configurations of the 6, so at most 2 violate the constraint (a
     # random sampler could prune all 4 and the job rightly reports that nothing ran)
     done = _tune(tmp_path, "mm.mlir", "--space", "space.mlir", "--trials", str(trials),
@@ -140,8 +139,7 @@ def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: 
         f"import optuna; s = open_storage({url!r})\n"
         "optuna.create_study(storage=s, study_name='r', load_if_exists=True)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=cli_env(), stderr=subprocess.PIPE,
                               text=True) for _ in range(8)]
     import time
 
