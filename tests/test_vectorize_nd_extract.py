@@ -255,7 +255,7 @@ def test_gather_becomes_hardware_gathers() -> None:
     payload = _embed(16, 16).replace("tensor<16x8xf32>", "tensor<64x16xf32>")
     kernel = xlinalg.compile(payload, _schedule())
     asm = kernel._jit.asm("embed")  # type: ignore[attr-defined]
-    gathers = [line for line in asm.splitlines() if "gather" in line and "vgather" in line]
+    gathers = [line for line in asm.splitlines() if "vgather" in line]
     assert gathers and (not host_has_feature("avx512f") or len(gathers) == 16 * 16 // 8), gathers
     t, ids = _rand(64, 16), RNG.integers(0, 64, 16).astype(np.int32)
     np.testing.assert_array_equal(kernel(t, ids, np.zeros((16, 16), np.float32)), t[ids])
