@@ -117,8 +117,10 @@ class Builder:
         return self.add(llvm.SelectOp.create(operands=[condition, a, b], result_types=[a.type],
                                              properties={"fastmathFlags": _NO_FASTMATH}))
 
-    def gep(self, ptr: SSAValue, index: SSAValue, element_type: Attribute) -> SSAValue:
-        """`getelementptr inbounds element_type, ptr, index`."""
+    def gep(self, ptr: SSAValue, index: SSAValue, element_type: Attribute,
+            result_type: Attribute = _PTR) -> SSAValue:
+        """`getelementptr inbounds element_type, ptr, index` (a vector of pointers as
+        `result_type` when `index` is a vector)."""
         props: dict[str, Attribute] = {
             "rawConstantIndices": _GEP_SSA_INDEX,
             "elem_type": element_type,
@@ -126,7 +128,7 @@ class Builder:
             "inbounds": _UNIT,
         }
         return self.add(
-            llvm.GEPOp.create(operands=[ptr, index], result_types=[_PTR], properties=props)
+            llvm.GEPOp.create(operands=[ptr, index], result_types=[result_type], properties=props)
         )
 
     def load(self, ptr: SSAValue, type: Attribute, alignment: int) -> SSAValue:

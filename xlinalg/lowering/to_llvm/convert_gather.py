@@ -11,7 +11,7 @@ with the index vector giving a vector of pointers (`idx` counts elements from th
 from __future__ import annotations
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, UnitAttr, VectorType, i32
+from xdsl.dialects.builtin import MemRefType, VectorType, i32
 
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
@@ -19,12 +19,6 @@ from xlinalg.lowering.to_llvm.builder import Builder, replace_op
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
 from xlinalg.lowering.to_llvm.intrinsics import intrinsic_op, mangle
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
-
-_GEP_PROPS = {
-    "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
-    "noWrapFlags": IntegerAttr(0, 32),
-    "inbounds": UnitAttr(),
-}
 
 
 def lower_gather(op: GatherOp) -> None:
@@ -43,9 +37,7 @@ def lower_gather(op: GatherOp) -> None:
     (n,) = lvt.get_shape()
     et = lvt.element_type
     ptrs_t = VectorType(llvm.LLVMPointerType(), [n])
-    ptrs = b.add(llvm.GEPOp.create(operands=[first, b.to_llvm(op.index_vec)],
-                                   result_types=[ptrs_t],
-                                   properties={**_GEP_PROPS, "elem_type": et}))
+    ptrs = b.gep(first, b.to_llvm(op.index_vec), et, ptrs_t)
     align = b.int_const(element_size(base.element_type), i32)
     gathered = b.add(intrinsic_op(
         f"llvm.masked.gather.{mangle(lvt)}.v{n}p0",
