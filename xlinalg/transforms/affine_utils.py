@@ -59,6 +59,14 @@ def is_top_level_value(value: SSAValue) -> bool:
     return parent is None or isinstance(parent, (func.FuncOp, ModuleOp))
 
 
+def defined_inside(value: SSAValue, op: Operation) -> bool:
+    """True when `value` is defined within `op` (by an op nested in it, or as an argument of
+    a block in its regions)."""
+    owner = value.owner
+    parent = owner if isinstance(owner, Operation) else owner.parent_op()
+    return parent is not None and op.is_ancestor(parent)
+
+
 def _substitute(expr: AffineExpr, positions: Sequence[AffineExpr]) -> AffineExpr:
     return expr.replace_dims_and_symbols(positions, ())
 

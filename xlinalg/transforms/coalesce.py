@@ -19,7 +19,12 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.transforms.affine_utils import (
+    IndexBuilder,
+    OpFoldResult,
+    constant_index_value,
+    defined_inside,
+)
 
 
 def perfect_nest(outer: scf.ForOp) -> list[scf.ForOp]:
@@ -33,16 +38,10 @@ def perfect_nest(outer: scf.ForOp) -> list[scf.ForOp]:
             return nest
         inner = ops[0]
         if inner.iter_args or any(
-            _defined_inside(v, outer) for v in (inner.lb, inner.ub, inner.step)
+            defined_inside(v, outer) for v in (inner.lb, inner.ub, inner.step)
         ):
             return nest
         nest.append(inner)
-
-
-def _defined_inside(value: SSAValue, loop: Operation) -> bool:
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    return op is not None and loop.is_ancestor(op)
 
 
 class _Arith:

@@ -54,6 +54,7 @@ from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms import vector_builders
+from xlinalg.transforms.affine_utils import defined_inside
 
 
 class Access(Enum):
@@ -73,16 +74,9 @@ def check_extract(op: tensor.ExtractOp, vectorize_nd_extract: bool) -> None:
                                silenceable=True)
 
 
-def _inside(linalg_op: Operation, value: SSAValue) -> bool:
-    """`value` is defined in `linalg_op`'s body (an op or a block argument of it)."""
-    owner = value.owner
-    parent = owner if isinstance(owner, Operation) else owner.parent_op()
-    return parent is not None and linalg_op.is_ancestor(parent)
-
-
 def _loop_invariant(linalg_op: StructuredOpInterface, ranges: Sequence[int | None],
                     value: SSAValue) -> bool:
-    if not _inside(linalg_op, value):
+    if not defined_inside(value, linalg_op):
         return True
     owner = value.owner
     if not isinstance(owner, Operation):  # a block argument of the body: an operand element
@@ -98,7 +92,7 @@ def _contiguous_index(linalg_op: StructuredOpInterface, value: SSAValue,
                       trailing: int) -> int | None:
     """How many times `linalg.index trailing` is added into `value`, when `value` is a sum
     (`arith.addi`) of loop invariants and `linalg.index` values; None otherwise."""
-    if not _inside(linalg_op, value):
+    if not defined_inside(value, linalg_op):
         return 0
     owner = value.owner
     if isinstance(owner, IndexOp):
@@ -174,7 +168,7 @@ def vectorize_extract(
     n, rank = len(sizes), stype.get_num_dims()
 
     def scalar_of(index: SSAValue) -> SSAValue:
-        if not _inside(linalg_op, index):
+        if not defined_inside(index, linalg_op):
             return index
         lanes = vector_of(index)
         splat = lanes.owner
