@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO
+from support import REPO, fill_matmul_tensor_payload
 from test_vector_mask_hoist_asm import _innermost_fma_loops
 
 import xlinalg
@@ -24,16 +24,6 @@ KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg
          "cache_order": 0, "unroll_k": 0}
 
 
-def payload(m: int, n: int, k: int) -> str:
-    return f"""func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %empty = tensor.empty() : tensor<{m}x{n}xf32>
-  %zero = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %0 = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %0 : tensor<{m}x{n}xf32>
-}}"""
-
-
 # non-dividing and dividing shapes; peel = 3 excludes unroll_k = 1 (template constraint)
 CASES = [(*shape, unroll_k, peel) for shape in ((37, 45, 29), (64, 128, 64)) for unroll_k in (0, 1)
          for peel in (0, 1, 2, 3) if not (unroll_k and peel == 3) and (unroll_k or peel != 0)]
@@ -41,7 +31,7 @@ CASES = [(*shape, unroll_k, peel) for shape in ((37, 45, 29), (64, 128, 64)) for
 
 @pytest.mark.parametrize(("m", "n", "k", "unroll_k", "peel"), CASES)
 def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int, peel: int) -> None:
-    kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul",
+    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), SPACE, entry="matmul",
                              knobs={**KNOBS, "unroll_k": unroll_k, "peel": peel})
     rng = np.random.default_rng(m * n * k + peel)
     a = rng.standard_normal((m, k)).astype(np.float32)
@@ -50,7 +40,7 @@ def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int,
 
 
 def _fma_loops(peel: int, m: int, n: int, k: int) -> list[list[str]]:
-    kernel = xlinalg.compile(payload(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
+    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
     rng = np.random.default_rng(peel)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -85,7 +75,7 @@ def test_peel_folds_the_partial_tile_size_over_dynamic_bounds() -> None:
     """The register n loop runs to the cache tile's dynamic width: after peeling, the
     block's width `min(32, width - iv)` is the constant 32 in the main loop and `width - iv`
     (an affine.apply) in the remainder."""
-    ir = str(xlinalg.apply_schedule(payload(96, 150, 64), SPACE, knobs={**KNOBS, "peel": 1}))
+    ir = str(xlinalg.apply_schedule(fill_matmul_tensor_payload(96, 150, 64), SPACE, knobs={**KNOBS, "peel": 1}))
     mins = [line for line in ir.splitlines() if "affine.min" in line]
     # only the cache tile's own min(64, 150 - j) is left
     assert len(mins) == 1 and "150" in mins[0], mins
@@ -124,7 +114,7 @@ def test_parallel_template_peels_too(peel: int, parallel_dim: int) -> None:
     """matmul_parallel.mlir has the same knob: each thread's part peeled, 2 threads, vs NumPy."""
     m, n, k = 37, 45, 29
     knobs = {**KNOBS, "threads": 2, "parallel_dim": parallel_dim, "peel": peel}
-    kernel = xlinalg.compile(payload(m, n, k), REPO / "search_spaces" / "matmul_parallel.mlir", entry="matmul",
+    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), REPO / "search_spaces" / "matmul_parallel.mlir", entry="matmul",
                              knobs=knobs)
     rng = np.random.default_rng(peel + 2 * parallel_dim)
     a = rng.standard_normal((m, k)).astype(np.float32)

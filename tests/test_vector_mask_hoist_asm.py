@@ -6,14 +6,14 @@ innermost FMA loops store nothing but register spills (no per-iteration store of
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support import REPO, fill_matmul_tensor_payload
 
 import xlinalg
 
-SPACE = (Path(__file__).parent.parent / "search_spaces" / "matmul_vectorize.mlir").read_text()
+SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 
 
 def payload(m: int, n: int, k: int) -> str:
@@ -97,14 +97,8 @@ def test_masked_blocks_are_register_resident(knobs: dict[str, int]) -> None:
         assert any("{%k" in x for x in body)  # masked loads
 
 
-MMT4D_SPACE = (Path(__file__).parent.parent / "search_spaces" / "matmul_mmt4d.mlir").read_text()
-MMT4D_PAYLOAD = """func.func @matmul(%A: tensor<37x29xf32>, %B: tensor<29x45xf32>) -> tensor<37x45xf32> {
-  %empty = tensor.empty() : tensor<37x45xf32>
-  %zero = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%zero : f32) outs(%empty : tensor<37x45xf32>) -> tensor<37x45xf32>
-  %0 = linalg.matmul ins(%A, %B : tensor<37x29xf32>, tensor<29x45xf32>) outs(%C : tensor<37x45xf32>) -> tensor<37x45xf32>
-  return %0 : tensor<37x45xf32>
-}"""
+MMT4D_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
+MMT4D_PAYLOAD = fill_matmul_tensor_payload(37, 45, 29)
 
 
 def test_mmt4d_masked_edges_are_register_resident() -> None:
