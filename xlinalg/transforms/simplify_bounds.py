@@ -25,6 +25,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.rewriter import Rewriter
 
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.affine_utils import constant_index_value
 
 Interval = tuple[int, int]
@@ -126,7 +127,7 @@ def simplify_min_max_in(root: Operation, value: SSAValue, lo: int | None, hi: in
     if lo is None or hi is None:
         return 0
     todo = [
-        op for op in root.walk() if op.name in ("affine.min", "affine.max") and value in op.operands
+        op for op in walk_ops(root) if op.name in ("affine.min", "affine.max") and value in op.operands
     ]
     return sum(simplify_min_max(op, {value: (lo, hi)}) for op in todo)
 
@@ -141,7 +142,7 @@ def simplify_min_max_of_difference(
     Returns how many were rewritten."""
     todo = [
         op
-        for op in root.walk()
+        for op in walk_ops(root)
         if op.name in ("affine.min", "affine.max") and value in op.operands and bound in op.operands
     ]
     changed = 0
