@@ -17,6 +17,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 
 from xlinalg.lowering.cse import cse
 from xlinalg.lowering.dce import region_dce
+from xlinalg.lowering.effects import MemoizedEffects
 from xlinalg.lowering.licm import hoist_loop_invariant_code
 
 
@@ -42,7 +43,9 @@ class LoweringCleanupPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.canonicalize:
             CanonicalizePass().apply(ctx, op)
+        # LICM moves only side-effect-free ops, so the effects it memoised hold for CSE
+        effects = MemoizedEffects()
         if self.hoist:
-            hoist_loop_invariant_code(op)
-        cse(op)
+            hoist_loop_invariant_code(op, effects)
+        cse(op, effects)
         region_dce(op.body)

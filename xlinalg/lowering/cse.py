@@ -75,11 +75,11 @@ class _OpKey:
 
 
 class _CSEDriver:
-    def __init__(self) -> None:
+    def __init__(self, effects: MemoizedEffects | None = None) -> None:
         # hash(attribute) by object: attributes are immutable and stay alive in the IR
         # for the run (the object is kept with its hash so that its id is not reused)
         self._attr_hashes: dict[int, tuple[Attribute, int]] = {}
-        self._effects = MemoizedEffects()
+        self._effects = effects if effects is not None else MemoizedEffects()
         self._known: dict[_OpKey, Operation] = {}
         self._to_erase: dict[Operation, None] = {}  # insertion-ordered set
 
@@ -173,9 +173,10 @@ class _CSEDriver:
                 Rewriter.erase_op(op)
 
 
-def cse(thing: Operation | Block | Region) -> None:
-    """Common-subexpression elimination of everything under `thing` (as xDSL's `cse`)."""
-    _CSEDriver().run(thing)
+def cse(thing: Operation | Block | Region, effects: MemoizedEffects | None = None) -> None:
+    """Common-subexpression elimination of everything under `thing` (as xDSL's `cse`);
+    `effects`, when given, are memoised effects still valid for the IR (e.g. LICM's)."""
+    _CSEDriver(effects).run(thing)
 
 
 __all__ = ["cse"]

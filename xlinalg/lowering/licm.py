@@ -67,11 +67,14 @@ def _hoist_from(loop: scf.ForOp, effects: MemoizedEffects) -> None:
                     worklist.append(use.operation)
 
 
-def hoist_loop_invariant_code(root: Operation) -> None:
-    """Loop-invariant code motion out of every `scf.for` under `root` (as xDSL's licm)."""
+def hoist_loop_invariant_code(root: Operation, effects: MemoizedEffects | None = None) -> None:
+    """Loop-invariant code motion out of every `scf.for` under `root` (as xDSL's licm).
+
+    `effects` may be shared with a pass run after this one: the moves change no op's effects."""
     loops: list[scf.ForOp] = []
     _loops_post_order(root, loops)
-    effects = MemoizedEffects()
+    if effects is None:
+        effects = MemoizedEffects()
     for loop in loops:
         _hoist_from(loop, effects)
 
