@@ -4,7 +4,7 @@ block, reg_c 8), so rows 4..6 of each 7-row output tile are a masked edge block.
 
 from __future__ import annotations
 
-from pathlib import Path
+from support import REPO
 
 import xlinalg
 
@@ -16,7 +16,7 @@ CONV = """func.func @conv(%I: memref<1x9x9x64xf32>, %F: memref<3x3x64x64xf32>, %
 """
 CONV_KNOBS = {"reg_h": 4, "reg_w": 7, "reg_f": 16, "reg_c": 8, "cache_c": 64, "cache_order": 1,
               "pack_filter": 0, "pack_input": 1, "reg_order": 1}
-SCHEDULE = Path(__file__).resolve().parents[1] / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
+SCHEDULE = REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
 
 
 def compile_masked_conv() -> xlinalg.Kernel:

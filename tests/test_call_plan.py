@@ -5,11 +5,10 @@ still applies once a plan exists."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from support import run_in_threads
+from support import REPO, run_in_threads
 
 import xlinalg
 from xlinalg.backend import call, data_pointer
@@ -222,7 +221,7 @@ def test_frame_wrapper_keeps_the_kernel_out_of_line(matmul: xlinalg.Kernel) -> N
 
 def test_bench_call_overhead_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """The overhead bench (`scripts/bench_call_overhead.py`) runs and checks its kernel."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    sys.path.insert(0, str(REPO / "scripts"))
     import bench_call_overhead
 
     assert bench_call_overhead.main(["--rounds", "1", "--calls", "5"]) == 0

@@ -8,12 +8,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from support import run_in_threads
+from support import REPO, run_in_threads
 from test_threads import IN_LOOP, ROWS, SPIN, TWO_CPUS, _parallel_matmul
 
 import xlinalg
@@ -31,8 +30,6 @@ from xlinalg.backend.thread_pool import (
     set_pool_wait,
 )
 from xlinalg.errors import BackendError
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # (triple, SYS_futex or None, pointer bits, CPU features)
 TARGETS = [
@@ -152,9 +149,9 @@ print(pool_wait(), pool_workers())
 
 
 def _child(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]), **env)
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]), **env)
     return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
-                          timeout=120, env=environ, cwd=ROOT)
+                          timeout=120, env=environ, cwd=REPO)
 
 
 def test_environment_forces_the_sleeping_wait() -> None:
@@ -226,7 +223,7 @@ def test_new_workers_take_the_process_affinity() -> None:
 
 def test_bench_pool_wait_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """`scripts/bench_pool_wait.py` runs every wait mode, checks its kernel and leaves the futex on."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(REPO / "scripts"))
     import bench_pool_wait
 
     assert bench_pool_wait.main(["--n", "64", "--rounds", "1", "--calls", "2"]) == 0
