@@ -32,6 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.memref import CAST_OPS, CastOp
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 from xlinalg.transforms.unroll import promote_if_single_iteration, static_trip_count
@@ -198,7 +199,7 @@ def canonicalize_loops(root: Operation) -> None:
     """Apply the clean-ups of the module docstring under `root` until nothing changes."""
     for _ in range(16):
         changed = False
-        for op in list(root.walk()):
+        for op in walk_ops(root):
             if op.parent is None and op is not root:
                 continue  # erased earlier in this sweep
             if isinstance(op, scf.ForOp):
@@ -223,7 +224,7 @@ def canonicalize_loops(root: Operation) -> None:
 
 def _erase_dead_pure_ops(root: Operation) -> bool:
     erased = False
-    for op in reversed(list(root.walk())):
+    for op in reversed(walk_ops(root)):
         if op is root or not isinstance(op, _PURE) or op.parent is None:
             continue
         if all(not r.uses for r in op.results):

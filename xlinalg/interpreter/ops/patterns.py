@@ -37,6 +37,7 @@ from xlinalg.dialects.transform.patterns import (
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.lowering.walk import walk_ops
 
 
 @contextmanager
@@ -47,7 +48,7 @@ def tracking(
     `targets`; afterwards, drop from handles every op that was inside them and
     is no longer (erased by the rewrite)."""
     state = interp.state
-    inside_before = {id(op) for target in targets for op in target.walk()}
+    inside_before = {id(op) for target in targets for op in walk_ops(target)}
 
     def on_replace(op: Operation, new_results: Sequence[SSAValue | None]) -> None:
         owners = {v.owner for v in new_results if v is not None}
