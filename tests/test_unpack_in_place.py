@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from support import fill_matmul_tensor_payload
+from support import REPO, fill_matmul_tensor_payload
 from test_conv_perf import _innermost_fma_loop
 
 import xlinalg
@@ -18,9 +17,7 @@ from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.interpreter import parse_module
 from xlinalg.lowering.unpack_in_place import packed_view_type, unpack_in_place
 
-ROOT = Path(__file__).resolve().parent.parent
-MATMUL_SPACE = (ROOT / "search_spaces" / "matmul_mmt4d.mlir").read_text()
-
+MATMUL_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
 
 
 def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):  # type: ignore[no-untyped-def]
@@ -223,7 +220,7 @@ def test_stored_384x1000x256_writes_c_with_masked_edge_stores():
     """bench_mmt4d's stored knobs at 384x1000x256 (n0 = 64 pads N to 1024): no packed C and
     no unpack; the C block is stored with AVX-512 masked stores (the last panel's 40
     columns), the spill-free FMA loop of 24 accumulators is the one without padding."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(REPO / "scripts"))
     from bench_mmt4d import STORED_KNOBS
 
     knobs = STORED_KNOBS[(384, 1000, 256)]
