@@ -20,7 +20,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
-from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.transforms.loop_invariant_code_motion import move_loop_invariant_code
 
@@ -37,6 +36,7 @@ from xlinalg.dialects.transform.patterns import (
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.lowering.cse import cse
 from xlinalg.lowering.walk import walk_ops
 
 
