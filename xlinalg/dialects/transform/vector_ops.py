@@ -318,8 +318,9 @@ def _lower_all(
 ) -> None:
     """Apply `lower` to every `op_type` op under `target`; forms it rejects stay (as a pattern)."""
     from xlinalg.errors import TransformFailure
+    from xlinalg.lowering.walk import walk_ops
 
-    for inner in [o for o in target.walk() if isinstance(o, op_type)]:
+    for inner in [o for o in walk_ops(target) if isinstance(o, op_type)]:
         try:
             lower(inner)
         except TransformFailure:
