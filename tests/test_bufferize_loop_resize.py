@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import parse_module
+from test_bufferize import bufferize
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, SSAValue
 
 import xlinalg
-from xlinalg.context import make_context
-from xlinalg.lowering.bufferize import OneShotBufferizePass
 
 
 def _for_function(body: str, yielded: str) -> str:
@@ -66,13 +64,6 @@ def _shrink(x: np.ndarray, n: int) -> np.ndarray:
     for _ in range(n):
         x = x[1:] * 2
     return x
-
-
-def _bufferized(text: str) -> ModuleOp:
-    module = parse_module(text)
-    OneShotBufferizePass().apply(make_context(), module)
-    module.verify()
-    return module
 
 
 def _check_ownership(module: ModuleOp) -> int:
@@ -153,7 +144,7 @@ def test_for_shrinking_to_a_slice(n: int) -> None:
 
 def test_for_ownership_in_the_ir() -> None:
     for text in (GROW_FOR, APPEND_FOR, SHRINK_FOR):
-        module = _bufferized(text)
+        module = bufferize(text)
         assert _check_ownership(module) == 1
         loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
         deallocs = [op for op in loop.body.block.ops if isinstance(op, memref.DeallocOp)]
@@ -167,7 +158,7 @@ def test_for_in_place_loops_keep_one_buffer() -> None:
     iter_args, no allocation in the loop (the IR the in-place path always produced)."""
     in_place = GROW_FOR.replace("outs(%e : tensor<?xf32>)", "outs(%a : tensor<?xf32>)").replace(
         "%e = tensor.empty(%k) : tensor<?xf32>", "")
-    module = _bufferized(in_place)
+    module = bufferize(in_place)
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     assert not loop.iter_args
     assert not any(isinstance(op, memref.AllocOp | memref.DeallocOp) for op in loop.walk())
@@ -201,7 +192,7 @@ def test_nested_for_loops(n: int, m: int) -> None:
         expected = np.concatenate([expected, np.arange(i, i + m, dtype=np.float32)]) * 2
     got = xlinalg.compile(NESTED_FOR, entry="f")(x, n, m)
     np.testing.assert_array_equal(got, expected)
-    module = _bufferized(NESTED_FOR)
+    module = bufferize(NESTED_FOR)
     assert _check_ownership(module) == 2
     outer = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     # the inner loop takes the outer iteration's buffer over and its result is passed on:
@@ -235,7 +226,7 @@ def test_resized_tensor_read_after_the_loop_and_returned(n: int) -> None:
     np.testing.assert_array_equal(r, expected)
     np.testing.assert_array_equal(s, expected * 2)
     assert float(last) == expected[-1]
-    _check_ownership(_bufferized(READ_AFTER))
+    _check_ownership(bufferize(READ_AFTER))
 
 
 def _rss_bytes() -> int:
@@ -300,7 +291,7 @@ def test_while_resized_by_condition_and_yield(n: int) -> None:
     got, count = xlinalg.compile(WHILE_BOTH, entry="f")(x, n)
     np.testing.assert_array_equal(got, _while_both(x, n))
     assert int(count) == n
-    assert _check_ownership(_bufferized(WHILE_BOTH)) == 2
+    assert _check_ownership(bufferize(WHILE_BOTH)) == 2
 
 
 # two dynamically shaped tensors swapped by the condition every iteration, one doubled
@@ -334,7 +325,7 @@ def test_while_swapping_tensors_of_different_sizes(n: int) -> None:
     np.testing.assert_array_equal(got[1], a)
     np.testing.assert_array_equal(x, np.arange(3, dtype=np.float32) + 1)  # arguments untouched
     np.testing.assert_array_equal(y, np.arange(5, dtype=np.float32) + 10)
-    _check_ownership(_bufferized(SWAP_DYNAMIC))
+    _check_ownership(bufferize(SWAP_DYNAMIC))
 
 
 # an scf.for growing a tensor inside an scf.while that shrinks it
@@ -373,14 +364,14 @@ def test_for_nested_in_while(n: int) -> None:
         expected = expected[:-1]
     got = xlinalg.compile(NESTED_WHILE, entry="f")(x, n)
     np.testing.assert_array_equal(got, expected)
-    assert _check_ownership(_bufferized(NESTED_WHILE)) == 3
+    assert _check_ownership(bufferize(NESTED_WHILE)) == 3
 
 
 def test_while_in_place_loops_keep_one_buffer() -> None:
     """The condition forwards the carried tensor and the after region computes in place
     into it: one buffer (no memref carried, no allocation in the loop) as before."""
     text = SWAP_DYNAMIC.replace("scf.condition(%go) %b, %a, %i", "scf.condition(%go) %a, %b, %i")
-    module = _bufferized(text)
+    module = bufferize(text)
     loop = next(op for op in module.walk() if isinstance(op, scf.WhileOp))
     assert not any(isinstance(a.type, MemRefType) for a in loop.before_region.block.args)
     assert not any(isinstance(op, memref.AllocOp | memref.DeallocOp) for op in loop.walk())
@@ -420,7 +411,7 @@ def test_while_forwarding_a_changing_tensor_at_another_type(n: int) -> None:
     expected = x if n == 0 else np.full(n, n, np.float32)
     np.testing.assert_array_equal(got[0], expected)
     np.testing.assert_array_equal(got[1], expected)
-    assert _check_ownership(_bufferized(FORWARDED_TWICE)) == 4
+    assert _check_ownership(bufferize(FORWARDED_TWICE)) == 4
 
 
 # one new tensor yielded at two positions (passed on once, copied once); an scf.if result
@@ -461,7 +452,7 @@ def test_for_yielding_a_tensor_twice_and_if_results(n: int) -> None:
     np.testing.assert_array_equal(got[1], grown)
     last = y if n == 0 or (n - 1) % 2 == 0 else np.array([1, 2, 3], np.float32)
     np.testing.assert_array_equal(got[2], last)
-    module = _bufferized(TWICE_AND_IF)
+    module = bufferize(TWICE_AND_IF)
     assert _check_ownership(module) == 3
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     assert sum(isinstance(op, memref.CopyOp) for op in loop.body.block.ops) == 1  # %f's second
@@ -493,7 +484,7 @@ def test_for_takes_over_an_init_buffer_nothing_uses_later(n: int, read_after: bo
     got = xlinalg.compile(text, entry="f")(x, n)
     np.testing.assert_array_equal(got[0], _append(x * 2, n))
     np.testing.assert_array_equal(got[1], x * 2 if read_after else x)
-    module = _bufferized(text)
+    module = bufferize(text)
     _check_ownership(module)
     fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
     add = next(op for op in fn.body.block.ops if op.name == "linalg.add")
@@ -519,7 +510,7 @@ def test_for_init_also_carried_in_place_at_another_position() -> None:
         got = xlinalg.compile(text, entry="f")(x, n)
         np.testing.assert_array_equal(got[0], _append(x * 2, n))
         np.testing.assert_array_equal(got[1], x * 2 * 2 ** n)
-    _check_ownership(_bufferized(text))
+    _check_ownership(bufferize(text))
 
 
 # the before region grows the tensor with an scf.for (its result forwarded as it is)
@@ -553,7 +544,7 @@ def test_for_nested_in_the_before_region(n: int) -> None:
     got, count = xlinalg.compile(FOR_IN_BEFORE, entry="f")(x, n)
     np.testing.assert_array_equal(got, expected)
     assert int(count) == n
-    module = _bufferized(FOR_IN_BEFORE)
+    module = bufferize(FOR_IN_BEFORE)
     assert _check_ownership(module) == 3
     assert not any(isinstance(op, memref.CopyOp) for op in module.walk()
                    if op.parent_op() is not None and isinstance(op.parent_op(), scf.WhileOp))

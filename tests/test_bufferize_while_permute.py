@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bufferize import bufferize
 
 import xlinalg
-from xlinalg.context import make_context
-from xlinalg.lowering.bufferize import OneShotBufferizePass
 
 SWAP = """
 func.func @f(%x: tensor<5xf32>, %y: tensor<5xf32>, %n: index) -> (tensor<5xf32>, tensor<5xf32>) {
@@ -92,9 +91,7 @@ def test_no_temporary_when_nothing_is_permuted() -> None:
     """A loop that yields each carried tensor into its own position copies nothing extra."""
     text = SWAP.replace("scf.condition(%go) %b, %a, %i", "scf.condition(%go) %a, %b, %i").replace(
         "scf.yield %q, %d, %k", "scf.yield %d, %q, %k")
-    permuted, plain = xlinalg.parse(SWAP), xlinalg.parse(text)
-    for module in (permuted, plain):
-        OneShotBufferizePass().apply(make_context(), module)
+    permuted, plain = bufferize(SWAP), bufferize(text)
     assert str(plain).count("memref.alloc") < str(permuted).count("memref.alloc")
 
 
