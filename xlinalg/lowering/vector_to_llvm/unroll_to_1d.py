@@ -73,6 +73,7 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.lowering.to_llvm.types import vector_type
 from xlinalg.lowering.walk import walk_ops
+from xlinalg.transforms.affine_utils import constant_index_value
 from xlinalg.transforms.vector_builders import broadcast, extract, insert
 from xlinalg.transforms.vector_lower_broadcast import lower_broadcast
 from xlinalg.transforms.vector_lower_contraction import lower_contractions
@@ -798,13 +799,9 @@ class _Unroller:
             op.erase()
 
 
-def static_index(v: SSAValue) -> int | None:
-    """The value of an `arith.constant` of index type (None if `v` is not one)."""
-    owner = v.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
-            and isinstance(owner.value.type, IndexType):
-        return owner.value.value.data
-    return None
+# The value of an index `arith.constant` (None if `v` is not one): every value asked about
+# here (transfer indices, subview sizes) is of index type.
+static_index = constant_index_value
 
 
 def static_dim(source: SSAValue, d: int) -> int | None:
