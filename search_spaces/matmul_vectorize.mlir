@@ -8,7 +8,7 @@
 //    hoist the C transfers out of the k loop (accumulators stay in registers),
 //    lower the contraction to outer products and those to broadcast + FMA
 //    on 1-D vectors; optionally unroll the k loop and peel the partial register
-//    blocks (n, or n and m) so that the main blocks are unmasked.
+//    blocks (n; n and m; or k, n and m) so that the main blocks are unmasked.
 // reg_m * reg_n / 16 accumulators must fit in the 32 zmm registers with room
 // for the B rows and broadcasts: at most 24 (384 floats).
 //
@@ -56,18 +56,17 @@ module attributes {transform.with_named_sequence} {
     }
 
     // peel = 1 (n) / 2 (n, then m) / 3 (k, n, then m): the partial register blocks of a
-    // cache tile (reg_n / reg_m / reg_k not dividing what is left of N / M / K) peeled into
-    // loops of their own. Without
-    // it, a cache tile that does not divide N makes the n extent of every block of every
-    // tile dynamic (min(reg_n, ...)), so every block is masked; peeled, the main blocks
-    // are static and unmasked and only the last block of a row of tiles is masked
-    // (384x1000x256, 6x32 block, tile_n 256: the FMA loop 108 instructions, 32 of them
-    // masked -> 84, none masked; 0.55x -> 0.97x OpenBLAS). A loop the step already
-    // divides is left as it is (on dividing shapes peel = 0 gives the same code). Each
-    // peeled loop adds masked copies of the block (compile time). A partial k step
-    // (K = 255, reg_k = 4) masks the k extent of every block: peel = 3 (383x999x255,
-    // 6x32 block: 0.63x -> 1.0x OpenBLAS; peel = 2 alone 0.58x). Not with unroll_k = 1: the
-    // unroll consumed the k loop's handle (constraint).
+    // cache tile (reg_n / reg_m / reg_k not dividing what is left of N / M / K) peeled
+    // into loops of their own. Without it, a cache tile that does not divide N makes the
+    // n extent of every block of every tile dynamic (min(reg_n, ...)), so every block is
+    // masked; peeled, the main blocks are static and unmasked and only the last block of
+    // a row of tiles is masked (384x1000x256, 6x32 block, tile_n 256: the FMA loop 108
+    // instructions, 32 of them masked -> 84, none masked; 0.55x -> 0.97x OpenBLAS). A
+    // loop the step already divides is left as it is (on dividing shapes peel = 0 gives
+    // the same code). Each peeled loop adds masked copies of the block (compile time). A
+    // partial k step (K = 255, reg_k = 4) masks the k extent of every block: peel = 3
+    // (383x999x255, 6x32 block: 0.63x -> 1.0x OpenBLAS; peel = 2 alone 0.58x). Not with
+    // unroll_k = 1: the unroll consumed the k loop's handle (constraint).
     transform.tune.alternatives<"peel"> {
       transform.yield
     }, {
