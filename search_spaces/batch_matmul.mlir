@@ -197,12 +197,13 @@ module attributes {transform.with_named_sequence} {
     // block i + 1). The canonicalization first folds the one-trip n loop of register
     // blocks (tile_n = reg_n; its trip count is static only in full n tiles: with tile_n
     // not dividing N it needs peel_tiles >= 1, else a silenceable failure) so that the C
-    // read sits in the m loop's body; the next block's C values stay live
-    // across the k loop: reg_m * reg_n / 16 more zmm registers (8 × 16: 8 + 8
-    // accumulators; 12 × 16 and 6 × 32: 12 + 12, no zmm spill; 16 × 16 spills zmm). With peel >= 1 the main loop of register row
-    // blocks is pipelined, the peeled partial block is not. Pipelining needs a static trip
-    // count: tile_m dividing M, tile_m >= M (one cache tile, its size folded to M
-    // above) or peel_tiles = 2, else a silenceable failure (the tuner prunes the trial).
+    // read sits in the m loop's body; the next block's C values stay live across the k
+    // loop: reg_m * reg_n / 16 more zmm registers (8 × 16: 8 + 8 accumulators; 12 × 16
+    // and 6 × 32: 12 + 12, no zmm spill; 16 × 16 spills zmm). With peel >= 1 the main
+    // loop of register row blocks is pipelined, the peeled partial block is not.
+    // Pipelining needs a static trip count: tile_m dividing M, tile_m >= M (one cache
+    // tile, its size folded to M above) or peel_tiles = 2, else a silenceable failure
+    // (the tuner prunes the trial).
     transform.tune.alternatives<"pipeline_c"> {
       transform.yield
     }, {
