@@ -169,7 +169,7 @@ def test_environment_forces_the_sleeping_wait() -> None:
 # takes the process's affinity, not the pinned thread's. A worker started by a thread with
 # more CPUs than the (pinned) main thread keeps them.
 AFFINITY_CHILD = """
-import ctypes, os, threading
+import ctypes, os, threading, time
 from xlinalg.backend.thread_pool import pool, pool_workers
 process = os.sched_getaffinity(0)
 seen = []
@@ -179,8 +179,21 @@ run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, c
     pool().run_address)
 assert pool_workers() == 0
 
-def tasks():
-    return {int(tid) for tid in os.listdir("/proc/self/task")}
+def threads_counted():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+def tasks(ending=None):
+    # A listing of /proc/self/task stops early at a thread whose exit is under way (the
+    # kernel's next_tid gives up at a task no longer alive), so it can miss the threads
+    # after it: list until the listing agrees with the kernel's thread count and the
+    # joined thread `ending` has gone.
+    deadline = time.monotonic() + 30
+    while True:
+        listed = {int(tid) for tid in os.listdir("/proc/self/task")}
+        if (len(listed) == threads_counted() and ending not in listed) or time.monotonic() > deadline:
+            return listed
+        time.sleep(0.001)
 
 before = tasks()  # the pool is compiled (no worker yet); numpy's BLAS threads run
 
@@ -193,7 +206,7 @@ t = threading.Thread(target=pinned)
 t.start()
 t.join()
 assert sorted(seen) == [(0, 1), (1, 2)], seen
-workers = sorted(tasks() - before - {t.native_id})  # (joined, its OS thread may still be ending)
+workers = sorted(tasks(ending=t.native_id) - before)
 assert len(workers) == pool_workers() == 1, (workers, pool_workers())
 print(os.sched_getaffinity(workers[0]) == process)
 
@@ -208,7 +221,7 @@ def wide():
 t = threading.Thread(target=wide)
 t.start()
 t.join()
-workers = sorted(tasks() - before - {t.native_id})
+workers = sorted(tasks(ending=t.native_id) - before)
 assert len(workers) == 1 and pool_workers() == 2, (workers, pool_workers())
 print(os.sched_getaffinity(workers[0]) == process)
 """
