@@ -1,6 +1,7 @@
 """Helpers the test files share: parsing in xlinalg's context, the dominance check of
 lowered IR, the tiny tuner payload/space, running the `xlinalg` command (in a child
-interpreter or in this process) and opening the studies it writes.
+interpreter or in this process) and opening the studies it writes, and upstream's
+`iree-opt` (the skip marker of the tests that need it, and running it).
 
 Imported as `from support import ...` (pytest puts `tests/` on `sys.path`, as for
 `linalg_table_cases`)."""
@@ -12,6 +13,7 @@ import ctypes.util
 import functools
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -35,6 +37,33 @@ needs_pipeline = pytest.mark.skipif(
     importlib.util.find_spec("xlinalg.lowering.pipeline") is None,
     reason="the lowering pipeline (xlinalg.lowering.pipeline) is not in the tree yet",
 )
+
+# ---------------------------------------------------------------- upstream iree-opt
+
+IREE_OPT: str | None = shutil.which("iree-opt")
+"""Upstream MLIR as IREE ships it (`iree-opt`, dev dependency iree-base-compiler), or None."""
+
+needs_iree = pytest.mark.skipif(IREE_OPT is None,
+                                reason="iree-opt (iree-base-compiler) is not installed")
+
+
+def run_iree_opt(source: str | Path, *flags: str, timeout: float = 120
+                 ) -> subprocess.CompletedProcess[str]:
+    """`iree-opt FLAGS` on `source` (MLIR text, read from stdin, or the path of a file);
+    never raises on a nonzero exit: the caller looks at `returncode` and `stderr`."""
+    assert IREE_OPT is not None, "a test running iree-opt is marked @needs_iree"
+    if isinstance(source, Path):
+        return subprocess.run([IREE_OPT, *flags, str(source)], capture_output=True, text=True,
+                              timeout=timeout, check=False)
+    return subprocess.run([IREE_OPT, *flags, "-"], input=source, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def iree_opt(source: str | Path, *flags: str) -> str:
+    """What `iree-opt FLAGS` prints for `source`; fails the test with its errors if it rejects it."""
+    done = run_iree_opt(source, *flags)
+    assert done.returncode == 0, done.stderr[:4000]
+    return done.stdout
 
 
 def parse_module(text: str, allow_unregistered: bool = False) -> ModuleOp:
