@@ -11,7 +11,7 @@ import pytest
 from support import REPO, run_in_threads
 
 import xlinalg
-from xlinalg.backend import call, data_pointer
+from xlinalg.backend import call, data_pointer, frame
 from xlinalg.errors import BackendError
 
 MATMUL = """
@@ -217,6 +217,21 @@ def test_frame_wrapper_keeps_the_kernel_out_of_line(matmul: xlinalg.Kernel) -> N
     start = ir.index("@__xlinalg_frame_mm(")
     wrapper = ir[start : ir.index("\n}", start)]
     assert "call void @mm(" in wrapper and "fmul" not in wrapper and "fma" not in wrapper
+
+
+def test_the_frame_is_laid_out_once_per_signature() -> None:
+    """The frame wrapper's IR and the kernel's call share one `Frame` class, and so do two
+    compiles of one signature (a study's trials); both compiles still compute `x + y`."""
+    frame.frame_layout.cache_clear()
+    first, second = xlinalg.compile(AXPY), xlinalg.compile(AXPY)
+    info = frame.frame_layout.cache_info()
+    assert (info.misses, info.currsize) == (1, 1) and info.hits == 3
+    assert first._fn._layout is second._fn._layout
+    for kernel in (first, second):
+        x, y = _arrays(3, (5, 7), (5, 7))
+        y_before = y.copy()
+        assert kernel(x, y, 2.0, 1) == 2.0
+        np.testing.assert_allclose(y, 2 * x + y_before + 1, rtol=1e-6)
 
 
 def test_bench_call_overhead_runs(capsys: pytest.CaptureFixture[str]) -> None:
