@@ -3,12 +3,11 @@ syntax, verified, round-tripped through iree-opt, lowered to LLVM `select <N x i
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
-from support import parse_module
+from support import needs_iree, parse_module
 
 import xlinalg
 from xlinalg.dialects.arith import SELECT_OPS, SelectOp
@@ -47,7 +46,7 @@ def test_verifier_rejects_bad_conditions(cond: str, message: str) -> None:
         parse_module(text).verify()
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_round_trip_through_iree_opt() -> None:
     ours = str(parse_module(TEXT))
     for flags in ([], ["--mlir-print-op-generic"]):
@@ -130,7 +129,7 @@ def test_comparison_verifier(text: str, message: str) -> None:
         parse_module(module).verify()
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_comparisons_round_trip_through_iree_opt() -> None:
     proc = subprocess.run(["iree-opt", "-"], input=str(parse_module(CMP)), capture_output=True,
                           text=True, timeout=60, check=False)

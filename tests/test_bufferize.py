@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from support import IREE_OPT, needs_iree
 from test_tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
 from test_tensors import READ_AFTER_OVERWRITE
 from xdsl.dialects import scf
@@ -16,9 +16,6 @@ import xlinalg
 from xlinalg.context import make_context
 from xlinalg.lowering.bufferize import OneShotBufferizePass
 from xlinalg.lowering.pipeline import generalize_named_ops
-
-IREE_OPT = shutil.which("iree-opt")
-needs_iree = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
 
 
 def bufferize(text: str) -> ModuleOp:

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
-from support import parse_module
+from support import IREE_OPT, needs_iree, parse_module
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, TensorType, f32, i64
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-
-IREE_OPT = shutil.which("iree-opt")
-needs_iree = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
 
 PAYLOAD = """\
 func.func @f(%a: memref<10x8xf32>, %n: index, %t: tensor<16x32xf32>) -> tensor<16x32xf32> {

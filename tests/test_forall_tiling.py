@@ -5,11 +5,11 @@ payload values, packed handles), return modes and consumed handles."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 from test_transform_loop import apply, fails, same_results, schedule
 
 import xlinalg
@@ -21,7 +21,6 @@ TESTED_OPS = [
     "transform.structured.tile_to_forall_op",
 ]
 
-IREE_OPT = shutil.which("iree-opt")
 TWO = "(!transform.any_op) -> (!transform.any_op, !transform.any_op)"
 MATCH = '    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op\n'
 
@@ -71,7 +70,7 @@ def test_forall_bounds_and_tiled_op(spec: str, bounds: list[int]) -> None:
     assert mm.parent_op() is forall and not forall.outputs
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("spec", ["num_threads [2, 3]", "tile_sizes [8, 0]", "tile_sizes [8, 0, 5]", "num_threads [4]"])
 @pytest.mark.parametrize("payload", [MATMUL, TENSOR_MATMUL], ids=["memref", "tensor"])
 def test_structure_matches_upstream(spec: str, payload: str) -> None:

@@ -8,7 +8,8 @@ and loop lowerings (run/tiled columns). The op list is `handwritten_cases.NOT_GE
 from __future__ import annotations
 
 import pytest
-from test_tiling_interface_linalg import CASES, IREE_OPT, _kernel_text
+from support import needs_iree
+from test_tiling_interface_linalg import CASES, _kernel_text
 
 import xlinalg
 from xlinalg.dialects.linalg.handwritten_cases import NOT_GENERALIZABLE, exercised
@@ -47,10 +48,10 @@ def test_generalize_is_a_silenceable_failure(op: str) -> None:
     assert f"linalg.{op} " in str(suppressed) and "linalg.generic" not in str(suppressed)
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("op", NOT_GENERALIZABLE)
 def test_upstream_also_leaves_the_op(op: str) -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     payload = _kernel_text(_ONE_PER_OP[op], True).replace("m(4) r(3)", "fmr(F_4_3)")
     out = iree_opt(payload + "\n" + _schedule(op, suppress=True), "--transform-interpreter")

@@ -5,11 +5,11 @@ handles, the silenceable failures and the consumed handle."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_conv_vectorize import numpy_conv_nhwc
 from test_transform_loop import apply, fails
 
@@ -109,7 +109,7 @@ def _upstream(payload: str, body: str) -> str:
     return proc.stdout.split("module attributes")[0]
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("op", OPS)
 def test_img2col_structure_matches_upstream(op: str) -> None:
     """Same ops in the same order, same indexing maps and iterators, same results."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from support import IREE_OPT, needs_iree
 from test_tile import (
     MM_SHAPES,
     STATIC_MM,
@@ -130,7 +130,7 @@ func.func @mm(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>) {
     assert info.value.silenceable
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_same_maps_as_upstream_transform() -> None:
     """Upstream's `transform.structured.interchange` gives the same maps and iterators."""
     script = """
@@ -142,7 +142,7 @@ module attributes {transform.with_named_sequence} {
   }
 }
 """
-    tool = shutil.which("iree-opt")
+    tool = IREE_OPT
     assert tool is not None
     done = subprocess.run([tool, "--transform-interpreter", "--canonicalize", "-"],
                           input=INDEXED + script, capture_output=True, text=True, timeout=60, check=False)

@@ -3,11 +3,11 @@ the data-tiled program computes the same matmul (NumPy reference of the rewritte
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import IREE_OPT
 
 import xlinalg
 from xlinalg.context import make_context
@@ -99,8 +99,8 @@ def test_registered_pass_with_param_options_round_trips_and_matches_upstream_syn
     printed = str(module)
     assert 'with options = {"tile-m" = %' in printed
     assert str(xlinalg.parse(printed)) == printed
-    if shutil.which("iree-opt"):
-        from test_upstream_syntax import iree_opt
+    if IREE_OPT is not None:
+        from support import iree_opt
 
         iree_opt(printed)  # upstream parses our spelling of param-valued options
 

@@ -4,10 +4,10 @@ its own clear message."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from support import IREE_OPT, needs_iree
 
 import xlinalg
 from xlinalg.dialects.iree_linalg_ext.cases import VERIFY_CASES
@@ -44,10 +44,9 @@ def test_role_attribute_round_trip() -> None:
     assert "#iree_linalg_ext.role<RHS>" in str(xlinalg.parse(text))
 
 
-IREE_OPT = shutil.which("iree-opt")
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
+@needs_iree
 def test_iree_opt_accepts_what_we_print() -> None:
     """One module with every op iree-opt knows; IREE re-prints it and we parse that back
     to the same text."""
@@ -59,7 +58,7 @@ def test_iree_opt_accepts_what_we_print() -> None:
     assert _same_ops(done.stdout, ours)
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
+@needs_iree
 def test_iree_opt_does_not_know_the_other_ops() -> None:
     """The ops whose coverage row says `not-iree` really are unknown to IREE 3.13 (moved
     to other dialects or removed there): in generic form iree-opt reports each as an
@@ -140,7 +139,7 @@ def test_attention_iree_spelling_errors(text: str, message: str) -> None:
         xlinalg.parse(text)
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
+@needs_iree
 def test_attention_iree_output_runs() -> None:
     """What iree-opt prints for our attention parses back and computes softmax(QK^T s)V."""
     import numpy as np

@@ -13,11 +13,11 @@ into the loop), so there is no upstream output to compare with."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_tiling_interface_ext_tensors import KERNELS, _inputs
 from test_tiling_interface_fusion import fuse_schedule
 from xdsl.dialects import func
@@ -92,7 +92,7 @@ def test_fused_by_its_tile_into_a_consumer_loop(op: str, tiles: str, loops: int)
 
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_iree_opt_clones_the_whole_op_where_we_fuse_a_tile() -> None:
     """The same fusion through IREE 3.13's iree-opt (consumer as a linalg.generic: its
     MLIR has no linalg.negf): the winograd filter transform is cloned whole into the loop."""

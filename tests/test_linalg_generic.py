@@ -213,7 +213,7 @@ def test_round_trip_ours_and_generic_form() -> None:
 
 
 def test_upstream_round_trip() -> None:
-    from test_upstream_syntax import IREE_OPT, iree_opt
+    from support import IREE_OPT, iree_opt
 
     if IREE_OPT is None:
         pytest.skip("iree-opt (iree-base-compiler) not installed")

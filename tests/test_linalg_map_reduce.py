@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import shutil
 
 import numpy as np
 import pytest
+from support import needs_iree
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
@@ -69,12 +69,11 @@ def test_short_form_builds_upstream_region() -> None:
     assert len(map_op.mapper.block.args) == 3  # ins..., init (unused)
 
 
-IREE_OPT = shutil.which("iree-opt")
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_round_trip() -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     ours = str(xlinalg.parse(MAP_REDUCE))
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
@@ -222,10 +221,10 @@ def test_tensor_reference() -> None:
     np.testing.assert_array_equal(maxed, np.maximum(a.max(axis=1), 2.0))
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 def test_tiling_matches_upstream() -> None:
     """Same schedule through upstream's interpreter and ours: same loops, same tiled ops and types."""
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     payload = """
 func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
@@ -268,9 +267,9 @@ def test_malformed_input_is_a_parse_error(snippet: str, message: str) -> None:
         xlinalg.parse(text)
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 def test_generalize_matches_upstream() -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     payload = """
 func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {

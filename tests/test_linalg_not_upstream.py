@@ -6,16 +6,14 @@ round-tripped through iree-opt by test_linalg_table.py."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from support import needs_iree
 
 import xlinalg
 from xlinalg.dialects.linalg.samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
-
-needs_iree = pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt is not installed")
 
 
 def test_the_not_upstream_ops_are_the_documented_28() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import needs_iree
 
 import xlinalg
 from xlinalg.dialects.linalg.handwritten_cases import (
@@ -45,12 +45,11 @@ def test_round_trip() -> None:
     assert isinstance(dyn.mixed_tiles()[0], type(dyn.inner_tiles[0]))
 
 
-IREE_OPT = shutil.which("iree-opt")
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_round_trip() -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
         IREE_ROUND_TRIP["test_linalg_pack.py::test_upstream_round_trip"])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import shutil
 
 import numpy as np
 import pytest
+from support import needs_iree
 from xdsl.rewriter import Rewriter
 
 import xlinalg
@@ -46,12 +46,11 @@ def test_round_trip() -> None:
     )
 
 
-IREE_OPT = shutil.which("iree-opt")
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_round_trip_and_decomposition() -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     assert {op for t in (TENSOR, MEMREF) for op, _ in exercised(xlinalg.parse(t))} == set(
         IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"])

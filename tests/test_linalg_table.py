@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import subprocess
 import zlib
 from functools import cache
 
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
@@ -39,9 +39,6 @@ from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
 from xlinalg.transforms.generalize import generalize, generalize_op
-
-IREE_OPT = shutil.which("iree-opt")
-needs_iree = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
 
 KINDS = ("memref", "tensor", "dynamic")
 

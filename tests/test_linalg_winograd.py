@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import shutil
 
 import numpy as np
 import pytest
+from support import needs_iree
 
 import xlinalg
 from xlinalg.dialects.linalg.handwritten_cases import (
@@ -43,12 +43,11 @@ def test_round_trip_both_attribute_forms() -> None:
     assert all(o.get_m_r() == (4, 3) for o in ops)
 
 
-IREE_OPT = shutil.which("iree-opt")
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_round_trip() -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
         IREE_ROUND_TRIP["test_linalg_winograd.py::test_upstream_round_trip"])

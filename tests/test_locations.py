@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _iree(text: str, *flags: str) -> str:
-    from test_upstream_syntax import IREE_OPT, iree_opt
+    from support import IREE_OPT, iree_opt
 
     if IREE_OPT is None:
         pytest.skip("iree-opt (iree-base-compiler) not installed")

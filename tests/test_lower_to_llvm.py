@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import llvmlite.binding as llvm_binding
 import numpy as np
 import pytest
-from support import LlvmliteModule
+from support import LlvmliteModule, needs_iree
 from support import parse_module as parse
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
@@ -635,7 +634,7 @@ func.func @f(%n: index, %x: f32, %yd: f32) -> f32 {
 """
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", ["COPY_2D", "SUBVIEW", "INT_OPS", "ALLOC_AND_CALLS", "GLOBALS"])
 def test_printed_llvm_dialect_is_accepted_by_upstream_mlir(name: str, tmp_path: Any) -> None:
     module = parse(globals()[name])

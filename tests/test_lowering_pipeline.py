@@ -6,13 +6,12 @@ Kernels are compiled with llvmlite directly and called through ctypes
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from typing import Any
 
 import numpy as np
 import pytest
-from support import LlvmliteModule, assert_dominance
+from support import LlvmliteModule, assert_dominance, needs_iree
 from support import parse_module as parse
 
 from xlinalg.errors import LoweringError
@@ -493,9 +492,7 @@ def test_named_ops_are_generalized_then_lowered() -> None:
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.skipif(
-    shutil.which("iree-opt") is None, reason="iree-opt (iree-base-compiler) not installed"
-)
+@needs_iree
 def test_scf_and_cf_level_ir_is_accepted_by_upstream_mlir() -> None:
     for text in (TILED_MATMUL, SCF_CONTROL_FLOW):
         for lower in (lower_to_scf, lower_to_cf):

@@ -4,11 +4,11 @@ address) in a kernel that still computes what NumPy computes."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 
 import xlinalg
 from xlinalg.errors import ParseFailure, VerifyFailure
@@ -56,7 +56,7 @@ def test_round_trip_keeps_the_hints() -> None:
     assert _prefetch_lines(str(xlinalg.parse(printed))) == _prefetch_lines(printed)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_printed_form_is_upstream_syntax() -> None:
     """iree-opt reads what we print and prints the same ops (its value names are %argN)."""
     printed = str(xlinalg.parse(PREFETCHES))

@@ -4,13 +4,12 @@ cast_away_vector_leading_one_dim pattern it relies on, on its own."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import REPO, bmm_payload
+from support import REPO, bmm_payload, needs_iree
 from test_transform_loop import apply
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import VectorType
@@ -177,7 +176,7 @@ def test_cast_away_leaves_non_unit_batch_alone() -> None:
     assert "vector<2x4x16xf32>" in text and "vector.broadcast" not in text
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("row", ["batch_matmul 8x256^3", "batch_matmul 8x250^3",
                                  "batch_matmul 4x200x300x100"])
 def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:

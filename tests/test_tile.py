@@ -10,13 +10,13 @@ since the reference does not evaluate affine ops inside linalg bodies.
 from __future__ import annotations
 
 import itertools
-import shutil
 import subprocess
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
+from support import IREE_OPT
 from support import parse_module as parse
 from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -230,7 +230,7 @@ def check_same_result(untiled: ModuleOp, tiled: ModuleOp, shapes: Sequence[tuple
 
 def check_upstream_syntax(module: ModuleOp) -> None:
     """When IREE's `iree-opt` is installed, it must parse and verify our printed IR."""
-    tool = shutil.which("iree-opt")
+    tool = IREE_OPT
     if tool is None:
         return
     done = subprocess.run([tool, "-"], input=str(module), capture_output=True, text=True,

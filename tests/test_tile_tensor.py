@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from typing import Any
 
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 from test_tensors import PAD_CONV_TENSOR
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.tile import tile_using_for
-
-IREE_OPT = shutil.which("iree-opt")
-needs_iree = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt is not installed")
 
 
 def schedule(op: str, sizes: str, loops: int, interchange: str = "") -> str:

@@ -5,10 +5,9 @@ independent NumPy formula (and the reference interpreter on the untiled kernel).
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
+from support import needs_iree
 from test_linalg_ext_attention import softmax_attention
 from test_linalg_ext_exec import tile_schedule
 
@@ -330,19 +329,18 @@ func.func @f(%k: tensor<?x13xf32>) -> tensor<?x13xf32> {
     np.testing.assert_array_equal(xlinalg.compile(src, schedule=schedule, entry="f")(x), np.sort(x, 1))
 
 
-IREE_OPT = shutil.which("iree-opt")
 #: the ops IREE 3.13's iree-opt still spells as we do (cases.SAMPLES "+iree")
 IREE_TILED = [(op, tiles) for op, tiles in TENSOR_TILED_CASES
               if op in ("sort", "scan", "topk", "scatter") or op.startswith("winograd.")]
 # (fft is left out: IREE 3.13 crashes tiling it on tensors, in FftOp::getTiledImplementation)
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize(("op", "tiles"), IREE_TILED)
 def test_tensor_tiling_has_ireees_structure(op: str, tiles: list[int]) -> None:
     """Same loops, slices (types) and tiled op as IREE's own TilingInterface for the schedule."""
+    from support import iree_opt
     from test_tiling_interface_linalg import _same_types, skeleton
-    from test_upstream_syntax import iree_opt
 
     schedule = tile_schedule(f"iree_linalg_ext.{op}", tiles)
     ours = iree_opt(str(xlinalg.apply_schedule(KERNELS[op], schedule)))

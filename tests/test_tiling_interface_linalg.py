@@ -6,11 +6,11 @@ upstream's `iree-opt --transform-interpreter` for the same schedule."""
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_linalg_ext_exec import tile_schedule
 
 import xlinalg
@@ -18,7 +18,6 @@ from xlinalg.dialects.linalg.handwritten_cases import TILED_CASES, exercised
 from xlinalg.reference import linalg_misc as ref
 
 RNG = np.random.default_rng(31)
-IREE_OPT = shutil.which("iree-opt")
 TEST = "test_tiling_interface_linalg.py::test_tiled_matches_numpy"
 
 
@@ -163,10 +162,10 @@ def _same_types(mine: str, theirs: str) -> bool:
     return len(a) == len(b) and all(x == y or y == "?" and x.isdigit() for x, y in zip(a, b))
 
 
-@pytest.mark.skipif(IREE_OPT is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("case", [c for c in CASES if c.dtype == "f32"], ids=lambda c: f"{c.op}-{c.tiles}")
 def test_tensor_tiling_has_upstreams_structure(case: Case) -> None:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     payload = _kernel_text(case, True).replace("m(4) r(3)", "fmr(F_4_3)")  # IREE 3.13 spelling
     ours = xlinalg.apply_schedule(payload, _schedule(case))

@@ -6,11 +6,11 @@ structure vs `iree-opt`."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_vector_transforms import FOOTER, HEADER
 
 import xlinalg
@@ -224,7 +224,7 @@ def _ours_and_iree_opt(payload: str) -> tuple[str, str]:
     return str(xlinalg.apply_schedule(payload, PATTERNS)), proc.stdout.split("module attributes")[0]
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_loop_form_matches_iree_opt_structure() -> None:
     """Same loops and peeled transfers as iree-opt's transfer_to_scf patterns (upstream's
     buffer is a memref of vectors: its memref.store/load are our buffer transfers)."""
@@ -242,7 +242,7 @@ def test_loop_form_matches_iree_opt_structure() -> None:
     assert ours.count("memref.alloca") == len(data_buffers) == 2
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("payload", [OTHER_MASK, COMPARED_MASK])
 def test_general_mask_buffers_match_iree_opt(payload: str) -> None:
     """Upstream keeps a general mask in a `memref<vector<...xi1>>` buffer per masked

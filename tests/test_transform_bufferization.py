@@ -4,11 +4,11 @@ lowering pipeline after a schedule that bufferized already."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 
 import xlinalg
 from xlinalg.errors import TransformFailure, VerifyFailure
@@ -282,12 +282,12 @@ def test_round_trip_and_upstream_parses_it(line: str) -> None:
     generic = line.replace("<bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\">",
                            "<{bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\"}>")
     assert str(xlinalg.parse(schedule(prefix + "    " + generic + "\n"))) == printed
-    if shutil.which("iree-opt"):
+    if IREE_OPT is not None:
         done = subprocess.run(["iree-opt", "-"], input=printed, capture_output=True, check=False, text=True)
         assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt is not installed")
+@needs_iree
 def test_same_schedule_upstream_gives_the_same_structure() -> None:
     """iree-opt applies the same schedule: same ops (alloc, fill, matmul on memrefs), no tensors."""
     sched = schedule(TO_ALLOC + BUFFERIZE.replace(

@@ -4,9 +4,8 @@ bufferizer takes; a single-op target is a silenceable failure as upstream."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
+from support import needs_iree
 from test_transform_loop import schedule
 
 import xlinalg
@@ -84,7 +83,7 @@ def test_a_single_op_target_is_a_silenceable_failure() -> None:
     assert info.value.silenceable
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_iree_opt_annotates_the_same_ops(tmp_path) -> None:
     """Same schedule in iree-opt: the same ops get a marker with the same number of
     entries, and the same "none"s (the decisions themselves may differ: upstream writes

@@ -6,9 +6,9 @@ own and against iree-opt's on the same payloads."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
+from support import needs_iree
 from test_transform_bufferize_analysis import PAYLOAD
 from test_transform_loop import schedule
 
@@ -24,7 +24,6 @@ from xlinalg.transforms.bufferization_markers import (
 TESTED_OPS = ["transform.bufferization.one_shot_bufferize"]
 
 ANY = "!transform.any_op"
-IREE = shutil.which("iree-opt") is not None
 
 # fill -> a generic overwrites the filled tensor -> the filled tensor is read again:
 # the generic must write a copy (upstream and xlinalg blame the same three operands)
@@ -292,7 +291,7 @@ def test_the_options_are_ignored_when_bufferizing() -> None:
     assert ACCESS_ATTR not in text
 
 
-@pytest.mark.skipif(not IREE, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize(
     "payload",
     [READ_AFTER_WRITE, BOUNDARIES, PAYLOAD, LOOP, WRITABLE_ARG],
@@ -312,7 +311,7 @@ def test_same_markers_as_iree_opt(payload: str, tmp_path) -> None:
         assert len(conflicts(mine)) == len(conflicts(upstream)) == 1
 
 
-@pytest.mark.skipif(not IREE, reason="iree-opt not installed")
+@needs_iree
 def test_a_slice_written_in_place_same_conflicts_other_copy(tmp_path) -> None:
     """Where upstream copies another operand than we do, the conflicts it reports are still
     ours; the alias sets then differ exactly by that decision: upstream copies the

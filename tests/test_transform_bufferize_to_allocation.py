@@ -6,11 +6,9 @@ against the untransformed ones."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
-from support import parse_module
+from support import needs_iree, parse_module
 from test_transform_fuse import same_tensor_results, untransformed
 from test_transform_loop import apply, fails, schedule
 from test_transform_upstream import upstream
@@ -150,7 +148,7 @@ def test_pad_fast_path_bufferizes_the_pad() -> None:
     same_tensor_results(PAD, body, [(10, 7)])
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_pad_fast_path_same_ir_as_upstream(tmp_path) -> None:
     body = (
         f'%pad = transform.structured.match ops{{["tensor.pad"]}} in %root : ({ANY}) -> {ANY}\n'

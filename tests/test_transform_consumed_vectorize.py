@@ -3,10 +3,10 @@ checked with iree-opt): a later use of the handle is reported, naming the op."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from support import needs_iree
 from test_transform_loop import apply, schedule
 
 import xlinalg
@@ -55,7 +55,7 @@ ON_ROOT = {
 }
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(ON_ROOT))
 def test_upstream_consumes_the_target_too(name: str, tmp_path) -> None:
     """iree-opt rejects the op on a named_sequence argument marked readonly ("consumed in

@@ -5,10 +5,10 @@ schedules re-parse (and parse in iree-opt when it is installed)."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
+from support import needs_iree
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.transform import TransformHandleType
 from xdsl.ir import Dialect, Operation
@@ -222,7 +222,7 @@ def test_core_ops_print_in_upstream_syntax_and_reparse() -> None:
     assert re.search(r"transform.merge_handles deduplicate %\d+, %\d+ : !transform.any_op", text)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_core_ops_parse_in_iree_opt(tmp_path) -> None:
     path = tmp_path / "core.mlir"
     path.write_text(str(parse(ALL_CORE)).replace("builtin.module", "module", 1))

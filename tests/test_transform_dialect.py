@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import IREE_OPT
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
@@ -295,10 +296,9 @@ module attributes {transform.with_named_sequence} {
 
 def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """iree-opt (upstream MLIR, no tune extension) parses our printed output."""
-    import shutil
     import subprocess
 
-    iree_opt = shutil.which("iree-opt")
+    iree_opt = IREE_OPT
     if iree_opt is None:
         pytest.skip("iree-opt is not installed (dev dependency iree-base-compiler)")
     module = parse_module(UPSTREAM_SCHEDULE)

@@ -6,11 +6,11 @@ as handles, are folded into static sizes."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from support import needs_iree
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
@@ -84,7 +84,7 @@ module attributes {transform.with_named_sequence} {
     assert "packed_sizes = [8, %p, 0]" in printed and "param.constant" not in printed
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", SPACES)
 def test_iree_opt_parses_every_export(name: str, tmp_path: Path) -> None:
     path = tmp_path / f"{name}.mlir"
@@ -100,14 +100,14 @@ def _run(name: str, payload: str, tmp_path: Path) -> subprocess.CompletedProcess
     return _iree(path, "--transform-interpreter")
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(PAYLOADS))
 def test_iree_opt_runs_the_export_on_its_payload(name: str, tmp_path: Path) -> None:
     proc = _run(name, PAYLOADS[name], tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(RUN_DIFFERS))
 def test_documented_differences_still_hold(name: str, tmp_path: Path) -> None:
     payload, message = RUN_DIFFERS[name]

@@ -6,10 +6,10 @@ the transformed kernel against the untransformed one (non-dividing shapes)."""
 from __future__ import annotations
 
 import functools
-import shutil
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_transform_loop import apply, fails, schedule
 from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp
@@ -478,7 +478,7 @@ UPSTREAM = {
 }
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(UPSTREAM))
 def test_same_as_upstream(name: str, tmp_path) -> None:
     """iree-opt applies the same schedule: its kernel computes what ours does, and the

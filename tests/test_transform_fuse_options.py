@@ -5,11 +5,9 @@ kernel, and the same schedule applied by iree-opt."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
-from support import parse_module
+from support import needs_iree, parse_module
 from test_transform_fuse import (
     ANY,
     CHAIN,
@@ -386,7 +384,7 @@ RESHAPED_UPSTREAM = {
 }
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(UPSTREAM))
 def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
     """iree-opt parses our printed schedule, fuses the same number of ops into the loops
@@ -397,7 +395,7 @@ def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
     test_transform_fuse.test_same_as_upstream(name, tmp_path)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(RESHAPED_UPSTREAM))
 def test_same_as_upstream_through_reshapes(name: str, tmp_path) -> None:
     """iree-opt fuses the producer through the reshape too (same ops in the loops, same
@@ -419,7 +417,7 @@ def test_same_as_upstream_through_reshapes(name: str, tmp_path) -> None:
     same_tensor_results(payload, body, shapes)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_ignores_the_stride_of_a_slice_it_fuses_through(tmp_path) -> None:
     """Deliberate deviation: IREE 3.13's fuse_into_containing_op tiles the producer at
     a stride-2 slice as if the stride were 1 (columns 0..15 instead of 0, 2, .., 30) and
@@ -437,7 +435,7 @@ def test_upstream_ignores_the_stride_of_a_slice_it_fuses_through(tmp_path) -> No
     np.testing.assert_allclose(got[:, 0], want[:, 0], rtol=2e-5)  # column 0 agrees
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_fusing_the_fill_into_a_tiled_reduction_is_wrong(tmp_path) -> None:
     """Deliberate deviation kept: IREE 3.13 fuses the accumulator's fill into the tiled
     k loop (its tile-and-fuse reaches the fill through the loop's iteration argument and

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation
@@ -23,7 +23,6 @@ from xlinalg.errors import TransformFailure, VerifyFailure
 
 TESTED_OPS = ["transform.gpu.map_forall_to_blocks", "transform.gpu.map_nested_forall_to_threads"]
 
-IREE = shutil.which("iree-opt")
 
 LAUNCH = """func.func @f(%x: memref<64x64xf32>, %n: index, %t: tensor<8xf32>, %y: memref<64x64xf32>) {{
   %one = arith.constant 1 : index
@@ -147,7 +146,7 @@ def ours(payload: str, op: tuple[str, str], mode: str = "propagate"):
 def upstream(mode: str) -> dict[str, tuple[bool, str, str]]:
     """Every case through one `iree-opt --split-input-file --transform-interpreter` run:
     name -> (succeeded, its output, its error lines)."""
-    assert IREE is not None
+    assert IREE_OPT is not None
     cases = {**{k: v[:2] for k, v in SUCCEEDS.items()}, **{k: v[:2] for k, v in FAILS.items()}}
     chunks, starts, line = [], [], 1
     for payload, op in cases.values():
@@ -155,7 +154,7 @@ def upstream(mode: str) -> dict[str, tuple[bool, str, str]]:
         starts.append(line)
         chunks.append(text)
         line += text.count("\n") + 1
-    done = subprocess.run([IREE, "--split-input-file", "--transform-interpreter", "-"],
+    done = subprocess.run([IREE_OPT, "--split-input-file", "--transform-interpreter", "-"],
                           input="// -----\n".join(chunks), capture_output=True, check=False, text=True)
     outputs = done.stdout.split("// -----\n")
     errors: dict[int, list[str]] = {}
@@ -209,7 +208,7 @@ def test_mapping_matches_upstream(case: str) -> None:
     assert mine
     if "map_nested" in op[1]:
         assert "scf.forall" not in str(module)
-    if IREE is None:
+    if IREE_OPT is None:
         pytest.skip("iree-opt is not installed")
     ok, output, errors = upstream("propagate")[case]
     assert ok, errors
@@ -230,7 +229,7 @@ def test_failure_modes(case: str) -> None:
     else:
         with pytest.raises(TransformFailure, match=message):
             ours(payload, op, "suppress")
-    if IREE is not None:
+    if IREE_OPT is not None:
         ok, _, errors = upstream("propagate")[case]
         assert not ok and re.search(message, errors), errors
         assert upstream("suppress")[case][0] is silenceable
@@ -272,8 +271,8 @@ def test_round_trip_and_upstream_accepts(line: str) -> None:
     text = schedule("func.func", line.split(" = ", 1)[1].rsplit(" :", 1)[0])
     printed = str(xlinalg.parse(text))
     assert line.split(" = ", 1)[1] in printed
-    if IREE is not None:
-        done = subprocess.run([IREE, "-"], input=printed, capture_output=True, check=False, text=True)
+    if IREE_OPT is not None:
+        done = subprocess.run([IREE_OPT, "-"], input=printed, capture_output=True, check=False, text=True)
         assert done.returncode == 0, done.stderr
 
 
@@ -377,21 +376,21 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
     with pytest.raises(TransformFailure, match="required parallel resources \\(lanes\\) 64 overflows the warp size 32") as info:
         ours(payload, threads("128, 1, 1"))
     assert not info.value.silenceable
-    if IREE is None:
+    if IREE_OPT is None:
         return
     match, op = threads("128, 1, 1")
-    done = subprocess.run([IREE, "--transform-interpreter", "-"], capture_output=True, text=True, check=False,
+    done = subprocess.run([IREE_OPT, "--transform-interpreter", "-"], capture_output=True, text=True, check=False,
                           input="module {\n" + payload + "\n" + schedule(match, op) + "\n}\n")
     assert done.returncode == 0, done.stderr  # upstream accepts it ...
     assert "affine_map<()[s0] -> (s0 mod 32)>" in done.stdout  # ... lane = thread_id.x mod 32
     assert "arith.cmpi ult" in done.stdout and "arith.constant 64 : index" in done.stdout  # < 64
 
 
-@pytest.mark.skipif(IREE is None, reason="iree-opt is not installed")
+@needs_iree
 def test_our_mapped_ir_parses_upstream() -> None:
     """What we print after mapping (gpu.launch, ids, barrier, predicates) is valid upstream."""
     texts = [str(ours(payload, op)) for payload, op in SUCCEEDS.values()]
-    done = subprocess.run([IREE, "--split-input-file", "-"], input="\n// -----\n".join(texts),
+    done = subprocess.run([IREE_OPT, "--split-input-file", "-"], input="\n// -----\n".join(texts),
                           capture_output=True, check=False, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("gpu.launch") == len(texts)

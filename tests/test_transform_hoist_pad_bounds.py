@@ -5,11 +5,11 @@ kernel, and iree-opt's packed tensor for the same schedule."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_transform_loop import apply, schedule
 from test_transform_pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
 
@@ -91,7 +91,7 @@ def _iree(payload: str, script: str, tmp_path) -> subprocess.CompletedProcess[st
     )
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", ["two_level_by_1", "dynamic_m"])
 def test_same_packed_tensor_as_upstream(name: str, tmp_path) -> None:
     payload, script, _, packed = CASES[name]
@@ -100,7 +100,7 @@ def test_same_packed_tensor_as_upstream(name: str, tmp_path) -> None:
     assert _packed_types(proc.stdout) == {packed}
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_cannot_hoist_by_both_loops(tmp_path) -> None:
     """iree-opt 3.13 fails where the inner loop's bound depends on the outer packing
     loop; we hoist (results checked above)."""

@@ -5,10 +5,10 @@ message is compared with the reason iree-opt gives for the same text where it is
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from support import needs_iree
 
 import xlinalg
 from xlinalg.errors import VerifyFailure
@@ -122,7 +122,7 @@ def test_rejected_at_verify_time(case: str) -> None:
         xlinalg.parse(text, "schedule")
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt is not installed")
+@needs_iree
 @pytest.mark.parametrize("case", list(CASES))
 def test_upstream_rejects_the_same_text(case: str) -> None:
     text, _, theirs = CASES[case]

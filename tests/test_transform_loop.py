@@ -5,11 +5,11 @@ untransformed one."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
@@ -126,7 +126,7 @@ def test_loop_ops_round_trip() -> None:
     assert "with[%b : !transform.any_op] within [0] and [5]" in text
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_loop_ops_parse_in_iree_opt(tmp_path) -> None:
     path = tmp_path / "loop.mlir"
     path.write_text(str(parse_module(ALL_LOOP)).replace("builtin.module", "module", 1))

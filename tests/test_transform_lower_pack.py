@@ -4,10 +4,9 @@ both against the untransformed kernel."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
+from support import needs_iree
 from test_transform_loop import apply, schedule
 
 import xlinalg
@@ -131,7 +130,7 @@ def test_pad_like_binds_no_expand_shape_or_transpose() -> None:
     assert marked == {"pad": ["tensor.pad"], "expand": [], "transpose": []}
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_as_upstream(name: str, tmp_path) -> None:
     from test_transform_upstream import upstream
@@ -209,7 +208,7 @@ def test_lower_unpack_dynamic(name: str) -> None:
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("name", sorted(UNPACK_CASES))
 def test_lower_unpack_dynamic_same_as_upstream(name: str, tmp_path) -> None:
     from test_transform_upstream import upstream

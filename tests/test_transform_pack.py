@@ -4,10 +4,9 @@ paths on non-dividing shapes), return modes and consumed handles."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 from test_transform_upstream import script, upstream
 
 import xlinalg
@@ -390,7 +389,7 @@ func.func @p(%a: tensor<4x32x?xf32>, %e: tensor<?x32xf32>, %t: index) -> tensor<
 # ----------------------------------------------------------------------------- upstream
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("body", [PACK_234, TRANSPOSE_B, TRANSPOSE_B + LOWER_ALL, ALL + GREEDY],
                          ids=["pack", "pack_transpose", "lower", "pack_greedily"])
 def test_same_behaviour_as_iree_opt(body, tmp_path):
@@ -453,7 +452,7 @@ def test_spec_example_on_dynamic_shapes(tmp_path):
     ours = xlinalg.compile(DYNAMIC, script(PACK_234))
     a, b, c = ours.make_inputs(sizes=DYN_SIZES)
     np.testing.assert_allclose(ours(a, b, c), c + a @ b, rtol=1e-5, atol=1e-5)
-    if shutil.which("iree-opt"):
+    if IREE_OPT is not None:
         theirs = xlinalg.compile(upstream(DYNAMIC, PACK_234, tmp_path))
         np.testing.assert_allclose(theirs(a, b, c), ours(a, b, c), rtol=1e-6, atol=1e-6)
 

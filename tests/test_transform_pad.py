@@ -7,10 +7,10 @@ iree-opt giving kernels with the same results."""
 from __future__ import annotations
 
 import functools
-import shutil
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_transform_fuse import count, same_tensor_results, untransformed
 from test_transform_loop import apply, fails, schedule
 from test_transform_upstream import upstream
@@ -292,7 +292,6 @@ UPSTREAM_PAD = (
     + f"%padded, %pad, %copy = transform.structured.pad %t pad_to_multiple_of [1, 4, 1] {{{VALUES}, "
     f'padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0], copy_back_op = "linalg.copy"}} : {THREE}\n'
 )
-needs_iree = pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
 
 
 @needs_iree

@@ -3,10 +3,10 @@ param-valued options parses, prints and round-trips through iree-opt."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from support import needs_iree
 from xdsl.printer import Printer
 
 import xlinalg
@@ -64,7 +64,7 @@ def test_generic_print_round_trips() -> None:
     assert str(xlinalg.parse(text)) == str(module)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("generic", [False, True])
 def test_iree_opt_parses_what_we_print(generic: bool, tmp_path) -> None:
     module = xlinalg.parse(GENERIC)

@@ -6,11 +6,11 @@ worked examples (CHECKLIST E.3) with the E.5 typos corrected."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import IREE_OPT
 
 # the helpers shared by the transform-op tests
 from test_transform_loop import apply, fails, same_results, schedule
@@ -617,7 +617,7 @@ def test_structured_ops_print_in_upstream_syntax() -> None:
         "multitile_sizes %s dimension = 0 target_size = 12 divisor = 2 : (!transform.any_op) -> !transform.param<i64>"
         in text
     )
-    if shutil.which("iree-opt"):
+    if IREE_OPT is not None:
         import tempfile
 
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as handle:

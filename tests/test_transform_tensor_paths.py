@@ -6,10 +6,10 @@ tensors fails definitely, as upstream."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
+from support import IREE_OPT
 
 import xlinalg
 from xlinalg.errors import TransformFailure
@@ -20,7 +20,6 @@ TESTED_OPS = [
     "transform.structured.promote",
 ]
 
-IREE = shutil.which("iree-opt")
 ANY = "!transform.any_op"
 FOUR = f"({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})"
 
@@ -77,7 +76,7 @@ def ours(payload: str, body: str):
 
 
 def upstream(payload: str, body: str):
-    done = subprocess.run([IREE, "--transform-interpreter", "-"], input=payload + schedule(body),
+    done = subprocess.run([IREE_OPT, "--transform-interpreter", "-"], input=payload + schedule(body),
                           capture_output=True, check=False, text=True)
     assert done.returncode == 0, done.stderr
     return xlinalg.parse(done.stdout.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
@@ -85,7 +84,7 @@ def upstream(payload: str, body: str):
 
 def same_as_upstream_and_reference(payload: str, body: str, rtol: float = 1e-5, *, upstream_too: bool = True) -> None:
     mine = ours(payload, body)
-    if IREE is not None and upstream_too:
+    if IREE_OPT is not None and upstream_too:
         assert summary(mine) == summary(upstream(payload, body))
     kernel = xlinalg.compile(payload, schedule(body))
     args = kernel.make_inputs(seed=3)
@@ -229,8 +228,8 @@ def test_promote_on_tensors_is_a_definite_failure_like_upstream() -> None:
     assert not info.value.silenceable
     with pytest.raises(TransformFailure, match="this op is on tensors"):
         ours(PROMOTE_PAYLOAD, suppressed)
-    if IREE is not None:
-        done = subprocess.run([IREE, "--transform-interpreter", "-"], input=PROMOTE_PAYLOAD + schedule(suppressed),
+    if IREE_OPT is not None:
+        done = subprocess.run([IREE_OPT, "--transform-interpreter", "-"], input=PROMOTE_PAYLOAD + schedule(suppressed),
                               capture_output=True, check=False, text=True)
         assert done.returncode != 0 and "failed to apply" in done.stderr
     # after bufferization the same promote applies (tiles are memref.subviews)

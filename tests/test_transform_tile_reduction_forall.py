@@ -4,10 +4,9 @@ on memrefs (silenceable, as upstream): IR, results, the same schedule in iree-op
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 from test_forall_reduction import MATCH, SPEC_PAYLOAD
 from test_transform_loop import apply, fails, schedule
 
@@ -84,7 +83,7 @@ def test_return_modes() -> None:
     fails(MEMREF, script("tile_sizes = [0, 5]"), silenceable=True, match="tensor")
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("by", ["tile_sizes = [0, 5]", "num_threads = [0, 4] tile_sizes = [0, 5]"])
 def test_same_as_upstream(by: str, tmp_path) -> None:
     """iree-opt parses our printed schedule; its forall has the same bounds and partial
@@ -195,7 +194,7 @@ def test_wrong_handle_counts() -> None:
     fails(STATIC, MATCH + five, silenceable=False, match="expected 2 fill handle")
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_upstream_form_handles_match_iree_opt(tmp_path) -> None:
     """The same schedule (upstream's form) annotates the same ops in iree-opt and here."""
     from test_transform_upstream import upstream
@@ -228,7 +227,7 @@ def test_export_as_constants_rewrites_the_spec_form_for_upstream(tmp_path) -> No
         if name in op.attributes
     }
     assert exported_roles == spec_roles
-    if shutil.which("iree-opt") is not None:
+    if IREE_OPT is not None:
         from test_transform_upstream import upstream
 
         inner = exported.split("{transform.consumed}) {\n")[1]

@@ -14,18 +14,18 @@ the untransformed kernel."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 from test_transform_loop import LOOP, MATMUL, MATMUL_SHAPES
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.interpreter import parse_module
 
-pytestmark = pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+pytestmark = needs_iree
 
 TESTED_OPS = [
     "transform.loop.peel",

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from support import IREE_OPT, needs_iree
 
 import xlinalg
 
-IREE_OPT = shutil.which("iree-opt")
-pytestmark = pytest.mark.skipif(IREE_OPT is None, reason="iree-opt (iree-base-compiler) not installed")
+pytestmark = needs_iree
 
 ROOT = Path(__file__).resolve().parent.parent
 

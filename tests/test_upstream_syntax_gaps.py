@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 
 import numpy as np
 import pytest
+from support import needs_iree
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 import xlinalg
 from xlinalg.errors import VerifyFailure
-
-IREE = shutil.which("iree-opt")
-needs_iree = pytest.mark.skipif(IREE is None, reason="iree-opt not installed")
 
 TRUNCI = """func.func @trunc(%a: i32) -> (i8, i16, i8) {
   %0 = arith.trunci %a overflow<nsw, nuw> : i32 to i8
@@ -55,7 +52,7 @@ def _normalized(text: str) -> str:
 
 
 def _iree(text: str, *flags: str) -> str:
-    from test_upstream_syntax import iree_opt
+    from support import iree_opt
 
     return iree_opt(text, *flags)
 

@@ -5,12 +5,11 @@ under the iteration-space mask, as iree-opt emits it)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
-from support import parse_module
+from support import needs_iree, parse_module
 
 import xlinalg
 from xlinalg.dialects.arith import SelectOp
@@ -187,7 +186,7 @@ def test_passthru_on_a_reduction_does_not_verify(text: str, name: str) -> None:
         xlinalg.compile(text, entry="f")
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 @pytest.mark.parametrize("text", [PASSTHRU_SCALAR, PASSTHRU_MULTI])
 def test_iree_opt_refuses_a_passthru_on_a_reduction(text: str) -> None:
     proc = subprocess.run(["iree-opt", "-"], input=text, capture_output=True, text=True,
@@ -243,7 +242,7 @@ def test_vectorized_reduction_is_masked_as_upstream() -> None:
     assert ": vector<16x32xi1> -> vector<16xf32>" in line
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_vectorized_reduction_matches_iree_opt_structure() -> None:
     payload = REDUCE.format(m=13, n=21, op="arith.mulf")
     proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=payload + SCHEDULE,

@@ -5,11 +5,11 @@ IR, and the rewritten kernel run against NumPy through xlinalg.compile."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from support import needs_iree
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
@@ -633,7 +633,7 @@ def test_seed_and_descriptor_forms_print_and_reparse() -> None:
     assert str(xlinalg.parse(text)) == text
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt is not installed")
+@needs_iree
 def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
     """The descriptor spelling is upstream's: iree-opt applies the same schedule; both
     rewritten kernels compute the same as the original."""

@@ -5,12 +5,12 @@ payload, and for upstream syntax."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import IREE_OPT, needs_iree
 
 import xlinalg
 from xlinalg.errors import TransformFailure
@@ -213,7 +213,7 @@ def test_transform_op_syntax_round_trips(tmp_path: Path) -> None:
     printed = str(xlinalg.parse(children))
     assert "%g <vectorize_padding, vectorize_nd_extract> :" in printed
     assert str(xlinalg.parse(printed)) == printed
-    if shutil.which("iree-opt") is not None:
+    if IREE_OPT is not None:
         path = tmp_path / "s.mlir"
         for t in (text, printed):
             path.write_text(t)
@@ -222,7 +222,6 @@ def test_transform_op_syntax_round_trips(tmp_path: Path) -> None:
             assert proc.returncode == 0, proc.stderr
 
 
-needs_iree = pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
 
 
 @needs_iree

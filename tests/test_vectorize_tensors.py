@@ -5,12 +5,12 @@ NumPy and against the same schedule on memrefs."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import needs_iree
 from xdsl.context import Context
 
 import xlinalg
@@ -291,7 +291,7 @@ func.func @f(%t: tensor<20xf32>, %x: tensor<8xf32>) -> tensor<20xf32> {
     np.testing.assert_array_equal(t, t0)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_iree_opt_parses_the_vectorized_tensor_ir(tmp_path: Path) -> None:
     """What we print for tensor transfers, masked writes with tensor results included, is
     upstream syntax."""
@@ -356,7 +356,7 @@ MASKED_TRANSFER = re.compile(
     r": ([^ ]+), ([^ ]+) \} : (vector<[^>]*>) -> ([^\n]+)")
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_masked_tensor_transfers_match_iree_opt(tmp_path: Path) -> None:
     """The same payload and vectorize in iree-opt (then --canonicalize, which drops its read of
     the unused output) gives the same masked tensor transfers: ops, in_bounds, tensor and
@@ -454,7 +454,7 @@ func.func @f(%x: tensor<5x13xf32>) -> tensor<8x16xf32> {
                                rtol=1e-6)
 
 
-@pytest.mark.skipif(shutil.which("iree-opt") is None, reason="iree-opt not installed")
+@needs_iree
 def test_vectorized_pad_matches_iree_opt(tmp_path: Path) -> None:
     """The same masked read (padding value as padding) and masked write into tensor.empty."""
     path = tmp_path / "pad.mlir"
