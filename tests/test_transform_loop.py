@@ -215,8 +215,7 @@ def test_peel_splits_off_the_partial_tile_and_folds_its_size() -> None:
     same_results(MATMUL, body, MATMUL_SHAPES)
 
 
-def test_peel_front_and_dynamic_bounds() -> None:
-    dynamic = """
+DYNAMIC_LOOP = """
 func.func @f(%a: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index
@@ -228,6 +227,10 @@ func.func @f(%a: memref<?xf32>, %n: index) {
   func.return
 }
 """
+
+
+def test_peel_front_and_dynamic_bounds() -> None:
+    dynamic = DYNAMIC_LOOP
     for front in ("", " peel_front = true"):
         text = str(
             apply(
@@ -252,6 +255,26 @@ func.func @f(%a: memref<?xf32>, %n: index) {
     expected = np.arange(11, dtype=np.float32)
     expected[::3] *= 2
     np.testing.assert_array_equal(data, expected)
+
+
+def test_peel_walks_each_loop_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The min/max folding after a peel walks each of the two loops once, static or dynamic."""
+    from xlinalg.transforms import simplify_bounds
+
+    roots: list[str] = []
+
+    def counting_walk(root, *args, **kwargs):  # type: ignore[no-untyped-def]
+        roots.append(root.name)
+        return walk_ops(root, *args, **kwargs)
+
+    walk_ops = simplify_bounds.walk_ops
+    monkeypatch.setattr(simplify_bounds, "walk_ops", counting_walk)
+    peel = "    %main, %rest = transform.loop.peel %l#0 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+    apply(MATMUL, TILE + peel)
+    assert roots == ["scf.for", "scf.for"]
+    roots.clear()
+    apply(DYNAMIC_LOOP, MATCH_FOR + peel.replace("%l#0", "%for"))
+    assert roots == ["scf.for", "scf.for"]
 
 
 def test_peel_return_modes() -> None:

@@ -77,10 +77,13 @@ def peel_for(
         second.operands[3 + index] = result
     loop.operands[1] = split
 
+    # One walk of each loop: static bounds give both parts' ranges of the induction
+    # variable, dynamic ones (every range None) at most the difference below.
     first_lo, first_hi, second_lo, second_hi = _iteration_ranges(lb, ub, step, peel_front)
-    simplify_min_max_in(loop, loop.body.block.args[0], first_lo, first_hi)
-    simplify_min_max_in(second, second.body.block.args[0], second_lo, second_hi)
-    if not peel_front and step is not None and first_lo is None:
+    if first_lo is not None:
+        simplify_min_max_in(loop, loop.body.block.args[0], first_lo, first_hi)
+        simplify_min_max_in(second, second.body.block.args[0], second_lo, second_hi)
+    elif not peel_front and step is not None:
         # dynamic bounds: in the main loop `iv + step <= split <= ub`, in the remainder
         # `0 < ub - iv < step` (upstream's rewritePeeledMinMaxOp), e.g. the size
         # `min(step, ub - iv)` of a tile of a dynamically sized range is `step` in the main loop
