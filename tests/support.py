@@ -43,8 +43,17 @@ needs_pipeline = pytest.mark.skipif(
 IREE_OPT: str | None = shutil.which("iree-opt")
 """Upstream MLIR as IREE ships it (`iree-opt`, dev dependency iree-base-compiler), or None."""
 
-needs_iree = pytest.mark.skipif(IREE_OPT is None,
-                                reason="iree-opt (iree-base-compiler) is not installed")
+_NO_IREE_OPT = "iree-opt (iree-base-compiler) is not installed"
+
+needs_iree = pytest.mark.skipif(IREE_OPT is None, reason=_NO_IREE_OPT)
+
+
+def require_iree_opt() -> str:
+    """The path of iree-opt, or skip the rest of the test (for a test that checks ours
+    first and upstream after: `needs_iree` would skip all of it)."""
+    if IREE_OPT is None:
+        pytest.skip(_NO_IREE_OPT)
+    return IREE_OPT
 
 
 def run_iree_opt(source: str | Path, *flags: str, timeout: float = 120
@@ -60,7 +69,8 @@ def run_iree_opt(source: str | Path, *flags: str, timeout: float = 120
 
 
 def iree_opt(source: str | Path, *flags: str) -> str:
-    """What `iree-opt FLAGS` prints for `source`; fails the test with its errors if it rejects it."""
+    """What `iree-opt FLAGS` prints for `source`; fails the test with its errors if it
+    rejects it."""
     done = run_iree_opt(source, *flags)
     assert done.returncode == 0, done.stderr[:4000]
     return done.stdout

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support import iree_opt, needs_iree
 from xdsl.printer import Printer
 
 import xlinalg
@@ -212,11 +213,8 @@ def test_round_trip_ours_and_generic_form() -> None:
     assert str(xlinalg.parse(str(tensors))) == str(tensors)
 
 
+@needs_iree
 def test_upstream_round_trip() -> None:
-    from support import IREE_OPT, iree_opt
-
-    if IREE_OPT is None:
-        pytest.skip("iree-opt (iree-base-compiler) not installed")
     mine = xlinalg.parse(ALL_PROPERTIES + function("bf16", "tensor"))
     ours = str(mine)
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import iree_opt, require_iree_opt
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
@@ -29,10 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _iree(text: str, *flags: str) -> str:
-    from support import IREE_OPT, iree_opt
-
-    if IREE_OPT is None:
-        pytest.skip("iree-opt (iree-base-compiler) not installed")
+    require_iree_opt()
     return iree_opt(text, *flags)
 
 

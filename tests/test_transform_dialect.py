@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from support import IREE_OPT
+from support import require_iree_opt
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
@@ -298,9 +298,7 @@ def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> No
     """iree-opt (upstream MLIR, no tune extension) parses our printed output."""
     import subprocess
 
-    iree_opt = IREE_OPT
-    if iree_opt is None:
-        pytest.skip("iree-opt is not installed (dev dependency iree-base-compiler)")
+    iree_opt = require_iree_opt()
     module = parse_module(UPSTREAM_SCHEDULE)
     module.verify()
     text = str(resolve_knobs(module, {"tm": 8, "order": 0}, as_constants=True))

@@ -12,7 +12,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
+from support import IREE_OPT, needs_iree, require_iree_opt
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation
@@ -208,8 +208,7 @@ def test_mapping_matches_upstream(case: str) -> None:
     assert mine
     if "map_nested" in op[1]:
         assert "scf.forall" not in str(module)
-    if IREE_OPT is None:
-        pytest.skip("iree-opt is not installed")
+    require_iree_opt()
     ok, output, errors = upstream("propagate")[case]
     assert ok, errors
     theirs_module = xlinalg.parse(output.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
