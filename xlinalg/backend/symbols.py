@@ -42,12 +42,13 @@ LIBM_FUNCTIONS: frozenset[str] = frozenset(
 
 RUNTIME_FUNCTIONS: frozenset[str] = frozenset(
     ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove",
-     "sched_getaffinity", POOL_RUN)
+     "sched_getaffinity", "sysconf", POOL_RUN)
 )
 """xlinalg's runtime: what lowered allocations and copies call, and what `scf.forall` runs
 on (`xlinalg/lowering/forall_to_threads.py`): it counts the usable CPUs with
-`sched_getaffinity` at each call and hands the chunks to xlinalg's thread pool
-(`xl_forall_run`, `xlinalg/backend/thread_pool.py`, compiled on first use)."""
+`sched_getaffinity` (`sysconf` where the libc lacks it) at each call and hands the chunks
+to xlinalg's thread pool (`xl_forall_run`, `xlinalg/backend/thread_pool.py`, compiled on
+first use)."""
 
 ALLOWED_FUNCTIONS: frozenset[str] = LIBM_FUNCTIONS | RUNTIME_FUNCTIONS
 

@@ -25,6 +25,13 @@ For every outermost `scf.forall` of a function `@k`:
    `[T*w/W, T*(w+1)/W)` on the pool's workers and the calling thread and returns
    when all are done (W = 1: directly on the calling thread).
 
+**Counting the CPUs off Linux.** Where the libc has no `sched_getaffinity` (macOS,
+older BSDs), the kernel counts the online CPUs with `sysconf(_SC_NPROCESSORS_ONLN)`
+instead, whose constant differs per OS (`_SC_NPROCESSORS_ONLN`, keyed by the target
+triple as the thread pool's futex numbers are); on an OS known to neither, a forall
+gets the compile-time count. `XLINALG_CPU_COUNT=sysconf` forces the `sysconf` count
+(`cpu_count_for`).
+
 Nested foralls (inside an outlined body, or inside another forall) become
 sequential `scf.for` nests: they run inside their outer task.
 
@@ -40,7 +47,10 @@ parent had used it, and is not on every machine.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,8 +75,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.backend.target import host_triple
 from xlinalg.backend.thread_pool import POOL_RUN
 from xlinalg.dialects.scf import ForallOp
+from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import lowering_error
 from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
@@ -76,7 +88,66 @@ _PTR = llvm.LLVMPointerType()
 _INDEX = IndexType()
 _SLOT_ALIGN = 8
 SCHED_GETAFFINITY = "sched_getaffinity"
+SYSCONF = "sysconf"
 _AFFINITY_BYTES = 128  # a cpu_set_t: 1024 CPUs
+# The C signatures of the counting functions (`long` is i64: the lowering's index is i64).
+_COUNTER_TYPES: dict[str, tuple[list[Attribute], list[Attribute]]] = {
+    SCHED_GETAFFINITY: ([i32, i64, _PTR], [i32]),
+    SYSCONF: ([i32], [i64]),
+}
+
+CPU_COUNT_ENV = "XLINALG_CPU_COUNT"
+"""`sysconf` makes parallel kernels count the online CPUs with `sysconf` (the fallback of a
+libc without `sched_getaffinity`, forced); `affinity` (the default where there is one)."""
+CPU_COUNTS = ("affinity", "sysconf")
+
+# sysconf's _SC_NPROCESSORS_ONLN per OS of a target triple (glibc/musl/bionic; Apple's and
+# FreeBSD's <unistd.h>).
+_SC_NPROCESSORS_ONLN: dict[str, int] = {
+    "linux": 84, "darwin": 58, "macos": 58, "macosx": 58, "ios": 58, "freebsd": 58,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CpuCount:
+    """How a parallel kernel counts its usable CPUs at each call: with `function`
+    (`sched_getaffinity`, or `sysconf` of `sysconf_name`), or with none (the count at
+    compile time)."""
+
+    function: str | None
+    sysconf_name: int | None = None
+
+
+def target_os(triple: str) -> str:
+    """The OS of an LLVM target triple, without its version (`arm64-apple-macosx11.0.0`:
+    `macosx`); the first component after the architecture that `_SC_NPROCESSORS_ONLN`
+    knows, else the third one ("" if none)."""
+    names = [re.match(r"[a-z]*", part).group() for part in triple.split("-")[1:]]  # type: ignore[union-attr]
+    known = [name for name in names if name in _SC_NPROCESSORS_ONLN]
+    return known[0] if known else (names[1] if len(names) > 1 else "")
+
+
+@functools.cache
+def _host_libc_has(name: str) -> bool:
+    return hasattr(ctypes.CDLL(None), name)
+
+
+def cpu_count_for(triple: str | None = None) -> CpuCount:
+    """How kernels for `triple` (default: this host) count their CPUs: `sched_getaffinity`
+    where the libc has it (the host's libc; Linux for another target) unless
+    `XLINALG_CPU_COUNT=sysconf`, else `sysconf(_SC_NPROCESSORS_ONLN)` where the OS's
+    constant is known, else the compile-time count."""
+    mode = os.environ.get(CPU_COUNT_ENV, "").strip() or "affinity"
+    if mode not in CPU_COUNTS:
+        raise LoweringError(f"{CPU_COUNT_ENV}={mode!r}: the CPU count is one of {', '.join(CPU_COUNTS)}")
+    host = host_triple()
+    triple = host if triple is None else triple
+    os_name = target_os(triple)
+    has_affinity = _host_libc_has(SCHED_GETAFFINITY) if triple == host else os_name == "linux"
+    if mode == "affinity" and has_affinity:
+        return CpuCount(SCHED_GETAFFINITY)
+    name = _SC_NPROCESSORS_ONLN.get(os_name)
+    return CpuCount(None) if name is None else CpuCount(SYSCONF, name)
 
 
 def host_cores() -> int:
@@ -311,11 +382,19 @@ def _entry_alloca(kernel: func.FuncOp, bytes_: int, align: int) -> SSAValue:
     return alloca.results[0]
 
 
-def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int) -> SSAValue:
+def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int, counter: CpuCount) -> SSAValue:
     """The CPUs this thread may run on, counted at call time (i64, 1 <= n <= `cores`):
     the bits of `sched_getaffinity(0, ...)`'s mask, so a process pinned to one core
     (`taskset`, `os.sched_setaffinity`, a tuner worker) runs the forall on one thread.
-    If the call fails (more than `_AFFINITY_BYTES * 8` CPUs), `cores`."""
+    If the call fails (more than `_AFFINITY_BYTES * 8` CPUs), `cores`. Without
+    `sched_getaffinity`: `sysconf`'s count of online CPUs (-1 on failure: `cores`), or
+    `cores`."""
+    if counter.function is None:
+        return e.i64(cores)
+    if counter.function == SYSCONF:
+        assert counter.sysconf_name is not None
+        online = e.op(func.CallOp(SYSCONF, [e.op(arith.ConstantOp(IntegerAttr(counter.sysconf_name, i32)))], [i64]))
+        return e.op(arith.MinUIOp(online, e.i64(cores)))
     mask = _entry_alloca(kernel, _AFFINITY_BYTES, 8)
     rc = e.op(func.CallOp(SCHED_GETAFFINITY, [e.op(arith.ConstantOp(IntegerAttr(0, i32))),
                                               e.i64(_AFFINITY_BYTES), mask], [i32]))
@@ -328,7 +407,7 @@ def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int) -> SSAValue:
     return e.op(arith.MinUIOp(count, e.i64(cores)))
 
 
-def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int) -> None:
+def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int, counter: CpuCount) -> None:
     e = _Emitter(InsertPoint.before(forall))
     ctx = _entry_alloca(kernel, outlined.ctx_bytes, 64)
     for value, offset in zip(outlined.captured, outlined.offsets, strict=True):
@@ -346,7 +425,7 @@ def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores
     for c in counts[1:]:
         total = e.op(arith.MuliOp(total, c))
     total64 = e.to_i64(total)
-    workers = e.op(arith.MinUIOp(total64, _usable_cpus(e, kernel, cores)))
+    workers = e.op(arith.MinUIOp(total64, _usable_cpus(e, kernel, cores, counter)))
     workers = e.op(arith.MaxUIOp(workers, e.i64(1)))
 
     body = e.op(llvm.AddressOfOp(outlined.body_name, _PTR))
@@ -354,10 +433,11 @@ def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores
     Rewriter.erase_op(forall)
 
 
-def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None) -> int:
+def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None, triple: str | None = None) -> int:
     """Outline every outermost forall of every function (see the module docstring); returns
-    how many were converted."""
+    how many were converted. `triple`: the target whose libc counts the CPUs (`cpu_count_for`)."""
     cores = host_cores() if cores is None else max(1, cores)
+    counter: CpuCount | None = None
     converted = 0
     for kernel in [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]:
         outermost = [
@@ -370,11 +450,13 @@ def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None) -> in
                     forall, "an scf.forall with shared_outs (tensors) must be bufferized first"
                 )
             outlined = _outline(forall, module, kernel, converted)
-            _call_site(forall, kernel, outlined, cores)
+            counter = cpu_count_for(triple) if counter is None else counter
+            _call_site(forall, kernel, outlined, cores, counter)
             converted += 1
     if converted:
         _declare(module, POOL_RUN, [_PTR, _PTR, i64, i64], [])
-        _declare(module, SCHED_GETAFFINITY, [i32, i64, _PTR], [i32])
+        if counter is not None and counter.function is not None:
+            _declare(module, counter.function, *_COUNTER_TYPES[counter.function])
     return converted
 
 
@@ -394,9 +476,20 @@ class ConvertForallToThreadsPass(ModulePass):
     name = "xl-convert-forall-to-threads"
 
     cores: int | None = None
+    triple: str | None = None  # the target (default: this host), for how CPUs are counted
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_foralls_to_threads(op, self.cores)
+        convert_foralls_to_threads(op, self.cores, self.triple)
 
 
-__all__ = ["ConvertForallToThreadsPass", "convert_foralls_to_threads", "forall_to_sequential_loops", "host_cores"]
+__all__ = [
+    "CPU_COUNTS",
+    "CPU_COUNT_ENV",
+    "ConvertForallToThreadsPass",
+    "CpuCount",
+    "convert_foralls_to_threads",
+    "cpu_count_for",
+    "forall_to_sequential_loops",
+    "host_cores",
+    "target_os",
+]
