@@ -196,14 +196,17 @@ module attributes {transform.with_named_sequence} {
     // 1 KiB apart, arrive while block i computes instead of stalling the first FMAs of
     // block i + 1). The canonicalization first folds the one-trip n loop of register
     // blocks (tile_n = reg_n; its trip count is static only in full n tiles: with tile_n
-    // not dividing N it needs peel_tiles >= 1, else a silenceable failure) so that the C
+    // not dividing N it needs peel_tiles >= 1, else nothing is pipelined) so that the C
     // read sits in the m loop's body; the next block's C values stay live across the k
     // loop: reg_m * reg_n / 16 more zmm registers (8 × 16: 8 + 8 accumulators; 12 × 16
     // and 6 × 32: 12 + 12, no zmm spill; 16 × 16 spills zmm). With peel >= 1 the main
     // loop of register row blocks is pipelined, the peeled partial block is not.
-    // Pipelining needs a static trip count: tile_m dividing M, tile_m >= M (one cache
-    // tile, its size folded to M above) or peel_tiles = 2, else a silenceable failure
-    // (the tuner prunes the trial).
+    // Pipelining needs a static trip count (tile_m dividing M, tile_m >= M: one cache
+    // tile, its size folded to M above, or peel_tiles = 2) and the C read in the row
+    // loop's body (tile_n dividing N or peel_tiles >= 1). transform.loop.pipeline
+    // pipelines every loop it can and fails silenceably naming the others; those stay as
+    // they are (failures suppressed): on such a shape pipeline_c = 1 is pipeline_c = 0
+    // for those loops (the constraints cannot name payload sizes to prune it).
     transform.tune.alternatives<"pipeline_c"> {
       transform.yield
     }, {
@@ -212,8 +215,11 @@ module attributes {transform.with_named_sequence} {
       } : !transform.any_op
       %rows = transform.structured.match ops{["scf.for"]} attributes {xlinalg.row_blocks} in %f1
         : (!transform.any_op) -> !transform.op<"scf.for">
-      %piped = transform.loop.pipeline %rows iteration_interval = 10 read_latency = 10
-        : (!transform.op<"scf.for">) -> !transform.any_op
+      transform.sequence %rows : !transform.op<"scf.for"> failures(suppress) {
+      ^bb0(%r: !transform.op<"scf.for">):
+        %piped = transform.loop.pipeline %r iteration_interval = 10 read_latency = 10
+          : (!transform.op<"scf.for">) -> !transform.any_op
+      }
       transform.yield
     }
     transform.apply_patterns to %f1 {
