@@ -52,31 +52,18 @@ from bench_stats import Peak, add_arguments, call_seconds, interleaved, timing_s
 from threadpoolctl import threadpool_limits
 
 import xlinalg
+from xlinalg.examples import fill_matmul
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "matmul_tile.mlir"
 VEC_SPACE = ROOT / "search_spaces" / "matmul_vectorize.mlir"
 PAR_SPACE = ROOT / "search_spaces" / "matmul_parallel.mlir"
 
-IREE_PAYLOAD = """
-func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<{m}x{n}xf32>
-  %C = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %r = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
-                     outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %r : tensor<{m}x{n}xf32>
-}}
-"""
 
-PAYLOAD = """// C = A · B, {m}x{k} · {k}x{n}, f32
-func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%C : memref<{m}x{n}xf32>)
-  linalg.matmul ins(%A, %B : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%C : memref<{m}x{n}xf32>)
-  return
-}}
-"""
+def matmul_payload(m: int, n: int, k: int) -> str:
+    """The benchmarked kernel on buffers (byte for byte the text the studies of
+    results/bench.db were created with: a study refuses a different payload)."""
+    return f"// C = A · B, {m}x{k} · {k}x{n}, f32\n" + fill_matmul(m, n, k, kind="memref")
 
 
 def parse_shape(text: str) -> tuple[int, int, int]:
@@ -196,7 +183,7 @@ def main() -> int:
     chosen: list[str] = []
     for m, n, k in args.shapes:
         shape = (m, n, k)
-        payload = PAYLOAD.format(m=m, n=n, k=k)
+        payload = matmul_payload(m, n, k)
         name = f"bench-matmul-{m}x{n}x{k}"
         kernels = {} if args.no_untiled else {"untiled": xlinalg.compile(payload)}
         if args.trials and not args.stored:
@@ -246,7 +233,7 @@ def _threads_table(args: argparse.Namespace, peak: Peak) -> list[str]:
     nan = float("nan")
     chosen: list[str] = []
     for m, n, k in args.shapes:
-        payload = PAYLOAD.format(m=m, n=n, k=k)
+        payload = matmul_payload(m, n, k)
         name = f"bench-matmul-par-{m}x{n}x{k}"
         best = _given(args, args.par_knobs, FIXED_PAR, (m, n, k))
         if best is None:
@@ -269,7 +256,7 @@ def _threads_table(args: argparse.Namespace, peak: Peak) -> list[str]:
             runners[f"blas{t}"] = blas_runner(a, b, t, args.stat)
         if iree is not None:
             try:
-                runners.update(iree(IREE_PAYLOAD.format(m=m, n=n, k=k), a, b))
+                runners.update(iree(fill_matmul(m, n, k), a, b))
             except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
                 print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
         flops = 2.0 * m * n * k

@@ -19,22 +19,16 @@ from bench_stats import add_arguments, batch_seconds, interleaved
 
 import xlinalg
 from xlinalg.backend.thread_pool import DEFAULT_SPIN, set_pool_spin, set_pool_wait
+from xlinalg.examples import fill_matmul
 
 ROOT = Path(__file__).resolve().parent.parent
-PAYLOAD = """
-func.func @matmul(%A: memref<{n}x{n}xf32>, %B: memref<{n}x{n}xf32>, %C: memref<{n}x{n}xf32>) {{
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%C : memref<{n}x{n}xf32>)
-  linalg.matmul ins(%A, %B : memref<{n}x{n}xf32>, memref<{n}x{n}xf32>) outs(%C : memref<{n}x{n}xf32>)
-  return
-}}
-"""
 KNOBS = {"threads": 2, "parallel_dim": 0, "tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4,
          "reg_n": 32, "reg_k": 2, "cache_order": 1, "unroll_k": 1, "peel": 0}
 
 
 def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
-    kernel = xlinalg.compile(PAYLOAD.format(n=n), schedule=ROOT / "search_spaces" / "matmul_parallel.mlir",
+    kernel = xlinalg.compile(fill_matmul(n, n, n, kind="memref"),
+                             schedule=ROOT / "search_spaces" / "matmul_parallel.mlir",
                              knobs=KNOBS)
     a, b, c = kernel.make_inputs(seed=0)
 

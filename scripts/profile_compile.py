@@ -51,8 +51,8 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from bench_conv import LAYERS, STORED_KNOBS
 from bench_conv import payload as conv_payload
-from bench_matmul import PAYLOAD as MATMUL_PAYLOAD
-from bench_mmt4d import PAYLOAD as MATMUL_TENSOR_PAYLOAD
+from bench_matmul import matmul_payload
+from bench_mmt4d import matmul_tensor_payload
 from bench_templates import FIXED as BENCH_FIXED
 
 SPACES = ROOT / "search_spaces"
@@ -67,7 +67,7 @@ class Case:
 
 
 def _matmul(n: int) -> str:
-    return MATMUL_PAYLOAD.format(m=n, n=n, k=n)
+    return matmul_payload(n, n, n)
 
 
 CASES = [
@@ -76,7 +76,7 @@ CASES = [
          {"tile_m": 128, "tile_n": 128, "tile_k": 128, "reg_m": 4, "reg_n": 64, "reg_k": 2,
           "cache_order": 1, "unroll_k": 1, "peel": 0}),
     # bench_mmt4d.py's documented knobs
-    Case("matmul_mmt4d 512", MATMUL_TENSOR_PAYLOAD.format(m=512, n=512, k=512), SPACES / "matmul_mmt4d.mlir",
+    Case("matmul_mmt4d 512", matmul_tensor_payload(512, 512, 512), SPACES / "matmul_mmt4d.mlir",
          {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 256, "rk": 4, "cache_order": 0,
           "reg_order": 1, "zero_c": 1}),
     # best trial of bench-matmul-par-512x512x512

@@ -39,40 +39,17 @@ from profile_compile import sample_knobs
 
 from tuner.candidate import CandidateRequest
 from tuner.worker import measure
+from xlinalg.examples import fill_matmul, filled_contraction, zero_constant
 
 SPACES = ROOT / "search_spaces"
 STATUSES = ("ok", "wrong_result", "compile_error", "crash", "timeout", "error")
 TIMING = {"max_total_s": 0.02, "min_repeats": 1, "max_repeats": 3, "min_sample_s": 0.001}
 
 
-def _zero(dtype: str) -> str:
-    return f"0 : {dtype}" if dtype.startswith("i") else f"0.0 : {dtype}"
-
-
-def _on_tensors(func: str, op: str, a: str, b: str, c: str, dtype: str = "f32") -> str:
-    """`func(%A: a, %B: b) -> c`: the contraction `op` (name and attributes) of A and B
-    into a zero-filled c."""
-    return f"""func.func @{func}(%A: {a}, %B: {b}) -> {c} {{
-  %e = tensor.empty() : {c}
-  %z = arith.constant {_zero(dtype)}
-  %C = linalg.fill ins(%z : {dtype}) outs(%e : {c}) -> {c}
-  %r = {op} ins(%A, %B : {a}, {b}) outs(%C : {c}) -> {c}
-  return %r : {c}
-}}
-"""
-
-
 def matmul(m: int, n: int, k: int, dtype: str = "f32", dynamic: bool = False) -> str:
     """C = A·B on buffers (C zeroed first), as examples/matmul_512.mlir; `dynamic`: every
     dim `?` (the sizes come with the case)."""
-    a, b, c = (f"memref<{'?x?' if dynamic else f'{r}x{s}'}x{dtype}>" for r, s in ((m, k), (k, n), (m, n)))
-    return f"""func.func @matmul(%A: {a}, %B: {b}, %C: {c}) {{
-  %zero = arith.constant {_zero(dtype)}
-  linalg.fill ins(%zero : {dtype}) outs(%C : {c})
-  linalg.matmul ins(%A, %B : {a}, {b}) outs(%C : {c})
-  return
-}}
-"""
+    return fill_matmul(m, n, k, dtype, "memref", dynamic)
 
 
 @dataclass(frozen=True)
@@ -113,7 +90,7 @@ class Conv:
     def tensor(self) -> str:
         """On tensors, the output a zero fill (what convert_conv2d_to_img2col takes)."""
         i, f, o = self.types("tensor")
-        return _on_tensors("conv", f"linalg.conv_2d_nhwc_hwcf {self.attrs()}", i, f, o, self.dtype)
+        return filled_contraction("conv", f"linalg.conv_2d_nhwc_hwcf {self.attrs()}", i, f, o, self.dtype)
 
 
 def chain(m: int, n: int, dtype: str = "f32") -> str:
@@ -126,7 +103,7 @@ def chain(m: int, n: int, dtype: str = "f32") -> str:
   %1 = linalg.mul ins(%0, %c : {t}, {t}) outs(%e : {t}) -> {t}
   %2 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%1 : {t}) outs(%e : {t}) {{
   ^bb0(%x: {dtype}, %o: {dtype}):
-    %zero = arith.constant {_zero(dtype)}
+    %zero = arith.constant {zero_constant(dtype)}
     %r = {maximum} %x, %zero : {dtype}
     linalg.yield %r : {dtype}
   }} -> {t}
@@ -163,13 +140,12 @@ def batch_matmul(b: int, m: int, n: int, k: int, kind: str = "memref") -> str:
   return
 }}
 """
-    return _on_tensors("batch_matmul", "linalg.batch_matmul", a, bt, c)
+    return filled_contraction("batch_matmul", "linalg.batch_matmul", a, bt, c)
 
 
 def matmul_tensor(m: int, n: int, k: int) -> str:
     """C = A·B on tensors from a zero fill, as examples/matmul_tensor_512.mlir."""
-    a, b, c = (f"tensor<{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
-    return _on_tensors("matmul", "linalg.matmul", a, b, c)
+    return fill_matmul(m, n, k)
 
 
 def mmt4d(m1: int, n1: int, k1: int, m0: int, n0: int, k0: int, batch: int = 0) -> str:

@@ -30,6 +30,7 @@ from xdsl.parser import Parser
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.context import make_context
+from xlinalg.examples import fill_matmul
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -207,16 +208,8 @@ func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
 
 def fill_matmul_tensor_payload(m: int, n: int, k: int) -> str:
     """C = A·B on tensors (f32, C zero-filled from tensor.empty), as the data-tiling and
-    vectorize templates' tests use it."""
-    return f"""
-func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %empty = tensor.empty() : tensor<{m}x{n}xf32>
-  %zero = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %0 = linalg.matmul ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%C : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %0 : tensor<{m}x{n}xf32>
-}}
-"""
+    vectorize templates' tests use it (and scripts/bench_mmt4d.py benchmarks it)."""
+    return fill_matmul(m, n, k)
 
 
 def matmul_payload(n: int) -> str:

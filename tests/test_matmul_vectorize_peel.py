@@ -95,7 +95,7 @@ def test_stored_384x1000x256_main_loop() -> None:
     x 4 k steps, one B row load per k step)."""
     m, n, k = 384, 1000, 256
     knobs = bench_matmul.FIXED_VEC[(m, n, k)]
-    kernel = xlinalg.compile(bench_matmul.PAYLOAD.format(m=m, n=n, k=k), SPACE, entry="matmul", knobs=knobs)
+    kernel = xlinalg.compile(bench_matmul.matmul_payload(m, n, k), SPACE, entry="matmul", knobs=knobs)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from xlinalg.examples import fill_matmul
+
 _PAYLOAD = """
 func.func @warm_up(%A: tensor<24x8xf32>, %B: tensor<8x32xf32>, %C: tensor<24x32xf32>) -> tensor<24x32xf32> {
   %zero = arith.constant 0.0 : f32
@@ -67,14 +69,7 @@ def import_all_modules() -> int:
     return count
 
 
-_MATMUL = """
-func.func @matmul(%A: memref<32x64xf32>, %B: memref<64x64xf32>, %C: memref<32x64xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%C : memref<32x64xf32>)
-  linalg.matmul ins(%A, %B : memref<32x64xf32>, memref<64x64xf32>) outs(%C : memref<32x64xf32>)
-  return
-}
-"""
+_MATMUL = fill_matmul(32, 64, 64, kind="memref")
 
 _CONV = """
 func.func @conv(%I: memref<1x10x10x32xf32>, %F: memref<3x3x32x32xf32>, %O: memref<1x8x8x32xf32>) {
