@@ -44,6 +44,8 @@ class Interpreter:
         for result in op.results:
             self.state.unbind(result)
         try:
+            if self.state.expensive_checks and not impl.allows_repeated(op):
+                self.state.check_repeated_consumption(op, consumed)
             impl.apply(op, self)
             for result in op.results:
                 self.state.check_payload_type(result, op)

@@ -1,4 +1,5 @@
-"""Registry: transform op class -> implementation function (+ which operands it consumes)."""
+"""Registry: transform op class -> implementation function (+ which operands it consumes,
+and whether a consumed handle may point to the same payload entity more than once)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ untouched), `TransformFailure(silenceable=False)` otherwise."""
 class TransformImpl:
     apply: Impl
     consumed: Callable[[Operation], list[SSAValue]]
+    allows_repeated: Callable[[Operation], bool]
+    """Upstream's `allowsRepeatedHandleOperands`: when true, the interpreter does not
+    check that each consumed handle points to distinct payload entities."""
 
 
 TRANSFORM_IMPLS: dict[type[Operation], TransformImpl] = {}
@@ -33,13 +37,29 @@ def _reads_only(op: Operation) -> list[SSAValue]:
     return []
 
 
+def _never(op: Operation) -> bool:
+    return False
+
+
+def always(op: Operation) -> bool:
+    """`allows_repeated` for ops that accept repeated payload in every consumed handle."""
+    return True
+
+
 def register(
-    op_type: type[OpT], *, consumes: Callable[[OpT], list[SSAValue]] | None = None
+    op_type: type[OpT],
+    *,
+    consumes: Callable[[OpT], list[SSAValue]] | None = None,
+    allows_repeated: Callable[[OpT], bool] | None = None,
 ) -> Callable[[Callable[[OpT, Interpreter], None]], Callable[[OpT, Interpreter], None]]:
     """Decorator registering the implementation of `op_type`."""
 
     def wrap(fn: Callable[[OpT, Interpreter], None]) -> Callable[[OpT, Interpreter], None]:
-        TRANSFORM_IMPLS[op_type] = TransformImpl(fn, consumes or _reads_only)  # type: ignore[arg-type]
+        TRANSFORM_IMPLS[op_type] = TransformImpl(
+            fn,  # type: ignore[arg-type]
+            consumes or _reads_only,  # type: ignore[arg-type]
+            allows_repeated or _never,  # type: ignore[arg-type]
+        )
         return fn
 
     return wrap

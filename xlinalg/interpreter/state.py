@@ -182,6 +182,28 @@ class TransformState:
                 affected.append(handle)
         return affected
 
+    def check_repeated_consumption(self, op: Operation, consumed: Sequence[SSAValue]) -> None:
+        """Upstream's `checkRepeatedConsumptionInOperand` (expensive checks): a consumed op
+        or value handle pointing to the same payload entity twice is a silenceable failure
+        naming the first such operand (params are not checked)."""
+        for number, operand in enumerate(op.operands):
+            if operand not in consumed or operand in self.params:
+                continue
+            payload: Sequence[Operation | SSAValue] = self.values.get(operand) or self.ops.get(
+                operand, []
+            )
+            seen: set[int] = set()
+            for entity in payload:
+                if id(entity) in seen:
+                    raise failure(
+                        op,
+                        f"a handle passed as operand #{number} and consumed by this operation "
+                        "points to a payload entity more than once (repeated target "
+                        f"{_describe_entity(entity)})",
+                        silenceable=True,
+                    )
+                seen.add(id(entity))
+
     def describe_consumed(self, consumed: SSAValue) -> str | None:
         """What consuming `consumed` is about to free (call before the op runs)."""
         roots = self.ops.get(consumed) or []
@@ -247,3 +269,14 @@ class TransformState:
                     f"{typ} but is associated with {describe_payload(op)}",
                     silenceable=True,
                 )
+
+
+def _describe_entity(entity: Operation | SSAValue) -> str:
+    if isinstance(entity, Operation):
+        return f"op: {describe_payload(entity)}"
+    if isinstance(entity, OpResult):
+        return f"value: result #{entity.index} of {describe_payload(entity.op)}"
+    assert isinstance(entity, BlockArgument)
+    owner = entity.block.parent_op()
+    where = f" in {describe_payload(owner)}" if owner is not None else ""
+    return f"value: block argument #{entity.index}{where}"

@@ -17,7 +17,7 @@ from xlinalg.dialects.transform.structured_fusion import (
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.registry import register
+from xlinalg.interpreter.registry import always, register
 
 
 def resolve_mixed_ints(
@@ -79,7 +79,8 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
         interp.state.bind(handle, slot)
 
 
-@register(FuseIntoContainingOp, consumes=lambda op: [op.producer_op])
+# Upstream allows repeated handle operands here: every producer gets fused anyway.
+@register(FuseIntoContainingOp, consumes=lambda op: [op.producer_op], allows_repeated=always)
 def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter) -> None:
     """Consumes the producer handle, reads the containing handle (exactly one op, else a
     definite failure); a producer that cannot be fused is a silenceable failure."""
@@ -94,7 +95,8 @@ def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter)
             silenceable=False,
         )
     container = containers[0]
-    producers = interp.state.get_ops(op.producer_op, op)
+    # upstream keeps the producers in a SetVector: a repeated producer is fused once
+    producers = list(dict.fromkeys(interp.state.get_ops(op.producer_op, op)))
     try:
         fused, new_container = fuse_into_containing_op(producers, container)
     except TransformFailure as err:

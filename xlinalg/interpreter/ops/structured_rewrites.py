@@ -216,13 +216,6 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     from xlinalg.transforms.promote import promote
 
     targets = interp.state.get_ops(op.target, op)
-    if len({id(t) for t in targets}) != len(targets):
-        raise failure(
-            op,
-            "a handle passed as operand #0 and consumed by this operation points to a payload "
-            "entity more than once",
-            silenceable=False,
-        )
     if not targets or not all(isinstance(t, StructuredOpInterface) for t in targets):
         raise failure(op, "expected linalg ops to promote", silenceable=True)
     alignment = op.alignment.value.data if op.alignment is not None else None
