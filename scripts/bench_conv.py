@@ -35,7 +35,7 @@ large arrays are only 16-byte aligned, and a filter at 16 mod 64 makes every
 7×7×512).
 
 The machine is noisy (2 cores, other jobs): compare ratios, not absolute times.
-On a loaded machine use `--stat min --clock cpu` (the fastest single call, timed
+On a loaded machine use `--stat min --timer cpu` (the fastest single call, timed
 with the calling thread's CPU time) and quote the ratio to IREE of the same run.
 """
 
@@ -194,7 +194,7 @@ class IreeKernel:
         return call_seconds(lambda: self._fn(*args), repeats)
 
 
-#: The clock (`--clock`, `bench_stats.CLOCKS`) and the statistic (`--stat`) of every column but
+#: The clock (`--timer`, `bench_stats.CLOCKS`) and the statistic (`--stat`) of every column but
 #: "BLAS 2t" (wall time): the kernels, OpenBLAS with one thread and IREE's local-sync driver
 #: all run on the calling thread.
 clock = "wall"
@@ -260,15 +260,12 @@ def main() -> int:
     parser.add_argument("--img2col-trials", type=int, default=0,
                         help="also tune search_spaces/conv2d_img2col.mlir (im2col + matmul) this long")
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE column")
-    bench_stats.add_arguments(parser, timer=False)
-    parser.add_argument("--clock", choices=tuple(bench_stats.CLOCKS), default="wall",
-                        help="wall time, or the calling thread's CPU time (less sensitive to other "
-                             "jobs; 'BLAS 2t' stays wall time; the FMA peak too)")
+    bench_stats.add_arguments(parser)  # --timer: 'BLAS 2t' stays in wall time (two threads)
     parser.add_argument("--compiles", type=int, default=3,
                         help="with fixed knobs: compilations timed for the 'compile s' column")
     args = parser.parse_args()
     global clock, stat
-    clock, stat = args.clock, args.stat
+    clock, stat = args.timer, args.stat
     (ROOT / "results").mkdir(exist_ok=True)
 
     peak = bench_stats.Peak()
@@ -323,7 +320,7 @@ def main() -> int:
               f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak.gflops:6.2f} | "
               f"{g['iree'] / peak.gflops:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
     print(f"\n{peak}, interleaved with the rounds. Load average {os.getloadavg()[0]:.1f}.")
-    print(f"Clock: {args.clock}. GFLOP/s ({args.stat} of interleaved rounds, each the {args.stat} of 9 single calls); f32; one thread except 'BLAS 2t'; "
+    print(f"Clock: {args.timer}. GFLOP/s ({args.stat} of interleaved rounds, each the {args.stat} of 9 single calls); f32; one thread except 'BLAS 2t'; "
           "BLAS = im2col copy + OpenBLAS sgemm; IREE = iree-compile llvm-cpu host, local-sync.")
     return 0
 

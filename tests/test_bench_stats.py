@@ -84,8 +84,10 @@ def test_real_peak_is_positive() -> None:
 
 @pytest.mark.parametrize("script", BENCHES)
 def test_benches_share_the_definitions(script: str) -> None:
-    """No bench defines `--stat` (or the peak) itself: they all take `bench_stats`'s."""
+    """No bench defines `--stat`, its clock (`--timer`) or the peak itself: they all take
+    `bench_stats`'s."""
     text = (REPO / "scripts" / f"{script}.py").read_text()
     assert "add_arguments(parser" in text
     assert '"--stat", choices' not in text
+    assert "choices=tuple(bench_stats.CLOCKS)" not in text and "choices=tuple(CLOCKS)" not in text
     assert "measure_fma_peak_gflops" not in text and "statistics.median(peaks" not in text

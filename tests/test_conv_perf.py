@@ -184,7 +184,7 @@ def test_aligned_copy() -> None:
 
 
 def test_bench_clocks() -> None:
-    """Both clocks of `--clock` time a round of calls (the FMA peak, shared by the benches
+    """Both clocks of `--timer` time a round of calls (the FMA peak, shared by the benches
     in `bench_stats`, is tested in test_bench_stats.py)."""
     for timer in bench_stats.CLOCKS:
         assert bench_conv.call_seconds(lambda: sum(range(20_000)), repeats=3, timer=timer) > 0
