@@ -58,7 +58,7 @@
 // xlinalg.constraint: tile_n % reg_n == 0
 // xlinalg.constraint: tile_k % reg_k == 0
 // xlinalg.constraint: reg_m * reg_n <= 256
-// xlinalg.constraint: prefetch_b == 0 or (pack_b == 1 and peel_tiles == 0)
+// xlinalg.constraint: prefetch_b == 0 or pack_b == 1
 // xlinalg.constraint: pipeline_c == 0 or (tile_n == reg_n and tile_m > reg_m and reg_m * reg_n <= 192)
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
@@ -226,17 +226,25 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
       transform.apply_patterns.vector.lower_outerproduct
     } : !transform.any_op
-    // prefetch_b = 1 (with pack_b = 1): after the B copy, one prefetch per line of the next
-    // n tile's B panel (our extension op, transforms/prefetch.py; see the header for what
-    // it buys). Whole n tiles only: a partial tile's width min(tile_n, N - n) is computed
-    // in the loop (silenceable failure) and a peeled one has no next tile, so it needs
-    // peel_tiles = 0 and tile_n dividing N
+    // prefetch_b = 1 (with pack_b = 1): after each B copy, one prefetch per line of the B
+    // panel the next iteration of the innermost cache loop moving it copies (the next n
+    // or k tile; our extension op, transforms/prefetch.py; see the header for what it
+    // buys), guarded by that iteration existing; a partial tile's width min(tile, N - n)
+    // is recomputed at the next n. A copy with no such loop (every cache loop around it
+    // runs once and was folded) has nothing to prefetch: the op fails silenceably for it
+    // and leaves it as it is (each copy on its own, the failure suppressed)
     transform.tune.alternatives<"prefetch_b"> {
       transform.yield
     }, {
       %copies = transform.structured.match ops{["linalg.copy"]} in %f1
         : (!transform.any_op) -> !transform.any_op
-      transform.xlinalg.prefetch_next_iteration %copies locality = 3 : !transform.any_op
+      transform.foreach %copies : !transform.any_op {
+      ^bb0(%c: !transform.any_op):
+        transform.sequence %c : !transform.any_op failures(suppress) {
+        ^bb1(%copy: !transform.any_op):
+          transform.xlinalg.prefetch_next_iteration %copy locality = 3 : !transform.any_op
+        }
+      }
       transform.yield
     }
     transform.yield

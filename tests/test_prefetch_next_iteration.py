@@ -69,22 +69,66 @@ LOOP_COPY = """func.func @f(%a: memref<64x16xf32>, %b: memref<16x16xf32>, %n: in
 """
 
 
-@pytest.mark.parametrize(("offset", "size", "message"), [
-    ("16", "16", "subview at the induction variable"),
-    ("%i", "%n", "static shape"),
-])
-def test_unsupported_tile_is_a_silenceable_failure(offset: str, size: str, message: str) -> None:
-    """A tile that does not move with the loop (nothing to prefetch ahead) or has a dynamic
-    size (lines unknown)."""
-    static = size != "%n"
-    tile = ("memref<16x16xf32, strided<[16, 1], offset: 256>>" if offset == "16"
-            else "memref<?x16xf32, strided<[16, 1], offset: ?>>")
-    view = "memref<16x16xf32, strided<[16, 1]>>" if static else "memref<?x16xf32, strided<[16, 1]>>"
-    module = xlinalg.parse(LOOP_COPY.format(offset=offset, size=size, tile=tile, view=view))
+def test_tile_that_does_not_move_is_a_silenceable_failure() -> None:
+    """The tile is the same in every iteration (nothing new to prefetch ahead)."""
+    tile = "memref<16x16xf32, strided<[16, 1], offset: 256>>"
+    module = xlinalg.parse(LOOP_COPY.format(offset="16", size="16", tile=tile,
+                                            view="memref<16x16xf32, strided<[16, 1]>>"))
     (copy,) = _copies(module)
-    with pytest.raises(TransformFailure, match=message) as info:
+    with pytest.raises(TransformFailure, match="moves with an enclosing scf.for") as info:
         prefetch_next_iteration(copy)
     assert info.value.silenceable
+
+
+PARTIAL_TILES = """func.func @f(%a: memref<40x24xf32>, %out: memref<16x24xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c40 = arith.constant 40 : index
+  scf.for %i = %c0 to %c40 step %c16 {
+    %w = affine.min affine_map<(d0) -> (-d0 + 40, 16)> (%i)
+    scf.for %j = %c0 to %c2 step %c1 {
+      %t = memref.subview %a[%i, 0] [%w, 24] [1, 1] : memref<40x24xf32> to memref<?x24xf32, strided<[24, 1], offset: ?>>
+      %o = memref.subview %out[0, 0] [%w, 24] [1, 1] : memref<16x24xf32> to memref<?x24xf32, strided<[24, 1]>>
+      linalg.copy ins(%t : memref<?x24xf32, strided<[24, 1], offset: ?>>) outs(%o : memref<?x24xf32, strided<[24, 1]>>)
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_partial_tile_is_recomputed_for_the_next_iteration() -> None:
+    """Row tiles of 16 of a 40-row matrix (the last one 8 rows: its height min(16, 40 - i)
+    is computed in the loop), read in an inner loop that does not move them: the prefetch
+    targets the next i tile, its height recomputed at i + 16 (a dynamic size: the loop
+    over its rows is bounded by memref.dim), right after the copy in the inner loop; 24
+    floats a row: lines at columns 0 and 16. The kernel still copies the right rows."""
+    module = xlinalg.parse(PARTIAL_TILES)
+    (copy,) = _copies(module)
+    guard = prefetch_next_iteration(copy)
+    assert guard.prev_op is not None and guard.prev_op.name == "arith.cmpi"
+    assert guard.parent_op() is copy.parent_op()  # in the inner loop, after the copy
+    outer = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    next_i = guard.prev_op.operands[0].owner
+    assert next_i.name == "arith.addi" and outer.body.block.args[0] in next_i.operands
+    assert guard.prev_op.operands[1] is outer.ub
+    names = [op.name for op in guard.true_region.block.ops]
+    assert names[:2] == ["affine.min", "memref.subview"]
+    (prefetch,) = [op for op in guard.walk() if op.name == "memref.prefetch"]
+    assert any(op.name == "memref.dim" for op in guard.walk())
+    assert prefetch.operands[0] is guard.true_region.block.first_op.next_op.results[0]
+    kernel = xlinalg.compile(str(module))
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((40, 24), dtype=np.float32)
+    out = np.zeros((16, 24), dtype=np.float32)
+    expected = out.copy()
+    for i in range(0, 40, 16):
+        expected[: min(16, 40 - i)] = a[i:i + 16]
+    kernel(a, out)
+    np.testing.assert_array_equal(out, expected)
+    assert "prefetcht0" in kernel._jit.asm(kernel.entry)
 
 
 def test_locality_out_of_range_is_definite() -> None:
