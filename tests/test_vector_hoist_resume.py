@@ -23,13 +23,10 @@ NEST = """
         }}
       }}
     }}"""
+#: the loop bounds %c0 ... %c4 (the payload's and upstream's output's)
+BOUNDS = "".join(f"\n  %c{i} = arith.constant {i} : index" for i in range(5))
 PAYLOAD = """
-func.func @f(%A: memref<4x8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
-  %c4 = arith.constant 4 : index
+func.func @f(%A: memref<4x8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {""" + BOUNDS + """
   %pad = arith.constant 0.0 : f32""" + NEST.format(n=0, out="C", op="addf") + NEST.format(
     n=1, out="D", op="mulf") + """
   return
@@ -65,12 +62,7 @@ UP_NEST = """
 #: loops of their nest as iter_args, read once before the nest and written once after it.
 UPSTREAM = """
 module {
-  func.func @f(%arg0: memref<4x8xf32>, %arg1: memref<8xf32>, %arg2: memref<8xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c2 = arith.constant 2 : index
-    %c3 = arith.constant 3 : index
-    %c4 = arith.constant 4 : index
+  func.func @f(%arg0: memref<4x8xf32>, %arg1: memref<8xf32>, %arg2: memref<8xf32>) {""" + BOUNDS + """
     %cst = arith.constant 0.000000e+00 : f32""" + UP_NEST.format(r=0, l=1, m=1, op="addf") + \
     UP_NEST.format(r=2, l=3, m=2, op="mulf") + """
     return
