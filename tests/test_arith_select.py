@@ -3,11 +3,9 @@ syntax, verified, round-tripped through iree-opt, lowered to LLVM `select <N x i
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree, parse_module
+from support import needs_iree, parse_module, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.arith import SELECT_OPS, SelectOp
@@ -50,8 +48,7 @@ def test_verifier_rejects_bad_conditions(cond: str, message: str) -> None:
 def test_round_trip_through_iree_opt() -> None:
     ours = str(parse_module(TEXT))
     for flags in ([], ["--mlir-print-op-generic"]):
-        proc = subprocess.run(["iree-opt", *flags, "-"], input=ours, capture_output=True,
-                              text=True, timeout=60, check=False)
+        proc = run_iree_opt(ours, *flags)
         assert proc.returncode == 0, proc.stderr
         back = parse_module(proc.stdout)
         back.verify()
@@ -131,7 +128,6 @@ def test_comparison_verifier(text: str, message: str) -> None:
 
 @needs_iree
 def test_comparisons_round_trip_through_iree_opt() -> None:
-    proc = subprocess.run(["iree-opt", "-"], input=str(parse_module(CMP)), capture_output=True,
-                          text=True, timeout=60, check=False)
+    proc = run_iree_opt(str(parse_module(CMP)))
     assert proc.returncode == 0, proc.stderr
     parse_module(proc.stdout).verify()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from support import IREE_OPT, needs_iree
+from support import needs_iree, run_iree_opt
 from test_tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
 from test_tensors import READ_AFTER_OVERWRITE
 from xdsl.dialects import scf
@@ -283,27 +282,15 @@ def test_bufferized_ir_is_accepted_by_upstream(text: str) -> None:
     assert no_tensors_left(module)
     # This iree-opt's linalg has no elementwise named ops (linalg.exp, ...): print those generic.
     generalize_named_ops(module)
-    done = subprocess.run(
-        [IREE_OPT, "-"],  # type: ignore[list-item]
-        input=str(module), capture_output=True, text=True, timeout=60, check=False,
-    )
+    done = run_iree_opt(str(module))
     assert done.returncode == 0, done.stderr
 
 
 @needs_iree
 def test_upstream_one_shot_bufferize_makes_the_same_in_place_choice_on_the_tiled_nest() -> None:
     tiled = str(xlinalg.apply_schedule(TILED, TILE_SCHEDULE))
-    done = subprocess.run(
-        [
-            IREE_OPT,  # type: ignore[list-item]
-            (
-                "--one-shot-bufferize=bufferize-function-boundaries "
-                "function-boundary-type-conversion=identity-layout-map"
-            ),
-            "-",
-        ],
-        input=tiled, capture_output=True, text=True, timeout=60, check=False,
-    )
+    done = run_iree_opt(tiled, "--one-shot-bufferize=bufferize-function-boundaries "
+                "function-boundary-type-conversion=identity-layout-map")
     assert done.returncode == 0, done.stderr
     upstream = done.stdout
     # Upstream also writes the matmul tile into a subview of the loop-carried buffer

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support import IREE_OPT, needs_iree, parse_module
+from support import IREE_OPT, iree_opt, needs_iree, parse_module
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, TensorType, f32, i64
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
@@ -80,9 +78,7 @@ def test_mapping_attribute_round_trips() -> None:
 def test_upstream_parses_ours_and_we_parse_upstreams() -> None:
     ours = str(parse_module(PAYLOAD))
     assert IREE_OPT is not None
-    upstream = subprocess.run(
-        [IREE_OPT], input=ours, capture_output=True, text=True, check=True
-    ).stdout
+    upstream = iree_opt(ours)
     again = parse_module(upstream)
     assert sum(isinstance(op, ForallOp) for op in again.walk()) == 3
     assert "shared_outs(" in str(again) and "tensor.parallel_insert_slice" in str(again)

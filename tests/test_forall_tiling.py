@@ -5,11 +5,9 @@ payload values, packed handles), return modes and consumed handles."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
+from support import IREE_OPT, iree_opt, needs_iree, run_iree_opt
 from test_transform_loop import apply, fails, same_results, schedule
 
 import xlinalg
@@ -77,11 +75,7 @@ def test_structure_matches_upstream(spec: str, payload: str) -> None:
     body = tile(spec)
     ours = apply(payload, body)
     assert IREE_OPT is not None
-    proc = subprocess.run(
-        [IREE_OPT, "--transform-interpreter", "-"],
-        input=payload + schedule(body).replace("transform.consumed", "transform.readonly"),
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    proc = run_iree_opt(payload + schedule(body).replace("transform.consumed", "transform.readonly"), "--transform-interpreter")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     upstream = proc.stdout.split("module attributes {transform.with_named_sequence}")[0]
     ups = counts(upstream)
@@ -97,7 +91,7 @@ def test_structure_matches_upstream(spec: str, payload: str) -> None:
     ub_up = upstream.split("scf.forall")[1].split("{")[0].split(" in ")[1].split(")")[0]
     assert ub_ours == ub_up
     # and upstream parses what we print
-    subprocess.run([IREE_OPT, "-"], input=str(ours), capture_output=True, text=True, check=True)
+    iree_opt(str(ours))
 
 
 # ------------------------------------------------------------------ results

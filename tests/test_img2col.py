@@ -5,11 +5,9 @@ handles, the silenceable failures and the consumed handle."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from test_conv_vectorize import numpy_conv_nhwc
 from test_transform_loop import apply, fails
 
@@ -100,11 +98,7 @@ def test_img2col_matches_numpy(op: str, geometry: tuple) -> None:
 def _upstream(payload: str, body: str) -> str:
     from test_transform_loop import schedule
 
-    proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", "--mlir-print-local-scope", "-"],
-        input=payload + schedule(body).replace("{transform.consumed}", "{transform.readonly}"),
-        capture_output=True, text=True, timeout=60, check=False,
-    )
+    proc = run_iree_opt(payload + schedule(body).replace("{transform.consumed}", "{transform.readonly}"), "--transform-interpreter", "--mlir-print-local-scope")
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split("module attributes")[0]
 

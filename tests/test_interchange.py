@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support import IREE_OPT, needs_iree
+from support import IREE_OPT, needs_iree, run_iree_opt
 from test_tile import (
     MM_SHAPES,
     STATIC_MM,
@@ -144,8 +142,7 @@ module attributes {transform.with_named_sequence} {
 """
     tool = IREE_OPT
     assert tool is not None
-    done = subprocess.run([tool, "--transform-interpreter", "--canonicalize", "-"],
-                          input=INDEXED + script, capture_output=True, text=True, timeout=60, check=False)
+    done = run_iree_opt(INDEXED + script, "--transform-interpreter", "--canonicalize")
     assert done.returncode == 0, done.stderr
     # drop the nested transform module from the printed output, keep the payload
     payload = done.stdout.split("  module attributes {transform.with_named_sequence}")[0] + "}"

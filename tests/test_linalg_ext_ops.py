@@ -4,10 +4,8 @@ its own clear message."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support import IREE_OPT, needs_iree
+from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.iree_linalg_ext.cases import VERIFY_CASES
@@ -53,7 +51,7 @@ def test_iree_opt_accepts_what_we_print() -> None:
     names = sorted(n for n, (_, _, iree) in CASES.items() if iree)
     text = "\n".join(func(CASES[n][0], CASES[n][1]).replace("@f(", f"@{n}(") for n in names)
     ours = str(xlinalg.parse(text))
-    done = subprocess.run([IREE_OPT], input=ours, capture_output=True, text=True, timeout=60, check=False)
+    done = run_iree_opt(ours)
     assert done.returncode == 0, done.stderr
     assert _same_ops(done.stdout, ours)
 
@@ -71,8 +69,7 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
             "iree_linalg_ext.set_encoding"} <= set(not_iree)
     for op in [*not_iree, "iree_linalg_ext.scan"]:
         text = f'func.func @f() {{\n  "{op}"() : () -> ()\n  return\n}}\n'
-        done = subprocess.run([IREE_OPT], input=text, capture_output=True, text=True,
-                              timeout=60, check=False)
+        done = run_iree_opt(text)
         assert done.returncode != 0, op
         unknown = f"unregistered operation '{op}'" in done.stderr
         assert unknown == (op != "iree_linalg_ext.scan"), (op, done.stderr)
@@ -145,7 +142,7 @@ def test_attention_iree_output_runs() -> None:
     import numpy as np
 
     printed = str(xlinalg.parse(_iree_attention(_MAPS.format(v="b, k2, n"))))
-    done = subprocess.run([IREE_OPT], input=printed, capture_output=True, text=True, timeout=60, check=False)
+    done = run_iree_opt(printed)
     assert done.returncode == 0, done.stderr
     kernel = xlinalg.compile(done.stdout)
     rng = np.random.default_rng(3)

@@ -13,11 +13,9 @@ into the loop), so there is no upstream output to compare with."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from test_tiling_interface_ext_tensors import KERNELS, _inputs
 from test_tiling_interface_fusion import fuse_schedule
 from xdsl.dialects import func
@@ -106,8 +104,7 @@ def test_iree_opt_clones_the_whole_op_where_we_fuse_a_tile() -> None:
     schedule = fuse_schedule("linalg.generic", f"iree_linalg_ext.{op}", tiles, 2)
     inner = schedule.strip().split("\n", 1)[1].rsplit("}", 1)[0]
     module = "module attributes {transform.with_named_sequence} {\n" + payload + "\n" + inner + "\n}"
-    out = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=module,
-                         capture_output=True, text=True, check=True).stdout
+    out = iree_opt(module, "--transform-interpreter")
     body = out[out.index("scf.for"):]
     assert "ins(%arg0 : tensor<3x3x4x5xf32>) outs(%arg1 : tensor<8x8x4x5xf32>)" in body  # whole
     ours = str(xlinalg.apply_schedule(payload, schedule))

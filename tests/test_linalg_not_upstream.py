@@ -6,11 +6,10 @@ round-tripped through iree-opt by test_linalg_table.py."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.linalg.samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
@@ -30,6 +29,6 @@ def test_iree_opt_does_not_register_the_op(name: str, tmp_path: Path) -> None:
         text = str(xlinalg.parse(sample(name, dtypes_of(name)[0]).function("f", kind)))
         path = tmp_path / f"{name}_{kind}.mlir"
         path.write_text(text)
-        proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True, check=False)
+        proc = run_iree_opt(path)
         assert proc.returncode != 0
         assert f"custom op 'linalg.{name}' is unknown" in proc.stderr

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
 import zlib
 from functools import cache
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
+from support import IREE_OPT, needs_iree, run_iree_opt
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
@@ -198,8 +197,7 @@ UPSTREAM_OPS = tuple(n for n in TABLE_OPS if n not in NOT_UPSTREAM)
 
 def _iree(text: str, *flags: str) -> str:
     assert IREE_OPT is not None
-    done = subprocess.run([IREE_OPT, *flags, "-"], input=text, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = run_iree_opt(text, *flags)
     assert done.returncode == 0, done.stderr[:2000]
     return done.stdout
 

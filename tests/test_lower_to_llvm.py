@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
 from collections.abc import Callable
 from typing import Any
 
 import llvmlite.binding as llvm_binding
 import numpy as np
 import pytest
-from support import LlvmliteModule, needs_iree
+from support import LlvmliteModule, needs_iree, run_iree_opt
 from support import parse_module as parse
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
@@ -641,9 +640,7 @@ def test_printed_llvm_dialect_is_accepted_by_upstream_mlir(name: str, tmp_path: 
     convert_to_llvm_dialect(module)
     path = tmp_path / "m.mlir"
     path.write_text(str(module))
-    proc = subprocess.run(
-        ["iree-opt", str(path)], check=False, capture_output=True, text=True, timeout=60
-    )
+    proc = run_iree_opt(path)
     assert proc.returncode == 0, proc.stderr
 
 

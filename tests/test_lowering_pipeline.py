@@ -6,12 +6,11 @@ Kernels are compiled with llvmlite directly and called through ctypes
 
 from __future__ import annotations
 
-import subprocess
 from typing import Any
 
 import numpy as np
 import pytest
-from support import LlvmliteModule, assert_dominance, needs_iree
+from support import LlvmliteModule, assert_dominance, needs_iree, run_iree_opt
 from support import parse_module as parse
 
 from xlinalg.errors import LoweringError
@@ -497,14 +496,7 @@ def test_scf_and_cf_level_ir_is_accepted_by_upstream_mlir() -> None:
     for text in (TILED_MATMUL, SCF_CONTROL_FLOW):
         for lower in (lower_to_scf, lower_to_cf):
             printed = str(lower(parse(text)))
-            done = subprocess.run(
-                ["iree-opt", "-"],
-                input=printed,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
+            done = run_iree_opt(printed)
             assert done.returncode == 0, done.stderr
 
 

@@ -4,11 +4,9 @@ address) in a kernel that still computes what NumPy computes."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import ParseFailure, VerifyFailure
@@ -60,7 +58,7 @@ def test_round_trip_keeps_the_hints() -> None:
 def test_printed_form_is_upstream_syntax() -> None:
     """iree-opt reads what we print and prints the same ops (its value names are %argN)."""
     printed = str(xlinalg.parse(PREFETCHES))
-    proc = subprocess.run(["iree-opt"], input=printed, capture_output=True, text=True, check=False)
+    proc = run_iree_opt(printed)
     assert proc.returncode == 0, proc.stderr
     upstream = [line.replace("%arg0", "%m").replace("%arg1", "%i")
                 for line in _prefetch_lines(proc.stdout)]

@@ -4,12 +4,11 @@ cast_away_vector_leading_one_dim pattern it relies on, on its own."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import REPO, bmm_payload, needs_iree
+from support import REPO, bmm_payload, needs_iree, run_iree_opt
 from test_transform_loop import apply
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import VectorType
@@ -204,8 +203,7 @@ def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
     text = export_schedule(SPACE, knobs, as_constants=True).replace("builtin.module", "module", 1)
     path = tmp_path / "run.mlir"
     path.write_text("module {\n" + (REPO / "examples" / payload).read_text() + "\n" + text + "\n}\n")
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", str(path)],
-                          capture_output=True, text=True, check=False)
+    proc = run_iree_opt(path, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
     assert "xlinalg.row_blocks" in proc.stdout  # the annotated row-block loops
 

@@ -10,13 +10,12 @@ since the reference does not evaluate affine ops inside linalg bodies.
 from __future__ import annotations
 
 import itertools
-import subprocess
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
-from support import IREE_OPT
+from support import IREE_OPT, run_iree_opt
 from support import parse_module as parse
 from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -233,8 +232,7 @@ def check_upstream_syntax(module: ModuleOp) -> None:
     tool = IREE_OPT
     if tool is None:
         return
-    done = subprocess.run([tool, "-"], input=str(module), capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = run_iree_opt(str(module))
     assert done.returncode == 0, done.stderr
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from typing import Any
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
+from support import needs_iree, run_iree_opt
 from test_tensors import PAD_CONV_TENSOR
 from xdsl.dialects.builtin import ModuleOp
 
@@ -75,18 +74,13 @@ def structure(module: ModuleOp) -> list[tuple[Any, ...]]:
 def test_tiling_on_tensors_builds_what_upstream_builds(payload: str, sizes: str, loops: int, interchange: str) -> None:
     script = schedule("linalg.matmul", sizes, loops, interchange)
     ours = xlinalg.apply_schedule(payload, script)
-    done = subprocess.run(
-        [IREE_OPT, "--transform-interpreter", "-"],  # type: ignore[list-item]
-        input=payload + script, capture_output=True, text=True, timeout=60, check=False,
-    )
+    done = run_iree_opt(payload + script, "--transform-interpreter")
     assert done.returncode == 0, done.stderr
     upstream_text = done.stdout.split("module attributes {transform.with_named_sequence}")[0]
     upstream = xlinalg.parse(upstream_text + "}")
     assert structure(ours) == structure(upstream)
     # Our output is valid upstream IR too.
-    again = subprocess.run(
-        [IREE_OPT, "-"], input=str(ours), capture_output=True, text=True, timeout=60, check=False,  # type: ignore[list-item]
-    )
+    again = run_iree_opt(str(ours))
     assert again.returncode == 0, again.stderr
 
 

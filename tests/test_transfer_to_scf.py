@@ -6,11 +6,9 @@ structure vs `iree-opt`."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from test_vector_transforms import FOOTER, HEADER
 
 import xlinalg
@@ -218,8 +216,7 @@ PATTERNS = HEADER + """    transform.apply_patterns to %f {
 
 def _ours_and_iree_opt(payload: str) -> tuple[str, str]:
     """The payload after the transfer_to_scf patterns: ours, and iree-opt's."""
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=payload + PATTERNS,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = run_iree_opt(payload + PATTERNS, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
     return str(xlinalg.apply_schedule(payload, PATTERNS)), proc.stdout.split("module attributes")[0]
 

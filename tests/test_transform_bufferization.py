@@ -4,11 +4,9 @@ lowering pipeline after a schedule that bufferized already."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
+from support import IREE_OPT, needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure, VerifyFailure
@@ -283,7 +281,7 @@ def test_round_trip_and_upstream_parses_it(line: str) -> None:
                            "<{bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\"}>")
     assert str(xlinalg.parse(schedule(prefix + "    " + generic + "\n"))) == printed
     if IREE_OPT is not None:
-        done = subprocess.run(["iree-opt", "-"], input=printed, capture_output=True, check=False, text=True)
+        done = run_iree_opt(printed)
         assert done.returncode == 0, done.stderr
 
 
@@ -292,8 +290,7 @@ def test_same_schedule_upstream_gives_the_same_structure() -> None:
     """iree-opt applies the same schedule: same ops (alloc, fill, matmul on memrefs), no tensors."""
     sched = schedule(TO_ALLOC + BUFFERIZE.replace(
         "one_shot_bufferize %root", "one_shot_bufferize layout{IdentityLayoutMap} %root"))
-    done = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=PAYLOAD + sched,
-                          capture_output=True, check=False, text=True)
+    done = run_iree_opt(PAYLOAD + sched, "--transform-interpreter")
     assert done.returncode == 0, done.stderr
     theirs = done.stdout.split("module attributes {transform.with_named_sequence}")[0]
     ours = str(xlinalg.apply_schedule(PAYLOAD, sched))

@@ -3,10 +3,8 @@ checked with iree-opt): a later use of the handle is reported, naming the op."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from test_transform_loop import apply, schedule
 
 import xlinalg
@@ -64,6 +62,6 @@ def test_upstream_consumes_the_target_too(name: str, tmp_path) -> None:
     for marker, fails in (("{transform.consumed}", False), ("{transform.readonly}", True)):
         path = tmp_path / "s.mlir"
         path.write_text(printed.replace("{transform.consumed}", marker))
-        proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True, check=False)
+        proc = run_iree_opt(path)
         assert (proc.returncode != 0) is fails, proc.stderr
         assert ("consumed in the body but is not marked as such" in proc.stderr) is fails

@@ -5,10 +5,9 @@ schedules re-parse (and parse in iree-opt when it is installed)."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.transform import TransformHandleType
 from xdsl.ir import Dialect, Operation
@@ -226,7 +225,7 @@ def test_core_ops_print_in_upstream_syntax_and_reparse() -> None:
 def test_core_ops_parse_in_iree_opt(tmp_path) -> None:
     path = tmp_path / "core.mlir"
     path.write_text(str(parse(ALL_CORE)).replace("builtin.module", "module", 1))
-    proc = subprocess.run(["iree-opt", str(path)], check=False, capture_output=True, text=True)
+    proc = run_iree_opt(path)
     assert proc.returncode == 0, proc.stderr
 
 

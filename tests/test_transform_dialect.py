@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from support import require_iree_opt
+from support import require_iree_opt, run_iree_opt
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
@@ -296,7 +296,6 @@ module attributes {transform.with_named_sequence} {
 
 def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """iree-opt (upstream MLIR, no tune extension) parses our printed output."""
-    import subprocess
 
     iree_opt = require_iree_opt()
     module = parse_module(UPSTREAM_SCHEDULE)
@@ -304,9 +303,7 @@ def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> No
     text = str(resolve_knobs(module, {"tm": 8, "order": 0}, as_constants=True))
     path = tmp_path / "schedule.mlir"
     path.write_text(text)
-    done = subprocess.run(
-        [iree_opt, str(path)], check=False, capture_output=True, text=True, timeout=60
-    )
+    done = run_iree_opt(path)
     assert done.returncode == 0, done.stderr
     # and what upstream prints, we parse back to the same IR
     again = parse_module(done.stdout)

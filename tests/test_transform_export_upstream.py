@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
@@ -48,9 +48,7 @@ def _export(name: str) -> str:
 
 
 def _iree(path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["iree-opt", *flags, str(path)], capture_output=True, text=True, check=False
-    )
+    return run_iree_opt(path, *flags)
 
 
 @pytest.mark.parametrize("name", SPACES)

@@ -97,10 +97,10 @@ def f64_to_bf16(b: Builder, x: SSAValue, result_type: Attribute) -> SSAValue:
     # toward zero: one step down in magnitude when the nearest f32 is farther from 0 than x
     magnitude_up = _fcmp(b, "ogt", call_intrinsic(b, "fabs", [back], x.type),
                          call_intrinsic(b, "fabs", [x], x.type))
-    toward_zero = b.add(llvm.SelectOp(magnitude_up, b.binary(llvm.SubOp, bits, one), bits))
+    toward_zero = b.select(magnitude_up, b.binary(llvm.SubOp, bits, one), bits)
     # round to odd: an inexact result gets its last bit set (NaN compares unequal: stays NaN)
     inexact = _fcmp(b, "une", back, x)
-    odd = b.add(llvm.SelectOp(inexact, b.binary(llvm.OrOp, toward_zero, one), toward_zero))
+    odd = b.select(inexact, b.binary(llvm.OrOp, toward_zero, one), toward_zero)
     return b.add(llvm.FPTruncOp(b.add(llvm.BitcastOp(odd, f32_t)), result_type))
 
 

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    SymbolRefAttr,
     UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
@@ -29,7 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xlinalg.dialects.dense_arrays import i64_array
+from xlinalg.dialects.dense_arrays import i32_array, i64_array
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import location_of
 from xlinalg.lowering.to_llvm.types import convert_type, vector_type
@@ -44,11 +45,19 @@ _ORDERING_NONE = IntegerAttr(0, i64)
 _GEP_SSA_INDEX = DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])
 _UNIT = UnitAttr()
 _NO_FASTMATH = llvm.FastMathAttr(None)
+_NO_CONVERSION_OVERFLOW = llvm.OverflowAttr(None)  # what xDSL's `llvm.TruncOp(...)` sets
+_C_CALL = llvm.CallingConventionAttr("ccc")
+_NO_TAIL_CALL = llvm.TailCallKindAttr(llvm.TailCallKind.NONE)
 
 
 @cache
 def _int_attr(value: int, type: IntegerType) -> IntegerAttr:
     return IntegerAttr(value, type, truncate_bits=True)
+
+
+@cache
+def _symbol_ref(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)
 
 
 def position_attr(position: tuple[int, ...]) -> DenseArrayBase:
@@ -117,6 +126,57 @@ class Builder:
         return self.add(llvm.SelectOp.create(operands=[condition, a, b], result_types=[a.type],
                                              properties={"fastmathFlags": _NO_FASTMATH}))
 
+    def convert(self, cls: type[Operation], value: SSAValue, to: Attribute) -> SSAValue:
+        """A conversion (`llvm.trunc`/`sext`/`zext`/`sitofp`/`bitcast`/...) with the
+        properties its xDSL constructor gives it: empty overflow flags on `trunc`."""
+        props: dict[str, Attribute] = {}
+        if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
+            props["overflowFlags"] = _NO_CONVERSION_OVERFLOW
+        return self.add(cls.create(operands=[value], result_types=[to], properties=props))
+
+    def constant(self, value: Attribute, type: Attribute) -> SSAValue:
+        """`llvm.mlir.constant` of any value attribute (not shared, unlike `int_const`)."""
+        return self.add(llvm.ConstantOp.create(result_types=[type], properties={"value": value}))
+
+    def call(self, callee: str, args: Sequence[SSAValue], result: Attribute | None) -> Operation:
+        """`llvm.call @callee(args)` (C calling convention, no operand bundles), returning
+        `result` (None: void)."""
+        props: dict[str, Attribute] = {
+            "callee": _symbol_ref(callee),
+            "fastmathFlags": _NO_FASTMATH,
+            "CConv": _C_CALL,
+            "op_bundle_sizes": i32_array(()),
+            "operandSegmentSizes": i32_array((len(args), 0)),
+            "TailCallKind": _NO_TAIL_CALL,
+        }
+        return self.insert(
+            llvm.CallOp.create(
+                operands=list(args), result_types=[] if result is None else [result], properties=props
+            )
+        )
+
+    def br(self, dest: Block, args: Sequence[SSAValue] = ()) -> Operation:
+        """`llvm.br dest(args)`."""
+        return self.insert(llvm.BrOp.create(operands=list(args), successors=[dest]))
+
+    def cond_br(
+        self,
+        condition: SSAValue,
+        then: Block,
+        then_args: Sequence[SSAValue],
+        other: Block,
+        other_args: Sequence[SSAValue],
+    ) -> Operation:
+        """`llvm.cond_br condition, then(then_args), other(other_args)`."""
+        sizes = i32_array((1, len(then_args), len(other_args)))
+        return self.insert(
+            llvm.CondBrOp.create(
+                operands=[condition, *then_args, *other_args],
+                successors=[then, other],
+                properties={"operandSegmentSizes": sizes},
+            )
+        )
+
     def gep(self, ptr: SSAValue, index: SSAValue, element_type: Attribute,
             result_type: Attribute = _PTR) -> SSAValue:
         """`getelementptr inbounds element_type, ptr, index` (a vector of pointers as
@@ -144,7 +204,7 @@ class Builder:
         self.insert(StoreOp.create(operands=[value, ptr], properties=props))
 
     def float_const(self, value: float, type: Attribute) -> SSAValue:
-        return self.add(llvm.ConstantOp(FloatAttr(value, type), type))  # type: ignore[arg-type]
+        return self.constant(FloatAttr(value, type), type)  # type: ignore[arg-type]
 
     # --- type casts between builtin and LLVM types ----------------------
     def to_llvm(self, value: SSAValue) -> SSAValue:

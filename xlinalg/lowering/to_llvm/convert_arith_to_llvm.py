@@ -98,10 +98,10 @@ def _constant(b: Builder, op: Operation) -> SSAValue:
     res_type = convert_type(op.results[0].type)
     if isinstance(value, IntegerAttr):
         return b.int_const(value.value.data, res_type)
-    if isinstance(value, FloatAttr):
-        return b.add(llvm.ConstantOp(value, res_type))
-    if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(res_type, VectorType):
-        return b.add(llvm.ConstantOp(value, res_type))
+    if isinstance(value, FloatAttr) or (
+        isinstance(value, DenseIntOrFPElementsAttr) and isinstance(res_type, VectorType)
+    ):
+        return b.constant(value, res_type)
     raise LoweringError(f"cannot lower 'arith.constant' with value {value}")
 
 
@@ -110,13 +110,12 @@ def _int_cast(b: Builder, x: SSAValue, to: Attribute, signed: bool) -> SSAValue:
     if src == dst:
         return x
     if src > dst:
-        return b.add(llvm.TruncOp(x, to))
-    return b.add(llvm.SExtOp(x, to) if signed else llvm.ZExtOp(x, to))
+        return b.convert(llvm.TruncOp, x, to)
+    return b.convert(llvm.SExtOp if signed else llvm.ZExtOp, x, to)
 
 
 def _icmp(b: Builder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
-    flag = llvm.ICmpPredicateFlag(pred)
-    return b.add(llvm.ICmpOp(x, y, IntegerAttr(flag.to_int(), 64)))
+    return b.icmp(llvm.ICmpPredicateFlag(pred), x, y)
 
 
 def _ceil_floor_div(b: Builder, name: str, a: SSAValue, d: SSAValue) -> SSAValue:
@@ -124,18 +123,18 @@ def _ceil_floor_div(b: Builder, name: str, a: SSAValue, d: SSAValue) -> SSAValue
     one = b.int_const(1, a.type)
     if name == "arith.ceildivui":
         # a == 0 ? 0 : (a - 1) / d + 1
-        q = b.add(llvm.AddOp(b.add(llvm.UDivOp(b.add(llvm.SubOp(a, one)), d)), one))
-        return b.add(llvm.SelectOp(_icmp(b, "eq", a, zero), zero, q))
-    q = b.add(llvm.SDivOp(a, d))
-    r = b.add(llvm.SRemOp(a, d))
+        q = b.binary(llvm.AddOp, b.binary(llvm.UDivOp, b.binary(llvm.SubOp, a, one), d), one)
+        return b.select(_icmp(b, "eq", a, zero), zero, q)
+    q = b.binary(llvm.SDivOp, a, d)
+    r = b.binary(llvm.SRemOp, a, d)
     inexact = _icmp(b, "ne", r, zero)
-    sign = b.add(llvm.XOrOp(a, d))
+    sign = b.binary(llvm.XOrOp, a, d)
     if name == "arith.ceildivsi":
         # round up when the quotient is positive and inexact
-        fix = b.add(llvm.AndOp(inexact, _icmp(b, "sge", sign, zero)))
-        return b.add(llvm.SelectOp(fix, b.add(llvm.AddOp(q, one)), q))
-    fix = b.add(llvm.AndOp(inexact, _icmp(b, "slt", sign, zero)))
-    return b.add(llvm.SelectOp(fix, b.add(llvm.SubOp(q, one)), q))
+        fix = b.binary(llvm.AndOp, inexact, _icmp(b, "sge", sign, zero))
+        return b.select(fix, b.binary(llvm.AddOp, q, one), q)
+    fix = b.binary(llvm.AndOp, inexact, _icmp(b, "slt", sign, zero))
+    return b.select(fix, b.binary(llvm.SubOp, q, one), q)
 
 
 def lower_arith_op(op: Operation) -> bool:
@@ -150,7 +149,7 @@ def lower_arith_op(op: Operation) -> bool:
     if name == "arith.constant":
         result = _constant(b, op)
     elif name in _INT_BINARY:
-        result = b.add(_INT_BINARY[name](args[0], args[1]))  # type: ignore[call-arg]
+        result = b.binary(_INT_BINARY[name], args[0], args[1])
         if (bits := _overflow_bits(op)) and "overflowFlags" in result.owner.properties:
             result.owner.properties["overflowFlags"] = IntegerAttr(bits, 32)
     elif name in _FLOAT_BINARY:
@@ -162,8 +161,7 @@ def lower_arith_op(op: Operation) -> bool:
     elif name == "arith.cmpi":
         pred = op.properties["predicate"]
         assert isinstance(pred, IntegerAttr)
-        flag = llvm.ICmpPredicateFlag.from_int(pred.value.data)
-        result = b.add(llvm.ICmpOp(args[0], args[1], IntegerAttr(flag.to_int(), 64)))
+        result = b.icmp(llvm.ICmpPredicateFlag.from_int(pred.value.data), args[0], args[1])
     elif name == "arith.cmpf":
         pred = op.properties["predicate"]
         assert isinstance(pred, IntegerAttr)
@@ -178,20 +176,20 @@ def lower_arith_op(op: Operation) -> bool:
         )
         result = b.add(cmp)
     elif name == "arith.select":
-        result = b.add(llvm.SelectOp(args[0], args[1], args[2]))
+        result = b.select(args[0], args[1], args[2])
     elif name in ("arith.index_cast", "arith.index_castui"):
         result = _int_cast(b, args[0], res_types[0], signed=name == "arith.index_cast")
     elif (bf16 := to_bf16(b, name, args[0], res_types[0])) is not None:
         result = bf16
     elif name in _CASTS:
-        result = b.add(_CASTS[name](args[0], res_types[0]))  # type: ignore[call-arg]
+        result = b.convert(_CASTS[name], args[0], res_types[0])
     elif name in ("arith.fptosi", "arith.fptoui", "arith.uitofp"):
         cls: dict[str, type[Operation]] = {
             "arith.fptosi": xops.FPToSIOp,
             "arith.fptoui": xops.FPToUIOp,
             "arith.uitofp": xops.UIToFPOp,
         }
-        result = b.add(cls[name](args[0], res_types[0]))  # type: ignore[call-arg]
+        result = b.convert(cls[name], args[0], res_types[0])
     elif name in ("arith.ceildivsi", "arith.floordivsi", "arith.ceildivui"):
         result = _ceil_floor_div(b, name, args[0], args[1])
     else:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
@@ -50,7 +50,7 @@ def _lower_assert(b: Builder, op: cf.AssertOp) -> None:
     fb = Builder(fail, None)
     fb.insert(llvm.CallIntrinsicOp("llvm.trap", [], []))
     fb.insert(llvm.UnreachableOp())
-    b.insert(llvm.CondBrOp(b.to_llvm(op.arg), cont, [], fail, []))
+    b.cond_br(b.to_llvm(op.arg), cont, [], fail, [])
 
 
 def _lower_switch(b: Builder, op: cf.SwitchOp) -> None:
@@ -62,17 +62,16 @@ def _lower_switch(b: Builder, op: cf.SwitchOp) -> None:
     block = op.parent_block()
     assert block is not None and block.parent is not None
     current, anchor = b, block
-    eq = IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)
     for value, dest, n in zip(values, op.case_blocks, segments, strict=True):
         args = [current.to_llvm(v) for v in operands[:n]]
         operands = operands[n:]
-        cmp = current.add(llvm.ICmpOp(flag, current.int_const(value, flag.type), eq))
+        cmp = current.icmp(llvm.ICmpPredicateFlag.EQ, flag, current.int_const(value, flag.type))
         nxt = Block()
         block.parent.insert_block_after(nxt, anchor)
-        current.insert(llvm.CondBrOp(cmp, dest, args, nxt, []))
+        current.cond_br(cmp, dest, args, nxt, [])
         current, anchor = Builder(nxt, None), nxt
     default_args = [current.to_llvm(v) for v in op.default_operands]
-    current.insert(llvm.BrOp(op.default_block, *default_args))
+    current.br(op.default_block, default_args)
 
 
 def lower_cf_op(op: Operation) -> None:
@@ -82,16 +81,14 @@ def lower_cf_op(op: Operation) -> None:
     elif isinstance(op, cf.SwitchOp):
         _lower_switch(b, op)
     elif isinstance(op, cf.BranchOp):
-        b.insert(llvm.BrOp(op.successor, *[b.to_llvm(v) for v in op.arguments]))
+        b.br(op.successor, [b.to_llvm(v) for v in op.arguments])
     elif isinstance(op, cf.ConditionalBranchOp):
-        b.insert(
-            llvm.CondBrOp(
-                b.to_llvm(op.cond),
-                op.then_block,
-                [b.to_llvm(v) for v in op.then_arguments],
-                op.else_block,
-                [b.to_llvm(v) for v in op.else_arguments],
-            )
+        b.cond_br(
+            b.to_llvm(op.cond),
+            op.then_block,
+            [b.to_llvm(v) for v in op.then_arguments],
+            op.else_block,
+            [b.to_llvm(v) for v in op.else_arguments],
         )
     else:
         raise LoweringError(f"cannot lower '{op.name}' to LLVM")

@@ -136,7 +136,7 @@ def lower_return(op: Operation) -> None:
         for value, pointer in zip(memrefs, pointers, strict=True):
             _store_descriptor(b, value, pointer)
     value = b.to_llvm(scalars[0]) if scalars else None
-    b.insert(llvm.ReturnOp(value))
+    b.insert(llvm.ReturnOp.create(operands=[] if value is None else [value]))
     replace_op(op, [])
 
 
@@ -174,7 +174,7 @@ def lower_call(op: func.CallOp) -> None:
     slots = [_descriptor_slot(op, 3 + 2 * r.type.get_num_dims()) for r in memrefs]  # type: ignore[union-attr]
     args = _expand_call_operands(b, list(op.operands)) + slots
     ret = convert_type(scalars[0].type) if scalars else None
-    call = b.insert(llvm.CallOp(op.callee.string_value(), *args, return_type=ret))
+    call = b.call(op.callee.string_value(), args, ret)
     values: dict[SSAValue, SSAValue] = {}
     for result, slot in zip(memrefs, slots, strict=True):
         assert isinstance(result.type, MemRefType)

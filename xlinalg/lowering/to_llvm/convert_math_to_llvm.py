@@ -90,10 +90,10 @@ def _libm_call(
         fn, ct = base + "f", f32
     else:
         raise LoweringError(f"cannot lower '{base}' on {t}")
-    call_args = [a if ct == t else b.add(llvm.FPExtOp(a, ct)) for a in args]
+    call_args = [a if ct == t else b.convert(llvm.FPExtOp, a, ct) for a in args]
     declare_external(module, fn, [ct] * len(args), ct)
-    r = b.add(llvm.CallOp(fn, *call_args, return_type=ct))
-    return r if ct == t else b.add(llvm.FPTruncOp(r, t))
+    r = b.call(fn, call_args, ct).results[0]
+    return r if ct == t else b.convert(llvm.FPTruncOp, r, t)
 
 
 def lower_math_op(op: Operation, module: ModuleOp) -> None:

@@ -115,16 +115,9 @@ def _lower_alloc(b: Builder, op: Operation, module: ModuleOp, on_stack: bool) ->
             rounded: Index = max(align, (nbytes + align - 1) // align * align)
         else:
             bumped = b.add_i64(nbytes, align - 1)
-            rounded = b.add(llvm.AndOp(b.value(bumped), b.int_const(-align)))
+            rounded = b.binary(llvm.AndOp, b.value(bumped), b.int_const(-align))
         declare_external(module, "aligned_alloc", [i64, i64], llvm.LLVMPointerType())
-        ptr = b.add(
-            llvm.CallOp(
-                "aligned_alloc",
-                b.int_const(align),
-                b.value(rounded),
-                return_type=llvm.LLVMPointerType(),
-            )
-        )
+        ptr = b.call("aligned_alloc", [b.int_const(align), b.value(rounded)], llvm.LLVMPointerType()).results[0]
     return build_descriptor(b, t, ptr, ptr, 0, sizes, strides).value
 
 
@@ -282,10 +275,8 @@ def _lower_dim(b: Builder, op: Operation) -> SSAValue:
     which = b.to_llvm(op.operands[1])
     result: SSAValue = b.int_const(0)
     for d in range(src.rank):
-        is_d = b.add(
-            llvm.ICmpOp(which, b.int_const(d), IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64))
-        )
-        result = b.add(llvm.SelectOp(is_d, b.value(src.size(b, d)), result))
+        is_d = b.icmp(llvm.ICmpPredicateFlag.EQ, which, b.int_const(d))
+        result = b.select(is_d, b.value(src.size(b, d)), result)
     return result
 
 
@@ -294,7 +285,7 @@ def _lower_copy(b: Builder, op: Operation) -> None:
     dst = _descriptor(b, op.operands[1])
     if has_identity_layout(src.type) and has_identity_layout(dst.type):
         nbytes = b.mul_i64(_num_elements(b, src.sizes(b)), element_size(src.type.element_type))
-        volatile = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
+        volatile = b.constant(IntegerAttr(0, i1), i1)
         b.insert(
             llvm.CallIntrinsicOp(
                 "llvm.memcpy.p0.p0.i64",
@@ -344,22 +335,21 @@ def _copy_loop_nest(
         order += [headers[d], bodies[d]]
     order += list(reversed(latches))
     region.insert_block_after(order, block)
-    b.insert(llvm.BrOp(headers[0], b.int_const(0)))
+    b.br(headers[0], [b.int_const(0)])
     ivs = [h.args[0] for h in headers]
-    lt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
     for d in range(rank):
         hb = Builder(headers[d], None)
-        cond = hb.add(llvm.ICmpOp(ivs[d], sizes[d], lt))
+        cond = hb.icmp(llvm.ICmpPredicateFlag.SLT, ivs[d], sizes[d])
         exit_block = cont if d == 0 else latches[d - 1]
-        hb.insert(llvm.CondBrOp(cond, bodies[d], [], exit_block, []))
+        hb.cond_br(cond, bodies[d], [], exit_block, [])
         bb = Builder(bodies[d], None)
         if d + 1 < rank:
-            bb.insert(llvm.BrOp(headers[d + 1], bb.int_const(0)))
+            bb.br(headers[d + 1], [bb.int_const(0)])
         else:
             copy_element(bb, ivs)
-            bb.insert(llvm.BrOp(latches[d]))
+            bb.br(latches[d])
         lb = Builder(latches[d], None)
-        lb.insert(llvm.BrOp(headers[d], lb.add(llvm.AddOp(ivs[d], lb.int_const(1)))))
+        lb.br(headers[d], [lb.binary(llvm.AddOp, ivs[d], lb.int_const(1))])
 
 
 def _lower_extract_strided_metadata(b: Builder, op: Operation) -> list[SSAValue]:
@@ -449,7 +439,7 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
     if name == "memref.dealloc":
         mem = _descriptor(b, op.operands[0])
         declare_external(module, "free", [llvm.LLVMPointerType()], None)
-        b.insert(llvm.CallOp("free", mem.allocated_ptr(b)))
+        b.call("free", [mem.allocated_ptr(b)], None)
         replace_op(op, [])
         return
     if name == "memref.copy":

@@ -124,7 +124,7 @@ def _lane_mask(b: Builder, bound: SSAValue, n: int) -> SSAValue:
     bound = b.select(b.icmp(sgt, bound, top), top, bound)
     bound = b.select(b.icmp(slt, bound, zero), zero, bound)
     vi = vector_type(i32, (n,))
-    splat = _splat(b, b.add(llvm.TruncOp(bound, i32)), vi)
+    splat = _splat(b, b.convert(llvm.TruncOp, bound, i32), vi)
     return b.icmp(slt, _iota_const(b, n), splat)
 
 
