@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree, require_iree_opt
+from support import IREE_OPT, needs_iree, require_iree_opt, run_iree_opt
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation
@@ -154,8 +153,7 @@ def upstream(mode: str) -> dict[str, tuple[bool, str, str]]:
         starts.append(line)
         chunks.append(text)
         line += text.count("\n") + 1
-    done = subprocess.run([IREE_OPT, "--split-input-file", "--transform-interpreter", "-"],
-                          input="// -----\n".join(chunks), capture_output=True, check=False, text=True)
+    done = run_iree_opt("// -----\n".join(chunks), "--split-input-file", "--transform-interpreter")
     outputs = done.stdout.split("// -----\n")
     errors: dict[int, list[str]] = {}
     for err in re.finditer(r"<stdin>:(\d+):\d+: error: (.*)", done.stderr):
@@ -271,7 +269,7 @@ def test_round_trip_and_upstream_accepts(line: str) -> None:
     printed = str(xlinalg.parse(text))
     assert line.split(" = ", 1)[1] in printed
     if IREE_OPT is not None:
-        done = subprocess.run([IREE_OPT, "-"], input=printed, capture_output=True, check=False, text=True)
+        done = run_iree_opt(printed)
         assert done.returncode == 0, done.stderr
 
 
@@ -378,8 +376,7 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
     if IREE_OPT is None:
         return
     match, op = threads("128, 1, 1")
-    done = subprocess.run([IREE_OPT, "--transform-interpreter", "-"], capture_output=True, text=True, check=False,
-                          input="module {\n" + payload + "\n" + schedule(match, op) + "\n}\n")
+    done = run_iree_opt("module {\n" + payload + "\n" + schedule(match, op) + "\n}\n", "--transform-interpreter")
     assert done.returncode == 0, done.stderr  # upstream accepts it ...
     assert "affine_map<()[s0] -> (s0 mod 32)>" in done.stdout  # ... lane = thread_id.x mod 32
     assert "arith.cmpi ult" in done.stdout and "arith.constant 64 : index" in done.stdout  # < 64
@@ -389,7 +386,6 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
 def test_our_mapped_ir_parses_upstream() -> None:
     """What we print after mapping (gpu.launch, ids, barrier, predicates) is valid upstream."""
     texts = [str(ours(payload, op)) for payload, op in SUCCEEDS.values()]
-    done = subprocess.run([IREE_OPT, "--split-input-file", "-"], input="\n// -----\n".join(texts),
-                          capture_output=True, check=False, text=True)
+    done = run_iree_opt("\n// -----\n".join(texts), "--split-input-file")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("gpu.launch") == len(texts)

@@ -9,7 +9,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from test_transform_loop import apply, schedule
 from test_transform_pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
 
@@ -83,12 +83,7 @@ def _iree(payload: str, script: str, tmp_path) -> subprocess.CompletedProcess[st
     )
     path = tmp_path / "input.mlir"
     path.write_text("module {\n" + payload + "\n" + text + "\n}\n")
-    return subprocess.run(
-        ["iree-opt", "--transform-interpreter", "--canonicalize", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_iree_opt(path, "--transform-interpreter", "--canonicalize")
 
 
 @needs_iree

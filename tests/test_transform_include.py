@@ -5,10 +5,8 @@ message is compared with the reason iree-opt gives for the same text where it is
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import VerifyFailure
@@ -126,7 +124,7 @@ def test_rejected_at_verify_time(case: str) -> None:
 @pytest.mark.parametrize("case", list(CASES))
 def test_upstream_rejects_the_same_text(case: str) -> None:
     text, _, theirs = CASES[case]
-    done = subprocess.run(["iree-opt", "-"], input=text, capture_output=True, check=False, text=True)
+    done = run_iree_opt(text)
     assert done.returncode != 0, done.stdout
     assert theirs is None or theirs in done.stderr, done.stderr
 

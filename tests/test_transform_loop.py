@@ -5,11 +5,9 @@ untransformed one."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
@@ -130,7 +128,7 @@ def test_loop_ops_round_trip() -> None:
 def test_loop_ops_parse_in_iree_opt(tmp_path) -> None:
     path = tmp_path / "loop.mlir"
     path.write_text(str(parse_module(ALL_LOOP)).replace("builtin.module", "module", 1))
-    proc = subprocess.run(["iree-opt", str(path)], check=False, capture_output=True, text=True)
+    proc = run_iree_opt(path)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from test_transform_fuse import count, same_tensor_results, untransformed
 from test_transform_loop import apply, fails, schedule
 from test_transform_upstream import upstream
@@ -328,14 +328,8 @@ def test_hoist_pad_packs_like_upstream(hoist: str, sizes: str, loops: int, packe
     path = tmp_path / "input.mlir"
     schedule_text = str(xlinalg.parse(script(body.replace("    ", "")))).replace("builtin.module", "module", 1)
     path.write_text("module {\n" + MATMUL + "\n" + schedule_text + "\n}\n")
-    import subprocess
 
-    proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", "--canonicalize", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_iree_opt(path, "--transform-interpreter", "--canonicalize")
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), schedule(body)))
     assert f"-> ({packed})" in proc.stdout and f"-> ({packed})" in ours

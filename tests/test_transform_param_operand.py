@@ -3,10 +3,8 @@ param-valued options parses, prints and round-trips through iree-opt."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from xdsl.printer import Printer
 
 import xlinalg
@@ -71,12 +69,7 @@ def test_iree_opt_parses_what_we_print(generic: bool, tmp_path) -> None:
     text = _generic_text(module) if generic else str(module)
     path = tmp_path / "schedule.mlir"
     path.write_text(text if generic else text.replace("builtin.module", "module", 1))
-    proc = subprocess.run(
-        ["iree-opt", "--mlir-print-op-generic", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_iree_opt(path, "--mlir-print-op-generic")
     assert proc.returncode == 0, proc.stderr
     assert '"max-iterations" = #transform.param_operand<index = 0 : i64>' in proc.stdout
     # and we parse iree's generic print back to the same schedule

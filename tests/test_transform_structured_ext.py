@@ -6,11 +6,9 @@ worked examples (CHECKLIST E.3) with the E.5 typos corrected."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import IREE_OPT
+from support import IREE_OPT, run_iree_opt
 
 # the helpers shared by the transform-op tests
 from test_transform_loop import apply, fails, same_results, schedule
@@ -622,9 +620,7 @@ def test_structured_ops_print_in_upstream_syntax() -> None:
 
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as handle:
             handle.write(text.replace("builtin.module", "module", 1))
-        proc = subprocess.run(
-            ["iree-opt", handle.name], check=False, capture_output=True, text=True
-        )
+        proc = run_iree_opt(Path(handle.name))
         assert proc.returncode == 0, proc.stderr
 
 

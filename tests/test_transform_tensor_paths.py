@@ -6,10 +6,9 @@ tensors fails definitely, as upstream."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
-from support import IREE_OPT
+from support import IREE_OPT, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure
@@ -76,8 +75,7 @@ def ours(payload: str, body: str):
 
 
 def upstream(payload: str, body: str):
-    done = subprocess.run([IREE_OPT, "--transform-interpreter", "-"], input=payload + schedule(body),
-                          capture_output=True, check=False, text=True)
+    done = run_iree_opt(payload + schedule(body), "--transform-interpreter")
     assert done.returncode == 0, done.stderr
     return xlinalg.parse(done.stdout.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
 
@@ -229,8 +227,7 @@ def test_promote_on_tensors_is_a_definite_failure_like_upstream() -> None:
     with pytest.raises(TransformFailure, match="this op is on tensors"):
         ours(PROMOTE_PAYLOAD, suppressed)
     if IREE_OPT is not None:
-        done = subprocess.run([IREE_OPT, "--transform-interpreter", "-"], input=PROMOTE_PAYLOAD + schedule(suppressed),
-                              capture_output=True, check=False, text=True)
+        done = run_iree_opt(PROMOTE_PAYLOAD + schedule(suppressed), "--transform-interpreter")
         assert done.returncode != 0 and "failed to apply" in done.stderr
     # after bufferization the same promote applies (tiles are memref.subviews)
     bufferized = (

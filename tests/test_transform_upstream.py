@@ -14,11 +14,9 @@ the untransformed kernel."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from test_transform_loop import LOOP, MATMUL, MATMUL_SHAPES
 from xdsl.dialects.builtin import ModuleOp
 
@@ -180,12 +178,7 @@ def upstream_output(payload: str, body: str, tmp_path, *passes: str) -> str:
     path = tmp_path / "input.mlir"
     schedule_text = str(parse_module(script(body))).replace("builtin.module", "module", 1)
     path.write_text("module {\n" + payload + "\n" + schedule_text + "\n}\n")
-    proc = subprocess.run(
-        ["iree-opt", "--transform-interpreter", *passes, str(path)],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
+    proc = run_iree_opt(path, "--transform-interpreter", *passes)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
-from support import IREE_OPT, needs_iree
+from support import needs_iree, run_iree_opt
 
 import xlinalg
 
@@ -16,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def iree_opt(text: str, *args: str) -> str:
-    proc = subprocess.run([IREE_OPT, *args, "-"], input=text, capture_output=True, check=False, text=True, timeout=60)
+    proc = run_iree_opt(text, *args)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

@@ -5,11 +5,9 @@ under the iteration-space mask, as iree-opt emits it)."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from support import needs_iree, parse_module
+from support import needs_iree, parse_module, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.arith import SelectOp
@@ -189,14 +187,12 @@ def test_passthru_on_a_reduction_does_not_verify(text: str, name: str) -> None:
 @needs_iree
 @pytest.mark.parametrize("text", [PASSTHRU_SCALAR, PASSTHRU_MULTI])
 def test_iree_opt_refuses_a_passthru_on_a_reduction(text: str) -> None:
-    proc = subprocess.run(["iree-opt", "-"], input=text, capture_output=True, text=True,
-                          check=False)
+    proc = run_iree_opt(text)
     assert proc.returncode != 0
     assert "doesn't expect a passthru argument for this maskable operation" in proc.stderr
     # without the passthru both verify
     plain = text.replace("vector.mask %m, %acc {", "vector.mask %m {")
-    assert subprocess.run(["iree-opt", "-"], input=plain, capture_output=True, text=True,
-                          check=False).returncode == 0
+    assert run_iree_opt(plain).returncode == 0
 
 
 REDUCE = """func.func @r(%A: memref<{m}x{n}xf32>, %O: memref<{m}xf32>) {{
@@ -245,8 +241,7 @@ def test_vectorized_reduction_is_masked_as_upstream() -> None:
 @needs_iree
 def test_vectorized_reduction_matches_iree_opt_structure() -> None:
     payload = REDUCE.format(m=13, n=21, op="arith.mulf")
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"], input=payload + SCHEDULE,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = run_iree_opt(payload + SCHEDULE, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(payload, SCHEDULE))
 
@@ -260,8 +255,7 @@ def test_vectorized_reduction_matches_iree_opt_structure() -> None:
 
     assert masked_ops(ours) == masked_ops(proc.stdout)
     # and iree-opt reads what we print
-    check = subprocess.run(["iree-opt", "-"], input=ours, capture_output=True, text=True,
-                           timeout=60, check=False)
+    check = run_iree_opt(ours)
     assert check.returncode == 0, check.stderr
 
 

@@ -5,11 +5,10 @@ IR, and the rewritten kernel run against NumPy through xlinalg.compile."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
@@ -647,9 +646,7 @@ def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
                         'split_transfer_full_partial split_transfer_strategy = "linalg-copy"',
                         "lower_broadcast", "lower_shape_cast")
     ours_schedule = str(xlinalg.parse(schedule))
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "-"],
-                          input=REDUCE_TRANSPOSE + "\n" + ours_schedule,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = run_iree_opt(REDUCE_TRANSPOSE + "\n" + ours_schedule, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
     upstream = proc.stdout
     assert "vector.transpose" not in upstream.split("transform.")[0]

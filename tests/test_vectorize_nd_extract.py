@@ -5,12 +5,11 @@ payload, and for upstream syntax."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
+from support import IREE_OPT, needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure
@@ -217,8 +216,7 @@ def test_transform_op_syntax_round_trips(tmp_path: Path) -> None:
         path = tmp_path / "s.mlir"
         for t in (text, printed):
             path.write_text(t)
-            proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True,
-                                  check=False)
+            proc = run_iree_opt(path)
             assert proc.returncode == 0, proc.stderr
 
 
@@ -231,12 +229,11 @@ def test_same_access_pattern_as_iree_opt(case: str, tmp_path: Path) -> None:
     payload, _ = CASES[case]
     ours = tmp_path / "ours.mlir"
     ours.write_text(_vectorized(payload))
-    proc = subprocess.run(["iree-opt", str(ours)], capture_output=True, text=True, check=False)
+    proc = run_iree_opt(ours)
     assert proc.returncode == 0, proc.stderr
     upstream = tmp_path / "upstream.mlir"
     upstream.write_text(payload + _schedule())
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", str(upstream)],
-                          capture_output=True, text=True, check=False)
+    proc = run_iree_opt(upstream, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
     theirs = proc.stdout
     gathers, reads = _ops(ours.read_text())

@@ -5,12 +5,11 @@ NumPy and against the same schedule on memrefs."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import needs_iree, run_iree_opt
 from xdsl.context import Context
 
 import xlinalg
@@ -301,7 +300,7 @@ def test_iree_opt_parses_the_vectorized_tensor_ir(tmp_path: Path) -> None:
 """)
     path = tmp_path / "v.mlir"
     path.write_text(str(xlinalg.apply_schedule(xlinalg.parse(DYNAMIC), schedule)))
-    proc = subprocess.run(["iree-opt", str(path)], capture_output=True, text=True, check=False)
+    proc = run_iree_opt(path)
     assert proc.returncode == 0, proc.stderr
     assert "vector.mask" in proc.stdout and "-> tensor<?x?xf32>" in proc.stdout
 
@@ -367,8 +366,7 @@ def test_masked_tensor_transfers_match_iree_opt(tmp_path: Path) -> None:
 """)
     path = tmp_path / "in.mlir"
     path.write_text(ADD_GENERIC + schedule)
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "--canonicalize", str(path)],
-                          capture_output=True, text=True, check=False)
+    proc = run_iree_opt(path, "--transform-interpreter", "--canonicalize")
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(xlinalg.parse(ADD_GENERIC), schedule))
     theirs = sorted(m.groups() for m in MASKED_TRANSFER.finditer(proc.stdout))
@@ -459,8 +457,7 @@ def test_vectorized_pad_matches_iree_opt(tmp_path: Path) -> None:
     """The same masked read (padding value as padding) and masked write into tensor.empty."""
     path = tmp_path / "pad.mlir"
     path.write_text(PAD + _schedule(VECTORIZE_PAD))
-    proc = subprocess.run(["iree-opt", "--transform-interpreter", "--canonicalize", str(path)],
-                          capture_output=True, text=True, check=False)
+    proc = run_iree_opt(path, "--transform-interpreter", "--canonicalize")
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(xlinalg.parse(PAD), _schedule(VECTORIZE_PAD)))
     theirs = sorted(m.groups() for m in MASKED_TRANSFER.finditer(proc.stdout))
