@@ -297,7 +297,7 @@ module attributes {transform.with_named_sequence} {
 def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """iree-opt (upstream MLIR, no tune extension) parses our printed output."""
 
-    iree_opt = require_iree_opt()
+    require_iree_opt()
     module = parse_module(UPSTREAM_SCHEDULE)
     module.verify()
     text = str(resolve_knobs(module, {"tm": 8, "order": 0}, as_constants=True))

@@ -616,11 +616,7 @@ def test_structured_ops_print_in_upstream_syntax() -> None:
         in text
     )
     if IREE_OPT is not None:
-        import tempfile
-
-        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as handle:
-            handle.write(text.replace("builtin.module", "module", 1))
-        proc = run_iree_opt(Path(handle.name))
+        proc = run_iree_opt(text.replace("builtin.module", "module", 1))
         assert proc.returncode == 0, proc.stderr
 
 
