@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from xlinalg.errors import TransformFailure
@@ -37,3 +40,25 @@ def describe_handle(value: SSAValue) -> str:
 def failure(op: Operation, message: str, *, silenceable: bool) -> TransformFailure:
     """A TransformFailure located at the transform op `op`."""
     return TransformFailure(f"{op.name}: {message}", location_of(op), silenceable=silenceable)
+
+
+@contextmanager
+def failure_of(
+    op: Operation,
+    prefix: str = "",
+    suffix: str = "",
+    *,
+    silenceable: bool | None = None,
+    before: Callable[[], None] | None = None,
+) -> Iterator[None]:
+    """Report a `TransformFailure` raised inside the block (applying `op` to one payload
+    target) as a failure of the transform op `op`: message `prefix + message + suffix`,
+    silenceable as raised unless `silenceable` says otherwise; `before` runs first (e.g.
+    binds the results of the targets done so far)."""
+    try:
+        yield
+    except TransformFailure as err:
+        if before is not None:
+            before()
+        kind = err.silenceable if silenceable is None else silenceable
+        raise failure(op, f"{prefix}{err.message}{suffix}", silenceable=kind) from err

@@ -14,8 +14,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.structured_conv import ConvertConv2DToImg2ColOp
-from xlinalg.errors import TransformFailure
-from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_payload, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
@@ -26,15 +25,19 @@ def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interp
 
     cols: list[Operation] = []
     replaced: list[Operation] = []
+
+    def bind_done() -> None:
+        interp.state.bind(op.img2col_tensor, cols)
+        interp.state.bind(op.transformed, replaced)
+
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(
+            op,
+            f"cannot convert {describe_payload(target)} to img2col: ",
+            silenceable=True,
+            before=bind_done,
+        ):
             col, reshape = convert_conv2d_to_img2col(target)
-        except TransformFailure as err:
-            interp.state.bind(op.img2col_tensor, cols)
-            interp.state.bind(op.transformed, replaced)
-            raise failure(op, f"cannot convert {describe_payload(target)} to img2col: "
-                          f"{err.message}", silenceable=True) from err
         cols.append(col)
         replaced.append(reshape)
-    interp.state.bind(op.img2col_tensor, cols)
-    interp.state.bind(op.transformed, replaced)
+    bind_done()

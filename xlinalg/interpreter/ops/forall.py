@@ -28,10 +28,9 @@ from xlinalg.dialects.transform.structured_forall import (
     TileUsingForallOp,
     _TileToForallBase,
 )
-from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interfaces.tiling import TilingInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.transforms.affine_utils import constant_index_value
@@ -114,15 +113,9 @@ def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
         spec = (
             {"num_threads": threads[index]} if threads is not None else {"tile_sizes": sizes[index]}  # type: ignore[index]
         )
-        try:
+        shown = {k: [v if isinstance(v, int) else "?" for v in vs] for k, vs in spec.items()}
+        with failure_of(op, f"cannot tile {describe_payload(target)} with {shown}: "):
             result = tile_using_forall(target, mapping=op.mapping, **spec)  # type: ignore[arg-type]
-        except TransformFailure as err:
-            shown = {k: [v if isinstance(v, int) else "?" for v in vs] for k, vs in spec.items()}
-            raise failure(
-                op,
-                f"cannot tile {describe_payload(target)} with {shown}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
         tiled_ops.append(result.tiled_op)
         foralls.append(result.forall)
     interp.state.bind(op.tiled_handle, tiled_ops)
@@ -156,14 +149,10 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
                 f"{describe_payload(target)}",
                 silenceable=False,
             )
-        try:
+        with failure_of(op, f"cannot tile {describe_payload(target)}: "):
             r = tile_reduction_using_forall(
                 target, op.get_num_threads(), op.get_tile_sizes(), op.mapping
             )
-        except TransformFailure as err:
-            raise failure(
-                op, f"cannot tile {describe_payload(target)}: {err.message}", silenceable=err.silenceable
-            ) from err
         fills.append(r.fill_op)
         foralls.append(r.forall_op)
         splits.append(r.split_op)

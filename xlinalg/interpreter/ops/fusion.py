@@ -14,8 +14,7 @@ from xlinalg.dialects.transform.structured_fusion import (
     FuseOp,
     HoistRedundantTensorSubsetsOp,
 )
-from xlinalg.errors import TransformFailure
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import always, register
 
@@ -53,8 +52,16 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
     interchange = op.tile_interchange()
     transformed: list[Operation] = []
     loops: list[list[Operation]] = [[] for _ in op.loops]
+
+    def bind_done() -> None:
+        interp.state.bind(op.transformed, transformed)
+        for handle, slot in zip(op.loops, loops):
+            interp.state.bind(handle, slot)
+
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(
+            op, f"cannot tile and fuse {describe_payload(target)} by {sizes}: ", before=bind_done
+        ):
             result = tile_and_fuse(
                 target,
                 sizes,
@@ -62,15 +69,6 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
                 use_forall=op.use_forall is not None,
                 apply_cleanup=op.apply_cleanup is not None,
             )
-        except TransformFailure as err:
-            interp.state.bind(op.transformed, transformed)
-            for handle, slot in zip(op.loops, loops):
-                interp.state.bind(handle, slot)
-            raise failure(
-                op,
-                f"cannot tile and fuse {describe_payload(target)} by {sizes}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
         transformed.append(result.tiled_op)
         for slot, loop in zip(loops, result.loops):
             slot.append(loop)
@@ -97,13 +95,14 @@ def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter)
     container = containers[0]
     # upstream keeps the producers in a SetVector: a repeated producer is fused once
     producers = list(dict.fromkeys(interp.state.get_ops(op.producer_op, op)))
-    try:
-        fused, new_container = fuse_into_containing_op(producers, container)
-    except TransformFailure as err:
+
+    def bind_unchanged() -> None:
         interp.state.bind(op.fused_op, [])
         for handle in op.new_containing_op:
             interp.state.bind(handle, [container])
-        raise failure(op, err.message, silenceable=err.silenceable) from err
+
+    with failure_of(op, before=bind_unchanged):
+        fused, new_container = fuse_into_containing_op(producers, container)
     if new_container is not container:
         interp.state.replace_payload_op(container, new_container)
     interp.state.bind(op.fused_op, fused)
@@ -152,15 +151,13 @@ def apply_bufferize_to_allocation(op: BufferizeToAllocationOp, interp: Interpret
     else:
         targets = list(interp.state.get_ops(op.target, op))
     for target in targets:
-        try:
+        if isinstance(target, SSAValue) and not isinstance(target.type, TensorType):
+            continue
+        with failure_of(op):
             if isinstance(target, SSAValue):
-                if not isinstance(target.type, TensorType):
-                    continue
                 results = [bufferize_value_to_allocation(target, options)]
             else:
                 results = bufferize_op_to_allocation(target, options)
-        except TransformFailure as err:
-            raise failure(op, err.message, silenceable=err.silenceable) from err
         for result in results:
             buffers.append(result.buffer)
             new_ops.extend(result.new_ops)

@@ -17,7 +17,7 @@ from xlinalg.dialects.transform.loop import (
     SimplifyBoundedAffineOpsOp,
 )
 from xlinalg.errors import TransformFailure
-from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.handles import dedup
 from xlinalg.interpreter.registry import register
@@ -33,14 +33,8 @@ def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
             raise failure(
                 op, f"expected scf.for loops, got {describe_payload(loop)}", silenceable=True
             )
-        try:
+        with failure_of(op, f"failed to unroll {describe_payload(loop)} by {factor}: "):
             unroll_for(loop, factor)
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"failed to unroll {describe_payload(loop)} by {factor}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
 
 
 @register(LoopGetParentForOp)
@@ -90,10 +84,8 @@ def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp | affine.ForOp | scf.ParallelOp | scf.WhileOp):
             raise failure(op, f"expected loops, got {describe_payload(loop)}", silenceable=False)
-        try:
+        with failure_of(op, silenceable=False):
             function, call = outline_loop(loop, op.func_name.data)
-        except TransformFailure as err:
-            raise failure(op, err.message, silenceable=False) from err
         functions.append(function)
         calls.append(call)
     interp.state.bind(op.results_[0], functions)
@@ -112,16 +104,12 @@ def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
             continue
-        try:
+        with failure_of(op, suffix=f" ({describe_payload(loop)})", silenceable=True):
             result = peel_for(
                 loop,
                 peel_front=op.flag("peel_front"),
                 fail_if_already_divisible=op.flag("fail_if_already_divisible"),
             )
-        except TransformFailure as err:
-            raise failure(
-                op, f"{err.message} ({describe_payload(loop)})", silenceable=True
-            ) from err
         mains.append(result.main)
         if result.remainder is not None:
             rests.append(result.remainder)
@@ -201,10 +189,8 @@ def apply_multibuffer(op: MultiBufferOp, interp: Interpreter) -> None:
             raise failure(
                 op, f"expected memref.alloc ops, got {describe_payload(alloc)}", silenceable=False
             )
-        try:
+        with failure_of(op, silenceable=True):
             results.append(
                 multibuffer(alloc, op.factor.value.data, skip_analysis=op.skip_analysis is not None)
             )
-        except TransformFailure as err:
-            raise failure(op, err.message, silenceable=True) from err
     interp.state.bind(op.transformed, results)

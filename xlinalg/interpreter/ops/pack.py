@@ -23,9 +23,8 @@ from xlinalg.dialects.transform.structured_pack import (
     PackOp,
     PackTransposeOp,
 )
-from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.structured import _size_params
 from xlinalg.interpreter.registry import register
@@ -48,11 +47,8 @@ def apply_pack(op: PackOp, interp: Interpreter) -> None:
             silenceable=True,
         )
     sizes = _sizes(op, interp, op.get_mixed_sizes())
-    try:
+    with failure_of(op, f"cannot pack {describe_payload(targets[0])} by {sizes}: "):
         result = pack_op(targets[0], sizes)
-    except TransformFailure as err:
-        raise failure(op, f"cannot pack {describe_payload(targets[0])} by {sizes}: {err.message}",
-                      silenceable=err.silenceable) from err
     interp.state.bind(op.packed_op, [result.packed_op])
 
 
@@ -65,11 +61,8 @@ def apply_pack_greedily(op: PackGreedilyOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        try:
+        with failure_of(op, f"cannot pack {describe_payload(target)}: "):
             packed = pack_greedily(target, sizes, op.padded_multiples(), op.inner_dims_order())
-        except TransformFailure as err:
-            raise failure(op, f"cannot pack {describe_payload(target)}: {err.message}",
-                          silenceable=err.silenceable) from err
         results.append(target if packed is None else packed.packed_op)
     interp.state.bind(op.packed_op, results)
 
@@ -91,11 +84,8 @@ def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
     if not isinstance(targets[0], PayloadPackOp | PayloadUnPackOp):
         raise failure(op, f"requires a linalg.pack or linalg.unpack target, got {describe_payload(targets[0])}",
                       silenceable=True)
-    try:
+    with failure_of(op, f"cannot transpose {describe_payload(targets[0])}: "):
         result = pack_transpose(targets[0], computes[0], _ints(op.outer_perm), _ints(op.inner_perm))
-    except TransformFailure as err:
-        raise failure(op, f"cannot transpose {describe_payload(targets[0])}: {err.message}",
-                      silenceable=err.silenceable) from err
     interp.state.bind(op.packed_op, [result.packed_op])
     interp.state.bind(op.pack_op, [] if result.pack is None else [result.pack])
     interp.state.bind(op.un_pack_op, [] if result.unpack is None else [result.unpack])
@@ -106,21 +96,21 @@ def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
     from xlinalg.transforms.pack_lower import lower_pack
 
     slots: list[list[Operation]] = [[], [], []]
+
+    def bind_slots() -> None:
+        for handle, slot in zip(op.results, slots):
+            interp.state.bind(handle, slot)
+
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, PayloadPackOp):
             continue
-        try:
+        with failure_of(op, silenceable=True, before=bind_slots):
             lowered = lower_pack(target, op.pad_like_with_insert_slice())
-        except TransformFailure as err:
-            for handle, slot in zip(op.results, slots):
-                interp.state.bind(handle, slot)
-            raise failure(op, err.message, silenceable=True) from err
         # a pad-like pack has no expand_shape / transpose: those handles get nothing
         for slot, new in zip(slots, (lowered.pad, lowered.expand_shape, lowered.transpose)):
             if new is not None:
                 slot.append(new)
-    for handle, slot in zip(op.results, slots):
-        interp.state.bind(handle, slot)
+    bind_slots()
 
 
 @register(LowerUnPackOp, consumes=lambda op: [op.target])
@@ -129,18 +119,18 @@ def apply_lower_unpack(op: LowerUnPackOp, interp: Interpreter) -> None:
 
     with_copy = len(op.results_) == 5
     slots: list[list[Operation]] = [[] for _ in op.results_]
+
+    def bind_slots() -> None:
+        for handle, slot in zip(op.results_, slots):
+            interp.state.bind(handle, slot)
+
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, PayloadUnPackOp):
             continue
-        try:
+        with failure_of(op, silenceable=True, before=bind_slots):
             lowered = lower_unpack(target, with_copy=with_copy)
-        except TransformFailure as err:
-            for handle, slot in zip(op.results_, slots):
-                interp.state.bind(handle, slot)
-            raise failure(op, err.message, silenceable=True) from err
         new = [lowered.empty, lowered.transpose, lowered.collapse_shape, lowered.extract_slice, lowered.copy]
         for slot, value in zip(slots, new):
             assert value is not None
             slot.append(value)
-    for handle, slot in zip(op.results_, slots):
-        interp.state.bind(handle, slot)
+    bind_slots()

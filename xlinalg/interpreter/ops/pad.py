@@ -8,7 +8,7 @@ from xdsl.ir import Operation
 from xlinalg.dialects.transform.structured_pad import HoistPadOp, PadOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.fusion import resolve_mixed_ints
 from xlinalg.interpreter.registry import register
@@ -35,7 +35,7 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        try:
+        with failure_of(op, f"cannot pad {describe_payload(target)}: ", before=bind):
             result = pad_op(
                 target,
                 op.values(),
@@ -45,11 +45,6 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
                 op.copy_back(),
                 op.transposes(),
             )
-        except TransformFailure as err:
-            bind()
-            raise failure(
-                op, f"cannot pad {describe_payload(target)}: {err.message}", silenceable=err.silenceable
-            ) from err
         padded.append(result.padded_op)
         pads.extend(result.pads)
         copies.extend(result.copies)

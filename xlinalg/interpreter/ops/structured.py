@@ -13,9 +13,8 @@ from xlinalg.dialects.transform.structured import (
     MatchOp,
     TileUsingForOp,
 )
-from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.lowering.walk import walk_ops
@@ -139,14 +138,8 @@ def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
     loops: list[list[Operation]] = [[] for _ in op.loops]
     for index, target in enumerate(targets):
         sizes = [column[index] for column in per_position]
-        try:
+        with failure_of(op, f"cannot tile {describe_payload(target)} by {sizes}: "):
             result = tile_using_for(target, sizes, interchange)
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"cannot tile {describe_payload(target)} by {sizes}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
         tiled_ops.append(result.tiled_op)
         if len(result.loops) > len(loops):
             raise failure(
@@ -169,14 +162,9 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
     permutation = op.get_permutation()
     transformed: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
-        try:
+        about = f"cannot interchange {describe_payload(target)} by {list(permutation)}: "
+        with failure_of(op, about):
             transformed.append(interchange(target, permutation))
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"cannot interchange {describe_payload(target)} by {list(permutation)}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
     interp.state.bind(op.transformed, transformed)
 
 
@@ -186,12 +174,6 @@ def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
 
     transformed: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(op, f"cannot generalize {describe_payload(target)}: "):
             transformed.append(generalize(target))
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"cannot generalize {describe_payload(target)}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
     interp.state.bind(op.transformed, transformed)

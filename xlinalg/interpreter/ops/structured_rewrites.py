@@ -22,9 +22,8 @@ from xlinalg.dialects.transform.structured_rewrites import (
     TileReductionUsingForOp,
     TileReductionUsingScfOp,
 )
-from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.transforms.affine_utils import OpFoldResult
@@ -77,14 +76,8 @@ def apply_split(op: SplitOp, interp: Interpreter) -> None:
     firsts: list[Operation] = []
     seconds: list[Operation] = []
     for target, point in zip(targets, points):
-        try:
+        with failure_of(op, f"cannot split {describe_payload(target)}: "):
             result = split_op(target, op.dim, point)
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"cannot split {describe_payload(target)}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
         if result.first is not None:
             firsts.append(result.first)
         if result.second is not None:
@@ -127,10 +120,8 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
                 "sizes are supported (upstream asserts in the dynamic case)",
                 silenceable=False,
             )
-        try:
+        with failure_of(op):
             sizes = multitile_sizes(extent, target_size, divisor)
-        except TransformFailure as err:
-            raise failure(op, err.message, silenceable=err.silenceable) from err
         values = (sizes.low_size, sizes.high_size, sizes.split_point)
         for slot, value in zip(found, values):
             if as_params:
@@ -159,12 +150,8 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
         if not any(sizes):
             tiled.append(target)
             continue
-        try:
+        with failure_of(op, f"cannot scalarize {describe_payload(target)}: ", silenceable=False):
             tiled.append(tile_using_for(target, sizes).tiled_op)
-        except TransformFailure as err:
-            raise failure(
-                op, f"cannot scalarize {describe_payload(target)}: {err.message}", silenceable=False
-            ) from err
     interp.state.bind(op.result, tiled)
 
 
@@ -199,13 +186,13 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        try:
+        with failure_of(
+            op,
+            f"cannot decompose {describe_payload(target)}: ",
+            silenceable=True,
+            before=lambda: interp.state.bind(op.transformed, done),
+        ):
             done.append(decompose(target))
-        except TransformFailure as err:
-            interp.state.bind(op.transformed, done)
-            raise failure(
-                op, f"cannot decompose {describe_payload(target)}: {err.message}", silenceable=True
-            ) from err
     interp.state.bind(op.transformed, done)
 
 
@@ -221,7 +208,7 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     alignment = op.alignment.value.data if op.alignment is not None else None
     promoted: list[Operation] = []
     for target in targets:
-        try:
+        with failure_of(op, f"cannot promote {describe_payload(target)}: "):
             promoted.append(
                 promote(
                     target,
@@ -230,11 +217,6 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
                     alignment=alignment,
                 )
             )
-        except TransformFailure as err:
-            raise failure(
-                op, f"cannot promote {describe_payload(target)}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
     interp.state.bind(op.transformed, promoted)
 
 
@@ -247,7 +229,9 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        try:
+        with failure_of(
+            op, f"cannot split the reduction of {describe_payload(target)}: ", silenceable=False
+        ):
             result = split_reduction(
                 target,
                 op.factor,
@@ -256,12 +240,6 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
                 use_scaling_algorithm=op.flag("use_scaling_algorithm"),
                 use_alloc=op.flag("use_alloc"),
             )
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"cannot split the reduction of {describe_payload(target)}: {err.message}",
-                silenceable=False,
-            ) from err
         for slot, produced in zip(slots, result.as_tuple()):
             slot.append(produced)
     results = (op.init_or_alloc_op, op.fill_op, op.split_linalg_op, op.combining_linalg_op)
@@ -279,14 +257,8 @@ def _tile_reduction(
     combines: list[Operation] = []
     loops: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(op, f"cannot tile the reduction of {describe_payload(target)}: "):
             result = tile_reduction_using_for(target, op.sizes())
-        except TransformFailure as err:
-            raise failure(
-                op,
-                f"cannot tile the reduction of {describe_payload(target)}: {err.message}",
-                silenceable=err.silenceable,
-            ) from err
         fills.append(result.fill_op)
         splits.append(result.split_op)
         combines.append(result.combining_op)
@@ -308,11 +280,11 @@ def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpr
 
     done: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(
+            op,
+            suffix=f" ({describe_payload(target)})",
+            silenceable=True,
+            before=lambda: interp.state.bind(op.transformed, done),
+        ):
             done.append(rewrite_in_destination_passing_style(target))
-        except TransformFailure as err:
-            interp.state.bind(op.transformed, done)
-            raise failure(
-                op, f"{err.message} ({describe_payload(target)})", silenceable=True
-            ) from err
     interp.state.bind(op.transformed, done)

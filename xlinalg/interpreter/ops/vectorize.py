@@ -18,7 +18,7 @@ from xlinalg.dialects.transform.vector_ops import (
 )
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.lowering.walk import walk_ops
@@ -73,11 +73,8 @@ def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
 
     sizes = _vector_sizes(op, interp)
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(op, f"cannot vectorize {describe_payload(target)}: "):
             vectorize(target, sizes, op.vectorize_nd_extract is not None)
-        except TransformFailure as err:
-            raise failure(op, f"cannot vectorize {describe_payload(target)}: {err.message}",
-                          silenceable=err.silenceable) from err
 
 
 def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTransfersOp
