@@ -13,7 +13,7 @@ from optuna.trial import TrialState
 from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
-from tuner.candidate import CandidateRequest
+from tuner.candidate import CandidateRequest, probe_seconds
 from tuner.worker import FAULT_ENV, measure, slow_limit
 
 pytestmark = needs_pipeline
@@ -50,6 +50,21 @@ def test_too_slow_single_call_is_stopped_by_the_child() -> None:
     assert result["status"] == "too_slow"
     assert "10x the best so far" in result["error"] and result["call_s"] > 1e-9
     assert "median_s" not in result  # not timed further
+
+
+def test_probe_time_is_not_the_time_waiting_for_a_cpu() -> None:
+    """A call descheduled for a while (a sleep here: wall time without CPU time) is not
+    slow; a call that computes for as long is."""
+    def descheduled() -> None:
+        time.sleep(0.05)
+
+    def computing() -> None:
+        end = time.process_time() + 0.05
+        while time.process_time() < end:
+            pass
+
+    assert probe_seconds(descheduled, []) < 0.025
+    assert probe_seconds(computing, []) >= 0.05
 
 
 def test_too_slow_stalled_call_is_killed_by_the_parent() -> None:
