@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -15,15 +15,14 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.bf16 import to_bf16
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
+from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
-from xlinalg.lowering.walk import walk_ops
 
 _INT_BINARY: dict[str, type[Operation]] = {
     "arith.addi": llvm.AddOp,
@@ -199,13 +198,13 @@ def lower_arith_op(op: Operation) -> bool:
 
 
 @dataclass(frozen=True)
-class ConvertArithToLLVMPass(ModulePass):
+class ConvertArithToLLVMPass(DialectConversionPass):
     """Lower every `arith` op to the LLVM dialect."""
 
     name = "xl-convert-arith-to-llvm"
+    dialect = "arith"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in walk_ops(op):
-            if inner.name.startswith("arith."):
-                with lowering(inner):
-                    lower_arith_op(inner)
+    def convert_ops(self, module: ModuleOp, ops: Sequence[Operation]) -> None:
+        for inner in ops:
+            with lowering(inner):
+                lower_arith_op(inner)

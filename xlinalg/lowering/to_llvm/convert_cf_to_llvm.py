@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import cf, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
-from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
+from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.types import convert_type, needs_conversion
-from xlinalg.lowering.walk import walk_ops
 
 
 def convert_block_args(block: Block) -> None:
@@ -96,17 +95,17 @@ def lower_cf_op(op: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertCfToLLVMPass(ModulePass):
+class ConvertCfToLLVMPass(DialectConversionPass):
     """Lower `cf.br`/`cf.cond_br` to `llvm.br`/`llvm.cond_br` and retype block arguments."""
 
     name = "xl-convert-cf-to-llvm"
+    dialect = "cf"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in walk_ops(op):
-            if inner.name.startswith("cf."):
-                with lowering(inner):
-                    lower_cf_op(inner)
-        for inner in op.ops:
+    def convert_ops(self, module: ModuleOp, ops: Sequence[Operation]) -> None:
+        for inner in ops:
+            with lowering(inner):
+                lower_cf_op(inner)
+        for inner in module.ops:
             for region in inner.regions:
                 for block in list(region.blocks)[1:]:
                     convert_block_args(block)

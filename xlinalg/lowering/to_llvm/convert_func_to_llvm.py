@@ -20,17 +20,15 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor, build_descriptor
+from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.types import convert_type, expanded_arg_types, llvm_function_type
-from xlinalg.lowering.walk import walk_ops
 
 
 def _expand_entry_block(block: Block) -> None:
@@ -192,24 +190,25 @@ def _entry_point(f: func.FuncOp, called: set[str]) -> bool:
 
 
 @dataclass(frozen=True)
-class ConvertFuncToLLVMPass(ModulePass):
+class ConvertFuncToLLVMPass(DialectConversionPass):
     """Lower `func.func`, `func.return` and `func.call` to the LLVM dialect."""
 
     name = "xl-convert-func-to-llvm"
+    dialect = "func"
 
     # `XLINALG_NOALIAS=0` switches it off (to measure its effect, e.g. with the tuner,
     # whose trials run in fresh processes; see scripts/bench_noalias.py).
     noalias: bool = field(default_factory=lambda: os.environ.get("XLINALG_NOALIAS", "1") != "0")
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def convert_ops(self, module: ModuleOp, ops: Sequence[Operation]) -> None:
         # Functions first: a return of memref results stores into the function's
         # trailing out-pointer parameters.
-        called = {c.callee.string_value() for c in walk_ops(op) if isinstance(c, func.CallOp)}
-        for inner in list(op.ops):
+        called = {c.callee.string_value() for c in ops if isinstance(c, func.CallOp)}
+        for inner in list(module.ops):
             if isinstance(inner, func.FuncOp):
                 with lowering(inner):
                     lower_func(inner, noalias=self.noalias and _entry_point(inner, called))
-        for inner in walk_ops(op):
+        for inner in ops:
             if isinstance(inner, func.ReturnOp):
                 with lowering(inner):
                     lower_return(inner)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -20,15 +20,14 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
+from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
-from xlinalg.lowering.walk import walk_ops
 
 # math op -> LLVM intrinsic overloaded on the (float or int) operand type.
 _INTRINSICS: dict[str, str] = {
@@ -131,13 +130,13 @@ def lower_math_op(op: Operation, module: ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertMathToLLVMPass(ModulePass):
+class ConvertMathToLLVMPass(DialectConversionPass):
     """Lower every `math` op to LLVM intrinsics or libm calls."""
 
     name = "xl-convert-math-to-llvm"
+    dialect = "math"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in walk_ops(op):
-            if inner.name.startswith("math."):
-                with lowering(inner):
-                    lower_math_op(inner, op)
+    def convert_ops(self, module: ModuleOp, ops: Sequence[Operation]) -> None:
+        for inner in ops:
+            with lowering(inner):
+                lower_math_op(inner, module)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -29,13 +28,13 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
+from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.externals import declare_external
 from xlinalg.lowering.to_llvm.intrinsics import intrinsic_op
 from xlinalg.lowering.to_llvm.types import (
@@ -46,7 +45,6 @@ from xlinalg.lowering.to_llvm.types import (
     memref_shape,
     memref_strides,
 )
-from xlinalg.lowering.walk import walk_ops
 
 HEAP_ALIGNMENT = 64
 
@@ -474,13 +472,13 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertMemRefToLLVMPass(ModulePass):
+class ConvertMemRefToLLVMPass(DialectConversionPass):
     """Lower `memref` ops to descriptor manipulation, GEP loads/stores and malloc/free."""
 
     name = "xl-convert-memref-to-llvm"
+    dialect = "memref"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in walk_ops(op):
-            if inner.name.startswith("memref."):
-                with lowering(inner):
-                    lower_memref_op(inner, op)
+    def convert_ops(self, module: ModuleOp, ops: Sequence[Operation]) -> None:
+        for inner in ops:
+            with lowering(inner):
+                lower_memref_op(inner, module)

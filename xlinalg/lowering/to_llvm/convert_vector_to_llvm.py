@@ -18,10 +18,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from xdsl.context import Context
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -36,7 +36,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
-from xdsl.passes import ModulePass
 
 from xlinalg.dialects.dense_arrays import i32_array
 from xlinalg.dialects.vector_gather import GatherOp
@@ -44,10 +43,10 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.convert_gather import lower_gather
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
+from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic, intrinsic_op
 from xlinalg.lowering.to_llvm.types import convert_type, element_size, vector_type
 from xlinalg.lowering.vector_to_llvm.llvm_ops import ExtractElementOp
-from xlinalg.lowering.walk import walk_ops
 
 
 # Attributes are immutable: the masks and index vectors are built once per value
@@ -350,16 +349,16 @@ def lower_vector_op(op: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertVectorToLLVMPass(ModulePass):
+class ConvertVectorToLLVMPass(DialectConversionPass):
     """Lower 1-D `vector` ops to LLVM vector instructions and intrinsics."""
 
     name = "xl-convert-vector-to-llvm"
+    dialect = "vector"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in walk_ops(op):
-            if inner.name.startswith("vector."):
-                with lowering(inner):
-                    lower_vector_op(inner)
+    def convert_ops(self, module: ModuleOp, ops: Sequence[Operation]) -> None:
+        for inner in ops:
+            with lowering(inner):
+                lower_vector_op(inner)
 
 
 __all__ = ["ConvertVectorToLLVMPass", "lower_vector_op"]

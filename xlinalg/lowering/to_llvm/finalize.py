@@ -6,15 +6,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.diagnostics import location_of
 from xlinalg.lowering.walk import walk_ops
-
-
-def _casts(module: ModuleOp) -> list[UnrealizedConversionCastOp]:
-    return [op for op in walk_ops(module) if isinstance(op, UnrealizedConversionCastOp)]
 
 
 def _remove_dead_casts(casts: list[UnrealizedConversionCastOp]) -> None:
@@ -52,19 +49,37 @@ class FinalizeLLVMPass(ModulePass):
     name = "xl-finalize-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        casts = _casts(op)
+        # One walk: the casts, and the first op that is neither LLVM nor a cast.
+        casts: list[UnrealizedConversionCastOp] = []
+        unlowered: Operation | None = None
+        for inner in walk_ops(op)[1:]:
+            if isinstance(inner, UnrealizedConversionCastOp):
+                casts.append(inner)
+            elif unlowered is None and not inner.name.startswith("llvm."):
+                unlowered = inner
         _fold_cast_pairs(casts)
         _remove_dead_casts(casts)
-        for inner in walk_ops(op):
-            if inner is op or inner.name.startswith("llvm."):
-                continue
-            if isinstance(inner, UnrealizedConversionCastOp):
-                users = sorted({u.operation.name for r in inner.results for u in r.uses})
-                user = next(u.operation for r in inner.results for u in r.uses)
-                raise LoweringError(
-                    "cannot lower to LLVM: a value of type "
-                    f"{inner.inputs[0].type if inner.inputs else '?'} is still used by "
-                    + ", ".join(f"'{u}'" for u in users),
-                    location_of(user),
-                )
-            raise LoweringError(f"cannot lower '{inner.name}' to LLVM", location_of(inner))
+        # the first leftover in walk order: a cast still used, or an op no pass lowered
+        left = next((c for c in casts if c.parent is not None), None)
+        if left is not None and (unlowered is None or _precedes(left, unlowered)):
+            users = sorted({u.operation.name for r in left.results for u in r.uses})
+            user = next(u.operation for r in left.results for u in r.uses)
+            raise LoweringError(
+                "cannot lower to LLVM: a value of type "
+                f"{left.inputs[0].type if left.inputs else '?'} is still used by "
+                + ", ".join(f"'{u}'" for u in users),
+                location_of(user),
+            )
+        if unlowered is not None:
+            raise LoweringError(f"cannot lower '{unlowered.name}' to LLVM", location_of(unlowered))
+
+
+def _precedes(a: Operation, b: Operation) -> bool:
+    """Whether `a` comes before `b` in a walk of their module (only run on errors)."""
+    root = a
+    while (parent := root.parent_op()) is not None:
+        root = parent
+    for op in walk_ops(root):
+        if op is a or op is b:
+            return op is a
+    return False
