@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import optuna
@@ -81,11 +82,13 @@ def test_study_continues_after_crash_and_hang(tmp_path: Path,
     storage = f"sqlite:///{tmp_path}/t.db"
     study, space = tuner_study.setup(
         storage, "faults", PAYLOAD, SPACE, "mm16.mlir", "space16.mlir",
-        sampler="random", seed=0, n_trials=4, time_limit_s=4.0,
-        timing={"max_total_s": 0.05})
+        sampler="random", seed=0, n_trials=4, timing={"max_total_s": 0.05})
     info = tuner_study.StudyInfo.of(study)
     for tile_m, reg_m in ((4, 1), (8, 1), (8, 2), (4, 2), (8, 2)):
         study.enqueue_trial({"tile_m": tile_m, "reg_m": reg_m})
+    # The crash and the hang with a short limit, the good trials with the study's default
+    # one (compile and timing take ~2 s at load 10: a short limit would kill them too).
+    tuner_study.run(study, space, replace(info, time_limit_s=4.0), n_trials=2)
     tuner_study.run(study, space, info, n_trials=5)
     trials = study.get_trials()
     assert len(trials) == 5
