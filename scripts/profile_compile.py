@@ -26,7 +26,8 @@ a process pays one-time costs (lazy imports, target machine); it is shown apart
 of `--cprofile-case` (default: the first case). `--fork` measures instead what a
 tuning candidate pays: one compile per child forked from this process after importing
 `tuner._preload` (the forkserver's warmed-up state), CPU (user + system) and wall.
-`--hashes` prints instead, per case, short SHA-256 digests of what the stages produce
+`--irdl-ops` prints instead, per case, how many ops the LLVM conversion builds through
+their IRDL constructors, by class. `--hashes` prints instead, per case, short SHA-256 digests of what the stages produce
 (the transformed payload, the LLVM IR we emit, the optimised IR, the host assembly): run
 it before and after a compile-speed change and diff the two outputs.
 """
@@ -34,6 +35,7 @@ it before and after a compile-speed change and diff the two outputs.
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
 import hashlib
 import os
@@ -207,6 +209,37 @@ def stage_digests(case: Case) -> dict[str, str]:
     return {name: hashlib.sha256(text.encode()).hexdigest()[:16] for name, text in texts.items()}
 
 
+def irdl_constructions(case: Case) -> collections.Counter[str]:
+    """How many ops of each class the LLVM conversion of one compile builds through their
+    IRDL constructors (`SomeOp(...)`, ~10x the cost of `Operation.create`)."""
+    import xdsl.irdl.operations as irdl
+
+    from xlinalg.lowering import to_llvm
+
+    counts: collections.Counter[str] = collections.Counter()
+    active = [False]
+    init, convert = irdl.irdl_op_init, to_llvm.convert_to_llvm_dialect
+
+    def counting_init(op: Any, *args: Any, **kwargs: Any) -> None:
+        if active[0]:
+            counts[type(op).__name__] += 1
+        init(op, *args, **kwargs)
+
+    def counting_convert(*args: Any, **kwargs: Any) -> None:
+        active[0] = True
+        try:
+            convert(*args, **kwargs)
+        finally:
+            active[0] = False
+
+    irdl.irdl_op_init, to_llvm.convert_to_llvm_dialect = counting_init, counting_convert
+    try:
+        compile_once(case)
+    finally:
+        irdl.irdl_op_init, to_llvm.convert_to_llvm_dialect = init, convert
+    return counts
+
+
 def forked_compile_seconds(case: Case, reps: int) -> tuple[float, float]:
     """Median (CPU, wall) seconds of one compile in a child forked from this process, as
     the tuner compiles each candidate (call after importing `tuner._preload`, i.e. in the
@@ -290,6 +323,10 @@ def main() -> int:
     parser.add_argument("--hashes", action="store_true",
                         help="instead: digests of each stage's output per case (diff them "
                              "before/after a change that must not change the code)")
+    parser.add_argument("--irdl-ops", action="store_true",
+                        help="instead: per case, the ops the LLVM conversion builds through "
+                             "IRDL constructors, by class (the hot ones should use "
+                             "Operation.create / the to_llvm Builder helpers)")
     args = parser.parse_args()
 
     if args.templates:
@@ -304,6 +341,12 @@ def main() -> int:
         for case in cases:
             digests = stage_digests(case)
             print(f"{case.name:<26}" + "  ".join(f"{k} {v}" for k, v in digests.items()), flush=True)
+        return 0
+    if args.irdl_ops:
+        for case in cases:
+            counts = irdl_constructions(case)
+            print(f"{case.name:<26}{sum(counts.values()):5d}  "
+                  + " ".join(f"{k} {v}" for k, v in counts.most_common()), flush=True)
         return 0
     if args.fork:
         import tuner._preload  # noqa: F401  (the forkserver's state: warmed up, gc frozen)
