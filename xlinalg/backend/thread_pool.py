@@ -41,7 +41,8 @@ Protocol (all shared words are on their own cache line):
   the pool state is reset in the child (`os.register_at_fork`) and it starts its own.
 
 How many parts a forall is split into is decided by the kernel (the usable CPUs,
-counted at each call with `sched_getaffinity`).
+counted at each call with `sched_getaffinity`, or `sysconf(_SC_NPROCESSORS_ONLN)` where the
+libc lacks it: `lowering/forall_to_threads.py`).
 """
 
 from __future__ import annotations
