@@ -12,7 +12,7 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
-from support import PAYLOAD, SPACE, cli_command, cli_env, needs_pipeline
+from support import PAYLOAD, SPACE, cli_command, cli_env, load_cli_study, needs_pipeline
 
 from tuner.errors import TunerError
 from tuner.jobs import parse_duration, split_budget
@@ -132,6 +132,16 @@ def test_unknown_study_names_the_known_ones(work: Path, capsys: pytest.CaptureFi
     assert (work / "s.db").read_bytes() == before
 
 
+def _running(work: Path, number: int) -> bool:
+    """Trial `number` of the tune run's study in `work` is RUNNING (False while the study or
+    its database is not there yet or busy)."""
+    try:
+        trials = load_cli_study(work, "mm-space").get_trials(deepcopy=False)
+    except Exception:  # noqa: BLE001 - not created yet, or the database is busy
+        return False
+    return len(trials) > number and trials[number].state == TrialState.RUNNING
+
+
 @needs_pipeline
 def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
     log = work / "log.txt"
@@ -142,10 +152,11 @@ def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
                         "--time-limit", "100", "--rerank", "0"),
             cwd=work, stdout=handle, stderr=subprocess.STDOUT,
             env=cli_env(XLINALG_TUNER_TEST_FAULT="hang@1"))
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and "trial 0" not in log.read_text():
+        # Interrupt once trial 1 (the hang) is RUNNING: a fixed pause after trial 0's line
+        # could end before a loaded machine starts trial 1 (no second trial to assert on).
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and not _running(work, 1):
             time.sleep(0.2)
-        time.sleep(1.0)  # trial 1 hangs now
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     text = log.read_text()
