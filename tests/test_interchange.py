@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from support import IREE_OPT, needs_iree, run_iree_opt
+from support import needs_iree, run_iree_opt
 from test_tile import (
     MM_SHAPES,
     STATIC_MM,
@@ -140,8 +140,6 @@ module attributes {transform.with_named_sequence} {
   }
 }
 """
-    tool = IREE_OPT
-    assert tool is not None
     done = run_iree_opt(INDEXED + script, "--transform-interpreter", "--canonicalize")
     assert done.returncode == 0, done.stderr
     # drop the nested transform module from the printed output, keep the payload

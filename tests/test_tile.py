@@ -229,8 +229,7 @@ def check_same_result(untiled: ModuleOp, tiled: ModuleOp, shapes: Sequence[tuple
 
 def check_upstream_syntax(module: ModuleOp) -> None:
     """When IREE's `iree-opt` is installed, it must parse and verify our printed IR."""
-    tool = IREE_OPT
-    if tool is None:
+    if IREE_OPT is None:
         return
     done = run_iree_opt(str(module))
     assert done.returncode == 0, done.stderr
