@@ -290,7 +290,7 @@ def test_bufferized_ir_is_accepted_by_upstream(text: str) -> None:
 def test_upstream_one_shot_bufferize_makes_the_same_in_place_choice_on_the_tiled_nest() -> None:
     tiled = str(xlinalg.apply_schedule(TILED, TILE_SCHEDULE))
     done = run_iree_opt(tiled, "--one-shot-bufferize=bufferize-function-boundaries "
-                "function-boundary-type-conversion=identity-layout-map")
+                        "function-boundary-type-conversion=identity-layout-map")
     assert done.returncode == 0, done.stderr
     upstream = done.stdout
     # Upstream also writes the matmul tile into a subview of the loop-carried buffer

@@ -75,7 +75,8 @@ def test_structure_matches_upstream(spec: str, payload: str) -> None:
     body = tile(spec)
     ours = apply(payload, body)
     assert IREE_OPT is not None
-    proc = run_iree_opt(payload + schedule(body).replace("transform.consumed", "transform.readonly"), "--transform-interpreter")  # fmt: skip
+    readonly = schedule(body).replace("transform.consumed", "transform.readonly")
+    proc = run_iree_opt(payload + readonly, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
     upstream = proc.stdout.split("module attributes {transform.with_named_sequence}")[0]
     ups = counts(upstream)

@@ -98,7 +98,8 @@ def test_img2col_matches_numpy(op: str, geometry: tuple) -> None:
 def _upstream(payload: str, body: str) -> str:
     from test_transform_loop import schedule
 
-    proc = run_iree_opt(payload + schedule(body).replace("{transform.consumed}", "{transform.readonly}"), "--transform-interpreter", "--mlir-print-local-scope")
+    readonly = schedule(body).replace("{transform.consumed}", "{transform.readonly}")
+    proc = run_iree_opt(payload + readonly, "--transform-interpreter", "--mlir-print-local-scope")
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split("module attributes")[0]
 

@@ -376,7 +376,8 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
     if IREE_OPT is None:
         return
     match, op = threads("128, 1, 1")
-    done = run_iree_opt("module {\n" + payload + "\n" + schedule(match, op) + "\n}\n", "--transform-interpreter")
+    done = run_iree_opt("module {\n" + payload + "\n" + schedule(match, op) + "\n}\n",
+                        "--transform-interpreter")
     assert done.returncode == 0, done.stderr  # upstream accepts it ...
     assert "affine_map<()[s0] -> (s0 mod 32)>" in done.stdout  # ... lane = thread_id.x mod 32
     assert "arith.cmpi ult" in done.stdout and "arith.constant 64 : index" in done.stdout  # < 64
