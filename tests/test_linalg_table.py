@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree, run_iree_opt
+from support import iree_opt, needs_iree
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
@@ -195,13 +195,6 @@ def test_generalize_equals_named(name: str, elt: str) -> None:
 UPSTREAM_OPS = tuple(n for n in TABLE_OPS if n not in NOT_UPSTREAM)
 
 
-def _iree(text: str, *flags: str) -> str:
-    assert IREE_OPT is not None
-    done = run_iree_opt(text, *flags)
-    assert done.returncode == 0, done.stderr[:2000]
-    return done.stdout
-
-
 @cache
 def upstream_corpus(elt_kind: str) -> tuple[str, str, str]:
     """(our text, iree-opt's re-print, iree-opt's generalization) of every upstream op."""
@@ -215,7 +208,7 @@ def upstream_corpus(elt_kind: str) -> tuple[str, str, str]:
     ours = str(xlinalg.parse("".join(funcs)))
     # IREE 3.13 spells elementwise's kind `<add>` (the spec and later upstream: `kind=#...<add>`)
     text = re.sub(r"kind = #linalg.elementwise_kind(<\w+>)", r"\1", ours)
-    return ours, _iree(text), _iree(text, "--linalg-generalize-named-ops")
+    return ours, iree_opt(text), iree_opt(text, "--linalg-generalize-named-ops")
 
 
 @needs_iree

@@ -47,10 +47,6 @@ def _export(name: str) -> str:
     return export_schedule(space, values, as_constants=True).replace("builtin.module", "module", 1)
 
 
-def _iree(path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return run_iree_opt(path, *flags)
-
-
 @pytest.mark.parametrize("name", SPACES)
 def test_export_has_no_tune_ops_and_reparses(name: str) -> None:
     text = _export(name)
@@ -87,7 +83,7 @@ module attributes {transform.with_named_sequence} {
 def test_iree_opt_parses_every_export(name: str, tmp_path: Path) -> None:
     path = tmp_path / f"{name}.mlir"
     path.write_text(_export(name))
-    proc = _iree(path)
+    proc = run_iree_opt(path)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -95,7 +91,7 @@ def _run(name: str, payload: str, tmp_path: Path) -> subprocess.CompletedProcess
     text = (REPO / "examples" / payload).read_text()
     path = tmp_path / f"run_{name}.mlir"
     path.write_text("module {\n" + text + "\n" + _export(name) + "\n}\n")
-    return _iree(path, "--transform-interpreter")
+    return run_iree_opt(path, "--transform-interpreter")
 
 
 @needs_iree

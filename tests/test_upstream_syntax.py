@@ -5,19 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from support import needs_iree, run_iree_opt
+from support import iree_opt, needs_iree
 
 import xlinalg
 
 pytestmark = needs_iree
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def iree_opt(text: str, *args: str) -> str:
-    proc = run_iree_opt(text, *args)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
 
 
 def test_payload_prints_upstream_syntax() -> None:

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
@@ -49,12 +49,6 @@ def _generic(module: ModuleOp) -> str:
 
 def _normalized(text: str) -> str:
     return re.sub(r"%[\w.$-]+", "%v", text)
-
-
-def _iree(text: str, *flags: str) -> str:
-    from support import iree_opt
-
-    return iree_opt(text, *flags)
 
 
 def test_custom_forms_print_as_upstream() -> None:
@@ -103,10 +97,10 @@ def test_overflow_flags_on_extensions_are_rejected_as_upstream() -> None:
 def test_round_trip_through_upstream(text: str, generic: bool) -> None:
     ours = xlinalg.parse(text)
     for source in (str(ours), _generic(ours)):  # upstream reads both of our forms
-        upstream_text = _iree(source, *(["--mlir-print-op-generic"] if generic else []))
+        upstream_text = iree_opt(source, *(["--mlir-print-op-generic"] if generic else []))
         back = xlinalg.parse(upstream_text)
         assert _normalized(str(back)) == _normalized(str(ours))
-        _iree(str(back))  # and what we print from upstream's text parses upstream again
+        iree_opt(str(back))  # and what we print from upstream's text parses upstream again
 
 
 def test_our_generic_unpack_has_no_segment_sizes() -> None:
