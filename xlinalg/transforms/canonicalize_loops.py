@@ -5,13 +5,17 @@
 - `affine.apply` / `affine.min` are re-folded: constant operands substituted,
   producing `affine.apply`s composed in, duplicate/unused operands dropped,
   constant results become `arith.constant`s;
-- `arith.addi/subi/muli` on two `index` constants fold to a constant;
+- `arith.addi/subi/muli/remsi` on two `index` constants fold to a constant (what peeling
+  a loop with constant bounds not known when it was peeled leaves);
 - `memref.subview` operands that are constants move into the static lists; when that
   makes the (non-rank-reducing) result type more static, the new view is cast back to the
   old type (upstream's `SubViewOpConstantArgumentFolder`) and the cast is folded into the
   views and linalg ops that use it (upstream's `SubViewOpMemRefCastFolder` and the
   memref.cast folding of linalg ops), e.g. a peeled tile of constant size becomes a
   statically shaped tile;
+- `memref.dim` of a memref.cast is that of the cast's source, of a static size that size
+  (upstream's `memref::DimOp::fold`), e.g. the row count of a one-trip tile loop's
+  statically sized slice, cast back to a dynamic type by bufferization;
 - the pure index/view ops left without uses are erased.
 
 Run xDSL's `canonicalize` and `cse` afterwards to hoist and merge constants.
@@ -19,7 +23,7 @@ Run xDSL's `canonicalize` and `cse` afterwards to hoist and merge constants.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -37,14 +41,24 @@ from xlinalg.transforms.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
 from xlinalg.transforms.unroll import promote_if_single_iteration, static_trip_count
 
-_FOLDABLE_INDEX_BINOPS = {
+
+def _remsi(a: int, b: int) -> int | None:
+    """`arith.remsi`: the remainder of division truncated toward zero (the dividend's
+    sign); none for a zero divisor (undefined behaviour: left alone, as upstream)."""
+    if b == 0:
+        return None
+    return (abs(a) % abs(b)) * (1 if a >= 0 else -1)
+
+
+_FOLDABLE_INDEX_BINOPS: dict[type[Operation], Callable[[int, int], int | None]] = {
     arith.AddiOp: lambda a, b: a + b,
     arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b,
+    arith.RemSIOp: _remsi,
 }
 
 _PURE = (arith.ConstantOp, affine.ApplyOp, affine.MinOp, memref.DimOp, memref.SubviewOp,
-         arith.AddiOp, arith.SubiOp, arith.MuliOp, *CAST_OPS)
+         arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.RemSIOp, *CAST_OPS)
 
 
 def _as_dims(amap: AffineMap) -> list[AffineExpr]:
@@ -84,7 +98,10 @@ def _fold_index_binop(op: Operation) -> bool:
         return False
     a, b = values
     assert a is not None and b is not None
-    constant = arith.ConstantOp(IntegerAttr(_FOLDABLE_INDEX_BINOPS[type(op)](a, b), IndexType()))
+    folded = _FOLDABLE_INDEX_BINOPS[type(op)](a, b)
+    if folded is None:
+        return False
+    constant = arith.ConstantOp(IntegerAttr(folded, IndexType()))
     Rewriter.replace_op(op, constant)
     return True
 
@@ -189,6 +206,22 @@ def _fold_cast(cast: Operation) -> bool:
     return changed
 
 
+def _fold_dim(op: memref.DimOp) -> bool:
+    """`memref.dim` of a cast reads the cast's source; of a static size is that size."""
+    source = op.source.owner
+    if isinstance(source, CAST_OPS):
+        op.operands[0] = source.operands[0]
+        return True
+    index, source_type = constant_index_value(op.index), op.source.type
+    if index is None or not isinstance(source_type, MemRefType):
+        return False
+    shape = source_type.get_shape()
+    if not 0 <= index < len(shape) or shape[index] == DYNAMIC_INDEX:
+        return False
+    Rewriter.replace_op(op, arith.ConstantOp(IntegerAttr(shape[index], IndexType())))
+    return True
+
+
 def _erase_empty_loop(loop: scf.ForOp) -> None:
     for result, init in zip(loop.res, loop.iter_args):
         result.replace_all_uses_with(init)
@@ -217,6 +250,8 @@ def canonicalize_loops(root: Operation) -> None:
                 changed |= _fold_subview(op)
             elif isinstance(op, CAST_OPS):
                 changed |= _fold_cast(op)
+            elif isinstance(op, memref.DimOp):
+                changed |= _fold_dim(op)
         changed |= _erase_dead_pure_ops(root)
         if not changed:
             return
