@@ -328,3 +328,39 @@ def test_apply_patterns_vector_lowerings_upstream_form() -> None:
     _check(MATMUL, schedule)
     with pytest.raises(XlinalgError, match="not supported yet"):
         xlinalg.parse(schedule.replace("= outerproduct", "= dot"))
+
+
+ZERO_RESULT = """
+func.func @f(%a: memref<1xf32>, %b: memref<64xf32>, %c: memref<{c}xf32>) {{
+  linalg.generic {{indexing_maps = [affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ({out})>],
+                  iterator_types = ["parallel"]}}
+      ins(%a, %b : memref<1xf32>, memref<64xf32>) outs(%c : memref<{c}xf32>) {{
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }}
+  return
+}}
+"""
+VECTORIZE_GENERIC = """
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+"""
+
+
+def test_input_map_with_a_zero_result_is_a_broadcast_read() -> None:
+    """An input indexed by the constant 0 (upstream's projected permutation with zeros
+    allowed): what folding the unit loops of a 1-row, 1-k-step block makes of A's one
+    element (batch_matmul_mmt4d.mlir, m0 = 1); read once and broadcast to 64 lanes."""
+    payload = ZERO_RESULT.format(c=64, out="d0")
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(VECTORIZE_GENERIC)))
+    assert "linalg.generic" not in text and "vector<64xf32>" in text
+    _check(payload, _schedule(VECTORIZE_GENERIC))
+
+
+def test_output_map_with_a_zero_result_is_a_silenceable_failure() -> None:
+    payload = ZERO_RESULT.format(c=1, out="0")
+    with pytest.raises(TransformFailure, match="not a projected permutation") as info:
+        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(VECTORIZE_GENERIC))
+    assert info.value.silenceable

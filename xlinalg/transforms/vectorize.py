@@ -92,9 +92,14 @@ def _body(op: StructuredOpInterface) -> Block:
     return block.block
 
 
-def _is_projected_permutation(m: AffineMap) -> bool:
+def _is_projected_permutation(m: AffineMap, allow_zero_in_results: bool = False) -> bool:
+    """Distinct loop dims (upstream's `AffineMap::isProjectedPermutation`); with
+    `allow_zero_in_results` also the constant 0 (an input's unit dim read at index 0 and
+    broadcast, e.g. the one element of a 1 × 1 block's A after unit loops are folded)."""
     seen: set[int] = set()
     for e in m.results:
+        if allow_zero_in_results and isinstance(e, AffineConstantExpr) and e.value == 0:
+            continue
         if not isinstance(e, AffineDimExpr) or e.position in seen:
             return False
         seen.add(e.position)
@@ -280,8 +285,9 @@ def check_vectorizable(
     if any(r == 0 for r in sizes):
         raise _fail("cannot vectorize an op with an empty loop range")
     maps = op.get_indexing_maps()
-    for v, m in zip(operands, maps, strict=True):
-        if _shaped(v.type) and not _is_projected_permutation(m):
+    num_inputs = len(op.get_inputs())
+    for index, (v, m) in enumerate(zip(operands, maps, strict=True)):
+        if _shaped(v.type) and not _is_projected_permutation(m, index < num_inputs):
             raise _fail(f"operand map {m} is not a projected permutation")
     body = _body(op)
     for inner in body.ops:
