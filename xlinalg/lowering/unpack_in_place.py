@@ -41,7 +41,7 @@ whole tiles or a transfer of one whole tile that can be clamped to `%C`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -135,9 +135,37 @@ def _static(values: tuple[int, ...]) -> list[int | None]:
     return [None if v == DYNAMIC_INDEX else v for v in values]
 
 
+def _kept_dims(view: memref.SubviewOp, sizes: Sequence[int]) -> list[int] | None:
+    """The dims of `view`'s source that its (rank-reduced) result keeps, in order: every
+    size but 1, and unit dims too where the result has them (told apart by their stride in
+    the current types, as upstream's rank-reduction mask); None if that is ambiguous."""
+    old, source = view.result.type, view.source.type
+    if not isinstance(old, MemRefType) or not isinstance(source, MemRefType):
+        return None
+    shape = list(old.get_shape())
+    kept = [i for i, size in enumerate(sizes) if size != 1]
+    if len(kept) == len(shape):
+        return kept
+    full = subview_result_type(source, _static(view.static_offsets.get_values()), _static(sizes),
+                               _static(view.static_strides.get_values()))
+    layouts = (strides_and_offset(full) if full is not None else None), strides_and_offset(old)
+    if layouts[0] is None or layouts[1] is None:
+        return None
+    full_strides, old_strides = layouts[0][0], layouts[1][0]
+    kept = []
+    for i, size in enumerate(sizes):
+        j = len(kept)
+        same_stride = j < len(shape) and old_strides[j] is not None and full_strides[i] == old_strides[j]
+        if j < len(shape) and size == shape[j] and (size != 1 or same_stride):
+            kept.append(i)
+        elif size != 1:
+            return None
+    return kept if len(kept) == len(shape) else None
+
+
 def _retype_subview(view: memref.SubviewOp, source_type: MemRefType[Attribute]) -> MemRefType[Attribute] | None:
     """The result type of `view` on a source of `source_type`, or None when its rank
-    reduction is not the plain one (every unit size dropped)."""
+    reduction cannot be told (`_kept_dims`)."""
     old = view.result.type
     sizes = view.static_sizes.get_values()
     full = subview_result_type(source_type, _static(view.static_offsets.get_values()), _static(sizes),
@@ -146,9 +174,9 @@ def _retype_subview(view: memref.SubviewOp, source_type: MemRefType[Attribute]) 
         return None
     if full.get_num_dims() == old.get_num_dims():
         return full
-    kept = [i for i, size in enumerate(sizes) if size != 1]
+    kept = _kept_dims(view, sizes)
     layout = strides_and_offset(full)
-    if layout is None or [sizes[i] for i in kept] != list(old.get_shape()):
+    if kept is None or layout is None or [sizes[i] for i in kept] != list(old.get_shape()):
         return None
     return MemRefType(full.element_type, [sizes[i] for i in kept],
                       StridedLayoutAttr([layout[0][i] for i in kept], layout[1]), full.memory_space)
