@@ -51,10 +51,11 @@
 // 8 × 256³ (load 1.0) 0.945 of the peak (m0 = 1, reg_m = 4, n0 = 64) vs 0.916 with A
 // copied vs 0.907 for m0 = 8, n0 = 32; 8 × 250³ (load 1.3) 0.917 (reg_m = 5, n0 = 64) vs
 // 0.893 with C unpacked vs 0.860. Perf (8 × 256³): ~96 % of the kernel's cycles in the FMA
-// loop, ~3.5 % in B's pack; 8 × 250³ also pays 2.4 % padding of N. Limit: with m0 = 1 the
-// register blocks are static only when tm1 divides M (so reg_m does too): otherwise
-// vectorize fails (silenceably: the trial is a compile error); one row (m0 = reg_m = 1) is
-// excluded (its block folds to a broadcast that does not vectorize).
+// loop, ~3.5 % in B's pack; 8 × 250³ also pays 2.4 % padding of N. tm1 not dividing M
+// (M1): the partial m tile is peeled into a loop of its own (static height M1 mod tm1),
+// and its partial register block of (M1 mod tm1) mod reg_m rows too, so every block has a
+// static shape (no masks) with m0 = 1 as well; for m0 > 1 (reg_m = 1) the peeled tile
+// only gets static sizes, and C stays in place. One row (m0 = reg_m = 1) is excluded.
 // m0 * reg_m * n0 / 16 accumulators at most 24; n0 a power-of-2 multiple of 16 lanes (see
 // matmul_mmt4d.mlir); rk >= 2 (a k step of 1 is folded away as a unit loop: only a peeled
 // last step may be one, vectorized as a broadcast block).
@@ -97,17 +98,31 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     %fb, %batch2 = transform.structured.fuse_into_containing_op %pb into %batch1
       : (!transform.op<"linalg.pack">, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
+    // (yields the loop over m tiles)
+    %m_cache = transform.tune.alternatives<"cache_order"> -> !transform.any_op {
       %t, %l:2 = transform.structured.fuse %gb tile_sizes [0, %tm, %tn, 0, 0, 0] interchange [0, 1, 2, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#0 : !transform.any_op
     }, {
       %t, %l:2 = transform.structured.fuse %gb tile_sizes [0, %tm, %tn, 0, 0, 0] interchange [0, 2, 1, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %l#1 : !transform.any_op
     }
+    // tm1 not dividing M1: the partial m tile in a loop of its own, of static height M1 mod
+    // tm1 (with m0 = 1 its register blocks must be static: see the header; nothing is
+    // peeled when tm1 divides M1, the failure suppressed)
+    %m_cache_for = transform.cast %m_cache : !transform.any_op to !transform.op<"scf.for">
+    transform.sequence %m_cache_for : !transform.op<"scf.for"> failures(suppress) {
+    ^bb0(%l: !transform.op<"scf.for">):
+      %m_main, %m_rest = transform.loop.peel %l : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      %m_fn = transform.get_parent_op %m_rest {op_name = "func.func", deduplicate} : (!transform.any_op) -> !transform.any_op
+      transform.apply_patterns to %m_fn {
+        transform.apply_patterns.linalg.tiling_canonicalization
+      } : !transform.any_op
+    }
+    %cache = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
 
     // zero_c = 1: register blocks (m0 × n0) tiled on tensors, the fill fused into each and
     // marked; after bufferization the marked fills are generalized and vectorized with the
@@ -120,6 +135,13 @@ module attributes {transform.with_named_sequence} {
     }, {
       %t, %l:2 = transform.structured.fuse %cache tile_sizes [0, %rm, 1, 0, 0, 0]
         : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      // reg_m not dividing the height of the partial m tile: its last rows in a block of
+      // their own
+      %rows_for = transform.cast %l#0 : !transform.any_op to !transform.op<"scf.for">
+      transform.sequence %rows_for : !transform.op<"scf.for"> failures(suppress) {
+      ^bb0(%rows_loop: !transform.op<"scf.for">):
+        %r_main, %r_rest = transform.loop.peel %rows_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+      }
       %fills = transform.structured.match ops{["linalg.fill"]} in %root : (!transform.any_op) -> !transform.any_op
       transform.annotate %fills "zero_c" : !transform.any_op
       %r = transform.param.constant 0 : i64 -> !transform.param<i64>
@@ -141,14 +163,19 @@ module attributes {transform.with_named_sequence} {
     }
     %k_tiles = transform.structured.match ops{["linalg.generic"]} in %b : (!transform.any_op) -> !transform.any_op
     // register blocks: m blocks outer (an A panel stays in L1 across the B panels) or n panels outer
-    %reg_t = transform.tune.alternatives<"reg_order"> -> !transform.any_op {
+    // (also yields the loops over register row blocks: none with zero_c = 1, where the
+    // tiling makes only the k loop, in the first loop result; with zero_c = 0 the third
+    // loop result is the k loop, the row loop its second parent (m, n, k) or the second
+    // result (n, m, k))
+    %reg_t, %reg_rows = transform.tune.alternatives<"reg_order"> -> !transform.any_op, !transform.any_op {
       %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      %rows = transform.get_parent_op %l#2 {op_name = "scf.for", nth_parent = 2} : (!transform.any_op) -> !transform.any_op
+      transform.yield %t, %rows : !transform.any_op, !transform.any_op
     }, {
       %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t : !transform.any_op
+      transform.yield %t, %l#1 : !transform.any_op, !transform.any_op
     }
     // rk not dividing a k tile: its last k steps in a block of their own
     // the k loop of each block (with zero_c = 1 the only loop the tiling makes)
@@ -157,6 +184,13 @@ module attributes {transform.with_named_sequence} {
     transform.sequence %reg_k_for : !transform.op<"scf.for"> failures(suppress) {
     ^bb0(%l: !transform.op<"scf.for">):
       %r_main, %r_rest = transform.loop.peel %l : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    }
+    // zero_c = 0, reg_m not dividing the height of the partial m tile: its last rows in a
+    // block of their own (after the k peel: peeling a loop consumes the handles inside it)
+    %reg_rows_for = transform.cast %reg_rows : !transform.any_op to !transform.op<"scf.for">
+    transform.sequence %reg_rows_for : !transform.op<"scf.for"> failures(suppress) {
+    ^bb0(%l: !transform.op<"scf.for">):
+      %rm_main, %rm_rest = transform.loop.peel %l : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
     }
 
     // zero_c = 1: the fills of the register blocks as generics, vectorized with them

@@ -153,3 +153,59 @@ def test_m0_1_blocks_of_several_rows_write_c_in_place_past_a_padded_edge(zero_c:
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=10))
     assert result.ok, result.message
+
+
+# the knob sets of the robustness sweep's compile errors (scripts/sweep_templates.py
+# --templates batch_matmul_mmt4d --samples 8 --seed 5) and their payloads: m0 = 1 with tm1
+# not dividing M (a last m tile of M mod tm1 rows, its last register block of
+# (M mod tm1) mod reg_m rows), a tile larger than M, and a 1-row, 1-k-step block (37 = 2 ×
+# 16 + 4 + 1 rows, K = 29 = 14 × 2 + 1)
+PARTIAL_M_TILES = [
+    ((3, 37, 53, 29), {"reg_m": 4, "n0": 64, "tm1": 16, "tn1": 2, "tk": 128, "rk": 2,
+                       "cache_order": 1, "zero_c": 1, "reg_order": 0}),
+    ((2, 7, 130, 5), {"reg_m": 4, "n0": 64, "tm1": 8, "tn1": 4, "tk": 1024, "rk": 8,
+                      "cache_order": 1, "zero_c": 1, "reg_order": 1}),
+    ((2, 7, 130, 5), {"reg_m": 5, "n0": 16, "tm1": 50, "tn1": 2, "tk": 1024, "rk": 2,
+                      "cache_order": 0, "zero_c": 1, "reg_order": 1}),
+    ((5, 33, 17, 70), {"reg_m": 8, "n0": 32, "tm1": 16, "tn1": 4, "tk": 256, "rk": 8,
+                       "cache_order": 0, "zero_c": 0, "reg_order": 0}),
+    ((5, 33, 17, 70), {"reg_m": 4, "n0": 64, "tm1": 16, "tn1": 8, "tk": 1024, "rk": 8,
+                       "cache_order": 1, "zero_c": 1, "reg_order": 1}),
+    ((5, 33, 17, 70), {"reg_m": 4, "n0": 32, "tm1": 8, "tn1": 2, "tk": 128, "rk": 4,
+                       "cache_order": 0, "zero_c": 0, "reg_order": 1}),
+    ((3, 37, 53, 29), {"reg_m": 4, "n0": 16, "tm1": 16, "tn1": 2, "tk": 128, "rk": 2,
+                       "cache_order": 0, "zero_c": 0, "reg_order": 1}),
+]
+
+
+@pytest.mark.parametrize(("shape", "knobs"), PARTIAL_M_TILES,
+                         ids=[f"{'x'.join(map(str, s))}-tm1_{k['tm1']}-reg_m_{k['reg_m']}-zero_c_{k['zero_c']}"
+                              f"-order_{k['reg_order']}" for s, k in PARTIAL_M_TILES])
+def test_m0_1_with_a_partial_m_tile(shape: tuple[int, int, int, int], knobs: dict[str, int]) -> None:
+    """m0 = 1, tm1 not dividing M: the partial m tile and its partial register block are
+    peeled (static shapes, no masks: every block vectorizes into n0-lane FMAs), A is still
+    read in place; vs NumPy."""
+    knobs = {"m0": 1, **knobs}
+    payload = bmm_tensor_payload(*shape)
+    module = xlinalg.apply_schedule(xlinalg.parse(payload), SPACE, knobs=knobs)
+    assert not [op for op in module.walk() if op.name in ("linalg.generic", "vector.mask")]
+    fmas = [op for op in module.walk() if op.name == "vector.fma"]
+    assert fmas and all(op.results[0].type.get_shape() == (knobs["n0"],) for op in fmas)
+    assert pack_in_place(module) == 1
+    kernel = xlinalg.compile(payload, schedule=SPACE, knobs=knobs)
+    result = kernel.check(*kernel.make_inputs(seed=11))
+    assert result.ok, result.message
+
+
+@pytest.mark.parametrize("zero_c", [0, 1])
+def test_peeled_m_tile_keeps_c_in_place_for_m0_8(zero_c: int) -> None:
+    """m0 = 8 on 20 rows (M1 = 3 row panels, tm1 = 2: the last m tile peeled into a loop of
+    its own): the packed C is still a view of C (unpack_in_place), results vs NumPy."""
+    shape = (2, 20, 40, 37)
+    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2,
+             "cache_order": 0, "reg_order": 1, "zero_c": zero_c}
+    module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), SPACE, knobs=knobs)
+    assert unpack_in_place(module) == 1
+    kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE, knobs=knobs)
+    result = kernel.check(*kernel.make_inputs(seed=12))
+    assert result.ok, result.message
