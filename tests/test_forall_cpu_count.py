@@ -38,7 +38,11 @@ def test_counter_per_target(monkeypatch: pytest.MonkeyPatch) -> None:
         "macosx", "freebsd", "darwin", "linux",
     ]  # fmt: skip
     assert cpu_count_for("aarch64-unknown-linux-gnu") == CpuCount("sched_getaffinity")
-    assert cpu_count_for(DARWIN) == cpu_count_for("x86_64-apple-darwin23.1.0") == CpuCount("sysconf", 58)
+    assert (
+        cpu_count_for(DARWIN)
+        == cpu_count_for("x86_64-apple-darwin23.1.0")
+        == CpuCount("sysconf", 58)
+    )
     assert cpu_count_for(FREEBSD) == CpuCount("sysconf", 58)
     assert cpu_count_for("x86_64-unknown-netbsd9") == CpuCount(None)  # the compile-time count
     host = "sched_getaffinity" if hasattr(os, "sched_getaffinity") else "sysconf"
@@ -46,7 +50,9 @@ def test_counter_per_target(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CPU_COUNT_ENV, "sysconf")
     assert cpu_count_for("aarch64-unknown-linux-gnu") == CpuCount("sysconf", 84)
     monkeypatch.setenv(CPU_COUNT_ENV, "cpuid")
-    with pytest.raises(LoweringError, match=r"XLINALG_CPU_COUNT='cpuid': the CPU count is one of affinity, sysconf"):
+    with pytest.raises(
+        LoweringError, match=r"XLINALG_CPU_COUNT='cpuid': the CPU count is one of affinity, sysconf"
+    ):
         cpu_count_for()
 
 
@@ -55,7 +61,10 @@ def test_sysconf_count_matches_numpy(monkeypatch: pytest.MonkeyPatch, dim: int) 
     monkeypatch.setenv(CPU_COUNT_ENV, "sysconf")
     kernel = _parallel_matmul(70, 90, 50, 2, dim)
     ir = kernel.lowered.llvm_ir
-    assert "sched_getaffinity" not in ir and f"call i64 @sysconf(i32 {os.sysconf_names['SC_NPROCESSORS_ONLN']})" in ir
+    assert (
+        "sched_getaffinity" not in ir
+        and f"call i64 @sysconf(i32 {os.sysconf_names['SC_NPROCESSORS_ONLN']})" in ir
+    )
     for seed in range(3):
         a, b, c = kernel.make_inputs(seed=seed)
         kernel(a, b, c)
@@ -100,7 +109,11 @@ def test_darwin_and_freebsd_kernels_call_sysconf(monkeypatch: pytest.MonkeyPatch
     assert "_sysconf" in asm and "sched_getaffinity" not in asm and "_xl_forall_run" in asm
     machine, module = _machine_code(FREEBSD, _kernel_ir(FREEBSD))
     names = undefined_symbols(machine.emit_object(module))
-    assert names is not None and {"sysconf", "xl_forall_run"} <= set(names) and "sched_getaffinity" not in names
+    assert (
+        names is not None
+        and {"sysconf", "xl_forall_run"} <= set(names)
+        and "sched_getaffinity" not in names
+    )
 
 
 def test_unknown_os_uses_the_compile_time_count() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, VectorType, f32, f64, i1, i16, i32, i64
-from xdsl.ir import Block, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder
@@ -60,23 +60,34 @@ def test_conversion(cls: type[Operation], value, to) -> None:  # type: ignore[no
     _same(_fast(lambda b: b.convert(cls, value, to)), cls(value, to))  # type: ignore[call-arg]
 
 
-def test_compare_select_constant() -> None:
-    for a, b_ in ((X, Y), (V, W)):  # a vector compare gives a vector of i1
-        for flag in (llvm.ICmpPredicateFlag.SLT, llvm.ICmpPredicateFlag.EQ):
-            _same(_fast(lambda b: b.icmp(flag, a, b_)), llvm.ICmpOp(a, b_, IntegerAttr(flag.to_int(), 64)))
+@pytest.mark.parametrize("vector", [False, True])  # a vector compare gives a vector of i1
+@pytest.mark.parametrize("flag", [llvm.ICmpPredicateFlag.SLT, llvm.ICmpPredicateFlag.EQ])
+def test_compare(flag: llvm.ICmpPredicateFlag, vector: bool) -> None:
+    a, b_ = (V, W) if vector else (X, Y)
+    _same(_fast(lambda b: b.icmp(flag, a, b_)), llvm.ICmpOp(a, b_, IntegerAttr(flag.to_int(), 64)))
+
+
+@pytest.mark.parametrize(("value", "t"), [(FloatAttr(1.5, f32), f32), (IntegerAttr(0, i1), i1)])
+def test_select_and_constant(value: Attribute, t: Attribute) -> None:
     _same(_fast(lambda b: b.select(C, X, Y)), llvm.SelectOp(C, X, Y))
-    for value, t in ((FloatAttr(1.5, f32), f32), (IntegerAttr(0, i1), i1)):
-        _same(_fast(lambda b: b.constant(value, t)), llvm.ConstantOp(value, t))
+    _same(_fast(lambda b: b.constant(value, t)), llvm.ConstantOp(value, t))
 
 
-def test_calls_and_branches() -> None:
-    _same(_fast(lambda b: b.call("f", [X, Y], i64)), llvm.CallOp("f", X, Y, return_type=i64), verify=False)
+def test_calls_and_branch() -> None:
+    _same(
+        _fast(lambda b: b.call("f", [X, Y], i64)),
+        llvm.CallOp("f", X, Y, return_type=i64),
+        verify=False,
+    )
     _same(_fast(lambda b: b.call("free", [X], None)), llvm.CallOp("free", X), verify=False)
     _same(_fast(lambda b: b.call("g", [], f32)), llvm.CallOp("g", return_type=f32), verify=False)
     _same(_fast(lambda b: b.br(TARGET, [X])), llvm.BrOp(TARGET, X))
     _same(_fast(lambda b: b.br(TARGET)), llvm.BrOp(TARGET))
-    for then_args, else_args in (([X], []), ([], [Y]), ([X], [Y])):
-        _same(
-            _fast(lambda b: b.cond_br(C, TARGET, then_args, TARGET, else_args)),
-            llvm.CondBrOp(C, TARGET, then_args, TARGET, else_args),
-        )
+
+
+@pytest.mark.parametrize(("then_args", "else_args"), [([X], []), ([], [Y]), ([X], [Y, X])])
+def test_conditional_branch(then_args: list[SSAValue], else_args: list[SSAValue]) -> None:
+    _same(
+        _fast(lambda b: b.cond_br(C, TARGET, then_args, TARGET, else_args)),
+        llvm.CondBrOp(C, TARGET, then_args, TARGET, else_args),
+    )

@@ -11,7 +11,9 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.finalize import FinalizeLLVMPass
 
 CAST_PAIR = "  %c = builtin.unrealized_conversion_cast %a : i64 to index\n  %d = builtin.unrealized_conversion_cast %c : index to i64\n"
-LEFT_CAST = "  %e = builtin.unrealized_conversion_cast %a : i64 to i32\n  %f = llvm.trunc %e : i32 to i16\n"
+LEFT_CAST = (
+    "  %e = builtin.unrealized_conversion_cast %a : i64 to i32\n  %f = llvm.trunc %e : i32 to i16\n"
+)
 UNLOWERED = "  %z = arith.constant 0 : i64\n"
 
 
@@ -31,7 +33,10 @@ def test_cast_pairs_fold_and_dead_casts_go() -> None:
     [
         (LEFT_CAST, r"a value of type i64 is still used by 'llvm.trunc'"),
         (UNLOWERED, r"cannot lower 'arith.constant' to LLVM"),
-        (CAST_PAIR + UNLOWERED + LEFT_CAST, r"cannot lower 'arith.constant' to LLVM"),  # the first one
+        (
+            CAST_PAIR + UNLOWERED + LEFT_CAST,
+            r"cannot lower 'arith.constant' to LLVM",
+        ),  # the first one
         (CAST_PAIR + LEFT_CAST + UNLOWERED, r"a value of type i64 is still used by 'llvm.trunc'"),
     ],
 )
