@@ -31,7 +31,6 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
@@ -308,8 +307,8 @@ def _copy_loop_nest(
     sizes = [b.value(s) for s in src.sizes(b)]
 
     def copy_element(cb: Builder, ivs: list[SSAValue]) -> None:
-        v = cb.add(xops.LoadOp(src.element_ptr(cb, ivs), elem_t, alignment=esize))
-        cb.insert(xops.StoreOp(v, dst.element_ptr(cb, ivs), alignment=esize))
+        v = cb.load(src.element_ptr(cb, ivs), elem_t, esize)
+        cb.store(v, dst.element_ptr(cb, ivs), esize)
 
     if rank == 0:
         copy_element(b, [])
