@@ -27,6 +27,7 @@ from optuna.trial import TrialState
 from support import PAYLOAD, SPACE, cli_command, cli_env, needs_pipeline, run_cli
 
 from tuner import study as tuner_study
+from tuner.budget import BudgetLock
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
 
@@ -64,11 +65,14 @@ def postgres_url() -> Iterator[str]:
     subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", data, "-A", "trust", "-U",
                                  "postgres", "--no-sync"]), check=True,
                    capture_output=True, timeout=120)
-    port = _free_port()
-    options = f"-p {port} -c listen_addresses=127.0.0.1 -k {folder} -c fsync=off"
-    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", data, "-o", options, "-l",
-                                 os.path.join(folder, "log"), "-w", "start"]),
-                   check=True, capture_output=True, timeout=120)
+    for attempt in range(3):  # the free port may be taken before the server binds it
+        port = _free_port()
+        options = f"-p {port} -c listen_addresses=127.0.0.1 -k {folder} -c fsync=off"
+        started = subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", data, "-o", options,
+                                               "-l", os.path.join(folder, "log"), "-w", "start"]),
+                                 check=attempt == 2, capture_output=True, timeout=120)
+        if started.returncode == 0:
+            break
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
@@ -77,20 +81,41 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _lock_waiters(url: str) -> int:
+    """How many sessions of the server wait for an advisory lock (the budget lock)."""
+    import psycopg2
+
+    with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+        return int(cursor.fetchone()[0])
+
+
 # Enough trials that one worker cannot finish them all before the others have started
 # (constraint-pruned trials are instant; with 4 trials one fast worker sometimes did).
 @pytest.mark.parametrize("workers,trials", [(2, 6), (4, 8)])
 def test_concurrent_workers_on_postgresql(postgres_url: str, workers: int, trials: int,
                                           tmp_path: Path) -> None:
     name = f"pg-{workers}"
-    tuner_study.setup(postgres_url, name, PAYLOAD, SPACE, "mm.mlir", "space.mlir",
-                      sampler="random", seed=0, n_trials=trials,
-                      timing={"max_total_s": 0.02})
-    processes = [subprocess.Popen(
-        cli_command("worker", "--storage", postgres_url, "--study", name, "--seed", str(index),
-                    "--quiet"),
-        cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for index in range(workers)]
+    study, _ = tuner_study.setup(postgres_url, name, PAYLOAD, SPACE, "mm.mlir", "space.mlir",
+                                 sampler="random", seed=0, n_trials=trials,
+                                 timing={"max_total_s": 0.02})
+    # Hold the study's budget lock until every worker waits for it, so that they all start
+    # trials together: one that imports late on a loaded machine must not find the budget
+    # used up by the others (the lock is granted in order, so a second worker gets a trial).
+    lock = BudgetLock(postgres_url, study)
+    lock.acquire()
+    try:
+        processes = [subprocess.Popen(
+            cli_command("worker", "--storage", postgres_url, "--study", name, "--seed",
+                        str(index), "--quiet"),
+            cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True) for index in range(workers)]
+        deadline = time.monotonic() + 120
+        while (_lock_waiters(postgres_url) < workers and time.monotonic() < deadline
+               and all(p.poll() is None for p in processes)):  # (one that died: see below)
+            time.sleep(0.1)
+    finally:
+        lock.release()
     deadline = time.monotonic() + 180
     outputs = [p.communicate(timeout=max(1.0, deadline - time.monotonic()))[0]
                for p in processes]
