@@ -134,16 +134,22 @@ def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: 
     go = tmp_path / "go"
     code = (
         "import os, sys, time\n"
+        "import optuna\n"
         "from tuner.storage import open_storage\n"
+        f"open(os.path.join({str(tmp_path)!r}, f'ready{{os.getpid()}}'), 'w').close()\n"
         f"while not os.path.exists({str(go)!r}): time.sleep(0.001)\n"
-        f"import optuna; s = open_storage({url!r})\n"
+        f"s = open_storage({url!r})\n"
         "optuna.create_study(storage=s, study_name='r', load_if_exists=True)\n"
     )
     procs = [subprocess.Popen([sys.executable, "-c", code], env=cli_env(), stderr=subprocess.PIPE,
                               text=True) for _ in range(8)]
     import time
 
-    time.sleep(1.5)  # every process imported and waiting
+    # every process imported and waiting (however long imports take on a loaded machine)
+    deadline = time.monotonic() + 120
+    while (len(list(tmp_path.glob("ready*"))) < len(procs) and time.monotonic() < deadline
+           and all(p.poll() is None for p in procs)):  # (one that died is reported below)
+        time.sleep(0.01)
     go.write_text("")
     errors = [p.communicate(timeout=120)[1] for p in procs]
     assert all(p.returncode == 0 for p in procs), [e for e in errors if e][:1]
