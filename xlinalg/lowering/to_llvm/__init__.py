@@ -8,6 +8,7 @@ Passes (one per file, in `TO_LLVM_PASSES` order):
   xl-convert-cf-to-llvm       branches (also assert/switch); block arguments retyped
   xl-convert-arith-to-llvm    index → i64, min/max with their NaN semantics, casts
   xl-convert-math-to-llvm     LLVM intrinsics, libm (`tanhf`, `erff`, ...) otherwise
+  xl-convert-vector-to-llvm   1-D vector ops → LLVM vector instructions and intrinsics
   xl-convert-memref-to-llvm   descriptors, GEP + aligned loads/stores, aligned_alloc/free,
                               subview/reinterpret_cast/collapse/expand/copy/global
   xl-finalize-llvm            drops the casts between passes; LoweringError on leftovers
@@ -17,13 +18,16 @@ Passes (one per file, in `TO_LLVM_PASSES` order):
 
 Walks: the six dialect conversions (func … memref, `DialectConversionPass`) are handed
 their ops from one walk of the module (`xl-collect-ops`, `ops_by_dialect`); each still
-runs as its own pass, in the order above, and they are not fused into one dispatching
-walk because the order of conversion shows in the IR: a vector op converted after the
-memref op defining its memref would read that memref's descriptor fields through the
-new `insertvalue` chain (`descriptor_field` folds them) instead of from the still
-unconverted value, and `llvm.func` declarations (libm, `aligned_alloc`, `free`) are
-appended in conversion order. func goes first (the signatures, then returns and calls
-that store into out-pointers), cf before the rest (it retypes block arguments).
+runs as its own pass, in the order above. They are not fused into one dispatching loop
+over the ops: the order of conversion shows in the IR. A vector op converted after the
+memref op defining its memref reads that memref's descriptor fields through the new
+`insertvalue` chain (`descriptor_field` folds them) instead of from the still
+unconverted value (vector + memref in one loop changes the IR of every
+`profile_compile` case), and `llvm.func` declarations (libm, `aligned_alloc`, `free`)
+are appended in conversion order. func goes first (the signatures, then returns and
+calls that store into out-pointers), cf before the rest (it retypes block arguments).
+arith, math and vector in one loop give the same IR on those cases, but with their ops
+collected once that saves nothing and loses their stage times.
 `xl-finalize-llvm` walks once more (it needs the result of every conversion: the casts
 left, and any op no pass lowered), and `xl-bf16-moves-as-i16` once (its check for bf16
 values; the retyping itself only where there are some). A walk of the largest module
