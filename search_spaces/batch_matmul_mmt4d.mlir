@@ -133,11 +133,15 @@ module attributes {transform.with_named_sequence} {
       %r = transform.param.constant 1 : i64 -> !transform.param<i64>
       transform.yield %rm, %r : !transform.param<i64>, !transform.param<i64>
     }, {
-      %t, %l:2 = transform.structured.fuse %cache tile_sizes [0, %rm, 1, 0, 0, 0]
-        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+      %t, %rows = transform.foreach %cache : !transform.any_op -> !transform.any_op, !transform.any_op {
+      ^bb0(%part: !transform.any_op):
+        %pt, %pl:2 = transform.structured.fuse %part tile_sizes [0, %rm, 1, 0, 0, 0]
+          : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+        transform.yield %pt, %pl#0 : !transform.any_op, !transform.any_op
+      }
       // reg_m not dividing the height of the partial m tile: its last rows in a block of
       // their own
-      %rows_for = transform.cast %l#0 : !transform.any_op to !transform.op<"scf.for">
+      %rows_for = transform.cast %rows : !transform.any_op to !transform.op<"scf.for">
       transform.sequence %rows_for : !transform.op<"scf.for"> failures(suppress) {
       ^bb0(%rows_loop: !transform.op<"scf.for">):
         %r_main, %r_rest = transform.loop.peel %rows_loop : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
@@ -152,8 +156,12 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %mmt4d = transform.structured.match ops{["linalg.generic"]} in %b
       : (!transform.any_op) -> !transform.any_op
-    %kt, %kl = transform.structured.tile_using_for %mmt4d tile_sizes [0, 0, 0, %tk, 0, 0]
-      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+    %kt, %kl = transform.foreach %mmt4d : !transform.any_op -> !transform.any_op, !transform.any_op {
+    ^bb0(%part: !transform.any_op):
+      %pt, %pl = transform.structured.tile_using_for %part tile_sizes [0, 0, 0, %tk, 0, 0]
+        : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)
+      transform.yield %pt, %pl : !transform.any_op, !transform.any_op
+    }
     // tk not dividing K: the partial k tile in a loop of its own, of static size K mod tk
     // (upstream's peel fails, silenceably, when the step divides the loop: suppressed)
     %k_for = transform.cast %kl : !transform.any_op to !transform.op<"scf.for">
@@ -168,14 +176,22 @@ module attributes {transform.with_named_sequence} {
     // loop result is the k loop, the row loop its second parent (m, n, k) or the second
     // result (n, m, k))
     %reg_t, %reg_rows = transform.tune.alternatives<"reg_order"> -> !transform.any_op, !transform.any_op {
-      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      %rows = transform.get_parent_op %l#2 {op_name = "scf.for", nth_parent = 2} : (!transform.any_op) -> !transform.any_op
+      %t, %rows = transform.foreach %k_tiles : !transform.any_op -> !transform.any_op, !transform.any_op {
+      ^bb0(%part: !transform.any_op):
+        %pt, %pl:3 = transform.structured.tile_using_for %part tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0]
+          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+        %pr = transform.get_parent_op %pl#2 {op_name = "scf.for", nth_parent = 2} : (!transform.any_op) -> !transform.any_op
+        transform.yield %pt, %pr : !transform.any_op, !transform.any_op
+      }
       transform.yield %t, %rows : !transform.any_op, !transform.any_op
     }, {
-      %t, %l:3 = transform.structured.tile_using_for %k_tiles tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
-      transform.yield %t, %l#1 : !transform.any_op, !transform.any_op
+      %t, %rows = transform.foreach %k_tiles : !transform.any_op -> !transform.any_op, !transform.any_op {
+      ^bb0(%part: !transform.any_op):
+        %pt, %pl:3 = transform.structured.tile_using_for %part tile_sizes [0, %reg_m1, %reg_n1, %rk, 0, 0] interchange = [0, 2, 1, 3, 4, 5]
+          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+        transform.yield %pt, %pl#1 : !transform.any_op, !transform.any_op
+      }
+      transform.yield %t, %rows : !transform.any_op, !transform.any_op
     }
     // rk not dividing a k tile: its last k steps in a block of their own
     // the k loop of each block (with zero_c = 1 the only loop the tiling makes)
