@@ -10,10 +10,10 @@ from collections.abc import Callable
 import pytest
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, VectorType, f32, f64, i1, i16, i32, i64
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xlinalg.lowering.to_llvm import ops as xops
-from xlinalg.lowering.to_llvm.builder import Builder
+from xlinalg.lowering.to_llvm.builder import Builder, shared_constants
 
 BLOCK = Block(arg_types=[i64, i64, i1, f32, VectorType(i64, [4]), VectorType(i64, [4])])
 X, Y, C, F, V, W = BLOCK.args
@@ -91,3 +91,23 @@ def test_conditional_branch(then_args: list[SSAValue], else_args: list[SSAValue]
         _fast(lambda b: b.cond_br(C, TARGET, then_args, TARGET, else_args)),
         llvm.CondBrOp(C, TARGET, then_args, TARGET, else_args),
     )
+
+
+def test_shared_constants_live_at_the_function_entry() -> None:
+    """While `shared_constants` is active, an integer constant or a vector undef is built once
+    per function, first in its entry block (it dominates every use); without it, once per
+    builder, before its anchor."""
+    region = Region([Block(), Block()])
+    entry, other = region.blocks
+    first = Builder(other, None)
+    assert first.int_const(7) is first.int_const(7)  # a builder's own cache, always
+    assert first.int_const(7) is not Builder(other, None).int_const(7)
+    with shared_constants():
+        values = [Builder(block, None).int_const(3, i32) for block in (other, entry, other)]
+        undefs = [
+            Builder(block, None).vector_undef(VectorType(f32, [8])) for block in (other, entry)
+        ]
+    assert values[0] is values[1] is values[2] and undefs[0] is undefs[1]
+    assert values[0].owner.parent is entry and undefs[0].owner.parent is entry
+    assert list(entry.ops)[:2] == [undefs[0].owner, values[0].owner]  # each at the entry's start
+    assert Builder(other, None).int_const(3, i32) is not values[0]  # inactive again

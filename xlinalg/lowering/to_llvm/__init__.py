@@ -48,6 +48,7 @@ from xdsl.passes import ModulePass
 from xlinalg.backend.abi import LoweredModule
 from xlinalg.lowering.stage_times import stage
 from xlinalg.lowering.to_llvm.bf16_storage import Bf16StoragePass
+from xlinalg.lowering.to_llvm.builder import shared_constants
 from xlinalg.lowering.to_llvm.convert_arith_to_llvm import ConvertArithToLLVMPass
 from xlinalg.lowering.to_llvm.convert_cf_to_llvm import ConvertCfToLLVMPass
 from xlinalg.lowering.to_llvm.convert_func_to_llvm import ConvertFuncToLLVMPass
@@ -79,12 +80,13 @@ def convert_to_llvm_dialect(
     ctx = ctx if ctx is not None else Context(allow_unregistered=True)
     with stage(timings, "xl-collect-ops"):
         ops = ops_by_dialect(module)
-    for p in TO_LLVM_PASSES:
-        with stage(timings, p.name):
-            if isinstance(p, DialectConversionPass):
-                p.convert_ops(module, ops.get(p.dialect, []))
-            else:
-                p.apply(ctx, module)
+    with shared_constants():
+        for p in TO_LLVM_PASSES:
+            with stage(timings, p.name):
+                if isinstance(p, DialectConversionPass):
+                    p.convert_ops(module, ops.get(p.dialect, []))
+                else:
+                    p.apply(ctx, module)
 
 
 def convert_to_llvm_ir(module: ModuleOp, timings: dict[str, float] | None = None) -> LoweredModule:

@@ -10,7 +10,8 @@ every dialect is converted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 
@@ -60,6 +61,25 @@ def _symbol_ref(name: str) -> SymbolRefAttr:
     return SymbolRefAttr(name)
 
 
+_SHARED = threading.local()  # the entry blocks' constants while `shared_constants` is active
+_Key = tuple[object, Attribute]  # (an int value, or None for an undef; the type)
+
+
+@contextmanager
+def shared_constants() -> Iterator[None]:
+    """While active (one conversion to the LLVM dialect), `int_const` and `vector_undef`
+    values are shared by every op of a function: each is created once, at the start of the
+    function's entry block (so it dominates every use). The LLVM IR prints both inline
+    (`emit.py`), so their place and sharing change nothing there; a large kernel builds
+    ~1000 fewer ops (conv 7x7x512: 998 of the vector conversion's 4617)."""
+    previous = getattr(_SHARED, "pools", None)
+    _SHARED.pools = {}
+    try:
+        yield
+    finally:
+        _SHARED.pools = previous
+
+
 def position_attr(position: tuple[int, ...]) -> DenseArrayBase:
     return i64_array(position)
 
@@ -70,7 +90,7 @@ class Builder:
     def __init__(self, block: Block, before: Operation | None) -> None:
         self.block = block
         self.before = before
-        self._consts: dict[tuple[int, Attribute], SSAValue] = {}
+        self._consts: dict[_Key, SSAValue] = {}
 
     @staticmethod
     def before_op(op: Operation) -> Builder:
@@ -95,15 +115,43 @@ class Builder:
         return op.results[0]
 
     # --- constants -------------------------------------------------------
+    def _shared(self, key: _Key, make: Callable[[], Operation]) -> SSAValue:
+        """The value of `make()`, built once per builder, or once per function (at the
+        start of its entry block) while `shared_constants` is active."""
+        found = self._consts.get(key)
+        if found is not None:
+            return found
+        pools: dict[Block, dict[_Key, SSAValue]] | None = getattr(_SHARED, "pools", None)
+        region = self.block.parent
+        if pools is None or region is None or region.first_block is None:
+            found = self._consts[key] = self.add(make())
+            return found
+        entry = region.first_block
+        pool = pools.setdefault(entry, {})
+        found = pool.get(key)
+        if found is None:
+            op = make()
+            first = entry.first_op
+            if first is None:
+                entry.add_op(op)
+            else:
+                entry.insert_op_before(op, first)
+            found = pool[key] = op.results[0]
+        self._consts[key] = found
+        return found
+
     def int_const(self, value: int, type: Attribute = i64) -> SSAValue:
-        key = (value, type)
-        if key not in self._consts:
-            assert isinstance(type, IntegerType)
-            const = llvm.ConstantOp.create(
+        assert isinstance(type, IntegerType)
+        return self._shared(
+            (value, type),
+            lambda: llvm.ConstantOp.create(
                 result_types=[type], properties={"value": _int_attr(value, type)}
-            )
-            self._consts[key] = self.add(const)
-        return self._consts[key]
+            ),
+        )
+
+    def vector_undef(self, type: VectorType) -> SSAValue:
+        """`llvm.mlir.undef : type` (a vector)."""
+        return self._shared((None, type), lambda: llvm.UndefOp.create(result_types=[type]))
 
     # --- fast constructors for the ops emitted per memory access ---------
     def binary(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:

@@ -68,7 +68,7 @@ def _iota_const(b: Builder, n: int) -> SSAValue:
 
 
 def _splat(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue:
-    undef = b.add(llvm.UndefOp.create(result_types=[t]))
+    undef = b.vector_undef(t)
     first = b.add(llvm.InsertElementOp.create(operands=[undef, scalar, b.int_const(0)],
                                               result_types=[t]))
     (n,) = t.get_shape()
