@@ -29,6 +29,7 @@ from xdsl.ir import Region, SSAValue
 from xdsl.parser import Parser
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
+from xlinalg.backend.target import host_has_feature
 from xlinalg.context import make_context
 from xlinalg.examples import fill_matmul
 
@@ -47,6 +48,12 @@ IREE_OPT: str | None = shutil.which("iree-opt")
 _NO_IREE_OPT = "iree-opt (iree-base-compiler) is not installed"
 
 needs_iree = pytest.mark.skipif(IREE_OPT is None, reason=_NO_IREE_OPT)
+
+needs_avx512 = pytest.mark.skipif(
+    not host_has_feature("avx512f"),
+    reason="asserts the machine code of register blocks sized for AVX-512 (32 zmm registers, "
+    "16 f32 lanes); this host has no AVX-512F",
+)
 
 
 def require_iree_opt() -> str:
