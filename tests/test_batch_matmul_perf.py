@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from support import REPO, bmm_payload
+from support import REPO, bmm_payload, needs_avx512
 from test_conv_perf import _innermost_fma_loop, _innermost_fma_loops
 from test_templates_batch_matmul import _pipelined_loops
 from xdsl.dialects import scf
@@ -109,6 +109,7 @@ def test_batch_mmt4d_template_matches_reference(cache_order: int, reg_order: int
     assert result.ok, result.message
 
 
+@needs_avx512
 def test_batch_mmt4d_block_is_16_fmas_per_k_step_without_spills() -> None:
     knobs = dict(bench_templates.FIXED["batch_mmt4d.mlir"], tk=64)
     kernel = xlinalg.compile(mmt4d_payload(2, 2, 2, 64, 16, 16), schedule=MMT4D_SPACE, knobs=knobs)
@@ -129,6 +130,7 @@ def test_fixed_knobs_lie_in_the_spaces() -> None:
         assert first_violated(parse_constraints(text), knobs) is None
 
 
+@needs_avx512
 def test_batch_matmul_fixed_block_keeps_accumulators_in_registers() -> None:
     knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=32, tile_k=64)
     kernel = xlinalg.compile(bmm_payload(2, 64, 64, 64), schedule=BMM_SPACE, knobs=knobs)
@@ -149,6 +151,7 @@ def test_register_budget_prunes_the_spilling_blocks() -> None:
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is None
 
 
+@needs_avx512
 @pytest.mark.parametrize("peel", [0, 1, 2])
 def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
     """M = N = 40 with 16 × 16 blocks: with peel = 1 (m) or 2 (n and m) every FMA loop (main
@@ -166,6 +169,7 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
     assert kernel.check(*kernel.make_inputs(seed=6)).ok
 
 
+@needs_avx512
 def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     """The stored 8 × 250³ knobs on a small shape no block divides (M = 37, N = 40): every
     FMA loop is a plain block (one FMA with a broadcast operand per row: reg_m, or 37 mod
@@ -187,6 +191,7 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     assert kernel.check(*kernel.make_inputs(seed=7)).ok
 
 
+@needs_avx512
 @pytest.mark.parametrize(("reg_m", "reg_n", "allowed"), [(8, 16, True), (12, 16, True), (6, 32, True),
                                                          (16, 16, False)])
 def test_pipelined_register_budget(reg_m: int, reg_n: int, allowed: bool) -> None:

@@ -11,7 +11,7 @@ vectorized without masks, and random knob samples no longer fail on such K.
 from __future__ import annotations
 
 import pytest
-from support import REPO, parse_module
+from support import REPO, needs_avx512, parse_module
 from test_batch_matmul_perf import mmt4d_payload
 from xdsl.dialects import memref
 
@@ -53,6 +53,7 @@ def test_partial_k_tiles_match_reference_without_masks(
     assert result.ok, result.message
 
 
+@needs_avx512
 def test_dividing_k_keeps_the_register_block() -> None:
     """K = 256 with the stored knobs: the peels change nothing, the block is 16 FMAs per k
     step (rk = 4: 64) with no spill, as before the peeling."""

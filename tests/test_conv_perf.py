@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO
+from support import REPO, needs_avx512
 from test_conv_vectorize import conv_payload, numpy_conv_nhwc
 from test_vector_mask_hoist_asm import _innermost_fma_loops
 
@@ -110,6 +110,7 @@ def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64, reg_h:
     return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
 
 
+@needs_avx512
 def test_register_budget_matches_the_asm() -> None:
     """The asm evidence behind the constraint: the 7 x 32 block's k loop (16 c steps
     unrolled) keeps every accumulator in a register (no stack access among its
@@ -140,6 +141,7 @@ def test_register_budget_of_2d_blocks(reg_h: int, reg_w: int, reg_f: int, fits: 
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
+@needs_avx512
 def test_2d_register_block_asm() -> None:
     """The 4 x 7 pixel x 16 channel block (7x7x512's): per c step one filter row feeds
     28 FMAs (the 1 x 7 x 32 block: 7), input elements are embedded broadcasts, every
@@ -156,6 +158,7 @@ def test_2d_register_block_asm() -> None:
     assert any("rsp" in line for line in _fma_loop(7, 32, reg_h=2, **packed))
 
 
+@needs_avx512
 @pytest.mark.parametrize(("reg_c", "cache_c", "spills"), [(32, 64, True), (16, 32, True),
                                                           (16, 64, False), (8, 64, False)])
 def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: bool) -> None:
@@ -206,6 +209,7 @@ def test_prepared_call_accumulates_like_a_call() -> None:
     np.testing.assert_allclose(out, twice, rtol=2e-5, atol=4e-4)
 
 
+@needs_avx512
 def test_strided_layer_asm() -> None:
     """The strided layer's stored block (1 x 7 pixels x 16 channels, 16 c steps) on the
     bench's 28x28x64->128 stride-2 layer: one filter row per c step feeds 7 FMAs whose

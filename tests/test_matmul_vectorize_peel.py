@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO, fill_matmul_tensor_payload
+from support import REPO, fill_matmul_tensor_payload, needs_avx512
 from test_vector_mask_hoist_asm import _innermost_fma_loops
 
 import xlinalg
@@ -52,6 +52,7 @@ def _masked(body: list[str]) -> int:
     return sum("{%k" in line for line in body)
 
 
+@needs_avx512
 @pytest.mark.parametrize(("peel", "k"), [(1, 64), (2, 64), (3, 62)])
 def test_main_blocks_are_unmasked(peel: int, k: int) -> None:
     """N = 150: the last cache tile (22 columns) leaves every tile's n extent dynamic. Without
@@ -89,6 +90,7 @@ def test_stored_knobs_keep_the_constraints() -> None:
     assert first_violated(constraints, {**KNOBS, "unroll_k": 1, "peel": 3}) is not None
 
 
+@needs_avx512
 def test_stored_384x1000x256_main_loop() -> None:
     """bench_matmul's stored knobs at 384x1000x256 (16 x 16 block, peel = 1) on its memref
     payload: vs NumPy, and a main FMA loop without mask or spill (64 FMAs = 16 accumulators

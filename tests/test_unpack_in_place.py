@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO, fill_matmul_tensor_payload
+from support import REPO, fill_matmul_tensor_payload, needs_avx512
 from test_conv_perf import _innermost_fma_loop
 
 import xlinalg
@@ -216,6 +216,7 @@ def test_padded_rows_and_columns_of_the_matmul_micro_kernel():
     np.testing.assert_allclose(kernel(a, b), a.astype(np.float64) @ b, rtol=2e-5, atol=2e-4)
 
 
+@needs_avx512
 def test_stored_384x1000x256_writes_c_with_masked_edge_stores():
     """bench_mmt4d's stored knobs at 384x1000x256 (n0 = 64 pads N to 1024): no packed C and
     no unpack; the C block is stored with AVX-512 masked stores (the last panel's 40

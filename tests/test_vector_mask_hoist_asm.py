@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from support import REPO, fill_matmul_tensor_payload
+from support import REPO, fill_matmul_tensor_payload, needs_avx512
 
 import xlinalg
 
@@ -57,6 +57,7 @@ def test_c_block_stays_in_registers_across_k() -> None:
                    and "transfer_read" in line for line in body)
 
 
+@needs_avx512
 def test_inner_loops_do_not_store_c() -> None:
     kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul", knobs=KNOBS)
     loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
@@ -80,6 +81,7 @@ def test_masked_blocks_compute_the_matmul(m: int, n: int, k: int) -> None:
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
 
 
+@needs_avx512
 @pytest.mark.parametrize("knobs", [{}, {"reg_m": 4, "reg_n": 64, "reg_k": 4},
                                    {"reg_m": 6, "reg_n": 32, "reg_k": 4}])
 def test_masked_blocks_are_register_resident(knobs: dict[str, int]) -> None:
@@ -101,6 +103,7 @@ MMT4D_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
 MMT4D_PAYLOAD = fill_matmul_tensor_payload(37, 45, 29)
 
 
+@needs_avx512
 def test_mmt4d_masked_edges_are_register_resident() -> None:
     """The data-tiling template on the same non-dividing sizes (k tile past K: masked
     loads in the FMA loop): no spill or reload there either; the result matches NumPy."""
