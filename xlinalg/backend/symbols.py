@@ -10,7 +10,8 @@ The allowed functions that exist in this process are registered with LLVM's
 symbol table by address (`register_allowed_symbols`), so the JIT links exactly
 these names. Code generation may add calls of its own: to allowed functions
 (`llvm.exp.f32` becomes `expf`) or to compiler runtime helpers (`__powisf2`,
-`__udivti3`, ...), which come from libgcc (`resolve_object_symbols`).
+`__udivti3`, ...), which come from libgcc (`resolve_object_symbols`), or from
+`compiler_rt` for the few an older libgcc lacks (`__truncsfbf2`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 
 import llvmlite.binding as llvm
 
+from xlinalg.backend.compiler_rt import helper_address
 from xlinalg.backend.thread_pool import POOL_RUN, pool_run_address
 from xlinalg.errors import BackendError
 
@@ -100,13 +102,18 @@ def _compiler_runtime() -> ctypes.CDLL | None:
 
 
 def _compiler_runtime_address(name: str) -> int | None:
+    """libgcc's helper `name`, else ours (`compiler_rt`: helpers older libgcc lacks)."""
     lib = _compiler_runtime()
-    if lib is None or not name.startswith("__"):
+    if not name.startswith("__"):
         return None
-    try:
-        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
-    except AttributeError:
-        return None
+    if lib is not None:
+        try:
+            address = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+        except AttributeError:
+            address = None
+        if address:
+            return address
+    return helper_address(name)
 
 
 def resolve_object_symbols(undefined: list[str]) -> list[str]:
