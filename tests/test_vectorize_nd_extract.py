@@ -242,19 +242,20 @@ def test_same_access_pattern_as_iree_opt(case: str, tmp_path: Path) -> None:
 
 
 def test_gather_becomes_hardware_gathers() -> None:
-    """The 1-D gathers reach LLVM as `llvm.masked.gather`: AVX2/AVX-512 gather instructions
-    (with AVX-512, one per 8 lanes: 64-bit indices), not scalar loads."""
+    """The 1-D gathers reach LLVM as `llvm.masked.gather`: with AVX-512, gather instructions
+    (one per 8 lanes: 64-bit indices), not scalar loads. Without AVX-512, LLVM emits AVX2
+    gathers only for CPU models it tunes as having fast gathers (Intel's, not AMD's Zen 1-3:
+    a tuning flag that is not among the host features), so there only the result is checked."""
     from xlinalg.backend.target import host_has_feature
 
-    if not host_has_feature("avx2"):
-        pytest.skip("no hardware gather on this host")
     payload = _embed(16, 16).replace("tensor<16x8xf32>", "tensor<64x16xf32>")
     kernel = xlinalg.compile(payload, _schedule())
-    asm = kernel._jit.asm("embed")  # type: ignore[attr-defined]
-    gathers = [line for line in asm.splitlines() if "vgather" in line]
-    assert gathers and (not host_has_feature("avx512f") or len(gathers) == 16 * 16 // 8), gathers
     t, ids = _rand(64, 16), RNG.integers(0, 64, 16).astype(np.int32)
     np.testing.assert_array_equal(kernel(t, ids, np.zeros((16, 16), np.float32)), t[ids])
+    if host_has_feature("avx512f"):
+        asm = kernel._jit.asm("embed")  # type: ignore[attr-defined]
+        gathers = [line for line in asm.splitlines() if "vgather" in line]
+        assert len(gathers) == 16 * 16 // 8, gathers
 
 
 def test_numpy_reference_evaluates_extracts_in_bodies() -> None:
