@@ -5,8 +5,10 @@ is detected."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import optuna
@@ -14,7 +16,7 @@ import pytest
 from optuna.storages import JournalStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
-from support import cli_env, needs_pipeline, run_cli, write_tuner_files
+from support import cli_command, cli_env, needs_pipeline, run_cli, write_tuner_files
 
 from tuner.liveness import fail_dead_trials, is_dead, this_worker
 from tuner.storage import network_filesystem
@@ -24,6 +26,33 @@ def _tune(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return run_cli(cwd, "tune", *args, timeout=180)
 
 
+def _flock_waiters(path: Path) -> int:
+    """How many processes wait for a `flock` of `path` (blocked requests in /proc/locks)."""
+    inode = f":{os.stat(path).st_ino} "
+    with open("/proc/locks", encoding="utf-8") as locks:
+        return sum("->" in line and "FLOCK" in line and inode in line for line in locks)
+
+
+def _tune_workers_together(cwd: Path, workers: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """`xlinalg tune ARGS --workers N` on the default journal, its workers starting trials
+    together: the test holds the study's budget lock until all of them wait for it, so a
+    worker that imports late on a loaded machine does not find the budget used up."""
+    lock = cwd / "results" / "xlinalg.journal.budget-lock"
+    lock.parent.mkdir(exist_ok=True)
+    command = cli_command("tune", *args, "--workers", str(workers))
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.Popen(command, cwd=cwd, env=cli_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while (_flock_waiters(lock) < workers and proc.poll() is None
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
+        fcntl.flock(held, fcntl.LOCK_UN)
+    out, err = proc.communicate(timeout=180)
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
 @needs_pipeline
 @pytest.mark.parametrize("workers,trials", [(2, 4), (4, 4)])
 def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int,
@@ -31,9 +60,9 @@ def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int
     write_tuner_files(tmp_path)
     # grid: 4 distinct configurations of the 6, so at most 2 violate the constraint (a
     # random sampler could prune all 4 and the job rightly reports that nothing ran)
-    done = _tune(tmp_path, "mm.mlir", "--space", "space.mlir", "--trials", str(trials),
-                 "--workers", str(workers), "--sampler", "grid", "--timing-budget", "0.02",
-                 "--rerank", "0", "--no-schedule-db")
+    done = _tune_workers_together(tmp_path, workers, "mm.mlir", "--space", "space.mlir",
+                                  "--trials", str(trials), "--sampler", "grid",
+                                  "--timing-budget", "0.02", "--rerank", "0", "--no-schedule-db")
     assert done.returncode == 0, done.stderr + done.stdout
     assert "storage:  journal:results/xlinalg.journal" in done.stdout
     storage = JournalStorage(JournalFileBackend(str(tmp_path / "results/xlinalg.journal")))
@@ -81,8 +110,6 @@ def test_network_filesystem_detection(tmp_path: Path) -> None:
 
 
 def test_heartbeat_fails_and_retries_a_silent_remote_trial(tmp_path: Path) -> None:
-    import time
-
     from optuna.storages import RDBStorage
 
     from tuner.storage import retry_callback
@@ -143,8 +170,6 @@ def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: 
     )
     procs = [subprocess.Popen([sys.executable, "-c", code], env=cli_env(), stderr=subprocess.PIPE,
                               text=True) for _ in range(8)]
-    import time
-
     # every process imported and waiting (however long imports take on a loaded machine)
     deadline = time.monotonic() + 120
     while (len(list(tmp_path.glob("ready*"))) < len(procs) and time.monotonic() < deadline
