@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import llvmlite.binding as llvm
+import pytest
 
 from xlinalg.backend.jit import optimize_module
-from xlinalg.backend.target import LLVM_OPTIONS, host_target_machine, host_triple
+from xlinalg.backend.target import (
+    LLVM_OPTIONS,
+    host_has_feature,
+    host_target_machine,
+    host_triple,
+)
 
 
 def _table_loop() -> str:
@@ -39,6 +45,11 @@ exit:
 """
 
 
+@pytest.mark.skipif(
+    not host_has_feature("avx512f"),
+    reason="without AVX-512's scatter the loop vectoriser folds this loop to constant stores "
+    "too, so its output cannot tell whether the unroll-cost simulation ran",
+)
 def test_unroll_cost_simulation_is_off() -> None:
     assert "-unroll-max-iteration-count-to-analyze=0" in LLVM_OPTIONS
     tm = host_target_machine()  # sets the options
