@@ -76,7 +76,7 @@ def tracking(
             state.ops[handle] = kept
 
 
-def _patterns_for(descriptor: PatternDescriptorOp) -> list[RewritePattern]:
+def _patterns_for(op: ApplyPatternsOp, descriptor: PatternDescriptorOp) -> list[RewritePattern]:
     if hasattr(descriptor, "apply_to"):  # applied directly (e.g. the vector lowerings)
         return []
     if isinstance(
@@ -86,7 +86,8 @@ def _patterns_for(descriptor: PatternDescriptorOp) -> list[RewritePattern]:
         | ApplyScfForCanonicalizationPatternsOp,
     ):
         return [CanonicalizationRewritePattern()]
-    raise NotImplementedError(descriptor.name)
+    raise failure(op, f"the patterns of '{descriptor.name}' are not implemented here",
+                  silenceable=False)
 
 
 def _needs_loop_cleanup(descriptor: PatternDescriptorOp) -> bool:
@@ -104,6 +105,9 @@ def run_patterns(
     from xlinalg.context import make_context
     from xlinalg.transforms.canonicalize_loops import canonicalize_loops
 
+    # Upstream applies the patterns to the body of each target, never to the target itself
+    # (so a handle to it stays valid): the walker rewrites its regions, canonicalize_loops
+    # the ops nested in it.
     ctx = make_context()  # folding needs one (the ops' folders build their constants)
     with tracking(interp, targets) as listener:
         for target in targets:
@@ -124,7 +128,7 @@ def apply_apply_patterns(op: ApplyPatternsOp, interp: Interpreter) -> None:
     descriptors = [d for d in op.patterns.block.ops if isinstance(d, PatternDescriptorOp)]
     patterns: list[RewritePattern] = []
     for descriptor in descriptors:
-        for pattern in _patterns_for(descriptor):
+        for pattern in _patterns_for(op, descriptor):
             if not any(type(p) is type(pattern) for p in patterns):
                 patterns.append(pattern)
     loop_cleanup = any(_needs_loop_cleanup(d) for d in descriptors)
