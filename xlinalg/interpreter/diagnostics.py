@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from xdsl.ir import Operation, OpResult, SSAValue
 
@@ -62,3 +63,39 @@ def failure_of(
             before()
         kind = err.silenceable if silenceable is None else silenceable
         raise failure(op, f"{prefix}{err.message}{suffix}", silenceable=kind) from err
+
+
+@dataclass
+class ApplyToEach:
+    """Upstream's `applyTransformToEach` (ops with `TransformEachOpTrait`): the op is applied
+    to every target; a definite failure stops at once, a silenceable one is recorded and the
+    next target is tried. `finish` then reports the recorded failures, in target order, as
+    one silenceable failure. The results of a failed target are not bound (upstream's
+    `setApplyToOneResults` gets only the successful targets' results), so the block under
+    `target` must record its results itself, after the call that may fail."""
+
+    op: Operation
+    failures: list[TransformFailure] = field(default_factory=list[TransformFailure])
+
+    @contextmanager
+    def target(
+        self, prefix: str = "", suffix: str = "", *, silenceable: bool | None = None
+    ) -> Iterator[None]:
+        """Apply to one target: as `failure_of`, but a silenceable failure is recorded and
+        swallowed (the rest of the block is skipped)."""
+        try:
+            with failure_of(self.op, prefix, suffix, silenceable=silenceable):
+                yield
+        except TransformFailure as err:
+            if not err.silenceable:
+                raise
+            self.failures.append(err)
+
+    def finish(self) -> None:
+        """Raise the recorded failures (after the caller bound the results)."""
+        if not self.failures:
+            return
+        head = f"{self.op.name}: "
+        messages = [f.message.removeprefix(head) for f in self.failures]
+        combined = failure(self.op, "; ".join(messages), silenceable=True)
+        raise combined from self.failures[0]

@@ -14,7 +14,13 @@ from xlinalg.dialects.transform.structured import (
     TileUsingForOp,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import (
+    ApplyToEach,
+    describe_handle,
+    describe_payload,
+    failure,
+    failure_of,
+)
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.lowering.walk import walk_ops
@@ -161,11 +167,13 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
 
     permutation = op.get_permutation()
     transformed: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         about = f"cannot interchange {describe_payload(target)} by {list(permutation)}: "
-        with failure_of(op, about):
+        with each.target(about):
             transformed.append(interchange(target, permutation))
     interp.state.bind(op.transformed, transformed)
+    each.finish()
 
 
 @register(GeneralizeOp, consumes=lambda op: [op.target])
@@ -173,7 +181,9 @@ def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
     from xlinalg.transforms.generalize import generalize
 
     transformed: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with failure_of(op, f"cannot generalize {describe_payload(target)}: "):
+        with each.target(f"cannot generalize {describe_payload(target)}: "):
             transformed.append(generalize(target))
     interp.state.bind(op.transformed, transformed)
+    each.finish()

@@ -23,7 +23,13 @@ from xlinalg.dialects.transform.structured_rewrites import (
     TileReductionUsingScfOp,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import (
+    ApplyToEach,
+    describe_handle,
+    describe_payload,
+    failure,
+    failure_of,
+)
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.transforms.affine_utils import OpFoldResult
@@ -183,17 +189,14 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     from xlinalg.transforms.decompose import decompose
 
     done: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        with failure_of(
-            op,
-            f"cannot decompose {describe_payload(target)}: ",
-            silenceable=True,
-            before=lambda: interp.state.bind(op.transformed, done),
-        ):
+        with each.target(f"cannot decompose {describe_payload(target)}: ", silenceable=True):
             done.append(decompose(target))
     interp.state.bind(op.transformed, done)
+    each.finish()
 
 
 @register(PromoteOp, consumes=lambda op: [op.target])
@@ -256,17 +259,19 @@ def _tile_reduction(
     splits: list[Operation] = []
     combines: list[Operation] = []
     loops: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with failure_of(op, f"cannot tile the reduction of {describe_payload(target)}: "):
+        with each.target(f"cannot tile the reduction of {describe_payload(target)}: "):
             result = tile_reduction_using_for(target, op.sizes())
-        fills.append(result.fill_op)
-        splits.append(result.split_op)
-        combines.append(result.combining_op)
-        loops.append(result.for_op)
+            fills.append(result.fill_op)
+            splits.append(result.split_op)
+            combines.append(result.combining_op)
+            loops.append(result.for_op)
     interp.state.bind(op.fill_op, fills)
     interp.state.bind(op.split_op, splits)
     interp.state.bind(op.combining_op, combines)
     interp.state.bind(op.for_op, loops)
+    each.finish()
 
 
 register(TileReductionUsingForOp, consumes=lambda op: [op.target])(_tile_reduction)
@@ -279,12 +284,9 @@ def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpr
     from xlinalg.transforms.dps import rewrite_in_destination_passing_style
 
     done: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with failure_of(
-            op,
-            suffix=f" ({describe_payload(target)})",
-            silenceable=True,
-            before=lambda: interp.state.bind(op.transformed, done),
-        ):
+        with each.target(suffix=f" ({describe_payload(target)})", silenceable=True):
             done.append(rewrite_in_destination_passing_style(target))
     interp.state.bind(op.transformed, done)
+    each.finish()
