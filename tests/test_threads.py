@@ -91,12 +91,13 @@ TWO_CPUS = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one usab
 
 def worker_parts_of_spin_calls(kernel: xlinalg.Kernel, tries: int = 5) -> list[int]:
     """The parts pool workers ran in each of up to `tries` calls of SPIN's two parts (~0.05-0.2
-    s each), stopping at the first call where a worker ran one. The caller takes a part no
-    worker has claimed yet, so on a loaded machine (the worker not scheduled within one part)
-    a call can run on the calling thread alone; a few calls tell that from a worker never
-    running. Each call's result is checked."""
+    s each), stopping at the first call where a worker ran any. The caller and the worker each
+    take a part nobody has claimed yet, so on a loaded machine a call can run on the calling
+    thread alone (the worker not scheduled within one part) or, the caller descheduled, both
+    parts on the worker; a few calls tell that from a worker never running. Each call's
+    result is checked."""
     parts: list[int] = []
-    while len(parts) < tries and 1 not in parts:
+    while len(parts) < tries and not any(parts):
         out = np.zeros(2, np.float32)
         chunks = pool_worker_chunks()
         kernel(out, 20_000_000)
@@ -109,7 +110,7 @@ def worker_parts_of_spin_calls(kernel: xlinalg.Kernel, tries: int = 5) -> list[i
 def test_a_pool_worker_runs_a_part() -> None:
     kernel = xlinalg.compile(SPIN)
     parts = worker_parts_of_spin_calls(kernel)
-    assert parts[-1] == 1 and set(parts) <= {0, 1}, parts  # one of the two parts ran on a worker
+    assert parts[-1] >= 1 and set(parts) <= {0, 1, 2}, parts  # a part ran on a worker
     assert pool_workers() >= 1
 
 
