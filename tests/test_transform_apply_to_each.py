@@ -80,3 +80,36 @@ def test_upstream_transforms_the_second_target_too(name: str, inner: str) -> Non
     out = iree_opt(PAYLOAD + _schedule(name, inner), "--transform-interpreter")
     payload = out.split("module attributes {transform.with_named_sequence}")[0]
     assert "linalg.matmul" not in payload and payload.count("linalg.generic") == 1
+
+
+UNROLL = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_for %mm tile_sizes [5] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %e = transform.structured.match ops{["tensor.empty"]} in %root : (!transform.any_op) -> !transform.any_op
+    %x = transform.merge_handles %e, %l : !transform.any_op
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%r: !transform.any_op):
+      transform.loop.unroll %x factor = 2 : !transform.any_op
+    }
+    transform.yield
+  }
+}
+"""
+
+
+def _unrolled(ir: str) -> bool:
+    payload = ir.split("module attributes {transform.with_named_sequence}")[0]
+    return "scf.for" not in payload and payload.count("linalg.matmul ins") == 2
+
+
+def test_loop_unroll_skips_a_wrong_kind_target() -> None:
+    """[tensor.empty, scf.for (2 trips)]: the loop is still unrolled by 2 (into its body)."""
+    ir = str(xlinalg.apply_schedule(PAYLOAD, UNROLL))
+    assert _unrolled(ir)
+    _check_matmul(ir)
+
+
+@needs_iree
+def test_upstream_unrolls_the_loop_after_a_wrong_kind_target() -> None:
+    assert _unrolled(iree_opt(PAYLOAD + UNROLL, "--transform-interpreter"))

@@ -91,6 +91,10 @@ class ApplyToEach:
                 raise
             self.failures.append(err)
 
+    def fail(self, message: str) -> None:
+        """Record a silenceable failure of one target (e.g. a target of the wrong kind)."""
+        self.failures.append(failure(self.op, message, silenceable=True))
+
     def finish(self) -> None:
         """Raise the recorded failures (after the caller bound the results)."""
         if not self.failures:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.structured_conv import ConvertConv2DToImg2ColOp
-from xlinalg.interpreter.diagnostics import describe_payload, failure_of
+from xlinalg.interpreter.diagnostics import ApplyToEach, describe_payload
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
@@ -26,18 +26,13 @@ def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interp
     cols: list[Operation] = []
     replaced: list[Operation] = []
 
-    def bind_done() -> None:
-        interp.state.bind(op.img2col_tensor, cols)
-        interp.state.bind(op.transformed, replaced)
-
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with failure_of(
-            op,
-            f"cannot convert {describe_payload(target)} to img2col: ",
-            silenceable=True,
-            before=bind_done,
-        ):
+        with each.target(f"cannot convert {describe_payload(target)} to img2col: ",
+                         silenceable=True):
             col, reshape = convert_conv2d_to_img2col(target)
-        cols.append(col)
-        replaced.append(reshape)
-    bind_done()
+            cols.append(col)
+            replaced.append(reshape)
+    interp.state.bind(op.img2col_tensor, cols)
+    interp.state.bind(op.transformed, replaced)
+    each.finish()

@@ -30,7 +30,13 @@ from xlinalg.dialects.transform.structured_forall import (
 )
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interfaces.tiling import TilingInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import (
+    ApplyToEach,
+    describe_handle,
+    describe_payload,
+    failure,
+    failure_of,
+)
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.transforms.affine_utils import constant_index_value
@@ -139,6 +145,7 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
     foralls: list[Operation] = []
     splits: list[Operation] = []
     combinings: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         fill_handles = len(op.fill_handles)
         inits = target.get_outputs() if isinstance(target, StructuredOpInterface) else target.results
@@ -149,16 +156,17 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
                 f"{describe_payload(target)}",
                 silenceable=False,
             )
-        with failure_of(op, f"cannot tile {describe_payload(target)}: "):
+        with each.target(f"cannot tile {describe_payload(target)}: "):
             r = tile_reduction_using_forall(
                 target, op.get_num_threads(), op.get_tile_sizes(), op.mapping
             )
-        fills.append(r.fill_op)
-        foralls.append(r.forall_op)
-        splits.append(r.split_op)
-        combinings.append(r.combining_op)
+            fills.append(r.fill_op)
+            foralls.append(r.forall_op)
+            splits.append(r.split_op)
+            combinings.append(r.combining_op)
     for handle in op.fill_handles:
         interp.state.bind(handle, fills)
     interp.state.bind(op.forall_op, foralls)
     interp.state.bind(op.split_linalg_op, splits)
     interp.state.bind(op.combining_linalg_op, combinings)
+    each.finish()

@@ -16,8 +16,7 @@ from xlinalg.dialects.transform.loop import (
     MultiBufferOp,
     SimplifyBoundedAffineOpsOp,
 )
-from xlinalg.errors import TransformFailure
-from xlinalg.interpreter.diagnostics import describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import ApplyToEach, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.handles import dedup
 from xlinalg.interpreter.registry import register
@@ -28,13 +27,14 @@ def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
     from xlinalg.transforms.unroll import unroll_for
 
     factor = op.factor.value.data
+    each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
-            raise failure(
-                op, f"expected scf.for loops, got {describe_payload(loop)}", silenceable=True
-            )
-        with failure_of(op, f"failed to unroll {describe_payload(loop)} by {factor}: "):
+            each.fail(f"expected scf.for loops, got {describe_payload(loop)}")
+            continue
+        with each.target(f"failed to unroll {describe_payload(loop)} by {factor}: "):
             unroll_for(loop, factor)
+    each.finish()
 
 
 @register(LoopGetParentForOp)
@@ -66,13 +66,15 @@ def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
     from xlinalg.transforms.coalesce import coalesce_loops
 
     results: list[Operation] = []
+    each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
-            raise failure(
-                op, f"expected scf.for loops, got {describe_payload(loop)}", silenceable=True
-            )
-        results.append(coalesce_loops(loop))
+            each.fail(f"expected scf.for loops, got {describe_payload(loop)}")
+            continue
+        with each.target():
+            results.append(coalesce_loops(loop))
     interp.state.bind(op.transformed, results)
+    each.finish()
 
 
 @register(LoopOutlineOp, consumes=lambda op: [op.target])
@@ -101,34 +103,37 @@ def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
 
     mains: list[Operation] = []
     rests: list[Operation] = []
+    each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
             continue
-        with failure_of(op, suffix=f" ({describe_payload(loop)})", silenceable=True):
+        with each.target(suffix=f" ({describe_payload(loop)})", silenceable=True):
             result = peel_for(
                 loop,
                 peel_front=op.flag("peel_front"),
                 fail_if_already_divisible=op.flag("fail_if_already_divisible"),
             )
-        mains.append(result.main)
-        if result.remainder is not None:
-            rests.append(result.remainder)
+            mains.append(result.main)
+            if result.remainder is not None:
+                rests.append(result.remainder)
     interp.state.bind(op.results_[0], mains)
     if len(op.results_) > 1:
         interp.state.bind(op.results_[1], rests)
+    each.finish()
 
 
 @register(LoopPipelineOp, consumes=lambda op: [op.target])
 def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
-    """Silenceable failure if any loop fails, returning the subset that succeeded."""
+    """Silenceable failure if any loop fails (every loop is tried), returning the subset
+    that succeeded."""
     from xlinalg.transforms.pipeline import pipeline_for
 
     done: list[Operation] = []
-    errors: list[str] = []
+    each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
             continue
-        try:
+        with each.target(f"failed to pipeline {describe_payload(loop)}: "):
             done.append(
                 pipeline_for(
                     loop,
@@ -136,11 +141,8 @@ def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
                     read_latency=op.get("read_latency", 10),
                 )
             )
-        except TransformFailure as err:
-            errors.append(f"{describe_payload(loop)}: {err.message}")
     interp.state.bind(op.transformed, done)
-    if errors:
-        raise failure(op, "failed to pipeline " + "; ".join(errors), silenceable=True)
+    each.finish()
 
 
 @register(SimplifyBoundedAffineOpsOp, consumes=lambda op: [op.target])

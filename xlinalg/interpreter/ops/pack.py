@@ -24,7 +24,13 @@ from xlinalg.dialects.transform.structured_pack import (
     PackTransposeOp,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import (
+    ApplyToEach,
+    describe_handle,
+    describe_payload,
+    failure,
+    failure_of,
+)
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.structured import _size_params
 from xlinalg.interpreter.registry import register
@@ -97,20 +103,19 @@ def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
 
     slots: list[list[Operation]] = [[], [], []]
 
-    def bind_slots() -> None:
-        for handle, slot in zip(op.results, slots):
-            interp.state.bind(handle, slot)
-
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, PayloadPackOp):
             continue
-        with failure_of(op, silenceable=True, before=bind_slots):
+        with each.target(silenceable=True):
             lowered = lower_pack(target, op.pad_like_with_insert_slice())
-        # a pad-like pack has no expand_shape / transpose: those handles get nothing
-        for slot, new in zip(slots, (lowered.pad, lowered.expand_shape, lowered.transpose)):
-            if new is not None:
-                slot.append(new)
-    bind_slots()
+            # a pad-like pack has no expand_shape / transpose: those handles get nothing
+            for slot, new in zip(slots, (lowered.pad, lowered.expand_shape, lowered.transpose)):
+                if new is not None:
+                    slot.append(new)
+    for handle, slot in zip(op.results, slots):
+        interp.state.bind(handle, slot)
+    each.finish()
 
 
 @register(LowerUnPackOp, consumes=lambda op: [op.target])
@@ -120,17 +125,17 @@ def apply_lower_unpack(op: LowerUnPackOp, interp: Interpreter) -> None:
     with_copy = len(op.results_) == 5
     slots: list[list[Operation]] = [[] for _ in op.results_]
 
-    def bind_slots() -> None:
-        for handle, slot in zip(op.results_, slots):
-            interp.state.bind(handle, slot)
-
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, PayloadUnPackOp):
             continue
-        with failure_of(op, silenceable=True, before=bind_slots):
+        with each.target(silenceable=True):
             lowered = lower_unpack(target, with_copy=with_copy)
-        new = [lowered.empty, lowered.transpose, lowered.collapse_shape, lowered.extract_slice, lowered.copy]
-        for slot, value in zip(slots, new):
-            assert value is not None
-            slot.append(value)
-    bind_slots()
+            new = [lowered.empty, lowered.transpose, lowered.collapse_shape,
+                   lowered.extract_slice, lowered.copy]
+            for slot, value in zip(slots, new):
+                assert value is not None
+                slot.append(value)
+    for handle, slot in zip(op.results_, slots):
+        interp.state.bind(handle, slot)
+    each.finish()

@@ -106,11 +106,11 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
     divisor = divisor_attr.value.data if isinstance(divisor_attr, IntegerAttr) else 1
     as_params = isinstance(op.low_size.type, TransformParamHandleType)
     found: list[list[Attribute | Operation]] = [[], [], []]
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
-            raise failure(
-                op, f"expected a linalg op, got {describe_payload(target)}", silenceable=True
-            )
+            each.fail(f"expected a linalg op, got {describe_payload(target)}")
+            continue
         ranges = target.get_static_loop_ranges()
         if not (0 <= dimension < len(ranges)):
             raise failure(
@@ -126,18 +126,19 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
                 "sizes are supported (upstream asserts in the dynamic case)",
                 silenceable=False,
             )
-        with failure_of(op):
+        with each.target():
             sizes = multitile_sizes(extent, target_size, divisor)
-        values = (sizes.low_size, sizes.high_size, sizes.split_point)
-        for slot, value in zip(found, values):
-            if as_params:
-                slot.append(IntegerAttr(value, i64))
-            else:
-                const = arith.ConstantOp(IntegerAttr(value, IndexType()))
-                Rewriter.insert_op(const, InsertPoint.before(target))
-                slot.append(const)
+            values = (sizes.low_size, sizes.high_size, sizes.split_point)
+            for slot, value in zip(found, values):
+                if as_params:
+                    slot.append(IntegerAttr(value, i64))
+                else:
+                    const = arith.ConstantOp(IntegerAttr(value, IndexType()))
+                    Rewriter.insert_op(const, InsertPoint.before(target))
+                    slot.append(const)
     for result, slot in zip((op.low_size, op.high_size, op.split_point), found):
         interp.state.bind(result, slot)
+    each.finish()
 
 
 @register(ScalarizeOp, consumes=lambda op: [op.target])
@@ -147,11 +148,11 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     from xlinalg.transforms.tile import tile_using_for
 
     tiled: list[Operation] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
-            raise failure(
-                op, f"expected a linalg op, got {describe_payload(target)}", silenceable=True
-            )
+            each.fail(f"expected a linalg op, got {describe_payload(target)}")
+            continue
         sizes = [1 if r is None else 0 for r in target.get_static_loop_ranges()]
         if not any(sizes):
             tiled.append(target)
@@ -159,6 +160,7 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
         with failure_of(op, f"cannot scalarize {describe_payload(target)}: ", silenceable=False):
             tiled.append(tile_using_for(target, sizes).tiled_op)
     interp.state.bind(op.result, tiled)
+    each.finish()
 
 
 @register(ReplaceOp, consumes=lambda op: [op.target])
@@ -206,12 +208,16 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     from xlinalg.transforms.promote import promote
 
     targets = interp.state.get_ops(op.target, op)
-    if not targets or not all(isinstance(t, StructuredOpInterface) for t in targets):
+    if not targets:
         raise failure(op, "expected linalg ops to promote", silenceable=True)
     alignment = op.alignment.value.data if op.alignment is not None else None
     promoted: list[Operation] = []
+    each = ApplyToEach(op)
     for target in targets:
-        with failure_of(op, f"cannot promote {describe_payload(target)}: "):
+        if not isinstance(target, StructuredOpInterface):
+            each.fail(f"expected linalg ops to promote, got {describe_payload(target)}")
+            continue
+        with each.target(f"cannot promote {describe_payload(target)}: "):
             promoted.append(
                 promote(
                     target,
@@ -221,6 +227,7 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
                 )
             )
     interp.state.bind(op.transformed, promoted)
+    each.finish()
 
 
 @register(SplitReductionOp, consumes=lambda op: [op.target])
