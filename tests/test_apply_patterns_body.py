@@ -72,3 +72,47 @@ def test_nested_one_trip_loop_is_still_promoted() -> None:
         ' : (!transform.any_op) -> !transform.any_op\n    %main, %rest')
     ir = str(xlinalg.apply_schedule(PAYLOAD, schedule))
     assert ir.count("scf.for") == 2  # only the j loops of the two tiles
+
+
+UNIT_DIMS = """func.func @f(%a: memref<1x8xf32>, %b: memref<1x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<1x8xf32>) outs(%b : memref<1x8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+
+FOLD_ON_THE_GENERIC = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %g {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.any_op
+    %t, %l = transform.structured.tile_using_for %g tile_sizes [0, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+"""
+
+
+def _generic_kept_and_tiled(ir: str) -> bool:
+    payload = ir.split("module attributes {transform.with_named_sequence}")[0]
+    return payload.count("scf.for") == 1 and "memref<1x4xf32, strided<[8, 1], offset: ?>>" in payload
+
+
+def test_directly_applied_patterns_leave_the_target_itself() -> None:
+    """A pattern set applied directly (fold_unit_extent_dims_via_slices) to a handle to the
+    generic does not rewrite the generic (its body has none): the handle still tiles it."""
+    ir = str(xlinalg.apply_schedule(UNIT_DIMS, FOLD_ON_THE_GENERIC))
+    assert _generic_kept_and_tiled(ir)
+    a = np.arange(8, dtype=np.float32).reshape(1, 8)
+    b = np.zeros_like(a)
+    xlinalg.compile(ir)(a, b)
+    np.testing.assert_array_equal(b, a + a)
+
+
+@needs_iree
+def test_directly_applied_patterns_as_upstream() -> None:
+    assert _generic_kept_and_tiled(iree_opt(UNIT_DIMS + FOLD_ON_THE_GENERIC, "--transform-interpreter"))

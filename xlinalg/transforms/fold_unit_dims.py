@@ -23,6 +23,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp
+from xlinalg.lowering.walk import walk_ops
 from xlinalg.transforms.subview_type import subview_result_type
 
 
@@ -101,9 +102,9 @@ def fold_unit_dims(op: GenericOp) -> GenericOp | None:
 
 
 def fold_unit_dims_in(root: Operation) -> int:
-    """Apply `fold_unit_dims` to every `linalg.generic` nested in `root`."""
+    """Apply `fold_unit_dims` to every `linalg.generic` nested in `root` (not `root`)."""
     count = 0
-    for op in [o for o in root.walk() if isinstance(o, GenericOp)]:
+    for op in [o for o in walk_ops(root)[1:] if isinstance(o, GenericOp)]:
         if fold_unit_dims(op) is not None:
             count += 1
     return count

@@ -66,12 +66,13 @@ def replace_op(op: Operation, values: Sequence[SSAValue]) -> None:
 
 def apply_to_all(root: Operation, op_type: type[T] | tuple[type[Operation], ...],
                  rewrite: Callable[[T], object]) -> int:
-    """Apply `rewrite` to every `op_type` op under `root` (ops created by the rewrite are
-    visited too, until none is left that it accepts); return how many were rewritten."""
+    """Apply `rewrite` to every `op_type` op nested in `root` (ops created by the rewrite are
+    visited too, until none is left that it accepts); return how many were rewritten.
+    `root` itself is not rewritten (upstream's patterns apply to the body of the target)."""
     count = 0
     rejected: dict[int, Operation] = {}  # kept alive so that ids are not reused
     while True:
-        todo = [o for o in walk_ops(root) if isinstance(o, op_type) and id(o) not in rejected]
+        todo = [o for o in walk_ops(root)[1:] if isinstance(o, op_type) and id(o) not in rejected]
         if not todo:
             return count
         for o in todo:

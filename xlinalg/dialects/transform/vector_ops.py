@@ -316,11 +316,12 @@ class LowerOuterProductOp(_FunctionalTransform):
 def _lower_all(
     target: Operation, op_type: type[Operation], lower: Callable[[Any], object]
 ) -> None:
-    """Apply `lower` to every `op_type` op under `target`; forms it rejects stay (as a pattern)."""
+    """Apply `lower` to every `op_type` op nested in `target` (not `target`: patterns apply to
+    its body); forms it rejects stay (as a pattern)."""
     from xlinalg.errors import TransformFailure
     from xlinalg.lowering.walk import walk_ops
 
-    for inner in [o for o in walk_ops(target) if isinstance(o, op_type)]:
+    for inner in [o for o in walk_ops(target)[1:] if isinstance(o, op_type)]:
         try:
             lower(inner)
         except TransformFailure:
