@@ -6,9 +6,8 @@ from xdsl.dialects import tensor
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.structured_pad import HoistPadOp, PadOp
-from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import ApplyToEach, describe_payload, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.fusion import resolve_mixed_ints
 from xlinalg.interpreter.registry import register
@@ -58,15 +57,12 @@ def apply_hoist_pad(op: HoistPadOp, interp: Interpreter) -> None:
     from xlinalg.transforms.hoist_pad import hoist_pad
 
     hoisted: list[Operation] = []
-    problems: list[str] = []
+    each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, tensor.PadOp):
-            problems.append(f"{describe_payload(target)} is not a 'tensor.pad'")
+            each.fail(f"{describe_payload(target)} is not a 'tensor.pad'")
             continue
-        try:
+        with each.target(f"cannot hoist {describe_payload(target)}: ", silenceable=True):
             hoisted.append(hoist_pad(target, op.loops(), op.permutation()))
-        except TransformFailure as err:
-            problems.append(f"cannot hoist {describe_payload(target)}: {err.message}")
     interp.state.bind(op.transformed, hoisted)
-    if problems:
-        raise failure(op, "; ".join(problems), silenceable=True)
+    each.finish()
