@@ -33,8 +33,10 @@ SCHEDULE = """module attributes {{transform.with_named_sequence}} {{
 }}
 """
 
-PATTERNS = ["transform.apply_patterns.linalg.tiling_canonicalization",
-            "transform.apply_patterns.scf.for_loop_canonicalization"]
+PATTERNS = [
+    "transform.apply_patterns.linalg.tiling_canonicalization",
+    "transform.apply_patterns.scf.for_loop_canonicalization",
+]
 
 
 def _schedule(target: str, patterns: str) -> str:
@@ -68,8 +70,10 @@ def test_loop_structure_matches_upstream(target: str, patterns: str) -> None:
 def test_nested_one_trip_loop_is_still_promoted() -> None:
     """Applied to the function, the one-trip loops in its body are promoted (as before)."""
     schedule = _schedule("f", PATTERNS[1]).replace(
-        "%main, %rest", '%f = transform.structured.match ops{["func.func"]} in %root'
-        ' : (!transform.any_op) -> !transform.any_op\n    %main, %rest')
+        "%main, %rest",
+        '%f = transform.structured.match ops{["func.func"]} in %root'
+        " : (!transform.any_op) -> !transform.any_op\n    %main, %rest",
+    )
     ir = str(xlinalg.apply_schedule(PAYLOAD, schedule))
     assert ir.count("scf.for") == 2  # only the j loops of the two tiles
 
@@ -99,7 +103,9 @@ FOLD_ON_THE_GENERIC = """module attributes {transform.with_named_sequence} {
 
 def _generic_kept_and_tiled(ir: str) -> bool:
     payload = ir.split("module attributes {transform.with_named_sequence}")[0]
-    return payload.count("scf.for") == 1 and "memref<1x4xf32, strided<[8, 1], offset: ?>>" in payload
+    return (
+        payload.count("scf.for") == 1 and "memref<1x4xf32, strided<[8, 1], offset: ?>>" in payload
+    )
 
 
 def test_directly_applied_patterns_leave_the_target_itself() -> None:
@@ -115,4 +121,6 @@ def test_directly_applied_patterns_leave_the_target_itself() -> None:
 
 @needs_iree
 def test_directly_applied_patterns_as_upstream() -> None:
-    assert _generic_kept_and_tiled(iree_opt(UNIT_DIMS + FOLD_ON_THE_GENERIC, "--transform-interpreter"))
+    assert _generic_kept_and_tiled(
+        iree_opt(UNIT_DIMS + FOLD_ON_THE_GENERIC, "--transform-interpreter")
+    )

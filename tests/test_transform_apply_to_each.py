@@ -113,3 +113,57 @@ def test_loop_unroll_skips_a_wrong_kind_target() -> None:
 @needs_iree
 def test_upstream_unrolls_the_loop_after_a_wrong_kind_target() -> None:
     assert _unrolled(iree_opt(PAYLOAD + UNROLL, "--transform-interpreter"))
+
+
+GENERALIZE_ONLY = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.generalize %root : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+"""
+
+
+def _transform_op():
+    from xlinalg.interpreter import parse_module
+
+    module = parse_module(GENERALIZE_ONLY, "schedule.mlir")
+    return next(op for op in module.walk() if op.name == "transform.structured.generalize")
+
+
+def test_apply_to_each_definite_failure_propagates_at_once() -> None:
+    from xlinalg.interpreter.diagnostics import ApplyToEach
+
+    each = ApplyToEach(_transform_op())
+    done: list[int] = []
+    with pytest.raises(TransformFailure) as info:
+        for index, kind in enumerate([True, None, False, None]):
+            with each.target(f"target {index}: "):
+                if kind is not None:
+                    raise TransformFailure(f"bad {index}", silenceable=kind)
+                done.append(index)
+    assert not info.value.silenceable and "target 2: bad 2" in str(info.value)
+    assert done == [1]
+
+
+def test_apply_to_each_reports_all_silenceable_failures_in_order() -> None:
+    from xlinalg.interpreter.diagnostics import ApplyToEach
+
+    each = ApplyToEach(_transform_op())
+    done: list[int] = []
+    for index in range(4):
+        with each.target(f"target {index}: "):
+            if index % 2 == 0:
+                raise TransformFailure(f"bad {index}", silenceable=True)
+            done.append(index)
+    each.fail("wrong kind 4")
+    assert done == [1, 3]
+    with pytest.raises(TransformFailure) as info:
+        each.finish()
+    err = info.value
+    assert err.silenceable and err.location == "schedule.mlir:3:5"
+    assert err.message == (
+        "transform.structured.generalize: target 0: bad 0; target 2: bad 2; wrong kind 4"
+    )
+    assert isinstance(err.__cause__, TransformFailure)
+    ApplyToEach(_transform_op()).finish()  # nothing recorded: no failure
