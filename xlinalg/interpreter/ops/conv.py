@@ -28,8 +28,9 @@ def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interp
 
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with each.target(f"cannot convert {describe_payload(target)} to img2col: ",
-                         silenceable=True):
+        with each.target(
+            f"cannot convert {describe_payload(target)} to img2col: ", silenceable=True
+        ):
             col, reshape = convert_conv2d_to_img2col(target)
             cols.append(col)
             replaced.append(reshape)
