@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The property tests draw the same examples on every run (a red CI run is reproducible and
+# never depends on luck); `HYPOTHESIS_PROFILE=explore pytest ...` draws new ones to hunt bugs.
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,10 +21,12 @@ NFS/CIFS/SMB/sshfs..., where SQLite's locking is unreliable (`open_storage` warn
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from optuna.exceptions import ExperimentalWarning
@@ -138,6 +140,26 @@ def _rdb_storage(url: str, engine_kwargs: dict[str, Any]) -> RDBStorage:
     raise AssertionError("unreachable")
 
 
+@contextlib.contextmanager
+def _creation_lock(sqlite: str) -> Iterator[None]:
+    """Processes opening one local SQLite file take turns while Optuna checks (and, on a new
+    file, creates) its schema: an exclusive `flock` on the database file itself (created
+    empty if missing, which SQLite reads as an empty database). BSD locks do not interact
+    with SQLite's own POSIX locks on a local filesystem (on a network one they may, so no
+    lock is taken there: `_rdb_storage` retries instead)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the retries alone
+        yield
+        return
+    fd = os.open(sqlite, os.O_RDONLY | os.O_CREAT, 0o644)  # (a read-only file locks too)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)
+
+
 def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseStorage:
     """Open the storage named by `url`, creating it unless `must_exist` (for commands
     that only read studies: a missing file is then an error, not a new empty storage)."""
@@ -163,6 +185,9 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
                 print(f"warning: the SQLite file '{sqlite}' is on a network filesystem "
                       f"({fs_type}); SQLite locking is unreliable there: use a local disk "
                       "or postgresql://", file=sys.stderr)
+            else:
+                with _creation_lock(sqlite):
+                    return _rdb_storage(url, engine_kwargs)
         elif url.startswith(("postgresql", "postgres://")):
             engine_kwargs = {"connect_args": {"connect_timeout": 10}}
         elif "://" not in url:
