@@ -37,6 +37,10 @@ FOOTER = """    transform.yield
   }
 }
 """
+VECTORIZE_GENERIC = """
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+"""
 
 TILE_VECTORIZE = """
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
@@ -104,13 +108,9 @@ func.func @f(%A: memref<4x16xf32>, %b: memref<16xf32>, %O: memref<4x16xf32>) {
   return
 }
 """
-    body = """
-    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %g : !transform.any_op
-"""
-    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
+    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(VECTORIZE_GENERIC)))
     assert "linalg.generic" not in text and "vector<4x16xf32>" in text
-    _check(payload, _schedule(body))
+    _check(payload, _schedule(VECTORIZE_GENERIC))
 
 
 def test_vectorize_children_vectorizes_fill_and_matmul() -> None:
@@ -288,12 +288,8 @@ func.func @f(%A: memref<4x8xf32>, %O: memref<4xf32>) {
 """
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
     assert "linalg.generic" in text
-    body2 = """
-    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %g : !transform.any_op
-"""
     with pytest.raises(TransformFailure, match="combine"):
-        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body2))
+        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(VECTORIZE_GENERIC))
 
 
 def test_hoisting_after_unrolling_the_k_loop() -> None:
@@ -342,10 +338,6 @@ func.func @f(%a: memref<1xf32>, %b: memref<64xf32>, %c: memref<{c}xf32>) {{
   }}
   return
 }}
-"""
-VECTORIZE_GENERIC = """
-    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %g : !transform.any_op
 """
 
 
