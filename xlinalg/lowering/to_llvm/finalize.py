@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
@@ -49,37 +48,33 @@ class FinalizeLLVMPass(ModulePass):
     name = "xl-finalize-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # One walk: the casts, and the first op that is neither LLVM nor a cast.
+        # One walk: the casts, and whether an op is neither LLVM nor a cast.
         casts: list[UnrealizedConversionCastOp] = []
-        unlowered: Operation | None = None
+        unlowered = False
         for inner in walk_ops(op)[1:]:
             if isinstance(inner, UnrealizedConversionCastOp):
                 casts.append(inner)
-            elif unlowered is None and not inner.name.startswith("llvm."):
-                unlowered = inner
+            elif not inner.name.startswith("llvm."):
+                unlowered = True
         _fold_cast_pairs(casts)
         _remove_dead_casts(casts)
-        # the first leftover in walk order: a cast still used, or an op no pass lowered
-        left = next((c for c in casts if c.parent is not None), None)
-        if left is not None and (unlowered is None or _precedes(left, unlowered)):
-            users = sorted({u.operation.name for r in left.results for u in r.uses})
-            user = next(u.operation for r in left.results for u in r.uses)
+        if unlowered or any(c.parent is not None for c in casts):
+            _raise_first_leftover(op)
+
+
+def _raise_first_leftover(module: ModuleOp) -> None:
+    """LoweringError on the first op of `module`, in walk order, that is neither LLVM nor
+    a cast without uses: a cast still used, or an op no pass lowered (errors only)."""
+    for inner in walk_ops(module)[1:]:
+        if inner.name.startswith("llvm."):
+            continue
+        if isinstance(inner, UnrealizedConversionCastOp):
+            users = sorted({u.operation.name for r in inner.results for u in r.uses})
+            user = next(u.operation for r in inner.results for u in r.uses)
             raise LoweringError(
                 "cannot lower to LLVM: a value of type "
-                f"{left.inputs[0].type if left.inputs else '?'} is still used by "
+                f"{inner.inputs[0].type if inner.inputs else '?'} is still used by "
                 + ", ".join(f"'{u}'" for u in users),
                 location_of(user),
             )
-        if unlowered is not None:
-            raise LoweringError(f"cannot lower '{unlowered.name}' to LLVM", location_of(unlowered))
-
-
-def _precedes(a: Operation, b: Operation) -> bool:
-    """Whether `a` comes before `b` in a walk of their module (only run on errors)."""
-    root = a
-    while (parent := root.parent_op()) is not None:
-        root = parent
-    for op in walk_ops(root):
-        if op is a or op is b:
-            return op is a
-    return False
+        raise LoweringError(f"cannot lower '{inner.name}' to LLVM", location_of(inner))
