@@ -25,7 +25,7 @@ import numpy as np
 import optuna
 import pytest
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.parser import Parser
 
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
@@ -102,6 +102,24 @@ def parse_module(text: str, allow_unregistered: bool = False) -> ModuleOp:
     module = Parser(ctx, text).parse_module()
     module.verify()
     return module
+
+
+GENERALIZE_SCHEDULE = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.generalize %root : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+"""
+
+
+def generalize_transform_op() -> Operation:
+    """The `transform.structured.generalize` op of GENERALIZE_SCHEDULE, parsed as the
+    interpreter parses a schedule file named schedule.mlir (located at schedule.mlir:3:5)."""
+    from xlinalg.interpreter import parse_module as parse_schedule
+
+    module = parse_schedule(GENERALIZE_SCHEDULE, "schedule.mlir")
+    return next(op for op in module.walk() if op.name == "transform.structured.generalize")
 
 
 def assert_dominance(module: ModuleOp) -> None:

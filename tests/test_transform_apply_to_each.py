@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
+from support import generalize_transform_op, iree_opt, needs_iree
 
 import xlinalg
 from xlinalg.errors import TransformFailure
@@ -115,26 +115,10 @@ def test_upstream_unrolls_the_loop_after_a_wrong_kind_target() -> None:
     assert _unrolled(iree_opt(PAYLOAD + UNROLL, "--transform-interpreter"))
 
 
-GENERALIZE_ONLY = """module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %g = transform.structured.generalize %root : (!transform.any_op) -> !transform.any_op
-    transform.yield
-  }
-}
-"""
-
-
-def _transform_op():
-    from xlinalg.interpreter import parse_module
-
-    module = parse_module(GENERALIZE_ONLY, "schedule.mlir")
-    return next(op for op in module.walk() if op.name == "transform.structured.generalize")
-
-
 def test_apply_to_each_definite_failure_propagates_at_once() -> None:
     from xlinalg.interpreter.diagnostics import ApplyToEach
 
-    each = ApplyToEach(_transform_op())
+    each = ApplyToEach(generalize_transform_op())
     done: list[int] = []
     with pytest.raises(TransformFailure) as info:
         for index, kind in enumerate([True, None, False, None]):
@@ -149,7 +133,7 @@ def test_apply_to_each_definite_failure_propagates_at_once() -> None:
 def test_apply_to_each_reports_all_silenceable_failures_in_order() -> None:
     from xlinalg.interpreter.diagnostics import ApplyToEach
 
-    each = ApplyToEach(_transform_op())
+    each = ApplyToEach(generalize_transform_op())
     done: list[int] = []
     for index in range(4):
         with each.target(f"target {index}: "):
@@ -166,4 +150,4 @@ def test_apply_to_each_reports_all_silenceable_failures_in_order() -> None:
         "transform.structured.generalize: target 0: bad 0; target 2: bad 2; wrong kind 4"
     )
     assert isinstance(err.__cause__, TransformFailure)
-    ApplyToEach(_transform_op()).finish()  # nothing recorded: no failure
+    ApplyToEach(generalize_transform_op()).finish()  # nothing recorded: no failure

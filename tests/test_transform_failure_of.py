@@ -4,28 +4,15 @@ the transform op (message, silenceable/definite kind, partial results bound firs
 from __future__ import annotations
 
 import pytest
+from support import generalize_transform_op
 
 from xlinalg.errors import TransformFailure
-from xlinalg.interpreter import parse_module
 from xlinalg.interpreter.diagnostics import failure_of
-
-SCHEDULE = """module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %g = transform.structured.generalize %root : (!transform.any_op) -> !transform.any_op
-    transform.yield
-  }
-}
-"""
-
-
-def _generalize_op():
-    module = parse_module(SCHEDULE, "schedule.mlir")
-    return next(op for op in module.walk() if op.name == "transform.structured.generalize")
 
 
 @pytest.mark.parametrize("silenceable", [True, False])
 def test_message_and_kind_of_the_inner_failure(silenceable: bool) -> None:
-    op = _generalize_op()
+    op = generalize_transform_op()
     inner = TransformFailure("no good", silenceable=silenceable)
     with pytest.raises(TransformFailure) as info, failure_of(op, "cannot do X: ", " (here)"):
         raise inner
@@ -37,7 +24,7 @@ def test_message_and_kind_of_the_inner_failure(silenceable: bool) -> None:
 
 
 def test_kind_override_and_partial_results_bound_first() -> None:
-    op = _generalize_op()
+    op = generalize_transform_op()
     calls: list[str] = []
     with pytest.raises(TransformFailure) as info, failure_of(
         op, silenceable=False, before=lambda: calls.append("bound")
@@ -48,7 +35,7 @@ def test_kind_override_and_partial_results_bound_first() -> None:
 
 
 def test_success_and_other_errors_pass_through() -> None:
-    op = _generalize_op()
+    op = generalize_transform_op()
     calls: list[str] = []
     with failure_of(op, before=lambda: calls.append("bound")):
         pass
