@@ -70,7 +70,7 @@ def _int_splat(b: Builder, value: int, t: Attribute) -> SSAValue:
         elt = t.element_type
         assert isinstance(elt, IntegerType)
         dense = DenseIntOrFPElementsAttr.from_list(t, [value] * t.element_count())
-        return b.add(llvm.ConstantOp(dense, t))
+        return b.constant(dense, t)
     assert isinstance(t, IntegerType)
     return b.int_const(value, t)
 
@@ -90,9 +90,9 @@ def f64_to_bf16(b: Builder, x: SSAValue, result_type: Attribute) -> SSAValue:
     """`x` (f64 or a vector of f64) rounded once, to nearest even, to bf16."""
     assert isinstance(_element(x.type), Float64Type)
     f32_t, i32_t = _like(x.type, f32), _like(x.type, i32)
-    nearest = b.add(llvm.FPTruncOp(x, f32_t))
-    back = b.add(llvm.FPExtOp(nearest, x.type))
-    bits = b.add(llvm.BitcastOp(nearest, i32_t))
+    nearest = b.convert(llvm.FPTruncOp, x, f32_t)
+    back = b.convert(llvm.FPExtOp, nearest, x.type)
+    bits = b.convert(llvm.BitcastOp, nearest, i32_t)
     one = _int_splat(b, 1, i32_t)
     # toward zero: one step down in magnitude when the nearest f32 is farther from 0 than x
     magnitude_up = _fcmp(b, "ogt", call_intrinsic(b, "fabs", [back], x.type),
@@ -101,7 +101,7 @@ def f64_to_bf16(b: Builder, x: SSAValue, result_type: Attribute) -> SSAValue:
     # round to odd: an inexact result gets its last bit set (NaN compares unequal: stays NaN)
     inexact = _fcmp(b, "une", back, x)
     odd = b.select(inexact, b.binary(llvm.OrOp, toward_zero, one), toward_zero)
-    return b.add(llvm.FPTruncOp(b.add(llvm.BitcastOp(odd, f32_t)), result_type))
+    return b.convert(llvm.FPTruncOp, b.convert(llvm.BitcastOp, odd, f32_t), result_type)
 
 
 def to_bf16(b: Builder, name: str, x: SSAValue, result_type: Attribute) -> SSAValue | None:

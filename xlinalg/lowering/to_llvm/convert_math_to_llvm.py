@@ -107,12 +107,12 @@ def lower_math_op(op: Operation, module: ModuleOp) -> None:
         sq = call_intrinsic(b, "sqrt", args, t)
         if isinstance(t, VectorType):
             splat = DenseIntOrFPElementsAttr.from_list(t, [1.0])
-            one = b.add(llvm.ConstantOp(splat, t))
+            one = b.constant(splat, t)
         else:
             one = b.float_const(1.0, t)
         result = b.add(xops.FDivOp(one, sq, _fastmath(op)))
     elif name in ("math.absi", "math.ctlz", "math.cttz"):
-        poison = b.add(llvm.ConstantOp(IntegerAttr(0, i1), i1))
+        poison = b.constant(IntegerAttr(0, i1), i1)
         base = {"math.absi": "abs", "math.ctlz": "ctlz", "math.cttz": "cttz"}[name]
         result = call_intrinsic(b, base, [args[0], poison], t)
     elif name == "math.fpowi":
