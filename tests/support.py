@@ -31,7 +31,6 @@ from xdsl.parser import Parser
 from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.backend.target import host_cpu_name, host_has_feature
 from xlinalg.context import make_context
-from xlinalg.examples import fill_matmul
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -240,12 +239,6 @@ func.func @f(%A: {a}, %B: {bt}, %C: {c}) {{
   func.return
 }}
 """
-
-
-def fill_matmul_tensor_payload(m: int, n: int, k: int) -> str:
-    """C = A·B on tensors (f32, C zero-filled from tensor.empty), as the data-tiling and
-    vectorize templates' tests use it (and scripts/bench_mmt4d.py benchmarks it)."""
-    return fill_matmul(m, n, k)
 
 
 def matmul_payload(n: int) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import fill_matmul_tensor_payload
 
 import xlinalg
+from xlinalg.examples import fill_matmul
 from xlinalg.lowering.unpack_in_place import unpack_in_place
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +22,7 @@ BASE = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order":
 
 def _check(space: str, shape: tuple[int, int, int], knobs: dict[str, int]) -> xlinalg.Kernel:
     m, n, k = shape
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), schedule=(SPACES / space).read_text(), knobs=knobs)
+    kernel = xlinalg.compile(fill_matmul(m, n, k), schedule=(SPACES / space).read_text(), knobs=knobs)
     rng = np.random.default_rng(sum(shape))
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -47,7 +47,7 @@ def test_mmt4d_parallel_template_matches_numpy(shape: tuple[int, int, int], thre
     ir = kernel.lowered.llvm_ir
     assert "xl_forall_run" in ir and "sched_getaffinity" in ir
     if unpack_c == 0:  # no packed C buffer, no unpack
-        module = xlinalg.apply_schedule(xlinalg.parse(fill_matmul_tensor_payload(*shape)),
+        module = xlinalg.apply_schedule(xlinalg.parse(fill_matmul(*shape)),
                                         (SPACES / "matmul_mmt4d_parallel.mlir").read_text(), knobs=knobs)
         assert unpack_in_place(module) == 1
         assert "linalg.unpack" not in [op.name for op in module.walk()]

@@ -10,11 +10,12 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO, fill_matmul_tensor_payload, needs_avx512
+from support import REPO, needs_avx512
 from test_vector_mask_hoist_asm import _innermost_fma_loops
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
+from xlinalg.examples import fill_matmul
 
 sys.path.insert(0, str(REPO / "scripts"))
 import bench_matmul
@@ -31,7 +32,7 @@ CASES = [(*shape, unroll_k, peel) for shape in ((37, 45, 29), (64, 128, 64)) for
 
 @pytest.mark.parametrize(("m", "n", "k", "unroll_k", "peel"), CASES)
 def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int, peel: int) -> None:
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), SPACE, entry="matmul",
+    kernel = xlinalg.compile(fill_matmul(m, n, k), SPACE, entry="matmul",
                              knobs={**KNOBS, "unroll_k": unroll_k, "peel": peel})
     rng = np.random.default_rng(m * n * k + peel)
     a = rng.standard_normal((m, k)).astype(np.float32)
@@ -40,7 +41,7 @@ def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int,
 
 
 def _fma_loops(peel: int, m: int, n: int, k: int) -> list[list[str]]:
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
+    kernel = xlinalg.compile(fill_matmul(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
     rng = np.random.default_rng(peel)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -76,7 +77,7 @@ def test_peel_folds_the_partial_tile_size_over_dynamic_bounds() -> None:
     """The register n loop runs to the cache tile's dynamic width: after peeling, the
     block's width `min(32, width - iv)` is the constant 32 in the main loop and `width - iv`
     (an affine.apply) in the remainder."""
-    ir = str(xlinalg.apply_schedule(fill_matmul_tensor_payload(96, 150, 64), SPACE, knobs={**KNOBS, "peel": 1}))
+    ir = str(xlinalg.apply_schedule(fill_matmul(96, 150, 64), SPACE, knobs={**KNOBS, "peel": 1}))
     mins = [line for line in ir.splitlines() if "affine.min" in line]
     # only the cache tile's own min(64, 150 - j) is left
     assert len(mins) == 1 and "150" in mins[0], mins
@@ -116,7 +117,7 @@ def test_parallel_template_peels_too(peel: int, parallel_dim: int) -> None:
     """matmul_parallel.mlir has the same knob: each thread's part peeled, 2 threads, vs NumPy."""
     m, n, k = 37, 45, 29
     knobs = {**KNOBS, "threads": 2, "parallel_dim": parallel_dim, "peel": peel}
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), REPO / "search_spaces" / "matmul_parallel.mlir", entry="matmul",
+    kernel = xlinalg.compile(fill_matmul(m, n, k), REPO / "search_spaces" / "matmul_parallel.mlir", entry="matmul",
                              knobs=knobs)
     rng = np.random.default_rng(peel + 2 * parallel_dim)
     a = rng.standard_normal((m, k)).astype(np.float32)

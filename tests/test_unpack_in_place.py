@@ -9,11 +9,12 @@ import sys
 
 import numpy as np
 import pytest
-from support import REPO, fill_matmul_tensor_payload, needs_avx512, spills_are_checked
+from support import REPO, needs_avx512, spills_are_checked
 from test_conv_perf import _innermost_fma_loop
 
 import xlinalg
 from xlinalg.dialects.linalg.pack import UnPackOp
+from xlinalg.examples import fill_matmul
 from xlinalg.interpreter import parse_module
 from xlinalg.lowering.unpack_in_place import packed_view_type, unpack_in_place
 
@@ -21,7 +22,7 @@ MATMUL_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
 
 
 def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):  # type: ignore[no-untyped-def]
-    return xlinalg.apply_schedule(xlinalg.parse(fill_matmul_tensor_payload(m, n, k)), MATMUL_SPACE, knobs=knobs)
+    return xlinalg.apply_schedule(xlinalg.parse(fill_matmul(m, n, k)), MATMUL_SPACE, knobs=knobs)
 
 
 KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1, "zero_c": 0}
@@ -46,7 +47,7 @@ def test_matmul_mmt4d_writes_c_in_place(shape, knobs, in_place):
     assert ("linalg.unpack" in names) != in_place
     assert ("memref.reinterpret_cast" in names) == in_place
     assert names.count("memref.alloc") == 2 + (not in_place)  # packed A, packed B (+ packed C)
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), MATMUL_SPACE, knobs=knobs)
+    kernel = xlinalg.compile(fill_matmul(m, n, k), MATMUL_SPACE, knobs=knobs)
     rng = np.random.default_rng(m + n + k)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -209,7 +210,7 @@ def test_padded_rows_and_columns_of_the_matmul_micro_kernel():
     kinds = [(op.name, str(op.properties.get("in_bounds"))) for op in module.walk()
              if op.name in ("vector.transfer_write",)]
     assert ("vector.transfer_write", "[false, false]") in kinds  # both edges masked
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(m, n, k), MATMUL_SPACE, knobs=knobs)
+    kernel = xlinalg.compile(fill_matmul(m, n, k), MATMUL_SPACE, knobs=knobs)
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -227,7 +228,7 @@ def test_stored_384x1000x256_writes_c_with_masked_edge_stores():
     knobs = STORED_KNOBS[(384, 1000, 256)]
     module = _scheduled(384, 1000, 256, knobs)
     assert unpack_in_place(module) == 1
-    kernel = xlinalg.compile(fill_matmul_tensor_payload(384, 1000, 256), MATMUL_SPACE, knobs=knobs)
+    kernel = xlinalg.compile(fill_matmul(384, 1000, 256), MATMUL_SPACE, knobs=knobs)
     asm = kernel._jit.asm(kernel.entry)
     assert re.search(r"vmovups\s+%zmm\d+, [^\n]*\{%k\d\}", asm)  # masked store of a C row
     loop = _innermost_fma_loop(asm)

@@ -9,9 +9,10 @@ import re
 
 import numpy as np
 import pytest
-from support import REPO, fill_matmul_tensor_payload, needs_avx512, spills_are_checked
+from support import REPO, needs_avx512, spills_are_checked
 
 import xlinalg
+from xlinalg.examples import fill_matmul
 
 SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 
@@ -101,7 +102,7 @@ def test_masked_blocks_are_register_resident(knobs: dict[str, int]) -> None:
 
 
 MMT4D_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
-MMT4D_PAYLOAD = fill_matmul_tensor_payload(37, 45, 29)
+MMT4D_PAYLOAD = fill_matmul(37, 45, 29)
 
 
 @needs_avx512
