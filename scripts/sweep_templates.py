@@ -143,11 +143,6 @@ def batch_matmul(b: int, m: int, n: int, k: int, kind: str = "memref") -> str:
     return filled_contraction("batch_matmul", "linalg.batch_matmul", a, bt, c)
 
 
-def matmul_tensor(m: int, n: int, k: int) -> str:
-    """C = A·B on tensors from a zero fill, as examples/matmul_tensor_512.mlir."""
-    return fill_matmul(m, n, k)
-
-
 def mmt4d(m1: int, n1: int, k1: int, m0: int, n0: int, k0: int, batch: int = 0) -> str:
     """(batch_)mmt4d on pre-packed buffers, accumulating, as examples/mmt4d_1024.mlir."""
     b = f"{batch}x" if batch else ""
@@ -224,7 +219,7 @@ def _batch_cases(kind: str) -> list[Case]:
 
 def _matmul_tensor_cases() -> list[Case]:
     shapes = [(1, 1, 1), (7, 13, 5), (31, 17, 97), (100, 129, 255), (1, 300, 17)]
-    return [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: matmul_tensor(m, n, k)) for m, n, k in shapes]
+    return [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: fill_matmul(m, n, k)) for m, n, k in shapes]
 
 
 def _mmt4d_cases(batch: int) -> list[Case]:
