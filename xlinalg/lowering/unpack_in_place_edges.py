@@ -200,10 +200,11 @@ def _tile_spans(place: Place, unpack: UnPackOp, num_outer: int) -> list[tuple[in
     the tile's own dim (the whole tile), or, for a tile of 1, its outer dim when the view
     takes several of those unit tiles (a register block of several rows of C packed with
     m0 = 1); None when another outer dim is not 1 or such an outer size is not static."""
-    perm, tiles = unpack.get_outer_dims_perm(), unpack.get_static_tiles()
+    perm, tiles = list(unpack.get_outer_dims_perm()), unpack.get_static_tiles()
     spans: list[tuple[int, int]] = []
     for i, (d, tile) in enumerate(zip(unpack.get_inner_dims_pos(), tiles, strict=True)):
-        outer, size = list(perm).index(d), place.sizes[list(perm).index(d)]
+        outer = perm.index(d)
+        size = place.sizes[outer]
         if tile == 1 and size != 1:
             if not isinstance(size, int):
                 return None
