@@ -28,7 +28,6 @@ go to a local allocation, or to a result buffer of the function
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -42,6 +41,7 @@ from xdsl.traits import MemoryEffectKind, get_effects
 from xlinalg.dialects.linalg.pack import PackOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.lowering.unpack_in_place import (
+    _between,
     _is_argument,
     _is_local,
     _is_result_buffer,
@@ -74,14 +74,6 @@ def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
     view_strides = [*strides, *[strides[d] for d in positions]]
     return MemRefType(packed_type.element_type, shape,
                       StridedLayoutAttr(view_strides, offset), packed_type.memory_space)  # type: ignore[arg-type]
-
-
-def _after(op: Operation) -> Iterator[Operation]:
-    """The ops after `op` in its block, nested ops included."""
-    following = op.next_op
-    while following is not None:
-        yield from following.walk()
-        following = following.next_op
 
 
 def _written(op: Operation) -> list[SSAValue]:
@@ -125,7 +117,7 @@ def _plan(pack: PackOp) -> _Plan | None:
     source_root = _root(source)
     if not (_is_local(source_root) or _is_argument(source_root)):
         return None
-    for op in _after(pack):
+    for op in _between(pack):  # the ops after the pack in its block
         if isinstance(op, func.CallOp):
             return None
         if op.regions:

@@ -123,8 +123,9 @@ def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attri
                       packed_type.memory_space)
 
 
-def _between(block: Block, first: Operation, last: Operation) -> Iterator[Operation]:
-    """The ops strictly between `first` and `last` in `block`, nested ops included."""
+def _between(first: Operation, last: Operation | None = None) -> Iterator[Operation]:
+    """The ops of `first`'s block strictly between `first` and `last` (None: the block's
+    end), nested ops included (also used by pack_in_place.py)."""
     op = first.next_op
     while op is not None and op is not last:
         yield from op.walk()
@@ -209,7 +210,7 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
         dest.owner.parent_block() is not block or block.get_operation_index(dest.owner)
         > block.get_operation_index(alloc)):
         return None
-    inside = set(_between(block, alloc, unpack))
+    inside = set(_between(alloc, unpack))
     unaliased = _is_result_buffer(_root(dest))
     for op in inside:
         for operand in op.operands:
