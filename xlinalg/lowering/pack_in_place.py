@@ -42,6 +42,7 @@ from xlinalg.dialects.linalg.pack import PackOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.lowering.unpack_in_place import (
     _between,
+    _defined_before,
     _is_argument,
     _is_local,
     _is_result_buffer,
@@ -110,9 +111,7 @@ def _plan(pack: PackOp) -> _Plan | None:
     view_type = unit_pack_view_type(pack)
     if view_type is None:
         return None
-    if isinstance(source.owner, Operation) and (
-            source.owner.parent_block() is not block
-            or block.get_operation_index(source.owner) > block.get_operation_index(alloc)):
+    if not _defined_before(source, alloc):
         return None
     source_root = _root(source)
     if not (_is_local(source_root) or _is_argument(source_root)):

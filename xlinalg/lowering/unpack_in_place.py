@@ -132,6 +132,15 @@ def _between(first: Operation, last: Operation | None = None) -> Iterator[Operat
         op = op.next_op
 
 
+def _defined_before(value: SSAValue, alloc: memref.AllocOp) -> bool:
+    """Whether `value` is a block argument, or the result of an op before `alloc` in its
+    block (also used by pack_in_place.py)."""
+    owner, block = value.owner, alloc.parent_block()
+    return not isinstance(owner, Operation) or (
+        block is not None and owner.parent_block() is block
+        and block.get_operation_index(owner) <= block.get_operation_index(alloc))
+
+
 def _static(values: tuple[int, ...]) -> list[int | None]:
     return [None if v == DYNAMIC_INDEX else v for v in values]
 
@@ -206,9 +215,7 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
     dest = unpack.unpacked
     if view_type is None or not (_is_local(_root(dest)) or isinstance(_root(dest).owner, Block)):
         return None
-    if isinstance(dest.owner, Operation) and (
-        dest.owner.parent_block() is not block or block.get_operation_index(dest.owner)
-        > block.get_operation_index(alloc)):
+    if not _defined_before(dest, alloc):
         return None
     inside = set(_between(alloc, unpack))
     unaliased = _is_result_buffer(_root(dest))
