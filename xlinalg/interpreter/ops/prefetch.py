@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from xlinalg.dialects.transform.prefetch import PrefetchNextIterationOp
-from xlinalg.errors import TransformFailure
-from xlinalg.interpreter.diagnostics import describe_payload, failure
+from xlinalg.interpreter.diagnostics import describe_payload, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.transforms.prefetch import prefetch_next_iteration
@@ -13,8 +12,5 @@ from xlinalg.transforms.prefetch import prefetch_next_iteration
 @register(PrefetchNextIterationOp)
 def apply_prefetch_next_iteration(op: PrefetchNextIterationOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
-        try:
+        with failure_of(op, f"cannot prefetch for {describe_payload(target)}: "):
             prefetch_next_iteration(target, op.locality.value.data)
-        except TransformFailure as err:
-            raise failure(op, f"cannot prefetch for {describe_payload(target)}: {err.message}",
-                          silenceable=err.silenceable) from err
