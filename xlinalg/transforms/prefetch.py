@@ -48,6 +48,7 @@ from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.affine_utils import defined_inside
 
 #: bytes of a cache line (x86-64, AArch64)
 CACHE_LINE = 64
@@ -83,10 +84,9 @@ def _slice(tile: memref.SubviewOp, loop: scf.ForOp) -> list[Operation] | None:
             owner = value.owner
             if value is iv:
                 moves = True
-            elif isinstance(owner, Block):
-                if loop.is_ancestor(owner.parent_op()):  # type: ignore[arg-type]
-                    return False
-            elif loop.is_ancestor(owner) and owner not in seen and not visit(owner):
+            elif defined_inside(value, loop) and (
+                isinstance(owner, Block) or (owner not in seen and not visit(owner))
+            ):
                 return False
         ops.append(op)
         return True
@@ -139,7 +139,7 @@ def _prefetch_nest(tile: SSAValue, locality: int) -> list[Operation]:
     zero = _index(0)
     outer: list[Operation] = [zero]
     for dim in reversed(range(len(shape))):
-        bound: list[Operation] = []
+        bound: list[Operation]
         if shape[dim] < 0:
             bound = [index := _index(dim), memref.DimOp(tile, index)]
         else:
