@@ -44,7 +44,7 @@ class Interpreter:
         for result in op.results:
             self.state.unbind(result)
         try:
-            if self.state.expensive_checks and not impl.allows_repeated(op):
+            if self.state.expensive_checks and not impl.allows_repeated:
                 self.state.check_repeated_consumption(op, consumed)
             impl.apply(op, self)
             for result in op.results:

@@ -25,7 +25,7 @@ untouched), `TransformFailure(silenceable=False)` otherwise."""
 class TransformImpl:
     apply: Impl
     consumed: Callable[[Operation], list[SSAValue]]
-    allows_repeated: Callable[[Operation], bool]
+    allows_repeated: bool
     """Upstream's `allowsRepeatedHandleOperands`: when true, the interpreter does not
     check that each consumed handle points to distinct payload entities."""
 
@@ -37,20 +37,11 @@ def _reads_only(op: Operation) -> list[SSAValue]:
     return []
 
 
-def _never(op: Operation) -> bool:
-    return False
-
-
-def always(op: Operation) -> bool:
-    """`allows_repeated` for ops that accept repeated payload in every consumed handle."""
-    return True
-
-
 def register(
     op_type: type[OpT],
     *,
     consumes: Callable[[OpT], list[SSAValue]] | None = None,
-    allows_repeated: Callable[[OpT], bool] | None = None,
+    allows_repeated: bool = False,
 ) -> Callable[[Callable[[OpT, Interpreter], None]], Callable[[OpT, Interpreter], None]]:
     """Decorator registering the implementation of `op_type`."""
 
@@ -58,7 +49,7 @@ def register(
         TRANSFORM_IMPLS[op_type] = TransformImpl(
             fn,  # type: ignore[arg-type]
             consumes or _reads_only,  # type: ignore[arg-type]
-            allows_repeated or _never,  # type: ignore[arg-type]
+            allows_repeated,
         )
         return fn
 

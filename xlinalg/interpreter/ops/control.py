@@ -19,7 +19,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.handles import lookup_named_sequence, run_named_sequence
-from xlinalg.interpreter.registry import always, register
+from xlinalg.interpreter.registry import register
 
 # ------------------------------------------------------------------ alternatives
 
@@ -106,7 +106,7 @@ def _before(op: Operation):
 
 
 # Upstream allows repeated handle operands here: nothing is actually consumed.
-@register(ForeachMatchOp, consumes=lambda op: [op.root], allows_repeated=always)
+@register(ForeachMatchOp, consumes=lambda op: [op.root], allows_repeated=True)
 def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
     pairs = []
     for matcher_ref, action_ref in zip(op.matchers.data, op.actions.data):

@@ -16,7 +16,7 @@ from xlinalg.dialects.transform.structured_fusion import (
 )
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.registry import always, register
+from xlinalg.interpreter.registry import register
 
 
 def resolve_mixed_ints(
@@ -78,7 +78,7 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
 
 
 # Upstream allows repeated handle operands here: every producer gets fused anyway.
-@register(FuseIntoContainingOp, consumes=lambda op: [op.producer_op], allows_repeated=always)
+@register(FuseIntoContainingOp, consumes=lambda op: [op.producer_op], allows_repeated=True)
 def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter) -> None:
     """Consumes the producer handle, reads the containing handle (exactly one op, else a
     definite failure); a producer that cannot be fused is a silenceable failure."""

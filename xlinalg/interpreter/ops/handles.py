@@ -29,7 +29,7 @@ from xlinalg.dialects.transform.handles import (
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter, block_arg_consumed
-from xlinalg.interpreter.registry import always, register
+from xlinalg.interpreter.registry import register
 
 
 def dedup(items: list[Operation]) -> list[Operation]:
@@ -49,7 +49,7 @@ def dedup(items: list[Operation]) -> list[Operation]:
 # cast, merge_handles and split_handle consume their operands as the spec says, but
 # upstream (iree-opt 3.13) only reads them, so its repeated-consumption check never
 # applies to them: a handle listing an op twice passes through.
-@register(CastOp, consumes=lambda op: [op.input], allows_repeated=always)
+@register(CastOp, consumes=lambda op: [op.input], allows_repeated=True)
 def apply_cast(op: CastOp, interp: Interpreter) -> None:
     # The payload is re-checked against the new type by the interpreter
     # (`check_payload_type`: a mismatch is a silenceable failure).
@@ -296,7 +296,7 @@ def apply_include(op: IncludeOp, interp: Interpreter) -> None:
 # ------------------------------------------------------------------ handle lists
 
 
-@register(MergeHandlesOp, consumes=lambda op: list(op.handles), allows_repeated=always)
+@register(MergeHandlesOp, consumes=lambda op: list(op.handles), allows_repeated=True)
 def apply_merge_handles(op: MergeHandlesOp, interp: Interpreter) -> None:
     merged: list[Operation | SSAValue | Attribute] = []
     for handle in op.handles:
@@ -320,7 +320,7 @@ def apply_replicate(op: ReplicateOp, interp: Interpreter) -> None:
         interp.state.bind(result, interp.state.payload_of(handle, op) * times)
 
 
-@register(SplitHandleOp, consumes=lambda op: [op.handle], allows_repeated=always)
+@register(SplitHandleOp, consumes=lambda op: [op.handle], allows_repeated=True)
 def apply_split_handle(op: SplitHandleOp, interp: Interpreter) -> None:
     payload = interp.state.payload_of(op.handle, op)
     count = len(op.results_)
