@@ -38,6 +38,21 @@ def describe_handle(value: SSAValue) -> str:
     return f"%{value.name_hint}"
 
 
+class Lazy:
+    """Text built only when a failure is reported: `template.format(*args)`, each payload
+    op in `args` described by `describe_payload` (which prints the op when it has no
+    location: kept off the success path, which the tuner runs for every trial)."""
+
+    def __init__(self, template: str, *args: object) -> None:
+        self.template = template
+        self.args = args
+
+    def __str__(self) -> str:
+        return self.template.format(
+            *(describe_payload(a) if isinstance(a, Operation) else a for a in self.args)
+        )
+
+
 def failure(op: Operation, message: str, *, silenceable: bool) -> TransformFailure:
     """A TransformFailure located at the transform op `op`."""
     return TransformFailure(f"{op.name}: {message}", location_of(op), silenceable=silenceable)
@@ -46,8 +61,8 @@ def failure(op: Operation, message: str, *, silenceable: bool) -> TransformFailu
 @contextmanager
 def failure_of(
     op: Operation,
-    prefix: str = "",
-    suffix: str = "",
+    prefix: str | Lazy = "",
+    suffix: str | Lazy = "",
     *,
     silenceable: bool | None = None,
     before: Callable[[], None] | None = None,
@@ -55,7 +70,7 @@ def failure_of(
     """Report a `TransformFailure` raised inside the block (applying `op` to one payload
     target) as a failure of the transform op `op`: message `prefix + message + suffix`,
     silenceable as raised unless `silenceable` says otherwise; `before` runs first (e.g.
-    binds the results of the targets done so far)."""
+    binds the results of the targets done so far). `prefix` and `suffix` may be `Lazy`."""
     try:
         yield
     except TransformFailure as err:
@@ -79,7 +94,7 @@ class ApplyToEach:
 
     @contextmanager
     def target(
-        self, prefix: str = "", suffix: str = "", *, silenceable: bool | None = None
+        self, prefix: str | Lazy = "", suffix: str | Lazy = "", *, silenceable: bool | None = None
     ) -> Iterator[None]:
         """Apply to one target: as `failure_of`, but a silenceable failure is recorded and
         swallowed (the rest of the block is skipped)."""

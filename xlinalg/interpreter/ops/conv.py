@@ -14,7 +14,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.structured_conv import ConvertConv2DToImg2ColOp
-from xlinalg.interpreter.diagnostics import ApplyToEach, describe_payload
+from xlinalg.interpreter.diagnostics import ApplyToEach, Lazy
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
@@ -29,7 +29,7 @@ def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interp
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         with each.target(
-            f"cannot convert {describe_payload(target)} to img2col: ", silenceable=True
+            Lazy("cannot convert {} to img2col: ", target), silenceable=True
         ):
             col, reshape = convert_conv2d_to_img2col(target)
             cols.append(col)

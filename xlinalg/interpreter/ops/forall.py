@@ -32,6 +32,7 @@ from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.interpreter.diagnostics import (
     ApplyToEach,
+    Lazy,
     describe_handle,
     describe_payload,
     failure,
@@ -120,7 +121,7 @@ def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
             {"num_threads": threads[index]} if threads is not None else {"tile_sizes": sizes[index]}  # type: ignore[index]
         )
         shown = {k: [v if isinstance(v, int) else "?" for v in vs] for k, vs in spec.items()}
-        with failure_of(op, f"cannot tile {describe_payload(target)} with {shown}: "):
+        with failure_of(op, Lazy("cannot tile {} with {}: ", target, shown)):
             result = tile_using_forall(target, mapping=op.mapping, **spec)  # type: ignore[arg-type]
         tiled_ops.append(result.tiled_op)
         foralls.append(result.forall)
@@ -156,7 +157,7 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
                 f"{describe_payload(target)}",
                 silenceable=False,
             )
-        with each.target(f"cannot tile {describe_payload(target)}: "):
+        with each.target(Lazy("cannot tile {}: ", target)):
             r = tile_reduction_using_forall(
                 target, op.get_num_threads(), op.get_tile_sizes(), op.mapping
             )

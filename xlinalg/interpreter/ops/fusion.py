@@ -14,7 +14,7 @@ from xlinalg.dialects.transform.structured_fusion import (
     FuseOp,
     HoistRedundantTensorSubsetsOp,
 )
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import Lazy, describe_handle, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
@@ -60,7 +60,7 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
 
     for target in interp.state.get_ops(op.target, op):
         with failure_of(
-            op, f"cannot tile and fuse {describe_payload(target)} by {sizes}: ", before=bind_done
+            op, Lazy("cannot tile and fuse {} by {}: ", target, sizes), before=bind_done
         ):
             result = tile_and_fuse(
                 target,

@@ -16,7 +16,7 @@ from xlinalg.dialects.transform.loop import (
     MultiBufferOp,
     SimplifyBoundedAffineOpsOp,
 )
-from xlinalg.interpreter.diagnostics import ApplyToEach, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import ApplyToEach, Lazy, describe_payload, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.handles import dedup
 from xlinalg.interpreter.registry import register
@@ -32,7 +32,7 @@ def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
         if not isinstance(loop, scf.ForOp):
             each.fail(f"expected scf.for loops, got {describe_payload(loop)}")
             continue
-        with each.target(f"failed to unroll {describe_payload(loop)} by {factor}: "):
+        with each.target(Lazy("failed to unroll {} by {}: ", loop, factor)):
             unroll_for(loop, factor)
     each.finish()
 
@@ -107,7 +107,7 @@ def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
             continue
-        with each.target(suffix=f" ({describe_payload(loop)})", silenceable=True):
+        with each.target(suffix=Lazy(" ({})", loop), silenceable=True):
             result = peel_for(
                 loop,
                 peel_front=op.flag("peel_front"),
@@ -133,7 +133,7 @@ def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
     for loop in interp.state.get_ops(op.target, op):
         if not isinstance(loop, scf.ForOp):
             continue
-        with each.target(f"failed to pipeline {describe_payload(loop)}: "):
+        with each.target(Lazy("failed to pipeline {}: ", loop)):
             done.append(
                 pipeline_for(
                     loop,

@@ -26,6 +26,7 @@ from xlinalg.dialects.transform.structured_pack import (
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import (
     ApplyToEach,
+    Lazy,
     describe_handle,
     describe_payload,
     failure,
@@ -53,7 +54,7 @@ def apply_pack(op: PackOp, interp: Interpreter) -> None:
             silenceable=True,
         )
     sizes = _sizes(op, interp, op.get_mixed_sizes())
-    with failure_of(op, f"cannot pack {describe_payload(targets[0])} by {sizes}: "):
+    with failure_of(op, Lazy("cannot pack {} by {}: ", targets[0], sizes)):
         result = pack_op(targets[0], sizes)
     interp.state.bind(op.packed_op, [result.packed_op])
 
@@ -67,7 +68,7 @@ def apply_pack_greedily(op: PackGreedilyOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        with failure_of(op, f"cannot pack {describe_payload(target)}: "):
+        with failure_of(op, Lazy("cannot pack {}: ", target)):
             packed = pack_greedily(target, sizes, op.padded_multiples(), op.inner_dims_order())
         results.append(target if packed is None else packed.packed_op)
     interp.state.bind(op.packed_op, results)
@@ -90,7 +91,7 @@ def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
     if not isinstance(targets[0], PayloadPackOp | PayloadUnPackOp):
         raise failure(op, f"requires a linalg.pack or linalg.unpack target, got {describe_payload(targets[0])}",
                       silenceable=True)
-    with failure_of(op, f"cannot transpose {describe_payload(targets[0])}: "):
+    with failure_of(op, Lazy("cannot transpose {}: ", targets[0])):
         result = pack_transpose(targets[0], computes[0], _ints(op.outer_perm), _ints(op.inner_perm))
     interp.state.bind(op.packed_op, [result.packed_op])
     interp.state.bind(op.pack_op, [] if result.pack is None else [result.pack])

@@ -7,7 +7,7 @@ from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.structured_pad import HoistPadOp, PadOp
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import ApplyToEach, describe_payload, failure_of
+from xlinalg.interpreter.diagnostics import ApplyToEach, Lazy, describe_payload, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.fusion import resolve_mixed_ints
 from xlinalg.interpreter.registry import register
@@ -34,7 +34,7 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        with failure_of(op, f"cannot pad {describe_payload(target)}: ", before=bind):
+        with failure_of(op, Lazy("cannot pad {}: ", target), before=bind):
             result = pad_op(
                 target,
                 op.values(),
@@ -62,7 +62,7 @@ def apply_hoist_pad(op: HoistPadOp, interp: Interpreter) -> None:
         if not isinstance(target, tensor.PadOp):
             each.fail(f"{describe_payload(target)} is not a 'tensor.pad'")
             continue
-        with each.target(f"cannot hoist {describe_payload(target)}: ", silenceable=True):
+        with each.target(Lazy("cannot hoist {}: ", target), silenceable=True):
             hoisted.append(hoist_pad(target, op.loops(), op.permutation()))
     interp.state.bind(op.transformed, hoisted)
     each.finish()

@@ -16,6 +16,7 @@ from xlinalg.dialects.transform.structured import (
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import (
     ApplyToEach,
+    Lazy,
     describe_handle,
     describe_payload,
     failure,
@@ -144,7 +145,7 @@ def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
     loops: list[list[Operation]] = [[] for _ in op.loops]
     for index, target in enumerate(targets):
         sizes = [column[index] for column in per_position]
-        with failure_of(op, f"cannot tile {describe_payload(target)} by {sizes}: "):
+        with failure_of(op, Lazy("cannot tile {} by {}: ", target, sizes)):
             result = tile_using_for(target, sizes, interchange)
         tiled_ops.append(result.tiled_op)
         if len(result.loops) > len(loops):
@@ -169,8 +170,7 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
     transformed: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        about = f"cannot interchange {describe_payload(target)} by {list(permutation)}: "
-        with each.target(about):
+        with each.target(Lazy("cannot interchange {} by {}: ", target, list(permutation))):
             transformed.append(interchange(target, permutation))
     interp.state.bind(op.transformed, transformed)
     each.finish()
@@ -183,7 +183,7 @@ def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
     transformed: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with each.target(f"cannot generalize {describe_payload(target)}: "):
+        with each.target(Lazy("cannot generalize {}: ", target)):
             transformed.append(generalize(target))
     interp.state.bind(op.transformed, transformed)
     each.finish()

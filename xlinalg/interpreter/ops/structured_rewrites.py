@@ -25,6 +25,7 @@ from xlinalg.dialects.transform.structured_rewrites import (
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import (
     ApplyToEach,
+    Lazy,
     describe_handle,
     describe_payload,
     failure,
@@ -82,7 +83,7 @@ def apply_split(op: SplitOp, interp: Interpreter) -> None:
     firsts: list[Operation] = []
     seconds: list[Operation] = []
     for target, point in zip(targets, points):
-        with failure_of(op, f"cannot split {describe_payload(target)}: "):
+        with failure_of(op, Lazy("cannot split {}: ", target)):
             result = split_op(target, op.dim, point)
         if result.first is not None:
             firsts.append(result.first)
@@ -157,7 +158,7 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
         if not any(sizes):
             tiled.append(target)
             continue
-        with failure_of(op, f"cannot scalarize {describe_payload(target)}: ", silenceable=False):
+        with failure_of(op, Lazy("cannot scalarize {}: ", target), silenceable=False):
             tiled.append(tile_using_for(target, sizes).tiled_op)
     interp.state.bind(op.result, tiled)
     each.finish()
@@ -195,7 +196,7 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        with each.target(f"cannot decompose {describe_payload(target)}: ", silenceable=True):
+        with each.target(Lazy("cannot decompose {}: ", target), silenceable=True):
             done.append(decompose(target))
     interp.state.bind(op.transformed, done)
     each.finish()
@@ -217,7 +218,7 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
         if not isinstance(target, StructuredOpInterface):
             each.fail(f"expected linalg ops to promote, got {describe_payload(target)}")
             continue
-        with each.target(f"cannot promote {describe_payload(target)}: "):
+        with each.target(Lazy("cannot promote {}: ", target)):
             promoted.append(
                 promote(
                     target,
@@ -240,7 +241,7 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
         if not isinstance(target, StructuredOpInterface):
             continue
         with failure_of(
-            op, f"cannot split the reduction of {describe_payload(target)}: ", silenceable=False
+            op, Lazy("cannot split the reduction of {}: ", target), silenceable=False
         ):
             result = split_reduction(
                 target,
@@ -268,7 +269,7 @@ def _tile_reduction(
     loops: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with each.target(f"cannot tile the reduction of {describe_payload(target)}: "):
+        with each.target(Lazy("cannot tile the reduction of {}: ", target)):
             result = tile_reduction_using_for(target, op.sizes())
             fills.append(result.fill_op)
             splits.append(result.split_op)
@@ -293,7 +294,7 @@ def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpr
     done: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with each.target(suffix=f" ({describe_payload(target)})", silenceable=True):
+        with each.target(suffix=Lazy(" ({})", target), silenceable=True):
             done.append(rewrite_in_destination_passing_style(target))
     interp.state.bind(op.transformed, done)
     each.finish()

@@ -18,7 +18,13 @@ from xlinalg.dialects.transform.vector_ops import (
 )
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure, failure_of
+from xlinalg.interpreter.diagnostics import (
+    Lazy,
+    describe_handle,
+    describe_payload,
+    failure,
+    failure_of,
+)
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.lowering.walk import walk_ops
@@ -73,7 +79,7 @@ def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
 
     sizes = _vector_sizes(op, interp)
     for target in interp.state.get_ops(op.target, op):
-        with failure_of(op, f"cannot vectorize {describe_payload(target)}: "):
+        with failure_of(op, Lazy("cannot vectorize {}: ", target)):
             vectorize(target, sizes, op.vectorize_nd_extract is not None)
 
 
