@@ -2,7 +2,7 @@
 """batch_matmul.mlir's stored 8 × 256³ kernel with and without a software prefetch of the
 next n tile's B panel after its copy (knob prefetch_b = 1: the template's
 `transform.xlinalg.prefetch_next_iteration`; other localities: the same rewrite,
-`xlinalg.transforms.prefetch.prefetch_next_iteration`, applied to the scheduled module),
+`xlinalg.transforms.scf.prefetch.prefetch_next_iteration`, applied to the scheduled module),
 interleaved.
 
     python scripts/bench_batch_matmul_prefetch.py [--rounds 9] [--stat median] [--timer cpu]
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import xlinalg
-from xlinalg.transforms.prefetch import prefetch_next_iteration
+from xlinalg.transforms.scf.prefetch import prefetch_next_iteration
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -6,7 +6,7 @@ set_encoding / unset_encoding, materialized into pack + mmt4d + unpack, in one r
   of a tuning study (`--trials N`: the real tuner, isolated checked trials, rerank);
 - `default`: no schedule: `xlinalg.compile` materializes the encodings with the host's
   tiles (16x16x1 on AVX-512) and gives the mmt4d its built-in vectorized schedule
-  (`xlinalg/dialects/iree_linalg_ext/default_mmt4d_schedule.py`: what a kernel gets untuned);
+  (`xlinalg/lowering/default_mmt4d_schedule.py`: what a kernel gets untuned);
 - NumPy/OpenBLAS on one thread (C + A·B), and the FMA peak measured in this run.
 
     python scripts/bench_encoding.py [--shapes 512 384x1000x256] [--rounds 7] [--stat min]

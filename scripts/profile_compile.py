@@ -193,7 +193,7 @@ def profile_templates(samples: int, seed: int, only: list[str] | None) -> None:
 def compile_once(case: Case) -> tuple[Any, Any]:
     """`xlinalg.compile` of the case with per-stage timings; (kernel, StageTimes)."""
     import xlinalg
-    from xlinalg.lowering.stage_times import StageTimes
+    from xlinalg.ir.stage_times import StageTimes
 
     times = StageTimes()
     kernel = xlinalg.compile(case.payload, schedule=case.space.read_text(), knobs=case.knobs,

@@ -19,8 +19,8 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def tables() -> dict[str, str]:
-    from xlinalg.coverage import print_coverage
-    from xlinalg.dialects.transform.coverage import format_transform_coverage
+    from xlinalg.coverage.table import print_coverage
+    from xlinalg.coverage.transform import format_transform_coverage
 
     linalg = io.StringIO()
     print_coverage(file=linalg)

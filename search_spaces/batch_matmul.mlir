@@ -228,7 +228,7 @@ module attributes {transform.with_named_sequence} {
     } : !transform.any_op
     // prefetch_b = 1 (with pack_b = 1): after each B copy, one prefetch per line of the B
     // panel the next iteration of the innermost cache loop moving it copies (the next n
-    // or k tile; our extension op, transforms/prefetch.py; see the header for what it
+    // or k tile; our extension op, transforms/scf/prefetch.py; see the header for what it
     // buys), guarded by that iteration existing; a partial tile's width min(tile, N - n)
     // is recomputed at the next n. A copy with no such loop (every cache loop around it
     // runs once and was folded) has nothing to prefetch: the op fails silenceably for it

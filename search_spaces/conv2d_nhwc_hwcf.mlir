@@ -19,7 +19,7 @@
 //    block does not divide are peeled into loops of their own, so the main
 //    blocks' transfers are static and in bounds;
 // 5. vectorize the reg_h x reg_w x reg_f block directly (an extension of
-//    upstream's 1-D conv vectorizer, xlinalg/transforms/vectorize_conv.py:
+//    upstream's 1-D conv vectorizer, xlinalg/transforms/linalg/vectorize_conv.py:
 //    F in vector lanes, reg_h * reg_w * reg_f/16 accumulators in zmm registers,
 //    one broadcast FMA per input element and 16-lane filter row; partial
 //    blocks get out-of-bounds transfers);

@@ -4,7 +4,7 @@
 // 1. materialize the encodings into iree_linalg_ext.pack / linalg.mmt4d / unpack with
 //    inner tiles (tile_m, tile_n, 1) chosen by knobs, passed as param-valued options of
 //    transform.apply_registered_pass (upstream's syntax; the pass is
-//    xlinalg/dialects/iree_linalg_ext/materialize.py). k0 = 1 as IREE's x86 f32 tiles
+//    xlinalg/transforms/iree_linalg_ext/materialize_encoding.py). k0 = 1 as IREE's x86 f32 tiles
 //    (16x16x1 on AVX-512): the RHS panel row n0 is contiguous and one LHS element is
 //    broadcast per FMA row;
 // 2. bufferize;

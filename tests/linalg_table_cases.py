@@ -4,8 +4,8 @@ tiled with non-dividing tile sizes (`xlinalg.apply_schedule` + `tile_using_for`)
 element type each op takes (f16, bf16, f32, f64, i8, i16, i32, i64).
 
 One module per (element type, group of ops) holds one function per op, so each compiles once.
-The cases are `RUN_CASES` / `TILED_CASES` of `xlinalg.dialects.linalg.samples` (what
-`xlinalg.coverage` reports). Untiled f32 and i32 compile at O3 (what kernels get); the other
+The cases are `RUN_CASES` / `TILED_CASES` of `xlinalg.coverage.linalg_samples` (what
+`xlinalg.coverage.table` reports). Untiled f32 and i32 compile at O3 (what kernels get); the other
 element types and the tiled modules at LLVM's O0 pipeline (`SWEEP_SPEED_LEVEL`: same semantics, compiles
 ~3x faster). Which test file runs which (element type, group) is in `RUN_GROUPS` /
 `TILED_GROUPS` (test_linalg_coverage.py checks they cover `RUN_CASES` / `TILED_CASES`).
@@ -25,9 +25,9 @@ import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.dialects.linalg.casting import named_scalar_type
-from xlinalg.dialects.linalg.samples import RUN_CASES, TILED_CASES, Sample, sample
+from xlinalg.coverage.linalg_samples import RUN_CASES, TILED_CASES, Sample, sample
 from xlinalg.lowering.pipeline import lower_to_llvm
-from xlinalg.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.reference.compare import compare
 from xlinalg.reference.named import evaluate_named
 
@@ -68,7 +68,7 @@ def reduction_length(op: NamedStructuredOp, s: Sample) -> int:
 
 def _loop_sizes(s: Sample) -> list[int]:
     from xlinalg.dialects.linalg.op_table import get_spec
-    from xlinalg.dialects.linalg.samples import DIM_SIZES
+    from xlinalg.coverage.linalg_samples import DIM_SIZES
 
     spec = get_spec(s.name)
     if spec.dims is None:

@@ -28,8 +28,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.parser import Parser
 
-from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
-from xlinalg.backend.target import host_cpu_name, host_has_feature
+from xlinalg.lowering.abi import LoweredModule, MemRefArg, ScalarArg
+from xlinalg.host import host_cpu_name, host_has_feature
 from xlinalg.context import make_context
 
 REPO = Path(__file__).resolve().parent.parent
@@ -180,7 +180,7 @@ def memref_args(array: np.ndarray, base: np.ndarray | None = None) -> list[Any]:
 
 class LlvmliteModule:
     """A lowered module compiled with llvmlite directly (host CPU, opt=2, MCJIT) and
-    called through ctypes with memref descriptors expanded as in `xlinalg/backend/abi.py`,
+    called through ctypes with memref descriptors expanded as in `xlinalg/lowering/abi.py`,
     so the tests using it depend on the lowering only (not on `xlinalg.backend`)."""
 
     def __init__(self, lowered: LoweredModule) -> None:
@@ -350,7 +350,7 @@ def matmul_before_cleanup(n: int = 128) -> ModuleOp:
     point where the pipeline runs its cleanup (loops, vector unroll, lower-affine): the
     input on which the cleanup passes are checked against xDSL's."""
     from xlinalg.api import apply_schedule
-    from xlinalg.lowering.lower_affine import LowerAffinePass
+    from xlinalg.transforms.affine.lower_affine import LowerAffinePass
     from xlinalg.lowering.pipeline import lower_to_loops
     from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
 

@@ -10,7 +10,7 @@ import pytest
 from xdsl.dialects import arith
 
 import xlinalg
-from xlinalg.transforms.canonicalize_loops import _FOLDABLE_INDEX_BINOPS
+from xlinalg.transforms.scf.canonicalize_loops import _FOLDABLE_INDEX_BINOPS
 
 PAYLOAD = """func.func @f(%m: memref<100xf32>, %n: index) {
   %c0 = arith.constant 0 : index

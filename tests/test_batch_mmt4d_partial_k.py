@@ -16,7 +16,7 @@ from test_batch_matmul_perf import mmt4d_payload
 from xdsl.dialects import memref
 
 import xlinalg
-from xlinalg.transforms.canonicalize_loops import canonicalize_loops
+from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
 
 MMT4D_SPACE = (REPO / "search_spaces" / "batch_mmt4d.mlir").read_text()
 

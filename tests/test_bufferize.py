@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.context import make_context
-from xlinalg.lowering.bufferize import OneShotBufferizePass
+from xlinalg.transforms.bufferization import OneShotBufferizePass
 from xlinalg.lowering.pipeline import generalize_named_ops
 
 

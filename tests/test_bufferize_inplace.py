@@ -1,4 +1,4 @@
-"""In-place bufferization of fused elementwise chains (`lowering/bufferize/empty_elimination.py`
+"""In-place bufferization of fused elementwise chains (`transforms/bufferization/empty_elimination.py`
 and the in-place analysis of `analysis.py`): the tiled, fused chain of
 search_spaces/elementwise_fusion.mlir bufferizes with no allocation at all, and
 the cases where writing in place is not safe still copy/allocate and stay correct."""
@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 import xlinalg
-from xlinalg.lowering.bufferize import OneShotBufferizePass
+from xlinalg.transforms.bufferization import OneShotBufferizePass
 
 REPO = Path(__file__).resolve().parent.parent
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()

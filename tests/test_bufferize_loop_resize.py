@@ -1,5 +1,5 @@
 """Loop-carried dynamically shaped tensors whose sizes change between iterations
-(`lowering/bufferize/loop_resize.py`): the loop carries a memref, each iteration's tensor
+(`transforms/bufferization/loop_resize.py`): the loop carries a memref, each iteration's tensor
 gets a buffer of its own and the previous one is freed. Results vs NumPy; the bufferized IR
 frees every buffer the loop allocates exactly once (`_check_ownership`), and a kernel called
 many times does not grow the process."""

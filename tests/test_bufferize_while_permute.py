@@ -1,6 +1,6 @@
 """`scf.while` whose condition / body permute its loop-carried tensors: the terminator's
 copies into the carried buffers read every value before any is overwritten
-(`lowering/bufferize/parallel_copies.py`). Checked against a Python loop with the same
+(`transforms/bufferization/parallel_copies.py`). Checked against a Python loop with the same
 semantics, for several trip counts (0 = only the condition runs)."""
 
 from __future__ import annotations

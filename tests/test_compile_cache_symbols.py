@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.symbols import _only_direct_calls
 from xlinalg.errors import BackendError

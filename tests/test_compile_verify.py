@@ -11,10 +11,10 @@ from xdsl.dialects.builtin import IntegerAttr, i32, i64
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext import materialize
+from xlinalg.transforms.iree_linalg_ext import materialize_encoding as materialize
 from xlinalg.errors import VerifyFailure
 from xlinalg.lowering import pipeline
-from xlinalg.lowering.stage_times import StageTimes
+from xlinalg.ir.stage_times import StageTimes
 
 PAYLOAD = """
 func.func @add(%a: memref<8xf32>, %b: memref<8xf32>) {

@@ -12,7 +12,7 @@ import numpy as np
 
 from xlinalg.backend.compiler_rt import helper_address
 from xlinalg.backend.symbols import resolve_object_symbols
-from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
+from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 
 # A caller as LLVM emits one: the bfloat comes back in a register; its bits are returned.
 CALLER = """

@@ -1,4 +1,4 @@
-"""Vectorized convolutions (xlinalg/transforms/vectorize_conv.py through
+"""Vectorized convolutions (xlinalg/transforms/linalg/vectorize_conv.py through
 transform.structured.vectorize): 1-D convs become register-blocked broadcast +
 FMA code; 2-D convs tiled, decomposed and vectorized, or tiled to a 2-D register
 block (rows x pixels x channels, partial blocks peeled or masked) and vectorized

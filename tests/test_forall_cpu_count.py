@@ -14,7 +14,7 @@ from test_threads import ROWS, SPIN, TWO_CPUS, _parallel_matmul, worker_parts_of
 
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
-from xlinalg.backend.target import host_triple
+from xlinalg.host import host_triple
 from xlinalg.context import make_context
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.forall_to_threads import (

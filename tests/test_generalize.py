@@ -15,7 +15,7 @@ from xlinalg.dialects.linalg import OP_TABLE, GenericOp, NamedStructuredOp
 from xlinalg.errors import TransformFailure
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
-from xlinalg.transforms.generalize import LinalgGeneralizeNamedOpsPass, generalize
+from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass, generalize
 
 CTX = make_context()
 

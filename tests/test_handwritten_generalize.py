@@ -12,7 +12,7 @@ from support import needs_iree
 from test_tiling_interface_linalg import CASES, _kernel_text
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import NOT_GENERALIZABLE, exercised
+from xlinalg.coverage.linalg_handwritten_cases import NOT_GENERALIZABLE, exercised
 from xlinalg.errors import TransformFailure
 
 _ONE_PER_OP = {c.op: c for c in reversed(CASES) if c.dtype == "f32"}

@@ -23,7 +23,7 @@ from xdsl.irdl import (
 from xlinalg.errors import KnobError, TransformFailure
 from xlinalg.interpreter import Interpreter, apply_schedule, default_context, parse_module, register
 
-# ops whose tests live in this file (read by xlinalg.dialects.transform.coverage)
+# ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
     "transform.structured.match",
     "transform.structured.tile_using_for",
@@ -503,9 +503,9 @@ def test_tile_sizes_from_params_static_values_and_interchange(
         loops = [op.clone() for s in sizes if s]
         return _FakeTiling(op, loops)
 
-    module = types.ModuleType("xlinalg.transforms.tile")
+    module = types.ModuleType("xlinalg.transforms.tiling.tile")
     module.tile_using_for = fake_tile  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tile", module)
+    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile", module)
     s = schedule(
         match("%c", '["arith.constant"]')
         + "    %p = transform.param.constant 16 : i64 -> !transform.param<i64>\n"
@@ -536,9 +536,9 @@ def test_tile_failure_is_silenceable_and_names_the_payload_op(
     ) -> _FakeTiling:
         raise TransformFailure("not a structured op", silenceable=True)
 
-    module = types.ModuleType("xlinalg.transforms.tile")
+    module = types.ModuleType("xlinalg.transforms.tiling.tile")
     module.tile_using_for = fake_tile  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tile", module)
+    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile", module)
     inner = (
         '  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!transform.any_op) -> !transform.any_op\n'
         "  %t, %l = transform.structured.tile_using_for %f tile_sizes [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
@@ -575,7 +575,7 @@ def _loop_depth(op: Operation) -> int:
 
 
 def test_tile_using_for_produces_loops_through_the_interpreter() -> None:
-    pytest.importorskip("xlinalg.transforms.tile")
+    pytest.importorskip("xlinalg.transforms.tiling.tile")
     p = parse(MATMUL, "mm.mlir")
     s = schedule(
         match("%mm", '["linalg.matmul"]')
@@ -623,7 +623,7 @@ def test_tile_generalize_interchange_unroll_chain() -> None:
 
 
 def test_generalize_of_a_non_linalg_op_is_silenceable() -> None:
-    pytest.importorskip("xlinalg.transforms.generalize")
+    pytest.importorskip("xlinalg.transforms.linalg.generalize")
     inner = (
         '  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!transform.any_op) -> !transform.any_op\n'
         "  %g = transform.structured.generalize %f : (!transform.any_op) -> !transform.any_op\n"

@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects import func, memref
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import RUN_CASES, TILED_CASES, exercised
+from xlinalg.coverage.linalg_handwritten_cases import RUN_CASES, TILED_CASES, exercised
 from xlinalg.errors import BackendError, LoweringError
 from xlinalg.lowering.pipeline import lower_to_loops
 

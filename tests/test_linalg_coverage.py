@@ -1,10 +1,10 @@
-"""The op coverage table (`xlinalg.coverage`) is derived from the case lists the tests run."""
+"""The op coverage table (`xlinalg.coverage.table`) is derived from the case lists the tests run."""
 
 from __future__ import annotations
 
 import io
 
-from xlinalg.coverage import (
+from xlinalg.coverage.table import (
     NOT_IREE,
     CoverageRow,
     coverage_rows,
@@ -12,7 +12,7 @@ from xlinalg.coverage import (
     print_coverage,
     register,
 )
-from xlinalg.dialects.linalg import samples
+from xlinalg.coverage import linalg_samples as samples
 
 
 def test_one_row_per_table_op_with_the_tested_cases() -> None:
@@ -76,7 +76,7 @@ def test_print_and_register() -> None:
     try:
         assert "test.op" in format_coverage()
     finally:
-        from xlinalg import coverage
+        from xlinalg.coverage import table as coverage
 
         coverage._SOURCES.remove(extra)
 
@@ -92,7 +92,7 @@ def test_hand_written_op_tests_parametrize_over_the_library_lists() -> None:
     import test_linalg_softmax
     import test_linalg_winograd
 
-    from xlinalg.dialects.linalg import handwritten_cases as hw
+    from xlinalg.coverage import linalg_handwritten_cases as hw
 
     assert _parametrized_over(test_linalg_map_reduce.test_verifier_messages) is hw.MAP_REDUCE_VERIFY_CASES
     assert _parametrized_over(test_linalg_map_reduce.test_dtypes) is hw.MAP_REDUCE_DTYPES
@@ -120,8 +120,8 @@ def test_linalg_ext_tests_parametrize_over_the_library_lists() -> None:
     import test_linalg_ext_layout
     import test_linalg_ext_ops
 
-    from xlinalg.dialects.iree_linalg_ext import cases
-    from xlinalg.dialects.iree_linalg_ext.samples import SAMPLES
+    from xlinalg.coverage import linalg_ext_cases as cases
+    from xlinalg.coverage.linalg_ext_samples import SAMPLES
 
     assert test_linalg_ext_ops.CASES is SAMPLES
     assert _parametrized_over(test_linalg_ext_ops.test_verifier_messages) is cases.VERIFY_CASES

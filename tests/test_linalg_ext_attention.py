@@ -10,7 +10,7 @@ import pytest
 from test_linalg_ext_exec import run_both, tile_schedule
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import ATTENTION_CASES
+from xlinalg.coverage.linalg_ext_cases import ATTENTION_CASES
 from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(11)

@@ -10,7 +10,7 @@ import pytest
 from test_linalg_ext_exec import tile_schedule
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import DTYPE_CASES, exercised
+from xlinalg.coverage.linalg_ext_cases import DTYPE_CASES, exercised
 
 RNG = np.random.default_rng(41)
 NP = {"f16": np.float16, "f64": np.float64, "i32": np.int32}

@@ -19,7 +19,7 @@ from test_linalg_ext_exec import bit_reverse, fft_src, tile_schedule
 from test_linalg_ext_layout import conv_nhwc_hwcf, pack_formula
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import MORE_DTYPE_CASES, exercised
+from xlinalg.coverage.linalg_ext_cases import MORE_DTYPE_CASES, exercised
 from xlinalg.reference.compare import compare
 
 RNG = np.random.default_rng(23)

@@ -11,8 +11,8 @@ from support import IREE_OPT
 
 import xlinalg
 from xlinalg.context import make_context
-from xlinalg.dialects.iree_linalg_ext.cases import ENCODING_TILED_CASES
-from xlinalg.dialects.iree_linalg_ext.materialize import MaterializeEncodingPass
+from xlinalg.coverage.linalg_ext_cases import ENCODING_TILED_CASES
+from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
 

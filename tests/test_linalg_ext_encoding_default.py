@@ -11,8 +11,8 @@ import pytest
 from test_linalg_ext_encoding import SRC, enc
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import ENCODING_RUN_CASES, exercised
-from xlinalg.dialects.iree_linalg_ext.materialize import host_tile_sizes
+from xlinalg.coverage.linalg_ext_cases import ENCODING_RUN_CASES, exercised
+from xlinalg.transforms.iree_linalg_ext.materialize_encoding import host_tile_sizes
 from xlinalg.errors import XlinalgError
 
 RNG = np.random.default_rng(5)
@@ -103,7 +103,7 @@ def test_unscheduled_encoded_matmul_is_vectorized() -> None:
     accumulator row and k step, no scalar FMA; odd sizes are checked against NumPy."""
     import re
 
-    from xlinalg.backend.target import host_has_feature
+    from xlinalg.host import host_has_feature
 
     m, n, k = 100, 37, 250
     src = (SRC.replace("13x7", f"{m}x{k}").replace("7x11", f"{k}x{n}").replace("13x11", f"{m}x{n}"))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import (
+from xlinalg.coverage.linalg_ext_cases import (
     EXEC,
     FFT_CASES,
     REVERSE_TILES,

@@ -8,7 +8,7 @@ import pytest
 from test_linalg_ext_exec import run_both
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import PACK_TILES, UNPACK_TILES, WINOGRAD_CASES
+from xlinalg.coverage.linalg_ext_cases import PACK_TILES, UNPACK_TILES, WINOGRAD_CASES
 from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(3)

@@ -8,8 +8,8 @@ import pytest
 from support import needs_iree, run_iree_opt
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import VERIFY_CASES
-from xlinalg.dialects.iree_linalg_ext.samples import SAMPLES
+from xlinalg.coverage.linalg_ext_cases import VERIFY_CASES
+from xlinalg.coverage.linalg_ext_samples import SAMPLES
 from xlinalg.errors import XlinalgError
 
 CASES = SAMPLES
@@ -61,7 +61,7 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
     """The ops whose coverage row says `not-iree` really are unknown to IREE 3.13 (moved
     to other dialects or removed there): in generic form iree-opt reports each as an
     unregistered operation, while a registered op (scan) fails its verifier instead."""
-    from xlinalg.coverage import NOT_IREE, coverage_rows
+    from xlinalg.coverage.table import NOT_IREE, coverage_rows
 
     not_iree = sorted(row.op for row in coverage_rows()
                       if row.op.startswith("iree_linalg_ext.") and row.parse == NOT_IREE)

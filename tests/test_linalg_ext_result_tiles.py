@@ -23,7 +23,7 @@ from xdsl.rewriter import InsertPoint
 
 import xlinalg
 from xlinalg.interfaces.tiling import TilingInterface
-from xlinalg.transforms.affine_utils import IndexBuilder
+from xlinalg.ir.affine_utils import IndexBuilder
 
 CASES = [
     # (op, offsets, sizes): whole-computed dims cut (t×t, h/w, indexed dims) and not

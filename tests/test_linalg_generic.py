@@ -5,7 +5,7 @@ results. Round trips (ours, generic form, upstream `iree-opt`), each verifier ru
 message, generalize (the identity on a generic), and execution untiled and tiled with
 non-dividing sizes in every element type against an independent NumPy formula. The
 coverage row of `linalg.generic` is read from the case lists these tests parametrize over
-(`xlinalg.dialects.linalg.handwritten_cases`)."""
+(`xlinalg.coverage.linalg_handwritten_cases`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from xdsl.printer import Printer
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.dialects.linalg import GenericOp
-from xlinalg.dialects.linalg.handwritten_cases import (
+from xlinalg.coverage.linalg_handwritten_cases import (
     GENERALIZE_CASES,
     GENERIC_DTYPES,
     GENERIC_VERIFY_CASES,
@@ -32,10 +32,10 @@ from xlinalg.dialects.linalg.handwritten_cases import (
 )
 from xlinalg.errors import XlinalgError
 from xlinalg.lowering.pipeline import lower_to_llvm
-from xlinalg.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.reference.compare import compare
 from xlinalg.reference.function import run_function
-from xlinalg.transforms.generalize import LinalgGeneralizeNamedOpsPass
+from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
 
 M, N, K = 5, 3, 4  # loop sizes: odd, not divisible by the tile sizes
 TILES = "[2, 2, 3]", "[2, 2]"

@@ -10,7 +10,7 @@ from support import needs_iree
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
-from xlinalg.dialects.linalg.handwritten_cases import (
+from xlinalg.coverage.linalg_handwritten_cases import (
     GENERALIZE_CASES,
     IREE_ROUND_TRIP,
     MAP_REDUCE_DTYPES,
@@ -21,7 +21,7 @@ from xlinalg.dialects.linalg.handwritten_cases import (
 )
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.errors import XlinalgError
-from xlinalg.transforms.generalize import generalize
+from xlinalg.transforms.linalg.generalize import generalize
 
 MAP_REDUCE = """\
 func.func @f(%a: tensor<4x5xf32>, %b: tensor<4x5xf32>, %c: tensor<4x5xf32>, %r: tensor<4xf32>) -> tensor<4x5xf32> {

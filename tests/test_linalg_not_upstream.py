@@ -12,7 +12,7 @@ import pytest
 from support import needs_iree, run_iree_opt
 
 import xlinalg
-from xlinalg.dialects.linalg.samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
+from xlinalg.coverage.linalg_samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
 
 
 def test_the_not_upstream_ops_are_the_documented_28() -> None:

@@ -118,7 +118,7 @@ def op_text(name: str, kind: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 # The ops these hand-written shape rules cover (every table op, with strides, dilations and
-# every dtype, is in test_linalg_table.py, built from `xlinalg.dialects.linalg.samples`).
+# every dtype, is in test_linalg_table.py, built from `xlinalg.coverage.linalg_samples`).
 TABLE_NAMES = [
     "fill", "copy", "matmul", "batch_matmul", "matvec", "vecmat", "dot", "add", "sub", "mul",
     "div", "div_unsigned", "max", "min", "powf", "exp", "log", "abs", "ceil", "floor", "negf",

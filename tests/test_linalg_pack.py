@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from support import needs_iree
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import (
+from xlinalg.coverage.linalg_handwritten_cases import (
     IREE_ROUND_TRIP,
     PACK_VERIFY_CASES,
     RUN_CASES,

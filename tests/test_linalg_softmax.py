@@ -11,7 +11,7 @@ from xdsl.rewriter import Rewriter
 
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp
-from xlinalg.dialects.linalg.handwritten_cases import (
+from xlinalg.coverage.linalg_handwritten_cases import (
     IREE_ROUND_TRIP,
     RUN_CASES,
     SOFTMAX_VERIFY_CASES,

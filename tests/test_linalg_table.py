@@ -1,7 +1,7 @@
 """Every op of the op table: round trips (ours and upstream's), verifier rules, generalize ≡ named,
 and agreement with upstream's generalization (iree-opt) on maps, iterators and values.
 
-The per-op cases come from `xlinalg.dialects.linalg.samples` (the lists `xlinalg.coverage`
+The per-op cases come from `xlinalg.coverage.linalg_samples` (the lists `xlinalg.coverage.table`
 reports); execution and tiling are in `test_linalg_table_run.py`.
 """
 
@@ -21,7 +21,7 @@ from xdsl.printer import Printer
 import xlinalg
 from xlinalg.dialects.linalg import GenericOp, NamedStructuredOp
 from xlinalg.dialects.linalg.casting import named_scalar_type
-from xlinalg.dialects.linalg.samples import (
+from xlinalg.coverage.linalg_samples import (
     GENERALIZE_CASES,
     NOT_UPSTREAM,
     ROUND_TRIP_OPS,
@@ -32,12 +32,12 @@ from xlinalg.dialects.linalg.samples import (
     sample,
 )
 from xlinalg.errors import XlinalgError
-from xlinalg.numpy_dtypes import numpy_dtype
+from xlinalg.ir.numpy_dtypes import numpy_dtype
 from xlinalg.reference.compare import compare, reduction_length
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
-from xlinalg.transforms.generalize import generalize, generalize_op
+from xlinalg.transforms.linalg.generalize import generalize, generalize_op
 
 KINDS = ("memref", "tensor", "dynamic")
 

@@ -10,7 +10,7 @@ from linalg_table_cases import RUN_GROUPS, check_all, check_function, expected_c
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.dialects.linalg import NamedStructuredOp
-from xlinalg.dialects.linalg.samples import MIXED_CASES, sample
+from xlinalg.coverage.linalg_samples import MIXED_CASES, sample
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 

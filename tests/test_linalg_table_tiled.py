@@ -19,7 +19,7 @@ from linalg_table_cases import (
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.dialects.linalg import NamedStructuredOp
-from xlinalg.dialects.linalg.samples import sample
+from xlinalg.coverage.linalg_samples import sample
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 

@@ -17,7 +17,7 @@ from xdsl.ir import Operation
 from xlinalg.context import make_context
 from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass, hoist_start
+from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass, hoist_start
 from xlinalg.lowering.pipeline import lower_to_loops, lower_to_scf
 
 

@@ -9,7 +9,7 @@ import pytest
 from support import needs_iree
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import (
+from xlinalg.coverage.linalg_handwritten_cases import (
     IREE_ROUND_TRIP,
     RUN_CASES,
     WINOGRAD_VERIFY_CASES,

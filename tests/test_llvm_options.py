@@ -1,4 +1,4 @@
-"""The LLVM options xlinalg sets for its O3 pipeline (`xlinalg.backend.target.LLVM_OPTIONS`)."""
+"""The LLVM options xlinalg sets for its O3 pipeline (`xlinalg.host.LLVM_OPTIONS`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import llvmlite.binding as llvm
 import pytest
 
 from xlinalg.backend.jit import optimize_module
-from xlinalg.backend.target import (
+from xlinalg.host import (
     LLVM_OPTIONS,
     host_has_feature,
     host_target_machine,

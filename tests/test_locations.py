@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 import xlinalg
-from xlinalg.dialects.linalg.samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
+from xlinalg.coverage.linalg_samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
 from xlinalg.errors import ParseFailure
 
 ROOT = Path(__file__).resolve().parent.parent

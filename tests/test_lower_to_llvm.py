@@ -13,7 +13,7 @@ import pytest
 from support import LlvmliteModule, needs_iree, run_iree_opt
 from support import parse_module as parse
 
-from xlinalg.backend.abi import LoweredModule, MemRefArg, ScalarArg
+from xlinalg.lowering.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir, emit_llvm_ir
 

@@ -1,4 +1,4 @@
-"""`xlinalg.lowering.cse` leaves exactly the IR xDSL's `cse` leaves (it only hashes less)."""
+"""`xlinalg.ir.cse` leaves exactly the IR xDSL's `cse` leaves (it only hashes less)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from support import matmul_before_cleanup, parse_module
 from xdsl.transforms.common_subexpression_elimination import cse as xdsl_cse
 
-from xlinalg.lowering.cse import cse
+from xlinalg.ir.cse import cse
 
 CASES = {
     # pure duplicates, also inside a loop (the outer scope is visible), dead op erased

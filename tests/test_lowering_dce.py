@@ -1,11 +1,11 @@
-"""`xlinalg.lowering.dce.region_dce` leaves exactly the IR xDSL's `region_dce` leaves."""
+"""`xlinalg.ir.dce.region_dce` leaves exactly the IR xDSL's `region_dce` leaves."""
 
 from __future__ import annotations
 
 from support import matmul_before_cleanup, parse_module
 from xdsl.transforms.dead_code_elimination import region_dce as xdsl_region_dce
 
-from xlinalg.lowering.dce import region_dce
+from xlinalg.ir.dce import region_dce
 
 # dead pure ops and a dead chain, a loop with only reads (dead) and one that stores (live),
 # a value used only by a dead op

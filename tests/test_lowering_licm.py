@@ -1,4 +1,4 @@
-"""`xlinalg.lowering.licm` leaves exactly the IR xDSL's `LoopInvariantCodeMotionPass` leaves."""
+"""`xlinalg.ir.licm` leaves exactly the IR xDSL's `LoopInvariantCodeMotionPass` leaves."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from support import matmul_before_cleanup, parse_module
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 from xlinalg.context import make_context
-from xlinalg.lowering.licm import hoist_loop_invariant_code
+from xlinalg.ir.licm import hoist_loop_invariant_code
 
 CASES = {
     # invariant chains climb out of both loops; loads, stores and values of the

@@ -508,7 +508,7 @@ NUMPY_TYPES: dict[str, Any] = {"f32": np.float32, "f64": np.float64, "i32": np.i
 
 def table_instance(name: str, elt: str, dynamic: bool) -> tuple[str, list[tuple[int, ...] | None]]:
     """A function `@k_<name>` applying `linalg.<name>` to its sample operands (strided windows)."""
-    from xlinalg.dialects.linalg.samples import sample
+    from xlinalg.coverage.linalg_samples import sample
 
     s = sample(name, elt)
     # `k_` prefix: a kernel named like a libm function (`powf`, `exp`) would shadow it
@@ -517,7 +517,7 @@ def table_instance(name: str, elt: str, dynamic: bool) -> tuple[str, list[tuple[
 
 def table_cases(elt: str) -> list[str]:
     """Every table op whose sample takes `elt` and whose operands all have element type `elt`."""
-    from xlinalg.dialects.linalg.samples import TABLE_OPS, dtypes_of, sample
+    from xlinalg.coverage.linalg_samples import TABLE_OPS, dtypes_of, sample
 
     return [n for n in TABLE_OPS if elt in dtypes_of(n) and set(sample(n, elt).types) == {elt}]
 

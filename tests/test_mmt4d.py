@@ -11,7 +11,7 @@ import pytest
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
-from xlinalg.transforms.fold_unit_dims import fold_unit_dims_in
+from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
 
 TESTED_OPS = [
     "transform.structured.pack",

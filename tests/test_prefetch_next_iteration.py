@@ -1,4 +1,4 @@
-"""`xlinalg.transforms.prefetch.prefetch_next_iteration`: after batch_matmul.mlir's B copy
+"""`xlinalg.transforms.scf.prefetch.prefetch_next_iteration`: after batch_matmul.mlir's B copy
 (pack_b = 1) it prefetches every line of the next n tile's B panel under a guard, the
 kernel still computes A·B + C and its machine code prefetches; ops it cannot handle are
 silenceable failures that name the cause."""
@@ -14,7 +14,7 @@ from xdsl.dialects import scf
 
 import xlinalg
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.prefetch import prefetch_next_iteration
+from xlinalg.transforms.scf.prefetch import prefetch_next_iteration
 
 sys.path.insert(0, str(REPO / "scripts"))
 import bench_templates

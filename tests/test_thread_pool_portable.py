@@ -24,7 +24,7 @@ from test_threads import (
 
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
-from xlinalg.backend.target import host_triple
+from xlinalg.host import host_triple
 from xlinalg.backend.thread_pool import (
     DEFAULT_SPIN,
     WAIT_ENV,

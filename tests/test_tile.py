@@ -27,7 +27,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_scalar_op
-from xlinalg.transforms.tile import TilingResult, tile_using_for
+from xlinalg.transforms.tiling.tile import TilingResult, tile_using_for
 
 # ---------------------------------------------------------------------------
 # helpers (also imported by test_unroll / test_interchange)
@@ -119,7 +119,7 @@ class MiniInterpreter:
 
     def run_structured(self, op: StructuredOpInterface) -> None:
         if not isinstance(op, GenericOp):
-            from xlinalg.transforms.generalize import generalize_op
+            from xlinalg.transforms.linalg.generalize import generalize_op
 
             generic = generalize_op(op)  # type: ignore[arg-type]
         else:

@@ -23,7 +23,7 @@ from xdsl.dialects.func import FuncOp
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.dialects.linalg.casting import named_scalar_type
-from xlinalg.dialects.linalg.handwritten_cases import (
+from xlinalg.coverage.linalg_handwritten_cases import (
     HALF_FLOATS,
     PACK_EXTRA_DTYPES,
     RUN_CASES,
@@ -31,7 +31,7 @@ from xlinalg.dialects.linalg.handwritten_cases import (
     exercised,
 )
 from xlinalg.lowering.pipeline import lower_to_llvm
-from xlinalg.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.reference.compare import compare
 
 TILED_KEY = "test_tiling_handwritten_dtypes.py::test_tiled_in_every_element_type"

@@ -12,7 +12,7 @@ from test_linalg_ext_attention import softmax_attention
 from test_linalg_ext_exec import tile_schedule
 
 import xlinalg
-from xlinalg.dialects.iree_linalg_ext.cases import FORALL_CASES, TENSOR_TILED_CASES
+from xlinalg.coverage.linalg_ext_cases import FORALL_CASES, TENSOR_TILED_CASES
 from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(23)

@@ -11,7 +11,7 @@ from test_linalg_ext_attention import softmax_attention
 
 import xlinalg
 from xlinalg.interfaces.tiling import TilingInterface
-from xlinalg.transforms.affine_utils import IndexBuilder
+from xlinalg.ir.affine_utils import IndexBuilder
 
 RNG = np.random.default_rng(43)
 F32 = np.float32

@@ -14,7 +14,7 @@ from support import needs_iree
 from test_linalg_ext_exec import tile_schedule
 
 import xlinalg
-from xlinalg.dialects.linalg.handwritten_cases import TILED_CASES, exercised
+from xlinalg.coverage.linalg_handwritten_cases import TILED_CASES, exercised
 from xlinalg.reference import linalg_misc as ref
 
 RNG = np.random.default_rng(31)

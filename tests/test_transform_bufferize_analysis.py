@@ -10,7 +10,7 @@ from test_transform_loop import schedule
 
 import xlinalg
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.bufferization_markers import INPLACE_ATTR
+from xlinalg.transforms.bufferization.markers import INPLACE_ATTR
 
 TESTED_OPS = ["transform.bufferization.one_shot_bufferize"]
 

@@ -13,7 +13,7 @@ from test_transform_bufferize_analysis import PAYLOAD
 from test_transform_loop import schedule
 
 import xlinalg
-from xlinalg.transforms.bufferization_markers import (
+from xlinalg.transforms.bufferization.markers import (
     ACCESS_ATTR,
     BBARG_ALIASES_ATTR,
     EQUIVALENT_ARGS_ATTR,

@@ -218,7 +218,7 @@ def test_unknown_memcpy_op_does_not_verify() -> None:
 
 def test_copy_back_lowering_keeps_linalg_copy_semantics() -> None:
     """The lowering of a materialize_in_destination on tensors is a linalg.copy."""
-    from xlinalg.lowering.bufferize.materialize import lower_materializations
+    from xlinalg.transforms.bufferization.materialize import lower_materializations
 
     module = xlinalg.parse("""
 func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {

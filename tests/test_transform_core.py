@@ -16,7 +16,7 @@ from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, operand_def
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter import Interpreter, apply_schedule, default_context, parse_module, register
 
-# ops whose tests live in this file (read by xlinalg.dialects.transform.coverage)
+# ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
     "transform.alternatives",
     "transform.annotate",
@@ -893,7 +893,7 @@ def test_expensive_checks_name_the_consumed_payload_and_can_be_disabled() -> Non
 
 def test_checked_ops(request: pytest.FixtureRequest) -> None:
     """Every op listed in TESTED_OPS exists in the transform dialects and is implemented."""
-    from xlinalg.dialects.transform.coverage import transform_op_classes
+    from xlinalg.coverage.transform import transform_op_classes
     from xlinalg.interpreter import TRANSFORM_IMPLS
 
     classes = transform_op_classes()

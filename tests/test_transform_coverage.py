@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from xlinalg.dialects.transform.coverage import (
+from xlinalg.coverage.transform import (
     RENAMED,
     SPEC_OPS,
     coverage_table,
@@ -14,7 +14,7 @@ from xlinalg.dialects.transform.coverage import (
     print_transform_coverage,
     transform_op_classes,
 )
-from xlinalg.dialects.transform.coverage import (
+from xlinalg.coverage.transform import (
     tested_ops as collect_tested_ops,
 )
 

@@ -15,11 +15,11 @@ from xlinalg.dialects.transform import (
     SequenceOp,
     TileUsingForOp,
 )
-from xlinalg.dialects.transform.knobs import Knob, list_knobs, resolve_knobs
+from xlinalg.transforms.transform.knobs import Knob, list_knobs, resolve_knobs
 from xlinalg.errors import KnobError
-from xlinalg.interpreter.parsing import parse_module
+from xlinalg.ir.parsing import parse_module
 
-# ops whose tests live in this file (read by xlinalg.dialects.transform.coverage)
+# ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
     "transform.structured.match",
     "transform.structured.tile_using_for",

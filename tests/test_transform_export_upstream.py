@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
 from tuner.export import export_schedule
-from xlinalg.dialects.transform.static_params import fold_static_params
+from xlinalg.transforms.transform.static_params import fold_static_params
 from xlinalg.dialects.transform.structured_pack import PackOp
 
 TESTED_OPS = ["transform.structured.pack"]

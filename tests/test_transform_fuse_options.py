@@ -307,8 +307,8 @@ def test_collapse_group_slices() -> None:
     """The per-group rule on static offsets and sizes (upstream's contiguity condition)."""
     from xdsl.rewriter import InsertPoint
 
-    from xlinalg.transforms.affine_utils import IndexBuilder
-    from xlinalg.transforms.fuse_reshape_slices import _collapse_group
+    from xlinalg.ir.affine_utils import IndexBuilder
+    from xlinalg.transforms.tensor.fuse_reshape_slices import _collapse_group
 
     module = parse_module("func.func @f() {\n  func.return\n}\n")
     ret = next(op for op in module.walk() if op.name == "func.return")

@@ -299,7 +299,7 @@ def sequentialize_launches(module) -> None:
     from xdsl.ir import Block, Region
     from xdsl.rewriter import InsertPoint, Rewriter
 
-    from xlinalg.transforms.affine_utils import IndexBuilder
+    from xlinalg.ir.affine_utils import IndexBuilder
 
     for launch in [op for op in module.walk() if isinstance(op, LaunchOp)]:
         build = IndexBuilder(InsertPoint.before(launch))

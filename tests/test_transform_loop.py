@@ -257,7 +257,7 @@ def test_peel_front_and_dynamic_bounds() -> None:
 
 def test_peel_walks_each_loop_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The min/max folding after a peel walks each of the two loops once, static or dynamic."""
-    from xlinalg.transforms import simplify_bounds
+    from xlinalg.transforms.affine import simplify_bounds
 
     roots: list[str] = []
 
@@ -393,7 +393,7 @@ def test_pipeline_prefetches_loads_and_keeps_results() -> None:
 def test_pipeline_iteration_interval_changes_the_stages() -> None:
     from xdsl.dialects import scf
 
-    from xlinalg.transforms.pipeline import schedule_loop
+    from xlinalg.transforms.scf.software_pipeline import schedule_loop
 
     module = parse_module(LOOP)
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))

@@ -15,7 +15,7 @@ from test_transform_loop import apply, fails, same_results, schedule
 
 import xlinalg
 from xlinalg.interpreter import parse_module
-from xlinalg.transforms.multitile import multitile_sizes
+from xlinalg.transforms.tiling.multitile import multitile_sizes
 
 TESTED_OPS = [
     "transform.structured.split",

@@ -10,7 +10,7 @@ from support import iree_opt, needs_iree
 from xdsl.dialects import scf, vector
 
 import xlinalg
-from xlinalg.transforms.vector_hoist import hoist_redundant_vector_transfers
+from xlinalg.transforms.vector.hoist import hoist_redundant_vector_transfers
 
 NEST = """
     scf.for %i{n} = %c0 to %c2 step %c1 {{

@@ -13,7 +13,7 @@ import xlinalg
 from xlinalg.dialects.arith import SelectOp
 from xlinalg.dialects.vector import MaskOp
 from xlinalg.errors import TransformFailure, VerifyFailure
-from xlinalg.transforms.vector_lower_mask import lower_mask_ops
+from xlinalg.transforms.vector.lower_mask import lower_mask_ops
 
 RNG = np.random.default_rng(7)
 

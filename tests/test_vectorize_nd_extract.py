@@ -246,7 +246,7 @@ def test_gather_becomes_hardware_gathers() -> None:
     (one per 8 lanes: 64-bit indices), not scalar loads. Without AVX-512, LLVM emits AVX2
     gathers only for CPU models it tunes as having fast gathers (Intel's, not AMD's Zen 1-3:
     a tuning flag that is not among the host features), so there only the result is checked."""
-    from xlinalg.backend.target import host_has_feature
+    from xlinalg.host import host_has_feature
 
     payload = _embed(16, 16).replace("tensor<16x8xf32>", "tensor<64x16xf32>")
     kernel = xlinalg.compile(payload, _schedule())

@@ -14,7 +14,7 @@ from xdsl.context import Context
 
 import xlinalg
 from xlinalg.errors import TransformFailure
-from xlinalg.lowering.bufferize import OneShotBufferizePass
+from xlinalg.transforms.bufferization import OneShotBufferizePass
 
 TESTED_OPS = [
     "transform.structured.vectorize",

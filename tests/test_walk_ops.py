@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from support import parse_module
 
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 NESTED = """
 func.func @f(%n: index, %c: i1, %m: memref<8xf32>) {

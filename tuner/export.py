@@ -16,7 +16,7 @@ def export_schedule(space: str, values: dict[str, object], as_constants: bool = 
     static list (`static_params.py`).
     """
     import xlinalg
-    from xlinalg.dialects.transform.static_params import fold_static_params
+    from xlinalg.transforms.transform.static_params import fold_static_params
 
     text = xlinalg.resolve_knobs(space, values, as_constants=as_constants)
     if not as_constants:

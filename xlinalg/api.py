@@ -22,12 +22,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg
 from xlinalg.backend.aligned import aligned
 from xlinalg.context import make_context
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
-from xlinalg.interpreter.parsing import LocatingParser
-from xlinalg.lowering.gc_pause import gc_paused
+from xlinalg.ir.parsing import LocatingParser
+from xlinalg.backend.gc_pause import gc_paused
 
 Source = str | Path | ModuleOp
 
@@ -172,21 +172,21 @@ def _translate_bindings(bindings: ExtraBindings, source: ModuleOp, clone: Module
 
 def list_knobs(schedule: Source) -> list[Any]:
     """The `transform.tune.knob`s / `transform.tune.alternatives` of a schedule template."""
-    from xlinalg.dialects.transform.knobs import list_knobs as knobs_of
+    from xlinalg.transforms.transform.knobs import list_knobs as knobs_of
 
     return knobs_of(parse(schedule, "schedule"))
 
 
 def resolve_knobs(schedule: Source, values: Mapping[str, Any], as_constants: bool = False) -> str:
     """The schedule text with every knob resolved to `values` (upstream tune-extension form)."""
-    from xlinalg.dialects.transform.knobs import resolve_knobs as resolve
+    from xlinalg.transforms.transform.knobs import resolve_knobs as resolve
 
     script = parse(schedule, "schedule").clone()
     return str(resolve(script, values, as_constants=as_constants))
 
 
 def host_info() -> dict[str, Any]:
-    from xlinalg.backend.target import host_info as info
+    from xlinalg.host import host_info as info
 
     return info()
 
@@ -386,7 +386,7 @@ def _arith_ops_per_point(op: Any) -> int:
         from xdsl.dialects.builtin import ModuleOp as _Module
         from xdsl.ir import Block, Region
 
-        from xlinalg.transforms.generalize import generalize
+        from xlinalg.transforms.linalg.generalize import generalize
 
         clone = op.clone()
         holder = _Module(Region(Block([clone])))
@@ -425,7 +425,7 @@ def compile(
 
     `extra_bindings` / `expensive_checks` are passed to `apply_schedule`; bindings naming
     ops or values of a `ModuleOp` payload are renamed to the compiled copy's. `timings`
-    receives the seconds of every stage (`xlinalg.lowering.stage_times`).
+    receives the seconds of every stage (`xlinalg.ir.stage_times`).
 
     The user's IR is verified where it enters (payload and schedule text when parsed, a
     `ModuleOp` payload here). The payload the schedule produced comes from xlinalg's own
@@ -434,9 +434,9 @@ def compile(
     that a transform leaving invalid IR still ends in a `VerifyFailure` naming the op
     rather than in a lowering error (the tuner checks every kernel against NumPy)."""
     from xlinalg.backend.jit import JitModule
-    from xlinalg.dialects.iree_linalg_ext.materialize import materialize_remaining_encodings
+    from xlinalg.transforms.iree_linalg_ext.materialize_encoding import materialize_remaining_encodings
     from xlinalg.lowering.pipeline import lower_to_llvm
-    from xlinalg.lowering.stage_times import stage
+    from xlinalg.ir.stage_times import stage
 
     start = time.perf_counter()
     with stage(timings, "parse-payload"):

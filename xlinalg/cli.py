@@ -322,11 +322,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_ops(args: argparse.Namespace) -> int:
     """Coverage tables generated from the code and the test-suite's case lists."""
     if args.transform:
-        from xlinalg.dialects.transform.coverage import print_transform_coverage
+        from xlinalg.coverage.transform import print_transform_coverage
 
         print_transform_coverage()
     else:
-        from xlinalg.coverage import print_coverage
+        from xlinalg.coverage.table import print_coverage
 
         print_coverage()
     return 0

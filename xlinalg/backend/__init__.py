@@ -7,12 +7,12 @@ f(a, b, c)                                # memrefs written in place; scalar res
 t = time_native(f, a, b, c)               # Timing(median_s, min_s, cv, repeats, inner_loops, samples)
 """
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.backend.call import NativeFunction
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.peak import measure_fma_peak_gflops
 from xlinalg.backend.symbols import ALLOWED_FUNCTIONS, check_external_symbols
-from xlinalg.backend.target import host_info
+from xlinalg.host import host_info
 from xlinalg.backend.timing import Timing, time_native
 
 __all__ = [

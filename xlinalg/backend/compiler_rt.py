@@ -15,7 +15,7 @@ import functools
 
 import llvmlite.binding as llvm
 
-from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
+from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 
 # f32 bits + 0x7fff + (bit 16), then the upper half: round to nearest, ties to even. A NaN
 # keeps its sign and upper payload bits and gets the quiet bit (0x40 of the bf16).

@@ -24,7 +24,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from xlinalg.backend.abi import FunctionSignature, MemRefArg
+from xlinalg.lowering.abi import FunctionSignature, MemRefArg
 from xlinalg.backend.signature import (
     ctypes_scalar_type,
     kernel_arg_types,

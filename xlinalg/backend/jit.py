@@ -12,7 +12,7 @@ import time
 
 import llvmlite.binding as llvm
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule
 from xlinalg.backend.call import NativeFunction
 from xlinalg.backend.elf import undefined_symbols
 from xlinalg.backend.frame import frame_name
@@ -22,10 +22,10 @@ from xlinalg.backend.symbols import (
     register_allowed_symbols,
     resolve_object_symbols,
 )
-from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
+from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.backend.wrappers import c_entry_name, repeat_name, wrapper_module_ir
 from xlinalg.errors import BackendError
-from xlinalg.lowering.stage_times import stage
+from xlinalg.ir.stage_times import stage
 
 
 def _parse(ir: str, what: str) -> llvm.ModuleRef:
@@ -88,7 +88,7 @@ class JitModule:
     ) -> None:
         """`speed_level` < 3 optimises less (compiles faster: for correctness sweeps that
         compile many kernels; machine code generation stays at O3). `timings` receives
-        the seconds of each step (see `xlinalg.lowering.stage_times`)."""
+        the seconds of each step (see `xlinalg.ir.stage_times`)."""
         start = time.perf_counter()
         register_allowed_symbols()
         self.lowered = lowered

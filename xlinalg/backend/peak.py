@@ -24,9 +24,9 @@ import time
 
 import numpy as np
 
-from xlinalg.backend.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.backend.jit import JitModule
-from xlinalg.backend.target import host_has_feature
+from xlinalg.host import host_has_feature
 from xlinalg.backend.timing import time_native
 
 ACCUMULATORS = 12

@@ -55,7 +55,7 @@ import threading
 
 import llvmlite.binding as llvm
 
-from xlinalg.backend.target import host_target_machine, host_triple, new_jit_target_machine
+from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.errors import BackendError
 
 POOL_RUN = "xl_forall_run"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xlinalg.backend.abi import FunctionSignature
+from xlinalg.lowering.abi import FunctionSignature
 from xlinalg.backend.frame import FRAME_ATTRIBUTES, frame_wrapper_ir
 from xlinalg.backend.signature import (
     c_param_types,

@@ -18,7 +18,7 @@ scf.forall (%i, %j) in (7, 9) { ... } {mapping = [#gpu.thread<y>, #gpu.thread<x>
 Mapping attributes: `#gpu.block<d>`, `#gpu.thread<d>`, `#gpu.warpgroup<d>`, `#gpu.warp<d>`,
 `#gpu.lane<d>` with `d` one of `x`, `y`, `z` or `linear_dim_0` ... `linear_dim_9`
 (upstream's `MappingId`). Nothing here runs on a GPU: the GPU mapping transforms
-(`xlinalg/transforms/gpu_mapping.py`) produce this IR to match upstream's.
+(`xlinalg/transforms/scf/gpu_mapping.py`) produce this IR to match upstream's.
 """
 
 from __future__ import annotations

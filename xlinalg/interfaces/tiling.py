@@ -5,7 +5,7 @@ As upstream's `TilingInterface`: an op exposes its iteration domain (loop
 ranges and iterator types) and builds the op computing one tile from the tile's
 offsets and sizes (`get_tiled_implementation`). `tile_using_interface` is the
 driver `transform.structured.tile_using_for` calls for such ops (via
-`xlinalg.transforms.tile.tile_using_for`); it creates the same `scf.for` nest
+`xlinalg.transforms.tiling.tile.tile_using_for`); it creates the same `scf.for` nest
 as for linalg ops (`generate_tile_loops`) and asks the op for its tile.
 
 The same implementation serves memrefs and tensors: operands are sliced with
@@ -44,12 +44,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, fold_constant
-from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
+from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 
 if TYPE_CHECKING:
-    from xlinalg.transforms.tile import TilingResult
-    from xlinalg.transforms.tile_forall import ForallTilingResult
+    from xlinalg.transforms.tiling.tile import TilingResult
+    from xlinalg.transforms.tiling.tile_forall import ForallTilingResult
 
 Position = tuple[list[OpFoldResult], list[OpFoldResult]]
 
@@ -258,13 +258,13 @@ def tile_using_interface(
 ) -> TilingResult:
     """Tile a `TilingInterface` op with one `scf.for` per non-zero tile size (see the
     module docstring for tensors)."""
-    from xlinalg.transforms.tile import (
+    from xlinalg.transforms.tiling.tile import (
         TilingResult,
         generate_tile_loops,
         normalize_interchange,
         normalize_tile_sizes,
     )
-    from xlinalg.transforms.tile_tensor import carry_through_loops
+    from xlinalg.transforms.tiling.tile_tensor import carry_through_loops
 
     assert isinstance(op, TilingInterface)
     num_loops = len(op.get_loop_iterator_types())
@@ -332,7 +332,7 @@ def tile_interface_using_forall(
     `tensor.parallel_insert_slice` at its position."""
     from xlinalg.dialects.scf import ForallOp, InParallelOp
     from xlinalg.dialects.tensor import ParallelInsertSliceOp
-    from xlinalg.transforms.tile_forall import (
+    from xlinalg.transforms.tiling.tile_forall import (
         ForallTilingResult,
         _Index,
         _is_tiled,

@@ -2,13 +2,13 @@
 
 Public API: `apply_schedule(payload, schedule, knobs=None, entry="__transform_main",
 *, extra_bindings=(), expensive_checks=True)`; the implemented ops and their
-tests: `xlinalg.dialects.transform.coverage.print_transform_coverage()`.
+tests: `xlinalg.coverage.transform.print_transform_coverage()`.
 """
 
 from xlinalg.interpreter import ops as _ops  # noqa: F401  (registers the op implementations)
 from xlinalg.interpreter.apply import DEFAULT_ENTRY, apply_schedule, find_entry
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.parsing import default_context, location_of, parse_module
+from xlinalg.ir.parsing import default_context, location_of, parse_module
 from xlinalg.interpreter.registry import TRANSFORM_IMPLS, register
 from xlinalg.interpreter.state import TransformState
 

@@ -9,11 +9,11 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xlinalg.dialects.transform.control import AlternativesOp, WithPDLPatternsOp
 from xlinalg.dialects.transform.core import WITH_NAMED_SEQUENCE, NamedSequenceOp, SequenceOp
-from xlinalg.dialects.transform.knobs import check_knob_names
+from xlinalg.transforms.transform.knobs import check_knob_names
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_transform, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.parsing import location_of
+from xlinalg.ir.parsing import location_of
 from xlinalg.interpreter.state import TransformState
 
 DEFAULT_ENTRY = "__transform_main"

@@ -1,6 +1,6 @@
 """Cleanups run between lowering stages: canonicalize, CSE, loop-invariant code motion, DCE.
 
-All of them are xDSL's own passes (0.74; CSE, LICM and DCE as `xlinalg.lowering.cse`,
+All of them are xDSL's own passes (0.74; CSE, LICM and DCE as `xlinalg.ir.cse`,
 `.licm` and `.dce`: xDSL's algorithms, same IR, less overhead), which work on the ops we produce
 (arith/index arithmetic, memref, scf, cf); they are grouped here so the
 pipeline runs the same sequence at the scf level and at the cf level.
@@ -15,10 +15,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalize import CanonicalizePass
 
-from xlinalg.lowering.cse import cse
-from xlinalg.lowering.dce import region_dce
-from xlinalg.lowering.effects import MemoizedEffects
-from xlinalg.lowering.licm import hoist_loop_invariant_code
+from xlinalg.ir.cse import cse
+from xlinalg.ir.dce import region_dce
+from xlinalg.ir.effects import MemoizedEffects
+from xlinalg.ir.licm import hoist_loop_invariant_code
 
 
 @dataclass(frozen=True)

@@ -75,14 +75,14 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.backend.target import host_triple
+from xlinalg.host import host_triple
 from xlinalg.backend.thread_pool import POOL_RUN
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 _PTR = llvm.LLVMPointerType()
 _INDEX = IndexType()

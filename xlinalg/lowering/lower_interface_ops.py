@@ -10,7 +10,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface, LoopLoweringInterface
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,8 @@ from xlinalg.lowering.unpack_in_place import (
     _root,
     _view_in_place,
 )
-from xlinalg.lowering.walk import walk_ops
-from xlinalg.transforms.subview_type import strides_and_offset
+from xlinalg.ir.walk import walk_ops
+from xlinalg.ir.subview_type import strides_and_offset
 
 _READS = (vector.TransferReadOp, memref.LoadOp)
 def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:

@@ -24,21 +24,21 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xlinalg.context import make_context
 from xlinalg.lowering.cleanup import LoweringCleanupPass
-from xlinalg.lowering.diagnostics import lowering_error, op_name
-from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
-from xlinalg.lowering.lower_affine import LowerAffinePass
+from xlinalg.ir.diagnostics import lowering_error, op_name
+from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
+from xlinalg.transforms.affine.lower_affine import LowerAffinePass
 from xlinalg.lowering.lower_interface_ops import (
     DecomposeAggregatedOpsPass,
     LowerInterfaceOpsToLoopsPass,
 )
 from xlinalg.lowering.pack_in_place import PackInPlacePass
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
-from xlinalg.lowering.stage_times import stage as _stage
+from xlinalg.ir.stage_times import stage as _stage
 from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 if TYPE_CHECKING:
-    from xlinalg.backend.abi import LoweredModule
+    from xlinalg.lowering.abi import LoweredModule
 
 # Dialects that may remain in the cf-level IR handed to the LLVM conversion.
 CF_LEVEL_DIALECTS = frozenset({"builtin", "func", "arith", "math", "memref", "cf", "llvm", "vector"})
@@ -50,11 +50,11 @@ lowering_context = make_context
 
 
 def generalize_named_ops(module: ModuleOp) -> None:
-    """Run the generalize pass from `xlinalg.transforms.generalize` (imported lazily)."""
+    """Run the generalize pass from `xlinalg.transforms.linalg.generalize` (imported lazily)."""
     try:
-        from xlinalg.transforms.generalize import LinalgGeneralizeNamedOpsPass
+        from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
     except ModuleNotFoundError as err:
-        if err.name not in ("xlinalg.transforms.generalize", "xlinalg.transforms"):
+        if err.name not in ("xlinalg.transforms.linalg.generalize", "xlinalg.transforms"):
             raise
         # Without the op table there are no named ops to generalize; a named op
         # that is somehow present is reported by convert-linalg-to-loops.
@@ -66,7 +66,7 @@ def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) ->
     """linalg → scf loops with memref loads/stores (affine ops from tiling remain)."""
     ctx = make_context()
     with _stage(timings, "bufferize"):
-        from xlinalg.lowering.bufferize import OneShotBufferizePass
+        from xlinalg.transforms.bufferization import OneShotBufferizePass
 
         OneShotBufferizePass().apply(ctx, module)
         UnpackInPlacePass().apply(ctx, module)

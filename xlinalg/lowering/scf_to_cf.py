@@ -34,9 +34,9 @@ from xdsl.rewriter import Rewriter
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from xlinalg.lowering.effects import MemoizedEffects
+from xlinalg.ir.effects import MemoizedEffects
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 #: the op type each of xDSL's patterns lowers
 _PATTERNS: dict[type, RewritePattern] = {

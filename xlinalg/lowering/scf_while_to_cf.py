@@ -25,8 +25,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
-from xlinalg.lowering.diagnostics import lowering_error
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.walk import walk_ops
 
 
 def lower_while(op: scf.WhileOp) -> None:

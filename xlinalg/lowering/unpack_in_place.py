@@ -61,8 +61,8 @@ from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.dialects.memref import CastOp
 from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
 from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
-from xlinalg.lowering.walk import walk_ops
-from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.walk import walk_ops
+from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 
 # Ops that are views: their result aliases their first operand (with xlinalg's own
 # memref.cast, which bufferization makes for a tensor cast).
@@ -88,7 +88,7 @@ def _is_argument(value: SSAValue) -> bool:
 
 def _is_result_buffer(value: SSAValue) -> bool:
     """A result buffer of a bufferized tensor function (listed in `xlinalg.results_from`):
-    every caller allocates it anew (`lowering/bufferize`, `backend/abi.py`), so no other
+    every caller allocates it anew (`lowering/bufferize`, `lowering/abi.py`), so no other
     argument aliases it and ops in between may touch the arguments."""
     if not _is_argument(value):
         return False

@@ -35,13 +35,13 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xlinalg.dialects.linalg.pack import UnPackOp
-from xlinalg.transforms.affine_utils import (
+from xlinalg.ir.affine_utils import (
     IndexBuilder,
     OpFoldResult,
     constant_index_value,
     fold_constant,
 )
-from xlinalg.transforms.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 
 
 def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:

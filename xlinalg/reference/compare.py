@@ -44,7 +44,7 @@ from xdsl.ir import Attribute
 
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.numpy_dtypes import float_eps, is_float_dtype
+from xlinalg.ir.numpy_dtypes import float_eps, is_float_dtype
 
 #: Safety factor over the measured worst-case rounding error (see module docstring).
 TOLERANCE_FACTOR = 16.0

@@ -53,7 +53,7 @@ from xdsl.ir.affine import (
 
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.numpy_dtypes import numpy_dtype
+from xlinalg.ir.numpy_dtypes import numpy_dtype
 
 if TYPE_CHECKING:  # the dialect may import the reference (named ops): no import cycle at runtime
     from xlinalg.dialects.linalg import GenericOp

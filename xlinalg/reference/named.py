@@ -61,7 +61,7 @@ from xlinalg.dialects.linalg.casting import (
 )
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
-from xlinalg.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 
 _UINT_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 

@@ -57,7 +57,7 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, empty_like, slice_of, tile_failure
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition

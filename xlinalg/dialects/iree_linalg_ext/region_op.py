@@ -26,7 +26,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 
 class DimensionRegionOp(LinalgExtOp):

@@ -52,7 +52,7 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition

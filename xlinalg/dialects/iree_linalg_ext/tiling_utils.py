@@ -17,7 +17,7 @@ from xlinalg.interfaces.tiling import (
     slice_of,
     tile_failure,
 )
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 __all__ = [
     "CoveringResultTiles", "covering_domain_tile", "covering_result_tile_value", "dim_of", "domain_of", "domain_tile_of_result", "insert_tile",

@@ -39,7 +39,7 @@ from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, slice_of
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition

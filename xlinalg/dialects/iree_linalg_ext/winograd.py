@@ -75,7 +75,7 @@ from xlinalg.dialects.linalg.assembly import (
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, slice_of
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 
 def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attribute) -> SSAValue:

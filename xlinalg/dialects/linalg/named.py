@@ -304,7 +304,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         clone = type(self).build(inputs, outputs, result_types, dict(self.attributes), **props)
         if not self.has_index_semantics():
             return clone
-        from xlinalg.transforms.generalize import generalize_op
+        from xlinalg.transforms.linalg.generalize import generalize_op
 
         generic = generalize_op(clone)
         clone.erase()

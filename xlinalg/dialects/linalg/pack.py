@@ -283,7 +283,7 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
 
     # ---- lowering helpers ----
     def _check_lowerable(self) -> None:
-        from xlinalg.lowering.diagnostics import lowering_error
+        from xlinalg.ir.diagnostics import lowering_error
 
         if not isinstance(self.dest.type, MemRefType):
             raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")

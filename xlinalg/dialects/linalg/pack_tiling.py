@@ -43,7 +43,7 @@ from xlinalg.interfaces.tiling import (
     slice_of,
     tile_failure,
 )
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 
 
 @dataclass(frozen=True)

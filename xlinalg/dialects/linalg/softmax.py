@@ -55,7 +55,7 @@ from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface
 from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
-from xlinalg.transforms.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 
 @irdl_op_definition

@@ -10,7 +10,7 @@ Upstream syntax (current; printed) and the spec's (parsed too):
 %l = transform.gpu.map_forall_to_blocks %f { generate_gpu_launch }          // spec, no type
 ```
 Both consume `target` and return the `gpu.launch` ops (semantics:
-`xlinalg/transforms/gpu_mapping.py`).
+`xlinalg/transforms/scf/gpu_mapping.py`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ transform.xlinalg.prefetch_next_iteration %copies locality = 3 : !transform.any_
 
 After each target op (e.g. the `linalg.copy` of a promoted tile), one `memref.prefetch`
 per cache line of the tile it reads in the next iteration of the innermost enclosing
-`scf.for` that moves that tile (`xlinalg.transforms.prefetch`); silenceable failure for a
+`scf.for` that moves that tile (`xlinalg.transforms.scf.prefetch`); silenceable failure for a
 target with no such loop. The targets stay valid (the handle is only read).
 Exported schedules that select it are not upstream MLIR: keep it inside a
 `transform.tune.alternatives` region, which `--as-constants` exports inline only when

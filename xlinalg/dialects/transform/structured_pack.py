@@ -342,7 +342,7 @@ class ApplyFoldUnitExtentDimsViaSlicesPatternsOp(PatternDescriptorOp):
     name = "transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices"
 
     def apply_to(self, target: Operation) -> None:
-        from xlinalg.transforms.fold_unit_dims import fold_unit_dims_in
+        from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
 
         fold_unit_dims_in(target)
 

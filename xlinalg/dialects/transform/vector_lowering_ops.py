@@ -79,14 +79,14 @@ class Option:
 
 
 def _multi_reduction(target: Operation, strategy: str) -> None:
-    from xlinalg.transforms.vector_lower_multi_reduction import lower_multi_reductions
+    from xlinalg.transforms.vector.lower_multi_reduction import lower_multi_reductions
 
     lower_multi_reductions(target, strategy)
 
 
 def _multi_reduction_stage(name: str) -> Callable[[Operation, str], None]:
     def run(target: Operation, strategy: str) -> None:
-        from xlinalg.transforms import vector_lower_multi_reduction as m
+        from xlinalg.transforms.vector import lower_multi_reduction as m
 
         m.apply_stage(target, getattr(m, name), strategy)
 
@@ -94,61 +94,61 @@ def _multi_reduction_stage(name: str) -> Callable[[Operation, str], None]:
 
 
 def _transpose(target: Operation, strategy: str, avx2: bool) -> None:
-    from xlinalg.transforms.vector_lower_transpose import lower_transposes
+    from xlinalg.transforms.vector.lower_transpose import lower_transposes
 
     lower_transposes(target, strategy, avx2)
 
 
 def _transfer(target: Operation, max_rank: int) -> None:
-    from xlinalg.transforms.vector_lower_transfer import lower_transfers
+    from xlinalg.transforms.vector.lower_transfer import lower_transfers
 
     lower_transfers(target, max_rank)
 
 
 def _to_scf(target: Operation, max_rank: int, full_unroll: bool) -> None:
-    from xlinalg.transforms.vector_transfer_to_scf import transfer_to_scf
+    from xlinalg.transforms.vector.transfer_to_scf import transfer_to_scf
 
     transfer_to_scf(target, max_rank, full_unroll)
 
 
 def _split(target: Operation, strategy: str) -> None:
-    from xlinalg.transforms.vector_transfer_split import split_transfers
+    from xlinalg.transforms.vector.transfer_split import split_transfers
 
     split_transfers(target, strategy)
 
 
 def _broadcast(target: Operation) -> None:
-    from xlinalg.transforms.vector_lower_broadcast import lower_broadcasts
+    from xlinalg.transforms.vector.lower_broadcast import lower_broadcasts
 
     lower_broadcasts(target)
 
 
 def _shape_cast(target: Operation) -> None:
-    from xlinalg.transforms.vector_lower_shape_cast import lower_shape_casts
+    from xlinalg.transforms.vector.lower_shape_cast import lower_shape_casts
 
     lower_shape_casts(target)
 
 
 def _masks(target: Operation) -> None:
-    from xlinalg.transforms.vector_lower_mask import lower_create_masks
+    from xlinalg.transforms.vector.lower_mask import lower_create_masks
 
     lower_create_masks(target)
 
 
 def _masked_transfers(target: Operation) -> None:
-    from xlinalg.transforms.vector_lower_mask import lower_mask_ops
+    from xlinalg.transforms.vector.lower_mask import lower_mask_ops
 
     lower_mask_ops(target)
 
 
 def _all_masks(target: Operation) -> None:
-    from xlinalg.transforms.vector_lower_mask import lower_masks
+    from xlinalg.transforms.vector.lower_mask import lower_masks
 
     lower_masks(target)
 
 
 def _permutation(target: Operation) -> None:
-    from xlinalg.transforms.vector_transfer_permutation import (
+    from xlinalg.transforms.vector.transfer_permutation import (
         apply_transfer_permutation_patterns,
     )
 
@@ -156,7 +156,7 @@ def _permutation(target: Operation) -> None:
 
 
 def _rank_reducing(target: Operation) -> None:
-    from xlinalg.transforms.vector_transfer_drop_unit_dims import (
+    from xlinalg.transforms.vector.transfer_drop_unit_dims import (
         apply_rank_reducing_subview_patterns,
     )
 

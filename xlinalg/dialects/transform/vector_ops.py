@@ -319,7 +319,7 @@ def _lower_all(
     """Apply `lower` to every `op_type` op nested in `target` (not `target`: patterns apply to
     its body); forms it rejects stay (as a pattern)."""
     from xlinalg.errors import TransformFailure
-    from xlinalg.lowering.walk import walk_ops
+    from xlinalg.ir.walk import walk_ops
 
     for inner in [o for o in walk_ops(target)[1:] if isinstance(o, op_type)]:
         try:
@@ -372,7 +372,7 @@ class ApplyLowerContractionPatternsOp(PatternDescriptorOp):
 
     def apply_to(self, target: Operation) -> None:
         from xlinalg.dialects.vector import ContractionOp
-        from xlinalg.transforms.vector_lower_contraction import lower_contraction_to_outerproducts
+        from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_outerproducts
 
         _lower_all(target, ContractionOp, lower_contraction_to_outerproducts)
 
@@ -385,7 +385,7 @@ class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
 
     def apply_to(self, target: Operation) -> None:
         from xlinalg.dialects.vector import OuterProductOp
-        from xlinalg.transforms.vector_lower_outerproduct import lower_outerproduct
+        from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
 
         _lower_all(target, OuterProductOp, lower_outerproduct)
 

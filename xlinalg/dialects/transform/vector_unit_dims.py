@@ -1,6 +1,6 @@
 """`transform.apply_patterns.vector.cast_away_vector_leading_one_dim` (current
 upstream's pattern descriptor; here the contraction pattern of the set:
-`xlinalg/transforms/vector_cast_away_unit_dim.py`)."""
+`xlinalg/transforms/vector/cast_away_unit_dim.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from xlinalg.dialects.transform.vector_lowering_ops import _descriptor
 
 
 def _cast_away(target) -> None:  # type: ignore[no-untyped-def]
-    from xlinalg.transforms.vector_cast_away_unit_dim import cast_away_leading_one_dims
+    from xlinalg.transforms.vector.cast_away_unit_dim import cast_away_leading_one_dims
 
     cast_away_leading_one_dims(target)
 

@@ -1,6 +1,6 @@
 """`transform.bufferization.empty_tensor_to_alloc_tensor` and `one_shot_bufferize`.
 
-`one_shot_bufferize` runs xlinalg's One-Shot Bufferize (`xlinalg.lowering.bufferize`)
+`one_shot_bufferize` runs xlinalg's One-Shot Bufferize (`xlinalg.transforms.bufferization`)
 on a module or a function. How each option maps onto it:
 
 | option | here |
@@ -12,7 +12,7 @@ on a module or a function. How each option maps onto it:
 | `allow_unknown_ops` | accepted; an op the pass cannot bufferize still fails (the message says the option cannot be honoured) |
 | `create_deallocs` (spec) | `false`: the `memref.dealloc`s the pass inserted are removed |
 | `memcpy_op` | `"memref.copy"` (the pass's) or `"linalg.copy"` (its copies are rewritten to `linalg.copy`) |
-| `test_analysis_only` | the payload is not bufferized: its ops get upstream's `__inplace_operands_attr__` with xlinalg's in-place decisions, and with `bufferize_function_boundaries` its functions get `bufferization.access` and `__equivalent_func_args__` (`transforms/bufferization_markers.py`) |
+| `test_analysis_only` | the payload is not bufferized: its ops get upstream's `__inplace_operands_attr__` with xlinalg's in-place decisions, and with `bufferize_function_boundaries` its functions get `bufferization.access` and `__equivalent_func_args__` (`transforms/bufferization/markers.py`) |
 | `print_conflicts` | with `test_analysis_only`: upstream's `"C_<n>[READ: i]"`, `"C_<n>[CONFL-WRITE: i]"`, `"C_<n>[DEF: result k]"` markers for each conflict that made a write go out of place; ignored otherwise (as upstream) |
 | `dump_alias_sets` | with `test_analysis_only`: upstream's `__opresult_alias_set_attr__` / `__bbarg_alias_set_attr__` (the printed names of the values sharing each buffer); ignored otherwise (as upstream) |
 | `check_parallel_regions` | either value (the pass does not bufferize parallel regions; `scf.forall` on tensors fails as an unsupported op) |
@@ -41,7 +41,7 @@ from xlinalg.errors import LoweringError
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.transforms.bufferization_markers import AnalysisMarkers, annotate_analysis
+from xlinalg.transforms.bufferization.markers import AnalysisMarkers, annotate_analysis
 
 # ------------------------------------------------------------------ empty_tensor_to_alloc_tensor
 
@@ -123,7 +123,7 @@ def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
 def _bufferize(target: Operation) -> None:
     from xdsl.context import Context
 
-    from xlinalg.lowering.bufferize import OneShotBufferizePass, bufferize_function
+    from xlinalg.transforms.bufferization import OneShotBufferizePass, bufferize_function
 
     if isinstance(target, ModuleOp):
         OneShotBufferizePass().apply(Context(), target)

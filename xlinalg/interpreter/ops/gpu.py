@@ -1,5 +1,5 @@
 """`transform.gpu.map_forall_to_blocks` / `map_nested_forall_to_threads` (see
-`xlinalg/transforms/gpu_mapping.py` for the semantics and failure modes)."""
+`xlinalg/transforms/scf/gpu_mapping.py` for the semantics and failure modes)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from xlinalg.dialects.transform.gpu import MapForallToBlocksOp, MapNestedForallT
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.transforms.gpu_mapping import (
+from xlinalg.transforms.scf.gpu_mapping import (
     MappingFailure,
     map_forall_to_blocks,
     map_nested_forall_to_threads,

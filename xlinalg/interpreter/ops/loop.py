@@ -24,7 +24,7 @@ from xlinalg.interpreter.registry import register
 
 @register(LoopUnrollOp, consumes=lambda op: [op.target])
 def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.unroll import unroll_for
+    from xlinalg.transforms.scf.unroll import unroll_for
 
     factor = op.factor.value.data
     each = ApplyToEach(op)
@@ -63,7 +63,7 @@ def apply_get_parent_for(op: LoopGetParentForOp, interp: Interpreter) -> None:
 
 @register(LoopCoalesceOp, consumes=lambda op: [op.target])
 def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.coalesce import coalesce_loops
+    from xlinalg.transforms.scf.coalesce import coalesce_loops
 
     results: list[Operation] = []
     each = ApplyToEach(op)
@@ -79,7 +79,7 @@ def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
 
 @register(LoopOutlineOp, consumes=lambda op: [op.target])
 def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.outline import outline_loop
+    from xlinalg.transforms.scf.outline import outline_loop
 
     functions: list[Operation] = []
     calls: list[Operation] = []
@@ -99,7 +99,7 @@ def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
 def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
     """Always succeeds (spec) unless `fail_if_already_divisible`; non-scf.for ops
     are dropped."""
-    from xlinalg.transforms.peel import peel_for
+    from xlinalg.transforms.scf.peel import peel_for
 
     mains: list[Operation] = []
     rests: list[Operation] = []
@@ -126,7 +126,7 @@ def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
 def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
     """Silenceable failure if any loop fails (every loop is tried), returning the subset
     that succeeded."""
-    from xlinalg.transforms.pipeline import pipeline_for
+    from xlinalg.transforms.scf.software_pipeline import pipeline_for
 
     done: list[Operation] = []
     each = ApplyToEach(op)
@@ -149,7 +149,7 @@ def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
 def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) -> None:
     from xdsl.dialects.builtin import IndexType
 
-    from xlinalg.transforms.simplify_bounds import simplify_min_max
+    from xlinalg.transforms.affine.simplify_bounds import simplify_min_max
 
     targets = interp.state.get_ops(op.target, op)
     bounds: dict[SSAValue, tuple[int, int]] = {}
@@ -183,7 +183,7 @@ def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) 
 
 @register(MultiBufferOp, consumes=lambda op: [op.target])
 def apply_multibuffer(op: MultiBufferOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.multibuffer import multibuffer
+    from xlinalg.transforms.memref.multibuffer import multibuffer
 
     results: list[Operation] = []
     for alloc in interp.state.get_ops(op.target, op):

@@ -36,8 +36,8 @@ from xlinalg.dialects.transform.patterns import (
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.lowering.cse import cse
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.cse import cse
+from xlinalg.ir.walk import walk_ops
 
 
 @contextmanager
@@ -103,7 +103,7 @@ def run_patterns(
     dce: bool = True,
 ) -> None:
     from xlinalg.context import make_context
-    from xlinalg.transforms.canonicalize_loops import canonicalize_loops
+    from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
 
     # Upstream applies the patterns to the body of each target, never to the target itself
     # (so a handle to it stays valid): the walker rewrites its regions, canonicalize_loops
@@ -183,11 +183,11 @@ def _pass_table() -> dict[str, Callable[[], ModulePass]]:
     )
     from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
-    from xlinalg.dialects.iree_linalg_ext.materialize import MaterializeEncodingPass
-    from xlinalg.lowering.linalg_to_loops import ConvertLinalgToLoopsPass
-    from xlinalg.lowering.lower_affine import LowerAffinePass
-    from xlinalg.transforms.canonicalize_loops import CanonicalizeLoopsPass
-    from xlinalg.transforms.generalize import LinalgGeneralizeNamedOpsPass
+    from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
+    from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
+    from xlinalg.transforms.affine.lower_affine import LowerAffinePass
+    from xlinalg.transforms.scf.canonicalize_loops import CanonicalizeLoopsPass
+    from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
 
     return {
         "canonicalize": CanonicalizePass,
@@ -245,7 +245,7 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
 
 @register(ApplyRegisteredPassOp, consumes=lambda op: [op.target])
 def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
-    from xlinalg.interpreter.parsing import default_context
+    from xlinalg.ir.parsing import default_context
 
     assert op.pass_name is not None
     name = op.pass_name.data

@@ -6,7 +6,7 @@ from xlinalg.dialects.transform.prefetch import PrefetchNextIterationOp
 from xlinalg.interpreter.diagnostics import Lazy, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.transforms.prefetch import prefetch_next_iteration
+from xlinalg.transforms.scf.prefetch import prefetch_next_iteration
 
 
 @register(PrefetchNextIterationOp)

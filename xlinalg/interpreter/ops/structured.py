@@ -24,7 +24,7 @@ from xlinalg.interpreter.diagnostics import (
 )
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 _LOOP_LIKE = (scf.ForOp, scf.ParallelOp, scf.WhileOp, affine.ForOp, affine.ParallelOp)
 
@@ -110,7 +110,7 @@ def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int
 def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) -> Attribute:
     from xdsl.dialects.builtin import IndexType
 
-    from xlinalg.transforms.affine_utils import constant_index_value
+    from xlinalg.ir.affine_utils import constant_index_value
 
     if len(producer.results) != 1 or not isinstance(producer.results[0].type, IndexType):
         raise failure(
@@ -132,7 +132,7 @@ def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) ->
 
 @register(TileUsingForOp, consumes=lambda op: [op.target])
 def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.tile import tile_using_for
+    from xlinalg.transforms.tiling.tile import tile_using_for
 
     targets = interp.state.get_ops(op.target, op)
     mixed = op.get_mixed_sizes()
@@ -164,7 +164,7 @@ def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
 
 @register(InterchangeOp, consumes=lambda op: [op.target])
 def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.interchange import interchange
+    from xlinalg.transforms.linalg.interchange import interchange
 
     permutation = op.get_permutation()
     transformed: list[Operation] = []
@@ -178,7 +178,7 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
 
 @register(GeneralizeOp, consumes=lambda op: [op.target])
 def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.generalize import generalize
+    from xlinalg.transforms.linalg.generalize import generalize
 
     transformed: list[Operation] = []
     each = ApplyToEach(op)

@@ -33,7 +33,7 @@ from xlinalg.interpreter.diagnostics import (
 )
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
-from xlinalg.transforms.affine_utils import OpFoldResult
+from xlinalg.ir.affine_utils import OpFoldResult
 
 
 def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldResult]:
@@ -76,7 +76,7 @@ def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldRe
 @register(SplitOp, consumes=lambda op: [op.target])
 def apply_split(op: SplitOp, interp: Interpreter) -> None:
     """Consumes the target; the split-point handle is only read (spec)."""
-    from xlinalg.transforms.split import split_op
+    from xlinalg.transforms.linalg.split import split_op
 
     targets = interp.state.get_ops(op.target, op)
     points = _split_points(op, interp, len(targets))
@@ -99,7 +99,7 @@ def apply_split(op: SplitOp, interp: Interpreter) -> None:
 @register(MultiTileSizesOp)
 def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
     """Per target: params (or handles to `arith.constant` index ops) low/high/split."""
-    from xlinalg.transforms.multitile import multitile_sizes
+    from xlinalg.transforms.tiling.multitile import multitile_sizes
 
     dimension = op.properties["dimension"].value.data  # type: ignore[union-attr]
     target_size = op.properties["target_size"].value.data  # type: ignore[union-attr]
@@ -146,7 +146,7 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
 def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     """Tiles every dynamic loop by 1 (static ones untouched); returns the tiled ops.
     A definite failure if tiling fails once started (spec)."""
-    from xlinalg.transforms.tile import tile_using_for
+    from xlinalg.transforms.tiling.tile import tile_using_for
 
     tiled: list[Operation] = []
     each = ApplyToEach(op)
@@ -189,7 +189,7 @@ def apply_replace(op: ReplaceOp, interp: Interpreter) -> None:
 def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     """SF if any op cannot be decomposed; returns the subset that was; non-linalg
     ops are dropped."""
-    from xlinalg.transforms.decompose import decompose
+    from xlinalg.transforms.linalg.decompose import decompose
 
     done: list[Operation] = []
     each = ApplyToEach(op)
@@ -206,7 +206,7 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
 def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     """Each target op promoted (upstream's TransformEachOpTrait); a target that is not a
     linalg op is a silenceable failure."""
-    from xlinalg.transforms.promote import promote
+    from xlinalg.transforms.linalg.promote import promote
 
     targets = interp.state.get_ops(op.target, op)
     if not targets:
@@ -234,7 +234,7 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
 @register(SplitReductionOp, consumes=lambda op: [op.target])
 def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
     """A definite failure if splitting fails (spec); non-linalg ops are dropped."""
-    from xlinalg.transforms.split_reduction import split_reduction
+    from xlinalg.transforms.linalg.split_reduction import split_reduction
 
     slots: list[list[Operation]] = [[], [], [], []]
     for target in interp.state.get_ops(op.target, op):
@@ -261,7 +261,7 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
 def _tile_reduction(
     op: TileReductionUsingForOp | TileReductionUsingScfOp, interp: Interpreter
 ) -> None:
-    from xlinalg.transforms.tile_reduction import tile_reduction_using_for
+    from xlinalg.transforms.tiling.tile_reduction import tile_reduction_using_for
 
     fills: list[Operation] = []
     splits: list[Operation] = []
@@ -289,7 +289,7 @@ register(TileReductionUsingScfOp, consumes=lambda op: [op.target])(_tile_reducti
 @register(RewriteInDestinationPassingStyleOp, consumes=lambda op: [op.target])
 def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpreter) -> None:
     """SF if any target cannot be rewritten (spec); returns the replacing ops."""
-    from xlinalg.transforms.dps import rewrite_in_destination_passing_style
+    from xlinalg.transforms.linalg.dps import rewrite_in_destination_passing_style
 
     done: list[Operation] = []
     each = ApplyToEach(op)

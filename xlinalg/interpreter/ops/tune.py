@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr
 
-from xlinalg.dialects.transform.knobs import (
+from xlinalg.transforms.transform.knobs import (
     attr_to_python,
     knob_options,
     match_option,
@@ -14,7 +14,7 @@ from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp
 from xlinalg.errors import KnobError
 from xlinalg.interpreter.diagnostics import failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.parsing import location_of
+from xlinalg.ir.parsing import location_of
 from xlinalg.interpreter.registry import register
 
 

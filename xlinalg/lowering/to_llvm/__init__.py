@@ -4,7 +4,7 @@ Entry point: `convert_to_llvm_ir(module) -> LoweredModule`. The module is
 converted in place (it ends up in the LLVM dialect).
 
 Passes (one per file, in `TO_LLVM_PASSES` order):
-  xl-convert-func-to-llvm     signatures expanded per `xlinalg/backend/abi.py`
+  xl-convert-func-to-llvm     signatures expanded per `xlinalg/lowering/abi.py`
   xl-convert-cf-to-llvm       branches (also assert/switch); block arguments retyped
   xl-convert-arith-to-llvm    index → i64, min/max with their NaN semantics, casts
   xl-convert-math-to-llvm     LLVM intrinsics, libm (`tanhf`, `erff`, ...) otherwise
@@ -45,8 +45,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from xlinalg.backend.abi import LoweredModule
-from xlinalg.lowering.stage_times import stage
+from xlinalg.lowering.abi import LoweredModule
+from xlinalg.ir.stage_times import stage
 from xlinalg.lowering.to_llvm.bf16_storage import Bf16StoragePass
 from xlinalg.lowering.to_llvm.builder import shared_constants
 from xlinalg.lowering.to_llvm.convert_arith_to_llvm import ConvertArithToLLVMPass

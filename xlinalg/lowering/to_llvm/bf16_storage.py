@@ -47,7 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.lowering.to_llvm.bf16 import bf16_bits, is_bf16
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 #: Data-movement ops: the operand positions that carry moved element values (their bf16
 #: results are moved values too).

@@ -31,9 +31,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xlinalg.dialects.dense_arrays import i32_array, i64_array
+from xlinalg.ir.dense_arrays import i32_array, i64_array
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.diagnostics import location_of
+from xlinalg.ir.diagnostics import location_of
 from xlinalg.lowering.to_llvm.types import convert_type, vector_type
 
 # Building ops through their IRDL constructors costs ~10x more than

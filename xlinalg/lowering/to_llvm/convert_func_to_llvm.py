@@ -1,4 +1,4 @@
-"""`func` → `llvm`: signatures expanded per the native ABI (`xlinalg/backend/abi.py`).
+"""`func` → `llvm`: signatures expanded per the native ABI (`xlinalg/lowering/abi.py`).
 
 A memref argument of rank r becomes `ptr allocated, ptr aligned, i64 offset,
 i64 size_0..size_{r-1}, i64 stride_0..stride_{r-1}`; the entry block rebuilds
@@ -80,7 +80,7 @@ def lower_func(op: func.FuncOp, noalias: bool = False) -> None:
     """Lower one function; `noalias` marks its memref pointers (see `written_args.py`)."""
     ftype = op.function_type
     outputs = ftype.outputs.data
-    # Memref results become trailing descriptor out-pointers (see `backend/abi.py`).
+    # Memref results become trailing descriptor out-pointers (see `lowering/abi.py`).
     pointers = [llvm.LLVMPointerType() for t in outputs if isinstance(t, MemRefType)]
     scalars = [t for t in outputs if not isinstance(t, MemRefType)]
     ltype = llvm_function_type(ftype.inputs.data, scalars)

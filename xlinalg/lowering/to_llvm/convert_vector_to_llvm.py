@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
-from xlinalg.dialects.dense_arrays import i32_array
+from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op

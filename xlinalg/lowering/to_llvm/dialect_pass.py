@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.walk import walk_ops
 
 
 class DialectConversionPass(ModulePass, ABC):

@@ -9,8 +9,8 @@ from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.diagnostics import location_of
-from xlinalg.lowering.walk import walk_ops
+from xlinalg.ir.diagnostics import location_of
+from xlinalg.ir.walk import walk_ops
 
 
 def _remove_dead_casts(casts: list[UnrealizedConversionCastOp]) -> None:

@@ -1,4 +1,4 @@
-"""Native signatures (`xlinalg.backend.abi.FunctionSignature`) of a module's public functions."""
+"""Native signatures (`xlinalg.lowering.abi.FunctionSignature`) of a module's public functions."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xlinalg.backend.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
+from xlinalg.lowering.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
 from xlinalg.lowering.to_llvm.written_args import written_memref_args
-from xlinalg.numpy_dtypes import numpy_dtype
+from xlinalg.ir.numpy_dtypes import numpy_dtype
 
 OWNED_RESULTS_ATTR = "xlinalg.owned_results"
 """Set by one-shot bufferization on a function whose memref results are new buffers the
@@ -58,7 +58,7 @@ def function_signature(f: func.FuncOp) -> FunctionSignature:
             f"@{f.sym_name.data}: a memref result cannot be returned natively (the caller would "
             "not own it); return a tensor, which bufferization returns in a new buffer"
         )
-    # Memref results go through descriptor out-pointers (see `backend/abi.py`).
+    # Memref results go through descriptor out-pointers (see `lowering/abi.py`).
     return FunctionSignature(
         name=f.sym_name.data,
         args=tuple(

@@ -60,7 +60,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.arith import SelectOp
-from xlinalg.dialects.dense_arrays import i32_array
+from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
     MultiDimReductionOp,
@@ -70,17 +70,17 @@ from xlinalg.dialects.vector import (
 )
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
-from xlinalg.lowering.diagnostics import lowering_error
+from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.lowering.to_llvm.types import vector_type
-from xlinalg.lowering.walk import walk_ops
-from xlinalg.transforms.affine_utils import constant_index_value
-from xlinalg.transforms.vector_builders import broadcast, extract, insert
-from xlinalg.transforms.vector_lower_broadcast import lower_broadcast
-from xlinalg.transforms.vector_lower_contraction import lower_contractions
-from xlinalg.transforms.vector_lower_mask import lower_mask_ops
-from xlinalg.transforms.vector_lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
-from xlinalg.transforms.vector_lower_outerproduct import lower_outerproducts
-from xlinalg.transforms.vector_rewrite import VectorBuilder, replace_op
+from xlinalg.ir.walk import walk_ops
+from xlinalg.ir.affine_utils import constant_index_value
+from xlinalg.transforms.vector.builders import broadcast, extract, insert
+from xlinalg.transforms.vector.lower_broadcast import lower_broadcast
+from xlinalg.transforms.vector.lower_contraction import lower_contractions
+from xlinalg.transforms.vector.lower_mask import lower_mask_ops
+from xlinalg.transforms.vector.lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
+from xlinalg.transforms.vector.lower_outerproduct import lower_outerproducts
+from xlinalg.transforms.vector.rewrite import VectorBuilder, replace_op
 
 
 def is_nd(t: Attribute) -> bool:

@@ -1,0 +1,156 @@
+"""Vectorization transform ops: structured.vectorize(_children_and_apply_patterns),
+structured.masked_vectorize,
+hoist_redundant_vector_transfers, vector.lower_contraction, vector.lower_outerproduct."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.transform import TransformParamHandleType
+from xdsl.ir import Operation
+
+from xlinalg.dialects.transform.vector_ops import (
+    HoistRedundantVectorTransfersOp,
+    LowerContractionOp,
+    LowerOuterProductOp,
+    MaskedVectorizeOp,
+    VectorizeChildrenAndApplyPatternsOp,
+    VectorizeOp,
+)
+from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.interpreter.diagnostics import (
+    Lazy,
+    describe_handle,
+    describe_payload,
+    failure,
+    failure_of,
+)
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+from xlinalg.ir.walk import walk_ops
+
+
+def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
+    mixed = op.get_mixed_vector_sizes()
+    if mixed is None:
+        return None
+    sizes: list[int] = []
+    for v in mixed:
+        if isinstance(v, int):
+            sizes.append(v)
+            continue
+        if isinstance(v.type, TransformParamHandleType):
+            params = interp.state.get_params(v, op)
+            if len(params) != 1 or not isinstance(params[0], IntegerAttr):
+                raise failure(op, f"vector size {describe_handle(v)} must hold one integer param",
+                              silenceable=False)
+            sizes.append(params[0].value.data)
+            continue
+        sizes.append(_size_from_op_handle(op, v, interp))
+    return sizes
+
+
+def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
+    """A vector size given by a handle: exactly one payload op with one index result, a
+    constant (upstream's definite failures otherwise)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType
+
+    payload = interp.state.get_ops(v, op)
+    if len(payload) != 1:
+        raise failure(op, f"requires vector size handle {describe_handle(v)} that is mapped "
+                      f"to 1 payload op, got {len(payload)}", silenceable=False)
+    (p,) = payload
+    if len(p.results) != 1 or not isinstance(p.results[0].type, IndexType):
+        raise failure(op, f"requires vector size payload op with 1 index result, got "
+                      f"{describe_payload(p)}", silenceable=False)
+    if not isinstance(p, arith.ConstantOp) or not isinstance(p.value, IntegerAttr):
+        raise failure(op, f"requires constant vector size, got {describe_payload(p)}",
+                      silenceable=False)
+    return p.value.value.data
+
+
+@register(MaskedVectorizeOp, consumes=lambda op: [op.target])
+@register(VectorizeOp, consumes=lambda op: [op.target])
+def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
+    """structured.vectorize and structured.masked_vectorize (the same transform; the
+    seed's masked_vectorize always has vector sizes)."""
+    from xlinalg.transforms.linalg.vectorize import vectorize
+
+    sizes = _vector_sizes(op, interp)
+    for target in interp.state.get_ops(op.target, op):
+        with failure_of(op, Lazy("cannot vectorize {}: ", target)):
+            vectorize(target, sizes, op.vectorize_nd_extract is not None)
+
+
+def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTransfersOp
+              | LowerContractionOp | LowerOuterProductOp, interp: Interpreter) -> list[Operation]:
+    return interp.state.get_ops(op.target, op)
+
+
+@register(VectorizeChildrenAndApplyPatternsOp, consumes=lambda op: [op.target])
+def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: Interpreter) -> None:
+    """Vectorize the structured ops inside the targets (and, with `vectorize_padding`, the
+    `tensor.pad` ops of static shape, as upstream's pad vectorization patterns)."""
+    from xdsl.dialects import tensor
+
+    from xlinalg.transforms.linalg.vectorize import check_vectorizable, vectorize
+    from xlinalg.transforms.linalg.vectorize_pad import check_pad_vectorizable
+
+    nd_extract = op.vectorize_nd_extract is not None
+    targets = _isolated(op, interp)
+    for target in targets:
+        for inner in [o for o in walk_ops(target) if isinstance(o, StructuredOpInterface)
+                      or (op.vectorize_padding is not None and isinstance(o, tensor.PadOp))]:
+            try:
+                if isinstance(inner, tensor.PadOp):
+                    check_pad_vectorizable(inner, None)
+                else:
+                    check_vectorizable(inner, None, nd_extract)
+            except TransformFailure:
+                continue  # upstream: ops that cannot be vectorized are left alone
+            vectorize(inner, None, nd_extract)
+    interp.state.bind(op.transformed, targets)
+
+
+@register(HoistRedundantVectorTransfersOp)
+def apply_hoist_vector_transfers(op: HoistRedundantVectorTransfersOp, interp: Interpreter) -> None:
+    from xlinalg.transforms.vector.hoist import hoist_redundant_vector_transfers
+
+    targets = _isolated(op, interp)
+    for target in targets:
+        hoist_redundant_vector_transfers(target)
+    interp.state.bind(op.transformed, targets)
+
+
+@register(LowerContractionOp)
+def apply_lower_contraction(op: LowerContractionOp, interp: Interpreter) -> None:
+    from xlinalg.dialects.vector import ContractionOp
+    from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_outerproducts
+
+    if op.strategy() != "outerproduct":
+        raise failure(op, f"lowering strategy '{op.strategy()}' is not supported yet "
+                      "(only outerproduct)", silenceable=False)
+    targets = _isolated(op, interp)
+    for target in targets:
+        for contract in [o for o in walk_ops(target) if isinstance(o, ContractionOp)]:
+            try:
+                lower_contraction_to_outerproducts(contract)
+            except TransformFailure:
+                continue  # a pattern that does not apply leaves the op alone
+    interp.state.bind(op.transformed, targets)
+
+
+@register(LowerOuterProductOp)
+def apply_lower_outerproduct(op: LowerOuterProductOp, interp: Interpreter) -> None:
+    from xlinalg.dialects.vector import OuterProductOp
+    from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
+
+    targets = _isolated(op, interp)
+    for target in targets:
+        for outer in [o for o in walk_ops(target) if isinstance(o, OuterProductOp)]:
+            try:
+                lower_outerproduct(outer)
+            except TransformFailure:
+                continue
+    interp.state.bind(op.transformed, targets)

@@ -1,0 +1,1 @@
+"""xlinalg.transforms.iree_linalg_ext."""

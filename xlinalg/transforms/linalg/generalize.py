@@ -1,0 +1,63 @@
+"""`generalize`: a named linalg op becomes the equivalent `linalg.generic` (maps, iterators, payload)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from xlinalg.dialects.linalg.body_builder import build_payload
+from xlinalg.dialects.linalg.generic import GenericOp
+from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
+from xlinalg.dialects.linalg.named import NamedStructuredOp
+from xlinalg.errors import TransformFailure
+from xlinalg.ir.walk import walk_ops
+
+
+def generalize_op(op: NamedStructuredOp) -> GenericOp:
+    """The `linalg.generic` equivalent to `op` (not inserted anywhere)."""
+    return GenericOp(
+        list(op.get_inputs()),
+        list(op.get_outputs()),
+        build_payload(op),
+        op.get_indexing_maps(),
+        op.get_iterator_types(),
+        op.result_types,
+    )
+
+
+def generalize(op: Operation) -> Operation:
+    """Replace the named op `op` by an equivalent `linalg.generic` and return the latter.
+
+    A `linalg.generic` is returned unchanged; any other op is a silenceable failure.
+    """
+    if isinstance(op, GenericOp):
+        return op
+    if isinstance(op, (MapOp, ReduceOp)):  # region-carrying structured ops
+        generic = op.to_generic()
+        Rewriter.replace_op(op, generic)
+        return generic
+    if not isinstance(op, NamedStructuredOp):
+        raise TransformFailure(
+            f"cannot generalize '{op.name}': not a named linalg structured op", silenceable=True
+        )
+    generic = generalize_op(op)
+    Rewriter.replace_op(op, generic)
+    return generic
+
+
+@dataclass(frozen=True)
+class LinalgGeneralizeNamedOpsPass(ModulePass):
+    """Generalize every named linalg op of the module to `linalg.generic`."""
+
+    name = "linalg-generalize-named-ops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        named = [inner for inner in walk_ops(op)
+                 if isinstance(inner, (NamedStructuredOp, MapOp, ReduceOp))]
+        for inner in named:
+            generalize(inner)

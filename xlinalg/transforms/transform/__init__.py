@@ -1,0 +1,1 @@
+"""xlinalg.transforms.transform."""
