@@ -30,7 +30,7 @@ from xdsl.parser import Parser
 
 from xlinalg.lowering.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.host import host_cpu_name, host_has_feature
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -565,7 +565,7 @@ def test_read_only_and_disjoint_overlap_are_allowed(axpy) -> None:
 def test_written_analysis_sees_through_views_and_calls() -> None:
     from xdsl.parser import Parser
 
-    from xlinalg.context import make_context
+    from xlinalg.dialects.context import make_context
     from xlinalg.lowering.to_llvm.written_args import written_memref_args
 
     module = Parser(make_context(), """

@@ -12,7 +12,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.transforms.bufferization import OneShotBufferizePass
 from xlinalg.lowering.pipeline import generalize_named_ops
 

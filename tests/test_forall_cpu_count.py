@@ -15,7 +15,7 @@ from test_threads import ROWS, SPIN, TWO_CPUS, _parallel_matmul, worker_parts_of
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
 from xlinalg.host import host_triple
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.forall_to_threads import (
     CPU_COUNT_ENV,

@@ -10,7 +10,7 @@ from test_linalg_ops import TABLE_NAMES
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.dialects.linalg import OP_TABLE, GenericOp, NamedStructuredOp
 from xlinalg.errors import TransformFailure
 from xlinalg.reference.generic import evaluate_generic

@@ -21,7 +21,7 @@ from xdsl.irdl import (
 )
 
 from xlinalg.errors import KnobError, TransformFailure
-from xlinalg.interpreter import Interpreter, apply_schedule, default_context, parse_module, register
+from xlinalg.interpreter import Interpreter, apply_schedule, make_context, parse_module, register
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
@@ -110,7 +110,7 @@ TestingTransform = Dialect("transform.test", [RecordOp, ConsumeOp, FailOp, Resul
 
 
 def parse(text: str, name: str = "test.mlir") -> ModuleOp:
-    ctx = default_context()
+    ctx = make_context()
     ctx.load_dialect(TestingTransform)
     module = parse_module(text, name, ctx)
     module.verify()
@@ -677,7 +677,7 @@ def test_unsupported_transform_op_is_a_definite_error() -> None:
         name = "transform.test_unimplemented"
         target = operand_def(TransformHandleType)
 
-    ctx = default_context()
+    ctx = make_context()
     ctx.load_dialect(Dialect("transform.test2", [UnimplementedOp]))
     s = parse_module(
         "transform.sequence failures(suppress) {\n^bb0(%arg0: !transform.any_op):\n"

@@ -10,7 +10,7 @@ import pytest
 from support import IREE_OPT
 
 import xlinalg
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.coverage.linalg_ext_cases import ENCODING_TILED_CASES
 from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
 from xlinalg.errors import XlinalgError

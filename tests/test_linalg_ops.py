@@ -13,7 +13,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.dialects.linalg import (
     OP_TABLE,
     FillOp,

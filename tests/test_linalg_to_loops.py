@@ -14,7 +14,7 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import LoweringError
 from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass, hoist_start

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import xlinalg
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.finalize import FinalizeLLVMPass
 

@@ -6,7 +6,7 @@ import pytest
 from support import matmul_before_cleanup, parse_module
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.ir.licm import hoist_loop_invariant_code
 
 CASES = {

@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
 import xlinalg
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.lowering.forall_to_threads import ConvertForallToThreadsPass
 from xlinalg.lowering.pipeline import lower_to_scf
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass

@@ -14,7 +14,7 @@ from xdsl.ir import Dialect, Operation
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, operand_def
 
 from xlinalg.errors import TransformFailure
-from xlinalg.interpreter import Interpreter, apply_schedule, default_context, parse_module, register
+from xlinalg.interpreter import Interpreter, apply_schedule, make_context, parse_module, register
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
@@ -88,7 +88,7 @@ def _clear() -> None:
 
 
 def parse(text: str, name: str = "test.mlir") -> ModuleOp:
-    ctx = default_context()
+    ctx = make_context()
     ctx.load_dialect(TestCore)
     module = parse_module(text, name, ctx)
     module.verify()

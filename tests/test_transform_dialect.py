@@ -17,7 +17,7 @@ from xlinalg.dialects.transform import (
 )
 from xlinalg.transforms.transform.knobs import Knob, list_knobs, resolve_knobs
 from xlinalg.errors import KnobError
-from xlinalg.ir.parsing import parse_module
+from xlinalg.dialects.context import parse_module
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [

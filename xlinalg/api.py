@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg
 from xlinalg.backend.aligned import aligned
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
 from xlinalg.ir.parsing import LocatingParser
 from xlinalg.backend.gc_pause import gc_paused

@@ -4,7 +4,7 @@ xDSL 0.74's `arith.select` requires an `i1` condition. Upstream MLIR allows
 "i1 or vector/tensor of i1 of the same shape" as the result, which masked
 vector code needs (`select(%mask, %value, %passthru)`, a masked reduction's
 `select(%mask, %source, neutral)`). `SelectOp` here replaces xDSL's class in
-the `Arith` dialect registered by `xlinalg.context` (a decorated xDSL op class
+the `Arith` dialect registered by `xlinalg.dialects.context` (a decorated xDSL op class
 cannot be subclassed): parsed selects are ours, passes that build scalar
 selects may keep building xDSL's; code recognising either tests
 `isinstance(op, SELECT_OPS)` or the name. Upstream syntax both ways:

@@ -4,7 +4,7 @@ xDSL provides transfer_read/transfer_write, broadcast, fma, extract/insert,
 create_mask, load/store, reduction, ...; it has no `vector.contract`,
 `vector.outerproduct`, `vector.transpose`, `vector.multi_reduction`,
 `vector.shape_cast` or `vector.constant_mask`, which vectorized linalg needs.
-`Vector` (registered in `xlinalg.context.all_dialects`) is xDSL's dialect with
+`Vector` (registered in `xlinalg.dialects.context.all_dialects`) is xDSL's dialect with
 ours added, under the one name `vector`.
 
 ```

@@ -8,7 +8,8 @@ tests: `xlinalg.coverage.transform.print_transform_coverage()`.
 from xlinalg.interpreter import ops as _ops  # noqa: F401  (registers the op implementations)
 from xlinalg.interpreter.apply import DEFAULT_ENTRY, apply_schedule, find_entry
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.ir.parsing import default_context, location_of, parse_module
+from xlinalg.dialects.context import make_context, parse_module
+from xlinalg.ir.diagnostics import location_of
 from xlinalg.interpreter.registry import TRANSFORM_IMPLS, register
 from xlinalg.interpreter.state import TransformState
 
@@ -18,7 +19,7 @@ __all__ = [
     "Interpreter",
     "TransformState",
     "apply_schedule",
-    "default_context",
+    "make_context",
     "find_entry",
     "location_of",
     "parse_module",

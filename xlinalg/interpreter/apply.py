@@ -13,7 +13,7 @@ from xlinalg.transforms.transform.knobs import check_knob_names
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_transform, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.ir.parsing import location_of
+from xlinalg.ir.diagnostics import location_of
 from xlinalg.interpreter.state import TransformState
 
 DEFAULT_ENTRY = "__transform_main"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from xlinalg.errors import TransformFailure
-from xlinalg.ir.parsing import location_of
+from xlinalg.ir.diagnostics import location_of
 
 
 def describe_transform(op: Operation) -> str:

@@ -21,7 +21,7 @@ from xlinalg.interpreter.diagnostics import (
     describe_transform,
     failure,
 )
-from xlinalg.ir.parsing import location_of
+from xlinalg.ir.diagnostics import location_of
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Parse transform scripts (and payloads) keeping `file:line:col` on every op.
+"""The parser of payloads and transform scripts, keeping `file:line:col` on every op.
 
 xDSL's parser does not attach source locations to ops written without an
 explicit `loc(...)`; `LocatingParser` records the position of each op as a
@@ -21,7 +21,6 @@ from xdsl.dialects.builtin import (
     FusedLoc,
     IntAttr,
     LocationAttr,
-    ModuleOp,
     StringAttr,
     UnknownLoc,
 )
@@ -29,8 +28,6 @@ from xdsl.dialects.transform import AnyOpType
 from xdsl.ir import Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
-
-from xlinalg.errors import ParseFailure
 
 
 class _LocationParser(Parser):
@@ -138,27 +135,3 @@ class LocatingParser(_LocationParser):
 
 #: a top-level location alias definition (at the start of a line, as upstream prints it)
 _LOC_ALIAS = re.compile(r"^#[A-Za-z_][\w$.-]*[ \t]*=[ \t]*loc[ \t]*\(", re.MULTILINE)
-
-
-def default_context() -> Context:
-    """All of xlinalg's dialects (see `xlinalg.context`)."""
-    from xlinalg.context import make_context
-
-    return make_context()
-
-
-def parse_module(text: str, name: str = "<schedule>", ctx: Context | None = None) -> ModuleOp:
-    """Parse MLIR text to a `ModuleOp`, ops located; errors become `ParseFailure`."""
-    try:
-        module = LocatingParser(ctx or default_context(), text, name).parse_module()
-    except ParseError as err:
-        raise ParseFailure(str(err)) from err
-    return module
-
-
-def location_of(op: Operation) -> str | None:
-    """`file:line:col` of an op parsed by `LocatingParser` (or with a `loc(...)`)."""
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return None

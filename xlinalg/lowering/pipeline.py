@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import ModuleOp
 
-from xlinalg.context import make_context
+from xlinalg.dialects.context import make_context
 from xlinalg.lowering.cleanup import LoweringCleanupPass
 from xlinalg.ir.diagnostics import lowering_error, op_name
 from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass

@@ -102,7 +102,7 @@ def run_patterns(
     loop_cleanup: bool = False,
     dce: bool = True,
 ) -> None:
-    from xlinalg.context import make_context
+    from xlinalg.dialects.context import make_context
     from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
 
     # Upstream applies the patterns to the body of each target, never to the target itself
@@ -245,7 +245,7 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
 
 @register(ApplyRegisteredPassOp, consumes=lambda op: [op.target])
 def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
-    from xlinalg.ir.parsing import default_context
+    from xlinalg.dialects.context import make_context
 
     assert op.pass_name is not None
     name = op.pass_name.data
@@ -265,7 +265,7 @@ def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) 
             op, f"invalid options {options} for pass '{name}': {err}", silenceable=False
         ) from err
     targets = interp.state.get_ops(op.target, op)
-    ctx = default_context()
+    ctx = make_context()
     for target in targets:
         try:
             pass_.apply(ctx, target)  # type: ignore[arg-type]

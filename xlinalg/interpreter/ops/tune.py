@@ -14,7 +14,7 @@ from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp
 from xlinalg.errors import KnobError
 from xlinalg.interpreter.diagnostics import failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.ir.parsing import location_of
+from xlinalg.ir.diagnostics import location_of
 from xlinalg.interpreter.registry import register
 
 

@@ -208,7 +208,7 @@ def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None
     Returns whether anything was rewritten."""
     if not any(isinstance(op, ENCODING_OPS) for op in walk_ops(module)):
         return False
-    from xlinalg.context import make_context
+    from xlinalg.dialects.context import make_context
 
     tile_m, tile_n, tile_k = host_tile_sizes()
     MaterializeEncodingPass(tile_m, tile_n, tile_k, mark_default=True).apply(ctx or make_context(), module)

@@ -1,4 +1,5 @@
-"""The xDSL context every xlinalg entry point parses with: upstream dialects plus ours."""
+"""The xDSL context every xlinalg entry point parses with (upstream dialects plus ours),
+and the parse of MLIR text in it."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects.affine import Affine
-from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.cf import Cf
 from xdsl.dialects.func import Func
 from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
 from xdsl.ir import Dialect
+from xdsl.utils.exceptions import ParseError
 
 from xlinalg.dialects.arith import Arith
 from xlinalg.dialects.linalg import Linalg
@@ -19,6 +21,8 @@ from xlinalg.dialects.memref import MemRef
 from xlinalg.dialects.scf import Scf
 from xlinalg.dialects.tensor import Tensor
 from xlinalg.dialects.vector import Vector
+from xlinalg.errors import ParseFailure
+from xlinalg.ir.parsing import LocatingParser
 
 
 def all_dialects() -> list[Dialect]:
@@ -43,3 +47,12 @@ def _template() -> Context:
 def make_context() -> Context:
     """A fresh context with all of xlinalg's dialects loaded (cheap: cloned from a template)."""
     return _template().clone()
+
+
+def parse_module(text: str, name: str = "<schedule>", ctx: Context | None = None) -> ModuleOp:
+    """Parse MLIR text to a `ModuleOp`, ops located; errors become `ParseFailure`."""
+    try:
+        module = LocatingParser(ctx or make_context(), text, name).parse_module()
+    except ParseError as err:
+        raise ParseFailure(str(err)) from err
+    return module
