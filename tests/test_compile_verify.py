@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import IntegerAttr, i32, i64
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import xlinalg
-from xlinalg.transforms.iree_linalg_ext import materialize_encoding as materialize
+from xlinalg.lowering import default_mmt4d_schedule as materialize
 from xlinalg.errors import VerifyFailure
 from xlinalg.lowering import pipeline
 from xlinalg.ir.stage_times import StageTimes

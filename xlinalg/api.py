@@ -434,7 +434,7 @@ def compile(
     that a transform leaving invalid IR still ends in a `VerifyFailure` naming the op
     rather than in a lowering error (the tuner checks every kernel against NumPy)."""
     from xlinalg.backend.jit import JitModule
-    from xlinalg.transforms.iree_linalg_ext.materialize_encoding import materialize_remaining_encodings
+    from xlinalg.lowering.default_mmt4d_schedule import materialize_remaining_encodings
     from xlinalg.lowering.pipeline import lower_to_llvm
     from xlinalg.ir.stage_times import stage
 

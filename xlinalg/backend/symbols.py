@@ -24,7 +24,8 @@ import re
 import llvmlite.binding as llvm
 
 from xlinalg.backend.compiler_rt import helper_address
-from xlinalg.backend.thread_pool import POOL_RUN, pool_run_address
+from xlinalg.backend.thread_pool import pool_run_address
+from xlinalg.lowering.abi import POOL_RUN
 from xlinalg.errors import BackendError
 
 _LIBM_DOUBLE: tuple[str, ...] = (

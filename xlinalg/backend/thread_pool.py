@@ -57,8 +57,8 @@ import llvmlite.binding as llvm
 
 from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.errors import BackendError
+from xlinalg.lowering.abi import POOL_RUN
 
-POOL_RUN = "xl_forall_run"
 MAX_WORKERS = 255
 _AFFINITY_BYTES = 1024  # a cpu_set_t of 8192 CPUs
 DEFAULT_SPIN = 5000

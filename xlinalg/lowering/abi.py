@@ -33,6 +33,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+POOL_RUN = "xl_forall_run"
+"""The runtime entry point `scf.forall` loops are lowered to calls of,
+`void xl_forall_run(void (*body)(ptr ctx, i64 lo, i64 hi), ptr ctx, i64 total, i64 parts)`
+(`xlinalg/backend/thread_pool.py` defines it)."""
+
+
 @dataclass(frozen=True)
 class MemRefArg:
     """A memref parameter: element dtype and shape (None for a dynamic dim)."""

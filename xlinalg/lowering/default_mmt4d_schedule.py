@@ -15,11 +15,19 @@ first (the vector hoisting works on memrefs), as compile's lowering would do any
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
-from xdsl.ir import Operation
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 
-#: Marks the mmt4d ops the default schedule applies to (removed once it ran).
-DEFAULT_SCHEDULE_ATTR = "xlinalg.default_mmt4d_schedule"
+from xlinalg.dialects.context import make_context, parse_module
+from xlinalg.interpreter import apply_schedule
+from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.iree_linalg_ext.materialize_encoding import (
+    DEFAULT_SCHEDULE_ATTR,
+    ENCODING_OPS,
+    MaterializeEncodingPass,
+    host_tile_sizes,
+)
+
 _BLOCK_ATTR = "xlinalg.default_mmt4d_block"
 
 #: Cache blocks (tm1 m0-rows, tn1 n0-panels, tk steps of k) and register-block k steps.
@@ -59,23 +67,32 @@ def schedule_text(tile_m: int, tile_n: int) -> str:
 """
 
 
-def mark_for_default_schedule(op: Operation) -> None:
-    op.attributes[DEFAULT_SCHEDULE_ATTR] = UnitAttr()
-
-
 def apply_default_mmt4d_schedule(module: ModuleOp, tile_m: int, tile_n: int) -> bool:
     """Run the default schedule on the marked mmt4d ops of `module` (in place); whether
     there were any."""
     if not any(DEFAULT_SCHEDULE_ATTR in op.attributes for op in module.walk()):
         return False
-    from xlinalg.api import apply_schedule
-
-    apply_schedule(module, schedule_text(tile_m, tile_n))
+    apply_schedule(module, parse_module(schedule_text(tile_m, tile_n), "<default mmt4d schedule>"))
     for op in module.walk():
         op.attributes.pop(DEFAULT_SCHEDULE_ATTR, None)
         op.attributes.pop(_BLOCK_ATTR, None)
     return True
 
 
-__all__ = ["CACHE_TILES", "DEFAULT_SCHEDULE_ATTR", "REGISTER_K", "apply_default_mmt4d_schedule",
-           "mark_for_default_schedule", "schedule_text"]
+def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None) -> bool:
+    """Materialize the encodings a (scheduled) payload still holds with the host's tiles
+    (`host_tile_sizes`) and give the mmt4d ops this makes the default vectorized schedule
+    (`default_mmt4d_schedule.py`; ops the user's schedule made are not touched):
+    `xlinalg.compile` calls it before lowering, so a kernel written with set_encoding /
+    unset_encoding / upper_bound_tile_size runs fast without a schedule naming the pass.
+    Returns whether anything was rewritten."""
+    if not any(isinstance(op, ENCODING_OPS) for op in walk_ops(module)):
+        return False
+    tile_m, tile_n, tile_k = host_tile_sizes()
+    MaterializeEncodingPass(tile_m, tile_n, tile_k, mark_default=True).apply(ctx or make_context(), module)
+    apply_default_mmt4d_schedule(module, tile_m, tile_n)
+    return True
+
+
+__all__ = ["CACHE_TILES", "REGISTER_K", "apply_default_mmt4d_schedule", "materialize_remaining_encodings",
+           "schedule_text"]

@@ -76,7 +76,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.host import host_triple
-from xlinalg.backend.thread_pool import POOL_RUN
+from xlinalg.lowering.abi import POOL_RUN
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import LoweringError
 from xlinalg.ir.diagnostics import lowering_error

@@ -59,7 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.dialects.memref import CastOp
-from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
+from xlinalg.transforms.bufferization.one_shot import RESULTS_FROM_ATTR
 from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
 from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type

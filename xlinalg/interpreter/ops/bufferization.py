@@ -147,7 +147,7 @@ def _twin(target: Operation) -> Operation:
 
 
 def _allocating_results(fn: func.FuncOp) -> bool:
-    from xlinalg.lowering.to_llvm.signatures import OWNED_RESULTS_ATTR
+    from xlinalg.transforms.bufferization.one_shot import OWNED_RESULTS_ATTR
 
     return OWNED_RESULTS_ATTR in fn.attributes
 

@@ -18,15 +18,8 @@ from xlinalg.errors import LoweringError
 from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
 from xlinalg.lowering.to_llvm.written_args import written_memref_args
 from xlinalg.ir.numpy_dtypes import numpy_dtype
+from xlinalg.transforms.bufferization.one_shot import OWNED_RESULTS_ATTR, RESULTS_FROM_ATTR
 
-OWNED_RESULTS_ATTR = "xlinalg.owned_results"
-"""Set by one-shot bufferization on a function whose memref results are new buffers the
-caller owns (the only memref results the native ABI returns)."""
-
-RESULTS_FROM_ATTR = "xlinalg.results_from"
-"""Set by one-shot bufferization when results are written into caller-allocated buffers:
-for every original result, the index of the trailing argument holding it (>= 0), or
--(j + 1) for the j-th value still returned."""
 
 def arg_spec(t: Attribute) -> ArgSpec:
     if isinstance(t, MemRefType):

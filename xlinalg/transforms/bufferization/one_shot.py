@@ -122,6 +122,16 @@ from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 
+OWNED_RESULTS_ATTR = "xlinalg.owned_results"
+"""Set by one-shot bufferization on a function whose memref results are new buffers the
+caller owns (the only memref results the native ABI returns)."""
+
+RESULTS_FROM_ATTR = "xlinalg.results_from"
+"""Set by one-shot bufferization when results are written into caller-allocated buffers:
+for every original result, the index of the trailing argument holding it (>= 0), or
+-(j + 1) for the j-th value still returned."""
+
+
 Mixed = SSAValue | int
 WRITABLE_ATTR = "bufferization.writable"
 
@@ -188,8 +198,6 @@ def _match_attribute_lists(fn: func.FuncOp, arguments: int, results: int) -> Non
         missing = arguments - len(fn.arg_attrs.data)
         fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, *[DictionaryAttr({})] * missing])
     if fn.res_attrs is not None and len(fn.res_attrs.data) != results:
-        from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
-
         where = fn.attributes.get(RESULTS_FROM_ATTR)
         kept = (
             [i for i, w in enumerate(where.get_values()) if w < 0]
@@ -729,8 +737,6 @@ class _FunctionBufferizer:
         arguments), other results returned as buffers this block owns."""
         from xdsl.traits import SymbolTable
 
-        from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
-
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
         if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
             raise self._unsupported(op, "a call with tensors to a function without a body")
@@ -860,8 +866,6 @@ class _FunctionBufferizer:
         self.fn.function_type = FunctionType.from_lists([a.type for a in block.args], outputs)
         _match_attribute_lists(self.fn, len(block.args), len(outputs))
         if any(isinstance(t, MemRefType) for t in outputs):
-            from xlinalg.lowering.to_llvm.signatures import OWNED_RESULTS_ATTR
-
             self.fn.attributes[OWNED_RESULTS_ATTR] = UnitAttr()
 
     def _static_results_into_arguments(self, ret: func.ReturnOp) -> func.ReturnOp:
@@ -870,8 +874,6 @@ class _FunctionBufferizer:
         buffer-results-to-out-params with the allocation hoisted to the caller). The
         kernel then sees its output as the memref version does: a pointer of unknown
         provenance (with a fresh allocation LLVM may choose very different code)."""
-        from xlinalg.lowering.to_llvm.signatures import RESULTS_FROM_ATTR
-
         entry = self.fn.body.blocks[0]
         where: list[int] = []
         kept: list[SSAValue] = []

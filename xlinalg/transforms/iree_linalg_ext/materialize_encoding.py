@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
+    UnitAttr,
     DenseArrayBase,
     FloatAttr,
     IndexType,
@@ -38,10 +39,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.attrs import EncodingRole
-from xlinalg.lowering.default_mmt4d_schedule import (
-    apply_default_mmt4d_schedule,
-    mark_for_default_schedule,
-)
 from xlinalg.dialects.iree_linalg_ext.encoding import (
     SetEncodingOp,
     UnsetEncodingOp,
@@ -51,7 +48,16 @@ from xlinalg.dialects.iree_linalg_ext.encoding import (
 from xlinalg.dialects.iree_linalg_ext.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import XlinalgError
+from xlinalg.host import host_has_feature
 from xlinalg.ir.walk import walk_ops
+
+#: Marks the mmt4d ops made by materializing leftover encodings, which get the default
+#: schedule (`xlinalg/lowering/default_mmt4d_schedule.py`; removed once it ran).
+DEFAULT_SCHEDULE_ATTR = "xlinalg.default_mmt4d_schedule"
+
+
+def mark_for_default_schedule(op: Operation) -> None:
+    op.attributes[DEFAULT_SCHEDULE_ATTR] = UnitAttr()
 
 
 @dataclass(frozen=True)
@@ -190,7 +196,6 @@ def host_tile_sizes() -> tuple[int, int, int]:
     x86-64 f32 ukernel tiles (`iree_uk_query_matmul_tile_sizes_x86_64_f32f32f32`):
     16×16×1 with AVX-512 (one zmm row of the accumulator per LHS element), 8×8×1 with AVX2,
     else 8×4×1 (SSE). Used for every element type: the tiles only change the layout."""
-    from xlinalg.host import host_has_feature
 
     if host_has_feature("avx512f"):
         return 16, 16, 1
@@ -199,24 +204,7 @@ def host_tile_sizes() -> tuple[int, int, int]:
     return 8, 4, 1
 
 
-def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None) -> bool:
-    """Materialize the encodings a (scheduled) payload still holds with the host's tiles
-    (`host_tile_sizes`) and give the mmt4d ops this makes the default vectorized schedule
-    (`default_mmt4d_schedule.py`; ops the user's schedule made are not touched):
-    `xlinalg.compile` calls it before lowering, so a kernel written with set_encoding /
-    unset_encoding / upper_bound_tile_size runs fast without a schedule naming the pass.
-    Returns whether anything was rewritten."""
-    if not any(isinstance(op, ENCODING_OPS) for op in walk_ops(module)):
-        return False
-    from xlinalg.dialects.context import make_context
-
-    tile_m, tile_n, tile_k = host_tile_sizes()
-    MaterializeEncodingPass(tile_m, tile_n, tile_k, mark_default=True).apply(ctx or make_context(), module)
-    apply_default_mmt4d_schedule(module, tile_m, tile_n)
-    return True
-
-
 __all__ = [
     "ENCODING_OPS", "Layout", "MaterializeEncodingPass", "host_tile_sizes",
-    "materialize_remaining_encodings", "role_layout", "upper_bound_tiles",
+    "DEFAULT_SCHEDULE_ATTR", "mark_for_default_schedule", "role_layout", "upper_bound_tiles",
 ]
