@@ -20,6 +20,7 @@ from xdsl.irdl import (
     result_def,
 )
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.errors import KnobError, TransformFailure
 from xlinalg.interpreter import Interpreter, apply_schedule, make_context, parse_module, register
 
@@ -53,7 +54,7 @@ class RecordOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ConsumeOp(IRDLOperation):
+class ConsumeOp(IRDLOperation, ConsumesTarget):
     """Consumes its operand; with `erase`, erases the payload ops (like a real rewrite)."""
 
     name = "transform.test_consume"
@@ -85,7 +86,7 @@ def _record(op: RecordOp, interp: Interpreter) -> None:
     RECORDED[op.tag.data] = interp.state.payload_of(op.target, op)
 
 
-@register(ConsumeOp, consumes=lambda op: [op.target])
+@register(ConsumeOp)
 def _consume(op: ConsumeOp, interp: Interpreter) -> None:
     payload = interp.state.payload_of(op.target, op)
     if op.do_erase is not None:

@@ -13,6 +13,7 @@ from xdsl.dialects.transform import TransformHandleType
 from xdsl.ir import Dialect, Operation
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, operand_def
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter import Interpreter, apply_schedule, make_context, parse_module, register
 
@@ -60,7 +61,7 @@ class CoreRecordOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CoreEraseOp(IRDLOperation):
+class CoreEraseOp(IRDLOperation, ConsumesTarget):
     """Consumes a handle and erases its payload ops."""
 
     name = "transform.test_core_erase"
@@ -72,7 +73,7 @@ def _record(op: CoreRecordOp, interp: Interpreter) -> None:
     RECORDED[op.tag.data] = interp.state.payload_of(op.target, op)
 
 
-@register(CoreEraseOp, consumes=lambda op: [op.target])
+@register(CoreEraseOp)
 def _erase(op: CoreEraseOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         target.detach()
@@ -516,8 +517,8 @@ def test_foreach_failure_aborts_and_consumption_follows_the_body() -> None:
 
 
 def test_foreach_consumes_its_target_when_the_body_consumes_the_argument() -> None:
+    from xlinalg.dialects.transform.effects import consumed_handles as consumed_operands
     from xlinalg.dialects.transform.handles import ForeachOp
-    from xlinalg.interpreter.interpreter import consumed_operands
 
     script = schedule(
         MATCH_MM + "    transform.foreach %mm : !transform.any_op {\n"
@@ -587,8 +588,8 @@ def test_include_consumes_operands_marked_consumed() -> None:
         match="invalidated by 'transform.test_core_erase'",
         extra=INCLUDED,
     )
+    from xlinalg.dialects.transform.effects import consumed_handles as consumed_operands
     from xlinalg.dialects.transform.handles import IncludeOp
-    from xlinalg.interpreter.interpreter import consumed_operands
 
     script = schedule(
         "    transform.include @eat failures(propagate) (%root) : (!transform.any_op) -> ()\n"

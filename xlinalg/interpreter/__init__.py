@@ -5,13 +5,13 @@ Public API: `apply_schedule(payload, schedule, knobs=None, entry="__transform_ma
 tests: `xlinalg.coverage.transform.print_transform_coverage()`.
 """
 
+from xlinalg.dialects.context import make_context, parse_module
 from xlinalg.interpreter import ops as _ops  # noqa: F401  (registers the op implementations)
 from xlinalg.interpreter.apply import DEFAULT_ENTRY, apply_schedule, find_entry
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.dialects.context import make_context, parse_module
-from xlinalg.ir.diagnostics import location_of
 from xlinalg.interpreter.registry import TRANSFORM_IMPLS, register
 from xlinalg.interpreter.state import TransformState
+from xlinalg.ir.diagnostics import location_of
 
 __all__ = [
     "DEFAULT_ENTRY",

@@ -8,13 +8,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xlinalg.dialects.transform.control import AlternativesOp, WithPDLPatternsOp
-from xlinalg.dialects.transform.core import WITH_NAMED_SEQUENCE, NamedSequenceOp, SequenceOp
-from xlinalg.transforms.transform.knobs import check_knob_names
+from xlinalg.dialects.transform.core import WITH_NAMED_SEQUENCE, SequenceOp
+from xlinalg.dialects.transform.named_sequences import NamedSequenceOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_transform, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.ir.diagnostics import location_of
 from xlinalg.interpreter.state import TransformState
+from xlinalg.ir.diagnostics import location_of
+from xlinalg.transforms.transform.knobs import check_knob_names
 
 DEFAULT_ENTRY = "__transform_main"
 

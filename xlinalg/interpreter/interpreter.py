@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block, Operation, SSAValue
 
 from xlinalg.dialects.transform.core import YieldOp
+from xlinalg.dialects.transform.effects import allows_repeated_handle_operands, consumed_handles
 from xlinalg.errors import TransformFailure, XlinalgError
 from xlinalg.interpreter.diagnostics import failure
 from xlinalg.interpreter.registry import TRANSFORM_IMPLS
@@ -28,14 +29,14 @@ class Interpreter:
     """Named sequences being run through `transform.include` (recursion check)."""
 
     def apply_op(self, op: Operation) -> None:
-        impl = TRANSFORM_IMPLS.get(type(op))
-        if impl is None:
+        apply = TRANSFORM_IMPLS.get(type(op))
+        if apply is None:
             raise failure(
                 op, "this transform op is not supported by the interpreter", silenceable=False
             )
         for operand in op.operands:
             self.state.check_valid(operand, op)
-        consumed = impl.consumed(op)
+        consumed = consumed_handles(op)
         # Invalidation is decided on the payload as it is before the op runs.
         to_invalidate = [
             (h, self.state.handles_invalidated_by(h), self.state.describe_consumed(h))
@@ -44,9 +45,9 @@ class Interpreter:
         for result in op.results:
             self.state.unbind(result)
         try:
-            if self.state.expensive_checks and not impl.allows_repeated:
+            if self.state.expensive_checks and not allows_repeated_handle_operands(op):
                 self.state.check_repeated_consumption(op, consumed)
-            impl.apply(op, self)
+            apply(op, self)
             for result in op.results:
                 self.state.check_payload_type(result, op)
         except TransformFailure as err:
@@ -98,14 +99,3 @@ class Interpreter:
         """Bind `results` to what the yielded handles point to."""
         for result, value in zip(results, yielded, strict=True):
             self.state.bind_like(result, value, user)
-
-
-def consumed_operands(op: Operation) -> list[SSAValue]:
-    """The operands `op` consumes, by its registered implementation."""
-    impl = TRANSFORM_IMPLS.get(type(op))
-    return [] if impl is None else impl.consumed(op)
-
-
-def block_arg_consumed(arg: SSAValue) -> bool:
-    """Whether some transform op in the arg's block (or nested) consumes `arg`."""
-    return any(arg in consumed_operands(use.operation) for use in arg.uses)

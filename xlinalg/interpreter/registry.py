@@ -1,13 +1,14 @@
-"""Registry: transform op class -> implementation function (+ which operands it consumes,
-and whether a consumed handle may point to the same payload entity more than once)."""
+"""Registry: transform op class -> the function applying it (its semantics).
+
+Which handle operands an op consumes is declared on the op class
+(`xlinalg.dialects.transform.effects`), not here."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 if TYPE_CHECKING:
     from xlinalg.interpreter.interpreter import Interpreter
@@ -20,37 +21,16 @@ Impl = Callable[[Operation, "Interpreter"], None]
 Raise `TransformFailure(silenceable=True)` for a precondition failure (payload
 untouched), `TransformFailure(silenceable=False)` otherwise."""
 
-
-@dataclass(frozen=True)
-class TransformImpl:
-    apply: Impl
-    consumed: Callable[[Operation], list[SSAValue]]
-    allows_repeated: bool
-    """Upstream's `allowsRepeatedHandleOperands`: when true, the interpreter does not
-    check that each consumed handle points to distinct payload entities."""
-
-
-TRANSFORM_IMPLS: dict[type[Operation], TransformImpl] = {}
-
-
-def _reads_only(op: Operation) -> list[SSAValue]:
-    return []
+TRANSFORM_IMPLS: dict[type[Operation], Impl] = {}
 
 
 def register(
     op_type: type[OpT],
-    *,
-    consumes: Callable[[OpT], list[SSAValue]] | None = None,
-    allows_repeated: bool = False,
 ) -> Callable[[Callable[[OpT, Interpreter], None]], Callable[[OpT, Interpreter], None]]:
     """Decorator registering the implementation of `op_type`."""
 
     def wrap(fn: Callable[[OpT, Interpreter], None]) -> Callable[[OpT, Interpreter], None]:
-        TRANSFORM_IMPLS[op_type] = TransformImpl(
-            fn,  # type: ignore[arg-type]
-            consumes or _reads_only,  # type: ignore[arg-type]
-            allows_repeated,
-        )
+        TRANSFORM_IMPLS[op_type] = fn  # type: ignore[assignment]
         return fn
 
     return wrap

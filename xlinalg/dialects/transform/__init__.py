@@ -1,25 +1,60 @@
 """Our Transform dialect (upstream MLIR syntax) and its extensions.
 
-Register every dialect in `TRANSFORM_DIALECTS` in a context (do not also load
-`xdsl.dialects.transform.Transform`: it defines the same op names).
+One module per group of ops (`core`, `named_sequences`, `control`, `handles`, `patterns`,
+`structured*`, `loop`, `vector*`, `tune`, ...); the interpreter's semantics of each module's
+ops is the module of the same name in `xlinalg/interpreter/ops/`. The dialects whose ops
+span several modules are assembled here. Register every dialect in `TRANSFORM_DIALECTS` in
+a context (do not also load `xdsl.dialects.transform.Transform`: it defines the same op
+names).
 """
 
 from xdsl.dialects.pdl import PDL
 from xdsl.ir import Dialect
 
 from xlinalg.dialects.transform.bufferization import TransformBufferization
+from xlinalg.dialects.transform.control import (
+    AlternativesOp,
+    ForeachMatchOp,
+    PDLMatchOp,
+    WithPDLPatternsOp,
+)
 from xlinalg.dialects.transform.core import (
     CONSUMED,
     READONLY,
+    TRANSFORM_TYPES,
     WITH_NAMED_SEQUENCE,
-    NamedSequenceOp,
     ParamConstantOp,
     SequenceOp,
-    TransformCore,
     YieldOp,
 )
 from xlinalg.dialects.transform.gpu import TransformGPU
+from xlinalg.dialects.transform.handles import (
+    AnnotateOp,
+    CastOp,
+    ForeachOp,
+    GetClosestIsolatedParentOp,
+    GetConsumersOfResultOp,
+    GetDefiningOp,
+    GetParentOp,
+    GetProducerOfOperandOp,
+    GetResultOp,
+    IncludeOp,
+    MergeHandlesOp,
+    PrintOp,
+    ReplicateOp,
+    SplitHandleOp,
+    SplitHandlesLegacyOp,
+)
 from xlinalg.dialects.transform.loop import LoopUnrollOp, TransformLoop
+from xlinalg.dialects.transform.named_sequences import NamedSequenceOp
+from xlinalg.dialects.transform.patterns import (
+    PATTERN_DESCRIPTORS,
+    ApplyCSEOp,
+    ApplyLICMOp,
+    ApplyPatternsOp,
+    ApplyRegisteredPassOp,
+    ParamOperandAttr,
+)
 from xlinalg.dialects.transform.prefetch import TransformXlinalg
 from xlinalg.dialects.transform.structured import (
     GeneralizeOp,
@@ -27,11 +62,96 @@ from xlinalg.dialects.transform.structured import (
     MatchInterfaceEnum,
     MatchOp,
     TileUsingForOp,
-    TransformStructured,
 )
-from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp, TransformTune
-from xlinalg.dialects.transform.vector_ops import TransformVector
+from xlinalg.dialects.transform.structured_conv import STRUCTURED_CONV_OPS
+from xlinalg.dialects.transform.structured_forall import STRUCTURED_FORALL_OPS
+from xlinalg.dialects.transform.structured_fusion import STRUCTURED_FUSION_OPS
+from xlinalg.dialects.transform.structured_pack import STRUCTURED_PACK_OPS
+from xlinalg.dialects.transform.structured_pad import STRUCTURED_PAD_OPS
+from xlinalg.dialects.transform.structured_rewrites import STRUCTURED_REWRITE_OPS
+from xlinalg.dialects.transform.tune import KnobOp, TransformTune
+from xlinalg.dialects.transform.vector_lowering_ops import (
+    VECTOR_LOWERING_OPS,
+    VECTOR_PATTERN_DESCRIPTORS,
+)
+from xlinalg.dialects.transform.vector_ops import (
+    ApplyLowerContractionPatternsOp,
+    ApplyLowerOuterProductPatternsOp,
+    HoistRedundantVectorTransfersOp,
+    LowerContractionOp,
+    LowerOuterProductOp,
+    MaskedVectorizeOp,
+    VectorizeChildrenAndApplyPatternsOp,
+    VectorizeOp,
+)
 from xlinalg.dialects.transform.vector_unit_dims import TransformVectorUnitDims
+
+TransformCore = Dialect(
+    "transform",
+    [
+        NamedSequenceOp,
+        SequenceOp,
+        YieldOp,
+        ParamConstantOp,
+        AlternativesOp,
+        ForeachMatchOp,
+        PDLMatchOp,
+        WithPDLPatternsOp,
+        AnnotateOp,
+        CastOp,
+        ForeachOp,
+        GetClosestIsolatedParentOp,
+        GetConsumersOfResultOp,
+        GetDefiningOp,
+        GetParentOp,
+        GetProducerOfOperandOp,
+        GetResultOp,
+        IncludeOp,
+        MergeHandlesOp,
+        PrintOp,
+        ReplicateOp,
+        SplitHandleOp,
+        SplitHandlesLegacyOp,
+        ApplyPatternsOp,
+        ApplyCSEOp,
+        ApplyLICMOp,
+        ApplyRegisteredPassOp,
+        *PATTERN_DESCRIPTORS,
+    ],
+    [*TRANSFORM_TYPES, ParamOperandAttr],
+)
+
+TransformStructured = Dialect(
+    "transform.structured",
+    [
+        MatchOp,
+        TileUsingForOp,
+        InterchangeOp,
+        GeneralizeOp,
+        *STRUCTURED_REWRITE_OPS,
+        *STRUCTURED_CONV_OPS,
+        *STRUCTURED_FORALL_OPS,
+        *STRUCTURED_FUSION_OPS,
+        *STRUCTURED_PACK_OPS,
+        *STRUCTURED_PAD_OPS,
+    ],
+)
+
+TransformVector = Dialect(
+    "transform.vector",
+    [
+        *VECTOR_LOWERING_OPS,
+        *VECTOR_PATTERN_DESCRIPTORS,
+        VectorizeOp,
+        MaskedVectorizeOp,
+        VectorizeChildrenAndApplyPatternsOp,
+        HoistRedundantVectorTransfersOp,
+        LowerContractionOp,
+        LowerOuterProductOp,
+        ApplyLowerContractionPatternsOp,
+        ApplyLowerOuterProductPatternsOp,
+    ],
+)
 
 TRANSFORM_DIALECTS: list[Dialect] = [
     PDL,
@@ -51,7 +171,6 @@ __all__ = [
     "READONLY",
     "TRANSFORM_DIALECTS",
     "WITH_NAMED_SEQUENCE",
-    "AlternativesOp",
     "GeneralizeOp",
     "InterchangeOp",
     "KnobOp",
@@ -62,5 +181,8 @@ __all__ = [
     "ParamConstantOp",
     "SequenceOp",
     "TileUsingForOp",
+    "TransformCore",
+    "TransformStructured",
+    "TransformVector",
     "YieldOp",
 ]

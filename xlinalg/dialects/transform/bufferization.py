@@ -35,6 +35,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.effects import ConsumesTarget, HandleEffects
 from xlinalg.dialects.transform.printing import (
     TargetPropsMixin,
     parse_functional_or_plain_type,
@@ -47,7 +48,7 @@ ALLOC_TENSOR = OperationType("bufferization.alloc_tensor")
 
 
 @irdl_op_definition
-class EmptyTensorToAllocTensorOp(TargetPropsMixin, IRDLOperation):
+class EmptyTensorToAllocTensorOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """Replace each `tensor.empty` with a `bufferization.alloc_tensor` of the same type
     and sizes. Consumes `target`; always succeeds (spec)."""
 
@@ -90,10 +91,13 @@ MEMCPY_OPS = ("memref.copy", "linalg.copy")
 
 
 @irdl_op_definition
-class OneShotBufferizeOp(IRDLOperation):
+class OneShotBufferizeOp(IRDLOperation, HandleEffects):
     """Bufferize `target` (a module or a function) with xlinalg's One-Shot Bufferize."""
 
     name = "transform.bufferization.one_shot_bufferize"
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [] if self.flag("target_is_module") else [self.target]
 
     target = operand_def(TransformHandleType)
     transformed = opt_result_def(TransformHandleType)

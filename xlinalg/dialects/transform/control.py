@@ -4,6 +4,7 @@ alternatives, foreach_match, with_pdl_patterns, pdl_match."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr, UnitAttr
 from xdsl.dialects.transform import AnyOpType, TransformHandleType, TransformOpHandleType
@@ -27,6 +28,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.effects import HandleEffects
 from xlinalg.dialects.transform.printing import (
     parse_optional_result_types,
     print_functional_type,
@@ -136,7 +138,7 @@ class AlternativesOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ForeachMatchOp(IRDLOperation):
+class ForeachMatchOp(IRDLOperation, HandleEffects):
     """`transform.foreach_match [restrict_root] [flatten_results] in %root [, %args] @m -> @a, ... : (T) -> T`.
 
     Walks the payload under each op of `%root`; for every op, tries the
@@ -146,6 +148,11 @@ class ForeachMatchOp(IRDLOperation):
     """
 
     name = "transform.foreach_match"
+
+    ALLOWS_REPEATED_HANDLE_OPERANDS: ClassVar[bool] = True
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [self.root]
 
     root = operand_def(TransformOpHandleType)
     forwarded_inputs = var_operand_def(TransformHandleType)

@@ -10,14 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    FunctionType,
-    StringAttr,
-    SymbolNameConstraint,
-)
-from xdsl.dialects.func import FuncOpCallableInterface
 from xdsl.dialects.transform import (
     AffineMapType,
     AnyOpType,
@@ -33,16 +25,13 @@ from xdsl.dialects.transform import (
 )
 from xdsl.dialects.utils import (
     AbstractYieldOperation,
-    parse_func_op_like,
-    print_func_op_like,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     opt_operand_def,
-    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -52,7 +41,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
+from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.transform.printing import parse_optional_result_types
@@ -69,116 +58,6 @@ class YieldOp(AbstractYieldOperation[Attribute]):
     name = "transform.yield"
 
     traits = traits_def(IsTerminator())
-
-
-@irdl_op_definition
-class NamedSequenceOp(IRDLOperation):
-    """`transform.named_sequence @name(%arg: !transform.any_op {transform.readonly}) { ... }`."""
-
-    name = "transform.named_sequence"
-
-    sym_name = prop_def(SymbolNameConstraint())
-    function_type = prop_def(FunctionType)
-    sym_visibility = opt_prop_def(StringAttr)
-    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    body = region_def("single_block")
-
-    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), FuncOpCallableInterface())
-
-    def __init__(
-        self,
-        sym_name: str | StringAttr,
-        function_type: FunctionType | tuple[Sequence[Attribute], Sequence[Attribute]],
-        body: Region,
-        sym_visibility: str | StringAttr | None = None,
-        arg_attrs: Sequence[DictionaryAttr] | ArrayAttr[DictionaryAttr] | None = None,
-        res_attrs: Sequence[DictionaryAttr] | ArrayAttr[DictionaryAttr] | None = None,
-    ):
-        if isinstance(sym_name, str):
-            sym_name = StringAttr(sym_name)
-        if isinstance(sym_visibility, str):
-            sym_visibility = StringAttr(sym_visibility)
-        if isinstance(function_type, tuple):
-            function_type = FunctionType.from_lists(*function_type)
-        if arg_attrs is not None and not isinstance(arg_attrs, ArrayAttr):
-            arg_attrs = ArrayAttr(arg_attrs)
-        if res_attrs is not None and not isinstance(res_attrs, ArrayAttr):
-            res_attrs = ArrayAttr(res_attrs)
-        super().__init__(
-            properties={
-                "sym_name": sym_name,
-                "function_type": function_type,
-                "sym_visibility": sym_visibility,
-                "arg_attrs": arg_attrs,
-                "res_attrs": res_attrs,
-            },
-            regions=[body],
-        )
-
-    def arg_has_attr(self, index: int, attr_name: str) -> bool:
-        if self.arg_attrs is None or index >= len(self.arg_attrs.data):
-            return False
-        return attr_name in self.arg_attrs.data[index].data
-
-    def verify_(self) -> None:
-        block = self.body.block
-        inputs = self.function_type.inputs.data
-        if tuple(a.type for a in block.args) != tuple(inputs):
-            raise VerifyException(
-                "transform.named_sequence: block argument types do not match the function type"
-            )
-        for i in range(len(inputs)):
-            if self.arg_has_attr(i, READONLY) and self.arg_has_attr(i, CONSUMED):
-                raise VerifyException(f"argument #{i} cannot be both {READONLY} and {CONSUMED}")
-        last = block.last_op
-        if not isinstance(last, YieldOp):
-            raise VerifyException("transform.named_sequence must end with transform.yield")
-        if tuple(last.arguments.types) != tuple(self.function_type.outputs.data):
-            raise VerifyException(
-                "transform.yield operand types do not match the named sequence results"
-            )
-        from xlinalg.dialects.transform.named_sequences import verify_named_sequence
-
-        verify_named_sequence(self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> NamedSequenceOp:
-        visibility = parser.parse_optional_visibility_keyword()
-        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
-            parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
-        )
-        op = NamedSequenceOp(
-            name,
-            (inputs, outputs),
-            region,
-            sym_visibility=visibility,
-            arg_attrs=arg_attrs,
-            res_attrs=res_attrs,
-        )
-        if extra is not None:
-            op.attributes |= extra.data
-        return op
-
-    def print(self, printer: Printer) -> None:
-        if self.sym_visibility is not None:
-            printer.print_string(" " + self.sym_visibility.data)
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            arg_attrs=self.arg_attrs,
-            res_attrs=self.res_attrs,
-            reserved_attr_names=(
-                "sym_name",
-                "function_type",
-                "sym_visibility",
-                "arg_attrs",
-                "res_attrs",
-            ),
-        )
 
 
 @irdl_op_definition
@@ -336,85 +215,12 @@ TRANSFORM_TYPES: list[type[Attribute]] = [
 ]
 
 
-def _core_ops() -> list[type[IRDLOperation]]:
-    from xlinalg.dialects.transform.control import (
-        AlternativesOp,
-        ForeachMatchOp,
-        PDLMatchOp,
-        WithPDLPatternsOp,
-    )
-    from xlinalg.dialects.transform.handles import (
-        AnnotateOp,
-        CastOp,
-        ForeachOp,
-        GetClosestIsolatedParentOp,
-        GetConsumersOfResultOp,
-        GetDefiningOp,
-        GetParentOp,
-        GetProducerOfOperandOp,
-        GetResultOp,
-        IncludeOp,
-        MergeHandlesOp,
-        PrintOp,
-        ReplicateOp,
-        SplitHandleOp,
-        SplitHandlesLegacyOp,
-    )
-    from xlinalg.dialects.transform.patterns import (
-        PATTERN_DESCRIPTORS,
-        ApplyCSEOp,
-        ApplyLICMOp,
-        ApplyPatternsOp,
-        ApplyRegisteredPassOp,
-    )
-
-    return [
-        NamedSequenceOp,
-        SequenceOp,
-        YieldOp,
-        ParamConstantOp,
-        AlternativesOp,
-        ForeachMatchOp,
-        PDLMatchOp,
-        WithPDLPatternsOp,
-        AnnotateOp,
-        CastOp,
-        ForeachOp,
-        GetClosestIsolatedParentOp,
-        GetConsumersOfResultOp,
-        GetDefiningOp,
-        GetParentOp,
-        GetProducerOfOperandOp,
-        GetResultOp,
-        IncludeOp,
-        MergeHandlesOp,
-        PrintOp,
-        ReplicateOp,
-        SplitHandleOp,
-        SplitHandlesLegacyOp,
-        ApplyPatternsOp,
-        ApplyCSEOp,
-        ApplyLICMOp,
-        ApplyRegisteredPassOp,
-        *PATTERN_DESCRIPTORS,
-    ]
-
-
-def _core_attributes() -> list[type[Attribute]]:
-    from xlinalg.dialects.transform.patterns import ParamOperandAttr
-
-    return [*TRANSFORM_TYPES, ParamOperandAttr]
-
-
-TransformCore = Dialect("transform", _core_ops(), _core_attributes())
-
 __all__ = [
     "CONSUMED",
     "READONLY",
+    "TRANSFORM_TYPES",
     "WITH_NAMED_SEQUENCE",
-    "NamedSequenceOp",
     "ParamConstantOp",
     "SequenceOp",
-    "TransformCore",
     "YieldOp",
 ]

@@ -26,6 +26,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.transform.bufferization import resolve_defined_operand
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import (
     PropKinds,
     parse_functional_or_plain_type,
@@ -77,7 +78,7 @@ class _GpuMappingOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MapForallToBlocksOp(_GpuMappingOp):
+class MapForallToBlocksOp(_GpuMappingOp, ConsumesTarget):
     name = "transform.gpu.map_forall_to_blocks"
 
     PROPS: ClassVar[PropKinds] = (("generate_gpu_launch", "unit"), ("grid_dims", "ints"))
@@ -91,7 +92,7 @@ class MapForallToBlocksOp(_GpuMappingOp):
 
 
 @irdl_op_definition
-class MapNestedForallToThreadsOp(_GpuMappingOp):
+class MapNestedForallToThreadsOp(_GpuMappingOp, ConsumesTarget):
     name = "transform.gpu.map_nested_forall_to_threads"
 
     PROPS: ClassVar[PropKinds] = (

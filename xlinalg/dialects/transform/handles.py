@@ -52,6 +52,9 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.core import CONSUMED, YieldOp
+from xlinalg.dialects.transform.effects import HandleEffects, block_arg_consumed
+from xlinalg.dialects.transform.named_sequences import lookup_named_sequence, verify_include
 from xlinalg.dialects.transform.printing import (
     parse_struct_props,
     print_functional_type,
@@ -60,10 +63,15 @@ from xlinalg.dialects.transform.printing import (
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation):
+class CastOp(IRDLOperation, HandleEffects):
     """`transform.cast %h : !transform.any_op to !transform.op<"linalg.matmul">`."""
 
     name = "transform.cast"
+
+    ALLOWS_REPEATED_HANDLE_OPERANDS: ClassVar[bool] = True
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [self.input]
 
     input = operand_def(TransformHandleType)
     output = result_def(TransformHandleType)
@@ -84,7 +92,7 @@ class CastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ForeachOp(IRDLOperation):
+class ForeachOp(IRDLOperation, HandleEffects):
     """`transform.foreach %h : !transform.any_op -> !transform.any_op { ^bb0(%op: ...): ... transform.yield %x }`.
 
     The body runs once per payload op of `%h`, its block argument bound to that
@@ -92,6 +100,9 @@ class ForeachOp(IRDLOperation):
     """
 
     name = "transform.foreach"
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [t for t, a in zip(self.targets, self.body.block.args) if block_arg_consumed(a)]
 
     targets = var_operand_def(TransformHandleType)
     results_ = var_result_def(TransformHandleType)
@@ -104,8 +115,6 @@ class ForeachOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ForeachOp:
-        from xlinalg.dialects.transform.core import YieldOp
-
         names = parser.parse_comma_separated_list(
             Parser.Delimiter.NONE, parser.parse_unresolved_operand
         )
@@ -143,8 +152,6 @@ class ForeachOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=True)
 
     def verify_(self) -> None:
-        from xlinalg.dialects.transform.core import YieldOp
-
         block = self.body.block
         if len(block.args) != len(self.targets):
             raise VerifyException(
@@ -407,10 +414,16 @@ class GetResultOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IncludeOp(IRDLOperation):
+class IncludeOp(IRDLOperation, HandleEffects):
     """`transform.include @seq failures(propagate) (%a, %b) : (T, T) -> (R)`."""
 
     name = "transform.include"
+
+    def consumed_handles(self) -> list[SSAValue]:
+        callee = lookup_named_sequence(self, self.target.root_reference.data)
+        if callee is None:
+            return []
+        return [v for i, v in enumerate(self.operands_) if callee.arg_has_attr(i, CONSUMED)]
 
     target = prop_def(SymbolRefAttr)
     failure_propagation_mode = prop_def(FailurePropagationModeAttr)
@@ -442,8 +455,6 @@ class IncludeOp(IRDLOperation):
         return self.failure_propagation_mode.data == FailurePropagationModeType.SUPPRESS
 
     def verify_(self) -> None:
-        from xlinalg.dialects.transform.named_sequences import verify_include
-
         verify_include(self)
 
     @classmethod
@@ -484,10 +495,15 @@ class IncludeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MergeHandlesOp(IRDLOperation):
+class MergeHandlesOp(IRDLOperation, HandleEffects):
     """`transform.merge_handles [deduplicate] %a, %b : !transform.any_op` (consumes its operands)."""
 
     name = "transform.merge_handles"
+
+    ALLOWS_REPEATED_HANDLE_OPERANDS: ClassVar[bool] = True
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return list(self.handles)
 
     handles = var_operand_def(TransformHandleType)
     deduplicate = opt_prop_def(UnitAttr)
@@ -626,7 +642,7 @@ class ReplicateOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SplitHandleOp(IRDLOperation):
+class SplitHandleOp(IRDLOperation, HandleEffects):
     """`%a, %b = transform.split_handle %h : (!transform.any_op) -> (!transform.any_op, !transform.any_op)`.
 
     The spec's `transform.split_handles %h in [2] : (...) -> (...)` parses to
@@ -634,6 +650,11 @@ class SplitHandleOp(IRDLOperation):
     """
 
     name = "transform.split_handle"
+
+    ALLOWS_REPEATED_HANDLE_OPERANDS: ClassVar[bool] = True
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [self.handle]
 
     handle = operand_def(TransformHandleType)
     pass_through_empty_handle = opt_prop_def(Attribute)

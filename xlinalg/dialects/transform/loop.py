@@ -32,6 +32,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import (
     TargetPropsMixin,
     parse_functional_or_plain_type,
@@ -43,7 +44,7 @@ from xlinalg.dialects.transform.printing import (
 
 
 @irdl_op_definition
-class LoopUnrollOp(IRDLOperation):
+class LoopUnrollOp(IRDLOperation, ConsumesTarget):
     """`transform.loop.unroll %loop factor = 4 : !transform.any_op`.
 
     That is current upstream syntax (what iree-opt prints and requires); the
@@ -151,7 +152,7 @@ class LoopGetParentForOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LoopCoalesceOp(TargetPropsMixin, IRDLOperation):
+class LoopCoalesceOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%c = transform.loop.coalesce %outer : (!transform.any_op) -> !transform.any_op`."""
 
     name = "transform.loop.coalesce"
@@ -161,7 +162,7 @@ class LoopCoalesceOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class LoopOutlineOp(TargetPropsMixin, IRDLOperation):
+class LoopOutlineOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%f, %call = transform.loop.outline %loop func_name = "foo" : (T) -> (T, T)`.
 
     Current upstream returns the functions and the calls; the spec's form has
@@ -182,7 +183,7 @@ class LoopOutlineOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class LoopPeelOp(TargetPropsMixin, IRDLOperation):
+class LoopPeelOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%main, %rest = transform.loop.peel %loop [peel_front = true] [fail_if_already_divisible = true] : (T) -> (T, T)`.
 
     The spec returns the main loop only (one result, with a TODO to return the
@@ -211,7 +212,7 @@ class LoopPeelOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class LoopPipelineOp(TargetPropsMixin, IRDLOperation):
+class LoopPipelineOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%p = transform.loop.pipeline %loop iteration_interval = 2 read_latency = 5 : (T) -> T`."""
 
     name = "transform.loop.pipeline"
@@ -238,7 +239,7 @@ class LoopPipelineOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class SimplifyBoundedAffineOpsOp(IRDLOperation):
+class SimplifyBoundedAffineOpsOp(IRDLOperation, ConsumesTarget):
     """`transform.affine.simplify_bounded_affine_ops %t with [%a, %b : T, T] within [0, 0] and [4, 8] : T`."""
 
     name = "transform.affine.simplify_bounded_affine_ops"
@@ -339,7 +340,7 @@ class SimplifyBoundedAffineOpsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MultiBufferOp(TargetPropsMixin, IRDLOperation):
+class MultiBufferOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%n = transform.memref.multibuffer %alloc <factor = 2, skip_analysis> : (T) -> T`."""
 
     name = "transform.memref.multibuffer"

@@ -1,4 +1,5 @@
-"""Verify-time rules of `transform.named_sequence` and `transform.include` (spec + upstream).
+"""`transform.named_sequence`, the lookup of a named sequence from a use, and the verify-time
+rules of named sequences and of `transform.include` (spec + upstream).
 
 - A named sequence sits at the top level of the transform nesting (not inside another
   transform op) and its nearest symbol table carries `transform.with_named_sequence`.
@@ -10,35 +11,178 @@
 - Recursion through `transform.include` is rejected (at verify time; the interpreter keeps
   a run-time check for IR built without verifying).
 
-Which operands an op consumes is declared where its implementation is registered
-(`xlinalg.interpreter.registry`), so the consumption rule asks the interpreter lazily.
+Which operands an op consumes is declared on the op (`xlinalg.dialects.transform.effects`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    SymbolNameConstraint,
+)
+from xdsl.dialects.func import FuncOpCallableInterface
+from xdsl.dialects.transform import (
+    TransformOpHandleType,
+    TransformParamHandleType,
+    TransformValueHandleType,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Operation, Region
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from xlinalg.dialects.transform.core import CONSUMED, READONLY, WITH_NAMED_SEQUENCE
+from xlinalg.dialects.transform.core import CONSUMED, READONLY, WITH_NAMED_SEQUENCE, YieldOp
+from xlinalg.dialects.transform.effects import block_arg_consumed
 
 if TYPE_CHECKING:
-    from xlinalg.dialects.transform.core import NamedSequenceOp
     from xlinalg.dialects.transform.handles import IncludeOp
 
 
+@irdl_op_definition
+class NamedSequenceOp(IRDLOperation):
+    """`transform.named_sequence @name(%arg: !transform.any_op {transform.readonly}) { ... }`."""
+
+    name = "transform.named_sequence"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    sym_visibility = opt_prop_def(StringAttr)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    body = region_def("single_block")
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), FuncOpCallableInterface())
+
+    def __init__(
+        self,
+        sym_name: str | StringAttr,
+        function_type: FunctionType | tuple[Sequence[Attribute], Sequence[Attribute]],
+        body: Region,
+        sym_visibility: str | StringAttr | None = None,
+        arg_attrs: Sequence[DictionaryAttr] | ArrayAttr[DictionaryAttr] | None = None,
+        res_attrs: Sequence[DictionaryAttr] | ArrayAttr[DictionaryAttr] | None = None,
+    ):
+        if isinstance(sym_name, str):
+            sym_name = StringAttr(sym_name)
+        if isinstance(sym_visibility, str):
+            sym_visibility = StringAttr(sym_visibility)
+        if isinstance(function_type, tuple):
+            function_type = FunctionType.from_lists(*function_type)
+        if arg_attrs is not None and not isinstance(arg_attrs, ArrayAttr):
+            arg_attrs = ArrayAttr(arg_attrs)
+        if res_attrs is not None and not isinstance(res_attrs, ArrayAttr):
+            res_attrs = ArrayAttr(res_attrs)
+        super().__init__(
+            properties={
+                "sym_name": sym_name,
+                "function_type": function_type,
+                "sym_visibility": sym_visibility,
+                "arg_attrs": arg_attrs,
+                "res_attrs": res_attrs,
+            },
+            regions=[body],
+        )
+
+    def arg_has_attr(self, index: int, attr_name: str) -> bool:
+        if self.arg_attrs is None or index >= len(self.arg_attrs.data):
+            return False
+        return attr_name in self.arg_attrs.data[index].data
+
+    def verify_(self) -> None:
+        block = self.body.block
+        inputs = self.function_type.inputs.data
+        if tuple(a.type for a in block.args) != tuple(inputs):
+            raise VerifyException(
+                "transform.named_sequence: block argument types do not match the function type"
+            )
+        for i in range(len(inputs)):
+            if self.arg_has_attr(i, READONLY) and self.arg_has_attr(i, CONSUMED):
+                raise VerifyException(f"argument #{i} cannot be both {READONLY} and {CONSUMED}")
+        last = block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException("transform.named_sequence must end with transform.yield")
+        if tuple(last.arguments.types) != tuple(self.function_type.outputs.data):
+            raise VerifyException(
+                "transform.yield operand types do not match the named sequence results"
+            )
+        verify_named_sequence(self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> NamedSequenceOp:
+        visibility = parser.parse_optional_visibility_keyword()
+        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
+            parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
+        )
+        op = NamedSequenceOp(
+            name,
+            (inputs, outputs),
+            region,
+            sym_visibility=visibility,
+            arg_attrs=arg_attrs,
+            res_attrs=res_attrs,
+        )
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.sym_visibility is not None:
+            printer.print_string(" " + self.sym_visibility.data)
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=(
+                "sym_name",
+                "function_type",
+                "sym_visibility",
+                "arg_attrs",
+                "res_attrs",
+            ),
+        )
+
+
+
+def lookup_named_sequence(op: Operation, name: str) -> NamedSequenceOp | None:
+    """The `transform.named_sequence @name` visible from `op` (nearest symbol table first)."""
+    current = op.parent_op()
+    while current is not None:
+        if current.has_trait(SymbolTable) or isinstance(current, ModuleOp):
+            for region in current.regions:
+                for block in region.blocks:
+                    for child in block.ops:
+                        if isinstance(child, NamedSequenceOp) and child.sym_name.data == name:
+                            return child
+        current = current.parent_op()
+    return None
+
 
 def _callee(op: IncludeOp) -> NamedSequenceOp | None:
-    from xlinalg.interpreter.ops.handles import lookup_named_sequence
-
     return lookup_named_sequence(op, op.target.root_reference.data)
 
 
 def _symbol_table_of(op: Operation) -> Operation | None:
-    from xdsl.dialects.builtin import ModuleOp
-    from xdsl.traits import SymbolTable
-
     parent = op.parent_op()
     while parent is not None and not (parent.has_trait(SymbolTable) or isinstance(parent, ModuleOp)):
         parent = parent.parent_op()
@@ -65,8 +209,6 @@ def verify_named_sequence(op: NamedSequenceOp) -> None:
 
 
 def _verify_consumption(op: NamedSequenceOp, name: str) -> None:
-    from xlinalg.interpreter.interpreter import block_arg_consumed
-
     for index, arg in enumerate(op.body.block.args):
         if not op.arg_has_attr(index, CONSUMED) and block_arg_consumed(arg):
             raise VerifyException(
@@ -145,12 +287,6 @@ def verify_include(op: IncludeOp) -> None:
 
 
 def _handle_kind(typ: object) -> type | None:
-    from xdsl.dialects.transform import (
-        TransformOpHandleType,
-        TransformParamHandleType,
-        TransformValueHandleType,
-    )
-
     for kind in (TransformOpHandleType, TransformValueHandleType, TransformParamHandleType):
         if isinstance(typ, kind):
             return kind

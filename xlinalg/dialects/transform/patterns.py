@@ -24,6 +24,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import print_functional_type
 
 
@@ -170,7 +171,7 @@ class ParamOperandAttr(ParametrizedAttribute):
 
 
 @irdl_op_definition
-class ApplyRegisteredPassOp(IRDLOperation):
+class ApplyRegisteredPassOp(IRDLOperation, ConsumesTarget):
     """`transform.apply_registered_pass "canonicalize" [with options = {...}] to %f : (T) -> T`.
 
     An option's value may be a param handle (`{"tile-m" = %m}`, typed after the target:

@@ -25,7 +25,7 @@ from xdsl.dialects.transform import (
     TransformOpHandleType,
 )
 from xdsl.dialects.utils import ScalableDynamicIndexList
-from xdsl.ir import Attribute, Dialect, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -40,6 +40,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import (
     parse_i64_list,
     parse_semi_function_type,
@@ -115,7 +116,7 @@ class MatchOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TileUsingForOp(IRDLOperation):
+class TileUsingForOp(IRDLOperation, ConsumesTarget):
     """`%t, %loops:2 = transform.structured.tile_using_for %op tile_sizes [%p, 64] interchange = [1, 0] : (...) -> (...)`.
 
     Static sizes live in `static_sizes` (DYNAMIC_INDEX marks a position taken
@@ -211,7 +212,7 @@ class TileUsingForOp(IRDLOperation):
 
 
 @irdl_op_definition
-class InterchangeOp(IRDLOperation):
+class InterchangeOp(IRDLOperation, ConsumesTarget):
     """`transform.structured.interchange %h iterator_interchange = [1, 0] : (!transform.any_op) -> !transform.any_op`."""
 
     name = "transform.structured.interchange"
@@ -267,7 +268,7 @@ class InterchangeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class GeneralizeOp(IRDLOperation):
+class GeneralizeOp(IRDLOperation, ConsumesTarget):
     """`transform.structured.generalize %h : (!transform.any_op) -> !transform.any_op`."""
 
     name = "transform.structured.generalize"
@@ -296,26 +297,10 @@ class GeneralizeOp(IRDLOperation):
         print_semi_function_type(printer, self.target.type, [self.transformed.type])
 
 
-def _structured_ops() -> list[type[IRDLOperation]]:
-    from xlinalg.dialects.transform.structured_conv import STRUCTURED_CONV_OPS
-    from xlinalg.dialects.transform.structured_forall import STRUCTURED_FORALL_OPS
-    from xlinalg.dialects.transform.structured_fusion import STRUCTURED_FUSION_OPS
-    from xlinalg.dialects.transform.structured_pack import STRUCTURED_PACK_OPS
-    from xlinalg.dialects.transform.structured_pad import STRUCTURED_PAD_OPS
-    from xlinalg.dialects.transform.structured_rewrites import STRUCTURED_REWRITE_OPS
-
-    return [MatchOp, TileUsingForOp, InterchangeOp, GeneralizeOp, *STRUCTURED_REWRITE_OPS,
-            *STRUCTURED_CONV_OPS, *STRUCTURED_FORALL_OPS, *STRUCTURED_FUSION_OPS, *STRUCTURED_PACK_OPS,
-            *STRUCTURED_PAD_OPS]
-
-
-TransformStructured = Dialect("transform.structured", _structured_ops())
-
 __all__ = [
     "GeneralizeOp",
     "InterchangeOp",
     "MatchInterfaceEnum",
     "MatchOp",
     "TileUsingForOp",
-    "TransformStructured",
 ]

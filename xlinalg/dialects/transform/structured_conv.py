@@ -9,11 +9,12 @@ from typing import ClassVar
 from xdsl.dialects.transform import TransformHandleType
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import TargetPropsMixin
 
 
 @irdl_op_definition
-class ConvertConv2DToImg2ColOp(TargetPropsMixin, IRDLOperation):
+class ConvertConv2DToImg2ColOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """Returns a handle to the op producing the img2col tensor and one to the
     final op of the sequence replacing the convolution (the reshape)."""
 

@@ -48,6 +48,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import (
     parse_functional_or_plain_type,
     parse_i64_list,
@@ -277,7 +278,7 @@ class _TileToForallBase(IRDLOperation):
 
 
 @irdl_op_definition
-class TileUsingForallOp(_TileToForallBase):
+class TileUsingForallOp(_TileToForallBase, ConsumesTarget):
     """`%tiled, %forall = transform.structured.tile_using_forall ...` (current upstream name)."""
 
     name = "transform.structured.tile_using_forall"
@@ -287,7 +288,7 @@ class TileUsingForallOp(_TileToForallBase):
 
 
 @irdl_op_definition
-class TileToForallOp(_TileToForallBase):
+class TileToForallOp(_TileToForallBase, ConsumesTarget):
     """`%forall, %tiled = transform.structured.tile_to_forall_op ...` (the spec's name)."""
 
     name = "transform.structured.tile_to_forall_op"
@@ -298,7 +299,7 @@ class TileToForallOp(_TileToForallBase):
 
 
 @irdl_op_definition
-class TileReductionUsingForallOp(IRDLOperation):
+class TileReductionUsingForallOp(IRDLOperation, ConsumesTarget):
     """`transform.structured.tile_reduction_using_forall %op by num_threads = [0, 5] ...`
     in two forms, told apart by the trailing type, which only upstream's has:
 

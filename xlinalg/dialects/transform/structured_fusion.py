@@ -19,6 +19,7 @@ transform.structured.hoist_redundant_tensor_subsets %func : (T) -> ()
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -44,6 +45,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget, HandleEffects
 from xlinalg.dialects.transform.printing import (
     parse_functional_or_plain_type,
     print_functional_type,
@@ -83,7 +85,7 @@ def _ints(value: Attribute | None) -> list[int]:
 
 
 @irdl_op_definition
-class FuseOp(IRDLOperation):
+class FuseOp(IRDLOperation, ConsumesTarget):
     """Tile the target and greedily fuse its producers; one loop result per non-zero size."""
 
     name = "transform.structured.fuse"
@@ -194,10 +196,15 @@ class FuseOp(IRDLOperation):
 
 
 @irdl_op_definition
-class FuseIntoContainingOp(IRDLOperation):
+class FuseIntoContainingOp(IRDLOperation, HandleEffects):
     """Fuse the producers into the containing op; results: fused ops (and the new containing op)."""
 
     name = "transform.structured.fuse_into_containing_op"
+
+    ALLOWS_REPEATED_HANDLE_OPERANDS: ClassVar[bool] = True
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [self.producer_op]
 
     producer_op = operand_def(TransformHandleType)
     containing_op = operand_def(TransformHandleType)
@@ -292,7 +299,7 @@ ALLOC_OPS = ("memref.alloc", "memref.alloca")
 
 
 @irdl_op_definition
-class BufferizeToAllocationOp(IRDLOperation):
+class BufferizeToAllocationOp(IRDLOperation, ConsumesTarget):
     """Materialize a buffer for tensor values (a value handle, as in the spec) or for the
     results / destinations of ops (an op handle, as current upstream)."""
 

@@ -47,6 +47,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.effects import ConsumesTarget, HandleEffects
 from xlinalg.dialects.transform.patterns import PatternDescriptorOp
 from xlinalg.dialects.transform.printing import (
     parse_functional_or_plain_type,
@@ -91,7 +92,7 @@ def _check_dynamic(name: str, static: Sequence[int], dynamic: Sequence[SSAValue]
 
 
 @irdl_op_definition
-class PackOp(IRDLOperation):
+class PackOp(IRDLOperation, ConsumesTarget):
     """`transform.structured.pack %op packed_sizes = [..]` -> handle to the packed generic."""
 
     name = "transform.structured.pack"
@@ -138,7 +139,7 @@ class PackOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PackGreedilyOp(IRDLOperation):
+class PackGreedilyOp(IRDLOperation, ConsumesTarget):
     """`transform.structured.pack_greedily %op matmul_packed_sizes = [..]
     [matmul_padded_sizes_next_multiple_of = [..]] [matmul_inner_dims_order = [..]]`."""
 
@@ -214,10 +215,13 @@ class PackGreedilyOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PackTransposeOp(IRDLOperation):
+class PackTransposeOp(IRDLOperation, HandleEffects):
     """`transform.structured.pack_transpose %pack with_compute_op(%g) [outer_perm = [..]] [inner_perm = [..]]`."""
 
     name = "transform.structured.pack_transpose"
+
+    def consumed_handles(self) -> list[SSAValue]:
+        return [self.target_pack_or_un_pack_op, self.target_linalg_op]
 
     target_pack_or_un_pack_op = operand_def(TransformHandleType)
     target_linalg_op = operand_def(TransformHandleType)
@@ -298,7 +302,7 @@ class _LowerOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LowerPackOp(_LowerOp):
+class LowerPackOp(_LowerOp, ConsumesTarget):
     """`%pad, %expand, %transpose = transform.structured.lower_pack %pack : (T) -> (T, T, T)`."""
 
     name = "transform.structured.lower_pack"
@@ -316,7 +320,7 @@ class LowerPackOp(_LowerOp):
 
 
 @irdl_op_definition
-class LowerUnPackOp(_LowerOp):
+class LowerUnPackOp(_LowerOp, ConsumesTarget):
     """`%empty, %transpose, %collapse, %slice[, %copy] = transform.structured.lower_unpack %u`
     (five results as current upstream, four as the spec)."""
 

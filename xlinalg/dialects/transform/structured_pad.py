@@ -41,6 +41,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import (
     parse_functional_or_plain_type,
     parse_i64_list,
@@ -70,7 +71,7 @@ def _int_list(value: Attribute | None) -> list[int]:
 
 
 @irdl_op_definition
-class PadOp(IRDLOperation):
+class PadOp(IRDLOperation, ConsumesTarget):
     """Pad the operands of linalg ops to static shapes; results: padded ops (+ pads, copies)."""
 
     name = "transform.structured.pad"
@@ -194,7 +195,7 @@ class PadOp(IRDLOperation):
 
 
 @irdl_op_definition
-class HoistPadOp(IRDLOperation):
+class HoistPadOp(IRDLOperation, ConsumesTarget):
     """`%r = transform.structured.hoist_pad %pad by N loops [, transpose by [..]] : (T) -> T`."""
 
     name = "transform.structured.hoist_pad"

@@ -36,6 +36,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.printing import (
     TargetPropsMixin,
     parse_functional_or_plain_type,
@@ -59,7 +60,7 @@ def _flag(op: IRDLOperation, name: str) -> bool:
 
 
 @irdl_op_definition
-class SplitOp(IRDLOperation):
+class SplitOp(IRDLOperation, ConsumesTarget):
     """`%first, %second = transform.structured.split %op after 42 {dimension = 1} : !transform.any_op`.
 
     The split point is static (`after 42`) or dynamic (`after %p` with a param or a
@@ -195,7 +196,7 @@ class MultiTileSizesOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class ScalarizeOp(TargetPropsMixin, IRDLOperation):
+class ScalarizeOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%s = transform.structured.scalarize %op : (!transform.any_op) -> !transform.any_op`."""
 
     name = "transform.structured.scalarize"
@@ -205,7 +206,7 @@ class ScalarizeOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class DecomposeOp(TargetPropsMixin, IRDLOperation):
+class DecomposeOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op`."""
 
     name = "transform.structured.decompose"
@@ -215,7 +216,7 @@ class DecomposeOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class SplitReductionOp(TargetPropsMixin, IRDLOperation):
+class SplitReductionOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%init, %fill, %split, %combine = transform.structured.split_reduction %op
     <split_factor = 4, insert_split_dimension = 2, inner_parallel, use_scaling_algorithm, use_alloc> : (T) -> (T, T, T, T)`."""
 
@@ -299,7 +300,7 @@ class _TileReductionBase(IRDLOperation):
 
 
 @irdl_op_definition
-class TileReductionUsingForOp(_TileReductionBase):
+class TileReductionUsingForOp(_TileReductionBase, ConsumesTarget):
     """`%fill, %split, %combine, %for = transform.structured.tile_reduction_using_for %op by tile_sizes = [0, 5] : ...` (current upstream)."""
 
     name = "transform.structured.tile_reduction_using_for"
@@ -311,7 +312,7 @@ class TileReductionUsingForOp(_TileReductionBase):
 
 
 @irdl_op_definition
-class TileReductionUsingScfOp(_TileReductionBase):
+class TileReductionUsingScfOp(_TileReductionBase, ConsumesTarget):
     """`%for, %fill, %split, %combine = transform.structured.tile_reduction_using_scf %op by tile_sizes = [0, 5] : ...` (the spec's name and result order)."""
 
     name = "transform.structured.tile_reduction_using_scf"
@@ -323,7 +324,7 @@ class TileReductionUsingScfOp(_TileReductionBase):
 
 
 @irdl_op_definition
-class PromoteOp(TargetPropsMixin, IRDLOperation):
+class PromoteOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%p = transform.structured.promote %op <operands_to_promote = [0, 1], use_full_tiles_by_default, use_alloca, alignment = 16> : (T) -> T`."""
 
     name = "transform.structured.promote"
@@ -355,7 +356,7 @@ class PromoteOp(TargetPropsMixin, IRDLOperation):
 
 
 @irdl_op_definition
-class ReplaceOp(IRDLOperation):
+class ReplaceOp(IRDLOperation, ConsumesTarget):
     """`%r = transform.structured.replace %op { "payload op"() ... } : (T) -> T` (debugging aid)."""
 
     name = "transform.structured.replace"
@@ -403,7 +404,7 @@ class ReplaceOp(IRDLOperation):
 
 
 @irdl_op_definition
-class RewriteInDestinationPassingStyleOp(TargetPropsMixin, IRDLOperation):
+class RewriteInDestinationPassingStyleOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     """`%r = transform.structured.rewrite_in_destination_passing_style %op : (T) -> T`."""
 
     name = "transform.structured.rewrite_in_destination_passing_style"

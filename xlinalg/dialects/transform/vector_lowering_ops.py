@@ -33,7 +33,9 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.patterns import PatternDescriptorOp
+from xlinalg.dialects.transform.vector_ops import FunctionalTransform
 
 
 @dataclass(frozen=True)
@@ -289,9 +291,7 @@ VECTOR_PATTERN_DESCRIPTORS: list[type[_Descriptor]] = [
 
 def _seed(name: str, rewrite: Callable[..., None], *options: Option, doc: str):
     """A seed-002 `transform.vector.<name> %target [options] : (T) -> T` op class."""
-    from xlinalg.dialects.transform.vector_ops import _FunctionalTransform
-
-    class _Seed(VectorRewriteOptions, _FunctionalTransform):
+    class _Seed(VectorRewriteOptions, FunctionalTransform, ConsumesTarget):
         @classmethod
         def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
             return cls.parse_options(parser)

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.transform import AnyOpType, TransformHandleType
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -48,6 +48,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.dialects.transform.patterns import PatternDescriptorOp
 from xlinalg.dialects.transform.printing import (
     parse_semi_function_type,
@@ -151,14 +152,14 @@ class _VectorizeBase(IRDLOperation):
 
 
 @irdl_op_definition
-class VectorizeOp(_VectorizeBase):
+class VectorizeOp(_VectorizeBase, ConsumesTarget):
     """`transform.structured.vectorize %target [vector_sizes [%p, 4]] {attrs} : T[, param types]`."""
 
     name = "transform.structured.vectorize"
 
 
 @irdl_op_definition
-class MaskedVectorizeOp(_VectorizeBase):
+class MaskedVectorizeOp(_VectorizeBase, ConsumesTarget):
     """`transform.structured.masked_vectorize %target vector_sizes [4, %s]` (seed 002).
 
     The spec's name for vectorize with vector sizes (masked vectors of those
@@ -174,7 +175,7 @@ class MaskedVectorizeOp(_VectorizeBase):
             raise VerifyException("transform.structured.masked_vectorize needs vector_sizes")
 
 
-class _FunctionalTransform(IRDLOperation):
+class FunctionalTransform(IRDLOperation):
     """`<name> %target [extra] {attrs} : (T) -> R` with one result handle."""
 
     target = operand_def(TransformHandleType)
@@ -225,7 +226,7 @@ class _FunctionalTransform(IRDLOperation):
 
 
 @irdl_op_definition
-class VectorizeChildrenAndApplyPatternsOp(_FunctionalTransform):
+class VectorizeChildrenAndApplyPatternsOp(FunctionalTransform, ConsumesTarget):
     """Vectorize every structured op inside an isolated-from-above `target` (e.g. a func)."""
 
     name = "transform.structured.vectorize_children_and_apply_patterns"
@@ -266,7 +267,7 @@ class VectorizeChildrenAndApplyPatternsOp(_FunctionalTransform):
 
 
 @irdl_op_definition
-class HoistRedundantVectorTransfersOp(_FunctionalTransform):
+class HoistRedundantVectorTransfersOp(FunctionalTransform):
     """Hoist transfer_read/transfer_write pairs out of the loops inside `target`."""
 
     name = "transform.structured.hoist_redundant_vector_transfers"
@@ -276,7 +277,7 @@ _CONTRACTION_STRATEGIES = ("outerproduct", "dot", "matmulintrinsics", "parallela
 
 
 @irdl_op_definition
-class LowerContractionOp(_FunctionalTransform):
+class LowerContractionOp(FunctionalTransform):
     """Lower the `vector.contract` ops inside `target` (strategy `outerproduct`)."""
 
     name = "transform.vector.lower_contraction"
@@ -307,7 +308,7 @@ class LowerContractionOp(_FunctionalTransform):
 
 
 @irdl_op_definition
-class LowerOuterProductOp(_FunctionalTransform):
+class LowerOuterProductOp(FunctionalTransform):
     """Lower the `vector.outerproduct` ops inside `target` to broadcasts and FMAs."""
 
     name = "transform.vector.lower_outerproduct"
@@ -390,27 +391,6 @@ class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
         _lower_all(target, OuterProductOp, lower_outerproduct)
 
 
-from xlinalg.dialects.transform.vector_lowering_ops import (
-    VECTOR_LOWERING_OPS,
-    VECTOR_PATTERN_DESCRIPTORS,
-)
-
-TransformVector = Dialect(
-    "transform.vector",
-    [
-        *VECTOR_LOWERING_OPS,
-        *VECTOR_PATTERN_DESCRIPTORS,
-        VectorizeOp,
-        MaskedVectorizeOp,
-        VectorizeChildrenAndApplyPatternsOp,
-        HoistRedundantVectorTransfersOp,
-        LowerContractionOp,
-        LowerOuterProductOp,
-        ApplyLowerContractionPatternsOp,
-        ApplyLowerOuterProductPatternsOp,
-    ],
-)
-
 __all__ = [
     "ApplyLowerContractionPatternsOp",
     "ApplyLowerOuterProductPatternsOp",
@@ -418,7 +398,6 @@ __all__ = [
     "LowerContractionOp",
     "LowerOuterProductOp",
     "MaskedVectorizeOp",
-    "TransformVector",
     "VectorizeChildrenAndApplyPatternsOp",
     "VectorizeOp",
 ]

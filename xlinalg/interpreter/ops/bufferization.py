@@ -30,7 +30,7 @@ from __future__ import annotations
 from xdsl.dialects import func, memref
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
 from xlinalg.dialects.transform.bufferization import (
@@ -46,7 +46,7 @@ from xlinalg.transforms.bufferization.markers import AnalysisMarkers, annotate_a
 # ------------------------------------------------------------------ empty_tensor_to_alloc_tensor
 
 
-@register(EmptyTensorToAllocTensorOp, consumes=lambda op: [op.target])
+@register(EmptyTensorToAllocTensorOp)
 def apply_empty_tensor_to_alloc_tensor(op: EmptyTensorToAllocTensorOp, interp: Interpreter) -> None:
     from xdsl.dialects.tensor import EmptyOp
 
@@ -62,10 +62,6 @@ def apply_empty_tensor_to_alloc_tensor(op: EmptyTensorToAllocTensorOp, interp: I
 
 
 # ------------------------------------------------------------------ one_shot_bufferize
-
-
-def _one_shot_consumes(op: OneShotBufferizeOp) -> list[SSAValue]:
-    return [] if op.flag("target_is_module") else [op.target]
 
 
 def _enclosing_module(op: Operation) -> ModuleOp | None:
@@ -152,7 +148,7 @@ def _allocating_results(fn: func.FuncOp) -> bool:
     return OWNED_RESULTS_ATTR in fn.attributes
 
 
-@register(OneShotBufferizeOp, consumes=_one_shot_consumes)
+@register(OneShotBufferizeOp)
 def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> None:
     from xlinalg.dialects.linalg import CopyOp
 

@@ -15,10 +15,11 @@ from xlinalg.dialects.transform.control import (
     PDLMatchOp,
     WithPDLPatternsOp,
 )
+from xlinalg.dialects.transform.named_sequences import lookup_named_sequence
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.ops.handles import lookup_named_sequence, run_named_sequence
+from xlinalg.interpreter.ops.handles import run_named_sequence
 from xlinalg.interpreter.registry import register
 
 # ------------------------------------------------------------------ alternatives
@@ -106,7 +107,7 @@ def _before(op: Operation):
 
 
 # Upstream allows repeated handle operands here: nothing is actually consumed.
-@register(ForeachMatchOp, consumes=lambda op: [op.root], allows_repeated=True)
+@register(ForeachMatchOp)
 def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
     pairs = []
     for matcher_ref, action_ref in zip(op.matchers.data, op.actions.data):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from xlinalg.dialects.transform.core import NamedSequenceOp, ParamConstantOp, SequenceOp
+from xlinalg.dialects.transform.core import ParamConstantOp, SequenceOp
+from xlinalg.dialects.transform.named_sequences import NamedSequenceOp
 from xlinalg.interpreter.diagnostics import failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register

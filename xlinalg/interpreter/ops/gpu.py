@@ -37,14 +37,14 @@ def _map_each(
     interp.state.bind(op.result, launches)
 
 
-@register(MapForallToBlocksOp, consumes=lambda op: [op.target])
+@register(MapForallToBlocksOp)
 def apply_map_forall_to_blocks(op: MapForallToBlocksOp, interp: Interpreter) -> None:
     grid = op.ints("grid_dims")
     generate = op.generate_gpu_launch is not None
     _map_each(op, interp, lambda target: map_forall_to_blocks(target, grid, generate))
 
 
-@register(MapNestedForallToThreadsOp, consumes=lambda op: [op.target])
+@register(MapNestedForallToThreadsOp)
 def apply_map_nested_forall_to_threads(op: MapNestedForallToThreadsOp, interp: Interpreter) -> None:
     block = op.ints("block_dims")
     _map_each(

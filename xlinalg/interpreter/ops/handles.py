@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import sys
 
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.traits import IsolatedFromAbove, SymbolTable
+from xdsl.traits import IsolatedFromAbove
 
-from xlinalg.dialects.transform.core import NamedSequenceOp
 from xlinalg.dialects.transform.handles import (
     AnnotateOp,
     CastOp,
@@ -26,9 +25,10 @@ from xlinalg.dialects.transform.handles import (
     ReplicateOp,
     SplitHandleOp,
 )
+from xlinalg.dialects.transform.named_sequences import NamedSequenceOp, lookup_named_sequence
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
-from xlinalg.interpreter.interpreter import Interpreter, block_arg_consumed
+from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
 
@@ -49,7 +49,7 @@ def dedup(items: list[Operation]) -> list[Operation]:
 # cast, merge_handles and split_handle consume their operands as the spec says, but
 # upstream (iree-opt 3.13) only reads them, so its repeated-consumption check never
 # applies to them: a handle listing an op twice passes through.
-@register(CastOp, consumes=lambda op: [op.input], allows_repeated=True)
+@register(CastOp)
 def apply_cast(op: CastOp, interp: Interpreter) -> None:
     # The payload is re-checked against the new type by the interpreter
     # (`check_payload_type`: a mismatch is a silenceable failure).
@@ -59,12 +59,7 @@ def apply_cast(op: CastOp, interp: Interpreter) -> None:
 # ------------------------------------------------------------------ foreach
 
 
-def _foreach_consumes(op: ForeachOp) -> list[SSAValue]:
-    args = op.body.block.args
-    return [t for t, a in zip(op.targets, args) if block_arg_consumed(a)]
-
-
-@register(ForeachOp, consumes=_foreach_consumes)
+@register(ForeachOp)
 def apply_foreach(op: ForeachOp, interp: Interpreter) -> None:
     payloads = [interp.state.payload_of(t, op) for t in op.targets]
     sizes = {len(p) for p in payloads}
@@ -215,31 +210,8 @@ def apply_get_result(op: GetResultOp, interp: Interpreter) -> None:
 # ------------------------------------------------------------------ include
 
 
-def lookup_named_sequence(op: Operation, name: str) -> NamedSequenceOp | None:
-    """The `transform.named_sequence @name` visible from `op` (nearest symbol table first)."""
-    current = op.parent_op()
-    while current is not None:
-        if current.has_trait(SymbolTable) or isinstance(current, ModuleOp):
-            for region in current.regions:
-                for block in region.blocks:
-                    for child in block.ops:
-                        if isinstance(child, NamedSequenceOp) and child.sym_name.data == name:
-                            return child
-        current = current.parent_op()
-    return None
-
-
 def _callee(op: IncludeOp) -> NamedSequenceOp | None:
     return lookup_named_sequence(op, op.target.root_reference.data)
-
-
-def _include_consumes(op: IncludeOp) -> list[SSAValue]:
-    from xlinalg.dialects.transform.core import CONSUMED
-
-    callee = _callee(op)
-    if callee is None:
-        return []
-    return [v for i, v in enumerate(op.operands_) if callee.arg_has_attr(i, CONSUMED)]
 
 
 def run_named_sequence(
@@ -272,7 +244,7 @@ def run_named_sequence(
         interp.call_stack.pop()
 
 
-@register(IncludeOp, consumes=_include_consumes)
+@register(IncludeOp)
 def apply_include(op: IncludeOp, interp: Interpreter) -> None:
     callee = _callee(op)
     if callee is None:
@@ -296,7 +268,7 @@ def apply_include(op: IncludeOp, interp: Interpreter) -> None:
 # ------------------------------------------------------------------ handle lists
 
 
-@register(MergeHandlesOp, consumes=lambda op: list(op.handles), allows_repeated=True)
+@register(MergeHandlesOp)
 def apply_merge_handles(op: MergeHandlesOp, interp: Interpreter) -> None:
     merged: list[Operation | SSAValue | Attribute] = []
     for handle in op.handles:
@@ -320,7 +292,7 @@ def apply_replicate(op: ReplicateOp, interp: Interpreter) -> None:
         interp.state.bind(result, interp.state.payload_of(handle, op) * times)
 
 
-@register(SplitHandleOp, consumes=lambda op: [op.handle], allows_repeated=True)
+@register(SplitHandleOp)
 def apply_split_handle(op: SplitHandleOp, interp: Interpreter) -> None:
     payload = interp.state.payload_of(op.handle, op)
     count = len(op.results_)
@@ -378,4 +350,4 @@ def apply_annotate(op: AnnotateOp, interp: Interpreter) -> None:
         target.attributes[op.attr_name.data] = value
 
 
-__all__ = ["dedup", "lookup_named_sequence", "run_named_sequence"]
+__all__ = ["dedup", "run_named_sequence"]

@@ -22,7 +22,7 @@ from xlinalg.interpreter.ops.handles import dedup
 from xlinalg.interpreter.registry import register
 
 
-@register(LoopUnrollOp, consumes=lambda op: [op.target])
+@register(LoopUnrollOp)
 def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
     from xlinalg.transforms.scf.unroll import unroll_for
 
@@ -61,7 +61,7 @@ def apply_get_parent_for(op: LoopGetParentForOp, interp: Interpreter) -> None:
     interp.state.bind(op.parent_loop, dedup(parents))
 
 
-@register(LoopCoalesceOp, consumes=lambda op: [op.target])
+@register(LoopCoalesceOp)
 def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
     from xlinalg.transforms.scf.coalesce import coalesce_loops
 
@@ -77,7 +77,7 @@ def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(LoopOutlineOp, consumes=lambda op: [op.target])
+@register(LoopOutlineOp)
 def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
     from xlinalg.transforms.scf.outline import outline_loop
 
@@ -95,7 +95,7 @@ def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
         interp.state.bind(op.results_[1], calls)
 
 
-@register(LoopPeelOp, consumes=lambda op: [op.target])
+@register(LoopPeelOp)
 def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
     """Always succeeds (spec) unless `fail_if_already_divisible`; non-scf.for ops
     are dropped."""
@@ -122,7 +122,7 @@ def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(LoopPipelineOp, consumes=lambda op: [op.target])
+@register(LoopPipelineOp)
 def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
     """Silenceable failure if any loop fails (every loop is tried), returning the subset
     that succeeded."""
@@ -145,7 +145,7 @@ def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(SimplifyBoundedAffineOpsOp, consumes=lambda op: [op.target])
+@register(SimplifyBoundedAffineOpsOp)
 def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) -> None:
     from xdsl.dialects.builtin import IndexType
 
@@ -181,7 +181,7 @@ def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) 
         simplify_min_max(target, bounds)
 
 
-@register(MultiBufferOp, consumes=lambda op: [op.target])
+@register(MultiBufferOp)
 def apply_multibuffer(op: MultiBufferOp, interp: Interpreter) -> None:
     from xlinalg.transforms.memref.multibuffer import multibuffer
 

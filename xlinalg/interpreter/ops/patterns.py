@@ -183,11 +183,11 @@ def _pass_table() -> dict[str, Callable[[], ModulePass]]:
     )
     from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
-    from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
-    from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
     from xlinalg.transforms.affine.lower_affine import LowerAffinePass
-    from xlinalg.transforms.scf.canonicalize_loops import CanonicalizeLoopsPass
+    from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
     from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
+    from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
+    from xlinalg.transforms.scf.canonicalize_loops import CanonicalizeLoopsPass
 
     return {
         "canonicalize": CanonicalizePass,
@@ -243,7 +243,7 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
     return options
 
 
-@register(ApplyRegisteredPassOp, consumes=lambda op: [op.target])
+@register(ApplyRegisteredPassOp)
 def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
     from xlinalg.dialects.context import make_context
 

@@ -130,7 +130,7 @@ def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) ->
     return IntegerAttr(value, 64)
 
 
-@register(TileUsingForOp, consumes=lambda op: [op.target])
+@register(TileUsingForOp)
 def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
     from xlinalg.transforms.tiling.tile import tile_using_for
 
@@ -162,7 +162,7 @@ def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
         interp.state.bind(result, slot)
 
 
-@register(InterchangeOp, consumes=lambda op: [op.target])
+@register(InterchangeOp)
 def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.interchange import interchange
 
@@ -176,7 +176,7 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(GeneralizeOp, consumes=lambda op: [op.target])
+@register(GeneralizeOp)
 def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.generalize import generalize
 

@@ -19,7 +19,7 @@ from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 
 
-@register(ConvertConv2DToImg2ColOp, consumes=lambda op: [op.target])
+@register(ConvertConv2DToImg2ColOp)
 def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.img2col import convert_conv2d_to_img2col
 

@@ -129,11 +129,11 @@ def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
     interp.state.bind(op.forall_handle, foralls)
 
 
-register(TileUsingForallOp, consumes=lambda op: [op.target])(apply_tile_to_forall)
-register(TileToForallOp, consumes=lambda op: [op.target])(apply_tile_to_forall)
+register(TileUsingForallOp)(apply_tile_to_forall)
+register(TileToForallOp)(apply_tile_to_forall)
 
 
-@register(TileReductionUsingForallOp, consumes=lambda op: [op.target])
+@register(TileReductionUsingForallOp)
 def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: Interpreter) -> None:
     """Return modes: the handles in the op's form (its docstring): the forall, fill,
     split and combining op per target, in the spec's order or upstream's (fill handles

@@ -41,7 +41,7 @@ def resolve_mixed_ints(
     return values
 
 
-@register(FuseOp, consumes=lambda op: [op.target])
+@register(FuseOp)
 def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
     """Tile each target (into `scf.for`s, or one `scf.forall` with `use_forall`) and fuse
     its producers greedily (FunctionalStyle: consumes the target). A target that cannot
@@ -78,7 +78,7 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
 
 
 # Upstream allows repeated handle operands here: every producer gets fused anyway.
-@register(FuseIntoContainingOp, consumes=lambda op: [op.producer_op], allows_repeated=True)
+@register(FuseIntoContainingOp)
 def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter) -> None:
     """Consumes the producer handle, reads the containing handle (exactly one op, else a
     definite failure); a producer that cannot be fused is a silenceable failure."""
@@ -125,7 +125,7 @@ def apply_hoist_redundant_tensor_subsets(
         interp.state.bind(handle, targets)
 
 
-@register(BufferizeToAllocationOp, consumes=lambda op: [op.target])
+@register(BufferizeToAllocationOp)
 def apply_bufferize_to_allocation(op: BufferizeToAllocationOp, interp: Interpreter) -> None:
     """Always succeeds (spec): targets without a tensor to allocate (a non-tensor value,
     an op without tensor results or destinations) are dropped from the results."""

@@ -41,7 +41,7 @@ def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> lis
     return [s if isinstance(s, int) else _size_params(op, interp, s, 1)[0] for s in mixed]  # type: ignore[arg-type]
 
 
-@register(PackOp, consumes=lambda op: [op.target])
+@register(PackOp)
 def apply_pack(op: PackOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.pack import pack_op
 
@@ -59,7 +59,7 @@ def apply_pack(op: PackOp, interp: Interpreter) -> None:
     interp.state.bind(op.packed_op, [result.packed_op])
 
 
-@register(PackGreedilyOp, consumes=lambda op: [op.target])
+@register(PackGreedilyOp)
 def apply_pack_greedily(op: PackGreedilyOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.pack_greedily import pack_greedily
 
@@ -74,7 +74,7 @@ def apply_pack_greedily(op: PackGreedilyOp, interp: Interpreter) -> None:
     interp.state.bind(op.packed_op, results)
 
 
-@register(PackTransposeOp, consumes=lambda op: [op.target_pack_or_un_pack_op, op.target_linalg_op])
+@register(PackTransposeOp)
 def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
     from xlinalg.dialects.transform.structured_pack import _ints
     from xlinalg.transforms.linalg.pack_transpose import pack_transpose
@@ -98,7 +98,7 @@ def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
     interp.state.bind(op.un_pack_op, [] if result.unpack is None else [result.unpack])
 
 
-@register(LowerPackOp, consumes=lambda op: [op.target])
+@register(LowerPackOp)
 def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.pack_lower import lower_pack
 
@@ -119,7 +119,7 @@ def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(LowerUnPackOp, consumes=lambda op: [op.target])
+@register(LowerUnPackOp)
 def apply_lower_unpack(op: LowerUnPackOp, interp: Interpreter) -> None:
     from xlinalg.transforms.linalg.pack_lower import lower_unpack
 

@@ -13,7 +13,7 @@ from xlinalg.interpreter.ops.structured_fusion import resolve_mixed_ints
 from xlinalg.interpreter.registry import register
 
 
-@register(PadOp, consumes=lambda op: [op.target])
+@register(PadOp)
 def apply_pad(op: PadOp, interp: Interpreter) -> None:
     """Non-linalg ops are dropped; a padding value of the wrong type is a definite failure;
     an op that cannot be padded is a silenceable one (the results hold the ops padded so
@@ -50,7 +50,7 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
     bind()
 
 
-@register(HoistPadOp, consumes=lambda op: [op.target])
+@register(HoistPadOp)
 def apply_hoist_pad(op: HoistPadOp, interp: Interpreter) -> None:
     """A non-pad target is a silenceable failure (and dropped); a pad that cannot be
     hoisted too. Returns the hoisted pads (the ops computing the packed tensor)."""

@@ -73,7 +73,7 @@ def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldRe
     return points
 
 
-@register(SplitOp, consumes=lambda op: [op.target])
+@register(SplitOp)
 def apply_split(op: SplitOp, interp: Interpreter) -> None:
     """Consumes the target; the split-point handle is only read (spec)."""
     from xlinalg.transforms.linalg.split import split_op
@@ -142,7 +142,7 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(ScalarizeOp, consumes=lambda op: [op.target])
+@register(ScalarizeOp)
 def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     """Tiles every dynamic loop by 1 (static ones untouched); returns the tiled ops.
     A definite failure if tiling fails once started (spec)."""
@@ -164,7 +164,7 @@ def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(ReplaceOp, consumes=lambda op: [op.target])
+@register(ReplaceOp)
 def apply_replace(op: ReplaceOp, interp: Interpreter) -> None:
     template = op.bodyRegion.block.first_op
     assert template is not None
@@ -185,7 +185,7 @@ def apply_replace(op: ReplaceOp, interp: Interpreter) -> None:
     interp.state.bind(op.replacement, replaced)
 
 
-@register(DecomposeOp, consumes=lambda op: [op.target])
+@register(DecomposeOp)
 def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     """SF if any op cannot be decomposed; returns the subset that was; non-linalg
     ops are dropped."""
@@ -202,7 +202,7 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(PromoteOp, consumes=lambda op: [op.target])
+@register(PromoteOp)
 def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     """Each target op promoted (upstream's TransformEachOpTrait); a target that is not a
     linalg op is a silenceable failure."""
@@ -231,7 +231,7 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     each.finish()
 
 
-@register(SplitReductionOp, consumes=lambda op: [op.target])
+@register(SplitReductionOp)
 def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
     """A definite failure if splitting fails (spec); non-linalg ops are dropped."""
     from xlinalg.transforms.linalg.split_reduction import split_reduction
@@ -282,11 +282,11 @@ def _tile_reduction(
     each.finish()
 
 
-register(TileReductionUsingForOp, consumes=lambda op: [op.target])(_tile_reduction)
-register(TileReductionUsingScfOp, consumes=lambda op: [op.target])(_tile_reduction)
+register(TileReductionUsingForOp)(_tile_reduction)
+register(TileReductionUsingScfOp)(_tile_reduction)
 
 
-@register(RewriteInDestinationPassingStyleOp, consumes=lambda op: [op.target])
+@register(RewriteInDestinationPassingStyleOp)
 def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpreter) -> None:
     """SF if any target cannot be rewritten (spec); returns the replacing ops."""
     from xlinalg.transforms.linalg.dps import rewrite_in_destination_passing_style

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr
 
+from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp
+from xlinalg.errors import KnobError
+from xlinalg.interpreter.diagnostics import failure
+from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.registry import register
+from xlinalg.ir.diagnostics import location_of
 from xlinalg.transforms.transform.knobs import (
     attr_to_python,
     knob_options,
     match_option,
     match_region,
 )
-from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp
-from xlinalg.errors import KnobError
-from xlinalg.interpreter.diagnostics import failure
-from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.ir.diagnostics import location_of
-from xlinalg.interpreter.registry import register
 
 
 @register(KnobOp)

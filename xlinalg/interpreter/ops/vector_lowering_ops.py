@@ -38,4 +38,4 @@ def apply_vector_lowering(op, interp: Interpreter) -> None:
 
 
 for _cls in VECTOR_LOWERING_OPS:
-    register(_cls, consumes=lambda op: [op.target])(apply_vector_lowering)
+    register(_cls)(apply_vector_lowering)

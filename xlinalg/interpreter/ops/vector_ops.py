@@ -70,8 +70,8 @@ def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
     return p.value.value.data
 
 
-@register(MaskedVectorizeOp, consumes=lambda op: [op.target])
-@register(VectorizeOp, consumes=lambda op: [op.target])
+@register(MaskedVectorizeOp)
+@register(VectorizeOp)
 def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
     """structured.vectorize and structured.masked_vectorize (the same transform; the
     seed's masked_vectorize always has vector sizes)."""
@@ -88,7 +88,7 @@ def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTran
     return interp.state.get_ops(op.target, op)
 
 
-@register(VectorizeChildrenAndApplyPatternsOp, consumes=lambda op: [op.target])
+@register(VectorizeChildrenAndApplyPatternsOp)
 def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: Interpreter) -> None:
     """Vectorize the structured ops inside the targets (and, with `vectorize_padding`, the
     `tensor.pad` ops of static shape, as upstream's pad vectorization patterns)."""
