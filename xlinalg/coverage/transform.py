@@ -125,7 +125,7 @@ def transform_op_classes() -> dict[str, type[Operation]]:
 
 
 def tests_dir() -> Path:
-    return Path(__file__).resolve().parents[3] / "tests"
+    return Path(__file__).resolve().parents[2] / "tests"
 
 
 def tested_ops(directory: Path | None = None) -> dict[str, list[str]]:
@@ -134,7 +134,7 @@ def tested_ops(directory: Path | None = None) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     if not directory.is_dir():
         return found
-    for path in sorted(directory.glob("test_*.py")):
+    for path in sorted(directory.rglob("test_*.py"), key=lambda p: p.name):
         try:
             tree = ast.parse(path.read_text())
         except SyntaxError:

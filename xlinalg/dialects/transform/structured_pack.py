@@ -33,7 +33,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -345,10 +345,6 @@ class ApplyFoldUnitExtentDimsViaSlicesPatternsOp(PatternDescriptorOp):
 
     name = "transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices"
 
-    def apply_to(self, target: Operation) -> None:
-        from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
-
-        fold_unit_dims_in(target)
 
 
 # The pattern descriptor rides along with the structured ops (it is only used with packing).

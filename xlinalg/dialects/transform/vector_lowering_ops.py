@@ -22,12 +22,11 @@ declared once per op (`OPTIONS`) and parsed in any order (upstream's
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, StringAttr, i1, i64
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -80,91 +79,6 @@ class Option:
         return attr.data
 
 
-def _multi_reduction(target: Operation, strategy: str) -> None:
-    from xlinalg.transforms.vector.lower_multi_reduction import lower_multi_reductions
-
-    lower_multi_reductions(target, strategy)
-
-
-def _multi_reduction_stage(name: str) -> Callable[[Operation, str], None]:
-    def run(target: Operation, strategy: str) -> None:
-        from xlinalg.transforms.vector import lower_multi_reduction as m
-
-        m.apply_stage(target, getattr(m, name), strategy)
-
-    return run
-
-
-def _transpose(target: Operation, strategy: str, avx2: bool) -> None:
-    from xlinalg.transforms.vector.lower_transpose import lower_transposes
-
-    lower_transposes(target, strategy, avx2)
-
-
-def _transfer(target: Operation, max_rank: int) -> None:
-    from xlinalg.transforms.vector.lower_transfer import lower_transfers
-
-    lower_transfers(target, max_rank)
-
-
-def _to_scf(target: Operation, max_rank: int, full_unroll: bool) -> None:
-    from xlinalg.transforms.vector.transfer_to_scf import transfer_to_scf
-
-    transfer_to_scf(target, max_rank, full_unroll)
-
-
-def _split(target: Operation, strategy: str) -> None:
-    from xlinalg.transforms.vector.transfer_split import split_transfers
-
-    split_transfers(target, strategy)
-
-
-def _broadcast(target: Operation) -> None:
-    from xlinalg.transforms.vector.lower_broadcast import lower_broadcasts
-
-    lower_broadcasts(target)
-
-
-def _shape_cast(target: Operation) -> None:
-    from xlinalg.transforms.vector.lower_shape_cast import lower_shape_casts
-
-    lower_shape_casts(target)
-
-
-def _masks(target: Operation) -> None:
-    from xlinalg.transforms.vector.lower_mask import lower_create_masks
-
-    lower_create_masks(target)
-
-
-def _masked_transfers(target: Operation) -> None:
-    from xlinalg.transforms.vector.lower_mask import lower_mask_ops
-
-    lower_mask_ops(target)
-
-
-def _all_masks(target: Operation) -> None:
-    from xlinalg.transforms.vector.lower_mask import lower_masks
-
-    lower_masks(target)
-
-
-def _permutation(target: Operation) -> None:
-    from xlinalg.transforms.vector.transfer_permutation import (
-        apply_transfer_permutation_patterns,
-    )
-
-    apply_transfer_permutation_patterns(target)
-
-
-def _rank_reducing(target: Operation) -> None:
-    from xlinalg.transforms.vector.transfer_drop_unit_dims import (
-        apply_rank_reducing_subview_patterns,
-    )
-
-    apply_rank_reducing_subview_patterns(target)
-
-
 _MULTI_REDUCTION = Option("lowering_strategy", "enum", "innerparallel",
                           ("innerparallel", "innerreduction"))
 _TRANSPOSE = Option("lowering_strategy", "enum", "eltwise",
@@ -177,10 +91,10 @@ _SPLIT = Option("split_transfer_strategy", "enum", "vector-transfer",
 
 
 class VectorRewriteOptions:
-    """Options (`OPTIONS`) and the payload rewrite (`REWRITE`) of one vector lowering op."""
+    """The options (`OPTIONS`) of one vector lowering op; the interpreter runs its payload
+    rewrite with `option_values()` (`xlinalg/interpreter/ops/vector_lowering_ops.py`)."""
 
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
-    REWRITE: ClassVar[Callable[..., None]]
 
     @classmethod
     def parse_options(cls, parser: Parser) -> dict[str, Attribute]:
@@ -211,11 +125,8 @@ class VectorRewriteOptions:
                     option.name == "max_transfer_rank" and value < 1):  # type: ignore[operator]
                 raise VerifyException(f"{option.name} must be a positive integer")
 
-    def rewrite(self, target: Operation) -> None:
-        type(self).REWRITE(target, *self.option_values())
 
-
-class _Descriptor(VectorRewriteOptions, PatternDescriptorOp):
+class VectorPatternDescriptor(VectorRewriteOptions, PatternDescriptorOp):
     """`transform.apply_patterns.vector.<name> [options]` inside `transform.apply_patterns`."""
 
     assembly_format = None  # type: ignore[assignment]
@@ -234,62 +145,47 @@ class _Descriptor(VectorRewriteOptions, PatternDescriptorOp):
     def verify_(self) -> None:
         self.verify_options()
 
-    def apply_to(self, target: Operation) -> None:
-        self.rewrite(target)
+
+_CLASS_VARS = {"OPTIONS": "ClassVar[tuple[Option, ...]]"}
 
 
-_CLASS_VARS = {"OPTIONS": "ClassVar[tuple[Option, ...]]",
-               "REWRITE": "ClassVar[Callable[..., None]]"}
-
-
-def _descriptor(name: str, rewrite: Callable[..., None], *options: Option,
-                doc: str) -> type[_Descriptor]:
+def vector_pattern_descriptor(name: str, *options: Option, doc: str) -> type[VectorPatternDescriptor]:
     fields: dict[str, object] = {o.name: opt_prop_def(Attribute) for o in options}
-    cls = type(name.split(".")[-1].title().replace("_", "") + "PatternsOp", (_Descriptor,), {
-        "name": name, "OPTIONS": options, "REWRITE": staticmethod(rewrite), "__doc__": doc,
+    cls = type(name.split(".")[-1].title().replace("_", "") + "PatternsOp", (VectorPatternDescriptor,), {
+        "name": name, "OPTIONS": options, "__doc__": doc,
         "__annotations__": _CLASS_VARS, **fields,
     })
     return irdl_op_definition(cls)
 
 
 #: Current upstream's pattern descriptors for the vector lowerings.
-VECTOR_PATTERN_DESCRIPTORS: list[type[_Descriptor]] = [
-    _descriptor("transform.apply_patterns.vector.lower_multi_reduction", _multi_reduction,
-                _MULTI_REDUCTION, doc="vector.multi_reduction → reductions / combines."),
+VECTOR_PATTERN_DESCRIPTORS: list[type[VectorPatternDescriptor]] = [
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_multi_reduction", _MULTI_REDUCTION, doc="vector.multi_reduction → reductions / combines."),
     # Current upstream splits lower_multi_reduction into these three stages.
-    _descriptor("transform.apply_patterns.vector.reorder_multi_reduction_dims",
-                _multi_reduction_stage("reorder_dims"), _MULTI_REDUCTION,
+    vector_pattern_descriptor("transform.apply_patterns.vector.reorder_multi_reduction_dims", _MULTI_REDUCTION,
                 doc="multi_reduction: reduced dims transposed innermost/outermost."),
-    _descriptor("transform.apply_patterns.vector.multi_reduction_flattening",
-                _multi_reduction_stage("flatten"), _MULTI_REDUCTION,
+    vector_pattern_descriptor("transform.apply_patterns.vector.multi_reduction_flattening", _MULTI_REDUCTION,
                 doc="multi_reduction with grouped dims → 2-D (or 1-D)."),
-    _descriptor("transform.apply_patterns.vector.multi_reduction_unrolling",
-                _multi_reduction_stage("unroll"), _MULTI_REDUCTION,
+    vector_pattern_descriptor("transform.apply_patterns.vector.multi_reduction_unrolling", _MULTI_REDUCTION,
                 doc="2-D/1-D multi_reduction → vector.reduction per row / combines."),
-    _descriptor("transform.apply_patterns.vector.lower_transpose", _transpose, _TRANSPOSE, _AVX2,
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_transpose", _TRANSPOSE, _AVX2,
                 doc="vector.transpose → element moves / shuffles."),
-    _descriptor("transform.apply_patterns.vector.lower_broadcast", _broadcast,
-                doc="n-D vector.broadcast → 1-D broadcasts + inserts."),
-    _descriptor("transform.apply_patterns.vector.lower_shape_cast", _shape_cast,
-                doc="n-D vector.shape_cast → extracts + inserts."),
-    _descriptor("transform.apply_patterns.vector.lower_masks", _masks,
-                doc="n-D create_mask/constant_mask → 1-D masks."),
-    _descriptor("transform.apply_patterns.vector.lower_masked_transfers", _masked_transfers,
-                doc="vector.mask regions → masked transfers / reductions."),
-    _descriptor("transform.apply_patterns.vector.lower_transfer", _transfer, _MAX_RANK,
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_broadcast", doc="n-D vector.broadcast → 1-D broadcasts + inserts."),
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_shape_cast", doc="n-D vector.shape_cast → extracts + inserts."),
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_masks", doc="n-D create_mask/constant_mask → 1-D masks."),
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_masked_transfers", doc="vector.mask regions → masked transfers / reductions."),
+    vector_pattern_descriptor("transform.apply_patterns.vector.lower_transfer", _MAX_RANK,
                 doc="transfers → vector.load/store (rank ≤ max_transfer_rank)."),
-    _descriptor("transform.apply_patterns.vector.transfer_to_scf", _to_scf, _MAX_RANK,
+    vector_pattern_descriptor("transform.apply_patterns.vector.transfer_to_scf", _MAX_RANK,
                 _FULL_UNROLL, doc="n-D transfers → transfers of rank max_transfer_rank."),
-    _descriptor("transform.apply_patterns.vector.split_transfer_full_partial", _split, _SPLIT,
+    vector_pattern_descriptor("transform.apply_patterns.vector.split_transfer_full_partial", _SPLIT,
                 doc="out-of-bounds transfers → in-bounds fast path + partial slow path."),
-    _descriptor("transform.apply_patterns.vector.transfer_permutation_patterns", _permutation,
-                doc="transfer permutation maps → minor identity + transpose."),
-    _descriptor("transform.apply_patterns.vector.rank_reducing_subview_patterns",
-                _rank_reducing, doc="unit dims of transfers → rank-reducing subviews."),
+    vector_pattern_descriptor("transform.apply_patterns.vector.transfer_permutation_patterns", doc="transfer permutation maps → minor identity + transpose."),
+    vector_pattern_descriptor("transform.apply_patterns.vector.rank_reducing_subview_patterns", doc="unit dims of transfers → rank-reducing subviews."),
 ]
 
 
-def _seed(name: str, rewrite: Callable[..., None], *options: Option, doc: str):
+def _seed(name: str, *options: Option, doc: str):
     """A seed-002 `transform.vector.<name> %target [options] : (T) -> T` op class."""
     class _Seed(VectorRewriteOptions, FunctionalTransform, ConsumesTarget):
         @classmethod
@@ -304,7 +200,7 @@ def _seed(name: str, rewrite: Callable[..., None], *options: Option, doc: str):
 
     fields: dict[str, object] = {o.name: opt_prop_def(Attribute) for o in options}
     cls = type(name.split(".")[-1].title().replace("_", "") + "Op", (_Seed,), {
-        "name": name, "OPTIONS": options, "REWRITE": staticmethod(rewrite), "__doc__": doc,
+        "name": name, "OPTIONS": options, "__doc__": doc,
         "__annotations__": _CLASS_VARS, **fields,
     })
     return irdl_op_definition(cls)
@@ -313,26 +209,21 @@ def _seed(name: str, rewrite: Callable[..., None], *options: Option, doc: str):
 #: Seed 002's `transform.vector.*` ops (FunctionalStyle + TransformEach: the result is the
 #: target, after the rewrite).
 VECTOR_LOWERING_OPS = [
-    _seed("transform.vector.apply_rank_reducing_subview_patterns", _rank_reducing,
-          doc="Unit dims of transfers → rank-reducing subviews (+ shape_cast folding)."),
-    _seed("transform.vector.apply_transfer_permutation_patterns", _permutation,
-          doc="Transfer permutation maps → minor identity + vector.transpose."),
-    _seed("transform.vector.lower_broadcast", _broadcast,
-          doc="n-D vector.broadcast → 1-D broadcasts + inserts (the seed's doc says "
+    _seed("transform.vector.apply_rank_reducing_subview_patterns", doc="Unit dims of transfers → rank-reducing subviews (+ shape_cast folding)."),
+    _seed("transform.vector.apply_transfer_permutation_patterns", doc="Transfer permutation maps → minor identity + vector.transpose."),
+    _seed("transform.vector.lower_broadcast", doc="n-D vector.broadcast → 1-D broadcasts + inserts (the seed's doc says "
               "'outerproduct': a copy-paste error)."),
-    _seed("transform.vector.lower_mask", _all_masks,
-          doc="vector.mask regions and n-D mask constructors → masked ops, 1-D masks."),
-    _seed("transform.vector.lower_multi_reduction", _multi_reduction, _MULTI_REDUCTION,
+    _seed("transform.vector.lower_mask", doc="vector.mask regions and n-D mask constructors → masked ops, 1-D masks."),
+    _seed("transform.vector.lower_multi_reduction", _MULTI_REDUCTION,
           doc="vector.multi_reduction → 1-D reductions or elementwise combines."),
-    _seed("transform.vector.lower_shape_cast", _shape_cast,
-          doc="n-D vector.shape_cast → extracts + inserts."),
-    _seed("transform.vector.lower_transfer", _transfer, _MAX_RANK,
+    _seed("transform.vector.lower_shape_cast", doc="n-D vector.shape_cast → extracts + inserts."),
+    _seed("transform.vector.lower_transfer", _MAX_RANK,
           doc="Transfers of rank ≤ max_transfer_rank → vector.load/store."),
-    _seed("transform.vector.lower_transpose", _transpose, _TRANSPOSE, _AVX2,
+    _seed("transform.vector.lower_transpose", _TRANSPOSE, _AVX2,
           doc="vector.transpose → element moves or shuffles."),
-    _seed("transform.vector.split_transfer_full_partial", _split, _SPLIT,
+    _seed("transform.vector.split_transfer_full_partial", _SPLIT,
           doc="Out-of-bounds transfers → in-bounds fast path + partial slow path."),
-    _seed("transform.vector.transfer_to_scf", _to_scf, _MAX_RANK, _FULL_UNROLL,
+    _seed("transform.vector.transfer_to_scf", _MAX_RANK, _FULL_UNROLL,
           doc="n-D transfers → transfers of rank max_transfer_rank (peeled)."),
 ]
 

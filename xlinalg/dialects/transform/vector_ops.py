@@ -16,13 +16,13 @@ transform.apply_patterns to %f {
 ```
 The `transform.vector.lower_*` ops are seed 002's form; current upstream spells
 them as `transform.apply_patterns.vector.*` descriptors, which the
-interpreter's `apply_patterns` applies directly (`apply_to`).
+interpreter's `apply_patterns` applies directly (`xlinalg/interpreter/ops/vector_ops.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.transform import AnyOpType, TransformHandleType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -314,21 +314,6 @@ class LowerOuterProductOp(FunctionalTransform):
     name = "transform.vector.lower_outerproduct"
 
 
-def _lower_all(
-    target: Operation, op_type: type[Operation], lower: Callable[[Any], object]
-) -> None:
-    """Apply `lower` to every `op_type` op nested in `target` (not `target`: patterns apply to
-    its body); forms it rejects stay (as a pattern)."""
-    from xlinalg.errors import TransformFailure
-    from xlinalg.ir.walk import walk_ops
-
-    for inner in [o for o in walk_ops(target)[1:] if isinstance(o, op_type)]:
-        try:
-            lower(inner)
-        except TransformFailure:
-            continue
-
-
 @irdl_op_definition
 class ApplyLowerContractionPatternsOp(PatternDescriptorOp):
     """`transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct`
@@ -371,11 +356,6 @@ class ApplyLowerContractionPatternsOp(PatternDescriptorOp):
             printer.print_string(f" lowering_strategy = {self.lowering_strategy.data}")
         printer.print_op_attributes(self.attributes)
 
-    def apply_to(self, target: Operation) -> None:
-        from xlinalg.dialects.vector import ContractionOp
-        from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_outerproducts
-
-        _lower_all(target, ContractionOp, lower_contraction_to_outerproducts)
 
 
 @irdl_op_definition
@@ -384,11 +364,6 @@ class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
 
     name = "transform.apply_patterns.vector.lower_outerproduct"
 
-    def apply_to(self, target: Operation) -> None:
-        from xlinalg.dialects.vector import OuterProductOp
-        from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
-
-        _lower_all(target, OuterProductOp, lower_outerproduct)
 
 
 __all__ = [

@@ -21,6 +21,7 @@ from xlinalg.interpreter.ops import (
     tune,
     vector_lowering_ops,
     vector_ops,
+    vector_unit_dims,
 )
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "tune",
     "vector_lowering_ops",
     "vector_ops",
+    "vector_unit_dims",
 ]

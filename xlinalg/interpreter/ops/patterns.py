@@ -35,7 +35,7 @@ from xlinalg.dialects.transform.patterns import (
 )
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.registry import register
+from xlinalg.interpreter.registry import PATTERN_SETS, PatternSet, register, register_patterns
 from xlinalg.ir.cse import cse
 from xlinalg.ir.walk import walk_ops
 
@@ -76,22 +76,20 @@ def tracking(
             state.ops[handle] = kept
 
 
-def _patterns_for(op: ApplyPatternsOp, descriptor: PatternDescriptorOp) -> list[RewritePattern]:
-    if hasattr(descriptor, "apply_to"):  # applied directly (e.g. the vector lowerings)
-        return []
-    if isinstance(
-        descriptor,
-        ApplyCanonicalizationPatternsOp
-        | ApplyFoldingPatternsOp
-        | ApplyScfForCanonicalizationPatternsOp,
-    ):
-        return [CanonicalizationRewritePattern()]
-    raise failure(op, f"the patterns of '{descriptor.name}' are not implemented here",
-                  silenceable=False)
+for _descriptor in (ApplyCanonicalizationPatternsOp, ApplyFoldingPatternsOp,
+                    ApplyScfForCanonicalizationPatternsOp):
+    register_patterns(_descriptor, PatternSet(
+        patterns=lambda: [CanonicalizationRewritePattern()],
+        loop_cleanup=_descriptor is not ApplyCanonicalizationPatternsOp,
+    ))
 
 
-def _needs_loop_cleanup(descriptor: PatternDescriptorOp) -> bool:
-    return isinstance(descriptor, ApplyFoldingPatternsOp | ApplyScfForCanonicalizationPatternsOp)
+def _pattern_set(op: ApplyPatternsOp, descriptor: PatternDescriptorOp) -> PatternSet:
+    pattern_set = PATTERN_SETS.get(type(descriptor))
+    if pattern_set is None:
+        raise failure(op, f"the patterns of '{descriptor.name}' are not implemented here",
+                      silenceable=False)
+    return pattern_set
 
 
 def run_patterns(
@@ -126,20 +124,21 @@ def run_patterns(
 def apply_apply_patterns(op: ApplyPatternsOp, interp: Interpreter) -> None:
     targets = interp.state.get_ops(op.target, op)
     descriptors = [d for d in op.patterns.block.ops if isinstance(d, PatternDescriptorOp)]
+    sets = [(d, _pattern_set(op, d)) for d in descriptors]
     patterns: list[RewritePattern] = []
-    for descriptor in descriptors:
-        for pattern in _patterns_for(op, descriptor):
+    for _, pattern_set in sets:
+        for pattern in pattern_set.patterns() if pattern_set.patterns else []:
             if not any(type(p) is type(pattern) for p in patterns):
                 patterns.append(pattern)
-    loop_cleanup = any(_needs_loop_cleanup(d) for d in descriptors)
+    loop_cleanup = any(pattern_set.loop_cleanup for _, pattern_set in sets)
     if patterns or loop_cleanup:
         run_patterns(interp, targets, patterns, loop_cleanup=loop_cleanup)
-    direct = [d for d in descriptors if hasattr(d, "apply_to")]
+    direct = [(d, pattern_set.rewrite) for d, pattern_set in sets if pattern_set.rewrite]
     if direct:
         with tracking(interp, targets):
-            for d in direct:
+            for descriptor, rewrite in direct:
                 for target in targets:
-                    d.apply_to(target)  # type: ignore[attr-defined]
+                    rewrite(descriptor, target)
     if op.apply_cse is not None:
         _cse(interp, targets)
 

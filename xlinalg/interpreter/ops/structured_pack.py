@@ -17,6 +17,7 @@ from xdsl.ir import Operation
 from xlinalg.dialects.linalg.pack import PackOp as PayloadPackOp
 from xlinalg.dialects.linalg.pack import UnPackOp as PayloadUnPackOp
 from xlinalg.dialects.transform.structured_pack import (
+    ApplyFoldUnitExtentDimsViaSlicesPatternsOp,
     LowerPackOp,
     LowerUnPackOp,
     PackGreedilyOp,
@@ -34,7 +35,8 @@ from xlinalg.interpreter.diagnostics import (
 )
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.structured import _size_params
-from xlinalg.interpreter.registry import register
+from xlinalg.interpreter.registry import PatternSet, register, register_patterns
+from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
 
 
 def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> list[int]:  # type: ignore[type-arg]
@@ -140,3 +142,10 @@ def apply_lower_unpack(op: LowerUnPackOp, interp: Interpreter) -> None:
     for handle, slot in zip(op.results_, slots):
         interp.state.bind(handle, slot)
     each.finish()
+
+
+def _fold_unit_extent_dims(descriptor: Operation, target: Operation) -> None:
+    fold_unit_dims_in(target)
+
+
+register_patterns(ApplyFoldUnitExtentDimsViaSlicesPatternsOp, PatternSet(rewrite=_fold_unit_extent_dims))

@@ -4,11 +4,16 @@ hoist_redundant_vector_transfers, vector.lower_contraction, vector.lower_outerpr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.dialects.transform import TransformParamHandleType
 from xdsl.ir import Operation
 
 from xlinalg.dialects.transform.vector_ops import (
+    ApplyLowerContractionPatternsOp,
+    ApplyLowerOuterProductPatternsOp,
     HoistRedundantVectorTransfersOp,
     LowerContractionOp,
     LowerOuterProductOp,
@@ -16,6 +21,7 @@ from xlinalg.dialects.transform.vector_ops import (
     VectorizeChildrenAndApplyPatternsOp,
     VectorizeOp,
 )
+from xlinalg.dialects.vector import ContractionOp, OuterProductOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import (
@@ -26,8 +32,10 @@ from xlinalg.interpreter.diagnostics import (
     failure_of,
 )
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.registry import register
+from xlinalg.interpreter.registry import PatternSet, register, register_patterns
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_outerproducts
+from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
 
 
 def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
@@ -154,3 +162,27 @@ def apply_lower_outerproduct(op: LowerOuterProductOp, interp: Interpreter) -> No
             except TransformFailure:
                 continue
     interp.state.bind(op.transformed, targets)
+
+
+def _lower_all(
+    target: Operation, op_type: type[Operation], lower: Callable[[Any], object]
+) -> None:
+    """Apply `lower` to every `op_type` op nested in `target` (not `target`: patterns apply to
+    its body); forms it rejects stay (as a pattern)."""
+    for inner in [o for o in walk_ops(target)[1:] if isinstance(o, op_type)]:
+        try:
+            lower(inner)
+        except TransformFailure:
+            continue
+
+
+def _lower_contractions(descriptor: Operation, target: Operation) -> None:
+    _lower_all(target, ContractionOp, lower_contraction_to_outerproducts)
+
+
+def _lower_outerproducts(descriptor: Operation, target: Operation) -> None:
+    _lower_all(target, OuterProductOp, lower_outerproduct)
+
+
+register_patterns(ApplyLowerContractionPatternsOp, PatternSet(rewrite=_lower_contractions))
+register_patterns(ApplyLowerOuterProductPatternsOp, PatternSet(rewrite=_lower_outerproducts))
