@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import io
 
+from xlinalg.coverage.rows import NOT_IREE, CoverageRow
 from xlinalg.coverage.table import (
-    NOT_IREE,
-    CoverageRow,
     coverage_rows,
     format_coverage,
     print_coverage,

@@ -61,7 +61,8 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
     """The ops whose coverage row says `not-iree` really are unknown to IREE 3.13 (moved
     to other dialects or removed there): in generic form iree-opt reports each as an
     unregistered operation, while a registered op (scan) fails its verifier instead."""
-    from xlinalg.coverage.table import NOT_IREE, coverage_rows
+    from xlinalg.coverage.rows import NOT_IREE
+    from xlinalg.coverage.table import coverage_rows
 
     not_iree = sorted(row.op for row in coverage_rows()
                       if row.op.startswith("iree_linalg_ext.") and row.parse == NOT_IREE)

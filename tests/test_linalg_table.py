@@ -37,7 +37,7 @@ from xlinalg.reference.compare import compare, reduction_length
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
-from xlinalg.transforms.linalg.generalize import generalize, generalize_op
+from xlinalg.transforms.linalg.generalize import generalize
 
 KINDS = ("memref", "tensor", "dynamic")
 
@@ -247,7 +247,7 @@ def test_generalization_matches_upstream(elt_kind: str) -> None:
         assert named.get_iterator_types() == upstream.get_iterator_types(), symbol
         if not symbol.startswith("k_"):
             continue
-        ours_generic = generalize_op(named)
+        ours_generic = named.to_generic()
 
         def payload_ops(generic: GenericOp) -> list[str]:
             # upstream creates fill_rng_2d's constants outside the generic; we keep them inside

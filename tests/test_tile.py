@@ -119,9 +119,7 @@ class MiniInterpreter:
 
     def run_structured(self, op: StructuredOpInterface) -> None:
         if not isinstance(op, GenericOp):
-            from xlinalg.transforms.linalg.generalize import generalize_op
-
-            generic = generalize_op(op)  # type: ignore[arg-type]
+            generic = op.to_generic()  # type: ignore[union-attr]
         else:
             generic = op
         operands = [self.env[v] for v in op.get_operands_in_order()]

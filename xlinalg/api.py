@@ -18,16 +18,34 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, f64, i64
+from xdsl.dialects.builtin import ModuleOp as _Module
 from xdsl.dialects.func import FuncOp
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg
 from xlinalg.backend.aligned import aligned
-from xlinalg.dialects.context import make_context
-from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
-from xlinalg.ir.parsing import LocatingParser
 from xlinalg.backend.gc_pause import gc_paused
+from xlinalg.backend.jit import JitModule
+from xlinalg.backend.timing import time_native
+from xlinalg.dialects.context import make_context
+from xlinalg.dialects.iree_linalg_ext.flops import has_flop_formula, op_flops, region_arith_ops
+from xlinalg.dialects.linalg import GenericOp
+from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
+from xlinalg.host import host_info as info
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.interpreter import apply_schedule as interpret
+from xlinalg.ir.parsing import LocatingParser
+from xlinalg.ir.stage_times import stage
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg
+from xlinalg.lowering.default_mmt4d_schedule import materialize_remaining_encodings
+from xlinalg.lowering.pipeline import lower_to_llvm
+from xlinalg.reference import CheckResult, compare, run_function
+from xlinalg.transforms.linalg.generalize import generalize
+from xlinalg.transforms.transform.knobs import list_knobs as knobs_of
+from xlinalg.transforms.transform.knobs import resolve_knobs as resolve
 
 Source = str | Path | ModuleOp
 
@@ -103,8 +121,6 @@ def apply_schedule(
     `ExtraBindings`); `expensive_checks=False` turns off the full handle-invalidation
     tracking (the spec's optional expensive checks; on by default here).
     """
-    from xlinalg.interpreter import apply_schedule as interpret
-
     payload = parse(module, "payload")
     script = parse(schedule, "schedule")
     return interpret(
@@ -115,9 +131,6 @@ def apply_schedule(
 
 
 def _resolve_bindings(bindings: ExtraBindings, payload: ModuleOp) -> list[list[Any]]:
-    from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f64, i64
-    from xdsl.ir import Attribute, Operation, SSAValue
-
     if callable(bindings):
         bindings = bindings(payload)
     resolved: list[list[Any]] = []
@@ -147,8 +160,6 @@ def _resolve_bindings(bindings: ExtraBindings, payload: ModuleOp) -> list[list[A
 
 def _translate_bindings(bindings: ExtraBindings, source: ModuleOp, clone: ModuleOp) -> ExtraBindings:
     """`bindings` naming ops/values of `source`, renamed to the same ops/values of `clone`."""
-    from xdsl.ir import Operation, SSAValue
-
     if callable(bindings):
         return bindings
     ops = {op: twin for op, twin in zip(source.walk(), clone.walk())}
@@ -172,22 +183,16 @@ def _translate_bindings(bindings: ExtraBindings, source: ModuleOp, clone: Module
 
 def list_knobs(schedule: Source) -> list[Any]:
     """The `transform.tune.knob`s / `transform.tune.alternatives` of a schedule template."""
-    from xlinalg.transforms.transform.knobs import list_knobs as knobs_of
-
     return knobs_of(parse(schedule, "schedule"))
 
 
 def resolve_knobs(schedule: Source, values: Mapping[str, Any], as_constants: bool = False) -> str:
     """The schedule text with every knob resolved to `values` (upstream tune-extension form)."""
-    from xlinalg.transforms.transform.knobs import resolve_knobs as resolve
-
     script = parse(schedule, "schedule").clone()
     return str(resolve(script, values, as_constants=as_constants))
 
 
 def host_info() -> dict[str, Any]:
-    from xlinalg.host import host_info as info
-
     return info()
 
 
@@ -233,8 +238,6 @@ class Kernel:
         return self._fn(*args)
 
     def time(self, *args: Any, **options: Any):
-        from xlinalg.backend.timing import time_native
-
         return time_native(self._fn, *args, **options)
 
     # ---- inputs ----
@@ -270,8 +273,6 @@ class Kernel:
 
     def _run_reference(self, *args: Any) -> tuple[list[Any], list[Any]]:
         """(args after, results) of the NumPy reference run on copies of `args`."""
-        from xlinalg.reference import run_function
-
         copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
         results = run_function(self.payload, self.entry, copies)
         return copies, list(results)
@@ -279,8 +280,6 @@ class Kernel:
     def check(self, *args: Any):
         """Run kernel and reference on copies of `args`; compare every memref argument and
         every returned array (tensor results)."""
-        from xlinalg.reference import CheckResult, compare
-
         got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
         returned = self(*got)
         want, want_results = self._run_reference(*args)
@@ -302,8 +301,6 @@ class Kernel:
 
     # ---- cost model ----
     def _loop_ranges(self, op: Any, args: Sequence[Any]) -> list[int]:
-        from xdsl.ir.affine import AffineDimExpr
-
         ranges = list(op.get_static_loop_ranges())
         if all(r is not None for r in ranges):
             return ranges  # type: ignore[return-value]
@@ -325,9 +322,6 @@ class Kernel:
 
     def _observed_ranges(self, args: Sequence[Any]) -> dict[Any, list[int | None]]:
         """Loop ranges of every structured op, seen by running the reference on copies of `args`."""
-        from xdsl.ir.affine import AffineDimExpr
-
-        from xlinalg.reference import run_function
 
         seen: dict[Any, list[int | None]] = {}
 
@@ -344,16 +338,12 @@ class Kernel:
         return seen
 
     def _structured_ops(self) -> list[Any]:
-        from xlinalg.interfaces.structured import StructuredOpInterface
-
         func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
         return [op for op in func.walk() if isinstance(op, StructuredOpInterface)]
 
     def flops(self, *args: Any) -> int:
         """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul) and of
         its non-structured ops (per-op formulas: `iree_linalg_ext/flops.py`)."""
-        from xlinalg.dialects.iree_linalg_ext.flops import has_flop_formula, op_flops
-
         total = 0
         for op in self._structured_ops():
             per_point = _arith_ops_per_point(op)
@@ -363,8 +353,6 @@ class Kernel:
         return total + sum(op_flops(op) for op in func.walk() if has_flop_formula(op))
 
     def reduction_length(self, *args: Any) -> int:
-        from xdsl.dialects.linalg.attrs import IteratorType
-
         longest = 1
         for op in self._structured_ops():
             ranges = self._loop_ranges(op, args)
@@ -378,22 +366,15 @@ class Kernel:
 
 def _arith_ops_per_point(op: Any) -> int:
     """Number of arith/math ops (not constants or casts) in the generalized body of `op`."""
-    from xlinalg.dialects.linalg import GenericOp
-
     if isinstance(op, GenericOp):
         body = op.body
     else:
-        from xdsl.dialects.builtin import ModuleOp as _Module
-        from xdsl.ir import Block, Region
-
-        from xlinalg.transforms.linalg.generalize import generalize
 
         clone = op.clone()
         holder = _Module(Region(Block([clone])))
         generic = generalize(clone)
         body = generic.body
         del holder
-    from xlinalg.dialects.iree_linalg_ext.flops import region_arith_ops
 
     return region_arith_ops(body)
 
@@ -433,11 +414,6 @@ def compile(
     `VerifyFailure` then), and otherwise only when lowering or JIT compilation fails, so
     that a transform leaving invalid IR still ends in a `VerifyFailure` naming the op
     rather than in a lowering error (the tuner checks every kernel against NumPy)."""
-    from xlinalg.backend.jit import JitModule
-    from xlinalg.lowering.default_mmt4d_schedule import materialize_remaining_encodings
-    from xlinalg.lowering.pipeline import lower_to_llvm
-    from xlinalg.ir.stage_times import stage
-
     start = time.perf_counter()
     with stage(timings, "parse-payload"):
         module = parse(payload, "payload")
@@ -457,8 +433,6 @@ def compile(
                 expensive_checks=expensive_checks,
             )
         elif has_embedded:
-            from xlinalg.interpreter import apply_schedule as interpret
-
             interpret(
                 module, module, dict(knobs or {}),
                 extra_bindings=_resolve_bindings(extra_bindings, module),

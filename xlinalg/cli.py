@@ -27,6 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import xlinalg
+from xlinalg.coverage.table import print_coverage
+from xlinalg.coverage.transform import print_transform_coverage
 from xlinalg.errors import XlinalgError
 
 DEFAULT_STORAGE = "sqlite:///results/xlinalg.db"  # same as tuner.storage.DEFAULT_STORAGE
@@ -122,8 +125,6 @@ def _from_schedule_db(args: argparse.Namespace, payload: Path) -> None:
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    import xlinalg
-
     payload = _existing(args.payload, "payload")
     knobs = _knobs(args.knob)
     _from_schedule_db(args, payload)
@@ -141,8 +142,6 @@ def cmd_opt(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import xlinalg
-
     payload = _existing(args.payload, "payload")
     knobs = _knobs(args.knob)
     _from_schedule_db(args, payload)
@@ -182,7 +181,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _kernel_from_args(args: argparse.Namespace) -> Any:
     """The single kernel of `xlinalg tune PAYLOAD --space SPACE`, validated."""
-    import xlinalg
     from tuner import study as tuner_study
     from tuner.jobs import KernelJob
     from tuner.space import load_space
@@ -322,12 +320,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_ops(args: argparse.Namespace) -> int:
     """Coverage tables generated from the code and the test-suite's case lists."""
     if args.transform:
-        from xlinalg.coverage.transform import print_transform_coverage
-
         print_transform_coverage()
     else:
-        from xlinalg.coverage.table import print_coverage
-
         print_coverage()
     return 0
 

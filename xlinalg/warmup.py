@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 
+import xlinalg
+from xlinalg.errors import XlinalgError
 from xlinalg.examples import fill_matmul
 
 _PAYLOAD = """
@@ -60,8 +63,6 @@ module attributes {transform.with_named_sequence} {
 
 def import_all_modules() -> int:
     """Import every module of the `xlinalg` package; returns how many there are."""
-    import xlinalg
-
     count = 0
     for info in pkgutil.walk_packages(xlinalg.__path__, "xlinalg."):
         importlib.import_module(info.name)
@@ -98,8 +99,6 @@ _TEMPLATES = {
 
 
 def _template_cases() -> list[tuple[str, str]]:
-    from pathlib import Path
-
     spaces = Path(__file__).resolve().parent.parent / "search_spaces"
     return [((spaces / name).read_text(), payload) for name, payload in _TEMPLATES.items()
             if (spaces / name).is_file()]
@@ -113,8 +112,6 @@ def warm_up(*, compile_kernel: bool = True) -> None:
     import_all_modules()
     if not compile_kernel:
         return
-    import xlinalg
-    from xlinalg.errors import XlinalgError
 
     kernel = xlinalg.compile(_PAYLOAD, schedule=_SCHEDULE)
     kernel(*kernel.make_inputs())

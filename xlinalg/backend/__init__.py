@@ -7,13 +7,13 @@ f(a, b, c)                                # memrefs written in place; scalar res
 t = time_native(f, a, b, c)               # Timing(median_s, min_s, cv, repeats, inner_loops, samples)
 """
 
-from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.backend.call import NativeFunction
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.peak import measure_fma_peak_gflops
 from xlinalg.backend.symbols import ALLOWED_FUNCTIONS, check_external_symbols
-from xlinalg.host import host_info
 from xlinalg.backend.timing import Timing, time_native
+from xlinalg.host import host_info
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 
 __all__ = [
     "ALLOWED_FUNCTIONS",

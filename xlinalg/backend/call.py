@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from xlinalg.lowering.abi import FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.backend.data_pointer import DATA_WORD, MEMORY, data_pointer
 from xlinalg.backend.frame import FrameLayout, frame_layout
 from xlinalg.backend.signature import ctypes_param_types, ctypes_return_type
 from xlinalg.errors import BackendError
 from xlinalg.ir.numpy_dtypes import is_float_dtype, is_half_dtype
+from xlinalg.lowering.abi import FunctionSignature, MemRefArg, ScalarArg
 
 
 class PreparedArgs(tuple[Any, ...]):

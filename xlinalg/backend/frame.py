@@ -24,7 +24,6 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from xlinalg.lowering.abi import FunctionSignature, MemRefArg
 from xlinalg.backend.signature import (
     ctypes_scalar_type,
     kernel_arg_types,
@@ -32,6 +31,7 @@ from xlinalg.backend.signature import (
     llvm_global,
     memref_param_count,
 )
+from xlinalg.lowering.abi import FunctionSignature, MemRefArg
 
 FRAME_PREFIX = "__xlinalg_frame_"
 

@@ -12,7 +12,6 @@ import time
 
 import llvmlite.binding as llvm
 
-from xlinalg.lowering.abi import FunctionSignature, LoweredModule
 from xlinalg.backend.call import NativeFunction
 from xlinalg.backend.elf import undefined_symbols
 from xlinalg.backend.frame import frame_name
@@ -22,10 +21,11 @@ from xlinalg.backend.symbols import (
     register_allowed_symbols,
     resolve_object_symbols,
 )
-from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.backend.wrappers import c_entry_name, repeat_name, wrapper_module_ir
 from xlinalg.errors import BackendError
+from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.ir.stage_times import stage
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule
 
 
 def _parse(ir: str, what: str) -> llvm.ModuleRef:

@@ -24,10 +24,10 @@ import time
 
 import numpy as np
 
-from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.backend.jit import JitModule
-from xlinalg.host import host_has_feature
 from xlinalg.backend.timing import time_native
+from xlinalg.host import host_has_feature
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 
 ACCUMULATORS = 12
 ITERATIONS_PER_CALL = 20_000

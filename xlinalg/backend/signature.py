@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from xlinalg.lowering.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import BackendError
 from xlinalg.ir.numpy_dtypes import BFLOAT16, is_half_dtype
+from xlinalg.lowering.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 
 _LLVM_SCALAR: dict[np.dtype, str] = {
     np.dtype(np.float16): "half",

@@ -25,8 +25,8 @@ import llvmlite.binding as llvm
 
 from xlinalg.backend.compiler_rt import helper_address
 from xlinalg.backend.thread_pool import pool_run_address
-from xlinalg.lowering.abi import POOL_RUN
 from xlinalg.errors import BackendError
+from xlinalg.lowering.abi import POOL_RUN
 
 _LIBM_DOUBLE: tuple[str, ...] = (
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",

@@ -55,8 +55,8 @@ import threading
 
 import llvmlite.binding as llvm
 
-from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.errors import BackendError
+from xlinalg.host import host_target_machine, host_triple, new_jit_target_machine
 from xlinalg.lowering.abi import POOL_RUN
 
 MAX_WORKERS = 255

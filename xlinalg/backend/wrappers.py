@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xlinalg.lowering.abi import FunctionSignature
 from xlinalg.backend.frame import FRAME_ATTRIBUTES, frame_wrapper_ir
 from xlinalg.backend.signature import (
     c_param_types,
@@ -34,6 +33,7 @@ from xlinalg.backend.signature import (
     llvm_global,
     needs_c_adapter,
 )
+from xlinalg.lowering.abi import FunctionSignature
 
 REPEAT_PREFIX = "__xlinalg_repeat_"
 ADAPTER_PREFIX = "__xlinalg_abi_"

@@ -23,9 +23,10 @@ from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Operation
 
 from xlinalg.coverage.linalg_ext_samples import REGION_ADD, REGION_CMP, SAMPLES
+from xlinalg.coverage.rows import NOT_IREE, CoverageRow
 
 if TYPE_CHECKING:
-    from xlinalg.coverage.table import CoverageRow
+    from xlinalg.coverage.rows import CoverageRow
 
 VERIFY_CASES: list[tuple[str, str, str]] = [
     ("%k: memref<4x9xf32>", """
@@ -373,8 +374,6 @@ def _types(found: set[str]) -> str:
 
 def coverage_rows() -> list[CoverageRow]:
     """One row per `iree_linalg_ext` op a test exercises (registered with `xlinalg.coverage.table`)."""
-    from xlinalg.coverage.table import NOT_IREE, CoverageRow
-
     parsed: dict[str, bool] = {}
     for _, body, iree in SAMPLES.values():
         for name in ops_in(body):

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Operation
 
+from xlinalg.coverage.rows import CoverageRow
+
 if TYPE_CHECKING:
-    from xlinalg.coverage.table import CoverageRow
+    from xlinalg.coverage.rows import CoverageRow
 
 MAP_REDUCE_VERIFY_CASES: list[tuple[str, str]] = [
     ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%r : memref<6xf32>) dimensions = [1, 0]",
@@ -270,8 +272,6 @@ def _types(cases: list[tuple[str, str]], name: str) -> str:
 
 def coverage_rows() -> list[CoverageRow]:
     """One row per hand-written linalg op (registered with `xlinalg.coverage.table`)."""
-    from xlinalg.coverage.table import CoverageRow
-
     run = _flat(RUN_CASES) + [(op, elt) for elt, _ in MAP_REDUCE_DTYPES for op in ("map", "reduce")]
     iree = {op for ops in IREE_ROUND_TRIP.values() for op in ops}
     rows = []

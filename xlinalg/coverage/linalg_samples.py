@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from xlinalg.dialects.linalg.body_expr import BINARY_FNS, UNARY_FNS, Expr, children_of
+from xlinalg.dialects.linalg.body_expr import BINARY_FNS, UNARY_FNS, Cast, Expr, children_of
 from xlinalg.dialects.linalg.body_expr import Binary as BinaryExpr
 from xlinalg.dialects.linalg.body_expr import Unary as UnaryExpr
 from xlinalg.dialects.linalg.index_expr import parse_index_expr
+from xlinalg.dialects.linalg.named import _eval_index
 from xlinalg.dialects.linalg.op_table import (
     OP_TABLE,
     Indices,
@@ -127,8 +128,6 @@ def _window_rank(spec: OpSpec) -> int:
 
 def _extent(expr: AffineExpr, sizes: list[int]) -> int:
     """Size an operand dim needs for index `expr` over loop ranges `sizes`."""
-    from xlinalg.dialects.linalg.named import _eval_index
-
     return _eval_index(expr, [s - 1 for s in sizes]) + 1
 
 
@@ -411,8 +410,6 @@ def _shared_output_dim(s: Sample) -> int | None:
 
 
 def _casts_inputs(spec: OpSpec) -> bool:
-    from xlinalg.dialects.linalg.body_expr import Cast
-
     def has_cast(expr: Expr) -> bool:
         return isinstance(expr, Cast) or any(has_cast(c) for c in children_of(expr))
 

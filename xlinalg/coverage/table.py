@@ -24,23 +24,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TextIO
 
+from xlinalg.coverage import linalg_ext_cases as ext_cases
+from xlinalg.coverage import linalg_handwritten_cases as handwritten_cases
+from xlinalg.coverage import linalg_samples as samples
+from xlinalg.coverage.rows import COLUMNS, NOT_IREE, CoverageRow
 
-@dataclass(frozen=True)
-class CoverageRow:
-    op: str
-    parse: str
-    verify: str
-    generalize: str
-    run: str
-    tiled: str
-
-
-COLUMNS = ("op", "parse", "verify", "generalize", "run", "tiled")
-#: the parse cell of an op iree-opt does not know (round trips through ours only)
-NOT_IREE = "yes,not-iree"
 
 _SOURCES: list[Callable[[], Iterable[CoverageRow]]] = []
 
@@ -58,8 +48,6 @@ def _types(cases: Iterable[tuple[str, str]], name: str) -> str:
 
 def table_rows() -> list[CoverageRow]:
     """The rows of the named ops of the op table."""
-    from xlinalg.coverage import linalg_samples as samples
-
     rows = []
     for name in samples.TABLE_OPS:
         parse = "-"
@@ -79,9 +67,6 @@ def table_rows() -> list[CoverageRow]:
 
 def register_op_families() -> None:
     """Register the rows of the hand-written linalg ops and of `iree_linalg_ext`."""
-    from xlinalg.coverage import linalg_ext_cases as ext_cases
-    from xlinalg.coverage import linalg_handwritten_cases as handwritten_cases
-
     register(handwritten_cases.coverage_rows)
     register(ext_cases.coverage_rows)
 
@@ -119,5 +104,5 @@ def print_coverage(file: TextIO = sys.stdout) -> None:
     file.write(format_coverage())
 
 
-__all__ = ["COLUMNS", "NOT_IREE", "CoverageRow", "coverage_rows", "format_coverage", "print_coverage",
-           "register", "register_op_families", "table_rows"]
+__all__ = ["coverage_rows", "format_coverage", "print_coverage", "register", "register_op_families",
+           "table_rows"]

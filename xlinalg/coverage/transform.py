@@ -16,6 +16,9 @@ from pathlib import Path
 
 from xdsl.ir import Operation
 
+from xlinalg.dialects.transform import TRANSFORM_DIALECTS
+from xlinalg.interpreter import TRANSFORM_IMPLS
+
 # The 73 ops of the spec ([002], LLVM-17 era), in its order. Where upstream
 # renamed an op, RENAMED maps the spec name to the op name we register.
 SPEC_OPS: tuple[str, ...] = (
@@ -114,8 +117,6 @@ class CoverageRow:
 
 def transform_op_classes() -> dict[str, type[Operation]]:
     """Every transform op class registered in `TRANSFORM_DIALECTS`, by name."""
-    from xlinalg.dialects.transform import TRANSFORM_DIALECTS
-
     classes: dict[str, type[Operation]] = {}
     for dialect in TRANSFORM_DIALECTS:
         for op in dialect.operations:
@@ -156,8 +157,6 @@ def tested_ops(directory: Path | None = None) -> dict[str, list[str]]:
 
 def coverage_table(directory: Path | None = None) -> list[CoverageRow]:
     """One row per spec op, then one per extra (non-spec) registered op."""
-    from xlinalg.interpreter import TRANSFORM_IMPLS
-
     classes = transform_op_classes()
     tested = tested_ops(directory)
 

@@ -16,10 +16,14 @@ from xdsl.ir import Dialect
 from xdsl.utils.exceptions import ParseError
 
 from xlinalg.dialects.arith import Arith
+from xlinalg.dialects.bufferization import Bufferization
+from xlinalg.dialects.gpu import GPU
+from xlinalg.dialects.iree_linalg_ext import IreeLinalgExt
 from xlinalg.dialects.linalg import Linalg
 from xlinalg.dialects.memref import MemRef
 from xlinalg.dialects.scf import Scf
 from xlinalg.dialects.tensor import Tensor
+from xlinalg.dialects.transform import TRANSFORM_DIALECTS
 from xlinalg.dialects.vector import Vector
 from xlinalg.errors import ParseFailure
 from xlinalg.ir.parsing import LocatingParser
@@ -27,11 +31,6 @@ from xlinalg.ir.parsing import LocatingParser
 
 def all_dialects() -> list[Dialect]:
     """Every dialect xlinalg understands, in registration order."""
-    from xlinalg.dialects.bufferization import Bufferization
-    from xlinalg.dialects.gpu import GPU
-    from xlinalg.dialects.iree_linalg_ext import IreeLinalgExt
-    from xlinalg.dialects.transform import TRANSFORM_DIALECTS
-
     return [Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Affine, Cf, LLVM, Linalg, Vector,
             *TRANSFORM_DIALECTS, IreeLinalgExt, Bufferization, GPU]
 

@@ -33,6 +33,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.scf import DYNAMIC, InParallelOp
+from xlinalg.dialects.tensor_generate import GenerateOp
+from xlinalg.dialects.tensor_pad import PadOp
 
 
 @irdl_op_definition
@@ -125,9 +127,6 @@ class EmptyOp(_XdslEmptyOp):
 
 
 def _tensor_ops() -> list[type[IRDLOperation]]:
-    from xlinalg.dialects.tensor_generate import GenerateOp  # xDSL lacks it
-    from xlinalg.dialects.tensor_pad import PadOp  # upstream's verifier (see tensor_pad.py)
-
     xdsl_ops = [op for op in _XdslTensor.operations if op.name not in ("tensor.pad", "tensor.empty")]
     return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp, EmptyOp]  # type: ignore[list-item]
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import MemRefType, ShapedType, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 
 class StructuredOpInterface(ABC):
@@ -62,8 +62,6 @@ class StructuredOpInterface(ABC):
         for value, amap in zip(self.get_operands_in_order(), self.get_indexing_maps()):
             shape = shape_of(value.type)
             for res_idx, expr in enumerate(amap.results):
-                from xdsl.ir.affine import AffineDimExpr
-
                 if isinstance(expr, AffineDimExpr) and shape is not None:
                     size = shape[res_idx]
                     if size >= 0 and ranges[expr.position] is None:

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.transform import TransformParamHandleType, TransformValueHandleType
+from xdsl.dialects.transform import (
+    OperationType,
+    TransformParamHandleType,
+    TransformValueHandleType,
+)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
 from xlinalg.interpreter.diagnostics import (
@@ -255,8 +259,6 @@ class TransformState:
     def check_payload_type(self, handle: SSAValue, user: Operation) -> None:
         """Spec `checkPayload`: ops bound to a `!transform.op<"name">` handle must
         be `name` ops; a mismatch is a silenceable failure."""
-        from xdsl.dialects.transform import OperationType
-
         typ = handle.type
         if not isinstance(typ, OperationType):
             return

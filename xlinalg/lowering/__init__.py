@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from xlinalg.lowering import pipeline
+
 __all__ = ["lower_to_cf", "lower_to_llvm"]
 
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from xlinalg.lowering import pipeline
-
         return getattr(pipeline, name)
     raise AttributeError(f"module 'xlinalg.lowering' has no attribute '{name}'")

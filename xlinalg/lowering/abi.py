@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 POOL_RUN = "xl_forall_run"
 """The runtime entry point `scf.forall` loops are lowered to calls of,
 `void xl_forall_run(void (*body)(ptr ctx, i64 lo, i64 hi), ptr ctx, i64 total, i64 parts)`

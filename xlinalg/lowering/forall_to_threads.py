@@ -75,14 +75,14 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.host import host_triple
-from xlinalg.lowering.abi import POOL_RUN
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import LoweringError
+from xlinalg.host import host_triple
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.abi import POOL_RUN
 from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
 from xlinalg.lowering.to_llvm.types import convert_type, element_size
-from xlinalg.ir.walk import walk_ops
 
 _PTR = llvm.LLVMPointerType()
 _INDEX = IndexType()

@@ -40,6 +40,8 @@ from xdsl.traits import MemoryEffectKind, get_effects
 
 from xlinalg.dialects.linalg.pack import PackOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
+from xlinalg.ir.subview_type import strides_and_offset
+from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.unpack_in_place import (
     _between,
     _defined_before,
@@ -51,8 +53,6 @@ from xlinalg.lowering.unpack_in_place import (
     _root,
     _view_in_place,
 )
-from xlinalg.ir.walk import walk_ops
-from xlinalg.ir.subview_type import strides_and_offset
 
 _READS = (vector.TransferReadOp, memref.LoadOp)
 def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:

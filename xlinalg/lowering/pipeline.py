@@ -23,19 +23,23 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import ModuleOp
 
 from xlinalg.dialects.context import make_context
-from xlinalg.lowering.cleanup import LoweringCleanupPass
 from xlinalg.ir.diagnostics import lowering_error, op_name
-from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
-from xlinalg.transforms.affine.lower_affine import LowerAffinePass
+from xlinalg.ir.stage_times import stage as _stage
+from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.cleanup import LoweringCleanupPass
+from xlinalg.lowering.forall_to_threads import ConvertForallToThreadsPass
 from xlinalg.lowering.lower_interface_ops import (
     DecomposeAggregatedOpsPass,
     LowerInterfaceOpsToLoopsPass,
 )
 from xlinalg.lowering.pack_in_place import PackInPlacePass
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
-from xlinalg.ir.stage_times import stage as _stage
+from xlinalg.lowering.to_llvm import convert_to_llvm_ir
 from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
-from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
+from xlinalg.transforms.affine.lower_affine import LowerAffinePass
+from xlinalg.transforms.bufferization import OneShotBufferizePass
+from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
 
 if TYPE_CHECKING:
     from xlinalg.lowering.abi import LoweredModule
@@ -66,8 +70,6 @@ def lower_to_loops(module: ModuleOp, timings: dict[str, float] | None = None) ->
     """linalg → scf loops with memref loads/stores (affine ops from tiling remain)."""
     ctx = make_context()
     with _stage(timings, "bufferize"):
-        from xlinalg.transforms.bufferization import OneShotBufferizePass
-
         OneShotBufferizePass().apply(ctx, module)
         UnpackInPlacePass().apply(ctx, module)
         PackInPlacePass().apply(ctx, module)
@@ -86,8 +88,6 @@ def lower_to_scf(module: ModuleOp, timings: dict[str, float] | None = None) -> M
     ctx = make_context()
     lower_to_loops(module, timings)
     with _stage(timings, "vector-unroll"):
-        from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
-
         VectorUnrollTo1DPass().apply(ctx, module)
     with _stage(timings, "lower-affine"):
         LowerAffinePass().apply(ctx, module)
@@ -101,8 +101,6 @@ def lower_to_cf(module: ModuleOp, timings: dict[str, float] | None = None) -> Mo
     ctx = make_context()
     lower_to_scf(module, timings)
     with _stage(timings, "forall-to-threads"):
-        from xlinalg.lowering.forall_to_threads import ConvertForallToThreadsPass
-
         ConvertForallToThreadsPass().apply(ctx, module)
     with _stage(timings, "scf-to-cf"):
         # No cleanup after this: the CFG conversion creates nothing redundant (one
@@ -125,7 +123,6 @@ def check_cf_level(module: ModuleOp) -> None:
 def lower_to_llvm(module: ModuleOp, timings: dict[str, float] | None = None) -> LoweredModule:
     """The whole pipeline: the payload (after the transform interpreter) → LLVM IR text."""
     lower_to_cf(module, timings)
-    from xlinalg.lowering.to_llvm import convert_to_llvm_ir
 
     with _stage(timings, "to-llvm"):  # the sum of its own stages (passes, emission)
         return convert_to_llvm_ir(module, timings)

@@ -35,8 +35,8 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLow
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from xlinalg.ir.effects import MemoizedEffects
-from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 
 #: the op type each of xDSL's patterns lowers
 _PATTERNS: dict[type, RewritePattern] = {

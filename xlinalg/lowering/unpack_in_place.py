@@ -59,10 +59,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.dialects.memref import CastOp
-from xlinalg.transforms.bufferization.one_shot import RESULTS_FROM_ATTR
-from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
-from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
+from xlinalg.transforms.bufferization.one_shot import RESULTS_FROM_ATTR
 
 # Ops that are views: their result aliases their first operand (with xlinalg's own
 # memref.cast, which bufferization makes for a tensor cast).

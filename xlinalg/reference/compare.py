@@ -45,6 +45,7 @@ from xdsl.ir import Attribute
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.numpy_dtypes import float_eps, is_float_dtype
+from xlinalg.reference.generic import loop_ranges, numpy_dtype
 
 #: Safety factor over the measured worst-case rounding error (see module docstring).
 TOLERANCE_FACTOR = 16.0
@@ -68,8 +69,6 @@ def tolerance(dtype: Any, reduction_length: int) -> float:
 
 def _as_dtype(dtype: Any) -> np.dtype[Any]:
     if isinstance(dtype, Attribute):
-        from xlinalg.reference.generic import numpy_dtype
-
         return numpy_dtype(dtype)
     return np.dtype(dtype)
 
@@ -147,8 +146,6 @@ def reduction_length(op: StructuredOpInterface, operands: Any = None) -> int:
     Loop ranges come from the static operand shapes, or from `operands` (the
     NumPy operands, inputs then outputs) when given (needed for dynamic shapes).
     """
-    from xlinalg.reference.generic import loop_ranges
-
     if operands is not None:
         shapes = [np.shape(x) if shape_of(v.type) is not None else None
                   for v, x in zip(op.get_operands_in_order(), operands)]

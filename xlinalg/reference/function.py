@@ -20,6 +20,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.reference.compare import reduction_length
 from xlinalg.reference.generic import (
     _finish,
     eval_affine_expr,
@@ -28,6 +29,7 @@ from xlinalg.reference.generic import (
     numpy_dtype,
 )
 from xlinalg.reference.linalg_misc import MISC_EVALUATORS
+from xlinalg.reference.named import evaluate_named
 
 #: Called for every structured op the interpreter runs, with the op and its operands
 #: (before the op runs).  Used e.g. to find the reduction lengths of a function.
@@ -181,8 +183,6 @@ class _Interpreter:
         if op.name == "linalg.generic":
             outs = evaluate_generic(op, args, env)  # type: ignore[arg-type]
         else:
-            from xlinalg.reference.named import evaluate_named
-
             outs = evaluate_named(op, args)
         outputs = list(op.get_outputs())
         return [np.asarray(o) for o, v in zip(outs, outputs) if isinstance(v.type, TensorType)]
@@ -449,8 +449,6 @@ def max_reduction_length(module: ModuleOp, entry: str, args: Sequence[Any]) -> i
 
     Runs the reference on copies of `args` to see the actual (possibly dynamic) shapes.
     """
-    from xlinalg.reference.compare import reduction_length
-
     longest = 1
 
     def observe(op: Operation, operands: list[Any]) -> None:

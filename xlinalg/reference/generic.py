@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
@@ -328,8 +329,6 @@ def evaluate_scalar_op(op: Operation, args: Sequence[Any]) -> list[Any]:
     The result is computed in the op's own element type (float32 stays float32,
     integers wrap).  Raises `XlinalgError` naming any op it does not know.
     """
-    from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
-
     name = op.name
     if not op.results:
         raise XlinalgError(f"the NumPy reference does not support '{name}'")

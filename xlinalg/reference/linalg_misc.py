@@ -22,6 +22,15 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType, ShapedType, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
+from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
+from xlinalg.dialects.linalg.softmax import SoftmaxOp
+from xlinalg.dialects.linalg.winograd import (
+    WinogradFilterTransformOp,
+    WinogradInputTransformOp,
+    _WinogradOp,
+)
+from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.generic import evaluate_generic, numpy_dtype
 
@@ -54,8 +63,6 @@ def _store(op: Operation, output: SSAValue, target: Any, value: np.ndarray) -> l
 @_register("linalg.map")
 @_register("linalg.reduce")
 def _region_op(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
-    from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
-
     assert isinstance(op, (MapOp, ReduceOp))
     generic = op.to_generic()
     try:
@@ -75,8 +82,6 @@ def softmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 @_register("linalg.softmax")
 def _softmax(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
-    from xlinalg.dialects.linalg.softmax import SoftmaxOp
-
     assert isinstance(op, SoftmaxOp)
     x = np.asarray(operands[0])
     return _store(op, op.output, operands[1], softmax(x, op.get_dimension()))
@@ -144,8 +149,6 @@ def _tile_sizes(op: Any, env: Mapping[SSAValue, Any]) -> list[int]:
 
 @_register("linalg.pack")
 def _pack(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
-    from xlinalg.dialects.linalg.pack import PackOp
-
     assert isinstance(op, PackOp)
     padding = env[op.padding_value] if op.padding_value is not None else None
     dest = operands[1]
@@ -156,8 +159,6 @@ def _pack(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -
 
 @_register("linalg.unpack")
 def _unpack(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
-    from xlinalg.dialects.linalg.pack import UnPackOp
-
     assert isinstance(op, UnPackOp)
     dest = operands[1]
     result = unpack(np.asarray(operands[0]), op.get_inner_dims_pos(), op.get_outer_dims_perm(),
@@ -172,8 +173,6 @@ def _side(mat: np.ndarray, extent: int) -> np.ndarray:
 
 def winograd_filter(g: np.ndarray, m: int, r: int) -> np.ndarray:
     """(F, KH, KW, C) → (alphaH, alphaW, C, F): `G g G^T`."""
-    from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
-
     G = winograd_matrices(m, r).numpy("G")
     left, right = _side(G, g.shape[1]), _side(G, g.shape[2])
     return np.einsum("ai,fijc,bj->abcf", left, g.astype(np.float64), right)
@@ -181,8 +180,6 @@ def winograd_filter(g: np.ndarray, m: int, r: int) -> np.ndarray:
 
 def winograd_input(d: np.ndarray, m: int, r: int) -> np.ndarray:
     """(N, H, W, C) → (alphaH, alphaW, tileH, tileW, N, C): `B^T d B` per window."""
-    from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
-
     BT = winograd_matrices(m, r).numpy("BT")
     alpha = m + r - 1
     _, h, w, _ = d.shape
@@ -199,8 +196,6 @@ def winograd_input(d: np.ndarray, m: int, r: int) -> np.ndarray:
 
 def winograd_output(y: np.ndarray, init: np.ndarray, m: int, r: int) -> np.ndarray:
     """(alphaH, alphaW, tileH, tileW, N, F) → init + `A^T y A` per tile (N, H, W, F)."""
-    from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
-
     AT = winograd_matrices(m, r).numpy("AT")
     left, right = _side(AT, y.shape[0]), _side(AT, y.shape[1])
     tiles = np.einsum("ia,abhwnf,jb->nhiwjf", left, y.astype(np.float64), right)
@@ -212,12 +207,6 @@ def winograd_output(y: np.ndarray, init: np.ndarray, m: int, r: int) -> np.ndarr
 @_register("linalg.winograd_input_transform")
 @_register("linalg.winograd_output_transform")
 def _winograd(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
-    from xlinalg.dialects.linalg.winograd import (
-        WinogradFilterTransformOp,
-        WinogradInputTransformOp,
-        _WinogradOp,
-    )
-
     assert isinstance(op, _WinogradOp)
     m, r = op.get_m_r()
     x, out = np.asarray(operands[0]), operands[1]

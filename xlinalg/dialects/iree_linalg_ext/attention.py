@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import AnyFloat, BoolAttr, IntegerAttr, MemRefType, TensorType, i1
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -55,6 +56,8 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
+from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
+from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, empty_like, slice_of, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
@@ -298,11 +301,6 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def _to_online_form_on_tensors(self) -> AttentionOp:
         """On tensors: `linalg.fill` -inf/0 into `tensor.empty` running max/sum, 0 into the
         output, the online op, then a `linalg.generic` dividing by the sum."""
-        from xdsl.ir import Block, Region
-        from xdsl.ir.affine import AffineMap
-
-        from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
-        from xlinalg.dialects.linalg.named import FillOp
 
         out = self.outputs[0]
         t = elem(out)

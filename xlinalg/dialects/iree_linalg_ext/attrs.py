@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, NoneAttr
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IndexType, IntegerAttr, NoneAttr
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
@@ -68,8 +68,6 @@ class EncodingAttr(ParametrizedAttribute):
             original_type: Attribute | None = None, matmul_narrow_M: int | None = None,
             matmul_narrow_N: int | None = None, user_indexing_maps: ArrayAttr | None = None,
             round_dims_to: DenseArrayBase | None = None) -> EncodingAttr:
-        from xdsl.dialects.builtin import IndexType
-
         def opt(value: Attribute | None) -> Attribute:
             return NoneAttr() if value is None else value
 

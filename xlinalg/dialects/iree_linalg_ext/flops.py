@@ -30,6 +30,13 @@ import math
 from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Operation, Region, SSAValue
 
+from xlinalg.dialects import iree_linalg_ext as ext
+from xlinalg.dialects.linalg.softmax import SoftmaxOp
+from xlinalg.dialects.linalg.winograd import (
+    WinogradFilterTransformOp,
+    WinogradInputTransformOp,
+    WinogradOutputTransformOp,
+)
 from xlinalg.errors import XlinalgError
 
 #: ops that move or convert data, not counted as arithmetic (shared with `api.flops`)
@@ -61,8 +68,6 @@ def _rows(shape: tuple[int, ...], dim: int) -> int:
 
 def ext_flops(op: Operation) -> int:
     """The arithmetic operations of one `iree_linalg_ext` op (see the module docstring)."""
-    from xlinalg.dialects import iree_linalg_ext as ext
-
     if isinstance(op, ext.AttentionOp):
         b, m, k1 = _shape(op, op.inputs[0])
         n = _shape(op, op.inputs[1])[1]
@@ -97,13 +102,6 @@ def ext_flops(op: Operation) -> int:
 
 
 def _linalg_flops(op: Operation) -> int:
-    from xlinalg.dialects.linalg.softmax import SoftmaxOp
-    from xlinalg.dialects.linalg.winograd import (
-        WinogradFilterTransformOp,
-        WinogradInputTransformOp,
-        WinogradOutputTransformOp,
-    )
-
     if isinstance(op, SoftmaxOp):
         return 5 * math.prod(_shape(op, op.input))
     if not isinstance(op, WinogradFilterTransformOp | WinogradInputTransformOp | WinogradOutputTransformOp):

@@ -8,6 +8,8 @@ upstream's region builders do (e.g. matmul: `arith.mulf %in, %in_0` then
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
@@ -24,7 +26,9 @@ from xlinalg.dialects.linalg.casting import (
     scalar_kind,
 )
 from xlinalg.dialects.linalg.generic import IndexOp, YieldOp
-from xlinalg.dialects.linalg.named import NamedStructuredOp
+
+if TYPE_CHECKING:
+    from xlinalg.dialects.linalg.named import NamedStructuredOp
 
 _UNARY_FLOAT: dict[str, Callable[[SSAValue], Operation]] = {
     "exp": math.ExpOp,

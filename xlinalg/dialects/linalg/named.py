@@ -81,7 +81,8 @@ from xlinalg.dialects.linalg.body_expr import (
     uses_index,
 )
 from xlinalg.dialects.linalg.casting import cast_kind, element_type, named_scalar_type, scalar_kind
-from xlinalg.dialects.linalg.generic import verify_structured_operands
+from xlinalg.dialects.linalg.body_builder import build_payload
+from xlinalg.dialects.linalg.generic import GenericOp, verify_structured_operands
 from xlinalg.dialects.linalg.index_expr import parse_index_expr
 from xlinalg.dialects.linalg.op_table import (
     OP_TABLE,
@@ -287,6 +288,17 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         attr = self.properties.get("cast")
         return attr.data if isinstance(attr, TypeFnAttr) else TypeFn.CAST_SIGNED
 
+    def to_generic(self) -> GenericOp:
+        """The equivalent `linalg.generic` (maps, iterators, payload; not inserted anywhere)."""
+        return GenericOp(
+            list(self.get_inputs()),
+            list(self.get_outputs()),
+            build_payload(self),
+            self.get_indexing_maps(),
+            self.get_iterator_types(),
+            self.result_types,
+        )
+
     def clone_with_operands(
         self,
         inputs: Sequence[SSAValue],
@@ -304,9 +316,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         clone = type(self).build(inputs, outputs, result_types, dict(self.attributes), **props)
         if not self.has_index_semantics():
             return clone
-        from xlinalg.transforms.linalg.generalize import generalize_op
 
-        generic = generalize_op(clone)
+        generic = clone.to_generic()
         clone.erase()
         return generic
 

@@ -67,6 +67,7 @@ from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.dialects.linalg.scalar_loops import index_constant
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.ir.diagnostics import lowering_error
 
 DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
 
@@ -283,8 +284,6 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
 
     # ---- lowering helpers ----
     def _check_lowerable(self) -> None:
-        from xlinalg.ir.diagnostics import lowering_error
-
         if not isinstance(self.dest.type, MemRefType):
             raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
 

@@ -73,6 +73,7 @@ from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.diagnostics import lowering_error
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -297,8 +298,6 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
 
     # ---- lowering helpers ----
     def _lowering_builder(self) -> Builder:
-        from xlinalg.ir.diagnostics import lowering_error
-
         if not isinstance(self._output().type, MemRefType):
             raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
         return Builder(InsertPoint.before(self))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from xdsl.dialects import pdl
 from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr, UnitAttr
 from xdsl.dialects.transform import AnyOpType, TransformHandleType, TransformOpHandleType
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -28,6 +29,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.transform.core import YieldOp
 from xlinalg.dialects.transform.effects import HandleEffects
 from xlinalg.dialects.transform.printing import (
     parse_optional_result_types,
@@ -36,8 +38,6 @@ from xlinalg.dialects.transform.printing import (
 
 
 def _ensure_yield(region: Region) -> None:
-    from xlinalg.dialects.transform.core import YieldOp
-
     if not region.blocks:
         region.add_block(Block())
     if not isinstance(region.block.last_op, YieldOp):
@@ -117,8 +117,6 @@ class AlternativesOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        from xlinalg.dialects.transform.core import YieldOp
-
         if not self.alternatives:
             raise VerifyException("transform.alternatives: expected at least one region")
         for index, region in enumerate(self.alternatives):
@@ -286,8 +284,6 @@ class WithPDLPatternsOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=True)
 
     def verify_(self) -> None:
-        from xdsl.dialects import pdl
-
         others = [op for op in self.body.block.ops if not isinstance(op, pdl.PatternOp)]
         if len(others) != 1 or not others[0].name.startswith("transform."):
             raise VerifyException(

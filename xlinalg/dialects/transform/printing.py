@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, IntegerType, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
 from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -105,8 +114,6 @@ def parse_struct_props(
     named like a property become properties (the spec's older `{op_name = ...}`).
     Returns (properties, other attributes).
     """
-    from xdsl.dialects.builtin import BoolAttr, StringAttr, UnitAttr
-
     by_name = {name: kind.split("=")[0] for name, kind in kinds}
     props: dict[str, Attribute] = {}
     opened = angle and parser.parse_optional_punctuation("<") is not None
@@ -149,8 +156,6 @@ def print_struct_props(
     *,
     angle: bool = False,
 ) -> None:
-    from xdsl.dialects.builtin import StringAttr, UnitAttr
-
     parts: list[str] = []
     for name, spec in kinds:
         kind, _, default = spec.partition("=")

@@ -45,6 +45,7 @@ from xlinalg.dialects.transform.printing import (
     print_int_list,
     print_struct_props,
 )
+from xlinalg.dialects.transform.structured import TileUsingForOp
 
 
 def _int_prop(op: IRDLOperation, name: str, default: int) -> int:
@@ -419,7 +420,6 @@ class _LegacyTileOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
-        from xlinalg.dialects.transform.structured import TileUsingForOp
 
         target = parser.parse_unresolved_operand()
         parser.parse_optional_keyword("tile_sizes")

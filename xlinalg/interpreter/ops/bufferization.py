@@ -27,12 +27,15 @@ silenceable ("bufferization failed", as upstream) and the payload is untouched.
 
 from __future__ import annotations
 
+from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.tensor import EmptyOp
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
+from xlinalg.dialects.linalg import CopyOp
 from xlinalg.dialects.transform.bufferization import (
     EmptyTensorToAllocTensorOp,
     OneShotBufferizeOp,
@@ -41,15 +44,15 @@ from xlinalg.errors import LoweringError
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.transforms.bufferization import OneShotBufferizePass, bufferize_function
 from xlinalg.transforms.bufferization.markers import AnalysisMarkers, annotate_analysis
+from xlinalg.transforms.bufferization.one_shot import OWNED_RESULTS_ATTR
 
 # ------------------------------------------------------------------ empty_tensor_to_alloc_tensor
 
 
 @register(EmptyTensorToAllocTensorOp)
 def apply_empty_tensor_to_alloc_tensor(op: EmptyTensorToAllocTensorOp, interp: Interpreter) -> None:
-    from xdsl.dialects.tensor import EmptyOp
-
     allocs: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, EmptyOp):  # the handle type guarantees it; be safe
@@ -117,9 +120,6 @@ def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
 
 
 def _bufferize(target: Operation) -> None:
-    from xdsl.context import Context
-
-    from xlinalg.transforms.bufferization import OneShotBufferizePass, bufferize_function
 
     if isinstance(target, ModuleOp):
         OneShotBufferizePass().apply(Context(), target)
@@ -143,15 +143,11 @@ def _twin(target: Operation) -> Operation:
 
 
 def _allocating_results(fn: func.FuncOp) -> bool:
-    from xlinalg.transforms.bufferization.one_shot import OWNED_RESULTS_ATTR
-
     return OWNED_RESULTS_ATTR in fn.attributes
 
 
 @register(OneShotBufferizeOp)
 def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> None:
-    from xlinalg.dialects.linalg import CopyOp
-
     targets = interp.state.get_ops(op.target, op)
     for target in targets:
         _check_options(op, target)

@@ -4,9 +4,10 @@ with_pdl_patterns and pdl_match (on xDSL's PDL matcher)."""
 from __future__ import annotations
 
 from xdsl.dialects import pdl
+from xdsl.dialects.transform import AnyOpType, AnyParamType, AnyValueType
 from xdsl.interpreters.pdl import PDLMatcher
-from xdsl.ir import Operation, OpResult, SSAValue
-from xdsl.rewriter import Rewriter
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsolatedFromAbove
 
 from xlinalg.dialects.transform.control import (
@@ -98,8 +99,6 @@ def _swap_bodies(
 
 
 def _before(op: Operation):
-    from xdsl.rewriter import InsertPoint
-
     return InsertPoint.before(op)
 
 
@@ -161,9 +160,6 @@ class _Scratch:
         self.op = op
 
     def values(self, payloads: list[list[object]], interp: Interpreter) -> list[SSAValue]:
-        from xdsl.dialects.transform import AnyOpType, AnyParamType, AnyValueType
-        from xdsl.ir import Attribute
-
         handles: list[SSAValue] = []
         for payload in payloads:
             if payload and isinstance(payload[0], Attribute):

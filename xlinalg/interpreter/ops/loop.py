@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from xdsl.dialects import affine, memref, scf
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 
 from xlinalg.dialects.transform.loop import (
@@ -20,12 +21,17 @@ from xlinalg.interpreter.diagnostics import ApplyToEach, Lazy, describe_payload,
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.handles import dedup
 from xlinalg.interpreter.registry import register
+from xlinalg.transforms.affine.simplify_bounds import simplify_min_max
+from xlinalg.transforms.memref.multibuffer import multibuffer
+from xlinalg.transforms.scf.coalesce import coalesce_loops
+from xlinalg.transforms.scf.outline import outline_loop
+from xlinalg.transforms.scf.peel import peel_for
+from xlinalg.transforms.scf.software_pipeline import pipeline_for
+from xlinalg.transforms.scf.unroll import unroll_for
 
 
 @register(LoopUnrollOp)
 def apply_loop_unroll(op: LoopUnrollOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.scf.unroll import unroll_for
-
     factor = op.factor.value.data
     each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
@@ -63,8 +69,6 @@ def apply_get_parent_for(op: LoopGetParentForOp, interp: Interpreter) -> None:
 
 @register(LoopCoalesceOp)
 def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.scf.coalesce import coalesce_loops
-
     results: list[Operation] = []
     each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
@@ -79,8 +83,6 @@ def apply_coalesce(op: LoopCoalesceOp, interp: Interpreter) -> None:
 
 @register(LoopOutlineOp)
 def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.scf.outline import outline_loop
-
     functions: list[Operation] = []
     calls: list[Operation] = []
     for loop in interp.state.get_ops(op.target, op):
@@ -99,8 +101,6 @@ def apply_outline(op: LoopOutlineOp, interp: Interpreter) -> None:
 def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
     """Always succeeds (spec) unless `fail_if_already_divisible`; non-scf.for ops
     are dropped."""
-    from xlinalg.transforms.scf.peel import peel_for
-
     mains: list[Operation] = []
     rests: list[Operation] = []
     each = ApplyToEach(op)
@@ -126,8 +126,6 @@ def apply_peel(op: LoopPeelOp, interp: Interpreter) -> None:
 def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
     """Silenceable failure if any loop fails (every loop is tried), returning the subset
     that succeeded."""
-    from xlinalg.transforms.scf.software_pipeline import pipeline_for
-
     done: list[Operation] = []
     each = ApplyToEach(op)
     for loop in interp.state.get_ops(op.target, op):
@@ -147,9 +145,6 @@ def apply_pipeline(op: LoopPipelineOp, interp: Interpreter) -> None:
 
 @register(SimplifyBoundedAffineOpsOp)
 def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) -> None:
-    from xdsl.dialects.builtin import IndexType
-
-    from xlinalg.transforms.affine.simplify_bounds import simplify_min_max
 
     targets = interp.state.get_ops(op.target, op)
     bounds: dict[SSAValue, tuple[int, int]] = {}
@@ -183,8 +178,6 @@ def apply_simplify_bounded(op: SimplifyBoundedAffineOpsOp, interp: Interpreter) 
 
 @register(MultiBufferOp)
 def apply_multibuffer(op: MultiBufferOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.memref.multibuffer import multibuffer
-
     results: list[Operation] = []
     for alloc in interp.state.get_ops(op.target, op):
         if not isinstance(alloc, memref.AllocOp):

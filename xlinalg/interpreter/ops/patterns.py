@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from xdsl.dialects import affine, scf
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -19,10 +20,15 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
+from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import region_dce
-from xdsl.transforms.loop_invariant_code_motion import move_loop_invariant_code
+from xdsl.transforms.loop_invariant_code_motion import (
+    LoopInvariantCodeMotionPass,
+    move_loop_invariant_code,
+)
 
+from xlinalg.dialects.context import make_context
 from xlinalg.dialects.transform.patterns import (
     ApplyCanonicalizationPatternsOp,
     ApplyCSEOp,
@@ -31,6 +37,7 @@ from xlinalg.dialects.transform.patterns import (
     ApplyPatternsOp,
     ApplyRegisteredPassOp,
     ApplyScfForCanonicalizationPatternsOp,
+    ParamOperandAttr,
     PatternDescriptorOp,
 )
 from xlinalg.interpreter.diagnostics import describe_payload, failure
@@ -38,6 +45,11 @@ from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import PATTERN_SETS, PatternSet, register, register_patterns
 from xlinalg.ir.cse import cse
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.affine.lower_affine import LowerAffinePass
+from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
+from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
+from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
+from xlinalg.transforms.scf.canonicalize_loops import CanonicalizeLoopsPass, canonicalize_loops
 
 
 @contextmanager
@@ -100,9 +112,6 @@ def run_patterns(
     loop_cleanup: bool = False,
     dce: bool = True,
 ) -> None:
-    from xlinalg.dialects.context import make_context
-    from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
-
     # Upstream applies the patterns to the body of each target, never to the target itself
     # (so a handle to it stays valid): the walker rewrites its regions, canonicalize_loops
     # the ops nested in it.
@@ -176,17 +185,6 @@ def apply_apply_licm(op: ApplyLICMOp, interp: Interpreter) -> None:
 
 def _pass_table() -> dict[str, Callable[[], ModulePass]]:
     """Upstream pass names -> the xDSL/xlinalg pass that does the same."""
-    from xdsl.transforms.canonicalize import CanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import (
-        CommonSubexpressionElimination,
-    )
-    from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
-
-    from xlinalg.transforms.affine.lower_affine import LowerAffinePass
-    from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
-    from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
-    from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
-    from xlinalg.transforms.scf.canonicalize_loops import CanonicalizeLoopsPass
 
     return {
         "canonicalize": CanonicalizePass,
@@ -217,9 +215,6 @@ REGISTERED_PASS_NAMES: tuple[str, ...] = (
 def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, object]:
     """`with options = {"name" = value}` as keyword arguments of the pass (a value given by
     a param operand, e.g. a tune knob, is that param's single value)."""
-    from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
-
-    from xlinalg.dialects.transform.patterns import ParamOperandAttr
 
     if not isinstance(op.options, DictionaryAttr):
         return {}
@@ -244,8 +239,6 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
 
 @register(ApplyRegisteredPassOp)
 def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
-    from xlinalg.dialects.context import make_context
-
     assert op.pass_name is not None
     name = op.pass_name.data
     table = _pass_table()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xdsl.dialects import affine, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xlinalg.dialects.transform.structured import (
@@ -24,7 +24,11 @@ from xlinalg.interpreter.diagnostics import (
 )
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.linalg.generalize import generalize
+from xlinalg.transforms.linalg.interchange import interchange
+from xlinalg.transforms.tiling.tile import tile_using_for
 
 _LOOP_LIKE = (scf.ForOp, scf.ParallelOp, scf.WhileOp, affine.ForOp, affine.ParallelOp)
 
@@ -108,9 +112,6 @@ def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int
 
 
 def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) -> Attribute:
-    from xdsl.dialects.builtin import IndexType
-
-    from xlinalg.ir.affine_utils import constant_index_value
 
     if len(producer.results) != 1 or not isinstance(producer.results[0].type, IndexType):
         raise failure(
@@ -132,8 +133,6 @@ def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) ->
 
 @register(TileUsingForOp)
 def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.tiling.tile import tile_using_for
-
     targets = interp.state.get_ops(op.target, op)
     mixed = op.get_mixed_sizes()
     per_position: list[list[int]] = [
@@ -164,8 +163,6 @@ def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
 
 @register(InterchangeOp)
 def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.interchange import interchange
-
     permutation = op.get_permutation()
     transformed: list[Operation] = []
     each = ApplyToEach(op)
@@ -178,8 +175,6 @@ def apply_interchange(op: InterchangeOp, interp: Interpreter) -> None:
 
 @register(GeneralizeOp)
 def apply_generalize(op: GeneralizeOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.generalize import generalize
-
     transformed: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):

@@ -17,12 +17,11 @@ from xlinalg.dialects.transform.structured_conv import ConvertConv2DToImg2ColOp
 from xlinalg.interpreter.diagnostics import ApplyToEach, Lazy
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.transforms.linalg.img2col import convert_conv2d_to_img2col
 
 
 @register(ConvertConv2DToImg2ColOp)
 def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.img2col import convert_conv2d_to_img2col
-
     cols: list[Operation] = []
     replaced: list[Operation] = []
 

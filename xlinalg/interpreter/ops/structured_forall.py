@@ -41,6 +41,8 @@ from xlinalg.interpreter.diagnostics import (
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.ir.affine_utils import constant_index_value
+from xlinalg.transforms.tiling.tile_forall import tile_using_forall
+from xlinalg.transforms.tiling.tile_reduction_forall import tile_reduction_using_forall
 
 Entry = int | SSAValue
 
@@ -97,8 +99,6 @@ def _per_target(
 
 
 def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
-    from xlinalg.transforms.tiling.tile_forall import tile_using_forall
-
     try:
         op.verify_()  # both or neither list: a definite failure if the script was not verified
     except VerifyException as err:
@@ -139,9 +139,6 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
     split and combining op per target, in the spec's order or upstream's (fill handles
     first, one per reduction result, forall last); a target that cannot be tiled this way
     (memrefs included, as upstream) is a silenceable failure."""
-    from xlinalg.interfaces.structured import StructuredOpInterface
-    from xlinalg.transforms.tiling.tile_reduction_forall import tile_reduction_using_forall
-
     fills: list[Operation] = []
     foralls: list[Operation] = []
     splits: list[Operation] = []

@@ -17,6 +17,14 @@ from xlinalg.dialects.transform.structured_fusion import (
 from xlinalg.interpreter.diagnostics import Lazy, describe_handle, failure, failure_of
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
+from xlinalg.transforms.linalg.bufferize_to_allocation import (
+    AllocationOptions,
+    bufferize_op_to_allocation,
+    bufferize_value_to_allocation,
+)
+from xlinalg.transforms.tensor.hoist_tensor_subsets import hoist_redundant_tensor_subsets
+from xlinalg.transforms.tiling.fuse import fuse_into_containing_op
+from xlinalg.transforms.tiling.fuse_tile import tile_and_fuse
 
 
 def resolve_mixed_ints(
@@ -46,8 +54,6 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
     """Tile each target (into `scf.for`s, or one `scf.forall` with `use_forall`) and fuse
     its producers greedily (FunctionalStyle: consumes the target). A target that cannot
     be tiled is a silenceable failure."""
-    from xlinalg.transforms.tiling.fuse_tile import tile_and_fuse
-
     sizes = resolve_mixed_ints(op, interp, op.mixed_tile_sizes(), "tile size")
     interchange = op.tile_interchange()
     transformed: list[Operation] = []
@@ -82,8 +88,6 @@ def apply_fuse(op: FuseOp, interp: Interpreter) -> None:
 def apply_fuse_into_containing_op(op: FuseIntoContainingOp, interp: Interpreter) -> None:
     """Consumes the producer handle, reads the containing handle (exactly one op, else a
     definite failure); a producer that cannot be fused is a silenceable failure."""
-    from xlinalg.transforms.tiling.fuse import fuse_into_containing_op
-
     containers = interp.state.get_ops(op.containing_op, op)
     if len(containers) != 1:
         raise failure(
@@ -116,8 +120,6 @@ def apply_hoist_redundant_tensor_subsets(
 ) -> None:
     """Always succeeds; only reads the target handle (an optional result is bound to the
     same ops)."""
-    from xlinalg.transforms.tensor.hoist_tensor_subsets import hoist_redundant_tensor_subsets
-
     targets = interp.state.get_ops(op.target, op)
     for target in targets:
         hoist_redundant_tensor_subsets(target)
@@ -129,12 +131,6 @@ def apply_hoist_redundant_tensor_subsets(
 def apply_bufferize_to_allocation(op: BufferizeToAllocationOp, interp: Interpreter) -> None:
     """Always succeeds (spec): targets without a tensor to allocate (a non-tensor value,
     an op without tensor results or destinations) are dropped from the results."""
-    from xlinalg.transforms.linalg.bufferize_to_allocation import (
-        AllocationOptions,
-        bufferize_op_to_allocation,
-        bufferize_value_to_allocation,
-    )
-
     options = AllocationOptions(
         memory_space=op.memory_space,
         memcpy_op=op.memcpy,

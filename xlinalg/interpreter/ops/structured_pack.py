@@ -23,6 +23,7 @@ from xlinalg.dialects.transform.structured_pack import (
     PackGreedilyOp,
     PackOp,
     PackTransposeOp,
+    _ints,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter.diagnostics import (
@@ -37,6 +38,10 @@ from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.structured import _size_params
 from xlinalg.interpreter.registry import PatternSet, register, register_patterns
 from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
+from xlinalg.transforms.linalg.pack import pack_op
+from xlinalg.transforms.linalg.pack_greedily import pack_greedily
+from xlinalg.transforms.linalg.pack_lower import lower_pack, lower_unpack
+from xlinalg.transforms.linalg.pack_transpose import pack_transpose
 
 
 def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> list[int]:  # type: ignore[type-arg]
@@ -45,8 +50,6 @@ def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> lis
 
 @register(PackOp)
 def apply_pack(op: PackOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.pack import pack_op
-
     targets = interp.state.get_ops(op.target, op)
     if len(targets) != 1 or not isinstance(targets[0], StructuredOpInterface):
         raise failure(
@@ -63,8 +66,6 @@ def apply_pack(op: PackOp, interp: Interpreter) -> None:
 
 @register(PackGreedilyOp)
 def apply_pack_greedily(op: PackGreedilyOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.pack_greedily import pack_greedily
-
     sizes = _sizes(op, interp, op.get_mixed_sizes())
     results: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
@@ -78,9 +79,6 @@ def apply_pack_greedily(op: PackGreedilyOp, interp: Interpreter) -> None:
 
 @register(PackTransposeOp)
 def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
-    from xlinalg.dialects.transform.structured_pack import _ints
-    from xlinalg.transforms.linalg.pack_transpose import pack_transpose
-
     targets = interp.state.get_ops(op.target_pack_or_un_pack_op, op)
     computes = interp.state.get_ops(op.target_linalg_op, op)
     if len(targets) != 1 or len(computes) != 1:
@@ -102,8 +100,6 @@ def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
 
 @register(LowerPackOp)
 def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.pack_lower import lower_pack
-
     slots: list[list[Operation]] = [[], [], []]
 
     each = ApplyToEach(op)
@@ -123,8 +119,6 @@ def apply_lower_pack(op: LowerPackOp, interp: Interpreter) -> None:
 
 @register(LowerUnPackOp)
 def apply_lower_unpack(op: LowerUnPackOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.linalg.pack_lower import lower_unpack
-
     with_copy = len(op.results_) == 5
     slots: list[list[Operation]] = [[] for _ in op.results_]
 

@@ -11,6 +11,8 @@ from xlinalg.interpreter.diagnostics import ApplyToEach, Lazy, describe_payload,
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.structured_fusion import resolve_mixed_ints
 from xlinalg.interpreter.registry import register
+from xlinalg.transforms.linalg.pad import pad_op
+from xlinalg.transforms.tensor.hoist_pad import hoist_pad
 
 
 @register(PadOp)
@@ -18,8 +20,6 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
     """Non-linalg ops are dropped; a padding value of the wrong type is a definite failure;
     an op that cannot be padded is a silenceable one (the results hold the ops padded so
     far)."""
-    from xlinalg.transforms.linalg.pad import pad_op
-
     multiples = resolve_mixed_ints(op, interp, op.mixed_multiples(), "pad_to_multiple_of")
     padded: list[Operation] = []
     pads: list[Operation] = []
@@ -54,8 +54,6 @@ def apply_pad(op: PadOp, interp: Interpreter) -> None:
 def apply_hoist_pad(op: HoistPadOp, interp: Interpreter) -> None:
     """A non-pad target is a silenceable failure (and dropped); a pad that cannot be
     hoisted too. Returns the hoisted pads (the ops computing the packed tensor)."""
-    from xlinalg.transforms.tensor.hoist_pad import hoist_pad
-
     hoisted: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):

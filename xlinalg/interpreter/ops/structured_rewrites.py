@@ -34,6 +34,14 @@ from xlinalg.interpreter.diagnostics import (
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.ir.affine_utils import OpFoldResult
+from xlinalg.transforms.linalg.decompose import decompose
+from xlinalg.transforms.linalg.dps import rewrite_in_destination_passing_style
+from xlinalg.transforms.linalg.promote import promote
+from xlinalg.transforms.linalg.split import split_op
+from xlinalg.transforms.linalg.split_reduction import split_reduction
+from xlinalg.transforms.tiling.multitile import multitile_sizes
+from xlinalg.transforms.tiling.tile import tile_using_for
+from xlinalg.transforms.tiling.tile_reduction import tile_reduction_using_for
 
 
 def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldResult]:
@@ -76,8 +84,6 @@ def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldRe
 @register(SplitOp)
 def apply_split(op: SplitOp, interp: Interpreter) -> None:
     """Consumes the target; the split-point handle is only read (spec)."""
-    from xlinalg.transforms.linalg.split import split_op
-
     targets = interp.state.get_ops(op.target, op)
     points = _split_points(op, interp, len(targets))
     firsts: list[Operation] = []
@@ -99,8 +105,6 @@ def apply_split(op: SplitOp, interp: Interpreter) -> None:
 @register(MultiTileSizesOp)
 def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
     """Per target: params (or handles to `arith.constant` index ops) low/high/split."""
-    from xlinalg.transforms.tiling.multitile import multitile_sizes
-
     dimension = op.properties["dimension"].value.data  # type: ignore[union-attr]
     target_size = op.properties["target_size"].value.data  # type: ignore[union-attr]
     divisor_attr = op.properties.get("divisor")
@@ -146,8 +150,6 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
 def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     """Tiles every dynamic loop by 1 (static ones untouched); returns the tiled ops.
     A definite failure if tiling fails once started (spec)."""
-    from xlinalg.transforms.tiling.tile import tile_using_for
-
     tiled: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
@@ -189,8 +191,6 @@ def apply_replace(op: ReplaceOp, interp: Interpreter) -> None:
 def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
     """SF if any op cannot be decomposed; returns the subset that was; non-linalg
     ops are dropped."""
-    from xlinalg.transforms.linalg.decompose import decompose
-
     done: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
@@ -206,8 +206,6 @@ def apply_decompose(op: DecomposeOp, interp: Interpreter) -> None:
 def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
     """Each target op promoted (upstream's TransformEachOpTrait); a target that is not a
     linalg op is a silenceable failure."""
-    from xlinalg.transforms.linalg.promote import promote
-
     targets = interp.state.get_ops(op.target, op)
     if not targets:
         raise failure(op, "expected linalg ops to promote", silenceable=True)
@@ -234,8 +232,6 @@ def apply_promote(op: PromoteOp, interp: Interpreter) -> None:
 @register(SplitReductionOp)
 def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
     """A definite failure if splitting fails (spec); non-linalg ops are dropped."""
-    from xlinalg.transforms.linalg.split_reduction import split_reduction
-
     slots: list[list[Operation]] = [[], [], [], []]
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
@@ -261,8 +257,6 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
 def _tile_reduction(
     op: TileReductionUsingForOp | TileReductionUsingScfOp, interp: Interpreter
 ) -> None:
-    from xlinalg.transforms.tiling.tile_reduction import tile_reduction_using_for
-
     fills: list[Operation] = []
     splits: list[Operation] = []
     combines: list[Operation] = []
@@ -289,8 +283,6 @@ register(TileReductionUsingScfOp)(_tile_reduction)
 @register(RewriteInDestinationPassingStyleOp)
 def apply_rewrite_in_dps(op: RewriteInDestinationPassingStyleOp, interp: Interpreter) -> None:
     """SF if any target cannot be rewritten (spec); returns the replacing ops."""
-    from xlinalg.transforms.linalg.dps import rewrite_in_destination_passing_style
-
     done: list[Operation] = []
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.dialects.transform import TransformParamHandleType
 from xdsl.ir import Operation
 
@@ -34,6 +35,9 @@ from xlinalg.interpreter.diagnostics import (
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import PatternSet, register, register_patterns
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.linalg.vectorize import check_vectorizable, vectorize
+from xlinalg.transforms.linalg.vectorize_pad import check_pad_vectorizable
+from xlinalg.transforms.vector.hoist import hoist_redundant_vector_transfers
 from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_outerproducts
 from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
 
@@ -61,9 +65,6 @@ def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
 def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
     """A vector size given by a handle: exactly one payload op with one index result, a
     constant (upstream's definite failures otherwise)."""
-    from xdsl.dialects import arith
-    from xdsl.dialects.builtin import IndexType
-
     payload = interp.state.get_ops(v, op)
     if len(payload) != 1:
         raise failure(op, f"requires vector size handle {describe_handle(v)} that is mapped "
@@ -83,8 +84,6 @@ def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
 def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
     """structured.vectorize and structured.masked_vectorize (the same transform; the
     seed's masked_vectorize always has vector sizes)."""
-    from xlinalg.transforms.linalg.vectorize import vectorize
-
     sizes = _vector_sizes(op, interp)
     for target in interp.state.get_ops(op.target, op):
         with failure_of(op, Lazy("cannot vectorize {}: ", target)):
@@ -100,10 +99,6 @@ def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTran
 def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: Interpreter) -> None:
     """Vectorize the structured ops inside the targets (and, with `vectorize_padding`, the
     `tensor.pad` ops of static shape, as upstream's pad vectorization patterns)."""
-    from xdsl.dialects import tensor
-
-    from xlinalg.transforms.linalg.vectorize import check_vectorizable, vectorize
-    from xlinalg.transforms.linalg.vectorize_pad import check_pad_vectorizable
 
     nd_extract = op.vectorize_nd_extract is not None
     targets = _isolated(op, interp)
@@ -123,8 +118,6 @@ def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: In
 
 @register(HoistRedundantVectorTransfersOp)
 def apply_hoist_vector_transfers(op: HoistRedundantVectorTransfersOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.vector.hoist import hoist_redundant_vector_transfers
-
     targets = _isolated(op, interp)
     for target in targets:
         hoist_redundant_vector_transfers(target)
@@ -133,9 +126,6 @@ def apply_hoist_vector_transfers(op: HoistRedundantVectorTransfersOp, interp: In
 
 @register(LowerContractionOp)
 def apply_lower_contraction(op: LowerContractionOp, interp: Interpreter) -> None:
-    from xlinalg.dialects.vector import ContractionOp
-    from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_outerproducts
-
     if op.strategy() != "outerproduct":
         raise failure(op, f"lowering strategy '{op.strategy()}' is not supported yet "
                       "(only outerproduct)", silenceable=False)
@@ -151,9 +141,6 @@ def apply_lower_contraction(op: LowerContractionOp, interp: Interpreter) -> None
 
 @register(LowerOuterProductOp)
 def apply_lower_outerproduct(op: LowerOuterProductOp, interp: Interpreter) -> None:
-    from xlinalg.dialects.vector import OuterProductOp
-    from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
-
     targets = _isolated(op, interp)
     for target in targets:
         for outer in [o for o in walk_ops(target) if isinstance(o, OuterProductOp)]:

@@ -45,8 +45,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from xlinalg.lowering.abi import LoweredModule
 from xlinalg.ir.stage_times import stage
+from xlinalg.lowering.abi import LoweredModule
 from xlinalg.lowering.to_llvm.bf16_storage import Bf16StoragePass
 from xlinalg.lowering.to_llvm.builder import shared_constants
 from xlinalg.lowering.to_llvm.convert_arith_to_llvm import ConvertArithToLLVMPass

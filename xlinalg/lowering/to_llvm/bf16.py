@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from xlinalg.lowering.to_llvm.builder import Builder
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
+from xlinalg.lowering.to_llvm.ops import UIToFPOp
 
 
 def _element(t: Attribute) -> Attribute:
@@ -113,8 +114,6 @@ def to_bf16(b: Builder, name: str, x: SSAValue, result_type: Attribute) -> SSAVa
     if name == "arith.truncf" and isinstance(source, Float64Type):
         return f64_to_bf16(b, x, result_type)
     if name in ("arith.sitofp", "arith.uitofp") and isinstance(source, IntegerType):
-        from xlinalg.lowering.to_llvm.ops import UIToFPOp
-
         f64_t = _like(x.type, f64)
         wide = b.add(llvm.SIToFPOp(x, f64_t) if name == "arith.sitofp" else UIToFPOp(x, f64_t))
         return f64_to_bf16(b, wide, result_type)

@@ -46,8 +46,8 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from xlinalg.lowering.to_llvm.bf16 import bf16_bits, is_bf16
 from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.to_llvm.bf16 import bf16_bits, is_bf16
 
 #: Data-movement ops: the operand positions that carry moved element values (their bf16
 #: results are moved values too).

@@ -31,9 +31,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xlinalg.ir.dense_arrays import i32_array, i64_array
 from xlinalg.errors import LoweringError
+from xlinalg.ir.dense_arrays import i32_array, i64_array
 from xlinalg.ir.diagnostics import location_of
+from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
 from xlinalg.lowering.to_llvm.types import convert_type, vector_type
 
 # Building ops through their IRDL constructors costs ~10x more than
@@ -240,14 +241,10 @@ class Builder:
         )
 
     def load(self, ptr: SSAValue, type: Attribute, alignment: int) -> SSAValue:
-        from xlinalg.lowering.to_llvm.ops import LoadOp
-
         props = {"ordering": _ORDERING_NONE, "alignment": _int_attr(alignment, i64)}
         return self.add(LoadOp.create(operands=[ptr], result_types=[type], properties=props))
 
     def store(self, value: SSAValue, ptr: SSAValue, alignment: int) -> None:
-        from xlinalg.lowering.to_llvm.ops import StoreOp
-
         props = {"ordering": _ORDERING_NONE, "alignment": _int_attr(alignment, i64)}
         self.insert(StoreOp.create(operands=[value, ptr], properties=props))
 

@@ -37,14 +37,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
-from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
+from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.convert_gather import lower_gather
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
-from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic, intrinsic_op
+from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic, intrinsic_op, mangle
 from xlinalg.lowering.to_llvm.types import convert_type, element_size, vector_type
 from xlinalg.lowering.vector_to_llvm.llvm_ops import ExtractElementOp
 
@@ -227,8 +227,6 @@ def _lanes(b: Builder, v: SSAValue, start: int, count: int) -> SSAValue:
 
 
 def _mangle(t: object) -> str:
-    from xlinalg.lowering.to_llvm.intrinsics import mangle
-
     return mangle(t)  # type: ignore[arg-type]
 
 

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xlinalg.errors import LoweringError
+from xlinalg.lowering.to_llvm.bf16 import bf16_bits
 
 # LLVM-dialect op name -> LLVM instruction (xDSL's classes and ours in `ops.py`
 # share the upstream op names, so the emitter dispatches on the name).
@@ -146,8 +147,6 @@ def _float_text(value: float, t: Attribute) -> str:
             .upper()
         )
     if isinstance(t, BFloat16Type):
-        from xlinalg.lowering.to_llvm.bf16 import bf16_bits
-
         return f"0xR{bf16_bits(value):04X}"
     raise LoweringError(f"cannot emit float constant of type {t}")
 

@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xlinalg.lowering.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.errors import LoweringError
+from xlinalg.ir.numpy_dtypes import numpy_dtype
+from xlinalg.lowering.abi import ArgSpec, FunctionSignature, MemRefArg, ScalarArg
 from xlinalg.lowering.to_llvm.types import memref_shape, memref_strides
 from xlinalg.lowering.to_llvm.written_args import written_memref_args
-from xlinalg.ir.numpy_dtypes import numpy_dtype
 from xlinalg.transforms.bufferization.one_shot import OWNED_RESULTS_ATTR, RESULTS_FROM_ATTR
 
 

@@ -60,7 +60,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.arith import SelectOp
-from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.dialects.vector import (
     ConstantMaskOp,
     MultiDimReductionOp,
@@ -70,10 +69,11 @@ from xlinalg.dialects.vector import (
 )
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
-from xlinalg.ir.diagnostics import lowering_error
-from xlinalg.lowering.to_llvm.types import vector_type
-from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.affine_utils import constant_index_value
+from xlinalg.ir.dense_arrays import i32_array
+from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.walk import walk_ops
+from xlinalg.lowering.to_llvm.types import vector_type
 from xlinalg.transforms.vector.builders import broadcast, extract, insert
 from xlinalg.transforms.vector.lower_broadcast import lower_broadcast
 from xlinalg.transforms.vector.lower_contraction import lower_contractions

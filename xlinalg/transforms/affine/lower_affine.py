@@ -30,9 +30,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import LoweringError
-from xlinalg.transforms.affine.expansion import AffineExpander
 from xlinalg.ir.diagnostics import lowering_error, op_name
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.affine.expansion import AffineExpander
 
 _VALUE_OPS = ("affine.apply", "affine.min", "affine.max")
 _LOWERED = (*_VALUE_OPS, "affine.load", "affine.store", "affine.for")

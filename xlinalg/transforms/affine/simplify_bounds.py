@@ -25,8 +25,8 @@ from xdsl.ir.affine import (
 )
 from xdsl.rewriter import Rewriter
 
-from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.affine_utils import constant_index_value
+from xlinalg.ir.walk import walk_ops
 
 Interval = tuple[int, int]
 

@@ -49,10 +49,14 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf, tensor, vector
-from xdsl.dialects.builtin import DenseArrayBase, TensorType
-from xdsl.ir import Block, Operation, SSAValue, Use
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Block, Operation, Region, SSAValue, Use
 
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.bufferization.transfer import transfer_write_reads_dest
+from xlinalg.transforms.linalg.generalize import generalize
 
 
 @dataclass(eq=False)
@@ -83,11 +87,6 @@ def slice_key(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue
 
 
 def _reads_outputs_uncached(op: StructuredOpInterface) -> bool:
-    from xdsl.dialects.builtin import ModuleOp
-    from xdsl.dialects.linalg.attrs import IteratorType
-    from xdsl.ir import Region
-
-    from xlinalg.dialects.linalg import GenericOp
 
     if any(kind == IteratorType.REDUCTION for kind in op.get_iterator_types()):
         return True
@@ -95,8 +94,6 @@ def _reads_outputs_uncached(op: StructuredOpInterface) -> bool:
         generic = op
         holder = None
     else:
-        from xlinalg.transforms.linalg.generalize import generalize
-
         assert isinstance(op, Operation)
         clone = op.clone()
         holder = ModuleOp(Region(Block([clone])))
@@ -125,8 +122,6 @@ class StructuredReads:
 def is_elementwise(op: StructuredOpInterface) -> bool:
     """All loops parallel and every operand indexed by the same permutation (so an input
     and the output may share a buffer)."""
-    from xdsl.dialects.linalg.attrs import IteratorType
-
     if any(kind != IteratorType.PARALLEL for kind in op.get_iterator_types()):
         return False
     maps = op.get_indexing_maps()
@@ -228,7 +223,6 @@ class AliasInfo:
         if isinstance(op, StructuredOpInterface) and use.index >= len(op.get_inputs()):
             return self.reads_outputs(op)
         if isinstance(op, vector.TransferWriteOp) and use.index == 1:  # the destination
-            from xlinalg.transforms.bufferization.transfer import transfer_write_reads_dest
 
             return transfer_write_reads_dest(op)
         return True

@@ -33,13 +33,15 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
+from xlinalg.dialects.linalg import FillOp
 from xlinalg.dialects.tensor_generate import GenerateOp
 from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.transforms.bufferization.shapes import Mixed, sizes_per_dim
 
 if TYPE_CHECKING:
-    from xlinalg.transforms.bufferization.one_shot import Mixed, _FunctionBufferizer
+    from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
 
 CREATION_OPS = (tensor.SplatOp, tensor.FromElementsOp, GenerateOp, tensor.ConcatOp,
                 tensor.ReshapeOp)
@@ -48,9 +50,7 @@ CREATION_OPS = (tensor.SplatOp, tensor.FromElementsOp, GenerateOp, tensor.Concat
 def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
     """Give the result of `op` (one of `CREATION_OPS`) its buffer."""
     if isinstance(op, tensor.SplatOp):
-        from xlinalg.dialects.linalg import FillOp
-
-        buffer, root = b._alloc(op.result.type, _per_dim(op.result.type, op.dynamicSizes), op)
+        buffer, root = b._alloc(op.result.type, sizes_per_dim(op.result.type, op.dynamicSizes), op)
         b._insert(FillOp([op.input], [buffer]), op)
     elif isinstance(op, tensor.FromElementsOp):
         buffer, root = b._alloc(op.result.type, [], op)
@@ -63,7 +63,7 @@ def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
             b._insert(memref.StoreOp.get(value, buffer, [b._index(i, op) for i in reversed(index)]),
                       op)
     elif isinstance(op, GenerateOp):
-        sizes = _per_dim(op.result.type, op.dynamic_extents)
+        sizes = sizes_per_dim(op.result.type, op.dynamic_extents)
         buffer, root = b._alloc(op.result.type, sizes, op)
         fill_from_region(b, buffer, op.body.block, sizes, op)
     elif isinstance(op, tensor.ConcatOp):
@@ -72,12 +72,6 @@ def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
         assert isinstance(op, tensor.ReshapeOp)
         buffer, root = _reshape(b, op)
     b._define(op.results[0], buffer, root)
-
-
-def _per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
-    assert isinstance(ttype, TensorType | MemRefType)
-    operands = iter(dynamic)
-    return [next(operands) if n == DYNAMIC_INDEX else n for n in ttype.get_shape()]
 
 
 def fill_from_region(b: _FunctionBufferizer, buffer: SSAValue, block: Block,

@@ -36,6 +36,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.transforms.bufferization.analysis import Root, SliceKey
+from xlinalg.transforms.bufferization.shapes import memref_type_of, undefined_contents
 
 if TYPE_CHECKING:
     from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
@@ -111,13 +112,11 @@ def _initial_buffer(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAV
     the loop's block owns that whole buffer and nothing uses the init's contents (or any
     alias of them) from the loop on (the loop then owns it: frees it or passes it on);
     else a copy of it (allocated only, for a `tensor.empty`)."""
-    from xlinalg.transforms.bufferization.one_shot import _undefined_contents
-
     buffer, block = bufferizer.buf[init], loop.parent_block()
     if (buffer, block) in bufferizer.owned and _unused_from(bufferizer, loop, init):
         bufferizer.owned.remove((buffer, block))
         return buffer
-    return bufferizer._copy_of(buffer, loop, copy=not _undefined_contents(init), owned=False)[0]
+    return bufferizer._copy_of(buffer, loop, copy=not undefined_contents(init), owned=False)[0]
 
 
 def _unused_from(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValue) -> bool:
@@ -138,8 +137,6 @@ def _unused_from(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValu
 def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument) -> BlockArgument:
     """A memref argument of `block` after `tensor_arg`, the buffer of `tensor_arg`, owned
     by `block`."""
-    from xlinalg.transforms.bufferization.one_shot import memref_type_of
-
     assert isinstance(tensor_arg.type, TensorType)
     arg = block.insert_arg(memref_type_of(tensor_arg.type), tensor_arg.index + 1)
     arg.name_hint = tensor_arg.name_hint

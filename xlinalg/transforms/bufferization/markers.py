@@ -42,7 +42,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -55,7 +55,15 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.printer import Printer
 
-from xlinalg.transforms.bufferization.analysis import AliasInfo, Conflict, ProgramOrder, Root, SliceKey
+from xlinalg.transforms.bufferization import analysis
+from xlinalg.transforms.bufferization.analysis import (
+    AliasInfo,
+    Conflict,
+    ProgramOrder,
+    Root,
+    SliceKey,
+)
+from xlinalg.transforms.bufferization.one_shot import DESTINATION_OBSERVERS
 
 INPLACE_ATTR = "__inplace_operands_attr__"
 RESULT_ALIASES_ATTR = "__opresult_alias_set_attr__"
@@ -97,9 +105,6 @@ def _values(op: Operation) -> list[SSAValue]:
 
 
 def _record(target: Operation, twin: Operation, bufferize: Callable[[Operation], None]) -> _Record:
-    from xlinalg.transforms.bufferization import analysis
-    from xlinalg.transforms.bufferization.one_shot import DESTINATION_OBSERVERS
-
     original_of = dict(zip(twin.walk(), target.walk(), strict=True))
     value_of: dict[SSAValue, SSAValue] = {}
     for copy, original in original_of.items():
@@ -241,8 +246,6 @@ def _argument_read(arg: SSAValue, info: AliasInfo) -> bool:
     """Whether the contents of `arg` are read, looking through the views taken of it
     and into the loops it initialises (upstream's isValueRead; a loop reads its init
     when the body reads the iteration argument)."""
-    from xdsl.dialects import scf, tensor
-
     views = (tensor.ExtractSliceOp, tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.CastOp)
     pending = list(arg.uses)
     while pending:

@@ -85,9 +85,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
 
+from xlinalg.dialects.linalg import FillOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.bufferization.analysis import (
     AliasInfo,
     ProgramOrder,
@@ -111,16 +116,20 @@ from xlinalg.transforms.bufferization.loop_resize import (
     rebuild_resizing_for,
     rebuild_resizing_while,
 )
+from xlinalg.transforms.bufferization.materialize import lower_materializations
 from xlinalg.transforms.bufferization.parallel_copies import (
     copy_in_parallel,
     for_sizes_may_change,
     forwarded_buffer,
     while_sizes_may_change,
 )
+from xlinalg.transforms.bufferization.shapes import (
+    Mixed,
+    memref_type_of,
+    sizes_per_dim,
+    undefined_contents,
+)
 from xlinalg.transforms.bufferization.transfer import TRANSFER_OPS, bufferize_transfer_op
-from xlinalg.ir.diagnostics import lowering_error
-from xlinalg.ir.walk import walk_ops
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 
 OWNED_RESULTS_ATTR = "xlinalg.owned_results"
 """Set by one-shot bufferization on a function whose memref results are new buffers the
@@ -132,13 +141,7 @@ for every original result, the index of the trailing argument holding it (>= 0),
 -(j + 1) for the j-th value still returned."""
 
 
-Mixed = SSAValue | int
 WRITABLE_ATTR = "bufferization.writable"
-
-
-def memref_type_of(t: TensorType[Attribute]) -> MemRefType[Attribute]:
-    """The identity-layout memref type of a ranked tensor type."""
-    return MemRefType(t.get_element_type(), t.get_shape())
 
 
 def _has_tensors(op: Operation) -> bool:
@@ -307,7 +310,7 @@ class _FunctionBufferizer:
             return self.buf[dest], root, True
         # as upstream, a copy of undefined contents (a tensor.empty) is only an allocation
         buffer, new_root = self._copy_of(self.buf[dest], at or op,
-                                         copy=reads_dest and not _undefined_contents(dest))
+                                         copy=reads_dest and not undefined_contents(dest))
         taken.add(new_root)
         return buffer, new_root, False
 
@@ -390,11 +393,11 @@ class _FunctionBufferizer:
         elif isinstance(op, CREATION_OPS):  # splat, from_elements, generate, concat, reshape
             bufferize_creation_op(self, op)
         elif isinstance(op, tensor.EmptyOp):
-            buffer, root = self._alloc(op.tensor.type, _per_dim(op.tensor.type, op.dynamic_sizes), op)
+            buffer, root = self._alloc(op.tensor.type, sizes_per_dim(op.tensor.type, op.dynamic_sizes), op)
             self._define(op.tensor, buffer, root)
         elif isinstance(op, AllocTensorOp):  # from transform.bufferization.empty_tensor_to_alloc_tensor
             buffer, root = (self._copy_of(self.buf[op.copy], op) if op.copy is not None
-                            else self._alloc(op.tensor.type, _per_dim(op.tensor.type, op.dynamic_sizes), op))
+                            else self._alloc(op.tensor.type, sizes_per_dim(op.tensor.type, op.dynamic_sizes), op))
             self._define(op.tensor, buffer, root)
         elif isinstance(op, arith.ConstantOp):
             self._constant(op)
@@ -565,8 +568,6 @@ class _FunctionBufferizer:
         if computed:
             fill_from_region(self, buffer, block, sizes, op)
         else:
-            from xlinalg.dialects.linalg import FillOp
-
             self._insert(FillOp([pad_value], [buffer]), op)
         interior = memref.SubviewOp.get(
             buffer, low, source_sizes, [1] * len(low),
@@ -735,8 +736,6 @@ class _FunctionBufferizer:
         """Call the bufferized callee: tensor arguments as identity-layout buffers (the callee
         never writes them), static results into buffers allocated here (trailing
         arguments), other results returned as buffers this block owns."""
-        from xdsl.traits import SymbolTable
-
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
         if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
             raise self._unsupported(op, "a call with tensors to a function without a body")
@@ -930,8 +929,6 @@ class _FunctionBufferizer:
 
 def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
     """Bufferize one function with a body (in place)."""
-    from xlinalg.transforms.bufferization.materialize import lower_materializations
-
     lower_materializations(fn)
     erase_shape_only_ops(fn)
     eliminate_empty_inits(fn)
@@ -944,22 +941,6 @@ def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
 
 #: the functions being bufferized (a call bufferizes its callee first)
 _IN_PROGRESS: set[func.FuncOp] = set()
-
-
-def _undefined_contents(value: SSAValue) -> bool:
-    """`tensor.empty` (or `bufferization.alloc_tensor` without `copy`), or a slice of one."""
-    owner = value.owner
-    while isinstance(owner, tensor.ExtractSliceOp):
-        owner = owner.source.owner
-    return isinstance(owner, tensor.EmptyOp) or (isinstance(owner, AllocTensorOp)
-                                                 and owner.copy is None)
-
-
-def _per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
-    """One size per dim of `ttype` from the operands of its dynamic dims (`_alloc`'s form)."""
-    assert isinstance(ttype, TensorType | MemRefType)
-    operands = iter(dynamic)
-    return [next(operands) if n == DYNAMIC_INDEX else n for n in ttype.get_shape()]
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.bufferization.shapes import sizes_per_dim
 
 if TYPE_CHECKING:
     from xlinalg.transforms.bufferization.analysis import Root
@@ -53,9 +54,7 @@ def forwarded_buffer(bufferizer: _FunctionBufferizer, loop: scf.WhileOp, j: int)
         return bufferizer._alloc(ttype, [], loop)
     source = _shape_source(loop, j)
     if isinstance(source, tensor.EmptyOp):
-        from xlinalg.transforms.bufferization.one_shot import _per_dim
-
-        return bufferizer._alloc(ttype, _per_dim(ttype, source.dynamic_sizes), loop)
+        return bufferizer._alloc(ttype, sizes_per_dim(ttype, source.dynamic_sizes), loop)
     # otherwise the position carries a memref (`while_sizes_may_change`, loop_resize.py)
     assert source is not None and source in bufferizer.buf, "a position whose sizes may change"
     buffer = bufferizer.buf[source]

@@ -25,9 +25,9 @@ from xdsl.ir.affine import AffineDimExpr
 
 from xlinalg.dialects.vector import MaskOp, MaskYieldOp
 from xlinalg.dialects.vector_gather import GatherOp
-from xlinalg.transforms.bufferization.analysis import Root, SliceKey
 
 if TYPE_CHECKING:
+    from xlinalg.transforms.bufferization.analysis import Root, SliceKey
     from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
 
 TRANSFER_OPS = (vector.TransferReadOp, vector.TransferWriteOp, MaskOp, GatherOp)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
-    UnitAttr,
     DenseArrayBase,
     FloatAttr,
     IndexType,
@@ -32,6 +31,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -46,10 +46,10 @@ from xlinalg.dialects.iree_linalg_ext.encoding import (
     encoding_of,
 )
 from xlinalg.dialects.iree_linalg_ext.pack import PackOp, UnPackOp
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import XlinalgError
 from xlinalg.host import host_has_feature
-from xlinalg.ir.walk import walk_ops
 
 #: Marks the mmt4d ops made by materializing leftover encodings, which get the default
 #: schedule (`xlinalg/lowering/default_mmt4d_schedule.py`; removed once it ran).
@@ -161,8 +161,6 @@ class MaterializeEncodingPass(ModulePass):
         Rewriter.replace_op(op, [empty, zero, pack], [pack.results[0]])
 
     def _matmul(self, op: Operation) -> None:
-        from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-
         lhs, rhs, acc = op.operands
         if not all(isinstance(v.owner, PackOp) for v in (lhs, rhs, acc)):
             raise XlinalgError("materialize-encoding: a matmul needs encoded LHS, RHS and RESULT")

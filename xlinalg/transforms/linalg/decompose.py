@@ -29,11 +29,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder
-from xlinalg.transforms.tensor.slices import extract_slice, insert_slice
 from xlinalg.ir.subview_type import strides_and_offset
+from xlinalg.transforms.tensor.slices import extract_slice, insert_slice
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,6 @@ def _ints(attr: object, default: list[int]) -> list[int]:
 
 def decompose(op: Operation) -> Operation:
     """Decompose `op` (see the module docstring); returns the new 1-D op."""
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-
     rule = DECOMPOSITIONS.get(op.name)
     if rule is None or not isinstance(op, StructuredOpInterface):
         raise TransformFailure(f"no decomposition for '{op.name}'", silenceable=True)

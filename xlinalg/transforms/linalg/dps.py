@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
@@ -54,8 +55,6 @@ def _mixed(static: tuple[int, ...], dynamic: list[SSAValue]) -> list[OpFoldResul
 
 
 def _pad(op: tensor.PadOp) -> Operation:
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-
     block = op.region.block
     terminator = block.last_op
     if terminator is None or len(terminator.operands) != 1:

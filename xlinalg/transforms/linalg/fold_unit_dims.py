@@ -23,8 +23,8 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp
-from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.ir.walk import walk_ops
 
 
 def _rank_reduced(value: SSAValue, drop: list[int], before: Operation) -> SSAValue:

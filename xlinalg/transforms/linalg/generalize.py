@@ -10,24 +10,11 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from xlinalg.dialects.linalg.body_builder import build_payload
 from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.walk import walk_ops
-
-
-def generalize_op(op: NamedStructuredOp) -> GenericOp:
-    """The `linalg.generic` equivalent to `op` (not inserted anywhere)."""
-    return GenericOp(
-        list(op.get_inputs()),
-        list(op.get_outputs()),
-        build_payload(op),
-        op.get_indexing_maps(),
-        op.get_iterator_types(),
-        op.result_types,
-    )
 
 
 def generalize(op: Operation) -> Operation:
@@ -45,7 +32,7 @@ def generalize(op: Operation) -> Operation:
         raise TransformFailure(
             f"cannot generalize '{op.name}': not a named linalg structured op", silenceable=True
         )
-    generic = generalize_op(op)
+    generic = op.to_generic()
     Rewriter.replace_op(op, generic)
     return generic
 

@@ -41,6 +41,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp
+from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import TransformFailure
@@ -157,7 +158,6 @@ def _fold_fill(init: SSAValue, inner_pos: Sequence[int], inner_tiles: Sequence[i
     fill = init.owner
     if not isinstance(fill, Operation) or fill.name != "linalg.fill" or len(list(init.uses)) != 1:
         return None
-    from xlinalg.dialects.linalg.named import named_op_class
 
     ops, empty = packed_empty(init, inner_pos, inner_tiles, None)
     Rewriter.insert_op(ops, insert)

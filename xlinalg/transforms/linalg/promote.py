@@ -25,6 +25,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
@@ -71,7 +72,6 @@ def promote(
             "first, e.g. with transform.bufferization.one_shot_bufferize)",
             silenceable=False,
         )
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 
     copy_cls = NAMED_OP_CLASSES["linalg.copy"]
     operands = op.get_operands_in_order()

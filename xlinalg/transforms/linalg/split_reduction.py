@@ -47,6 +47,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 
@@ -169,9 +170,6 @@ def split_reduction(
     use_alloc: bool = False,
 ) -> SplitReductionResult:
     """Split the first reduction of `op` (see the module docstring)."""
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-    from xlinalg.transforms.linalg.generalize import generalize_op
-
     if not isinstance(op, StructuredOpInterface):
         raise _fail("expected a linalg op")
     on_tensors = bool(op.results)
@@ -199,7 +197,7 @@ def split_reduction(
             f"insert_split_dimension {insert_split_dimension} is out of range for a "
             f"rank-{len(out_shape)} output"
         )
-    generic = op if isinstance(op, GenericOp) else generalize_op(op)  # type: ignore[arg-type]
+    generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
     combiner = _combiner(generic)
     element = out_type.element_type
     neutral = _neutral(combiner, element)

@@ -41,10 +41,10 @@ from xdsl.traits import is_side_effect_free
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.errors import LoweringError
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.transforms.affine.expansion import AffineExpander
 from xlinalg.ir.diagnostics import lowering_error
-from xlinalg.transforms.linalg.library_call import lower_to_library_call
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.affine.expansion import AffineExpander
+from xlinalg.transforms.linalg.library_call import lower_to_library_call
 
 # Ops through which a memref value is a view of its first operand.
 _VIEW_OPS = frozenset(

@@ -46,50 +46,51 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, tensor, vector
-from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
-    ArrayAttr,
-    BoolAttr,
-    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
-    ShapedType,
     TensorType,
     VectorType,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
-from xlinalg.dialects.vector import ContractionOp, MaskOp
-from xlinalg.errors import TransformFailure
+from xlinalg.dialects.linalg.generic import IndexOp, YieldOp
+from xlinalg.dialects.vector import ContractionOp, MaskOp, MultiDimReductionOp
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.transforms.vector.builders import broadcast
-from xlinalg.transforms.linalg.vectorize_extract import check_extract, vectorize_extract, vectorize_index
+from xlinalg.transforms.affine.lower_affine import lower_affine_op
+from xlinalg.transforms.linalg.vector_emitter import (
+    VectorEmitter,
+    check_operand_kinds,
+    dim_value,
+    is_contraction_body,
+    is_shaped,
+    payload_block,
+    replace_vectorized,
+    vector_sizes_for,
+    vectorize_failure,
+)
+from xlinalg.transforms.linalg.vectorize_conv import (
+    CONV_OPS,
+    check_conv_vectorizable,
+    vectorize_conv,
+)
+from xlinalg.transforms.linalg.vectorize_extract import (
+    check_extract,
+    vectorize_extract,
+    vectorize_index,
+)
+from xlinalg.transforms.linalg.vectorize_pad import vectorize_pad
 
 _ELEMENTWISE_DIALECTS = ("arith.", "math.")
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
-def _body(op: StructuredOpInterface) -> Block:
-    if isinstance(op, GenericOp):
-        return op.body.block
-    payload_region = getattr(op, "payload_region", None)
-    if payload_region is not None:  # linalg.map / linalg.reduce: the region is the payload
-        return payload_region().block
-    from xlinalg.dialects.linalg.body_builder import build_payload
-
-    block = build_payload(op)  # type: ignore[arg-type]
-    assert block.block is not None
-    return block.block
 
 
 def _is_projected_permutation(m: AffineMap, allow_zero_in_results: bool = False) -> bool:
@@ -106,109 +107,14 @@ def _is_projected_permutation(m: AffineMap, allow_zero_in_results: bool = False)
     return True
 
 
-def in_bounds_attr(flags: Sequence[bool]) -> ArrayAttr[BoolAttr]:
-    return ArrayAttr([BoolAttr.from_bool(f) for f in flags])
 
 
-def _padding(element: Attribute) -> Operation:
-    if isinstance(element, IntegerType):
-        return arith.ConstantOp(IntegerAttr(0, element))
-    return arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
 
 
-def _dim(em: _Emitter, shaped: SSAValue, d: int) -> SSAValue:
-    """`memref.dim` or `tensor.dim` of dim `d` of `shaped`."""
-    index = em.add(arith.ConstantOp(IntegerAttr(d, IndexType()))).results[0]
-    if isinstance(shaped.type, TensorType):
-        return em.add(tensor.DimOp(shaped, index)).results[0]
-    return em.add(memref_dialect.DimOp(shaped, index)).results[0]
 
 
-def _shaped(t: Attribute) -> bool:
-    """A memref or a ranked tensor (what transfers read and write)."""
-    return isinstance(t, MemRefType | TensorType)
 
 
-class _Emitter:
-    def __init__(self, anchor: Operation) -> None:
-        self.anchor = anchor
-        self._zero: SSAValue | None = None
-        #: the new tensors written into tensor outputs, in write order (the op's results)
-        self.written: list[SSAValue] = []
-
-    def add(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, InsertPoint.before(self.anchor))
-        return op
-
-    def zero_index(self) -> SSAValue:
-        if self._zero is None:
-            self._zero = self.add(arith.ConstantOp(IntegerAttr(0, IndexType()))).results[0]
-        return self._zero
-
-    def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
-             in_bounds: Sequence[bool], padding: SSAValue | None = None) -> SSAValue:
-        """Read `memref` (or a tensor); lanes out of bounds or masked off are `padding`
-        (default zero)."""
-        mtype = memref.type
-        assert isinstance(mtype, MemRefType | TensorType)
-        pad = padding if padding is not None else self.add(_padding(mtype.element_type)).results[0]
-        mask = self.mask_for(memref, vtype, perm, in_bounds)
-        op = vector.TransferReadOp(
-            memref,
-            [self.zero_index()] * mtype.get_num_dims(),
-            pad,
-            vtype,
-            in_bounds_attr([True] * len(in_bounds) if mask is not None else in_bounds),
-            AffineMapAttr(perm),
-        )
-        self.add(op)
-        if mask is not None:
-            return MaskOp.around(op, mask).results[0]
-        return op.results[0]
-
-    def mask_for(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
-                 in_bounds: Sequence[bool]) -> SSAValue | None:
-        """`vector.create_mask` of the operand's sizes when a transfer with the identity map
-        is not in bounds everywhere (upstream's masked vectorization: the transfer goes
-        into `vector.mask`); None otherwise (in bounds, or a permuted/broadcast map,
-        which keeps `in_bounds = false`)."""
-        mtype = memref.type
-        assert isinstance(mtype, MemRefType | TensorType)
-        if all(in_bounds) or perm != AffineMap.identity(mtype.get_num_dims()):
-            return None
-        sizes: list[SSAValue] = []
-        for d, s in enumerate(mtype.get_shape()):
-            if s >= 0:
-                sizes.append(self.add(arith.ConstantOp(IntegerAttr(s, IndexType()))).results[0])
-            else:
-                sizes.append(_dim(self, memref, d))
-        mask_t = VectorType(IntegerType(1), vtype.get_shape())
-        return self.add(vector.CreateMaskOp(sizes, mask_t)).results[0]
-
-    def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap,
-              in_bounds: Sequence[bool]) -> SSAValue | None:
-        """Write `value` into `memref` (a memref or a tensor); the new tensor for a tensor."""
-        mtype = memref.type
-        assert isinstance(mtype, MemRefType | TensorType) and isinstance(value.type, VectorType)
-        mask = self.mask_for(memref, value.type, perm, in_bounds)
-        op = self.add(
-            vector.TransferWriteOp(
-                value,
-                memref,
-                [self.zero_index()] * mtype.get_num_dims(),
-                in_bounds_attr([True] * len(in_bounds) if mask is not None else in_bounds),
-                permutation_map=AffineMapAttr(perm),
-                result_type=mtype if isinstance(mtype, TensorType) else None,
-            )
-        )
-        written: Operation = op if mask is None else MaskOp.around(op, mask)
-        if not written.results:
-            return None
-        self.written.append(written.results[0])
-        return written.results[0]
-
-    def broadcast(self, value: SSAValue, vtype: VectorType) -> SSAValue:
-        return self.add(broadcast(value, vtype)).results[0]
 
 
 def _read_map(m: AffineMap, num_loops: int) -> AffineMap:
@@ -226,70 +132,29 @@ def _write_map(m: AffineMap, num_loops: int) -> AffineMap:
     return AffineMap(len(m.results), 0, tuple(AffineDimExpr(where[d]) for d in range(num_loops)))
 
 
-def _contraction_body(block: Block) -> bool:
-    """True for a body `yield out + in0 * in1` (floats or integers)."""
-    ops = list(block.ops)
-    if len(ops) != 3 or not isinstance(ops[2], YieldOp):
-        return False
-    mul, add, _ = ops
-    if mul.name not in ("arith.mulf", "arith.muli") or add.name not in ("arith.addf", "arith.addi"):
-        return False
-    a, b, out = block.args
-    if set(mul.operands) != {a, b} or a is b:
-        return False
-    return set(add.operands) == {out, mul.results[0]}
 
 
-def vector_sizes_for(
-    op: StructuredOpInterface, vector_sizes: Sequence[int] | None
-) -> tuple[list[int], list[bool]]:
-    """Vector size per loop and whether it covers the loop exactly (else: masked dim)."""
-    ranges = op.get_static_loop_ranges()
-    if vector_sizes is None:
-        operands = op.get_operands_in_order()
-        if any(r is None or r < 0 for r in ranges) or any(
-            _shaped(v.type) and any(s < 0 for s in v.type.get_shape())
-            for v in operands
-        ):
-            raise _fail(
-                "cannot vectorize an op with dynamic shapes without vector sizes "
-                "(masked vectorization)"
-            )
-        sizes = [r for r in ranges if r is not None]
-        return sizes, [True] * len(sizes)
-    if len(vector_sizes) != len(ranges):
-        raise _fail(f"expected {len(ranges)} vector sizes (one per loop), got {len(vector_sizes)}")
-    exact: list[bool] = []
-    for d, (r, v) in enumerate(zip(ranges, vector_sizes)):
-        if v <= 0:
-            raise _fail(f"vector size {v} for loop {d} must be positive")
-        if r is not None and r >= 0 and r > v:
-            raise _fail(f"vector size {v} is smaller than the static size {r} of loop {d}")
-        exact.append(r is not None and r == v)
-    return list(vector_sizes), exact
 
 
 def check_vectorizable(
     op: Operation, vector_sizes: Sequence[int] | None = None, vectorize_nd_extract: bool = False
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize` applies to it; silenceable failure otherwise."""
-    from xlinalg.transforms.linalg.vectorize_conv import CONV_OPS, check_conv_vectorizable
-
     if op.name in CONV_OPS:  # convolutions: their own vectorizer
         return check_conv_vectorizable(op, vector_sizes)
     if not isinstance(op, StructuredOpInterface):
-        raise _fail(f"'{op.name}' is not a linalg structured op")
+        raise vectorize_failure(f"'{op.name}' is not a linalg structured op")
     operands = op.get_operands_in_order()
     check_operand_kinds(op, operands)
     sizes, _ = vector_sizes_for(op, vector_sizes)
     if any(r == 0 for r in sizes):
-        raise _fail("cannot vectorize an op with an empty loop range")
+        raise vectorize_failure("cannot vectorize an op with an empty loop range")
     maps = op.get_indexing_maps()
     num_inputs = len(op.get_inputs())
     for index, (v, m) in enumerate(zip(operands, maps, strict=True)):
-        if _shaped(v.type) and not _is_projected_permutation(m, index < num_inputs):
-            raise _fail(f"operand map {m} is not a projected permutation")
-    body = _body(op)
+        if is_shaped(v.type) and not _is_projected_permutation(m, index < num_inputs):
+            raise vectorize_failure(f"operand map {m} is not a projected permutation")
+    body = payload_block(op)
     for inner in body.ops:
         if isinstance(inner, YieldOp | IndexOp) or inner.name == "affine.apply":
             continue  # affine.apply: expanded to arith first (see `vectorize`)
@@ -297,7 +162,7 @@ def check_vectorizable(
             check_extract(inner, vectorize_nd_extract)
             continue
         if not inner.name.startswith(_ELEMENTWISE_DIALECTS) or inner.regions:
-            raise _fail(f"cannot vectorize a body containing '{inner.name}'")
+            raise vectorize_failure(f"cannot vectorize a body containing '{inner.name}'")
     iters = op.get_iterator_types()
     if any(it == IteratorType.REDUCTION for it in iters) and not _is_contraction(op, body):
         _check_reduction(op, body)
@@ -338,25 +203,25 @@ def _reduction_combiner(op: StructuredOpInterface, body: Block) -> tuple[Operati
 
 def _check_reduction(op: StructuredOpInterface, body: Block) -> None:
     if _reduction_combiner(op, body) is None:
-        raise _fail("reductions are vectorized when the body yields combine(out, x) "
+        raise vectorize_failure("reductions are vectorized when the body yields combine(out, x) "
                     "(add, mul, min, max, and, or, xor) or a contraction")
     out_map = op.get_indexing_maps()[len(op.get_inputs())]
     dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
     if not dims:
-        raise _fail("full reductions to a scalar are not vectorized yet")
+        raise vectorize_failure("full reductions to a scalar are not vectorized yet")
     if dims != sorted(dims):
-        raise _fail("the output of a reduction must index its loops in increasing order")
+        raise vectorize_failure("the output of a reduction must index its loops in increasing order")
 
 
 def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
     ins, outs = op.get_inputs(), op.get_outputs()
     if len(ins) != 2 or len(outs) != 1:
         return False
-    if not all(_shaped(v.type) and v.type.get_num_dims() > 0  # type: ignore[attr-defined]
+    if not all(is_shaped(v.type) and v.type.get_num_dims() > 0  # type: ignore[attr-defined]
                for v in (*ins, *outs)):
         return False
     element = {v.type.element_type for v in (*ins, *outs)}  # type: ignore[attr-defined]
-    return len(element) == 1 and _contraction_body(body)
+    return len(element) == 1 and is_contraction_body(body)
 
 
 def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None,
@@ -372,18 +237,15 @@ def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None,
     `linalg.index` and `tensor.extract` in the body are vectorized as upstream
     (`vectorize_extract.py`); n-D extracts need `vectorize_nd_extract`.
     """
-    from xlinalg.transforms.linalg.vectorize_conv import CONV_OPS, vectorize_conv
-    from xlinalg.transforms.linalg.vectorize_pad import vectorize_pad
-
     if op.name in CONV_OPS:  # convolutions: their own vectorizer
         return vectorize_conv(op, vector_sizes)
     if isinstance(op, tensor.PadOp):  # upstream's vectorizeAsTensorPadOp
         return vectorize_pad(op, vector_sizes)
     structured = check_vectorizable(op, vector_sizes, vectorize_nd_extract)
     sizes, exact = vector_sizes_for(structured, vector_sizes)
-    body = _body(structured)
+    body = payload_block(structured)
     _expand_affine_apply(body)
-    em = _Emitter(op)
+    em = VectorEmitter(op)
     before = op.prev_op
     maps = structured.get_indexing_maps()
     iters = structured.get_iterator_types()
@@ -398,48 +260,17 @@ def _expand_affine_apply(body: Block) -> None:
     """`affine.apply` in the body as arith ops on index (upstream's `convertAffineApply`):
     index arithmetic over `linalg.index` — e.g. a tiled op's offsets — is then vectorized
     like any other arith op."""
-    from xlinalg.transforms.affine.lower_affine import lower_affine_op
-
     for inner in [o for o in body.ops if o.name == "affine.apply"]:
         lower_affine_op(inner)
 
 
-def replace_vectorized(op: Operation, before: Operation | None, em: _Emitter) -> list[Operation]:
-    """Erase `op` (its tensor results replaced by the tensors `em` wrote); return the ops
-    created between `before` and `op`."""
-    if len(em.written) != len(op.results):
-        raise AssertionError(f"{op.name}: {len(op.results)} results, {len(em.written)} written")
-    for old, new in zip(op.results, em.written, strict=True):
-        old.replace_all_uses_with(new)
-    created: list[Operation] = []
-    block = op.parent_block()
-    assert block is not None
-    cursor = before.next_op if before is not None else block.first_op
-    while cursor is not None and cursor is not op:
-        created.append(cursor)
-        cursor = cursor.next_op
-    op.detach()
-    op.erase()
-    return created
 
 
-def check_operand_kinds(op: Operation, operands: Sequence[SSAValue]) -> None:
-    """Shaped operands all memrefs or all ranked tensors (upstream vectorizes either form, not a
-    mix: the op would have tensor results for some outputs only)."""
-    shaped = [v.type for v in operands if isinstance(v.type, ShapedType)]
-    if any(not _shaped(t) for t in shaped):
-        raise _fail("only ops on memrefs or ranked tensors are vectorized")
-    kinds = {type(t) for t in shaped}
-    if len(kinds) > 1:
-        raise _fail("cannot vectorize an op mixing memref and tensor operands")
-    outs = op.get_outputs() if isinstance(op, StructuredOpInterface) else []
-    if any(isinstance(v.type, TensorType) for v in outs) and len(op.results) != len(outs):
-        raise _fail("an op on tensors must have one result per output")
 
 
 def _vectorize_contraction(
     op: StructuredOpInterface,
-    em: _Emitter,
+    em: VectorEmitter,
     maps: Sequence[AffineMap],
     iters: Sequence[IteratorType],
     sizes: Sequence[int],
@@ -464,7 +295,7 @@ def _vectorize_contraction(
 def _vectorize_elementwise(
     op: StructuredOpInterface,
     body: Block,
-    em: _Emitter,
+    em: VectorEmitter,
     maps: Sequence[AffineMap],
     ranges: Sequence[int],
     exact: Sequence[bool],
@@ -482,7 +313,7 @@ def _vectorize_elementwise(
     for arg, v, m in zip(body.args, op.get_operands_in_order(), maps, strict=True):
         if not arg.uses or arg is out_arg:
             continue
-        if _shaped(v.type):
+        if is_shaped(v.type):
             rmap = _read_map(m, n)
             flags = [isinstance(e, AffineConstantExpr) or exact[d]
                      for d, e in enumerate(rmap.results)]
@@ -535,7 +366,7 @@ def _vectorize_elementwise(
 
 def _emit_multi_reduction(
     op: StructuredOpInterface,
-    em: _Emitter,
+    em: VectorEmitter,
     combiner: Operation,
     source: SSAValue,
     ranges: Sequence[int],
@@ -543,9 +374,6 @@ def _emit_multi_reduction(
     reduced: Sequence[int],
 ) -> None:
     """acc = read(out); vector.multi_reduction <kind>, source, acc [reduced]; write(out)."""
-    from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
-
-    from xlinalg.dialects.vector import MultiDimReductionOp
 
     out = op.get_outputs()[0]
     assert isinstance(out.type, MemRefType | TensorType)
@@ -567,7 +395,7 @@ def _emit_multi_reduction(
     em.write(result, out, identity, flags)
 
 
-def _iteration_mask(op: StructuredOpInterface, em: _Emitter, ranges: Sequence[int]) -> SSAValue:
+def _iteration_mask(op: StructuredOpInterface, em: VectorEmitter, ranges: Sequence[int]) -> SSAValue:
     """`vector.create_mask` of the loop ranges (static, or `memref.dim` of an operand
     dim that the loop indexes), of the vector-size shape."""
     bounds: list[SSAValue] = []
@@ -579,20 +407,13 @@ def _iteration_mask(op: StructuredOpInterface, em: _Emitter, ranges: Sequence[in
         for v, m in zip(op.get_operands_in_order(), op.get_indexing_maps(), strict=True):
             where = [i for i, e in enumerate(m.results)
                      if isinstance(e, AffineDimExpr) and e.position == d]
-            if where and _shaped(v.type):
-                bounds.append(_dim(em, v, where[0]))
+            if where and is_shaped(v.type):
+                bounds.append(dim_value(em, v, where[0]))
                 break
         else:
-            raise _fail(f"no operand gives the size of loop {d}")
+            raise vectorize_failure(f"no operand gives the size of loop {d}")
     mask_t = VectorType(IntegerType(1), list(ranges))
     return em.add(vector.CreateMaskOp(bounds, mask_t)).results[0]
 
 
-__all__ = [
-    "check_operand_kinds",
-    "check_vectorizable",
-    "in_bounds_attr",
-    "replace_vectorized",
-    "vector_sizes_for",
-    "vectorize",
-]
+__all__ = ["check_vectorizable", "vectorize"]

@@ -62,18 +62,18 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.transforms.vector import builders as vb
 from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.transforms.linalg.decompose import _ints
-from xlinalg.transforms.linalg.vectorize import (
-    _body,
-    _contraction_body,
-    _Emitter,
-    _fail,
+from xlinalg.transforms.linalg.vector_emitter import (
+    VectorEmitter,
     check_operand_kinds,
+    is_contraction_body,
+    payload_block,
     replace_vectorized,
     vector_sizes_for,
+    vectorize_failure,
 )
+from xlinalg.transforms.vector import builders as vb
 
 CONV_1D_OPS = ("linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc")
 #: Convolutions this module vectorizes directly: upstream's 1-D ones and, as an
@@ -96,19 +96,19 @@ def check_conv_vectorizable(
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize_conv` applies; silenceable failure otherwise."""
     if op.name not in CONV_OPS or not isinstance(op, StructuredOpInterface):
-        raise _fail(f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})")
+        raise vectorize_failure(f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})")
     operands = op.get_operands_in_order()
     if not all(isinstance(v.type, MemRefType | TensorType) for v in operands):
-        raise _fail("only convolutions on memrefs or ranked tensors are vectorized")
+        raise vectorize_failure("only convolutions on memrefs or ranked tensors are vectorized")
     check_operand_kinds(op, operands)
     elements = {v.type.element_type for v in operands}  # type: ignore[attr-defined]
     if len(elements) != 1:
-        raise _fail("convolutions with mixed element types are not vectorized")
-    if not _contraction_body(_body(op)):
-        raise _fail("the convolution body is not a multiply-accumulate")
+        raise vectorize_failure("convolutions with mixed element types are not vectorized")
+    if not is_contraction_body(payload_block(op)):
+        raise vectorize_failure("the convolution body is not a multiply-accumulate")
     sizes, _ = vector_sizes_for(op, vector_sizes)
     if any(s == 0 for s in sizes):
-        raise _fail("cannot vectorize a convolution with an empty loop range")
+        raise vectorize_failure("cannot vectorize a convolution with an empty loop range")
     return op
 
 
@@ -145,7 +145,7 @@ def _in_bounds(memref: SSAValue, extents: Sequence[int], exact: Sequence[bool]) 
     return [e and 0 <= extent <= s for s, extent, e in zip(shape, extents, exact, strict=True)]
 
 
-def _mul_add(em: _Emitter, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
+def _mul_add(em: VectorEmitter, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
     assert isinstance(acc.type, VectorType)
     if isinstance(acc.type.element_type, IntegerType):
         prod = em.add(arith.MuliOp(a, b)).results[0]
@@ -165,7 +165,7 @@ def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> 
     src, filt = structured.get_inputs()
     (out,) = structured.get_outputs()
     element = out.type.element_type  # type: ignore[attr-defined]
-    em = _Emitter(op)
+    em = VectorEmitter(op)
     before = op.prev_op
     # loops: n, *ws, f, *ks, c (depthwise: n, w, c, kw with c as the lane dim f)
     n, en = sizes[0], exact[0]

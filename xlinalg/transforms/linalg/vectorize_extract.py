@@ -53,8 +53,9 @@ from xlinalg.dialects.vector import TransposeOp
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.transforms.vector import builders as vector_builders
 from xlinalg.ir.affine_utils import defined_inside
+from xlinalg.transforms.linalg.vector_emitter import in_bounds_attr, padding_constant
+from xlinalg.transforms.vector import builders as vector_builders
 
 
 class Access(Enum):
@@ -158,8 +159,6 @@ def vectorize_extract(
     iteration_mask: Callable[[], SSAValue],
 ) -> SSAValue:
     """The vector of `op`'s values over the iteration space (of shape `sizes`)."""
-    from xlinalg.transforms.linalg.vectorize import _padding, in_bounds_attr
-
     source = op.tensor
     stype = source.type
     assert isinstance(stype, TensorType)
@@ -185,7 +184,7 @@ def vectorize_extract(
             minor = [AffineDimExpr(d) for d in range(max(rank - n, 0), rank)]
             results = [AffineConstantExpr(0)] * max(n - rank, 0) + minor
         flags = [isinstance(e, AffineConstantExpr) or exact[d] for d, e in enumerate(results)]
-        pad = add(_padding(stype.element_type)).results[0]
+        pad = add(padding_constant(stype.element_type)).results[0]
         read = vector.TransferReadOp(source, indices, pad, rtype, in_bounds_attr(flags),
                                      AffineMapAttr(AffineMap(rank, 0, tuple(results))))
         return add(read).results[0]

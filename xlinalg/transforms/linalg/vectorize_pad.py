@@ -28,6 +28,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from xlinalg.errors import TransformFailure
+from xlinalg.transforms.linalg.vector_emitter import VectorEmitter, dim_value, replace_vectorized
 
 
 def _fail(message: str) -> TransformFailure:
@@ -76,11 +77,9 @@ def check_pad_vectorizable(op: tensor.PadOp, vector_sizes: Sequence[int] | None)
 def vectorize_pad(op: tensor.PadOp, vector_sizes: Sequence[int] | None = None) -> list[Operation]:
     """Replace `op` by a (masked) read of its source with the padding value as padding and
     a write into a new tensor; return the new ops."""
-    from xlinalg.transforms.linalg.vectorize import _dim, _Emitter, replace_vectorized
-
     sizes = check_pad_vectorizable(op, vector_sizes)
     pad = _padding_value(op)
-    em = _Emitter(op)
+    em = VectorEmitter(op)
     before = op.prev_op
     source, result_type = op.source, op.result.type
     assert isinstance(source.type, TensorType) and isinstance(result_type, TensorType)
@@ -92,7 +91,7 @@ def vectorize_pad(op: tensor.PadOp, vector_sizes: Sequence[int] | None = None) -
         high = next(highs) if h == tensor.DYNAMIC_INDEX else None
         if s >= 0:
             continue
-        size = _dim(em, source, d)
+        size = dim_value(em, source, d)
         extra = high if high is not None else em.add(
             arith.ConstantOp(IntegerAttr(h, IndexType()))).results[0]
         dynamic.append(em.add(arith.AddiOp(size, extra)).results[0])

@@ -23,6 +23,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.memref import COPY_OPS
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
@@ -58,7 +59,6 @@ def _overwrites(op: Operation, buffer: SSAValue) -> bool:
         outputs = list(op.get_outputs())
         if buffer not in outputs or buffer in op.get_inputs():
             return False
-        from xlinalg.dialects.linalg import GenericOp
 
         if isinstance(op, GenericOp):
             block = op.body.block

@@ -36,9 +36,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.memref import CAST_OPS, CastOp
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.ir.walk import walk_ops
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.scf.unroll import promote_if_single_iteration, static_trip_count
 
 

@@ -29,7 +29,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
-from xlinalg.transforms.affine.simplify_bounds import simplify_min_max_in, simplify_min_max_of_difference
+from xlinalg.transforms.affine.simplify_bounds import (
+    simplify_min_max_in,
+    simplify_min_max_of_difference,
+)
 
 # an upper bound of `ub - iv` when nothing bounds `ub`: larger than any index
 _UNBOUNDED = 2**62

@@ -36,7 +36,12 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.transforms.tensor.slices import extract_slice, mixed_offsets, mixed_sizes, mixed_strides
+from xlinalg.transforms.tensor.slices import (
+    extract_slice,
+    mixed_offsets,
+    mixed_sizes,
+    mixed_strides,
+)
 
 DYNAMIC = tensor.DYNAMIC_INDEX
 

@@ -63,13 +63,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.transforms.linalg.pad import transpose_tensor
 from xlinalg.transforms.tensor.slices import (
     extract_slice,
     insert_slice,
     is_rank_reducing,
     mixed_sizes,
 )
-from xlinalg.transforms.linalg.pad import transpose_tensor
 
 _SLICE_OPS = (
     tensor.ExtractSliceOp,

@@ -39,6 +39,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.transforms.tensor.slices import same_slice
+from xlinalg.transforms.vector.hoist import unmask_boundary_transfers
 
 
 def _defined_outside(value: SSAValue, loop: scf.ForOp) -> bool:
@@ -182,8 +183,6 @@ def hoist_loop(loop: scf.ForOp) -> scf.ForOp:
 
 def hoist_redundant_tensor_subsets(target: Operation) -> None:
     """See the module docstring. Always succeeds."""
-    from xlinalg.transforms.vector.hoist import unmask_boundary_transfers
-
     # transfers masked by their tensor's own sizes (vectorize with vector sizes) become
     # `in_bounds = false` transfers, the same lanes, which pair up below
     unmask_boundary_transfers(target)

@@ -28,7 +28,10 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.transforms.tensor.fuse_reshape_slices import bubble_through_collapse, bubble_through_expand
+from xlinalg.transforms.tensor.fuse_reshape_slices import (
+    bubble_through_collapse,
+    bubble_through_expand,
+)
 from xlinalg.transforms.tensor.slices import (
     _dynamic,
     _props,

@@ -36,17 +36,24 @@ from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder
-from xlinalg.transforms.tiling.fuse import check_fusable_result, erase_if_dead, tile_producer_at_slice
-from xlinalg.transforms.tiling.fuse_cleanup import cleanup_slice
-from xlinalg.transforms.tiling.fuse_dims import resolve_result_dims
 from xlinalg.transforms.tensor.slices import (
     as_slice_result,
     has_unit_strides,
     mixed_offsets,
     mixed_sizes,
 )
+from xlinalg.transforms.tiling.fuse import (
+    check_fusable_result,
+    erase_if_dead,
+    tile_producer_at_slice,
+)
+from xlinalg.transforms.tiling.fuse_cleanup import cleanup_slice
+from xlinalg.transforms.tiling.fuse_dims import resolve_result_dims
 from xlinalg.transforms.tiling.tile_forall import tile_using_forall
-from xlinalg.transforms.tiling.tile_tensor import check_tensor_structured_op, tile_tensor_op_using_for
+from xlinalg.transforms.tiling.tile_tensor import (
+    check_tensor_structured_op,
+    tile_tensor_op_using_for,
+)
 
 
 @dataclass(frozen=True)

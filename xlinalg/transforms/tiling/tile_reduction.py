@@ -72,14 +72,13 @@ def single_reduction_loop(structured: StructuredOpInterface, sizes: list[int], n
 
 def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReductionResult:
     from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-    from xlinalg.transforms.linalg.generalize import generalize_op
 
     structured = check_memref_structured_op(op, "tile_reduction")
     iterators = [str(t) for t in structured.get_iterator_types()]
     sizes = [*tile_sizes, *([0] * (len(iterators) - len(tile_sizes)))][: len(iterators)]
     r = single_reduction_loop(structured, sizes, "tile size", f"tile sizes {tile_sizes}", _fail)
     ts = sizes[r]
-    generic = op if isinstance(op, GenericOp) else generalize_op(op)  # type: ignore[arg-type]
+    generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
     assert isinstance(generic, StructuredOpInterface)
     combiner = _combiner(generic)  # type: ignore[arg-type]
     output = structured.get_outputs()[0]

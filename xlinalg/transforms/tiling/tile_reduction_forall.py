@@ -81,7 +81,6 @@ def tile_reduction_using_forall(
 ) -> ForallReductionResult:
     """See the module docstring. Silenceable failures leave the IR untouched."""
     from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-    from xlinalg.transforms.linalg.generalize import generalize_op
 
     structured = check_tensor_structured_op(op, "tile_reduction_using_forall")
     iterators = [str(t) for t in structured.get_iterator_types()]
@@ -94,7 +93,7 @@ def tile_reduction_using_forall(
     out_map = structured.get_indexing_maps()[-1]
     if r in {d for e in out_map.results for d in e.used_dims()}:
         raise _fail("the tiled reduction loop indexes the output")
-    generic = op if isinstance(op, GenericOp) else generalize_op(op)  # type: ignore[arg-type]
+    generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
     combiner = _combiner(generic)  # silenceable when there is no single binary combiner
     output = structured.get_outputs()[0]
     out_type = output.type

@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.transform.core import ParamConstantOp, YieldOp
+from xlinalg.dialects.transform.structured_forall import TileReductionUsingForallOp
 from xlinalg.dialects.transform.tune import AlternativesOp, KnobOp
 from xlinalg.errors import KnobError
 
@@ -169,7 +170,6 @@ def resolve_knobs(
         else:
             _resolve_alternatives(op, values, as_constants)
     if as_constants:  # the spec's handle order has no upstream spelling
-        from xlinalg.dialects.transform.structured_forall import TileReductionUsingForallOp
 
         for op in [o for o in resolved.walk() if isinstance(o, TileReductionUsingForallOp)]:
             op.to_upstream_form()

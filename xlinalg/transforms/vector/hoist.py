@@ -30,6 +30,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import MaskOp
+from xlinalg.ir.cse import cse
 from xlinalg.ir.walk import walk_ops
 
 _VIEW_OPS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
@@ -292,8 +293,6 @@ def _erase_if_unused(op: Operation) -> None:
 
 def hoist_redundant_vector_transfers(root: Operation) -> int:
     """Hoist every eligible transfer pair out of the loops under `root`; return how many moved."""
-    from xlinalg.ir.cse import cse
-
     unmask_boundary_transfers(root)
     count = 0
     # CSE (a whole-function walk, the bulk of this function's time) runs in the first

@@ -8,7 +8,7 @@ Integer element types use `muli` + `addi`.
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, VectorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, VectorType
 from xdsl.dialects.vector import CombiningKindFlag
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -20,8 +20,6 @@ from xlinalg.transforms.vector.builders import broadcast, extract, fma, insert
 
 
 def _zero(t: VectorType) -> Operation:
-    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
-
     return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0]))  # type: ignore[arg-type]
 
 

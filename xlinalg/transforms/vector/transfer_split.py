@@ -32,6 +32,10 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     BoolAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
     MemRefType,
     NoneAttr,
     StridedLayoutAttr,
@@ -41,6 +45,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.vector import vector_shape
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
@@ -168,7 +173,6 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
         else:
             _copy_partial(eb, op, buffer, rank, sizes, in_bounds, to_buffer=True)
     eb.add(scf.YieldOp(_cast(eb, buffer, common), *buffer_indices))
-    from xdsl.dialects.builtin import IndexType
 
     index_types = [IndexType()] * mt.get_num_dims()
     if_op = scf.IfOp(cond, [common, *index_types], [then_block], [else_block])
@@ -186,8 +190,6 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
     back = Block()
     bb = VectorBuilder(InsertPoint.at_end(back))
     if strategy == "vector-transfer":
-        from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
-
         et = mt.element_type
         pad = bb.add(arith.ConstantOp(IntegerAttr(0, et) if isinstance(et, IntegerType)
                                       else FloatAttr(0.0, et)))  # type: ignore[arg-type]
@@ -207,8 +209,6 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
 def _copy_partial(b: VectorBuilder, op, buffer: SSAValue, rank: int, sizes, in_bounds,
                   to_buffer: bool) -> None:
     """linalg-copy: the valid part between the source and the buffer (fill first on reads)."""
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-
     mt = op.source.type
     first = mt.get_num_dims() - rank
     valid = _valid_sizes(b, op, rank, sizes, in_bounds)

@@ -1,0 +1,34 @@
+"""Buffer types and sizes every part of one-shot bufferization uses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import tensor
+from xdsl.dialects.bufferization import AllocTensorOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+from xdsl.ir import Attribute, SSAValue
+
+Mixed = SSAValue | int
+"""A size: static (int) or an index value."""
+
+
+def memref_type_of(t: TensorType[Attribute]) -> MemRefType[Attribute]:
+    """The identity-layout memref type of a ranked tensor type."""
+    return MemRefType(t.get_element_type(), t.get_shape())
+
+
+def undefined_contents(value: SSAValue) -> bool:
+    """`tensor.empty` (or `bufferization.alloc_tensor` without `copy`), or a slice of one."""
+    owner = value.owner
+    while isinstance(owner, tensor.ExtractSliceOp):
+        owner = owner.source.owner
+    return isinstance(owner, tensor.EmptyOp) or (isinstance(owner, AllocTensorOp)
+                                                 and owner.copy is None)
+
+
+def sizes_per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
+    """One size per dim of `ttype` from the operands of its dynamic dims (`_alloc`'s form)."""
+    assert isinstance(ttype, TensorType | MemRefType)
+    operands = iter(dynamic)
+    return [next(operands) if n == DYNAMIC_INDEX else n for n in ttype.get_shape()]
