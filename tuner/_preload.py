@@ -9,11 +9,8 @@ from __future__ import annotations
 
 try:
     import xlinalg
-    import xlinalg.backend.jit
-    import xlinalg.lowering.pipeline  # noqa: F401
-    from xlinalg.warmup import warm_up
 
-    warm_up()  # every module imported, LLVM and first-use caches set up: children start warm
+    xlinalg.warm_up()  # every module imported, LLVM and first-use caches set up: children start warm
 except Exception:  # noqa: BLE001, S110 - reported per candidate instead
     pass
 

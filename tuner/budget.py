@@ -20,6 +20,7 @@ import threading
 from typing import Any
 
 import optuna
+from sqlalchemy import text
 
 from tuner.storage import local_path
 
@@ -72,8 +73,6 @@ class BudgetLock:
             self._file.close()
             self._file = None
         if self._connection is not None:
-            from sqlalchemy import text
-
             try:
                 self._connection.execute(text("SELECT pg_advisory_unlock(:k)"),
                                          {"k": _advisory_key(self.study.study_name)})

@@ -43,6 +43,8 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class CandidateRequest:
@@ -69,9 +71,7 @@ def _check(kernel: Any, arrays: list[Any], corrupt: bool) -> Any:
     then one element of its last output buffer is changed before the same comparison."""
     if not corrupt:
         return kernel.check(*arrays)
-    import numpy as np
-
-    from xlinalg.reference import CheckResult, compare
+    import xlinalg  # the compiler is imported in the candidate, see run_candidate
 
     got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in arrays]
     kernel(*got)
@@ -82,11 +82,11 @@ def _check(kernel: Any, arrays: list[Any], corrupt: bool) -> Any:
     length = kernel.reduction_length(*arrays)
     for index, (g, w) in enumerate(zip(got, want)):
         if isinstance(g, np.ndarray):
-            result = compare(g, w, dtype=g.dtype, reduction_length=length)
+            result = xlinalg.compare(g, w, dtype=g.dtype, reduction_length=length)
             if not result.ok:
-                return CheckResult(False, result.max_rel_error, f"argument #{index}: "
+                return xlinalg.CheckResult(False, result.max_rel_error, f"argument #{index}: "
                                    f"{result.message}")
-    return CheckResult(True, 0.0, "")
+    return xlinalg.CheckResult(True, 0.0, "")
 
 
 def probe_seconds(kernel: Any, arrays: list[Any]) -> float:
@@ -102,6 +102,9 @@ def probe_seconds(kernel: Any, arrays: list[Any]) -> float:
 def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> dict[str, Any]:
     """Compile, check and time one candidate in this process; never raises. `conn` (the
     pipe to the parent) receives the phase messages."""
+    # The compiler is imported here, in the candidate, not at module level: the forkserver
+    # imports this module even when the compiler fails to import (`_preload`), and then
+    # every candidate imports it and reports the failure as its own.
     import xlinalg
     from xlinalg.errors import XlinalgError
 

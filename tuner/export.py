@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import xlinalg
 from tuner.errors import TunerError
 from tuner.study import StudyInfo, best_trial, load, trial_time
 
@@ -15,15 +16,7 @@ def export_schedule(space: str, values: dict[str, object], as_constants: bool = 
     handles (`transform.structured.pack`'s `packed_sizes`) are folded into the op's
     static list (`static_params.py`).
     """
-    import xlinalg
-    from xlinalg.transforms.transform.static_params import fold_static_params
-
-    text = xlinalg.resolve_knobs(space, values, as_constants=as_constants)
-    if not as_constants:
-        return text
-    module = xlinalg.parse(text, "export")
-    fold_static_params(module)
-    return str(module)
+    return xlinalg.resolve_knobs(space, values, as_constants=as_constants)
 
 
 def best_schedule(storage: str, study_name: str, as_constants: bool = False,

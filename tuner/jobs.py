@@ -30,8 +30,12 @@ from typing import Any
 
 import tomllib
 
+import xlinalg
 from tuner.constraints import constraint_lines
 from tuner.errors import TunerError
+from tuner.space import load_space
+from tuner.study import default_study_name
+from xlinalg.errors import XlinalgError
 
 _KERNEL_KEYS = {"payload", "space", "trials", "time", "sampler", "study", "knobs", "seed",
                 "objectives", "entry"}
@@ -88,8 +92,6 @@ def fix_knobs(template: str, knobs: dict[str, Any], where: str) -> str:
     comment lines are kept."""
     if not knobs:
         return template
-    import xlinalg
-    from xlinalg.errors import XlinalgError
 
     try:
         resolved = xlinalg.resolve_knobs(template, knobs)
@@ -100,11 +102,6 @@ def fix_knobs(template: str, knobs: dict[str, Any], where: str) -> str:
 
 def load_job(path: str, default_trials: int, samplers: tuple[str, ...]) -> Job:
     """Read and validate a job file (see the module docstring)."""
-    import xlinalg
-    from tuner.space import load_space
-    from tuner.study import default_study_name
-    from xlinalg.errors import XlinalgError
-
     file = Path(path)
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))

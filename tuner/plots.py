@@ -13,17 +13,18 @@ import os
 import warnings
 
 import optuna
+from optuna.exceptions import ExperimentalWarning
 
 from tuner.study import trial_time
 
 
 def write_plots(study: optuna.Study, out_dir: str) -> tuple[list[str], list[str]]:
     """Write the plots into `out_dir`; returns (written paths, notes on skipped plots)."""
+    # deferred: matplotlib (heavy, and set to its Agg backend first) only when plotting
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from optuna.exceptions import ExperimentalWarning
     from optuna.visualization import matplotlib as oplt
 
     os.makedirs(out_dir, exist_ok=True)

@@ -33,6 +33,7 @@ from typing import Any
 
 import optuna
 
+import xlinalg
 from tuner.study import BEST_ATTR, StudyInfo, ok_trials, trial_time
 from tuner.worker import measure
 
@@ -68,8 +69,6 @@ def rerank_child(conn: Connection, request: dict[str, Any]) -> None:
 
 
 def _time_interleaved(request: RerankRequest) -> dict[str, Any]:
-    import xlinalg
-
     kernels = [xlinalg.compile(request.payload, schedule=request.schedule,
                                entry=request.entry, knobs=dict(knobs))
                for knobs in request.candidates]

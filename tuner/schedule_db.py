@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import xlinalg
 from tuner.errors import TunerError
 
 DEFAULT_DB = os.path.join("results", "schedules")
@@ -59,8 +60,6 @@ def _shape_dtype(type_: Any) -> tuple[tuple[int, ...], str]:
 
 def op_signature(payload: str | Path) -> list[OpSignature]:
     """The Linalg ops of a payload (text or file), in program order."""
-    import xlinalg
-
     module = xlinalg.parse(payload, "payload")
     ops: list[OpSignature] = []
     for op in module.walk():
@@ -78,8 +77,6 @@ def op_signature(payload: str | Path) -> list[OpSignature]:
 
 
 def host_cpu() -> str:
-    import xlinalg
-
     info = xlinalg.host_info()
     return str(info.get("llvm_cpu") or info.get("cpu_model") or "unknown-cpu")
 

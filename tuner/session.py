@@ -22,10 +22,16 @@ from typing import Any
 
 import optuna
 from optuna.trial import FrozenTrial
+from tqdm import tqdm
 
 from tuner import study as tuner_study
+from tuner.errors import TunerError
+from tuner.export import best_schedule
 from tuner.jobs import KernelJob, split_budget
+from tuner.rerank import rerank
+from tuner.schedule_db import store
 from tuner.storage import DEFAULT_STORAGE, local_path
+from tuner.warm_start import warm_start
 
 DEFAULT_JOURNAL = "journal:results/xlinalg.journal"
 
@@ -62,8 +68,6 @@ class Progress:
 
     def __init__(self, kernel: str, budget: int | None, timeout_s: float | None = None,
                  done: int = 0) -> None:
-        from tqdm import tqdm
-
         self.kernel = kernel
         self.budget = budget
         self.deadline = time.monotonic() + timeout_s if timeout_s is not None else None
@@ -138,8 +142,6 @@ def pin_to_cpu(cpu: int) -> None:
     """Run this process (and the candidates it forks) on one core only."""
     available = sorted(os.sched_getaffinity(0))
     if cpu not in available:
-        from tuner.errors import TunerError
-
         raise TunerError(f"--cpu {cpu}: this process may run on cores {available} only")
     os.sched_setaffinity(0, {cpu})
 
@@ -176,8 +178,6 @@ def spawn_workers(storage: str, study: str, workers: int, n_trials: int | None,
 def finish(study: optuna.Study, storage: str, options: Options,
            interrupted: bool = False) -> int:
     """Summary, re-ranking of the top candidates, best schedule file and database entry."""
-    from tuner.export import best_schedule
-
     trials = study.get_trials(deepcopy=False)
     statuses: dict[str, int] = {}
     for trial in trials:
@@ -194,8 +194,6 @@ def finish(study: optuna.Study, storage: str, options: Options,
               file=sys.stderr)
         return 1
     if not interrupted and options.rerank_k >= 2:
-        from tuner.rerank import rerank
-
         ranking = rerank(study, options.rerank_k, options.rerank_rounds)
         if ranking is not None:
             ratios = ", ".join(f"#{n} {r:.3f}" for n, r in zip(ranking.trials, ranking.ratios))
@@ -218,8 +216,6 @@ def finish(study: optuna.Study, storage: str, options: Options,
             handle.write(text)
         out(f"schedule: {path}")
     if options.schedule_db is not None:
-        from tuner.schedule_db import store
-
         info = tuner_study.StudyInfo.of(study)
         space = info.load_space()
         knobs = space.all_values(space.values_from_params(best.params,
@@ -267,8 +263,6 @@ def tune(kernels: list[KernelJob], options: Options) -> int:
             study.set_user_attr("n_trials", n_trials)
         info = tuner_study.StudyInfo.of(study)
         if options.warm_start and options.schedule_db and os.path.isdir(options.schedule_db):
-            from tuner.warm_start import warm_start
-
             seeded = warm_start(study, space, options.schedule_db, kernel.payload,
                                 ordinal=info.sampler == "cmaes")
             if seeded:

@@ -15,11 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 
+import xlinalg
 from tuner.constraints import Constraint, check_names, first_violated, parse_constraints
 from tuner.errors import TunerError
 
@@ -151,9 +153,6 @@ def load_space(template: str, path: str | None = None, name: str | None = None) 
     given, so error locations point into the file; `name` names the text in
     constraint error messages when there is no path.
     """
-    from pathlib import Path
-
-    import xlinalg
 
     knobs = xlinalg.list_knobs(Path(path) if path is not None else template)
     constraints = parse_constraints(template, path or name or "<space>")

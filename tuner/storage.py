@@ -22,6 +22,7 @@ NFS/CIFS/SMB/sshfs..., where SQLite's locking is unreliable (`open_storage` warn
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import sys
 import time
@@ -102,8 +103,6 @@ def engine_url(url: str) -> str:
     """The SQLAlchemy URL for `url`: a plain `postgresql://` means whichever PostgreSQL
     driver is installed (SQLAlchemy 2.1 would insist on psycopg 3; we depend on
     psycopg2-binary)."""
-    import importlib.util
-
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain) and importlib.util.find_spec("psycopg") is None \
                 and importlib.util.find_spec("psycopg2") is not None:

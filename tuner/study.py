@@ -24,9 +24,17 @@ from typing import Any
 
 import optuna
 from optuna.exceptions import ExperimentalWarning
-from optuna.samplers import BaseSampler, GridSampler, RandomSampler, TPESampler
+from optuna.samplers import (
+    BaseSampler,
+    CmaEsSampler,
+    GridSampler,
+    NSGAIISampler,
+    RandomSampler,
+    TPESampler,
+)
 from optuna.trial import FrozenTrial, TrialState
 
+import xlinalg
 from tuner.budget import BudgetLock
 from tuner.errors import TunerError
 from tuner.liveness import fail_dead_trials
@@ -65,16 +73,12 @@ def make_sampler(name: str, space: SearchSpace, seed: int | None = None) -> Base
         return GridSampler(space.grid(), seed=seed)
     if name == "cmaes":
         try:
-            import cmaes  # noqa: F401
+            import cmaes  # noqa: F401  (optional: Optuna's CMA-ES sampler needs it)
         except ImportError:
             raise TunerError("the cmaes sampler needs the 'cmaes' package "
                              "(pip install cmaes)") from None
-        from optuna.samplers import CmaEsSampler
-
         return CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if name == "nsga2":
-        from optuna.samplers import NSGAIISampler
-
         return NSGAIISampler(seed=seed)
     raise TunerError(f"unknown sampler '{name}' (choose from {', '.join(SAMPLERS)})")
 
@@ -165,8 +169,6 @@ class StudyInfo:
 
 def host_summary() -> dict[str, Any]:
     """`xlinalg.host_info()` plus the host name (stored with every study)."""
-    import xlinalg
-
     info = dict(xlinalg.host_info())
     info.setdefault("hostname", socket.gethostname())
     return info

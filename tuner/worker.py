@@ -33,6 +33,7 @@ import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from multiprocessing.context import BaseContext
 from typing import Any
 
@@ -288,8 +289,6 @@ def _repeat(trial: optuna.Trial, previous: FrozenTrial) -> float | list[float]:
 
 def versions(info: Mapping[str, Any]) -> str:
     """Versions that change generated code or timings, as one JSON object."""
-    from importlib import metadata
-
     found: dict[str, str] = {}
     for package in ("xlinalg", "xdsl", "llvmlite", "optuna", "numpy"):
         try:

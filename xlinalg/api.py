@@ -46,6 +46,7 @@ from xlinalg.reference import CheckResult, compare, run_function
 from xlinalg.transforms.linalg.generalize import generalize
 from xlinalg.transforms.transform.knobs import list_knobs as knobs_of
 from xlinalg.transforms.transform.knobs import resolve_knobs as resolve
+from xlinalg.transforms.transform.static_params import fold_static_params
 
 Source = str | Path | ModuleOp
 
@@ -187,9 +188,17 @@ def list_knobs(schedule: Source) -> list[Any]:
 
 
 def resolve_knobs(schedule: Source, values: Mapping[str, Any], as_constants: bool = False) -> str:
-    """The schedule text with every knob resolved to `values` (upstream tune-extension form)."""
-    script = parse(schedule, "schedule").clone()
-    return str(resolve(script, values, as_constants=as_constants))
+    """The schedule text with every knob resolved to `values` (upstream tune-extension form).
+
+    With `as_constants=True` the result is meant for upstream tools without the tune
+    extension (iree-opt): knobs become `transform.param.constant`s, alternatives are
+    inlined, and constants feeding sizes that upstream takes only as static values or
+    handles (`transform.structured.pack`'s `packed_sizes`) are folded into the op's
+    static list (`transforms/transform/static_params.py`)."""
+    script = resolve(parse(schedule, "schedule").clone(), values, as_constants=as_constants)
+    if as_constants:
+        fold_static_params(script)
+    return str(script)
 
 
 def host_info() -> dict[str, Any]:

@@ -110,6 +110,7 @@ def _from_schedule_db(args: argparse.Namespace, payload: Path) -> None:
         return
     if args.schedule is not None:
         raise UsageError("--schedule-db picks the schedule: do not give --schedule too")
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner.schedule_db import lookup
 
     found = lookup(args.schedule_db, payload)
@@ -181,6 +182,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _kernel_from_args(args: argparse.Namespace) -> Any:
     """The single kernel of `xlinalg tune PAYLOAD --space SPACE`, validated."""
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner import study as tuner_study
     from tuner.jobs import KernelJob
     from tuner.space import load_space
@@ -202,6 +204,7 @@ def _kernel_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner import session
     from tuner.jobs import load_job, parse_duration
     from tuner.study import DEFAULT_TRIALS, SAMPLERS
@@ -227,6 +230,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner import session
     from tuner import study as tuner_study
     from tuner.jobs import parse_duration
@@ -258,6 +262,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner.errors import TunerError
     from tuner.report import format_table, trials_dataframe
     from tuner.results import hosts
@@ -274,6 +279,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     written = [path for path in (args.csv, args.parquet) if path]
     skipped: list[str] = []
     if args.plots:
+        # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
         from tuner.plots import write_plots
         from tuner.study import load
 
@@ -286,6 +292,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"warning: trials were measured on {len(measured_on)} different hosts "
               f"({'; '.join(measured_on)}): their times are not comparable", file=sys.stderr)
     _out(format_table(frame, args.top))
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner.study import load as load_study
 
     best = load_study(storage, args.study).user_attrs.get("best")
@@ -300,6 +307,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner.export import best_schedule
 
     storage = args.storage or DEFAULT_STORAGE
@@ -479,6 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
     if args.command in ("tune", "worker", "report", "export"):
+        # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.ERROR)

@@ -39,6 +39,7 @@ from xlinalg.lowering.unpack_in_place import UnpackInPlacePass
 from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
 from xlinalg.transforms.affine.lower_affine import LowerAffinePass
 from xlinalg.transforms.bufferization import OneShotBufferizePass
+from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
 from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
 
 if TYPE_CHECKING:
@@ -48,21 +49,8 @@ if TYPE_CHECKING:
 CF_LEVEL_DIALECTS = frozenset({"builtin", "func", "arith", "math", "memref", "cf", "llvm", "vector"})
 
 
-# The lowering passes run in the one context xlinalg uses everywhere (every dialect);
-# the old name stays for callers.
-lowering_context = make_context
-
-
 def generalize_named_ops(module: ModuleOp) -> None:
-    """Run the generalize pass from `xlinalg.transforms.linalg.generalize` (imported lazily)."""
-    try:
-        from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
-    except ModuleNotFoundError as err:
-        if err.name not in ("xlinalg.transforms.linalg.generalize", "xlinalg.transforms"):
-            raise
-        # Without the op table there are no named ops to generalize; a named op
-        # that is somehow present is reported by convert-linalg-to-loops.
-        return
+    """Every named linalg op becomes a `linalg.generic` (`linalg-generalize-named-ops`)."""
     LinalgGeneralizeNamedOpsPass().apply(make_context(), module)
 
 
@@ -136,5 +124,4 @@ __all__ = [
     "lower_to_llvm",
     "lower_to_loops",
     "lower_to_scf",
-    "lowering_context",
 ]

@@ -28,6 +28,7 @@ from xlinalg.reference.generic import (
     evaluate_scalar_op,
     numpy_dtype,
 )
+from xlinalg.reference.linalg_ext import evaluate_linalg_ext
 from xlinalg.reference.linalg_misc import MISC_EVALUATORS
 from xlinalg.reference.named import evaluate_named
 
@@ -161,8 +162,6 @@ class _Interpreter:
             elif isinstance(op, StructuredOpInterface):
                 results = self._structured(op, args, env)
             elif op.name.startswith("iree_linalg_ext."):
-                from xlinalg.reference.linalg_ext import evaluate_linalg_ext
-
                 results = evaluate_linalg_ext(op, args)
             elif op.name.startswith(("arith.", "math.")):
                 results = evaluate_scalar_op(op, args)
