@@ -18,7 +18,6 @@ import importlib
 import pkgutil
 from pathlib import Path
 
-from xlinalg.api import compile as compile_kernel
 from xlinalg.api import list_knobs
 from xlinalg.errors import XlinalgError
 from xlinalg.examples import fill_matmul

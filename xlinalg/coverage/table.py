@@ -31,7 +31,6 @@ from xlinalg.coverage import linalg_handwritten_cases as handwritten_cases
 from xlinalg.coverage import linalg_samples as samples
 from xlinalg.coverage.rows import COLUMNS, NOT_IREE, CoverageRow
 
-
 _SOURCES: list[Callable[[], Iterable[CoverageRow]]] = []
 
 

@@ -19,8 +19,10 @@ from xlinalg.ir.cse import cse
 from xlinalg.ir.dce import region_dce
 from xlinalg.ir.effects import MemoizedEffects
 from xlinalg.ir.licm import hoist_loop_invariant_code
+from xlinalg.ir.passes import register_pass
 
 
+@register_pass
 @dataclass(frozen=True)
 class LoweringCleanupPass(ModulePass):
     """(canonicalize) → (licm) → cse → dce.

@@ -79,6 +79,7 @@ from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import LoweringError
 from xlinalg.host import host_triple
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.abi import POOL_RUN
 from xlinalg.lowering.to_llvm.ops import LoadOp, StoreOp
@@ -469,6 +470,7 @@ def _has_forall_ancestor(op: Operation, stop: Operation) -> bool:
     return False
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertForallToThreadsPass(ModulePass):
     """`scf.forall` on memrefs → outlined body run in parts on the native thread pool."""

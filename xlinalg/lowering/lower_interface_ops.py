@@ -10,9 +10,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface, LoopLoweringInterface
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 
 
+@register_pass
 @dataclass(frozen=True)
 class DecomposeAggregatedOpsPass(ModulePass):
     """Decompose every `DecomposableOpInterface` op until none is left."""
@@ -28,6 +30,7 @@ class DecomposeAggregatedOpsPass(ModulePass):
                 if inner.parent is not None:
                     inner.decompose(Rewriter())
 
+@register_pass
 
 @dataclass(frozen=True)
 class LowerInterfaceOpsToLoopsPass(ModulePass):

@@ -40,6 +40,7 @@ from xdsl.traits import MemoryEffectKind, get_effects
 
 from xlinalg.dialects.linalg.pack import PackOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.subview_type import strides_and_offset
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.unpack_in_place import (
@@ -171,6 +172,7 @@ def pack_in_place(root: Operation) -> int:
     return len(plans)
 
 
+@register_pass
 @dataclass(frozen=True)
 class PackInPlacePass(ModulePass):
     """Buffers packed with unit inner tiles and only read become views of the source."""

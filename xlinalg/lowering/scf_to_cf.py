@@ -35,6 +35,7 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLow
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from xlinalg.ir.effects import MemoizedEffects
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.scf_while_to_cf import ConvertScfWhileToCfPass
 
@@ -57,6 +58,7 @@ def erase_trivially_dead(root: ModuleOp) -> None:
         Rewriter.erase_op(op)
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertScfToCfPass(ModulePass):
     """`scf.while`, then `scf.for`/`scf.if`/`scf.index_switch` (outermost first) to `cf`."""

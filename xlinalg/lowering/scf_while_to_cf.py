@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 
 
@@ -61,6 +62,7 @@ def lower_while(op: scf.WhileOp) -> None:
     Rewriter.replace_op(op, [], forwarded)
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertScfWhileToCfPass(ModulePass):
     """Lower every `scf.while` to branches (outermost first; nested ones follow their blocks)."""

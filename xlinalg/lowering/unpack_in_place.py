@@ -59,6 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.dialects.memref import CastOp
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
@@ -311,6 +312,7 @@ def unpack_in_place(root: Operation) -> int:
     return len(plans)
 
 
+@register_pass
 @dataclass(frozen=True)
 class UnpackInPlacePass(ModulePass):
     """Packed buffers that are unpacked without padding become views of the destination."""

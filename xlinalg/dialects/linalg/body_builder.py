@@ -8,9 +8,8 @@ upstream's region builders do (e.g. matmul: `arith.mulf %in, %in_0` then
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType

@@ -62,6 +62,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.dialects.linalg.attrs import TypeFn, TypeFnAttr
+from xlinalg.dialects.linalg.body_builder import build_payload
 from xlinalg.dialects.linalg.body_expr import (
     BINARY_FNS,
     TERNARY_FNS,
@@ -81,7 +82,6 @@ from xlinalg.dialects.linalg.body_expr import (
     uses_index,
 )
 from xlinalg.dialects.linalg.casting import cast_kind, element_type, named_scalar_type, scalar_kind
-from xlinalg.dialects.linalg.body_builder import build_payload
 from xlinalg.dialects.linalg.generic import GenericOp, verify_structured_operands
 from xlinalg.dialects.linalg.index_expr import parse_index_expr
 from xlinalg.dialects.linalg.op_table import (

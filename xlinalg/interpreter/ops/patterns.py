@@ -7,24 +7,21 @@ op by an op of the same name, handles follow the replacement (upstream's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from xdsl.dialects import affine, scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriterListener,
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, CanonicalizePass
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.transforms.loop_invariant_code_motion import (
-    LoopInvariantCodeMotionPass,
     move_loop_invariant_code,
 )
 
@@ -44,12 +41,9 @@ from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import PATTERN_SETS, PatternSet, register, register_patterns
 from xlinalg.ir.cse import cse
+from xlinalg.ir.passes import PASSES, lookup_pass
 from xlinalg.ir.walk import walk_ops
-from xlinalg.transforms.affine.lower_affine import LowerAffinePass
-from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
-from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
-from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass
-from xlinalg.transforms.scf.canonicalize_loops import CanonicalizeLoopsPass, canonicalize_loops
+from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
 
 
 @contextmanager
@@ -183,35 +177,6 @@ def apply_apply_licm(op: ApplyLICMOp, interp: Interpreter) -> None:
 # ------------------------------------------------------------------ apply_registered_pass
 
 
-def _pass_table() -> dict[str, Callable[[], ModulePass]]:
-    """Upstream pass names -> the xDSL/xlinalg pass that does the same."""
-
-    return {
-        "canonicalize": CanonicalizePass,
-        "cse": CommonSubexpressionElimination,
-        "loop-invariant-code-motion": LoopInvariantCodeMotionPass,
-        "licm": LoopInvariantCodeMotionPass,
-        "convert-linalg-to-loops": ConvertLinalgToLoopsPass,
-        "lower-affine": LowerAffinePass,
-        "linalg-generalize-named-ops": LinalgGeneralizeNamedOpsPass,
-        "xlinalg-canonicalize-loops": CanonicalizeLoopsPass,
-        MaterializeEncodingPass.name: MaterializeEncodingPass,
-    }
-
-
-REGISTERED_PASS_NAMES: tuple[str, ...] = (
-    "canonicalize",
-    "cse",
-    "loop-invariant-code-motion",
-    "licm",
-    "convert-linalg-to-loops",
-    "lower-affine",
-    "linalg-generalize-named-ops",
-    "xlinalg-canonicalize-loops",
-    "iree-codegen-materialize-encoding",
-)
-
-
 def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, object]:
     """`with options = {"name" = value}` as keyword arguments of the pass (a value given by
     a param operand, e.g. a tune knob, is that param's single value)."""
@@ -241,17 +206,17 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
 def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) -> None:
     assert op.pass_name is not None
     name = op.pass_name.data
-    table = _pass_table()
-    if name not in table:
+    pass_class = lookup_pass(name)
+    if pass_class is None:
         raise failure(
             op,
             f"unknown pass or pass pipeline '{name}'; the passes available here are: "
-            + ", ".join(sorted(table)),
+            + ", ".join(sorted(PASSES)),
             silenceable=False,
         )
     options = _pass_options(op, interp)
     try:
-        pass_ = table[name](**options)
+        pass_ = pass_class(**options)
     except TypeError as err:
         raise failure(
             op, f"invalid options {options} for pass '{name}': {err}", silenceable=False

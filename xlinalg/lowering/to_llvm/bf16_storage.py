@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.to_llvm.bf16 import bf16_bits, is_bf16
 
@@ -211,6 +212,7 @@ def _has_bf16_results(module: ModuleOp) -> bool:
     return False
 
 
+@register_pass
 @dataclass(frozen=True)
 class Bf16StoragePass(ModulePass):
     """Retype the bf16 values that are only moved, never computed with, to i16."""

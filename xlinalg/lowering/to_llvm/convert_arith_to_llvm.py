@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xlinalg.errors import LoweringError
+from xlinalg.ir.passes import register_pass
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.bf16 import to_bf16
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
@@ -197,6 +198,7 @@ def lower_arith_op(op: Operation) -> bool:
     return True
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertArithToLLVMPass(DialectConversionPass):
     """Lower every `arith` op to the LLVM dialect."""

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
 from xlinalg.errors import LoweringError
+from xlinalg.ir.passes import register_pass
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.types import convert_type, needs_conversion
@@ -94,6 +95,7 @@ def lower_cf_op(op: Operation) -> None:
     replace_op(op, [])
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertCfToLLVMPass(DialectConversionPass):
     """Lower `cf.br`/`cf.cond_br` to `llvm.br`/`llvm.cond_br` and retype block arguments."""

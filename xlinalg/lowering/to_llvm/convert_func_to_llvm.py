@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleO
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xlinalg.errors import LoweringError
+from xlinalg.ir.passes import register_pass
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
@@ -189,6 +190,7 @@ def _entry_point(f: func.FuncOp, called: set[str]) -> bool:
     return not private and f.sym_name.data not in called
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertFuncToLLVMPass(DialectConversionPass):
     """Lower `func.func`, `func.return` and `func.call` to the LLVM dialect."""

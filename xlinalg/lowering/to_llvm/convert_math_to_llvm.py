@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xlinalg.errors import LoweringError
+from xlinalg.ir.passes import register_pass
 from xlinalg.lowering.to_llvm import ops as xops
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
@@ -129,6 +130,7 @@ def lower_math_op(op: Operation, module: ModuleOp) -> None:
     replace_op(op, [b.from_llvm(result, op.results[0].type)])
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertMathToLLVMPass(DialectConversionPass):
     """Lower every `math` op to LLVM intrinsics or libm calls."""

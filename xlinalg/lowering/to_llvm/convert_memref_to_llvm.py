@@ -31,6 +31,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import LoweringError
+from xlinalg.ir.passes import register_pass
 from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
@@ -470,6 +471,7 @@ def lower_memref_op(op: Operation, module: ModuleOp) -> None:
     replace_op(op, [b.from_llvm(v, r.type) for v, r in zip(results, op.results, strict=True)])
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertMemRefToLLVMPass(DialectConversionPass):
     """Lower `memref` ops to descriptor manipulation, GEP loads/stores and malloc/free."""

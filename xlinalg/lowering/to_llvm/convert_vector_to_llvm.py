@@ -40,6 +40,7 @@ from xdsl.ir.affine import AffineDimExpr
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
 from xlinalg.ir.dense_arrays import i32_array
+from xlinalg.ir.passes import register_pass
 from xlinalg.lowering.to_llvm.builder import Builder, lowering, replace_op
 from xlinalg.lowering.to_llvm.convert_gather import lower_gather
 from xlinalg.lowering.to_llvm.descriptor import MemRefDescriptor
@@ -346,6 +347,7 @@ def lower_vector_op(op: Operation) -> None:
         raise LoweringError(f"cannot lower '{op.name}' to LLVM")
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertVectorToLLVMPass(DialectConversionPass):
     """Lower 1-D `vector` ops to LLVM vector instructions and intrinsics."""

@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass
 
 from xlinalg.errors import LoweringError
 from xlinalg.ir.diagnostics import location_of
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 
 
@@ -41,6 +42,7 @@ def _fold_cast_pairs(casts: list[UnrealizedConversionCastOp]) -> None:
             op.results[0].replace_all_uses_with(inner.inputs[0])
 
 
+@register_pass
 @dataclass(frozen=True)
 class FinalizeLLVMPass(ModulePass):
     """Reconcile `unrealized_conversion_cast` pairs; raise LoweringError on any non-LLVM op left."""

@@ -72,6 +72,7 @@ from xlinalg.errors import LoweringError
 from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.to_llvm.types import vector_type
 from xlinalg.transforms.vector.builders import broadcast, extract, insert
@@ -911,6 +912,7 @@ def unroll_vectors_to_1d(module: Operation) -> None:
     unroller.erase_dead()
 
 
+@register_pass
 @dataclass(frozen=True)
 class VectorUnrollTo1DPass(ModulePass):
     """n-D vector ops → 1-D vector ops (rows), scf.for iter_args included."""

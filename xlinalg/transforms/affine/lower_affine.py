@@ -31,6 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import LoweringError
 from xlinalg.ir.diagnostics import lowering_error, op_name
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.affine.expansion import AffineExpander
 
@@ -96,6 +97,7 @@ def lower_affine_op(op: Operation) -> None:
         raise lowering_error(op, err.message) from None
 
 
+@register_pass
 @dataclass(frozen=True)
 class LowerAffinePass(ModulePass):
     """Lower affine.apply/min/max to arith (index arithmetic), affine.for/load/store to scf/memref."""

@@ -91,6 +91,7 @@ from xlinalg.dialects.linalg import FillOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.bufferization.analysis import (
@@ -943,6 +944,7 @@ def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
 _IN_PROGRESS: set[func.FuncOp] = set()
 
 
+@register_pass
 @dataclass(frozen=True)
 class OneShotBufferizePass(ModulePass):
     """Tensors → memrefs in destination-passing style (see the module docstring)."""

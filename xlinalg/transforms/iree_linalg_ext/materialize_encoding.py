@@ -50,6 +50,7 @@ from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import XlinalgError
 from xlinalg.host import host_has_feature
+from xlinalg.ir.passes import register_pass
 
 #: Marks the mmt4d ops made by materializing leftover encodings, which get the default
 #: schedule (`xlinalg/lowering/default_mmt4d_schedule.py`; removed once it ran).
@@ -91,6 +92,7 @@ def _static_2d(type_: Attribute, what: str) -> TensorType:
     return type_
 
 
+@register_pass
 @dataclass(frozen=True)
 class MaterializeEncodingPass(ModulePass):
     """Rewrite encodings into pack / mmt4d / unpack with tiles (tile_m, tile_n, tile_k).

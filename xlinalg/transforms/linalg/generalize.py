@@ -14,6 +14,7 @@ from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import TransformFailure
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 
 
@@ -37,6 +38,7 @@ def generalize(op: Operation) -> Operation:
     return generic
 
 
+@register_pass
 @dataclass(frozen=True)
 class LinalgGeneralizeNamedOpsPass(ModulePass):
     """Generalize every named linalg op of the module to `linalg.generic`."""

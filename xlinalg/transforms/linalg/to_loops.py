@@ -42,6 +42,7 @@ from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.errors import LoweringError
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.affine.expansion import AffineExpander
 from xlinalg.transforms.linalg.library_call import lower_to_library_call
@@ -340,6 +341,7 @@ def lower_generic_to_loops(op: GenericOp) -> None:
         raise
 
 
+@register_pass
 @dataclass(frozen=True)
 class ConvertLinalgToLoopsPass(ModulePass):
     """Lower every `linalg.generic` on memrefs to `scf.for` loops with loads and stores."""

@@ -37,6 +37,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.memref import CAST_OPS, CastOp
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
+from xlinalg.ir.passes import register_pass
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.scf.unroll import promote_if_single_iteration, static_trip_count
@@ -270,6 +271,7 @@ def _erase_dead_pure_ops(root: Operation) -> bool:
     return erased
 
 
+@register_pass
 @dataclass(frozen=True)
 class CanonicalizeLoopsPass(ModulePass):
     """Promote trivial loops, fold index arithmetic and static subview operands."""
