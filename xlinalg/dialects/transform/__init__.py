@@ -84,7 +84,6 @@ from xlinalg.dialects.transform.vector_ops import (
     VectorizeChildrenAndApplyPatternsOp,
     VectorizeOp,
 )
-from xlinalg.dialects.transform.vector_unit_dims import TransformVectorUnitDims
 
 TransformCore = Dialect(
     "transform",
@@ -162,7 +161,6 @@ TRANSFORM_DIALECTS: list[Dialect] = [
     TransformVector,
     TransformBufferization,
     TransformGPU,
-    TransformVectorUnitDims,
     TransformXlinalg,
 ]
 

@@ -152,7 +152,7 @@ _CLASS_VARS = {"OPTIONS": "ClassVar[tuple[Option, ...]]"}
 def vector_pattern_descriptor(name: str, *options: Option, doc: str) -> type[VectorPatternDescriptor]:
     fields: dict[str, object] = {o.name: opt_prop_def(Attribute) for o in options}
     cls = type(name.split(".")[-1].title().replace("_", "") + "PatternsOp", (VectorPatternDescriptor,), {
-        "name": name, "OPTIONS": options, "__doc__": doc,
+        "name": name, "OPTIONS": options, "__doc__": doc, "__module__": __name__,
         "__annotations__": _CLASS_VARS, **fields,
     })
     return irdl_op_definition(cls)
@@ -181,6 +181,11 @@ VECTOR_PATTERN_DESCRIPTORS: list[type[VectorPatternDescriptor]] = [
     vector_pattern_descriptor("transform.apply_patterns.vector.split_transfer_full_partial", _SPLIT,
                 doc="out-of-bounds transfers → in-bounds fast path + partial slow path."),
     vector_pattern_descriptor("transform.apply_patterns.vector.transfer_permutation_patterns", doc="transfer permutation maps → minor identity + transpose."),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
+        doc="leading unit dims of vector.contract → extract [0], lower-rank contract, broadcast back "
+            "(here the contraction pattern of upstream's set).",
+    ),
     vector_pattern_descriptor("transform.apply_patterns.vector.rank_reducing_subview_patterns", doc="unit dims of transfers → rank-reducing subviews."),
 ]
 
@@ -200,7 +205,7 @@ def _seed(name: str, *options: Option, doc: str):
 
     fields: dict[str, object] = {o.name: opt_prop_def(Attribute) for o in options}
     cls = type(name.split(".")[-1].title().replace("_", "") + "Op", (_Seed,), {
-        "name": name, "OPTIONS": options, "__doc__": doc,
+        "name": name, "OPTIONS": options, "__doc__": doc, "__module__": __name__,
         "__annotations__": _CLASS_VARS, **fields,
     })
     return irdl_op_definition(cls)

@@ -9,6 +9,7 @@ from xlinalg.interpreter.ops import (
     gpu,
     handles,
     loop,
+    named_sequences,
     patterns,
     prefetch,
     structured,
@@ -21,7 +22,6 @@ from xlinalg.interpreter.ops import (
     tune,
     vector_lowering_ops,
     vector_ops,
-    vector_unit_dims,
 )
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "gpu",
     "handles",
     "loop",
+    "named_sequences",
     "patterns",
     "prefetch",
     "structured",
@@ -43,5 +44,4 @@ __all__ = [
     "tune",
     "vector_lowering_ops",
     "vector_ops",
-    "vector_unit_dims",
 ]

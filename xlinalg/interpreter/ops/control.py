@@ -20,7 +20,7 @@ from xlinalg.dialects.transform.named_sequences import lookup_named_sequence
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
-from xlinalg.interpreter.ops.handles import run_named_sequence
+from xlinalg.interpreter.ops.named_sequences import run_named_sequence
 from xlinalg.interpreter.registry import register
 
 # ------------------------------------------------------------------ alternatives

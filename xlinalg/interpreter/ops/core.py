@@ -1,9 +1,8 @@
-"""Core ops: sequence, named_sequence (as nested sequences), param.constant."""
+"""Core ops: sequence, param.constant."""
 
 from __future__ import annotations
 
 from xlinalg.dialects.transform.core import ParamConstantOp, SequenceOp
-from xlinalg.dialects.transform.named_sequences import NamedSequenceOp
 from xlinalg.interpreter.diagnostics import failure
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
@@ -24,11 +23,6 @@ def apply_sequence(op: SequenceOp, interp: Interpreter) -> None:
         interp.state.bind_like(arg, operand, op)
     yielded = interp.run_block(block, suppress=op.suppresses_failures)
     interp.forward(yielded, op.results_, op)
-
-
-@register(NamedSequenceOp)
-def apply_named_sequence(op: NamedSequenceOp, interp: Interpreter) -> None:
-    """A named sequence met while interpreting is a definition: nothing to do."""
 
 
 @register(ParamConstantOp)

@@ -29,6 +29,7 @@ from xlinalg.dialects.transform.named_sequences import NamedSequenceOp, lookup_n
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_handle, describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
+from xlinalg.interpreter.ops.named_sequences import run_named_sequence
 from xlinalg.interpreter.registry import register
 
 
@@ -214,36 +215,6 @@ def _callee(op: IncludeOp) -> NamedSequenceOp | None:
     return lookup_named_sequence(op, op.target.root_reference.data)
 
 
-def run_named_sequence(
-    callee: NamedSequenceOp,
-    args: list[SSAValue],
-    caller: Operation,
-    interp: Interpreter,
-    *,
-    suppress: bool = False,
-) -> list[SSAValue]:
-    """Run `callee` with its block args bound like `args`; return the yielded handles."""
-    if callee in interp.call_stack:
-        chain = " -> ".join(f"@{c.sym_name.data}" for c in [*interp.call_stack, callee])  # type: ignore[attr-defined]
-        raise failure(
-            caller, f"recursion is not allowed in named sequences ({chain})", silenceable=False
-        )
-    block = callee.body.block
-    if len(block.args) != len(args):
-        raise failure(
-            caller,
-            f"@{callee.sym_name.data} takes {len(block.args)} arguments, got {len(args)}",
-            silenceable=False,
-        )
-    for arg, value in zip(block.args, args):
-        interp.state.bind_like(arg, value, caller)
-    interp.call_stack.append(callee)
-    try:
-        return interp.run_block(block, suppress=suppress)
-    finally:
-        interp.call_stack.pop()
-
-
 @register(IncludeOp)
 def apply_include(op: IncludeOp, interp: Interpreter) -> None:
     callee = _callee(op)
@@ -350,4 +321,4 @@ def apply_annotate(op: AnnotateOp, interp: Interpreter) -> None:
         target.attributes[op.attr_name.data] = value
 
 
-__all__ = ["dedup", "run_named_sequence"]
+__all__ = ["dedup"]

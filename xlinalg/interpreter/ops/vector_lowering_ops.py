@@ -29,6 +29,7 @@ from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.ops.patterns import tracking
 from xlinalg.interpreter.registry import PatternSet, register, register_patterns
 from xlinalg.transforms.vector import lower_multi_reduction
+from xlinalg.transforms.vector.cast_away_unit_dim import cast_away_leading_one_dims
 from xlinalg.transforms.vector.lower_broadcast import lower_broadcasts
 from xlinalg.transforms.vector.lower_mask import lower_create_masks, lower_mask_ops, lower_masks
 from xlinalg.transforms.vector.lower_shape_cast import lower_shape_casts
@@ -65,6 +66,7 @@ REWRITES: dict[str, Callable[..., object]] = {
     "transfer_permutation_patterns": apply_transfer_permutation_patterns,
     "apply_transfer_permutation_patterns": apply_transfer_permutation_patterns,
     "rank_reducing_subview_patterns": apply_rank_reducing_subview_patterns,
+    "cast_away_vector_leading_one_dim": cast_away_leading_one_dims,
     "apply_rank_reducing_subview_patterns": apply_rank_reducing_subview_patterns,
 }
 """The payload rewrite of each op, by the last component of its name:
