@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from dataclasses import dataclass, field
 
 import pytest
@@ -23,6 +21,7 @@ from xdsl.irdl import (
 from xlinalg.dialects.transform.effects import ConsumesTarget
 from xlinalg.errors import KnobError, TransformFailure
 from xlinalg.interpreter import Interpreter, apply_schedule, make_context, parse_module, register
+from xlinalg.interpreter.ops import structured as structured_semantics
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
@@ -504,9 +503,7 @@ def test_tile_sizes_from_params_static_values_and_interchange(
         loops = [op.clone() for s in sizes if s]
         return _FakeTiling(op, loops)
 
-    module = types.ModuleType("xlinalg.transforms.tiling.tile")
-    module.tile_using_for = fake_tile  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile", module)
+    monkeypatch.setattr(structured_semantics, "tile_using_for", fake_tile)
     s = schedule(
         match("%c", '["arith.constant"]')
         + "    %p = transform.param.constant 16 : i64 -> !transform.param<i64>\n"
@@ -537,9 +534,7 @@ def test_tile_failure_is_silenceable_and_names_the_payload_op(
     ) -> _FakeTiling:
         raise TransformFailure("not a structured op", silenceable=True)
 
-    module = types.ModuleType("xlinalg.transforms.tiling.tile")
-    module.tile_using_for = fake_tile  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile", module)
+    monkeypatch.setattr(structured_semantics, "tile_using_for", fake_tile)
     inner = (
         '  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!transform.any_op) -> !transform.any_op\n'
         "  %t, %l = transform.structured.tile_using_for %f tile_sizes [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
