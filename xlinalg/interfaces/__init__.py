@@ -1,1 +1,3 @@
-"""xlinalg/interfaces."""
+"""Abstract op interfaces: structured ops (maps, iterators, loop ranges), destination
+style, loop lowering, and `TilingInterface`. Dialects implement them; transforms use them.
+"""

@@ -1,1 +1,2 @@
-"""xlinalg.transforms.affine."""
+"""Rewrites of affine ops: bound simplification, and lower-affine (affine → arith/scf).
+"""

@@ -1,1 +1,2 @@
-"""xlinalg.transforms.iree_linalg_ext."""
+"""Rewrites of `iree_linalg_ext` ops: materializing encodings (data tiling).
+"""

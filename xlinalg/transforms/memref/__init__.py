@@ -1,1 +1,2 @@
-"""xlinalg.transforms.memref."""
+"""Rewrites of memref allocations: multi-buffering.
+"""

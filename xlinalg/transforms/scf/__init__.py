@@ -1,1 +1,3 @@
-"""xlinalg.transforms.scf."""
+"""Rewrites of scf loops: canonicalize, peel, unroll, coalesce, outline, software
+pipelining, prefetch of the next iteration, and mapping foralls to GPU ids.
+"""

@@ -1,1 +1,3 @@
-"""xlinalg.transforms.transform."""
+"""Rewrites of transform scripts: listing and resolving knobs, folding constant params into
+static sizes.
+"""
