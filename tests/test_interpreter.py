@@ -503,9 +503,9 @@ def test_tile_sizes_from_params_static_values_and_interchange(
         loops = [op.clone() for s in sizes if s]
         return _FakeTiling(op, loops)
 
-    module = types.ModuleType("xlinalg.transforms.tiling.tile")
+    module = types.ModuleType("xlinalg.transforms.tiling.tile_using_for")
     module.tile_using_for = fake_tile  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile", module)
+    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile_using_for", module)
     s = schedule(
         match("%c", '["arith.constant"]')
         + "    %p = transform.param.constant 16 : i64 -> !transform.param<i64>\n"
@@ -536,9 +536,9 @@ def test_tile_failure_is_silenceable_and_names_the_payload_op(
     ) -> _FakeTiling:
         raise TransformFailure("not a structured op", silenceable=True)
 
-    module = types.ModuleType("xlinalg.transforms.tiling.tile")
+    module = types.ModuleType("xlinalg.transforms.tiling.tile_using_for")
     module.tile_using_for = fake_tile  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile", module)
+    monkeypatch.setitem(sys.modules, "xlinalg.transforms.tiling.tile_using_for", module)
     inner = (
         '  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!transform.any_op) -> !transform.any_op\n'
         "  %t, %l = transform.structured.tile_using_for %f tile_sizes [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
@@ -575,7 +575,7 @@ def _loop_depth(op: Operation) -> int:
 
 
 def test_tile_using_for_produces_loops_through_the_interpreter() -> None:
-    pytest.importorskip("xlinalg.transforms.tiling.tile")
+    pytest.importorskip("xlinalg.transforms.tiling.tile_using_for")
     p = parse(MATMUL, "mm.mlir")
     s = schedule(
         match("%mm", '["linalg.matmul"]')

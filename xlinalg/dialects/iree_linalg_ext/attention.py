@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import AnyFloat, BoolAttr, IntegerAttr, MemRefType, TensorType, i1
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -44,7 +45,6 @@ from xlinalg.dialects.iree_linalg_ext.attention_syntax import (
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    dim_of,
     domain_tile_of_result,
     insert_tile,
     parallel_except,
@@ -55,9 +55,12 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
+from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
+from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, empty_like, slice_of, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import dim_of, empty_like, slice_of
 
 
 @irdl_op_definition
@@ -298,12 +301,6 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def _to_online_form_on_tensors(self) -> AttentionOp:
         """On tensors: `linalg.fill` -inf/0 into `tensor.empty` running max/sum, 0 into the
         output, the online op, then a `linalg.generic` dividing by the sum."""
-        from xdsl.ir import Block, Region
-        from xdsl.ir.affine import AffineMap
-
-        from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
-        from xlinalg.dialects.linalg.named import FillOp
-
         out = self.outputs[0]
         t = elem(out)
         builder = IndexBuilder(InsertPoint.before(self))

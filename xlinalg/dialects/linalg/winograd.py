@@ -71,8 +71,10 @@ from xlinalg.dialects.linalg.winograd_matrices import (
 )
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.slices import domain_of, slice_of
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -297,8 +299,6 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
 
     # ---- lowering helpers ----
     def _lowering_builder(self) -> Builder:
-        from xlinalg.ir.diagnostics import lowering_error
-
         if not isinstance(self._output().type, MemRefType):
             raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
         return Builder(InsertPoint.before(self))

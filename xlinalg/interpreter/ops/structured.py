@@ -132,7 +132,7 @@ def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) ->
 
 @register(TileUsingForOp, consumes=lambda op: [op.target])
 def apply_tile_using_for(op: TileUsingForOp, interp: Interpreter) -> None:
-    from xlinalg.transforms.tiling.tile import tile_using_for
+    from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
     targets = interp.state.get_ops(op.target, op)
     mixed = op.get_mixed_sizes()

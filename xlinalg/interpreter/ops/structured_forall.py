@@ -1,6 +1,6 @@
 """Interpreter implementations of `tile_using_forall` / `tile_to_forall_op`
 (`xlinalg/dialects/transform/structured_forall.py`); the payload rewrite is
-`xlinalg/transforms/tiling/tile_forall.py`.
+`xlinalg/transforms/tiling/tile_using_forall.py`.
 
 Return modes (spec [002] `tile_to_forall_op` and current upstream):
 * a target that is not a structured op: `tile_to_forall_op` drops it from the
@@ -97,7 +97,7 @@ def _per_target(
 
 
 def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
-    from xlinalg.transforms.tiling.tile_forall import tile_using_forall
+    from xlinalg.transforms.tiling.tile_using_forall import tile_using_forall
 
     try:
         op.verify_()  # both or neither list: a definite failure if the script was not verified

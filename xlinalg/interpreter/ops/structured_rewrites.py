@@ -146,7 +146,7 @@ def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
 def apply_scalarize(op: ScalarizeOp, interp: Interpreter) -> None:
     """Tiles every dynamic loop by 1 (static ones untouched); returns the tiled ops.
     A definite failure if tiling fails once started (spec)."""
-    from xlinalg.transforms.tiling.tile import tile_using_for
+    from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
     tiled: list[Operation] = []
     each = ApplyToEach(op)

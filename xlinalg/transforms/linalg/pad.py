@@ -47,12 +47,13 @@ from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp
+from xlinalg.dialects.linalg import CopyOp, TransposeOp
 from xlinalg.dialects.tensor_pad import PadOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 from xlinalg.transforms.tensor.slices import extract_slice, is_unit_stride_full_rank, mixed_sizes
-from xlinalg.transforms.tiling.tile_tensor import check_tensor_structured_op
+from xlinalg.transforms.tiling.loops import check_tensor_structured_op
 
 COPY_BACK_OPS = ("bufferization.materialize_in_destination", "linalg.copy", "none")
 
@@ -158,8 +159,6 @@ def make_pad(
 
 def transpose_tensor(builder: IndexBuilder, value: SSAValue, permutation: Sequence[int]) -> SSAValue:
     """`linalg.transpose` of `value` by `permutation` into a new `tensor.empty`."""
-    from xlinalg.dialects.linalg import TransposeOp
-
     value_type = value.type
     assert isinstance(value_type, TensorType)
     shape = value_type.get_shape()
@@ -304,8 +303,6 @@ def pad_op(
             copies.append(copy)
             replacement = copy.results[0]
         elif copy_back_op == "linalg.copy":
-            from xlinalg.dialects.linalg import CopyOp
-
             copy = CopyOp([replacement], [original], [original.type])
             builder.insert(copy)
             copies.append(copy)

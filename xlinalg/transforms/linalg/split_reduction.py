@@ -47,8 +47,10 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.linalg.generalize import generalize_op
 
 
 def _fail(message: str) -> TransformFailure:
@@ -76,7 +78,9 @@ _NEUTRAL_FLOAT = {
 }
 
 
-def _neutral(combiner: Operation, element: Attribute) -> Attribute:
+def neutral_element(combiner: Operation, element: Attribute) -> Attribute:
+    """The neutral element of the reduction `combiner` on `element` values (0 for an
+    addition, -inf for a float maximum, ...); a silenceable failure when it has none."""
     name = combiner.name
     if name in _NEUTRAL_FLOAT:
         return FloatAttr(_NEUTRAL_FLOAT[name], element)  # type: ignore[arg-type]
@@ -102,7 +106,9 @@ def _neutral(combiner: Operation, element: Attribute) -> Attribute:
     return IntegerAttr(value, element)
 
 
-def _combiner(op: GenericOp) -> Operation:
+def combiner_of(op: GenericOp) -> Operation:
+    """The binary op combining a single-output reduction's body with its output block
+    argument; a silenceable failure for any other body."""
     block = op.body.block
     terminator = block.last_op
     if not isinstance(terminator, YieldOp) or len(terminator.operands) != 1:
@@ -169,9 +175,6 @@ def split_reduction(
     use_alloc: bool = False,
 ) -> SplitReductionResult:
     """Split the first reduction of `op` (see the module docstring)."""
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-    from xlinalg.transforms.linalg.generalize import generalize_op
-
     if not isinstance(op, StructuredOpInterface):
         raise _fail("expected a linalg op")
     on_tensors = bool(op.results)
@@ -200,9 +203,9 @@ def split_reduction(
             f"rank-{len(out_shape)} output"
         )
     generic = op if isinstance(op, GenericOp) else generalize_op(op)  # type: ignore[arg-type]
-    combiner = _combiner(generic)
+    combiner = combiner_of(generic)
     element = out_type.element_type
-    neutral = _neutral(combiner, element)
+    neutral = neutral_element(combiner, element)
 
     n_loops = len(iterators)
     new_n = n_loops + 1
