@@ -19,7 +19,7 @@ from xdsl.ir.affine import AffineMap
 from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.linalg.interchange import interchange
-from xlinalg.transforms.tiling.tile import tile_using_for
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 INDEXED = """
 #a = affine_map<(d0, d1, d2) -> (d0, d1, d2)>

@@ -27,7 +27,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_scalar_op
-from xlinalg.transforms.tiling.tile import TilingResult, tile_using_for
+from xlinalg.transforms.tiling.tile_using_for import TilingResult, tile_using_for
 
 # ---------------------------------------------------------------------------
 # helpers (also imported by test_unroll / test_interchange)

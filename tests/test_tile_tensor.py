@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.errors import TransformFailure
-from xlinalg.transforms.tiling.tile import tile_using_for
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 
 def schedule(op: str, sizes: str, loops: int, interchange: str = "") -> str:

@@ -22,8 +22,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xlinalg.errors import TransformFailure
 from xlinalg.reference.function import run_function
 from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
-from xlinalg.transforms.tiling.tile import tile_using_for
 from xlinalg.transforms.scf.unroll import static_trip_count, unroll_for
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 
 def sum_loop(lb: str, ub: str, step: str) -> str:

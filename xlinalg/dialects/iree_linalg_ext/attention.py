@@ -45,7 +45,6 @@ from xlinalg.dialects.iree_linalg_ext.attention_syntax import (
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    dim_of,
     domain_tile_of_result,
     insert_tile,
     parallel_except,
@@ -59,8 +58,9 @@ from xlinalg.dialects.linalg.assembly import (
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, empty_like, slice_of, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import dim_of, empty_like, slice_of
 
 
 @irdl_op_definition
@@ -301,7 +301,6 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def _to_online_form_on_tensors(self) -> AttentionOp:
         """On tensors: `linalg.fill` -inf/0 into `tensor.empty` running max/sum, 0 into the
         output, the online op, then a `linalg.generic` dividing by the sum."""
-
         out = self.outputs[0]
         t = elem(out)
         builder = IndexBuilder(InsertPoint.before(self))

@@ -19,7 +19,7 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     print_keyword_value,
     shape,
 )
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_of, parallel_except
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import parallel_except
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
@@ -27,6 +27,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import domain_of
 
 
 class DimensionRegionOp(LinalgExtOp):

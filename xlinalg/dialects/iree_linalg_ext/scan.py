@@ -38,8 +38,9 @@ from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import slice_of
 
 
 @irdl_op_definition

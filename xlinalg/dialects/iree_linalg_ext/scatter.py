@@ -38,12 +38,7 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    CoveringResultTiles,
-    dim_of,
-    domain_of,
-    insert_tile,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import CoveringResultTiles, insert_tile
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
@@ -51,8 +46,9 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import dim_of, domain_of, slice_of
 
 
 @irdl_op_definition

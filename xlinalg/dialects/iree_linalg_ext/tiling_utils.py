@@ -11,16 +11,14 @@ from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp
 from xlinalg.interfaces.tiling import (
     TilingInterface,
     as_tiled_implementation,
-    dim_of,
-    domain_of,
     parallel_except,
-    slice_of,
     tile_failure,
 )
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import slice_of
 
 __all__ = [
-    "CoveringResultTiles", "covering_domain_tile", "covering_result_tile_value", "dim_of", "domain_of", "domain_tile_of_result", "insert_tile",
+    "CoveringResultTiles", "covering_domain_tile", "covering_result_tile_value", "domain_tile_of_result", "insert_tile",
     "parallel_except",
     "tile_all_operands", "whole",
 ]

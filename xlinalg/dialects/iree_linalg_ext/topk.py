@@ -32,14 +32,11 @@ from xlinalg.dialects.iree_linalg_ext.base import (
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    dim_of,
-    domain_tile_of_result,
-    insert_tile,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of
+from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import dim_of, slice_of
 
 
 @irdl_op_definition

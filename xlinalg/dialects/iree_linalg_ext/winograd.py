@@ -61,7 +61,6 @@ from xlinalg.dialects.iree_linalg_ext.base import (
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
     CoveringResultTiles,
-    domain_of,
     insert_tile,
     parallel_except,
 )
@@ -74,8 +73,9 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, slice_of
+from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import domain_of, slice_of
 
 
 def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attribute) -> SSAValue:

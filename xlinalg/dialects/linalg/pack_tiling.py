@@ -33,17 +33,9 @@ from xdsl.ir.affine import (
 )
 
 from xlinalg.dialects.linalg.pack_shape import DYNAMIC, packed_index_of
-from xlinalg.interfaces.tiling import (
-    Position,
-    TiledImplementation,
-    TilingInterface,
-    dim_of,
-    domain_of,
-    empty_like,
-    slice_of,
-    tile_failure,
-)
+from xlinalg.interfaces.tiling import Position, TiledImplementation, TilingInterface, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.ir.slices import dim_of, domain_of, empty_like, slice_of
 
 
 @dataclass(frozen=True)

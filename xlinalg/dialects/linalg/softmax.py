@@ -54,8 +54,9 @@ from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface
-from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.slices import domain_of, slice_of
 
 
 @irdl_op_definition

@@ -71,9 +71,10 @@ from xlinalg.dialects.linalg.winograd_matrices import (
 )
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, domain_of, parallel_except, slice_of
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.slices import domain_of, slice_of
 
 
 def _shape_str(shape: Sequence[int]) -> str:

@@ -28,7 +28,7 @@ from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.linalg.generalize import generalize
 from xlinalg.transforms.linalg.interchange import interchange
-from xlinalg.transforms.tiling.tile import tile_using_for
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 _LOOP_LIKE = (scf.ForOp, scf.ParallelOp, scf.WhileOp, affine.ForOp, affine.ParallelOp)
 

@@ -1,6 +1,6 @@
 """Interpreter implementations of `tile_using_forall` / `tile_to_forall_op`
 (`xlinalg/dialects/transform/structured_forall.py`); the payload rewrite is
-`xlinalg/transforms/tiling/tile_forall.py`.
+`xlinalg/transforms/tiling/tile_using_forall.py`.
 
 Return modes (spec [002] `tile_to_forall_op` and current upstream):
 * a target that is not a structured op: `tile_to_forall_op` drops it from the
@@ -41,8 +41,8 @@ from xlinalg.interpreter.diagnostics import (
 from xlinalg.interpreter.interpreter import Interpreter
 from xlinalg.interpreter.registry import register
 from xlinalg.ir.affine_utils import constant_index_value
-from xlinalg.transforms.tiling.tile_forall import tile_using_forall
 from xlinalg.transforms.tiling.tile_reduction_forall import tile_reduction_using_forall
+from xlinalg.transforms.tiling.tile_using_forall import tile_using_forall
 
 Entry = int | SSAValue
 

@@ -40,8 +40,8 @@ from xlinalg.transforms.linalg.promote import promote
 from xlinalg.transforms.linalg.split import split_op
 from xlinalg.transforms.linalg.split_reduction import split_reduction
 from xlinalg.transforms.tiling.multitile import multitile_sizes
-from xlinalg.transforms.tiling.tile import tile_using_for
 from xlinalg.transforms.tiling.tile_reduction import tile_reduction_using_for
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 
 def _split_points(op: SplitOp, interp: Interpreter, count: int) -> list[OpFoldResult]:

@@ -53,7 +53,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 from xlinalg.transforms.tensor.slices import extract_slice, is_unit_stride_full_rank, mixed_sizes
-from xlinalg.transforms.tiling.tile_tensor import check_tensor_structured_op
+from xlinalg.transforms.tiling.loops import check_tensor_structured_op
 
 COPY_BACK_OPS = ("bufferization.materialize_in_destination", "linalg.copy", "none")
 

@@ -19,11 +19,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
-from xlinalg.transforms.tiling.tile import (
-    _tile_operand,
+from xlinalg.transforms.tiling.loops import (
     check_memref_structured_op,
     loop_ranges,
     offset_indices,
+    tile_operand,
 )
 
 
@@ -73,7 +73,7 @@ def split_op(op: Operation, dimension: int, point: OpFoldResult) -> SplitResult:
             if shape_of(value.type) is None or not uses:
                 operands.append(value)
             else:
-                operands.append(_tile_operand(builder, value, amap, ivs, extents))
+                operands.append(tile_operand(builder, value, amap, ivs, extents))
         num_inputs = len(structured.get_inputs())
         part = structured.clone_with_operands(operands[:num_inputs], operands[num_inputs:], [])
         builder.insert(part)

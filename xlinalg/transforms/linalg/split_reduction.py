@@ -77,7 +77,9 @@ _NEUTRAL_FLOAT = {
 }
 
 
-def _neutral(combiner: Operation, element: Attribute) -> Attribute:
+def neutral_element(combiner: Operation, element: Attribute) -> Attribute:
+    """The neutral element of the reduction `combiner` on `element` values (0 for an
+    addition, -inf for a float maximum, ...); a silenceable failure when it has none."""
     name = combiner.name
     if name in _NEUTRAL_FLOAT:
         return FloatAttr(_NEUTRAL_FLOAT[name], element)  # type: ignore[arg-type]
@@ -103,7 +105,9 @@ def _neutral(combiner: Operation, element: Attribute) -> Attribute:
     return IntegerAttr(value, element)
 
 
-def _combiner(op: GenericOp) -> Operation:
+def combiner_of(op: GenericOp) -> Operation:
+    """The binary op combining a single-output reduction's body with its output block
+    argument; a silenceable failure for any other body."""
     block = op.body.block
     terminator = block.last_op
     if not isinstance(terminator, YieldOp) or len(terminator.operands) != 1:
@@ -198,9 +202,9 @@ def split_reduction(
             f"rank-{len(out_shape)} output"
         )
     generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
-    combiner = _combiner(generic)
+    combiner = combiner_of(generic)
     element = out_type.element_type
-    neutral = _neutral(combiner, element)
+    neutral = neutral_element(combiner, element)
 
     n_loops = len(iterators)
     new_n = n_loops + 1

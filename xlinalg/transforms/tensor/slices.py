@@ -76,7 +76,9 @@ def slice_type(source: Attribute, sizes: Sequence[OpFoldResult]) -> TensorType[A
     return TensorType(source.get_element_type(), shape)
 
 
-def _props(*lists: Sequence[OpFoldResult]) -> dict[str, Attribute]:
+def slice_properties(*lists: Sequence[OpFoldResult]) -> dict[str, Attribute]:
+    """The `static_offsets` / `static_sizes` / `static_strides` properties of a slice op
+    from mixed lists (`DYNAMIC_INDEX` for a value)."""
     names = ("static_offsets", "static_sizes", "static_strides")
     return {
         name: DenseArrayBase.from_list(
@@ -86,7 +88,8 @@ def _props(*lists: Sequence[OpFoldResult]) -> dict[str, Attribute]:
     }
 
 
-def _dynamic(values: Sequence[OpFoldResult]) -> list[SSAValue]:
+def dynamic_values(values: Sequence[OpFoldResult]) -> list[SSAValue]:
+    """The values of a mixed list (the operands of a slice op)."""
     return [v for v in values if isinstance(v, SSAValue)]
 
 
@@ -100,8 +103,8 @@ def extract_slice(
     """`tensor.extract_slice %source[offsets] [sizes] [1, ...]` inserted at `builder`."""
     ones = [1] * len(offsets)
     op = tensor.ExtractSliceOp.build(
-        operands=[source, _dynamic(offsets), _dynamic(sizes), []],
-        properties=_props(offsets, sizes, ones),
+        operands=[source, dynamic_values(offsets), dynamic_values(sizes), []],
+        properties=slice_properties(offsets, sizes, ones),
         result_types=[result_type or slice_type(source.type, sizes)],
     )
     builder.insert(op)
@@ -118,8 +121,8 @@ def insert_slice(
     """`tensor.insert_slice %source into %dest[offsets] [sizes] [1, ...]` inserted at `builder`."""
     ones = [1] * len(offsets)
     op = tensor.InsertSliceOp.build(
-        operands=[source, dest, _dynamic(offsets), _dynamic(sizes), []],
-        properties=_props(offsets, sizes, ones),
+        operands=[source, dest, dynamic_values(offsets), dynamic_values(sizes), []],
+        properties=slice_properties(offsets, sizes, ones),
         result_types=[dest.type],
     )
     builder.insert(op)

@@ -45,6 +45,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.bufferization.analysis import StructuredReads
 from xlinalg.transforms.tensor.slices import (
     as_slice_result,
     extract_slice,
@@ -52,8 +53,12 @@ from xlinalg.transforms.tensor.slices import (
     mixed_offsets,
     mixed_sizes,
 )
-from xlinalg.transforms.tiling.tile import offset_indices, slice_parameters
-from xlinalg.transforms.tiling.tile_tensor import check_tensor_structured_op, tensor_loop_ranges
+from xlinalg.transforms.tiling.loops import (
+    check_tensor_structured_op,
+    offset_indices,
+    slice_parameters,
+    tensor_loop_ranges,
+)
 
 
 def _fail(message: str) -> TransformFailure:
@@ -61,10 +66,9 @@ def _fail(message: str) -> TransformFailure:
 
 
 def reads_outputs(op: StructuredOpInterface) -> bool:
-    """Whether the op's payload reads its inits (reductions always do)."""
-    from xlinalg.transforms.bufferization.analysis import _reads_outputs_uncached
-
-    return _reads_outputs_uncached(op)
+    """Whether the op's payload reads its inits (reductions always do); asked afresh
+    (a new memo) since fusion rewrites the IR between two questions."""
+    return StructuredReads()(op)
 
 
 def check_fusable_result(result: OpResult, what: str) -> StructuredOpInterface:

@@ -33,11 +33,11 @@ from xlinalg.transforms.tensor.fuse_reshape_slices import (
     bubble_through_expand,
 )
 from xlinalg.transforms.tensor.slices import (
-    _dynamic,
-    _props,
+    dynamic_values,
     mixed_offsets,
     mixed_sizes,
     mixed_strides,
+    slice_properties,
 )
 
 
@@ -50,8 +50,8 @@ def _slice(
     like: tensor.ExtractSliceOp,
 ) -> tensor.ExtractSliceOp:
     op = tensor.ExtractSliceOp.build(
-        operands=[source, _dynamic(offsets), _dynamic(sizes), _dynamic(strides)],
-        properties=_props(offsets, sizes, strides),
+        operands=[source, dynamic_values(offsets), dynamic_values(sizes), dynamic_values(strides)],
+        properties=slice_properties(offsets, sizes, strides),
         result_types=[like.result.type],
     )
     builder.insert(op)

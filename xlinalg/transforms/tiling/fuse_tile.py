@@ -1,8 +1,8 @@
 """Tile a consumer and greedily fuse its producers: the payload side of `transform.structured.fuse`.
 
 Upstream's `tileConsumerAndFuseProducersUsingSCF`: the consumer (a linalg op on
-tensors) is tiled into an `scf.for` nest (`tile_tensor.py`), or one `scf.forall`
-with `use_forall` (`tile_forall.py`, the outputs become `shared_outs`); then every
+tensors) is tiled into an `scf.for` nest (`tile_using_for.py`), or one `scf.forall`
+with `use_forall` (`tile_using_forall.py`, the outputs become `shared_outs`); then every
 `tensor.extract_slice` with unit strides feeding the tiled op is a candidate
 (a rank-reducing one gets a rank-reducing slice of the producer's tile). Its
 source is followed through the loops' iteration arguments / `shared_outs` to the value outside the nest;
@@ -49,11 +49,9 @@ from xlinalg.transforms.tiling.fuse import (
 )
 from xlinalg.transforms.tiling.fuse_cleanup import cleanup_slice
 from xlinalg.transforms.tiling.fuse_dims import resolve_result_dims
-from xlinalg.transforms.tiling.tile_forall import tile_using_forall
-from xlinalg.transforms.tiling.tile_tensor import (
-    check_tensor_structured_op,
-    tile_tensor_op_using_for,
-)
+from xlinalg.transforms.tiling.loops import check_tensor_structured_op
+from xlinalg.transforms.tiling.tile_using_for import tile_tensor_op_using_for
+from xlinalg.transforms.tiling.tile_using_forall import tile_using_forall
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,15 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.transforms.linalg.split_reduction import _combiner, _neutral
-from xlinalg.transforms.tiling.tile import (
-    _tile_operand,
+from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
+from xlinalg.transforms.tiling.loops import (
     check_memref_structured_op,
     loop_ranges,
+    tile_operand,
 )
 
 
@@ -71,8 +72,6 @@ def single_reduction_loop(structured: StructuredOpInterface, sizes: list[int], n
 
 
 def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReductionResult:
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-
     structured = check_memref_structured_op(op, "tile_reduction")
     iterators = [str(t) for t in structured.get_iterator_types()]
     sizes = [*tile_sizes, *([0] * (len(iterators) - len(tile_sizes)))][: len(iterators)]
@@ -80,7 +79,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     ts = sizes[r]
     generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
     assert isinstance(generic, StructuredOpInterface)
-    combiner = _combiner(generic)  # type: ignore[arg-type]
+    combiner = combiner_of(generic)  # type: ignore[arg-type]
     output = structured.get_outputs()[0]
     out_type = output.type
     assert isinstance(out_type, MemRefType)
@@ -102,7 +101,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     partial_type = MemRefType(element, [*out_shape, ts])
     alloc = memref.AllocOp(dynamic_sizes, [], partial_type)
     builder.insert(alloc)
-    cst = arith.ConstantOp(_neutral(combiner, element))
+    cst = arith.ConstantOp(neutral_element(combiner, element))
     builder.insert(cst)
     fill = NAMED_OP_CLASSES["linalg.fill"]([cst.result], [alloc.memref])
     builder.insert(fill)
@@ -130,10 +129,10 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
         }:
             new_inputs.append(value)
         else:
-            new_inputs.append(_tile_operand(inner, value, amap, ivs, extents))
+            new_inputs.append(tile_operand(inner, value, amap, ivs, extents))
     partial_map = AffineMap(out_map.num_dims, 0, (*out_map.results, AffineExpr.dimension(r)))
     out_ivs: list[OpFoldResult] = [0] * len(iterators)
-    acc = _tile_operand(inner, alloc.memref, partial_map, out_ivs, extents)
+    acc = tile_operand(inner, alloc.memref, partial_map, out_ivs, extents)
     split = GenericOp(
         new_inputs,
         [acc],

@@ -47,18 +47,21 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.transforms.linalg.split_reduction import _combiner, _neutral
-from xlinalg.transforms.tiling.tile_forall import _Index, _needs_clamp, extract_tile
-from xlinalg.transforms.tiling.tile_reduction import single_reduction_loop
-from xlinalg.transforms.tiling.tile_tensor import (
+from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
+from xlinalg.transforms.tiling.loops import (
+    IndexArith,
     check_tensor_structured_op,
+    needs_clamp,
     tensor_loop_ranges,
 )
+from xlinalg.transforms.tiling.tile_reduction import single_reduction_loop
+from xlinalg.transforms.tiling.tile_using_forall import extract_tile
 
 
 @dataclass(frozen=True)
@@ -80,8 +83,6 @@ def tile_reduction_using_forall(
     mapping: ArrayAttr[Attribute] | None = None,
 ) -> ForallReductionResult:
     """See the module docstring. Silenceable failures leave the IR untouched."""
-    from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-
     structured = check_tensor_structured_op(op, "tile_reduction_using_forall")
     iterators = [str(t) for t in structured.get_iterator_types()]
     by_threads = any(t != 0 for t in num_threads) or not any(s != 0 for s in tile_sizes)
@@ -94,22 +95,22 @@ def tile_reduction_using_forall(
     if r in {d for e in out_map.results for d in e.used_dims()}:
         raise _fail("the tiled reduction loop indexes the output")
     generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
-    combiner = _combiner(generic)  # silenceable when there is no single binary combiner
+    combiner = combiner_of(generic)  # silenceable when there is no single binary combiner
     output = structured.get_outputs()[0]
     out_type = output.type
     assert isinstance(out_type, TensorType)
     element = out_type.get_element_type()
-    neutral = _neutral(combiner, element)
+    neutral = neutral_element(combiner, element)
 
     outer = IndexBuilder(InsertPoint.before(op))
     ranges = tensor_loop_ranges(structured, outer)
     # n partial columns; tiles of ts (at most) each
     if by_threads:
         n: OpFoldResult = padded[r]
-        ts = _Index(outer).ceildiv(ranges[r], n)
+        ts = IndexArith(outer).ceildiv(ranges[r], n)
     else:
         ts = padded[r]
-        n = _Index(outer).ceildiv(ranges[r], ts)
+        n = IndexArith(outer).ceildiv(ranges[r], ts)
     out_shape = list(out_type.get_shape())
     out_sizes: list[OpFoldResult] = []
     for index, extent in enumerate(out_shape):
@@ -134,12 +135,12 @@ def tile_reduction_using_forall(
         forall = ForallOp([0], [ranges[r]], [ts], [fill.results[0]], mapping)
     outer.insert(forall)
     inner = IndexBuilder(InsertPoint.before(forall.terminator))
-    index = _Index(inner)
+    index = IndexArith(inner)
     (iv,) = forall.induction_vars
     (acc,) = forall.region_out_args
     if by_threads:
         offset, column_index = index.mul(iv, ts), iv
-        extent = index.extent(iv, offset, ts, ranges[r], _needs_clamp(ranges[r], n, ts))
+        extent = index.extent(iv, offset, ts, ranges[r], needs_clamp(ranges[r], n, ts))
     else:
         assert isinstance(ts, int)
         offset, column_index = iv, inner.apply(AffineExpr.dimension(0) // ts, [iv])

@@ -37,7 +37,7 @@ from xlinalg.dialects.vector import (
     MultiDimReductionOp,
     vector_shape,
 )
-from xlinalg.transforms.linalg.split_reduction import _neutral
+from xlinalg.transforms.linalg.split_reduction import neutral_element
 from xlinalg.transforms.vector.builders import insert
 from xlinalg.transforms.vector.lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
@@ -115,7 +115,7 @@ def neutral_vector(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
     table = INT_COMBINE if isinstance(element, IntegerType) else FLOAT_COMBINE
     if kind not in table:
         raise fail(f"combining kind {kind} does not apply to {t}")
-    value = _neutral(table[kind], element).value.data  # type: ignore[arg-type,attr-defined]
+    value = neutral_element(table[kind], element).value.data  # type: ignore[arg-type,attr-defined]
     return b.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
 
 

@@ -1,11 +1,13 @@
-"""Tiling a linalg structured op into one `scf.forall` (upstream's `tileUsingSCF` with
-`LoopType::ForallOp`, and `tileToForallOp` for `num_threads`).
+"""Tiling an op into one `scf.forall` (upstream's `tileUsingSCF` with `LoopType::ForallOp`,
+and `tileToForallOp` for `num_threads`).
 
-The payload side of `transform.structured.tile_using_forall` / `tile_to_forall_op`.
-Either `tile_sizes` or `num_threads` is given (one entry per loop, missing trailing
-entries are 0 = not tiled; an entry is an `int` or an index `SSAValue` computed in
-the payload). The forall is normalized (`in (n0, n1, ...)`), one dimension per
-tiled loop, in loop order:
+The payload side of `transform.structured.tile_using_forall` / `tile_to_forall_op`:
+`tile_using_forall(op, tile_sizes=... | num_threads=..., mapping=...)` for a linalg
+structured op (`tile_linalg_op_using_forall`) or a `TilingInterface` op
+(`tile_interface_op_using_forall`). Either `tile_sizes` or `num_threads` is given
+(one entry per loop, missing trailing entries are 0 = not tiled; an entry is an
+`int` or an index `SSAValue` computed in the payload). The forall is normalized
+(`in (n0, n1, ...)`), one dimension per tiled loop, in loop order:
 
 * `tile_sizes [ts]`: `ceildiv(range, ts)` iterations, tile offset `iv * ts`,
   extent `min(range - iv * ts, ts)` (just `ts` when it statically divides).
@@ -27,6 +29,12 @@ extracted from the block argument, and the tiled op's results are written back b
 `tensor.parallel_insert_slice` in the `scf.forall.in_parallel` terminator; the op's
 results are replaced by the forall's. Static values use `affine.apply/min/max`
 (as upstream prints them); dynamic sizes or thread counts use `arith` ops.
+
+A `TilingInterface` op gets the same trip counts, offsets and extents and is asked
+for its tile (`get_tiled_implementation`); reduction loops are not tiled by a
+forall (the tiles would race on the destination): a silenceable failure. On
+tensors its destinations become `shared_outs` and every tile result goes back
+with a `tensor.parallel_insert_slice` at its position.
 """
 
 from __future__ import annotations
@@ -34,30 +42,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import ArrayAttr, IndexType, MemRefType
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
+from xlinalg.ir.slices import domain_of
 from xlinalg.ir.subview_type import strides_and_offset
-from xlinalg.transforms.tiling.tile import (
-    _tile_operand,
+from xlinalg.transforms.tensor.slices import extract_slice
+from xlinalg.transforms.tiling.loops import (
+    IndexArith,
     check_memref_structured_op,
+    check_tensor_structured_op,
+    destination_operand_indices,
     loop_range_sources,
     loop_ranges,
+    needs_clamp,
     offset_indices,
     slice_parameters,
-)
-from xlinalg.transforms.tiling.tile_tensor import (
-    _slice_type,
-    check_tensor_structured_op,
+    slice_position,
+    tensor_destinations,
     tensor_loop_ranges,
+    tile_operand,
 )
 
 Size = int | SSAValue
@@ -73,6 +86,35 @@ class ForallTilingResult:
 
 def _fail(message: str) -> TransformFailure:
     return TransformFailure(message, silenceable=True)
+
+
+def tile_using_forall(
+    op: Operation,
+    *,
+    tile_sizes: Sequence[Size] | None = None,
+    num_threads: Sequence[Size] | None = None,
+    mapping: ArrayAttr[Attribute] | None = None,
+) -> ForallTilingResult:
+    """Tile `op` into an `scf.forall` (see the module docstring); the op is erased.
+
+    Exactly one of `tile_sizes` / `num_threads` must be given. Raises a silenceable
+    `TransformFailure` when a precondition does not hold (IR untouched then).
+    """
+    if not isinstance(op, StructuredOpInterface) and isinstance(op, TilingInterface):
+        return tile_interface_op_using_forall(
+            op, tile_sizes=tile_sizes, num_threads=num_threads, mapping=mapping
+        )
+    return tile_linalg_op_using_forall(
+        op, tile_sizes=tile_sizes, num_threads=num_threads, mapping=mapping
+    )
+
+
+def _check_one_of(tile_sizes: object, num_threads: object) -> None:
+    if (tile_sizes is None) == (num_threads is None):
+        raise TransformFailure(
+            "tile_using_forall: exactly one of tile_sizes and num_threads must be given",
+            silenceable=False,
+        )
 
 
 def _normalize(values: Sequence[Size], num_loops: int, what: str, op_name: str) -> list[Size]:
@@ -91,62 +133,7 @@ def _is_tiled(v: Size) -> bool:
     return not (isinstance(folded, int) and folded == 0)
 
 
-class _Index:
-    """Index arithmetic on OpFoldResults: affine ops when every leaf is static or an
-    iv times a constant, `arith` ops when a factor is dynamic."""
-
-    def __init__(self, builder: IndexBuilder) -> None:
-        self.b = builder
-
-    def _arith(self, cls: type[Operation], a: OpFoldResult, b: OpFoldResult) -> SSAValue:
-        op = cls(self.b.value(a), self.b.value(b))  # type: ignore[call-arg]
-        self.b.insert(op)
-        return op.results[0]
-
-    def ceildiv(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
-        a, b = fold_constant(a), fold_constant(b)
-        if isinstance(a, int) and isinstance(b, int):
-            return -(-a // b)
-        if isinstance(b, int):
-            return self.b.apply(AffineExpr.dimension(0).ceil_div(b), [a])
-        return self._arith(arith.CeilDivSIOp, a, b)
-
-    def mul(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
-        a, b = fold_constant(a), fold_constant(b)
-        if isinstance(b, int):
-            return self.b.apply(AffineExpr.dimension(0) * b, [a])
-        if isinstance(a, int):
-            return self.b.apply(AffineExpr.dimension(0) * a, [b])
-        return self._arith(arith.MuliOp, a, b)
-
-    def extent(
-        self, iv: SSAValue, offset: OpFoldResult, ts: OpFoldResult, bound: OpFoldResult,
-        clamp_at_zero: bool,
-    ) -> OpFoldResult:  # fmt: skip
-        """min(bound - offset, ts), and max(0, .) when `clamp_at_zero`."""
-        ts, bound = fold_constant(ts), fold_constant(bound)
-        static = isinstance(ts, int) and isinstance(bound, int) and not clamp_at_zero
-        if static and (ts == 1 or bound % ts == 0):  # type: ignore[operator]
-            return ts
-        if isinstance(ts, int):
-            d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
-            size = self.b.min([d1 - d0, AffineExpr.constant(ts)], [offset, bound])
-        else:
-            rest = self._arith(arith.SubiOp, bound, offset)
-            size = self._arith(arith.MinSIOp, rest, ts)
-        if not clamp_at_zero:
-            return size
-        return self._arith(arith.MaxSIOp, size, 0)
-
-
-def _needs_clamp(bound: OpFoldResult, nt: OpFoldResult, ts: OpFoldResult) -> bool:
-    """Whether the last of `nt` threads can get an empty (negative-sized) tile."""
-    bound, nt, ts = fold_constant(bound), fold_constant(nt), fold_constant(ts)
-    if isinstance(bound, int) and isinstance(nt, int) and isinstance(ts, int):
-        return (nt - 1) * ts >= bound
-    return True
-
-
+# ---- linalg structured ops ----
 def _check_memref_operands(op: StructuredOpInterface, tiled_dims: set[int]) -> None:
     for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
         if shape_of(value.type) is None:
@@ -167,35 +154,18 @@ def extract_tile(
     """`tensor.extract_slice` of `value` (indexed by `amap`) covering the tile at `offsets`
     with `extents`; returns it with its offsets and sizes."""
     slice_offsets, slice_sizes = slice_parameters(builder, amap, offsets, extents)
-    extract = tensor.ExtractSliceOp(
-        value, list(slice_offsets), list(slice_sizes), [1] * len(slice_sizes),
-        _slice_type(value.type, slice_sizes),
-    )  # fmt: skip
-    builder.insert(extract)
-    return extract.result, slice_offsets, slice_sizes
+    return extract_slice(builder, value, slice_offsets, slice_sizes), slice_offsets, slice_sizes
 
 
-def tile_using_forall(
+def tile_linalg_op_using_forall(
     op: Operation,
     *,
     tile_sizes: Sequence[Size] | None = None,
     num_threads: Sequence[Size] | None = None,
     mapping: ArrayAttr[Attribute] | None = None,
 ) -> ForallTilingResult:
-    """Tile `op` into an `scf.forall` (see the module docstring); the op is erased.
-
-    Exactly one of `tile_sizes` / `num_threads` must be given. Raises a silenceable
-    `TransformFailure` when a precondition does not hold (IR untouched then).
-    """
-    if (tile_sizes is None) == (num_threads is None):
-        raise TransformFailure(
-            "tile_using_forall: exactly one of tile_sizes and num_threads must be given",
-            silenceable=False,
-        )
-    from xlinalg.interfaces.tiling import TilingInterface, tile_interface_using_forall
-
-    if not isinstance(op, StructuredOpInterface) and isinstance(op, TilingInterface):
-        return tile_interface_using_forall(op, tile_sizes=tile_sizes, num_threads=num_threads, mapping=mapping)
+    """Tile `op` (a linalg structured op on memrefs or on tensors) into an `scf.forall`."""
+    _check_one_of(tile_sizes, num_threads)
     tensors = bool(op.results)
     structured = (
         check_tensor_structured_op(op, "tile_using_forall")
@@ -223,7 +193,7 @@ def tile_using_forall(
 
     outer = IndexBuilder(InsertPoint.before(op))
     ranges = tensor_loop_ranges(structured, outer) if tensors else loop_ranges(structured, outer)
-    o = _Index(outer)
+    o = IndexArith(outer)
     tile: dict[int, OpFoldResult] = {}
     trips: list[Size] = []
     for d in tiled_dims:
@@ -238,7 +208,7 @@ def tile_using_forall(
     forall = ForallOp([0] * len(trips), trips, [1] * len(trips), outputs, mapping)
     Rewriter.insert_op(forall, InsertPoint.before(op))
     inner = IndexBuilder(InsertPoint.before(forall.terminator))
-    i = _Index(inner)
+    i = IndexArith(inner)
     offsets: list[OpFoldResult] = []
     extents: list[OpFoldResult] = []
     for d in range(num_loops):
@@ -248,7 +218,7 @@ def tile_using_forall(
             continue
         iv = forall.induction_vars[tiled_dims.index(d)]
         offset = i.mul(iv, tile[d])
-        clamp = by_threads and _needs_clamp(ranges[d], given[d], tile[d])
+        clamp = by_threads and needs_clamp(ranges[d], given[d], tile[d])
         offsets.append(offset)
         extents.append(i.extent(iv, offset, tile[d], ranges[d], clamp))
 
@@ -265,7 +235,7 @@ def tile_using_forall(
                 out_slices.append(([], []))
             continue
         if not tensors:
-            new_operands.append(_tile_operand(inner, value, amap, offsets, extents))
+            new_operands.append(tile_operand(inner, value, amap, offsets, extents))
             continue
         extract, slice_offsets, slice_sizes = extract_tile(inner, value, amap, offsets, extents)
         new_operands.append(extract)
@@ -297,5 +267,105 @@ def tile_using_forall(
     return ForallTilingResult(tiled, forall)
 
 
-__all__ = ["ForallTilingResult", "tile_using_forall"]
+# ---- TilingInterface ops ----
+def tile_interface_op_using_forall(
+    op: Operation,
+    *,
+    tile_sizes: Sequence[Size] | None = None,
+    num_threads: Sequence[Size] | None = None,
+    mapping: ArrayAttr[Attribute] | None = None,
+) -> ForallTilingResult:
+    """Tile a `TilingInterface` op into one `scf.forall` (same trip counts, offsets and
+    extents as for linalg ops; see the module docstring)."""
+    _check_one_of(tile_sizes, num_threads)
+    assert isinstance(op, TilingInterface)
+    iterators = op.get_loop_iterator_types()
+    by_threads = num_threads is not None
+    given = _normalize(num_threads if by_threads else tile_sizes,  # type: ignore[arg-type]
+                       len(iterators), "num_threads" if by_threads else "tile sizes", op.name)
+    tiled_dims = [d for d in range(len(iterators)) if _is_tiled(given[d])]
+    if mapping is not None and len(mapping.data) != len(tiled_dims):
+        raise TransformFailure(
+            f"tile_using_forall: mapping has {len(mapping.data)} attributes for "
+            f"{len(tiled_dims)} tiled loop(s)", silenceable=False)
+    blocked = sorted(d for d in op.untileable_loops() if d in tiled_dims)
+    if blocked:
+        raise tile_failure(f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled")
+    reductions = [d for d in tiled_dims if iterators[d] != IteratorType.PARALLEL]
+    if reductions:
+        raise tile_failure(
+            f"tile_using_forall: loop(s) {reductions} of '{op.name}' are reductions; "
+            "a forall over them would race (use tile_using_for)")
+    if op.results:
+        tensor_destinations(op)  # fails before the IR is touched
+    target = op.prepare_for_tiling([1 if d in tiled_dims else 0 for d in range(len(iterators))])
+    assert isinstance(target, TilingInterface)
+    outer = IndexBuilder(InsertPoint.before(target))
+    ranges = target.get_iteration_domain(outer)
+    index = IndexArith(outer)
+    tile: dict[int, OpFoldResult] = {}
+    trips: list[OpFoldResult] = []
+    for d in tiled_dims:
+        if by_threads:
+            trips.append(fold_constant(given[d]))
+            tile[d] = index.ceildiv(ranges[d], given[d])
+        else:
+            tile[d] = fold_constant(given[d])
+            trips.append(index.ceildiv(ranges[d], given[d]))
 
+    dests = tensor_destinations(target) if target.results else []
+    forall = ForallOp([0] * len(trips), trips, [1] * len(trips), dests, mapping)  # type: ignore[arg-type]
+    Rewriter.insert_op(forall, InsertPoint.before(target))
+    inner = IndexBuilder(InsertPoint.before(forall.terminator))
+    index = IndexArith(inner)
+    offsets: list[OpFoldResult] = []
+    extents: list[OpFoldResult] = []
+    for d in range(len(iterators)):
+        if d not in tile:
+            offsets.append(0)
+            extents.append(ranges[d])
+            continue
+        iv = forall.induction_vars[tiled_dims.index(d)]
+        offset = index.mul(iv, tile[d])
+        offsets.append(offset)
+        clamp = by_threads and needs_clamp(ranges[d], given[d], tile[d])
+        extents.append(index.extent(iv, offset, tile[d], ranges[d], clamp))
+
+    if not dests:
+        tiled = as_tiled_implementation(target.get_tiled_implementation(inner, offsets, extents))
+        Rewriter.erase_op(target)
+        return ForallTilingResult(tiled.op, forall)
+
+    shared = list(forall.region_out_args)
+    proxy = target.clone()
+    for operand_index, value in zip(destination_operand_indices(target, dests), shared):
+        proxy.operands[operand_index] = value
+    inner.insert(proxy)
+    assert isinstance(proxy, TilingInterface)
+    tile_impl = as_tiled_implementation(
+        proxy.get_tiled_implementation(IndexBuilder(InsertPoint.before(proxy)), offsets, extents))
+    after = IndexBuilder(InsertPoint.after(proxy))
+    Rewriter.erase_op(proxy)
+    tiled_inits = tensor_destinations(tile_impl.op) if tile_impl.positions is None else []
+    inserts: list[Operation] = []
+    for i, (value, dest) in enumerate(zip(tile_impl.results, shared, strict=True)):
+        position = (tile_impl.positions[i] if tile_impl.positions is not None
+                    else slice_position(tiled_inits[i], dest))
+        if position is None:
+            position = ([0] * len(domain_of(after, dest)), domain_of(after, dest))
+        where, sizes = position
+        inserts.append(ParallelInsertSliceOp(value, dest, where, sizes, [1] * len(sizes)))  # type: ignore[arg-type]
+    Rewriter.replace_op(forall.terminator, InParallelOp(inserts))
+    for old, new in zip(target.results, forall.res, strict=True):
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(target)
+    return ForallTilingResult(tile_impl.op, forall)
+
+
+__all__ = [
+    "ForallTilingResult",
+    "extract_tile",
+    "tile_interface_op_using_forall",
+    "tile_linalg_op_using_forall",
+    "tile_using_forall",
+]
