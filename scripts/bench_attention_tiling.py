@@ -32,11 +32,15 @@ def payload(kind: str, b: int, n: int, l: int, d: int) -> str:
 
 def schedule(forall: bool, bn: int, bl: int) -> str:
     if forall:
-        body = (f"%t, %f = transform.structured.tile_using_forall %op tile_sizes [1, {bn}, 0] : ({ANY}) -> ({ANY}, {ANY})\n"
-                f"    %t2, %l = transform.structured.tile_using_for %t tile_sizes [0, 0, {bl}] : ({ANY}) -> ({ANY}, {ANY})")
+        body = (
+            f"%t, %f = transform.structured.tile_using_forall %op tile_sizes [1, {bn}, 0] : ({ANY}) -> ({ANY}, {ANY})\n"
+            f"    %t2, %l = transform.structured.tile_using_for %t tile_sizes [0, 0, {bl}] : ({ANY}) -> ({ANY}, {ANY})"
+        )
     else:
-        body = (f"%t, %l:3 = transform.structured.tile_using_for %op tile_sizes [1, {bn}, {bl}] "
-                f": ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})")
+        body = (
+            f"%t, %l:3 = transform.structured.tile_using_for %op tile_sizes [1, {bn}, {bl}] "
+            f": ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})"
+        )
     return f"""module attributes {{transform.with_named_sequence}} {{
   transform.named_sequence @__transform_main(%root: {ANY} {{transform.readonly}}) {{
     %op = transform.structured.match ops{{["iree_linalg_ext.attention"]}} in %root : ({ANY}) -> {ANY}
@@ -61,9 +65,15 @@ def main() -> None:
     variants = {
         "memref": (payload("memref", 1, args.n, args.l, args.d), schedule(False, args.bn, args.bl)),
         "tensor": (payload("tensor", 1, args.n, args.l, args.d), schedule(False, args.bn, args.bl)),
-        "tensor+forall": (payload("tensor", 1, args.n, args.l, args.d), schedule(True, args.bn, args.bl)),
+        "tensor+forall": (
+            payload("tensor", 1, args.n, args.l, args.d),
+            schedule(True, args.bn, args.bl),
+        ),
     }
-    kernels = {name: xlinalg.compile(src, schedule=sched, entry="f") for name, (src, sched) in variants.items()}
+    kernels = {
+        name: xlinalg.compile(src, schedule=sched, entry="f")
+        for name, (src, sched) in variants.items()
+    }
     times: dict[str, list[float]] = {name: [] for name in kernels}
     for _ in range(args.rounds):  # interleaved rounds
         for name, kernel in kernels.items():
@@ -72,8 +82,10 @@ def main() -> None:
     base = float(np.median(times["memref"]))
     for name, samples in times.items():
         median = float(np.median(samples))
-        print(f"{name:14s} {median * 1e3:8.3f} ms  {flops / median / 1e9:6.2f} GFLOP/s  "
-              f"time ratio vs memref {median / base:.2f}")
+        print(
+            f"{name:14s} {median * 1e3:8.3f} ms  {flops / median / 1e9:6.2f} GFLOP/s  "
+            f"time ratio vs memref {median / base:.2f}"
+        )
 
 
 if __name__ == "__main__":

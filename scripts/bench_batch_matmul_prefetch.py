@@ -39,22 +39,32 @@ def prefetching_kernel(payload: str, schedule: str, knobs: dict[str, int], local
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--locality", type=int, nargs="*", default=[2],
-                        help="also the rewrite with these locality hints (prefetch_b = 1 is 3)")
+    parser.add_argument(
+        "--locality",
+        type=int,
+        nargs="*",
+        default=[2],
+        help="also the rewrite with these locality hints (prefetch_b = 1 is 3)",
+    )
     add_arguments(parser)
     args = parser.parse_args()
     payload = (ROOT / "examples" / "batch_matmul_8x256.mlir").read_text()
     schedule = (ROOT / "search_spaces" / "batch_matmul.mlir").read_text()
     knobs = FIXED["batch_matmul.mlir"]
-    kernels = {"stored": xlinalg.compile(payload, schedule=schedule, knobs=knobs),
-               "prefetch_b = 1": xlinalg.compile(payload, schedule=schedule,
-                                                 knobs={**knobs, "prefetch_b": 1})}
+    kernels = {
+        "stored": xlinalg.compile(payload, schedule=schedule, knobs=knobs),
+        "prefetch_b = 1": xlinalg.compile(
+            payload, schedule=schedule, knobs={**knobs, "prefetch_b": 1}
+        ),
+    }
     for locality in args.locality:
-        kernels[f"prefetch locality {locality}"] = prefetching_kernel(payload, schedule, knobs,
-                                                                      locality)
+        kernels[f"prefetch locality {locality}"] = prefetching_kernel(
+            payload, schedule, knobs, locality
+        )
     inputs = kernels["stored"].make_inputs(seed=1)
     if not kernels["stored"].check(*inputs).ok:  # type: ignore[attr-defined]
         raise SystemExit("stored kernel: wrong result")
@@ -68,13 +78,20 @@ def main() -> int:
         scratch[name] = [a.copy() for a in inputs]
     peak = Peak()
     seconds = interleaved(
-        {name: partial(call_seconds, partial(kernel, *scratch[name]), 15, args.stat, args.timer)
-         for name, kernel in kernels.items()}, args.rounds, args.stat)
+        {
+            name: partial(call_seconds, partial(kernel, *scratch[name]), 15, args.stat, args.timer)
+            for name, kernel in kernels.items()
+        },
+        args.rounds,
+        args.stat,
+    )
     peak.measure()
     work = 2.0 * 8 * 256**3
     print(f"{peak}; timer {args.timer}, stat {args.stat}; load {os.getloadavg()[0]:.1f}")
     for name, s in seconds.items():
-        print(f"{name:>22}: {work / s / 1e9:6.1f} GFLOP/s  {work / s / 1e9 / peak.gflops:.3f} of peak")
+        print(
+            f"{name:>22}: {work / s / 1e9:6.1f} GFLOP/s  {work / s / 1e9 / peak.gflops:.3f} of peak"
+        )
     return 0
 
 

@@ -79,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser, timer=False)
     args = parser.parse_args(argv)
     result = measure(args.n, args.rounds, args.calls, args.stat)
-    print(f"{args.n}x{args.n}x{args.n} f32 matmul, per call (us, {args.stat} of {args.rounds} rounds "
-          f"of {args.calls} calls):")
+    print(
+        f"{args.n}x{args.n}x{args.n} f32 matmul, per call (us, {args.stat} of {args.rounds} rounds "
+        f"of {args.calls} calls):"
+    )
     for key, value in result.items():
         print(f"  {key:9s} {value:7.2f}")
     return 0

@@ -99,11 +99,20 @@ class Layer:
         return f"{self.oh}x{self.ow}x{self.c}->{self.f} s{self.stride}"
 
     def shapes(self) -> list[tuple[int, ...]]:
-        return [(1, self.ih, self.iw, self.c), (3, 3, self.c, self.f), (1, self.oh, self.ow, self.f)]
+        return [
+            (1, self.ih, self.iw, self.c),
+            (3, 3, self.c, self.f),
+            (1, self.oh, self.ow, self.f),
+        ]
 
 
-LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 256, 256, 1),
-          Layer(7, 7, 512, 512, 1), Layer(28, 28, 64, 128, 2)]
+LAYERS = [
+    Layer(56, 56, 64, 64, 1),
+    Layer(28, 28, 128, 128, 1),
+    Layer(14, 14, 256, 256, 1),
+    Layer(7, 7, 512, 512, 1),
+    Layer(28, 28, 64, 128, 2),
+]
 
 
 #: Knobs of conv2d_nhwc_hwcf.mlir per layer (`--stored` measures these instead of
@@ -120,30 +129,81 @@ LAYERS = [Layer(56, 56, 64, 64, 1), Layer(28, 28, 128, 128, 1), Layer(14, 14, 25
 #: and IREE's order (F blocks inside the pixel block) tie; on 14x14x256 cache_c 32-256,
 #: reg_c 16, 4 x 7, reg_order 0 and an unpacked input tie (within ~1 %, no winner twice).
 STORED_KNOBS: dict[int, dict[str, int]] = {
-    0: {"reg_h": 1, "reg_w": 8, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0,
-        "pack_filter": 1, "pack_input": 0, "reg_order": 0},
-    1: {"reg_h": 1, "reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0,
-        "pack_filter": 1, "pack_input": 0, "reg_order": 0},
-    2: {"reg_h": 2, "reg_w": 14, "reg_f": 16, "reg_c": 8, "cache_c": 64, "cache_order": 1,
-        "pack_filter": 0, "pack_input": 1, "reg_order": 1},
-    3: {"reg_h": 4, "reg_w": 7, "reg_f": 16, "reg_c": 8, "cache_c": 64, "cache_order": 1,
-        "pack_filter": 0, "pack_input": 1, "reg_order": 1},
-    4: {"reg_h": 1, "reg_w": 7, "reg_f": 16, "reg_c": 16, "cache_c": 64, "cache_order": 0,
-        "pack_filter": 0, "pack_input": 0, "reg_order": 0},
+    0: {
+        "reg_h": 1,
+        "reg_w": 8,
+        "reg_f": 16,
+        "reg_c": 16,
+        "cache_c": 64,
+        "cache_order": 0,
+        "pack_filter": 1,
+        "pack_input": 0,
+        "reg_order": 0,
+    },
+    1: {
+        "reg_h": 1,
+        "reg_w": 7,
+        "reg_f": 16,
+        "reg_c": 16,
+        "cache_c": 64,
+        "cache_order": 0,
+        "pack_filter": 1,
+        "pack_input": 0,
+        "reg_order": 0,
+    },
+    2: {
+        "reg_h": 2,
+        "reg_w": 14,
+        "reg_f": 16,
+        "reg_c": 8,
+        "cache_c": 64,
+        "cache_order": 1,
+        "pack_filter": 0,
+        "pack_input": 1,
+        "reg_order": 1,
+    },
+    3: {
+        "reg_h": 4,
+        "reg_w": 7,
+        "reg_f": 16,
+        "reg_c": 8,
+        "cache_c": 64,
+        "cache_order": 1,
+        "pack_filter": 0,
+        "pack_input": 1,
+        "reg_order": 1,
+    },
+    4: {
+        "reg_h": 1,
+        "reg_w": 7,
+        "reg_f": 16,
+        "reg_c": 16,
+        "cache_c": 64,
+        "cache_order": 0,
+        "pack_filter": 0,
+        "pack_input": 0,
+        "reg_order": 0,
+    },
 }
 
 
 def payload(layer: Layer, kind: str = "memref") -> str:
     """The layer's kernel on memrefs (xlinalg: in place) or on tensors (IREE: returns the output)."""
     i, f, o = (f"{kind}<{'x'.join(map(str, s))}xf32>" for s in layer.shapes())
-    attrs = f"{{dilations = dense<1> : tensor<2xi64>, strides = dense<{layer.stride}> : tensor<2xi64>}}"
+    attrs = (
+        f"{{dilations = dense<1> : tensor<2xi64>, strides = dense<{layer.stride}> : tensor<2xi64>}}"
+    )
     if kind == "memref":
-        return (f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) {{\n"
-                f"  linalg.conv_2d_nhwc_hwcf {attrs}\n"
-                f"    ins(%I, %F : {i}, {f}) outs(%O : {o})\n  return\n}}\n")
-    return (f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) -> {o} {{\n"
-            f"  %r = linalg.conv_2d_nhwc_hwcf {attrs}\n"
-            f"    ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}\n  return %r : {o}\n}}\n")
+        return (
+            f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) {{\n"
+            f"  linalg.conv_2d_nhwc_hwcf {attrs}\n"
+            f"    ins(%I, %F : {i}, {f}) outs(%O : {o})\n  return\n}}\n"
+        )
+    return (
+        f"func.func @conv(%I: {i}, %F: {f}, %O: {o}) -> {o} {{\n"
+        f"  %r = linalg.conv_2d_nhwc_hwcf {attrs}\n"
+        f"    ins(%I, %F : {i}, {f}) outs(%O : {o}) -> {o}\n  return %r : {o}\n}}\n"
+    )
 
 
 def compile_seconds(layer: Layer, schedule: str, knobs: dict | None, count: int) -> float:
@@ -159,7 +219,9 @@ def im2col_blas(layer: Layer) -> Callable[[np.ndarray, np.ndarray, np.ndarray], 
         start = time.perf_counter_ns()
         windows = np.lib.stride_tricks.sliding_window_view(x[0], (3, 3), axis=(0, 1))[::s, ::s]
         # windows: OH x OW x C x 3 x 3 -> rows ordered (kh, kw, c) like the HWCF filter
-        cols = np.ascontiguousarray(windows.transpose(0, 1, 3, 4, 2)).reshape(layer.oh * layer.ow, -1)
+        cols = np.ascontiguousarray(windows.transpose(0, 1, 3, 4, 2)).reshape(
+            layer.oh * layer.ow, -1
+        )
         out2 = out.reshape(layer.oh * layer.ow, layer.f)
         out2 += cols @ w.reshape(-1, layer.f)
         return (time.perf_counter_ns() - start) / 1e9
@@ -175,9 +237,17 @@ class IreeKernel:
 
         start = time.perf_counter()
         vmfb = subprocess.run(
-            ["iree-compile", "-", "--iree-hal-target-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host", "-o", "-"],
-            input=payload(layer, "tensor").encode(), capture_output=True, check=True,
+            [
+                "iree-compile",
+                "-",
+                "--iree-hal-target-backends=llvm-cpu",
+                "--iree-llvmcpu-target-cpu=host",
+                "-o",
+                "-",
+            ],
+            input=payload(layer, "tensor").encode(),
+            capture_output=True,
+            check=True,
         ).stdout
         self.compile_seconds = time.perf_counter() - start
         ctx = rt.SystemContext(config=rt.Config("local-sync"))
@@ -216,7 +286,9 @@ def iree_available() -> bool:
     return shutil.which("iree-compile") is not None
 
 
-def tuned(text: str, name: str, space: Path, trials: int, args: argparse.Namespace) -> tuple[str, float]:
+def tuned(
+    text: str, name: str, space: Path, trials: int, args: argparse.Namespace
+) -> tuple[str, float]:
     """Tune (or resume) a study, re-rank its best trials; (best schedule, median compile s)."""
     from tuner.export import best_schedule as exported
     from tuner.rerank import rerank
@@ -228,12 +300,16 @@ def tuned(text: str, name: str, space: Path, trials: int, args: argparse.Namespa
     return exported(args.storage, name, header=False), _median_compile_seconds(args.storage, name)
 
 
-def best_schedule(layer: Layer, index: int, args: argparse.Namespace) -> tuple[str, dict | None, float]:
+def best_schedule(
+    layer: Layer, index: int, args: argparse.Namespace
+) -> tuple[str, dict | None, float]:
     """(schedule text, fixed knobs or None, median compile s per candidate)."""
     fixed = dict(args.knobs).get(index, STORED_KNOBS[index] if args.stored else None)
     if fixed is not None:
         return SPACE.read_text(), fixed, float("nan")
-    schedule, compile_s = tuned(payload(layer), f"bench-conv-{layer.name}", SPACE, args.trials, args)
+    schedule, compile_s = tuned(
+        payload(layer), f"bench-conv-{layer.name}", SPACE, args.trials, args
+    )
     return schedule, None, compile_s
 
 
@@ -243,26 +319,50 @@ def parse_knobs(text: str) -> tuple[int, dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--layers", nargs="+", type=int, default=list(range(len(LAYERS))),
-                        help="indices into LAYERS (0..4)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--layers",
+        nargs="+",
+        type=int,
+        default=list(range(len(LAYERS))),
+        help="indices into LAYERS (0..4)",
+    )
     parser.add_argument("--trials", type=int, default=30, help="tuning trials per layer")
-    parser.add_argument("--knobs", action="append", type=parse_knobs, default=[],
-                        help="LAYER=JSON: use these knobs for that layer instead of tuning")
-    parser.add_argument("--stored", action="store_true",
-                        help="measure the STORED_KNOBS schedules instead of tuning")
+    parser.add_argument(
+        "--knobs",
+        action="append",
+        type=parse_knobs,
+        default=[],
+        help="LAYER=JSON: use these knobs for that layer instead of tuning",
+    )
+    parser.add_argument(
+        "--stored", action="store_true", help="measure the STORED_KNOBS schedules instead of tuning"
+    )
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rerank", type=int, default=5,
-                        help="re-time the K best trials paired and interleaved (tuner.rerank)")
-    parser.add_argument("--img2col-trials", type=int, default=0,
-                        help="also tune search_spaces/conv2d_img2col.mlir (im2col + matmul) this long")
+    parser.add_argument(
+        "--rerank",
+        type=int,
+        default=5,
+        help="re-time the K best trials paired and interleaved (tuner.rerank)",
+    )
+    parser.add_argument(
+        "--img2col-trials",
+        type=int,
+        default=0,
+        help="also tune search_spaces/conv2d_img2col.mlir (im2col + matmul) this long",
+    )
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE column")
     bench_stats.add_arguments(parser)  # --timer: 'BLAS 2t' stays in wall time (two threads)
-    parser.add_argument("--compiles", type=int, default=3,
-                        help="with fixed knobs: compilations timed for the 'compile s' column")
+    parser.add_argument(
+        "--compiles",
+        type=int,
+        default=3,
+        help="with fixed knobs: compilations timed for the 'compile s' column",
+    )
     args = parser.parse_args()
     global clock, stat
     clock, stat = args.timer, args.stat
@@ -270,17 +370,20 @@ def main() -> int:
 
     peak = bench_stats.Peak()
     info = xlinalg.host_info()
-    print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), "
-          f"{peak}")
+    print(f"host: {info.get('cpu_model', '?')} ({info.get('llvm_cpu', '?')}), {peak}")
     use_iree = not args.no_iree and iree_available()
-    header = (f"{'layer':>22} | {'xlinalg':>8} | {'im2col':>8} | {'BLAS 1t':>8} | {'BLAS 2t':>8} | {'IREE':>8} | "
-              f"{'x/IREE':>6} | {'x/peak':>6} | {'IREE/peak':>9} | {'compile s':>9} | knobs")
+    header = (
+        f"{'layer':>22} | {'xlinalg':>8} | {'im2col':>8} | {'BLAS 1t':>8} | {'BLAS 2t':>8} | {'IREE':>8} | "
+        f"{'x/IREE':>6} | {'x/peak':>6} | {'IREE/peak':>9} | {'compile s':>9} | knobs"
+    )
     print(header, flush=True)
     for index in args.layers:
         layer = LAYERS[index]
         schedule, fixed, compile_s = best_schedule(layer, index, args)
         kernel = xlinalg.compile(payload(layer), schedule=schedule, knobs=fixed)
-        if args.compiles > 0:  # same definition for tuned and fixed knobs (bench_matmul.compile_seconds)
+        if (
+            args.compiles > 0
+        ):  # same definition for tuned and fixed knobs (bench_matmul.compile_seconds)
             compile_s = compile_seconds(layer, schedule, fixed, args.compiles)
         x, w, out = (aligned(a) for a in kernel.make_inputs(seed=1))
         check = kernel.check(x, w, out)
@@ -295,8 +398,13 @@ def main() -> int:
         times: dict[str, list[float]] = {"x": [], "i2c": [], "blas1": [], "blas2": [], "iree": []}
         i2c = None
         if args.img2col_trials:
-            i2c_schedule, _ = tuned(payload(layer, "tensor"), f"bench-conv-img2col-{layer.name}",
-                                    IMG2COL_SPACE, args.img2col_trials, args)
+            i2c_schedule, _ = tuned(
+                payload(layer, "tensor"),
+                f"bench-conv-img2col-{layer.name}",
+                IMG2COL_SPACE,
+                args.img2col_trials,
+                args,
+            )
             i2c = xlinalg.compile(payload(layer, "tensor"), schedule=i2c_schedule)
         scratch = aligned(out)
         run_kernel = prepared_call(kernel, x, w, scratch)
@@ -307,21 +415,29 @@ def main() -> int:
             for threads in (1, 2):
                 with threadpool_limits(limits=threads, user_api="blas"):
                     timer = "wall" if threads > 1 else None  # 2 threads: wall time
-                    times[f"blas{threads}"].append(call_seconds(partial(blas, x, w, scratch), timer=timer))
+                    times[f"blas{threads}"].append(
+                        call_seconds(partial(blas, x, w, scratch), timer=timer)
+                    )
             if iree is not None:
                 times["iree"].append(iree.seconds(x, w, out))
             # the peak too, every round: one measurement under load reads low
             peak.measure()
         aggregate = bench_stats.statistic(args.stat)
-        g = {key: layer.flops / aggregate(v) / 1e9 if v else float("nan")
-             for key, v in times.items()}
+        g = {
+            key: layer.flops / aggregate(v) / 1e9 if v else float("nan") for key, v in times.items()
+        }
         knobs = fixed if fixed is not None else _resolved_knobs(schedule)
-        print(f"{layer.label():>22} | {g['x']:8.1f} | {g['i2c']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
-              f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak.gflops:6.2f} | "
-              f"{g['iree'] / peak.gflops:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}", flush=True)
+        print(
+            f"{layer.label():>22} | {g['x']:8.1f} | {g['i2c']:8.1f} | {g['blas1']:8.1f} | {g['blas2']:8.1f} | "
+            f"{g['iree']:8.1f} | {g['x'] / g['iree']:6.2f} | {g['x'] / peak.gflops:6.2f} | "
+            f"{g['iree'] / peak.gflops:9.2f} | {compile_s:9.2f} | {json.dumps(knobs)}",
+            flush=True,
+        )
     print(f"\n{peak}, interleaved with the rounds. Load average {os.getloadavg()[0]:.1f}.")
-    print(f"Clock: {args.timer}. GFLOP/s ({args.stat} of interleaved rounds, each the {args.stat} of 9 single calls); f32; one thread except 'BLAS 2t'; "
-          "BLAS = im2col copy + OpenBLAS sgemm; IREE = iree-compile llvm-cpu host, local-sync.")
+    print(
+        f"Clock: {args.timer}. GFLOP/s ({args.stat} of interleaved rounds, each the {args.stat} of 9 single calls); f32; one thread except 'BLAS 2t'; "
+        "BLAS = im2col copy + OpenBLAS sgemm; IREE = iree-compile llvm-cpu host, local-sync."
+    )
     return 0
 
 
@@ -329,7 +445,9 @@ def _resolved_knobs(schedule: str) -> dict[str, int]:
     """Knob values of an exported schedule (`knob<"name"> = V` / `alternatives<"name"> selected_region = V`)."""
     import re
 
-    found = re.findall(r'(?:knob|alternatives)<"(\w+)">\s*(?:=|selected_region\s*=)\s*(\d+)', schedule)
+    found = re.findall(
+        r'(?:knob|alternatives)<"(\w+)">\s*(?:=|selected_region\s*=)\s*(\d+)', schedule
+    )
     return {name: int(value) for name, value in found}
 
 

@@ -33,15 +33,19 @@ sys.path.insert(0, str(REPO / "scripts"))
 from bench_stats import add_arguments, call_seconds, interleaved
 
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
-CANDIDATES = [
-    # the chain fused down to rows of vec_n lanes: one loop, intermediates in registers
-    {"tile_m": m, "tile_n": n, "vec_n": v, "fusion": f, "vectorize": 2}
-    for m, n, v, f in ((1, 1024, 64, 1), (8, 1024, 32, 0), (8, 200, 40, 0), (4, 512, 32, 0))
-] + [
-    # each op of the tile vectorized in turn (three passes over the tile in L1)
-    {"tile_m": m, "tile_n": n, "vec_n": v, "fusion": 0, "vectorize": 0}
-    for m, n, v in ((16, 512, 64), (2, 1024, 64))
-] + [{"tile_m": 8, "tile_n": 256, "vec_n": 64, "fusion": 0, "vectorize": 1}]  # scalar tiles
+CANDIDATES = (
+    [
+        # the chain fused down to rows of vec_n lanes: one loop, intermediates in registers
+        {"tile_m": m, "tile_n": n, "vec_n": v, "fusion": f, "vectorize": 2}
+        for m, n, v, f in ((1, 1024, 64, 1), (8, 1024, 32, 0), (8, 200, 40, 0), (4, 512, 32, 0))
+    ]
+    + [
+        # each op of the tile vectorized in turn (three passes over the tile in L1)
+        {"tile_m": m, "tile_n": n, "vec_n": v, "fusion": 0, "vectorize": 0}
+        for m, n, v in ((16, 512, 64), (2, 1024, 64))
+    ]
+    + [{"tile_m": 8, "tile_n": 256, "vec_n": 64, "fusion": 0, "vectorize": 1}]
+)  # scalar tiles
 
 
 def payload(m: int, n: int) -> str:
@@ -57,7 +61,9 @@ def main() -> None:
     add_arguments(parser)
     args = parser.parse_args()
 
-    print(f"ms and GB/s: {args.stat} of {args.rounds} rounds of {args.calls} calls, timer {args.timer}")
+    print(
+        f"ms and GB/s: {args.stat} of {args.rounds} rounds of {args.calls} calls, timer {args.timer}"
+    )
     print(
         f"{'M x N':>12} | {'numpy':>8} | {'np out=':>8} | {'unfused':>8} | {'fused':>8} | "
         f"{'GB/s fused':>10} | {'GB/s unfused':>12} | {'GB/s numpy':>10} | "
@@ -99,8 +105,13 @@ def bench_shape(shape: str, args: argparse.Namespace) -> None:
         "fused": lambda: fused(a, b, c),
     }
     seconds = interleaved(
-        {name: (lambda fn=fn: call_seconds(fn, args.calls, args.stat, args.timer)) for name, fn in runs.items()},
-        args.rounds, args.stat)
+        {
+            name: (lambda fn=fn: call_seconds(fn, args.calls, args.stat, args.timer))
+            for name, fn in runs.items()
+        },
+        args.rounds,
+        args.stat,
+    )
     ms = {name: v * 1e3 for name, v in seconds.items()}
 
     def gbs(seconds: float) -> float:

@@ -41,13 +41,18 @@ DEFAULT_KNOBS = "tile_m=8,tile_n=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_or
 
 
 def _enc(role: str) -> str:
-    return (f"#iree_linalg_ext.encoding<role = {role}, element_types = [f32, f32, f32], "
-            "round_dims_to = array<i64: 16, 16, 16>>")
+    return (
+        f"#iree_linalg_ext.encoding<role = {role}, element_types = [f32, f32, f32], "
+        "round_dims_to = array<i64: 16, 16, 16>>"
+    )
 
 
 def payload(m: int, n: int, k: int) -> str:
-    la, lb, lc = (f"tensor<{m}x{k}xf32, {_enc('LHS')}>", f"tensor<{k}x{n}xf32, {_enc('RHS')}>",
-                  f"tensor<{m}x{n}xf32, {_enc('RESULT')}>")
+    la, lb, lc = (
+        f"tensor<{m}x{k}xf32, {_enc('LHS')}>",
+        f"tensor<{k}x{n}xf32, {_enc('RHS')}>",
+        f"tensor<{m}x{n}xf32, {_enc('RESULT')}>",
+    )
     return f"""// C + A·B through encodings, {m}x{k} · {k}x{n}, f32
 func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
   %ea = iree_linalg_ext.set_encoding %a : tensor<{m}x{k}xf32> -> {la}
@@ -60,8 +65,14 @@ func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %c: tensor<{m}x{n
 """
 
 
-def _runners(src: str, shape: tuple[int, int, int], knobs: dict[str, int],
-             with_default: bool, stat: str, timer: str) -> dict[str, Callable[[], float]]:
+def _runners(
+    src: str,
+    shape: tuple[int, int, int],
+    knobs: dict[str, int],
+    with_default: bool,
+    stat: str,
+    timer: str,
+) -> dict[str, Callable[[], float]]:
     """Per-call seconds of each column for one shape (kernels checked vs NumPy first)."""
     m, n, k = shape
     rng = np.random.default_rng(0)
@@ -82,23 +93,39 @@ def main() -> int:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", nargs="+", type=parse_shape,
-                        default=[parse_shape(s) for s in ("512", "384x1000x256")])
-    parser.add_argument("--knobs", type=_knobs, default=_knobs(DEFAULT_KNOBS),
-                        help=f"fixed knobs of encoding_matmul.mlir (default {DEFAULT_KNOBS})")
-    parser.add_argument("--trials", type=int, default=0, help="tune the template first (0: fixed knobs)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--shapes",
+        nargs="+",
+        type=parse_shape,
+        default=[parse_shape(s) for s in ("512", "384x1000x256")],
+    )
+    parser.add_argument(
+        "--knobs",
+        type=_knobs,
+        default=_knobs(DEFAULT_KNOBS),
+        help=f"fixed knobs of encoding_matmul.mlir (default {DEFAULT_KNOBS})",
+    )
+    parser.add_argument(
+        "--trials", type=int, default=0, help="tune the template first (0: fixed knobs)"
+    )
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=7)
     add_arguments(parser)
-    parser.add_argument("--no-default", action="store_true", help="skip the untuned (default schedule) column")
+    parser.add_argument(
+        "--no-default", action="store_true", help="skip the untuned (default schedule) column"
+    )
     args = parser.parse_args()
 
     peak = Peak()
     print(f"load {os.getloadavg()[0]:.1f}; {peak}; stat {args.stat}, timer {args.timer}")
-    print(f"{'shape':>14} {'knobs':>58} {'template':>9} {'default':>8} {'numpy':>8} "
-          f"{'t/numpy':>8} {'t/peak':>7} {'d/numpy':>8}")
+    print(
+        f"{'shape':>14} {'knobs':>58} {'template':>9} {'default':>8} {'numpy':>8} "
+        f"{'t/numpy':>8} {'t/peak':>7} {'d/numpy':>8}"
+    )
     for m, n, k in args.shapes:
         src = payload(m, n, k)
         if args.trials:
@@ -113,8 +140,10 @@ def main() -> int:
         gf = {key: 2 * m * n * k / s / 1e9 for key, s in seconds.items()}
         knob_text = ",".join(f"{key}={value}" for key, value in knobs.items())
         d = gf.get("default", float("nan"))
-        print(f"{f'{m}x{n}x{k}':>14} {knob_text:>58} {gf['template']:9.1f} {d:8.1f} {gf['numpy']:8.1f} "
-              f"{gf['template'] / gf['numpy']:8.2f} {gf['template'] / peak.gflops:7.2f} {d / gf['numpy']:8.2f}")
+        print(
+            f"{f'{m}x{n}x{k}':>14} {knob_text:>58} {gf['template']:9.1f} {d:8.1f} {gf['numpy']:8.1f} "
+            f"{gf['template'] / gf['numpy']:8.2f} {gf['template'] / peak.gflops:7.2f} {d / gf['numpy']:8.2f}"
+        )
     print(f"{peak}; load {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -85,12 +85,17 @@ def main() -> None:
     src = rng.standard_normal((w, n)).astype(np.float32)
     out = np.zeros((n, w), np.float32)
     cases: dict[str, tuple[str, tuple[np.ndarray, ...], Callable[[], object]]] = {
-        "embedding": (EMBED.format(n=n, w=w, v=v), (table, ids, out),
-                      lambda: np.take(table, ids, axis=0, out=out)),
+        "embedding": (
+            EMBED.format(n=n, w=w, v=v),
+            (table, ids, out),
+            lambda: np.take(table, ids, axis=0, out=out),
+        ),
         "transpose": (TRANSPOSE.format(n=n, w=w), (src, out), lambda: np.copyto(out, src.T)),
     }
-    print(f"ms: {args.stat} of {args.rounds} rounds of {args.calls} calls, timer {args.timer}; "
-          f"{n}x{w} f32 out, tile [{args.tile}]")
+    print(
+        f"ms: {args.stat} of {args.rounds} rounds of {args.calls} calls, timer {args.timer}; "
+        f"{n}x{w} f32 out, tile [{args.tile}]"
+    )
     print(f"{'case':>10} | {'numpy':>8} | {'scalar':>8} | {'gather':>8} | {'scalar/gather':>13}")
     schedule = SCHEDULE.format(tile=args.tile.replace(",", ", "))
     for name, (payload, inputs, numpy_fn) in cases.items():
@@ -106,11 +111,18 @@ def main() -> None:
             "gather": lambda k=gather, a=inputs: k(*a),
         }
         seconds = interleaved(
-            {key: (lambda fn=fn: call_seconds(fn, args.calls, args.stat, args.timer))
-             for key, fn in runs.items()}, args.rounds, args.stat)
+            {
+                key: (lambda fn=fn: call_seconds(fn, args.calls, args.stat, args.timer))
+                for key, fn in runs.items()
+            },
+            args.rounds,
+            args.stat,
+        )
         ms = {key: s * 1e3 for key, s in seconds.items()}
-        print(f"{name:>10} | {ms['numpy']:8.3f} | {ms['scalar']:8.3f} | {ms['gather']:8.3f} | "
-              f"{ms['scalar'] / ms['gather']:13.2f}")
+        print(
+            f"{name:>10} | {ms['numpy']:8.3f} | {ms['scalar']:8.3f} | {ms['gather']:8.3f} | "
+            f"{ms['scalar'] / ms['gather']:13.2f}"
+        )
 
 
 if __name__ == "__main__":

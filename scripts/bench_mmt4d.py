@@ -66,13 +66,30 @@ SPACE = ROOT / "search_spaces" / "matmul_mmt4d.mlir"
 PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
 MMT4D_SPACE = ROOT / "search_spaces" / "mmt4d.mlir"
 
-_PAR_COMMON = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "rk": 4, "cache_order": 0, "reg_order": 1,
-               "parallel_dim": 0, "unpack_c": 1}
+_PAR_COMMON = {
+    "m0": 8,
+    "n0": 32,
+    "tm1": 8,
+    "tn1": 4,
+    "rk": 4,
+    "cache_order": 0,
+    "reg_order": 1,
+    "parallel_dim": 0,
+    "unpack_c": 1,
+}
 FIXED_PAR: dict[tuple[int, int, int], dict[str, int]] = {
     (512, 512, 512): {**_PAR_COMMON, "tk": 512},
     (1024, 1024, 1024): {**_PAR_COMMON, "tk": 256},
-    (384, 1000, 256): {**_PAR_COMMON, "m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "reg_order": 0,
-                       "unpack_c": 0},
+    (384, 1000, 256): {
+        **_PAR_COMMON,
+        "m0": 6,
+        "n0": 64,
+        "tm1": 4,
+        "tn1": 8,
+        "tk": 256,
+        "reg_order": 0,
+        "unpack_c": 0,
+    },
 }
 """Stored 2-thread knobs of matmul_mmt4d_parallel.mlir (`--fixed-par`), measured on the
 persistent thread pool against OpenBLAS with 2 threads (README, "Threads"). 384x1000x256:
@@ -113,12 +130,39 @@ func.func @mmt4d(%lhs: memref<{m1}x{k}x{m0}x1xf32>, %rhs: memref<{n1}x{k}x{n0}x1
 #: 384x1000x256 109.2 / 105.2 vs 104.2 / 103.9, 512^3 108.0 / 108.6 vs 105.3 / 105.0, 1024^3
 #: 109.3 / 106.1 vs 106.2 / 103.2 GFLOP/s.
 STORED_KNOBS: dict[tuple[int, int, int], dict[str, int]] = {
-    (512, 512, 512): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 512, "rk": 4, "cache_order": 0, "reg_order": 1,
-                      "zero_c": 1},
-    (1024, 1024, 1024): {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 1024, "rk": 4, "cache_order": 0,
-                         "reg_order": 1, "zero_c": 1},
-    (384, 1000, 256): {"m0": 6, "n0": 64, "tm1": 4, "tn1": 8, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0,
-                       "zero_c": 1},
+    (512, 512, 512): {
+        "m0": 8,
+        "n0": 32,
+        "tm1": 8,
+        "tn1": 4,
+        "tk": 512,
+        "rk": 4,
+        "cache_order": 0,
+        "reg_order": 1,
+        "zero_c": 1,
+    },
+    (1024, 1024, 1024): {
+        "m0": 8,
+        "n0": 32,
+        "tm1": 8,
+        "tn1": 4,
+        "tk": 1024,
+        "rk": 4,
+        "cache_order": 0,
+        "reg_order": 1,
+        "zero_c": 1,
+    },
+    (384, 1000, 256): {
+        "m0": 6,
+        "n0": 64,
+        "tm1": 4,
+        "tn1": 8,
+        "tk": 256,
+        "rk": 4,
+        "cache_order": 0,
+        "reg_order": 0,
+        "zero_c": 1,
+    },
 }
 
 
@@ -129,9 +173,13 @@ def _knobs(text: str) -> tuple[tuple[int, int, int] | None, dict[str, int]]:
         head, text = text.split(":", 1)
         shape = parse_shape(head)
     try:
-        return shape, {key: int(value) for key, value in (item.split("=") for item in text.split(","))}
+        return shape, {
+            key: int(value) for key, value in (item.split("=") for item in text.split(","))
+        }
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected [SHAPE:]NAME=INT,NAME=INT,..., got '{text}'") from None
+        raise argparse.ArgumentTypeError(
+            f"expected [SHAPE:]NAME=INT,NAME=INT,..., got '{text}'"
+        ) from None
 
 
 def _fixed(given: list | None, shape: tuple[int, int, int]) -> dict[str, int] | None:  # type: ignore[type-arg]
@@ -145,8 +193,15 @@ def _fixed(given: list | None, shape: tuple[int, int, int]) -> dict[str, int] | 
     return found
 
 
-def _schedule(payload: str, name: str, space: Path, fixed: dict[str, int] | None, trials: int,
-              args: argparse.Namespace, extra: dict[str, int]) -> tuple[xlinalg.Kernel, dict[str, int], float]:
+def _schedule(
+    payload: str,
+    name: str,
+    space: Path,
+    fixed: dict[str, int] | None,
+    trials: int,
+    args: argparse.Namespace,
+    extra: dict[str, int],
+) -> tuple[xlinalg.Kernel, dict[str, int], float]:
     """The kernel of fixed knobs or of the study's best trial (tuned for `trials` more
     trials first unless --stored), its knobs and the compile seconds to report."""
     if fixed is None:
@@ -168,40 +223,76 @@ def _kernel_runner(kernel: xlinalg.Kernel, args: tuple[np.ndarray, ...], stat: s
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", nargs="+", type=parse_shape,
-                        default=[parse_shape(s) for s in ("512", "1024", "384x1000x256")])
-    parser.add_argument("--trials", type=int, default=30, help="trials per shape (matmul_mmt4d.mlir)")
-    parser.add_argument("--par-trials", type=int, default=20,
-                        help="trials per shape of matmul_mmt4d_parallel.mlir with threads = 2 (0: no 2-thread column)")
-    parser.add_argument("--mmt4d-trials", type=int, default=20, help="trials of linalg.mmt4d (0: skip)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--shapes",
+        nargs="+",
+        type=parse_shape,
+        default=[parse_shape(s) for s in ("512", "1024", "384x1000x256")],
+    )
+    parser.add_argument(
+        "--trials", type=int, default=30, help="trials per shape (matmul_mmt4d.mlir)"
+    )
+    parser.add_argument(
+        "--par-trials",
+        type=int,
+        default=20,
+        help="trials per shape of matmul_mmt4d_parallel.mlir with threads = 2 (0: no 2-thread column)",
+    )
+    parser.add_argument(
+        "--mmt4d-trials", type=int, default=20, help="trials of linalg.mmt4d (0: skip)"
+    )
     parser.add_argument("--mmt4d-shape", type=parse_shape, default=parse_shape("1024"))
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
-    parser.add_argument("--stored", action="store_true", help="no tuning: the studies' best stored trials")
+    parser.add_argument(
+        "--stored", action="store_true", help="no tuning: the studies' best stored trials"
+    )
     parser.add_argument("--no-iree", action="store_true", help="skip the IREE columns")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds")
     add_arguments(parser)
-    parser.add_argument("--knobs", type=_knobs, action="append", default=None,
-                        help="fixed knobs of matmul_mmt4d.mlir instead of tuning, e.g. [1024:]m0=8,n0=32,tm1=8,"
-                             "tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 (repeatable, SHAPE: for one shape)")
-    parser.add_argument("--par-knobs", type=_knobs, action="append", default=None,
-                        help="fixed knobs of matmul_mmt4d_parallel.mlir (threads = 2 is added)")
-    parser.add_argument("--fixed-par", action="store_true",
-                        help="no tuning of the 2-thread schedule for the shapes in FIXED_PAR: their knobs")
-    parser.add_argument("--mmt4d-knobs", type=_knobs, default=None,
-                        help="fixed knobs of the linalg.mmt4d template instead of tuning")
+    parser.add_argument(
+        "--knobs",
+        type=_knobs,
+        action="append",
+        default=None,
+        help="fixed knobs of matmul_mmt4d.mlir instead of tuning, e.g. [1024:]m0=8,n0=32,tm1=8,"
+        "tn1=4,tk=256,rk=4,cache_order=0,reg_order=1 (repeatable, SHAPE: for one shape)",
+    )
+    parser.add_argument(
+        "--par-knobs",
+        type=_knobs,
+        action="append",
+        default=None,
+        help="fixed knobs of matmul_mmt4d_parallel.mlir (threads = 2 is added)",
+    )
+    parser.add_argument(
+        "--fixed-par",
+        action="store_true",
+        help="no tuning of the 2-thread schedule for the shapes in FIXED_PAR: their knobs",
+    )
+    parser.add_argument(
+        "--mmt4d-knobs",
+        type=_knobs,
+        default=None,
+        help="fixed knobs of the linalg.mmt4d template instead of tuning",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
     import optuna
+
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     iree = None if args.no_iree else _iree_module(args.stat)
 
     peak = Peak()
     print(peak)
-    header = (f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | {'BLAS 2T':>8} | "
-              f"{'IREE 1T':>8} | {'IREE 2T':>8} | {'1T/BLAS':>7} | {'1T/peak':>7} | {'2T/BLAS':>7} | "
-              f"{'2T/2peak':>8} | {'compile s':>9}")
+    header = (
+        f"{'M x N x K':>18} | {'ours 1T':>8} | {'ours 2T':>8} | {'BLAS 1T':>8} | {'BLAS 2T':>8} | "
+        f"{'IREE 1T':>8} | {'IREE 2T':>8} | {'1T/BLAS':>7} | {'1T/peak':>7} | {'2T/BLAS':>7} | "
+        f"{'2T/2peak':>8} | {'compile s':>9}"
+    )
     print(header, flush=True)
     nan = float("nan")
     chosen: list[str] = []
@@ -211,21 +302,33 @@ def main() -> int:
         fixed = _fixed(args.knobs, shape)
         if fixed is None and args.stored:
             fixed = STORED_KNOBS.get(shape)
-        one, knobs1, compile_s = _schedule(payload, f"bench-matmul-mmt4d-{m}x{n}x{k}", SPACE,
-                                           fixed, args.trials, args, {})
+        one, knobs1, compile_s = _schedule(
+            payload, f"bench-matmul-mmt4d-{m}x{n}x{k}", SPACE, fixed, args.trials, args, {}
+        )
         chosen.append(f"  {m}x{n}x{k} 1T: {','.join(f'{key}={v}' for key, v in knobs1.items())}")
         a, b = one.make_inputs(seed=1)
         assert one.check(a, b).ok
-        runners = {"1T": _kernel_runner(one, (a, b), args.stat, args.timer),
-                   "blas1": blas_runner(a, b, 1, args.stat, args.timer),
-                   "blas2": blas_runner(a, b, 2, args.stat)}
+        runners = {
+            "1T": _kernel_runner(one, (a, b), args.stat, args.timer),
+            "blas1": blas_runner(a, b, 1, args.stat, args.timer),
+            "blas2": blas_runner(a, b, 2, args.stat),
+        }
         par_fixed = _fixed(args.par_knobs, shape)
         if par_fixed is None and args.fixed_par:
             par_fixed = FIXED_PAR.get(shape)
         if args.par_trials or par_fixed is not None:
-            two, knobs2, _ = _schedule(payload, f"bench-matmul-mmt4d-par-{m}x{n}x{k}", PAR_SPACE,
-                                       par_fixed, args.par_trials, args, {"threads": 2})
-            chosen.append(f"  {m}x{n}x{k} 2T: {','.join(f'{key}={v}' for key, v in knobs2.items())}")
+            two, knobs2, _ = _schedule(
+                payload,
+                f"bench-matmul-mmt4d-par-{m}x{n}x{k}",
+                PAR_SPACE,
+                par_fixed,
+                args.par_trials,
+                args,
+                {"threads": 2},
+            )
+            chosen.append(
+                f"  {m}x{n}x{k} 2T: {','.join(f'{key}={v}' for key, v in knobs2.items())}"
+            )
             assert two.check(a, b).ok
             runners["2T"] = _kernel_runner(two, (a, b), args.stat, "wall")
         if iree is not None:
@@ -238,13 +341,17 @@ def main() -> int:
         flops = 2.0 * m * n * k
         g = {key: flops / v / 1e9 for key, v in t.items()}
         g2 = g.get("2T", nan)
-        print(f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {g2:8.2f} | {g['blas1']:8.2f} | {g['blas2']:8.2f} | "
-              f"{g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | {g['1T'] / g['blas1']:7.2f} | "
-              f"{g['1T'] / peak.gflops:7.2f} | {g2 / g['blas2']:7.2f} | {g2 / (2 * peak.gflops):8.2f} | {compile_s:9.2f}",
-              flush=True)
-    print(f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each the {args.stat} of its calls; "
-          f"timer {args.timer}); {peak}; f32; "
-          "packing of A and B and the unpack of C included; 2peak = twice the one-core FMA peak. Knobs:")
+        print(
+            f"{f'{m} x {n} x {k}':>18} | {g['1T']:8.2f} | {g2:8.2f} | {g['blas1']:8.2f} | {g['blas2']:8.2f} | "
+            f"{g.get('iree1', nan):8.2f} | {g.get('iree2', nan):8.2f} | {g['1T'] / g['blas1']:7.2f} | "
+            f"{g['1T'] / peak.gflops:7.2f} | {g2 / g['blas2']:7.2f} | {g2 / (2 * peak.gflops):8.2f} | {compile_s:9.2f}",
+            flush=True,
+        )
+    print(
+        f"\nGFLOP/s ({args.stat} of {args.rounds} interleaved rounds, each the {args.stat} of its calls; "
+        f"timer {args.timer}); {peak}; f32; "
+        "packing of A and B and the unpack of C included; 2peak = twice the one-core FMA peak. Knobs:"
+    )
     print("\n".join(chosen))
 
     if args.mmt4d_trials:
@@ -255,22 +362,37 @@ def main() -> int:
         if args.mmt4d_knobs is not None:
             schedule, knobs = MMT4D_SPACE.read_text(), args.mmt4d_knobs[1]
         else:
-            schedule, knobs = tune(payload, name, args.storage, 0 if args.stored else args.mmt4d_trials,
-                                   args.seed, MMT4D_SPACE), None
+            schedule, knobs = (
+                tune(
+                    payload,
+                    name,
+                    args.storage,
+                    0 if args.stored else args.mmt4d_trials,
+                    args.seed,
+                    MMT4D_SPACE,
+                ),
+                None,
+            )
         kernel = xlinalg.compile(payload, schedule=schedule, knobs=knobs)
         lhs, rhs, acc = kernel.make_inputs(seed=1)
         assert kernel.check(lhs, rhs, acc).ok
         a = np.random.default_rng(1).random((m, k), np.float32)
         b = np.random.default_rng(2).random((k, n), np.float32)
-        t = interleaved({
-            "ours": _kernel_runner(kernel, (lhs, rhs, acc), args.stat, args.timer),
-            "blas": blas_runner(a, b, 1, args.stat, args.timer),
-        }, args.rounds, args.stat)
+        t = interleaved(
+            {
+                "ours": _kernel_runner(kernel, (lhs, rhs, acc), args.stat, args.timer),
+                "blas": blas_runner(a, b, 1, args.stat, args.timer),
+            },
+            args.rounds,
+            args.stat,
+        )
         flops = 2.0 * m * n * k
         ours, blas = flops / t["ours"] / 1e9, flops / t["blas"] / 1e9
-        print(f"\nlinalg.mmt4d {m}x{n}x{k} (m0={m0}, n0={n0}, k0=1): {ours:.2f} GFLOP/s = {ours / peak.gflops:.2f} of peak; "
-              f"OpenBLAS sgemm {blas:.2f} ({ours / blas:.2f}x); compile "
-              f"{compile_seconds(payload, schedule, knobs):.2f} s")
+        print(
+            f"\nlinalg.mmt4d {m}x{n}x{k} (m0={m0}, n0={n0}, k0=1): {ours:.2f} GFLOP/s = {ours / peak.gflops:.2f} of peak; "
+            f"OpenBLAS sgemm {blas:.2f} ({ours / blas:.2f}x); compile "
+            f"{compile_seconds(payload, schedule, knobs):.2f} s"
+        )
     return 0
 
 

@@ -60,7 +60,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 512])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--vec-knobs", default="tile_m=64,tile_n=128,tile_k=128,reg_m=6,reg_n=32,reg_k=1,cache_order=0,unroll_k=0,peel=0")
+    parser.add_argument(
+        "--vec-knobs",
+        default="tile_m=64,tile_n=128,tile_k=128,reg_m=6,reg_n=32,reg_k=1,cache_order=0,unroll_k=0,peel=0",
+    )
     args = parser.parse_args()
     configs = list(CONFIGS)
     vec = {k: int(v) for k, v in (kv.split("=") for kv in args.vec_knobs.split(",") if kv)}

@@ -22,14 +22,27 @@ from xlinalg.backend.thread_pool import DEFAULT_SPIN, set_pool_spin, set_pool_wa
 from xlinalg.examples import fill_matmul
 
 ROOT = Path(__file__).resolve().parent.parent
-KNOBS = {"threads": 2, "parallel_dim": 0, "tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4,
-         "reg_n": 32, "reg_k": 2, "cache_order": 1, "unroll_k": 1, "peel": 0}
+KNOBS = {
+    "threads": 2,
+    "parallel_dim": 0,
+    "tile_m": 32,
+    "tile_n": 64,
+    "tile_k": 64,
+    "reg_m": 4,
+    "reg_n": 32,
+    "reg_k": 2,
+    "cache_order": 1,
+    "unroll_k": 1,
+    "peel": 0,
+}
 
 
 def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
-    kernel = xlinalg.compile(fill_matmul(n, n, n, kind="memref"),
-                             schedule=ROOT / "search_spaces" / "matmul_parallel.mlir",
-                             knobs=KNOBS)
+    kernel = xlinalg.compile(
+        fill_matmul(n, n, n, kind="memref"),
+        schedule=ROOT / "search_spaces" / "matmul_parallel.mlir",
+        knobs=KNOBS,
+    )
     a, b, c = kernel.make_inputs(seed=0)
 
     def runner(wait: str, spin: int) -> Callable[[], float]:
@@ -38,9 +51,14 @@ def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
             set_pool_spin(spin)
             kernel(a, b, c)
             return batch_seconds(lambda: kernel(a, b, c), calls)
+
         return run
 
-    runners = {f"{wait} spin {spin}": runner(wait, spin) for wait in ("futex", "sleep") for spin in (DEFAULT_SPIN, 0)}
+    runners = {
+        f"{wait} spin {spin}": runner(wait, spin)
+        for wait in ("futex", "sleep")
+        for spin in (DEFAULT_SPIN, 0)
+    }
     try:
         seconds = interleaved(runners, rounds, stat)
     finally:
@@ -52,13 +70,17 @@ def measure(n: int, rounds: int, calls: int, stat: str) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=128, help="matmul size (n x n x n, f32, 2 threads)")
+    parser.add_argument(
+        "--n", type=int, default=128, help="matmul size (n x n x n, f32, 2 threads)"
+    )
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=200, help="calls per timed batch")
     add_arguments(parser, timer=False)
     args = parser.parse_args(argv)
-    print(f"{args.n}^3 f32 matmul on 2 threads, per call (us, {args.stat} of {args.rounds} rounds "
-          f"of {args.calls} calls):")
+    print(
+        f"{args.n}^3 f32 matmul on 2 threads, per call (us, {args.stat} of {args.rounds} rounds "
+        f"of {args.calls} calls):"
+    )
     for key, value in measure(args.n, args.rounds, args.calls, args.stat).items():
         print(f"  {key:18s} {value:8.1f}")
     return 0

@@ -47,13 +47,21 @@ def timing_seconds(timing: Timing, stat: str) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser, timer: bool = True) -> None:
     """`--stat` (and `--timer`) with the same meaning and help in every bench."""
-    parser.add_argument("--stat", choices=STATS, default="median",
-                        help="each round the median (or fastest) call, each column the median (or "
-                             "fastest) round; min on a machine shared with other jobs")
+    parser.add_argument(
+        "--stat",
+        choices=STATS,
+        default="median",
+        help="each round the median (or fastest) call, each column the median (or "
+        "fastest) round; min on a machine shared with other jobs",
+    )
     if timer:
-        parser.add_argument("--timer", choices=tuple(CLOCKS), default="wall",
-                            help="single calls in wall time or in this thread's CPU time (a loaded "
-                                 "machine); the FMA peak stays in wall time")
+        parser.add_argument(
+            "--timer",
+            choices=tuple(CLOCKS),
+            default="wall",
+            help="single calls in wall time or in this thread's CPU time (a loaded "
+            "machine); the FMA peak stays in wall time",
+        )
 
 
 def call_seconds(fn: Callable[[], object], calls: int, stat: str, timer: str = "wall") -> float:
@@ -87,7 +95,9 @@ def prepared_call(kernel: Any, *args: Any) -> Callable[[], None]:
     return lambda: kernel(*args)
 
 
-def interleaved(runners: dict[str, Callable[[], float]], rounds: int, stat: str) -> dict[str, float]:
+def interleaved(
+    runners: dict[str, Callable[[], float]], rounds: int, stat: str
+) -> dict[str, float]:
     """Each runner (seconds of one round) once per round, interleaved so drift hits all
     alike; per runner the `stat` of its rounds."""
     times: dict[str, list[float]] = {key: [] for key in runners}
@@ -117,5 +127,7 @@ class Peak:
         return max(self.values)
 
     def __str__(self) -> str:
-        return (f"FMA peak {self.gflops:.1f} GFLOP/s per core (highest of {len(self.values)} "
-                "measurements, wall time)")
+        return (
+            f"FMA peak {self.gflops:.1f} GFLOP/s per core (highest of {len(self.values)} "
+            "measurements, wall time)"
+        )

@@ -57,15 +57,27 @@ def _tensor_form(memref_payload: str, result: int) -> str:
     return f"{head}) -> {rtype} {{{body}return %r : {rtype}\n}}\n"
 
 
-def iree_seconds(payload: str, entry: str, args: list[np.ndarray],
-                 time_round: Callable[[Callable[[], object]], float]) -> float:
+def iree_seconds(
+    payload: str,
+    entry: str,
+    args: list[np.ndarray],
+    time_round: Callable[[Callable[[], object]], float],
+) -> float:
     """One round of IREE's local-sync module on `args`, timed by `time_round`."""
     import iree.runtime as rt
 
     vmfb = subprocess.run(
-        ["iree-compile", "-", "--iree-hal-target-backends=llvm-cpu",
-         "--iree-llvmcpu-target-cpu=host", "-o", "-"],
-        input=payload.encode(), capture_output=True, check=True,
+        [
+            "iree-compile",
+            "-",
+            "--iree-hal-target-backends=llvm-cpu",
+            "--iree-llvmcpu-target-cpu=host",
+            "-o",
+            "-",
+        ],
+        input=payload.encode(),
+        capture_output=True,
+        check=True,
     ).stdout
     ctx = rt.SystemContext(config=rt.Config("local-sync"))
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
@@ -81,6 +93,7 @@ def _plain_bmm(batch: int, n: int) -> Callable[..., None]:
 
     def run(*_: np.ndarray) -> None:
         np.matmul(a, b, out=c)
+
     return run
 
 
@@ -90,21 +103,76 @@ _numpy_bmm250 = _plain_bmm(8, 250)
 
 CASES = [
     # name, payload file, entry, space, result operand, work units per call, unit, numpy
-    ("batch_matmul 8x256^3", "batch_matmul_8x256.mlir", "batch_matmul", "batch_matmul.mlir", 2,
-     2.0 * 8 * 256**3, "GFLOP/s", lambda a, b, c: np.matmul(a, b, out=c)),
-    ("batch_matmul 8x250^3", "batch_matmul_8x250.mlir", "batch_matmul", "batch_matmul.mlir", 2,
-     2.0 * 8 * 250**3, "GFLOP/s", lambda a, b, c: np.matmul(a, b, out=c)),
-    ("batch_matmul 4x200x300x100", "batch_matmul_4x200x300x100.mlir", "batch_matmul",
-     "batch_matmul.mlir", 2, 2.0 * 4 * 200 * 300 * 100, "GFLOP/s",
-     lambda a, b, c: np.matmul(a, b, out=c)),
-    ("batch_matmul packed", "batch_matmul_tensor_8x256.mlir", "batch_matmul",
-     "batch_matmul_mmt4d.mlir", -1, 2.0 * 8 * 256**3, "GFLOP/s", _numpy_bmm),
-    ("batch_matmul packed 8x250^3", "batch_matmul_tensor_8x250.mlir", "batch_matmul",
-     "batch_matmul_mmt4d.mlir", -1, 2.0 * 8 * 250**3, "GFLOP/s", _numpy_bmm250),
-    ("batch_mmt4d 8x256^3", "batch_mmt4d_8x256.mlir", "batch_mmt4d", "batch_mmt4d.mlir", 2,
-     2.0 * 8 * 256**3, "GFLOP/s", _numpy_bmm),
-    ("row sum 1024x4096", "reduction_rows.mlir", "row_sum", "reduction.mlir", 1,
-     4.0 * 1024 * 4096, "GB/s", lambda x, out: np.sum(x, axis=1, out=out)),
+    (
+        "batch_matmul 8x256^3",
+        "batch_matmul_8x256.mlir",
+        "batch_matmul",
+        "batch_matmul.mlir",
+        2,
+        2.0 * 8 * 256**3,
+        "GFLOP/s",
+        lambda a, b, c: np.matmul(a, b, out=c),
+    ),
+    (
+        "batch_matmul 8x250^3",
+        "batch_matmul_8x250.mlir",
+        "batch_matmul",
+        "batch_matmul.mlir",
+        2,
+        2.0 * 8 * 250**3,
+        "GFLOP/s",
+        lambda a, b, c: np.matmul(a, b, out=c),
+    ),
+    (
+        "batch_matmul 4x200x300x100",
+        "batch_matmul_4x200x300x100.mlir",
+        "batch_matmul",
+        "batch_matmul.mlir",
+        2,
+        2.0 * 4 * 200 * 300 * 100,
+        "GFLOP/s",
+        lambda a, b, c: np.matmul(a, b, out=c),
+    ),
+    (
+        "batch_matmul packed",
+        "batch_matmul_tensor_8x256.mlir",
+        "batch_matmul",
+        "batch_matmul_mmt4d.mlir",
+        -1,
+        2.0 * 8 * 256**3,
+        "GFLOP/s",
+        _numpy_bmm,
+    ),
+    (
+        "batch_matmul packed 8x250^3",
+        "batch_matmul_tensor_8x250.mlir",
+        "batch_matmul",
+        "batch_matmul_mmt4d.mlir",
+        -1,
+        2.0 * 8 * 250**3,
+        "GFLOP/s",
+        _numpy_bmm250,
+    ),
+    (
+        "batch_mmt4d 8x256^3",
+        "batch_mmt4d_8x256.mlir",
+        "batch_mmt4d",
+        "batch_mmt4d.mlir",
+        2,
+        2.0 * 8 * 256**3,
+        "GFLOP/s",
+        _numpy_bmm,
+    ),
+    (
+        "row sum 1024x4096",
+        "reduction_rows.mlir",
+        "row_sum",
+        "reduction.mlir",
+        1,
+        4.0 * 1024 * 4096,
+        "GB/s",
+        lambda x, out: np.sum(x, axis=1, out=out),
+    ),
 ]
 
 # --fixed: knobs found by tuning and checked in the inner-loop assembly (16 FMAs per k
@@ -116,9 +184,21 @@ FIXED = {
     # fastest call of 8 × 16 ahead of 16 × 16 in 6 of 6 runs (0.922-0.941 vs 0.912-0.938 of
     # the peak; medians even, 3 of 6), pipelined 8 × 16 ahead of plain 8 × 16 in 5 of 5
     # (0.926-0.943 vs 0.922-0.938; medians 3 of 5)
-    "batch_matmul.mlir": {"tile_m": 256, "tile_n": 16, "tile_k": 256, "reg_m": 8, "reg_n": 16,
-                          "reg_k": 1, "cache_order": 1, "unroll_k": 0, "pack_b": 1, "peel_tiles": 0,
-                          "peel": 0, "pipeline_c": 1, "prefetch_b": 0},
+    "batch_matmul.mlir": {
+        "tile_m": 256,
+        "tile_n": 16,
+        "tile_k": 256,
+        "reg_m": 8,
+        "reg_n": 16,
+        "reg_k": 1,
+        "cache_order": 1,
+        "unroll_k": 0,
+        "pack_b": 1,
+        "peel_tiles": 0,
+        "peel": 0,
+        "pipeline_c": 1,
+        "prefetch_b": 0,
+    },
     "batch_mmt4d.mlir": {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0},
     # zero_c = 1 (accumulators start at zero, no memset of C, no C block loads): 8 × 256³
     # same-run CPU-time runs at load 4-7, 31 rounds: fastest call 0.913 vs 0.886, median
@@ -126,8 +206,18 @@ FIXED = {
     # m0 = 1 (A keeps its layout and is read in place, lowering/pack_in_place.py; 4-row
     # register blocks broadcast from A's rows): same-run CPU-time medians, 9 rounds, load
     # 1.0: 0.945 vs 0.907 of the peak for m0 = 8, n0 = 32
-    "batch_matmul_mmt4d.mlir": {"m0": 1, "reg_m": 4, "n0": 64, "tm1": 32, "tn1": 4, "tk": 256,
-                                "rk": 4, "cache_order": 0, "reg_order": 0, "zero_c": 1},
+    "batch_matmul_mmt4d.mlir": {
+        "m0": 1,
+        "reg_m": 4,
+        "n0": 64,
+        "tm1": 32,
+        "tn1": 4,
+        "tk": 256,
+        "rk": 4,
+        "cache_order": 0,
+        "reg_order": 0,
+        "zero_c": 1,
+    },
 }
 # rows whose shape wants other knobs than their template's FIXED entry
 FIXED_BY_ROW = {
@@ -139,8 +229,14 @@ FIXED_BY_ROW = {
     # wall timer, load 3.1-3.7): median 0.920-0.930 of the peak vs 0.890-0.905 for the
     # previous 8 × 16 pipelined + pack_b (fastest call 0.948-0.950 vs 0.920-0.926);
     # 8 × 16 pipelined in place in between (0.913-0.924)
-    "batch_matmul 8x250^3": {**FIXED["batch_matmul.mlir"], "peel_tiles": 1, "peel": 1,
-                             "pack_b": 0, "reg_m": 16, "pipeline_c": 0},
+    "batch_matmul 8x250^3": {
+        **FIXED["batch_matmul.mlir"],
+        "peel_tiles": 1,
+        "peel": 1,
+        "pack_b": 0,
+        "reg_m": 16,
+        "pipeline_c": 0,
+    },
     # B's rows 1200 bytes apart spread over the L1 sets: B read in place (pack_b = 0), the
     # 12-wide last n tile peeled (8 divides M: peel = 0). One interleaved run (CPU timer, 9
     # rounds, load 4.9): median 0.92 / fastest call 0.965 of the peak vs 0.78 / 0.93 with
@@ -152,32 +248,44 @@ FIXED_BY_ROW = {
     # m0 = 1, 5 rows x 64 lanes: M not padded (m0 = 8 pads 250 rows to 256), C written in
     # place; same-run CPU-time medians, 9 rounds, load 1.3 / 1.4: 0.917 / 0.916 vs
     # 0.860 / 0.870 of the peak for m0 = 8, n0 = 32, rk = 2
-    "batch_matmul packed 8x250^3": {**FIXED["batch_matmul_mmt4d.mlir"], "reg_m": 5, "tm1": 50,
-                                    "rk": 2},
+    "batch_matmul packed 8x250^3": {
+        **FIXED["batch_matmul_mmt4d.mlir"],
+        "reg_m": 5,
+        "tm1": 50,
+        "rk": 2,
+    },
 }
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--trials", type=int, default=20, help="tuning trials per template")
     parser.add_argument("--storage", default=f"sqlite:///{ROOT / 'results' / 'bench.db'}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--fixed", action="store_true",
-                        help="the FIXED knobs of each template instead of tuning (no reduction row)")
+    parser.add_argument(
+        "--fixed",
+        action="store_true",
+        help="the FIXED knobs of each template instead of tuning (no reduction row)",
+    )
     parser.add_argument("--only", default="", help="run only the rows whose name contains this")
     add_arguments(parser)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
+
     def timer(fn: Callable[[], object]) -> float:  # one round of one column: 15 single calls
         return call_seconds(fn, 15, args.stat, args.timer)
 
     peak = Peak()
     print(peak)
     print(f"timer {args.timer}, stat {args.stat}; load {os.getloadavg()[0]:.1f}")
-    print(f"{'kernel':>27} | {'xlinalg':>8} | {'NumPy 1t':>8} | {'IREE':>8} | {'unit':>7} | "
-          f"{'x/NumPy':>7} | {'x/IREE':>6} | {'x/peak':>6} | {'compile s':>9}", flush=True)
+    print(
+        f"{'kernel':>27} | {'xlinalg':>8} | {'NumPy 1t':>8} | {'IREE':>8} | {'unit':>7} | "
+        f"{'x/NumPy':>7} | {'x/IREE':>6} | {'x/peak':>6} | {'compile s':>9}",
+        flush=True,
+    )
     use_iree = iree_available()
     for label, file, entry, space, result, work, unit, numpy_fn in CASES:
         if args.only not in label or (args.fixed and space not in FIXED):
@@ -192,8 +300,9 @@ def main() -> int:
             # which also pays the process's one-time costs (lazy imports, first use of ops)
             compile_s = compile_seconds(payload, schedule_text, knobs)
         else:
-            schedule = tune(payload, name, args.storage, args.trials, args.seed,
-                            ROOT / "search_spaces" / space)
+            schedule = tune(
+                payload, name, args.storage, args.trials, args.seed, ROOT / "search_spaces" / space
+            )
             compile_s = _median_compile_seconds(args.storage, name)
             kernel = xlinalg.compile(payload, schedule=schedule)
         inputs = kernel.make_inputs(seed=1)
@@ -213,9 +322,12 @@ def main() -> int:
         aggregate = statistic(args.stat)
         rate = {k: work / aggregate(v) / 1e9 if v else float("nan") for k, v in times.items()}
         x_peak = rate["x"] / peak.gflops if unit == "GFLOP/s" else float("nan")
-        print(f"{label:>27} | {rate['x']:8.1f} | {rate['np']:8.1f} | {rate['iree']:8.1f} | "
-              f"{unit:>7} | {rate['x'] / rate['np']:7.2f} | {rate['x'] / rate['iree']:6.2f} | "
-              f"{x_peak:6.2f} | {compile_s:9.2f}", flush=True)
+        print(
+            f"{label:>27} | {rate['x']:8.1f} | {rate['np']:8.1f} | {rate['iree']:8.1f} | "
+            f"{unit:>7} | {rate['x'] / rate['np']:7.2f} | {rate['x'] / rate['iree']:6.2f} | "
+            f"{x_peak:6.2f} | {compile_s:9.2f}",
+            flush=True,
+        )
     print(f"\n{peak}; load {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -47,17 +47,66 @@ func.func @matmul(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>, %c: tensor<{
 }}
 """
 CONFIGS = [
-    ("tile", "matmul_tile.mlir", {"tile_m": 32, "tile_n": 256, "tile_k": 64, "reg_m": 4, "reg_n": 32,
-                                  "unroll_n": 0, "cache_order": 0, "micro_order": 0}),
-    ("tile n-m-k", "matmul_tile.mlir", {"tile_m": 32, "tile_n": 256, "tile_k": 64, "reg_m": 4,
-                                        "reg_n": 32, "unroll_n": 0, "cache_order": 1, "micro_order": 1}),
-    ("vectorize", "matmul_vectorize.mlir", {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 6,
-                                            "reg_n": 32, "reg_k": 1, "cache_order": 0, "unroll_k": 0,
-                                            "peel": 0}),
-    ("vectorize 2 thr.", "matmul_parallel.mlir", {"threads": 2, "parallel_dim": 0, "tile_m": 64,
-                                                  "tile_n": 128, "tile_k": 128, "reg_m": 6,
-                                                  "reg_n": 32, "reg_k": 1, "cache_order": 0,
-                                                  "unroll_k": 0, "peel": 0}),
+    (
+        "tile",
+        "matmul_tile.mlir",
+        {
+            "tile_m": 32,
+            "tile_n": 256,
+            "tile_k": 64,
+            "reg_m": 4,
+            "reg_n": 32,
+            "unroll_n": 0,
+            "cache_order": 0,
+            "micro_order": 0,
+        },
+    ),
+    (
+        "tile n-m-k",
+        "matmul_tile.mlir",
+        {
+            "tile_m": 32,
+            "tile_n": 256,
+            "tile_k": 64,
+            "reg_m": 4,
+            "reg_n": 32,
+            "unroll_n": 0,
+            "cache_order": 1,
+            "micro_order": 1,
+        },
+    ),
+    (
+        "vectorize",
+        "matmul_vectorize.mlir",
+        {
+            "tile_m": 64,
+            "tile_n": 128,
+            "tile_k": 128,
+            "reg_m": 6,
+            "reg_n": 32,
+            "reg_k": 1,
+            "cache_order": 0,
+            "unroll_k": 0,
+            "peel": 0,
+        },
+    ),
+    (
+        "vectorize 2 thr.",
+        "matmul_parallel.mlir",
+        {
+            "threads": 2,
+            "parallel_dim": 0,
+            "tile_m": 64,
+            "tile_n": 128,
+            "tile_k": 128,
+            "reg_m": 6,
+            "reg_n": 32,
+            "reg_k": 1,
+            "cache_order": 0,
+            "unroll_k": 0,
+            "peel": 0,
+        },
+    ),
 ]
 CHAIN_TENSOR = (ROOT / "examples" / "elementwise_chain.mlir").read_text()
 CHAIN_MEMREF = """
@@ -105,14 +154,26 @@ def _machine_code(kernel: xlinalg.Kernel) -> tuple[int, int]:
     machine code."""
     asm = kernel._jit.asm()
     lines = [line.strip() for line in asm.splitlines()]
-    code = [line for line in lines if line and not line.startswith((".", "#")) and not line.endswith(":")]
+    code = [
+        line
+        for line in lines
+        if line and not line.startswith((".", "#")) and not line.endswith(":")
+    ]
     return sum(1 for line in code if re.match(r"v(fmadd|mul|add)\w*", line)), len(code)
 
 
-def _compare(label: str, n: int, mem: xlinalg.Kernel, ten: xlinalg.Kernel,
-             run_mem: Callable[[], np.ndarray], run_ten: Callable[[], np.ndarray],
-             mem_args: tuple[np.ndarray, ...], ten_args: tuple[np.ndarray, ...],
-             work: float, rounds: int) -> None:
+def _compare(
+    label: str,
+    n: int,
+    mem: xlinalg.Kernel,
+    ten: xlinalg.Kernel,
+    run_mem: Callable[[], np.ndarray],
+    run_ten: Callable[[], np.ndarray],
+    mem_args: tuple[np.ndarray, ...],
+    ten_args: tuple[np.ndarray, ...],
+    work: float,
+    rounds: int,
+) -> None:
     """One row: equal results, machine-code counts, best rate of `rounds` interleaved timings."""
     equal = np.array_equal(run_mem(), run_ten())
     (fm, cm), (ft, ct) = _machine_code(mem), _machine_code(ten)
@@ -121,9 +182,11 @@ def _compare(label: str, n: int, mem: xlinalg.Kernel, ten: xlinalg.Kernel,
         for name, kernel, args_ in (("memref", mem, mem_args), ("tensor", ten, ten_args)):
             seconds = kernel.time(*args_, max_total_s=0.3).min_s
             best[name] = max(best[name], work / seconds / 1e9)
-    print(f"{n:>5} | {label:<17} | {equal!s:<5} | {fm:>6}/{ft:<7} | {cm:>6}/{ct:<7} | "
-          f"{best['memref']:8.2f} | {best['tensor']:8.2f} | {best['tensor'] / best['memref']:5.2f}",
-          flush=True)
+    print(
+        f"{n:>5} | {label:<17} | {equal!s:<5} | {fm:>6}/{ft:<7} | {cm:>6}/{ct:<7} | "
+        f"{best['memref']:8.2f} | {best['tensor']:8.2f} | {best['tensor'] / best['memref']:5.2f}",
+        flush=True,
+    )
 
 
 def _into(kernel: xlinalg.Kernel, inputs: tuple[np.ndarray, ...], out: np.ndarray) -> np.ndarray:
@@ -143,8 +206,18 @@ def _matmuls(n: int, rounds: int, rng: np.random.Generator) -> None:
             print(f"{n:>5} | {label:<17} | skipped: {str(err).splitlines()[0][-90:]}")
             continue
         out = c.copy()
-        _compare(label, n, mem, ten, partial(_into, mem, (a, b), out), partial(ten, a, b, c.copy()),
-                 (a, b, out), (a, b, c), 2.0 * n**3, rounds)
+        _compare(
+            label,
+            n,
+            mem,
+            ten,
+            partial(_into, mem, (a, b), out),
+            partial(ten, a, b, c.copy()),
+            (a, b, out),
+            (a, b, c),
+            2.0 * n**3,
+            rounds,
+        )
 
 
 def _chain(n: int, rounds: int, rng: np.random.Generator) -> None:
@@ -153,8 +226,18 @@ def _chain(n: int, rounds: int, rng: np.random.Generator) -> None:
     mem = xlinalg.compile(CHAIN_MEMREF.format(n=n), CHAIN_SCHEDULE)
     ten = xlinalg.compile(tensor_payload, CHAIN_SCHEDULE)
     out = np.zeros_like(a)
-    _compare("chain, vectorized", n, mem, ten, partial(_into, mem, (a, b, c), out),
-             partial(ten, a, b, c), (a, b, c, out), (a, b, c), 4.0 * 4 * n * n, rounds)
+    _compare(
+        "chain, vectorized",
+        n,
+        mem,
+        ten,
+        partial(_into, mem, (a, b, c), out),
+        partial(ten, a, b, c),
+        (a, b, c, out),
+        (a, b, c),
+        4.0 * 4 * n * n,
+        rounds,
+    )
 
 
 def main() -> None:
@@ -162,8 +245,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 512])
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
-    print(f"{'n':>5} | {'schedule':<17} | equal | fp ops mem/ten | instrs mem/ten | {'memref':>8} | "
-          f"{'tensor':>8} | ratio  (GFLOP/s; chain: GB/s)")
+    print(
+        f"{'n':>5} | {'schedule':<17} | equal | fp ops mem/ten | instrs mem/ten | {'memref':>8} | "
+        f"{'tensor':>8} | ratio  (GFLOP/s; chain: GB/s)"
+    )
     rng = np.random.default_rng(0)
     for n in args.sizes:
         _matmuls(n, args.rounds, rng)

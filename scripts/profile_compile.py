@@ -74,34 +74,104 @@ def _matmul(n: int) -> str:
 
 CASES = [
     # best trial of bench-matmul-vec-512x512x512 in results/bench.db
-    Case("matmul_vectorize 512", _matmul(512), SPACES / "matmul_vectorize.mlir",
-         {"tile_m": 128, "tile_n": 128, "tile_k": 128, "reg_m": 4, "reg_n": 64, "reg_k": 2,
-          "cache_order": 1, "unroll_k": 1, "peel": 0}),
+    Case(
+        "matmul_vectorize 512",
+        _matmul(512),
+        SPACES / "matmul_vectorize.mlir",
+        {
+            "tile_m": 128,
+            "tile_n": 128,
+            "tile_k": 128,
+            "reg_m": 4,
+            "reg_n": 64,
+            "reg_k": 2,
+            "cache_order": 1,
+            "unroll_k": 1,
+            "peel": 0,
+        },
+    ),
     # bench_mmt4d.py's documented knobs
-    Case("matmul_mmt4d 512", matmul_tensor_payload(512, 512, 512), SPACES / "matmul_mmt4d.mlir",
-         {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 256, "rk": 4, "cache_order": 0,
-          "reg_order": 1, "zero_c": 1}),
+    Case(
+        "matmul_mmt4d 512",
+        matmul_tensor_payload(512, 512, 512),
+        SPACES / "matmul_mmt4d.mlir",
+        {
+            "m0": 8,
+            "n0": 32,
+            "tm1": 8,
+            "tn1": 4,
+            "tk": 256,
+            "rk": 4,
+            "cache_order": 0,
+            "reg_order": 1,
+            "zero_c": 1,
+        },
+    ),
     # best trial of bench-matmul-par-512x512x512
-    Case("matmul_parallel 512", _matmul(512), SPACES / "matmul_parallel.mlir",
-         {"threads": 2, "parallel_dim": 1, "tile_m": 64, "tile_n": 64, "tile_k": 128,
-          "reg_m": 16, "reg_n": 16, "reg_k": 1, "cache_order": 0, "unroll_k": 0, "peel": 0}),
-    Case("conv2d 56x56x64->64", conv_payload(LAYERS[0]), SPACES / "conv2d_nhwc_hwcf.mlir",
-         STORED_KNOBS[0]),
-    Case("conv2d 7x7x512->512", conv_payload(LAYERS[3]), SPACES / "conv2d_nhwc_hwcf.mlir",
-         STORED_KNOBS[3]),
-    Case("batch_matmul 8x256", (ROOT / "examples" / "batch_matmul_8x256.mlir").read_text(),
-         SPACES / "batch_matmul.mlir",
-         {"tile_m": 64, "tile_n": 256, "tile_k": 256, "reg_m": 8, "reg_n": 32, "reg_k": 1,
-          "cache_order": 0, "unroll_k": 0, "pack_b": 0, "peel_tiles": 0, "peel": 0,
-          "pipeline_c": 0, "prefetch_b": 0}),
+    Case(
+        "matmul_parallel 512",
+        _matmul(512),
+        SPACES / "matmul_parallel.mlir",
+        {
+            "threads": 2,
+            "parallel_dim": 1,
+            "tile_m": 64,
+            "tile_n": 64,
+            "tile_k": 128,
+            "reg_m": 16,
+            "reg_n": 16,
+            "reg_k": 1,
+            "cache_order": 0,
+            "unroll_k": 0,
+            "peel": 0,
+        },
+    ),
+    Case(
+        "conv2d 56x56x64->64",
+        conv_payload(LAYERS[0]),
+        SPACES / "conv2d_nhwc_hwcf.mlir",
+        STORED_KNOBS[0],
+    ),
+    Case(
+        "conv2d 7x7x512->512",
+        conv_payload(LAYERS[3]),
+        SPACES / "conv2d_nhwc_hwcf.mlir",
+        STORED_KNOBS[3],
+    ),
+    Case(
+        "batch_matmul 8x256",
+        (ROOT / "examples" / "batch_matmul_8x256.mlir").read_text(),
+        SPACES / "batch_matmul.mlir",
+        {
+            "tile_m": 64,
+            "tile_n": 256,
+            "tile_k": 256,
+            "reg_m": 8,
+            "reg_n": 32,
+            "reg_k": 1,
+            "cache_order": 0,
+            "unroll_k": 0,
+            "pack_b": 0,
+            "peel_tiles": 0,
+            "peel": 0,
+            "pipeline_c": 0,
+            "prefetch_b": 0,
+        },
+    ),
     # bench_templates.py --fixed knobs of the other two batch templates
-    Case("batch_matmul_mmt4d 8x256",
-         (ROOT / "examples" / "batch_matmul_tensor_8x256.mlir").read_text(),
-         SPACES / "batch_matmul_mmt4d.mlir", BENCH_FIXED["batch_matmul_mmt4d.mlir"]),
-    Case("batch_mmt4d 8x256", (ROOT / "examples" / "batch_mmt4d_8x256.mlir").read_text(),
-         SPACES / "batch_mmt4d.mlir", BENCH_FIXED["batch_mmt4d.mlir"]),
+    Case(
+        "batch_matmul_mmt4d 8x256",
+        (ROOT / "examples" / "batch_matmul_tensor_8x256.mlir").read_text(),
+        SPACES / "batch_matmul_mmt4d.mlir",
+        BENCH_FIXED["batch_matmul_mmt4d.mlir"],
+    ),
+    Case(
+        "batch_mmt4d 8x256",
+        (ROOT / "examples" / "batch_mmt4d_8x256.mlir").read_text(),
+        SPACES / "batch_mmt4d.mlir",
+        BENCH_FIXED["batch_mmt4d.mlir"],
+    ),
 ]
-
 
 
 def _example(name: str) -> str:
@@ -167,8 +237,10 @@ def profile_templates(samples: int, seed: int, only: list[str] | None) -> None:
     import xlinalg
     from xlinalg.errors import XlinalgError
 
-    print(f"{'template':<28} | {'ok':>2} | {'failed':>6} | {'median s':>8} | {'max s':>6} | "
-          f"{'median CPU s':>12}")
+    print(
+        f"{'template':<28} | {'ok':>2} | {'failed':>6} | {'median s':>8} | {'max s':>6} | "
+        f"{'median CPU s':>12}"
+    )
     for name, payload in template_payloads().items():
         if only and not any(s in name for s in only):
             continue
@@ -185,10 +257,14 @@ def profile_templates(samples: int, seed: int, only: list[str] | None) -> None:
             except XlinalgError:
                 failed += 1
         if walls:
-            print(f"{name:<28} | {len(walls):2d} | {failed:6d} | {statistics.median(walls):8.3f} | "
-                  f"{max(walls):6.3f} | {statistics.median(cpus):12.3f}", flush=True)
+            print(
+                f"{name:<28} | {len(walls):2d} | {failed:6d} | {statistics.median(walls):8.3f} | "
+                f"{max(walls):6.3f} | {statistics.median(cpus):12.3f}",
+                flush=True,
+            )
         else:
             print(f"{name:<28} |  0 | {failed:6d} | (no sample compiled)", flush=True)
+
 
 def compile_once(case: Case) -> tuple[Any, Any]:
     """`xlinalg.compile` of the case with per-stage timings; (kernel, StageTimes)."""
@@ -196,16 +272,21 @@ def compile_once(case: Case) -> tuple[Any, Any]:
     from xlinalg.ir.stage_times import StageTimes
 
     times = StageTimes()
-    kernel = xlinalg.compile(case.payload, schedule=case.space.read_text(), knobs=case.knobs,
-                             timings=times)
+    kernel = xlinalg.compile(
+        case.payload, schedule=case.space.read_text(), knobs=case.knobs, timings=times
+    )
     return kernel, times
 
 
 def stage_digests(case: Case) -> dict[str, str]:
     """Short digests of the transformed payload, emitted LLVM IR, optimised IR and asm."""
     kernel, _ = compile_once(case)
-    texts = {"payload": str(kernel.module), "llvm-ir": kernel.lowered.llvm_ir,
-             "optimized": kernel._jit.optimized_ir, "asm": kernel._jit.asm()}
+    texts = {
+        "payload": str(kernel.module),
+        "llvm-ir": kernel.lowered.llvm_ir,
+        "optimized": kernel._jit.optimized_ir,
+        "asm": kernel._jit.asm(),
+    }
     return {name: hashlib.sha256(text.encode()).hexdigest()[:16] for name, text in texts.items()}
 
 
@@ -282,8 +363,13 @@ def profile_case(case: Case, reps: int) -> dict[str, Any]:
     names = list(runs[-1])
     return {
         "case": case.name,
-        "stages": {n: (statistics.median(r.cpu.get(n, 0.0) for r in runs),
-                       statistics.median(r.get(n, 0.0) for r in runs)) for n in names},
+        "stages": {
+            n: (
+                statistics.median(r.cpu.get(n, 0.0) for r in runs),
+                statistics.median(r.get(n, 0.0) for r in runs),
+            )
+            for n in names
+        },
         "first": {n: first.get(n, 0.0) for n in names},
         "total": (statistics.median(totals_cpu), statistics.median(totals_wall)),
         "first_total": (first_cpu, first_wall),
@@ -294,44 +380,73 @@ def profile_case(case: Case, reps: int) -> dict[str, Any]:
 def print_table(result: dict[str, Any]) -> None:
     print(f"\n== {result['case']}   (ms: median CPU | median wall | first wall)")
     for name, (cpu, wall) in result["stages"].items():
-        indent = "    " if name.startswith("xl-") or name in ("signatures", "emit-llvm-ir") else "  "
+        indent = (
+            "    " if name.startswith("xl-") or name in ("signatures", "emit-llvm-ir") else "  "
+        )
         label = f"{indent}{name}"
         print(f"{label:<34}{_fmt(cpu)} |{_fmt(wall)} |{_fmt(result['first'][name])}")
     cpu, wall = result["total"]
-    print(f"{'  xlinalg.compile total':<34}{_fmt(cpu)} |{_fmt(wall)} |{_fmt(result['first_total'][1])}")
+    print(
+        f"{'  xlinalg.compile total':<34}{_fmt(cpu)} |{_fmt(wall)} |{_fmt(result['first_total'][1])}"
+    )
     print(f"{'  Kernel.compile_seconds':<34}{'':>8} |{_fmt(result['compile_seconds'])} |")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--reps", type=int, default=7, help="compiles per case (after a first one)")
-    parser.add_argument("--cases", nargs="*", default=None,
-                        help="substrings of case names to run (default: all)")
-    parser.add_argument("--cprofile", type=int, default=0, metavar="N",
-                        help="print the N functions with the most cumulative time")
+    parser.add_argument(
+        "--cases", nargs="*", default=None, help="substrings of case names to run (default: all)"
+    )
+    parser.add_argument(
+        "--cprofile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the N functions with the most cumulative time",
+    )
     parser.add_argument("--cprofile-case", default=None, help="substring of the profiled case")
-    parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative, tottime)")
-    parser.add_argument("--fork", action="store_true",
-                        help="per-candidate figure as the tuner sees it: each compile in a child "
-                             "forked from the warmed-up forkserver state (totals only)")
-    parser.add_argument("--templates", type=int, default=0, metavar="N",
-                        help="instead: every template of search_spaces/ on a benchmark-size "
-                             "payload, median compile s over N random valid knob settings "
-                             "(--cases filters template names)")
+    parser.add_argument(
+        "--sort", default="cumulative", help="pstats sort key (cumulative, tottime)"
+    )
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="per-candidate figure as the tuner sees it: each compile in a child "
+        "forked from the warmed-up forkserver state (totals only)",
+    )
+    parser.add_argument(
+        "--templates",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: every template of search_spaces/ on a benchmark-size "
+        "payload, median compile s over N random valid knob settings "
+        "(--cases filters template names)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="knob sampling seed (--templates)")
-    parser.add_argument("--hashes", action="store_true",
-                        help="instead: digests of each stage's output per case (diff them "
-                             "before/after a change that must not change the code)")
-    parser.add_argument("--irdl-ops", action="store_true",
-                        help="instead: per case, the ops the LLVM conversion builds through "
-                             "IRDL constructors, by class (the hot ones should use "
-                             "Operation.create / the to_llvm Builder helpers)")
+    parser.add_argument(
+        "--hashes",
+        action="store_true",
+        help="instead: digests of each stage's output per case (diff them "
+        "before/after a change that must not change the code)",
+    )
+    parser.add_argument(
+        "--irdl-ops",
+        action="store_true",
+        help="instead: per case, the ops the LLVM conversion builds through "
+        "IRDL constructors, by class (the hot ones should use "
+        "Operation.create / the to_llvm Builder helpers)",
+    )
     args = parser.parse_args()
 
     if args.templates:
-        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-              f"{args.templates} random knob settings per template (seed {args.seed})")
+        print(
+            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+            f"{args.templates} random knob settings per template (seed {args.seed})"
+        )
         profile_templates(args.templates, args.seed, args.cases)
         return 0
     cases = [c for c in CASES if args.cases is None or any(s in c.name for s in args.cases)]
@@ -340,25 +455,34 @@ def main() -> int:
     if args.hashes:
         for case in cases:
             digests = stage_digests(case)
-            print(f"{case.name:<26}" + "  ".join(f"{k} {v}" for k, v in digests.items()), flush=True)
+            print(
+                f"{case.name:<26}" + "  ".join(f"{k} {v}" for k, v in digests.items()), flush=True
+            )
         return 0
     if args.irdl_ops:
         for case in cases:
             counts = irdl_constructions(case)
-            print(f"{case.name:<26}{sum(counts.values()):5d}  "
-                  + " ".join(f"{k} {v}" for k, v in counts.most_common()), flush=True)
+            print(
+                f"{case.name:<26}{sum(counts.values()):5d}  "
+                + " ".join(f"{k} {v}" for k, v in counts.most_common()),
+                flush=True,
+            )
         return 0
     if args.fork:
         import tuner._preload  # noqa: F401  (the forkserver's state: warmed up, gc frozen)
 
-        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; one compile per "
-              f"forked child, {args.reps} children per case (as tuner candidates)")
+        print(
+            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; one compile per "
+            f"forked child, {args.reps} children per case (as tuner candidates)"
+        )
         print(f"{'case':<24} | {'CPU s':>6} | {'wall s':>6}")
         for case in cases:
             cpu, wall = forked_compile_seconds(case, args.reps)
             print(f"{case.name:<24} | {cpu:6.3f} | {wall:6.3f}", flush=True)
         return 0
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.reps} reps per case")
+    print(
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.reps} reps per case"
+    )
     summary = []
     for case in cases:
         result = profile_case(case, args.reps)
@@ -366,12 +490,16 @@ def main() -> int:
         summary.append(result)
     print(f"\n{'case':<24} | {'CPU s':>6} | {'wall s':>6} | {'compile_seconds':>15} | first wall s")
     for r in summary:
-        print(f"{r['case']:<24} | {r['total'][0]:6.3f} | {r['total'][1]:6.3f} | "
-              f"{r['compile_seconds']:15.3f} | {r['first_total'][1]:.3f}")
+        print(
+            f"{r['case']:<24} | {r['total'][0]:6.3f} | {r['total'][1]:6.3f} | "
+            f"{r['compile_seconds']:15.3f} | {r['first_total'][1]:.3f}"
+        )
 
     if args.cprofile:
-        target = next((c for c in cases if args.cprofile_case is None
-                       or args.cprofile_case in c.name), cases[0])
+        target = next(
+            (c for c in cases if args.cprofile_case is None or args.cprofile_case in c.name),
+            cases[0],
+        )
         profiler = cProfile.Profile()
         profiler.enable()
         for _ in range(args.reps):

@@ -71,12 +71,17 @@ class Conv:
         ih = (self.oh - 1) * self.stride + (self.kh - 1) * self.dilation + 1
         iw = (self.ow - 1) * self.stride + (self.kw - 1) * self.dilation + 1
         t = self.dtype
-        return (f"{kind}<{self.n}x{ih}x{iw}x{self.c}x{t}>", f"{kind}<{self.kh}x{self.kw}x{self.c}x{self.f}x{t}>",
-                f"{kind}<{self.n}x{self.oh}x{self.ow}x{self.f}x{t}>")
+        return (
+            f"{kind}<{self.n}x{ih}x{iw}x{self.c}x{t}>",
+            f"{kind}<{self.kh}x{self.kw}x{self.c}x{self.f}x{t}>",
+            f"{kind}<{self.n}x{self.oh}x{self.ow}x{self.f}x{t}>",
+        )
 
     def attrs(self) -> str:
-        return (f"{{dilations = dense<{self.dilation}> : tensor<2xi64>, "
-                f"strides = dense<{self.stride}> : tensor<2xi64>}}")
+        return (
+            f"{{dilations = dense<{self.dilation}> : tensor<2xi64>, "
+            f"strides = dense<{self.stride}> : tensor<2xi64>}}"
+        )
 
     def memref(self) -> str:
         """On buffers, accumulating into the output (examples/conv2d_56x56x64.mlir)."""
@@ -90,7 +95,9 @@ class Conv:
     def tensor(self) -> str:
         """On tensors, the output a zero fill (what convert_conv2d_to_img2col takes)."""
         i, f, o = self.types("tensor")
-        return filled_contraction("conv", f"linalg.conv_2d_nhwc_hwcf {self.attrs()}", i, f, o, self.dtype)
+        return filled_contraction(
+            "conv", f"linalg.conv_2d_nhwc_hwcf {self.attrs()}", i, f, o, self.dtype
+        )
 
 
 def chain(m: int, n: int, dtype: str = "f32") -> str:
@@ -112,14 +119,23 @@ def chain(m: int, n: int, dtype: str = "f32") -> str:
 """
 
 
-def row_reduce(m: int, n: int, dtype: str = "f32", combiner: str = "add", dynamic: bool = False) -> str:
+def row_reduce(
+    m: int, n: int, dtype: str = "f32", combiner: str = "add", dynamic: bool = False
+) -> str:
     """out[i] = out[i] (+|max) in[i, j] over j on buffers, as examples/reduction_rows.mlir;
     `dynamic`: every dim `?`."""
     integer = dtype.startswith("i")
-    op = {("add", False): "arith.addf", ("add", True): "arith.addi",
-          ("max", False): "arith.maximumf", ("max", True): "arith.maxsi"}[combiner, integer]
-    i, o = (f"memref<?x?x{dtype}>", f"memref<?x{dtype}>") if dynamic else \
-        (f"memref<{m}x{n}x{dtype}>", f"memref<{m}x{dtype}>")
+    op = {
+        ("add", False): "arith.addf",
+        ("add", True): "arith.addi",
+        ("max", False): "arith.maximumf",
+        ("max", True): "arith.maxsi",
+    }[combiner, integer]
+    i, o = (
+        (f"memref<?x?x{dtype}>", f"memref<?x{dtype}>")
+        if dynamic
+        else (f"memref<{m}x{n}x{dtype}>", f"memref<{m}x{dtype}>")
+    )
     return f"""func.func @row_reduce(%in: {i}, %out: {o}) {{
   linalg.reduce ins(%in : {i}) outs(%out : {o}) dimensions = [1]
     (%x: {dtype}, %acc: {dtype}) {{
@@ -147,8 +163,11 @@ def mmt4d(m1: int, n1: int, k1: int, m0: int, n0: int, k0: int, batch: int = 0) 
     """(batch_)mmt4d on pre-packed buffers, accumulating, as examples/mmt4d_1024.mlir."""
     b = f"{batch}x" if batch else ""
     name = "batch_mmt4d" if batch else "mmt4d"
-    lhs, rhs, acc = (f"memref<{b}{m1}x{k1}x{m0}x{k0}xf32>", f"memref<{b}{n1}x{k1}x{n0}x{k0}xf32>",
-                     f"memref<{b}{m1}x{n1}x{m0}x{n0}xf32>")
+    lhs, rhs, acc = (
+        f"memref<{b}{m1}x{k1}x{m0}x{k0}xf32>",
+        f"memref<{b}{n1}x{k1}x{n0}x{k0}xf32>",
+        f"memref<{b}{m1}x{n1}x{m0}x{n0}xf32>",
+    )
     return f"""func.func @{name}(%lhs: {lhs}, %rhs: {rhs}, %acc: {acc}) {{
   linalg.{name} ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {acc})
   return
@@ -164,24 +183,50 @@ class Case:
 
 
 def _matmul_cases() -> list[Case]:
-    shapes = [(1, 1, 1), (1, 67, 33), (45, 1, 19), (23, 41, 1), (7, 13, 5), (31, 17, 97), (97, 131, 61),
-              (200, 17, 300), (129, 257, 63), (255, 513, 129)]
+    shapes = [
+        (1, 1, 1),
+        (1, 67, 33),
+        (45, 1, 19),
+        (23, 41, 1),
+        (7, 13, 5),
+        (31, 17, 97),
+        (97, 131, 61),
+        (200, 17, 300),
+        (129, 257, 63),
+        (255, 513, 129),
+    ]
     cases = [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: matmul(m, n, k)) for m, n, k in shapes]
-    cases += [Case(f"37x53x29 {t}", lambda t=t: matmul(37, 53, 29, t)) for t in ("f64", "f16", "bf16", "i32")]
+    cases += [
+        Case(f"37x53x29 {t}", lambda t=t: matmul(37, 53, 29, t))
+        for t in ("f64", "f16", "bf16", "i32")
+    ]
     m, n, k = 37, 53, 29
     sizes = {"0:0": m, "0:1": k, "1:0": k, "1:1": n, "2:0": m, "2:1": n}
     return [*cases, Case(f"{m}x{n}x{k} dynamic", lambda: matmul(m, n, k, dynamic=True), sizes)]
 
 
 def _conv_cases(form: str) -> list[Case]:
-    convs = [Conv(1, 7, 9, 16, 16), Conv(1, 13, 11, 24, 40), Conv(2, 5, 6, 8, 48),
-             Conv(1, 9, 7, 16, 32, stride=2), Conv(1, 6, 10, 16, 16, dilation=2),
-             Conv(1, 5, 5, 3, 17, kh=1, kw=2, stride=3, dilation=2),
-             Conv(1, 4, 15, 64, 64, kh=5, kw=1), Conv(1, 1, 1, 1, 1), Conv(1, 1, 13, 5, 19, kh=1, kw=1),
-             Conv(3, 3, 2, 7, 33, kh=2, kw=2, stride=2), Conv(1, 7, 7, 16, 32, dtype="f64"),
-             Conv(1, 5, 6, 8, 16, dtype="f16")]
-    return [Case(f"n{c.n} {c.oh}x{c.ow} c{c.c}->{c.f} k{c.kh}x{c.kw} s{c.stride} d{c.dilation} {c.dtype}",
-                 getattr(c, form)) for c in convs]
+    convs = [
+        Conv(1, 7, 9, 16, 16),
+        Conv(1, 13, 11, 24, 40),
+        Conv(2, 5, 6, 8, 48),
+        Conv(1, 9, 7, 16, 32, stride=2),
+        Conv(1, 6, 10, 16, 16, dilation=2),
+        Conv(1, 5, 5, 3, 17, kh=1, kw=2, stride=3, dilation=2),
+        Conv(1, 4, 15, 64, 64, kh=5, kw=1),
+        Conv(1, 1, 1, 1, 1),
+        Conv(1, 1, 13, 5, 19, kh=1, kw=1),
+        Conv(3, 3, 2, 7, 33, kh=2, kw=2, stride=2),
+        Conv(1, 7, 7, 16, 32, dtype="f64"),
+        Conv(1, 5, 6, 8, 16, dtype="f16"),
+    ]
+    return [
+        Case(
+            f"n{c.n} {c.oh}x{c.ow} c{c.c}->{c.f} k{c.kh}x{c.kw} s{c.stride} d{c.dilation} {c.dtype}",
+            getattr(c, form),
+        )
+        for c in convs
+    ]
 
 
 def _chain_cases() -> list[Case]:
@@ -195,26 +240,52 @@ def _reduction_cases() -> list[Case]:
     shapes = [(1, 1), (1, 64), (50, 1), (3, 15), (7, 1000), (61, 257), (9, 4099), (5, 4096)]
     cases = [Case(f"{m}x{n} add", lambda m=m, n=n: row_reduce(m, n)) for m, n in shapes]
     cases += [Case("33x333 max", lambda: row_reduce(33, 333, combiner="max"))]
-    cases += [Case(f"11x301 {t}", lambda t=t: row_reduce(11, 301, t)) for t in ("f64", "f16", "i32")]
+    cases += [
+        Case(f"11x301 {t}", lambda t=t: row_reduce(11, 301, t)) for t in ("f64", "f16", "i32")
+    ]
     sizes = {"0:0": 13, "0:1": 77, "1:0": 13}
     return [*cases, Case("13x77 add dynamic", lambda: row_reduce(13, 77, dynamic=True), sizes)]
 
 
 def _attention_cases() -> list[Case]:
-    shapes = [(1, 1, 1, 8), (1, 7, 5, 16), (1, 9, 11, 5), (2, 33, 65, 16), (1, 100, 37, 32), (3, 13, 300, 64)]
-    return [Case(f"b{b} n{n} l{l} d{d}", lambda b=b, n=n, l=l, d=d: attention_payload("tensor", b, n, l, d))
-            for b, n, l, d in shapes]
+    shapes = [
+        (1, 1, 1, 8),
+        (1, 7, 5, 16),
+        (1, 9, 11, 5),
+        (2, 33, 65, 16),
+        (1, 100, 37, 32),
+        (3, 13, 300, 64),
+    ]
+    return [
+        Case(
+            f"b{b} n{n} l{l} d{d}",
+            lambda b=b, n=n, l=l, d=d: attention_payload("tensor", b, n, l, d),
+        )
+        for b, n, l, d in shapes
+    ]
 
 
 def _encoding_cases() -> list[Case]:
-    shapes = [(1, 1, 1), (1, 50, 3), (40, 1, 9), (7, 13, 5), (31, 17, 97), (100, 129, 255), (5, 300, 17)]
-    return [Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: encoding_payload(m, n, k)) for m, n, k in shapes]
+    shapes = [
+        (1, 1, 1),
+        (1, 50, 3),
+        (40, 1, 9),
+        (7, 13, 5),
+        (31, 17, 97),
+        (100, 129, 255),
+        (5, 300, 17),
+    ]
+    return [
+        Case(f"{m}x{n}x{k}", lambda m=m, n=n, k=k: encoding_payload(m, n, k)) for m, n, k in shapes
+    ]
 
 
 def _batch_cases(kind: str) -> list[Case]:
     shapes = [(1, 1, 1, 1), (3, 37, 53, 29), (2, 7, 130, 5), (5, 33, 17, 70)]
-    return [Case(f"{b}x{m}x{n}x{k}", lambda b=b, m=m, n=n, k=k: batch_matmul(b, m, n, k, kind))
-            for b, m, n, k in shapes]
+    return [
+        Case(f"{b}x{m}x{n}x{k}", lambda b=b, m=m, n=n, k=k: batch_matmul(b, m, n, k, kind))
+        for b, m, n, k in shapes
+    ]
 
 
 def _matmul_tensor_cases() -> list[Case]:
@@ -224,12 +295,20 @@ def _matmul_tensor_cases() -> list[Case]:
 
 def _mmt4d_cases(batch: int) -> list[Case]:
     """(m1, n1, k1) outer tiles of (m0, n0, k0) inner tiles."""
-    shapes = [((1, 1, 1), (16, 16, 1)), ((3, 5, 7), (16, 16, 1)), ((2, 3, 33), (8, 32, 1)),
-              ((5, 2, 19), (4, 16, 2))]
+    shapes = [
+        ((1, 1, 1), (16, 16, 1)),
+        ((3, 5, 7), (16, 16, 1)),
+        ((2, 3, 33), (8, 32, 1)),
+        ((5, 2, 19), (4, 16, 2)),
+    ]
     prefix = f"b{batch} " if batch else ""
-    return [Case(f"{prefix}{'x'.join(map(str, outer))} tiles {'x'.join(map(str, inner))}",
-                 lambda outer=outer, inner=inner: mmt4d(*outer, *inner, batch=batch))
-            for outer, inner in shapes]
+    return [
+        Case(
+            f"{prefix}{'x'.join(map(str, outer))} tiles {'x'.join(map(str, inner))}",
+            lambda outer=outer, inner=inner: mmt4d(*outer, *inner, batch=batch),
+        )
+        for outer, inner in shapes
+    ]
 
 
 TEMPLATES: dict[str, Callable[[], list[Case]]] = {
@@ -273,28 +352,51 @@ def samples(name: str, count: int, seed: int) -> list[Sample]:
         payload = case.payload()
         rng = random.Random(f"{seed}-{name}-{case.label}")
         for knobs in sample_knobs(schedule, rng, count):
-            request = CandidateRequest(payload=payload, schedule=schedule, knobs=knobs,
-                                       seed=seed, sizes=case.sizes, timing=TIMING)
+            request = CandidateRequest(
+                payload=payload,
+                schedule=schedule,
+                knobs=knobs,
+                seed=seed,
+                sizes=case.sizes,
+                timing=TIMING,
+            )
             found.append(Sample(name, case.label, knobs, request))
     return found
 
 
 def _row(template: str, case: str, counter: Counter[str]) -> str:
-    return f"{template:<21} | {case:<38} | " + " | ".join(f"{counter[s]:>{len(_SHORT[s])}}" for s in STATUSES)
+    return f"{template:<21} | {case:<38} | " + " | ".join(
+        f"{counter[s]:>{len(_SHORT[s])}}" for s in STATUSES
+    )
 
 
-_SHORT = {"ok": "    ok", "wrong_result": " wrong", "compile_error": "compile_error", "crash": "crash",
-          "timeout": "timeout", "error": "error"}
+_SHORT = {
+    "ok": "    ok",
+    "wrong_result": " wrong",
+    "compile_error": "compile_error",
+    "crash": "crash",
+    "timeout": "timeout",
+    "error": "error",
+}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=4, help="knob settings per template and payload")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--samples", type=int, default=4, help="knob settings per template and payload"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2, help="candidates measured at once")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per candidate")
-    parser.add_argument("--templates", nargs="+", choices=sorted(CASES), default=list(TEMPLATES),
-                        help="default: the nine non-batch templates")
+    parser.add_argument(
+        "--templates",
+        nargs="+",
+        choices=sorted(CASES),
+        default=list(TEMPLATES),
+        help="default: the nine non-batch templates",
+    )
     parser.add_argument("--others", action="store_true", help="add the batch / mmt4d templates")
     parser.add_argument("--failures", action="store_true", help="list every failed sample")
     args = parser.parse_args()
@@ -322,8 +424,10 @@ def main() -> int:
     print(_row("total", f"{sum(total.values())} samples", total))
     if args.failures:
         for sample, result in failed:
-            print(f"\n{sample.template} {sample.case} {result['status']}: {sample.knobs}\n"
-                  f"  {result.get('error', '')[:600]}")
+            print(
+                f"\n{sample.template} {sample.case} {result['status']}: {sample.knobs}\n"
+                f"  {result.get('error', '')[:600]}"
+            )
     return 1 if total["wrong_result"] or total["crash"] else 0
 
 

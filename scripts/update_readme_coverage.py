@@ -24,13 +24,17 @@ def tables() -> dict[str, str]:
 
     linalg = io.StringIO()
     print_coverage(file=linalg)
-    return {"linalg": "```\n" + linalg.getvalue().rstrip() + "\n```",
-            "transform": format_transform_coverage().rstrip()}
+    return {
+        "linalg": "```\n" + linalg.getvalue().rstrip() + "\n```",
+        "transform": format_transform_coverage().rstrip(),
+    }
 
 
 def render(text: str) -> str:
     for name, body in tables().items():
-        pattern = re.compile(rf"(<!-- coverage:{name} -->\n)(?:.*?\n)?(<!-- /coverage:{name} -->)", re.DOTALL)
+        pattern = re.compile(
+            rf"(<!-- coverage:{name} -->\n)(?:.*?\n)?(<!-- /coverage:{name} -->)", re.DOTALL
+        )
         if not pattern.search(text):
             raise SystemExit(f"README.md has no <!-- coverage:{name} --> section")
         text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)

@@ -79,8 +79,9 @@ def _loop_sizes(s: Sample) -> list[int]:
     return [DIM_SIZES[d] for d in spec.dim_names]
 
 
-def check_function(fn: Callable[..., Any], op: NamedStructuredOp, s: Sample, seed: int,
-                   label: str) -> None:
+def check_function(
+    fn: Callable[..., Any], op: NamedStructuredOp, s: Sample, seed: int, label: str
+) -> None:
     args = operands_for(s, seed)
     want = evaluate_named(op, [np.copy(a) for a in args])
     fn(*args)
@@ -93,18 +94,23 @@ def check_function(fn: Callable[..., Any], op: NamedStructuredOp, s: Sample, see
 
 
 @cache
-def compiled(elt: str, schedule: bool, windowed: bool | None = None
-             ) -> tuple[JitModule, dict[str, NamedStructuredOp]]:
+def compiled(
+    elt: str, schedule: bool, windowed: bool | None = None
+) -> tuple[JitModule, dict[str, NamedStructuredOp]]:
     """The ops of the cases with `elt` (only the windowed ones, or only the others, when
     `windowed` is given) in one module, optionally tiled, JIT-compiled once."""
     cases = TILED_CASES if schedule else RUN_CASES
-    names = [name for name, e in cases if e == elt
-             and (windowed is None or is_windowed(name) == windowed)]
+    names = [
+        name
+        for name, e in cases
+        if e == elt and (windowed is None or is_windowed(name) == windowed)
+    ]
     text = "".join(sample(name, elt).function(f"k_{name}") for name in names)
     module = xlinalg.parse(text)
     reference_ops = {
         op.parent_op().sym_name.data[2:]: op  # type: ignore[union-attr]
-        for op in module.walk() if isinstance(op, NamedStructuredOp)
+        for op in module.walk()
+        if isinstance(op, NamedStructuredOp)
     }
     payload = module.clone()
     if schedule:
@@ -112,7 +118,8 @@ def compiled(elt: str, schedule: bool, windowed: bool | None = None
         # every op was tiled: the named ops now sit inside scf.for loops
         assert all(
             op.parent_op().name == "scf.for"  # type: ignore[union-attr]
-            for op in payload.walk() if isinstance(op, NamedStructuredOp)
+            for op in payload.walk()
+            if isinstance(op, NamedStructuredOp)
         )
     level = 3 if elt in ("f32", "i32") and not schedule else SWEEP_SPEED_LEVEL
     return JitModule(lower_to_llvm(payload), speed_level=level), reference_ops
@@ -139,8 +146,7 @@ RUN_GROUPS: dict[str, tuple[str, ...]] = {
 }
 #: test file → the (element type, windowed) groups of table ops it tiles
 TILED_GROUPS: dict[str, tuple[tuple[str, bool], ...]] = {
-    "test_linalg_table_tiled.py": (("f32", False), ("f16", False), ("bf16", False),
-                                   ("f64", False)),
+    "test_linalg_table_tiled.py": (("f32", False), ("f16", False), ("bf16", False), ("f64", False)),
     "test_linalg_table_tiled_windows.py": (("f32", True), ("f16", True)),
     "test_linalg_table_tiled_windows_floats.py": (("bf16", True), ("f64", True)),
     "test_linalg_table_tiled_ints.py": (("i8", False), ("i8", True), ("i16", False)),
@@ -161,13 +167,16 @@ def check_all(elt: str, schedule: bool, windowed: bool | None = None) -> int:
     for name, op in ops.items():
         s = sample(name, elt)
         label = f"{name} {elt}" + (f" tiled {tile_sizes(op)}" if schedule else "")
-        check_function(jit.function(f"k_{name}"), op, s,
-                       zlib.crc32(f"{name}{elt}{schedule}".encode()), label)
+        check_function(
+            jit.function(f"k_{name}"), op, s, zlib.crc32(f"{name}{elt}{schedule}".encode()), label
+        )
     return len(ops)
 
 
-def tiling_schedule(ops: dict[str, NamedStructuredOp], sizes: Callable[[NamedStructuredOp],
-                    Sequence[int]] = tile_sizes) -> str:
+def tiling_schedule(
+    ops: dict[str, NamedStructuredOp],
+    sizes: Callable[[NamedStructuredOp], Sequence[int]] = tile_sizes,
+) -> str:
     lines = []
     for index, (name, op) in enumerate(ops.items()):
         tiles = list(sizes(op))
@@ -186,5 +195,3 @@ def tiling_schedule(ops: dict[str, NamedStructuredOp], sizes: Callable[[NamedStr
         "  transform.named_sequence @__transform_main(%root: !transform.any_op "
         "{transform.readonly}) {\n" + "".join(lines) + "    transform.yield\n  }\n}\n"
     )
-
-

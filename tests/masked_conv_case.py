@@ -14,8 +14,17 @@ CONV = """func.func @conv(%I: memref<1x9x9x64xf32>, %F: memref<3x3x64x64xf32>, %
   return
 }
 """
-CONV_KNOBS = {"reg_h": 4, "reg_w": 7, "reg_f": 16, "reg_c": 8, "cache_c": 64, "cache_order": 1,
-              "pack_filter": 0, "pack_input": 1, "reg_order": 1}
+CONV_KNOBS = {
+    "reg_h": 4,
+    "reg_w": 7,
+    "reg_f": 16,
+    "reg_c": 8,
+    "cache_c": 64,
+    "cache_order": 1,
+    "pack_filter": 0,
+    "pack_input": 1,
+    "reg_order": 1,
+}
 SCHEDULE = REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
 
 

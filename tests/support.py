@@ -74,16 +74,28 @@ def require_iree_opt() -> str:
     return IREE_OPT
 
 
-def run_iree_opt(source: str | Path, *flags: str, timeout: float = 120
-                 ) -> subprocess.CompletedProcess[str]:
+def run_iree_opt(
+    source: str | Path, *flags: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """`iree-opt FLAGS` on `source` (MLIR text, read from stdin, or the path of a file);
     never raises on a nonzero exit: the caller looks at `returncode` and `stderr`."""
     assert IREE_OPT is not None, "a test running iree-opt is marked @needs_iree"
     if isinstance(source, Path):
-        return subprocess.run([IREE_OPT, *flags, str(source)], capture_output=True, text=True,
-                              timeout=timeout, check=False)
-    return subprocess.run([IREE_OPT, *flags, "-"], input=source, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+        return subprocess.run(
+            [IREE_OPT, *flags, str(source)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    return subprocess.run(
+        [IREE_OPT, *flags, "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def iree_opt(source: str | Path, *flags: str) -> str:
@@ -230,6 +242,7 @@ class LlvmliteModule:
 
 # ---------------------------------------------------------------- tuner
 
+
 def bmm_payload(b: int, m: int, n: int, k: int) -> str:
     """A memref linalg.batch_matmul payload @f: (b x m x k) * (b x k x n) -> (b x m x n), f32."""
     a, bt, c = (f"memref<{b}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
@@ -304,8 +317,15 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """`xlinalg ARGS...` in a child interpreter in `cwd` (never raises on a nonzero exit)."""
-    return subprocess.run(cli_command(*args), cwd=cwd, capture_output=True, text=True,
-                          env=cli_env(), timeout=timeout, check=False)
+    return subprocess.run(
+        cli_command(*args),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=timeout,
+        check=False,
+    )
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -354,11 +374,21 @@ def matmul_before_cleanup(n: int = 128) -> ModuleOp:
     from xlinalg.lowering.pipeline import lower_to_loops
     from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
 
-    knobs = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 2,
-             "cache_order": 0, "unroll_k": 1, "peel": 0}
+    knobs = {
+        "tile_m": 32,
+        "tile_n": 64,
+        "tile_k": 64,
+        "reg_m": 4,
+        "reg_n": 16,
+        "reg_k": 2,
+        "cache_order": 0,
+        "unroll_k": 1,
+        "peel": 0,
+    }
     payload = (REPO / "examples" / "matmul_512.mlir").read_text().replace("512", str(n))
-    module = apply_schedule(parse_module(payload),
-                            (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text(), knobs)
+    module = apply_schedule(
+        parse_module(payload), (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text(), knobs
+    )
     lower_to_loops(module)
     VectorUnrollTo1DPass().apply(make_context(), module)
     LowerAffinePass().apply(make_context(), module)

@@ -26,7 +26,7 @@ def test_make_inputs_are_cache_line_aligned_and_run(dtype: str) -> None:
 
 def test_aligned_copies_a_misaligned_view() -> None:
     base = np.arange(200, dtype=np.float32)
-    view = base[3:3 + 60].reshape(6, 10)
+    view = base[3 : 3 + 60].reshape(6, 10)
     assert view.ctypes.data % CACHE_LINE_BYTES != 0
     copy = aligned(view)
     assert copy.ctypes.data % CACHE_LINE_BYTES == 0

@@ -189,7 +189,9 @@ def test_compile_extra_bindings_from_a_module_payload() -> None:
 
 
 def test_apply_schedule_extra_bindings_callable_for_text_payloads() -> None:
-    module = xlinalg.apply_schedule(MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=lambda m: [_matmul_of(m), [5]])
+    module = xlinalg.apply_schedule(
+        MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=lambda m: [_matmul_of(m), [5]]
+    )
     steps = sorted(op.step.owner.value.value.data for op in module.walk() if op.name == "scf.for")
     assert steps == [4, 5]
 
@@ -200,7 +202,9 @@ def test_extra_bindings_errors() -> None:
     with pytest.raises(TransformFailure, match="1 extra binding\\(s\\) were given"):
         xlinalg.apply_schedule(MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=lambda m: [_matmul_of(m)])
     with pytest.raises(XlinalgError, match="extra binding #1 holds a str"):
-        xlinalg.apply_schedule(MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=lambda m: [_matmul_of(m), ["8"]])
+        xlinalg.apply_schedule(
+            MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=lambda m: [_matmul_of(m), ["8"]]
+        )
     with pytest.raises(XlinalgError, match="extra binding #0 must be a list"):
         xlinalg.apply_schedule(MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=[8])
     with pytest.raises(XlinalgError, match="no schedule to bind them to"):

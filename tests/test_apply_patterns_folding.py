@@ -34,8 +34,13 @@ SCHEDULE = """module attributes {{transform.with_named_sequence}} {{
 }}"""
 
 
-@pytest.mark.parametrize("patterns", ["transform.apply_patterns.canonicalization",
-                                      "transform.apply_patterns.linalg.tiling_canonicalization"])
+@pytest.mark.parametrize(
+    "patterns",
+    [
+        "transform.apply_patterns.canonicalization",
+        "transform.apply_patterns.linalg.tiling_canonicalization",
+    ],
+)
 def test_canonicalization_folds_arith(patterns: str) -> None:
     ir = str(xlinalg.apply_schedule(PAYLOAD, SCHEDULE.format(patterns=patterns)))
     assert "arith.subi" not in ir
@@ -62,8 +67,12 @@ def test_tiling_canonicalization_folds_dim_of_cast_and_remsi() -> None:
     static memref (what bufferizing a one-trip tile loop's slice leaves): the dim folds to
     7 (upstream's memref::DimOp::fold), 7 - 7 mod 4 to 4 (arith.remsi's folder), and the
     one-trip loop becomes its body; the kernel still writes row 4."""
-    ir = str(xlinalg.apply_schedule(PEELED_REMAINDER, SCHEDULE.format(
-        patterns="transform.apply_patterns.linalg.tiling_canonicalization")))
+    ir = str(
+        xlinalg.apply_schedule(
+            PEELED_REMAINDER,
+            SCHEDULE.format(patterns="transform.apply_patterns.linalg.tiling_canonicalization"),
+        )
+    )
     assert "memref.dim" not in ir and "arith.remsi" not in ir and "scf.for" not in ir
     kernel = xlinalg.compile(ir)
     m = np.zeros((7, 64), dtype=np.float32)
@@ -73,7 +82,9 @@ def test_tiling_canonicalization_folds_dim_of_cast_and_remsi() -> None:
     np.testing.assert_array_equal(m, expected)
 
 
-@pytest.mark.parametrize(("a", "b", "rem"), [(7, 4, 3), (-7, 4, -3), (7, -4, 3), (-8, 4, 0), (5, 0, None)])
+@pytest.mark.parametrize(
+    ("a", "b", "rem"), [(7, 4, 3), (-7, 4, -3), (7, -4, 3), (-8, 4, 0), (5, 0, None)]
+)
 def test_remsi_folds_as_truncating_division(a: int, b: int, rem: int | None) -> None:
     """arith.remsi takes the dividend's sign (C's %, not Python's); a zero divisor is left
     alone."""

@@ -30,11 +30,14 @@ def test_parses_prints_and_verifies() -> None:
     assert "arith.select %c, %x, %y : f32" in str(module)
 
 
-@pytest.mark.parametrize(("cond", "message"), [
-    ("vector<4x7xi1>", "must have the shape of the result"),
-    ("vector<4x8xi8>", "must be i1 or a vector/tensor of i1"),
-    ("tensor<4x8xi1>", "must have the shape of the result"),
-])
+@pytest.mark.parametrize(
+    ("cond", "message"),
+    [
+        ("vector<4x7xi1>", "must have the shape of the result"),
+        ("vector<4x8xi8>", "must be i1 or a vector/tensor of i1"),
+        ("tensor<4x8xi1>", "must have the shape of the result"),
+    ],
+)
 def test_verifier_rejects_bad_conditions(cond: str, message: str) -> None:
     text = f"""func.func @f(%m: {cond}, %a: vector<4x8xf32>) -> vector<4x8xf32> {{
   %0 = arith.select %m, %a, %a : {cond}, vector<4x8xf32>
@@ -53,7 +56,11 @@ def test_round_trip_through_iree_opt() -> None:
         back = parse_module(proc.stdout)
         back.verify()
         assert [op.is_per_lane for op in back.walk() if isinstance(op, SelectOp)] == [
-            True, False, False, True]
+            True,
+            False,
+            False,
+            True,
+        ]
 
 
 KERNEL = """func.func @f(%A: memref<{r}x{n}xf32>, %B: memref<{r}x{n}xf32>, %O: memref<{r}x{n}xf32>) {{
@@ -110,13 +117,25 @@ def test_comparisons_of_vectors_give_vectors_of_i1() -> None:
     assert str(parse_module(str(module))) == str(module)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (("%0 = arith.cmpf ogt, %a, %a : vector<4x16xf32>\n  %z = \"arith.cmpf\"(%a, %a) "
-      "<{predicate = 2 : i64}> : (vector<4x16xf32>, vector<4x16xf32>) -> i1"),
-     "result must be vector<4x16xi1>"),
-    (("%z = \"arith.cmpi\"(%a, %a) <{predicate = 2 : i64}> : "
-      "(vector<4x16xf32>, vector<4x16xf32>) -> vector<4x16xi1>"), "does not verify|integer"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            (
+                '%0 = arith.cmpf ogt, %a, %a : vector<4x16xf32>\n  %z = "arith.cmpf"(%a, %a) '
+                "<{predicate = 2 : i64}> : (vector<4x16xf32>, vector<4x16xf32>) -> i1"
+            ),
+            "result must be vector<4x16xi1>",
+        ),
+        (
+            (
+                '%z = "arith.cmpi"(%a, %a) <{predicate = 2 : i64}> : '
+                "(vector<4x16xf32>, vector<4x16xf32>) -> vector<4x16xi1>"
+            ),
+            "does not verify|integer",
+        ),
+    ],
+)
 def test_comparison_verifier(text: str, message: str) -> None:
     module = f"""func.func @f(%a: vector<4x16xf32>) {{
   {text}

@@ -541,7 +541,9 @@ def test_entry_function_memref_pointers_are_noalias(axpy) -> None:
 
 def test_overlapping_written_argument_is_rejected(axpy) -> None:
     x = np.arange(8, dtype=np.float32)
-    with pytest.raises(BackendError, match="arguments 0 and 2 share memory and the kernel writes argument 2"):
+    with pytest.raises(
+        BackendError, match="arguments 0 and 2 share memory and the kernel writes argument 2"
+    ):
         axpy(x, np.ones(8, np.float32), x)
     buf = np.zeros(12, np.float32)
     with pytest.raises(BackendError, match="share memory"):
@@ -568,7 +570,9 @@ def test_written_analysis_sees_through_views_and_calls() -> None:
     from xlinalg.dialects.context import make_context
     from xlinalg.lowering.to_llvm.written_args import written_memref_args
 
-    module = Parser(make_context(), """
+    module = Parser(
+        make_context(),
+        """
 func.func private @ext(memref<4xf32>)
 func.func @f(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<4xf32>, %d: memref<8xf32>) {
   %c0 = arith.constant 0 : index
@@ -579,6 +583,7 @@ func.func @f(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<4xf32>, %d: memref
   %y = memref.load %d[%c0] : memref<8xf32>
   return
 }
-""").parse_module()
+""",
+    ).parse_module()
     f = next(op for op in module.ops if getattr(op, "sym_name", None) and op.sym_name.data == "f")
     assert written_memref_args(f) == (True, False, True, False)

@@ -34,8 +34,10 @@ MMT4D_SPACE = (REPO / "search_spaces" / "batch_mmt4d.mlir").read_text()
 
 
 def mmt4d_payload(b: int, m1: int, n1: int, k: int, m0: int, n0: int) -> str:
-    lhs, rhs, acc = (f"memref<{b}x{x}xf32>" for x in
-                     (f"{m1}x{k}x{m0}x1", f"{n1}x{k}x{n0}x1", f"{m1}x{n1}x{m0}x{n0}"))
+    lhs, rhs, acc = (
+        f"memref<{b}x{x}xf32>"
+        for x in (f"{m1}x{k}x{m0}x1", f"{n1}x{k}x{n0}x1", f"{m1}x{n1}x{m0}x{n0}")
+    )
     return f"""
 func.func @f(%lhs: {lhs}, %rhs: {rhs}, %acc: {acc}) {{
   linalg.batch_mmt4d ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {acc})
@@ -63,16 +65,29 @@ def test_batch_matmul_mmt4d_template_matches_reference(
     shape: tuple[int, int, int, int], cache_order: int, reg_order: int
 ) -> None:
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
-    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2,
-             "cache_order": cache_order, "reg_order": reg_order, "zero_c": cache_order}
+    knobs = {
+        "m0": 8,
+        "reg_m": 1,
+        "n0": 16,
+        "tm1": 2,
+        "tn1": 2,
+        "tk": 64,
+        "rk": 2,
+        "cache_order": cache_order,
+        "reg_order": reg_order,
+        "zero_c": cache_order,
+    }
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert "linalg.pack" in str(kernel.module)  # A and B packed in the kernel
     result = kernel.check(*kernel.make_inputs(seed=5))
     assert result.ok, result.message
 
 
-@pytest.mark.parametrize(("shape", "in_place"), [((2, 32, 64, 64), True), ((3, 20, 40, 37), True)],
-                         ids=["dividing", "odd"])
+@pytest.mark.parametrize(
+    ("shape", "in_place"),
+    [((2, 32, 64, 64), True), ((3, 20, 40, 37), True)],
+    ids=["dividing", "odd"],
+)
 def test_batch_matmul_mmt4d_fuses_the_fill_and_writes_c_in_place(
     shape: tuple[int, int, int, int], in_place: bool
 ) -> None:
@@ -80,8 +95,18 @@ def test_batch_matmul_mmt4d_fuses_the_fill_and_writes_c_in_place(
     (no unpack, no packed C buffer); when m0 or n0 does not divide M or N its edge tiles
     are clamped to C (unpack_in_place_edges.py)."""
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
-    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": 64, "rk": 2, "cache_order": 0,
-             "reg_order": 0, "zero_c": 0}  # the fill stays a linalg.fill of each cache tile
+    knobs = {
+        "m0": 8,
+        "reg_m": 1,
+        "n0": 16,
+        "tm1": 2,
+        "tn1": 2,
+        "tk": 64,
+        "rk": 2,
+        "cache_order": 0,
+        "reg_order": 0,
+        "zero_c": 0,
+    }  # the fill stays a linalg.fill of each cache tile
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), space, knobs=knobs)
     fills = [op for op in module.walk() if op.name == "linalg.fill"]
     assert fills and all(isinstance(op.parent_op(), scf.ForOp) for op in fills)
@@ -100,8 +125,14 @@ def _fma_block(kernel: xlinalg.Kernel) -> list[str]:
 
 @pytest.mark.parametrize(("cache_order", "reg_order"), [(0, 0), (1, 1)])
 def test_batch_mmt4d_template_matches_reference(cache_order: int, reg_order: int) -> None:
-    knobs = {"tm1": 2, "tn1": 1, "tk": 64, "rk": 4, "cache_order": cache_order,
-             "reg_order": reg_order}
+    knobs = {
+        "tm1": 2,
+        "tn1": 1,
+        "tk": 64,
+        "rk": 4,
+        "cache_order": cache_order,
+        "reg_order": reg_order,
+    }
     kernel = xlinalg.compile(mmt4d_payload(2, 3, 2, 128, 4, 16), schedule=MMT4D_SPACE, knobs=knobs)
     assert "vector.fma" in str(kernel.module)
     args = kernel.make_inputs(seed=3)
@@ -143,8 +174,14 @@ def test_batch_matmul_fixed_block_keeps_accumulators_in_registers() -> None:
 
 def test_register_budget_prunes_the_spilling_blocks() -> None:
     constraints = parse_constraints(BMM_SPACE)
-    base = {"tile_m": 96, "tile_n": 256, "tile_k": 256, "reg_k": 1, "pipeline_c": 0,
-            "prefetch_b": 0}
+    base = {
+        "tile_m": 96,
+        "tile_n": 256,
+        "tile_k": 256,
+        "reg_k": 1,
+        "pipeline_c": 0,
+        "prefetch_b": 0,
+    }
     for reg_m, reg_n in ((12, 32), (6, 64), (16, 32)):  # 24-32 accumulators: spill
         assert first_violated(constraints, dict(base, reg_m=reg_m, reg_n=reg_n)) is not None
     for reg_m, reg_n in ((16, 16), (8, 32), (4, 64), (6, 32)):
@@ -158,13 +195,25 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
     blocks and the peeled partial ones) is the plain block, at most one masked instruction (the B row
     load of the partial cache tile's buffer view) and no stack access; with peel = 0 the
     masked blocks spill and mask every A row. Both match NumPy."""
-    knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=64, tile_n=16, tile_k=64,
-                 reg_m=16, peel=peel, pipeline_c=0)
+    knobs = dict(
+        bench_templates.FIXED["batch_matmul.mlir"],
+        tile_m=64,
+        tile_n=16,
+        tile_k=64,
+        reg_m=16,
+        peel=peel,
+        pipeline_c=0,
+    )
     kernel = xlinalg.compile(bmm_payload(2, 40, 40, 32), schedule=BMM_SPACE, knobs=knobs)
-    loops = [body for body in _innermost_fma_loops(kernel._jit.asm(kernel.entry))
-             if any("vfmadd" in line for line in body)]
-    plain = [sum("{%k" in line for line in body) <= 1 and not any("rsp" in line for line in body)
-             for body in loops]
+    loops = [
+        body
+        for body in _innermost_fma_loops(kernel._jit.asm(kernel.entry))
+        if any("vfmadd" in line for line in body)
+    ]
+    plain = [
+        sum("{%k" in line for line in body) <= 1 and not any("rsp" in line for line in body)
+        for body in loops
+    ]
     assert loops and all(plain) == bool(peel)
     assert kernel.check(*kernel.make_inputs(seed=6)).ok
 
@@ -183,8 +232,10 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     per_k_step = knobs["reg_m"] * knobs["reg_n"] // 16
     fmas = sorted(sum("vfmadd" in line for line in body) for body in loops)
     assert fmas[-1] == per_k_step and fmas[0] == 37 % knobs["reg_m"]
-    assert all(sum("{%k" in line for line in body) <= 1
-               and not any("rsp" in line for line in body) for body in loops)
+    assert all(
+        sum("{%k" in line for line in body) <= 1 and not any("rsp" in line for line in body)
+        for body in loops
+    )
     module = xlinalg.apply_schedule(xlinalg.parse(payload), BMM_SPACE, knobs=knobs)
     # one pipelined loop of row blocks per n tile loop: the full tiles' and the 8-wide one
     assert _pipelined_loops(module) == 2 * knobs["pipeline_c"]
@@ -192,18 +243,29 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
 
 
 @needs_avx512
-@pytest.mark.parametrize(("reg_m", "reg_n", "allowed"), [(8, 16, True), (12, 16, True), (6, 32, True),
-                                                         (16, 16, False)])
+@pytest.mark.parametrize(
+    ("reg_m", "reg_n", "allowed"), [(8, 16, True), (12, 16, True), (6, 32, True), (16, 16, False)]
+)
 def test_pipelined_register_budget(reg_m: int, reg_n: int, allowed: bool) -> None:
     """pipeline_c keeps the next row block's C live across the k loop (2 × reg_m · reg_n / 16
     zmm): the constraint admits the blocks that keep every zmm value in registers (no zmm
     load or store through the stack anywhere in the kernel) and prunes 16 × 16, which
     spills zmm registers."""
-    knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=96, tile_n=reg_n, tile_k=64,
-                 reg_m=reg_m, reg_n=reg_n, peel=1)
+    knobs = dict(
+        bench_templates.FIXED["batch_matmul.mlir"],
+        tile_m=96,
+        tile_n=reg_n,
+        tile_k=64,
+        reg_m=reg_m,
+        reg_n=reg_n,
+        peel=1,
+    )
     assert (first_violated(parse_constraints(BMM_SPACE), knobs) is None) == allowed
     kernel = xlinalg.compile(bmm_payload(2, 64, 64, 64), schedule=BMM_SPACE, knobs=knobs)
-    zmm_spills = [line for line in kernel._jit.asm(kernel.entry).splitlines()
-                  if "zmm" in line and "rsp" in line]
+    zmm_spills = [
+        line
+        for line in kernel._jit.asm(kernel.entry).splitlines()
+        if "zmm" in line and "rsp" in line
+    ]
     assert bool(zmm_spills) != allowed
     assert kernel.check(*kernel.make_inputs(seed=3)).ok

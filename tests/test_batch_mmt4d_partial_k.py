@@ -43,8 +43,14 @@ def assert_unmasked(text: str) -> None:
 def test_partial_k_tiles_match_reference_without_masks(
     k: int, tk: int, rk: int, cache_order: int, reg_order: int
 ) -> None:
-    knobs = {"tm1": 2, "tn1": 1, "tk": tk, "rk": rk, "cache_order": cache_order,
-             "reg_order": reg_order}
+    knobs = {
+        "tm1": 2,
+        "tn1": 1,
+        "tk": tk,
+        "rk": rk,
+        "cache_order": cache_order,
+        "reg_order": reg_order,
+    }
     kernel = xlinalg.compile(mmt4d_payload(2, 3, 2, k, 4, 16), schedule=MMT4D_SPACE, knobs=knobs)
     text = str(kernel.module)
     assert "vector.fma" in text
@@ -60,8 +66,7 @@ def test_dividing_k_keeps_the_register_block() -> None:
     from test_batch_matmul_perf import _fma_block
 
     knobs = {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0}
-    kernel = xlinalg.compile(mmt4d_payload(1, 2, 2, 256, 16, 16), schedule=MMT4D_SPACE,
-                             knobs=knobs)
+    kernel = xlinalg.compile(mmt4d_payload(1, 2, 2, 256, 16, 16), schedule=MMT4D_SPACE, knobs=knobs)
     body = _fma_block(kernel)
     assert sum("vfmadd" in line for line in body) == 64
     assert not any("rsp" in line for line in body)
@@ -93,8 +98,10 @@ def test_constant_subview_operands_make_static_views() -> None:
     ]
     assert not [op for op in module.walk() if op.name == "memref.cast"]  # folded into the users
     copy = next(op for op in module.walk() if op.name == "linalg.copy")
-    assert [str(o.type) for o in copy.operands] == [str(views[1].result.type),
-                                                    str(views[2].result.type)]
+    assert [str(o.type) for o in copy.operands] == [
+        str(views[1].result.type),
+        str(views[2].result.type),
+    ]
     kernel = xlinalg.compile(str(module))
     args = kernel.make_inputs(seed=2)
     expected = args[1].copy()
@@ -133,8 +140,18 @@ def test_batch_matmul_mmt4d_partial_k_blocks_are_unmasked(
     from test_batch_matmul_perf import bmm_tensor_payload
 
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
-    knobs = {"m0": 8, "reg_m": 1, "n0": 16, "tm1": 2, "tn1": 2, "tk": tk, "rk": rk,
-             "cache_order": 0, "reg_order": 1, "zero_c": zero_c}
+    knobs = {
+        "m0": 8,
+        "reg_m": 1,
+        "n0": 16,
+        "tm1": 2,
+        "tn1": 2,
+        "tk": tk,
+        "rk": rk,
+        "cache_order": 0,
+        "reg_order": 1,
+        "zero_c": zero_c,
+    }
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=space, knobs=knobs)
     assert_unmasked(str(kernel.module))
     result = kernel.check(*kernel.make_inputs(seed=4))

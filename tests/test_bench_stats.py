@@ -14,8 +14,16 @@ sys.path.insert(0, str(REPO / "scripts"))
 import bench_stats
 
 #: The bench scripts whose `--stat` is `bench_stats`'s (no definition of their own).
-BENCHES = ["bench_matmul", "bench_mmt4d", "bench_conv", "bench_templates", "bench_encoding",
-           "bench_elementwise_fusion", "bench_call_overhead", "bench_pool_wait"]
+BENCHES = [
+    "bench_matmul",
+    "bench_mmt4d",
+    "bench_conv",
+    "bench_templates",
+    "bench_encoding",
+    "bench_elementwise_fusion",
+    "bench_call_overhead",
+    "bench_pool_wait",
+]
 
 
 def test_statistic() -> None:
@@ -26,7 +34,9 @@ def test_statistic() -> None:
 
 
 def test_timing_seconds() -> None:
-    timing = Timing(median_s=2.0, min_s=1.0, cv=0.1, repeats=3, inner_loops=1, samples=(1.0, 2.0, 3.0))
+    timing = Timing(
+        median_s=2.0, min_s=1.0, cv=0.1, repeats=3, inner_loops=1, samples=(1.0, 2.0, 3.0)
+    )
     assert bench_stats.timing_seconds(timing, "min") == 1.0
     assert bench_stats.timing_seconds(timing, "median") == 2.0
 
@@ -62,6 +72,7 @@ def test_interleaved_rounds() -> None:
         def run() -> float:
             order.append(key)
             return next(values[key])
+
         return run
 
     result = bench_stats.interleaved({"a": runner("a"), "b": runner("b")}, 3, "min")

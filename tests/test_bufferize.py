@@ -32,8 +32,6 @@ def no_tensors_left(module: ModuleOp) -> bool:
     return "tensor" not in str(module)
 
 
-
-
 def test_fill_matmul_into_empty_is_in_place_and_the_buffer_is_returned() -> None:
     module = bufferize(FILL_MATMUL)
     text = str(module)
@@ -74,8 +72,6 @@ func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
     # not read its output).
     assert count(module, "memref.alloc") == 0
     assert count(module, "memref.copy") == 0
-
-
 
 
 def test_write_into_a_buffer_whose_old_value_is_read_later_goes_elsewhere() -> None:
@@ -254,7 +250,10 @@ func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
     assert str(bufferize(text)) == str(xlinalg.parse(text))
 
 
-PAYLOADS = [FILL_MATMUL, READ_AFTER_OVERWRITE, """
+PAYLOADS = [
+    FILL_MATMUL,
+    READ_AFTER_OVERWRITE,
+    """
 func.func @pad(%x: tensor<?x5xf32>) -> tensor<?x9xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[1, 2] high[3, 2] {
@@ -263,19 +262,23 @@ func.func @pad(%x: tensor<?x5xf32>) -> tensor<?x9xf32> {
   } : tensor<?x5xf32> to tensor<?x9xf32>
   return %p : tensor<?x9xf32>
 }
-""", """
+""",
+    """
 func.func @reshape(%a: tensor<6x8xf32>) -> tensor<2x3x8xf32> {
   %s = tensor.extract_slice %a[0, 1] [6, 1] [1, 1] : tensor<6x8xf32> to tensor<6xf32>
   %flat = tensor.collapse_shape %a [[0, 1]] : tensor<6x8xf32> into tensor<48xf32>
   %back = tensor.expand_shape %flat [[0, 1, 2]] output_shape [2, 3, 8] : tensor<48xf32> into tensor<2x3x8xf32>
   return %back : tensor<2x3x8xf32>
 }
-"""]
+""",
+]
 
 
 @needs_iree
 @pytest.mark.parametrize(
-    "text", PAYLOADS + ["tiled"], ids=["fill_matmul", "read_after_overwrite", "pad", "reshape", "tiled"]
+    "text",
+    PAYLOADS + ["tiled"],
+    ids=["fill_matmul", "read_after_overwrite", "pad", "reshape", "tiled"],
 )
 def test_bufferized_ir_is_accepted_by_upstream(text: str) -> None:
     module = tiled_module() if text == "tiled" else bufferize(text)
@@ -289,8 +292,11 @@ def test_bufferized_ir_is_accepted_by_upstream(text: str) -> None:
 @needs_iree
 def test_upstream_one_shot_bufferize_makes_the_same_in_place_choice_on_the_tiled_nest() -> None:
     tiled = str(xlinalg.apply_schedule(TILED, TILE_SCHEDULE))
-    done = run_iree_opt(tiled, "--one-shot-bufferize=bufferize-function-boundaries "
-                        "function-boundary-type-conversion=identity-layout-map")
+    done = run_iree_opt(
+        tiled,
+        "--one-shot-bufferize=bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map",
+    )
     assert done.returncode == 0, done.stderr
     upstream = done.stdout
     # Upstream also writes the matmul tile into a subview of the loop-carried buffer
@@ -318,8 +324,16 @@ def test_two_level_tiling_search_space_on_tensors_bufferizes_without_copies(
 ) -> None:
     # Nested tiles (a slice of a slice of the result), unrolled loop bodies: every tile is
     # computed in place in the one returned buffer.
-    knobs = {"tile_m": 32, "tile_n": 64, "tile_k": 32, "reg_m": 4, "reg_n": 16,
-             "cache_order": cache_order, "micro_order": 0, "unroll_n": unroll_n}
+    knobs = {
+        "tile_m": 32,
+        "tile_n": 64,
+        "tile_k": 32,
+        "reg_m": 4,
+        "reg_n": 16,
+        "cache_order": cache_order,
+        "micro_order": 0,
+        "unroll_n": unroll_n,
+    }
     space = root / "search_spaces" / "matmul_tile.mlir"
     module = xlinalg.apply_schedule(TENSOR_MATMUL_128, space, knobs)
     OneShotBufferizePass().apply(make_context(), module)

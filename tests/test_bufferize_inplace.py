@@ -163,7 +163,9 @@ def _reference(name: str, arrays: list[np.ndarray]) -> np.ndarray:
         ("shifted", SHIFTED, 1),  # exp's result, then the add works on a copy
     ],
 )
-def test_unsafe_cases_keep_their_buffers_and_stay_correct(name: str, text: str, allocs: int) -> None:
+def test_unsafe_cases_keep_their_buffers_and_stay_correct(
+    name: str, text: str, allocs: int
+) -> None:
     module = _bufferized(text)
     assert len(_allocs(module)) >= allocs, str(module)
     kernel = xlinalg.compile(text)

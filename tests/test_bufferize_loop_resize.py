@@ -41,19 +41,25 @@ def _pad(result: str, source: str, index: str, low: int = 0, high: int = 1) -> s
     }} : tensor<?xf32> to tensor<?xf32>"""
 
 
-GROW_FOR = _for_function("""%k = arith.addi %i, %c1 : index
+GROW_FOR = _for_function(
+    """%k = arith.addi %i, %c1 : index
     %e = tensor.empty(%k) : tensor<?xf32>
     %z = arith.constant 4.0 : f32
-    %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>""", "%f")
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>""",
+    "%f",
+)
 
 # appends i to the carried tensor: reads the old contents (tensor.pad), grows by one
 APPEND_FOR = _for_function(_pad("%p", "%a", "%i"), "%p")
 
 # drops the first element and doubles the rest (a slice of the carried buffer: shrinks)
-SHRINK_FOR = _for_function("""%d = tensor.dim %a, %c0 : tensor<?xf32>
+SHRINK_FOR = _for_function(
+    """%d = tensor.dim %a, %c0 : tensor<?xf32>
     %m = arith.subi %d, %c1 : index
     %s = tensor.extract_slice %a[1] [%m] [1] : tensor<?xf32> to tensor<?xf32>
-    %t = linalg.add ins(%s, %s : tensor<?xf32>, tensor<?xf32>) outs(%s : tensor<?xf32>) -> tensor<?xf32>""", "%t")
+    %t = linalg.add ins(%s, %s : tensor<?xf32>, tensor<?xf32>) outs(%s : tensor<?xf32>) -> tensor<?xf32>""",
+    "%t",
+)
 
 
 def _append(x: np.ndarray, n: int) -> np.ndarray:
@@ -161,7 +167,8 @@ def test_for_in_place_loops_keep_one_buffer() -> None:
     """A carried tensor computed in place (same sizes) still lives in one buffer: no memref
     iter_args, no allocation in the loop (the IR the in-place path always produced)."""
     in_place = GROW_FOR.replace("outs(%e : tensor<?xf32>)", "outs(%a : tensor<?xf32>)").replace(
-        "%e = tensor.empty(%k) : tensor<?xf32>", "")
+        "%e = tensor.empty(%k) : tensor<?xf32>", ""
+    )
     module = bufferize(in_place)
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     assert not loop.iter_args
@@ -170,14 +177,17 @@ def test_for_in_place_loops_keep_one_buffer() -> None:
     np.testing.assert_array_equal(xlinalg.compile(in_place, entry="f")(x, 2), np.full(5, 4.0))
 
 
-NESTED_FOR = """
+NESTED_FOR = (
+    """
 func.func @f(%x: tensor<?xf32>, %n: index, %m: index) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<?xf32>) {
     %in = scf.for %j = %c0 to %m step %c1 iter_args(%b = %a) -> (tensor<?xf32>) {
       %ij = arith.addi %i, %j : index
-    """ + _pad("%p", "%b", "%ij") + """
+    """
+    + _pad("%p", "%b", "%ij")
+    + """
       scf.yield %p : tensor<?xf32>
     }
     %d = linalg.add ins(%in, %in : tensor<?xf32>, tensor<?xf32>) outs(%in : tensor<?xf32>) -> tensor<?xf32>
@@ -186,6 +196,7 @@ func.func @f(%x: tensor<?xf32>, %n: index, %m: index) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 """
+)
 
 
 @pytest.mark.parametrize(("n", "m"), [(0, 2), (2, 0), (3, 2)])
@@ -204,12 +215,15 @@ def test_nested_for_loops(n: int, m: int) -> None:
     assert not any(isinstance(op, memref.CopyOp) for op in outer.body.block.ops)
 
 
-READ_AFTER = """
+READ_AFTER = (
+    """
 func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>, f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<?xf32>) {
-    """ + _pad("%p", "%a", "%i") + """
+    """
+    + _pad("%p", "%a", "%i")
+    + """
     scf.yield %p : tensor<?xf32>
   }
   %d = tensor.dim %r, %c0 : tensor<?xf32>
@@ -220,6 +234,7 @@ func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>, f32
   return %r, %s, %last : tensor<?xf32>, tensor<?xf32>, f32
 }
 """
+)
 
 
 @pytest.mark.parametrize("n", [0, 3])
@@ -241,10 +256,12 @@ def _rss_bytes() -> int:
 def test_repeated_calls_do_not_grow_the_process() -> None:
     """Each call grows a tensor to 24 x 4096 floats through 24 buffers (~1.2 MB freed per
     call): leaking them would grow the process by ~240 MB over 200 calls."""
-    big = GROW_FOR.replace("%k = arith.addi %i, %c1 : index",
-                           "%k0 = arith.addi %i, %c1 : index\n"
-                           "    %c4096 = arith.constant 4096 : index\n"
-                           "    %k = arith.muli %k0, %c4096 : index")
+    big = GROW_FOR.replace(
+        "%k = arith.addi %i, %c1 : index",
+        "%k0 = arith.addi %i, %c1 : index\n"
+        "    %c4096 = arith.constant 4096 : index\n"
+        "    %k = arith.muli %k0, %c4096 : index",
+    )
     kernel = xlinalg.compile(big, entry="f")
     x = np.ones(3, np.float32)
     for _ in range(20):  # warm up the allocator
@@ -258,7 +275,8 @@ def test_repeated_calls_do_not_grow_the_process() -> None:
 
 # the before region drops the first element while it is larger than the after region's
 # count; the after region appends the count (scf.condition and scf.yield both resize)
-WHILE_BOTH = """
+WHILE_BOTH = (
+    """
 func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -271,12 +289,15 @@ func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, index) {
   } do {
   ^bb0(%b: tensor<?xf32>, %j: index):
     %k = arith.addi %j, %c1 : index
-    """ + _pad("%p", "%b", "%k", high=2) + """
+    """
+    + _pad("%p", "%b", "%k", high=2)
+    + """
     scf.yield %p, %k : tensor<?xf32>, index
   }
   return %r#0, %r#1 : tensor<?xf32>, index
 }
 """
+)
 
 
 def _while_both(x: np.ndarray, n: int) -> np.ndarray:
@@ -333,7 +354,8 @@ def test_while_swapping_tensors_of_different_sizes(n: int) -> None:
 
 
 # an scf.for growing a tensor inside an scf.while that shrinks it
-NESTED_WHILE = """
+NESTED_WHILE = (
+    """
 func.func @f(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -344,7 +366,9 @@ func.func @f(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   } do {
   ^bb0(%b: tensor<?xf32>, %j: index):
     %g = scf.for %t = %c0 to %c3 step %c1 iter_args(%c = %b) -> (tensor<?xf32>) {
-    """ + _pad("%p", "%c", "%t", low=1, high=0) + """
+    """
+    + _pad("%p", "%c", "%t", low=1, high=0)
+    + """
       scf.yield %p : tensor<?xf32>
     }
     %d = tensor.dim %g, %c0 : tensor<?xf32>
@@ -356,6 +380,7 @@ func.func @f(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   return %r#0 : tensor<?xf32>
 }
 """
+)
 
 
 @pytest.mark.parametrize("n", [0, 1, 3])
@@ -463,7 +488,8 @@ def test_for_yielding_a_tensor_twice_and_if_results(n: int) -> None:
 
 
 # the init is a tensor computed before the loop (its buffer owned by the function's block)
-COMPUTED_INIT = """
+COMPUTED_INIT = (
+    """
 func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -471,19 +497,24 @@ func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>) {
   %e = tensor.empty(%d) : tensor<?xf32>
   %init = linalg.add ins(%x, %x : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (tensor<?xf32>) {
-    """ + _pad("%p", "%a", "%i") + """
+    """
+    + _pad("%p", "%a", "%i")
+    + """
     scf.yield %p : tensor<?xf32>
   }
   return %r, %x : tensor<?xf32>, tensor<?xf32>
 }
 """
+)
 
 
 @pytest.mark.parametrize("read_after", [False, True])
 @pytest.mark.parametrize("n", [0, 2])
 def test_for_takes_over_an_init_buffer_nothing_uses_later(n: int, read_after: bool) -> None:
     """The loop starts with the init's own buffer (no copy) unless the init is used later."""
-    text = COMPUTED_INIT.replace("return %r, %x", "return %r, %init") if read_after else COMPUTED_INIT
+    text = (
+        COMPUTED_INIT.replace("return %r, %x", "return %r, %init") if read_after else COMPUTED_INIT
+    )
     x = np.array([1, 2, 3], dtype=np.float32)
     got = xlinalg.compile(text, entry="f")(x, n)
     np.testing.assert_array_equal(got[0], _append(x * 2, n))
@@ -500,31 +531,42 @@ def test_for_init_also_carried_in_place_at_another_position() -> None:
     """Position 1 carries the init's buffer in place: position 0 must not take it over
     (its first iteration would free the buffer position 1 still computes in; the uses of
     position 1's tensor in the loop, and the loop's second use of the init, both say so)."""
-    text = COMPUTED_INIT.replace(
-        "-> (tensor<?xf32>, tensor<?xf32>) {", "-> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {").replace(
-        "%r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (tensor<?xf32>) {",
-        "%r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init, %b = %init) -> (tensor<?xf32>, tensor<?xf32>) {\n"
-        "    %b2 = linalg.add ins(%b, %b : tensor<?xf32>, tensor<?xf32>) outs(%b : tensor<?xf32>) -> tensor<?xf32>").replace(
-        "scf.yield %p : tensor<?xf32>", "scf.yield %p, %b2 : tensor<?xf32>, tensor<?xf32>").replace(
-        "return %r, %x : tensor<?xf32>, tensor<?xf32>",
-        "return %r#0, %r#1, %x : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>")
+    text = (
+        COMPUTED_INIT.replace(
+            "-> (tensor<?xf32>, tensor<?xf32>) {",
+            "-> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {",
+        )
+        .replace(
+            "%r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> (tensor<?xf32>) {",
+            "%r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init, %b = %init) -> (tensor<?xf32>, tensor<?xf32>) {\n"
+            "    %b2 = linalg.add ins(%b, %b : tensor<?xf32>, tensor<?xf32>) outs(%b : tensor<?xf32>) -> tensor<?xf32>",
+        )
+        .replace("scf.yield %p : tensor<?xf32>", "scf.yield %p, %b2 : tensor<?xf32>, tensor<?xf32>")
+        .replace(
+            "return %r, %x : tensor<?xf32>, tensor<?xf32>",
+            "return %r#0, %r#1, %x : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>",
+        )
+    )
     assert "%b2 : tensor" in text and "return %r#0, %r#1, %x" in text
     x = np.array([1, 2, 3], dtype=np.float32)
     for n in (0, 1, 3):
         got = xlinalg.compile(text, entry="f")(x, n)
         np.testing.assert_array_equal(got[0], _append(x * 2, n))
-        np.testing.assert_array_equal(got[1], x * 2 * 2 ** n)
+        np.testing.assert_array_equal(got[1], x * 2 * 2**n)
     _check_ownership(bufferize(text))
 
 
 # the before region grows the tensor with an scf.for (its result forwarded as it is)
-FOR_IN_BEFORE = """
+FOR_IN_BEFORE = (
+    """
 func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %r:2 = scf.while (%a = %x, %i = %c0) : (tensor<?xf32>, index) -> (tensor<?xf32>, index) {
     %g = scf.for %t = %c0 to %i step %c1 iter_args(%c = %a) -> (tensor<?xf32>) {
-    """ + _pad("%p", "%c", "%t") + """
+    """
+    + _pad("%p", "%c", "%t")
+    + """
       scf.yield %p : tensor<?xf32>
     }
     %go = arith.cmpi slt, %i, %n : index
@@ -537,6 +579,7 @@ func.func @f(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, index) {
   return %r#0, %r#1 : tensor<?xf32>, index
 }
 """
+)
 
 
 @pytest.mark.parametrize("n", [0, 1, 3])
@@ -550,5 +593,8 @@ def test_for_nested_in_the_before_region(n: int) -> None:
     assert int(count) == n
     module = bufferize(FOR_IN_BEFORE)
     assert _check_ownership(module) == 3
-    assert not any(isinstance(op, memref.CopyOp) for op in module.walk()
-                   if op.parent_op() is not None and isinstance(op.parent_op(), scf.WhileOp))
+    assert not any(
+        isinstance(op, memref.CopyOp)
+        for op in module.walk()
+        if op.parent_op() is not None and isinstance(op.parent_op(), scf.WhileOp)
+    )

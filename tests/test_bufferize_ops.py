@@ -74,8 +74,9 @@ def _kernel(text: str, entry: str):  # type: ignore[no-untyped-def]
 
 
 def test_splat_and_from_elements(module: str) -> None:
-    np.testing.assert_array_equal(_kernel(module, "splat")(np.float32(2.5), 4),
-                                  np.full((4, 3), 2.5, np.float32))
+    np.testing.assert_array_equal(
+        _kernel(module, "splat")(np.float32(2.5), 4), np.full((4, 3), 2.5, np.float32)
+    )
     got = _kernel(module, "elements")(np.int32(3), np.int32(-7))
     np.testing.assert_array_equal(got, np.array([[3, -7, -4], [-4, -7, 3]], np.int32))
 
@@ -103,8 +104,9 @@ def test_concat_static_and_dynamic(module: str) -> None:
     np.testing.assert_array_equal(_kernel(module, "concat")(a, b, c), np.concatenate([a, b, c]))
     x = np.ones((2, 3), np.float32)
     y = np.arange(4, dtype=np.float32).reshape(2, 2)
-    np.testing.assert_array_equal(_kernel(module, "concat_inner")(x, y),
-                                  np.concatenate([x, y], axis=1))
+    np.testing.assert_array_equal(
+        _kernel(module, "concat_inner")(x, y), np.concatenate([x, y], axis=1)
+    )
 
 
 def test_reshape_with_a_shape_tensor(module: str) -> None:
@@ -181,7 +183,10 @@ func.func @pick(%c: i1, %x: memref<?x3xf32>, %y: memref<?x3xf32>, %o: memref<?x3
 @pytest.mark.parametrize("cond", [True, False])
 def test_scf_if_yielding_tensors_equals_the_memref_kernel(cond: bool) -> None:
     rng = np.random.default_rng(1)
-    x, y = rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((5, 3), dtype=np.float32)
+    x, y = (
+        rng.standard_normal((5, 3), dtype=np.float32),
+        rng.standard_normal((5, 3), dtype=np.float32),
+    )
     keep_x, keep_y = x.copy(), y.copy()
     got = xlinalg.compile(IF)(cond, x, y)
     np.testing.assert_array_equal(x, keep_x)  # tensor arguments are never written
@@ -217,8 +222,9 @@ def test_func_call_with_tensor_arguments_and_results() -> None:
     np.testing.assert_array_equal(b, 4 * keep)
     np.testing.assert_array_equal(c, 2 * keep)
     np.testing.assert_array_equal(x, keep)
-    np.testing.assert_array_equal(xlinalg.compile(CALLS, entry="scale")(x, np.float32(3.0)),
-                                  3 * keep)
+    np.testing.assert_array_equal(
+        xlinalg.compile(CALLS, entry="scale")(x, np.float32(3.0)), 3 * keep
+    )
 
 
 def test_calls_that_cannot_bufferize_are_clear_errors_and_dynamic_results_run() -> None:

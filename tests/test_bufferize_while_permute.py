@@ -60,7 +60,9 @@ func.func @f(%x: tensor<3x2xf64>, %y: tensor<3x2xf64>, %z: tensor<3x2xf64>, %n: 
 """
 
 
-def _rotate_reference(x: np.ndarray, y: np.ndarray, z: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+def _rotate_reference(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, n: int
+) -> tuple[np.ndarray, ...]:
     a, b, c = x, y, z
     for _ in range(n):
         a, b, c = b, a * b, a  # the body yields (q, p*q, p): a 3-cycle through a product
@@ -90,7 +92,8 @@ def test_body_rotating_three_tensors(n: int) -> None:
 def test_no_temporary_when_nothing_is_permuted() -> None:
     """A loop that yields each carried tensor into its own position copies nothing extra."""
     text = SWAP.replace("scf.condition(%go) %b, %a, %i", "scf.condition(%go) %a, %b, %i").replace(
-        "scf.yield %q, %d, %k", "scf.yield %d, %q, %k")
+        "scf.yield %q, %d, %k", "scf.yield %d, %q, %k"
+    )
     permuted, plain = bufferize(SWAP), bufferize(text)
     assert str(plain).count("memref.alloc") < str(permuted).count("memref.alloc")
 
@@ -179,11 +182,15 @@ def test_dynamic_tensor_computed_in_the_before_region_is_forwarded(n: int) -> No
 
 @pytest.mark.parametrize("m", [0, 3])
 def test_new_dynamic_tensor_of_sizes_defined_before_the_loop_is_forwarded(m: int) -> None:
-    text = COMPUTED.replace("%n: index)", "%n: index, %m: index)").replace(
-        "%s = linalg.mul ins(%a, %a : tensor<?xf32>, tensor<?xf32>) outs(%a : tensor<?xf32>) -> tensor<?xf32>",
-        "%e = tensor.empty(%m) : tensor<?xf32>\n    %z = arith.constant 4.0 : f32\n"
-        "    %s = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>").replace(
-        "scf.yield %k, %b : index", "scf.yield %k, %x : index")  # the carried tensor keeps its size
+    text = (
+        COMPUTED.replace("%n: index)", "%n: index, %m: index)")
+        .replace(
+            "%s = linalg.mul ins(%a, %a : tensor<?xf32>, tensor<?xf32>) outs(%a : tensor<?xf32>) -> tensor<?xf32>",
+            "%e = tensor.empty(%m) : tensor<?xf32>\n    %z = arith.constant 4.0 : f32\n"
+            "    %s = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>",
+        )
+        .replace("scf.yield %k, %b : index", "scf.yield %k, %x : index")
+    )  # the carried tensor keeps its size
     assert "scf.yield %k, %x" in text
     got = xlinalg.compile(text, entry="f")(np.ones(5, np.float32), 2, m)
     np.testing.assert_array_equal(got, np.full(m, 4.0, np.float32))
@@ -196,7 +203,8 @@ def test_dynamic_tensor_of_sizes_computed_in_the_loop_forwarded_at_another_type(
     text = COMPUTED.replace(
         "%s = linalg.mul ins(%a, %a : tensor<?xf32>, tensor<?xf32>) outs(%a : tensor<?xf32>) -> tensor<?xf32>",
         "%e = tensor.empty(%i) : tensor<?xf32>\n    %z = arith.constant 3.0 : f32\n"
-        "    %s = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>")
+        "    %s = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>",
+    )
     assert "tensor.empty(%i)" in text
     got = xlinalg.compile(text, entry="f")(np.ones(4, np.float32), n)
     np.testing.assert_array_equal(got, np.full(n, 3.0, np.float32))

@@ -24,12 +24,15 @@ func.func private @transposed(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 
 def test_call_returning_a_dynamic_tensor() -> None:
-    src = TRANSPOSED + """
+    src = (
+        TRANSPOSED
+        + """
 func.func @f(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %t = func.call @transposed(%a) : (tensor<?x?xf32>) -> tensor<?x?xf32>
   %s = linalg.add ins(%t, %t : tensor<?x?xf32>, tensor<?x?xf32>) outs(%t : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %s : tensor<?x?xf32>
 }"""
+    )
     a = np.random.default_rng(0).standard_normal((3, 7)).astype(np.float32)
     np.testing.assert_allclose(xlinalg.compile(src, entry="f")(a), 2 * a.T, rtol=1e-6)
 
@@ -66,9 +69,11 @@ func.func @f(%a: tensor<?xf64>, %acc: tensor<2xf64>) -> tensor<2xf64> {
 }"""
     a = np.arange(1.0, 6.0)
     ir = lower_to_llvm(xlinalg.parse(src)).llvm_ir
-    body = ir[ir.index("@f("):]
+    body = ir[ir.index("@f(") :]
     entry_block = body[: body.index(" br ")]
-    assert entry_block.count(" alloca ") == 2 == body.count(" alloca ")  # both slots before the loop
+    assert (
+        entry_block.count(" alloca ") == 2 == body.count(" alloca ")
+    )  # both slots before the loop
     got = xlinalg.compile(src, entry="f")(a, np.zeros(2))
     np.testing.assert_array_equal(got, [2 * a[0] + a[-1], 2 * a[0] + a[-1]])
 

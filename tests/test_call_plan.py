@@ -108,7 +108,9 @@ def test_each_signature_has_its_plan_and_views_work(axpy: xlinalg.Kernel) -> Non
     np.testing.assert_allclose(y, x * 0.5 + y_before - 2, rtol=1e-6)
 
 
-def test_bad_arguments_give_the_same_errors_after_a_plan(matmul: xlinalg.Kernel, axpy: xlinalg.Kernel) -> None:
+def test_bad_arguments_give_the_same_errors_after_a_plan(
+    matmul: xlinalg.Kernel, axpy: xlinalg.Kernel
+) -> None:
     a, b = _arrays(0, (8, 8), (8, 8))
     c = np.zeros((8, 8), np.float32)
     matmul(a, b, c)  # the plan exists now
@@ -128,7 +130,9 @@ def test_bad_arguments_give_the_same_errors_after_a_plan(matmul: xlinalg.Kernel,
             matmul(*args)
     read_only = c.copy()
     read_only.flags.writeable = False
-    with pytest.raises(BackendError, match=r"argument 2: the array is read-only and the kernel writes"):
+    with pytest.raises(
+        BackendError, match=r"argument 2: the array is read-only and the kernel writes"
+    ):
         matmul(a, b, read_only)
     frozen_a = a.copy()
     frozen_a.flags.writeable = False  # an input the kernel only reads may be read-only
@@ -241,7 +245,14 @@ def test_bench_call_overhead_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert bench_call_overhead.main(["--rounds", "1", "--calls", "5"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines[1:]] == ["direct", "checked", "repeat1", "ctypes", "native", "overhead"]
+    assert [line.split()[0] for line in lines[1:]] == [
+        "direct",
+        "checked",
+        "repeat1",
+        "ctypes",
+        "native",
+        "overhead",
+    ]
 
 
 def test_bool_f16_and_no_arguments_through_the_frame() -> None:

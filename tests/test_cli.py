@@ -59,26 +59,30 @@ def test_malformed_payload_has_location(files: Path, capsys: pytest.CaptureFixtu
 
 
 def test_tune_rejects_malformed_payload_before_any_trial(
-        files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     err = _fails_with_one_line(capsys, ["tune", "bad.mlir", "--space", "space.mlir"])
     assert re.match(r"bad\.mlir:3:1: error: ", err), err
     assert not (files / "results").exists()
 
 
 def test_bad_knob_value(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    err = _fails_with_one_line(capsys, ["opt", "mm.mlir", "--schedule", "space.mlir",
-                                        "--knob", "tile_m=5"])
+    err = _fails_with_one_line(
+        capsys, ["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m=5"]
+    )
     assert "tile_m" in err and "5" in err
 
 
 def test_bad_constraint_in_space(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    err = _fails_with_one_line(capsys, ["tune", "mm.mlir", "--space", "badspace.mlir",
-                                        "--trials", "1"])
+    err = _fails_with_one_line(
+        capsys, ["tune", "mm.mlir", "--space", "badspace.mlir", "--trials", "1"]
+    )
     assert err.startswith("badspace.mlir:12:23: error: constraint 'tile_m %% 0'")
 
 
-def test_report_and_export_of_missing_study(files: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_and_export_of_missing_study(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     err = _fails_with_one_line(capsys, ["report", "--study", "nope"])
     assert "storage 'sqlite:///results/xlinalg.db' does not exist" in err
     assert not (files / "results").exists()  # reading never creates a storage
@@ -86,23 +90,29 @@ def test_report_and_export_of_missing_study(files: Path,
     from tuner.study import create_or_load
 
     create_or_load(storage, "other")
-    err = _fails_with_one_line(capsys, ["export", "--storage", storage, "--study", "nope",
-                                        "-o", "b.mlir"])
+    err = _fails_with_one_line(
+        capsys, ["export", "--storage", storage, "--study", "nope", "-o", "b.mlir"]
+    )
     assert "no study named 'nope'" in err and "other" in err
-    err = _fails_with_one_line(capsys, ["report", "--storage", "postgresql://u@127.0.0.1:1/x",
-                                        "--study", "s"])
+    err = _fails_with_one_line(
+        capsys, ["report", "--storage", "postgresql://u@127.0.0.1:1/x", "--study", "s"]
+    )
     assert "cannot open storage 'postgresql://u@127.0.0.1:1/x'" in err
 
 
-@pytest.mark.parametrize("argv", [
-    ["tune", "mm.mlir"],                                   # --space is required
-    ["tune", "mm.mlir", "--space", "s", "--trials", "0"],
-    ["tune", "job.toml", "--space", "s"],                  # a job file names its spaces
-    ["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m"],
-    ["frobnicate"],
-])
-def test_usage_errors_exit_2(files: Path, argv: list[str],
-                             capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tune", "mm.mlir"],  # --space is required
+        ["tune", "mm.mlir", "--space", "s", "--trials", "0"],
+        ["tune", "job.toml", "--space", "s"],  # a job file names its spaces
+        ["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m"],
+        ["frobnicate"],
+    ],
+)
+def test_usage_errors_exit_2(
+    files: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     try:
         code = main(argv)
     except SystemExit as exit_:
@@ -120,8 +130,10 @@ def test_console_entry_point_exit_codes(files: Path) -> None:
 
 
 def test_cli_does_not_import_the_tuner() -> None:
-    code = ("import sys, xlinalg, xlinalg.cli; "
-            "assert not any(m == 'tuner' or m.startswith('tuner.') for m in sys.modules)")
+    code = (
+        "import sys, xlinalg, xlinalg.cli; "
+        "assert not any(m == 'tuner' or m.startswith('tuner.') for m in sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60, env=cli_env())
 
 
@@ -135,7 +147,8 @@ def test_ops_prints_the_coverage_tables() -> None:
 
 
 def test_opt_does_not_print_a_transformed_payload_that_does_not_verify(
-        files: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    files: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`opt` verifies what the schedule produced before printing it: a transform that left
     invalid IR is one clear VerifyFailure, not text upstream tools would reject."""
     from xdsl.dialects.builtin import FunctionType, f32
@@ -151,8 +164,9 @@ def test_opt_does_not_print_a_transformed_payload_that_does_not_verify(
         return module
 
     monkeypatch.setattr(xlinalg, "apply_schedule", breaking)
-    err = _fails_with_one_line(capsys, ["opt", "mm.mlir", "--schedule", "space.mlir",
-                                        "--knob", "tile_m=4"])
+    err = _fails_with_one_line(
+        capsys, ["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m=4"]
+    )
     assert "transformed payload" in err and "does not verify" in err, err
     monkeypatch.setattr(xlinalg, "apply_schedule", real)
     assert main(["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m=4"]) == 0

@@ -62,9 +62,16 @@ def test_durations_and_budget_split() -> None:
 @needs_pipeline
 def test_job_file_tunes_every_kernel(work: Path) -> None:
     done = subprocess.run(
-        cli_command("tune", "job.toml", "--timeout", "10m", "--timing-budget", "0.02",
-                    "--rerank", "0"),
-        cwd=work, capture_output=True, text=True, timeout=180, env=cli_env(), check=False)
+        cli_command(
+            "tune", "job.toml", "--timeout", "10m", "--timing-budget", "0.02", "--rerank", "0"
+        ),
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=cli_env(),
+        check=False,
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     assert "== kernel 1/2: mm-fixed (time budget 4m5" in done.stdout  # half of 10m
     assert "== kernel 2/2: mm32-space" in done.stdout
@@ -82,18 +89,27 @@ def test_job_file_tunes_every_kernel(work: Path) -> None:
     assert len(list((work / "results" / "schedules").rglob("*.mlir"))) == 2
 
 
-@pytest.mark.parametrize("edit,message", [
-    (lambda t: t.replace('payload = "mm32.mlir"', 'payload = "missing.mlir"'),
-     "payload file 'missing.mlir' does not exist"),
-    (lambda t: t.replace("tile_m = 8", "tile_m = 7"), "value 7 is not among its options"),
-    (lambda t: t.replace("tile_m = 8", "tile_x = 8"), "unknown knob 'tile_x'"),
-    (lambda t: t.replace('sampler = "random"', 'sampler = "magic"'), "unknown sampler 'magic'"),
-    (lambda t: t.replace("[[kernel]]", "[[kernel]]\nspeed = 3", 1), "unknown key(s) speed"),
-    (lambda t: t + "\n[[kernel\n", "invalid TOML"),
-])
-def test_bad_job_file_writes_nothing(work: Path, edit, message: str,
-                                     capsys: pytest.CaptureFixture[str],
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (
+            lambda t: t.replace('payload = "mm32.mlir"', 'payload = "missing.mlir"'),
+            "payload file 'missing.mlir' does not exist",
+        ),
+        (lambda t: t.replace("tile_m = 8", "tile_m = 7"), "value 7 is not among its options"),
+        (lambda t: t.replace("tile_m = 8", "tile_x = 8"), "unknown knob 'tile_x'"),
+        (lambda t: t.replace('sampler = "random"', 'sampler = "magic"'), "unknown sampler 'magic'"),
+        (lambda t: t.replace("[[kernel]]", "[[kernel]]\nspeed = 3", 1), "unknown key(s) speed"),
+        (lambda t: t + "\n[[kernel\n", "invalid TOML"),
+    ],
+)
+def test_bad_job_file_writes_nothing(
+    work: Path,
+    edit,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     (work / "job.toml").write_text(edit(JOB))
     monkeypatch.chdir(work)
     assert main(["tune", "job.toml"]) == 1
@@ -102,17 +118,26 @@ def test_bad_job_file_writes_nothing(work: Path, edit, message: str,
     assert not (work / "results").exists()
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["report", "--storage", "sqlite:///results/x.db", "--study", "s"], "does not exist"),
-    (["worker", "--storage", "nonsense://", "--study", "s"], "cannot open storage"),
-    (["worker", "--storage", "results/x.db", "--study", "s"], "is not a URL"),
-    (["tune", "mm.mlir", "--space", "space.mlir", "--timeout", "soon"], "bad duration"),
-    (["tune", "mm.mlir", "--space", "space.mlir", "--storage", "mysql+nodriver://h/d"],
-     "cannot open storage"),
-])
-def test_bad_input_is_one_line_and_writes_nothing(work: Path, argv: list[str], message: str,
-                                                  capsys: pytest.CaptureFixture[str],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["report", "--storage", "sqlite:///results/x.db", "--study", "s"], "does not exist"),
+        (["worker", "--storage", "nonsense://", "--study", "s"], "cannot open storage"),
+        (["worker", "--storage", "results/x.db", "--study", "s"], "is not a URL"),
+        (["tune", "mm.mlir", "--space", "space.mlir", "--timeout", "soon"], "bad duration"),
+        (
+            ["tune", "mm.mlir", "--space", "space.mlir", "--storage", "mysql+nodriver://h/d"],
+            "cannot open storage",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(
+    work: Path,
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(work)
     assert main(argv) == 1
     err = capsys.readouterr().err
@@ -121,8 +146,9 @@ def test_bad_input_is_one_line_and_writes_nothing(work: Path, argv: list[str], m
 
 
 @needs_pipeline
-def test_unknown_study_names_the_known_ones(work: Path, capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unknown_study_names_the_known_ones(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(work)
     optuna.create_study(study_name="real", storage=f"sqlite:///{work}/s.db")
     before = (work / "s.db").read_bytes()
@@ -147,11 +173,27 @@ def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
     log = work / "log.txt"
     with log.open("w") as handle:
         proc = subprocess.Popen(
-            cli_command("tune", "mm.mlir", "--space", "space.mlir", "--trials", "4",
-                        "--sampler", "random", "--timing-budget", "0.02",
-                        "--time-limit", "100", "--rerank", "0"),
-            cwd=work, stdout=handle, stderr=subprocess.STDOUT,
-            env=cli_env(XLINALG_TUNER_TEST_FAULT="hang@1"))
+            cli_command(
+                "tune",
+                "mm.mlir",
+                "--space",
+                "space.mlir",
+                "--trials",
+                "4",
+                "--sampler",
+                "random",
+                "--timing-budget",
+                "0.02",
+                "--time-limit",
+                "100",
+                "--rerank",
+                "0",
+            ),
+            cwd=work,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            env=cli_env(XLINALG_TUNER_TEST_FAULT="hang@1"),
+        )
         # Interrupt once trial 1 (the hang) is RUNNING: a fixed pause after trial 0's line
         # could end before a loaded machine starts trial 1 (no second trial to assert on).
         deadline = time.monotonic() + 120
@@ -164,8 +206,7 @@ def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
     assert "interrupted: the trial being measured was abandoned" in text
     assert "Traceback" not in text
     assert (work / "results" / "mm-space.best.mlir").is_file()  # the best so far is saved
-    study = optuna.load_study(study_name="mm-space",
-                              storage=f"sqlite:///{work}/results/xlinalg.db")
+    study = optuna.load_study(study_name="mm-space", storage=f"sqlite:///{work}/results/xlinalg.db")
     first, second = study.get_trials()
     assert first.state == TrialState.COMPLETE
     assert second.state == TrialState.FAIL and "status" not in second.user_attrs  # not counted

@@ -35,11 +35,26 @@ def test_resume_after_sigkill_keeps_every_trial(work: Path) -> None:
     # measured point: after two completed trials at least two new points (>= 1 s) are left,
     # so the kill below lands before the run is done (with 6 trials and 0.05 s the whole
     # run could finish between two polls).
-    args = ("tune", "mm.mlir", "--space", "space.mlir", "--trials", "12", "--study", "r",
-            "--sampler", "random", "--seed", "1", "--timing-budget", "0.5")
+    args = (
+        "tune",
+        "mm.mlir",
+        "--space",
+        "space.mlir",
+        "--trials",
+        "12",
+        "--study",
+        "r",
+        "--sampler",
+        "random",
+        "--seed",
+        "1",
+        "--timing-budget",
+        "0.5",
+    )
     log = (work / "first.log").open("w")
-    first = subprocess.Popen(cli_command(*args), cwd=work, stdout=log, stderr=subprocess.STDOUT,
-                             env=cli_env())
+    first = subprocess.Popen(
+        cli_command(*args), cwd=work, stdout=log, stderr=subprocess.STDOUT, env=cli_env()
+    )
     deadline = time.monotonic() + 90
     done: list[optuna.trial.FrozenTrial] = []
     while time.monotonic() < deadline and first.poll() is None:
@@ -55,8 +70,9 @@ def test_resume_after_sigkill_keeps_every_trial(work: Path) -> None:
     first.wait(timeout=30)
     log.close()
     assert first.returncode == -signal.SIGKILL
-    before = {t.number: (t.state, t.value, t.params)
-              for t in budget_trials(load_cli_study(work, "r"))}
+    before = {
+        t.number: (t.state, t.value, t.params) for t in budget_trials(load_cli_study(work, "r"))
+    }
     assert 2 <= len(before) < 12
 
     second = run_cli(work, *args)

@@ -24,10 +24,24 @@ def work(tmp_path: Path) -> Path:
     return write_tuner_files(tmp_path)
 
 
-def test_tune_report_export_run(work: Path, monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:
-    tune = run_cli(work, "tune", "mm.mlir", "--space", "space.mlir", "--trials", "4",
-                   "--sampler", "random", "--seed", "0", "--timing-budget", "0.05")
+def test_tune_report_export_run(
+    work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tune = run_cli(
+        work,
+        "tune",
+        "mm.mlir",
+        "--space",
+        "space.mlir",
+        "--trials",
+        "4",
+        "--sampler",
+        "random",
+        "--seed",
+        "0",
+        "--timing-budget",
+        "0.05",
+    )
     assert tune.returncode == 0, tune.stderr
     out = tune.stdout
     assert "Traceback" not in tune.stderr
@@ -51,11 +65,18 @@ def test_tune_report_export_run(work: Path, monkeypatch: pytest.MonkeyPatch,
     run_main(capsys, "export", "--study", "mm-space", "-o", "c.mlir", "--as-constants")
     assert "transform.tune" not in (work / "c.mlir").read_text()
 
-    out = run_main(capsys, "run", "mm.mlir", "--schedule", "best.mlir", "--check",
-                   "--repeats", "3")
+    out = run_main(capsys, "run", "mm.mlir", "--schedule", "best.mlir", "--check", "--repeats", "3")
     assert "check:   ok" in out and "GFLOP/s" in out
     assert "(3 repeats x" in out
 
-    run_main(capsys, "worker", "--storage", "sqlite:///results/xlinalg.db", "--study",
-             "mm-space", "--trials", "5")
+    run_main(
+        capsys,
+        "worker",
+        "--storage",
+        "sqlite:///results/xlinalg.db",
+        "--study",
+        "mm-space",
+        "--trials",
+        "5",
+    )
     assert len(budget_trials(load_cli_study(work, "mm-space"))) == 5

@@ -124,14 +124,25 @@ def test_shared_target_machine_compiles_a_lowered_module_identically() -> None:
 def test_stage_times_cover_the_compile_path() -> None:
     times = StageTimes()
     kernel = xlinalg.compile(PAYLOAD.format(m=8), schedule=SCHEDULE, knobs={"tm": 4}, timings=times)
-    expected = {"parse-payload", "apply-schedule", "linalg-to-loops",
-                "to-llvm", "xl-convert-vector-to-llvm", "emit-llvm-ir", "llvm-parse-verify",
-                "llvm-o3", "mcjit-codegen"}
+    expected = {
+        "parse-payload",
+        "apply-schedule",
+        "linalg-to-loops",
+        "to-llvm",
+        "xl-convert-vector-to-llvm",
+        "emit-llvm-ir",
+        "llvm-parse-verify",
+        "llvm-o3",
+        "mcjit-codegen",
+    }
     assert expected <= set(times)
     assert set(times) == set(times.cpu)
     assert all(v >= 0 for v in (*times.values(), *times.cpu.values()))
-    stages = sum(v for k, v in times.items() if k != "to-llvm" and not k.startswith("xl-")
-                 and k not in ("signatures", "emit-llvm-ir"))
+    stages = sum(
+        v
+        for k, v in times.items()
+        if k != "to-llvm" and not k.startswith("xl-") and k not in ("signatures", "emit-llvm-ir")
+    )
     assert stages <= kernel.compile_seconds * 1.05 + 1e-3
 
 

@@ -20,18 +20,22 @@ def _jit(ir: str) -> JitModule:
     ("ir", "message"),
     [
         # an '@name(' inside the asm string must not pass for a direct call
-        ('define void @f() {\n  call void asm sideeffect "call @f(", ""()\n  ret void\n}',
-         "inline assembly"),
+        (
+            'define void @f() {\n  call void asm sideeffect "call @f(", ""()\n  ret void\n}',
+            "inline assembly",
+        ),
         # a direct-looking call of a global variable is not a call of a function
-        ("@g = global i32 0\ndefine void @f() {\n  call void @g()\n  ret void\n}",
-         "indirect call"),
+        ("@g = global i32 0\ndefine void @f() {\n  call void @g()\n  ret void\n}", "indirect call"),
         ("define void @f(ptr %p) {\n  tail call void %p()\n  ret void\n}", "indirect call"),
     ],
 )
 def test_unusual_calls_still_rejected(ir: str, message: str) -> None:
     with pytest.raises(BackendError, match=message):
-        _jit(ir.replace("define void @f(ptr %p)", "define void @f()").replace(
-            "tail call void %p()", "%p = inttoptr i64 4096 to ptr\n  tail call void %p()"))
+        _jit(
+            ir.replace("define void @f(ptr %p)", "define void @f()").replace(
+                "tail call void %p()", "%p = inttoptr i64 4096 to ptr\n  tail call void %p()"
+            )
+        )
 
 
 def test_fast_path_decisions() -> None:
@@ -46,5 +50,7 @@ def test_fast_path_decisions() -> None:
 
 
 def test_direct_calls_between_module_functions_accepted() -> None:
-    jit = _jit("define void @g() {\n  ret void\n}\ndefine void @f() {\n  call void @g()\n  ret void\n}")
+    jit = _jit(
+        "define void @g() {\n  ret void\n}\ndefine void @f() {\n  call void @g()\n  ret void\n}"
+    )
     jit.function("f")()

@@ -74,7 +74,9 @@ def test_invalid_transformed_ir_is_reported_on_request(monkeypatch: pytest.Monke
         xlinalg.compile(PAYLOAD, verify_transformed=True)
 
 
-def test_a_lowering_failure_on_invalid_ir_is_a_verify_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lowering_failure_on_invalid_ir_is_a_verify_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     _break_after_schedule(monkeypatch)
 
     def failing(module, timings=None):

@@ -33,16 +33,33 @@ def _truncate() -> ctypes._CFuncPtr:
     engine = llvm.create_mcjit_compiler(module, new_jit_target_machine())
     engine.finalize_object()
     function = ctypes.CFUNCTYPE(ctypes.c_uint16, ctypes.c_float)(
-        engine.get_function_address("bits_of_bf16"))
+        engine.get_function_address("bits_of_bf16")
+    )
     function.engine = engine  # type: ignore[attr-defined]  # keep the code alive
     return function
 
 
 def test_truncsfbf2_rounds_as_numpy() -> None:
     truncate = _truncate()
-    special = np.array([0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, 3.4e38, -3.4e38, 1e-40, -1e-45,
-                        2.0**-130, 1.0 + 2.0**-8, 1.0 + 3 * 2.0**-8, 1.0 + 2.0**-8 + 2.0**-20],
-                       np.float32)  # overflow, denormals, ties to even (down, up), above a tie
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            np.inf,
+            -np.inf,
+            3.4e38,
+            -3.4e38,
+            1e-40,
+            -1e-45,
+            2.0**-130,
+            1.0 + 2.0**-8,
+            1.0 + 3 * 2.0**-8,
+            1.0 + 2.0**-8 + 2.0**-20,
+        ],
+        np.float32,
+    )  # overflow, denormals, ties to even (down, up), above a tie
     bits = np.random.default_rng(0).integers(0, 2**32, 4000, dtype=np.uint64).astype(np.uint32)
     values = np.concatenate([special, bits.view(np.float32)])
     values = values[~np.isnan(values)]

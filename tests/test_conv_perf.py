@@ -62,11 +62,14 @@ def test_stored_knobs_are_in_the_search_space(layer: int) -> None:
 def _small_layer(knobs: dict[str, int], stride: int, dilation: int) -> str:
     """A layer whose OH, OW, F and C the knobs' tiles do not divide."""
     oh, ow = 2 * knobs["reg_h"] + 1, knobs["reg_w"] + 3
-    f = knobs["reg_f"] + 16 + 8        # one full F block, one partial (masked lanes)
+    f = knobs["reg_f"] + 16 + 8  # one full F block, one partial (masked lanes)
     c = knobs["cache_c"] + knobs["reg_c"] // 2 + 1
     k_extent = 2 * dilation + 1
-    shapes = [(1, (oh - 1) * stride + k_extent, (ow - 1) * stride + k_extent, c), (3, 3, c, f),
-              (1, oh, ow, f)]
+    shapes = [
+        (1, (oh - 1) * stride + k_extent, (ow - 1) * stride + k_extent, c),
+        (3, 3, c, f),
+        (1, oh, ow, f),
+    ]
     return conv_payload("conv_2d_nhwc_hwcf", shapes, [stride, stride], [dilation, dilation])
 
 
@@ -83,30 +86,51 @@ def test_stored_knobs_match_numpy_on_non_dividing_layers(layer: int) -> None:
     np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-4)
 
 
-@pytest.mark.parametrize(("reg_w", "reg_f", "fits"), [
-    (7, 64, False),   # 28 accumulators + 4 filter rows + a broadcast: spills
-    (8, 64, False),
-    (14, 48, False),
-    (7, 32, True),    # 14 + 2
-    (14, 32, True),   # 28 + 2
-    (8, 48, True),    # 24 + 3
-    (4, 64, True),    # 16 + 4
-])
+@pytest.mark.parametrize(
+    ("reg_w", "reg_f", "fits"),
+    [
+        (7, 64, False),  # 28 accumulators + 4 filter rows + a broadcast: spills
+        (8, 64, False),
+        (14, 48, False),
+        (7, 32, True),  # 14 + 2
+        (14, 32, True),  # 28 + 2
+        (8, 48, True),  # 24 + 3
+        (4, 64, True),  # 16 + 4
+    ],
+)
 def test_register_budget_constraint(reg_w: int, reg_f: int, fits: bool) -> None:
-    knobs = {"reg_h": 1, "reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64,
-             "cache_order": 0, "pack_filter": 0, "pack_input": 0,
-             "reg_order": 0}
+    knobs = {
+        "reg_h": 1,
+        "reg_w": reg_w,
+        "reg_f": reg_f,
+        "reg_c": 16,
+        "cache_c": 64,
+        "cache_order": 0,
+        "pack_filter": 0,
+        "pack_input": 0,
+        "reg_order": 0,
+    }
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
-def _fma_loop(reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64, reg_h: int = 1,
-              **alternatives: int) -> list[str]:
-    knobs = {"reg_h": reg_h, "reg_w": reg_w, "reg_f": reg_f, "reg_c": reg_c, "cache_c": cache_c,
-             "cache_order": 0, "pack_filter": 0, "pack_input": 0,
-             "reg_order": 0} | alternatives
+def _fma_loop(
+    reg_w: int, reg_f: int, reg_c: int = 16, cache_c: int = 64, reg_h: int = 1, **alternatives: int
+) -> list[str]:
+    knobs = {
+        "reg_h": reg_h,
+        "reg_w": reg_w,
+        "reg_f": reg_f,
+        "reg_c": reg_c,
+        "cache_c": cache_c,
+        "cache_order": 0,
+        "pack_filter": 0,
+        "pack_input": 0,
+        "reg_order": 0,
+    } | alternatives
     shapes = [(1, reg_h + 2, reg_w + 2, 128), (3, 3, 128, 64), (1, reg_h, reg_w, 64)]
-    kernel = xlinalg.compile(conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]),
-                             schedule=SPACE, knobs=knobs)
+    kernel = xlinalg.compile(
+        conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]), schedule=SPACE, knobs=knobs
+    )
     return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
 
 
@@ -129,16 +153,28 @@ def _filter_loads(body: list[str]) -> int:
     return sum(x.startswith("vmovups") and "zmm" in x and "rsp" not in x for x in body)
 
 
-@pytest.mark.parametrize(("reg_h", "reg_w", "reg_f", "fits"), [
-    (4, 7, 16, True),    # 28 accumulators + 1 filter row
-    (2, 14, 16, True),
-    (3, 4, 32, True),    # 24 + 2
-    (2, 7, 32, False),   # 28 + 2: fits one row (14 x 32), spills over two
-    (4, 8, 16, False),   # 32 + 1
-])
+@pytest.mark.parametrize(
+    ("reg_h", "reg_w", "reg_f", "fits"),
+    [
+        (4, 7, 16, True),  # 28 accumulators + 1 filter row
+        (2, 14, 16, True),
+        (3, 4, 32, True),  # 24 + 2
+        (2, 7, 32, False),  # 28 + 2: fits one row (14 x 32), spills over two
+        (4, 8, 16, False),  # 32 + 1
+    ],
+)
 def test_register_budget_of_2d_blocks(reg_h: int, reg_w: int, reg_f: int, fits: bool) -> None:
-    knobs = {"reg_h": reg_h, "reg_w": reg_w, "reg_f": reg_f, "reg_c": 16, "cache_c": 64,
-             "cache_order": 1, "pack_filter": 0, "pack_input": 1, "reg_order": 1}
+    knobs = {
+        "reg_h": reg_h,
+        "reg_w": reg_w,
+        "reg_f": reg_f,
+        "reg_c": 16,
+        "cache_c": 64,
+        "cache_order": 1,
+        "pack_filter": 0,
+        "pack_input": 1,
+        "reg_order": 1,
+    }
     assert (first_violated(CONSTRAINTS, knobs) is None) == fits
 
 
@@ -160,17 +196,27 @@ def test_2d_register_block_asm() -> None:
 
 
 @needs_avx512
-@pytest.mark.parametrize(("reg_c", "cache_c", "spills"), [(32, 64, True), (16, 32, True),
-                                                          (16, 64, False), (8, 64, False)])
+@pytest.mark.parametrize(
+    ("reg_c", "cache_c", "spills"),
+    [(32, 64, True), (16, 32, True), (16, 64, False), (8, 64, False)],
+)
 def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: bool) -> None:
     """A C block of exactly two register steps spills the accumulators (LLVM unrolls the
     2-trip loop into the KW loop); the template's constraint prunes exactly those."""
     body = _fma_loop(7, 32, reg_c, cache_c)
     if spills or spills_are_checked():
         assert any("rsp" in line for line in body) == spills
-    knobs = {"reg_h": 1, "reg_w": 7, "reg_f": 32, "reg_c": reg_c, "cache_c": cache_c,
-             "cache_order": 0, "pack_filter": 0, "pack_input": 0,
-             "reg_order": 0}
+    knobs = {
+        "reg_h": 1,
+        "reg_w": 7,
+        "reg_f": 32,
+        "reg_c": reg_c,
+        "cache_c": cache_c,
+        "cache_order": 0,
+        "pack_filter": 0,
+        "pack_input": 0,
+        "reg_order": 0,
+    }
     assert (first_violated(CONSTRAINTS, knobs) is None) == (not spills)
 
 
@@ -219,8 +265,9 @@ def test_strided_layer_asm() -> None:
     is folded into the displacements, no address arithmetic in the loop beyond its
     counters (IREE's loop for this layer has the same shape: 8 filter rows, 56 FMAs)."""
     layer = bench_conv.LAYERS[4]
-    kernel = xlinalg.compile(bench_conv.payload(layer), schedule=SPACE,
-                             knobs=bench_conv.STORED_KNOBS[4])
+    kernel = xlinalg.compile(
+        bench_conv.payload(layer), schedule=SPACE, knobs=bench_conv.STORED_KNOBS[4]
+    )
     body = _innermost_fma_loop(kernel._jit.asm(kernel.entry))
     fmas = [line for line in body if "vfmadd" in line]
     assert len(fmas) == 16 * 7

@@ -25,8 +25,13 @@ def _types(shapes: list[tuple[int, ...]], element: str = "f32") -> list[str]:
     return [f"memref<{'x'.join(map(str, s))}x{element}>" for s in shapes]
 
 
-def conv_payload(op: str, shapes: list[tuple[int, ...]], strides: list[int],
-                 dilations: list[int], element: str = "f32") -> str:
+def conv_payload(
+    op: str,
+    shapes: list[tuple[int, ...]],
+    strides: list[int],
+    dilations: list[int],
+    element: str = "f32",
+) -> str:
     t = _types(shapes, element)
     r = len(strides)
     return f"""
@@ -38,15 +43,20 @@ func.func @f(%i: {t[0]}, %w: {t[1]}, %o: {t[2]}) {{
 """
 
 
-def numpy_conv_nhwc(x: np.ndarray, w: np.ndarray, out: np.ndarray, s: list[int],
-                    d: list[int]) -> np.ndarray:
+def numpy_conv_nhwc(
+    x: np.ndarray, w: np.ndarray, out: np.ndarray, s: list[int], d: list[int]
+) -> np.ndarray:
     """out[n, oh, ow, f] += sum x[n, oh*s0 + kh*d0, ow*s1 + kw*d1, c] * w[kh, kw, c, f]."""
     res = out.astype(np.float64).copy()
     _, oh, ow, _ = res.shape
     for kh in range(w.shape[0]):
         for kw in range(w.shape[1]):
-            patch = x[:, kh * d[0]: kh * d[0] + (oh - 1) * s[0] + 1: s[0],
-                      kw * d[1]: kw * d[1] + (ow - 1) * s[1] + 1: s[1], :]
+            patch = x[
+                :,
+                kh * d[0] : kh * d[0] + (oh - 1) * s[0] + 1 : s[0],
+                kw * d[1] : kw * d[1] + (ow - 1) * s[1] + 1 : s[1],
+                :,
+            ]
             res += np.einsum("nhwc,cf->nhwf", patch, w[kh, kw])
     return res
 
@@ -88,7 +98,7 @@ def test_depthwise_conv_1d_vectorizes_with_channels_as_lanes() -> None:
     x, w, o, got = _run(payload, body, shapes)
     want = o.astype(np.float64).copy()
     for k in range(kw):
-        want += x[:, k * d: k * d + (ow - 1) * s + 1: s, :] * w[k]
+        want += x[:, k * d : k * d + (ow - 1) * s + 1 : s, :] * w[k]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
@@ -116,10 +126,10 @@ DIRECT = """
 
 CASES = [
     # n, c, f, oh, ow, (rw, rf, rc), strides, dilations
-    (1, 8, 32, 4, 8, (4, 16, 4), [1, 1], [1, 1]),      # dividing
-    (2, 5, 20, 3, 7, (4, 16, 4), [1, 1], [1, 1]),      # nothing divides: masked w, f, c
-    (1, 6, 16, 3, 5, (2, 16, 3), [2, 2], [1, 1]),      # stride 2 (the strided ResNet layer)
-    (1, 3, 17, 4, 6, (4, 16, 2), [1, 2], [2, 1]),      # dilations, odd F
+    (1, 8, 32, 4, 8, (4, 16, 4), [1, 1], [1, 1]),  # dividing
+    (2, 5, 20, 3, 7, (4, 16, 4), [1, 1], [1, 1]),  # nothing divides: masked w, f, c
+    (1, 6, 16, 3, 5, (2, 16, 3), [2, 2], [1, 1]),  # stride 2 (the strided ResNet layer)
+    (1, 3, 17, 4, 6, (4, 16, 2), [1, 2], [2, 1]),  # dilations, odd F
 ]
 
 
@@ -127,8 +137,11 @@ CASES = [
 def test_direct_conv2d_tile_decompose_vectorize(case: tuple) -> None:
     n, c, f, oh, ow, (rw, rf, rc), s, d = case
     kh = kw = 3
-    shapes = [(n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),
-              (kh, kw, c, f), (n, oh, ow, f)]
+    shapes = [
+        (n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),
+        (kh, kw, c, f),
+        (n, oh, ow, f),
+    ]
     payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
     body = DIRECT.replace("RW", str(rw)).replace("RF", str(rf)).replace("RC", str(rc))
     text = str(apply(payload, body))
@@ -141,8 +154,11 @@ def test_conv_2d_vectorizes_whole_to_fma() -> None:
     """A 2-D convolution vectorizes without decomposing (an extension of upstream's 1-D
     generator): one FMA per (n, oh, ow, kh, kw, c) on a 16-lane filter row."""
     n, oh, ow, c, f, s, d = 1, 3, 4, 2, 16, [2, 1], [1, 2]
-    shapes = [(n, (oh - 1) * s[0] + 2 * d[0] + 1, (ow - 1) * s[1] + 2 * d[1] + 1, c), (3, 3, c, f),
-              (n, oh, ow, f)]
+    shapes = [
+        (n, (oh - 1) * s[0] + 2 * d[0] + 1, (ow - 1) * s[1] + 2 * d[1] + 1, c),
+        (3, 3, c, f),
+        (n, oh, ow, f),
+    ]
     payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
     body = VECTORIZE.replace("OP", "conv_2d_nhwc_hwcf").replace("SIZES", "")
     text = str(apply(payload, body))
@@ -168,10 +184,10 @@ PEEL_2D = """    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!
 
 CASES_2D = [
     # n, c, f, oh, ow, (rh, rw, rf, rc), strides, dilations
-    (1, 8, 32, 4, 8, (2, 4, 16, 4), [1, 1], [1, 1]),      # dividing
-    (2, 5, 20, 5, 7, (2, 4, 16, 4), [1, 1], [1, 1]),      # nothing divides: partial h, w, f, c
-    (1, 6, 16, 5, 5, (4, 2, 16, 3), [2, 2], [1, 1]),      # stride 2
-    (1, 3, 17, 5, 6, (3, 4, 16, 2), [1, 2], [2, 1]),      # dilations, odd F
+    (1, 8, 32, 4, 8, (2, 4, 16, 4), [1, 1], [1, 1]),  # dividing
+    (2, 5, 20, 5, 7, (2, 4, 16, 4), [1, 1], [1, 1]),  # nothing divides: partial h, w, f, c
+    (1, 6, 16, 5, 5, (4, 2, 16, 3), [2, 2], [1, 1]),  # stride 2
+    (1, 3, 17, 5, 6, (3, 4, 16, 2), [1, 2], [2, 1]),  # dilations, odd F
 ]
 
 
@@ -179,11 +195,19 @@ CASES_2D = [
 @pytest.mark.parametrize("case", CASES_2D)
 def test_conv2d_2d_register_block(case: tuple, peel: bool) -> None:
     n, c, f, oh, ow, (rh, rw, rf, rc), s, d = case
-    shapes = [(n, (oh - 1) * s[0] + 2 * d[0] + 1, (ow - 1) * s[1] + 2 * d[1] + 1, c),
-              (3, 3, c, f), (n, oh, ow, f)]
+    shapes = [
+        (n, (oh - 1) * s[0] + 2 * d[0] + 1, (ow - 1) * s[1] + 2 * d[1] + 1, c),
+        (3, 3, c, f),
+        (n, oh, ow, f),
+    ]
     payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
-    body = (BLOCK_2D.replace("PEEL", PEEL_2D if peel else "").replace("RH", str(rh))
-            .replace("RW", str(rw)).replace("RF", str(rf)).replace("RC", str(rc)))
+    body = (
+        BLOCK_2D.replace("PEEL", PEEL_2D if peel else "")
+        .replace("RH", str(rh))
+        .replace("RW", str(rw))
+        .replace("RF", str(rf))
+        .replace("RC", str(rc))
+    )
     text = str(apply(payload, body))
     assert "linalg.conv" not in text
     # every block is rh x rw pixels of rf lanes: the accumulators are read as one vector
@@ -198,12 +222,20 @@ def test_peeled_main_block_transfers_are_in_bounds() -> None:
     remainder blocks keep out-of-bounds transfers."""
     shapes = [(1, 7, 9, 16), (3, 3, 16, 16), (1, 5, 7, 16)]
     payload = conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1])
-    body = (BLOCK_2D.replace("PEEL", PEEL_2D).replace("RH", "2").replace("RW", "7")
-            .replace("RF", "16").replace("RC", "16"))
-    reads = [line for line in str(apply(payload, body)).splitlines()
-             if "vector.transfer_read" in line and "vector<1x2x7x16xf32>" in line]
+    body = (
+        BLOCK_2D.replace("PEEL", PEEL_2D)
+        .replace("RH", "2")
+        .replace("RW", "7")
+        .replace("RF", "16")
+        .replace("RC", "16")
+    )
+    reads = [
+        line
+        for line in str(apply(payload, body)).splitlines()
+        if "vector.transfer_read" in line and "vector<1x2x7x16xf32>" in line
+    ]
     in_bounds = [line for line in reads if "in_bounds = [true, true, true, true]" in line]
-    assert len(reads) == 4 and len(in_bounds) == 2, reads   # main: output + input; remainder: both
+    assert len(reads) == 4 and len(in_bounds) == 2, reads  # main: output + input; remainder: both
     assert "vector.mask" not in "".join(in_bounds)
 
 
@@ -213,5 +245,9 @@ def test_conv_vectorize_failures_are_silenceable() -> None:
     dynamic = conv_payload("conv_1d_nwc_wcf", [(1, 6, 2), (3, 2, 8), (1, 4, 8)], [1], [1])
     dynamic = dynamic.replace("memref<1x4x8xf32>", "memref<1x?x8xf32>")
     fails(dynamic, body, silenceable=True, match="dynamic shapes without vector sizes")
-    fails(dynamic, VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "vector_sizes [1, 4, 8] "),
-          silenceable=True, match="expected 5 vector sizes")
+    fails(
+        dynamic,
+        VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "vector_sizes [1, 4, 8] "),
+        silenceable=True,
+        match="expected 5 vector sizes",
+    )

@@ -52,8 +52,24 @@ func.func @scaled(%a: bf16, %b: bf16) -> bf16 {
 
 #: values whose rounding to bf16 is delicate: just above a halfway point by less than an
 #: f32 ulp (rounding through f32 to nearest would lose the "above"), ties, overflow, tiny
-TRICKY = [1 + 2**-8 + 2**-40, 1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8 + 2**-40), 0.1, -2.5,
-          3.4e38, 1e39, -1e39, 1e-45, 0.0, -0.0, np.inf, -np.inf, 2**-130, 65504.0]
+TRICKY = [
+    1 + 2**-8 + 2**-40,
+    1 + 2**-8,
+    1 + 3 * 2**-8,
+    -(1 + 2**-8 + 2**-40),
+    0.1,
+    -2.5,
+    3.4e38,
+    1e39,
+    -1e39,
+    1e-45,
+    0.0,
+    -0.0,
+    np.inf,
+    -np.inf,
+    2**-130,
+    65504.0,
+]
 
 
 @pytest.fixture(scope="module")
@@ -99,16 +115,16 @@ def test_int_to_bf16(jit: JitModule) -> None:
     x = np.array([0, 1, -3, 255, 257, 1 << 20, -(1 << 24) - 1, 2**31 - 1], np.int32)
     y = np.zeros(8, BF16)
     jit.function("itof")(x, y)
-    np.testing.assert_array_equal(y.view(np.uint16),
-                                  [bf16_bits(float(v)) for v in x])
+    np.testing.assert_array_equal(y.view(np.uint16), [bf16_bits(float(v)) for v in x])
 
 
 def test_bf16_scalars_and_constants(jit: JitModule) -> None:
     a, b = ml_dtypes.bfloat16(1.5), ml_dtypes.bfloat16(-2.25)
     got = jit.function("scaled")(a, b)
     assert got.dtype == BF16
-    want = (np.array(a * b, BF16).astype(np.float32) + np.float32(
-        np.uint16(bf16_bits(0.1)).view(BF16))).astype(BF16)
+    want = (
+        np.array(a * b, BF16).astype(np.float32) + np.float32(np.uint16(bf16_bits(0.1)).view(BF16))
+    ).astype(BF16)
     assert got == want
     assert jit.function("scaled")(2.0, 0.5) == ml_dtypes.bfloat16(1.1)
 
@@ -126,33 +142,63 @@ def test_compare_uses_the_bf16_epsilon() -> None:
 # LLVM 22 aborts ("Unexpected illegal type!") on the bf16 masked loads its vectorizers make
 # from a strided bf16 gather; bf16 values that are only moved travel as i16 instead.
 MOVES = {
-    "transpose": ("""func.func @f(%a: memref<13x15xbf16>, %b: memref<15x13xbf16>) {
+    "transpose": (
+        """func.func @f(%a: memref<13x15xbf16>, %b: memref<15x13xbf16>) {
   linalg.transpose ins(%a : memref<13x15xbf16>) outs(%b : memref<15x13xbf16>) permutation = [1, 0]
-  return }""", [(13, 15), (15, 13)], lambda a: a.T),
-    "transpose_3d": ("""func.func @f(%a: memref<5x13x15xbf16>, %b: memref<15x5x13xbf16>) {
+  return }""",
+        [(13, 15), (15, 13)],
+        lambda a: a.T,
+    ),
+    "transpose_3d": (
+        """func.func @f(%a: memref<5x13x15xbf16>, %b: memref<15x5x13xbf16>) {
   linalg.transpose ins(%a : memref<5x13x15xbf16>) outs(%b : memref<15x5x13xbf16>) permutation = [2, 0, 1]
-  return }""", [(5, 13, 15), (15, 5, 13)], lambda a: a.transpose(2, 0, 1)),
-    "copy": ("""func.func @f(%a: memref<13x15xbf16>, %b: memref<13x15xbf16>) {
+  return }""",
+        [(5, 13, 15), (15, 5, 13)],
+        lambda a: a.transpose(2, 0, 1),
+    ),
+    "copy": (
+        """func.func @f(%a: memref<13x15xbf16>, %b: memref<13x15xbf16>) {
   linalg.copy ins(%a : memref<13x15xbf16>) outs(%b : memref<13x15xbf16>)
-  return }""", [(13, 15), (13, 15)], lambda a: a),
-    "memref_copy_strided": ("""func.func @f(%a: memref<13x30xbf16>, %b: memref<13x15xbf16>) {
+  return }""",
+        [(13, 15), (13, 15)],
+        lambda a: a,
+    ),
+    "memref_copy_strided": (
+        """func.func @f(%a: memref<13x30xbf16>, %b: memref<13x15xbf16>) {
   %s = memref.subview %a[0, 0] [13, 15] [1, 2] : memref<13x30xbf16> to memref<13x15xbf16, strided<[30, 2]>>
   memref.copy %s, %b : memref<13x15xbf16, strided<[30, 2]>> to memref<13x15xbf16>
-  return }""", [(13, 30), (13, 15)], lambda a: a[:, ::2]),
-    "broadcast": ("""func.func @f(%a: memref<13xbf16>, %b: memref<13x15xbf16>) {
+  return }""",
+        [(13, 30), (13, 15)],
+        lambda a: a[:, ::2],
+    ),
+    "broadcast": (
+        """func.func @f(%a: memref<13xbf16>, %b: memref<13x15xbf16>) {
   linalg.broadcast ins(%a : memref<13xbf16>) outs(%b : memref<13x15xbf16>) dimensions = [1]
-  return }""", [(13,), (13, 15)], lambda a: np.broadcast_to(a[:, None], (13, 15))),
-    "linalg_pack": ("""func.func @f(%a: tensor<13x15xbf16>, %b: tensor<8x2x2x8xbf16>) -> tensor<8x2x2x8xbf16> {
+  return }""",
+        [(13,), (13, 15)],
+        lambda a: np.broadcast_to(a[:, None], (13, 15)),
+    ),
+    "linalg_pack": (
+        """func.func @f(%a: tensor<13x15xbf16>, %b: tensor<8x2x2x8xbf16>) -> tensor<8x2x2x8xbf16> {
   %pad = arith.constant -7.0 : bf16
   %r = linalg.pack %a padding_value(%pad : bf16) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0]
     inner_tiles = [2, 8] into %b : tensor<13x15xbf16> -> tensor<8x2x2x8xbf16>
-  return %r : tensor<8x2x2x8xbf16> }""", [(13, 15), (8, 2, 2, 8)],
-        lambda a: np.pad(a, ((0, 3), (0, 1)), constant_values=-7).reshape(2, 8, 8, 2).transpose(2, 0, 3, 1)),
-    "linalg_unpack": ("""func.func @f(%b: tensor<3x4x5x8xbf16>, %a: tensor<29x13xbf16>) -> tensor<29x13xbf16> {
+  return %r : tensor<8x2x2x8xbf16> }""",
+        [(13, 15), (8, 2, 2, 8)],
+        lambda a: (
+            np.pad(a, ((0, 3), (0, 1)), constant_values=-7)
+            .reshape(2, 8, 8, 2)
+            .transpose(2, 0, 3, 1)
+        ),
+    ),
+    "linalg_unpack": (
+        """func.func @f(%b: tensor<3x4x5x8xbf16>, %a: tensor<29x13xbf16>) -> tensor<29x13xbf16> {
   %r = linalg.unpack %b outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] inner_tiles = [5, 8]
     into %a : tensor<3x4x5x8xbf16> -> tensor<29x13xbf16>
-  return %r : tensor<29x13xbf16> }""", [(3, 4, 5, 8), (29, 13)],
-        lambda p: p.transpose(1, 3, 0, 2).reshape(32, 15)[:29, :13]),
+  return %r : tensor<29x13xbf16> }""",
+        [(3, 4, 5, 8), (29, 13)],
+        lambda p: p.transpose(1, 3, 0, 2).reshape(32, 15)[:29, :13],
+    ),
 }
 
 BF16_VALUE = re.compile(r"load bfloat|store bfloat|x bfloat>|bf16\.p0")

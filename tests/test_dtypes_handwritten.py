@@ -27,12 +27,14 @@ def _functions(elt: str) -> str:
         f"  linalg.pack %a padding_value(%pad : {elt}) inner_dims_pos = [0] inner_tiles = [4] "
         f"into %p : memref<9x5x{elt}> -> memref<3x5x4x{elt}>\n"
         f"  linalg.unpack %p inner_dims_pos = [0] inner_tiles = [4] into %u "
-        f": memref<3x5x4x{elt}> -> memref<9x5x{elt}>\n  return\n}}\n")
+        f": memref<3x5x4x{elt}> -> memref<9x5x{elt}>\n  return\n}}\n"
+    )
     if not elt.startswith("i"):
         text += (
             f"func.func @softmax_{elt}(%x: memref<4x5x{elt}>, %y: memref<4x5x{elt}>) {{\n"
             f"  linalg.softmax dimension(1) ins(%x : memref<4x5x{elt}>) "
-            f"outs(%y : memref<4x5x{elt}>)\n  return\n}}\n")
+            f"outs(%y : memref<4x5x{elt}>)\n  return\n}}\n"
+        )
     return text
 
 

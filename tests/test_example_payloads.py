@@ -12,15 +12,17 @@ import xlinalg
 from xlinalg.examples import fill_matmul, filled_contraction, zero_constant
 
 
-@pytest.mark.parametrize(("file", "kind"), [("matmul_512.mlir", "memref"),
-                                           ("matmul_tensor_512.mlir", "tensor")])
+@pytest.mark.parametrize(
+    ("file", "kind"), [("matmul_512.mlir", "memref"), ("matmul_tensor_512.mlir", "tensor")]
+)
 def test_prints_as_the_cli_example(file: str, kind: str) -> None:
     example = xlinalg.parse((REPO / "examples" / file).read_text())
     assert str(xlinalg.parse(fill_matmul(512, 512, 512, kind=kind))) == str(example)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("dtype", "np_type"), [("f32", np.float32), ("f64", np.float64),
-                                                ("i32", np.int32)])
+@pytest.mark.parametrize(
+    ("dtype", "np_type"), [("f32", np.float32), ("f64", np.float64), ("i32", np.int32)]
+)
 @pytest.mark.parametrize("kind", ["tensor", "memref"])
 def test_fill_matmul_computes_a_times_b(kind: str, dtype: str, np_type: type) -> None:
     m, n, k = 5, 7, 3
@@ -51,7 +53,10 @@ def test_filled_contraction_takes_any_contraction() -> None:
     a, b, c = "tensor<2x4x3xf32>", "tensor<2x3x5xf32>", "tensor<2x4x5xf32>"
     kernel = xlinalg.compile(filled_contraction("bmm", "linalg.batch_matmul", a, b, c))
     rng = np.random.default_rng(1)
-    x, y = rng.standard_normal((2, 4, 3)).astype(np.float32), rng.standard_normal((2, 3, 5)).astype(np.float32)
+    x, y = (
+        rng.standard_normal((2, 4, 3)).astype(np.float32),
+        rng.standard_normal((2, 3, 5)).astype(np.float32),
+    )
     np.testing.assert_allclose(kernel(x, y), x @ y, rtol=1e-5, atol=1e-6)
 
 

@@ -48,7 +48,13 @@ def foralls(module) -> list[ForallOp]:  # type: ignore[no-untyped-def]
 
 
 def counts(text: str) -> dict[str, int]:
-    names = ("scf.forall", "memref.subview", "tensor.extract_slice", "tensor.parallel_insert_slice", "linalg.matmul")
+    names = (
+        "scf.forall",
+        "memref.subview",
+        "tensor.extract_slice",
+        "tensor.parallel_insert_slice",
+        "linalg.matmul",
+    )
     return {n: text.count(n + " ") for n in names}
 
 
@@ -57,8 +63,13 @@ def counts(text: str) -> dict[str, int]:
 
 @pytest.mark.parametrize(
     ("spec", "bounds"),
-    [("num_threads [2, 3]", [2, 3]), ("tile_sizes [8, 0]", [5]), ("tile_sizes [8, 0, 5]", [5, 5]),
-     ("num_threads [4]", [4]), ("num_threads [0, 8]", [8])],
+    [
+        ("num_threads [2, 3]", [2, 3]),
+        ("tile_sizes [8, 0]", [5]),
+        ("tile_sizes [8, 0, 5]", [5, 5]),
+        ("num_threads [4]", [4]),
+        ("num_threads [0, 8]", [8]),
+    ],
 )
 def test_forall_bounds_and_tiled_op(spec: str, bounds: list[int]) -> None:
     module = apply(MATMUL, tile(spec))
@@ -69,7 +80,9 @@ def test_forall_bounds_and_tiled_op(spec: str, bounds: list[int]) -> None:
 
 
 @needs_iree
-@pytest.mark.parametrize("spec", ["num_threads [2, 3]", "tile_sizes [8, 0]", "tile_sizes [8, 0, 5]", "num_threads [4]"])
+@pytest.mark.parametrize(
+    "spec", ["num_threads [2, 3]", "tile_sizes [8, 0]", "tile_sizes [8, 0, 5]", "num_threads [4]"]
+)
 @pytest.mark.parametrize("payload", [MATMUL, TENSOR_MATMUL], ids=["memref", "tensor"])
 def test_structure_matches_upstream(spec: str, payload: str) -> None:
     body = tile(spec)
@@ -99,8 +112,15 @@ def test_structure_matches_upstream(spec: str, payload: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["num_threads [2, 3]", "tile_sizes [8, 0]", "tile_sizes [5, 7]", "num_threads [4]",
-             "num_threads [10, 0]", "num_threads [7]"],  # 7 threads on 37 rows: the last gets 1
+    "spec",
+    [
+        "num_threads [2, 3]",
+        "tile_sizes [8, 0]",
+        "tile_sizes [5, 7]",
+        "num_threads [4]",
+        "num_threads [10, 0]",
+        "num_threads [7]",
+    ],  # 7 threads on 37 rows: the last gets 1
 )
 def test_memref_results_equal_untiled(spec: str) -> None:
     same_results(MATMUL, tile(spec), SHAPES)
@@ -193,12 +213,16 @@ def test_spec_spelling_tile_to_forall_op() -> None:
 
 def test_printed_syntax_round_trips() -> None:
     text = schedule(
-        MATCH + "    %t, %f = transform.structured.tile_using_forall %op num_threads [2, 0] (mapping = [1])"
+        MATCH
+        + "    %t, %f = transform.structured.tile_using_forall %op num_threads [2, 0] (mapping = [1])"
         f" : {TWO}\n" + "    %g:2 = transform.structured.tile_to_forall_op %op tile_sizes [4]\n"
     )
     module = xlinalg.parse(text)
     printed = str(module)
-    assert "tile_using_forall %op num_threads [2, 0] (mapping = [1 : i64]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)" in printed
+    assert (
+        "tile_using_forall %op num_threads [2, 0] (mapping = [1 : i64]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)"
+        in printed
+    )
     assert "tile_to_forall_op %op tile_sizes [4]\n" in printed
     assert str(xlinalg.parse(printed)) == printed
 
@@ -222,7 +246,8 @@ def test_non_structured_target() -> None:
     # current upstream: silenceable failure
     fails(
         MATMUL,
-        func_match + f"    %t, %f = transform.structured.tile_using_forall %op num_threads [2] : {TWO}\n",
+        func_match
+        + f"    %t, %f = transform.structured.tile_using_forall %op num_threads [2] : {TWO}\n",
         silenceable=True,
         match="only TilingInterface ops are supported",
     )

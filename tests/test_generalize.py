@@ -38,34 +38,53 @@ def body_ops(generic: GenericOp) -> list[str]:
 
 
 def test_matmul() -> None:
-    module = parse(["linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"],
-                   [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")])
+    module = parse(
+        [
+            "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"
+        ],
+        [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+    )
     generic = generalize(the_op(module))
     assert isinstance(generic, GenericOp)
     module.verify()
     assert [str(m) for m in generic.get_indexing_maps()] == [
-        "(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)"]
+        "(d0, d1, d2) -> (d0, d2)",
+        "(d0, d1, d2) -> (d2, d1)",
+        "(d0, d1, d2) -> (d0, d1)",
+    ]
     assert [t.value for t in generic.get_iterator_types()] == ["parallel", "parallel", "reduction"]
     assert body_ops(generic) == ["arith.mulf", "arith.addf", "linalg.yield"]
     text = str(module)
-    assert ("linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
-            "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
-            "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]} "
-            "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>) {\n"
-            "    ^bb0(%in: f32, %in_1: f32, %out: f32):\n"
-            "      %0 = arith.mulf %in, %in_1 : f32\n"
-            "      %1 = arith.addf %out, %0 : f32\n"
-            "      linalg.yield %1 : f32\n"
-            "    }") in text
+    assert (
+        "linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
+        "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
+        'iterator_types = ["parallel", "parallel", "reduction"]} '
+        "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>) {\n"
+        "    ^bb0(%in: f32, %in_1: f32, %out: f32):\n"
+        "      %0 = arith.mulf %in, %in_1 : f32\n"
+        "      %1 = arith.addf %out, %0 : f32\n"
+        "      linalg.yield %1 : f32\n"
+        "    }"
+    ) in text
     assert [o for o in module.walk() if isinstance(o, NamedStructuredOp)] == []
 
 
 def test_matmul_on_tensors_keeps_results() -> None:
-    module = parse([("%0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) "
-                    "outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>"),
-                    "%1 = tensor.dim %0, %i : tensor<4x16xf32>"],
-                   [("a", "tensor<4x8xf32>"), ("b", "tensor<8x16xf32>"), ("c", "tensor<4x16xf32>"),
-                    ("i", "index")])
+    module = parse(
+        [
+            (
+                "%0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) "
+                "outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>"
+            ),
+            "%1 = tensor.dim %0, %i : tensor<4x16xf32>",
+        ],
+        [
+            ("a", "tensor<4x8xf32>"),
+            ("b", "tensor<8x16xf32>"),
+            ("c", "tensor<4x16xf32>"),
+            ("i", "index"),
+        ],
+    )
     generic = generalize(the_op(module))
     module.verify()
     assert [str(t) for t in generic.result_types] == ["tensor<4x16xf32>"]
@@ -73,71 +92,125 @@ def test_matmul_on_tensors_keeps_results() -> None:
 
 
 def test_mixed_precision_matmul_casts() -> None:
-    module = parse(["linalg.matmul ins(%a, %b : memref<4x8xi8>, memref<8x16xi8>) outs(%c : memref<4x16xi32>)"],
-                   [("a", "memref<4x8xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xi32>")])
+    module = parse(
+        ["linalg.matmul ins(%a, %b : memref<4x8xi8>, memref<8x16xi8>) outs(%c : memref<4x16xi32>)"],
+        [("a", "memref<4x8xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xi32>")],
+    )
     assert body_ops(generalize(the_op(module))) == [
-        "arith.extsi", "arith.extsi", "arith.muli", "arith.addi", "linalg.yield"]
-    module = parse([("linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<4x8xi8>, "
-                    "memref<8x16xi8>) outs(%c : memref<4x16xf32>)")],
-                   [("a", "memref<4x8xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xf32>")])
+        "arith.extsi",
+        "arith.extsi",
+        "arith.muli",
+        "arith.addi",
+        "linalg.yield",
+    ]
+    module = parse(
+        [
+            (
+                "linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<4x8xi8>, "
+                "memref<8x16xi8>) outs(%c : memref<4x16xf32>)"
+            )
+        ],
+        [("a", "memref<4x8xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xf32>")],
+    )
     assert body_ops(generalize(the_op(module))) == [
-        "arith.uitofp", "arith.uitofp", "arith.mulf", "arith.addf", "linalg.yield"]
-    module = parse(["linalg.matmul ins(%a, %b : memref<4x8xf16>, memref<8x16xf16>) outs(%c : memref<4x16xf32>)"],
-                   [("a", "memref<4x8xf16>"), ("b", "memref<8x16xf16>"), ("c", "memref<4x16xf32>")])
+        "arith.uitofp",
+        "arith.uitofp",
+        "arith.mulf",
+        "arith.addf",
+        "linalg.yield",
+    ]
+    module = parse(
+        [
+            "linalg.matmul ins(%a, %b : memref<4x8xf16>, memref<8x16xf16>) outs(%c : memref<4x16xf32>)"
+        ],
+        [("a", "memref<4x8xf16>"), ("b", "memref<8x16xf16>"), ("c", "memref<4x16xf32>")],
+    )
     assert body_ops(generalize(the_op(module))) == [
-        "arith.extf", "arith.extf", "arith.mulf", "arith.addf", "linalg.yield"]
+        "arith.extf",
+        "arith.extf",
+        "arith.mulf",
+        "arith.addf",
+        "linalg.yield",
+    ]
     module.verify()
 
 
 def test_transpose() -> None:
-    module = parse(["linalg.transpose ins(%a : memref<16x8xf32>) outs(%b : memref<8x16xf32>) permutation = [1, 0]"],
-                   [("a", "memref<16x8xf32>"), ("b", "memref<8x16xf32>")])
+    module = parse(
+        [
+            "linalg.transpose ins(%a : memref<16x8xf32>) outs(%b : memref<8x16xf32>) permutation = [1, 0]"
+        ],
+        [("a", "memref<16x8xf32>"), ("b", "memref<8x16xf32>")],
+    )
     generic = generalize(the_op(module))
     module.verify()
-    assert [str(m) for m in generic.get_indexing_maps()] == ["(d0, d1) -> (d1, d0)", "(d0, d1) -> (d0, d1)"]
+    assert [str(m) for m in generic.get_indexing_maps()] == [
+        "(d0, d1) -> (d1, d0)",
+        "(d0, d1) -> (d0, d1)",
+    ]
     assert [t.value for t in generic.get_iterator_types()] == ["parallel", "parallel"]
     assert body_ops(generic) == ["linalg.yield"]
     assert generic.body.block.last_op.operands[0] is generic.body.block.args[0]  # type: ignore[union-attr]
 
 
 def test_broadcast() -> None:
-    module = parse(["linalg.broadcast ins(%a : memref<8xf32>) outs(%b : memref<4x8xf32>) dimensions = [0]"],
-                   [("a", "memref<8xf32>"), ("b", "memref<4x8xf32>")])
+    module = parse(
+        ["linalg.broadcast ins(%a : memref<8xf32>) outs(%b : memref<4x8xf32>) dimensions = [0]"],
+        [("a", "memref<8xf32>"), ("b", "memref<4x8xf32>")],
+    )
     generic = generalize(the_op(module))
     module.verify()
-    assert [str(m) for m in generic.get_indexing_maps()] == ["(d0, d1) -> (d1)", "(d0, d1) -> (d0, d1)"]
+    assert [str(m) for m in generic.get_indexing_maps()] == [
+        "(d0, d1) -> (d1)",
+        "(d0, d1) -> (d0, d1)",
+    ]
     assert [t.value for t in generic.get_iterator_types()] == ["parallel", "parallel"]
 
 
 def test_fill() -> None:
-    module = parse(["linalg.fill ins(%v : f32) outs(%m : memref<?x?x?xf32>)"],
-                   [("v", "f32"), ("m", "memref<?x?x?xf32>")])
+    module = parse(
+        ["linalg.fill ins(%v : f32) outs(%m : memref<?x?x?xf32>)"],
+        [("v", "f32"), ("m", "memref<?x?x?xf32>")],
+    )
     generic = generalize(the_op(module))
     module.verify()
     assert [str(m) for m in generic.get_indexing_maps()] == [
-        "(d0, d1, d2) -> ()", "(d0, d1, d2) -> (d0, d1, d2)"]
+        "(d0, d1, d2) -> ()",
+        "(d0, d1, d2) -> (d0, d1, d2)",
+    ]
     assert [t.value for t in generic.get_iterator_types()] == ["parallel"] * 3
     assert body_ops(generic) == ["linalg.yield"]
-    module = parse(["linalg.fill ins(%v : f64) outs(%m : memref<4xi32>)"], [("v", "f64"), ("m", "memref<4xi32>")])
+    module = parse(
+        ["linalg.fill ins(%v : f64) outs(%m : memref<4xi32>)"],
+        [("v", "f64"), ("m", "memref<4xi32>")],
+    )
     assert body_ops(generalize(the_op(module))) == ["arith.fptosi", "linalg.yield"]
 
 
 def test_unary_and_binary_payloads() -> None:
-    module = parse(["linalg.reciprocal ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)"],
-                   [("a", "memref<4xf32>"), ("b", "memref<4xf32>")])
+    module = parse(
+        ["linalg.reciprocal ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)"],
+        [("a", "memref<4xf32>"), ("b", "memref<4xf32>")],
+    )
     assert body_ops(generalize(the_op(module))) == ["arith.constant", "arith.divf", "linalg.yield"]
-    module = parse(["linalg.max ins(%a, %b : memref<4xi32>, memref<4xi32>) outs(%c : memref<4xi32>)"],
-                   [("a", "memref<4xi32>"), ("b", "memref<4xi32>"), ("c", "memref<4xi32>")])
+    module = parse(
+        ["linalg.max ins(%a, %b : memref<4xi32>, memref<4xi32>) outs(%c : memref<4xi32>)"],
+        [("a", "memref<4xi32>"), ("b", "memref<4xi32>"), ("c", "memref<4xi32>")],
+    )
     assert body_ops(generalize(the_op(module))) == ["arith.maxsi", "linalg.yield"]
-    module = parse(["linalg.max ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%c : memref<4xf32>)"],
-                   [("a", "memref<4xf32>"), ("b", "memref<4xf32>"), ("c", "memref<4xf32>")])
+    module = parse(
+        ["linalg.max ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%c : memref<4xf32>)"],
+        [("a", "memref<4xf32>"), ("b", "memref<4xf32>"), ("c", "memref<4xf32>")],
+    )
     assert body_ops(generalize(the_op(module))) == ["arith.maximumf", "linalg.yield"]
     module.verify()
 
 
 def test_generic_is_returned_unchanged_and_others_fail() -> None:
-    module = parse(["linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)"],
-                   [("a", "memref<4xf32>"), ("b", "memref<4xf32>")])
+    module = parse(
+        ["linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)"],
+        [("a", "memref<4xf32>"), ("b", "memref<4xf32>")],
+    )
     generic = generalize(the_op(module))
     assert generalize(generic) is generic
     ret = next(o for o in module.walk() if o.name == "func.return")
@@ -148,15 +221,25 @@ def test_generic_is_returned_unchanged_and_others_fail() -> None:
 
 
 def test_pass_generalizes_every_named_op() -> None:
-    module = parse([
-        "linalg.fill ins(%v : f32) outs(%c : memref<4x16xf32>)",
-        "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
-        "linalg.exp ins(%c : memref<4x16xf32>) outs(%c : memref<4x16xf32>)",
-    ], [("v", "f32"), ("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")])
+    module = parse(
+        [
+            "linalg.fill ins(%v : f32) outs(%c : memref<4x16xf32>)",
+            "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
+            "linalg.exp ins(%c : memref<4x16xf32>) outs(%c : memref<4x16xf32>)",
+        ],
+        [
+            ("v", "f32"),
+            ("a", "memref<4x8xf32>"),
+            ("b", "memref<8x16xf32>"),
+            ("c", "memref<4x16xf32>"),
+        ],
+    )
     assert LinalgGeneralizeNamedOpsPass.name == "linalg-generalize-named-ops"
     LinalgGeneralizeNamedOpsPass().apply(CTX, module)
     module.verify()
-    ops = [o.name for o in module.walk() if o.name.startswith("linalg.") and o.name != "linalg.yield"]
+    ops = [
+        o.name for o in module.walk() if o.name.startswith("linalg.") and o.name != "linalg.yield"
+    ]
     assert ops == ["linalg.generic"] * 3
     reparsed = Parser(CTX, str(module)).parse_module()
     assert str(reparsed) == str(module)
@@ -170,7 +253,9 @@ SIZES = {"b": 3, "m": 5, "n": 7, "k": 9}
 POLY = (5, 7)
 
 
-def instance(name: str, elt: str) -> tuple[list[str], list[tuple[str, str]], list[tuple[int, ...] | None]]:
+def instance(
+    name: str, elt: str
+) -> tuple[list[str], list[tuple[str, str]], list[tuple[int, ...] | None]]:
     from xlinalg.dialects.linalg.op_table import Indices, Rule
 
     spec = next(s for s in OP_TABLE if s.name == name)
@@ -193,20 +278,38 @@ def instance(name: str, elt: str) -> tuple[list[str], list[tuple[str, str]], lis
     types = [elt if s is None else f"memref<{''.join(f'{d}x' for d in s)}{elt}>" for s in shapes]
     names = [f"x{i}" for i in range(len(types))]
     n_in = len(spec.inputs)
-    line = (f"linalg.{name} ins({', '.join('%' + n for n in names[:n_in])} : {', '.join(types[:n_in])}) "
-            f"outs({', '.join('%' + n for n in names[n_in:])} : {', '.join(types[n_in:])})")
+    line = (
+        f"linalg.{name} ins({', '.join('%' + n for n in names[:n_in])} : {', '.join(types[:n_in])}) "
+        f"outs({', '.join('%' + n for n in names[n_in:])} : {', '.join(types[n_in:])})"
+    )
     if name == "transpose":
         line += " permutation = [1, 0]"
     if name == "broadcast":
         line += " dimensions = [0]"
     if name == "conv_2d_nhwc_hwcf":
-        line = line.replace(f"linalg.{name} ", f"linalg.{name} {{dilations = dense<[1, 2]> : "
-                            "tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ")
+        line = line.replace(
+            f"linalg.{name} ",
+            f"linalg.{name} {{dilations = dense<[1, 2]> : "
+            "tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ",
+        )
     return [line], list(zip(names, types)), shapes
 
 
-FLOAT_ONLY = {"powf", "exp", "log", "abs", "ceil", "floor", "negf", "reciprocal", "round", "sqrt",
-              "rsqrt", "tanh", "erf"}
+FLOAT_ONLY = {
+    "powf",
+    "exp",
+    "log",
+    "abs",
+    "ceil",
+    "floor",
+    "negf",
+    "reciprocal",
+    "round",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "erf",
+}
 POSITIVE = {"log", "sqrt", "rsqrt", "powf", "div", "div_unsigned"}
 
 

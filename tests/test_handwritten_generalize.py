@@ -19,10 +19,14 @@ _ONE_PER_OP = {c.op: c for c in reversed(CASES) if c.dtype == "f32"}
 
 
 def _schedule(op: str, suppress: bool) -> str:
-    generalize = "%g = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op"
+    generalize = (
+        "%g = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op"
+    )
     if suppress:
-        generalize = ("transform.sequence %root : !transform.any_op failures(suppress) {\n"
-                      "    ^bb0(%x: !transform.any_op):\n      " + generalize + "\n    }")
+        generalize = (
+            "transform.sequence %root : !transform.any_op failures(suppress) {\n"
+            "    ^bb0(%x: !transform.any_op):\n      " + generalize + "\n    }"
+        )
     return f"""module attributes {{transform.with_named_sequence}} {{
   transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
     %op = transform.structured.match ops{{["linalg.{op}"]}} in %root : (!transform.any_op) -> !transform.any_op

@@ -27,8 +27,9 @@ ANNOTATE = (
 )
 
 
-def _conv_payload(op: str, shapes: list[tuple[int, ...]], strides: tuple[int, int],
-                  dilations: tuple[int, int]) -> str:
+def _conv_payload(
+    op: str, shapes: list[tuple[int, ...]], strides: tuple[int, int], dilations: tuple[int, int]
+) -> str:
     types = [f"tensor<{'x'.join(map(str, s))}xf32>" for s in shapes]
     return f"""
 func.func @f(%i: {types[0]}, %w: {types[1]}, %o: {types[2]}) -> {types[2]} {{
@@ -40,8 +41,9 @@ func.func @f(%i: {types[0]}, %w: {types[1]}, %o: {types[2]}) -> {types[2]} {{
 """
 
 
-def _numpy_conv(op: str, x: np.ndarray, w: np.ndarray, out: np.ndarray,
-                s: tuple[int, int], d: tuple[int, int]) -> np.ndarray:
+def _numpy_conv(
+    op: str, x: np.ndarray, w: np.ndarray, out: np.ndarray, s: tuple[int, int], d: tuple[int, int]
+) -> np.ndarray:
     """Direct definition, independent of xlinalg: nhwc input, hwcf filter, nhwf output."""
     if op == "conv_2d_nchw_fchw":
         x = x.transpose(0, 2, 3, 1)
@@ -55,8 +57,18 @@ def _numpy_conv(op: str, x: np.ndarray, w: np.ndarray, out: np.ndarray,
     return res
 
 
-def _shapes(op: str, n: int, c: int, f: int, oh: int, ow: int, kh: int, kw: int,
-            s: tuple[int, int], d: tuple[int, int]) -> list[tuple[int, ...]]:
+def _shapes(
+    op: str,
+    n: int,
+    c: int,
+    f: int,
+    oh: int,
+    ow: int,
+    kh: int,
+    kw: int,
+    s: tuple[int, int],
+    d: tuple[int, int],
+) -> list[tuple[int, ...]]:
     ih, iw = (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1
     if op == "conv_2d_nhwc_hwcf":
         return [(n, ih, iw, c), (kh, kw, c, f), (n, oh, ow, f)]
@@ -117,13 +129,18 @@ def test_img2col_structure_matches_upstream(op: str) -> None:
     def summary(module) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
         rows: list[tuple[str, ...]] = []
         for o in module.walk():
-            if o.name in ("builtin.module", "func.func", "func.return") or o.parent_op().name == "linalg.generic":
+            if (
+                o.name in ("builtin.module", "func.func", "func.return")
+                or o.parent_op().name == "linalg.generic"
+            ):
                 continue
             row: tuple[str, ...] = (o.name, *(str(r.type) for r in o.results))
             if isinstance(o, GenericOp):
                 # maps compared by value on sample points (the printers differ in parentheses)
                 for m in (attr.data for attr in o.indexing_maps):
-                    points = [tuple((i * 7 + j * 3) % 11 for j in range(m.num_dims)) for i in range(13)]
+                    points = [
+                        tuple((i * 7 + j * 3) % 11 for j in range(m.num_dims)) for i in range(13)
+                    ]
                     row += (str([m.eval(p, ()) for p in points]),)
                 row += tuple(str(i) for i in o.iterator_types)
             rows.append(row)
@@ -137,29 +154,46 @@ def test_img2col_silenceable_failures_and_consumed_handle() -> None:
     shapes = _shapes("conv_2d_nhwc_hwcf", *sizes, s, d)
     payload = _conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
     memref = payload.replace("tensor<", "memref<").replace(") -> memref<1x4x3x5xf32> {", ") {")
-    memref = memref.replace("%r = ", "").replace(" -> memref<1x4x3x5xf32>\n", "\n").replace(
-        "func.return %r : memref<1x4x3x5xf32>", "func.return")
-    fails(memref, CONVERT.replace("OP", "conv_2d_nhwc_hwcf"), silenceable=True,
-          match="tensor semantics")
+    memref = (
+        memref.replace("%r = ", "")
+        .replace(" -> memref<1x4x3x5xf32>\n", "\n")
+        .replace("func.return %r : memref<1x4x3x5xf32>", "func.return")
+    )
+    fails(
+        memref,
+        CONVERT.replace("OP", "conv_2d_nhwc_hwcf"),
+        silenceable=True,
+        match="tensor semantics",
+    )
     matmul = """
 func.func @f(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<4x5xf32>, tensor<5x6xf32>) outs(%c : tensor<4x6xf32>) -> tensor<4x6xf32>
   func.return %r : tensor<4x6xf32>
 }
 """
-    fails(matmul, CONVERT.replace("OP", "matmul"), silenceable=True,
-          match="'linalg.matmul' is not a supported 2-D convolution")
+    fails(
+        matmul,
+        CONVERT.replace("OP", "matmul"),
+        silenceable=True,
+        match="'linalg.matmul' is not a supported 2-D convolution",
+    )
     dynamic = payload.replace("1x9x9x3", "?x9x9x3")
     assert "?x9x9x3" in dynamic
-    fails(dynamic, CONVERT.replace("OP", "conv_2d_nhwc_hwcf"), silenceable=True,
-          match="static shapes")
+    fails(
+        dynamic, CONVERT.replace("OP", "conv_2d_nhwc_hwcf"), silenceable=True, match="static shapes"
+    )
     # a silenceable failure leaves the payload as it was
-    body = ("    transform.sequence %root : !transform.any_op failures(suppress) {\n"
-            "    ^bb0(%r2: !transform.any_op):\n"
-            + CONVERT.replace("%root", "%r2").replace("OP", "matmul").replace("    ", "      ")
-            + "    }\n")
+    body = (
+        "    transform.sequence %root : !transform.any_op failures(suppress) {\n"
+        "    ^bb0(%r2: !transform.any_op):\n"
+        + CONVERT.replace("%root", "%r2").replace("OP", "matmul").replace("    ", "      ")
+        + "    }\n"
+    )
     assert "linalg.matmul" in str(apply(matmul, body))
-    fails(payload, CONVERT.replace("OP", "conv_2d_nhwc_hwcf")
-          + '    transform.annotate %c "again" : !transform.any_op\n',
-          silenceable=False,
-          match="consumed by 'transform.structured.convert_conv2d_to_img2col'")
+    fails(
+        payload,
+        CONVERT.replace("OP", "conv_2d_nhwc_hwcf")
+        + '    transform.annotate %c "again" : !transform.any_op\n',
+        silenceable=False,
+        match="consumed by 'transform.structured.convert_conv2d_to_img2col'",
+    )

@@ -77,8 +77,10 @@ def _imports() -> list[Import]:
                 if isinstance(node, ast.Import):
                     found += [Import(module, alias.name, where) for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    found += [Import(module, _imported(node.module, alias.name), where)
-                              for alias in node.names]
+                    found += [
+                        Import(module, _imported(node.module, alias.name), where)
+                        for alias in node.names
+                    ]
                 elif isinstance(node, ast.ImportFrom):
                     pytest.fail(f"{where}: relative import (write the absolute module)")
     return found
@@ -99,22 +101,32 @@ def test_imports_go_downward_only() -> None:
         source, target = layer_of(imp.module), layer_of(imp.target)
         if source is None or target is None or target <= source:
             continue
-        upward.append(f"{imp.where}: {imp.module} ({LAYERS[source][0]}) imports "
-                      f"{imp.target} ({LAYERS[target][0]})")
+        upward.append(
+            f"{imp.where}: {imp.module} ({LAYERS[source][0]}) imports "
+            f"{imp.target} ({LAYERS[target][0]})"
+        )
     assert upward == []
 
 
 def test_the_tuner_uses_the_public_api_only() -> None:
-    private = [f"{i.where}: {i.target}" for i in IMPORTS
-               if i.module.split(".")[0] == "tuner" and i.target.split(".")[0] == "xlinalg"
-               and i.target not in PUBLIC_API]
+    private = [
+        f"{i.where}: {i.target}"
+        for i in IMPORTS
+        if i.module.split(".")[0] == "tuner"
+        and i.target.split(".")[0] == "xlinalg"
+        and i.target not in PUBLIC_API
+    ]
     assert private == []
 
 
 def test_the_compiler_imports_the_tuner_only_in_the_cli() -> None:
-    found = [f"{i.where}: {i.target}" for i in IMPORTS
-             if i.module.split(".")[0] == "xlinalg" and i.module != "xlinalg.cli"
-             and i.target.split(".")[0] == "tuner"]
+    found = [
+        f"{i.where}: {i.target}"
+        for i in IMPORTS
+        if i.module.split(".")[0] == "xlinalg"
+        and i.module != "xlinalg.cli"
+        and i.target.split(".")[0] == "tuner"
+    ]
     assert found == []
 
 

@@ -32,7 +32,8 @@ def test_the_table_tests_parametrize_over_the_same_lists() -> None:
     assert test_linalg_table.ROUND_TRIP_OPS is samples.ROUND_TRIP_OPS
     assert test_linalg_table.GENERALIZE_CASES is samples.GENERALIZE_CASES
     assert [c.text for c in test_linalg_table.VERIFY_CASES] == [
-        c.text for c in samples.all_verify_cases()]
+        c.text for c in samples.all_verify_cases()
+    ]
     assert linalg_table_cases.RUN_CASES is samples.RUN_CASES
     assert linalg_table_cases.TILED_CASES is samples.TILED_CASES
 
@@ -51,8 +52,11 @@ def test_the_table_test_files_cover_every_case() -> None:
     for groups in (RUN_GROUPS, TILED_GROUPS):
         for file, entries in groups.items():
             module = importlib.import_module(file.removesuffix(".py"))
-            tests = [getattr(module, t) for t in dir(module) if t.startswith("test_")
-                     and hasattr(getattr(module, t), "pytestmark")]
+            tests = [
+                getattr(module, t)
+                for t in dir(module)
+                if t.startswith("test_") and hasattr(getattr(module, t), "pytestmark")
+            ]
             assert any(_parametrized_over(t) is entries for t in tests), file
     # every op in every element type it takes, all eight types present
     assert {e for _, e in samples.RUN_CASES} == set(samples.RUNNABLE)
@@ -93,7 +97,10 @@ def test_hand_written_op_tests_parametrize_over_the_library_lists() -> None:
 
     from xlinalg.coverage import linalg_handwritten_cases as hw
 
-    assert _parametrized_over(test_linalg_map_reduce.test_verifier_messages) is hw.MAP_REDUCE_VERIFY_CASES
+    assert (
+        _parametrized_over(test_linalg_map_reduce.test_verifier_messages)
+        is hw.MAP_REDUCE_VERIFY_CASES
+    )
     assert _parametrized_over(test_linalg_map_reduce.test_dtypes) is hw.MAP_REDUCE_DTYPES
     assert _parametrized_over(test_linalg_softmax.test_verifier) is hw.SOFTMAX_VERIFY_CASES
     assert _parametrized_over(test_linalg_pack.test_verifier_rules) is hw.PACK_VERIFY_CASES
@@ -124,26 +131,43 @@ def test_linalg_ext_tests_parametrize_over_the_library_lists() -> None:
 
     assert test_linalg_ext_ops.CASES is SAMPLES
     assert _parametrized_over(test_linalg_ext_ops.test_verifier_messages) is cases.VERIFY_CASES
-    assert _parametrized_over(test_linalg_ext_exec.test_sort_multi_operand_stable) is cases.SORT_TILES
+    assert (
+        _parametrized_over(test_linalg_ext_exec.test_sort_multi_operand_stable) is cases.SORT_TILES
+    )
     assert _parametrized_over(test_linalg_ext_exec.test_scan_vs_cumsum) is cases.SCAN_CASES
     assert _parametrized_over(test_linalg_ext_exec.test_topk_ties_keep_first) is cases.TOPK_CASES
-    assert _parametrized_over(test_linalg_ext_exec.test_scatter_duplicate_indices_accumulate) is cases.SCATTER_TILES
-    assert (_parametrized_over(test_linalg_ext_exec.test_scatter_index_depth_two_with_dimension_map)
-            is cases.SCATTER_DEPTH_TWO_TILES)
+    assert (
+        _parametrized_over(test_linalg_ext_exec.test_scatter_duplicate_indices_accumulate)
+        is cases.SCATTER_TILES
+    )
+    assert (
+        _parametrized_over(test_linalg_ext_exec.test_scatter_index_depth_two_with_dimension_map)
+        is cases.SCATTER_DEPTH_TWO_TILES
+    )
     assert _parametrized_over(test_linalg_ext_exec.test_reverse_vs_flip) is cases.REVERSE_TILES
     assert _parametrized_over(test_linalg_ext_exec.test_fft_stages_vs_numpy_fft) is cases.FFT_CASES
-    assert _parametrized_over(test_linalg_ext_attention.test_attention_vs_softmax) is cases.ATTENTION_CASES
-    assert (_parametrized_over(test_linalg_ext_layout.test_winograd_transforms_compute_a_convolution)
-            is cases.WINOGRAD_CASES)
+    assert (
+        _parametrized_over(test_linalg_ext_attention.test_attention_vs_softmax)
+        is cases.ATTENTION_CASES
+    )
+    assert (
+        _parametrized_over(test_linalg_ext_layout.test_winograd_transforms_compute_a_convolution)
+        is cases.WINOGRAD_CASES
+    )
     assert _parametrized_over(test_linalg_ext_layout.test_tiled_padded_pack) is cases.PACK_TILES
-    assert _parametrized_over(test_linalg_ext_layout.test_tiled_unpack_drops_padding) is cases.UNPACK_TILES
+    assert (
+        _parametrized_over(test_linalg_ext_layout.test_tiled_unpack_drops_padding)
+        is cases.UNPACK_TILES
+    )
     rows = {r.op: r for r in coverage_rows()}
     import test_linalg_ext_dtypes
     import test_tiling_interface_ext_tensors
 
     assert _parametrized_over(test_linalg_ext_dtypes.test_dtype) is cases.DTYPE_CASES
-    assert (_parametrized_over(test_tiling_interface_ext_tensors.test_tensor_tiling_matches_numpy)
-            is cases.TENSOR_TILED_CASES)
+    assert (
+        _parametrized_over(test_tiling_interface_ext_tensors.test_tensor_tiling_matches_numpy)
+        is cases.TENSOR_TILED_CASES
+    )
     assert rows["iree_linalg_ext.sort"].parse == "yes+iree"
     assert rows["iree_linalg_ext.sort"].tiled == "f16,f32,f64,i32"
     assert rows["iree_linalg_ext.attention"].parse == "yes+iree"  # printed in IREE 3.13's syntax

@@ -32,7 +32,9 @@ func.func @f(%q: memref<{B}x{N}x{D}xf32>, %k: memref<{B}x{L}x{D}xf32>, %v: {v_ty
 }}"""
 
 
-def softmax_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float = SCALE) -> np.ndarray:
+def softmax_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float = SCALE
+) -> np.ndarray:
     s = q.astype(np.float64) @ np.swapaxes(k, 1, 2).astype(np.float64) * scale
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     p /= p.sum(axis=-1, keepdims=True)
@@ -58,7 +60,9 @@ def test_attention_vs_softmax(transpose_v: bool, tiles: list[int] | None) -> Non
 
 def test_key_tiling_produces_the_online_form() -> None:
     """Tiling the key loop rewrites attention into running max/sum + final division."""
-    module = xlinalg.apply_schedule(attention_src(), tile_schedule("iree_linalg_ext.attention", [0, 0, 16]))
+    module = xlinalg.apply_schedule(
+        attention_src(), tile_schedule("iree_linalg_ext.attention", [0, 0, 16])
+    )
     text = str(module)
     assert text.count("memref.alloc()") == 2 and text.count("memref.dealloc") == 2
     (line,) = [ln for ln in text.splitlines() if "iree_linalg_ext.attention" in ln]
@@ -105,7 +109,9 @@ func.func @attention(%q: memref<1x96x32xf32>, %k: memref<1x160x32xf32>, %v: memr
 
 @pytest.mark.parametrize("order", [1])
 def test_attention_search_space_resolves_and_runs(order: int) -> None:
-    space = (Path(__file__).resolve().parents[1] / "search_spaces" / "attention_tile.mlir").read_text()
+    space = (
+        Path(__file__).resolve().parents[1] / "search_spaces" / "attention_tile.mlir"
+    ).read_text()
     knobs = xlinalg.list_knobs(space)
     assert {k.name for k in knobs} == {"tile_n", "tile_l", "loop_order"}
     values = {"tile_n": 16, "tile_l": 64, "loop_order": order}

@@ -20,35 +20,50 @@ def _combine(t: str, op: str) -> str:
     """`^bb0(%a, %b)` region yielding `op` (add / less / greater) for element type t."""
     if op == "add":
         body = f"%r = arith.add{'i' if t.startswith('i') else 'f'} %a, %b : {t}"
-        return f"{{\n  ^bb0(%a: {t}, %b: {t}):\n    {body}\n    iree_linalg_ext.yield %r : {t}\n  }}"
+        return (
+            f"{{\n  ^bb0(%a: {t}, %b: {t}):\n    {body}\n    iree_linalg_ext.yield %r : {t}\n  }}"
+        )
     pred = {"less": ("slt", "olt"), "greater": ("sgt", "ogt")}[op]
-    body = (f"%r = arith.cmpi {pred[0]}, %a, %b : {t}" if t.startswith("i")
-            else f"%r = arith.cmpf {pred[1]}, %a, %b : {t}")
+    body = (
+        f"%r = arith.cmpi {pred[0]}, %a, %b : {t}"
+        if t.startswith("i")
+        else f"%r = arith.cmpf {pred[1]}, %a, %b : {t}"
+    )
     return f"{{\n  ^bb0(%a: {t}, %b: {t}):\n    {body}\n    iree_linalg_ext.yield %r : i1\n  }}"
 
 
 def kernel(op: str, t: str) -> tuple[str, list[int]]:
     """(source, tile sizes) of the op's kernel on memrefs of element type t."""
     if op == "sort":
-        return (f"func.func @f(%k: memref<5x13x{t}>) {{\n  iree_linalg_ext.sort dimension(1) "
-                f"outs(%k : memref<5x13x{t}>) {_combine(t, 'less')}\n  return\n}}"), [2, 0]
+        return (
+            f"func.func @f(%k: memref<5x13x{t}>) {{\n  iree_linalg_ext.sort dimension(1) "
+            f"outs(%k : memref<5x13x{t}>) {_combine(t, 'less')}\n  return\n}}"
+        ), [2, 0]
     if op == "scan":
-        return (f"func.func @f(%x: memref<7x5x{t}>, %y: memref<7x5x{t}>, %acc: memref<5x{t}>) {{\n"
-                f"  iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : memref<7x5x{t}>) "
-                f"outs(%y, %acc : memref<7x5x{t}>, memref<5x{t}>) {_combine(t, 'add')}\n  return\n}}"), [0, 2]
+        return (
+            f"func.func @f(%x: memref<7x5x{t}>, %y: memref<7x5x{t}>, %acc: memref<5x{t}>) {{\n"
+            f"  iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : memref<7x5x{t}>) "
+            f"outs(%y, %acc : memref<7x5x{t}>, memref<5x{t}>) {_combine(t, 'add')}\n  return\n}}"
+        ), [0, 2]
     if op == "reverse":
-        return (f"func.func @f(%x: memref<7x5x{t}>, %y: memref<7x5x{t}>) {{\n"
-                f"  iree_linalg_ext.reverse dimensions(dense<[0, 1]> : tensor<2xi64>) "
-                f"ins(%x : memref<7x5x{t}>) outs(%y : memref<7x5x{t}>)\n  return\n}}"), [3, 2]
+        return (
+            f"func.func @f(%x: memref<7x5x{t}>, %y: memref<7x5x{t}>) {{\n"
+            f"  iree_linalg_ext.reverse dimensions(dense<[0, 1]> : tensor<2xi64>) "
+            f"ins(%x : memref<7x5x{t}>) outs(%y : memref<7x5x{t}>)\n  return\n}}"
+        ), [3, 2]
     if op == "topk":
-        return (f"func.func @f(%x: memref<5x11x{t}>, %v: memref<5x3x{t}>, %i: memref<5x3xi32>) {{\n"
-                f"  iree_linalg_ext.topk dimension(1) ins(%x : memref<5x11x{t}>) "
-                f"outs(%v, %i : memref<5x3x{t}>, memref<5x3xi32>) {_combine(t, 'greater')}\n  return\n}}"), [2, 0]
+        return (
+            f"func.func @f(%x: memref<5x11x{t}>, %v: memref<5x3x{t}>, %i: memref<5x3xi32>) {{\n"
+            f"  iree_linalg_ext.topk dimension(1) ins(%x : memref<5x11x{t}>) "
+            f"outs(%v, %i : memref<5x3x{t}>, memref<5x3xi32>) {_combine(t, 'greater')}\n  return\n}}"
+        ), [2, 0]
     assert op == "scatter"
-    return (f"func.func @f(%u: memref<6x3x{t}>, %ix: memref<6x1xi32>, %o: memref<5x3x{t}>) {{\n"
-            f"  iree_linalg_ext.scatter dimension_map = [0] unique_indices(false) "
-            f"ins(%u, %ix : memref<6x3x{t}>, memref<6x1xi32>) outs(%o : memref<5x3x{t}>) "
-            f"{_combine(t, 'add')}\n  return\n}}"), [4, 2]
+    return (
+        f"func.func @f(%u: memref<6x3x{t}>, %ix: memref<6x1xi32>, %o: memref<5x3x{t}>) {{\n"
+        f"  iree_linalg_ext.scatter dimension_map = [0] unique_indices(false) "
+        f"ins(%u, %ix : memref<6x3x{t}>, memref<6x1xi32>) outs(%o : memref<5x3x{t}>) "
+        f"{_combine(t, 'add')}\n  return\n}}"
+    ), [4, 2]
 
 
 def _values(shape: tuple[int, ...], t: str) -> np.ndarray:
@@ -61,7 +76,9 @@ def _values(shape: tuple[int, ...], t: str) -> np.ndarray:
 def test_dtype(op: str, t: str) -> None:
     src, tiles = kernel(op, t)
     assert exercised(xlinalg.parse(src)) == {(op, t)}
-    compiled = xlinalg.compile(src, schedule=tile_schedule(f"iree_linalg_ext.{op}", tiles), entry="f")
+    compiled = xlinalg.compile(
+        src, schedule=tile_schedule(f"iree_linalg_ext.{op}", tiles), entry="f"
+    )
     if op == "sort":
         k = _values((5, 13), t)
         expected = np.sort(k, axis=1)

@@ -23,8 +23,16 @@ from xlinalg.coverage.linalg_ext_cases import MORE_DTYPE_CASES, exercised
 from xlinalg.reference.compare import compare
 
 RNG = np.random.default_rng(23)
-NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64,
-      "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
+NP = {
+    "f16": np.float16,
+    "bf16": ml_dtypes.bfloat16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+}
 
 
 def _mem(shape: tuple[int, ...], t: str) -> str:
@@ -39,8 +47,10 @@ def _check(actual: np.ndarray, expected: np.ndarray, t: str, reduction: int) -> 
 def _compile_both(src: str, op: str, t: str, tiles: list[int], entry: str = "f"):
     """The untiled and the tiled kernel of `src` (whose ext op is exactly (op, t))."""
     assert exercised(xlinalg.parse(src)) == {(op, t)}
-    return [xlinalg.compile(src, entry=entry),
-            xlinalg.compile(src, schedule=tile_schedule(f"iree_linalg_ext.{op}", tiles), entry=entry)]
+    return [
+        xlinalg.compile(src, entry=entry),
+        xlinalg.compile(src, schedule=tile_schedule(f"iree_linalg_ext.{op}", tiles), entry=entry),
+    ]
 
 
 # ---------------------------------------------------------------- attention
@@ -105,8 +115,13 @@ func.func @f(%a: {_mem((13, 15), t)}, %b: {_mem(packed_shape, t)}) {{
         np.testing.assert_array_equal(out, expected)
 
 
-def unpack_formula(packed: np.ndarray, dims_pos: list[int], tiles: list[int], perm: list[int],
-                   shape: tuple[int, ...]) -> np.ndarray:
+def unpack_formula(
+    packed: np.ndarray,
+    dims_pos: list[int],
+    tiles: list[int],
+    perm: list[int],
+    shape: tuple[int, ...],
+) -> np.ndarray:
     """Independent formula: an explicit loop over the unpacked index space."""
     perm = perm or list(range(len(shape)))
     out = np.empty(shape, packed.dtype)
@@ -120,8 +135,10 @@ def unpack_formula(packed: np.ndarray, dims_pos: list[int], tiles: list[int], pe
 
 
 def _unpack(t: str) -> None:
-    for outer, dims_pos, tiles, packed_shape in (([], [0, 1], [8, 5], (4, 3, 8, 5)),
-                                                 ([1, 0], [1, 0], [5, 8], (3, 4, 5, 8))):
+    for outer, dims_pos, tiles, packed_shape in (
+        ([], [0, 1], [8, 5], (4, 3, 8, 5)),
+        ([1, 0], [1, 0], [5, 8], (3, 4, 5, 8)),
+    ):
         outer_text = f"outer_dims_perm = {outer} " if outer else ""
         src = f"""
 func.func @f(%b: {_mem(packed_shape, t)}, %a: {_mem((29, 13), t)}) {{
@@ -148,8 +165,14 @@ def _winograd(op: str, t: str) -> None:
     th, tw = -(-(h - r + 1) // m), -(-(w - r + 1) // m)
     image = RNG.standard_normal((n, h, w, c))
     kernel = RNG.standard_normal((r, r, c, f))
-    types = {name: (t if name == op else "f64") for name in
-             ("winograd.filter_transform", "winograd.input_transform", "winograd.output_transform")}
+    types = {
+        name: (t if name == op else "f64")
+        for name in (
+            "winograd.filter_transform",
+            "winograd.input_transform",
+            "winograd.output_transform",
+        )
+    }
     tf, ti, to = types.values()
     src_f = f"""
 func.func @f(%g: {_mem((r, r, c, f), tf)}, %u: {_mem((tt, tt, c, f), tf)}) {{
@@ -169,13 +192,20 @@ func.func @f(%x: {_mem((tt, tt, n, th, tw, f), to)}, %y: {_mem((n, th * m, tw * 
     ins(%x : {_mem((tt, tt, n, th, tw, f), to)}) outs(%y : {_mem((n, th * m, tw * m, f), to)})
   return
 }}"""
-    srcs = {"winograd.filter_transform": src_f, "winograd.input_transform": src_i,
-            "winograd.output_transform": src_o}
-    tiles = {"winograd.filter_transform": [1, 2], "winograd.input_transform": [1, 0, 0, 2],
-             "winograd.output_transform": [1, 0, 0, 2]}
+    srcs = {
+        "winograd.filter_transform": src_f,
+        "winograd.input_transform": src_i,
+        "winograd.output_transform": src_o,
+    }
+    tiles = {
+        "winograd.filter_transform": [1, 2],
+        "winograd.input_transform": [1, 0, 0, 2],
+        "winograd.output_transform": [1, 0, 0, 2],
+    }
     expected = conv_nhwc_hwcf(image, kernel)
     others = {name: xlinalg.compile(src, entry="f") for name, src in srcs.items() if name != op}
     for compiled in _compile_both(srcs[op], op, t, tiles[op]):
+
         def run(name: str, *args: np.ndarray, compiled=compiled) -> np.ndarray:
             arrays = [a.astype(NP[types[name]]) for a in args]
             (compiled if name == op else others[name])(*arrays)
@@ -183,11 +213,14 @@ func.func @f(%x: {_mem((tt, tt, n, th, tw, f), to)}, %y: {_mem((n, th * m, tw * 
 
         u = run("winograd.filter_transform", kernel, np.zeros((tt, tt, c, f)))
         v = run("winograd.input_transform", image, np.zeros((tt, tt, n, th, tw, c)))
-        y = run("winograd.output_transform", np.einsum("ijcf,ijnxyc->ijnxyf", u, v),
-                np.zeros((n, th * m, tw * m, f)))
+        y = run(
+            "winograd.output_transform",
+            np.einsum("ijcf,ijnxyc->ijnxyf", u, v),
+            np.zeros((n, th * m, tw * m, f)),
+        )
         # reduction length: the r*r*c products of a convolution output, each transform
         # sums over a tile of tt*tt (input/output) or r*r (filter) values
-        _check(y[:, :h - r + 1, :w - r + 1, :], expected, t, r * r * c * tt * tt)
+        _check(y[:, : h - r + 1, : w - r + 1, :], expected, t, r * r * c * tt * tt)
 
 
 @pytest.mark.parametrize(("op", "t"), MORE_DTYPE_CASES)

@@ -18,8 +18,10 @@ from xlinalg.reference.function import run_function
 
 
 def enc(role: str) -> str:
-    return (f"#iree_linalg_ext.encoding<role = {role}, element_types = [f32, f32, f32], "
-            "round_dims_to = array<i64: 16, 16, 16>>")
+    return (
+        f"#iree_linalg_ext.encoding<role = {role}, element_types = [f32, f32, f32], "
+        "round_dims_to = array<i64: 16, 16, 16>>"
+    )
 
 
 M, N, K = 13, 11, 7
@@ -76,7 +78,16 @@ def test_bad_tile_sizes_are_rejected() -> None:
 SPACE = Path(__file__).resolve().parents[1] / "search_spaces" / "encoding_matmul.mlir"
 
 
-KNOBS = {"tile_m": 4, "tile_n": 16, "tm1": 2, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0}
+KNOBS = {
+    "tile_m": 4,
+    "tile_n": 16,
+    "tm1": 2,
+    "tn1": 1,
+    "tk": 64,
+    "rk": 4,
+    "cache_order": 1,
+    "reg_order": 0,
+}
 
 
 def test_search_space_knobs_reach_the_materialization() -> None:
@@ -165,11 +176,14 @@ def test_encodings_tile_after_materialization(t: str) -> None:
 
 def test_set_encoding_itself_is_not_tileable() -> None:
     """Silenceable as upstream's "only ops implementing TilingInterface are supported"."""
-    schedule = TILE_MATERIALIZED.split("    %d = transform.apply_registered_pass")[0] + """    %s = transform.structured.match ops{["iree_linalg_ext.set_encoding"]} in %root : (!transform.any_op) -> !transform.any_op
+    schedule = (
+        TILE_MATERIALIZED.split("    %d = transform.apply_registered_pass")[0]
+        + """    %s = transform.structured.match ops{["iree_linalg_ext.set_encoding"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %l:2 = transform.structured.tile_using_for %s tile_sizes [4, 4]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     transform.yield
   }
 }"""
+    )
     with pytest.raises(XlinalgError, match="cannot tile payload op 'iree_linalg_ext.set_encoding'"):
         xlinalg.apply_schedule(SRC, schedule)

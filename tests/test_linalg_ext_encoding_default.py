@@ -24,8 +24,11 @@ def _matmul_src(t: str) -> str:
 
 
 def _encoded(src: str) -> set[tuple[str, str]]:
-    return {c for c in exercised(xlinalg.parse(src)) if c[0] in
-            ("set_encoding", "unset_encoding", "upper_bound_tile_size")}
+    return {
+        c
+        for c in exercised(xlinalg.parse(src))
+        if c[0] in ("set_encoding", "unset_encoding", "upper_bound_tile_size")
+    }
 
 
 @pytest.mark.parametrize("t", sorted({t for op, t in ENCODING_RUN_CASES if op == "set_encoding"}))
@@ -40,7 +43,9 @@ def test_encoded_matmul_runs_with_the_host_tiles(t: str) -> None:
     assert f"inner_tiles = [{m0}, {k0}]" in text and f"inner_tiles = [{n0}, {k0}]" in text
     a, b, c = (RNG.integers(-8, 8, size=s).astype(NP[t]) for s in ((13, 7), (7, 11), (13, 11)))
     expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_array_equal(kernel(a, b, c).astype(np.float64), expected)  # small integers: exact
+    np.testing.assert_array_equal(
+        kernel(a, b, c).astype(np.float64), expected
+    )  # small integers: exact
     assert kernel.check(a, b, c)
 
 
@@ -106,7 +111,7 @@ def test_unscheduled_encoded_matmul_is_vectorized() -> None:
     from xlinalg.host import host_has_feature
 
     m, n, k = 100, 37, 250
-    src = (SRC.replace("13x7", f"{m}x{k}").replace("7x11", f"{k}x{n}").replace("13x11", f"{m}x{n}"))
+    src = SRC.replace("13x7", f"{m}x{k}").replace("7x11", f"{k}x{n}").replace("13x11", f"{m}x{n}")
     kernel = xlinalg.compile(src)
     a, b, c = (RNG.standard_normal(s).astype(np.float32) for s in ((m, k), (k, n), (m, n)))
     np.testing.assert_allclose(kernel(a, b, c), c + a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
@@ -126,6 +131,9 @@ func.func @g(%a: tensor<2x3x4x1xf32>, %b: tensor<5x3x8x1xf32>, %c: tensor<2x5x4x
 }"""
     kernel = xlinalg.compile(SRC + mmt4d, entry="g")
     assert str(kernel.module).count("linalg.mmt4d") == 1
-    a, b, c = (RNG.standard_normal(s).astype(np.float32) for s in ((2, 3, 4, 1), (5, 3, 8, 1), (2, 5, 4, 8)))
+    a, b, c = (
+        RNG.standard_normal(s).astype(np.float32)
+        for s in ((2, 3, 4, 1), (5, 3, 8, 1), (2, 5, 4, 8))
+    )
     expected = c + np.einsum("mkpq,nkrq->mnpr", a.astype(np.float64), b)
     np.testing.assert_allclose(kernel(a, b, c), expected, rtol=1e-5, atol=1e-5)

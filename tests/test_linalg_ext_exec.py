@@ -35,8 +35,9 @@ module attributes {{transform.with_named_sequence}} {{
 }}"""
 
 
-def run_both(src: str, args: list[np.ndarray], schedule: str | None = None,
-             entry: str = "f") -> tuple[list[np.ndarray], list[np.ndarray]]:
+def run_both(
+    src: str, args: list[np.ndarray], schedule: str | None = None, entry: str = "f"
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(arrays after the compiled kernel, arrays after the NumPy reference). The kernel's
     ext ops must run in the element type `cases.EXEC` declares for them (the coverage
     table's run/tiled columns)."""
@@ -112,7 +113,9 @@ def test_scan_vs_cumsum(inclusive: bool, tiles: list[int] | None) -> None:
 
 # ---------------------------------------------------------------- topk
 def topk_src(with_indices: bool) -> str:
-    ins = "%x, %ix : memref<5x11xf32>, memref<5x11xi32>" if with_indices else "%x : memref<5x11xf32>"
+    ins = (
+        "%x, %ix : memref<5x11xf32>, memref<5x11xi32>" if with_indices else "%x : memref<5x11xf32>"
+    )
     return f"""
 func.func @f(%x: memref<5x11xf32>, %ix: memref<5x11xi32>, %v: memref<5x3xf32>, %i: memref<5x3xi32>) {{
   iree_linalg_ext.topk dimension(1) ins({ins}) outs(%v, %i : memref<5x3xf32>, memref<5x3xi32>) {{
@@ -222,8 +225,10 @@ def fft_src(n: int, coefficients: bool) -> str:
         if coefficients:
             h = 1 << (s - 1)
             args += [f"%cr{s}: memref<{h}xf32>", f"%ci{s}: memref<{h}xf32>"]
-            stages.append(f"  iree_linalg_ext.fft ins(%s{s}, %cr{s}, %ci{s} : index, memref<{h}xf32>, "
-                          f"memref<{h}xf32>) {outs}\n")
+            stages.append(
+                f"  iree_linalg_ext.fft ins(%s{s}, %cr{s}, %ci{s} : index, memref<{h}xf32>, "
+                f"memref<{h}xf32>) {outs}\n"
+            )
         else:
             stages.append(f"  iree_linalg_ext.fft ins(%s{s} : index) {outs}\n")
     return f"func.func @f({', '.join(args)}) {{\n" + "".join(stages) + "  return\n}"

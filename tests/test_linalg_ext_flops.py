@@ -20,13 +20,16 @@ def test_attention_counts_its_two_matmuls() -> None:
     assert kernel.flops() == 2 * B * N * L * D + 2 * B * N * L * E
 
 
-@pytest.mark.parametrize(("src", "expected"), [
-    (SORT, 1 * 5 * 13 * math.ceil(math.log2(13))),          # one cmpf per comparison
-    (scan_src(True), 1 * 7 * 5),                             # one addf per element
-    (SCATTER_1D, 1 * 6 * 3),                                 # one addf per update element
-    (topk_src(False), 1 * 5 * 11 * math.ceil(math.log2(3))),
-    (fft_src(8, False), 3 * (5 * 3 * 8)),                    # three stages of 5·n per row
-])
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        (SORT, 1 * 5 * 13 * math.ceil(math.log2(13))),  # one cmpf per comparison
+        (scan_src(True), 1 * 7 * 5),  # one addf per element
+        (SCATTER_1D, 1 * 6 * 3),  # one addf per update element
+        (topk_src(False), 1 * 5 * 11 * math.ceil(math.log2(3))),
+        (fft_src(8, False), 3 * (5 * 3 * 8)),  # three stages of 5·n per row
+    ],
+)
 def test_per_op_formulas(src: str, expected: int) -> None:
     assert xlinalg.compile(src, entry="f").flops() == expected
 
@@ -56,11 +59,15 @@ def test_schedule_db_signature_names_ext_ops() -> None:
     assert [o.name for o in ops] == ["iree_linalg_ext.attention"]
     assert ops[0].shapes[0] == (2, 37, 16)
     sort_ops = op_signature(SORT)
-    assert [o.name for o in sort_ops] == ["iree_linalg_ext.sort"]  # the yield is not an op of the key
+    assert [o.name for o in sort_ops] == [
+        "iree_linalg_ext.sort"
+    ]  # the yield is not an op of the key
     assert "arith.cmpf" in sort_ops[0].extra and "dimension" in sort_ops[0].extra
     assert entry_path("db", ops, "znver4").name.startswith("ext.attention-")
     # a different shape is a different key
-    assert entry_path("db", ops, "znver4") != entry_path("db", op_signature(attention_src(True)), "znver4")
+    assert entry_path("db", ops, "znver4") != entry_path(
+        "db", op_signature(attention_src(True)), "znver4"
+    )
 
 
 def test_hand_written_linalg_ops_count_too() -> None:

@@ -15,8 +15,9 @@ RNG = np.random.default_rng(3)
 F32 = np.float32
 
 
-def pack_formula(x: np.ndarray, dims_pos: list[int], tiles: list[int], perm: list[int] | None,
-                 pad: float) -> np.ndarray:
+def pack_formula(
+    x: np.ndarray, dims_pos: list[int], tiles: list[int], perm: list[int] | None, pad: float
+) -> np.ndarray:
     """Independent formula: an explicit loop over the packed index space."""
     outer = list(x.shape)
     for d, t in zip(dims_pos, tiles):
@@ -107,12 +108,16 @@ def conv_nhwc_hwcf(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     out = np.zeros((n, h - r + 1, w - r + 1, f))
     for a in range(r):
         for b in range(r):
-            out += np.einsum("nhwc,cf->nhwf", image[:, a:a + h - r + 1, b:b + w - r + 1, :], kernel[a, b])
+            out += np.einsum(
+                "nhwc,cf->nhwf", image[:, a : a + h - r + 1, b : b + w - r + 1, :], kernel[a, b]
+            )
     return out
 
 
 @pytest.mark.parametrize(("m", "layout", "tiles"), WINOGRAD_CASES)
-def test_winograd_transforms_compute_a_convolution(m: int, layout: str, tiles: list[int] | None) -> None:
+def test_winograd_transforms_compute_a_convolution(
+    m: int, layout: str, tiles: list[int] | None
+) -> None:
     from test_linalg_ext_exec import tile_schedule
 
     r, t = 3, m + 2
@@ -157,17 +162,29 @@ func.func @outp(%x: {ty((t, t, n, th, tw, f))}, %y: {ty(out_shape)}) {{
     def chain(u: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.einsum("ijcf,ijnxyc->ijnxyf", u, v).astype(F32)  # the batch matmul
 
-    u_nat, u_ref = run_both(src, [ker_arg, np.zeros((t, t, c, f), F32)],
-                            sched("iree_linalg_ext.winograd.filter_transform"), "filt")
-    v_nat, v_ref = run_both(src, [img_arg, np.zeros((t, t, n, th, tw, c), F32)],
-                            sched("iree_linalg_ext.winograd.input_transform"), "inp")
-    y_nat, _ = run_both(src, [chain(u_nat[1], v_nat[1]), np.zeros(out_shape, F32)],
-                        sched("iree_linalg_ext.winograd.output_transform"), "outp")
+    u_nat, u_ref = run_both(
+        src,
+        [ker_arg, np.zeros((t, t, c, f), F32)],
+        sched("iree_linalg_ext.winograd.filter_transform"),
+        "filt",
+    )
+    v_nat, v_ref = run_both(
+        src,
+        [img_arg, np.zeros((t, t, n, th, tw, c), F32)],
+        sched("iree_linalg_ext.winograd.input_transform"),
+        "inp",
+    )
+    y_nat, _ = run_both(
+        src,
+        [chain(u_nat[1], v_nat[1]), np.zeros(out_shape, F32)],
+        sched("iree_linalg_ext.winograd.output_transform"),
+        "outp",
+    )
     y_ref = [chain(u_ref[1], v_ref[1]), np.zeros(out_shape, F32)]
     run_function(xlinalg.parse(src), "outp", y_ref)
     for y in (y_nat[1], y_ref[1]):
         y_nhwc = y if nhwc else y.transpose(0, 2, 3, 1)
-        valid = y_nhwc[:, :h - r + 1, :w - r + 1, :]
+        valid = y_nhwc[:, : h - r + 1, : w - r + 1, :]
         tol = 2e-3 if m == 6 else 1e-4
         np.testing.assert_allclose(valid, expected, rtol=tol, atol=tol)
 

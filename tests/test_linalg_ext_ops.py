@@ -30,18 +30,24 @@ def test_round_trip(name: str) -> None:
 
 
 def test_legacy_dims_pos_is_normalized() -> None:
-    text = func("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
-  iree_linalg_ext.unpack %b dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""")
+    text = func(
+        "%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>",
+        """
+  iree_linalg_ext.unpack %b dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
+    )
     printed = str(xlinalg.parse(text))
-    assert "inner_dims_pos = [1, 0]" in printed and " dims_pos" not in printed.replace("inner_dims_pos", "")
+    assert "inner_dims_pos = [1, 0]" in printed and " dims_pos" not in printed.replace(
+        "inner_dims_pos", ""
+    )
 
 
 def test_role_attribute_round_trip() -> None:
-    text = func("", """
-  %c = arith.constant {role = #iree_linalg_ext.role<RHS>} 0 : index""")
+    text = func(
+        "",
+        """
+  %c = arith.constant {role = #iree_linalg_ext.role<RHS>} 0 : index""",
+    )
     assert "#iree_linalg_ext.role<RHS>" in str(xlinalg.parse(text))
-
-
 
 
 @needs_iree
@@ -64,10 +70,17 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
     from xlinalg.coverage.rows import NOT_IREE
     from xlinalg.coverage.table import coverage_rows
 
-    not_iree = sorted(row.op for row in coverage_rows()
-                      if row.op.startswith("iree_linalg_ext.") and row.parse == NOT_IREE)
-    assert {"iree_linalg_ext.reverse", "iree_linalg_ext.pack", "iree_linalg_ext.unpack",
-            "iree_linalg_ext.set_encoding"} <= set(not_iree)
+    not_iree = sorted(
+        row.op
+        for row in coverage_rows()
+        if row.op.startswith("iree_linalg_ext.") and row.parse == NOT_IREE
+    )
+    assert {
+        "iree_linalg_ext.reverse",
+        "iree_linalg_ext.pack",
+        "iree_linalg_ext.unpack",
+        "iree_linalg_ext.set_encoding",
+    } <= set(not_iree)
     for op in [*not_iree, "iree_linalg_ext.scan"]:
         text = f'func.func @f() {{\n  "{op}"() : () -> ()\n  return\n}}\n'
         done = run_iree_opt(text)
@@ -82,7 +95,11 @@ def _same_ops(a: str, b: str) -> bool:
 
     def lines(text: str) -> list[str]:
         module = str(xlinalg.parse(text))
-        return [re.sub(r"%[\w#]+", "%_", ln.strip()) for ln in module.splitlines() if "iree_linalg_ext." in ln]
+        return [
+            re.sub(r"%[\w#]+", "%_", ln.strip())
+            for ln in module.splitlines()
+            if "iree_linalg_ext." in ln
+        ]
 
     return lines(a) == lines(b)
 
@@ -100,23 +117,31 @@ def test_verifier_messages(args: str, body: str, message: str) -> None:
 
 # ---------------------------------------------------------------- attention, IREE 3.13 spelling
 _ATT_ARGS = "%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x3xf32>, %o: memref<2x8x3xf32>, %s: f32"
-_MAPS = ("[affine_map<(b, m, n, k1, k2) -> (b, m, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>, "
-         "affine_map<(b, m, n, k1, k2) -> ({v})>, affine_map<(b, m, n, k1, k2) -> ()>, "
-         "affine_map<(b, m, n, k1, k2) -> (b, m, n)>]")
+_MAPS = (
+    "[affine_map<(b, m, n, k1, k2) -> (b, m, k1)>, affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>, "
+    "affine_map<(b, m, n, k1, k2) -> ({v})>, affine_map<(b, m, n, k1, k2) -> ()>, "
+    "affine_map<(b, m, n, k1, k2) -> (b, m, n)>]"
+)
 
 
 def _iree_attention(maps: str, region: str = "%x", v_type: str = "memref<2x6x3xf32>") -> str:
-    return func(_ATT_ARGS.replace("memref<2x6x3xf32>", v_type), f"""
+    return func(
+        _ATT_ARGS.replace("memref<2x6x3xf32>", v_type),
+        f"""
   iree_linalg_ext.attention <indexing_maps = {maps}> ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, {v_type}, f32) outs(%o : memref<2x8x3xf32>) {{
   ^bb0(%x: f32):
     iree_linalg_ext.yield {region} : f32
-  }}""")
+  }}""",
+    )
 
 
 def test_attention_iree_spelling_is_seed_spelling() -> None:
     """IREE's maps with V (batch, n, k2) are seed 004's transpose_v; both spellings print alike."""
-    seed = func(_ATT_ARGS.replace("memref<2x6x3xf32>", "memref<2x3x6xf32>"), """
-  iree_linalg_ext.attention {transpose_v = true} ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x3x6xf32>, f32) outs(%o : memref<2x8x3xf32>)""")
+    seed = func(
+        _ATT_ARGS.replace("memref<2x6x3xf32>", "memref<2x3x6xf32>"),
+        """
+  iree_linalg_ext.attention {transpose_v = true} ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x3x6xf32>, f32) outs(%o : memref<2x8x3xf32>)""",
+    )
     iree = _iree_attention(_MAPS.format(v="b, n, k2"), v_type="memref<2x3x6xf32>")
     assert str(xlinalg.parse(seed)) == str(xlinalg.parse(iree))
     (op,) = [o for o in xlinalg.parse(iree).walk() if o.name == "iree_linalg_ext.attention"]
@@ -126,12 +151,22 @@ def test_attention_iree_spelling_is_seed_spelling() -> None:
     assert not op.is_transpose_v  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("text,message", [
-    (_iree_attention(_MAPS.format(v="b, k2, n"), region="%s"), "only the identity score modification"),
-    (_iree_attention(_MAPS.format(v="b, k2, m")), "unsupported attention indexing maps"),
-    (_iree_attention(_MAPS.format(v="b, k2, n")[:-1] + ", affine_map<(b, m, n, k1, k2) -> (b, m, k2)>]"),
-     "masked attention"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (
+            _iree_attention(_MAPS.format(v="b, k2, n"), region="%s"),
+            "only the identity score modification",
+        ),
+        (_iree_attention(_MAPS.format(v="b, k2, m")), "unsupported attention indexing maps"),
+        (
+            _iree_attention(
+                _MAPS.format(v="b, k2, n")[:-1] + ", affine_map<(b, m, n, k1, k2) -> (b, m, k2)>]"
+            ),
+            "masked attention",
+        ),
+    ],
+)
 def test_attention_iree_spelling_errors(text: str, message: str) -> None:
     with pytest.raises(XlinalgError, match=message):
         xlinalg.parse(text)

@@ -27,7 +27,8 @@ from xlinalg.ir.affine_utils import IndexBuilder
 
 CASES = [
     # (op, offsets, sizes): whole-computed dims cut (t×t, h/w, indexed dims) and not
-    ("scatter", [0, 1], [5, 2]), ("scatter", [1, 1], [3, 2]),
+    ("scatter", [0, 1], [5, 2]),
+    ("scatter", [1, 1], [3, 2]),
     ("winograd.filter_transform", [0, 0, 1, 2], [8, 8, 3, 2]),
     ("winograd.filter_transform", [2, 3, 1, 0], [5, 4, 2, 5]),
     ("winograd.input_transform", [0, 0, 1, 0, 0, 1], [8, 8, 1, 2, 2, 2]),
@@ -38,13 +39,17 @@ CASES = [
 
 
 @pytest.mark.parametrize(("op", "offsets", "sizes"), CASES)
-def test_result_tile_value_is_the_window_of_the_result(op: str, offsets: list[int], sizes: list[int]) -> None:
+def test_result_tile_value_is_the_window_of_the_result(
+    op: str, offsets: list[int], sizes: list[int]
+) -> None:
     args, expected = _inputs(op)
     module = xlinalg.parse(KERNELS[op])
     target = next(o for o in module.walk() if o.name == f"iree_linalg_ext.{op}")
     ret = next(o for o in module.walk() if isinstance(o, func.ReturnOp))
     assert isinstance(target, TilingInterface)
-    value = target.generate_result_tile_value(IndexBuilder(InsertPoint.before(ret)), 0, offsets, sizes)
+    value = target.generate_result_tile_value(
+        IndexBuilder(InsertPoint.before(ret)), 0, offsets, sizes
+    )
     tiles = [o for o in module.walk() if o.name == f"iree_linalg_ext.{op}" and o is not target]
     assert len(tiles) == 1  # one op computing (a cover of) the tile
     ret.operands = [value]
@@ -62,14 +67,17 @@ def _consumer(op: str) -> str:
     src = KERNELS[op]
     ret_line = next(line for line in src.splitlines() if line.strip().startswith("return"))
     type_ = ret_line.split(":")[-1].strip()
-    negf = (f"  %e = tensor.empty() : {type_}\n"
-            f"  %n = linalg.negf ins(%r : {type_}) outs(%e : {type_}) -> {type_}\n"
-            f"  return %n : {type_}")
+    negf = (
+        f"  %e = tensor.empty() : {type_}\n"
+        f"  %n = linalg.negf ins(%r : {type_}) outs(%e : {type_}) -> {type_}\n"
+        f"  return %n : {type_}"
+    )
     return src.replace(ret_line, negf)
 
 
 FUSION = [
-    ("scatter", "[2, 2]", 2), ("winograd.filter_transform", "[3, 0, 2, 0]", 2),
+    ("scatter", "[2, 2]", 2),
+    ("winograd.filter_transform", "[3, 0, 2, 0]", 2),
     ("winograd.input_transform", "[0, 5, 0, 0, 1, 2]", 3),
     ("winograd.output_transform", "[1, 5, 0, 0]", 2),
 ]
@@ -83,11 +91,12 @@ def test_fused_by_its_tile_into_a_consumer_loop(op: str, tiles: str, loops: int)
     text = str(xlinalg.apply_schedule(src, schedule))
     assert text.count(name + " ") == 1 and text.index(name + " ") > text.index("scf.for")  # inside
     full_type = KERNELS[op].splitlines()[-2].split(":")[-1].strip()  # the untiled result type
-    assert full_type not in text[text.index(name + " "):].split("\n")[0]  # a tile, not the whole op
+    assert (
+        full_type not in text[text.index(name + " ") :].split("\n")[0]
+    )  # a tile, not the whole op
     args, expected = _inputs(op)
     got = xlinalg.compile(src, schedule=schedule, entry="f")(*[a.copy() for a in args])
     np.testing.assert_allclose(got, -np.asarray(expected[0]), rtol=1e-4, atol=1e-4)
-
 
 
 @needs_iree
@@ -97,16 +106,20 @@ def test_iree_opt_clones_the_whole_op_where_we_fuse_a_tile() -> None:
     op, tiles = "winograd.filter_transform", "[3, 0, 2, 0]"
     ty = "tensor<8x8x4x5xf32>"
     idm = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
-    generic = (f"linalg.generic {{indexing_maps = [{idm}, {idm}], iterator_types = "
-               f"[\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%r : {ty}) outs(%e : {ty}) {{\n"
-               f"  ^bb0(%a: f32, %b: f32):\n    %x = arith.negf %a : f32\n    linalg.yield %x : f32\n  }} -> {ty}")
+    generic = (
+        f"linalg.generic {{indexing_maps = [{idm}, {idm}], iterator_types = "
+        f'["parallel", "parallel", "parallel", "parallel"]}} ins(%r : {ty}) outs(%e : {ty}) {{\n'
+        f"  ^bb0(%a: f32, %b: f32):\n    %x = arith.negf %a : f32\n    linalg.yield %x : f32\n  }} -> {ty}"
+    )
     payload = _consumer(op).replace(f"linalg.negf ins(%r : {ty}) outs(%e : {ty}) -> {ty}", generic)
     schedule = fuse_schedule("linalg.generic", f"iree_linalg_ext.{op}", tiles, 2)
     inner = schedule.strip().split("\n", 1)[1].rsplit("}", 1)[0]
-    module = "module attributes {transform.with_named_sequence} {\n" + payload + "\n" + inner + "\n}"
+    module = (
+        "module attributes {transform.with_named_sequence} {\n" + payload + "\n" + inner + "\n}"
+    )
     out = iree_opt(module, "--transform-interpreter")
-    body = out[out.index("scf.for"):]
+    body = out[out.index("scf.for") :]
     assert "ins(%arg0 : tensor<3x3x4x5xf32>) outs(%arg1 : tensor<8x8x4x5xf32>)" in body  # whole
     ours = str(xlinalg.apply_schedule(payload, schedule))
-    fused = ours[ours.index("scf.for"):]
+    fused = ours[ours.index("scf.for") :]
     assert "winograd.filter_transform" in fused and "tensor<3x3x4x5xf32>) outs" not in fused

@@ -42,7 +42,17 @@ def test_tensor_kernels_compile_and_match() -> None:
     x = RNG.standard_normal((7, 5)).astype(F32)
     q, k, v = (RNG.standard_normal(s).astype(F32) for s in ((1, 9, 4), (1, 11, 4), (1, 11, 4)))
     packed = RNG.standard_normal((15, 3, 5)).astype(F32)
-    args = [keys, x, np.zeros((7, 5), F32), np.zeros(5, F32), q, k, v, np.zeros((1, 9, 4), F32), packed]
+    args = [
+        keys,
+        x,
+        np.zeros((7, 5), F32),
+        np.zeros(5, F32),
+        q,
+        k,
+        v,
+        np.zeros((1, 9, 4), F32),
+        packed,
+    ]
     kernel = xlinalg.compile(SRC, entry="f")
     native = kernel(*[a.copy() for a in args])
     reference = run_function(xlinalg.parse(SRC), "f", [a.copy() for a in args])

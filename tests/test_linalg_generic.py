@@ -45,21 +45,31 @@ def _body(elt: str) -> tuple[str, str]:
     """The two region bodies in element type `elt`: multiply-accumulate, index + broadcast."""
     f = not elt.startswith("i")
     mul, add = ("arith.mulf", "arith.addf") if f else ("arith.muli", "arith.addi")
-    contraction = (f"  ^bb0(%ea: {elt}, %eb: {elt}, %acc: {elt}):\n"
-                   f"    %p = {mul} %ea, %eb : {elt}\n    %s = {add} %acc, %p : {elt}\n"
-                   f"    linalg.yield %s : {elt}\n")
-    cast = (f"    %w = arith.index_cast %i : index to i64\n    %row = arith.sitofp %w : i64 to {elt}\n"
-            if f else f"    %row = arith.index_cast %i : index to {elt}\n")
-    index = (f"  ^bb0(%v: {elt}, %o: {elt}):\n    %i = linalg.index 0 : index\n{cast}"
-             f"    %s = {add} %v, %row : {elt}\n    linalg.yield %s : {elt}\n")
+    contraction = (
+        f"  ^bb0(%ea: {elt}, %eb: {elt}, %acc: {elt}):\n"
+        f"    %p = {mul} %ea, %eb : {elt}\n    %s = {add} %acc, %p : {elt}\n"
+        f"    linalg.yield %s : {elt}\n"
+    )
+    cast = (
+        f"    %w = arith.index_cast %i : index to i64\n    %row = arith.sitofp %w : i64 to {elt}\n"
+        if f
+        else f"    %row = arith.index_cast %i : index to {elt}\n"
+    )
+    index = (
+        f"  ^bb0(%v: {elt}, %o: {elt}):\n    %i = linalg.index 0 : index\n{cast}"
+        f"    %s = {add} %v, %row : {elt}\n    linalg.yield %s : {elt}\n"
+    )
     return contraction, index
 
 
 def function(elt: str, kind: str = "memref", attrs: str = ', doc = "C += transpose(A) B"') -> str:
     """`@k_<elt>`: C[m, n] += A[k, m] * B[k, n]; D[m, n] = x[n] + m (memrefs or tensors)."""
     contraction, index = _body(elt)
-    t = (lambda shape: f"tensor<{shape}x{elt}>") if kind == "tensor" else (
-        lambda shape: f"memref<{shape}x{elt}>")
+    t = (
+        (lambda shape: f"tensor<{shape}x{elt}>")
+        if kind == "tensor"
+        else (lambda shape: f"memref<{shape}x{elt}>")
+    )
     a, b, c, x, d = t(f"{K}x{M}"), t(f"{K}x{N}"), t(f"{M}x{N}"), t(f"{N}"), t(f"{M}x{N}")
     res_c, res_d = (f" -> {c}", f" -> {d}") if kind == "tensor" else ("", "")
     lhs_c, lhs_d = ("%rc = ", "%rd = ") if kind == "tensor" else ("", "")
@@ -79,8 +89,9 @@ def function(elt: str, kind: str = "memref", attrs: str = ', doc = "C += transpo
 
 def operands(elt: str, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    dtype = numpy_dtype(xlinalg.parse(f"func.func @t(%v: {elt}) {{ return }}").body.block
-                        .first_op.args[0].type)  # type: ignore[union-attr]
+    dtype = numpy_dtype(
+        xlinalg.parse(f"func.func @t(%v: {elt}) {{ return }}").body.block.first_op.args[0].type
+    )  # type: ignore[union-attr]
     shapes = [(K, M), (K, N), (M, N), (N,), (M, N)]
     if is_float_dtype(dtype):
         return [rng.uniform(-2, 2, s).astype(dtype) for s in shapes]
@@ -120,14 +131,16 @@ def run_compiled(jit: JitModule, label: str) -> None:
 def test_runs_in_every_element_type() -> None:
     module = xlinalg.parse(module_text())
     assert exercised(module) == set(
-        RUN_CASES["test_linalg_generic.py::test_runs_in_every_element_type"])
+        RUN_CASES["test_linalg_generic.py::test_runs_in_every_element_type"]
+    )
     run_compiled(JitModule(lower_to_llvm(module), speed_level=0), "untiled")
 
 
 def test_tiled_in_every_element_type() -> None:
     module = xlinalg.parse(module_text())
     assert exercised(module) == set(
-        TILED_CASES["test_linalg_generic.py::test_tiled_in_every_element_type"])
+        TILED_CASES["test_linalg_generic.py::test_tiled_in_every_element_type"]
+    )
     lines = []
     generics = [op for op in module.walk() if isinstance(op, GenericOp)]
     for i, op in enumerate(generics):
@@ -144,14 +157,19 @@ def test_tiled_in_every_element_type() -> None:
             f"(!transform.any_op, !transform.any_op)\n"
             f"    %t{i}, %l{i}:{loops} = transform.structured.tile_using_for %s{i}#{position} "
             f"tile_sizes {tiles} : (!transform.any_op) -> "
-            f"({', '.join(['!transform.any_op'] * (loops + 1))})\n")
+            f"({', '.join(['!transform.any_op'] * (loops + 1))})\n"
+        )
     schedule = (
         "module attributes {transform.with_named_sequence} {\n"
         "  transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n" + "".join(lines) + "    transform.yield\n  }\n}\n")
+        "{transform.readonly}) {\n" + "".join(lines) + "    transform.yield\n  }\n}\n"
+    )
     tiled = xlinalg.apply_schedule(module, schedule)
-    assert all(op.parent_op().name == "scf.for"  # type: ignore[union-attr]
-               for op in tiled.walk() if isinstance(op, GenericOp))
+    assert all(
+        op.parent_op().name == "scf.for"  # type: ignore[union-attr]
+        for op in tiled.walk()
+        if isinstance(op, GenericOp)
+    )
     run_compiled(JitModule(lower_to_llvm(tiled), speed_level=0), "tiled")
 
 
@@ -162,7 +180,8 @@ def test_generalize_is_the_identity() -> None:
 
     module = xlinalg.parse(module_text())
     assert exercised(module) == set(
-        GENERALIZE_CASES["test_linalg_generic.py::test_generalize_is_the_identity"])
+        GENERALIZE_CASES["test_linalg_generic.py::test_generalize_is_the_identity"]
+    )
     before = str(module)
     LinalgGeneralizeNamedOpsPass().apply(Context(), module)
     assert str(module) == before
@@ -203,9 +222,13 @@ def _generic_form(module: Any) -> str:
 def test_round_trip_ours_and_generic_form() -> None:
     module = xlinalg.parse(ALL_PROPERTIES)
     text = str(module)
-    for needle in ('doc = "C += transpose(A) B"', 'library_call = "lib_mm"',
-                   'iterator_types = ["parallel", "parallel", "reduction"]', "linalg.index 0",
-                   "affine_map<(d0, d1) -> (d1)>"):
+    for needle in (
+        'doc = "C += transpose(A) B"',
+        'library_call = "lib_mm"',
+        'iterator_types = ["parallel", "parallel", "reduction"]',
+        "linalg.index 0",
+        "affine_map<(d0, d1) -> (d1)>",
+    ):
         assert needle in text, needle
     assert str(xlinalg.parse(text)) == text
     assert str(xlinalg.parse(_generic_form(module))) == text
@@ -218,7 +241,8 @@ def test_upstream_round_trip() -> None:
     mine = xlinalg.parse(ALL_PROPERTIES + function("bf16", "tensor"))
     ours = str(mine)
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
-        IREE_ROUND_TRIP["test_linalg_generic.py::test_upstream_round_trip"])
+        IREE_ROUND_TRIP["test_linalg_generic.py::test_upstream_round_trip"]
+    )
     for flags in ((), ("--mlir-print-op-generic",), ("--mlir-print-debuginfo",)):
         upstream = iree_opt(ours, *flags)
         again = xlinalg.parse(upstream)
@@ -228,7 +252,6 @@ def test_upstream_round_trip() -> None:
 
 @pytest.mark.parametrize(("snippet", "message"), GENERIC_VERIFY_CASES)
 def test_verifier_messages(snippet: str, message: str) -> None:
-    text = (f"func.func @f(%a: memref<4x5xf32>, %r: memref<4x5xf32>) {{\n  {snippet}\n"
-            "  return\n}\n")
+    text = f"func.func @f(%a: memref<4x5xf32>, %r: memref<4x5xf32>) {{\n  {snippet}\n  return\n}}\n"
     with pytest.raises(XlinalgError, match=re.escape(message)):
         xlinalg.parse(text)

@@ -48,9 +48,15 @@ def _ops(module, cls):  # type: ignore[no-untyped-def]
 
 def test_short_and_long_forms_print_like_upstream() -> None:
     text = str(xlinalg.parse(MAP_REDUCE))
-    assert "linalg.map { arith.addf } ins(%a, %b : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)" in text
+    assert (
+        "linalg.map { arith.addf } ins(%a, %b : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)"
+        in text
+    )
     assert "linalg.map { arith.mulf {fastmath = #arith.fastmath<fast>} }" in text
-    assert "linalg.reduce { arith.addf } ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1]" in text
+    assert (
+        "linalg.reduce { arith.addf } ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1]"
+        in text
+    )
     # maximumf(%in, %init) is not the short-form operand order (init first) -> long form
     assert "dimensions = [1] (%x: f32, %y: f32) {" in text
     assert "outs(%c : tensor<4x5xf32>) (%v: f32, %o: f32) {" in text
@@ -69,15 +75,14 @@ def test_short_form_builds_upstream_region() -> None:
     assert len(map_op.mapper.block.args) == 3  # ins..., init (unused)
 
 
-
-
 @needs_iree
 def test_upstream_round_trip() -> None:
     from support import iree_opt
 
     ours = str(xlinalg.parse(MAP_REDUCE))
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
-        IREE_ROUND_TRIP["test_linalg_map_reduce.py::test_upstream_round_trip"])
+        IREE_ROUND_TRIP["test_linalg_map_reduce.py::test_upstream_round_trip"]
+    )
     upstream = iree_opt(ours)
     assert upstream.count("linalg.map { arith.addf }") == 1
     assert upstream.count("linalg.reduce { arith.addf }") == 1
@@ -89,7 +94,11 @@ def test_upstream_round_trip() -> None:
 
 @pytest.mark.parametrize(("snippet", "message"), MAP_REDUCE_VERIFY_CASES)
 def test_verifier_messages(snippet: str, message: str) -> None:
-    shape = snippet.split("outs(%r : ")[1].split(")")[0] if "outs(%r" in snippet else "memref<4x5x6xf32>"
+    shape = (
+        snippet.split("outs(%r : ")[1].split(")")[0]
+        if "outs(%r" in snippet
+        else "memref<4x5x6xf32>"
+    )
     text = (
         f"func.func @f(%a: memref<4x5x6xf32>, %b: memref<4x5x6xf32>, %r: {shape}) {{\n"
         f"  {snippet}\n  return\n}}\n"
@@ -104,10 +113,14 @@ def test_generalize_gives_equivalent_generic() -> None:
     generic = generalize(reduce_op)
     assert isinstance(generic, GenericOp)
     assert [str(m) for m in generic.get_indexing_maps()] == [
-        "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"
+        "(d0, d1) -> (d0, d1)",
+        "(d0, d1) -> (d0)",
     ]
     assert [t.value for t in generic.get_iterator_types()] == ["parallel", "reduction"]
-    assert generic.body.block.first_op is not None and generic.body.block.first_op.name == "arith.maximumf"
+    assert (
+        generic.body.block.first_op is not None
+        and generic.body.block.first_op.name == "arith.maximumf"
+    )
     module.verify()
 
 
@@ -130,7 +143,7 @@ def _kernel_inputs(rng: np.random.Generator) -> list[np.ndarray]:
     a = rng.standard_normal((5, 7, 3))
     b = rng.standard_normal((5, 7, 3))
     i = rng.integers(-1000, 1000, (5, 7, 3), dtype=np.int32)
-    return [a, b, np.zeros((5, 7, 3)), np.full(7, 0.5), i, np.full((5, 3), -2**31, np.int32)]
+    return [a, b, np.zeros((5, 7, 3)), np.full(7, 0.5), i, np.full((5, 3), -(2**31), np.int32)]
 
 
 def _check_kernel(args: list[np.ndarray], orig: list[np.ndarray]) -> None:
@@ -142,7 +155,8 @@ def _check_kernel(args: list[np.ndarray], orig: list[np.ndarray]) -> None:
 
 def test_execution_matches_numpy_odd_sizes() -> None:
     assert exercised(xlinalg.parse(KERNEL)) == set(
-        RUN_CASES["test_linalg_map_reduce.py::test_execution_matches_numpy_odd_sizes"])
+        RUN_CASES["test_linalg_map_reduce.py::test_execution_matches_numpy_odd_sizes"]
+    )
     kernel = xlinalg.compile(KERNEL)
     args = _kernel_inputs(np.random.default_rng(0))
     orig = [x.copy() for x in args]
@@ -166,7 +180,8 @@ module attributes {transform.with_named_sequence} {
 
 def test_tiled_with_non_dividing_sizes() -> None:
     assert exercised(xlinalg.parse(KERNEL)) == set(
-        TILED_CASES["test_linalg_map_reduce.py::test_tiled_with_non_dividing_sizes"])
+        TILED_CASES["test_linalg_map_reduce.py::test_tiled_with_non_dividing_sizes"]
+    )
     module = xlinalg.apply_schedule(xlinalg.parse(KERNEL), TILE)
     assert len(_ops(module, MapOp)) == 1 and len(_ops(module, ReduceOp)) == 2
     assert "scf.for" in str(module)
@@ -209,13 +224,17 @@ def test_tensor_reference() -> None:
     from xlinalg.reference.function import run_function
 
     rng = np.random.default_rng(3)
-    a, b = rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
+    a, b = (
+        rng.standard_normal((4, 5), dtype=np.float32),
+        rng.standard_normal((4, 5), dtype=np.float32),
+    )
     c, r = np.zeros((4, 5), np.float32), np.full(4, 2.0, np.float32)
     (result,) = run_function(xlinalg.parse(MAP_REDUCE), "f", [a, b, c, r])
     np.testing.assert_allclose(result, np.exp(a) + c, rtol=1e-6)
     module = xlinalg.parse(
-        MAP_REDUCE.replace("return %4 : tensor<4x5xf32>", "return %3 : tensor<4xf32>")
-        .replace("%r: tensor<4xf32>) -> tensor<4x5xf32>", "%r: tensor<4xf32>) -> tensor<4xf32>")
+        MAP_REDUCE.replace("return %4 : tensor<4x5xf32>", "return %3 : tensor<4xf32>").replace(
+            "%r: tensor<4xf32>) -> tensor<4x5xf32>", "%r: tensor<4xf32>) -> tensor<4xf32>"
+        )
     )
     (maxed,) = run_function(module, "f", [a, b, c, r])
     np.testing.assert_array_equal(maxed, np.maximum(a.max(axis=1), 2.0))
@@ -233,10 +252,14 @@ func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
   return
 }
 """
-    schedule = TILE.replace("tile_sizes [2, 4, 2]", "tile_sizes [2, 3]").replace(
-        "%l:3", "%l:2").replace(
-        "(!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)",
-        "(!transform.any_op, !transform.any_op, !transform.any_op)")
+    schedule = (
+        TILE.replace("tile_sizes [2, 4, 2]", "tile_sizes [2, 3]")
+        .replace("%l:3", "%l:2")
+        .replace(
+            "(!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)",
+            "(!transform.any_op, !transform.any_op, !transform.any_op)",
+        )
+    )
 
     def shape(text: str) -> list[str]:
         lines = [ln.strip() for ln in text.split("module attributes")[0].splitlines()]
@@ -251,14 +274,22 @@ func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
 @pytest.mark.parametrize(
     ("snippet", "message"),
     [
-        ("linalg.map { nosuch.op } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
-         "unknown payload operation 'nosuch.op'"),
-        ("linalg.map { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
-         "payload 'arith.addf' cannot be applied to (f32) -> f32"),
-        ("linalg.map { arith.negf } ins(%a : memref<4x5x6xf32>) outs(%a, %b : memref<4x5x6xf32>, memref<4x5x6xf32>)",
-         "expects exactly one init"),
-        ("linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
-         "Expected 'dimensions'"),
+        (
+            "linalg.map { nosuch.op } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
+            "unknown payload operation 'nosuch.op'",
+        ),
+        (
+            "linalg.map { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
+            "payload 'arith.addf' cannot be applied to (f32) -> f32",
+        ),
+        (
+            "linalg.map { arith.negf } ins(%a : memref<4x5x6xf32>) outs(%a, %b : memref<4x5x6xf32>, memref<4x5x6xf32>)",
+            "expects exactly one init",
+        ),
+        (
+            "linalg.reduce { arith.addf } ins(%a : memref<4x5x6xf32>) outs(%b : memref<4x5x6xf32>)",
+            "Expected 'dimensions'",
+        ),
     ],
 )
 def test_malformed_input_is_a_parse_error(snippet: str, message: str) -> None:
@@ -288,13 +319,19 @@ module attributes {transform.with_named_sequence} {
 }"""
 
     def normalized(text: str) -> str:
-        module = xlinalg.parse(text.split("module attributes")[0] if "module {" not in text else text)
+        module = xlinalg.parse(
+            text.split("module attributes")[0] if "module {" not in text else text
+        )
         body = str(module).split("module attributes")[0]
         return re.sub(r"%[\w]+", "%", body)
 
     assert exercised(xlinalg.parse(payload)) == set(
-        GENERALIZE_CASES["test_linalg_map_reduce.py::test_generalize_matches_upstream"])
-    upstream = iree_opt(payload + schedule, "--transform-interpreter").split("  module attributes")[0] + "}\n"
+        GENERALIZE_CASES["test_linalg_map_reduce.py::test_generalize_matches_upstream"]
+    )
+    upstream = (
+        iree_opt(payload + schedule, "--transform-interpreter").split("  module attributes")[0]
+        + "}\n"
+    )
     ours = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
     assert normalized(ours).count("linalg.generic") == 2
     assert normalized(ours) == normalized(upstream)
@@ -303,7 +340,10 @@ module attributes {transform.with_named_sequence} {
 def test_tensor_kernel_compiles_and_matches() -> None:
     kernel = xlinalg.compile(MAP_REDUCE)
     rng = np.random.default_rng(8)
-    a, b = rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
+    a, b = (
+        rng.standard_normal((4, 5), dtype=np.float32),
+        rng.standard_normal((4, 5), dtype=np.float32),
+    )
     c, r = rng.standard_normal((4, 5), dtype=np.float32), np.zeros(4, np.float32)
     np.testing.assert_allclose(kernel(a, b, c, r), np.exp(a) + c, rtol=1e-6)
     assert kernel.check(a, b, c, r).ok

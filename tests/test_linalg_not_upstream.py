@@ -16,8 +16,14 @@ from xlinalg.coverage.linalg_samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, 
 
 
 def test_the_not_upstream_ops_are_the_documented_28() -> None:
-    legacy = {"elemwise_unary", "elemwise_binary", "matmul_transpose_a", "matmul_transpose_b",
-              "batch_matmul_transpose_a", "batch_matmul_transpose_b"}
+    legacy = {
+        "elemwise_unary",
+        "elemwise_binary",
+        "matmul_transpose_a",
+        "matmul_transpose_b",
+        "batch_matmul_transpose_a",
+        "batch_matmul_transpose_b",
+    }
     assert legacy | {"select"} <= NOT_UPSTREAM and len(NOT_UPSTREAM) == 28
     assert NOT_UPSTREAM <= set(TABLE_OPS)
 

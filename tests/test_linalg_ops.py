@@ -120,11 +120,42 @@ def op_text(name: str, kind: str) -> tuple[str, list[tuple[str, str]]]:
 # The ops these hand-written shape rules cover (every table op, with strides, dilations and
 # every dtype, is in test_linalg_table.py, built from `xlinalg.coverage.linalg_samples`).
 TABLE_NAMES = [
-    "fill", "copy", "matmul", "batch_matmul", "matvec", "vecmat", "dot", "add", "sub", "mul",
-    "div", "div_unsigned", "max", "min", "powf", "exp", "log", "abs", "ceil", "floor", "negf",
-    "reciprocal", "round", "sqrt", "rsqrt", "square", "tanh", "erf", "transpose", "broadcast",
-    "conv_2d_nhwc_hwcf", "batch_reduce_matmul", "batch_matvec", "batch_vecmat",
-    "quantized_matmul", "quantized_batch_matmul",
+    "fill",
+    "copy",
+    "matmul",
+    "batch_matmul",
+    "matvec",
+    "vecmat",
+    "dot",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "div_unsigned",
+    "max",
+    "min",
+    "powf",
+    "exp",
+    "log",
+    "abs",
+    "ceil",
+    "floor",
+    "negf",
+    "reciprocal",
+    "round",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "tanh",
+    "erf",
+    "transpose",
+    "broadcast",
+    "conv_2d_nhwc_hwcf",
+    "batch_reduce_matmul",
+    "batch_matvec",
+    "batch_vecmat",
+    "quantized_matmul",
+    "quantized_batch_matmul",
 ]
 KINDS = ["static", "dynamic", "strided", "tensor"]
 
@@ -169,31 +200,66 @@ def test_generic_form_parses(name: str) -> None:
 
 
 UPSTREAM_LINES = [
-    ("linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
-     [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")]),
-    ("linalg.fill ins(%cst : f32) outs(%m : memref<?x?xf32>)",
-     [("cst", "f32"), ("m", "memref<?x?xf32>")]),
-    (("linalg.transpose ins(%in : memref<16x8xf32>) outs(%init : memref<8x16xf32>) "
-     "permutation = [1, 0]"), [("in", "memref<16x8xf32>"), ("init", "memref<8x16xf32>")]),
-    (("%0 = linalg.broadcast ins(%in : tensor<16xf32>) outs(%init : tensor<16x64xf32>) "
-     "dimensions = [1]"), [("in", "tensor<16xf32>"), ("init", "tensor<16x64xf32>")]),
-    (("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
-     "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
-     "{cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<8x4xi8>, memref<8x16xi8>) "
-     "outs(%c : memref<4x16xi32>)"),
-     [("a", "memref<8x4xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xi32>")]),
-    (("%0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
-     "affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
-     "ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>"),
-     [("a", "tensor<4x8xf32>"), ("b", "tensor<8xf32>"), ("c", "tensor<4x16xf32>")]),
-    (("linalg.copy {my.tag = 3 : i64, cast = #linalg.type_fn<cast_unsigned>} "
-     "ins(%a : memref<4xi8>) outs(%b : memref<4xf32>)"),
-     [("a", "memref<4xi8>"), ("b", "memref<4xf32>")]),
-    (("linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
-     "permutation = [2, 0, 1] {my.tag}"), [("in", "memref<2x3x4xf64>"), ("init", "memref<4x2x3xf64>")]),
-    (("linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : "
-     "tensor<2xi64>} ins(%i, %k : memref<2x9x11x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<2x4x3x4xf32>)"),
-     [("i", "memref<2x9x11x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<2x4x3x4xf32>")]),
+    (
+        "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
+        [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+    ),
+    (
+        "linalg.fill ins(%cst : f32) outs(%m : memref<?x?xf32>)",
+        [("cst", "f32"), ("m", "memref<?x?xf32>")],
+    ),
+    (
+        (
+            "linalg.transpose ins(%in : memref<16x8xf32>) outs(%init : memref<8x16xf32>) "
+            "permutation = [1, 0]"
+        ),
+        [("in", "memref<16x8xf32>"), ("init", "memref<8x16xf32>")],
+    ),
+    (
+        (
+            "%0 = linalg.broadcast ins(%in : tensor<16xf32>) outs(%init : tensor<16x64xf32>) "
+            "dimensions = [1]"
+        ),
+        [("in", "tensor<16xf32>"), ("init", "tensor<16x64xf32>")],
+    ),
+    (
+        (
+            "linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
+            "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
+            "{cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : memref<8x4xi8>, memref<8x16xi8>) "
+            "outs(%c : memref<4x16xi32>)"
+        ),
+        [("a", "memref<8x4xi8>"), ("b", "memref<8x16xi8>"), ("c", "memref<4x16xi32>")],
+    ),
+    (
+        (
+            "%0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
+            "affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
+            "ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>"
+        ),
+        [("a", "tensor<4x8xf32>"), ("b", "tensor<8xf32>"), ("c", "tensor<4x16xf32>")],
+    ),
+    (
+        (
+            "linalg.copy {my.tag = 3 : i64, cast = #linalg.type_fn<cast_unsigned>} "
+            "ins(%a : memref<4xi8>) outs(%b : memref<4xf32>)"
+        ),
+        [("a", "memref<4xi8>"), ("b", "memref<4xf32>")],
+    ),
+    (
+        (
+            "linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
+            "permutation = [2, 0, 1] {my.tag}"
+        ),
+        [("in", "memref<2x3x4xf64>"), ("init", "memref<4x2x3xf64>")],
+    ),
+    (
+        (
+            "linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : "
+            "tensor<2xi64>} ins(%i, %k : memref<2x9x11x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<2x4x3x4xf32>)"
+        ),
+        [("i", "memref<2x9x11x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<2x4x3x4xf32>")],
+    ),
 ]
 
 
@@ -204,9 +270,11 @@ def test_upstream_syntax_golden(line: str, args: list[tuple[str, str]]) -> None:
 
 
 def test_default_indexing_maps_are_elided() -> None:
-    line = ("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
-            "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
-            "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)")
+    line = (
+        "linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
+        "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
+        "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"
+    )
     args = [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")]
     printed = str(parse_module(wrap([line], args)))
     assert "indexing_maps" not in printed
@@ -218,68 +286,129 @@ def test_default_indexing_maps_are_elided() -> None:
 # ---------------------------------------------------------------------------
 
 BAD = [
-    ("linalg.matmul ins(%a : memref<4x8xf32>) outs(%c : memref<4x16xf32>)",
-     [("a", "memref<4x8xf32>"), ("c", "memref<4x16xf32>")], r"expected 2 input\(s\) \(A, B\), got 1"),
-    ("linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c, %c : memref<4x16xf32>, memref<4x16xf32>)",
-     [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
-     r"expected 1 output\(s\), got 2"),
-    ("linalg.matmul ins(%a, %b : memref<2x4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
-     [("a", "memref<2x4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
-     r"operand rank \(3\) to match the result rank of indexing_map #0 \(2\)"),
-    ("linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<9x16xf32>) outs(%c : memref<4x16xf32>)",
-     [("a", "memref<4x8xf32>"), ("b", "memref<9x16xf32>"), ("c", "memref<4x16xf32>")],
-     r"operand #1 \(memref<9x16xf32>\) has size 9 in dimension 0, but loop dimension d2 has size 8"),
-    ("linalg.add ins(%a, %b : memref<4xf32>, memref<5xf32>) outs(%c : memref<4xf32>)",
-     [("a", "memref<4xf32>"), ("b", "memref<5xf32>"), ("c", "memref<4xf32>")],
-     r"operand #1 \(memref<5xf32>\) has size 5"),
-    ("linalg.add ins(%a, %b : memref<4xf32>, memref<4xf64>) outs(%c : memref<4xf32>)",
-     [("a", "memref<4xf32>"), ("b", "memref<4xf64>"), ("c", "memref<4xf32>")],
-     r"expected identical element types, got f32 and f64"),
-    ("linalg.exp ins(%a : memref<4xf32>) outs(%c : memref<4xf64>)",
-     [("a", "memref<4xf32>"), ("c", "memref<4xf64>")],
-     r"computes a value of type f32 but the output element type is f64"),
-    ("linalg.exp ins(%a : memref<4xi32>) outs(%c : memref<4xi32>)",
-     [("a", "memref<4xi32>"), ("c", "memref<4xi32>")], r"expected float element types for 'exp'"),
-    ("linalg.div_unsigned ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%c : memref<4xf32>)",
-     [("a", "memref<4xf32>"), ("b", "memref<4xf32>"), ("c", "memref<4xf32>")],
-     r"expected int element types for 'div_unsigned'"),
-    ("linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<8x4xf32>) permutation = [1, 1]",
-     [("a", "memref<4x8xf32>"), ("c", "memref<8x4xf32>")],
-     r"permutation \[1, 1\] is not a permutation of \[0, 1\]"),
-    ("linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<4x8xf32>) permutation = [1, 0]",
-     [("a", "memref<4x8xf32>"), ("c", "memref<4x8xf32>")],
-     r"operand #1 \(memref<4x8xf32>\) has size 4 in dimension 0, but loop dimension d0 has size 8"),
-    ("linalg.broadcast ins(%a : memref<4xf32>) outs(%c : memref<4x8xf32>) dimensions = [2]",
-     [("a", "memref<4xf32>"), ("c", "memref<4x8xf32>")], r"dimension 2 is out of range \[0, 2\)"),
-    ("linalg.broadcast ins(%a : memref<4xf32>) outs(%c : memref<4x8x2xf32>) dimensions = [1]",
-     [("a", "memref<4xf32>"), ("c", "memref<4x8x2xf32>")], r"operand rank \(1\) to match"),
-    ("linalg.fill ins(%a : memref<4xf32>) outs(%c : memref<4xf32>)",
-     [("a", "memref<4xf32>"), ("c", "memref<4xf32>")], r"operand #0 \(value\) to be a scalar"),
-    ("linalg.fill ins(%a : f32) outs(%c : f32)", [("a", "f32"), ("c", "f32")],
-     r"operand #1 \(O\) to be a memref or tensor"),
-    ("linalg.fill ins(%a : f32) outs(%c : memref<4xf16>)", [("a", "f32"), ("c", "memref<4xf16>")],
-     None),
-    ("%0 = linalg.fill ins(%a : f32) outs(%c : memref<4xf32>) -> tensor<4xf32>",
-     [("a", "f32"), ("c", "memref<4xf32>")], r"one result per tensor output"),
-    (("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0 + d2, d2)>, "
-     "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
-     "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"),
-     [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
-     r"indexing_map #0 to be a projected permutation"),
-    (("linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>] "
-     "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"),
-     [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
-     r"expected 3 indexing_maps \(one per operand\), got 1"),
-    (("linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %k : "
-     "memref<1x7x9x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<1x4x4x4xf32>)"),
-     [("i", "memref<1x7x9x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<1x4x4x4xf32>")],
-     r"operand #0 \(memref<1x7x9x3xf32>\) needs size >= 8 in dimension 1"),
-    (("linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %k : "
-     "memref<1x8x9x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<1x4x4x4xf32>)"),
-     [("i", "memref<1x8x9x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<1x4x4x4xf32>")],
-     None),
-    ("linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xi32>) outs(%c : memref<4x16xf32>)",
-     [("a", "memref<4x8xf32>"), ("b", "memref<8x16xi32>"), ("c", "memref<4x16xf32>")], None),
+    (
+        "linalg.matmul ins(%a : memref<4x8xf32>) outs(%c : memref<4x16xf32>)",
+        [("a", "memref<4x8xf32>"), ("c", "memref<4x16xf32>")],
+        r"expected 2 input\(s\) \(A, B\), got 1",
+    ),
+    (
+        "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c, %c : memref<4x16xf32>, memref<4x16xf32>)",
+        [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+        r"expected 1 output\(s\), got 2",
+    ),
+    (
+        "linalg.matmul ins(%a, %b : memref<2x4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
+        [("a", "memref<2x4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+        r"operand rank \(3\) to match the result rank of indexing_map #0 \(2\)",
+    ),
+    (
+        "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<9x16xf32>) outs(%c : memref<4x16xf32>)",
+        [("a", "memref<4x8xf32>"), ("b", "memref<9x16xf32>"), ("c", "memref<4x16xf32>")],
+        r"operand #1 \(memref<9x16xf32>\) has size 9 in dimension 0, but loop dimension d2 has size 8",
+    ),
+    (
+        "linalg.add ins(%a, %b : memref<4xf32>, memref<5xf32>) outs(%c : memref<4xf32>)",
+        [("a", "memref<4xf32>"), ("b", "memref<5xf32>"), ("c", "memref<4xf32>")],
+        r"operand #1 \(memref<5xf32>\) has size 5",
+    ),
+    (
+        "linalg.add ins(%a, %b : memref<4xf32>, memref<4xf64>) outs(%c : memref<4xf32>)",
+        [("a", "memref<4xf32>"), ("b", "memref<4xf64>"), ("c", "memref<4xf32>")],
+        r"expected identical element types, got f32 and f64",
+    ),
+    (
+        "linalg.exp ins(%a : memref<4xf32>) outs(%c : memref<4xf64>)",
+        [("a", "memref<4xf32>"), ("c", "memref<4xf64>")],
+        r"computes a value of type f32 but the output element type is f64",
+    ),
+    (
+        "linalg.exp ins(%a : memref<4xi32>) outs(%c : memref<4xi32>)",
+        [("a", "memref<4xi32>"), ("c", "memref<4xi32>")],
+        r"expected float element types for 'exp'",
+    ),
+    (
+        "linalg.div_unsigned ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%c : memref<4xf32>)",
+        [("a", "memref<4xf32>"), ("b", "memref<4xf32>"), ("c", "memref<4xf32>")],
+        r"expected int element types for 'div_unsigned'",
+    ),
+    (
+        "linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<8x4xf32>) permutation = [1, 1]",
+        [("a", "memref<4x8xf32>"), ("c", "memref<8x4xf32>")],
+        r"permutation \[1, 1\] is not a permutation of \[0, 1\]",
+    ),
+    (
+        "linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<4x8xf32>) permutation = [1, 0]",
+        [("a", "memref<4x8xf32>"), ("c", "memref<4x8xf32>")],
+        r"operand #1 \(memref<4x8xf32>\) has size 4 in dimension 0, but loop dimension d0 has size 8",
+    ),
+    (
+        "linalg.broadcast ins(%a : memref<4xf32>) outs(%c : memref<4x8xf32>) dimensions = [2]",
+        [("a", "memref<4xf32>"), ("c", "memref<4x8xf32>")],
+        r"dimension 2 is out of range \[0, 2\)",
+    ),
+    (
+        "linalg.broadcast ins(%a : memref<4xf32>) outs(%c : memref<4x8x2xf32>) dimensions = [1]",
+        [("a", "memref<4xf32>"), ("c", "memref<4x8x2xf32>")],
+        r"operand rank \(1\) to match",
+    ),
+    (
+        "linalg.fill ins(%a : memref<4xf32>) outs(%c : memref<4xf32>)",
+        [("a", "memref<4xf32>"), ("c", "memref<4xf32>")],
+        r"operand #0 \(value\) to be a scalar",
+    ),
+    (
+        "linalg.fill ins(%a : f32) outs(%c : f32)",
+        [("a", "f32"), ("c", "f32")],
+        r"operand #1 \(O\) to be a memref or tensor",
+    ),
+    (
+        "linalg.fill ins(%a : f32) outs(%c : memref<4xf16>)",
+        [("a", "f32"), ("c", "memref<4xf16>")],
+        None,
+    ),
+    (
+        "%0 = linalg.fill ins(%a : f32) outs(%c : memref<4xf32>) -> tensor<4xf32>",
+        [("a", "f32"), ("c", "memref<4xf32>")],
+        r"one result per tensor output",
+    ),
+    (
+        (
+            "linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0 + d2, d2)>, "
+            "affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
+            "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"
+        ),
+        [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+        r"indexing_map #0 to be a projected permutation",
+    ),
+    (
+        (
+            "linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>] "
+            "ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)"
+        ),
+        [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+        r"expected 3 indexing_maps \(one per operand\), got 1",
+    ),
+    (
+        (
+            "linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %k : "
+            "memref<1x7x9x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<1x4x4x4xf32>)"
+        ),
+        [("i", "memref<1x7x9x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<1x4x4x4xf32>")],
+        r"operand #0 \(memref<1x7x9x3xf32>\) needs size >= 8 in dimension 1",
+    ),
+    (
+        (
+            "linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>} ins(%i, %k : "
+            "memref<1x8x9x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<1x4x4x4xf32>)"
+        ),
+        [("i", "memref<1x8x9x3xf32>"), ("k", "memref<2x3x3x4xf32>"), ("o", "memref<1x4x4x4xf32>")],
+        None,
+    ),
+    (
+        "linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xi32>) outs(%c : memref<4x16xf32>)",
+        [("a", "memref<4x8xf32>"), ("b", "memref<8x16xi32>"), ("c", "memref<4x16xf32>")],
+        None,
+    ),
 ]
 
 
@@ -294,23 +423,41 @@ def test_verifier_errors(line: str, args: list[tuple[str, str]], message: str | 
 
 
 def test_cast_between_incompatible_types_is_rejected() -> None:
-    text = wrap(["linalg.copy ins(%a : memref<4xbf16>) outs(%c : memref<4xf16>)"],
-                [("a", "memref<4xbf16>"), ("c", "memref<4xf16>")])
-    with pytest.raises(VerifyException, match="cannot cast: no cast_signed conversion from bf16 to f16"):
+    text = wrap(
+        ["linalg.copy ins(%a : memref<4xbf16>) outs(%c : memref<4xf16>)"],
+        [("a", "memref<4xbf16>"), ("c", "memref<4xf16>")],
+    )
+    with pytest.raises(
+        VerifyException, match="cannot cast: no cast_signed conversion from bf16 to f16"
+    ):
         parse_module(text)
 
 
-@pytest.mark.parametrize("line,args,message", [
-    ("linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<8x4xf32>)",
-     [("a", "memref<4x8xf32>"), ("c", "memref<8x4xf32>")], "expects 'permutation = ...'"),
-    ("linalg.transpose ins(%a, %a : memref<4x8xf32>, memref<4x8xf32>) outs(%c : memref<8x4xf32>) permutation = [1, 0]",
-     [("a", "memref<4x8xf32>"), ("c", "memref<8x4xf32>")], r"expects 1 input\(s\) and 1 output\(s\), got 2 and 1"),
-    ("linalg.matmul {cast = 3 : i64} ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
-     [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
-     r"attribute 'cast': expected #linalg.type_fn"),
-    ("%0 = linalg.fill ins(%a : f32) outs(%c : tensor<4xf32>)", [("a", "f32"), ("c", "tensor<4xf32>")],
-     r"Operation has 0 results, but was given 1 to bind"),
-])
+@pytest.mark.parametrize(
+    "line,args,message",
+    [
+        (
+            "linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<8x4xf32>)",
+            [("a", "memref<4x8xf32>"), ("c", "memref<8x4xf32>")],
+            "expects 'permutation = ...'",
+        ),
+        (
+            "linalg.transpose ins(%a, %a : memref<4x8xf32>, memref<4x8xf32>) outs(%c : memref<8x4xf32>) permutation = [1, 0]",
+            [("a", "memref<4x8xf32>"), ("c", "memref<8x4xf32>")],
+            r"expects 1 input\(s\) and 1 output\(s\), got 2 and 1",
+        ),
+        (
+            "linalg.matmul {cast = 3 : i64} ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)",
+            [("a", "memref<4x8xf32>"), ("b", "memref<8x16xf32>"), ("c", "memref<4x16xf32>")],
+            r"attribute 'cast': expected #linalg.type_fn",
+        ),
+        (
+            "%0 = linalg.fill ins(%a : f32) outs(%c : tensor<4xf32>)",
+            [("a", "f32"), ("c", "tensor<4xf32>")],
+            r"Operation has 0 results, but was given 1 to bind",
+        ),
+    ],
+)
 def test_parse_errors(line: str, args: list[tuple[str, str]], message: str) -> None:
     with pytest.raises(ParseError, match=message):
         parse_module(wrap([line], args))
@@ -325,9 +472,15 @@ def test_structured_interface_of_matmul() -> None:
     line, args = op_text("matmul", "static")
     (op,) = named_ops(parse_module(wrap([line], args)))
     assert [str(m) for m in op.get_indexing_maps()] == [
-        "(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)"]
-    assert op.get_iterator_types() == [IteratorType.PARALLEL, IteratorType.PARALLEL,
-                                       IteratorType.REDUCTION]
+        "(d0, d1, d2) -> (d0, d2)",
+        "(d0, d1, d2) -> (d2, d1)",
+        "(d0, d1, d2) -> (d0, d1)",
+    ]
+    assert op.get_iterator_types() == [
+        IteratorType.PARALLEL,
+        IteratorType.PARALLEL,
+        IteratorType.REDUCTION,
+    ]
     assert op.get_static_loop_ranges() == [5, 7, 9]
     assert len(op.get_inputs()) == 2 and len(op.get_outputs()) == 1
 
@@ -339,14 +492,20 @@ def test_dynamic_loop_ranges_and_polymorphic_rank() -> None:
     assert op.get_static_loop_ranges() == [None, None]
     line, args = op_text("transpose", "static")
     (op,) = named_ops(parse_module(wrap([line], args)))
-    assert [str(m) for m in op.get_indexing_maps()] == ["(d0, d1) -> (d1, d0)", "(d0, d1) -> (d0, d1)"]
+    assert [str(m) for m in op.get_indexing_maps()] == [
+        "(d0, d1) -> (d1, d0)",
+        "(d0, d1) -> (d0, d1)",
+    ]
 
 
 def test_three_d_transpose_map_is_the_inverse_permutation() -> None:
-    line = ("linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
-            "permutation = [2, 0, 1]")
-    (op,) = named_ops(parse_module(wrap([line], [("in", "memref<2x3x4xf64>"),
-                                                   ("init", "memref<4x2x3xf64>")])))
+    line = (
+        "linalg.transpose ins(%in : memref<2x3x4xf64>) outs(%init : memref<4x2x3xf64>) "
+        "permutation = [2, 0, 1]"
+    )
+    (op,) = named_ops(
+        parse_module(wrap([line], [("in", "memref<2x3x4xf64>"), ("init", "memref<4x2x3xf64>")]))
+    )
     # init[i, j, k] = in[j, k, i]
     assert str(op.get_indexing_maps()[0]) == "(d0, d1, d2) -> (d1, d2, d0)"
 
@@ -355,13 +514,15 @@ def test_conv_maps_resolve_strides_and_dilations() -> None:
     line, args = UPSTREAM_LINES[8]
     (op,) = named_ops(parse_module(wrap([line], args)))
     assert str(op.get_indexing_maps()[0]) == (
-        "(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((d1 * 2) + d4), ((d2 * 2) + (d5 * 2)), d6)")
+        "(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((d1 * 2) + d4), ((d2 * 2) + (d5 * 2)), d6)"
+    )
     assert [t.value for t in op.get_iterator_types()] == ["parallel"] * 4 + ["reduction"] * 3
     assert op.get_static_loop_ranges() == [2, 4, 3, 4, 2, 3, 3]
     line, args = op_text("conv_2d_nhwc_hwcf", "static")  # defaults: strides = dilations = 1
     (op,) = named_ops(parse_module(wrap([line], args)))
     assert str(op.get_indexing_maps()[0]) == (
-        "(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 + d4), (d2 + d5), d6)")
+        "(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 + d4), (d2 + d5), d6)"
+    )
 
 
 def test_reference_conv() -> None:
@@ -392,8 +553,12 @@ def test_clone_with_operands_keeps_attributes() -> None:
 
 
 def test_builders() -> None:
-    block_types = [builtin.MemRefType(builtin.f32, [4, 8]), builtin.MemRefType(builtin.f32, [8, 3]),
-                   builtin.TensorType(builtin.f32, [4, 3]), builtin.f32]
+    block_types = [
+        builtin.MemRefType(builtin.f32, [4, 8]),
+        builtin.MemRefType(builtin.f32, [8, 3]),
+        builtin.TensorType(builtin.f32, [4, 3]),
+        builtin.f32,
+    ]
     from xdsl.ir import Block
 
     block = Block(arg_types=block_types)
@@ -405,9 +570,14 @@ def test_builders() -> None:
     fill.verify()
     assert mm.result_types == (block_types[2],) or list(mm.result_types) == [block_types[2]]
     transposed = named_op_class("matmul").build(
-        [a, b], [c], indexing_maps=[AffineMap.from_callable(lambda m, n, k: (m, k)),
-                                    AffineMap.from_callable(lambda m, n, k: (k, n)),
-                                    AffineMap.from_callable(lambda m, n, k: (m, n))])
+        [a, b],
+        [c],
+        indexing_maps=[
+            AffineMap.from_callable(lambda m, n, k: (m, k)),
+            AffineMap.from_callable(lambda m, n, k: (k, n)),
+            AffineMap.from_callable(lambda m, n, k: (m, n)),
+        ],
+    )
     block.add_op(transposed)
     transposed.verify()
     with pytest.raises(TypeError, match="has no attribute 'permutation'"):
@@ -420,9 +590,13 @@ def test_builders() -> None:
     with pytest.raises(ValueError, match=r"takes 1 input\(s\) and 1 output\(s\), got 2 and 1"):
         transpose_cls([a, a], [b], permutation=[1, 0])
     conv = named_op_class("conv_2d_nhwc_hwcf")
-    d = Block(arg_types=[builtin.MemRefType(builtin.f32, [1, 9, 9, 2]),
-                         builtin.MemRefType(builtin.f32, [3, 3, 2, 4]),
-                         builtin.MemRefType(builtin.f32, [1, 4, 4, 4])])
+    d = Block(
+        arg_types=[
+            builtin.MemRefType(builtin.f32, [1, 9, 9, 2]),
+            builtin.MemRefType(builtin.f32, [3, 3, 2, 4]),
+            builtin.MemRefType(builtin.f32, [1, 4, 4, 4]),
+        ]
+    )
     op = conv(list(d.args[:2]), [d.args[2]], strides=[2, 2])
     d.add_op(op)
     op.verify()
@@ -462,10 +636,18 @@ CONTRACTIONS: dict[str, tuple[list[tuple[int, ...]], Callable[..., np.ndarray]]]
     "matvec": ([(13, 7), (7,), (13,)], lambda a, y, x: x + a @ y),
     "vecmat": ([(7,), (7, 11), (11,)], lambda y, a, x: x + y @ a),
     "dot": ([(17,), (17,), ()], lambda a, b, c: c + np.dot(a, b)),
-    "batch_reduce_matmul": ([(3, 5, 7), (3, 7, 9), (5, 9)],
-                            lambda a, b, c: c + np.matmul(a, b).sum(axis=0)),
-    "batch_matvec": ([(3, 5, 7), (3, 7), (3, 5)], lambda a, b, c: c + np.einsum("bmk,bk->bm", a, b)),
-    "batch_vecmat": ([(3, 7), (3, 7, 5), (3, 5)], lambda a, b, c: c + np.einsum("bk,bkn->bn", a, b)),
+    "batch_reduce_matmul": (
+        [(3, 5, 7), (3, 7, 9), (5, 9)],
+        lambda a, b, c: c + np.matmul(a, b).sum(axis=0),
+    ),
+    "batch_matvec": (
+        [(3, 5, 7), (3, 7), (3, 5)],
+        lambda a, b, c: c + np.einsum("bmk,bk->bm", a, b),
+    ),
+    "batch_vecmat": (
+        [(3, 7), (3, 7, 5), (3, 5)],
+        lambda a, b, c: c + np.einsum("bk,bkn->bn", a, b),
+    ),
 }
 
 
@@ -476,7 +658,7 @@ def test_reference_contractions(name: str, dtype: str) -> None:
     np_dtype = np.dtype(DTYPES[dtype])
     types = [f"memref<{''.join(f'{s}x' for s in shape)}{dtype}>" for shape in shapes]
     names = ["p", "q", "r"]
-    line = (f"linalg.{name} ins(%p, %q : {types[0]}, {types[1]}) outs(%r : {types[2]})")
+    line = f"linalg.{name} ins(%p, %q : {types[0]}, {types[1]}) outs(%r : {types[2]})"
     op = single_op(line, list(zip(names, types)))
     arrays = [random(s, np_dtype) for s in shapes]
     expected = expected_fn(*(a.astype(np.float64) if dtype != "i32" else a for a in arrays))
@@ -494,12 +676,17 @@ def test_reference_quantized_matmul(batched: bool) -> None:
     name = "quantized_batch_matmul" if batched else "quantized_matmul"
     lead = (2,) if batched else ()
     shapes = [(*lead, 5, 3), (*lead, 3, 4), (*lead, 5, 4)]
-    types = [f"memref<{''.join(f'{d}x' for d in shape)}{t}>" for shape, t in
-             zip(shapes, ["i8", "i8", "i32"])]
-    line = (f"linalg.{name} ins(%a, %b, %az, %bz : {types[0]}, {types[1]}, i32, i32) "
-            f"outs(%c : {types[2]})")
-    op = single_op(line, [("a", types[0]), ("b", types[1]), ("az", "i32"), ("bz", "i32"),
-                          ("c", types[2])])
+    types = [
+        f"memref<{''.join(f'{d}x' for d in shape)}{t}>"
+        for shape, t in zip(shapes, ["i8", "i8", "i32"])
+    ]
+    line = (
+        f"linalg.{name} ins(%a, %b, %az, %bz : {types[0]}, {types[1]}, i32, i32) "
+        f"outs(%c : {types[2]})"
+    )
+    op = single_op(
+        line, [("a", types[0]), ("b", types[1]), ("az", "i32"), ("bz", "i32"), ("c", types[2])]
+    )
     a = RNG.integers(-128, 128, size=shapes[0]).astype(np.int8)
     b = RNG.integers(-128, 128, size=shapes[1]).astype(np.int8)
     c = RNG.integers(-9, 9, size=shapes[2]).astype(np.int32)
@@ -509,9 +696,13 @@ def test_reference_quantized_matmul(batched: bool) -> None:
 
 
 def test_reference_matmul_on_tensors_returns_new_array_and_casts() -> None:
-    line = ("%0 = linalg.matmul ins(%a, %b : tensor<5x3xi8>, tensor<3x4xi8>) outs(%c : tensor<5x4xf32>)"
-            " -> tensor<5x4xf32>")
-    op = single_op(line, [("a", "tensor<5x3xi8>"), ("b", "tensor<3x4xi8>"), ("c", "tensor<5x4xf32>")])
+    line = (
+        "%0 = linalg.matmul ins(%a, %b : tensor<5x3xi8>, tensor<3x4xi8>) outs(%c : tensor<5x4xf32>)"
+        " -> tensor<5x4xf32>"
+    )
+    op = single_op(
+        line, [("a", "tensor<5x3xi8>"), ("b", "tensor<3x4xi8>"), ("c", "tensor<5x4xf32>")]
+    )
     a = random((5, 3), np.dtype(np.int8))
     b = random((3, 4), np.dtype(np.int8))
     c = np.zeros((5, 4), np.float32)
@@ -545,9 +736,18 @@ def _round_half_away(x: np.ndarray) -> np.ndarray:
 
 
 UNARY_NP: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "exp": np.exp, "log": np.log, "abs": np.abs, "ceil": np.ceil, "floor": np.floor,
-    "negf": np.negative, "reciprocal": lambda x: 1 / x, "round": _round_half_away,
-    "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "square": np.square, "tanh": np.tanh,
+    "exp": np.exp,
+    "log": np.log,
+    "abs": np.abs,
+    "ceil": np.ceil,
+    "floor": np.floor,
+    "negf": np.negative,
+    "reciprocal": lambda x: 1 / x,
+    "round": _round_half_away,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "square": np.square,
+    "tanh": np.tanh,
     "erf": np.vectorize(__import__("math").erf),
 }
 
@@ -568,7 +768,10 @@ def test_reference_unary(name: str, dtype: str) -> None:
 
 
 BINARY_NP: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum,
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "max": np.maximum,
     "min": np.minimum,
 }
 
@@ -580,8 +783,9 @@ def test_reference_binary(name: str, dtype: str) -> None:
         pytest.skip("not defined for this element type")
     np_dtype = np.dtype(DTYPES[dtype])
     t = f"memref<3x5x{dtype}>"
-    op = single_op(f"linalg.{name} ins(%a, %b : {t}, {t}) outs(%c : {t})",
-                   [("a", t), ("b", t), ("c", t)])
+    op = single_op(
+        f"linalg.{name} ins(%a, %b : {t}, {t}) outs(%c : {t})", [("a", t), ("b", t), ("c", t)]
+    )
     a = random((3, 5), np_dtype, positive=name == "powf")
     b = random((3, 5), np_dtype, positive=name in ("powf", "div_unsigned"))
     if name == "div" and dtype == "i32":
@@ -604,13 +808,17 @@ def test_reference_binary(name: str, dtype: str) -> None:
 
 
 def test_reference_fill_copy_transpose_broadcast() -> None:
-    op = single_op("linalg.fill ins(%v : f64) outs(%o : memref<3x4xi32>)",
-                   [("v", "f64"), ("o", "memref<3x4xi32>")])
+    op = single_op(
+        "linalg.fill ins(%v : f64) outs(%o : memref<3x4xi32>)",
+        [("v", "f64"), ("o", "memref<3x4xi32>")],
+    )
     out = np.zeros((3, 4), np.int32)
     evaluate_named(op, [-2.75, out])
     assert (out == -2).all()  # fptosi truncates toward zero
-    op = single_op("linalg.copy ins(%a : memref<7xi8>) outs(%o : memref<7xf64>)",
-                   [("a", "memref<7xi8>"), ("o", "memref<7xf64>")])
+    op = single_op(
+        "linalg.copy ins(%a : memref<7xi8>) outs(%o : memref<7xf64>)",
+        [("a", "memref<7xi8>"), ("o", "memref<7xf64>")],
+    )
     a = np.array([-128, -1, 0, 1, 2, 3, 127], np.int8)
     out = np.zeros(7, np.float64)
     evaluate_named(op, [a, out])
@@ -646,5 +854,11 @@ def test_reference_rejects_bad_arrays() -> None:
     with pytest.raises(XlinalgError, match="expects 3 operands, got 2"):
         evaluate_named(op, [np.zeros((5, 9), np.float32), np.zeros((9, 7), np.float32)])
     with pytest.raises(XlinalgError, match="expected an array matching memref<9x7xf32>"):
-        evaluate_named(op, [np.zeros((5, 9), np.float32), np.zeros((7, 9), np.float32),
-                            np.zeros((5, 7), np.float32)])
+        evaluate_named(
+            op,
+            [
+                np.zeros((5, 9), np.float32),
+                np.zeros((7, 9), np.float32),
+                np.zeros((5, 7), np.float32),
+            ],
+        )

@@ -45,14 +45,13 @@ def test_round_trip() -> None:
     assert isinstance(dyn.mixed_tiles()[0], type(dyn.inner_tiles[0]))
 
 
-
-
 @needs_iree
 def test_upstream_round_trip() -> None:
     from support import iree_opt
 
     assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
-        IREE_ROUND_TRIP["test_linalg_pack.py::test_upstream_round_trip"])
+        IREE_ROUND_TRIP["test_linalg_pack.py::test_upstream_round_trip"]
+    )
     upstream = iree_opt(str(xlinalg.parse(FORMS)))
     again = xlinalg.parse(upstream)
     assert len([o for o in again.walk() if isinstance(o, PackOp)]) == 3
@@ -72,19 +71,27 @@ ARGS = "%a: tensor<9xf32>, %b: tensor<16x4xf32>, %pad: f32, %t: index, %i: i32"
 
 @pytest.mark.parametrize(("op_text", "message"), PACK_VERIFY_CASES)
 def test_verifier_rules(op_text: str, message: str) -> None:
-    dest_type = op_text.rsplit("-> ", 1)[1] if "linalg.pack" in op_text else op_text.split(": ")[1].split(" ->")[0]
+    dest_type = (
+        op_text.rsplit("-> ", 1)[1]
+        if "linalg.pack" in op_text
+        else op_text.split(": ")[1].split(" ->")[0]
+    )
     with pytest.raises(XlinalgError, match=re.escape(message)):
         _parse_one(op_text, f"{ARGS}, %d: {dest_type}")
 
 
 def test_unpack_may_drop_padding() -> None:
     # [003]: shape(result)[pos] <= shape(src)[n-k+i] * shape(src)[pos]: 9 <= 2 * 8
-    _parse_one("%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [8] into %a "
-               ": tensor<2x8xf32> -> tensor<9xf32>", f"{ARGS}, %d: tensor<2x8xf32>")
+    _parse_one(
+        "%0 = linalg.unpack %d inner_dims_pos = [0] inner_tiles = [8] into %a "
+        ": tensor<2x8xf32> -> tensor<9xf32>",
+        f"{ARGS}, %d: tensor<2x8xf32>",
+    )
 
 
-def _pack_by_loops(a: np.ndarray, tiles: dict[int, int], perm: list[int], pad: float,
-                   packed_shape: tuple[int, ...]) -> np.ndarray:
+def _pack_by_loops(
+    a: np.ndarray, tiles: dict[int, int], perm: list[int], pad: float, packed_shape: tuple[int, ...]
+) -> np.ndarray:
     """An independent element-by-element formula of pack."""
     n = a.ndim
     positions = list(tiles)
@@ -111,7 +118,8 @@ func.func @k(%a: memref<9x5x3xf32>, %p: memref<3x5x2x4x3xf32>, %pad: f32, %u: me
 
 def test_execution_matches_independent_formula() -> None:
     assert exercised(xlinalg.parse(KERNEL)) == set(
-        RUN_CASES["test_linalg_pack.py::test_execution_matches_independent_formula"])
+        RUN_CASES["test_linalg_pack.py::test_execution_matches_independent_formula"]
+    )
     kernel = xlinalg.compile(KERNEL)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((9, 5, 3), dtype=np.float32)
@@ -144,7 +152,8 @@ def _dynamic_kernel() -> xlinalg.Kernel:
 @given(rows=st.integers(1, 13), cols=st.integers(1, 11), t0=st.integers(1, 6), t1=st.integers(1, 6))
 def test_pack_then_unpack_is_identity_compiled(rows: int, cols: int, t0: int, t1: int) -> None:
     assert exercised(xlinalg.parse(DYNAMIC)) == set(
-        RUN_CASES["test_linalg_pack.py::test_pack_then_unpack_is_identity_compiled"])
+        RUN_CASES["test_linalg_pack.py::test_pack_then_unpack_is_identity_compiled"]
+    )
     kernel = _dynamic_kernel()
     a = np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) + 0.5
     packed_shape = (-(-cols // t1), -(-rows // t0), t0, t1)
@@ -176,25 +185,54 @@ def test_tensor_reference_with_dynamic_tile() -> None:
     from xlinalg.reference.function import run_function
 
     a = np.arange(45, dtype=np.float32).reshape(9, 5)
-    (result,) = run_function(xlinalg.parse(FORMS), "f", [
-        a, np.zeros((2, 3, 4, 3), np.float32), np.float32(0), 2, np.zeros((5, 5, 2), np.float32),
-        np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)])
+    (result,) = run_function(
+        xlinalg.parse(FORMS),
+        "f",
+        [
+            a,
+            np.zeros((2, 3, 4, 3), np.float32),
+            np.float32(0),
+            2,
+            np.zeros((5, 5, 2), np.float32),
+            np.zeros((9, 5), np.float32),
+            np.zeros((3, 5, 4), np.float32),
+        ],
+    )
     np.testing.assert_array_equal(result, a)  # unpack(pack(a)) on tensors
     text = FORMS.replace("return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>").replace(
-        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {")
-    (packed,) = run_function(xlinalg.parse(text), "f", [
-        a, np.zeros((2, 3, 4, 3), np.float32), np.float32(-1), 2, np.zeros((5, 5, 2), np.float32),
-        np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)])
+        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {"
+    )
+    (packed,) = run_function(
+        xlinalg.parse(text),
+        "f",
+        [
+            a,
+            np.zeros((2, 3, 4, 3), np.float32),
+            np.float32(-1),
+            2,
+            np.zeros((5, 5, 2), np.float32),
+            np.zeros((9, 5), np.float32),
+            np.zeros((3, 5, 4), np.float32),
+        ],
+    )
     np.testing.assert_array_equal(packed, _pack_by_loops(a, {0: 2}, [0, 1], -1.0, (5, 5, 2)))
 
 
 def test_tensor_kernel_compiles_and_matches() -> None:
     kernel = xlinalg.compile(FORMS)
     a = np.arange(45, dtype=np.float32).reshape(9, 5)
-    args = [a, np.zeros((2, 3, 4, 3), np.float32), np.float32(0), 2, np.zeros((5, 5, 2), np.float32),
-            np.zeros((9, 5), np.float32), np.zeros((3, 5, 4), np.float32)]
+    args = [
+        a,
+        np.zeros((2, 3, 4, 3), np.float32),
+        np.float32(0),
+        2,
+        np.zeros((5, 5, 2), np.float32),
+        np.zeros((9, 5), np.float32),
+        np.zeros((3, 5, 4), np.float32),
+    ]
     np.testing.assert_array_equal(kernel(*args), a)  # unpack(pack(a)) on tensors
     text = FORMS.replace("return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>").replace(
-        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {")
+        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {"
+    )
     packed = xlinalg.compile(text)(*args[:2], np.float32(-1), 2, *args[4:])
     np.testing.assert_array_equal(packed, _pack_by_loops(a, {0: 2}, [0, 1], -1.0, (5, 5, 2)))

@@ -41,11 +41,10 @@ def test_round_trip() -> None:
     for text in (TENSOR, MEMREF):
         printed = str(xlinalg.parse(text))
         assert str(xlinalg.parse(printed)) == printed
-    assert "linalg.softmax dimension(1) ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>" in str(
-        xlinalg.parse(TENSOR)
+    assert (
+        "linalg.softmax dimension(1) ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>"
+        in str(xlinalg.parse(TENSOR))
     )
-
-
 
 
 @needs_iree
@@ -53,7 +52,8 @@ def test_upstream_round_trip_and_decomposition() -> None:
     from support import iree_opt
 
     assert {op for t in (TENSOR, MEMREF) for op, _ in exercised(xlinalg.parse(t))} == set(
-        IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"])
+        IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"]
+    )
     for text in (TENSOR, MEMREF):
         upstream = iree_opt(str(xlinalg.parse(text)))
         assert str(xlinalg.parse(upstream)).count("linalg.softmax") == text.count("linalg.softmax")
@@ -66,7 +66,9 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }"""
-    upstream_ops = _op_sequence(iree_opt(TENSOR + schedule, "--transform-interpreter").split("module attributes")[0])
+    upstream_ops = _op_sequence(
+        iree_opt(TENSOR + schedule, "--transform-interpreter").split("module attributes")[0]
+    )
     ours = xlinalg.parse(TENSOR)
     op = next(o for o in ours.walk() if isinstance(o, SoftmaxOp))
     op.decompose(Rewriter())
@@ -112,10 +114,13 @@ def test_reference_is_numerically_careful() -> None:
 
 def test_execution_matches_numpy_odd_sizes() -> None:
     assert exercised(xlinalg.parse(MEMREF)) == set(
-        RUN_CASES["test_linalg_softmax.py::test_execution_matches_numpy_odd_sizes"])
+        RUN_CASES["test_linalg_softmax.py::test_execution_matches_numpy_odd_sizes"]
+    )
     kernel = xlinalg.compile(MEMREF)
     rng = np.random.default_rng(0)
-    a = (rng.standard_normal((3, 7, 5)) * 30).astype(np.float32)  # large values: needs the max shift
+    a = (rng.standard_normal((3, 7, 5)) * 30).astype(
+        np.float32
+    )  # large values: needs the max shift
     d = rng.standard_normal((11, 9)) * 100
     c, e = np.zeros_like(a), np.zeros_like(d)
     kernel(a, c, d, e)

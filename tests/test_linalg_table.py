@@ -68,10 +68,22 @@ def test_table_has_every_op_of_the_spec() -> None:
     depthwise = [n for n in TABLE_OPS if n.startswith("depthwise_conv_")]
     poolings = [n for n in TABLE_OPS if n.startswith("pooling_")]
     assert (len(convs), len(depthwise), len(poolings)) == (19, 11, 17)
-    for name in ("mmt4d", "batch_mmt4d", "contract", "elementwise", "elemwise_unary",
-                 "elemwise_binary", "select", "matmul_transpose_a", "matmul_transpose_b",
-                 "batch_matmul_transpose_a", "batch_matmul_transpose_b", "quantized_matmul",
-                 "quantized_batch_matmul", "fill_rng_2d"):
+    for name in (
+        "mmt4d",
+        "batch_mmt4d",
+        "contract",
+        "elementwise",
+        "elemwise_unary",
+        "elemwise_binary",
+        "select",
+        "matmul_transpose_a",
+        "matmul_transpose_b",
+        "batch_matmul_transpose_a",
+        "batch_matmul_transpose_b",
+        "quantized_matmul",
+        "quantized_batch_matmul",
+        "fill_rng_2d",
+    ):
         assert name in TABLE_OPS
 
 
@@ -89,10 +101,12 @@ def test_round_trip(name: str) -> None:
 
 def test_elementwise_short_kind_form_of_upstream_parses() -> None:
     # IREE 3.13's printer writes `linalg.elementwise <add>`; the spec writes `kind=#...<add>`
-    text = ("func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
-            "  linalg.elementwise <exp> ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)\n"
-            "  linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%a : memref<4xf32>) "
-            "outs(%b : memref<4xf32>)\n  return\n}")
+    text = (
+        "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
+        "  linalg.elementwise <exp> ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)\n"
+        "  linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%a : memref<4xf32>) "
+        "outs(%b : memref<4xf32>)\n  return\n}"
+    )
     ops = [op for op in xlinalg.parse(text).walk() if isinstance(op, NamedStructuredOp)]
     assert str(ops[0]) == str(ops[1])
     assert "kind = #linalg.elementwise_kind<exp>" in str(ops[0])
@@ -111,14 +125,18 @@ func.func @f(%x: tensor<4x16x8xf32>, %y: tensor<4x8xf32>, %o: tensor<4x8x16xf32>
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((4, 16, 8)), rng.standard_normal((4, 8))
     out = evaluate_named(op, [x, y, np.zeros((4, 8, 16))])[0]
-    np.testing.assert_allclose(out, np.transpose(x, (0, 2, 1)) + y[:, :, None], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        out, np.transpose(x, (0, 2, 1)) + y[:, :, None], rtol=1e-5, atol=1e-6
+    )
     assert "indexing_maps = [" in str(op)
 
 
 def test_enum_attribute_errors_are_clear() -> None:
-    text = ("func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
-            "  linalg.elemwise_unary {fun = #linalg.type_fn<cast_signed>} ins(%a : memref<4xf32>) "
-            "outs(%b : memref<4xf32>)\n  return\n}")
+    text = (
+        "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
+        "  linalg.elemwise_unary {fun = #linalg.type_fn<cast_signed>} ins(%a : memref<4xf32>) "
+        "outs(%b : memref<4xf32>)\n  return\n}"
+    )
     with pytest.raises(XlinalgError, match="expected #linalg.unary_fn<...> with one of exp, log"):
         xlinalg.parse(text)
 
@@ -215,6 +233,7 @@ def upstream_corpus(elt_kind: str) -> tuple[str, str, str]:
 @pytest.mark.parametrize("elt_kind", ["f32", "i32"])
 def test_upstream_reads_ours_and_we_read_upstream(elt_kind: str) -> None:
     ours, theirs, _ = upstream_corpus(elt_kind)
+
     # upstream's custom print (its `#map` aliases, `<kind>` short form) parses here to the same IR
     # (up to SSA names: upstream renames them %argN / %N)
     def normalized(text: str) -> str:
@@ -228,7 +247,8 @@ def _functions(module: ModuleOp) -> dict[str, list]:  # type: ignore[type-arg]
     for func in module.walk():
         if func.name == "func.func":
             out[func.sym_name.data] = [  # type: ignore[attr-defined]
-                op for op in func.walk() if isinstance(op, (GenericOp, NamedStructuredOp))]
+                op for op in func.walk() if isinstance(op, (GenericOp, NamedStructuredOp))
+            ]
     return out
 
 
@@ -261,7 +281,7 @@ def test_generalization_matches_upstream(elt_kind: str) -> None:
         want = evaluate_named(named, [a.copy() for a in operands])
         args = [a.item() if shape is None else a.copy() for a, shape in zip(operands, s.shapes)]
         run_function(upstream_module, symbol, args)
-        for w, g in zip(want, args[s.n_inputs:]):
+        for w, g in zip(want, args[s.n_inputs :]):
             if name == "fill_rng_2d":  # our reference reproduces upstream's LCG bit for bit
                 np.testing.assert_array_equal(g, w, err_msg=symbol)
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=symbol)

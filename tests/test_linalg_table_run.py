@@ -22,14 +22,19 @@ def test_every_op_runs_and_matches_the_reference(elt: str) -> None:
 def test_mixed_precision_runs() -> None:
     """i8 x i8 -> i32, f16/bf16 -> f32, widening/narrowing copies, default (no attribute)
     strides/dilations: `MIXED_CASES`, all in one module."""
-    samples = {f"k{i}": sample(n, e, out_elt=o, unit_windows=u) for i, (n, e, o, u)
-               in enumerate(MIXED_CASES)}
+    samples = {
+        f"k{i}": sample(n, e, out_elt=o, unit_windows=u)
+        for i, (n, e, o, u) in enumerate(MIXED_CASES)
+    }
     for s in samples.values():  # really mixed: inputs and output differ
         assert s.types[0] != s.types[s.n_inputs], s
     text = "".join(s.function(sym) for sym, s in samples.items())
     module = xlinalg.parse(text)
-    ops = {op.parent_op().sym_name.data: op  # type: ignore[union-attr]
-           for op in module.walk() if isinstance(op, NamedStructuredOp)}
+    ops = {
+        op.parent_op().sym_name.data: op  # type: ignore[union-attr]
+        for op in module.walk()
+        if isinstance(op, NamedStructuredOp)
+    }
     jit = JitModule(lower_to_llvm(module.clone()))
     for sym, s in samples.items():
         check_function(jit.function(sym), ops[sym], s, 3, f"{s.name} {s.types}")

@@ -38,19 +38,25 @@ PROPERTY_OPS = ("matmul", "conv_2d_nhwc_hwcf", "pooling_nhwc_max", "depthwise_co
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(PROPERTY_OPS),
-    sizes=st.fixed_dictionaries({d: st.integers(1, 6) for d in (
-        "m", "n", "k", "oh", "ow", "c", "f", "ic", "cm", "kh", "kw")}),
+    sizes=st.fixed_dictionaries(
+        {
+            d: st.integers(1, 6)
+            for d in ("m", "n", "k", "oh", "ow", "c", "f", "ic", "cm", "kh", "kw")
+        }
+    ),
     tiles=st.lists(st.integers(0, 5), min_size=7, max_size=7),
     seed=st.integers(0, 2**16),
 )
-def test_tiling_equals_untiled(name: str, sizes: dict[str, int], tiles: list[int],
-                               seed: int) -> None:
+def test_tiling_equals_untiled(
+    name: str, sizes: dict[str, int], tiles: list[int], seed: int
+) -> None:
     s = sample(name, "f32", sizes=sizes)
     module = xlinalg.parse(s.function("k"))
     (op,) = [o for o in module.walk() if isinstance(o, NamedStructuredOp)]
     loop_tiles = tiles[: op.get_num_loops()]
-    tiled = xlinalg.apply_schedule(module.clone(), tiling_schedule({name: op},
-                                                                   lambda _: loop_tiles))
+    tiled = xlinalg.apply_schedule(
+        module.clone(), tiling_schedule({name: op}, lambda _: loop_tiles)
+    )
     untiled_fn = JitModule(lower_to_llvm(module.clone())).function("k")
     tiled_fn = JitModule(lower_to_llvm(tiled)).function("k")
     args = operands_for(s, seed)

@@ -178,8 +178,6 @@ def test_non_trivial_index_expression_is_arith() -> None:
     assert not ops_named(module, "affine.apply")
 
 
-
-
 def test_rank0_output_reduction_is_carried_through_the_whole_nest() -> None:
     module = parse(DOT)
     lower_to_loops(module)

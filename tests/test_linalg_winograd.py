@@ -43,14 +43,13 @@ def test_round_trip_both_attribute_forms() -> None:
     assert all(o.get_m_r() == (4, 3) for o in ops)
 
 
-
-
 @needs_iree
 def test_upstream_round_trip() -> None:
     from support import iree_opt
 
     assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
-        IREE_ROUND_TRIP["test_linalg_winograd.py::test_upstream_round_trip"])
+        IREE_ROUND_TRIP["test_linalg_winograd.py::test_upstream_round_trip"]
+    )
     upstream = iree_opt(str(xlinalg.parse(FORMS)))
     assert str(xlinalg.parse(upstream)).count("fmr(F_4_3)") == 3
     generic = iree_opt(FORMS, "--mlir-print-op-generic")
@@ -81,7 +80,7 @@ def test_matrices_compute_correlation(m: int, r: int) -> None:
     rng = np.random.default_rng(m * 10 + r)
     g, d = rng.standard_normal((r, r)), rng.standard_normal((m + r - 1, m + r - 1))
     y = AT @ ((G @ g @ G.T) * (BT @ d @ BT.T)) @ AT.T
-    direct = np.array([[np.sum(g * d[i:i + r, j:j + r]) for j in range(m)] for i in range(m)])
+    direct = np.array([[np.sum(g * d[i : i + r, j : j + r]) for j in range(m)] for i in range(m)])
     np.testing.assert_allclose(y, direct, rtol=1e-12, atol=1e-12)
 
 
@@ -91,7 +90,7 @@ def _direct_conv(d: np.ndarray, g: np.ndarray, init: np.ndarray) -> np.ndarray:
     _, kh, kw, _ = g.shape
     for i in range(out.shape[1]):
         for j in range(out.shape[2]):
-            out[:, i, j, :] += np.einsum("nhwc,fhwc->nf", d[:, i:i + kh, j:j + kw, :], g)
+            out[:, i, j, :] += np.einsum("nhwc,fhwc->nf", d[:, i : i + kh, j : j + kw, :], g)
     return out
 
 
@@ -104,7 +103,9 @@ def test_reference_pipeline_equals_direct_conv(m: int, r: int) -> None:
     init = rng.standard_normal((n, th * m, tw * m, f))
     u, v = winograd_filter(g, m, r), winograd_input(d, m, r)
     prod = np.einsum("abhwnc,abcf->abhwnf", v, u)
-    np.testing.assert_allclose(winograd_output(prod, init, m, r), _direct_conv(d, g, init), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        winograd_output(prod, init, m, r), _direct_conv(d, g, init), rtol=1e-10, atol=1e-10
+    )
 
 
 PIPELINE = """
@@ -131,22 +132,33 @@ func.func @wino(%g: memref<{F}x{r}x{r}x{C}xf32>, %d: memref<{N}x{H}x{W}x{C}xf32>
 
 @pytest.mark.parametrize(
     ("m", "r", "attr", "n", "c", "f", "th", "tw"),
-    [(2, 3, "fmr(F_2_3)", 1, 3, 5, 3, 5), (4, 3, "m(4) r(3)", 2, 3, 1, 1, 3), (2, 5, "fmr(F_2_5)", 1, 5, 3, 3, 1)],
+    [
+        (2, 3, "fmr(F_2_3)", 1, 3, 5, 3, 5),
+        (4, 3, "m(4) r(3)", 2, 3, 1, 1, 3),
+        (2, 5, "fmr(F_2_5)", 1, 5, 3, 3, 1),
+    ],
 )
-def test_compiled_pipeline_equals_direct_conv(m: int, r: int, attr: str, n: int, c: int, f: int,
-                                              th: int, tw: int) -> None:
+def test_compiled_pipeline_equals_direct_conv(
+    m: int, r: int, attr: str, n: int, c: int, f: int, th: int, tw: int
+) -> None:
     a = m + r - 1
     h, w = th * m + r - 1, tw * m + r - 1
-    text = PIPELINE.format(F=f, r=r, C=c, N=n, H=h, W=w, a=a, th=th, tw=tw, OH=th * m, OW=tw * m, attr=attr)
+    text = PIPELINE.format(
+        F=f, r=r, C=c, N=n, H=h, W=w, a=a, th=th, tw=tw, OH=th * m, OW=tw * m, attr=attr
+    )
     assert exercised(xlinalg.parse(text)) == set(
-        RUN_CASES["test_linalg_winograd.py::test_compiled_pipeline_equals_direct_conv"])
+        RUN_CASES["test_linalg_winograd.py::test_compiled_pipeline_equals_direct_conv"]
+    )
     kernel = xlinalg.compile(text)
     rng = np.random.default_rng(m + r)
     g = rng.standard_normal((f, r, r, c), dtype=np.float32)
     d = rng.standard_normal((n, h, w, c), dtype=np.float32)
     init = rng.standard_normal((n, th * m, tw * m, f), dtype=np.float32)
-    bufs = [np.zeros((a, a, c, f), np.float32), np.zeros((a, a, th, tw, n, c), np.float32),
-            np.zeros((a, a, th, tw, n, f), np.float32)]
+    bufs = [
+        np.zeros((a, a, c, f), np.float32),
+        np.zeros((a, a, th, tw, n, c), np.float32),
+        np.zeros((a, a, th, tw, n, f), np.float32),
+    ]
     out = init.copy()
     kernel(g, d, *bufs, out)
     expected = _direct_conv(d.astype(np.float64), g.astype(np.float64), init)
@@ -166,7 +178,9 @@ func.func @f(%g: memref<2x1x3x3xf32>, %u: memref<1x4x3x2xf32>) {
   return
 }"""
     module = xlinalg.parse(text)
-    assert isinstance(next(o for o in module.walk() if isinstance(o, WinogradFilterTransformOp)), _WinogradOp)
+    assert isinstance(
+        next(o for o in module.walk() if isinstance(o, WinogradFilterTransformOp)), _WinogradOp
+    )
     kernel = xlinalg.compile(text)
     g = np.random.default_rng(3).standard_normal((2, 1, 3, 3), dtype=np.float32)
     u = np.zeros((1, 4, 3, 2), np.float32)
@@ -179,20 +193,42 @@ def test_tensor_reference() -> None:
     from xlinalg.reference.function import run_function
 
     rng = np.random.default_rng(5)
-    args = [rng.standard_normal(s, dtype=np.float32) for s in
-            [(2, 3, 3, 5), (6, 6, 5, 2), (2, 10, 10, 5), (6, 6, 2, 2, 2, 5), (6, 6, 2, 2, 2, 2), (2, 8, 8, 2)]]
+    args = [
+        rng.standard_normal(s, dtype=np.float32)
+        for s in [
+            (2, 3, 3, 5),
+            (6, 6, 5, 2),
+            (2, 10, 10, 5),
+            (6, 6, 2, 2, 2, 5),
+            (6, 6, 2, 2, 2, 2),
+            (2, 8, 8, 2),
+        ]
+    ]
     (result,) = run_function(xlinalg.parse(FORMS), "w", args)
-    np.testing.assert_allclose(result, winograd_output(args[4], args[5], 4, 3), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(
+        result, winograd_output(args[4], args[5], 4, 3), rtol=1e-5, atol=1e-4
+    )
     assert np.abs(result - args[5]).max() > 0.1  # it accumulates into the init, not replaces it
 
 
 def test_tensor_kernel_compiles_and_matches() -> None:
     kernel = xlinalg.compile(FORMS)
     rng = np.random.default_rng(7)
-    args = [rng.standard_normal(s, dtype=np.float32) for s in
-            [(2, 3, 3, 5), (6, 6, 5, 2), (2, 10, 10, 5), (6, 6, 2, 2, 2, 5), (6, 6, 2, 2, 2, 2), (2, 8, 8, 2)]]
+    args = [
+        rng.standard_normal(s, dtype=np.float32)
+        for s in [
+            (2, 3, 3, 5),
+            (6, 6, 5, 2),
+            (2, 10, 10, 5),
+            (6, 6, 2, 2, 2, 5),
+            (6, 6, 2, 2, 2, 2),
+            (2, 8, 8, 2),
+        ]
+    ]
     init = args[5].copy()
     expected = winograd_output(args[4], init, 4, 3)
-    np.testing.assert_allclose(kernel(*args), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+    np.testing.assert_allclose(
+        kernel(*args), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max()
+    )
     np.testing.assert_array_equal(args[5], init)  # the init tensor argument is not written
     assert kernel.check(*args).ok

@@ -65,10 +65,14 @@ def corpus() -> str:
         elt = "f32" if "f32" in dtypes_of(name) else "i32"
         funcs.append(sample(name, elt).function(f"k_{name}"))
         funcs.append(sample(name, elt).function(f"t_{name}", "tensor"))
-    modules = [xlinalg.parse("".join(funcs)), xlinalg.parse(test_linalg_generic.ALL_PROPERTIES),
-               xlinalg.parse(test_linalg_map_reduce.MAP_REDUCE),
-               xlinalg.parse(test_linalg_softmax.TENSOR), xlinalg.parse(test_linalg_pack.FORMS),
-               xlinalg.parse(SYNTAX)]
+    modules = [
+        xlinalg.parse("".join(funcs)),
+        xlinalg.parse(test_linalg_generic.ALL_PROPERTIES),
+        xlinalg.parse(test_linalg_map_reduce.MAP_REDUCE),
+        xlinalg.parse(test_linalg_softmax.TENSOR),
+        xlinalg.parse(test_linalg_pack.FORMS),
+        xlinalg.parse(SYNTAX),
+    ]
     modules.append(xlinalg.parse(ROOT / "examples" / "matmul_512.mlir"))
     merged = ModuleOp(modules)  # nested modules: one symbol table each
     # IREE 3.13 spells elementwise's kind `<add>` (the spec and later upstream: `kind=#...<add>`)
@@ -85,14 +89,17 @@ def _check_locations(ours: str, upstream: ModuleOp) -> int:
             continue
         loc = op.location
         parent = op.parent_op()
-        if parent is not None and parent.name.startswith("linalg.") and (
-                parent.name != "linalg.generic"):
+        if (
+            parent is not None
+            and parent.name.startswith("linalg.")
+            and (parent.name != "linalg.generic")
+        ):
             # the bodies of named ops and of the short form `linalg.map { arith.addf }` are
             # implicit: upstream locates their ops at the parent or nowhere (loc(unknown))
             continue
         assert isinstance(loc, FileLineColLoc), (op.name, loc)
         assert loc.filename.data == "<stdin>"
-        text = lines[loc.line.data - 1][loc.column.data - 1:]
+        text = lines[loc.line.data - 1][loc.column.data - 1 :]
         names = "|".join(re.escape(n) for n in {op.name, op.name.removeprefix("func.")})
         assert re.match(rf'(%[^=]+= )?"?({names})\b', text), (op.name, loc, text[:60])
         checked += 1
@@ -112,6 +119,7 @@ def test_corpus_through_upstream_debuginfo_parses_with_locations(generic: bool) 
     # (upstream's generic linalg.unpack carries a discardable operandSegmentSizes: our custom
     # form elides it as upstream's does, so the texts compare equal with it kept)
     mine = xlinalg.parse(ours)
+
     # the same IR up to SSA names (upstream renames them %argN / %N)
     def normalized(module: ModuleOp) -> str:
         return re.sub(r"%[\w.$-]+", "%v", str(module))
@@ -162,11 +170,13 @@ def test_every_location_kind_parses_with_aliases_defined_later() -> None:
 def test_every_location_kind_as_upstream_prints_it(generic: bool) -> None:
     flags = ["--mlir-print-debuginfo"] + (["--mlir-print-op-generic"] if generic else [])
     # upstream needs an alias defined before an alias that uses it; we take either order
-    ordered = LOCATIONS.replace('#later = loc(#last)\n#last = loc("last.mlir":4:2)\n',
-                                '#last = loc("last.mlir":4:2)\n#later = loc(#last)\n')
+    ordered = LOCATIONS.replace(
+        '#later = loc(#last)\n#last = loc("last.mlir":4:2)\n',
+        '#last = loc("last.mlir":4:2)\n#later = loc(#last)\n',
+    )
     assert ordered != LOCATIONS
     upstream = _iree(ordered, *flags)
-    assert "loc(fused<\"tile\">[" in upstream and "callsite(" in upstream
+    assert 'loc(fused<"tile">[' in upstream and "callsite(" in upstream
     _expect_kinds(xlinalg.parse(upstream))
 
 

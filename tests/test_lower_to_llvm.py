@@ -21,6 +21,7 @@ from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir
 # helpers: parse, lower, JIT with llvmlite, call with NumPy arrays per the ABI
 # ---------------------------------------------------------------------------
 
+
 def lower(text: str) -> LoweredModule:
     return convert_to_llvm_ir(parse(text))
 

@@ -70,8 +70,13 @@ def test_licm_moves_what_it_should() -> None:
     func = next(op for op in module.walk() if op.name == "func.func")
     top = [op.name for op in func.body.block.ops]
     # %c2 and %x leave both loops; %y (uses %i) leaves the inner loop only
-    assert top[:5] == ["arith.constant", "arith.constant", "arith.constant", "arith.muli",
-                       "scf.for"]
+    assert top[:5] == [
+        "arith.constant",
+        "arith.constant",
+        "arith.constant",
+        "arith.muli",
+        "scf.for",
+    ]
     outer = next(op for op in func.body.block.ops if op.name == "scf.for")
     assert [op.name for op in outer.body.block.ops][:2] == ["arith.addi", "scf.for"]
 

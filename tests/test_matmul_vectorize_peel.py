@@ -21,19 +21,36 @@ sys.path.insert(0, str(REPO / "scripts"))
 import bench_matmul
 
 SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
-KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,
-         "cache_order": 0, "unroll_k": 0}
+KNOBS = {
+    "tile_m": 32,
+    "tile_n": 64,
+    "tile_k": 64,
+    "reg_m": 8,
+    "reg_n": 32,
+    "reg_k": 4,
+    "cache_order": 0,
+    "unroll_k": 0,
+}
 
 
 # non-dividing and dividing shapes; peel = 3 excludes unroll_k = 1 (template constraint)
-CASES = [(*shape, unroll_k, peel) for shape in ((37, 45, 29), (64, 128, 64)) for unroll_k in (0, 1)
-         for peel in (0, 1, 2, 3) if not (unroll_k and peel == 3) and (unroll_k or peel != 0)]
+CASES = [
+    (*shape, unroll_k, peel)
+    for shape in ((37, 45, 29), (64, 128, 64))
+    for unroll_k in (0, 1)
+    for peel in (0, 1, 2, 3)
+    if not (unroll_k and peel == 3) and (unroll_k or peel != 0)
+]
 
 
 @pytest.mark.parametrize(("m", "n", "k", "unroll_k", "peel"), CASES)
 def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int, peel: int) -> None:
-    kernel = xlinalg.compile(fill_matmul(m, n, k), SPACE, entry="matmul",
-                             knobs={**KNOBS, "unroll_k": unroll_k, "peel": peel})
+    kernel = xlinalg.compile(
+        fill_matmul(m, n, k),
+        SPACE,
+        entry="matmul",
+        knobs={**KNOBS, "unroll_k": unroll_k, "peel": peel},
+    )
     rng = np.random.default_rng(m * n * k + peel)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -41,7 +58,9 @@ def test_peeled_blocks_compute_the_matmul(m: int, n: int, k: int, unroll_k: int,
 
 
 def _fma_loops(peel: int, m: int, n: int, k: int) -> list[list[str]]:
-    kernel = xlinalg.compile(fill_matmul(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel})
+    kernel = xlinalg.compile(
+        fill_matmul(m, n, k), SPACE, entry="matmul", knobs={**KNOBS, "peel": peel}
+    )
     rng = np.random.default_rng(peel)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -98,7 +117,9 @@ def test_stored_384x1000x256_main_loop() -> None:
     x 4 k steps, one B row load per k step)."""
     m, n, k = 384, 1000, 256
     knobs = bench_matmul.FIXED_VEC[(m, n, k)]
-    kernel = xlinalg.compile(bench_matmul.matmul_payload(m, n, k), SPACE, entry="matmul", knobs=knobs)
+    kernel = xlinalg.compile(
+        bench_matmul.matmul_payload(m, n, k), SPACE, entry="matmul", knobs=knobs
+    )
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -117,8 +138,12 @@ def test_parallel_template_peels_too(peel: int, parallel_dim: int) -> None:
     """matmul_parallel.mlir has the same knob: each thread's part peeled, 2 threads, vs NumPy."""
     m, n, k = 37, 45, 29
     knobs = {**KNOBS, "threads": 2, "parallel_dim": parallel_dim, "peel": peel}
-    kernel = xlinalg.compile(fill_matmul(m, n, k), REPO / "search_spaces" / "matmul_parallel.mlir", entry="matmul",
-                             knobs=knobs)
+    kernel = xlinalg.compile(
+        fill_matmul(m, n, k),
+        REPO / "search_spaces" / "matmul_parallel.mlir",
+        entry="matmul",
+        knobs=knobs,
+    )
     rng = np.random.default_rng(peel + 2 * parallel_dim)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)

@@ -60,17 +60,25 @@ def test_printed_form_is_upstream_syntax() -> None:
     printed = str(xlinalg.parse(PREFETCHES))
     proc = run_iree_opt(printed)
     assert proc.returncode == 0, proc.stderr
-    upstream = [line.replace("%arg0", "%m").replace("%arg1", "%i")
-                for line in _prefetch_lines(proc.stdout)]
+    upstream = [
+        line.replace("%arg0", "%m").replace("%arg1", "%i") for line in _prefetch_lines(proc.stdout)
+    ]
     assert upstream == _prefetch_lines(printed)
 
 
-@pytest.mark.parametrize(("text", "error", "message"), [
-    ("%m[%i], read, locality<4>, data", VerifyFailure, "'localityHint' failed to satisfy"),
-    ("%m[%i], fetch, locality<3>, data", ParseFailure, "rw specifier has to be 'read' or 'write'"),
-    ("%m[%i], read, locality<3>, code", ParseFailure, "cache type has to be 'data' or 'instr'"),
-    ("%m[], read, locality<3>, data", VerifyFailure, "too few indices: expected 1, got 0"),
-])
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [
+        ("%m[%i], read, locality<4>, data", VerifyFailure, "'localityHint' failed to satisfy"),
+        (
+            "%m[%i], fetch, locality<3>, data",
+            ParseFailure,
+            "rw specifier has to be 'read' or 'write'",
+        ),
+        ("%m[%i], read, locality<3>, code", ParseFailure, "cache type has to be 'data' or 'instr'"),
+        ("%m[], read, locality<3>, data", VerifyFailure, "too few indices: expected 1, got 0"),
+    ],
+)
 def test_bad_prefetch_is_a_clear_error(text: str, error: type[Exception], message: str) -> None:
     payload = f"""func.func @f(%m: memref<4xf32>, %i: index) {{
   memref.prefetch {text} : memref<4xf32>

@@ -34,25 +34,80 @@ MMT4D_SPACE = (ROOT / "search_spaces" / "mmt4d.mlir").read_text()
 def tensor_matmul(m: int, n: int, k: int) -> str:
     """examples/matmul_tensor_512.mlir at another shape."""
     text = (ROOT / "examples" / "matmul_tensor_512.mlir").read_text()
-    body = text[text.index("func.func"):]
-    return (body.replace("%A: tensor<512x512xf32>", f"%A: tensor<{m}x{k}xf32>")
-            .replace("%B: tensor<512x512xf32>", f"%B: tensor<{k}x{n}xf32>")
-            .replace("ins(%A, %B : tensor<512x512xf32>, tensor<512x512xf32>)",
-                     f"ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)")
-            .replace("tensor<512x512xf32>", f"tensor<{m}x{n}xf32>"))
+    body = text[text.index("func.func") :]
+    return (
+        body.replace("%A: tensor<512x512xf32>", f"%A: tensor<{m}x{k}xf32>")
+        .replace("%B: tensor<512x512xf32>", f"%B: tensor<{k}x{n}xf32>")
+        .replace(
+            "ins(%A, %B : tensor<512x512xf32>, tensor<512x512xf32>)",
+            f"ins(%A, %B : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)",
+        )
+        .replace("tensor<512x512xf32>", f"tensor<{m}x{n}xf32>")
+    )
 
 
-@pytest.mark.parametrize("shape, knobs", [
-    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1,
-                    "zero_c": 0}),
-    ((64, 96, 48), {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1,
-                    "zero_c": 1}),
-    # non-dividing everywhere: padded packs, partial cache tiles, a masked last k step
-    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0,
-                    "zero_c": 0}),
-    ((37, 70, 42), {"m0": 6, "n0": 16, "tm1": 4, "tn1": 1, "tk": 64, "rk": 4, "cache_order": 1, "reg_order": 0,
-                    "zero_c": 1}),
-])
+@pytest.mark.parametrize(
+    "shape, knobs",
+    [
+        (
+            (64, 96, 48),
+            {
+                "m0": 8,
+                "n0": 32,
+                "tm1": 2,
+                "tn1": 2,
+                "tk": 64,
+                "rk": 4,
+                "cache_order": 0,
+                "reg_order": 1,
+                "zero_c": 0,
+            },
+        ),
+        (
+            (64, 96, 48),
+            {
+                "m0": 8,
+                "n0": 32,
+                "tm1": 2,
+                "tn1": 2,
+                "tk": 64,
+                "rk": 4,
+                "cache_order": 0,
+                "reg_order": 1,
+                "zero_c": 1,
+            },
+        ),
+        # non-dividing everywhere: padded packs, partial cache tiles, a masked last k step
+        (
+            (37, 70, 42),
+            {
+                "m0": 6,
+                "n0": 16,
+                "tm1": 4,
+                "tn1": 1,
+                "tk": 64,
+                "rk": 4,
+                "cache_order": 1,
+                "reg_order": 0,
+                "zero_c": 0,
+            },
+        ),
+        (
+            (37, 70, 42),
+            {
+                "m0": 6,
+                "n0": 16,
+                "tm1": 4,
+                "tn1": 1,
+                "tk": 64,
+                "rk": 4,
+                "cache_order": 1,
+                "reg_order": 0,
+                "zero_c": 1,
+            },
+        ),
+    ],
+)
 def test_matmul_mmt4d_template(shape, knobs):
     m, n, k = shape
     payload = tensor_matmul(m, n, k)
@@ -66,8 +121,11 @@ def test_matmul_mmt4d_template(shape, knobs):
     if knobs["zero_c"]:
         # the fill's zeros are the accumulators' initial value: no fill, no read of a C block
         assert "linalg.fill" not in names
-        assert not [op for op in kernel.module.walk()
-                    if op.name == "vector.transfer_read" and str(op.results[0].type) == block]
+        assert not [
+            op
+            for op in kernel.module.walk()
+            if op.name == "vector.transfer_read" and str(op.results[0].type) == block
+        ]
         return
     # the accumulator block stays in registers across the k loop: read and written once per block
     assert names.count("vector.transfer_write") == 1
@@ -126,7 +184,10 @@ def test_fold_unit_extent_dims_via_slices():
     assert fold_unit_dims_in(module) == 1
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     assert [str(m) for m in generic.get_indexing_maps()] == [
-        "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)", "(d0, d1) -> (d1)"]
+        "(d0, d1) -> (d0, d1)",
+        "(d0, d1) -> (d0)",
+        "(d0, d1) -> (d1)",
+    ]
     assert [str(o.type.get_shape()) for o in generic.operands] == ["(5, 3)", "(5,)", "(3,)"]
     kernel = xlinalg.compile(UNIT)
     a, b, c = kernel.make_inputs()

@@ -25,13 +25,26 @@ RESULT = " attributes {xlinalg.results_from = array<i64: 1>}"
 STORE_C = "memref.store %v, %c[%c0, %c0, %c0] : memref<2x4x8xf32>"
 
 
-@pytest.mark.parametrize(("attrs", "tile", "write", "rewritten"), [
-    (RESULT, 1, STORE_C, 1),  # %c is a result buffer: it cannot alias %a
-    ("", 1, STORE_C, 0),  # %c may alias %a: the read in place could see the store
-    (RESULT, 1, "memref.store %v, %a[%c0, %c0, %c0] : memref<2x4x8xf32>", 0),  # the source itself
-    (RESULT, 1, "memref.store %v, %p[%c0, %c0, %c0, %c0] : memref<1x4x8x1xf32>", 0),  # the packed buffer
-    (RESULT, 2, STORE_C, 0),  # a real tile: the layout changes
-])
+@pytest.mark.parametrize(
+    ("attrs", "tile", "write", "rewritten"),
+    [
+        (RESULT, 1, STORE_C, 1),  # %c is a result buffer: it cannot alias %a
+        ("", 1, STORE_C, 0),  # %c may alias %a: the read in place could see the store
+        (
+            RESULT,
+            1,
+            "memref.store %v, %a[%c0, %c0, %c0] : memref<2x4x8xf32>",
+            0,
+        ),  # the source itself
+        (
+            RESULT,
+            1,
+            "memref.store %v, %p[%c0, %c0, %c0, %c0] : memref<1x4x8x1xf32>",
+            0,
+        ),  # the packed buffer
+        (RESULT, 2, STORE_C, 0),  # a real tile: the layout changes
+    ],
+)
 def test_unit_pack_read_in_place(attrs: str, tile: int, write: str, rewritten: int) -> None:
     if tile == 2:  # 4 rows in tiles of 2
         text = READ_PACKED.format(attrs=attrs, tile=2, write=write).replace("1x4x8x2", "1x2x8x2")
@@ -70,6 +83,10 @@ def test_rank_reduced_view_keeping_a_unit_dim() -> None:
     module = parse_module(READ_ONE_ELEMENT)
     assert pack_in_place(module) == 1
     module.verify()
-    view = next(op for op in module.walk() if op.name == "memref.subview" and "0, 1, 2, 0" in str(op))
+    view = next(
+        op for op in module.walk() if op.name == "memref.subview" and "0, 1, 2, 0" in str(op)
+    )
     assert str(view.result.type) == "memref<1xf32, strided<[32], offset: ?>>"
-    assert view.source.owner.name == "memref.reinterpret_cast"  # of A's batch i (strides 32, 8, 1, 8)
+    assert (
+        view.source.owner.name == "memref.reinterpret_cast"
+    )  # of A's batch i (strides 32, 8, 1, 8)

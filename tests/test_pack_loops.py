@@ -19,11 +19,11 @@ from xlinalg.reference.linalg_misc import pack, unpack
 
 # (source shape, inner_dims_pos, tiles, outer_dims_perm or None)
 CASES = [
-    ((9, 5), [0, 1], [4, 3], [1, 0]),       # both dims non-dividing, outer transposed
-    ((8, 6), [0, 1], [4, 3], None),         # dividing: no padding, no branch
-    ((7, 10), [1, 0], [4, 2], None),        # inner dims permuted (inner tile order n, m)
-    ((5, 7, 3), [2, 0], [2, 4], [1, 0, 2]), # 3-D, one untiled dim in the middle
-    ((1000, 16), [0], [64], [1, 0]),        # the matmul B panel shape of 384x1000x256
+    ((9, 5), [0, 1], [4, 3], [1, 0]),  # both dims non-dividing, outer transposed
+    ((8, 6), [0, 1], [4, 3], None),  # dividing: no padding, no branch
+    ((7, 10), [1, 0], [4, 2], None),  # inner dims permuted (inner tile order n, m)
+    ((5, 7, 3), [2, 0], [2, 4], [1, 0, 2]),  # 3-D, one untiled dim in the middle
+    ((1000, 16), [0], [64], [1, 0]),  # the matmul B panel shape of 384x1000x256
     ((3, 1), [1, 0], [1, 2], [1, 0]),
 ]
 
@@ -43,8 +43,9 @@ def _kernel_text(shape, pos, tiles, perm, elem: str) -> str:
     packed = _packed_shape(shape, pos, tiles, perm)
     src = "x".join(map(str, shape)) + "x" + elem
     dst = "x".join(map(str, packed)) + "x" + elem
-    attrs = (f"outer_dims_perm = {list(perm)} " if perm else "") + \
-        f"inner_dims_pos = {list(pos)} inner_tiles = {list(tiles)}"
+    attrs = (
+        f"outer_dims_perm = {list(perm)} " if perm else ""
+    ) + f"inner_dims_pos = {list(pos)} inner_tiles = {list(tiles)}"
     return f"""\
 func.func @f(%a: memref<{src}>, %p: memref<{dst}>, %pad: {elem}, %u: memref<{src}>) {{
   linalg.pack %a padding_value(%pad : {elem}) {attrs} into %p : memref<{src}> -> memref<{dst}>
@@ -106,7 +107,9 @@ def test_no_division_and_branch_per_tile_only() -> None:
     assert "arith.divsi" not in ir and "arith.remsi" not in ir
     # one full/partial branch per op (pack and unpack), none per element
     assert ir.count("scf.if") == 2
-    assert ir.count("arith.minsi") == 4  # valid = min(tile, size - base) for each tiled dim of each op
+    assert (
+        ir.count("arith.minsi") == 4
+    )  # valid = min(tile, size - base) for each tiled dim of each op
 
 
 def test_dividing_tiles_emit_no_branch() -> None:
@@ -124,7 +127,9 @@ func.func @f(%a: memref<?x?xf32>, %p: memref<?x?x?x?xf32>, %t0: index, %t1: inde
 """
 
 
-@pytest.mark.parametrize(("rows", "cols", "t0", "t1"), [(7, 5, 2, 3), (6, 9, 3, 2), (1, 1, 4, 4), (16, 8, 4, 8)])
+@pytest.mark.parametrize(
+    ("rows", "cols", "t0", "t1"), [(7, 5, 2, 3), (6, 9, 3, 2), (1, 1, 4, 4), (16, 8, 4, 8)]
+)
 def test_dynamic_tiles(rows: int, cols: int, t0: int, t1: int) -> None:
     kernel = _dynamic_kernel()
     a = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)

@@ -40,7 +40,9 @@ def test_next_b_panel_is_prefetched_and_the_kernel_stays_correct() -> None:
     assert "locality<2>" in text
     kernel = xlinalg.compile(text)
     rng = np.random.default_rng(3)
-    a, b, c = (rng.standard_normal(s, dtype=np.float32) for s in ((2, 32, 64), (2, 64, 64), (2, 32, 64)))
+    a, b, c = (
+        rng.standard_normal(s, dtype=np.float32) for s in ((2, 32, 64), (2, 64, 64), (2, 32, 64))
+    )
     expected = c + np.matmul(a, b)
     kernel(a, b, c)
     np.testing.assert_allclose(c, expected, rtol=1e-4, atol=1e-4)
@@ -72,8 +74,11 @@ LOOP_COPY = """func.func @f(%a: memref<64x16xf32>, %b: memref<16x16xf32>, %n: in
 def test_tile_that_does_not_move_is_a_silenceable_failure() -> None:
     """The tile is the same in every iteration (nothing new to prefetch ahead)."""
     tile = "memref<16x16xf32, strided<[16, 1], offset: 256>>"
-    module = xlinalg.parse(LOOP_COPY.format(offset="16", size="16", tile=tile,
-                                            view="memref<16x16xf32, strided<[16, 1]>>"))
+    module = xlinalg.parse(
+        LOOP_COPY.format(
+            offset="16", size="16", tile=tile, view="memref<16x16xf32, strided<[16, 1]>>"
+        )
+    )
     (copy,) = _copies(module)
     with pytest.raises(TransformFailure, match="moves with an enclosing scf.for") as info:
         prefetch_next_iteration(copy)
@@ -125,7 +130,7 @@ def test_partial_tile_is_recomputed_for_the_next_iteration() -> None:
     out = np.zeros((16, 24), dtype=np.float32)
     expected = out.copy()
     for i in range(0, 40, 16):
-        expected[: min(16, 40 - i)] = a[i:i + 16]
+        expected[: min(16, 40 - i)] = a[i : i + 16]
     kernel(a, out)
     np.testing.assert_array_equal(out, expected)
     assert "prefetcht0" in kernel._jit.asm(kernel.entry)

@@ -10,6 +10,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_readme_coverage_tables_are_current() -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "update_readme_coverage.py"), "--check"],
-                          capture_output=True, check=False, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "update_readme_coverage.py"), "--check"],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -44,9 +44,12 @@ func.func @mm(%a: memref<?x?xT>, %b: memref<?x?xT>, %c: memref<?x?xT>) {
 
 def matmul_generic(elem: str) -> GenericOp:
     is_float = elem.startswith("f")
-    text = (MATMUL.replace("xT", "x" + elem).replace(": T", ": " + elem)
-            .replace("MUL", "mulf" if is_float else "muli")
-            .replace("ADD", "addf" if is_float else "addi"))
+    text = (
+        MATMUL.replace("xT", "x" + elem)
+        .replace(": T", ": " + elem)
+        .replace("MUL", "mulf" if is_float else "muli")
+        .replace("ADD", "addf" if is_float else "addi")
+    )
     return generic_of(text)
 
 
@@ -65,7 +68,9 @@ def test_generic_matmul_float(elem: str, dtype: type) -> None:
     (out,) = evaluate_generic(op, [a, b, c])
     assert out is c  # memref output written in place
     assert out.dtype == dtype
-    np.testing.assert_allclose(out, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+    np.testing.assert_allclose(
+        out, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("k", [5, 300])  # 300: the einsum contraction path
@@ -111,7 +116,9 @@ def test_long_contraction_with_transposed_maps() -> None:
     a = RNG.standard_normal((2, 300, 7)).astype(np.float32)
     b = RNG.standard_normal((13, 300, 2)).astype(np.float32)
     c = RNG.standard_normal((2, 7, 13)).astype(np.float32)
-    exact = c.astype(np.float64) + np.einsum("bki,jkb->bij", a.astype(np.float64), b.astype(np.float64))
+    exact = c.astype(np.float64) + np.einsum(
+        "bki,jkb->bij", a.astype(np.float64), b.astype(np.float64)
+    )
     (out,) = evaluate_generic(op, [a, b, c])
     assert out is c and c.dtype == np.float32
     assert compare(c, exact, dtype=np.float32, reduction_length=300).ok
@@ -314,12 +321,17 @@ def test_cmpf_select_relu_and_nan_predicates() -> None:
     np.testing.assert_array_equal(m, np.isnan(x))
 
 
-@pytest.mark.parametrize("pred,fn", [
-    ("slt", lambda a, b: a < b), ("sge", lambda a, b: a >= b),
-    ("ult", lambda a, b: a.view(np.uint8) < b.view(np.uint8)),
-    ("ugt", lambda a, b: a.view(np.uint8) > b.view(np.uint8)),
-    ("eq", lambda a, b: a == b), ("ne", lambda a, b: a != b),
-])
+@pytest.mark.parametrize(
+    "pred,fn",
+    [
+        ("slt", lambda a, b: a < b),
+        ("sge", lambda a, b: a >= b),
+        ("ult", lambda a, b: a.view(np.uint8) < b.view(np.uint8)),
+        ("ugt", lambda a, b: a.view(np.uint8) > b.view(np.uint8)),
+        ("eq", lambda a, b: a == b),
+        ("ne", lambda a, b: a != b),
+    ],
+)
 def test_i8_cmpi_and_i1_outputs(pred: str, fn: object) -> None:
     op = generic_of(f"""
     func.func @f(%x: memref<9xi8>, %y: memref<9xi8>, %o: memref<9xi1>) {{
@@ -497,8 +509,13 @@ def test_long_integer_reduction_is_exact(combine: str, monkeypatch: pytest.Monke
         batched(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(generic_module, "_evaluate_batched", spy)
-    op = generic_of(DOT.replace("xT", "xi32").replace(": T", ": i32").replace("to T", "to i32")
-                    .replace("<3xT>", "<3xi32>").replace("COMBINE", combine))
+    op = generic_of(
+        DOT.replace("xT", "xi32")
+        .replace(": T", ": i32")
+        .replace("to T", "to i32")
+        .replace("<3xT>", "<3xi32>")
+        .replace("COMBINE", combine)
+    )
     x = RNG.integers(-(2**31), 2**31, 5000, dtype=np.int64).astype(np.int32)
     y = RNG.integers(-(2**31), 2**31, 5000, dtype=np.int64).astype(np.int32)
     o = np.array([7, -7, 0], np.int32)
@@ -717,7 +734,7 @@ def test_run_function_errors() -> None:
 def _f32_matmul_sequential(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.zeros((a.shape[0], b.shape[1]), np.float32)
     for k in range(a.shape[1]):
-        out = out + a[:, k:k + 1] * b[k:k + 1, :]
+        out = out + a[:, k : k + 1] * b[k : k + 1, :]
     return out
 
 
@@ -752,7 +769,9 @@ def test_compare_correlated_rounding_passes() -> None:
         a = np.full((4, 1024), value, np.float32)
         b = np.full((1024, 4), value, np.float32)
         exact = a.astype(np.float64) @ b.astype(np.float64)
-        result = compare(_f32_matmul_sequential(a, b), exact, dtype=np.float32, reduction_length=1024)
+        result = compare(
+            _f32_matmul_sequential(a, b), exact, dtype=np.float32, reduction_length=1024
+        )
         assert result.ok, result.message
 
 
@@ -771,18 +790,29 @@ def test_compare_integers_exact() -> None:
     a = e.copy()
     a[3, 4] += 1
     r = compare(a, e, dtype=np.int32, reduction_length=10**6)
-    assert not r.ok and "[3, 4]" in r.message and "got 26" in r.message and "expected 25" in r.message
+    assert (
+        not r.ok and "[3, 4]" in r.message and "got 26" in r.message and "expected 25" in r.message
+    )
     assert compare(np.array([True]), np.array([True]), dtype=np.bool_, reduction_length=1).ok
 
 
 def test_compare_nan_inf_and_dtype_attr() -> None:
     e = np.array([1.0, np.nan, np.inf, -2.0], np.float32)
     assert compare(e.copy(), e, dtype=f32, reduction_length=1).ok
-    r = compare(np.array([1.0, 0.0, np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1)
+    r = compare(
+        np.array([1.0, 0.0, np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1
+    )
     assert not r.ok and "[1]" in r.message and "NaN" in r.message
-    r = compare(np.array([1.0, np.nan, -np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1)
+    r = compare(
+        np.array([1.0, np.nan, -np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1
+    )
     assert not r.ok and "[2]" in r.message
-    r = compare(np.array([np.nan, np.nan, np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1)
+    r = compare(
+        np.array([np.nan, np.nan, np.inf, -2.0], np.float32),
+        e,
+        dtype=np.float32,
+        reduction_length=1,
+    )
     assert not r.ok and "[0]" in r.message
     assert not compare(np.zeros(3), np.zeros(4), dtype=np.float64, reduction_length=1).ok
 
@@ -791,7 +821,11 @@ def test_reduction_length() -> None:
     op = matmul_generic("f32")
     with pytest.raises(XlinalgError, match="dynamic"):
         reduction_length(op)
-    ops = [np.zeros((7, 5), np.float32), np.zeros((5, 13), np.float32), np.zeros((7, 13), np.float32)]
+    ops = [
+        np.zeros((7, 5), np.float32),
+        np.zeros((5, 13), np.float32),
+        np.zeros((7, 13), np.float32),
+    ]
     assert reduction_length(op, ops) == 5
     fill = generic_of(FUNCTION)  # no reduction loops: 1 even with dynamic shapes
     assert reduction_length(fill) == 1

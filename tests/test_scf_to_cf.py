@@ -97,7 +97,9 @@ def test_same_cf_ir_as_the_greedy_walker_on_templates(index: int) -> None:
 
 
 def test_same_cf_ir_on_nested_for_if_switch_while() -> None:
-    module = xlinalg.parse(NESTED)  # already at the scf level (the pipeline's DCE would drop the dead loop)
+    module = xlinalg.parse(
+        NESTED
+    )  # already at the scf level (the pipeline's DCE would drop the dead loop)
     assert str(module).count("scf.for") == 2
     walker, direct = _both_ways(module)
     assert "cf.switch" in direct and "scf." not in direct

@@ -55,8 +55,9 @@ def test_lane_broadcasts_are_one_shufflevector_and_compute_the_reference() -> No
 
 
 def test_an_extract_with_other_uses_stays() -> None:
-    text = KERNEL.replace("%ss = vector.broadcast %s", "%z = arith.addf %y, %s : f32\n"
-                          "  %ss = vector.broadcast %z")
+    text = KERNEL.replace(
+        "%ss = vector.broadcast %s", "%z = arith.addf %y, %s : f32\n  %ss = vector.broadcast %z"
+    )
     kernel = xlinalg.compile(text, entry="f")
     assert kernel.lowered.llvm_ir.count("extractelement") == 1  # lane 15 also feeds the addf
     b = RNG.standard_normal(16).astype(np.float32)

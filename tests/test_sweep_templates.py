@@ -77,13 +77,20 @@ def _mmt4d(label: str) -> tuple[list[Shape], Shape]:
 #: per template: the operand shapes its case labels name, and where the output is: a buffer
 #: argument ("arg"), the result ("result") or both (an init tensor and the result)
 NAMED = {
-    "matmul_tile": (_matmul, "arg"), "matmul_vectorize": (_matmul, "arg"),
-    "matmul_parallel": (_matmul, "arg"), "conv2d_nhwc_hwcf": (_conv, "arg"),
-    "conv2d_img2col": (_conv, "result"), "elementwise_fusion": (_chain, "result"),
-    "reduction": (_reduction, "arg"), "attention_tile": (_attention, "both"),
-    "encoding_matmul": (_matmul, "both"), "batch_matmul": (_batch, "arg"),
-    "batch_matmul_mmt4d": (_batch, "result"), "batch_mmt4d": (_mmt4d, "arg"),
-    "mmt4d": (_mmt4d, "arg"), "matmul_mmt4d": (_matmul, "result"),
+    "matmul_tile": (_matmul, "arg"),
+    "matmul_vectorize": (_matmul, "arg"),
+    "matmul_parallel": (_matmul, "arg"),
+    "conv2d_nhwc_hwcf": (_conv, "arg"),
+    "conv2d_img2col": (_conv, "result"),
+    "elementwise_fusion": (_chain, "result"),
+    "reduction": (_reduction, "arg"),
+    "attention_tile": (_attention, "both"),
+    "encoding_matmul": (_matmul, "both"),
+    "batch_matmul": (_batch, "arg"),
+    "batch_matmul_mmt4d": (_batch, "result"),
+    "batch_mmt4d": (_mmt4d, "arg"),
+    "mmt4d": (_mmt4d, "arg"),
+    "matmul_mmt4d": (_matmul, "result"),
     "matmul_mmt4d_parallel": (_matmul, "result"),
 }
 
@@ -107,12 +114,14 @@ def test_every_payload_has_the_shapes_and_type_its_name_says(template: str) -> N
         dtype = next((w for w in words if w in ("f16", "bf16", "f64", "i32")), "f32")
         ftype = func.function_type
         got_args, got_results = list(ftype.inputs.data), list(ftype.outputs.data)
-        assert [str(t.get_element_type()) for t in got_args + got_results] == \
-            [dtype] * (len(args) + len(results)), case.label
+        assert [str(t.get_element_type()) for t in got_args + got_results] == [dtype] * (
+            len(args) + len(results)
+        ), case.label
         if "dynamic" in words:
             assert all(d == DYNAMIC_INDEX for t in got_args for d in t.get_shape()), case.label
-            assert case.sizes == {f"{i}:{j}": size for i, shape in enumerate(args)
-                                  for j, size in enumerate(shape)}, case.label
+            assert case.sizes == {
+                f"{i}:{j}": size for i, shape in enumerate(args) for j, size in enumerate(shape)
+            }, case.label
         else:
             assert [tuple(t.get_shape()) for t in got_args] == args, case.label
             assert case.sizes is None

@@ -25,16 +25,61 @@ TESTED_OPS = [
 ]
 
 KNOBS = [
-    {"reg_h": 1, "reg_w": 4, "reg_f": 16, "reg_c": 4, "cache_c": 32, "cache_order": 0,
-     "pack_filter": 0, "pack_input": 1, "reg_order": 0},
-    {"reg_h": 2, "reg_w": 8, "reg_f": 32, "reg_c": 8, "cache_c": 32, "cache_order": 0,
-     "pack_filter": 1, "pack_input": 0, "reg_order": 1},
-    {"reg_h": 4, "reg_w": 7, "reg_f": 48, "reg_c": 16, "cache_c": 64, "cache_order": 1,
-     "pack_filter": 1, "pack_input": 1, "reg_order": 1},
-    {"reg_h": 3, "reg_w": 2, "reg_f": 64, "reg_c": 32, "cache_c": 64, "cache_order": 2,
-     "pack_filter": 0, "pack_input": 0, "reg_order": 0},
-    {"reg_h": 7, "reg_w": 2, "reg_f": 16, "reg_c": 8, "cache_c": 32, "cache_order": 1,
-     "pack_filter": 0, "pack_input": 1, "reg_order": 1},
+    {
+        "reg_h": 1,
+        "reg_w": 4,
+        "reg_f": 16,
+        "reg_c": 4,
+        "cache_c": 32,
+        "cache_order": 0,
+        "pack_filter": 0,
+        "pack_input": 1,
+        "reg_order": 0,
+    },
+    {
+        "reg_h": 2,
+        "reg_w": 8,
+        "reg_f": 32,
+        "reg_c": 8,
+        "cache_c": 32,
+        "cache_order": 0,
+        "pack_filter": 1,
+        "pack_input": 0,
+        "reg_order": 1,
+    },
+    {
+        "reg_h": 4,
+        "reg_w": 7,
+        "reg_f": 48,
+        "reg_c": 16,
+        "cache_c": 64,
+        "cache_order": 1,
+        "pack_filter": 1,
+        "pack_input": 1,
+        "reg_order": 1,
+    },
+    {
+        "reg_h": 3,
+        "reg_w": 2,
+        "reg_f": 64,
+        "reg_c": 32,
+        "cache_c": 64,
+        "cache_order": 2,
+        "pack_filter": 0,
+        "pack_input": 0,
+        "reg_order": 0,
+    },
+    {
+        "reg_h": 7,
+        "reg_w": 2,
+        "reg_f": 16,
+        "reg_c": 8,
+        "cache_c": 32,
+        "cache_order": 1,
+        "pack_filter": 0,
+        "pack_input": 1,
+        "reg_order": 1,
+    },
 ]
 
 
@@ -44,8 +89,9 @@ def conv2d_payload(oh: int, ow: int, c: int, f: int, stride: int) -> str:
 
 
 @pytest.mark.parametrize("knobs", KNOBS, ids=lambda k: "-".join(str(v) for v in k.values()))
-@pytest.mark.parametrize("geometry", [(8, 8, 8, 32, 1), (5, 9, 12, 40, 2)],
-                         ids=["dividing", "odd-stride2"])
+@pytest.mark.parametrize(
+    "geometry", [(8, 8, 8, 32, 1), (5, 9, 12, 40, 2)], ids=["dividing", "odd-stride2"]
+)
 def test_conv_template_matches_reference(knobs: dict, geometry: tuple) -> None:
     payload = conv2d_payload(*geometry)
     kernel = xlinalg.compile(payload, schedule=SPACE, knobs=knobs)
@@ -58,21 +104,39 @@ def test_conv_template_matches_reference(knobs: dict, geometry: tuple) -> None:
 
 def test_conv_template_knobs() -> None:
     names = {k.name for k in xlinalg.list_knobs(SPACE)}
-    assert names == {"reg_h", "reg_w", "reg_f", "reg_c", "cache_c", "cache_order", "pack_filter",
-                     "pack_input", "reg_order"}
+    assert names == {
+        "reg_h",
+        "reg_w",
+        "reg_f",
+        "reg_c",
+        "cache_c",
+        "cache_order",
+        "pack_filter",
+        "pack_input",
+        "reg_order",
+    }
 
 
-@pytest.mark.parametrize("knobs", [
-    {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1},
-    {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 8, "reg_n": 32, "reg_k": 2},
-], ids=["small", "large"])
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 4, "reg_n": 16, "reg_k": 1},
+        {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 8, "reg_n": 32, "reg_k": 2},
+    ],
+    ids=["small", "large"],
+)
 def test_img2col_template_matches_reference(knobs: dict) -> None:
     """im2col + vectorized matmul on a tensor conv (stride 2, odd sizes: masked blocks)."""
     payload = conv2d_payload(5, 7, 6, 20, 2).replace("memref<", "tensor<")
-    payload = payload.replace(") {\n", ") -> tensor<1x5x7x20xf32> {\n", 1).replace(
-        "  linalg.conv_2d_nhwc_hwcf", "  %r = linalg.conv_2d_nhwc_hwcf").replace(
-        "outs(%o : tensor<1x5x7x20xf32>)", "outs(%o : tensor<1x5x7x20xf32>) -> tensor<1x5x7x20xf32>").replace(
-        "func.return", "func.return %r : tensor<1x5x7x20xf32>")
+    payload = (
+        payload.replace(") {\n", ") -> tensor<1x5x7x20xf32> {\n", 1)
+        .replace("  linalg.conv_2d_nhwc_hwcf", "  %r = linalg.conv_2d_nhwc_hwcf")
+        .replace(
+            "outs(%o : tensor<1x5x7x20xf32>)",
+            "outs(%o : tensor<1x5x7x20xf32>) -> tensor<1x5x7x20xf32>",
+        )
+        .replace("func.return", "func.return %r : tensor<1x5x7x20xf32>")
+    )
     kernel = xlinalg.compile(payload, schedule=IMG2COL_SPACE, knobs=knobs)
     text = str(kernel.module)
     assert "linalg.conv" not in text and "vector.fma" in text and "memref.collapse_shape" in text

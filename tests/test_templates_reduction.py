@@ -34,11 +34,15 @@ func.func @f(%in: memref<{m}x{n}xf32>, %out: memref<{m}xf32>) {{
 """
 
 
-@pytest.mark.parametrize("knobs", [
-    {"reg_m": 4, "tile_n": 64, "strategy": 0},
-    {"reg_m": 2, "tile_n": 128, "strategy": 1},
-    {"reg_m": 8, "tile_n": 64, "strategy": 1},
-], ids=["multi_reduction", "lanes-2", "lanes-8"])
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {"reg_m": 4, "tile_n": 64, "strategy": 0},
+        {"reg_m": 2, "tile_n": 128, "strategy": 1},
+        {"reg_m": 8, "tile_n": 64, "strategy": 1},
+    ],
+    ids=["multi_reduction", "lanes-2", "lanes-8"],
+)
 @pytest.mark.parametrize("combiner", ["arith.addf", "arith.maximumf"])
 def test_reduction_template_matches_reference(knobs: dict, combiner: str) -> None:
     kernel = xlinalg.compile(reduce_payload(16, 256, combiner), schedule=SPACE, knobs=knobs)
@@ -52,8 +56,9 @@ def test_reduction_template_matches_reference(knobs: dict, combiner: str) -> Non
 
 
 def test_reduction_template_odd_rows() -> None:
-    kernel = xlinalg.compile(reduce_payload(13, 96), schedule=SPACE,
-                             knobs={"reg_m": 4, "tile_n": 64, "strategy": 1})
+    kernel = xlinalg.compile(
+        reduce_payload(13, 96), schedule=SPACE, knobs={"reg_m": 4, "tile_n": 64, "strategy": 1}
+    )
     args = kernel.make_inputs(seed=6)
     result = kernel.check(*args)
     assert result.ok, result.message
@@ -64,12 +69,18 @@ def test_reduction_template_odd_rows() -> None:
 def test_lane_strategy_on_extents_16_does_not_divide(m: int, n: int, combiner: str) -> None:
     """Strategy 1 on any extent: whole steps of 16 lanes, the partial step peeled and
     masked; checked against NumPy (this payload was a compile error before)."""
-    kernel = xlinalg.compile(reduce_payload(m, n, combiner), schedule=SPACE,
-                             knobs={"reg_m": 4, "tile_n": 64, "strategy": 1})
+    kernel = xlinalg.compile(
+        reduce_payload(m, n, combiner),
+        schedule=SPACE,
+        knobs={"reg_m": 4, "tile_n": 64, "strategy": 1},
+    )
     assert "vector.multi_reduction" in str(kernel.module) or n == 1
     args = kernel.make_inputs(seed=m + n)
-    want = args[1] + args[0].sum(axis=1) if combiner == "arith.addf" else \
-        np.maximum(args[1], args[0].max(axis=1))
+    want = (
+        args[1] + args[0].sum(axis=1)
+        if combiner == "arith.addf"
+        else np.maximum(args[1], args[0].max(axis=1))
+    )
     (got_in, got_out) = [a.copy() for a in args]
     kernel(got_in, got_out)
     np.testing.assert_allclose(got_out, want, rtol=1e-5)

@@ -134,7 +134,9 @@ def _rand(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return rng.uniform(-1, 1, size=shape).astype(np.float32)
 
 
-def _same(tensor_text: str, memref_text: str, inputs: list[np.ndarray], out_shape: tuple[int, ...]) -> None:
+def _same(
+    tensor_text: str, memref_text: str, inputs: list[np.ndarray], out_shape: tuple[int, ...]
+) -> None:
     on_tensors = xlinalg.compile(tensor_text)
     on_memrefs = xlinalg.compile(memref_text)
     originals = [a.copy() for a in inputs]

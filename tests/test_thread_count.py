@@ -60,12 +60,21 @@ print(json.dumps(result))
 """
 
 
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0),
-                    reason="needs CPUs 0 and 1")
+@pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0),
+    reason="needs CPUs 0 and 1",
+)
 def test_thread_count_follows_affinity_at_call_time() -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
-    proc = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, check=False, text=True,
-                          timeout=120, env=env, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["[0]"]["worker_parts"] == [0], result  # pinned to one CPU: no worker thread

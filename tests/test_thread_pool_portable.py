@@ -54,11 +54,17 @@ TARGETS = [
 LIBC = {"syscall", "usleep", "pthread_create", "pthread_join", "sched_yield", ".TOC."}
 
 
-@pytest.mark.parametrize(("triple", "futex", "bits", "features"), TARGETS, ids=[t[0] for t in TARGETS])
-def test_runtime_compiles_for_every_target(triple: str, futex: int | None, bits: int, features: str) -> None:
+@pytest.mark.parametrize(
+    ("triple", "futex", "bits", "features"), TARGETS, ids=[t[0] for t in TARGETS]
+)
+def test_runtime_compiles_for_every_target(
+    triple: str, futex: int | None, bits: int, features: str
+) -> None:
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
-    machine = llvm.Target.from_triple(triple).create_target_machine(features=features, codemodel="default")
+    machine = llvm.Target.from_triple(triple).create_target_machine(
+        features=features, codemodel="default"
+    )
     layout = str(machine.target_data)
     assert pointer_bits(layout) == bits and futex_number(triple) == futex
     text = _runtime_ir(triple, layout)
@@ -153,8 +159,15 @@ print(pool_wait(), pool_workers())
 
 def _child(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]), **env)
-    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
-                          timeout=120, env=environ, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+        cwd=REPO,
+    )
 
 
 def test_environment_forces_the_sleeping_wait() -> None:
@@ -245,5 +258,9 @@ def test_bench_pool_wait_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_pool_wait.main(["--n", "64", "--rounds", "1", "--calls", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [" ".join(line.split()[:3]) for line in lines[1:]] == [
-        f"futex spin {DEFAULT_SPIN}", "futex spin 0", f"sleep spin {DEFAULT_SPIN}", "sleep spin 0"]
+        f"futex spin {DEFAULT_SPIN}",
+        "futex spin 0",
+        f"sleep spin {DEFAULT_SPIN}",
+        "sleep spin 0",
+    ]
     assert pool_wait() == "futex"

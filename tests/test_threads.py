@@ -123,9 +123,22 @@ func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{
   return
 }}
 """
-    knobs = {"threads": threads, "parallel_dim": dim, "tile_m": 32, "tile_n": 64, "tile_k": 64,
-             "reg_m": 4, "reg_n": 32, "reg_k": 2, "cache_order": 1, "unroll_k": 1, "peel": 0}
-    return xlinalg.compile(payload, schedule=ROOT / "search_spaces" / "matmul_parallel.mlir", knobs=knobs)
+    knobs = {
+        "threads": threads,
+        "parallel_dim": dim,
+        "tile_m": 32,
+        "tile_n": 64,
+        "tile_k": 64,
+        "reg_m": 4,
+        "reg_n": 32,
+        "reg_k": 2,
+        "cache_order": 1,
+        "unroll_k": 1,
+        "peel": 0,
+    }
+    return xlinalg.compile(
+        payload, schedule=ROOT / "search_spaces" / "matmul_parallel.mlir", knobs=knobs
+    )
 
 
 @pytest.mark.parametrize("dim", [0, 1])
@@ -284,7 +297,9 @@ def test_dropping_a_kernel_leaves_the_pool_usable() -> None:
     second = xlinalg.compile(ROWS.format(n=9))
     out = np.zeros((9, 16), np.float32)
     second(out, 9)
-    np.testing.assert_array_equal(out, np.arange(1, 10, dtype=np.float32)[:, None] * np.ones((1, 16)))
+    np.testing.assert_array_equal(
+        out, np.arange(1, 10, dtype=np.float32)[:, None] * np.ones((1, 16))
+    )
 
 
 EXIT_CHILD = """
@@ -302,8 +317,15 @@ print("workers", pool_workers())
 
 def test_interpreter_exit_joins_the_workers() -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
-    proc = subprocess.run([sys.executable, "-c", EXIT_CHILD], check=False, capture_output=True, text=True,
-                          timeout=120, env=env, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", EXIT_CHILD],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]  # no hang, no crash in a parked worker
     expected = min(2, len(os.sched_getaffinity(0))) - 1
     assert proc.stdout.split() == ["workers", str(expected)]

@@ -89,7 +89,9 @@ class MiniInterpreter:
             source = env[op.source]
             for o, s, st, n in zip(offsets, sizes, strides, source.shape):
                 assert 0 <= o and s >= 0 and o + (s - 1) * st < n or s == 0, (offsets, sizes)
-            view = source[tuple(slice(o, o + s * st, st) for o, s, st in zip(offsets, sizes, strides))]
+            view = source[
+                tuple(slice(o, o + s * st, st) for o, s, st in zip(offsets, sizes, strides))
+            ]
             assert view.shape == tuple(sizes)
             env[op.result] = view
         elif isinstance(op, memref.LoadOp):
@@ -151,7 +153,9 @@ class MiniInterpreter:
                     local.run_op(inner)
 
 
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue], env: dict[SSAValue, Any]) -> list[int]:
+def _mixed(
+    static: Sequence[int], dynamic: Sequence[SSAValue], env: dict[SSAValue, Any]
+) -> list[int]:
     values: list[int] = []
     it = iter(dynamic)
     for s in static:
@@ -161,7 +165,9 @@ def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue], env: dict[SSAValu
 
 def run_func(module: ModuleOp, name: str, args: Sequence[Any]) -> MiniInterpreter:
     """Run `func.func @name` on NumPy arrays (memrefs written in place)."""
-    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and op.sym_name.data == name)
+    fn = next(
+        op for op in module.walk() if isinstance(op, func.FuncOp) and op.sym_name.data == name
+    )
     interp = MiniInterpreter()
     for arg, value in zip(fn.body.block.args, args):
         interp.env[arg] = value
@@ -191,7 +197,9 @@ MATMUL_MAPS = """
 
 
 def matmul_generic(ta: str, tb: str, tc: str) -> str:
-    return MATMUL_MAPS + f"""
+    return (
+        MATMUL_MAPS
+        + f"""
 func.func @mm(%A: {ta}, %B: {tb}, %C: {tc}) {{
   linalg.generic {{indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}}
       ins(%A, %B : {ta}, {tb}) outs(%C : {tc}) {{
@@ -203,6 +211,7 @@ func.func @mm(%A: {ta}, %B: {tb}, %C: {tc}) {{
   return
 }}
 """
+    )
 
 
 def random_inputs(shapes: Sequence[tuple[int, ...]], seed: int = 0) -> list[np.ndarray]:
@@ -210,8 +219,15 @@ def random_inputs(shapes: Sequence[tuple[int, ...]], seed: int = 0) -> list[np.n
     return [rng.standard_normal(s).astype(np.float32) for s in shapes]
 
 
-def check_same_result(untiled: ModuleOp, tiled: ModuleOp, shapes: Sequence[tuple[int, ...]],
-                      name: str = "mm", out: int = -1, *, local: bool = False) -> None:
+def check_same_result(
+    untiled: ModuleOp,
+    tiled: ModuleOp,
+    shapes: Sequence[tuple[int, ...]],
+    name: str = "mm",
+    out: int = -1,
+    *,
+    local: bool = False,
+) -> None:
     """Run both functions on the same random inputs; the output arrays must agree."""
     a = random_inputs(shapes)
     b = [x.copy() for x in a]
@@ -312,9 +328,10 @@ def test_zero_sizes_and_padding() -> None:
     # A[d0, d2] uses no tiled loop: passed through without a subview
     tiled = result.tiled_op
     assert isinstance(tiled, GenericOp)
-    assert tiled.inputs[0] is next(
-        op for op in module.walk() if isinstance(op, func.FuncOp)
-    ).body.block.args[0]
+    assert (
+        tiled.inputs[0]
+        is next(op for op in module.walk() if isinstance(op, func.FuncOp)).body.block.args[0]
+    )
     assert count(module, memref.SubviewOp) == 2
     check_same_result(parse(STATIC_MM), reparse(module), MM_SHAPES)
 
@@ -347,7 +364,10 @@ def test_two_level_tiling() -> None:
     assert isinstance(inner.loops[0].ub.owner, affine.MinOp)
     assert inner.loops[0].parent_op() is outer.loops[-1]
     assert count(module, memref.SubviewOp) == 6
-    assert "memref<?x?xf32, strided<[23, 1], offset: ?>> to memref<?x?xf32, strided<[23, 1], offset: ?>>" in str(module)
+    assert (
+        "memref<?x?xf32, strided<[23, 1], offset: ?>> to memref<?x?xf32, strided<[23, 1], offset: ?>>"
+        in str(module)
+    )
     check_same_result(parse(STATIC_MM), reparse(module), MM_SHAPES)
     check_upstream_syntax(module)
 
@@ -360,7 +380,10 @@ def test_two_level_dividing_keeps_static_types() -> None:
     module.verify()
     assert count(module, affine.MinOp) == 0
     printed = str(module)
-    assert "memref<16x16xf32, strided<[32, 1], offset: ?>> to memref<4x1xf32, strided<[32, 1], offset: ?>>" in printed
+    assert (
+        "memref<16x16xf32, strided<[32, 1], offset: ?>> to memref<4x1xf32, strided<[32, 1], offset: ?>>"
+        in printed
+    )
     check_same_result(parse(text), reparse(module), [(32, 32)] * 3)
 
 
@@ -486,7 +509,9 @@ def test_failures_are_silenceable() -> None:
             tile_using_for(op, sizes, interchange)
         assert info.value.silenceable
     assert the_op(module) is op  # untouched
-    tensor = MATMUL_MAPS + """
+    tensor = (
+        MATMUL_MAPS
+        + """
 func.func @mm(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%A, %B : tensor<4x4xf32>, tensor<4x4xf32>) outs(%C : tensor<4x4xf32>) {
@@ -498,6 +523,7 @@ func.func @mm(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> 
   return %r : tensor<4x4xf32>
 }
 """
+    )
     module = parse(tensor)
     # Tensor semantics are supported now (tests/test_tile_tensor.py); bad sizes still fail.
     with pytest.raises(TransformFailure, match="too many tile sizes") as info:

@@ -46,8 +46,15 @@ func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> 
 
 def structure(module: ModuleOp) -> list[tuple[Any, ...]]:
     """The loops, slices, tiled op and yields, with their types and static slice parameters."""
-    keep = {"scf.for", "tensor.extract_slice", "tensor.insert_slice", "linalg.matmul", "scf.yield",
-            "linalg.generic", "func.return"}
+    keep = {
+        "scf.for",
+        "tensor.extract_slice",
+        "tensor.insert_slice",
+        "linalg.matmul",
+        "scf.yield",
+        "linalg.generic",
+        "func.return",
+    }
     out: list[tuple[Any, ...]] = []
     for op in module.walk():
         if op.name not in keep:
@@ -71,7 +78,9 @@ def structure(module: ModuleOp) -> list[tuple[Any, ...]]:
         (DYNAMIC_MATMUL, "[8, 16]", 2, ""),
     ],
 )
-def test_tiling_on_tensors_builds_what_upstream_builds(payload: str, sizes: str, loops: int, interchange: str) -> None:
+def test_tiling_on_tensors_builds_what_upstream_builds(
+    payload: str, sizes: str, loops: int, interchange: str
+) -> None:
     script = schedule("linalg.matmul", sizes, loops, interchange)
     ours = xlinalg.apply_schedule(payload, script)
     done = run_iree_opt(payload + script, "--transform-interpreter")
@@ -84,7 +93,9 @@ def test_tiling_on_tensors_builds_what_upstream_builds(payload: str, sizes: str,
     assert again.returncode == 0, again.stderr
 
 
-def run_tiled(payload: str, op: str, sizes: str, loops: int, args: list[Any], interchange: str = "") -> Any:
+def run_tiled(
+    payload: str, op: str, sizes: str, loops: int, args: list[Any], interchange: str = ""
+) -> Any:
     tiled = xlinalg.compile(payload, schedule(op, sizes, loops, interchange))
     untiled = xlinalg.compile(payload)
     got, want = tiled(*args), untiled(*args)
@@ -97,7 +108,9 @@ def run_tiled(payload: str, op: str, sizes: str, loops: int, args: list[Any], in
     ("sizes", "loops", "interchange"),
     [("[8, 0, 5]", 2, ""), ("[5, 7, 3]", 3, "[1, 2, 0]"), ("[0, 0, 4]", 1, ""), ("[1, 29]", 2, "")],
 )
-def test_tiled_matmul_on_tensors_with_non_dividing_sizes_matches_untiled(sizes: str, loops: int, interchange: str) -> None:
+def test_tiled_matmul_on_tensors_with_non_dividing_sizes_matches_untiled(
+    sizes: str, loops: int, interchange: str
+) -> None:
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (37, 23)).astype(np.float32)
     b = rng.uniform(-1, 1, (23, 29)).astype(np.float32)
@@ -115,8 +128,6 @@ def test_tiled_dynamic_matmul_on_tensors() -> None:
     c = np.zeros((19, 26), np.float32)
     got, _ = run_tiled(DYNAMIC_MATMUL, "linalg.matmul", "[8, 16, 3]", 3, [a, b, c])
     np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)
-
-
 
 
 def test_tiled_conv_like_generic_on_padded_tensor() -> None:
@@ -153,7 +164,9 @@ def test_tiled_generic_on_tensors_offsets_linalg_index() -> None:
     x = np.zeros((10, 7), np.float32)
     got, want = run_tiled(INDEXED, "linalg.generic", "[3, 4]", 2, [x])
     np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(got, (np.arange(10)[:, None] * 10 + np.arange(7)).astype(np.float32))
+    np.testing.assert_array_equal(
+        got, (np.arange(10)[:, None] * 10 + np.arange(7)).astype(np.float32)
+    )
 
 
 def test_tiling_result_replaces_the_op_results_and_returns_the_loops() -> None:

@@ -53,8 +53,12 @@ OP_DTYPES: dict[str, tuple[str, ...]] = {
     "winograd_output_transform": HALF_FLOATS,
 }
 #: the reduction length of each op's formula (for the float tolerance)
-_REDUCTION = {"softmax": 13, "winograd_filter_transform": 9, "winograd_input_transform": 36,
-              "winograd_output_transform": 36}
+_REDUCTION = {
+    "softmax": 13,
+    "winograd_filter_transform": 9,
+    "winograd_input_transform": 36,
+    "winograd_output_transform": 36,
+}
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,9 @@ def _kernels() -> list[Kernel]:
                 out.append(Kernel(f"{op}_{elt}_{kind}", case, tensors, tiled))
     for op in _REDUCTION:  # the untiled op in f64 too (f32 runs in test_linalg_winograd.py)
         if op.startswith("winograd"):
-            out.append(Kernel(f"{op}_f64_memref", replace(_TEMPLATES[op], dtype="f64"), False, False))
+            out.append(
+                Kernel(f"{op}_f64_memref", replace(_TEMPLATES[op], dtype="f64"), False, False)
+            )
     return out
 
 
@@ -85,7 +91,9 @@ KERNELS = _kernels()
 def _text(kernel: Kernel) -> str:
     text = _kernel_text(kernel.case, kernel.tensors)
     if kernel.case.dtype.startswith("i"):  # the padding value is an integer constant
-        text = text.replace(f"arith.constant 0.0 : {kernel.case.dtype}", f"arith.constant 0 : {kernel.case.dtype}")
+        text = text.replace(
+            f"arith.constant 0.0 : {kernel.case.dtype}", f"arith.constant 0 : {kernel.case.dtype}"
+        )
     return text
 
 
@@ -94,7 +102,11 @@ def _module() -> JitModule:
     module = ModuleOp([])
     for kernel in KERNELS:
         text = _text(kernel)
-        payload = xlinalg.apply_schedule(text, _schedule(kernel.case)) if kernel.tiled else xlinalg.parse(text)
+        payload = (
+            xlinalg.apply_schedule(text, _schedule(kernel.case))
+            if kernel.tiled
+            else xlinalg.parse(text)
+        )
         func = next(op for op in payload.walk() if isinstance(op, FuncOp)).clone()
         func.sym_name = StringAttr(kernel.name)
         module.body.block.add_op(func)

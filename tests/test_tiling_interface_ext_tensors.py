@@ -127,14 +127,18 @@ def _winograd(op: str, x: np.ndarray) -> np.ndarray:
             for i in range(2):
                 for j in range(2):
                     for k in range(c):
-                        out[:, :, b, i, j, k] = bt @ x[b, 6 * i:6 * i + 8, 6 * j:6 * j + 8, k] @ bt.T
+                        out[:, :, b, i, j, k] = (
+                            bt @ x[b, 6 * i : 6 * i + 8, 6 * j : 6 * j + 8, k] @ bt.T
+                        )
         return out
     out = np.zeros((2, 12, 12, 3))  # 8x8xNxTHxTWxF -> NHWF
     for b in range(2):
         for i in range(2):
             for j in range(2):
                 for k in range(3):
-                    out[b, 6 * i:6 * i + 6, 6 * j:6 * j + 6, k] = at @ x[:, :, b, i, j, k] @ at.T
+                    out[b, 6 * i : 6 * i + 6, 6 * j : 6 * j + 6, k] = (
+                        at @ x[:, :, b, i, j, k] @ at.T
+                    )
     return out
 
 
@@ -174,7 +178,10 @@ def _inputs(op: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
         keys = RNG.integers(0, 4, size=(5, 13)).astype(F32)
         vals = np.tile(np.arange(13, dtype=np.int32), (5, 1))
         order = np.argsort(keys, axis=1, kind="stable")
-        return [keys, vals], [np.take_along_axis(keys, order, 1), np.take_along_axis(vals, order, 1)]
+        return [keys, vals], [
+            np.take_along_axis(keys, order, 1),
+            np.take_along_axis(vals, order, 1),
+        ]
     if op == "scan":
         x = RNG.standard_normal((7, 5)).astype(F32)
         return [x, np.zeros_like(x), np.zeros(5, F32)], [np.cumsum(x, 0), x.sum(0)]
@@ -199,9 +206,11 @@ def _inputs(op: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
         a = RNG.standard_normal((13, 15)).astype(F32)
         return [a, np.zeros((8, 2, 2, 8), F32)], [_pack_expected(a)]
     if op.startswith("winograd."):
-        shapes = {"winograd.filter_transform": ((3, 3, 4, 5), (8, 8, 4, 5)),
-                  "winograd.input_transform": ((2, 14, 14, 3), (8, 8, 2, 2, 2, 3)),
-                  "winograd.output_transform": ((8, 8, 2, 2, 2, 3), (2, 12, 12, 3))}[op]
+        shapes = {
+            "winograd.filter_transform": ((3, 3, 4, 5), (8, 8, 4, 5)),
+            "winograd.input_transform": ((2, 14, 14, 3), (8, 8, 2, 2, 2, 3)),
+            "winograd.output_transform": ((8, 8, 2, 2, 2, 3), (2, 12, 12, 3)),
+        }[op]
         x = RNG.standard_normal(shapes[0]).astype(F32)
         return [x, np.zeros(shapes[1], F32)], [_winograd(op, x)]
     assert op == "unpack"
@@ -236,7 +245,9 @@ def test_tensor_tiling_builds_loops_carrying_the_destinations(op: str, tiles: li
 
 
 def test_attention_key_tiling_on_tensors_is_the_online_form() -> None:
-    module = xlinalg.apply_schedule(KERNELS["attention"], tile_schedule("iree_linalg_ext.attention", [1, 5, 7]))
+    module = xlinalg.apply_schedule(
+        KERNELS["attention"], tile_schedule("iree_linalg_ext.attention", [1, 5, 7])
+    )
     text = str(module)
     # running max/sum filled with -inf/0, three loop-carried destinations, a final division
     assert "0xff800000" in text  # -inf
@@ -326,12 +337,17 @@ func.func @f(%k: tensor<?x13xf32>) -> tensor<?x13xf32> {
     schedule = tile_schedule("iree_linalg_ext.sort", [2, 0])
     assert "tensor.dim" in str(xlinalg.apply_schedule(src, schedule))
     x = RNG.standard_normal((5, 13)).astype(F32)
-    np.testing.assert_array_equal(xlinalg.compile(src, schedule=schedule, entry="f")(x), np.sort(x, 1))
+    np.testing.assert_array_equal(
+        xlinalg.compile(src, schedule=schedule, entry="f")(x), np.sort(x, 1)
+    )
 
 
 #: the ops IREE 3.13's iree-opt still spells as we do (cases.SAMPLES "+iree")
-IREE_TILED = [(op, tiles) for op, tiles in TENSOR_TILED_CASES
-              if op in ("sort", "scan", "topk", "scatter") or op.startswith("winograd.")]
+IREE_TILED = [
+    (op, tiles)
+    for op, tiles in TENSOR_TILED_CASES
+    if op in ("sort", "scan", "topk", "scatter") or op.startswith("winograd.")
+]
 # (fft is left out: IREE 3.13 crashes tiling it on tensors, in FftOp::getTiledImplementation)
 
 

@@ -63,11 +63,13 @@ module attributes {{transform.with_named_sequence}} {{
 def test_producer_fused_into_tiled_attention() -> None:
     schedule = fuse_schedule("iree_linalg_ext.attention", "linalg.generic", "[1, 5, 0]", 2)
     text = str(xlinalg.apply_schedule(ATTENTION, schedule))
-    body = text[text.index("scf.for"):]
+    body = text[text.index("scf.for") :]
     assert "linalg.generic" in body  # the scaling now runs per query block, inside the loops
     assert text.index("linalg.generic") > text.index("scf.for")
     q, k, v = (RNG.standard_normal(s).astype(F32) for s in ((2, 13, 8), (2, 19, 8), (2, 19, 6)))
-    got = xlinalg.compile(ATTENTION, schedule=schedule, entry="f")(q, k, v, np.zeros((2, 13, 6), F32))
+    got = xlinalg.compile(ATTENTION, schedule=schedule, entry="f")(
+        q, k, v, np.zeros((2, 13, 6), F32)
+    )
     np.testing.assert_allclose(got, softmax_attention(2 * q, k, v, 0.125), rtol=2e-4, atol=2e-5)
 
 
@@ -81,14 +83,18 @@ def test_producer_fused_into_tiled_softmax() -> None:
     np.testing.assert_allclose(got, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize(("src", "name", "offsets", "sizes", "expected_type"), [
-    # a 2x13 row block of the softmax result: softmax of that row block
-    (SOFTMAX, "linalg.softmax", [2, 0], [2, 13], "tensor<2x13xf32>"),
-    # a query block of attention's result: attention of that block of queries
-    (ATTENTION, "iree_linalg_ext.attention", [1, 4, 0], [1, 5, 6], "tensor<1x5x6xf32>"),
-])
-def test_generate_result_tile_value(src: str, name: str, offsets: list[int], sizes: list[int],
-                                    expected_type: str) -> None:
+@pytest.mark.parametrize(
+    ("src", "name", "offsets", "sizes", "expected_type"),
+    [
+        # a 2x13 row block of the softmax result: softmax of that row block
+        (SOFTMAX, "linalg.softmax", [2, 0], [2, 13], "tensor<2x13xf32>"),
+        # a query block of attention's result: attention of that block of queries
+        (ATTENTION, "iree_linalg_ext.attention", [1, 4, 0], [1, 5, 6], "tensor<1x5x6xf32>"),
+    ],
+)
+def test_generate_result_tile_value(
+    src: str, name: str, offsets: list[int], sizes: list[int], expected_type: str
+) -> None:
     module = xlinalg.parse(src)
     op = next(o for o in module.walk() if o.name == name)
     assert isinstance(op, TilingInterface)
@@ -113,7 +119,9 @@ func.func @f(%a: tensor<13x15xf32>, %b: tensor<8x2x2x8xf32>) -> tensor<8x2x2x8xf
     from xdsl.rewriter import InsertPoint
 
     assert isinstance(op, TilingInterface)
-    value = op.generate_result_tile_value(IndexBuilder(InsertPoint.after(op)), 0, [3, 1, 0, 0], [2, 1, 2, 8])
+    value = op.generate_result_tile_value(
+        IndexBuilder(InsertPoint.after(op)), 0, [3, 1, 0, 0], [2, 1, 2, 8]
+    )
     assert str(value.type) == "tensor<2x1x2x8xf32>"
     # rows [8, 13) and columns [6, 10) of the source feed that tile
     assert "tensor.extract_slice %a[8, 6] [5, 4]" in str(module)
@@ -134,16 +142,26 @@ func.func @f(%u: tensor<6x2xf32>, %ix: tensor<6x1xi32>, %o: tensor<5x3xf32>) -> 
     from xdsl.rewriter import InsertPoint
 
     assert isinstance(op, TilingInterface)
-    with pytest.raises(xlinalg.errors.TransformFailure, match="cannot compute a tile of its result #0"):
+    with pytest.raises(
+        xlinalg.errors.TransformFailure, match="cannot compute a tile of its result #0"
+    ):
         op.generate_result_tile_value(IndexBuilder(InsertPoint.after(op)), 0, [0, 0], [2, 3])
 
 
-@pytest.mark.parametrize(("op", "offsets", "sizes"), [
-    ("sort", [1, 0], [3, 13]), ("reverse", [2, 1], [4, 3]), ("topk", [1, 0], [2, 3]),
-    ("fft", [1, 0], [2, 8]), ("scan", [0, 1], [7, 3]), ("attention", [1, 3, 0], [1, 6, 6]),
-])
-def test_result_tile_values_equal_the_slices_of_the_full_result(op: str, offsets: list[int],
-                                                                sizes: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("op", "offsets", "sizes"),
+    [
+        ("sort", [1, 0], [3, 13]),
+        ("reverse", [2, 1], [4, 3]),
+        ("topk", [1, 0], [2, 3]),
+        ("fft", [1, 0], [2, 8]),
+        ("scan", [0, 1], [7, 3]),
+        ("attention", [1, 3, 0], [1, 6, 6]),
+    ],
+)
+def test_result_tile_values_equal_the_slices_of_the_full_result(
+    op: str, offsets: list[int], sizes: list[int]
+) -> None:
     """The tile built by generate_result_tile_value, returned instead of the full result,
     equals that window of the untiled result (reference interpreter)."""
     from test_tiling_interface_ext_tensors import KERNELS, _inputs
@@ -159,7 +177,9 @@ def test_result_tile_values_equal_the_slices_of_the_full_result(op: str, offsets
     target = next(o for o in module.walk() if o.name == f"iree_linalg_ext.{op}")
     ret = next(o for o in module.walk() if isinstance(o, func.ReturnOp))
     assert isinstance(target, TilingInterface)
-    value = target.generate_result_tile_value(IndexBuilder(InsertPoint.before(ret)), 0, offsets, sizes)
+    value = target.generate_result_tile_value(
+        IndexBuilder(InsertPoint.before(ret)), 0, offsets, sizes
+    )
     ret.operands = [value]
     f = next(o for o in module.walk() if isinstance(o, func.FuncOp))
     f.function_type = func.FunctionType.from_lists(f.function_type.inputs.data, [value.type])
@@ -212,7 +232,9 @@ def test_tiling_interface_producer_fused_by_its_tile(name: str) -> None:
     text = str(xlinalg.apply_schedule(PRODUCERS[name], schedule))
     loop = text.index("scf.for")
     assert text.count(name + " ") == 1 and text.index(name + " ") > loop  # only the tile, inside
-    assert "tensor<?x5xf32>" in text[text.index(name + " "):].split("\n")[0]
+    assert "tensor<?x5xf32>" in text[text.index(name + " ") :].split("\n")[0]
     x = RNG.standard_normal((7, 5)).astype(F32)
-    got = xlinalg.compile(PRODUCERS[name], schedule=schedule, entry="f")(x, np.zeros_like(x), np.zeros_like(x))
+    got = xlinalg.compile(PRODUCERS[name], schedule=schedule, entry="f")(
+        x, np.zeros_like(x), np.zeros_like(x)
+    )
     np.testing.assert_allclose(got, _expected(name, x), rtol=1e-5, atol=1e-6)

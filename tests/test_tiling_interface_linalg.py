@@ -36,10 +36,14 @@ class Case:
         d = f"{kind}<{'x'.join(map(str, self.dst))}x{self.dtype}>"
         op = self.text.format(src="%a", dst="%b", S=s, D=d, E=self.dtype)
         if tensors:
-            return (f"func.func @f(%a: {s}, %b: {d}) -> {d} {{\n  %pad = arith.constant 0.0 : {self.dtype}\n"
-                    f"  %r = {op}\n  return %r : {d}\n}}")
-        return (f"func.func @f(%a: {s}, %b: {d}) {{\n  %pad = arith.constant 0.0 : {self.dtype}\n"
-                f"  {op}\n  return\n}}")
+            return (
+                f"func.func @f(%a: {s}, %b: {d}) -> {d} {{\n  %pad = arith.constant 0.0 : {self.dtype}\n"
+                f"  %r = {op}\n  return %r : {d}\n}}"
+            )
+        return (
+            f"func.func @f(%a: {s}, %b: {d}) {{\n  %pad = arith.constant 0.0 : {self.dtype}\n"
+            f"  {op}\n  return\n}}"
+        )
 
     def expected(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if self.op == "softmax":
@@ -59,36 +63,101 @@ SOFTMAX = "linalg.softmax dimension(1) ins({src} : {S}) outs({dst} : {D})"
 CASES: list[Case] = [
     Case("softmax", SOFTMAX, (7, 13), (7, 13), [3, 0]),
     Case("softmax", SOFTMAX, (5, 9), (5, 9), [2, 0], "f64"),
-    Case("pack", "linalg.pack {src} padding_value(%pad : {E}) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
-         "inner_tiles = [2, 8] into {dst} : {S} -> {D}", (13, 15), (8, 2, 2, 8), [3, 1]),
-    Case("unpack", "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
-         (4, 3, 8, 5), (29, 13), [6, 4]),
-    Case("unpack", "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
-         (4, 3, 8, 5), (29, 13), [16, 0]),
-    Case("winograd_filter_transform", "linalg.winograd_filter_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
-         (2, 3, 3, 5), (6, 6, 5, 2), [1, 0, 0, 2]),
-    Case("winograd_input_transform", "linalg.winograd_input_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
-         (2, 14, 14, 5), (6, 6, 3, 3, 2, 5), [0, 0, 2, 2, 0, 0]),
-    Case("winograd_output_transform", "linalg.winograd_output_transform m(4) r(3) ins({src} : {S}) outs({dst} : {D})",
-         (6, 6, 3, 3, 2, 5), (2, 12, 12, 5), [0, 0, 2, 2, 1, 3]),
+    Case(
+        "pack",
+        "linalg.pack {src} padding_value(%pad : {E}) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
+        "inner_tiles = [2, 8] into {dst} : {S} -> {D}",
+        (13, 15),
+        (8, 2, 2, 8),
+        [3, 1],
+    ),
+    Case(
+        "unpack",
+        "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
+        (4, 3, 8, 5),
+        (29, 13),
+        [6, 4],
+    ),
+    Case(
+        "unpack",
+        "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
+        (4, 3, 8, 5),
+        (29, 13),
+        [16, 0],
+    ),
+    Case(
+        "winograd_filter_transform",
+        "linalg.winograd_filter_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+        (2, 3, 3, 5),
+        (6, 6, 5, 2),
+        [1, 0, 0, 2],
+    ),
+    Case(
+        "winograd_input_transform",
+        "linalg.winograd_input_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+        (2, 14, 14, 5),
+        (6, 6, 3, 3, 2, 5),
+        [0, 0, 2, 2, 0, 0],
+    ),
+    Case(
+        "winograd_output_transform",
+        "linalg.winograd_output_transform m(4) r(3) ins({src} : {S}) outs({dst} : {D})",
+        (6, 6, 3, 3, 2, 5),
+        (2, 12, 12, 5),
+        [0, 0, 2, 2, 1, 3],
+    ),
     # f64: the same ops in double precision
-    Case("pack", "linalg.pack {src} padding_value(%pad : {E}) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
-         "inner_tiles = [2, 8] into {dst} : {S} -> {D}", (13, 15), (8, 2, 2, 8), [5, 0], "f64"),
-    Case("unpack", "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
-         (4, 3, 8, 5), (29, 13), [0, 7], "f64"),
-    Case("winograd_filter_transform", "linalg.winograd_filter_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
-         (3, 3, 3, 4), (6, 6, 4, 3), [2, 0, 0, 3], "f64"),
-    Case("winograd_input_transform", "linalg.winograd_input_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
-         (1, 10, 14, 3), (6, 6, 2, 3, 1, 3), [0, 0, 1, 2, 0, 2], "f64"),
-    Case("winograd_output_transform", "linalg.winograd_output_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
-         (6, 6, 2, 3, 1, 3), (1, 8, 12, 3), [0, 0, 0, 2, 0, 2], "f64"),
+    Case(
+        "pack",
+        "linalg.pack {src} padding_value(%pad : {E}) outer_dims_perm = [1, 0] inner_dims_pos = [1, 0] "
+        "inner_tiles = [2, 8] into {dst} : {S} -> {D}",
+        (13, 15),
+        (8, 2, 2, 8),
+        [5, 0],
+        "f64",
+    ),
+    Case(
+        "unpack",
+        "linalg.unpack {src} inner_dims_pos = [0, 1] inner_tiles = [8, 5] into {dst} : {S} -> {D}",
+        (4, 3, 8, 5),
+        (29, 13),
+        [0, 7],
+        "f64",
+    ),
+    Case(
+        "winograd_filter_transform",
+        "linalg.winograd_filter_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+        (3, 3, 3, 4),
+        (6, 6, 4, 3),
+        [2, 0, 0, 3],
+        "f64",
+    ),
+    Case(
+        "winograd_input_transform",
+        "linalg.winograd_input_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+        (1, 10, 14, 3),
+        (6, 6, 2, 3, 1, 3),
+        [0, 0, 1, 2, 0, 2],
+        "f64",
+    ),
+    Case(
+        "winograd_output_transform",
+        "linalg.winograd_output_transform fmr(F_4_3) ins({src} : {S}) outs({dst} : {D})",
+        (6, 6, 2, 3, 1, 3),
+        (1, 8, 12, 3),
+        [0, 0, 0, 2, 0, 2],
+        "f64",
+    ),
 ]
 
 
 def _kernel_text(case: Case, tensors: bool) -> str:
     text = case.kernel(tensors)
     if tensors:  # the tensor forms name their result type
-        text = text.replace(f"outs(%b : {_type(case, True)})", f"outs(%b : {_type(case, True)}) -> {_type(case, True)}")
+        text = text.replace(
+            f"outs(%b : {_type(case, True)})",
+            f"outs(%b : {_type(case, True)}) -> {_type(case, True)}",
+        )
     return text
 
 
@@ -123,24 +192,34 @@ def test_tiled_matches_numpy(case: Case, tensors: bool) -> None:
 def test_tiled_loops_are_generated_on_memrefs() -> None:
     case = CASES[3]  # unpack with tiles not on inner-tile boundaries
     text = str(xlinalg.apply_schedule(_kernel_text(case, False), _schedule(case)))
-    assert text.count("scf.for") == 2 and "memref.alloc" in text and "memref.copy" in text.replace('"', "")
+    assert (
+        text.count("scf.for") == 2
+        and "memref.alloc" in text
+        and "memref.copy" in text.replace('"', "")
+    )
 
 
 def test_the_softmax_dimension_is_not_tileable() -> None:
     case = CASES[0]
-    with pytest.raises(xlinalg.errors.XlinalgError, match=r"loop\(s\) \[1\] of 'linalg.softmax' cannot be tiled"):
+    with pytest.raises(
+        xlinalg.errors.XlinalgError, match=r"loop\(s\) \[1\] of 'linalg.softmax' cannot be tiled"
+    ):
         xlinalg.apply_schedule(_kernel_text(case, True), tile_schedule("linalg.softmax", [2, 4]))
 
 
 def test_winograd_alpha_dims_are_not_tileable() -> None:
     case = CASES[6]
     with pytest.raises(xlinalg.errors.XlinalgError, match="cannot be tiled"):
-        xlinalg.apply_schedule(_kernel_text(case, True),
-                               tile_schedule("linalg.winograd_input_transform", [2, 0, 1]))
+        xlinalg.apply_schedule(
+            _kernel_text(case, True), tile_schedule("linalg.winograd_input_transform", [2, 0, 1])
+        )
 
 
-_SKELETON = re.compile(r"\b(scf\.for|scf\.yield|tensor\.extract_slice|tensor\.insert_slice|tensor\.empty|"
-                       r"linalg\.[a-z_]+)\b[^\n]*?(?::\s*([^\n]*))?$", re.MULTILINE)
+_SKELETON = re.compile(
+    r"\b(scf\.for|scf\.yield|tensor\.extract_slice|tensor\.insert_slice|tensor\.empty|"
+    r"linalg\.[a-z_]+)\b[^\n]*?(?::\s*([^\n]*))?$",
+    re.MULTILINE,
+)
 
 
 def skeleton(text: str) -> list[tuple[str, str]]:
@@ -163,7 +242,9 @@ def _same_types(mine: str, theirs: str) -> bool:
 
 
 @needs_iree
-@pytest.mark.parametrize("case", [c for c in CASES if c.dtype == "f32"], ids=lambda c: f"{c.op}-{c.tiles}")
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.dtype == "f32"], ids=lambda c: f"{c.op}-{c.tiles}"
+)
 def test_tensor_tiling_has_upstreams_structure(case: Case) -> None:
     from support import iree_opt
 

@@ -19,11 +19,14 @@ TESTED_OPS = [
     "transform.apply_patterns.vector.transfer_to_scf",
 ]
 
+
 def schedule(*ops: str) -> str:
     # each op consumes the function handle and returns a new one: chain them
     body = "".join(
         f"    %g{i} = transform.vector.{op.replace('%f', f'%g{i - 1}' if i else '%f')} "
-        ": (!transform.any_op) -> !transform.any_op\n" for i, op in enumerate(ops))
+        ": (!transform.any_op) -> !transform.any_op\n"
+        for i, op in enumerate(ops)
+    )
     return HEADER + body + FOOTER
 
 
@@ -52,8 +55,16 @@ def _masked_reference(a: np.ndarray, b: np.ndarray, bounds) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("ops", [(LOOP,), (UNROLLED,), (LOOP, LOWER), (UNROLLED, LOWER),
-                                 ("transfer_to_scf %f max_transfer_rank = 2", LOWER)])
+@pytest.mark.parametrize(
+    "ops",
+    [
+        (LOOP,),
+        (UNROLLED,),
+        (LOOP, LOWER),
+        (UNROLLED, LOWER),
+        ("transfer_to_scf %f max_transfer_rank = 2", LOWER),
+    ],
+)
 def test_masked_nd_transfers(ops: tuple[str, ...]) -> None:
     sched = schedule(*ops)
     text = str(xlinalg.apply_schedule(MASKED, sched))
@@ -110,8 +121,9 @@ def test_constant_and_general_masks(payload: str, form: str) -> None:
     text = str(xlinalg.apply_schedule(payload, sched))
     assert text.count("scf.for") == (2 if form == LOOP else 0)
     # a mask that is not create_mask/constant_mask is kept in a byte buffer (one per transfer)
-    assert text.count("memref.alloca") == (0 if form == UNROLLED else
-                                           2 if payload is CONST_MASK else 4)
+    assert text.count("memref.alloca") == (
+        0 if form == UNROLLED else 2 if payload is CONST_MASK else 4
+    )
     a = np.random.default_rng(1).standard_normal((4, 7)).astype(np.float32)
     b = np.full((4, 7), 7.0, np.float32)
     xlinalg.compile(payload, sched)(a, b)
@@ -148,8 +160,13 @@ def test_data_dependent_mask(form: str, max_rank: int) -> None:
     if form == LOOP:
         assert text.count("scf.for") == 4 * (3 - max_rank)  # every transfer in a loop nest
         # the two masked transfers' byte buffers
-        assert sum("memref.alloca" in line and line.endswith(": memref<4x6x8xi8>")
-                   for line in text.splitlines()) == 2
+        assert (
+            sum(
+                "memref.alloca" in line and line.endswith(": memref<4x6x8xi8>")
+                for line in text.splitlines()
+            )
+            == 2
+        )
         assert "arith.cmpi ne" in text
     rng = np.random.default_rng(max_rank)
     a, t = (rng.standard_normal((3, 5, 7)).astype(np.float32) for _ in range(2))
@@ -176,8 +193,8 @@ def test_transposed_out_of_bounds_read(form: str, shape: tuple[int, int], i: int
     b = np.zeros((4, 8), np.float32)
     xlinalg.compile(TRANSPOSED, sched)(a, b, i)
     padded = np.full((8, 4), 2.0, np.float32)
-    part = a[i:i + 8, :4]
-    padded[:part.shape[0], :part.shape[1]] = part
+    part = a[i : i + 8, :4]
+    padded[: part.shape[0], : part.shape[1]] = part
     np.testing.assert_array_equal(b, padded.T)
 
 
@@ -208,10 +225,14 @@ def test_transfer_inside_a_loop_keeps_its_buffer_at_the_entry() -> None:
     np.testing.assert_array_equal(b, want)
 
 
-PATTERNS = HEADER + """    transform.apply_patterns to %f {
+PATTERNS = (
+    HEADER
+    + """    transform.apply_patterns to %f {
       transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
     } : !transform.any_op
-""" + FOOTER
+"""
+    + FOOTER
+)
 
 
 def _ours_and_iree_opt(payload: str) -> tuple[str, str]:
@@ -228,14 +249,18 @@ def test_loop_form_matches_iree_opt_structure() -> None:
     ours, theirs = _ours_and_iree_opt(MASKED)
 
     def payload_transfers(text: str) -> list[str]:
-        return [line.split(":")[-1].strip() for line in text.splitlines()
-                if "vector.transfer_" in line and "memref<5x6x9" in line]
+        return [
+            line.split(":")[-1].strip()
+            for line in text.splitlines()
+            if "vector.transfer_" in line and "memref<5x6x9" in line
+        ]
 
     assert ours.count("scf.for") == theirs.count("scf.for")
     assert sorted(payload_transfers(ours)) == sorted(payload_transfers(theirs))
     # the data buffers (upstream also keeps the masks in buffers; we compute the rows)
-    data_buffers = [line for line in theirs.splitlines()
-                    if "memref.alloca" in line and "xf32>>" in line]
+    data_buffers = [
+        line for line in theirs.splitlines() if "memref.alloca" in line and "xf32>>" in line
+    ]
     assert ours.count("memref.alloca") == len(data_buffers) == 2
 
 
@@ -247,7 +272,9 @@ def test_general_mask_buffers_match_iree_opt(payload: str) -> None:
     ours, theirs = _ours_and_iree_opt(payload)
 
     def allocas(text: str, element: str) -> int:
-        return sum("memref.alloca()" in line and f"x{element}>" in line for line in text.splitlines())
+        return sum(
+            "memref.alloca()" in line and f"x{element}>" in line for line in text.splitlines()
+        )
 
     assert ours.count("scf.for") == theirs.count("scf.for") > 0
     assert allocas(ours, "f32") == allocas(theirs, "f32")

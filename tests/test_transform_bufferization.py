@@ -80,8 +80,12 @@ def test_empty_tensor_to_alloc_tensor_replaces_and_runs() -> None:
 
 
 def test_empty_tensor_to_alloc_tensor_needs_concrete_handle_types() -> None:
-    bad = TO_ALLOC.replace(f"-> {EMPTY}", f"-> {ANY}").replace(f"({EMPTY}) -> {ALLOC}", f"({ANY}) -> {ALLOC}")
-    with pytest.raises(VerifyFailure, match="must be Transform IR handle to tensor.empty operations"):
+    bad = TO_ALLOC.replace(f"-> {EMPTY}", f"-> {ANY}").replace(
+        f"({EMPTY}) -> {ALLOC}", f"({ANY}) -> {ALLOC}"
+    )
+    with pytest.raises(
+        VerifyFailure, match="must be Transform IR handle to tensor.empty operations"
+    ):
         xlinalg.apply_schedule(PAYLOAD, schedule(bad))
     # a non-empty payload cannot reach it: the handle's type check fails (silenceable)
     wrong = TO_ALLOC.replace('ops{["tensor.empty"]}', 'ops{["linalg.fill"]}')
@@ -98,7 +102,9 @@ def test_empty_tensor_to_alloc_tensor_consumes_its_operand() -> None:
 
 def test_one_shot_bufferize_module_then_lowering() -> None:
     out = xlinalg.apply_schedule(PAYLOAD, schedule(TO_ALLOC + BUFFERIZE))
-    assert not any(op.name.startswith("tensor.") or op.name.startswith("bufferization.") for op in out.walk())
+    assert not any(
+        op.name.startswith("tensor.") or op.name.startswith("bufferization.") for op in out.walk()
+    )
     assert "memref<16x12xf32>" in str(out)
     k = xlinalg.compile(PAYLOAD, schedule(TO_ALLOC + BUFFERIZE))
     a, b = k.make_inputs(seed=2)
@@ -117,7 +123,9 @@ def test_one_shot_bufferize_result_is_the_bufferized_op_and_target_is_consumed()
     fn = next(op for op in out.walk() if op.name == "func.func")
     assert "done" in fn.attributes and "tensor<" not in str(fn.function_type)
     with pytest.raises(TransformFailure, match="was (consumed|invalidated) by"):
-        xlinalg.apply_schedule(PAYLOAD, schedule(func + f'    transform.annotate %f "late" : {ANY}\n'))
+        xlinalg.apply_schedule(
+            PAYLOAD, schedule(func + f'    transform.annotate %f "late" : {ANY}\n')
+        )
 
 
 def test_spec_form_target_is_module_reads_the_handle() -> None:
@@ -126,14 +134,18 @@ def test_spec_form_target_is_module_reads_the_handle() -> None:
         "{bufferize_function_boundaries = true}\n"
         f'    transform.annotate %root "still valid" : {ANY}\n'
     )
-    out = xlinalg.apply_schedule(DYNAMIC, schedule(body).replace("transform.consumed", "transform.readonly"))
+    out = xlinalg.apply_schedule(
+        DYNAMIC, schedule(body).replace("transform.consumed", "transform.readonly")
+    )
     assert "still valid" in out.attributes
     assert "memref.alloc" in str(out) and "tensor<" not in str(out)
     func = (
         f'    %f = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}\n'
         "    transform.bufferization.one_shot_bufferize %f {bufferize_function_boundaries = true}\n"
     )
-    with pytest.raises(TransformFailure, match="target_is_module is set but the target is payload op 'func.func'") as info:
+    with pytest.raises(
+        TransformFailure, match="target_is_module is set but the target is payload op 'func.func'"
+    ) as info:
         xlinalg.apply_schedule(PAYLOAD, schedule(func))
     assert not info.value.silenceable
 
@@ -183,7 +195,10 @@ def test_create_deallocs_false_removes_the_deallocs() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ("bufferize_function_boundaries = false", "bufferize_function_boundaries = false cannot be honoured: @f"),
+        (
+            "bufferize_function_boundaries = false",
+            "bufferize_function_boundaries = false cannot be honoured: @f",
+        ),
     ],
 )
 def test_options_that_cannot_be_honoured_are_definite_failures(options: str, message: str) -> None:
@@ -194,15 +209,24 @@ def test_options_that_cannot_be_honoured_are_definite_failures(options: str, mes
 
 
 def test_layout_and_allow_return_allocs() -> None:
-    body = (f"    %b = transform.bufferization.one_shot_bufferize layout{{FullyDynamicLayoutMap}} %root "
-            f"<bufferize_function_boundaries = true> : ({ANY}) -> {ANY}\n")
-    with pytest.raises(TransformFailure, match="function_boundary_type_conversion = FullyDynamicLayoutMap cannot be honoured"):
+    body = (
+        f"    %b = transform.bufferization.one_shot_bufferize layout{{FullyDynamicLayoutMap}} %root "
+        f"<bufferize_function_boundaries = true> : ({ANY}) -> {ANY}\n"
+    )
+    with pytest.raises(
+        TransformFailure,
+        match="function_boundary_type_conversion = FullyDynamicLayoutMap cannot be honoured",
+    ):
         xlinalg.apply_schedule(PAYLOAD, schedule(body))
-    no_allocs = (f"    %b = transform.bufferization.one_shot_bufferize %root "
-                 f"<bufferize_function_boundaries = true, allow_return_allocs = false> : ({ANY}) -> {ANY}\n")
+    no_allocs = (
+        f"    %b = transform.bufferization.one_shot_bufferize %root "
+        f"<bufferize_function_boundaries = true, allow_return_allocs = false> : ({ANY}) -> {ANY}\n"
+    )
     # static result: written into a caller-allocated buffer, nothing allocated is returned
     xlinalg.apply_schedule(PAYLOAD, schedule(no_allocs))
-    with pytest.raises(TransformFailure, match="allow_return_allocs = false cannot be honoured: @g returns"):
+    with pytest.raises(
+        TransformFailure, match="allow_return_allocs = false cannot be honoured: @g returns"
+    ):
         xlinalg.apply_schedule(DYNAMIC, schedule(no_allocs))
 
 
@@ -234,8 +258,12 @@ func.func @w(%x: tensor<4xf32>) -> tensor<4xf32> {
 """
     module = xlinalg.parse(weird)
     before = str(module)
-    with pytest.raises(TransformFailure, match="bufferization failed for payload op 'builtin.module'") as info:
-        xlinalg.apply_schedule(module, schedule(BUFFERIZE.replace("= true>", "= true, allow_unknown_ops = true>")))
+    with pytest.raises(
+        TransformFailure, match="bufferization failed for payload op 'builtin.module'"
+    ) as info:
+        xlinalg.apply_schedule(
+            module, schedule(BUFFERIZE.replace("= true>", "= true, allow_unknown_ops = true>"))
+        )
     assert info.value.silenceable and "allow_unknown_ops cannot be honoured" in str(info.value)
     assert str(module) == before
     suppressed = (
@@ -251,22 +279,34 @@ func.func @w(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 
 def test_other_targets_and_bad_options_are_rejected() -> None:
-    body = (f'    %m = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}\n'
-            f"    %b = transform.bufferization.one_shot_bufferize %m <bufferize_function_boundaries = true> : ({ANY}) -> {ANY}\n")
-    with pytest.raises(TransformFailure, match="expected module or function target, got payload op 'linalg.matmul'") as info:
+    body = (
+        f'    %m = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}\n'
+        f"    %b = transform.bufferization.one_shot_bufferize %m <bufferize_function_boundaries = true> : ({ANY}) -> {ANY}\n"
+    )
+    with pytest.raises(
+        TransformFailure, match="expected module or function target, got payload op 'linalg.matmul'"
+    ) as info:
         xlinalg.apply_schedule(PAYLOAD, schedule(body))
     assert info.value.silenceable  # as upstream (IREE 3.13)
     with pytest.raises(VerifyFailure, match="unsupported memcpy op 'foo.copy'"):
         xlinalg.parse(schedule(BUFFERIZE.replace("= true>", '= true, memcpy_op = "foo.copy">')))
     with pytest.raises(VerifyFailure, match="unknown layout 'Weird'"):
-        xlinalg.parse(schedule(BUFFERIZE.replace("one_shot_bufferize %root", "one_shot_bufferize layout{Weird} %root")))
+        xlinalg.parse(
+            schedule(
+                BUFFERIZE.replace(
+                    "one_shot_bufferize %root", "one_shot_bufferize layout{Weird} %root"
+                )
+            )
+        )
 
 
 ROUND_TRIP = [
     f"%a = transform.bufferization.empty_tensor_to_alloc_tensor %e : ({EMPTY}) -> {ALLOC}",
     f"%b = transform.bufferization.one_shot_bufferize %root : ({ANY}) -> {ANY}",
-    (f"%b = transform.bufferization.one_shot_bufferize layout{{IdentityLayoutMap}} %root "
-     f'<bufferize_function_boundaries = true, memcpy_op = "linalg.copy"> : ({ANY}) -> {ANY}'),
+    (
+        f"%b = transform.bufferization.one_shot_bufferize layout{{IdentityLayoutMap}} %root "
+        f'<bufferize_function_boundaries = true, memcpy_op = "linalg.copy"> : ({ANY}) -> {ANY}'
+    ),
 ]
 
 
@@ -277,8 +317,10 @@ def test_round_trip_and_upstream_parses_it(line: str) -> None:
     printed = str(xlinalg.parse(text))
     assert line.split(" = ", 1)[1] in printed
     # the generic `<{...}>` spelling parses to the same op
-    generic = line.replace("<bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\">",
-                           "<{bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\"}>")
+    generic = line.replace(
+        '<bufferize_function_boundaries = true, memcpy_op = "linalg.copy">',
+        '<{bufferize_function_boundaries = true, memcpy_op = "linalg.copy"}>',
+    )
     assert str(xlinalg.parse(schedule(prefix + "    " + generic + "\n"))) == printed
     if IREE_OPT is not None:
         done = run_iree_opt(printed)
@@ -288,8 +330,12 @@ def test_round_trip_and_upstream_parses_it(line: str) -> None:
 @needs_iree
 def test_same_schedule_upstream_gives_the_same_structure() -> None:
     """iree-opt applies the same schedule: same ops (alloc, fill, matmul on memrefs), no tensors."""
-    sched = schedule(TO_ALLOC + BUFFERIZE.replace(
-        "one_shot_bufferize %root", "one_shot_bufferize layout{IdentityLayoutMap} %root"))
+    sched = schedule(
+        TO_ALLOC
+        + BUFFERIZE.replace(
+            "one_shot_bufferize %root", "one_shot_bufferize layout{IdentityLayoutMap} %root"
+        )
+    )
     done = run_iree_opt(PAYLOAD + sched, "--transform-interpreter")
     assert done.returncode == 0, done.stderr
     theirs = done.stdout.split("module attributes {transform.with_named_sequence}")[0]

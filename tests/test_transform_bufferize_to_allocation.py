@@ -106,7 +106,11 @@ def test_value_handle_memory_space_and_results() -> None:
     alloc = next(op for op in module.walk() if isinstance(op, memref.AllocOp))
     assert str(alloc.memref.type) == "memref<10x7xf32, 1 : i64>"
     new = [op.name for op in module.walk() if "new" in op.attributes]
-    assert new == ["memref.alloc", "bufferization.materialize_in_destination", "bufferization.to_tensor"]
+    assert new == [
+        "memref.alloc",
+        "bufferization.materialize_in_destination",
+        "bufferization.to_tensor",
+    ]
     same_tensor_results(CHAIN, body, SHAPES)
 
 
@@ -120,7 +124,9 @@ def test_memcpy_ops_and_alloca(memcpy: str) -> None:
     module = apply(CHAIN, body)
     assert any(isinstance(op, memref.AllocaOp) for op in module.walk())
     copies = [op for op in module.walk() if op.name == memcpy]
-    assert len(copies) == 1 and not any(isinstance(op, MaterializeInDestinationOp) for op in module.walk())
+    assert len(copies) == 1 and not any(
+        isinstance(op, MaterializeInDestinationOp) for op in module.walk()
+    )
     same_tensor_results(CHAIN, body, SHAPES)
 
 
@@ -142,8 +148,12 @@ def test_pad_fast_path_bufferizes_the_pad() -> None:
     )
     module = apply(PAD, body)
     assert not any(isinstance(op, tensor.PadOp) for op in module.walk())
-    assert [type(op) for op in module.walk() if isinstance(op, FillOp | memref.SubviewOp | ToTensorOp)] == [
-        FillOp, memref.SubviewOp, ToTensorOp,
+    assert [
+        type(op) for op in module.walk() if isinstance(op, FillOp | memref.SubviewOp | ToTensorOp)
+    ] == [
+        FillOp,
+        memref.SubviewOp,
+        ToTensorOp,
     ]
     same_tensor_results(PAD, body, [(10, 7)])
 
@@ -156,8 +166,13 @@ def test_pad_fast_path_same_ir_as_upstream(tmp_path) -> None:
     )
     theirs = upstream(PAD, body, tmp_path)
     ours = str(xlinalg.apply_schedule(xlinalg.parse(PAD), schedule(body)))
-    wanted = ("memref.alloc", "linalg.fill", "memref.subview", "bufferization.materialize_in_destination",
-              "bufferization.to_tensor")
+    wanted = (
+        "memref.alloc",
+        "linalg.fill",
+        "memref.subview",
+        "bufferization.materialize_in_destination",
+        "bufferization.to_tensor",
+    )
 
     def order_in(text: str) -> list[str]:
         return [
@@ -195,7 +210,11 @@ def test_targets_without_tensors_are_dropped() -> None:
     )
     module = apply(CHAIN, body)
     new = [op.name for op in module.walk() if "new" in op.attributes]
-    assert new == ["memref.alloc", "bufferization.materialize_in_destination", "bufferization.to_tensor"]
+    assert new == [
+        "memref.alloc",
+        "bufferization.materialize_in_destination",
+        "bufferization.to_tensor",
+    ]
 
 
 def test_consumes_its_target() -> None:
@@ -208,10 +227,12 @@ def test_consumes_its_target() -> None:
 
 
 def test_unknown_memcpy_op_does_not_verify() -> None:
-    text = schedule(value_of(
-        "linalg.add",
-        '    %buf, %new = transform.structured.bufferize_to_allocation %v <memcpy_op = "memref.tensor_store"> : !transform.any_value\n',
-    ))
+    text = schedule(
+        value_of(
+            "linalg.add",
+            '    %buf, %new = transform.structured.bufferize_to_allocation %v <memcpy_op = "memref.tensor_store"> : !transform.any_value\n',
+        )
+    )
     with pytest.raises(XlinalgError, match="unsupported memcpy op"):
         xlinalg.parse(text)
 

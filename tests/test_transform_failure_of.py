@@ -26,8 +26,9 @@ def test_message_and_kind_of_the_inner_failure(silenceable: bool) -> None:
 def test_kind_override_and_partial_results_bound_first() -> None:
     op = generalize_transform_op()
     calls: list[str] = []
-    with pytest.raises(TransformFailure) as info, failure_of(
-        op, silenceable=False, before=lambda: calls.append("bound")
+    with (
+        pytest.raises(TransformFailure) as info,
+        failure_of(op, silenceable=False, before=lambda: calls.append("bound")),
     ):
         raise TransformFailure("soft", silenceable=True)
     assert not info.value.silenceable and calls == ["bound"]

@@ -46,8 +46,12 @@ def _generic(name: str, body: str, ins: list[str], out: str, shape: str = "37x29
 CHAIN = (
     "func.func @f(%a: tensor<37x29xf32>, %b: tensor<37x29xf32>) -> tensor<37x29xf32> {\n"
     "  %e = tensor.empty() : tensor<37x29xf32>\n"
-    + _generic("%0", "    %s = arith.addf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%a", "%b"], "%e")
-    + _generic("%1", "    %s = arith.mulf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%0", "%a"], "%e")
+    + _generic(
+        "%0", "    %s = arith.addf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%a", "%b"], "%e"
+    )
+    + _generic(
+        "%1", "    %s = arith.mulf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%0", "%a"], "%e"
+    )
     + _generic("%2", "    %s = math.exp %x0 : f32\n    linalg.yield %s : f32\n", ["%1"], "%e")
     + "  return %2 : tensor<37x29xf32>\n}\n"
 )
@@ -66,7 +70,7 @@ MATMUL_SHAPES = [(37, 23), (23, 29)]
 
 
 def generics(text: str = "") -> str:
-    return f"transform.structured.match ops{{[\"linalg.generic\"]}} in %root : ({ANY}) -> {ANY}"
+    return f'transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}'
 
 
 def split3() -> str:
@@ -82,7 +86,9 @@ def untransformed(payload: str) -> xlinalg.Kernel:
     return xlinalg.compile(payload, entry="f")
 
 
-def same_tensor_results(payload: str, body: str, shapes: list[tuple[int, ...]], seed: int = 0) -> None:
+def same_tensor_results(
+    payload: str, body: str, shapes: list[tuple[int, ...]], seed: int = 0
+) -> None:
     """The transformed kernel returns what the original returns (tensor results)."""
     rng = np.random.default_rng(seed)
     args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
@@ -157,7 +163,9 @@ def test_fuse_into_containing_op_returns_fused_ops_and_same_loop() -> None:
     fused = [op for op in module.walk() if "fused" in op.attributes]
     assert len(fused) == 1 and isinstance(fused[0], StructuredOpInterface)
     loops = [op for op in module.walk() if "loop" in op.attributes]
-    assert len(loops) == 1 and loops[0] is next(o for o in module.walk() if isinstance(o, scf.ForOp))
+    assert len(loops) == 1 and loops[0] is next(
+        o for o in module.walk() if isinstance(o, scf.ForOp)
+    )
 
 
 def test_spec_form_without_types_and_one_result() -> None:
@@ -174,8 +182,15 @@ def test_producer_with_several_uses_inside_is_fused_once_per_use() -> None:
     payload = (
         "func.func @f(%a: tensor<37x29xf32>) -> tensor<37x29xf32> {\n"
         "  %e = tensor.empty() : tensor<37x29xf32>\n"
-        + _generic("%0", "    %s = arith.addf %x0, %x0 : f32\n    linalg.yield %s : f32\n", ["%a"], "%e")
-        + _generic("%1", "    %s = arith.mulf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%0", "%0"], "%e")
+        + _generic(
+            "%0", "    %s = arith.addf %x0, %x0 : f32\n    linalg.yield %s : f32\n", ["%a"], "%e"
+        )
+        + _generic(
+            "%1",
+            "    %s = arith.mulf %x0, %x1 : f32\n    linalg.yield %s : f32\n",
+            ["%0", "%0"],
+            "%e",
+        )
         + "  return %1 : tensor<37x29xf32>\n}\n"
     )
     body = (
@@ -224,25 +239,37 @@ func.func @f(%a: tensor<8xf32>, %n: index) -> tensor<8xf32> {
 
 
 def test_producer_without_use_inside_is_a_silenceable_failure() -> None:
-    body = split3() + TILE_EXP + (
-        f"    %f, %c = transform.structured.fuse_into_containing_op %add into %l#0 : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+    body = (
+        split3()
+        + TILE_EXP
+        + (
+            f"    %f, %c = transform.structured.fuse_into_containing_op %add into %l#0 : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+        )
     )
     fails(CHAIN, body, silenceable=True, match="could not find next producer")
 
 
 def test_containing_handle_must_hold_one_op() -> None:
-    body = split3() + TILE_EXP + (
-        f"    %two = transform.merge_handles %l#0, %l#1 : {ANY}\n"
-        f"    %f, %c = transform.structured.fuse_into_containing_op %mul into %two : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+    body = (
+        split3()
+        + TILE_EXP
+        + (
+            f"    %two = transform.merge_handles %l#0, %l#1 : {ANY}\n"
+            f"    %f, %c = transform.structured.fuse_into_containing_op %mul into %two : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+        )
     )
     fails(CHAIN, body, silenceable=False, match="exactly one containing op")
 
 
 def test_fuse_into_containing_op_consumes_the_producer_handle_only() -> None:
-    body = split3() + TILE_EXP + (
-        f"    %f, %c = transform.structured.fuse_into_containing_op %mul into %l#0 : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
-        f"    %again = transform.get_parent_op %l#0 : ({ANY}) -> {ANY}\n"
-        f"    transform.annotate %mul \"seen\" : {ANY}\n"
+    body = (
+        split3()
+        + TILE_EXP
+        + (
+            f"    %f, %c = transform.structured.fuse_into_containing_op %mul into %l#0 : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+            f"    %again = transform.get_parent_op %l#0 : ({ANY}) -> {ANY}\n"
+            f'    transform.annotate %mul "seen" : {ANY}\n'
+        )
     )
     fails(CHAIN, body, silenceable=False, match="consumed")
 
@@ -257,9 +284,13 @@ FORALL_TILE = (
 
 
 def test_fuse_into_forall_through_extract_slice() -> None:
-    body = split3() + FORALL_TILE + (
-        f"    %f1, %c1 = transform.structured.fuse_into_containing_op %mul into %l : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
-        f"    %f2, %c2 = transform.structured.fuse_into_containing_op %add into %c1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+    body = (
+        split3()
+        + FORALL_TILE
+        + (
+            f"    %f1, %c1 = transform.structured.fuse_into_containing_op %mul into %l : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+            f"    %f2, %c2 = transform.structured.fuse_into_containing_op %add into %c1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
+        )
     )
     module = apply(CHAIN, body)
     assert count(module, ForallOp) == 1
@@ -274,7 +305,12 @@ def test_fuse_into_forall_with_uses_after_adds_a_shared_out() -> None:
         "func.func @f(%a: tensor<37x29xf32>, %b: tensor<37x29xf32>) -> (tensor<37x29xf32>, tensor<37x29xf32>) {\n"
         "  %e = tensor.empty() : tensor<37x29xf32>\n"
         "  %e2 = tensor.empty() : tensor<37x29xf32>\n"
-        + _generic("%0", "    %s = arith.addf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%a", "%b"], "%e2")
+        + _generic(
+            "%0",
+            "    %s = arith.addf %x0, %x1 : f32\n    linalg.yield %s : f32\n",
+            ["%a", "%b"],
+            "%e2",
+        )
         + _generic("%1", "    %s = math.exp %x0 : f32\n    linalg.yield %s : f32\n", ["%0"], "%e")
         + "  return %1, %0 : tensor<37x29xf32>, tensor<37x29xf32>\n}\n"
     )
@@ -283,7 +319,7 @@ def test_fuse_into_forall_with_uses_after_adds_a_shared_out() -> None:
         f"    %add, %exp = transform.split_handle %g : ({ANY}) -> ({ANY}, {ANY})\n"
         + FORALL_TILE
         + f"    %f, %c = transform.structured.fuse_into_containing_op %add into %l : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n"
-        + f"    transform.annotate %c \"new_loop\" : {ANY}\n"
+        + f'    transform.annotate %c "new_loop" : {ANY}\n'
     )
     module = apply(payload, body)
     forall = next(op for op in module.walk() if isinstance(op, ForallOp))
@@ -360,7 +396,10 @@ def test_fuse_greedily_fuses_a_chain() -> None:
 
 
 def test_fuse_spec_attribute_form() -> None:
-    body = split3() + "    %t, %l:2 = transform.structured.fuse %exp {tile_sizes = [8, 16], tile_interchange = [1, 0]}\n"
+    body = (
+        split3()
+        + "    %t, %l:2 = transform.structured.fuse %exp {tile_sizes = [8, 16], tile_interchange = [1, 0]}\n"
+    )
     module = apply(CHAIN, body)
     assert structured_in_loops(module) == (3, 0)
     same_tensor_results(CHAIN, body, SHAPES)
@@ -436,7 +475,10 @@ def test_hoist_redundant_tensor_subsets_on_one_loop_only() -> None:
     # %l#1 (the j loop) has nothing to hoist: its subsets depend on j; the k loop is untouched
     k_loop = [op for op in module.walk() if isinstance(op, scf.ForOp)][-1]
     assert str(k_loop.results[0].type) == "tensor<32x48xf32>"
-    body = TILE_K_INNER + f"    transform.structured.hoist_redundant_tensor_subsets %l#2 : ({ANY}) -> ()\n"
+    body = (
+        TILE_K_INNER
+        + f"    transform.structured.hoist_redundant_tensor_subsets %l#2 : ({ANY}) -> ()\n"
+    )
     module = apply(MATMUL, body)
     k_loop = [op for op in module.walk() if isinstance(op, scf.ForOp)][-1]
     assert str(k_loop.results[0].type) == "tensor<8x16xf32>"
@@ -472,7 +514,8 @@ UPSTREAM = {
     "fuse_fill_matmul": (MATMUL_FILL, _fuse("[8, 16]", 2), MATMUL_SHAPES),
     "fuse_chain": (
         CHAIN,
-        split3() + f"    %t, %l:2 = transform.structured.fuse %exp tile_sizes [8, 16] : ({ANY}) -> ({ANY}, {ANY}, {ANY})\n",
+        split3()
+        + f"    %t, %l:2 = transform.structured.fuse %exp tile_sizes [8, 16] : ({ANY}) -> ({ANY}, {ANY}, {ANY})\n",
         SHAPES,
     ),
 }

@@ -39,8 +39,13 @@ FUNC = """func.func @f(%x: memref<64x64xf32>, %n: index, %y: memref<64x64xf32>) 
 """
 
 
-def forall(mapping: str = "#gpu.thread<y>, #gpu.thread<x>", bounds: str = "in (7, 9)",
-           ivs: str = "%i, %j", idx: str = "%i, %j", value: str = "1.0") -> str:
+def forall(
+    mapping: str = "#gpu.thread<y>, #gpu.thread<x>",
+    bounds: str = "in (7, 9)",
+    ivs: str = "%i, %j",
+    idx: str = "%i, %j",
+    value: str = "1.0",
+) -> str:
     """x[idx] += value for each iteration (each iteration once: thread/block mappings)."""
     return f"""    scf.forall ({ivs}) {bounds} {{
       %v = memref.load %x[{idx}] : memref<64x64xf32>
@@ -75,7 +80,10 @@ def schedule(match: str, op: str, mode: str = "propagate") -> str:
 
 
 def threads(dims: str, extra: str = "") -> tuple[str, str]:
-    return "gpu.launch", f"transform.gpu.map_nested_forall_to_threads %m block_dims = [{dims}]{extra}"
+    return (
+        "gpu.launch",
+        f"transform.gpu.map_nested_forall_to_threads %m block_dims = [{dims}]{extra}",
+    )
 
 
 def blocks(extra: str) -> tuple[str, str]:
@@ -84,54 +92,226 @@ def blocks(extra: str) -> tuple[str, str]:
 
 # name -> (payload, (match, op))
 SUCCEEDS = {
-    "threads_spec_example": (LAUNCH.format(body=forall() + "\n" + forall("#gpu.thread<x>", "in (12)", "%i", "%i, %i")), threads("12, 9, 1")),
-    "threads_no_sync": (LAUNCH.format(body=forall() + "\n" + forall()), threads("12, 9, 1", " sync_after_distribute = false")),
+    "threads_spec_example": (
+        LAUNCH.format(body=forall() + "\n" + forall("#gpu.thread<x>", "in (12)", "%i", "%i, %i")),
+        threads("12, 9, 1"),
+    ),
+    "threads_no_sync": (
+        LAUNCH.format(body=forall() + "\n" + forall()),
+        threads("12, 9, 1", " sync_after_distribute = false"),
+    ),
     "threads_exact": (LAUNCH.format(body=forall()), threads("9, 7, 1")),
-    "threads_linear": (LAUNCH.format(body=forall("#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>")), threads("12, 9, 1")),
-    "threads_constant_bounds": (LAUNCH.format(body="    %c7 = arith.constant 7 : index\n    %c9 = arith.constant 9 : index\n" + forall(bounds="in (%c7, %c9)")), threads("12, 9, 1")),
-    "warps": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("128, 2, 1")),
-    "warps_16": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("64, 2, 1", " warp_size = 16")),
-    "warps_linear": (LAUNCH.format(body=copy("#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>", "in (2, 3)")), threads("64, 4, 1")),
-    "warpgroups": (LAUNCH.format(body=copy("#gpu.warpgroup<x>", "in (2)", "%i", "%i, %i")), threads("384, 1, 1")),
-    "lanes": (LAUNCH.format(body=copy("#gpu.lane<y>, #gpu.lane<x>", "in (2, 3)")), threads("64, 1, 1")),
-    "blocks_generate": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")), blocks("generate_gpu_launch")),
-    "blocks_grid_dims": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")), blocks("generate_gpu_launch grid_dims = [8, 8, 1]")),
-    "blocks_in_launch": (LAUNCH.format(body=forall("#gpu.block<x>", "in (5)", "%i", "%i, %i")), ("gpu.launch", "transform.gpu.map_forall_to_blocks %m grid_dims = [6, 1, 1]")),
-    "blocks_then_nested_threads": (FUNC.format(body="""    scf.forall (%i) in (4) {
+    "threads_linear": (
+        LAUNCH.format(body=forall("#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>")),
+        threads("12, 9, 1"),
+    ),
+    "threads_constant_bounds": (
+        LAUNCH.format(
+            body="    %c7 = arith.constant 7 : index\n    %c9 = arith.constant 9 : index\n"
+            + forall(bounds="in (%c7, %c9)")
+        ),
+        threads("12, 9, 1"),
+    ),
+    "warps": (
+        LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")),
+        threads("128, 2, 1"),
+    ),
+    "warps_16": (
+        LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")),
+        threads("64, 2, 1", " warp_size = 16"),
+    ),
+    "warps_linear": (
+        LAUNCH.format(body=copy("#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>", "in (2, 3)")),
+        threads("64, 4, 1"),
+    ),
+    "warpgroups": (
+        LAUNCH.format(body=copy("#gpu.warpgroup<x>", "in (2)", "%i", "%i, %i")),
+        threads("384, 1, 1"),
+    ),
+    "lanes": (
+        LAUNCH.format(body=copy("#gpu.lane<y>, #gpu.lane<x>", "in (2, 3)")),
+        threads("64, 1, 1"),
+    ),
+    "blocks_generate": (
+        FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")),
+        blocks("generate_gpu_launch"),
+    ),
+    "blocks_grid_dims": (
+        FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (8, 4)")),
+        blocks("generate_gpu_launch grid_dims = [8, 8, 1]"),
+    ),
+    "blocks_in_launch": (
+        LAUNCH.format(body=forall("#gpu.block<x>", "in (5)", "%i", "%i, %i")),
+        ("gpu.launch", "transform.gpu.map_forall_to_blocks %m grid_dims = [6, 1, 1]"),
+    ),
+    "blocks_then_nested_threads": (
+        FUNC.format(
+            body="""    scf.forall (%i) in (4) {
       scf.forall (%j) in (8) {
         %v = memref.load %x[%i, %j] : memref<64x64xf32>
         memref.store %v, %y[%j, %i] : memref<64x64xf32>
       } {mapping = [#gpu.thread<x>]}
-    } {mapping = [#gpu.block<x>]}"""), blocks("generate_gpu_launch")),
+    } {mapping = [#gpu.block<x>]}"""
+        ),
+        blocks("generate_gpu_launch"),
+    ),
 }
 
 FAILS = {
-    "not_launch": (LAUNCH.format(body=forall()), ("func.func", threads("12, 9, 1")[1]), True, "Given target is not a gpu.launch"),
-    "too_many_threads": (LAUNCH.format(body=forall()), threads("1200, 9, 1"), True, r"Trying to launch a GPU kernel with grid_dims = \(1, 1, 1\) block_dims = \(1200, 9, 1\). It is larger than the limits."),
-    "fewer_threads": (LAUNCH.format(body=forall()), threads("4, 9, 1"), False, "the number of required parallel resources \\(blocks or threads\\) 63 overflows the number of available resources 36"),
-    "fewer_threads_per_dim": (LAUNCH.format(body=forall()), threads("4, 18, 1"), False, "Trying to map to fewer GPU threads than loop iterations but overprovisioning is not yet supported"),
-    "dynamic": (LAUNCH.format(body=forall(bounds="in (7, %n)")), threads("12, 9, 1"), False, "requires statically sized, normalized forall op"),
-    "tensor": (LAUNCH.format(body="""    %r = scf.forall (%i) in (4) shared_outs(%o = %t) -> (tensor<8xf32>) {
+    "not_launch": (
+        LAUNCH.format(body=forall()),
+        ("func.func", threads("12, 9, 1")[1]),
+        True,
+        "Given target is not a gpu.launch",
+    ),
+    "too_many_threads": (
+        LAUNCH.format(body=forall()),
+        threads("1200, 9, 1"),
+        True,
+        r"Trying to launch a GPU kernel with grid_dims = \(1, 1, 1\) block_dims = \(1200, 9, 1\). It is larger than the limits.",
+    ),
+    "fewer_threads": (
+        LAUNCH.format(body=forall()),
+        threads("4, 9, 1"),
+        False,
+        "the number of required parallel resources \\(blocks or threads\\) 63 overflows the number of available resources 36",
+    ),
+    "fewer_threads_per_dim": (
+        LAUNCH.format(body=forall()),
+        threads("4, 18, 1"),
+        False,
+        "Trying to map to fewer GPU threads than loop iterations but overprovisioning is not yet supported",
+    ),
+    "dynamic": (
+        LAUNCH.format(body=forall(bounds="in (7, %n)")),
+        threads("12, 9, 1"),
+        False,
+        "requires statically sized, normalized forall op",
+    ),
+    "tensor": (
+        LAUNCH.format(
+            body="""    %r = scf.forall (%i) in (4) shared_outs(%o = %t) -> (tensor<8xf32>) {
       scf.forall.in_parallel {
       }
-    } {mapping = [#gpu.thread<x>]}"""), threads("12, 9, 1"), False, "only bufferized scf.forall can be mapped"),
-    "duplicate": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<x>")), threads("12, 9, 1"), False, "duplicate attribute, cannot map different loops to the same mapping id"),
-    "mixed_kinds": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.block<y>")), threads("12, 9, 1"), False, "cannot mix different mapping types, use nesting"),
-    "mixed_linear": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<linear_dim_0>")), threads("12, 9, 1"), False, "cannot mix linear and non-linear mapping modes"),
-    "non_normalized": (LAUNCH.format(body=forall(bounds="= (2, 0) to (9, 9) step (3, 1)")), threads("12, 9, 1"), False, "unsupported non-normalized loops"),
-    "four_dims": (LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<y>, #gpu.thread<z>, #gpu.thread<z>", "in (2, 2, 2, 2)", "%i, %j, %k, %l", "%i, %j")), threads("12, 9, 2"), False, "duplicate attribute"),
-    "no_mapping": (LAUNCH.format(body=forall().replace(" {mapping = [#gpu.thread<y>, #gpu.thread<x>]}", "")), threads("12, 9, 1"), False, "scf.forall op requires a mapping attribute"),
-    "block_dims_size": (LAUNCH.format(body=forall()), threads("12, 9"), False, "requires size-3 thread mapping"),
-    "block_mapping_in_threads": (LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")), threads("12, 9, 1"), False, "scf.forall op requires a mapping attribute of kind 'thread' or 'warp'"),
-    "warp_block_x_not_multiple": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("100, 2, 1"), False, "3-D mapping: size of threadIdx.x must be a multiple of 32"),
-    "too_many_warps": (LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")), threads("64, 2, 1"), False, "the number of required parallel resources \\(blocks or threads\\) 192 overflows the number of available resources 128"),
-    "blocks_not_unique": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>") + "\n" + forall("#gpu.block<y>, #gpu.block<x>")), blocks("generate_gpu_launch"), True, "could not find a unique topLevel scf.forall"),
-    "blocks_not_launch": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")), blocks(""), True, "Given target is not gpu.launch, set `generate_gpu_launch` attribute"),
-    "blocks_too_large": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (65536, 65536)")), blocks("generate_gpu_launch"), True, r"grid_dims = \(65536, 65536, 1\) block_dims = \(1, 1, 1\). It is larger than the limits."),
-    "blocks_thread_mapping": (FUNC.format(body=forall()), blocks("generate_gpu_launch"), False, "scf.forall op requires a mapping attribute of kind 'block'"),
-    "blocks_grid_too_small": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")), blocks("generate_gpu_launch grid_dims = [4, 4, 1]"), False, "Trying to map to fewer GPU threads than loop iterations"),
-    "blocks_in_launch_without_grid": (LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")), ("gpu.launch", "transform.gpu.map_forall_to_blocks %m"), False, "transform require size-3 mapping"),
-    "blocks_dynamic": (FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (7, %n)")), blocks("generate_gpu_launch"), False, "requires statically sized, normalized forall op"),
+    } {mapping = [#gpu.thread<x>]}"""
+        ),
+        threads("12, 9, 1"),
+        False,
+        "only bufferized scf.forall can be mapped",
+    ),
+    "duplicate": (
+        LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<x>")),
+        threads("12, 9, 1"),
+        False,
+        "duplicate attribute, cannot map different loops to the same mapping id",
+    ),
+    "mixed_kinds": (
+        LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.block<y>")),
+        threads("12, 9, 1"),
+        False,
+        "cannot mix different mapping types, use nesting",
+    ),
+    "mixed_linear": (
+        LAUNCH.format(body=forall("#gpu.thread<x>, #gpu.thread<linear_dim_0>")),
+        threads("12, 9, 1"),
+        False,
+        "cannot mix linear and non-linear mapping modes",
+    ),
+    "non_normalized": (
+        LAUNCH.format(body=forall(bounds="= (2, 0) to (9, 9) step (3, 1)")),
+        threads("12, 9, 1"),
+        False,
+        "unsupported non-normalized loops",
+    ),
+    "four_dims": (
+        LAUNCH.format(
+            body=forall(
+                "#gpu.thread<x>, #gpu.thread<y>, #gpu.thread<z>, #gpu.thread<z>",
+                "in (2, 2, 2, 2)",
+                "%i, %j, %k, %l",
+                "%i, %j",
+            )
+        ),
+        threads("12, 9, 2"),
+        False,
+        "duplicate attribute",
+    ),
+    "no_mapping": (
+        LAUNCH.format(body=forall().replace(" {mapping = [#gpu.thread<y>, #gpu.thread<x>]}", "")),
+        threads("12, 9, 1"),
+        False,
+        "scf.forall op requires a mapping attribute",
+    ),
+    "block_dims_size": (
+        LAUNCH.format(body=forall()),
+        threads("12, 9"),
+        False,
+        "requires size-3 thread mapping",
+    ),
+    "block_mapping_in_threads": (
+        LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")),
+        threads("12, 9, 1"),
+        False,
+        "scf.forall op requires a mapping attribute of kind 'thread' or 'warp'",
+    ),
+    "warp_block_x_not_multiple": (
+        LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")),
+        threads("100, 2, 1"),
+        False,
+        "3-D mapping: size of threadIdx.x must be a multiple of 32",
+    ),
+    "too_many_warps": (
+        LAUNCH.format(body=copy("#gpu.warp<y>, #gpu.warp<x>", "in (2, 3)")),
+        threads("64, 2, 1"),
+        False,
+        "the number of required parallel resources \\(blocks or threads\\) 192 overflows the number of available resources 128",
+    ),
+    "blocks_not_unique": (
+        FUNC.format(
+            body=forall("#gpu.block<y>, #gpu.block<x>")
+            + "\n"
+            + forall("#gpu.block<y>, #gpu.block<x>")
+        ),
+        blocks("generate_gpu_launch"),
+        True,
+        "could not find a unique topLevel scf.forall",
+    ),
+    "blocks_not_launch": (
+        FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")),
+        blocks(""),
+        True,
+        "Given target is not gpu.launch, set `generate_gpu_launch` attribute",
+    ),
+    "blocks_too_large": (
+        FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (65536, 65536)")),
+        blocks("generate_gpu_launch"),
+        True,
+        r"grid_dims = \(65536, 65536, 1\) block_dims = \(1, 1, 1\). It is larger than the limits.",
+    ),
+    "blocks_thread_mapping": (
+        FUNC.format(body=forall()),
+        blocks("generate_gpu_launch"),
+        False,
+        "scf.forall op requires a mapping attribute of kind 'block'",
+    ),
+    "blocks_grid_too_small": (
+        FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>")),
+        blocks("generate_gpu_launch grid_dims = [4, 4, 1]"),
+        False,
+        "Trying to map to fewer GPU threads than loop iterations",
+    ),
+    "blocks_in_launch_without_grid": (
+        LAUNCH.format(body=forall("#gpu.block<y>, #gpu.block<x>")),
+        ("gpu.launch", "transform.gpu.map_forall_to_blocks %m"),
+        False,
+        "transform require size-3 mapping",
+    ),
+    "blocks_dynamic": (
+        FUNC.format(body=forall("#gpu.block<y>, #gpu.block<x>", "in (7, %n)")),
+        blocks("generate_gpu_launch"),
+        False,
+        "requires statically sized, normalized forall op",
+    ),
 }
 
 
@@ -160,7 +340,11 @@ def upstream(mode: str) -> dict[str, tuple[bool, str, str]]:
         chunk = max(i for i, start in enumerate(starts) if start <= int(err.group(1)))
         errors.setdefault(chunk, []).append(err.group(2))
     return {
-        name: (index not in errors, outputs[index] if index < len(outputs) else "", "\n".join(errors.get(index, [])))
+        name: (
+            index not in errors,
+            outputs[index] if index < len(outputs) else "",
+            "\n".join(errors.get(index, [])),
+        )
         for index, name in enumerate(cases)
     }
 
@@ -188,7 +372,9 @@ def launch_summary(module) -> list[tuple]:
             if op is launch or op.name in ("arith.constant", "affine.apply", "scf.yield"):
                 continue
             if op.name in ("arith.cmpi", "memref.load", "memref.store"):
-                body.append((op.name, *(_describe(v) for v in op.operands if v.type == IndexType())))
+                body.append(
+                    (op.name, *(_describe(v) for v in op.operands if v.type == IndexType()))
+                )
             elif op.name in ("gpu.thread_id", "gpu.block_id"):
                 body.append((op.name, op.properties["dimension"].data.value))
             else:
@@ -209,7 +395,9 @@ def test_mapping_matches_upstream(case: str) -> None:
     require_iree_opt()
     ok, output, errors = upstream("propagate")[case]
     assert ok, errors
-    theirs_module = xlinalg.parse(output.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
+    theirs_module = xlinalg.parse(
+        output.split("  module attributes {transform.with_named_sequence}")[0] + "}\n"
+    )
     assert launch_summary(theirs_module) == mine
 
 
@@ -222,7 +410,9 @@ def test_failure_modes(case: str) -> None:
     assert info.value.silenceable is silenceable
     if silenceable:  # suppressed: the payload is untouched
         module = ours(payload, op, "suppress")
-        assert before in str(module).replace("builtin.module {\n", "").replace("\n}", "") or "gpu.thread_id" not in str(module)
+        assert before in str(module).replace("builtin.module {\n", "").replace(
+            "\n}", ""
+        ) or "gpu.thread_id" not in str(module)
     else:
         with pytest.raises(TransformFailure, match=message):
             ours(payload, op, "suppress")
@@ -321,7 +511,9 @@ def sequentialize_launches(module) -> None:
             # block z, y, x then thread z, y, x (x innermost)
             for index in (2, 1, 0, 5, 4, 3):
                 loop_body = Block([scf.YieldOp()], arg_types=[IndexType()])
-                loop = scf.ForOp(build.constant(0), extents[index], build.constant(1), [], Region(loop_body))
+                loop = scf.ForOp(
+                    build.constant(0), extents[index], build.constant(1), [], Region(loop_body)
+                )
                 Rewriter.insert_op(loop, inner_point)
                 inner_point = InsertPoint.before(loop_body.last_op)
                 ivs.append((index, loop_body.args[0]))
@@ -370,14 +562,18 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
     executed -- a silent miscompile (its resource check counts threads, not lanes per
     warp). We refuse it with a definite failure instead (checked against iree-opt below)."""
     payload = LAUNCH.format(body=copy("#gpu.lane<y>, #gpu.lane<x>", "in (8, 8)"))
-    with pytest.raises(TransformFailure, match="required parallel resources \\(lanes\\) 64 overflows the warp size 32") as info:
+    with pytest.raises(
+        TransformFailure,
+        match="required parallel resources \\(lanes\\) 64 overflows the warp size 32",
+    ) as info:
         ours(payload, threads("128, 1, 1"))
     assert not info.value.silenceable
     if IREE_OPT is None:
         return
     match, op = threads("128, 1, 1")
-    done = run_iree_opt("module {\n" + payload + "\n" + schedule(match, op) + "\n}\n",
-                        "--transform-interpreter")
+    done = run_iree_opt(
+        "module {\n" + payload + "\n" + schedule(match, op) + "\n}\n", "--transform-interpreter"
+    )
     assert done.returncode == 0, done.stderr  # upstream accepts it ...
     assert "affine_map<()[s0] -> (s0 mod 32)>" in done.stdout  # ... lane = thread_id.x mod 32
     assert "arith.cmpi ult" in done.stdout and "arith.constant 64 : index" in done.stdout  # < 64

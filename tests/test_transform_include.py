@@ -57,39 +57,62 @@ CASES = {
         "recursion not allowed in named sequences",
     ),
     "unknown callee": (
-        module(IDENTITY + caller(f"transform.include @nope failures(propagate) (%x) : ({ANY}) -> ()")),
+        module(
+            IDENTITY + caller(f"transform.include @nope failures(propagate) (%x) : ({ANY}) -> ()")
+        ),
         "@nope does not reference a named transform sequence",
         "does not reference a named transform sequence",
     ),
     "operand type": (
-        module(IDENTITY + caller(
-            '%r = transform.include @id failures(propagate) (%x) : (!transform.op<"func.func">) -> ' + ANY,
-            '!transform.op<"func.func">',
-        )),
-        (r"operand type mismatch: expected operand type !transform.any_op, but provided "
-         r'!transform.op<"func.func"> for operand number 0'),
+        module(
+            IDENTITY
+            + caller(
+                '%r = transform.include @id failures(propagate) (%x) : (!transform.op<"func.func">) -> '
+                + ANY,
+                '!transform.op<"func.func">',
+            )
+        ),
+        (
+            r"operand type mismatch: expected operand type !transform.any_op, but provided "
+            r'!transform.op<"func.func"> for operand number 0'
+        ),
         "operand type mismatch",
     ),
     "operand count": (
-        module(IDENTITY + caller(f"%r = transform.include @id failures(propagate) (%x, %x) : ({ANY}, {ANY}) -> {ANY}")),
+        module(
+            IDENTITY
+            + caller(
+                f"%r = transform.include @id failures(propagate) (%x, %x) : ({ANY}, {ANY}) -> {ANY}"
+            )
+        ),
         "incorrect number of operands for callee @id: it takes 1, 2 given",
         None,  # iree-opt 3.13 crashes on this input
     ),
     "result type": (
-        module(IDENTITY + caller(f"%r = transform.include @id failures(propagate) (%x) : ({ANY}) -> !transform.any_value")),
+        module(
+            IDENTITY
+            + caller(
+                f"%r = transform.include @id failures(propagate) (%x) : ({ANY}) -> !transform.any_value"
+            )
+        ),
         "type of result #0 must implement the same transform dialect interface as the corresponding callee result",
         "type of result #0 must implement the same transform dialect interface",
     ),
     "result count": (
-        module(IDENTITY + caller(f"transform.include @id failures(propagate) (%x) : ({ANY}) -> ()")),
+        module(
+            IDENTITY + caller(f"transform.include @id failures(propagate) (%x) : ({ANY}) -> ()")
+        ),
         "incorrect number of results for callee @id: it yields 1, 0 expected",
         "incorrect number of results for callee",
     ),
     "missing effect": (
-        module(f"""
+        module(
+            f"""
   transform.named_sequence @bare(%x: {ANY}) {{
     transform.yield
-  }}""" + caller(f"transform.include @bare failures(propagate) (%x) : ({ANY}) -> ()")),
+  }}"""
+            + caller(f"transform.include @bare failures(propagate) (%x) : ({ANY}) -> ()")
+        ),
         r"argument #0 of @bare must be marked \{transform.readonly\} or \{transform.consumed\}",
         "memory effects on operands to be specified",
     ),
@@ -103,10 +126,13 @@ CASES = {
         "is consumed in the body but is not marked as such",
     ),
     "no with_named_sequence": (
-        module(f"""
+        module(
+            f"""
   transform.named_sequence @a(%x: {ANY} {{transform.readonly}}) {{
     transform.yield
-  }}""", attrs=""),
+  }}""",
+            attrs="",
+        ),
         "expects the parent symbol table to have the 'transform.with_named_sequence' attribute",
         "expects the parent symbol table to have the 'transform.with_named_sequence' attribute",
     ),
@@ -151,9 +177,12 @@ func.func @f(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
 
 def test_include_result_may_narrow_the_handle_type() -> None:
     """Upstream accepts a result of the same kind of handle; the payload type is checked at run time."""
-    narrow = module(IDENTITY + caller(
-        f'%r = transform.include @id failures(propagate) (%x) : ({ANY}) -> !transform.op<"func.func">'
-    ))
+    narrow = module(
+        IDENTITY
+        + caller(
+            f'%r = transform.include @id failures(propagate) (%x) : ({ANY}) -> !transform.op<"func.func">'
+        )
+    )
     xlinalg.parse(narrow, "schedule")
     from xlinalg.errors import TransformFailure
 

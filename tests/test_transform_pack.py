@@ -35,11 +35,15 @@ func.func @matmul(%A: tensor<{m}x{k}xf32>, %B: tensor<{k}x{n}xf32>, %C: tensor<{
 
 
 MATCH = f'%mm = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}'
-PACK_234 = MATCH + f'\n%p = transform.structured.pack %mm packed_sizes = [2, 3, 4] : ({ANY}) -> !transform.op<"linalg.generic">'
+PACK_234 = (
+    MATCH
+    + f'\n%p = transform.structured.pack %mm packed_sizes = [2, 3, 4] : ({ANY}) -> !transform.op<"linalg.generic">'
+)
 B_PACK = '\n%pb = transform.get_producer_of_operand %p[1] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack">'
 TRANSPOSE_B = (
-    PACK_234 + B_PACK
-    + '\n%g, %np, %nu = transform.structured.pack_transpose %pb with_compute_op(%p) outer_perm = [1, 0] inner_perm = [1, 0]'
+    PACK_234
+    + B_PACK
+    + "\n%g, %np, %nu = transform.structured.pack_transpose %pb with_compute_op(%p) outer_perm = [1, 0] inner_perm = [1, 0]"
     ' : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op)'
 )
 LOWER_ALL = (
@@ -88,7 +92,13 @@ def test_spec_example_pack_matmul_2_3_4(shape):
         "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)",
     ]
     assert [str(it) for it in generic.get_iterator_types()] == [
-        "parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]
+        "parallel",
+        "parallel",
+        "reduction",
+        "parallel",
+        "parallel",
+        "reduction",
+    ]
     ceil = lambda a, b: -(-a // b)
     assert generic.inputs[1].type.get_shape() == (ceil(k, 4), ceil(n, 3), 3, 4)
     packs = ops_of(module, PackOp)
@@ -104,7 +114,7 @@ def test_spec_example_pack_matmul_2_3_4(shape):
 def test_pack_zero_size_skips_a_dim_and_params_give_sizes():
     body = MATCH + (
         "\n%s = transform.param.constant 8 : i64 -> !transform.param<i64>"
-        f'\n%p = transform.structured.pack %mm packed_sizes = [%s, 16, 0] : ({ANY}, !transform.param<i64>) -> {ANY}'
+        f"\n%p = transform.structured.pack %mm packed_sizes = [%s, 16, 0] : ({ANY}, !transform.param<i64>) -> {ANY}"
     )
     module = apply(matmul(20, 40, 12), body)
     (generic,) = ops_of(module, GenericOp)
@@ -130,8 +140,10 @@ func.func @reduce(%t0: tensor<3x7xf32>, %t1: tensor<3xf32>) -> tensor<3xf32> {
 
 def test_pack_reduction_output_not_packed():
     """Upstream's reduction_2d_static: only the input is packed (with padding), no unpack."""
-    body = f'%g = transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}\n' \
-           f'%p = transform.structured.pack %g packed_sizes = [0, 4] : ({ANY}) -> {ANY}'
+    body = (
+        f'%g = transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}\n'
+        f"%p = transform.structured.pack %g packed_sizes = [0, 4] : ({ANY}) -> {ANY}"
+    )
     module = apply(REDUCTION, body)
     (pack,) = ops_of(module, PackOp)
     assert pack.results[0].type.get_shape() == (3, 2, 4) and pack.padding_value is not None
@@ -163,8 +175,10 @@ func.func @iota(%a: tensor<10x6xf32>, %o: tensor<10x6xf32>) -> tensor<10x6xf32> 
 
 
 def test_pack_remaps_linalg_index():
-    body = f'%g = transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}\n' \
-           f'%p = transform.structured.pack %g packed_sizes = [4, 4] : ({ANY}) -> {ANY}'
+    body = (
+        f'%g = transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}\n'
+        f"%p = transform.structured.pack %g packed_sizes = [4, 4] : ({ANY}) -> {ANY}"
+    )
     kernel = xlinalg.compile(INDEXED, script(body))
     a, o = kernel.make_inputs()
     i, j = np.meshgrid(np.arange(10), np.arange(6), indexing="ij")
@@ -172,14 +186,25 @@ def test_pack_remaps_linalg_index():
 
 
 def test_pack_return_modes():
-    two = matmul(8, 8, 8).replace("return %0", "%1 = linalg.matmul ins(%A, %B : tensor<8x8xf32>, tensor<8x8xf32>) "
-                                  "outs(%0 : tensor<8x8xf32>) -> tensor<8x8xf32>\n  return %1")
+    two = matmul(8, 8, 8).replace(
+        "return %0",
+        "%1 = linalg.matmul ins(%A, %B : tensor<8x8xf32>, tensor<8x8xf32>) "
+        "outs(%0 : tensor<8x8xf32>) -> tensor<8x8xf32>\n  return %1",
+    )
     with pytest.raises(TransformFailure, match="exactly 1 LinalgOp") as info:
-        apply(two, MATCH + f"\n%p = transform.structured.pack %mm packed_sizes = [2, 2, 2] : ({ANY}) -> {ANY}")
+        apply(
+            two,
+            MATCH
+            + f"\n%p = transform.structured.pack %mm packed_sizes = [2, 2, 2] : ({ANY}) -> {ANY}",
+        )
     assert info.value.silenceable  # as iree-opt (suppressed by failures(suppress))
     for sizes in ("[2, 2, 2, 2]", "[2, 2]"):  # exactly one per loop, as iree-opt
         with pytest.raises(TransformFailure, match="number of packed sizes") as info:
-            apply(matmul(8, 8, 8), MATCH + f"\n%p = transform.structured.pack %mm packed_sizes = {sizes} : ({ANY}) -> {ANY}")
+            apply(
+                matmul(8, 8, 8),
+                MATCH
+                + f"\n%p = transform.structured.pack %mm packed_sizes = {sizes} : ({ANY}) -> {ANY}",
+            )
         assert info.value.silenceable
     memref = """
 func.func @mm(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %C: memref<8x8xf32>) {
@@ -188,7 +213,11 @@ func.func @mm(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %C: memref<8x8xf32>) {
 }
 """
     with pytest.raises(TransformFailure, match="tensor semantics") as info:
-        apply(memref, MATCH + f"\n%p = transform.structured.pack %mm packed_sizes = [2, 2, 2] : ({ANY}) -> {ANY}")
+        apply(
+            memref,
+            MATCH
+            + f"\n%p = transform.structured.pack %mm packed_sizes = [2, 2, 2] : ({ANY}) -> {ANY}",
+        )
     assert info.value.silenceable
     conv = """
 func.func @conv(%i: tensor<1x10x4xf32>, %w: tensor<3x4x8xf32>, %o: tensor<1x8x8xf32>) -> tensor<1x8x8xf32> {
@@ -198,29 +227,44 @@ func.func @conv(%i: tensor<1x10x4xf32>, %w: tensor<3x4x8xf32>, %o: tensor<1x8x8x
 """
     # packing the output width, used in the input's `ow + kw`, fails inside the packing: definite
     with pytest.raises(TransformFailure, match="non-trivial index expression") as info:
-        apply(conv, f'%c = transform.structured.match ops{{["linalg.conv_1d_nwc_wcf"]}} in %root : ({ANY}) -> {ANY}'
-              f"\n%p = transform.structured.pack %c packed_sizes = [0, 4, 0, 0, 0] : ({ANY}) -> {ANY}")
+        apply(
+            conv,
+            f'%c = transform.structured.match ops{{["linalg.conv_1d_nwc_wcf"]}} in %root : ({ANY}) -> {ANY}'
+            f"\n%p = transform.structured.pack %c packed_sizes = [0, 4, 0, 0, 0] : ({ANY}) -> {ANY}",
+        )
     assert not info.value.silenceable
     with pytest.raises(XlinalgError, match="consumed|invalidated"):
-        apply(matmul(8, 8, 8), MATCH + f"\n%p = transform.structured.pack %mm packed_sizes = [2, 2, 2] : ({ANY}) -> {ANY}"
-              f"\ntransform.print %mm : {ANY}")
+        apply(
+            matmul(8, 8, 8),
+            MATCH
+            + f"\n%p = transform.structured.pack %mm packed_sizes = [2, 2, 2] : ({ANY}) -> {ANY}"
+            f"\ntransform.print %mm : {ANY}",
+        )
 
 
 def test_pack_parses_spec_form_and_prints_upstream_form():
     from xlinalg.interpreter import parse_module
 
-    text = script(MATCH.replace(ANY, "!pdl.operation")
-                  + '\n%p = transform.structured.pack %mm packed_sizes = [2, 3, 4] : (!pdl.operation) -> (!transform.op<"linalg.generic">)')
+    text = script(
+        MATCH.replace(ANY, "!pdl.operation")
+        + '\n%p = transform.structured.pack %mm packed_sizes = [2, 3, 4] : (!pdl.operation) -> (!transform.op<"linalg.generic">)'
+    )
     printed = str(parse_module(text))
-    assert 'packed_sizes = [2, 3, 4] : (!transform.any_op) -> !transform.op<"linalg.generic">' in printed \
-        or 'packed_sizes = [2, 3, 4] : (!pdl.operation) -> !transform.op<"linalg.generic">' in printed
+    assert (
+        'packed_sizes = [2, 3, 4] : (!transform.any_op) -> !transform.op<"linalg.generic">'
+        in printed
+        or 'packed_sizes = [2, 3, 4] : (!pdl.operation) -> !transform.op<"linalg.generic">'
+        in printed
+    )
 
 
 # ----------------------------------------------------------------------------- pack_greedily
 
-GREEDY = ("\n%gp = transform.structured.pack_greedily %all matmul_packed_sizes = [8, 0, 4] "
-          "matmul_padded_sizes_next_multiple_of = [0, 16, 0] matmul_inner_dims_order = [1, 2, 0] "
-          f": ({ANY}) -> {ANY}")
+GREEDY = (
+    "\n%gp = transform.structured.pack_greedily %all matmul_packed_sizes = [8, 0, 4] "
+    "matmul_padded_sizes_next_multiple_of = [0, 16, 0] matmul_inner_dims_order = [1, 2, 0] "
+    f": ({ANY}) -> {ANY}"
+)
 ALL = f"%all = transform.structured.match interface{{LinalgOp}} in %root : ({ANY}) -> {ANY}"
 
 
@@ -234,7 +278,10 @@ def test_pack_greedily_matches_iree_structure_and_runs():
         "(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)",
     ]
     assert [p.results[0].type.get_shape() for p in ops_of(module, PackOp)] == [
-        (2, 5, 4, 8), (5, 1, 4, 16), (2, 1, 8, 16)]
+        (2, 5, 4, 8),
+        (5, 1, 4, 16),
+        (2, 1, 8, 16),
+    ]
     check_matmul(matmul(13, 15, 17), ALL + GREEDY)
 
 
@@ -283,7 +330,7 @@ def test_pack_transpose_of_a_pack_as_iree():
 def test_pack_transpose_of_an_unpack_transposes_the_chain():
     body = PACK_234 + (
         f'\n%u = transform.structured.match ops{{["linalg.unpack"]}} in %root : ({ANY}) -> !transform.op<"linalg.unpack">'
-        '\n%g, %np, %nu = transform.structured.pack_transpose %u with_compute_op(%p) outer_perm = [1, 0]'
+        "\n%g, %np, %nu = transform.structured.pack_transpose %u with_compute_op(%p) outer_perm = [1, 0]"
         ' : (!transform.op<"linalg.unpack">, !transform.op<"linalg.generic">) -> '
         '(!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.op<"linalg.unpack">)'
         '\ntransform.print %nu : !transform.op<"linalg.unpack">'
@@ -297,14 +344,21 @@ def test_pack_transpose_of_an_unpack_transposes_the_chain():
     check_matmul(matmul(13, 15, 17), body)
 
 
-@pytest.mark.parametrize("perms, message", [
-    ("outer_perm = [1, 0, 2]", "invalid outer_perm"),
-    ("inner_perm = [0, 1, 2]", "invalid inner_perm"),
-])
+@pytest.mark.parametrize(
+    "perms, message",
+    [
+        ("outer_perm = [1, 0, 2]", "invalid outer_perm"),
+        ("inner_perm = [0, 1, 2]", "invalid inner_perm"),
+    ],
+)
 def test_pack_transpose_ill_formed_perms_are_silenceable(perms, message):
-    body = PACK_234 + B_PACK + (
-        f"\n%g, %np, %nu = transform.structured.pack_transpose %pb with_compute_op(%p) {perms}"
-        ' : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op, !transform.any_op)'
+    body = (
+        PACK_234
+        + B_PACK
+        + (
+            f"\n%g, %np, %nu = transform.structured.pack_transpose %pb with_compute_op(%p) {perms}"
+            ' : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op, !transform.any_op)'
+        )
     )
     with pytest.raises(TransformFailure, match=message) as info:
         apply(matmul(13, 15, 17), body)
@@ -313,9 +367,13 @@ def test_pack_transpose_ill_formed_perms_are_silenceable(perms, message):
 
 def test_pack_transpose_needs_matching_pair():
     a_pack = '\n%pa = transform.get_producer_of_operand %p[2] : (!transform.op<"linalg.generic">) -> !transform.any_op'
-    body = PACK_234 + a_pack + (
-        "\n%g, %np, %nu = transform.structured.pack_transpose %pa with_compute_op(%p) outer_perm = [1, 0]"
-        ' : (!transform.any_op, !transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op, !transform.any_op)'
+    body = (
+        PACK_234
+        + a_pack
+        + (
+            "\n%g, %np, %nu = transform.structured.pack_transpose %pa with_compute_op(%p) outer_perm = [1, 0]"
+            ' : (!transform.any_op, !transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op, !transform.any_op)'
+        )
     )
     with pytest.raises(TransformFailure, match="init of the compute op") as info:
         apply(matmul(8, 9, 8), body)
@@ -332,9 +390,13 @@ def test_pack_transpose_needs_matching_pair():
 def test_pack_transpose_requires_a_permutation_attribute():
     from xlinalg.interpreter import parse_module
 
-    body = PACK_234 + B_PACK + (
-        "\n%g, %np, %nu = transform.structured.pack_transpose %pb with_compute_op(%p)"
-        ' : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op, !transform.any_op)'
+    body = (
+        PACK_234
+        + B_PACK
+        + (
+            "\n%g, %np, %nu = transform.structured.pack_transpose %pb with_compute_op(%p)"
+            ' : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.any_op, !transform.any_op, !transform.any_op)'
+        )
     )
     with pytest.raises(Exception, match="at least one of outer_perm or inner_perm"):
         parse_module(script(body)).verify()
@@ -355,7 +417,11 @@ def test_lower_pack_and_unpack_structure_and_results(shape):
     transposes = [op for op in module.walk() if op.name == "linalg.transpose"]
     # as iree-opt: A [0, 2, 1, 3], B (outer perm [1, 0], tiles swapped) [2, 0, 1, 3], C [0, 2, 1, 3]
     assert [list(t.properties["permutation"].get_values()) for t in transposes] == [
-        [0, 2, 1, 3], [2, 0, 1, 3], [0, 2, 1, 3], [0, 2, 1, 3]]
+        [0, 2, 1, 3],
+        [2, 0, 1, 3],
+        [0, 2, 1, 3],
+        [0, 2, 1, 3],
+    ]
     check_matmul(matmul(*shape), body)
 
 
@@ -366,7 +432,9 @@ def test_lower_unpack_spec_form_has_four_results_and_non_targets_are_dropped():
     )
     module = apply(matmul(13, 15, 17), body)
     names = [op.name for op in module.walk()]
-    assert "linalg.unpack" not in names and "linalg.copy" not in names  # the slice replaces the unpack
+    assert (
+        "linalg.unpack" not in names and "linalg.copy" not in names
+    )  # the slice replaces the unpack
     assert names.count("linalg.generic") == 1  # the generic in the handle was ignored
     check_matmul(matmul(13, 15, 17), body)
 
@@ -379,8 +447,10 @@ func.func @p(%a: tensor<4x32x?xf32>, %e: tensor<?x32xf32>, %t: index) -> tensor<
   return %p : tensor<?x32xf32>
 }
 """
-    body = (f'%p = transform.structured.match ops{{["linalg.unpack"]}} in %root : ({ANY}) -> {ANY}'
-            f"\n%a, %b, %c, %d, %e = transform.structured.lower_unpack %p : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY}, {ANY})")
+    body = (
+        f'%p = transform.structured.match ops{{["linalg.unpack"]}} in %root : ({ANY}) -> {ANY}'
+        f"\n%a, %b, %c, %d, %e = transform.structured.lower_unpack %p : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY}, {ANY})"
+    )
     with pytest.raises(TransformFailure, match="dynamic inner tiles") as info:
         apply(dyn, body)
     assert info.value.silenceable
@@ -390,8 +460,11 @@ func.func @p(%a: tensor<4x32x?xf32>, %e: tensor<?x32xf32>, %t: index) -> tensor<
 
 
 @needs_iree
-@pytest.mark.parametrize("body", [PACK_234, TRANSPOSE_B, TRANSPOSE_B + LOWER_ALL, ALL + GREEDY],
-                         ids=["pack", "pack_transpose", "lower", "pack_greedily"])
+@pytest.mark.parametrize(
+    "body",
+    [PACK_234, TRANSPOSE_B, TRANSPOSE_B + LOWER_ALL, ALL + GREEDY],
+    ids=["pack", "pack_transpose", "lower", "pack_greedily"],
+)
 def test_same_behaviour_as_iree_opt(body, tmp_path):
     payload = matmul(13, 15, 17)
     theirs = xlinalg.compile(upstream(payload, body, tmp_path))
@@ -403,8 +476,12 @@ def test_same_behaviour_as_iree_opt(body, tmp_path):
 
 def live_ops(module) -> list[str]:
     """linalg/tensor op names, without dead ops (upstream leaves pack_transpose's old empty)."""
-    return sorted(op.name for op in module.walk()
-                  if op.name.startswith(("linalg.", "tensor.")) and (not op.results or any(r.uses for r in op.results)))
+    return sorted(
+        op.name
+        for op in module.walk()
+        if op.name.startswith(("linalg.", "tensor."))
+        and (not op.results or any(r.uses for r in op.results))
+    )
 
 
 FILLED = """
@@ -457,13 +534,22 @@ def test_spec_example_on_dynamic_shapes(tmp_path):
         np.testing.assert_allclose(theirs(a, b, c), ours(a, b, c), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("body, consumed", [
-    (TRANSPOSE_B + '\ntransform.print %pb : !transform.op<"linalg.pack">', "%pb"),
-    (TRANSPOSE_B + '\ntransform.print %p : !transform.op<"linalg.generic">', "%p"),
-    (PACK_234 + LOWER_ALL + '\ntransform.print %packs : !transform.op<"linalg.pack">', "%packs"),
-    (PACK_234 + LOWER_ALL + '\ntransform.print %unpacks : !transform.op<"linalg.unpack">', "%unpacks"),
-    (ALL + GREEDY + "\ntransform.print %all : !transform.any_op", "%all"),
-])
+@pytest.mark.parametrize(
+    "body, consumed",
+    [
+        (TRANSPOSE_B + '\ntransform.print %pb : !transform.op<"linalg.pack">', "%pb"),
+        (TRANSPOSE_B + '\ntransform.print %p : !transform.op<"linalg.generic">', "%p"),
+        (
+            PACK_234 + LOWER_ALL + '\ntransform.print %packs : !transform.op<"linalg.pack">',
+            "%packs",
+        ),
+        (
+            PACK_234 + LOWER_ALL + '\ntransform.print %unpacks : !transform.op<"linalg.unpack">',
+            "%unpacks",
+        ),
+        (ALL + GREEDY + "\ntransform.print %all : !transform.any_op", "%all"),
+    ],
+)
 def test_consumed_handles_are_reported(body, consumed):
     with pytest.raises(XlinalgError, match="consumed|invalidated") as info:
         apply(matmul(13, 15, 17), body)
@@ -475,7 +561,7 @@ def test_pack_transpose_of_an_unpack_with_a_filled_init():
     transposed shape (no pack handle: there is no pack of the init)."""
     body = PACK_234 + (
         f'\n%u = transform.structured.match ops{{["linalg.unpack"]}} in %root : ({ANY}) -> !transform.op<"linalg.unpack">'
-        '\n%g, %np, %nu = transform.structured.pack_transpose %u with_compute_op(%p) outer_perm = [1, 0] inner_perm = [1, 0]'
+        "\n%g, %np, %nu = transform.structured.pack_transpose %u with_compute_op(%p) outer_perm = [1, 0] inner_perm = [1, 0]"
         ' : (!transform.op<"linalg.unpack">, !transform.op<"linalg.generic">) -> '
         '(!transform.op<"linalg.generic">, !transform.any_op, !transform.op<"linalg.unpack">)'
     )
@@ -498,9 +584,14 @@ def test_pack_greedily_sizes_from_params_and_spec_syntax():
     )
     module = apply(matmul(13, 15, 17), body)
     assert [p.results[0].type.get_shape() for p in ops_of(module, PackOp)] == [
-        (2, 5, 4, 8), (5, 1, 4, 16), (2, 1, 8, 16)]
+        (2, 5, 4, 8),
+        (5, 1, 4, 16),
+        (2, 1, 8, 16),
+    ]
     from xlinalg.interpreter import parse_module
 
     printed = str(parse_module(script(body)))
-    assert "matmul_packed_sizes = [%s, 0, 4] matmul_padded_sizes_next_multiple_of = [0, 16, 0] " \
-           "matmul_inner_dims_order = [1, 2, 0]" in printed
+    assert (
+        "matmul_packed_sizes = [%s, 0, 4] matmul_padded_sizes_next_multiple_of = [0, 16, 0] "
+        "matmul_inner_dims_order = [1, 2, 0]" in printed
+    )

@@ -26,7 +26,9 @@ TESTED_OPS = ["transform.structured.pad", "transform.structured.hoist_pad"]
 
 ANY = "!transform.any_op"
 THREE = f"({ANY}) -> ({ANY}, {ANY}, {ANY})"
-MATCH = f'    %0 = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}\n'
+MATCH = (
+    f'    %0 = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}\n'
+)
 VALUES = "padding_values=[0.0 : f32, 0.0 : f32, 0.0 : f32]"
 
 # upstream's @static_sizes_output_divisible payload
@@ -86,7 +88,9 @@ def test_pad_static_sizes_output_divisible() -> None:
     assert all(p.nofold is not None for p in pads)
     mm = matmul_of(module)
     assert [str(v.type) for v in mm.operands] == [
-        "tensor<4x7xf32>", "tensor<7x5xf32>", "tensor<4x5xf32>",
+        "tensor<4x7xf32>",
+        "tensor<7x5xf32>",
+        "tensor<4x5xf32>",
     ]
     assert count(module, MaterializeInDestinationOp) == 1
     run_sliced(body)
@@ -94,11 +98,15 @@ def test_pad_static_sizes_output_divisible() -> None:
 
 
 def test_pad_to_multiple_of() -> None:
-    body = MATCH + pad(f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
-                       " pad_to_multiple_of [2, 2, 1]")
+    body = MATCH + pad(
+        f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
+        " pad_to_multiple_of [2, 2, 1]",
+    )
     module = apply(SLICED, body)
     assert [str(v.type) for v in matmul_of(module).operands] == [
-        "tensor<4x7xf32>", "tensor<7x6xf32>", "tensor<4x6xf32>",
+        "tensor<4x7xf32>",
+        "tensor<7x6xf32>",
+        "tensor<4x6xf32>",
     ]
     run_sliced(body)
 
@@ -107,9 +115,11 @@ def test_pad_to_multiple_of_from_a_param() -> None:
     body = (
         MATCH
         + "    %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>\n"
-        + pad(f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
-              " pad_to_multiple_of [%c2, 2, 1]",
-              f"({ANY}, !transform.param<i64>) -> ({ANY}, {ANY}, {ANY})")
+        + pad(
+            f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
+            " pad_to_multiple_of [%c2, 2, 1]",
+            f"({ANY}, !transform.param<i64>) -> ({ANY}, {ANY}, {ANY})",
+        )
     )
     module = apply(SLICED, body)
     assert [str(v.type) for v in matmul_of(module).operands][1] == "tensor<7x6xf32>"
@@ -123,7 +133,9 @@ def test_pad_zero_static_keeps_nofold_pads_only() -> None:
     same_tensor_results(MATMUL, body, MATMUL_SHAPES)
 
 
-@pytest.mark.parametrize("copy_back", ["linalg.copy", "none", "bufferization.materialize_in_destination"])
+@pytest.mark.parametrize(
+    "copy_back", ["linalg.copy", "none", "bufferization.materialize_in_destination"]
+)
 def test_pad_tiled_matmul_each_copy_back(copy_back: str) -> None:
     body = (
         MATCH
@@ -136,7 +148,11 @@ def test_pad_tiled_matmul_each_copy_back(copy_back: str) -> None:
     module = apply(MATMUL, body)
     mm = matmul_of(module)
     assert "padded" in mm.attributes
-    assert [str(v.type) for v in mm.operands] == ["tensor<5x7xf32>", "tensor<7x8xf32>", "tensor<5x8xf32>"]
+    assert [str(v.type) for v in mm.operands] == [
+        "tensor<5x7xf32>",
+        "tensor<7x8xf32>",
+        "tensor<5x8xf32>",
+    ]
     assert sum(1 for op in module.walk() if "pad" in op.attributes) == 3
     copies = [op for op in module.walk() if "copy" in op.attributes]
     expected = {"none": None, "linalg.copy": CopyOp}.get(copy_back, MaterializeInDestinationOp)
@@ -150,7 +166,10 @@ def test_pad_spec_form_pack_paddings_and_one_result() -> None:
         "pack_paddings=[1, 1, 0]}\n"
     )
     module = apply(SLICED, body)
-    assert [p.nofold is not None for p in module.walk() if isinstance(p, tensor.PadOp)] == [True, True]
+    assert [p.nofold is not None for p in module.walk() if isinstance(p, tensor.PadOp)] == [
+        True,
+        True,
+    ]
 
 
 def test_pad_spec_transpose_paddings() -> None:
@@ -169,7 +188,9 @@ def test_pad_spec_transpose_paddings() -> None:
 
 
 def test_pad_wrong_padding_value_type_is_a_definite_failure() -> None:
-    body = MATCH + pad("padding_values=[0 : i32, 0.0 : f32, 0.0 : f32], padding_dimensions=[0, 1, 2]")
+    body = MATCH + pad(
+        "padding_values=[0 : i32, 0.0 : f32, 0.0 : f32], padding_dimensions=[0, 1, 2]"
+    )
     fails(MATMUL, body, silenceable=False, match="expects a padding value of type 'f32'")
 
 
@@ -190,13 +211,22 @@ def test_pad_drops_non_linalg_ops() -> None:
 
 
 def test_pad_consumes_its_target() -> None:
-    body = MATCH + pad(f"{VALUES}, padding_dimensions=[0, 1, 2]") + f'    transform.annotate %0 "x" : {ANY}\n'
+    body = (
+        MATCH
+        + pad(f"{VALUES}, padding_dimensions=[0, 1, 2]")
+        + f'    transform.annotate %0 "x" : {ANY}\n'
+    )
     fails(SLICED, body, silenceable=False, match="consumed")
 
 
 def test_pad_prints_upstream_syntax() -> None:
-    text = schedule(MATCH + pad(f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
-                                " pad_to_multiple_of [2, 2, 1]"))
+    text = schedule(
+        MATCH
+        + pad(
+            f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
+            " pad_to_multiple_of [2, 2, 1]",
+        )
+    )
     printed = str(xlinalg.parse(text))
     assert (
         "transform.structured.pad %0 pad_to_multiple_of [2, 2, 1] <padding_values = "
@@ -230,8 +260,11 @@ def test_hoist_pad_lhs_by_one_loop() -> None:
     assert str(loops[0].results[0].type) == "tensor<5x5x12xf32>"  # the packing loop
     inserts = [op for op in loops[0].body.walk() if isinstance(op, tensor.InsertSliceOp)]
     assert str(inserts[0].result.type) == "tensor<5x5x12xf32>"
-    uses = [op for op in loops[1].body.walk() if isinstance(op, tensor.ExtractSliceOp)
-            and op.source is loops[0].results[0]]
+    uses = [
+        op
+        for op in loops[1].body.walk()
+        if isinstance(op, tensor.ExtractSliceOp) and op.source is loops[0].results[0]
+    ]
     assert len(uses) == 1 and str(uses[0].result.type) == "tensor<5x12xf32>"
     assert next(iter(uses[0].result.uses)).operation is matmul_of(module)
     same_tensor_results(MATMUL, body, MATMUL_SHAPES)
@@ -267,8 +300,10 @@ def test_hoist_pad_of_a_non_pad_is_a_silenceable_failure() -> None:
 
 
 def test_hoist_pad_outside_loops_is_a_silenceable_failure() -> None:
-    body = MATCH + pad(f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]") + (
-        f"    %h = transform.structured.hoist_pad %pad by 1 loops : ({ANY}) -> {ANY}\n"
+    body = (
+        MATCH
+        + pad(f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]")
+        + (f"    %h = transform.structured.hoist_pad %pad by 1 loops : ({ANY}) -> {ANY}\n")
     )
     fails(MATMUL, body, silenceable=True, match="not inside an scf.for")
 
@@ -280,7 +315,10 @@ def test_hoist_pad_consumes_its_target() -> None:
 
 def test_hoist_pad_syntax_round_trip() -> None:
     text = schedule(tile_pad_hoist(0, "by 1 loops, transpose by [1, 0]"))
-    assert "transform.structured.hoist_pad %pad by 1 loops, transpose by [1, 0] : (!transform.any_op) -> !transform.any_op" in str(xlinalg.parse(text))
+    assert (
+        "transform.structured.hoist_pad %pad by 1 loops, transpose by [1, 0] : (!transform.any_op) -> !transform.any_op"
+        in str(xlinalg.parse(text))
+    )
 
 
 # ------------------------------------------------------------------ same as upstream
@@ -300,7 +338,9 @@ def test_pad_same_results_as_upstream(tmp_path) -> None:
     rng = np.random.default_rng(4)
     args = [rng.random(s).astype(np.float32) for s in MATMUL_SHAPES]
     want = untransformed(MATMUL)(*[a.copy() for a in args])
-    ours = xlinalg.compile(MATMUL, schedule=schedule(UPSTREAM_PAD), entry="f")(*[a.copy() for a in args])
+    ours = xlinalg.compile(MATMUL, schedule=schedule(UPSTREAM_PAD), entry="f")(
+        *[a.copy() for a in args]
+    )
     upstream_result = xlinalg.compile(theirs, entry="f")(*[a.copy() for a in args])
     np.testing.assert_allclose(ours, want, rtol=2e-5, atol=1e-6)
     np.testing.assert_allclose(upstream_result, want, rtol=2e-5, atol=1e-6)
@@ -318,7 +358,9 @@ def test_pad_same_results_as_upstream(tmp_path) -> None:
         ("by 2 loops", "[5, 0, 7]", 2, "tensor<5x2x5x7xf32>"),
     ],
 )
-def test_hoist_pad_packs_like_upstream(hoist: str, sizes: str, loops: int, packed: str, tmp_path) -> None:
+def test_hoist_pad_packs_like_upstream(
+    hoist: str, sizes: str, loops: int, packed: str, tmp_path
+) -> None:
     """iree-opt's result uses semi-affine maps xDSL cannot parse, so the packed tensor
     and the packing insert are compared as text (after its canonicalizer, as upstream's
     test does: without it the packed dim is `?`)."""
@@ -326,7 +368,9 @@ def test_hoist_pad_packs_like_upstream(hoist: str, sizes: str, loops: int, packe
 
     body = tile_pad_hoist(0, hoist, sizes, loops)
     path = tmp_path / "input.mlir"
-    schedule_text = str(xlinalg.parse(script(body.replace("    ", "")))).replace("builtin.module", "module", 1)
+    schedule_text = str(xlinalg.parse(script(body.replace("    ", "")))).replace(
+        "builtin.module", "module", 1
+    )
     path.write_text("module {\n" + MATMUL + "\n" + schedule_text + "\n}\n")
 
     proc = run_iree_opt(path, "--transform-interpreter", "--canonicalize")

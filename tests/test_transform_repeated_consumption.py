@@ -110,7 +110,10 @@ def test_suppressed_failure_leaves_the_payload_and_invalidates_the_handle() -> N
     for handle in ("%m", "%op"):
         with pytest.raises(TransformFailure, match=f"uses {handle}, a handle that was") as info:
             run(
-                MATCH + TWICE + "      " + CONSUMING["generalize"]
+                MATCH
+                + TWICE
+                + "      "
+                + CONSUMING["generalize"]
                 + f'\n      transform.annotate {handle} "x" : {ANY}',
                 "suppress",
             )
@@ -120,7 +123,10 @@ def test_suppressed_failure_leaves_the_payload_and_invalidates_the_handle() -> N
 def test_results_of_the_failed_op_are_empty() -> None:
     # upstream leaves them unset (iree-opt 3.13 crashes on a later use); we bind them empty
     text = run(
-        MATCH + TWICE + "      " + CONSUMING["tile_using_for"]
+        MATCH
+        + TWICE
+        + "      "
+        + CONSUMING["tile_using_for"]
         + f'\n      transform.annotate %t "tiled" : {ANY}',
         "suppress",
     )
@@ -144,7 +150,8 @@ def test_the_operand_number_is_the_consumed_operand() -> None:
 
 EXEMPT = {
     # ops that allow repeated handle operands (upstream `allowsRepeatedHandleOperands`)
-    "foreach_match": MATCH + TWICE
+    "foreach_match": MATCH
+    + TWICE
     + f"      %x = transform.foreach_match in %m @matcher -> @action : ({ANY}) -> {ANY}",
     "fuse_into_containing_op": MATCH
     + '      %fill = transform.structured.match ops{["linalg.fill"]} in %r'
@@ -156,9 +163,12 @@ EXEMPT = {
     f" : ({ANY}, {ANY}) -> ({ANY}, {ANY})",
     # handle-only ops that consume as the spec says but upstream only reads
     "merge_handles": MATCH + TWICE + f"      %x = transform.merge_handles %m : {ANY}",
-    "split_handle": MATCH + TWICE
+    "split_handle": MATCH
+    + TWICE
     + f"      %x, %y = transform.split_handle %m : ({ANY}) -> ({ANY}, {ANY})",
-    "cast": MATCH + TWICE + f'      %x = transform.cast %m : {ANY} to !transform.op<"linalg.matmul">',
+    "cast": MATCH
+    + TWICE
+    + f'      %x = transform.cast %m : {ANY} to !transform.op<"linalg.matmul">',
 }
 
 
@@ -193,7 +203,10 @@ def test_params_are_not_checked() -> None:
 def test_the_check_is_one_of_the_expensive_checks() -> None:
     """Like upstream, only with expensive checks: without them the pass runs on the
     function twice (harmless for canonicalize)."""
-    body = FUNC_TWICE + f'      %x = transform.apply_registered_pass "canonicalize" to %m : ({ANY}) -> {ANY}'
+    body = (
+        FUNC_TWICE
+        + f'      %x = transform.apply_registered_pass "canonicalize" to %m : ({ANY}) -> {ANY}'
+    )
     with pytest.raises(TransformFailure, match=MESSAGE.format(0)):
         run(body)
     assert "linalg.matmul" in run(body, expensive_checks=False)

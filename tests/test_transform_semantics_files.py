@@ -13,8 +13,9 @@ def _stem(module: str) -> str:
 
 
 def test_each_op_is_applied_in_the_module_named_as_its_definition() -> None:
-    ours = {op: apply for op, apply in TRANSFORM_IMPLS.items()
-            if op.__module__.startswith("xlinalg.")}  # (tests register test ops too)
+    ours = {
+        op: apply for op, apply in TRANSFORM_IMPLS.items() if op.__module__.startswith("xlinalg.")
+    }  # (tests register test ops too)
     assert len(ours) > 60
     mismatched = sorted(
         f"{op.name}: defined in {op.__module__}, applied in {apply.__module__}"
@@ -31,8 +32,9 @@ def test_each_pattern_descriptor_is_applied_in_the_module_named_as_its_definitio
     mismatched = []
     for op, pattern_set in PATTERN_SETS.items():
         fns = [f for f in (pattern_set.patterns, pattern_set.rewrite) if f is not None]
-        mismatched += [f"{op.name}: {f.__module__}" for f in fns
-                       if _stem(f.__module__) != _stem(op.__module__)]
+        mismatched += [
+            f"{op.name}: {f.__module__}" for f in fns if _stem(f.__module__) != _stem(op.__module__)
+        ]
     assert mismatched == []
 
 
@@ -45,9 +47,12 @@ PARSED_AS_ANOTHER_OP = {
 
 
 def test_every_op_of_the_transform_dialects_has_semantics() -> None:
-    ops = [op for dialect in TRANSFORM_DIALECTS for op in dialect.operations
-           if not op.name.startswith(("pdl.", "transform.yield"))
-           and op.name not in PARSED_AS_ANOTHER_OP]
-    missing = sorted(op.name for op in ops
-                     if op not in TRANSFORM_IMPLS and op not in PATTERN_SETS)
+    ops = [
+        op
+        for dialect in TRANSFORM_DIALECTS
+        for op in dialect.operations
+        if not op.name.startswith(("pdl.", "transform.yield"))
+        and op.name not in PARSED_AS_ANOTHER_OP
+    ]
+    missing = sorted(op.name for op in ops if op not in TRANSFORM_IMPLS and op not in PATTERN_SETS)
     assert missing == []

@@ -64,9 +64,14 @@ def summary(module) -> list[tuple]:
             continue
         maps = op.properties.get("indexing_maps") or op.attributes.get("indexing_maps")
         iters = op.properties.get("iterator_types") or op.attributes.get("iterator_types")
-        out.append((op.name, tuple(str(r.type) for r in op.results),
-                    str(maps) if op.name == "linalg.generic" else None,
-                    str(iters) if op.name == "linalg.generic" else None))
+        out.append(
+            (
+                op.name,
+                tuple(str(r.type) for r in op.results),
+                str(maps) if op.name == "linalg.generic" else None,
+                str(iters) if op.name == "linalg.generic" else None,
+            )
+        )
     return out
 
 
@@ -77,10 +82,14 @@ def ours(payload: str, body: str):
 def upstream(payload: str, body: str):
     done = run_iree_opt(payload + schedule(body), "--transform-interpreter")
     assert done.returncode == 0, done.stderr
-    return xlinalg.parse(done.stdout.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
+    return xlinalg.parse(
+        done.stdout.split("  module attributes {transform.with_named_sequence}")[0] + "}\n"
+    )
 
 
-def same_as_upstream_and_reference(payload: str, body: str, rtol: float = 1e-5, *, upstream_too: bool = True) -> None:
+def same_as_upstream_and_reference(
+    payload: str, body: str, rtol: float = 1e-5, *, upstream_too: bool = True
+) -> None:
     mine = ours(payload, body)
     if IREE_OPT is not None and upstream_too:
         assert summary(mine) == summary(upstream(payload, body))
@@ -97,7 +106,10 @@ def test_split_reduction_spec_example_on_tensors() -> None:
     """[002] split_reduction, split_factor = 4, insert_split_dimension = 0, on tensors."""
     body = split("split_factor = 4, insert_split_dimension = 0")
     text = str(ours(REDUCE, body))
-    assert "tensor.expand_shape %in [[0 : i64, 1 : i64]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>" in text
+    assert (
+        "tensor.expand_shape %in [[0 : i64, 1 : i64]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>"
+        in text
+    )
     assert "tensor.empty() : tensor<4xf32>" in text and "memref" not in text
     same_as_upstream_and_reference(REDUCE, body)
 
@@ -105,7 +117,10 @@ def test_split_reduction_spec_example_on_tensors() -> None:
 def test_split_reduction_spec_matmul_scaling_example_on_tensors() -> None:
     """[002] the matmul example: split_factor = 4, insert_split_dimension = 2, scaling and
     use_alloc: a 16x32x64 partial (alloc_tensor), a 64x4xi1 shape operand."""
-    body = split("split_factor = 4, insert_split_dimension = 2, use_scaling_algorithm, use_alloc", "linalg.matmul")
+    body = split(
+        "split_factor = 4, insert_split_dimension = 2, use_scaling_algorithm, use_alloc",
+        "linalg.matmul",
+    )
     text = str(ours(MATMUL, body))
     assert "bufferization.alloc_tensor() : tensor<16x32x64xf32>" in text
     assert "tensor.empty() : tensor<64x4xi1>" in text
@@ -115,9 +130,13 @@ def test_split_reduction_spec_matmul_scaling_example_on_tensors() -> None:
 
 @pytest.mark.parametrize(
     "props",
-    ["split_factor = 8, insert_split_dimension = 1", "split_factor = 4, insert_split_dimension = 0",
-     "split_factor = 8, inner_parallel", "split_factor = 2, insert_split_dimension = 2, inner_parallel",
-     "split_factor = 4, insert_split_dimension = 1, inner_parallel"],
+    [
+        "split_factor = 8, insert_split_dimension = 1",
+        "split_factor = 4, insert_split_dimension = 0",
+        "split_factor = 8, inner_parallel",
+        "split_factor = 2, insert_split_dimension = 2, inner_parallel",
+        "split_factor = 4, insert_split_dimension = 1, inner_parallel",
+    ],
 )
 def test_split_reduction_variants_on_tensors(props: str) -> None:
     same_as_upstream_and_reference(MATMUL, split(props, "linalg.matmul"), rtol=1e-4)
@@ -127,8 +146,12 @@ def test_split_reduction_scaling_with_another_split_dimension() -> None:
     """Upstream (iree-opt 3.13) builds a generic that does not verify for the scaling
     algorithm with insert_split_dimension != the reduction loop; ours computes the product."""
     same_as_upstream_and_reference(
-        MATMUL, split("split_factor = 4, insert_split_dimension = 0, use_scaling_algorithm", "linalg.matmul"),
-        rtol=1e-4, upstream_too=False,
+        MATMUL,
+        split(
+            "split_factor = 4, insert_split_dimension = 0, use_scaling_algorithm", "linalg.matmul"
+        ),
+        rtol=1e-4,
+        upstream_too=False,
     )
 
 
@@ -138,8 +161,18 @@ def test_split_reduction_handles_on_tensors() -> None:
         f'    transform.annotate %split "split" : {ANY}\n    transform.annotate %comb "comb" : {ANY}\n'
     )
     module = ours(REDUCE, body)
-    tagged = {name: op.name for op in module.walk() for name in ("init", "fill", "split", "comb") if name in op.attributes}
-    assert tagged == {"init": "tensor.empty", "fill": "linalg.fill", "split": "linalg.generic", "comb": "linalg.generic"}
+    tagged = {
+        name: op.name
+        for op in module.walk()
+        for name in ("init", "fill", "split", "comb")
+        if name in op.attributes
+    }
+    assert tagged == {
+        "init": "tensor.empty",
+        "fill": "linalg.fill",
+        "split": "linalg.generic",
+        "comb": "linalg.generic",
+    }
     with pytest.raises(TransformFailure, match="split_factor 5 must be > 1 and divide") as info:
         ours(REDUCE, split("split_factor = 5"))
     assert not info.value.silenceable
@@ -192,8 +225,12 @@ def test_decompose_on_tensors(name: str) -> None:
 def test_decompose_on_tensors_returns_the_1d_op_and_fails_silenceably() -> None:
     body = DECOMPOSE + f'    transform.annotate %d "one_d" : {ANY}\n'
     module = ours(CONVS["conv_2d_nhwc_hwcf"], body)
-    assert [op.name for op in module.walk() if "one_d" in op.attributes] == ["linalg.conv_1d_nwc_wcf"]
-    no_unit = CONVS["conv_2d_nhwc_hwcf"].replace("1x1x20x3", "1x3x20x3").replace("1x3x3x8", "3x3x3x8")
+    assert [op.name for op in module.walk() if "one_d" in op.attributes] == [
+        "linalg.conv_1d_nwc_wcf"
+    ]
+    no_unit = (
+        CONVS["conv_2d_nhwc_hwcf"].replace("1x1x20x3", "1x3x20x3").replace("1x3x3x8", "3x3x3x8")
+    )
     with pytest.raises(TransformFailure, match="neither the H nor the W window") as info:
         ours(no_unit, DECOMPOSE)
     assert info.value.silenceable
@@ -219,9 +256,12 @@ PROMOTE = (
 def test_promote_on_tensors_is_a_definite_failure_like_upstream() -> None:
     suppressed = (
         f"    transform.sequence %root : {ANY} failures(suppress) {{\n    ^bb0(%inner: {ANY}):\n"
-        + PROMOTE.replace("in %root", "in %inner") + "    }\n"
+        + PROMOTE.replace("in %root", "in %inner")
+        + "    }\n"
     )
-    with pytest.raises(TransformFailure, match="promotion works on memref.subview operands; this op is on tensors") as info:
+    with pytest.raises(
+        TransformFailure, match="promotion works on memref.subview operands; this op is on tensors"
+    ) as info:
         ours(PROMOTE_PAYLOAD, PROMOTE)
     assert not info.value.silenceable
     with pytest.raises(TransformFailure, match="this op is on tensors"):
@@ -234,5 +274,10 @@ def test_promote_on_tensors_is_a_definite_failure_like_upstream() -> None:
         f"    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true> : ({ANY}) -> {ANY}\n"
         + PROMOTE.replace("in %root", "in %b")
     )
-    text = str(xlinalg.apply_schedule(PROMOTE_PAYLOAD, schedule(bufferized).replace("transform.readonly", "transform.consumed")))
+    text = str(
+        xlinalg.apply_schedule(
+            PROMOTE_PAYLOAD,
+            schedule(bufferized).replace("transform.readonly", "transform.consumed"),
+        )
+    )
     assert "linalg.copy" in text and "memref.alloc" in text

@@ -173,7 +173,10 @@ def test_the_spec_form_returns_the_spec_order() -> None:
     ],
 )
 def test_each_form_prints_as_itself(form: str) -> None:
-    text = schedule(MATCH + f"    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 {form}\n")
+    text = schedule(
+        MATCH
+        + f"    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 {form}\n"
+    )
     printed = str(xlinalg.parse(text))
     assert f"tile_reduction_using_forall %0 {form}\n" in printed
     assert str(xlinalg.parse(printed)) == printed
@@ -204,7 +207,12 @@ def test_upstream_form_handles_match_iree_opt(tmp_path) -> None:
         f"by num_threads = [0, 4] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})\n"
     ) + ANNOTATE
     theirs = xlinalg.parse(upstream(STATIC, (MATCH + body).replace("    ", ""), tmp_path))
-    roles = {name: op.name for op in theirs.walk() for name in ("h0", "h1", "h2", "h3") if name in op.attributes}
+    roles = {
+        name: op.name
+        for op in theirs.walk()
+        for name in ("h0", "h1", "h2", "h3")
+        if name in op.attributes
+    }
     # iree-opt's combining op is a linalg.reduce, ours a linalg.generic
     assert roles == {**ROLES_UPSTREAM, "h2": "linalg.reduce"}
 
@@ -218,7 +226,10 @@ def test_export_as_constants_rewrites_the_spec_form_for_upstream(tmp_path) -> No
         "by num_threads = [0, 4], tile_sizes = [], mapping = []\n"
     ) + ANNOTATE
     exported = xlinalg.resolve_knobs(schedule(MATCH + body), {}, as_constants=True)
-    assert "%h1, %h2, %h3, %h0 = transform.structured.tile_reduction_using_forall %0 by num_threads = [0, 4] mapping = [] : (" in exported
+    assert (
+        "%h1, %h2, %h3, %h0 = transform.structured.tile_reduction_using_forall %0 by num_threads = [0, 4] mapping = [] : ("
+        in exported
+    )
     spec_roles = _roles(body)
     exported_roles = {
         name: op.name
@@ -233,5 +244,10 @@ def test_export_as_constants_rewrites_the_spec_form_for_upstream(tmp_path) -> No
         inner = exported.split("{transform.consumed}) {\n")[1]
         inner = inner.rsplit("    transform.yield", 1)[0].replace("    ", "")
         iree = xlinalg.parse(upstream(STATIC, inner, tmp_path))
-        roles = {name: op.name for op in iree.walk() for name in ("h0", "h1", "h2", "h3") if name in op.attributes}
+        roles = {
+            name: op.name
+            for op in iree.walk()
+            for name in ("h0", "h1", "h2", "h3")
+            if name in op.attributes
+        }
         assert roles == {**spec_roles, "h3": "linalg.reduce"}  # iree combines with linalg.reduce

@@ -20,24 +20,37 @@ from tuner.worker import FAULT_ENV, measure, slow_limit
 pytestmark = needs_pipeline
 
 
-def test_crash_hang_and_wrong_result_are_distinct(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crash_hang_and_wrong_result_are_distinct(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(FAULT_ENV, "crash@0,hang@1,wrong@2")
     storage = f"sqlite:///{tmp_path}/f.db"
     study, space = tuner_study.setup(
-        storage, "faults", PAYLOAD, SPACE, "mm.mlir", "space.mlir", sampler="random",
-        seed=0, n_trials=4, timing={"max_total_s": 0.05})
+        storage,
+        "faults",
+        PAYLOAD,
+        SPACE,
+        "mm.mlir",
+        "space.mlir",
+        sampler="random",
+        seed=0,
+        n_trials=4,
+        timing={"max_total_s": 0.05},
+    )
     for tile_m, reg_m in ((4, 1), (8, 1), (8, 2), (4, 2)):
         study.enqueue_trial({"tile_m": tile_m, "reg_m": reg_m})
     info = tuner_study.StudyInfo.of(study)
     # The crash and the hang with a short limit; the candidates that compile and run with
     # the study's default one (a good trial takes ~2 s of compile and timing at load 10).
-    tuner_study.run(study, space, replace(info, time_limit_s=3.0), n_trials=2,
-                    storage_url=storage)
+    tuner_study.run(study, space, replace(info, time_limit_s=3.0), n_trials=2, storage_url=storage)
     tuner_study.run(study, space, info, n_trials=4, storage_url=storage)
     crash, hang, wrong, good = study.get_trials()
     assert [t.user_attrs["status"] for t in (crash, hang, wrong, good)] == [
-        "crash", "timeout", "wrong_result", "ok"]
+        "crash",
+        "timeout",
+        "wrong_result",
+        "ok",
+    ]
     assert all(t.state == TrialState.FAIL for t in (crash, hang, wrong))
     assert "SIGSEGV" in crash.user_attrs["error"]
     assert "time limit of 3 s" in hang.user_attrs["error"]
@@ -49,8 +62,9 @@ def test_crash_hang_and_wrong_result_are_distinct(tmp_path: Path,
 
 
 def test_too_slow_single_call_is_stopped_by_the_child() -> None:
-    request = CandidateRequest(payload=PAYLOAD, schedule=None, slow_limit_s=1e-9,
-                               timing={"max_total_s": 0.05})
+    request = CandidateRequest(
+        payload=PAYLOAD, schedule=None, slow_limit_s=1e-9, timing={"max_total_s": 0.05}
+    )
     result = measure(request, 60)
     assert result["status"] == "too_slow"
     assert "10x the best so far" in result["error"] and result["call_s"] > 1e-9
@@ -60,6 +74,7 @@ def test_too_slow_single_call_is_stopped_by_the_child() -> None:
 def test_probe_time_is_not_the_time_waiting_for_a_cpu() -> None:
     """A call descheduled for a while (a sleep here: wall time without CPU time) is not
     slow; a call that computes for as long is."""
+
     def descheduled() -> None:
         time.sleep(0.05)
 
@@ -74,8 +89,7 @@ def test_probe_time_is_not_the_time_waiting_for_a_cpu() -> None:
 
 def test_too_slow_stalled_call_is_killed_by_the_parent() -> None:
     started = time.monotonic()
-    request = CandidateRequest(payload=PAYLOAD, schedule=None, slow_limit_s=0.01,
-                               fault="slow")
+    request = CandidateRequest(payload=PAYLOAD, schedule=None, slow_limit_s=0.01, fault="slow")
     result = measure(request, 120)  # the overall limit alone would wait 2 minutes
     assert result["status"] == "too_slow"
     assert "ran longer than 10 ms" in result["error"]
@@ -88,6 +102,7 @@ def test_slow_limit_follows_the_best_so_far(tmp_path: Path) -> None:
     study = optuna.create_study()
     assert slow_limit(study) is None
     for median in (0.5, 0.2):
-        study.add_trial(optuna.create_trial(value=median, user_attrs={
-            "status": "ok", "median_s": median}))
+        study.add_trial(
+            optuna.create_trial(value=median, user_attrs={"status": "ok", "median_s": median})
+        )
     assert slow_limit(study) == pytest.approx(2.0)

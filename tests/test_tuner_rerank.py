@@ -51,11 +51,19 @@ def test_paired_ratios() -> None:
 def test_rerank_picks_the_truly_faster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(NOISE_ENV, "0=10,1=0.1")
     storage = f"sqlite:///{tmp_path}/r.db"
-    study, space = tuner_study.setup(storage, "noisy", PAYLOAD, SPACE, "mm64.mlir",
-                                     "tile_n.mlir", sampler="random", n_trials=2,
-                                     timing={"max_total_s": 0.05})
+    study, space = tuner_study.setup(
+        storage,
+        "noisy",
+        PAYLOAD,
+        SPACE,
+        "mm64.mlir",
+        "tile_n.mlir",
+        sampler="random",
+        n_trials=2,
+        timing={"max_total_s": 0.05},
+    )
     study.enqueue_trial({"tile_n": 64})  # trial 0: truly fast, recorded 10x slower
-    study.enqueue_trial({"tile_n": 1})   # trial 1: truly slow, recorded 10x faster
+    study.enqueue_trial({"tile_n": 1})  # trial 1: truly slow, recorded 10x faster
     tuner_study.run(study, space, tuner_study.StudyInfo.of(study), n_trials=2)
     assert tuner_study.fastest_trial(study).number == 1  # the noise fooled the single runs
 

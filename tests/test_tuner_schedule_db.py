@@ -17,7 +17,6 @@ from xlinalg.cli import main
 pytestmark = needs_pipeline
 
 
-
 def _resolved(tile_m: int, reg_m: int) -> str:
     import xlinalg
 
@@ -33,17 +32,28 @@ def test_signature_names_ops_shapes_and_dtypes() -> None:
     assert op.name == "linalg.generic"
     assert op.shapes == ((16, 16), (16, 16), (16, 16)) and op.dtypes == ("f32",) * 3
     assert "iterator_types" in op.extra and "arith.mulf" in op.extra
-    other = op_signature(PAYLOAD.replace('"parallel", "parallel", "reduction"',
-                                         '"parallel", "reduction", "parallel"')
-                         .replace("(m, k)", "(m, n)"))[0]
+    other = op_signature(
+        PAYLOAD.replace(
+            '"parallel", "parallel", "reduction"', '"parallel", "reduction", "parallel"'
+        ).replace("(m, k)", "(m, n)")
+    )[0]
     assert other.extra != op.extra  # another computation on the same shapes
 
 
 def test_store_lookup_and_nearest(tmp_path: Path) -> None:
     db = str(tmp_path / "db")
     for (m, n), (tm, rm) in {(16, 16): (8, 2), (64, 64): (4, 1)}.items():
-        store(db, _payload(m, n), _resolved(tm, rm), knobs={"tile_m": tm, "reg_m": rm},
-              study=f"s{m}", storage="sqlite:///x.db", median_s=1e-6, gflops=2.0, cpu="cpuA")
+        store(
+            db,
+            _payload(m, n),
+            _resolved(tm, rm),
+            knobs={"tile_m": tm, "reg_m": rm},
+            study=f"s{m}",
+            storage="sqlite:///x.db",
+            median_s=1e-6,
+            gflops=2.0,
+            cpu="cpuA",
+        )
     found = lookup(db, _payload(16, 16), cpu="cpuA")
     assert found.schedule == entry_path(db, op_signature(_payload(16, 16)), "cpuA")
     assert found.untuned == [] and found.meta["study"] == "s16"
@@ -62,8 +72,17 @@ def test_warm_start_enqueues_nearest_knobs(tmp_path: Path) -> None:
     from tuner.schedule_db import host_cpu
 
     db = str(tmp_path / "db")
-    store(db, _payload(16, 16), _resolved(8, 2), knobs={"tile_m": 8, "reg_m": 2}, study="a",
-          storage="", median_s=None, gflops=None, cpu=host_cpu())
+    store(
+        db,
+        _payload(16, 16),
+        _resolved(8, 2),
+        knobs={"tile_m": 8, "reg_m": 2},
+        study="a",
+        storage="",
+        median_s=None,
+        gflops=None,
+        cpu=host_cpu(),
+    )
     study = optuna.create_study()
     space = load_space(SPACE)
     assert warm_start(study, space, db, _payload(20, 20)) == [{"tile_m": 8, "reg_m": 2}]
@@ -71,16 +90,25 @@ def test_warm_start_enqueues_nearest_knobs(tmp_path: Path) -> None:
     assert warm_start(study, space, db, _payload(20, 20)) == []  # not an empty study
 
 
-def test_run_and_opt_pick_the_stored_schedule(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_and_opt_pick_the_stored_schedule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tuner.schedule_db import host_cpu
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mm.mlir").write_text(PAYLOAD)
     (tmp_path / "mm32.mlir").write_text(_payload(32, 32))
-    store("results/schedules", PAYLOAD, _resolved(8, 2), knobs={"tile_m": 8, "reg_m": 2},
-          study="mm", storage="", median_s=1e-6, gflops=3.0, cpu=host_cpu())
+    store(
+        "results/schedules",
+        PAYLOAD,
+        _resolved(8, 2),
+        knobs={"tile_m": 8, "reg_m": 2},
+        study="mm",
+        storage="",
+        median_s=1e-6,
+        gflops=3.0,
+        cpu=host_cpu(),
+    )
     assert main(["run", "mm.mlir", "--schedule-db", "--check", "--repeats", "3"]) == 0
     captured = capsys.readouterr()
     assert "schedule-db: using results/schedules/" in captured.err

@@ -51,7 +51,9 @@ def test_space_from_template() -> None:
     assert space.distributions(ordinal=True)["reg_m"] == IntDistribution(0, 2)
     assert space.grid() == {"tile_m": [2, 4, 8], "reg_m": [1, 4, 8], "unroll": [0, 1]}
     assert [c.text for c in space.constraints] == [
-        "tile_m % reg_m == 0", "tile_m >= 2 * reg_m or unroll == 0"]
+        "tile_m % reg_m == 0",
+        "tile_m >= 2 * reg_m or unroll == 0",
+    ]
     assert space.constraints[0].location == "t.mlir:1:23"
     assert space.constraints[1].location == "t.mlir:2:25"
 
@@ -111,16 +113,19 @@ def test_constraint_evaluation() -> None:
     assert parse_constraint("a if b else 0").holds({"a": 1, "b": True})
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os').system('true')",
-    "a.__class__",
-    "(lambda: 1)()",
-    "[x for x in (1, 2)]",
-    "open('f')",
-    "a[0]",
-    "a = 1",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('true')",
+        "a.__class__",
+        "(lambda: 1)()",
+        "[x for x in (1, 2)]",
+        "open('f')",
+        "a[0]",
+        "a = 1",
+        "",
+    ],
+)
 def test_constraint_rejects_unsafe_or_malformed(text: str) -> None:
     with pytest.raises(ConstraintError) as info:
         parse_constraint(text, "s.mlir:3:5")

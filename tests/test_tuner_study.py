@@ -39,34 +39,67 @@ def _trial(tile_m: int, reg_m: int, state: TrialState, **attrs: object) -> optun
     params = {"tile_m": tile_m, "reg_m": reg_m}
     value = attrs.get("median_s") if state == TrialState.COMPLETE else None
     attrs.setdefault("knobs", json.dumps(params))
-    return create_trial(params=params, distributions=DISTS, value=value, state=state,
-                        user_attrs=dict(attrs))
+    return create_trial(
+        params=params, distributions=DISTS, value=value, state=state, user_attrs=dict(attrs)
+    )
 
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> tuple[str, str]:
     storage = f"sqlite:///{tmp_path}/s.db"
-    study, _ = tuner_study.setup(storage, "mm-space", PAYLOAD, SPACE, "mm.mlir", "space.mlir",
-                                 n_trials=10)
-    study.add_trial(_trial(4, 1, TrialState.COMPLETE, status="ok", median_s=2e-3, gflops=1.0,
-                           cv=0.01, min_s=1.9e-3, compile_s=0.5, repeats=9))
-    study.add_trial(_trial(4, 3, TrialState.PRUNED, status="pruned_constraint",
-                           error="violates constraint"))
-    study.add_trial(_trial(8, 2, TrialState.COMPLETE, status="ok", median_s=1e-3, gflops=2.0,
-                           cv=0.02, min_s=0.9e-3, compile_s=0.4, repeats=7))
-    study.add_trial(_trial(8, 1, TrialState.FAIL, status="crash",
-                           error="candidate process was killed by SIGSEGV"))
+    study, _ = tuner_study.setup(
+        storage, "mm-space", PAYLOAD, SPACE, "mm.mlir", "space.mlir", n_trials=10
+    )
+    study.add_trial(
+        _trial(
+            4,
+            1,
+            TrialState.COMPLETE,
+            status="ok",
+            median_s=2e-3,
+            gflops=1.0,
+            cv=0.01,
+            min_s=1.9e-3,
+            compile_s=0.5,
+            repeats=9,
+        )
+    )
+    study.add_trial(
+        _trial(4, 3, TrialState.PRUNED, status="pruned_constraint", error="violates constraint")
+    )
+    study.add_trial(
+        _trial(
+            8,
+            2,
+            TrialState.COMPLETE,
+            status="ok",
+            median_s=1e-3,
+            gflops=2.0,
+            cv=0.02,
+            min_s=0.9e-3,
+            compile_s=0.4,
+            repeats=7,
+        )
+    )
+    study.add_trial(
+        _trial(
+            8, 1, TrialState.FAIL, status="crash", error="candidate process was killed by SIGSEGV"
+        )
+    )
     study.add_trial(_trial(4, 2, TrialState.FAIL))  # killed before recording a status
     return storage, "mm-space"
 
 
 def test_default_study_name() -> None:
-    assert tuner_study.default_study_name(
-        "examples/matmul_512.mlir", "search_spaces/matmul_tile.mlir") == "matmul_512-matmul_tile"
+    assert (
+        tuner_study.default_study_name("examples/matmul_512.mlir", "search_spaces/matmul_tile.mlir")
+        == "matmul_512-matmul_tile"
+    )
 
 
-def test_default_storage_creates_results_folder(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_storage_creates_results_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     tuner_study.create_or_load("sqlite:///results/xlinalg.db", "s")
     assert (tmp_path / "results" / "xlinalg.db").is_file()
@@ -78,11 +111,16 @@ def test_default_storage_creates_results_folder(tmp_path: Path,
 
 def test_study_records_inputs_and_resumes(recorded: tuple[str, str]) -> None:
     storage, name = recorded
-    study, _ = tuner_study.setup(storage, name, PAYLOAD, SPACE, "mm.mlir", "space.mlir",
-                                 sampler="tpe", seed=3, n_trials=12)
+    study, _ = tuner_study.setup(
+        storage, name, PAYLOAD, SPACE, "mm.mlir", "space.mlir", sampler="tpe", seed=3, n_trials=12
+    )
     info = tuner_study.StudyInfo.of(study)
     assert (info.payload, info.space, info.payload_name, info.space_name) == (
-        PAYLOAD, SPACE, "mm.mlir", "space.mlir")
+        PAYLOAD,
+        SPACE,
+        "mm.mlir",
+        "space.mlir",
+    )
     assert info.n_trials == 12
     assert "llvm_cpu" in study.user_attrs["host_info"]
     assert len(study.trials) == 5  # loaded, not recreated
@@ -100,10 +138,27 @@ def test_load_missing_study_names_the_existing_ones(recorded: tuple[str, str]) -
 
 def test_report_best_first(recorded: tuple[str, str]) -> None:
     frame = trials_dataframe(*recorded)
-    assert list(frame.columns) == ["number", "tile_m", "reg_m", "status", "median_s", "gflops",
-                                   "cv", "min_s", "compile_s", "repeats", "host", "cpu",
-                                   "worker", "state", "datetime_start", "datetime_complete",
-                                   "duration_s", "error", "duplicate_of"]
+    assert list(frame.columns) == [
+        "number",
+        "tile_m",
+        "reg_m",
+        "status",
+        "median_s",
+        "gflops",
+        "cv",
+        "min_s",
+        "compile_s",
+        "repeats",
+        "host",
+        "cpu",
+        "worker",
+        "state",
+        "datetime_start",
+        "datetime_complete",
+        "duration_s",
+        "error",
+        "duplicate_of",
+    ]
     assert list(frame["number"]) == [2, 0, 1, 3, 4]
     assert list(frame["status"]) == ["ok", "ok", "pruned_constraint", "crash", "interrupted"]
     assert frame.loc[0, "gflops"] == 2.0 and frame.loc[0, "tile_m"] == 8

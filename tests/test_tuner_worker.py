@@ -76,13 +76,23 @@ def test_malformed_payload_is_a_compile_error_with_location() -> None:
 
 
 @needs_pipeline
-def test_study_continues_after_crash_and_hang(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_study_continues_after_crash_and_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(FAULT_ENV, "crash@0,hang@1")
     storage = f"sqlite:///{tmp_path}/t.db"
     study, space = tuner_study.setup(
-        storage, "faults", PAYLOAD, SPACE, "mm16.mlir", "space16.mlir",
-        sampler="random", seed=0, n_trials=4, timing={"max_total_s": 0.05})
+        storage,
+        "faults",
+        PAYLOAD,
+        SPACE,
+        "mm16.mlir",
+        "space16.mlir",
+        sampler="random",
+        seed=0,
+        n_trials=4,
+        timing={"max_total_s": 0.05},
+    )
     info = tuner_study.StudyInfo.of(study)
     for tile_m, reg_m in ((4, 1), (8, 1), (8, 2), (4, 2), (8, 2)):
         study.enqueue_trial({"tile_m": tile_m, "reg_m": reg_m})
@@ -140,14 +150,18 @@ class _Kernel:
         return 8000
 
 
-@pytest.mark.parametrize(("kernel", "status"), [
-    (_Kernel(), "ok"),
-    (_Kernel(ok=False), "wrong_result"),
-    (_Kernel(time_error=True), "error"),
-    (None, "compile_error"),
-])
-def test_candidate_statuses(monkeypatch: pytest.MonkeyPatch, kernel: _Kernel | None,
-                            status: str) -> None:
+@pytest.mark.parametrize(
+    ("kernel", "status"),
+    [
+        (_Kernel(), "ok"),
+        (_Kernel(ok=False), "wrong_result"),
+        (_Kernel(time_error=True), "error"),
+        (None, "compile_error"),
+    ],
+)
+def test_candidate_statuses(
+    monkeypatch: pytest.MonkeyPatch, kernel: _Kernel | None, status: str
+) -> None:
     """How `run_candidate` classifies what the compiler API reports (in-process)."""
     import xlinalg
     from tuner.candidate import run_candidate

@@ -42,11 +42,18 @@ def _tune_workers_together(cwd: Path, workers: int, *args: str) -> subprocess.Co
     command = cli_command("tune", *args, "--workers", str(workers))
     with lock.open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        proc = subprocess.Popen(command, cwd=cwd, env=cli_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=cli_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 120
-        while (_flock_waiters(lock) < workers and proc.poll() is None
-               and time.monotonic() < deadline):
+        while (
+            _flock_waiters(lock) < workers and proc.poll() is None and time.monotonic() < deadline
+        ):
             time.sleep(0.05)
         fcntl.flock(held, fcntl.LOCK_UN)
     out, err = proc.communicate(timeout=180)
@@ -55,14 +62,28 @@ def _tune_workers_together(cwd: Path, workers: int, *args: str) -> subprocess.Co
 
 @needs_pipeline
 @pytest.mark.parametrize("workers,trials", [(2, 4), (4, 4)])
-def test_worker_processes_finish_exactly_the_budget(tmp_path: Path, workers: int,
-                                                    trials: int) -> None:
+def test_worker_processes_finish_exactly_the_budget(
+    tmp_path: Path, workers: int, trials: int
+) -> None:
     write_tuner_files(tmp_path)
     # grid: 4 distinct configurations of the 6, so at most 2 violate the constraint (a
     # random sampler could prune all 4 and the job rightly reports that nothing ran)
-    done = _tune_workers_together(tmp_path, workers, "mm.mlir", "--space", "space.mlir",
-                                  "--trials", str(trials), "--sampler", "grid",
-                                  "--timing-budget", "0.02", "--rerank", "0", "--no-schedule-db")
+    done = _tune_workers_together(
+        tmp_path,
+        workers,
+        "mm.mlir",
+        "--space",
+        "space.mlir",
+        "--trials",
+        str(trials),
+        "--sampler",
+        "grid",
+        "--timing-budget",
+        "0.02",
+        "--rerank",
+        "0",
+        "--no-schedule-db",
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     assert "storage:  journal:results/xlinalg.journal" in done.stdout
     storage = JournalStorage(JournalFileBackend(str(tmp_path / "results/xlinalg.journal")))
@@ -102,7 +123,8 @@ def test_network_filesystem_detection(tmp_path: Path) -> None:
     mounts.write_text(
         "/dev/sda1 / ext4 rw 0 0\n"
         f"server:/export {tmp_path}/net nfs4 rw 0 0\n"
-        f"//srv/share {tmp_path}/smb cifs rw 0 0\n")
+        f"//srv/share {tmp_path}/smb cifs rw 0 0\n"
+    )
     assert network_filesystem(str(tmp_path / "net" / "db"), str(mounts)) == "nfs4"
     assert network_filesystem(str(tmp_path / "smb"), str(mounts)) == "cifs"
     assert network_filesystem(str(tmp_path / "local"), str(mounts)) is None
@@ -114,8 +136,12 @@ def test_heartbeat_fails_and_retries_a_silent_remote_trial(tmp_path: Path) -> No
 
     from tuner.storage import retry_callback
 
-    storage = RDBStorage(f"sqlite:///{tmp_path}/h.db", heartbeat_interval=1, grace_period=2,
-                         heartbeat_stale_trial_callback=retry_callback())
+    storage = RDBStorage(
+        f"sqlite:///{tmp_path}/h.db",
+        heartbeat_interval=1,
+        grace_period=2,
+        heartbeat_stale_trial_callback=retry_callback(),
+    )
     study = optuna.create_study(storage=storage, study_name="h")
     trial = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})
     trial.set_user_attr("worker", "a-machine-far-away:4242:1")  # not ours to judge
@@ -129,7 +155,8 @@ def test_heartbeat_fails_and_retries_a_silent_remote_trial(tmp_path: Path) -> No
 
 
 def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A worker killed between creating a trial and writing its `worker` attr leaves a
     RUNNING trial with neither a worker nor a heartbeat row; Optuna's stale check never
     sees it, so a resumed run waited for it forever. After the orphan age it is failed and
@@ -139,8 +166,12 @@ def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
     from tuner import liveness
     from tuner.storage import retry_callback
 
-    storage = RDBStorage(f"sqlite:///{tmp_path}/o.db", heartbeat_interval=1, grace_period=2,
-                         heartbeat_stale_trial_callback=retry_callback())
+    storage = RDBStorage(
+        f"sqlite:///{tmp_path}/o.db",
+        heartbeat_interval=1,
+        grace_period=2,
+        heartbeat_stale_trial_callback=retry_callback(),
+    )
     study = optuna.create_study(storage=storage, study_name="o")
     trial = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})  # no worker attr
     assert fail_dead_trials(study) == []  # younger than the orphan age
@@ -168,12 +199,19 @@ def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: 
         f"s = open_storage({url!r})\n"
         "optuna.create_study(storage=s, study_name='r', load_if_exists=True)\n"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=cli_env(), stderr=subprocess.PIPE,
-                              text=True) for _ in range(8)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], env=cli_env(), stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(8)
+    ]
     # every process imported and waiting (however long imports take on a loaded machine)
     deadline = time.monotonic() + 120
-    while (len(list(tmp_path.glob("ready*"))) < len(procs) and time.monotonic() < deadline
-           and all(p.poll() is None for p in procs)):  # (one that died is reported below)
+    while (
+        len(list(tmp_path.glob("ready*"))) < len(procs)
+        and time.monotonic() < deadline
+        and all(p.poll() is None for p in procs)
+    ):  # (one that died is reported below)
         time.sleep(0.01)
     go.write_text("")
     errors = [p.communicate(timeout=120)[1] for p in procs]

@@ -25,20 +25,37 @@ def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):  # type: ignore[n
     return xlinalg.apply_schedule(xlinalg.parse(fill_matmul(m, n, k)), MATMUL_SPACE, knobs=knobs)
 
 
-KNOBS = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1, "zero_c": 0}
+KNOBS = {
+    "m0": 8,
+    "n0": 32,
+    "tm1": 2,
+    "tn1": 2,
+    "tk": 64,
+    "rk": 4,
+    "cache_order": 0,
+    "reg_order": 1,
+    "zero_c": 0,
+}
 
 
-@pytest.mark.parametrize(("shape", "knobs", "in_place"), [
-    ((64, 96, 72), KNOBS, True),                                  # m0, n0 divide: C is written directly
-    ((48, 128, 40), {**KNOBS, "m0": 6, "n0": 64, "reg_order": 0, "cache_order": 1}, True),
-    # padding: the micro-kernel's C block and the fused fill are clamped to C's edges
-    ((37, 53, 29), KNOBS, True),
-    ((64, 100, 16), KNOBS, True),                                 # N not a multiple of n0
-    ((45, 70, 33), {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0}, True),  # tk > K, 6 ∤ 45
-    # zero_c = 1: the blocks start from zeros (no fill, no read of C): only clamped writes
-    ((37, 53, 29), {**KNOBS, "zero_c": 1}, True),
-    ((45, 70, 33), {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0, "zero_c": 1}, True),
-])
+@pytest.mark.parametrize(
+    ("shape", "knobs", "in_place"),
+    [
+        ((64, 96, 72), KNOBS, True),  # m0, n0 divide: C is written directly
+        ((48, 128, 40), {**KNOBS, "m0": 6, "n0": 64, "reg_order": 0, "cache_order": 1}, True),
+        # padding: the micro-kernel's C block and the fused fill are clamped to C's edges
+        ((37, 53, 29), KNOBS, True),
+        ((64, 100, 16), KNOBS, True),  # N not a multiple of n0
+        (
+            (45, 70, 33),
+            {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0},
+            True,
+        ),  # tk > K, 6 ∤ 45
+        # zero_c = 1: the blocks start from zeros (no fill, no read of C): only clamped writes
+        ((37, 53, 29), {**KNOBS, "zero_c": 1}, True),
+        ((45, 70, 33), {**KNOBS, "m0": 6, "n0": 64, "tk": 256, "reg_order": 0, "zero_c": 1}, True),
+    ],
+)
 def test_matmul_mmt4d_writes_c_in_place(shape, knobs, in_place):
     m, n, k = shape
     module = _scheduled(m, n, k, knobs)
@@ -83,12 +100,17 @@ func.func @f(%a: memref<16x8xf32>, %c: memref<16x8xf32>) {{
 """
 
 
-@pytest.mark.parametrize(("between", "in_place"), [
-    ("", False),   # the pack reads %a, an argument that may alias %c
-    ("linalg.fill ins(%z : f32) outs(%c : memref<16x8xf32>)", False),
-])
+@pytest.mark.parametrize(
+    ("between", "in_place"),
+    [
+        ("", False),  # the pack reads %a, an argument that may alias %c
+        ("linalg.fill ins(%z : f32) outs(%c : memref<16x8xf32>)", False),
+    ],
+)
 def test_memory_of_unknown_provenance_between_blocks_the_rewrite(between, in_place):
-    text = MEMREF_PACKED.format(between=("%z = arith.constant 1.0 : f32\n  " + between) if between else "")
+    text = MEMREF_PACKED.format(
+        between=("%z = arith.constant 1.0 : f32\n  " + between) if between else ""
+    )
     module = parse_module(text)
     assert unpack_in_place(module) == int(in_place)
     kernel = xlinalg.compile(text)
@@ -167,27 +189,33 @@ def test_padded_tiles_are_clamped_to_the_destination():
     """The fill and the transfers of the corner tile (rows 12-13, columns 4-6 of C are
     its valid part) are clamped to C: nothing lands in the rows that the padding would
     alias, and the result is the unpack's."""
-    c = _padded_result(f"vector.transfer_write %w, %corner[%c0, %c0] {{in_bounds = [true, true]}} : "
-                       f"vector<4x4xf32>, {_CORNER}", in_place=True)
+    c = _padded_result(
+        f"vector.transfer_write %w, %corner[%c0, %c0] {{in_bounds = [true, true]}} : "
+        f"vector<4x4xf32>, {_CORNER}",
+        in_place=True,
+    )
     want = np.ones((14, 7), np.float32)
     want[12:, 4:] = 2
     np.testing.assert_array_equal(c, want)
 
 
-@pytest.mark.parametrize("body", [
-    # a lane of the padding read would reach a valid element of another tile
-    f"vector.transfer_write %w, %first[%c0, %c0] {{in_bounds = [true, true]}} : vector<4x4xf32>, {_FIRST}",
-    # a row moves to another row of the same tile
-    f"""%r = vector.extract %w[3] : vector<4xf32> from vector<4x4xf32>
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a lane of the padding read would reach a valid element of another tile
+        f"vector.transfer_write %w, %first[%c0, %c0] {{in_bounds = [true, true]}} : vector<4x4xf32>, {_FIRST}",
+        # a row moves to another row of the same tile
+        f"""%r = vector.extract %w[3] : vector<4xf32> from vector<4x4xf32>
   %x = vector.insert %r, %w [0] : vector<4xf32> into vector<4x4xf32>
   vector.transfer_write %x, %corner[%c0, %c0] {{in_bounds = [true, true]}} : vector<4x4xf32>, {_CORNER}""",
-    # lanes cross (a scalar of the tile broadcast)
-    f"""%s = vector.extract %w[3, 3] : f32 from vector<4x4xf32>
+        # lanes cross (a scalar of the tile broadcast)
+        f"""%s = vector.extract %w[3, 3] : f32 from vector<4x4xf32>
   %b = vector.broadcast %s : f32 to vector<4x4xf32>
   vector.transfer_write %b, %corner[%c0, %c0] {{in_bounds = [true, true]}} : vector<4x4xf32>, {_CORNER}""",
-    # an op that is not a clamped access uses the buffer
-    f"memref.store %one, %corner[%c0, %c0] : {_CORNER}",
-])
+        # an op that is not a clamped access uses the buffer
+        f"memref.store %one, %corner[%c0, %c0] : {_CORNER}",
+    ],
+)
 def test_padded_buffer_stays_when_padding_could_be_observed(body):
     c = _padded_result(body, in_place=False)
     # the reference semantics: the padding elements hold the fill (1), as in the buffer
@@ -207,8 +235,11 @@ def test_padded_rows_and_columns_of_the_matmul_micro_kernel():
     knobs = {**KNOBS, "m0": 6, "n0": 16, "tk": 64, "rk": 4}
     module = _scheduled(m, n, k, knobs)
     assert unpack_in_place(module) == 1
-    kinds = [(op.name, str(op.properties.get("in_bounds"))) for op in module.walk()
-             if op.name in ("vector.transfer_write",)]
+    kinds = [
+        (op.name, str(op.properties.get("in_bounds")))
+        for op in module.walk()
+        if op.name in ("vector.transfer_write",)
+    ]
     assert ("vector.transfer_write", "[false, false]") in kinds  # both edges masked
     kernel = xlinalg.compile(fill_matmul(m, n, k), MATMUL_SPACE, knobs=knobs)
     rng = np.random.default_rng(5)

@@ -59,8 +59,9 @@ def run(module: ModuleOp, n: int = 0, s: int = 1, size: int = 40) -> tuple[list[
     return results, o
 
 
-def check_equivalent(text: str, module: ModuleOp,
-                     cases: tuple[tuple[int, int], ...] = ((0, 1),)) -> None:
+def check_equivalent(
+    text: str, module: ModuleOp, cases: tuple[tuple[int, int], ...] = ((0, 1),)
+) -> None:
     for n, s in cases:
         expected, expected_o = run(parse(text), n, s)
         got, got_o = run(reparse(module), n, s)
@@ -183,8 +184,10 @@ def test_unroll_inner_loop_of_tiled_matmul() -> None:
 
 
 def test_canonicalize_after_full_unroll_of_tiled_loop() -> None:
-    text = STATIC_MM.replace("37x23", "37x24").replace("23x29", "24x29").replace(
-        "memref<37x24xf32>, memref<23x29xf32>", "memref<37x24xf32>, memref<24x29xf32>"
+    text = (
+        STATIC_MM.replace("37x23", "37x24")
+        .replace("23x29", "24x29")
+        .replace("memref<37x24xf32>, memref<23x29xf32>", "memref<37x24xf32>, memref<24x29xf32>")
     )
     module = parse(text)
     result = tile_using_for(the_op(module), [8, 16, 12])

@@ -46,8 +46,9 @@ def _count(module, kind: type) -> int:
 
 def _padded(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     out = np.full(shape, -1.0, np.float32)
-    out[tuple(slice(0, min(s, t)) for s, t in zip(a.shape, shape))] = \
-        a[tuple(slice(0, min(s, t)) for s, t in zip(a.shape, shape))]
+    out[tuple(slice(0, min(s, t)) for s, t in zip(a.shape, shape))] = a[
+        tuple(slice(0, min(s, t)) for s, t in zip(a.shape, shape))
+    ]
     return out
 
 
@@ -129,6 +130,9 @@ def test_masked_conv_block_same_machine_code_and_result(monkeypatch: pytest.Monk
     f = RNG.standard_normal((3, 3, 64, 64)).astype(np.float32)
     out = np.zeros((1, 7, 7, 64), np.float32)
     folded(i, f, out)
-    want = sum(np.einsum("hwc,cf->hwf", i[0, y:y + 7, x:x + 7], f[y, x]) for y in range(3)
-               for x in range(3))
+    want = sum(
+        np.einsum("hwc,cf->hwf", i[0, y : y + 7, x : x + 7], f[y, x])
+        for y in range(3)
+        for x in range(3)
+    )
     np.testing.assert_allclose(out[0], want, rtol=1e-4, atol=1e-4)

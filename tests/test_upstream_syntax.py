@@ -20,8 +20,16 @@ def test_payload_prints_upstream_syntax() -> None:
 
 
 def _values() -> dict[str, object]:
-    return {"tile_m": 32, "tile_n": 64, "tile_k": 32, "reg_m": 4, "reg_n": 16,
-            "cache_order": 1, "micro_order": 0, "unroll_n": 1}
+    return {
+        "tile_m": 32,
+        "tile_n": 64,
+        "tile_k": 32,
+        "reg_m": 4,
+        "reg_n": 16,
+        "cache_order": 1,
+        "micro_order": 0,
+        "unroll_n": 1,
+    }
 
 
 def test_transformed_payload_and_constant_schedule_match_upstream_interpreter() -> None:

@@ -73,22 +73,29 @@ def test_generic_forms_parse() -> None:
     assert "memref.copy %m, %n" in printed and "memref.cast %m" in printed
 
 
-@pytest.mark.parametrize("text, message", [
-    ("%0 = arith.trunci %a : i32 to i64", "Destination bit-width must be smaller"),
-    ("memref.copy %m, %w : memref<4xf32> to memref<5xf32>", "same shape"),
-    ("memref.copy %m, %i : memref<4xf32> to memref<4xi32>", "same element type"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("%0 = arith.trunci %a : i32 to i64", "Destination bit-width must be smaller"),
+        ("memref.copy %m, %w : memref<4xf32> to memref<5xf32>", "same shape"),
+        ("memref.copy %m, %i : memref<4xf32> to memref<4xi32>", "same element type"),
+    ],
+)
 def test_verifier_rules(text: str, message: str) -> None:
-    src = ("func.func @v(%a: i32, %m: memref<4xf32>, %w: memref<5xf32>, %i: memref<4xi32>) {\n"
-           f"  {text}\n  return\n}}")
+    src = (
+        "func.func @v(%a: i32, %m: memref<4xf32>, %w: memref<5xf32>, %i: memref<4xi32>) {\n"
+        f"  {text}\n  return\n}}"
+    )
     with pytest.raises(VerifyFailure, match=message):
         xlinalg.parse(src)
 
 
 def test_overflow_flags_on_extensions_are_rejected_as_upstream() -> None:
     with pytest.raises(xlinalg.errors.ParseFailure):
-        xlinalg.parse("func.func @e(%a: i8) -> i32 {\n %0 = arith.extui %a overflow<nuw> : i8 to i32\n"
-                      " return %0 : i32\n}")
+        xlinalg.parse(
+            "func.func @e(%a: i8) -> i32 {\n %0 = arith.extui %a overflow<nuw> : i8 to i32\n"
+            " return %0 : i32\n}"
+        )
 
 
 @needs_iree

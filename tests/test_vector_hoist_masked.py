@@ -16,8 +16,17 @@ PAYLOAD = """func.func @matmul(%A: memref<24x40xf32>, %B: memref<40x50xf32>, %C:
   return
 }
 """
-KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 2,
-         "cache_order": 0, "unroll_k": 0, "peel": 0}
+KNOBS = {
+    "tile_m": 32,
+    "tile_n": 64,
+    "tile_k": 64,
+    "reg_m": 8,
+    "reg_n": 32,
+    "reg_k": 2,
+    "cache_order": 0,
+    "unroll_k": 0,
+    "peel": 0,
+}
 
 
 def test_masked_boundary_blocks_are_unmasked_and_hoisted() -> None:

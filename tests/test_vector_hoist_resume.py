@@ -25,13 +25,19 @@ NEST = """
     }}"""
 #: the loop bounds %c0 ... %c4 (the payload's and upstream's output's)
 BOUNDS = "".join(f"\n  %c{i} = arith.constant {i} : index" for i in range(5))
-PAYLOAD = """
-func.func @f(%A: memref<4x8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {""" + BOUNDS + """
-  %pad = arith.constant 0.0 : f32""" + NEST.format(n=0, out="C", op="addf") + NEST.format(
-    n=1, out="D", op="mulf") + """
+PAYLOAD = (
+    """
+func.func @f(%A: memref<4x8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {"""
+    + BOUNDS
+    + """
+  %pad = arith.constant 0.0 : f32"""
+    + NEST.format(n=0, out="C", op="addf")
+    + NEST.format(n=1, out="D", op="mulf")
+    + """
   return
 }
 """
+)
 
 HOIST = """
 module attributes {transform.with_named_sequence} {
@@ -60,15 +66,21 @@ UP_NEST = """
 #: PAYLOAD after HOIST in upstream MLIR (iree-opt 3.13 --transform-interpreter, as printed;
 #: test_upstream_still_hoists_so re-runs it): both accumulators carried through all three
 #: loops of their nest as iter_args, read once before the nest and written once after it.
-UPSTREAM = """
+UPSTREAM = (
+    """
 module {
-  func.func @f(%arg0: memref<4x8xf32>, %arg1: memref<8xf32>, %arg2: memref<8xf32>) {""" + BOUNDS + """
-    %cst = arith.constant 0.000000e+00 : f32""" + UP_NEST.format(r=0, l=1, m=1, op="addf") + \
-    UP_NEST.format(r=2, l=3, m=2, op="mulf") + """
+  func.func @f(%arg0: memref<4x8xf32>, %arg1: memref<8xf32>, %arg2: memref<8xf32>) {"""
+    + BOUNDS
+    + """
+    %cst = arith.constant 0.000000e+00 : f32"""
+    + UP_NEST.format(r=0, l=1, m=1, op="addf")
+    + UP_NEST.format(r=2, l=3, m=2, op="mulf")
+    + """
     return
   }
 }
 """
+)
 
 
 def _func(module):
@@ -80,21 +92,37 @@ def test_pairs_climb_every_loop_of_both_nests_as_upstream() -> None:
     assert hoist_redundant_vector_transfers(_func(module)) == 6  # 2 nests x 3 loops
     assert module.is_structurally_equivalent(xlinalg.parse(UPSTREAM)), str(module)
     # the transform op gives the same
-    assert xlinalg.apply_schedule(PAYLOAD, HOIST).is_structurally_equivalent(xlinalg.parse(UPSTREAM))
+    assert xlinalg.apply_schedule(PAYLOAD, HOIST).is_structurally_equivalent(
+        xlinalg.parse(UPSTREAM)
+    )
     # no loop touches an accumulator any more: the transfers left are the reads of A
     for loop in (op for op in module.walk() if isinstance(op, scf.ForOp)):
-        transfers = [op for op in loop.walk() if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp)]
-        assert transfers and all(isinstance(op, vector.TransferReadOp) and op.source.name_hint == "A"
-                                 for op in transfers)
+        transfers = [
+            op
+            for op in loop.walk()
+            if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp)
+        ]
+        assert transfers and all(
+            isinstance(op, vector.TransferReadOp) and op.source.name_hint == "A" for op in transfers
+        )
     body = [op.name for op in _func(module).body.block.ops]
-    assert body[-7:] == ["vector.transfer_read", "scf.for", "vector.transfer_write",
-                         "vector.transfer_read", "scf.for", "vector.transfer_write", "func.return"]
+    assert body[-7:] == [
+        "vector.transfer_read",
+        "scf.for",
+        "vector.transfer_write",
+        "vector.transfer_read",
+        "scf.for",
+        "vector.transfer_write",
+        "func.return",
+    ]
 
 
 @needs_iree
 def test_upstream_still_hoists_so() -> None:
     out = iree_opt("module {\n" + PAYLOAD + HOIST + "}\n", "--transform-interpreter")
-    upstream = xlinalg.parse(out.split("  module attributes {transform.with_named_sequence}")[0] + "}\n")
+    upstream = xlinalg.parse(
+        out.split("  module attributes {transform.with_named_sequence}")[0] + "}\n"
+    )
     assert upstream.is_structurally_equivalent(xlinalg.parse(UPSTREAM)), out
 
 

@@ -10,8 +10,8 @@ from xlinalg.errors import LoweringError
 
 MAPS = (
     "indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>,"
-    " affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\","
-    " \"reduction\"], kind = #vector.kind<add>"
+    ' affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel",'
+    ' "reduction"], kind = #vector.kind<add>'
 )
 
 CONTRACT = f"""

@@ -24,8 +24,17 @@ def payload(m: int, n: int, k: int) -> str:
 }}"""
 
 
-KNOBS = {"tile_m": 32, "tile_n": 64, "tile_k": 64, "reg_m": 8, "reg_n": 32, "reg_k": 4,
-         "cache_order": 0, "unroll_k": 0, "peel": 0}
+KNOBS = {
+    "tile_m": 32,
+    "tile_n": 64,
+    "tile_k": 64,
+    "reg_m": 8,
+    "reg_n": 32,
+    "reg_k": 4,
+    "cache_order": 0,
+    "unroll_k": 0,
+    "peel": 0,
+}
 
 
 def _innermost_fma_loops(asm: str) -> list[list[str]]:
@@ -36,12 +45,16 @@ def _innermost_fma_loops(asm: str) -> list[list[str]]:
     for i, line in enumerate(lines):
         jump = re.match(r"j\w+\s+(\.LBB\S+)$", line)
         if jump and jump.group(1) in labels and labels[jump.group(1)] < i:
-            body = [x for x in lines[labels[jump.group(1)]:i + 1]
-                    if x and not x.startswith((".", "#"))]
+            body = [
+                x
+                for x in lines[labels[jump.group(1)] : i + 1]
+                if x and not x.startswith((".", "#"))
+            ]
             if any("vfmadd" in x for x in body):
                 spans.append((labels[jump.group(1)], i, body))
-    inner = [s for s in spans
-             if not any(o is not s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    inner = [
+        s for s in spans if not any(o is not s and s[0] <= o[0] and o[1] <= s[1] for o in spans)
+    ]
     return [body for _, _, body in inner]
 
 
@@ -53,9 +66,13 @@ def test_c_block_stays_in_registers_across_k() -> None:
     assert "vector<8x32xf32>" in lines[k_loop]
     write = next(i for i, line in enumerate(lines) if line.startswith("vector.transfer_write"))
     assert lines[write - 1] == "}" and write > k_loop  # after the k loop
-    body = lines[k_loop + 1:write - 1]
-    assert not any("transfer_write" in line or "vector<8x32xf32>" in line.split(":")[-1]
-                   and "transfer_read" in line for line in body)
+    body = lines[k_loop + 1 : write - 1]
+    assert not any(
+        "transfer_write" in line
+        or "vector<8x32xf32>" in line.split(":")[-1]
+        and "transfer_read" in line
+        for line in body
+    )
 
 
 @needs_avx512
@@ -65,8 +82,9 @@ def test_inner_loops_do_not_store_c() -> None:
     assert loops
     for body in loops:
         assert sum("vfmadd" in x for x in body) == 8 * 32 // 16 * 4  # 16 accumulators × 4 k
-        stores = [x for x in body if re.match(r"v?mov\w*\s+%[xyz]mm\d+, .*\(", x)
-                  and "(%rsp)" not in x]
+        stores = [
+            x for x in body if re.match(r"v?mov\w*\s+%[xyz]mm\d+, .*\(", x) and "(%rsp)" not in x
+        ]
         assert stores == [], stores
 
 
@@ -83,15 +101,15 @@ def test_masked_blocks_compute_the_matmul(m: int, n: int, k: int) -> None:
 
 
 @needs_avx512
-@pytest.mark.parametrize("knobs", [{}, {"reg_m": 4, "reg_n": 64, "reg_k": 4},
-                                   {"reg_m": 6, "reg_n": 32, "reg_k": 4}])
+@pytest.mark.parametrize(
+    "knobs", [{}, {"reg_m": 4, "reg_n": 64, "reg_k": 4}, {"reg_m": 6, "reg_n": 32, "reg_k": 4}]
+)
 def test_masked_blocks_are_register_resident(knobs: dict[str, int]) -> None:
     """Every block is masked (the sizes divide nothing): the rows of A and B are masked
     loads whose leading-dim condition is folded into the lane mask (no `scf.if` per
     row), masks are i32 lane compares: no spill or reload in the FMA loop (as in the
     unmasked blocks of these register blocks), no branch but the loop's own."""
-    kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul",
-                             knobs={**KNOBS, **knobs})
+    kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul", knobs={**KNOBS, **knobs})
     loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
     assert loops
     for body in loops:
@@ -109,8 +127,17 @@ MMT4D_PAYLOAD = fill_matmul(37, 45, 29)
 def test_mmt4d_masked_edges_are_register_resident() -> None:
     """The data-tiling template on the same non-dividing sizes (k tile past K: masked
     loads in the FMA loop): no spill or reload there either; the result matches NumPy."""
-    knobs = {"m0": 8, "n0": 32, "tm1": 8, "tn1": 4, "tk": 512, "rk": 4, "cache_order": 0,
-             "reg_order": 1, "zero_c": 0}
+    knobs = {
+        "m0": 8,
+        "n0": 32,
+        "tm1": 8,
+        "tn1": 4,
+        "tk": 512,
+        "rk": 4,
+        "cache_order": 0,
+        "reg_order": 1,
+        "zero_c": 0,
+    }
     kernel = xlinalg.compile(MMT4D_PAYLOAD, MMT4D_SPACE, entry="matmul", knobs=knobs)
     loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
     assert loops

@@ -90,9 +90,18 @@ REDUCTION_1D = """func.func @f(%A: memref<16x{t}>, %Acc: memref<1x{t}>, %O: memr
 """
 
 _NUMPY = {
-    "add": np.add, "mul": np.multiply, "maximumf": np.maximum, "minimumf": np.minimum,
-    "maxnumf": np.fmax, "minnumf": np.fmin, "maxsi": np.maximum, "minsi": np.minimum,
-    "maxui": np.maximum, "minui": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
+    "add": np.add,
+    "mul": np.multiply,
+    "maximumf": np.maximum,
+    "minimumf": np.minimum,
+    "maxnumf": np.fmax,
+    "minnumf": np.fmin,
+    "maxsi": np.maximum,
+    "minsi": np.minimum,
+    "maxui": np.maximum,
+    "minui": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
     "xor": np.bitwise_xor,
 }
 _FLOAT_KINDS = ["add", "mul", "maximumf", "minimumf", "maxnumf", "minnumf"]
@@ -112,8 +121,9 @@ def _poison_tail(a: np.ndarray, n: int, t: str) -> None:
     a[..., n:] = 1e30 if t == "f32" else (-7 if t == "i32" else 0)
 
 
-@pytest.mark.parametrize(("kind", "t"), [(k, "f32") for k in _FLOAT_KINDS]
-                         + [(k, "i32") for k in _INT_KINDS])
+@pytest.mark.parametrize(
+    ("kind", "t"), [(k, "f32") for k in _FLOAT_KINDS] + [(k, "i32") for k in _INT_KINDS]
+)
 @pytest.mark.parametrize("n", [1, 11])
 def test_masked_vector_reduction(kind: str, t: str, n: int) -> None:
     zero = "0.0" if t == "f32" else "0"
@@ -152,8 +162,9 @@ MULTI = """func.func @f(%A: memref<{r}x{c}xf32>, %Acc: memref<{r}xf32>, %O: memr
 @pytest.mark.parametrize("kind", ["add", "mul", "maximumf", "minnumf"])
 @pytest.mark.parametrize(("r", "c", "rows", "cols"), [(4, 16, 3, 13), (3, 8, 3, 1)])
 def test_masked_multi_reduction(kind: str, r: int, c: int, rows: int, cols: int) -> None:
-    kernel = xlinalg.compile(MULTI.format(r=r, c=c, rows=rows, cols=cols, kind=kind, dim=1),
-                             entry="f")
+    kernel = xlinalg.compile(
+        MULTI.format(r=r, c=c, rows=rows, cols=cols, kind=kind, dim=1), entry="f"
+    )
     a = _operand("f32", (r, c))
     a[rows:, :] = 1e30
     a[:, cols:] = 1e30
@@ -168,19 +179,25 @@ def test_masked_multi_reduction(kind: str, r: int, c: int, rows: int, cols: int)
 
 
 PASSTHRU_MULTI = MULTI.format(r=4, c=16, rows=3, cols=13, kind="add", dim=1).replace(
-    "vector.mask %m {", "vector.mask %m, %acc {")
+    "vector.mask %m {", "vector.mask %m, %acc {"
+)
 PASSTHRU_SCALAR = REDUCTION_1D.format(t="f32", n=3, kind="add", zero="0.0").replace(
-    "vector.mask %m {", "vector.mask %m, %acc {")
+    "vector.mask %m {", "vector.mask %m, %acc {"
+)
 
 
-@pytest.mark.parametrize(("text", "name"), [(PASSTHRU_SCALAR, "vector.reduction"),
-                                            (PASSTHRU_MULTI, "vector.multi_reduction")])
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [(PASSTHRU_SCALAR, "vector.reduction"), (PASSTHRU_MULTI, "vector.multi_reduction")],
+)
 def test_passthru_on_a_reduction_does_not_verify(text: str, name: str) -> None:
     """Upstream's MaskableOpInterface: a reduction supports no passthru (a scalar one has
     no lanes, and the reduced lanes are the neutral element's): the IR does not verify."""
     assert "vector.mask %m, %acc {" in text
-    with pytest.raises(VerifyFailure, match=f"doesn't expect a passthru argument for this "
-                                            f"maskable operation '{name}'"):
+    with pytest.raises(
+        VerifyFailure,
+        match=f"doesn't expect a passthru argument for this maskable operation '{name}'",
+    ):
         xlinalg.compile(text, entry="f")
 
 
@@ -212,8 +229,12 @@ SCHEDULE = """module attributes {transform.with_named_sequence} {
   }
 }
 """
-_REDUCE_OPS = {"add": "arith.addf", "mul": "arith.mulf", "maximumf": "arith.maximumf",
-               "minimumf": "arith.minimumf"}
+_REDUCE_OPS = {
+    "add": "arith.addf",
+    "mul": "arith.mulf",
+    "maximumf": "arith.maximumf",
+    "minimumf": "arith.minimumf",
+}
 
 
 @pytest.mark.parametrize("kind", list(_REDUCE_OPS))
@@ -303,12 +324,15 @@ func.func @relu(%A: memref<{m}x{n}xf32>, %O: memref<{m}x{n}xf32>) {{
 """
 
 
-@pytest.mark.parametrize(("m", "n", "sizes"), [(13, 21, "vector_sizes [16, 32]"), (16, 32, ""),
-                                               (1, 7, "vector_sizes [1, 16]")])
+@pytest.mark.parametrize(
+    ("m", "n", "sizes"),
+    [(13, 21, "vector_sizes [16, 32]"), (16, 32, ""), (1, 7, "vector_sizes [1, 16]")],
+)
 def test_vectorize_body_with_compare_and_select(m: int, n: int, sizes: str) -> None:
     """The body's cmpf/select become vector compares and a per-lane select."""
     schedule = SCHEDULE.replace("linalg.reduce", "linalg.generic").replace(
-        "vector_sizes [16, 32]", sizes)
+        "vector_sizes [16, 32]", sizes
+    )
     ir = str(xlinalg.apply_schedule(RELU.format(m=m, n=n), schedule))
     assert "arith.select" in ir and "xi1>, vector<" in ir
     kernel = xlinalg.compile(RELU.format(m=m, n=n), schedule, entry="relu")

@@ -54,13 +54,23 @@ FOOTER = """    transform.yield
 
 def seed_op(name: str, options: str = "") -> str:
     """A schedule applying `transform.vector.<name>` to every function."""
-    return HEADER + (f"    %g = transform.vector.{name} %f {options} "
-                     ": (!transform.any_op) -> !transform.any_op\n") + FOOTER
+    return (
+        HEADER
+        + (
+            f"    %g = transform.vector.{name} %f {options} "
+            ": (!transform.any_op) -> !transform.any_op\n"
+        )
+        + FOOTER
+    )
 
 
 def patterns(*descriptors: str) -> str:
     body = "\n".join(f"      transform.apply_patterns.vector.{d}" for d in descriptors)
-    return HEADER + f"    transform.apply_patterns to %f {{\n{body}\n    }} : !transform.any_op\n" + FOOTER
+    return (
+        HEADER
+        + f"    transform.apply_patterns to %f {{\n{body}\n    }} : !transform.any_op\n"
+        + FOOTER
+    )
 
 
 def applied(payload: str, schedule: str) -> str:
@@ -105,8 +115,14 @@ def test_lower_multi_reduction(strategy: str) -> None:
     else:
         assert "arith.addf" in text and "arith.maxnumf" in text  # elementwise combines
     a = RNG.random((8, 16), dtype=np.float32)
-    _, b, r, s = run(REDUCE_TRANSPOSE, schedule, a, np.zeros((16, 8), np.float32),
-                     np.ones(8, np.float32), np.full(16, 0.5, np.float32))
+    _, b, r, s = run(
+        REDUCE_TRANSPOSE,
+        schedule,
+        a,
+        np.zeros((16, 8), np.float32),
+        np.ones(8, np.float32),
+        np.full(16, 0.5, np.float32),
+    )
     np.testing.assert_allclose(r, 1 + a.sum(1), rtol=1e-5)
     np.testing.assert_allclose(s, np.maximum(0.5, a.max(0)))
     np.testing.assert_array_equal(b, a.T)
@@ -126,13 +142,18 @@ func.func @f(%A: memref<2x3x4xf32>, %R: memref<3xf32>) {
   return
 }
 """
-    names = ["reorder_multi_reduction_dims", "multi_reduction_flattening",
-             "multi_reduction_unrolling"]
-    want = {"innerreduction": ["[1, 2] : vector<3x2x4xf32>", "[1] : vector<3x8xf32>", None],
-            "innerparallel": ["[0, 1] : vector<2x4x3xf32>", "[0] : vector<8x3xf32>", None]}
+    names = [
+        "reorder_multi_reduction_dims",
+        "multi_reduction_flattening",
+        "multi_reduction_unrolling",
+    ]
+    want = {
+        "innerreduction": ["[1, 2] : vector<3x2x4xf32>", "[1] : vector<3x8xf32>", None],
+        "innerparallel": ["[0, 1] : vector<2x4x3xf32>", "[0] : vector<8x3xf32>", None],
+    }
     a = RNG.random((2, 3, 4), dtype=np.float32)
     for k in range(3):
-        schedule = patterns(*(f"{n} lowering_strategy = {strategy}" for n in names[:k + 1]))
+        schedule = patterns(*(f"{n} lowering_strategy = {strategy}" for n in names[: k + 1]))
         text = applied(payload, schedule)
         if want[strategy][k] is None:
             assert "vector.multi_reduction" not in text
@@ -169,8 +190,14 @@ def test_lower_transpose(strategy: str) -> None:
     assert "vector.transpose" not in text
     assert ("vector.shuffle" in text) == (strategy in ("shuffle_1d", "flat_transpose"))
     a = RNG.random((8, 16), dtype=np.float32)
-    _, b, _, _ = run(REDUCE_TRANSPOSE, schedule, a, np.zeros((16, 8), np.float32),
-                     np.zeros(8, np.float32), np.zeros(16, np.float32))
+    _, b, _, _ = run(
+        REDUCE_TRANSPOSE,
+        schedule,
+        a,
+        np.zeros((16, 8), np.float32),
+        np.zeros(8, np.float32),
+        np.zeros(16, np.float32),
+    )
     np.testing.assert_array_equal(b, a.T)
 
 
@@ -186,10 +213,13 @@ func.func @f(%A: memref<{n}x{n}xf32>, %B: memref<{n}x{n}xf32>) {{
 """
 
 
-@pytest.mark.parametrize(("n", "options"), [
-    (16, "lowering_strategy = shuffle_16x16"),
-    (8, "lowering_strategy = eltwise avx2_lowering_strategy = true"),
-])
+@pytest.mark.parametrize(
+    ("n", "options"),
+    [
+        (16, "lowering_strategy = shuffle_16x16"),
+        (8, "lowering_strategy = eltwise avx2_lowering_strategy = true"),
+    ],
+)
 def test_lower_transpose_shuffle_networks(n: int, options: str) -> None:
     """16×16 (shuffle_16x16) and 8×8 (avx2): log2(n) stages of two-row shuffles."""
     payload = SQUARE.format(n=n)
@@ -244,8 +274,13 @@ func.func @f(%A: memref<4xf32>, %x: f32, %B: memref<3x4xf32>, %C: memref<2x3x4xf
 
 def _broadcast_cast_check(schedule: str | None) -> None:
     a = RNG.random(4, dtype=np.float32)
-    args = [a, np.float32(2.0), np.zeros((3, 4), np.float32), np.zeros((2, 3, 4), np.float32),
-            np.zeros((6, 2), np.float32)]
+    args = [
+        a,
+        np.float32(2.0),
+        np.zeros((3, 4), np.float32),
+        np.zeros((2, 3, 4), np.float32),
+        np.zeros((6, 2), np.float32),
+    ]
     out = [np.copy(x) if isinstance(x, np.ndarray) and x.ndim else x for x in args]
     xlinalg.compile(BROADCAST_CAST, schedule)(*out)
     b = np.broadcast_to(a, (3, 4))
@@ -292,11 +327,14 @@ func.func @f(%A: memref<?x?xf32>, %B: memref<?x?xf32>) {
 """
 
 
-@pytest.mark.parametrize("schedule", [
-    seed_op("lower_mask"),
-    patterns("lower_masked_transfers", "lower_masks"),
-    None,  # the lowering pipeline lowers vector.mask itself
-])
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        seed_op("lower_mask"),
+        patterns("lower_masked_transfers", "lower_masks"),
+        None,  # the lowering pipeline lowers vector.mask itself
+    ],
+)
 def test_lower_mask(schedule: str | None) -> None:
     if schedule is not None:
         text = applied(MASKED, schedule)
@@ -348,22 +386,35 @@ func.func @f(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %R: memref<4xf32>) {
 def test_vector_mask_syntax_round_trip() -> None:
     module = xlinalg.parse(MASKED)
     text = str(module)
-    assert ("vector.mask %mask { vector.transfer_read %A[%c0, %c0], %pad "
-            "{in_bounds = [true, true]} : memref<?x?xf32>, vector<4x8xf32> } "
-            ": vector<4x8xi1> -> vector<4x8xf32>") in text
+    assert (
+        "vector.mask %mask { vector.transfer_read %A[%c0, %c0], %pad "
+        "{in_bounds = [true, true]} : memref<?x?xf32>, vector<4x8xf32> } "
+        ": vector<4x8xi1> -> vector<4x8xf32>"
+    ) in text
     assert str(xlinalg.parse(text)) == text
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    (("%m = vector.create_mask %n : vector<8xi1>\n"
-      "%v = vector.mask %m { vector.transfer_read %A[%c0], %p {in_bounds = [true]} : "
-      "memref<?xf32>, vector<4xf32> } : vector<8xi1> -> vector<4xf32>"),
-     "does not match the shape"),
-    (("%m = vector.create_mask %n : vector<4xi1>\n"
-      "%v = vector.mask %m { %a = arith.addf %p, %p : f32\n %b = arith.addf %a, %p : f32 } "
-      ": vector<4xi1> -> f32"),
-     "at most one maskable op"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            (
+                "%m = vector.create_mask %n : vector<8xi1>\n"
+                "%v = vector.mask %m { vector.transfer_read %A[%c0], %p {in_bounds = [true]} : "
+                "memref<?xf32>, vector<4xf32> } : vector<8xi1> -> vector<4xf32>"
+            ),
+            "does not match the shape",
+        ),
+        (
+            (
+                "%m = vector.create_mask %n : vector<4xi1>\n"
+                "%v = vector.mask %m { %a = arith.addf %p, %p : f32\n %b = arith.addf %a, %p : f32 } "
+                ": vector<4xi1> -> f32"
+            ),
+            "at most one maskable op",
+        ),
+    ],
+)
 def test_vector_mask_verifier(body: str, message: str) -> None:
     payload = f"""func.func @f(%A: memref<?xf32>, %n: index) {{
   %c0 = arith.constant 0 : index
@@ -389,11 +440,14 @@ func.func @f(%A: memref<4x8xf32>, %B: memref<4x8xf32>) {
 """
 
 
-@pytest.mark.parametrize(("schedule", "loads"), [
-    (seed_op("lower_transfer", "max_transfer_rank = 2"), True),
-    (patterns("lower_transfer max_transfer_rank = 2"), True),
-    (seed_op("lower_transfer", "max_transfer_rank = 1"), False),  # rank 2 > 1: left alone
-])
+@pytest.mark.parametrize(
+    ("schedule", "loads"),
+    [
+        (seed_op("lower_transfer", "max_transfer_rank = 2"), True),
+        (patterns("lower_transfer max_transfer_rank = 2"), True),
+        (seed_op("lower_transfer", "max_transfer_rank = 1"), False),  # rank 2 > 1: left alone
+    ],
+)
 def test_lower_transfer(schedule: str, loads: bool) -> None:
     text = applied(TRANSFER_2D, schedule)
     assert ("vector.load" in text and "vector.store" in text) == loads
@@ -424,18 +478,31 @@ func.func @f(%A: memref<?xf32>, %B: memref<?xf32>, %S: memref<1xf32>, %T: memref
     text = applied(payload, schedule)
     assert "vector.maskedload" in text and "vector.maskedstore" in text
     assert "memref.load %S" in text and "memref.store" in text  # vector<1xf32>
-    assert "vector.load %A[%c0] : memref<?xf32>, vector<1x8xf32>" in text or \
-        "vector<1x8xf32>" in text  # broadcast dim loaded once, then broadcast
+    assert (
+        "vector.load %A[%c0] : memref<?xf32>, vector<1x8xf32>" in text or "vector<1x8xf32>" in text
+    )  # broadcast dim loaded once, then broadcast
     a = RNG.random(8, dtype=np.float32)
-    _, b, s, t = run(payload, schedule, a, np.full(8, -1.0, np.float32),
-                     np.array([1.5], np.float32), np.zeros((4, 8), np.float32))
+    _, b, s, t = run(
+        payload,
+        schedule,
+        a,
+        np.full(8, -1.0, np.float32),
+        np.array([1.5], np.float32),
+        np.zeros((4, 8), np.float32),
+    )
     np.testing.assert_array_equal(b, a)
     assert s[0] == 3.0
     np.testing.assert_array_equal(t, np.broadcast_to(a, (4, 8)))
     # A shorter array: the mask keeps the load and the store inside it.
     a5 = RNG.random(5, dtype=np.float32)
-    _, b5, _, _ = run(payload, schedule, a5, np.full(5, -1.0, np.float32),
-                      np.array([1.5], np.float32), np.zeros((4, 8), np.float32))
+    _, b5, _, _ = run(
+        payload,
+        schedule,
+        a5,
+        np.full(5, -1.0, np.float32),
+        np.array([1.5], np.float32),
+        np.zeros((4, 8), np.float32),
+    )
     np.testing.assert_array_equal(b5, a5)
 
 
@@ -453,21 +520,24 @@ func.func @f(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %i: index, %j: index) {
 def _oob_reference(a: np.ndarray, b: np.ndarray, i: int, j: int) -> np.ndarray:
     out = b.copy()
     padded = np.full((4, 8), 5.0, np.float32)
-    part = a[i:i + 4, j:j + 8]
-    padded[:part.shape[0], :part.shape[1]] = part
-    region = out[i:i + 4, j:j + 8]
-    region[...] = (2 * padded)[:region.shape[0], :region.shape[1]]
+    part = a[i : i + 4, j : j + 8]
+    padded[: part.shape[0], : part.shape[1]] = part
+    region = out[i : i + 4, j : j + 8]
+    region[...] = (2 * padded)[: region.shape[0], : region.shape[1]]
     return out
 
 
-@pytest.mark.parametrize("schedule", [
-    seed_op("transfer_to_scf", "max_transfer_rank = 1 full_unroll = true"),
-    patterns("transfer_to_scf max_transfer_rank = 1 full_unroll = true"),
-    seed_op("transfer_to_scf"),
-    seed_op("split_transfer_full_partial", 'split_transfer_strategy = "vector-transfer"'),
-    seed_op("split_transfer_full_partial", 'split_transfer_strategy = "linalg-copy"'),
-    patterns('split_transfer_full_partial split_transfer_strategy = "linalg-copy"'),
-])
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        seed_op("transfer_to_scf", "max_transfer_rank = 1 full_unroll = true"),
+        patterns("transfer_to_scf max_transfer_rank = 1 full_unroll = true"),
+        seed_op("transfer_to_scf"),
+        seed_op("split_transfer_full_partial", 'split_transfer_strategy = "vector-transfer"'),
+        seed_op("split_transfer_full_partial", 'split_transfer_strategy = "linalg-copy"'),
+        patterns('split_transfer_full_partial split_transfer_strategy = "linalg-copy"'),
+    ],
+)
 def test_out_of_bounds_transfers(schedule: str) -> None:
     text = applied(OOB, schedule)
     if "transfer_to_scf" in schedule:
@@ -488,8 +558,9 @@ def test_out_of_bounds_transfers(schedule: str) -> None:
 
 
 def test_split_force_in_bounds_and_none() -> None:
-    text = applied(OOB, seed_op("split_transfer_full_partial",
-                                'split_transfer_strategy = "force-in-bounds"'))
+    text = applied(
+        OOB, seed_op("split_transfer_full_partial", 'split_transfer_strategy = "force-in-bounds"')
+    )
     assert text.count("in_bounds = [true, true]") == 2 and "scf.if" not in text
     text = applied(OOB, seed_op("split_transfer_full_partial", 'split_transfer_strategy = "none"'))
     assert "scf.if" not in text and "in_bounds = [true" not in text
@@ -509,16 +580,19 @@ func.func @f(%A: memref<8x4xf32>, %B: memref<8x4xf32>, %C: memref<4xf32>, %D: me
 """
 
 
-@pytest.mark.parametrize("schedule", [seed_op("apply_transfer_permutation_patterns"),
-                                      patterns("transfer_permutation_patterns")])
+@pytest.mark.parametrize(
+    "schedule",
+    [seed_op("apply_transfer_permutation_patterns"), patterns("transfer_permutation_patterns")],
+)
 def test_transfer_permutation_patterns(schedule: str) -> None:
     text = applied(PERMUTED, schedule)
     assert "permutation_map" not in text  # every transfer is a minor identity now
     assert text.count("vector.transpose") == 3 and "vector.broadcast" in text
     a = RNG.random((8, 4), dtype=np.float32)
     c = RNG.random(4, dtype=np.float32)
-    _, b, _, d = run(PERMUTED, schedule, a, np.zeros((8, 4), np.float32), c,
-                     np.zeros((4, 3, 8), np.float32))
+    _, b, _, d = run(
+        PERMUTED, schedule, a, np.zeros((8, 4), np.float32), c, np.zeros((4, 3, 8), np.float32)
+    )
     np.testing.assert_array_equal(b, 2 * a)
     np.testing.assert_array_equal(d, np.broadcast_to(c[:, None, None], (4, 3, 8)))
 
@@ -555,8 +629,10 @@ func.func @f(%A: memref<1x?x8xf32>, %B: memref<1x?x8xf32>) {
 """
 
 
-@pytest.mark.parametrize("schedule", [seed_op("apply_rank_reducing_subview_patterns"),
-                                      patterns("rank_reducing_subview_patterns")])
+@pytest.mark.parametrize(
+    "schedule",
+    [seed_op("apply_rank_reducing_subview_patterns"), patterns("rank_reducing_subview_patterns")],
+)
 def test_rank_reducing_subview_patterns(schedule: str) -> None:
     text = applied(UNIT_DIMS, schedule)
     assert text.count("memref.subview") == 2
@@ -586,36 +662,55 @@ def test_non_isolated_target_is_a_definite_failure() -> None:
 
 
 def test_consumed_target_handle_is_reported() -> None:
-    schedule = HEADER + """    %g = transform.vector.lower_shape_cast %f : (!transform.any_op) -> !transform.any_op
+    schedule = (
+        HEADER
+        + """    %g = transform.vector.lower_shape_cast %f : (!transform.any_op) -> !transform.any_op
     %h = transform.vector.lower_broadcast %f : (!transform.any_op) -> !transform.any_op
-""" + FOOTER
+"""
+        + FOOTER
+    )
     with pytest.raises(XlinalgError, match="lower_shape_cast"):
         xlinalg.apply_schedule(xlinalg.parse(TRANSFER_2D), schedule)
 
 
 def test_result_handle_is_the_target() -> None:
-    schedule = HEADER + """    %g = transform.vector.lower_transpose %f : (!transform.any_op) -> !transform.any_op
+    schedule = (
+        HEADER
+        + """    %g = transform.vector.lower_transpose %f : (!transform.any_op) -> !transform.any_op
     %h = transform.vector.lower_multi_reduction %g : (!transform.any_op) -> !transform.any_op
     transform.print %h : !transform.any_op
-""" + FOOTER
+"""
+        + FOOTER
+    )
     applied(REDUCE_TRANSPOSE, schedule)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('lower_transpose %f lowering_strategy = "diagonal"', "unknown lowering_strategy"),
-    ('lower_multi_reduction %f lowering_strategy = "sideways"', "unknown lowering_strategy"),
-    ('split_transfer_full_partial %f split_transfer_strategy = "both"',
-     "unknown split_transfer_strategy"),
-    ("lower_transfer %f max_transfer_rank = 0", "positive integer"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('lower_transpose %f lowering_strategy = "diagonal"', "unknown lowering_strategy"),
+        ('lower_multi_reduction %f lowering_strategy = "sideways"', "unknown lowering_strategy"),
+        (
+            'split_transfer_full_partial %f split_transfer_strategy = "both"',
+            "unknown split_transfer_strategy",
+        ),
+        ("lower_transfer %f max_transfer_rank = 0", "positive integer"),
+    ],
+)
 def test_invalid_options(text: str, message: str) -> None:
-    schedule = HEADER + f"    %g = transform.vector.{text} : (!transform.any_op) -> !transform.any_op\n" + FOOTER
+    schedule = (
+        HEADER
+        + f"    %g = transform.vector.{text} : (!transform.any_op) -> !transform.any_op\n"
+        + FOOTER
+    )
     with pytest.raises(XlinalgError, match=message):
         xlinalg.apply_schedule(xlinalg.parse(TRANSFER_2D), schedule)
 
 
 def test_seed_and_descriptor_forms_print_and_reparse() -> None:
-    schedule = HEADER + """    %g = transform.vector.transfer_to_scf %f full_unroll = true max_transfer_rank = 2 : (!transform.any_op) -> !transform.any_op
+    schedule = (
+        HEADER
+        + """    %g = transform.vector.transfer_to_scf %f full_unroll = true max_transfer_rank = 2 : (!transform.any_op) -> !transform.any_op
     %h = transform.vector.lower_transpose %g avx2_lowering_strategy = true lowering_strategy = "shuffle_1d" : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %h {
       transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = innerreduction
@@ -623,9 +718,11 @@ def test_seed_and_descriptor_forms_print_and_reparse() -> None:
       transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
       transform.apply_patterns.vector.lower_masks
     } : !transform.any_op
-""" + FOOTER
+"""
+        + FOOTER
+    )
     text = str(xlinalg.parse(schedule))
-    assert 'transfer_to_scf %f max_transfer_rank = 2 full_unroll = true' in text
+    assert "transfer_to_scf %f max_transfer_rank = 2 full_unroll = true" in text
     assert 'lowering_strategy = "shuffle_1d" avx2_lowering_strategy = true' in text
     assert "lower_multi_reduction lowering_strategy = innerreduction" in text
     assert 'split_transfer_strategy = "linalg-copy"' in text
@@ -638,13 +735,16 @@ def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
     rewritten kernels compute the same as the original."""
     # (lower_multi_reduction is the older upstream spelling: IREE 3.13's MLIR split it
     # into reorder_multi_reduction_dims / multi_reduction_flattening / _unrolling.)
-    schedule = patterns("reorder_multi_reduction_dims lowering_strategy = innerreduction",
-                        "multi_reduction_flattening lowering_strategy = innerreduction",
-                        "multi_reduction_unrolling lowering_strategy = innerreduction",
-                        "lower_transpose lowering_strategy = eltwise",
-                        "transfer_permutation_patterns",
-                        'split_transfer_full_partial split_transfer_strategy = "linalg-copy"',
-                        "lower_broadcast", "lower_shape_cast")
+    schedule = patterns(
+        "reorder_multi_reduction_dims lowering_strategy = innerreduction",
+        "multi_reduction_flattening lowering_strategy = innerreduction",
+        "multi_reduction_unrolling lowering_strategy = innerreduction",
+        "lower_transpose lowering_strategy = eltwise",
+        "transfer_permutation_patterns",
+        'split_transfer_full_partial split_transfer_strategy = "linalg-copy"',
+        "lower_broadcast",
+        "lower_shape_cast",
+    )
     ours_schedule = str(xlinalg.parse(schedule))
     proc = run_iree_opt(REDUCE_TRANSPOSE + "\n" + ours_schedule, "--transform-interpreter")
     assert proc.returncode == 0, proc.stderr
@@ -657,7 +757,9 @@ def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
     args = (a, np.zeros((16, 8), np.float32), np.ones(8, np.float32), np.zeros(16, np.float32))
     want = run(REDUCE_TRANSPOSE, None, *args)
     # ub.poison (any value) is not a dialect of ours: zeros are one choice of poison.
-    upstream = re.sub(r"ub\.poison : (vector<[^>]*f32>)", r"arith.constant dense<0.0> : \1", upstream)
+    upstream = re.sub(
+        r"ub\.poison : (vector<[^>]*f32>)", r"arith.constant dense<0.0> : \1", upstream
+    )
     upstream = re.sub(r"ub\.poison : f32", "arith.constant 0.0 : f32", upstream)
     module = xlinalg.parse(upstream)
     for op in [o for o in module.ops if o.name == "builtin.module"]:
@@ -688,7 +790,8 @@ def test_masked_vectorize(sizes: str) -> None:
     transform.yield
   }
 }""".replace("SIZES", sizes).replace(
-        "TYPES", ": !transform.any_op, !transform.param<i64>" if "%" in sizes else "")
+        "TYPES", ": !transform.any_op, !transform.param<i64>" if "%" in sizes else ""
+    )
     text = applied(ADD_DYN, schedule)
     assert "linalg.add" not in text
     assert text.count("vector.mask") == 3 and "vector.create_mask" in text

@@ -85,10 +85,13 @@ def test_hoisting_moves_the_accumulator_out_of_the_k_loop() -> None:
 
 
 def test_lower_contraction_only_leaves_outerproducts() -> None:
-    body = TILE_VECTORIZE + """
+    body = (
+        TILE_VECTORIZE
+        + """
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     %f2 = transform.vector.lower_contraction %f lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
 """
+    )
     text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(body)))
     assert "vector.outerproduct" in text and "vector.contract" not in text
     _check(MATMUL, _schedule(body))
@@ -157,10 +160,20 @@ def test_transform_ops_print_in_upstream_syntax() -> None:
 
 def test_matmul_vectorize_search_space_runs() -> None:
     payload = (ROOT / "examples" / "matmul_512.mlir").read_text()
-    knobs = {"tile_m": 64, "tile_n": 128, "tile_k": 128, "reg_m": 8, "reg_n": 32, "reg_k": 2,
-             "cache_order": 0, "unroll_k": 1, "peel": 0}
-    k = xlinalg.compile(payload, schedule=ROOT / "search_spaces" / "matmul_vectorize.mlir",
-                        knobs=knobs)
+    knobs = {
+        "tile_m": 64,
+        "tile_n": 128,
+        "tile_k": 128,
+        "reg_m": 8,
+        "reg_n": 32,
+        "reg_k": 2,
+        "cache_order": 0,
+        "unroll_k": 1,
+        "peel": 0,
+    }
+    k = xlinalg.compile(
+        payload, schedule=ROOT / "search_spaces" / "matmul_vectorize.mlir", knobs=knobs
+    )
     args = k.make_inputs()
     assert k.check(*args).ok
 
@@ -175,12 +188,15 @@ func.func @mm(%A: memref<13x5xf32>, %B: memref<5x37xf32>, %C: memref<13x37xf32>)
 
 @pytest.mark.parametrize("k_step", [1, 2])
 def test_masked_vectorization_of_partial_register_blocks(k_step: int) -> None:
-    body = f"""
+    body = (
+        f"""
     %mm = transform.structured.match ops{{["linalg.matmul"]}} in %root : (!transform.any_op) -> !transform.any_op
     %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, {k_step}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     %s = transform.param.constant 32 -> !transform.param<i64>
     transform.structured.vectorize %t vector_sizes [8, %s, {k_step}] : !transform.any_op, !transform.param<i64>
-""" + LOWER
+"""
+        + LOWER
+    )
     text = str(xlinalg.apply_schedule(xlinalg.parse(ODD_MATMUL), _schedule(body)))
     assert "vector<8x32xf32>, memref<?x?xf32" in text  # all-false in_bounds is elided
     _check(ODD_MATMUL, _schedule(body))
@@ -234,7 +250,10 @@ func.func @f(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> t
 """
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
     assert "linalg.matmul" not in text
-    assert "vector.transfer_write %7, %C[%1, %1] {in_bounds = [true, true]} : vector<4x4xf32>, tensor<4x4xf32>" in text
+    assert (
+        "vector.transfer_write %7, %C[%1, %1] {in_bounds = [true, true]} : vector<4x4xf32>, tensor<4x4xf32>"
+        in text
+    )
     _check(payload, _schedule(body))
 
 
@@ -293,12 +312,15 @@ func.func @f(%A: memref<4x8xf32>, %O: memref<4xf32>) {
 
 
 def test_hoisting_after_unrolling_the_k_loop() -> None:
-    body = """
+    body = (
+        """
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.structured.vectorize %t : !transform.any_op
     transform.loop.unroll %l#2 factor = 4 : !transform.any_op
-""" + LOWER
+"""
+        + LOWER
+    )
     text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(body)))
     assert "-> (vector<8x32xf32>)" in text  # the accumulator is carried by the k loop
     assert text.count("vector.transfer_write") == 1
@@ -307,7 +329,9 @@ def test_hoisting_after_unrolling_the_k_loop() -> None:
 
 
 def test_apply_patterns_vector_lowerings_upstream_form() -> None:
-    body = TILE_VECTORIZE + """
+    body = (
+        TILE_VECTORIZE
+        + """
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f1 {
@@ -315,9 +339,13 @@ def test_apply_patterns_vector_lowerings_upstream_form() -> None:
       transform.apply_patterns.vector.lower_outerproduct
     } : !transform.any_op
 """
+    )
     schedule = _schedule(body)
     printed = str(xlinalg.parse(schedule))
-    assert "transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct" in printed
+    assert (
+        "transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct"
+        in printed
+    )
     text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), schedule))
     assert "vector.contract" not in text and "vector.outerproduct" not in text
     assert text.count("vector.fma") == 8

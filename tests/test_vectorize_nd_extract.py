@@ -36,44 +36,79 @@ func.func @{name}({args}, %o: tensor<{out}xf32>) -> tensor<{out}xf32> {{
 
 
 # loop-invariant indices, one non-unit loop (the last): a broadcast of t[3, 5]
-BROADCAST = _generic("bcast", "%t: tensor<16x8xf32>", "1x8", """
+BROADCAST = _generic(
+    "bcast",
+    "%t: tensor<16x8xf32>",
+    "1x8",
+    """
     %c3 = arith.constant 3 : index
     %c5 = arith.constant 5 : index
     %e = tensor.extract %t[%c3, %c5] : tensor<16x8xf32>
-    linalg.yield %e : f32""")
+    linalg.yield %e : f32""",
+)
 # trailing index linalg.index 1 + an invariant offset: a contiguous row t[3, off:off+8]
-CONTIGUOUS = _generic("contig", "%t: tensor<16x16xf32>, %off: index", "1x8", """
+CONTIGUOUS = _generic(
+    "contig",
+    "%t: tensor<16x16xf32>, %off: index",
+    "1x8",
+    """
     %c3 = arith.constant 3 : index
     %j = linalg.index 1 : index
     %k = arith.addi %j, %off : index
     %e = tensor.extract %t[%c3, %k] : tensor<16x16xf32>
-    linalg.yield %e : f32""")
+    linalg.yield %e : f32""",
+)
 # stride 2 along the loop (j + j): not contiguous, a gather of t[3, 2j] (upstream's
 # isContiguousLoadIdx accepts any addi tree containing the loop index and reads t[3, 0:8])
-STRIDED = _generic("strided", "%t: tensor<16x16xf32>", "1x8", """
+STRIDED = _generic(
+    "strided",
+    "%t: tensor<16x16xf32>",
+    "1x8",
+    """
     %c3 = arith.constant 3 : index
     %j = linalg.index 1 : index
     %k = arith.addi %j, %j : index
     %e = tensor.extract %t[%c3, %k] : tensor<16x16xf32>
-    linalg.yield %e : f32""")
+    linalg.yield %e : f32""",
+)
+
+
 # an embedding: rows picked by indices read from another tensor (data-dependent gather)
 def _embed(n: int, w: int) -> str:
-    return _generic("embed", f"%t: tensor<16x8xf32>, %ids: tensor<{n}xi32>", f"{n}x{w}", """
+    return _generic(
+        "embed",
+        f"%t: tensor<16x8xf32>, %ids: tensor<{n}xi32>",
+        f"{n}x{w}",
+        """
     %i = arith.index_cast %id : i32 to index
     %j = linalg.index 1 : index
     %e = tensor.extract %t[%i, %j] : tensor<16x8xf32>
-    linalg.yield %e : f32""", ins=f"ins(%ids : tensor<{n}xi32>)")
+    linalg.yield %e : f32""",
+        ins=f"ins(%ids : tensor<{n}xi32>)",
+    )
+
+
 # a transposed read through linalg.index: a gather of t[j, i]
-TRANSPOSED = _generic("transp", "%t: tensor<8x4xf32>", "4x8", """
+TRANSPOSED = _generic(
+    "transp",
+    "%t: tensor<8x4xf32>",
+    "4x8",
+    """
     %i = linalg.index 0 : index
     %j = linalg.index 1 : index
     %e = tensor.extract %t[%j, %i] : tensor<8x4xf32>
-    linalg.yield %e : f32""")
+    linalg.yield %e : f32""",
+)
 # a 0-D tensor added to the output: a scalar broadcast
-ZERO_D = _generic("zd", "%s: tensor<f32>", "1x5", """
+ZERO_D = _generic(
+    "zd",
+    "%s: tensor<f32>",
+    "1x5",
+    """
     %e = tensor.extract %s[] : tensor<f32>
     %a = arith.addf %e, %out : f32
-    linalg.yield %a : f32""")
+    linalg.yield %a : f32""",
+)
 
 
 def _schedule(sizes: str = "", nd_extract: bool = True) -> str:
@@ -125,8 +160,11 @@ def test_access_pattern_ir(case: str) -> None:
         assert "permutation_map = affine_map<(d0, d1) -> (0, 0)>" in ir
         assert "%t[%c3, %c5]" in ir
     if case == "contiguous":  # read from lane 0's index, identity (minor) map
-        assert "vector.extract" in ir and "%t[%c3, %" in ir and "permutation_map" not in \
-            ir.split("vector.transfer_read %t")[1].split("\n")[0]
+        assert (
+            "vector.extract" in ir
+            and "%t[%c3, %" in ir
+            and "permutation_map" not in ir.split("vector.transfer_read %t")[1].split("\n")[0]
+        )
 
 
 def test_access_patterns_execute() -> None:
@@ -170,17 +208,21 @@ def test_masked_gather_and_contiguous_read() -> None:
 
 
 def test_without_vectorize_nd_extract_is_a_silenceable_failure() -> None:
-    with pytest.raises(TransformFailure, match="2-D tensor.extract without vectorize_nd_extract") \
-            as info:
+    with pytest.raises(
+        TransformFailure, match="2-D tensor.extract without vectorize_nd_extract"
+    ) as info:
         xlinalg.apply_schedule(xlinalg.parse(EMBED_4x8), _schedule(nd_extract=False))
     assert info.value.silenceable
     # upstream vectorizes 1-D extracts without the attribute (a gather)
-    lookup = EMBED_4x8.replace("%t[%i, %j] : tensor<16x8xf32>", "%l[%i] : tensor<16xf32>") \
-        .replace("%t: tensor<16x8xf32>", "%l: tensor<16xf32>")
+    lookup = EMBED_4x8.replace("%t[%i, %j] : tensor<16x8xf32>", "%l[%i] : tensor<16xf32>").replace(
+        "%t: tensor<16x8xf32>", "%l: tensor<16xf32>"
+    )
     ir = str(xlinalg.apply_schedule(xlinalg.parse(lookup), _schedule(nd_extract=False)))
     assert _ops(ir)[0] == 1
     lut, ids = _rand(16), np.array([1, 2, 14, 0], np.int32)
-    got = xlinalg.compile(lookup, _schedule(nd_extract=False))(lut, ids, np.zeros((4, 8), np.float32))
+    got = xlinalg.compile(lookup, _schedule(nd_extract=False))(
+        lut, ids, np.zeros((4, 8), np.float32)
+    )
     np.testing.assert_array_equal(got, np.repeat(lut[ids][:, None], 8, axis=1))
 
 
@@ -194,6 +236,7 @@ def test_vectorize_children_honours_vectorize_nd_extract() -> None:
   }}
 }}
 """
+
     kept = str(xlinalg.apply_schedule(xlinalg.parse(TRANSPOSED), schedule("")))
     assert "linalg.generic" in kept  # left alone, as upstream
     ir = str(xlinalg.apply_schedule(xlinalg.parse(TRANSPOSED), schedule("{vectorize_nd_extract} ")))
@@ -208,7 +251,8 @@ def test_transform_op_syntax_round_trips(tmp_path: Path) -> None:
     children = _schedule().replace(
         "transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op",
         "%v = transform.structured.vectorize_children_and_apply_patterns %g "
-        "{vectorize_nd_extract, vectorize_padding} : (!transform.any_op) -> !transform.any_op")
+        "{vectorize_nd_extract, vectorize_padding} : (!transform.any_op) -> !transform.any_op",
+    )
     printed = str(xlinalg.parse(children))
     assert "%g <vectorize_padding, vectorize_nd_extract> :" in printed
     assert str(xlinalg.parse(printed)) == printed
@@ -218,8 +262,6 @@ def test_transform_op_syntax_round_trips(tmp_path: Path) -> None:
             path.write_text(t)
             proc = run_iree_opt(path)
             assert proc.returncode == 0, proc.stderr
-
-
 
 
 @needs_iree
@@ -313,8 +355,11 @@ def test_unvectorized_extract_from_captured_tensor_bufferizes() -> None:
 
 @pytest.mark.parametrize(("mlir", "dtype"), [("i32", np.int32), ("f64", np.float64)])
 def test_gather_of_other_element_types(mlir: str, dtype: type) -> None:
-    payload = EMBED_4x8.replace("x8xf32", f"x8x{mlir}").replace("%out: f32", f"%out: {mlir}") \
+    payload = (
+        EMBED_4x8.replace("x8xf32", f"x8x{mlir}")
+        .replace("%out: f32", f"%out: {mlir}")
         .replace("yield %e : f32", f"yield %e : {mlir}")
+    )
     kernel = xlinalg.compile(payload, _schedule())
     table = RNG.integers(-1000, 1000, (16, 8)).astype(dtype)
     ids = np.array([9, 9, 0, 15], np.int32)
@@ -326,10 +371,13 @@ def test_seed_masked_vectorize_takes_the_attribute() -> None:
     payload = _embed(3, 5)
     schedule = _schedule("4, 8").replace(
         "transform.structured.vectorize %g vector_sizes [4, 8] vectorize_nd_extract",
-        "transform.structured.masked_vectorize %g vector_sizes [4, 8] {vectorize_nd_extract}")
+        "transform.structured.masked_vectorize %g vector_sizes [4, 8] {vectorize_nd_extract}",
+    )
     assert "{vectorize_nd_extract}" in str(xlinalg.parse(schedule))
     t, ids = _rand(16, 8), np.array([2, 11, 4], np.int32)
     got = xlinalg.compile(payload, schedule)(t, ids, np.zeros((3, 5), np.float32))
     np.testing.assert_array_equal(got, t[ids][:, :5])
     with pytest.raises(TransformFailure, match="without vectorize_nd_extract"):
-        xlinalg.apply_schedule(xlinalg.parse(payload), schedule.replace(" {vectorize_nd_extract}", ""))
+        xlinalg.apply_schedule(
+            xlinalg.parse(payload), schedule.replace(" {vectorize_nd_extract}", "")
+        )

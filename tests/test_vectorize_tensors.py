@@ -91,8 +91,9 @@ def test_tiled_masked_matmul_on_tensors_equals_memrefs_and_numpy() -> None:
     a, b, c = _rand(10, 9), _rand(9, 37), _rand(10, 37)
     c0 = c.copy()
     ten = xlinalg.compile(MATMUL.format(**dims), tensor_schedule)
-    mem = xlinalg.compile(MATMUL_MEMREF.format(**dims),
-                          _schedule(TILE_VECTORIZE + HOIST["memref"] + LOWER))
+    mem = xlinalg.compile(
+        MATMUL_MEMREF.format(**dims), _schedule(TILE_VECTORIZE + HOIST["memref"] + LOWER)
+    )
     result = ten(a, b, c)
     np.testing.assert_array_equal(c, c0)  # the argument is read-only: not written
     np.testing.assert_allclose(result, c0 + a @ b, rtol=1e-5, atol=1e-5)
@@ -223,9 +224,12 @@ def test_masked_vectorize_of_dynamic_tensors(op: str) -> None:
 """)
     text = str(xlinalg.apply_schedule(xlinalg.parse(DYNAMIC), schedule))
     assert "tensor.dim %y" in text
-    assert re.search(r"= vector.mask %\d+ \{ vector.transfer_write %\d+, %y\[%\d+, %\d+\] "
-                     r"\{in_bounds = \[true, true\]\} : vector<8x16xf32>, tensor<\?x\?xf32> \} : "
-                     r"vector<8x16xi1> -> tensor<\?x\?xf32>", text)
+    assert re.search(
+        r"= vector.mask %\d+ \{ vector.transfer_write %\d+, %y\[%\d+, %\d+\] "
+        r"\{in_bounds = \[true, true\]\} : vector<8x16xf32>, tensor<\?x\?xf32> \} : "
+        r"vector<8x16xi1> -> tensor<\?x\?xf32>",
+        text,
+    )
     kernel = xlinalg.compile(DYNAMIC, schedule)
     for shape in [(5, 13), (8, 16), (1, 1)]:
         x, y = _rand(*shape), _rand(*shape)
@@ -261,7 +265,9 @@ func.func @f(%t: tensor<16xf32> {bufferization.writable = true}) -> tensor<16xf3
     assert text.count("memref.alloc") == 1 and "memref.copy" not in text
     old = "  %old = vector.transfer_read %t[%c0], %pad {in_bounds = [true]} : tensor<16xf32>, vector<16xf32>\n"
     assert old in payload
-    in_place = payload.replace(old, "").replace("%s = arith.addf %a, %old", "%s = arith.addf %a, %v")
+    in_place = payload.replace(old, "").replace(
+        "%s = arith.addf %a, %old", "%s = arith.addf %a, %v"
+    )
     module = xlinalg.parse(in_place)
     OneShotBufferizePass().apply(Context(), module)
     assert "memref.alloc" not in str(module)
@@ -312,8 +318,11 @@ def test_conv2d_tile_decompose_vectorize_on_tensors() -> None:
 
     n, c, f, oh, ow, (rw, rf, rc), s, d = CASES[1]
     kh = kw = 3
-    shapes = [(n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),
-              (kh, kw, c, f), (n, oh, ow, f)]
+    shapes = [
+        (n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),
+        (kh, kw, c, f),
+        (n, oh, ow, f),
+    ]
     memref_payload = conv_payload("conv_2d_nhwc_hwcf", shapes, s, d)
     types = [f"tensor<{'x'.join(map(str, shape))}xf32>" for shape in shapes]
     payload = f"""
@@ -326,7 +335,8 @@ func.func @f(%i: {types[0]}, %w: {types[1]}, %o: {types[2]}) -> {types[2]} {{
     body = DIRECT.replace("RW", str(rw)).replace("RF", str(rf)).replace("RC", str(rc))
     tensor_body = body.replace(
         "    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op\n",
-        HOIST["tensor"])
+        HOIST["tensor"],
+    )
     assert tensor_body != body
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(tensor_body)))
     assert "linalg.conv" not in text and "vector.fma" in text and "vector.transfer_write" in text
@@ -352,7 +362,8 @@ func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %o: tensor<?x?xf32>) -> t
 """
 MASKED_TRANSFER = re.compile(
     r"= vector\.mask %\w+ \{ (vector\.transfer_(?:read|write))[^{]*(\{in_bounds = [^}]*\})[^:]*"
-    r": ([^ ]+), ([^ ]+) \} : (vector<[^>]*>) -> ([^\n]+)")
+    r": ([^ ]+), ([^ ]+) \} : (vector<[^>]*>) -> ([^\n]+)"
+)
 
 
 @needs_iree
@@ -405,15 +416,20 @@ def test_vectorize_pad(rows: int, high: int) -> None:
 
 
 def test_vectorize_static_pad_without_sizes_and_failures() -> None:
-    static = PAD.replace("?x13", "5x13").replace("?x16", "8x16").replace("high[%h, 3]", "high[3, 3]")
+    static = (
+        PAD.replace("?x13", "5x13").replace("?x16", "8x16").replace("high[%h, 3]", "high[3, 3]")
+    )
     body = VECTORIZE_PAD.replace(" vector_sizes [8, 16]", "")
     x = _rand(5, 13)
     got = xlinalg.compile(static, _schedule(body))(x, 0)
     np.testing.assert_array_equal(got, np.pad(x, ((0, 3), (0, 3)), constant_values=7.0))
     for payload, sizes, message in [
         (PAD, "", "dynamic shape without vector sizes"),
-        (PAD.replace("low[0, 0]", "low[1, 0]").replace("tensor<?x16xf32>", "tensor<?x16xf32>"),
-         " vector_sizes [8, 16]", "zero low padding"),
+        (
+            PAD.replace("low[0, 0]", "low[1, 0]").replace("tensor<?x16xf32>", "tensor<?x16xf32>"),
+            " vector_sizes [8, 16]",
+            "zero low padding",
+        ),
         (PAD, " vector_sizes [8, 8]", "smaller than the static size 16"),
     ]:
         schedule = _schedule(VECTORIZE_PAD.replace(" vector_sizes [8, 16]", sizes))
@@ -441,15 +457,18 @@ func.func @f(%x: tensor<5x13xf32>) -> tensor<8x16xf32> {
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     %v = transform.structured.vectorize_children_and_apply_patterns %f ATTRS : (!transform.any_op) -> !transform.any_op
 """
-    plain = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body.replace("ATTRS", ""))))
+    plain = str(
+        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body.replace("ATTRS", "")))
+    )
     assert "tensor.pad" in plain and "linalg.exp" not in plain
     schedule = _schedule(body.replace("ATTRS", "{vectorize_padding}"))
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
     assert "tensor.pad" not in text and "linalg.exp" not in text
     x = _rand(5, 13)
     got = xlinalg.compile(payload, schedule)(x)
-    np.testing.assert_allclose(got, np.exp(np.pad(x, ((0, 3), (0, 3)), constant_values=-1.0)),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        got, np.exp(np.pad(x, ((0, 3), (0, 3)), constant_values=-1.0)), rtol=1e-6
+    )
 
 
 @needs_iree

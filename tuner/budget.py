@@ -59,8 +59,9 @@ class BudgetLock:
                 storage = self.study._storage
                 engine = getattr(storage, "_backend", storage).engine  # inside Optuna's cache
                 self._connection = engine.connect()
-                self._connection.execute(text("SELECT pg_advisory_lock(:k)"),
-                                         {"k": _advisory_key(self.study.study_name)})
+                self._connection.execute(
+                    text("SELECT pg_advisory_lock(:k)"), {"k": _advisory_key(self.study.study_name)}
+                )
         except BaseException:
             self._close()
             self._thread_lock.release()
@@ -74,8 +75,10 @@ class BudgetLock:
             self._file = None
         if self._connection is not None:
             try:
-                self._connection.execute(text("SELECT pg_advisory_unlock(:k)"),
-                                         {"k": _advisory_key(self.study.study_name)})
+                self._connection.execute(
+                    text("SELECT pg_advisory_unlock(:k)"),
+                    {"k": _advisory_key(self.study.study_name)},
+                )
             finally:
                 self._connection.close()
                 self._connection = None

@@ -84,8 +84,9 @@ def _check(kernel: Any, arrays: list[Any], corrupt: bool) -> Any:
         if isinstance(g, np.ndarray):
             result = xlinalg.compare(g, w, dtype=g.dtype, reduction_length=length)
             if not result.ok:
-                return xlinalg.CheckResult(False, result.max_rel_error, f"argument #{index}: "
-                                   f"{result.message}")
+                return xlinalg.CheckResult(
+                    False, result.max_rel_error, f"argument #{index}: {result.message}"
+                )
     return xlinalg.CheckResult(True, 0.0, "")
 
 
@@ -118,8 +119,9 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
             knobs=dict(request.knobs),
         )
     except XlinalgError as err:
-        result.update(status="compile_error", error=_one_line(err),
-                      compile_s=time.perf_counter() - started)
+        result.update(
+            status="compile_error", error=_one_line(err), compile_s=time.perf_counter() - started
+        )
         return result
     except Exception as err:  # noqa: BLE001 - a compiler bug is this candidate's compile error
         result.update(
@@ -136,8 +138,11 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
         check = _check(kernel, arrays, corrupt=request.fault == "wrong")
         result["max_rel_error"] = float(check.max_rel_error)
         if not check.ok:
-            result.update(status="wrong_result", error=str(check.message) or "result differs "
-                          f"from the reference (max rel error {check.max_rel_error:.3g})")
+            result.update(
+                status="wrong_result",
+                error=str(check.message)
+                or f"result differs from the reference (max rel error {check.max_rel_error:.3g})",
+            )
             return result
         if request.slow_limit_s is not None:
             if conn is not None:
@@ -147,9 +152,14 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
                 time.sleep(request.slow_limit_s * 1000 + 60)
             call_s = probe_seconds(kernel, probe)
             if call_s > request.slow_limit_s:
-                result.update(status="too_slow", call_s=call_s, error=(
-                    f"one call took {call_s * 1e3:.4g} ms, more than the limit of "
-                    f"{request.slow_limit_s * 1e3:.4g} ms (10x the best so far)"))
+                result.update(
+                    status="too_slow",
+                    call_s=call_s,
+                    error=(
+                        f"one call took {call_s * 1e3:.4g} ms, more than the limit of "
+                        f"{request.slow_limit_s * 1e3:.4g} ms (10x the best so far)"
+                    ),
+                )
                 return result
             if conn is not None:
                 conn.send({"phase": "timing"})
@@ -159,8 +169,11 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
         result.update(status="error", error=_one_line(err))
         return result
     except Exception as err:  # noqa: BLE001 - reported as this candidate's status
-        result.update(status="error", error=f"{type(err).__name__}: {_one_line(err)}",
-                      traceback=traceback.format_exc(limit=8))
+        result.update(
+            status="error",
+            error=f"{type(err).__name__}: {_one_line(err)}",
+            traceback=traceback.format_exc(limit=8),
+        )
         return result
     median = float(timing.median_s)
     result.update(

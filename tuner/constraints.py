@@ -65,13 +65,12 @@ class Constraint:
     @property
     def names(self) -> frozenset[str]:
         """Knob names the expression refers to (excluding called function names)."""
-        called = {
-            id(node.func) for node in ast.walk(self.tree) if isinstance(node, ast.Call)
-        }
+        called = {id(node.func) for node in ast.walk(self.tree) if isinstance(node, ast.Call)}
         return frozenset(
             node.id
             for node in ast.walk(self.tree)
-            if isinstance(node, ast.Name) and id(node) not in called
+            if isinstance(node, ast.Name)
+            and id(node) not in called
             and node.id not in ("True", "False")
         )
 
@@ -143,9 +142,23 @@ class _Evaluator:
 
 def _check_syntax(tree: ast.Expression, text: str, location: str) -> None:
     allowed = (
-        ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp,
-        ast.BoolOp, ast.Compare, ast.IfExp, ast.Tuple, ast.List, ast.Call,
-        ast.And, ast.Or, *_BINARY, *_UNARY, *_COMPARE,
+        ast.Expression,
+        ast.Constant,
+        ast.Name,
+        ast.Load,
+        ast.BinOp,
+        ast.UnaryOp,
+        ast.BoolOp,
+        ast.Compare,
+        ast.IfExp,
+        ast.Tuple,
+        ast.List,
+        ast.Call,
+        ast.And,
+        ast.Or,
+        *_BINARY,
+        *_UNARY,
+        *_COMPARE,
     )
     for node in ast.walk(tree):
         if not isinstance(node, allowed):
@@ -154,16 +167,14 @@ def _check_syntax(tree: ast.Expression, text: str, location: str) -> None:
                 "(use knob names, numbers, arithmetic, comparisons, and/or/not, min/max/abs)",
                 location,
             )
-        if isinstance(node, ast.Constant) and not isinstance(
-            node.value, (int, float, str, bool)
-        ):
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool)):
             raise ConstraintError(f"constraint '{text}': unsupported literal", location)
         if isinstance(node, ast.Call) and (
             not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS or node.keywords
         ):
             raise ConstraintError(
-                    f"constraint '{text}': only min(), max() and abs() may be called", location
-                )
+                f"constraint '{text}': only min(), max() and abs() may be called", location
+            )
 
 
 def parse_constraint(text: str, location: str = "<constraint>") -> Constraint:
@@ -174,8 +185,9 @@ def parse_constraint(text: str, location: str = "<constraint>") -> Constraint:
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as err:
-        raise ConstraintError(f"constraint '{text}' is not a valid expression: {err.msg}",
-                              location) from None
+        raise ConstraintError(
+            f"constraint '{text}' is not a valid expression: {err.msg}", location
+        ) from None
     _check_syntax(tree, text, location)
     return Constraint(text=text, location=location, tree=tree)
 
@@ -218,5 +230,4 @@ def first_violated(
 def constraint_lines(template: str) -> str:
     """The `// xlinalg.constraint:` lines of a template (to carry them into a resolved
     copy of it, which loses comments)."""
-    return "".join(line + "\n" for line in template.splitlines()
-                   if _CONSTRAINT_LINE.match(line))
+    return "".join(line + "\n" for line in template.splitlines() if _CONSTRAINT_LINE.match(line))

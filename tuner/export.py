@@ -19,8 +19,9 @@ def export_schedule(space: str, values: dict[str, object], as_constants: bool = 
     return xlinalg.resolve_knobs(space, values, as_constants=as_constants)
 
 
-def best_schedule(storage: str, study_name: str, as_constants: bool = False,
-                  header: bool = True) -> str:
+def best_schedule(
+    storage: str, study_name: str, as_constants: bool = False, header: bool = True
+) -> str:
     """The study's space template with the knob values of its fastest checked trial.
 
     Knobs print in upstream's resolved form (`transform.tune.knob<"tile_m"> = 16 from
@@ -43,6 +44,8 @@ def best_schedule(storage: str, study_name: str, as_constants: bool = False,
     speed = f", {gflops:.2f} GFLOP/s" if isinstance(gflops, (int, float)) else ""
     cpu = best.user_attrs.get("cpu") or study.user_attrs.get("cpu") or ""
     on = f" on {cpu}" if cpu else ""
-    line = (f"// xlinalg: best schedule of study '{study_name}' "
-            f"(trial {best.number}, median {(trial_time(best) or 0.0) * 1e3:.4g} ms{speed}{on})\n")
+    line = (
+        f"// xlinalg: best schedule of study '{study_name}' "
+        f"(trial {best.number}, median {(trial_time(best) or 0.0) * 1e3:.4g} ms{speed}{on})\n"
+    )
     return line + (text if text.endswith("\n") else text + "\n")

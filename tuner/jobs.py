@@ -37,8 +37,18 @@ from tuner.space import load_space
 from tuner.study import default_study_name
 from xlinalg.errors import XlinalgError
 
-_KERNEL_KEYS = {"payload", "space", "trials", "time", "sampler", "study", "knobs", "seed",
-                "objectives", "entry"}
+_KERNEL_KEYS = {
+    "payload",
+    "space",
+    "trials",
+    "time",
+    "sampler",
+    "study",
+    "knobs",
+    "seed",
+    "objectives",
+    "entry",
+}
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])")
 
@@ -54,8 +64,9 @@ def parse_duration(text: str | float) -> float:
         except ValueError:
             parts = _DURATION.findall(value)
             if not parts or _DURATION.sub("", value).strip():
-                raise TunerError(f"bad duration '{text}' (use e.g. 8h, 90m, 1h30m, 45s or "
-                                 "a number of seconds)") from None
+                raise TunerError(
+                    f"bad duration '{text}' (use e.g. 8h, 90m, 1h30m, 45s or a number of seconds)"
+                ) from None
             seconds = sum(float(n) * _UNITS[u] for n, u in parts)
     if seconds <= 0:
         raise TunerError(f"bad duration '{text}': must be positive")
@@ -123,8 +134,10 @@ def load_job(path: str, default_trials: int, samplers: tuple[str, ...]) -> Job:
         merged = {**defaults, **entry}
         unknown = sorted(set(merged) - _KERNEL_KEYS)
         if unknown:
-            raise TunerError(f"{where}: unknown key(s) {', '.join(unknown)} (known: "
-                             f"{', '.join(sorted(_KERNEL_KEYS))})")
+            raise TunerError(
+                f"{where}: unknown key(s) {', '.join(unknown)} (known: "
+                f"{', '.join(sorted(_KERNEL_KEYS))})"
+            )
         for key in ("payload", "space"):
             if not isinstance(merged.get(key), str):
                 raise TunerError(f"{where}: missing '{key}' (a file path)")
@@ -132,8 +145,9 @@ def load_job(path: str, default_trials: int, samplers: tuple[str, ...]) -> Job:
         for key in ("payload", "space"):
             target = base / merged[key]
             if not target.is_file():
-                raise TunerError(f"{where}: {key} file '{merged[key]}' does not exist "
-                                 f"(looked for {target})")
+                raise TunerError(
+                    f"{where}: {key} file '{merged[key]}' does not exist (looked for {target})"
+                )
             texts[key] = target.read_text(encoding="utf-8")
         try:
             xlinalg.parse(base / merged["payload"], "payload")
@@ -149,8 +163,9 @@ def load_job(path: str, default_trials: int, samplers: tuple[str, ...]) -> Job:
             raise TunerError(f"{where}: {err}") from None
         sampler = str(merged.get("sampler", "tpe"))
         if sampler not in samplers:
-            raise TunerError(f"{where}: unknown sampler '{sampler}' (choose from "
-                             f"{', '.join(samplers)})")
+            raise TunerError(
+                f"{where}: unknown sampler '{sampler}' (choose from {', '.join(samplers)})"
+            )
         trials = merged.get("trials")
         if trials is not None and (not isinstance(trials, int) or trials < 1):
             raise TunerError(f"{where}: 'trials' must be a positive integer")
@@ -162,21 +177,31 @@ def load_job(path: str, default_trials: int, samplers: tuple[str, ...]) -> Job:
             raise TunerError(f"{where}: study name '{study}' is used twice in the job")
         names.add(study)
         objectives = merged.get("objectives", "time")
-        kernels.append(KernelJob(
-            payload_path=str(base / merged["payload"]), space_path=str(base / merged["space"]),
-            payload=texts["payload"], space=space, study=study, trials=trials, time_s=time_s,
-            sampler=sampler, seed=int(merged.get("seed", 0)),
-            objectives=tuple(objectives.split(",") if isinstance(objectives, str)
-                             else objectives),
-            entry=merged.get("entry"), knobs=dict(knobs)))
+        kernels.append(
+            KernelJob(
+                payload_path=str(base / merged["payload"]),
+                space_path=str(base / merged["space"]),
+                payload=texts["payload"],
+                space=space,
+                study=study,
+                trials=trials,
+                time_s=time_s,
+                sampler=sampler,
+                seed=int(merged.get("seed", 0)),
+                objectives=tuple(
+                    objectives.split(",") if isinstance(objectives, str) else objectives
+                ),
+                entry=merged.get("entry"),
+                knobs=dict(knobs),
+            )
+        )
     storage = data.get("storage")
     if storage is not None and not isinstance(storage, str):
         raise TunerError(f"job file '{path}': 'storage' must be a URL string")
     return Job(str(file), storage, kernels)
 
 
-def split_budget(remaining_s: float | None, kernels_left: int,
-                 own_s: float | None) -> float | None:
+def split_budget(remaining_s: float | None, kernels_left: int, own_s: float | None) -> float | None:
     """This kernel's time budget: its own `time`, capped by an equal share of what is
     left of the global budget."""
     share = remaining_s / max(kernels_left, 1) if remaining_s is not None else None

@@ -31,10 +31,14 @@ def write_plots(study: optuna.Study, out_dir: str) -> tuple[list[str], list[str]
     target = trial_time if len(study.directions) > 1 else None
     name = "median time (s)"
     plots = (
-        ("history.png", lambda: oplt.plot_optimization_history(
-            study, target=target, target_name=name)),
-        ("importance.png", lambda: oplt.plot_param_importances(
-            study, target=target, target_name=name)),
+        (
+            "history.png",
+            lambda: oplt.plot_optimization_history(study, target=target, target_name=name),
+        ),
+        (
+            "importance.png",
+            lambda: oplt.plot_param_importances(study, target=target, target_name=name),
+        ),
         ("knobs.png", lambda: oplt.plot_slice(study, target=target, target_name=name)),
     )
     written: list[str] = []

@@ -22,7 +22,7 @@ def trials_dataframe(storage: str, study_name: str) -> pd.DataFrame:
 def knob_columns(frame: pd.DataFrame) -> list[str]:
     """The knob columns of a `trials_dataframe` (between `number` and `status`)."""
     columns = list(frame.columns)
-    return columns[columns.index("number") + 1:columns.index("status")]
+    return columns[columns.index("number") + 1 : columns.index("status")]
 
 
 def format_table(frame: pd.DataFrame, top: int | None = None) -> str:
@@ -32,16 +32,19 @@ def format_table(frame: pd.DataFrame, top: int | None = None) -> str:
     shown = frame.head(top) if top is not None else frame
     keep = ["number", *knob_columns(frame), "status", *METRICS, "host", "error"]
     view = shown[keep].copy()
-    view["median_ms"] = view.pop("median_s").map(lambda v: "" if pd.isna(v) else f"{v*1e3:.4g}")
-    view["min_ms"] = view.pop("min_s").map(lambda v: "" if pd.isna(v) else f"{v*1e3:.4g}")
+    view["median_ms"] = view.pop("median_s").map(lambda v: "" if pd.isna(v) else f"{v * 1e3:.4g}")
+    view["min_ms"] = view.pop("min_s").map(lambda v: "" if pd.isna(v) else f"{v * 1e3:.4g}")
     view["gflops"] = view["gflops"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
-    view["cv"] = view["cv"].map(lambda v: "" if pd.isna(v) else f"{v*100:.1f}%")
+    view["cv"] = view["cv"].map(lambda v: "" if pd.isna(v) else f"{v * 100:.1f}%")
     view["compile_s"] = view["compile_s"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
     view["repeats"] = view["repeats"].map(lambda v: "" if pd.isna(v) else str(int(v)))
     view["host"] = view["host"].map(lambda v: "" if pd.isna(v) or v is None else str(v))
     view["error"] = view.pop("error").map(lambda v: "" if not v else str(v)[:60])
     duplicates = shown["duplicate_of"]
     if duplicates.notna().any():  # repeated configurations reuse an earlier measurement
-        view.insert(view.columns.get_loc("status") + 1, "same_as",
-                    duplicates.map(lambda v: "" if pd.isna(v) else f"#{int(v)}"))
+        view.insert(
+            view.columns.get_loc("status") + 1,
+            "same_as",
+            duplicates.map(lambda v: "" if pd.isna(v) else f"#{int(v)}"),
+        )
     return view.to_string(index=False)

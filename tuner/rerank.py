@@ -62,16 +62,22 @@ def rerank_child(conn: Connection, request: dict[str, Any]) -> None:
     try:
         result = _time_interleaved(RerankRequest(**request))
     except BaseException as err:  # noqa: BLE001 - reported to the parent
-        result = {"status": "error", "error": f"{type(err).__name__}: {err}",
-                  "traceback": traceback.format_exc(limit=8)}
+        result = {
+            "status": "error",
+            "error": f"{type(err).__name__}: {err}",
+            "traceback": traceback.format_exc(limit=8),
+        }
     conn.send(result)
     conn.close()
 
 
 def _time_interleaved(request: RerankRequest) -> dict[str, Any]:
-    kernels = [xlinalg.compile(request.payload, schedule=request.schedule,
-                               entry=request.entry, knobs=dict(knobs))
-               for knobs in request.candidates]
+    kernels = [
+        xlinalg.compile(
+            request.payload, schedule=request.schedule, entry=request.entry, knobs=dict(knobs)
+        )
+        for knobs in request.candidates
+    ]
     inputs = [k.make_inputs(seed=request.seed, sizes=request.sizes) for k in kernels]
     for index, (kernel, arrays) in enumerate(zip(kernels, inputs)):
         check = kernel.check(*arrays)
@@ -130,8 +136,13 @@ def top_candidates(study: optuna.Study, k: int) -> list[optuna.trial.FrozenTrial
     return picked
 
 
-def rerank(study: optuna.Study, top_k: int = DEFAULT_TOP_K, rounds: int = DEFAULT_ROUNDS,
-           sample_s: float = SAMPLE_S, time_limit_s: float = 600.0) -> Ranking | None:
+def rerank(
+    study: optuna.Study,
+    top_k: int = DEFAULT_TOP_K,
+    rounds: int = DEFAULT_ROUNDS,
+    sample_s: float = SAMPLE_S,
+    time_limit_s: float = 600.0,
+) -> Ranking | None:
     """Re-rank the top `top_k` candidates and store the winner as the study's `best`.
     None (nothing stored) with fewer than 2 candidates; a failing re-ranking child
     raises nothing either: the single measurements then stand (returns None)."""
@@ -142,9 +153,13 @@ def rerank(study: optuna.Study, top_k: int = DEFAULT_TOP_K, rounds: int = DEFAUL
     space = info.load_space()
     ordinal = info.sampler == "cmaes"
     request = RerankRequest(
-        payload=info.payload, schedule=info.space,
+        payload=info.payload,
+        schedule=info.space,
         candidates=[space.values_from_params(t.params, ordinal) for t in trials],
-        entry=info.entry, seed=info.seed or 0, sizes=info.sizes, rounds=rounds,
+        entry=info.entry,
+        seed=info.seed or 0,
+        sizes=info.sizes,
+        rounds=rounds,
         sample_s=sample_s,
     )
     result = measure(request, time_limit_s, target=rerank_child)  # type: ignore[arg-type]

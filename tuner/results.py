@@ -88,19 +88,32 @@ def trials(storage: str, studies: str | Sequence[str] | None = None) -> pd.DataF
             for key in knobs_of(trial):
                 if key not in knob_names:
                     knob_names.append(key)
-    fixed = ("study", "number", "status", *METRICS, *INFO, "state", *TIMES, "error",
-             "duplicate_of")
+    fixed = ("study", "number", "status", *METRICS, *INFO, "state", *TIMES, "error", "duplicate_of")
     clashes = [name for name in knob_names if name in fixed]
     if clashes:
         raise ValueError(f"knob names clash with result columns: {', '.join(clashes)}")
-    columns = ["study", "number", *knob_names, "status", *METRICS, *INFO, "state", *TIMES,
-               "error", "duplicate_of"]
+    columns = [
+        "study",
+        "number",
+        *knob_names,
+        "status",
+        *METRICS,
+        *INFO,
+        "state",
+        *TIMES,
+        "error",
+        "duplicate_of",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
 def hosts(frame: pd.DataFrame) -> list[str]:
     """Distinct (host, cpu) pairs that measured trials of `frame`."""
     measured = frame[frame["host"].notna()]
-    pairs = sorted({f"{h} ({c})" if c else str(h)
-                    for h, c in zip(measured["host"], measured["cpu"].fillna(""))})
+    pairs = sorted(
+        {
+            f"{h} ({c})" if c else str(h)
+            for h, c in zip(measured["host"], measured["cpu"].fillna(""))
+        }
+    )
     return pairs

@@ -67,12 +67,23 @@ def op_signature(payload: str | Path) -> list[OpSignature]:
             continue
         types = tuple(str(operand.type) for operand in op.operands)
         pairs = [_shape_dtype(operand.type) for operand in op.operands]
-        attrs = sorted(f"{k}={v}" for k, v in [*op.attributes.items(), *op.properties.items()]
-                       if k not in ("operandSegmentSizes", "operand_segment_sizes"))
-        body = [inner.name for region in op.regions for block in region.blocks
-                for inner in block.ops]
-        ops.append(OpSignature(op.name, types, tuple(p[0] for p in pairs),
-                               tuple(p[1] for p in pairs), ";".join(attrs + body)))
+        attrs = sorted(
+            f"{k}={v}"
+            for k, v in [*op.attributes.items(), *op.properties.items()]
+            if k not in ("operandSegmentSizes", "operand_segment_sizes")
+        )
+        body = [
+            inner.name for region in op.regions for block in region.blocks for inner in block.ops
+        ]
+        ops.append(
+            OpSignature(
+                op.name,
+                types,
+                tuple(p[0] for p in pairs),
+                tuple(p[1] for p in pairs),
+                ";".join(attrs + body),
+            )
+        )
     return ops
 
 
@@ -91,21 +102,35 @@ def _safe(text: str) -> str:
 
 
 def entry_path(db: str, ops: list[OpSignature], cpu: str) -> Path:
-    names = "+".join(o.name.removeprefix("linalg.").replace("iree_linalg_ext.", "ext.")
-                     for o in ops)[:60] or "empty"
+    names = (
+        "+".join(o.name.removeprefix("linalg.").replace("iree_linalg_ext.", "ext.") for o in ops)[
+            :60
+        ]
+        or "empty"
+    )
     return Path(db) / _safe(cpu) / f"{_safe(names)}-{_key(ops)}.mlir"
 
 
-def store(db: str, payload: str, schedule_text: str, *, knobs: dict[str, Any],
-          study: str, storage: str, median_s: float | None, gflops: float | None,
-          cpu: str | None = None) -> Path:
+def store(
+    db: str,
+    payload: str,
+    schedule_text: str,
+    *,
+    knobs: dict[str, Any],
+    study: str,
+    storage: str,
+    median_s: float | None,
+    gflops: float | None,
+    cpu: str | None = None,
+) -> Path:
     """Write (replace) the entry for this payload's signature on `cpu` (default: here)."""
     ops = op_signature(payload)
     cpu = cpu or host_cpu()
     path = entry_path(db, ops, cpu)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(schedule_text if schedule_text.endswith("\n") else schedule_text + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        schedule_text if schedule_text.endswith("\n") else schedule_text + "\n", encoding="utf-8"
+    )
     meta = {
         "signature": [o.text() for o in ops],
         "ops": [o.name for o in ops],
@@ -118,8 +143,9 @@ def store(db: str, payload: str, schedule_text: str, *, knobs: dict[str, Any],
         "median_s": median_s,
         "gflops": gflops,
     }
-    path.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=repr) + "\n",
-                                         encoding="utf-8")
+    path.with_suffix(".json").write_text(
+        json.dumps(meta, indent=1, default=repr) + "\n", encoding="utf-8"
+    )
     return path
 
 
@@ -138,8 +164,11 @@ def lookup(db: str, payload: str | Path, cpu: str | None = None) -> Lookup:
         raise TunerError(f"schedule database '{db}' does not exist (xlinalg tune fills it)")
     path = entry_path(db, ops, cpu or host_cpu())
     if path.exists():
-        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8")) \
-            if path.with_suffix(".json").exists() else {}
+        meta = (
+            json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+            if path.with_suffix(".json").exists()
+            else {}
+        )
         return Lookup(path, [], meta)
     return Lookup(None, [o.text() for o in ops], {})
 
@@ -163,19 +192,29 @@ def _distance(a: list[list[list[int]]], b: list[list[list[int]]]) -> float:
     ranks = [[len(operand) for operand in op] for op in a]
     if ranks != [[len(operand) for operand in op] for op in b]:
         return math.inf
-    return sum(abs(math.log(max(x, 1)) - math.log(max(y, 1)))
-               for op_a, op_b in zip(a, b) for sa, sb in zip(op_a, op_b)
-               for x, y in zip(sa, sb))
+    return sum(
+        abs(math.log(max(x, 1)) - math.log(max(y, 1)))
+        for op_a, op_b in zip(a, b)
+        for sa, sb in zip(op_a, op_b)
+        for x, y in zip(sa, sb)
+    )
 
 
-def nearest(db: str, payload: str | Path, k: int = 3,
-            cpu: str | None = None) -> list[dict[str, Any]]:
+def nearest(
+    db: str, payload: str | Path, k: int = 3, cpu: str | None = None
+) -> list[dict[str, Any]]:
     """Entries for the same ops and dtypes (other shapes allowed), nearest shapes first."""
     ops = op_signature(payload)
     shapes = [[list(s) for s in o.shapes] for o in ops]
-    same = [e for e in _entries(db, cpu or host_cpu())
-            if e.get("dtype_key") == _key(ops, shapes=False)]
-    ranked = sorted(((d, e["path"], e) for e in same
-                     if (d := _distance(shapes, e.get("shapes", []))) < math.inf),
-                    key=lambda item: (item[0], item[1]))
+    same = [
+        e for e in _entries(db, cpu or host_cpu()) if e.get("dtype_key") == _key(ops, shapes=False)
+    ]
+    ranked = sorted(
+        (
+            (d, e["path"], e)
+            for e in same
+            if (d := _distance(shapes, e.get("shapes", []))) < math.inf
+        ),
+        key=lambda item: (item[0], item[1]),
+    )
     return [entry for _, _, entry in ranked[:k]]

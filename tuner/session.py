@@ -66,15 +66,23 @@ class Progress:
     """One line per finished trial (count/budget, status, GFLOP/s, best so far, ETA), and a
     tqdm bar on stderr when it is a terminal."""
 
-    def __init__(self, kernel: str, budget: int | None, timeout_s: float | None = None,
-                 done: int = 0) -> None:
+    def __init__(
+        self, kernel: str, budget: int | None, timeout_s: float | None = None, done: int = 0
+    ) -> None:
         self.kernel = kernel
         self.budget = budget
         self.deadline = time.monotonic() + timeout_s if timeout_s is not None else None
         self.started = time.monotonic()
         self.first = done
-        self.bar = tqdm(total=budget, initial=done, desc=kernel, file=sys.stderr,
-                        disable=not sys.stderr.isatty(), dynamic_ncols=True, leave=False)
+        self.bar = tqdm(
+            total=budget,
+            initial=done,
+            desc=kernel,
+            file=sys.stderr,
+            disable=not sys.stderr.isatty(),
+            dynamic_ncols=True,
+            leave=False,
+        )
 
     def eta(self, done: int) -> str:
         ran = done - self.first
@@ -90,17 +98,24 @@ class Progress:
         total = f"/{self.budget}" if self.budget is not None else ""
         status = str(trial.user_attrs.get("status", trial.state.name.lower()))
         if status == "ok":
-            detail = (f"{trial.user_attrs.get('gflops', 0.0):8.2f} GFLOP/s  "
-                      f"{ms(tuner_study.trial_time(trial) or 0.0):>10}")
+            detail = (
+                f"{trial.user_attrs.get('gflops', 0.0):8.2f} GFLOP/s  "
+                f"{ms(tuner_study.trial_time(trial) or 0.0):>10}"
+            )
         else:
             detail = str(trial.user_attrs.get("error", ""))[:70]
         if "duplicate_of" in trial.user_attrs:
             detail += f" (same knobs as trial {trial.user_attrs['duplicate_of']})"
         best = tuner_study.fastest_trial(study)
-        best_text = (f"best {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s (trial "
-                     f"{best.number})" if best is not None else "best -")
-        line = (f"[{done:>3}{total}] trial {trial.number:<3} {status:<17} {detail}  "
-                f"| {best_text} | {self.eta(done)} | {knob_text(trial)}")
+        best_text = (
+            f"best {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s (trial {best.number})"
+            if best is not None
+            else "best -"
+        )
+        line = (
+            f"[{done:>3}{total}] trial {trial.number:<3} {status:<17} {detail}  "
+            f"| {best_text} | {self.eta(done)} | {knob_text(trial)}"
+        )
         if self.bar.disable:
             out(line)
         else:
@@ -146,18 +161,33 @@ def pin_to_cpu(cpu: int) -> None:
     os.sched_setaffinity(0, {cpu})
 
 
-def spawn_workers(storage: str, study: str, workers: int, n_trials: int | None,
-                  timeout_s: float | None) -> int:
+def spawn_workers(
+    storage: str, study: str, workers: int, n_trials: int | None, timeout_s: float | None
+) -> int:
     """Run `workers` `xlinalg worker` processes on this machine, each pinned to its own
     core, until the study's budget is met; returns how many exited with an error."""
     cores = sorted(os.sched_getaffinity(0))
     if workers > len(cores):
-        print(f"warning: {workers} workers on {len(cores)} core(s): workers share cores, "
-              "so their timings disturb each other", file=sys.stderr)
+        print(
+            f"warning: {workers} workers on {len(cores)} core(s): workers share cores, "
+            "so their timings disturb each other",
+            file=sys.stderr,
+        )
     processes = []
     for index in range(workers):
-        command = [sys.executable, "-m", "xlinalg.cli", "worker", "--storage", storage,
-                   "--study", study, "--cpu", str(cores[index % len(cores)]), "--quiet"]
+        command = [
+            sys.executable,
+            "-m",
+            "xlinalg.cli",
+            "worker",
+            "--storage",
+            storage,
+            "--study",
+            study,
+            "--cpu",
+            str(cores[index % len(cores)]),
+            "--quiet",
+        ]
         if n_trials is not None:
             command += ["--trials", str(n_trials)]
         if timeout_s is not None:
@@ -175,8 +205,7 @@ def spawn_workers(storage: str, study: str, workers: int, n_trials: int | None,
     return sum(1 for code in codes if code != 0)
 
 
-def finish(study: optuna.Study, storage: str, options: Options,
-           interrupted: bool = False) -> int:
+def finish(study: optuna.Study, storage: str, options: Options, interrupted: bool = False) -> int:
     """Summary, re-ranking of the top candidates, best schedule file and database entry."""
     trials = study.get_trials(deepcopy=False)
     statuses: dict[str, int] = {}
@@ -189,24 +218,32 @@ def finish(study: optuna.Study, storage: str, options: Options,
     out(f"storage:  {storage}")
     out(f"trials:   {tuner_study.counted_trials(study)} ({summary})")
     if tuner_study.best_trial(study) is None:
-        print(f"error: no candidate of study '{study.study_name}' compiled, checked and ran; "
-              f"see: xlinalg report --storage {storage} --study {study.study_name}",
-              file=sys.stderr)
+        print(
+            f"error: no candidate of study '{study.study_name}' compiled, checked and ran; "
+            f"see: xlinalg report --storage {storage} --study {study.study_name}",
+            file=sys.stderr,
+        )
         return 1
     if not interrupted and options.rerank_k >= 2:
         ranking = rerank(study, options.rerank_k, options.rerank_rounds)
         if ranking is not None:
             ratios = ", ".join(f"#{n} {r:.3f}" for n, r in zip(ranking.trials, ranking.ratios))
-            out(f"rerank:   top {len(ranking.trials)} timed interleaved over "
+            out(
+                f"rerank:   top {len(ranking.trials)} timed interleaved over "
                 f"{len(ranking.times[0])} rounds; median time ratio vs #{ranking.trials[0]}: "
-                f"{ratios} -> trial {ranking.winner}")
+                f"{ratios} -> trial {ranking.winner}"
+            )
         elif study.user_attrs.get("rerank_error"):
-            out(f"rerank:   failed ({study.user_attrs['rerank_error']}); keeping the single "
-                "measurements")
+            out(
+                f"rerank:   failed ({study.user_attrs['rerank_error']}); keeping the single "
+                "measurements"
+            )
     best = tuner_study.best_trial(study)
     assert best is not None
-    out(f"best:     trial {best.number}: {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s, "
-        f"median {ms(tuner_study.trial_time(best) or 0.0)}  ({knob_text(best)})")
+    out(
+        f"best:     trial {best.number}: {best.user_attrs.get('gflops', 0.0):.2f} GFLOP/s, "
+        f"median {ms(tuner_study.trial_time(best) or 0.0)}  ({knob_text(best)})"
+    )
     text = best_schedule(storage, study.study_name)
     if options.out_dir is not None:
         os.makedirs(options.out_dir, exist_ok=True)
@@ -218,12 +255,19 @@ def finish(study: optuna.Study, storage: str, options: Options,
     if options.schedule_db is not None:
         info = tuner_study.StudyInfo.of(study)
         space = info.load_space()
-        knobs = space.all_values(space.values_from_params(best.params,
-                                                          ordinal=info.sampler == "cmaes"))
-        entry = store(options.schedule_db, info.payload, text, knobs=knobs,
-                      study=study.study_name, storage=storage,
-                      median_s=tuner_study.trial_time(best),
-                      gflops=best.user_attrs.get("gflops"))
+        knobs = space.all_values(
+            space.values_from_params(best.params, ordinal=info.sampler == "cmaes")
+        )
+        entry = store(
+            options.schedule_db,
+            info.payload,
+            text,
+            knobs=knobs,
+            study=study.study_name,
+            storage=storage,
+            median_s=tuner_study.trial_time(best),
+            gflops=best.user_attrs.get("gflops"),
+        )
         out(f"database: {entry}")
     flag = "" if storage == DEFAULT_STORAGE else f" --storage {storage}"
     out(f"report:   xlinalg report{flag} --study {study.study_name}")
@@ -232,11 +276,21 @@ def finish(study: optuna.Study, storage: str, options: Options,
 
 def _setup(kernel: KernelJob, storage: str, options: Options) -> tuple[optuna.Study, Any]:
     study, space = tuner_study.setup(
-        storage, kernel.study, kernel.payload, kernel.space,
-        payload_name=kernel.payload_path, space_name=kernel.space_path,
-        entry=kernel.entry, sampler=kernel.sampler, seed=kernel.seed, n_trials=kernel.trials,
-        time_limit_s=options.time_limit_s, sizes=options.sizes, timing=options.timing,
-        objectives=kernel.objectives)
+        storage,
+        kernel.study,
+        kernel.payload,
+        kernel.space,
+        payload_name=kernel.payload_path,
+        space_name=kernel.space_path,
+        entry=kernel.entry,
+        sampler=kernel.sampler,
+        seed=kernel.seed,
+        n_trials=kernel.trials,
+        time_limit_s=options.time_limit_s,
+        sizes=options.sizes,
+        timing=options.timing,
+        objectives=kernel.objectives,
+    )
     return study, space
 
 
@@ -245,13 +299,19 @@ def tune(kernels: list[KernelJob], options: Options) -> int:
     storage = options.storage
     path = local_path(storage)
     if options.workers > 1 and path is not None and path.endswith(".db"):
-        print("note: several worker processes on one SQLite file contend for its lock; "
-              f"a journal file ({DEFAULT_JOURNAL}) scales better", file=sys.stderr)
+        print(
+            "note: several worker processes on one SQLite file contend for its lock; "
+            f"a journal file ({DEFAULT_JOURNAL}) scales better",
+            file=sys.stderr,
+        )
     started = time.monotonic()
     failures = 0
     for index, kernel in enumerate(kernels):
-        remaining = (options.timeout_s - (time.monotonic() - started)
-                     if options.timeout_s is not None else None)
+        remaining = (
+            options.timeout_s - (time.monotonic() - started)
+            if options.timeout_s is not None
+            else None
+        )
         if remaining is not None and remaining <= 0:
             out(f"global time budget used up: kernel '{kernel.study}' and later ones not run")
             break
@@ -263,36 +323,51 @@ def tune(kernels: list[KernelJob], options: Options) -> int:
             study.set_user_attr("n_trials", n_trials)
         info = tuner_study.StudyInfo.of(study)
         if options.warm_start and options.schedule_db and os.path.isdir(options.schedule_db):
-            seeded = warm_start(study, space, options.schedule_db, kernel.payload,
-                                ordinal=info.sampler == "cmaes")
+            seeded = warm_start(
+                study, space, options.schedule_db, kernel.payload, ordinal=info.sampler == "cmaes"
+            )
             if seeded:
                 out(f"warm start: {len(seeded)} schedule(s) of the nearest shapes enqueued first")
         done = tuner_study.counted_trials(study)
         free = ", ".join(f"{k.name}{list(k.options)}" for k in space.free) or "none"
         if len(kernels) > 1:
-            out(f"== kernel {index + 1}/{len(kernels)}: {kernel.study}"
-                + (f" (time budget {_duration(budget_s)})" if budget_s is not None else ""))
-        out(f"study '{kernel.study}' in {storage}: {done} trial(s) already done; "
+            out(
+                f"== kernel {index + 1}/{len(kernels)}: {kernel.study}"
+                + (f" (time budget {_duration(budget_s)})" if budget_s is not None else "")
+            )
+        out(
+            f"study '{kernel.study}' in {storage}: {done} trial(s) already done; "
             f"{len(space.free)} knob(s), {space.size()} configuration(s), "
-            f"{len(space.constraints)} constraint(s)")
+            f"{len(space.constraints)} constraint(s)"
+        )
         out(f"knobs: {free}")
         interrupted = False
         try:
             if options.workers > 1:
-                failures += spawn_workers(storage, kernel.study, options.workers, n_trials,
-                                          budget_s)
+                failures += spawn_workers(
+                    storage, kernel.study, options.workers, n_trials, budget_s
+                )
             else:
                 progress = Progress(kernel.study, n_trials, budget_s, done)
                 try:
-                    tuner_study.run(study, space, info, n_trials=n_trials, timeout_s=budget_s,
-                                    on_trial=progress, storage_url=storage)
+                    tuner_study.run(
+                        study,
+                        space,
+                        info,
+                        n_trials=n_trials,
+                        timeout_s=budget_s,
+                        on_trial=progress,
+                        storage_url=storage,
+                    )
                 finally:
                     progress.close()
         except KeyboardInterrupt:
             interrupted = True
             out()
-            out("interrupted: the trial being measured was abandoned (it does not count); "
-                "every finished trial is saved -- rerun the same command to resume")
+            out(
+                "interrupted: the trial being measured was abandoned (it does not count); "
+                "every finished trial is saved -- rerun the same command to resume"
+            )
         code = finish(study, storage, options, interrupted=interrupted)
         if interrupted:
             return 130

@@ -130,9 +130,7 @@ class SearchSpace:
         return first_violated(self.constraints, self.all_values(free_values))
 
 
-def space_from_knobs(
-    knobs: Sequence[Any], constraints: Sequence[Constraint] = ()
-) -> SearchSpace:
+def space_from_knobs(knobs: Sequence[Any], constraints: Sequence[Constraint] = ()) -> SearchSpace:
     """Build a space from `xlinalg.Knob`-like objects (name, options, selected, kind)."""
     specs = tuple(
         KnobSpec(

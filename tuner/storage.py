@@ -45,13 +45,29 @@ DEFAULT_STORAGE = "sqlite:///results/xlinalg.db"
 HEARTBEAT_INTERVAL_S = 2
 GRACE_PERIOD_S = 8
 MAX_RETRY = 2  # a configuration whose worker died is retried at most twice
-NETWORK_FS = ("nfs", "nfs4", "cifs", "smb", "smb2", "smbfs", "fuse.sshfs", "sshfs", "9p",
-              "afs", "ceph", "glusterfs", "fuse.glusterfs", "lustre", "davfs", "fuse.s3fs")
+NETWORK_FS = (
+    "nfs",
+    "nfs4",
+    "cifs",
+    "smb",
+    "smb2",
+    "smbfs",
+    "fuse.sshfs",
+    "sshfs",
+    "9p",
+    "afs",
+    "ceph",
+    "glusterfs",
+    "fuse.glusterfs",
+    "lustre",
+    "davfs",
+    "fuse.s3fs",
+)
 
 
 def _journal_path(url: str) -> str | None:
     if url.startswith("journal:"):
-        return url[len("journal:"):]
+        return url[len("journal:") :]
     if "://" not in url and url.endswith((".journal", ".log")):
         return url
     return None
@@ -61,7 +77,7 @@ def _sqlite_path(url: str) -> str | None:
     prefix = "sqlite:///"
     if not url.startswith(prefix):
         return None
-    path = url[len(prefix):]
+    path = url[len(prefix) :]
     return path if path and path != ":memory:" else None
 
 
@@ -104,9 +120,12 @@ def engine_url(url: str) -> str:
     driver is installed (SQLAlchemy 2.1 would insist on psycopg 3; we depend on
     psycopg2-binary)."""
     for plain in ("postgresql://", "postgres://"):
-        if url.startswith(plain) and importlib.util.find_spec("psycopg") is None \
-                and importlib.util.find_spec("psycopg2") is not None:
-            return "postgresql+psycopg2://" + url[len(plain):]
+        if (
+            url.startswith(plain)
+            and importlib.util.find_spec("psycopg") is None
+            and importlib.util.find_spec("psycopg2") is not None
+        ):
+            return "postgresql+psycopg2://" + url[len(plain) :]
     return url
 
 
@@ -181,9 +200,12 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
             engine_kwargs = {"connect_args": {"timeout": 60}}
             fs_type = network_filesystem(os.path.dirname(os.path.abspath(sqlite)))
             if fs_type is not None:
-                print(f"warning: the SQLite file '{sqlite}' is on a network filesystem "
-                      f"({fs_type}); SQLite locking is unreliable there: use a local disk "
-                      "or postgresql://", file=sys.stderr)
+                print(
+                    f"warning: the SQLite file '{sqlite}' is on a network filesystem "
+                    f"({fs_type}); SQLite locking is unreliable there: use a local disk "
+                    "or postgresql://",
+                    file=sys.stderr,
+                )
             else:
                 with _creation_lock(sqlite):
                     return _rdb_storage(url, engine_kwargs)

@@ -75,8 +75,9 @@ def make_sampler(name: str, space: SearchSpace, seed: int | None = None) -> Base
         try:
             import cmaes  # noqa: F401  (optional: Optuna's CMA-ES sampler needs it)
         except ImportError:
-            raise TunerError("the cmaes sampler needs the 'cmaes' package "
-                             "(pip install cmaes)") from None
+            raise TunerError(
+                "the cmaes sampler needs the 'cmaes' package (pip install cmaes)"
+            ) from None
         return CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if name == "nsga2":
         return NSGAIISampler(seed=seed)
@@ -146,8 +147,10 @@ class StudyInfo:
     def of(study: optuna.Study) -> StudyInfo:
         attrs = study.user_attrs
         if "payload" not in attrs or "space" not in attrs:
-            raise TunerError(f"study '{study.study_name}' was not created by xlinalg tune "
-                             "(it has no payload/space)")
+            raise TunerError(
+                f"study '{study.study_name}' was not created by xlinalg tune "
+                "(it has no payload/space)"
+            )
         return StudyInfo(
             payload=attrs["payload"],
             space=attrs["space"],
@@ -182,16 +185,20 @@ def cpu_name(info: dict[str, Any]) -> str:
     return ""
 
 
-def budget_trials(study: optuna.Study,
-                  trials: list[FrozenTrial] | None = None) -> list[FrozenTrial]:
+def budget_trials(
+    study: optuna.Study, trials: list[FrozenTrial] | None = None
+) -> list[FrozenTrial]:
     """Trials that count towards the budget: COMPLETE, PRUNED, and FAIL with a status
     (a FAIL without one is a trial whose process was killed mid-measurement).
     `trials`: a snapshot of the study's trials to count in (default: read them now)."""
     if trials is None:
         trials = study.get_trials(deepcopy=False)
-    return [trial for trial in trials
-            if trial.state in (TrialState.COMPLETE, TrialState.PRUNED)
-            or (trial.state == TrialState.FAIL and "status" in trial.user_attrs)]
+    return [
+        trial
+        for trial in trials
+        if trial.state in (TrialState.COMPLETE, TrialState.PRUNED)
+        or (trial.state == TrialState.FAIL and "status" in trial.user_attrs)
+    ]
 
 
 def counted_trials(study: optuna.Study) -> int:
@@ -205,7 +212,8 @@ def running_trials(study: optuna.Study) -> int:
 
 def ok_trials(study: optuna.Study) -> list[FrozenTrial]:
     return [
-        t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        t
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         if t.user_attrs.get("status") == "ok" and t.values
     ]
 
@@ -257,14 +265,18 @@ def setup(
     `objectives=("time", "compile")` makes it multi-objective (NSGA-II by default)."""
     for objective in objectives:
         if objective not in OBJECTIVES:
-            raise TunerError(f"unknown objective '{objective}' (choose from "
-                             f"{', '.join(OBJECTIVES)})")
+            raise TunerError(
+                f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})"
+            )
     if len(objectives) > 1 and sampler in ("tpe", "cmaes", "grid"):
         sampler = "nsga2"  # the multi-objective sampler
     search_space = load_space(space, path=space_path, name=space_name)
-    study = create_or_load(storage, study_name,
-                           sampler=make_sampler(sampler, search_space, seed),
-                           n_objectives=len(objectives))
+    study = create_or_load(
+        storage,
+        study_name,
+        sampler=make_sampler(sampler, search_space, seed),
+        n_objectives=len(objectives),
+    )
     attrs = study.user_attrs
     if "payload" in attrs:
         for key, value, what in (("payload", payload, "payload"), ("space", space, "space")):
@@ -282,23 +294,37 @@ def setup(
         return study, search_space
     host = host_summary()
     for key, value in (
-        ("payload", payload), ("space", space), ("payload_name", payload_name),
-        ("space_name", space_name), ("entry", entry), ("sampler", sampler), ("seed", seed),
-        ("n_trials", n_trials), ("time_limit_s", time_limit_s), ("sizes", sizes),
-        ("timing", timing), ("objectives", list(objectives)),
-        ("host_info", host), ("cpu", cpu_name(host)),
+        ("payload", payload),
+        ("space", space),
+        ("payload_name", payload_name),
+        ("space_name", space_name),
+        ("entry", entry),
+        ("sampler", sampler),
+        ("seed", seed),
+        ("n_trials", n_trials),
+        ("time_limit_s", time_limit_s),
+        ("sizes", sizes),
+        ("timing", timing),
+        ("objectives", list(objectives)),
+        ("host_info", host),
+        ("cpu", cpu_name(host)),
     ):
         study.set_user_attr(key, value)
     return study, search_space
 
 
-def attach(storage: str, study_name: str, seed: int | None = None
-           ) -> tuple[optuna.Study, SearchSpace, StudyInfo]:
+def attach(
+    storage: str, study_name: str, seed: int | None = None
+) -> tuple[optuna.Study, SearchSpace, StudyInfo]:
     """Join an existing study (for `xlinalg worker`), with the sampler it was created with."""
     info = StudyInfo.of(load(storage, study_name))
     space = info.load_space()
-    study = create_or_load(storage, study_name, sampler=make_sampler(info.sampler, space, seed),
-                           n_objectives=len(info.objectives))
+    study = create_or_load(
+        storage,
+        study_name,
+        sampler=make_sampler(info.sampler, space, seed),
+        n_objectives=len(info.objectives),
+    )
     return study, space, info
 
 

@@ -25,8 +25,14 @@ def _param(space: SearchSpace, name: str, value: Any, ordinal: bool) -> Any | No
     return None
 
 
-def warm_start(study: optuna.Study, space: SearchSpace, db: str, payload: str,
-               ordinal: bool = False, k: int = 3) -> list[dict[str, Any]]:
+def warm_start(
+    study: optuna.Study,
+    space: SearchSpace,
+    db: str,
+    payload: str,
+    ordinal: bool = False,
+    k: int = 3,
+) -> list[dict[str, Any]]:
     """Enqueue the knob values of the `k` nearest stored schedules (a new study only);
     returns the enqueued parameter dicts."""
     if study.get_trials(deepcopy=False):
@@ -42,4 +48,3 @@ def warm_start(study: optuna.Study, space: SearchSpace, db: str, payload: str,
             study.enqueue_trial(params, user_attrs={"warm_start_from": entry.get("study", "")})
             enqueued.append(params)
     return enqueued
-

@@ -74,8 +74,11 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def measure(request: Any, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
-            target: Callable[..., None] = child_main) -> dict[str, Any]:
+def measure(
+    request: Any,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    target: Callable[..., None] = child_main,
+) -> dict[str, Any]:
     """Run one candidate in a fresh child process; always returns a result dict with a
     `status` (never raises for anything the candidate does; Ctrl-C kills the child and
     propagates). `target(conn, request_dict)` is what the child runs."""
@@ -132,16 +135,18 @@ def measure(request: Any, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
         message = f"candidate process was killed by {_signal_name(-code)}"
     else:
         message = f"candidate process exited with code {code} without a result"
-    return {"status": "crash", "error": message, "exit_code": code,
-            "elapsed_s": time.perf_counter() - started}
+    return {
+        "status": "crash",
+        "error": message,
+        "exit_code": code,
+        "elapsed_s": time.perf_counter() - started,
+    }
 
 
-def _expired(kind: str, time_limit_s: float, request: Any,
-             elapsed: float) -> dict[str, Any]:
+def _expired(kind: str, time_limit_s: float, request: Any, elapsed: float) -> dict[str, Any]:
     if kind == "too_slow":
         limit = (getattr(request, "slow_limit_s", None) or 0.0) * 1e3
-        error = (f"one call ran longer than {limit:.4g} ms (10x the best so far) "
-                 "and was stopped")
+        error = f"one call ran longer than {limit:.4g} ms (10x the best so far) and was stopped"
     else:
         error = f"candidate exceeded the time limit of {time_limit_s:g} s and was killed"
     return {"status": kind, "error": error, "elapsed_s": elapsed}
@@ -231,8 +236,9 @@ class TrialObjective:
         violated = self.space.violated(values)
         if violated is not None:
             trial.set_user_attr("status", "pruned_constraint")
-            trial.set_user_attr("error", f"violates constraint '{violated.text}' "
-                                f"({violated.location})")
+            trial.set_user_attr(
+                "error", f"violates constraint '{violated.text}' ({violated.location})"
+            )
             raise optuna.TrialPruned(f"constraint '{violated.text}'")
         previous = _measured_before(trial)
         if previous is not None:
@@ -260,18 +266,25 @@ class TrialObjective:
 
     def values_of(self, result: Mapping[str, Any]) -> float | tuple[float, ...]:
         """The objective value(s): median runtime, and compile time if asked for."""
-        picked = tuple(float(result["median_s"] if name == "time" else result["compile_s"])
-                       for name in self.objectives)
+        picked = tuple(
+            float(result["median_s"] if name == "time" else result["compile_s"])
+            for name in self.objectives
+        )
         return picked[0] if len(picked) == 1 else picked
 
 
 def _measured_before(trial: optuna.Trial) -> FrozenTrial | None:
     """An earlier trial of the study with the same knob values and a recorded result."""
     params = trial.params
-    for other in trial.study.get_trials(deepcopy=False,
-                                        states=(TrialState.COMPLETE, TrialState.FAIL)):
-        if (other.number != trial.number and other.params == params
-                and "status" in other.user_attrs and "duplicate_of" not in other.user_attrs):
+    for other in trial.study.get_trials(
+        deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)
+    ):
+        if (
+            other.number != trial.number
+            and other.params == params
+            and "status" in other.user_attrs
+            and "duplicate_of" not in other.user_attrs
+        ):
             return other
     return None
 
@@ -301,8 +314,19 @@ def versions(info: Mapping[str, Any]) -> str:
     return json.dumps(found, sort_keys=True)
 
 
-_ATTRS = ("gflops", "cv", "min_s", "median_s", "compile_s", "repeats", "inner_loops",
-          "max_rel_error", "elapsed_s", "flops", "call_s")
+_ATTRS = (
+    "gflops",
+    "cv",
+    "min_s",
+    "median_s",
+    "compile_s",
+    "repeats",
+    "inner_loops",
+    "max_rel_error",
+    "elapsed_s",
+    "flops",
+    "call_s",
+)
 
 
 def record(trial: optuna.Trial, result: Mapping[str, Any]) -> None:

@@ -125,7 +125,9 @@ def apply_schedule(
     payload = parse(module, "payload")
     script = parse(schedule, "schedule")
     return interpret(
-        payload, script, knobs or {},
+        payload,
+        script,
+        knobs or {},
         extra_bindings=_resolve_bindings(extra_bindings, payload),
         expensive_checks=expensive_checks,
     )
@@ -159,7 +161,9 @@ def _resolve_bindings(bindings: ExtraBindings, payload: ModuleOp) -> list[list[A
     return resolved
 
 
-def _translate_bindings(bindings: ExtraBindings, source: ModuleOp, clone: ModuleOp) -> ExtraBindings:
+def _translate_bindings(
+    bindings: ExtraBindings, source: ModuleOp, clone: ModuleOp
+) -> ExtraBindings:
     """`bindings` naming ops/values of `source`, renamed to the same ops/values of `clone`."""
     if callable(bindings):
         return bindings
@@ -178,8 +182,10 @@ def _translate_bindings(bindings: ExtraBindings, source: ModuleOp, clone: Module
             return values.get(item, item)
         return item
 
-    return [[rename(item) for item in group] if not isinstance(group, Operation | SSAValue)
-            else group for group in bindings]
+    return [
+        [rename(item) for item in group] if not isinstance(group, Operation | SSAValue) else group
+        for group in bindings
+    ]
 
 
 def list_knobs(schedule: Source) -> list[Any]:
@@ -211,8 +217,11 @@ def _has_transform_ops(module: ModuleOp) -> bool:
 
 def public_functions(module: ModuleOp) -> list[FuncOp]:
     return [
-        op for op in module.ops
-        if isinstance(op, FuncOp) and op.body.blocks and (op.sym_visibility is None or op.sym_visibility.data == "public")
+        op
+        for op in module.ops
+        if isinstance(op, FuncOp)
+        and op.body.blocks
+        and (op.sym_visibility is None or op.sym_visibility.data == "public")
     ]
 
 
@@ -220,13 +229,17 @@ def choose_entry(module: ModuleOp, entry: str | None) -> str:
     names = [f.sym_name.data for f in public_functions(module)]
     if entry is not None:
         if entry not in names:
-            raise XlinalgError(f"no function '@{entry}' in the payload (functions: {', '.join(names) or 'none'})")
+            raise XlinalgError(
+                f"no function '@{entry}' in the payload (functions: {', '.join(names) or 'none'})"
+            )
         return entry
     if len(names) == 1:
         return names[0]
     if not names:
         raise XlinalgError("the payload defines no public func.func with a body to run")
-    raise XlinalgError(f"the payload defines several functions ({', '.join(names)}); choose one with --entry")
+    raise XlinalgError(
+        f"the payload defines several functions ({', '.join(names)}); choose one with --entry"
+    )
 
 
 # --------------------------------------------------------------------------- kernel
@@ -236,8 +249,8 @@ class Kernel:
 
     entry: str
     signature: FunctionSignature
-    payload: ModuleOp          # the original payload (the reference runs on it)
-    module: ModuleOp           # the payload after the schedule, before lowering
+    payload: ModuleOp  # the original payload (the reference runs on it)
+    module: ModuleOp  # the payload after the schedule, before lowering
     lowered: LoweredModule
     compile_seconds: float
     _jit: Any = field(repr=False)
@@ -297,7 +310,9 @@ class Kernel:
         worst: CheckResult | None = None
         pairs = [(f"argument #{i}", g, w) for i, (g, w) in enumerate(zip(got, want))]
         if any(isinstance(r, MemRefArg) for r in self.signature.all_results):
-            pairs += [(f"result #{i}", g, w) for i, (g, w) in enumerate(zip(got_results, want_results))]
+            pairs += [
+                (f"result #{i}", g, w) for i, (g, w) in enumerate(zip(got_results, want_results))
+            ]
         for where, g, w in pairs:
             if not isinstance(g, np.ndarray):
                 continue
@@ -306,7 +321,9 @@ class Kernel:
                 return CheckResult(False, result.max_rel_error, f"{where}: {result.message}")
             if worst is None or result.max_rel_error > worst.max_rel_error:
                 worst = result
-        return worst if worst is not None else CheckResult(True, 0.0, "no memref arguments to compare")
+        return (
+            worst if worst is not None else CheckResult(True, 0.0, "no memref arguments to compare")
+        )
 
     # ---- cost model ----
     def _loop_ranges(self, op: Any, args: Sequence[Any]) -> list[int]:
@@ -378,7 +395,6 @@ def _arith_ops_per_point(op: Any) -> int:
     if isinstance(op, GenericOp):
         body = op.body
     else:
-
         clone = op.clone()
         holder = _Module(Region(Block([clone])))
         generic = generalize(clone)
@@ -438,12 +454,17 @@ def compile(
     with stage(timings, "apply-schedule"):
         if schedule is not None:
             apply_schedule(
-                module, schedule, knobs, extra_bindings=extra_bindings,
+                module,
+                schedule,
+                knobs,
+                extra_bindings=extra_bindings,
                 expensive_checks=expensive_checks,
             )
         elif has_embedded:
             interpret(
-                module, module, dict(knobs or {}),
+                module,
+                module,
+                dict(knobs or {}),
                 extra_bindings=_resolve_bindings(extra_bindings, module),
                 expensive_checks=expensive_checks,
             )

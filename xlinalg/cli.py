@@ -115,13 +115,18 @@ def _from_schedule_db(args: argparse.Namespace, payload: Path) -> None:
 
     found = lookup(args.schedule_db, payload)
     if found.schedule is None:
-        print(f"schedule-db: no tuned schedule in {args.schedule_db} for these payload ops "
-              f"(running untransformed): {'; '.join(found.untuned)}", file=sys.stderr)
+        print(
+            f"schedule-db: no tuned schedule in {args.schedule_db} for these payload ops "
+            f"(running untransformed): {'; '.join(found.untuned)}",
+            file=sys.stderr,
+        )
         return
     speed = found.meta.get("gflops")
     detail = f", {speed:.2f} GFLOP/s when tuned" if isinstance(speed, (int, float)) else ""
-    print(f"schedule-db: using {found.schedule} (study '{found.meta.get('study', '?')}'"
-          f"{detail})", file=sys.stderr)
+    print(
+        f"schedule-db: using {found.schedule} (study '{found.meta.get('study', '?')}'{detail})",
+        file=sys.stderr,
+    )
     args.schedule = str(found.schedule)
 
 
@@ -155,23 +160,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.check:
         result = kernel.check(*arrays)
         if not result.ok:
-            print(f"error: wrong result: {result.message} "
-                  f"(max rel error {result.max_rel_error:.3g})", file=sys.stderr)
+            print(
+                f"error: wrong result: {result.message} (max rel error {result.max_rel_error:.3g})",
+                file=sys.stderr,
+            )
             return 1
         _out(f"check:   ok, max rel error {result.max_rel_error:.3g} vs the NumPy reference")
     timing_kwargs: dict[str, Any] = {}
     if args.repeats is not None:
         # exactly N timing samples: the harness's min_repeats = max_repeats = N
         parameters = inspect.signature(kernel.time).parameters.values()
-        if not any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "max_repeats"
-                   for p in parameters):
+        if not any(
+            p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "max_repeats" for p in parameters
+        ):
             raise UsageError("--repeats is not supported by this build's timing harness")
         timing_kwargs = {"min_repeats": args.repeats, "max_repeats": args.repeats}
     timing = kernel.time(*arrays, **timing_kwargs)
     flops = kernel.flops(*arrays)
     inner = getattr(timing, "inner_loops", 1)
-    _out(f"time:    median {_ms(timing.median_s)}  min {_ms(timing.min_s)}  "
-         f"cv {timing.cv * 100:.2f}%  ({timing.repeats} repeats x {inner} inner loops)")
+    _out(
+        f"time:    median {_ms(timing.median_s)}  min {_ms(timing.min_s)}  "
+        f"cv {timing.cv * 100:.2f}%  ({timing.repeats} repeats x {inner} inner loops)"
+    )
     if timing.median_s > 0:
         _out(f"perf:    {flops / timing.median_s / 1e9:.2f} GFLOP/s  ({flops} flop)")
     return 0
@@ -197,10 +207,18 @@ def _kernel_from_args(args: argparse.Namespace) -> Any:
     if trials is None and args.timeout is None and args.sampler != "grid":
         trials = tuner_study.DEFAULT_TRIALS
     return KernelJob(
-        payload_path=args.payload, space_path=args.space, payload=payload, space=space,
+        payload_path=args.payload,
+        space_path=args.space,
+        payload=payload,
+        space=space,
         study=args.study or tuner_study.default_study_name(args.payload, args.space),
-        trials=trials, time_s=None, sampler=args.sampler, seed=args.seed,
-        objectives=tuple(args.objectives.split(",")), entry=args.entry)
+        trials=trials,
+        time_s=None,
+        sampler=args.sampler,
+        seed=args.seed,
+        objectives=tuple(args.objectives.split(",")),
+        entry=args.entry,
+    )
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -220,12 +238,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
     else:
         kernels = [_kernel_from_args(args)]
     options = session.Options(
-        storage=session.pick_storage(storage, args.workers), workers=args.workers,
-        timeout_s=timeout_s, out_dir=args.out,
+        storage=session.pick_storage(storage, args.workers),
+        workers=args.workers,
+        timeout_s=timeout_s,
+        out_dir=args.out,
         schedule_db=None if args.no_schedule_db else args.schedule_db,
-        warm_start=not args.no_warm_start, rerank_k=args.rerank, rerank_rounds=args.rerank_rounds,
-        time_limit_s=args.time_limit, sizes=_sizes(args.size),
-        timing={"max_total_s": args.timing_budget} if args.timing_budget else None)
+        warm_start=not args.no_warm_start,
+        rerank_k=args.rerank,
+        rerank_rounds=args.rerank_rounds,
+        time_limit_s=args.time_limit,
+        sizes=_sizes(args.size),
+        timing={"max_total_s": args.timing_budget} if args.timing_budget else None,
+    )
     return session.tune(kernels, options)
 
 
@@ -241,13 +265,22 @@ def cmd_worker(args: argparse.Namespace) -> int:
     n_trials = args.trials if args.trials is not None else info.n_trials
     done = tuner_study.counted_trials(study)
     where = f" on core {args.cpu}" if args.cpu is not None else ""
-    _out(f"joined study '{args.study}' in {args.storage}{where}: "
-         f"{done} trial(s) done, budget {n_trials}")
+    _out(
+        f"joined study '{args.study}' in {args.storage}{where}: "
+        f"{done} trial(s) done, budget {n_trials}"
+    )
     timeout_s = parse_duration(args.timeout) if args.timeout is not None else None
     progress = session.Progress(args.study, n_trials, timeout_s, done)
     try:
-        ran = tuner_study.run(study, search_space, info, n_trials=n_trials,
-                              timeout_s=timeout_s, on_trial=progress, storage_url=args.storage)
+        ran = tuner_study.run(
+            study,
+            search_space,
+            info,
+            n_trials=n_trials,
+            timeout_s=timeout_s,
+            on_trial=progress,
+            storage_url=args.storage,
+        )
     except KeyboardInterrupt:
         _out("interrupted: the trial being measured was abandoned (it does not count)")
         return 130
@@ -256,8 +289,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if args.quiet:
         _out(f"worker{where}: ran {ran} trial(s)")
         return 0
-    options = session.Options(storage=args.storage, out_dir=None, schedule_db=None,
-                              rerank_k=0)
+    options = session.Options(storage=args.storage, out_dir=None, schedule_db=None, rerank_k=0)
     return session.finish(study, args.storage, options)
 
 
@@ -289,16 +321,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     _out(f"study '{args.study}' in {storage}: {len(frame)} trial(s), {ok} ok")
     measured_on = hosts(frame) if not frame.empty else []
     if len(measured_on) > 1:
-        print(f"warning: trials were measured on {len(measured_on)} different hosts "
-              f"({'; '.join(measured_on)}): their times are not comparable", file=sys.stderr)
+        print(
+            f"warning: trials were measured on {len(measured_on)} different hosts "
+            f"({'; '.join(measured_on)}): their times are not comparable",
+            file=sys.stderr,
+        )
     _out(format_table(frame, args.top))
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
     from tuner.study import load as load_study
 
     best = load_study(storage, args.study).user_attrs.get("best")
     if isinstance(best, dict) and "trial" in best:
-        _out(f"best after re-ranking: trial {best['trial']} "
-             f"({best.get('method', '')}, {best.get('rounds', '?')} rounds)")
+        _out(
+            f"best after re-ranking: trial {best['trial']} "
+            f"({best.get('method', '')}, {best.get('rounds', '?')} rounds)"
+        )
     for path in written:
         _out(f"wrote {path}")
     for note in skipped:
@@ -359,94 +396,167 @@ def _positive_float(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     debug = argparse.ArgumentParser(add_help=False)
-    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="show Python tracebacks for errors")
+    debug.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show Python tracebacks for errors",
+    )
     parser = argparse.ArgumentParser(
-        prog="xlinalg", parents=[debug],
-        description="Compile, run and autotune Linalg kernels on the CPU.")
+        prog="xlinalg",
+        parents=[debug],
+        description="Compile, run and autotune Linalg kernels on the CPU.",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     opt = commands.add_parser("opt", parents=[debug], help="print the transformed IR")
     opt.add_argument("payload", help="payload .mlir file")
     opt.add_argument("--schedule", help="transform script to apply")
-    opt.add_argument("--knob", action="append", metavar="NAME=VALUE",
-                     help="value of a knob of the schedule (repeatable)")
-    opt.add_argument("--schedule-db", nargs="?", const=DEFAULT_SCHEDULE_DB, metavar="DIR",
-                     help="use the tuned schedule stored for this payload's ops and CPU "
-                     f"(default DIR {DEFAULT_SCHEDULE_DB})")
+    opt.add_argument(
+        "--knob",
+        action="append",
+        metavar="NAME=VALUE",
+        help="value of a knob of the schedule (repeatable)",
+    )
+    opt.add_argument(
+        "--schedule-db",
+        nargs="?",
+        const=DEFAULT_SCHEDULE_DB,
+        metavar="DIR",
+        help="use the tuned schedule stored for this payload's ops and CPU "
+        f"(default DIR {DEFAULT_SCHEDULE_DB})",
+    )
     opt.set_defaults(func=cmd_opt)
 
-    ops = commands.add_parser("ops", parents=[debug],
-                              help="coverage table of the linalg ops (or transform ops)")
-    ops.add_argument("--transform", action="store_true",
-                     help="the Transform dialect's ops instead of linalg's")
+    ops = commands.add_parser(
+        "ops", parents=[debug], help="coverage table of the linalg ops (or transform ops)"
+    )
+    ops.add_argument(
+        "--transform", action="store_true", help="the Transform dialect's ops instead of linalg's"
+    )
     ops.set_defaults(func=cmd_ops)
 
-    run = commands.add_parser("run", parents=[debug],
-                              help="compile, check against NumPy and time a kernel")
+    run = commands.add_parser(
+        "run", parents=[debug], help="compile, check against NumPy and time a kernel"
+    )
     run.add_argument("payload")
     run.add_argument("--schedule")
     run.add_argument("--knob", action="append", metavar="NAME=VALUE")
-    run.add_argument("--schedule-db", nargs="?", const=DEFAULT_SCHEDULE_DB, metavar="DIR",
-                     help="use the tuned schedule stored for this payload's ops and CPU")
+    run.add_argument(
+        "--schedule-db",
+        nargs="?",
+        const=DEFAULT_SCHEDULE_DB,
+        metavar="DIR",
+        help="use the tuned schedule stored for this payload's ops and CPU",
+    )
     run.add_argument("--entry", help="function to run (default: the payload's only one)")
     run.add_argument("--check", action="store_true", help="compare with the NumPy reference")
     run.add_argument("--repeats", type=_positive_int, help="timing repeats")
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    run.add_argument("--size", action="append", metavar="ARG:DIM=N",
-                     help="size of a dynamic dimension (repeatable)")
+    run.add_argument(
+        "--size",
+        action="append",
+        metavar="ARG:DIM=N",
+        help="size of a dynamic dimension (repeatable)",
+    )
     run.set_defaults(func=cmd_run)
 
-    tune = commands.add_parser("tune", parents=[debug],
-                               help="search a schedule template (one payload or a job file)")
+    tune = commands.add_parser(
+        "tune", parents=[debug], help="search a schedule template (one payload or a job file)"
+    )
     tune.add_argument("payload", help="payload .mlir file, or a .toml job file of kernels")
     tune.add_argument("--space", help="schedule template with tune knobs")
-    tune.add_argument("--trials", type=_positive_int,
-                      help="trial budget of the study (default 40, or the whole grid with "
-                      "--sampler grid; a resumed run counts the trials already done)")
-    tune.add_argument("--timeout", metavar="DURATION",
-                      help="stop after this long (8h, 90m, 45s...); a job's kernels share it")
-    tune.add_argument("--storage", help=f"Optuna storage URL (default {DEFAULT_STORAGE}; "
-                      "with --workers: journal:results/xlinalg.journal)")
+    tune.add_argument(
+        "--trials",
+        type=_positive_int,
+        help="trial budget of the study (default 40, or the whole grid with "
+        "--sampler grid; a resumed run counts the trials already done)",
+    )
+    tune.add_argument(
+        "--timeout",
+        metavar="DURATION",
+        help="stop after this long (8h, 90m, 45s...); a job's kernels share it",
+    )
+    tune.add_argument(
+        "--storage",
+        help=f"Optuna storage URL (default {DEFAULT_STORAGE}; "
+        "with --workers: journal:results/xlinalg.journal)",
+    )
     tune.add_argument("--study", help="study name (default PAYLOAD_STEM-SPACE_STEM)")
-    tune.add_argument("--sampler", choices=("tpe", "random", "grid", "cmaes", "nsga2"),
-                      default="tpe")
-    tune.add_argument("--objectives", default="time", choices=("time", "time,compile"),
-                      help="time,compile: multi-objective (runtime vs compile time, NSGA-II)")
+    tune.add_argument(
+        "--sampler", choices=("tpe", "random", "grid", "cmaes", "nsga2"), default="tpe"
+    )
+    tune.add_argument(
+        "--objectives",
+        default="time",
+        choices=("time", "time,compile"),
+        help="time,compile: multi-objective (runtime vs compile time, NSGA-II)",
+    )
     tune.add_argument("--seed", type=int, default=0, help="sampler and input seed")
-    tune.add_argument("--workers", type=_positive_int, default=1,
-                      help="measuring processes on this machine, one pinned core each")
-    tune.add_argument("--out", default=DEFAULT_OUT,
-                      help="folder for the best schedule (default results/)")
-    tune.add_argument("--schedule-db", default=DEFAULT_SCHEDULE_DB, metavar="DIR",
-                      help=f"schedule database (default {DEFAULT_SCHEDULE_DB})")
-    tune.add_argument("--no-schedule-db", action="store_true",
-                      help="do not store the best schedule in the database")
-    tune.add_argument("--no-warm-start", action="store_true",
-                      help="do not enqueue the schedules of the nearest shapes first")
-    tune.add_argument("--rerank", type=int, default=3, metavar="K",
-                      help="re-time the top K interleaved at the end (0/1: off; default 3)")
+    tune.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="measuring processes on this machine, one pinned core each",
+    )
+    tune.add_argument(
+        "--out", default=DEFAULT_OUT, help="folder for the best schedule (default results/)"
+    )
+    tune.add_argument(
+        "--schedule-db",
+        default=DEFAULT_SCHEDULE_DB,
+        metavar="DIR",
+        help=f"schedule database (default {DEFAULT_SCHEDULE_DB})",
+    )
+    tune.add_argument(
+        "--no-schedule-db",
+        action="store_true",
+        help="do not store the best schedule in the database",
+    )
+    tune.add_argument(
+        "--no-warm-start",
+        action="store_true",
+        help="do not enqueue the schedules of the nearest shapes first",
+    )
+    tune.add_argument(
+        "--rerank",
+        type=int,
+        default=3,
+        metavar="K",
+        help="re-time the top K interleaved at the end (0/1: off; default 3)",
+    )
     tune.add_argument("--rerank-rounds", type=_positive_int, default=7, metavar="R")
     tune.add_argument("--entry")
-    tune.add_argument("--time-limit", type=_positive_float, default=120.0, metavar="S",
-                      help="per-candidate time limit in seconds (default 120)")
-    tune.add_argument("--timing-budget", type=_positive_float, metavar="S",
-                      help="seconds of timing repeats per candidate (default: the harness's)")
+    tune.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=120.0,
+        metavar="S",
+        help="per-candidate time limit in seconds (default 120)",
+    )
+    tune.add_argument(
+        "--timing-budget",
+        type=_positive_float,
+        metavar="S",
+        help="seconds of timing repeats per candidate (default: the harness's)",
+    )
     tune.add_argument("--size", action="append", metavar="ARG:DIM=N")
     tune.set_defaults(func=cmd_tune)
 
-    worker = commands.add_parser("worker", parents=[debug],
-                                 help="join an existing study and run trials")
+    worker = commands.add_parser(
+        "worker", parents=[debug], help="join an existing study and run trials"
+    )
     worker.add_argument("--storage", required=True)
     worker.add_argument("--study", required=True)
-    worker.add_argument("--trials", type=_positive_int,
-                        help="budget (default: the study's own)")
+    worker.add_argument("--trials", type=_positive_int, help="budget (default: the study's own)")
     worker.add_argument("--timeout", metavar="DURATION")
     worker.add_argument("--seed", type=int, default=None)
-    worker.add_argument("--cpu", type=int, metavar="CORE",
-                        help="pin this worker (and its candidates) to one core")
-    worker.add_argument("--quiet", action="store_true",
-                        help="no summary at the end (used by tune --workers)")
+    worker.add_argument(
+        "--cpu", type=int, metavar="CORE", help="pin this worker (and its candidates) to one core"
+    )
+    worker.add_argument(
+        "--quiet", action="store_true", help="no summary at the end (used by tune --workers)"
+    )
     worker.set_defaults(func=cmd_worker)
 
     report = commands.add_parser("report", parents=[debug], help="trials, best first")
@@ -455,18 +565,22 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--csv", metavar="FILE")
     report.add_argument("--parquet", metavar="FILE")
     report.add_argument("--top", type=_positive_int, metavar="K")
-    report.add_argument("--plots", metavar="DIR",
-                        help="write history.png, importance.png and knobs.png into DIR")
+    report.add_argument(
+        "--plots", metavar="DIR", help="write history.png, importance.png and knobs.png into DIR"
+    )
     report.set_defaults(func=cmd_report)
 
-    export = commands.add_parser("export", parents=[debug],
-                                 help="write the best schedule with every knob resolved")
+    export = commands.add_parser(
+        "export", parents=[debug], help="write the best schedule with every knob resolved"
+    )
     export.add_argument("--storage")
     export.add_argument("--study", required=True)
-    export.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="output file ('-' for stdout)")
-    export.add_argument("--as-constants", action="store_true",
-                        help="inline knobs as transform.param.constant")
+    export.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="output file ('-' for stdout)"
+    )
+    export.add_argument(
+        "--as-constants", action="store_true", help="inline knobs as transform.param.constant"
+    )
     export.set_defaults(func=cmd_export)
     return parser
 
@@ -478,8 +592,10 @@ def _message(err: BaseException) -> str:
         reason = err.strerror or str(err)
         return f"error: {err.filename}: {reason}" if err.filename else f"error: {reason}"
     text = str(err).strip().splitlines()[0] if str(err).strip() else ""
-    return f"error: internal error: {type(err).__name__}{': ' + text if text else ''} " \
-           "(rerun with --debug for a traceback)"
+    return (
+        f"error: internal error: {type(err).__name__}{': ' + text if text else ''} "
+        "(rerun with --debug for a traceback)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

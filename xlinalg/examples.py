@@ -38,11 +38,13 @@ def filled_contraction(func: str, op: str, a: str, b: str, c: str, dtype: str = 
 """
 
 
-def fill_matmul(m: int, n: int, k: int, dtype: str = "f32", kind: Kind = "tensor",
-                dynamic: bool = False) -> str:
+def fill_matmul(
+    m: int, n: int, k: int, dtype: str = "f32", kind: Kind = "tensor", dynamic: bool = False
+) -> str:
     """`func.func @matmul`: C = A·B, A `m`x`k`, B `k`x`n`, C zero-filled first, on tensors
     (as examples/matmul_tensor_512.mlir) or buffers (as examples/matmul_512.mlir);
     `dynamic`: every dim `?` (the caller knows the sizes)."""
-    a, b, c = (f"{kind}<{'?x?' if dynamic else f'{r}x{s}'}x{dtype}>"
-               for r, s in ((m, k), (k, n), (m, n)))
+    a, b, c = (
+        f"{kind}<{'?x?' if dynamic else f'{r}x{s}'}x{dtype}>" for r, s in ((m, k), (k, n), (m, n))
+    )
     return filled_contraction("matmul", "linalg.matmul", a, b, c, dtype)

@@ -46,7 +46,6 @@ def _initialize() -> None:
         llvm.set_option("", option)
 
 
-
 @functools.cache
 def host_triple() -> str:
     _initialize()

@@ -100,8 +100,11 @@ _TEMPLATES = {
 
 def _template_cases() -> list[tuple[str, str]]:
     spaces = Path(__file__).resolve().parent.parent / "search_spaces"
-    return [((spaces / name).read_text(), payload) for name, payload in _TEMPLATES.items()
-            if (spaces / name).is_file()]
+    return [
+        ((spaces / name).read_text(), payload)
+        for name, payload in _TEMPLATES.items()
+        if (spaces / name).is_file()
+    ]
 
 
 def warm_up(*, compile_kernel: bool = True) -> None:

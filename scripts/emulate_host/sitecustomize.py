@@ -20,11 +20,14 @@ from __future__ import annotations
 import os
 
 _CPU = os.environ.get("XLINALG_EMULATE_CPU", "")
-_KEPT_AVX512 = {"skylake-avx512": {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"},
-                "znver3": set()}
-_DROPPED = {"skylake-avx512": {"gfni", "vaes", "vpclmulqdq", "rdpid", "sse4a", "clzero", "shstk",
-                               "sha"},
-            "znver3": set()}
+_KEPT_AVX512 = {
+    "skylake-avx512": {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"},
+    "znver3": set(),
+}
+_DROPPED = {
+    "skylake-avx512": {"gfni", "vaes", "vpclmulqdq", "rdpid", "sse4a", "clzero", "shstk", "sha"},
+    "znver3": set(),
+}
 
 if _CPU in _KEPT_AVX512:
     import llvmlite.binding as _llvm

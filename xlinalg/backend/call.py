@@ -129,9 +129,12 @@ def check_no_overlap(fname: str, args: list[tuple[int, np.ndarray, int, bool]]) 
         return
     spans = [(*_extent(value, data), i, value, w) for i, value, data, w in args]
     for a, (lo_a, hi_a, i, value_a, written_a) in enumerate(spans):
-        for lo_b, hi_b, j, value_b, written_b in spans[a + 1:]:
-            if (written_a or written_b) and lo_a < hi_b and lo_b < hi_a and np.shares_memory(
-                value_a, value_b
+        for lo_b, hi_b, j, value_b, written_b in spans[a + 1 :]:
+            if (
+                (written_a or written_b)
+                and lo_a < hi_b
+                and lo_b < hi_a
+                and np.shares_memory(value_a, value_b)
             ):
                 which = i if written_a else j
                 raise BackendError(
@@ -157,7 +160,8 @@ def _scalar_arg(index: int, spec: ScalarArg, value: Any, fname: str) -> Any:
         return bool(value)
     if is_float_dtype(dtype):
         real = isinstance(value, numbers.Real) or (
-            isinstance(value, np.generic) and is_float_dtype(value.dtype))  # bfloat16 scalars
+            isinstance(value, np.generic) and is_float_dtype(value.dtype)
+        )  # bfloat16 scalars
         if is_bool or not real:
             raise BackendError(f"{where}: expected a {dtype} scalar, got {type(value).__name__}")
         converted = dtype.type(value)
@@ -200,7 +204,9 @@ def _take_memref_result(spec: MemRefArg, descriptor: Any) -> np.ndarray:
             # Only the elements the view addresses; strides may be anything.
             span = 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
             flat = np.ctypeslib.as_array(
-                (ctypes.c_char * (span * dtype.itemsize)).from_address(aligned + offset * dtype.itemsize)
+                (ctypes.c_char * (span * dtype.itemsize)).from_address(
+                    aligned + offset * dtype.itemsize
+                )
             ).view(dtype)
             out[...] = np.lib.stride_tricks.as_strided(
                 flat, sizes, tuple(st * dtype.itemsize for st in strides)
@@ -227,8 +233,10 @@ def _results(
     by_index = dict(zip(sig.buffer_results, buffers, strict=True))
     taken = iter(descriptors)
     values = [
-        by_index[i] if i in by_index
-        else _take_memref_result(spec, next(taken)) if isinstance(spec, MemRefArg)
+        by_index[i]
+        if i in by_index
+        else _take_memref_result(spec, next(taken))
+        if isinstance(spec, MemRefArg)
         else scalar
         for i, spec in enumerate(sig.all_results)
     ]
@@ -244,10 +252,12 @@ _MISS = object()
 
 def _signature_key(args: tuple[Any, ...], memref: tuple[bool, ...]) -> tuple[Any, ...]:
     """What the full check of memref arguments depends on, besides their data pointers."""
-    return tuple([
-        (type(v), v.dtype, v.shape, v.strides, v.flags.writeable) if m else None
-        for v, m in zip(args, memref)
-    ])
+    return tuple(
+        [
+            (type(v), v.dtype, v.shape, v.strides, v.flags.writeable) if m else None
+            for v, m in zip(args, memref)
+        ]
+    )
 
 
 def _scalar_fast_type(spec: ScalarArg) -> type | None:
@@ -278,9 +288,17 @@ class _CallPlan:
         template = layout.frame()
         word = ctypes.sizeof(ctypes.c_size_t)
         env: dict[str, Any] = {
-            "MISS": _MISS, "memory": MEMORY, "data_pointer": data_pointer, "frames": [],
-            "new_frame": self._new_frame, "native": fn._frame_call, "scalar_arg": _scalar_arg,
-            "sig": sig, "results": _results, "scalar_result": _scalar_result, "empty": np.empty,
+            "MISS": _MISS,
+            "memory": MEMORY,
+            "data_pointer": data_pointer,
+            "frames": [],
+            "new_frame": self._new_frame,
+            "native": fn._frame_call,
+            "scalar_arg": _scalar_arg,
+            "sig": sig,
+            "results": _results,
+            "scalar_result": _scalar_result,
+            "empty": np.empty,
         }
         unpack = ", ".join(f"a{i}" for i in range(len(args))) + ","
         guards: list[str] = []
@@ -289,18 +307,33 @@ class _CallPlan:
         extents: dict[int, tuple[int, int, bool]] = {}
 
         def pointer(var: str) -> str:
-            return f"memory[id({var}) // {word} + {DATA_WORD}]" if MEMORY is not None else f"data_pointer({var})"
+            return (
+                f"memory[id({var}) // {word} + {DATA_WORD}]"
+                if MEMORY is not None
+                else f"data_pointer({var})"
+            )
 
         def fill_sizes(names: tuple[str, ...], value: np.ndarray) -> None:
             itemsize = value.itemsize
-            for name, w in zip(names[1:], [*value.shape, *(st // itemsize for st in value.strides)]):
+            for name, w in zip(
+                names[1:], [*value.shape, *(st // itemsize for st in value.strides)]
+            ):
                 setattr(template, name, w)
 
         for i, (spec, value, names) in enumerate(zip(sig.args, args, layout.args)):
             if isinstance(spec, MemRefArg):
-                env.update({f"T{i}": type(value), f"D{i}": value.dtype, f"S{i}": value.shape, f"R{i}": value.strides})
-                guard = (f"type(a{i}) is not T{i} or (a{i}.dtype is not D{i} and a{i}.dtype != D{i}) "
-                         f"or a{i}.shape != S{i} or a{i}.strides != R{i}")
+                env.update(
+                    {
+                        f"T{i}": type(value),
+                        f"D{i}": value.dtype,
+                        f"S{i}": value.shape,
+                        f"R{i}": value.strides,
+                    }
+                )
+                guard = (
+                    f"type(a{i}) is not T{i} or (a{i}.dtype is not D{i} and a{i}.dtype != D{i}) "
+                    f"or a{i}.shape != S{i} or a{i}.strides != R{i}"
+                )
                 if spec.written and value.size:
                     guard += f" or not a{i}.flags.writeable"
                 guards.append(guard)
@@ -318,7 +351,9 @@ class _CallPlan:
                 convert = f"scalar_arg({i}, SPEC{i}, a{i}, sig.name)"
                 if fast is int:
                     info = np.iinfo(np.dtype(spec.dtype))
-                    body.append(f"v{i} = a{i} if type(a{i}) is int and {info.min} <= a{i} <= {info.max} else {convert}")
+                    body.append(
+                        f"v{i} = a{i} if type(a{i}) is int and {info.min} <= a{i} <= {info.max} else {convert}"
+                    )
                 elif fast is float:
                     body.append(f"v{i} = a{i} if type(a{i}) is float else {convert}")
                 else:
@@ -328,16 +363,21 @@ class _CallPlan:
         # `check_no_overlap` (through `prepare`), which decides with `numpy.shares_memory`.
         keys = list(extents)
         for a, i in enumerate(keys):
-            for j in keys[a + 1:]:
+            for j in keys[a + 1 :]:
                 (lo_i, hi_i, w_i), (lo_j, hi_j, w_j) = extents[i], extents[j]
                 if w_i or w_j:
-                    body.append(f"if p{i} + {lo_i} < p{j} + {hi_j} and p{j} + {lo_j} < p{i} + {hi_i}: return MISS")
+                    body.append(
+                        f"if p{i} + {lo_i} < p{j} + {hi_j} and p{j} + {lo_j} < p{i} + {hi_i}: return MISS"
+                    )
         buffers: list[str] = []
-        for k, (spec, names) in enumerate(zip(sig.result_buffers, layout.args[len(sig.args):])):
+        for k, (spec, names) in enumerate(zip(sig.result_buffers, layout.args[len(sig.args) :])):
             env[f"BS{k}"] = tuple(d for d in spec.shape if d is not None)
             env[f"BD{k}"] = np.dtype(spec.dtype)
             fill_sizes(names, np.empty(env[f"BS{k}"], env[f"BD{k}"]))
-            fills += [f"b{k} = empty(BS{k}, BD{k})", f"words[{layout.offset(names[0]) // word}] = {pointer(f'b{k}')}"]
+            fills += [
+                f"b{k} = empty(BS{k}, BD{k})",
+                f"words[{layout.offset(names[0]) // word}] = {pointer(f'b{k}')}",
+            ]
             buffers.append(f"b{k}")
         scalar = "None" if layout.ret is None else f"scalar_result(sig, frame.{layout.ret})"
         if not sig.memref_results and not sig.buffer_results:
@@ -368,7 +408,9 @@ class _CallPlan:
 
     def _new_frame(self) -> tuple[ctypes.Structure, Any, int]:
         frame = self.layout.frame.from_buffer_copy(self.template)
-        words = (ctypes.c_size_t * (ctypes.sizeof(frame) // ctypes.sizeof(ctypes.c_size_t))).from_buffer(frame)
+        words = (
+            ctypes.c_size_t * (ctypes.sizeof(frame) // ctypes.sizeof(ctypes.c_size_t))
+        ).from_buffer(frame)
         return frame, words, ctypes.addressof(frame)
 
 
@@ -395,7 +437,9 @@ class NativeFunction:
         # Direct calls through call frames (`frame.py`), one plan per argument signature;
         # without a frame wrapper every call is checked in full by `prepare`.
         self._frame_call = (
-            None if frame_address is None else ctypes.CFUNCTYPE(None, ctypes.c_void_p)(frame_address)
+            None
+            if frame_address is None
+            else ctypes.CFUNCTYPE(None, ctypes.c_void_p)(frame_address)
         )
         self._layout = None if frame_address is None else frame_layout(signature)
         self._memref = tuple(isinstance(a, MemRefArg) for a in signature.args)
@@ -442,7 +486,9 @@ class NativeFunction:
         result = self._cfunc(*prepared)
         sig = self.signature
         descriptors = prepared[len(prepared) - len(sig.memref_results) :]
-        return _results(sig, _scalar_result(sig, result), getattr(prepared, "buffers", ()), descriptors)
+        return _results(
+            sig, _scalar_result(sig, result), getattr(prepared, "buffers", ()), descriptors
+        )
 
     def repeat_prepared(self, prepared: PreparedArgs, n: int) -> None:
         """Run the kernel n times in native code (results are discarded)."""

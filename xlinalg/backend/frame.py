@@ -79,7 +79,9 @@ def frame_layout(sig: FunctionSignature) -> FrameLayout:
     if sig.result is not None:
         fields.append(("ret", ctypes_scalar_type(sig.result.dtype)))
     # A frame of a function without parameters still needs an address.
-    frame = type(f"Frame_{sig.name}", (ctypes.Structure,), {"_fields_": fields or [("pad", ctypes.c_int64)]})
+    frame = type(
+        f"Frame_{sig.name}", (ctypes.Structure,), {"_fields_": fields or [("pad", ctypes.c_int64)]}
+    )
     return FrameLayout(frame, tuple(args), results, ret)
 
 
@@ -120,7 +122,11 @@ def frame_wrapper_ir(sig: FunctionSignature) -> str:
             f"  %ret = {call}",
             f"  %ra = getelementptr i8, ptr %frame, i64 {layout.offset(layout.ret)}",
             # an i1 result is stored as a C bool byte (0 or 1)
-            *(["  %rz = zext i1 %ret to i8", "  store i8 %rz, ptr %ra"] if ret == "i1" else [f"  store {ret} %ret, ptr %ra"]),
+            *(
+                ["  %rz = zext i1 %ret to i8", "  store i8 %rz, ptr %ra"]
+                if ret == "i1"
+                else [f"  store {ret} %ret, ptr %ra"]
+            ),
         ]
     lines += ["  ret void", "}"]
     return "\n".join(lines)

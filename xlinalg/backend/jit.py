@@ -97,14 +97,18 @@ class JitModule:
             check_external_symbols(module)
             for name, sig in lowered.functions.items():
                 if name != sig.name:
-                    raise BackendError(f"signature registered as '{name}' is for function '{sig.name}'")
+                    raise BackendError(
+                        f"signature registered as '{name}' is for function '{sig.name}'"
+                    )
                 _check_signature(module, sig)
         with stage(timings, "llvm-link-wrappers"):
             wrappers = _parse(wrapper_module_ir(lowered.functions.values()), "generated wrappers")
             try:
                 module.link_in(wrappers)
             except RuntimeError as err:
-                raise BackendError(f"cannot link the generated wrappers: {str(err).strip()}") from None
+                raise BackendError(
+                    f"cannot link the generated wrappers: {str(err).strip()}"
+                ) from None
         tm = host_target_machine()
         module.triple = host_triple()
         module.data_layout = str(tm.target_data)
@@ -150,7 +154,9 @@ class JitModule:
             frame = engine.get_function_address(frame_name(sig.name))
             if not entry or not repeat or not frame:
                 raise BackendError(f"JIT did not produce code for function '{name}'")
-            self._functions[name] = NativeFunction(sig, entry, repeat, owner=self, frame_address=frame)
+            self._functions[name] = NativeFunction(
+                sig, entry, repeat, owner=self, frame_address=frame
+            )
         self.compile_seconds = time.perf_counter() - start
 
     @property

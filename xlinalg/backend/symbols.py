@@ -44,8 +44,18 @@ LIBM_FUNCTIONS: frozenset[str] = frozenset(
 """libm functions, double and float versions (`exp`, `expf`, ...)."""
 
 RUNTIME_FUNCTIONS: frozenset[str] = frozenset(
-    ("malloc", "free", "aligned_alloc", "posix_memalign", "memcpy", "memset", "memmove",
-     "sched_getaffinity", "sysconf", POOL_RUN)
+    (
+        "malloc",
+        "free",
+        "aligned_alloc",
+        "posix_memalign",
+        "memcpy",
+        "memset",
+        "memmove",
+        "sched_getaffinity",
+        "sysconf",
+        POOL_RUN,
+    )
 )
 """xlinalg's runtime: what lowered allocations and copies call, and what `scf.forall` runs
 on (`xlinalg/lowering/forall_to_threads.py`): it counts the usable CPUs with
@@ -165,7 +175,11 @@ def _only_direct_calls(text: str, functions: set[str]) -> bool:
         if ("call" not in line and "invoke" not in line) or not _CALL_WORD.search(line):
             continue
         match = _DIRECT_CALL.match(line)
-        if match is None or re.search(r"\basm\b", match.group(1)) or match.group(2) not in functions:
+        if (
+            match is None
+            or re.search(r"\basm\b", match.group(1))
+            or match.group(2) not in functions
+        ):
             return False
     return True
 

@@ -81,8 +81,17 @@ WAIT_MODES = ("futex", "sleep")
 # SYS_futex of Linux per architecture (the kernel's unistd tables: asm-generic 98 for the
 # newer ones), and the spin-wait hint where there is one.
 _FUTEX_NR: dict[str, int] = {
-    "x86_64": 202, "i386": 240, "aarch64": 98, "arm": 240, "riscv64": 98, "loongarch64": 98,
-    "powerpc64": 221, "powerpc64le": 221, "s390x": 238, "mips64": 5194, "mips64el": 5194,
+    "x86_64": 202,
+    "i386": 240,
+    "aarch64": 98,
+    "arm": 240,
+    "riscv64": 98,
+    "loongarch64": 98,
+    "powerpc64": 221,
+    "powerpc64le": 221,
+    "s390x": 238,
+    "mips64": 5194,
+    "mips64el": 5194,
 }
 _SPIN_HINT: dict[str, tuple[str, str]] = {
     "x86_64": ("declare void @llvm.x86.sse2.pause()", "call void @llvm.x86.sse2.pause()"),
@@ -578,7 +587,10 @@ class _Pool:
         self.uses_futex = entry("xl_pool_uses_futex", ctypes.c_int32)
         # Linux's affinity calls (absent elsewhere: workers then keep their creator's).
         entry("xl_pool_set_affinity_fns", None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
-            *(_libc_address(libc, name) for name in ("getpid", "sched_getaffinity", "sched_setaffinity"))
+            *(
+                _libc_address(libc, name)
+                for name in ("getpid", "sched_getaffinity", "sched_setaffinity")
+            )
         )
 
 

@@ -124,8 +124,11 @@ def _repeat(sig: FunctionSignature) -> str:
         # Memref results belong to the caller: free each one (its allocated pointer).
         *(
             line
-            for k, name in enumerate(names[len(names) - len(sig.memref_results):])
-            for line in (f"  %res{k} = load ptr, ptr {name}, align 8", f"  call void @free(ptr %res{k})")
+            for k, name in enumerate(names[len(names) - len(sig.memref_results) :])
+            for line in (
+                f"  %res{k} = load ptr, ptr {name}, align 8",
+                f"  call void @free(ptr %res{k})",
+            )
         ),
         "  %i.next = add nuw nsw i64 %i, 1",
         "  %done = icmp eq i64 %i.next, %n",

@@ -29,230 +29,426 @@ if TYPE_CHECKING:
     from xlinalg.coverage.rows import CoverageRow
 
 VERIFY_CASES: list[tuple[str, str, str]] = [
-    ("%k: memref<4x9xf32>", """
+    (
+        "%k: memref<4x9xf32>",
+        """
   iree_linalg_ext.sort dimension(2) outs(%k : memref<4x9xf32>) {
   ^bb0(%a: f32, %b: f32):
     %c = arith.cmpf olt, %a, %b : f32
     iree_linalg_ext.yield %c : i1
-  }""", "dimension 2 is out of range for rank 2"),
-    ("%k: memref<4x9xf32>", """
+  }""",
+        "dimension 2 is out of range for rank 2",
+    ),
+    (
+        "%k: memref<4x9xf32>",
+        """
   iree_linalg_ext.sort dimension(0) outs(%k : memref<4x9xf32>) {
   ^bb0(%a: f32, %b: f32):
     iree_linalg_ext.yield %a : f32
-  }""", "comparator region to yield ['i1']"),
-    ("%k: memref<4x9xf32>, %v: memref<4x8xi32>", """
+  }""",
+        "comparator region to yield ['i1']",
+    ),
+    (
+        "%k: memref<4x9xf32>, %v: memref<4x8xi32>",
+        """
   iree_linalg_ext.sort dimension(0) outs(%k, %v : memref<4x9xf32>, memref<4x8xi32>) {
   ^bb0(%a: f32, %b: f32, %x: i32, %y: i32):
     %c = arith.cmpf olt, %a, %b : f32
     iree_linalg_ext.yield %c : i1
-  }""", "expected all outputs to have the shape"),
-    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>", f"""
+  }""",
+        "expected all outputs to have the shape",
+    ),
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>",
+        f"""
   iree_linalg_ext.scan dimension(1) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y, %acc : memref<7x5xf32>, memref<5xf32>) {REGION_ADD}""",
-     "accumulator shape [5] to be the input shape without dimension 1"),
-    ("%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi64>", f"""
+        "accumulator shape [5] to be the input shape without dimension 1",
+    ),
+    (
+        "%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi64>",
+        f"""
   iree_linalg_ext.topk dimension(1) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<3x4xf32>, memref<3x4xi64>) {REGION_CMP}""",
-     "output indices to be i32"),
-    ("%x: memref<3x10xf32>, %v: memref<3x12xf32>, %i: memref<3x12xi32>", f"""
+        "output indices to be i32",
+    ),
+    (
+        "%x: memref<3x10xf32>, %v: memref<3x12xf32>, %i: memref<3x12xi32>",
+        f"""
   iree_linalg_ext.topk dimension(1) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<3x12xf32>, memref<3x12xi32>) {REGION_CMP}""",
-     "K (12) exceeds the input size 10"),
-    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>", f"""
+        "K (12) exceeds the input size 10",
+    ),
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 0] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "dimension_map without duplicates"),
-    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>", f"""
+        "dimension_map without duplicates",
+    ),
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "dimension_map to have index depth (2) entries"),
-    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>", f"""
+        "dimension_map to have index depth (2) entries",
+    ),
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 3] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "dimension_map value 3 is out of range"),
-    ("%u: memref<5x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>", f"""
+        "dimension_map value 3 is out of range",
+    ),
+    (
+        "%u: memref<5x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<5x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "same first dim (number of updates)"),
-    ("%u: memref<3x4xf32>, %ix: memref<3x?xi32>, %o: memref<8x6x4xf32>", f"""
+        "same first dim (number of updates)",
+    ),
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x?xi32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x?xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "index depth (dim 1 of indices) to be static"),
-    ("%re: memref<4x12xf32>, %im: memref<4x12xf32>", """
+        "index depth (dim 1 of indices) to be static",
+    ),
+    (
+        "%re: memref<4x12xf32>, %im: memref<4x12xf32>",
+        """
   %s = arith.constant 2 : index
   iree_linalg_ext.fft ins(%s : index) outs(%re, %im : memref<4x12xf32>, memref<4x12xf32>)""",
-     "innermost dim (12) to be a power of 2"),
-    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>", """
+        "innermost dim (12) to be a power of 2",
+    ),
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x5xf32>",
+        """
   iree_linalg_ext.reverse dimensions(dense<[0, 0]> : tensor<2xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>)""",
-     "'dimensions' without duplicates"),
-    ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x7x4xf32>, %o: memref<2x8x4xf32>", """
+        "'dimensions' without duplicates",
+    ),
+    (
+        "%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x7x4xf32>, %o: memref<2x8x4xf32>",
+        """
   %s = arith.constant 5.000000e-01 : f32
   iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x7x4xf32>, f32) outs(%o : memref<2x8x4xf32>)""",
-     "mismatched key and value sequence lengths"),
-    ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>", """
+        "mismatched key and value sequence lengths",
+    ),
+    (
+        "%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>",
+        """
   iree_linalg_ext.attention ins(%q, %k, %v : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x6x4xf32>) outs(%o : memref<2x8x4xf32>)""",
-     "expected four inputs (query, key, value, scale)"),
-    ("%a: memref<128x256xf32>, %b: memref<16x8x32x8xf32>", """
+        "expected four inputs (query, key, value, scale)",
+    ),
+    (
+        "%a: memref<128x256xf32>, %b: memref<16x8x32x8xf32>",
+        """
   iree_linalg_ext.pack %a inner_dims_pos = [0, 1] inner_tiles = [32, 8] into %b : (memref<128x256xf32> memref<16x8x32x8xf32>)""",
-     "packed type to have shape [4, 32, 32, 8]"),
-    ("%a: memref<128x256xf32>, %b: memref<16x8x32x8xf32>", """
+        "packed type to have shape [4, 32, 32, 8]",
+    ),
+    (
+        "%a: memref<128x256xf32>, %b: memref<16x8x32x8xf32>",
+        """
   iree_linalg_ext.pack %a inner_dims_pos = [1, 1] inner_tiles = [32, 8] into %b : (memref<128x256xf32> memref<16x8x32x8xf32>)""",
-     "inner_dims_pos without duplicates"),
-    ("%a: memref<128x256xf32>, %b: memref<16x8x32x8xf32>", """
+        "inner_dims_pos without duplicates",
+    ),
+    (
+        "%a: memref<128x256xf32>, %b: memref<16x8x32x8xf32>",
+        """
   iree_linalg_ext.pack %a outer_dims_perm = [0, 0] inner_dims_pos = [1, 0] inner_tiles = [32, 8] into %b : (memref<128x256xf32> memref<16x8x32x8xf32>)""",
-     "outer_dims_perm to be a permutation"),
-    ("%a: memref<128x256xf32>, %b: memref<16x8x32xf32>", """
+        "outer_dims_perm to be a permutation",
+    ),
+    (
+        "%a: memref<128x256xf32>, %b: memref<16x8x32xf32>",
+        """
   iree_linalg_ext.pack %a inner_dims_pos = [1, 0] inner_tiles = [32] into %b : (memref<128x256xf32> memref<16x8x32xf32>)""",
-     "as many inner_tiles (1) as inner_dims_pos entries (2)"),
-    ("%a: memref<9xf32>, %b: memref<3x8xf32>, %p: f32", """
+        "as many inner_tiles (1) as inner_dims_pos entries (2)",
+    ),
+    (
+        "%a: memref<9xf32>, %b: memref<3x8xf32>, %p: f32",
+        """
   iree_linalg_ext.pack %a padding_value(%p : f32) inner_dims_pos = [0] inner_tiles = [8] into %b : (memref<9xf32> memref<3x8xf32>)""",
-     "packed type to have shape [2, 8]"),
-    ("%f: memref<3x3x4x5xf32>, %o: memref<8x8x4x5xf32>", """
+        "packed type to have shape [2, 8]",
+    ),
+    (
+        "%f: memref<3x3x4x5xf32>, %o: memref<8x8x4x5xf32>",
+        """
   iree_linalg_ext.winograd.filter_transform output_tile_size(5) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<3x3x4x5xf32>) outs(%o : memref<8x8x4x5xf32>)""",
-     "unsupported output_tile_size/kernel_size (5, 3)"),
-    ("%f: memref<3x3x4x5xf32>, %o: memref<8x8x4x5xf32>", """
+        "unsupported output_tile_size/kernel_size (5, 3)",
+    ),
+    (
+        "%f: memref<3x3x4x5xf32>, %o: memref<8x8x4x5xf32>",
+        """
   iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([1, 2]) ins(%f : memref<3x3x4x5xf32>) outs(%o : memref<8x8x4x5xf32>)""",
-     "kernel_dimensions to be one of [[0, 1], [2, 3]]"),
-    ("%d: memref<1x10x10x4xf32>, %o: memref<8x8x1x3x2x4xf32>", """
+        "kernel_dimensions to be one of [[0, 1], [2, 3]]",
+    ),
+    (
+        "%d: memref<1x10x10x4xf32>, %o: memref<8x8x1x3x2x4xf32>",
+        """
   iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<1x10x10x4xf32>) outs(%o : memref<8x8x1x3x2x4xf32>)""",
-     "output shape to be [8, 8, 1, 2, 2, 4]"),
-    ("%d: memref<8x8x1x2x2x4xf32>, %o: memref<1x10x12x4xf32>", """
+        "output shape to be [8, 8, 1, 2, 2, 4]",
+    ),
+    (
+        "%d: memref<8x8x1x2x2x4xf32>, %o: memref<1x10x12x4xf32>",
+        """
   iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<8x8x1x2x2x4xf32>) outs(%o : memref<1x10x12x4xf32>)""",
-     "output shape to be [1, 12, 12, 4]"),
+        "output shape to be [1, 12, 12, 4]",
+    ),
     # fft
-    ("%re: memref<4x16xi32>, %im: memref<4x16xi32>", """
+    (
+        "%re: memref<4x16xi32>, %im: memref<4x16xi32>",
+        """
   %s = arith.constant 1 : index
   iree_linalg_ext.fft ins(%s : index) outs(%re, %im : memref<4x16xi32>, memref<4x16xi32>)""",
-     "expected floating-point outputs"),
-    ("%re: memref<4x16xf32>, %im: memref<4x16xf64>", """
+        "expected floating-point outputs",
+    ),
+    (
+        "%re: memref<4x16xf32>, %im: memref<4x16xf64>",
+        """
   %s = arith.constant 1 : index
   iree_linalg_ext.fft ins(%s : index) outs(%re, %im : memref<4x16xf32>, memref<4x16xf64>)""",
-     "real and imaginary outputs to have the same type"),
-    ("%re: memref<4x16xf32>", """
+        "real and imaginary outputs to have the same type",
+    ),
+    (
+        "%re: memref<4x16xf32>",
+        """
   %s = arith.constant 1 : index
   iree_linalg_ext.fft ins(%s : index) outs(%re : memref<4x16xf32>)""",
-     "expected two outputs (real, imag)"),
-    ("%re: memref<4x16xf32>, %im: memref<4x16xf32>, %c: memref<2x2xf32>", """
+        "expected two outputs (real, imag)",
+    ),
+    (
+        "%re: memref<4x16xf32>, %im: memref<4x16xf32>, %c: memref<2x2xf32>",
+        """
   %s = arith.constant 2 : index
   iree_linalg_ext.fft ins(%s, %c, %c : index, memref<2x2xf32>, memref<2x2xf32>) outs(%re, %im : memref<4x16xf32>, memref<4x16xf32>)""",
-     "expected 1-D f32 coefficients"),
-    ("%re: memref<4x16xf32>, %im: memref<4x16xf32>, %x: f32", """
+        "expected 1-D f32 coefficients",
+    ),
+    (
+        "%re: memref<4x16xf32>, %im: memref<4x16xf32>, %x: f32",
+        """
   iree_linalg_ext.fft ins(%x : f32) outs(%re, %im : memref<4x16xf32>, memref<4x16xf32>)""",
-     "expected the stage to be an index or integer scalar"),
+        "expected the stage to be an index or integer scalar",
+    ),
     # reverse
-    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>", """
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x5xf32>",
+        """
   iree_linalg_ext.reverse dimensions(dense<[2]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>)""",
-     "dimension 2 is out of range for rank 2"),
-    ("%x: memref<7x5xf32>, %y: memref<5x7xf32>", """
+        "dimension 2 is out of range for rank 2",
+    ),
+    (
+        "%x: memref<7x5xf32>, %y: memref<5x7xf32>",
+        """
   iree_linalg_ext.reverse dimensions(dense<[0]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<5x7xf32>)""",
-     "expected the output shape [5, 7] to match the input shape [7, 5]"),
-    ("%x: memref<7x5xf32>, %y: memref<7x5xf64>", """
+        "expected the output shape [5, 7] to match the input shape [7, 5]",
+    ),
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x5xf64>",
+        """
   iree_linalg_ext.reverse dimensions(dense<[0]> : tensor<1xi64>) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf64>)""",
-     "input and output element types to be equal"),
+        "input and output element types to be equal",
+    ),
     # scan
-    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>", f"""
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>",
+        f"""
   iree_linalg_ext.scan dimension(2) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y, %acc : memref<7x5xf32>, memref<5xf32>) {REGION_ADD}""",
-     "dimension 2 is out of range for rank 2"),
-    ("%x: memref<7x5xf32>, %y: memref<7x6xf32>, %acc: memref<6xf32>", f"""
+        "dimension 2 is out of range for rank 2",
+    ),
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x6xf32>, %acc: memref<6xf32>",
+        f"""
   iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y, %acc : memref<7x6xf32>, memref<6xf32>) {REGION_ADD}""",
-     "expected the output shape [7, 6] to match the input shape [7, 5]"),
-    ("%x: memref<7x5xf32>, %y: memref<7x5xf32>", f"""
+        "expected the output shape [7, 6] to match the input shape [7, 5]",
+    ),
+    (
+        "%x: memref<7x5xf32>, %y: memref<7x5xf32>",
+        f"""
   iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : memref<7x5xf32>) outs(%y : memref<7x5xf32>) {REGION_ADD}""",
-     "expected one input and two outputs (result, accumulator)"),
+        "expected one input and two outputs (result, accumulator)",
+    ),
     # topk
-    ("%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>", f"""
+    (
+        "%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>",
+        f"""
   iree_linalg_ext.topk dimension(2) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<3x4xf32>, memref<3x4xi32>) {REGION_CMP}""",
-     "dimension 2 is out of range for rank 2"),
-    ("%x: memref<3x10xf32>, %xi: memref<3x9xi32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>", f"""
+        "dimension 2 is out of range for rank 2",
+    ),
+    (
+        "%x: memref<3x10xf32>, %xi: memref<3x9xi32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>",
+        f"""
   iree_linalg_ext.topk dimension(1) ins(%x, %xi : memref<3x10xf32>, memref<3x9xi32>) outs(%v, %i : memref<3x4xf32>, memref<3x4xi32>) {REGION_CMP}""",
-     "input values and indices to have the same shape"),
-    ("%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x5xi32>", f"""
+        "input values and indices to have the same shape",
+    ),
+    (
+        "%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x5xi32>",
+        f"""
   iree_linalg_ext.topk dimension(1) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<3x4xf32>, memref<3x5xi32>) {REGION_CMP}""",
-     "output values and indices to have the same shape"),
-    ("%x: memref<3x10xf32>, %v: memref<2x4xf32>, %i: memref<2x4xi32>", f"""
+        "output values and indices to have the same shape",
+    ),
+    (
+        "%x: memref<3x10xf32>, %v: memref<2x4xf32>, %i: memref<2x4xi32>",
+        f"""
   iree_linalg_ext.topk dimension(1) ins(%x : memref<3x10xf32>) outs(%v, %i : memref<2x4xf32>, memref<2x4xi32>) {REGION_CMP}""",
-     "except along dimension 1"),
+        "except along dimension 1",
+    ),
     # scatter
-    ("%u: memref<3x4xf32>, %ix: memref<3x2xf32>, %o: memref<8x6x4xf32>", f"""
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x2xf32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xf32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "expected integer indices"),
-    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x3xf32>", f"""
+        "expected integer indices",
+    ),
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x3xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x3xf32>) {REGION_ADD}""",
-     "update slice dim 1 (4) exceeds original dim 2 (3)"),
-    ("%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf64>", """
+        "update slice dim 1 (4) exceeds original dim 2 (3)",
+    ),
+    (
+        "%u: memref<3x4xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf64>",
+        """
   iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf64>) {
   ^bb0(%a: f64, %b: f64):
     iree_linalg_ext.yield %a : f64
   }""",
-     "updates and original element types to be equal"),
-    ("%u: memref<3x4x5xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>", f"""
+        "updates and original element types to be equal",
+    ),
+    (
+        "%u: memref<3x4x5xf32>, %ix: memref<3x2xi32>, %o: memref<8x6x4xf32>",
+        f"""
   iree_linalg_ext.scatter dimension_map = [0, 1] unique_indices(true) ins(%u, %ix : memref<3x4x5xf32>, memref<3x2xi32>) outs(%o : memref<8x6x4xf32>) {REGION_ADD}""",
-     "expected the original rank (3) to be at least index depth (2) + update rank (3) - 1"),
+        "expected the original rank (3) to be at least index depth (2) + update rank (3) - 1",
+    ),
     # attention
-    ("%q: memref<2x8x4xi32>, %k: memref<2x6x4xi32>, %v: memref<2x6x4xi32>, %o: memref<2x8x4xi32>, %s: i32", """
+    (
+        "%q: memref<2x8x4xi32>, %k: memref<2x6x4xi32>, %v: memref<2x6x4xi32>, %o: memref<2x8x4xi32>, %s: i32",
+        """
   iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xi32>, memref<2x6x4xi32>, memref<2x6x4xi32>, i32) outs(%o : memref<2x8x4xi32>)""",
-     "expected a floating-point query"),
-    ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf16>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>", """
+        "expected a floating-point query",
+    ),
+    (
+        "%q: memref<2x8x4xf32>, %k: memref<2x6x4xf16>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>",
+        """
   %s = arith.constant 5.000000e-01 : f32
   iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf16>, memref<2x6x4xf32>, f32) outs(%o : memref<2x8x4xf32>)""",
-     "to have the element type f32"),
-    ("%q: memref<8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>", """
+        "to have the element type f32",
+    ),
+    (
+        "%q: memref<8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>",
+        """
   %s = arith.constant 5.000000e-01 : f32
   iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<8x4xf32>, memref<2x6x4xf32>, memref<2x6x4xf32>, f32) outs(%o : memref<2x8x4xf32>)""",
-     "expected the query to be 3-D"),
-    ("%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>, %m: memref<2x7xf32>, %l: memref<2x8xf32>", """
+        "expected the query to be 3-D",
+    ),
+    (
+        "%q: memref<2x8x4xf32>, %k: memref<2x6x4xf32>, %v: memref<2x6x4xf32>, %o: memref<2x8x4xf32>, %m: memref<2x7xf32>, %l: memref<2x8xf32>",
+        """
   %s = arith.constant 5.000000e-01 : f32
   iree_linalg_ext.attention ins(%q, %k, %v, %s : memref<2x8x4xf32>, memref<2x6x4xf32>, memref<2x6x4xf32>, f32) outs(%o, %m, %l : memref<2x8x4xf32>, memref<2x7xf32>, memref<2x8xf32>)""",
-     "running max/sum to be 2x8 of f32"),
+        "running max/sum to be 2x8 of f32",
+    ),
     # winograd
-    ("%f: memref<3x3x4x5xi32>, %o: memref<8x8x4x5xi32>", """
+    (
+        "%f: memref<3x3x4x5xi32>, %o: memref<8x8x4x5xi32>",
+        """
   iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<3x3x4x5xi32>) outs(%o : memref<8x8x4x5xi32>)""",
-     "expected floating-point input and output"),
-    ("%f: memref<3x4x5xf32>, %o: memref<8x8x4x5xf32>", """
+        "expected floating-point input and output",
+    ),
+    (
+        "%f: memref<3x4x5xf32>, %o: memref<8x8x4x5xf32>",
+        """
   iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<3x4x5xf32>) outs(%o : memref<8x8x4x5xf32>)""",
-     "expected a 4-D filter"),
-    ("%f: memref<5x5x4x5xf32>, %o: memref<8x8x4x5xf32>", """
+        "expected a 4-D filter",
+    ),
+    (
+        "%f: memref<5x5x4x5xf32>, %o: memref<8x8x4x5xf32>",
+        """
   iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([0, 1]) ins(%f : memref<5x5x4x5xf32>) outs(%o : memref<8x8x4x5xf32>)""",
-     "expected the kernel shape to be [3, 3]"),
-    ("%d: memref<7x8x1x2x2x4xf32>, %o: memref<1x12x12x4xf32>", """
+        "expected the kernel shape to be [3, 3]",
+    ),
+    (
+        "%d: memref<7x8x1x2x2x4xf32>, %o: memref<1x12x12x4xf32>",
+        """
   iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2]) ins(%d : memref<7x8x1x2x2x4xf32>) outs(%o : memref<1x12x12x4xf32>)""",
-     "expected the input tile shape to be [8, 8]"),
+        "expected the input tile shape to be [8, 8]",
+    ),
     # unpack shares pack's verifier (`_RelayoutOp.verify_`) with source and destination swapped
-    ("%b: memref<16x8x32x8xf32>, %a: memref<128x250xf32>", """
+    (
+        "%b: memref<16x8x32x8xf32>, %a: memref<128x250xf32>",
+        """
   iree_linalg_ext.unpack %b inner_dims_pos = [0, 1] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x250xf32>)""",
-     "packed type to have shape [4, 32, 32, 8]"),
-    ("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
+        "packed type to have shape [4, 32, 32, 8]",
+    ),
+    (
+        "%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>",
+        """
   iree_linalg_ext.unpack %b inner_dims_pos = [0, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
-     "inner_dims_pos without duplicates"),
-    ("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
+        "inner_dims_pos without duplicates",
+    ),
+    (
+        "%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>",
+        """
   iree_linalg_ext.unpack %b outer_dims_perm = [1, 1] inner_dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
-     "outer_dims_perm to be a permutation"),
-    ("%b: memref<16x8x32xf32>, %a: memref<128x256xf32>", """
+        "outer_dims_perm to be a permutation",
+    ),
+    (
+        "%b: memref<16x8x32xf32>, %a: memref<128x256xf32>",
+        """
   iree_linalg_ext.unpack %b inner_dims_pos = [1, 0] inner_tiles = [32] into %a : (memref<16x8x32xf32> memref<128x256xf32>)""",
-     "as many inner_tiles (1) as inner_dims_pos entries (2)"),
-    ("%b: memref<16x8x32x8xf16>, %a: memref<128x256xf32>", """
+        "as many inner_tiles (1) as inner_dims_pos entries (2)",
+    ),
+    (
+        "%b: memref<16x8x32x8xf16>, %a: memref<128x256xf32>",
+        """
   iree_linalg_ext.unpack %b inner_dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf16> memref<128x256xf32>)""",
-     "source and destination element types to be equal"),
-    ("%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>", """
+        "source and destination element types to be equal",
+    ),
+    (
+        "%b: memref<16x8x32x8xf32>, %a: memref<128x256xf32>",
+        """
   iree_linalg_ext.unpack %b inner_dims_pos = [1, 0] inner_tiles = [32, 0] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
-     "expected positive inner_tiles"),
+        "expected positive inner_tiles",
+    ),
     # unset_encoding: the rules of set_encoding with source and result swapped
-    ("%e: tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>>", """
+    (
+        "%e: tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>>",
+        """
   %t = iree_linalg_ext.unset_encoding %e : tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>> -> tensor<4xf16>""",
-     "to have the same shape and element type"),
-    ("%e: tensor<4xf32>", """
+        "to have the same shape and element type",
+    ),
+    (
+        "%e: tensor<4xf32>",
+        """
   %t = iree_linalg_ext.unset_encoding %e : tensor<4xf32> -> tensor<4xf32>""",
-     "tensor<4xf32> to carry an #iree_linalg_ext.encoding"),
-    ("%e: tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>>", """
+        "tensor<4xf32> to carry an #iree_linalg_ext.encoding",
+    ),
+    (
+        "%e: tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>>",
+        """
   %t = iree_linalg_ext.unset_encoding %e : tensor<4xf32, #iree_linalg_ext.encoding<role = RESULT, element_types = [f32]>> -> tensor<4xf32, #iree_linalg_ext.encoding<role = LHS, element_types = [f32]>>""",
-     "to carry no encoding"),
-    ("%t: tensor<4xf32>", """
+        "to carry no encoding",
+    ),
+    (
+        "%t: tensor<4xf32>",
+        """
   %e = iree_linalg_ext.set_encoding %t : tensor<4xf32> -> tensor<5xf32, #iree_linalg_ext.encoding<role = LHS, element_types = [f32]>>""",
-     "to have the same shape and element type"),
-    ("%t: tensor<4xf32>", """
+        "to have the same shape and element type",
+    ),
+    (
+        "%t: tensor<4xf32>",
+        """
   %e = iree_linalg_ext.set_encoding %t : tensor<4xf32> -> tensor<4xf32>""",
-     "to carry an #iree_linalg_ext.encoding"),
-    ("", """
+        "to carry an #iree_linalg_ext.encoding",
+    ),
+    (
+        "",
+        """
   %m = iree_linalg_ext.upper_bound_tile_size tensor<?x?xf32, #iree_linalg_ext.encoding<role = LHS, element_types = [f32]>> -> index""",
-     "expected 2 results"),
-    ("%k: tensor<9xf32>", """
+        "expected 2 results",
+    ),
+    (
+        "%k: tensor<9xf32>",
+        """
   iree_linalg_ext.sort dimension(0) outs(%k : tensor<9xf32>) {
   ^bb0(%a: f32, %b: f32):
     %c = arith.cmpf olt, %a, %b : f32
     iree_linalg_ext.yield %c : i1
-  }""", "to match the tensor outputs"),
+  }""",
+        "to match the tensor outputs",
+    ),
 ]
 
 
@@ -270,11 +466,18 @@ REVERSE_TILES: list[list[int] | None] = [None, [3, 2]]
 FFT_CASES: list[tuple[bool, list[int] | None]] = [(False, None), (True, [2])]
 #: (transpose_v, tiles)
 ATTENTION_CASES: list[tuple[bool, list[int] | None]] = [
-    (False, None), (True, None), (False, [1, 8, 0]), (False, [0, 5, 16]), (True, [1, 7, 11]),
+    (False, None),
+    (True, None),
+    (False, [1, 8, 0]),
+    (False, [0, 5, 16]),
+    (True, [1, 7, 11]),
 ]
 #: (m, layout, tiles): the three winograd transforms chained into a convolution
 WINOGRAD_CASES: list[tuple[int, str, list[int] | None]] = [
-    (6, "nhwc", None), (6, "nchw", [1, 0, 0, 2]), (4, "nhwc", [1, 0, 0, 2]), (2, "nchw", None),
+    (6, "nhwc", None),
+    (6, "nchw", [1, 0, 0, 2]),
+    (4, "nhwc", [1, 0, 0, 2]),
+    (2, "nchw", None),
 ]
 PACK_TILES: list[list[int] | None] = [[2, 3], [0, 5], [3, 0]]
 #: [6, 0], [5, 3]: tiles not starting on an inner-tile boundary (unpacked whole, then cut)
@@ -283,17 +486,31 @@ UNPACK_TILES: list[list[int] | None] = [[16, 5], [0, 10], [8, 0], [6, 0], [5, 3]
 #: (op, tile sizes) of the tensor kernels tiled with non-dividing sizes
 #: (`tests/test_tiling_interface_ext_tensors.py`)
 TENSOR_TILED_CASES: list[tuple[str, list[int]]] = [
-    ("sort", [2, 0]), ("scan", [0, 2]), ("reverse", [3, 2]), ("topk", [2, 0]),
-    ("scatter", [4, 2]), ("fft", [2]), ("attention", [1, 5, 7]), ("attention", [0, 6, 0]),
-    ("pack", [3, 0]), ("pack", [2, 1]), ("unpack", [16, 5]), ("unpack", [6, 4]),
-    ("winograd.filter_transform", [3, 2]), ("winograd.input_transform", [1, 0, 0, 2]),
+    ("sort", [2, 0]),
+    ("scan", [0, 2]),
+    ("reverse", [3, 2]),
+    ("topk", [2, 0]),
+    ("scatter", [4, 2]),
+    ("fft", [2]),
+    ("attention", [1, 5, 7]),
+    ("attention", [0, 6, 0]),
+    ("pack", [3, 0]),
+    ("pack", [2, 1]),
+    ("unpack", [16, 5]),
+    ("unpack", [6, 4]),
+    ("winograd.filter_transform", [3, 2]),
+    ("winograd.input_transform", [1, 0, 0, 2]),
     ("winograd.output_transform", [1, 0, 0, 2]),
 ]
 
 #: (op, tile_using_forall spec) of the tensor kernels tiled into an scf.forall (same test file)
 FORALL_CASES: list[tuple[str, str]] = [
-    ("sort", "tile_sizes [2, 0]"), ("reverse", "num_threads [2, 3]"), ("scan", "tile_sizes [0, 2]"),
-    ("attention", "tile_sizes [1, 5, 0]"), ("pack", "tile_sizes [3, 1]"), ("unpack", "tile_sizes [6, 4]"),
+    ("sort", "tile_sizes [2, 0]"),
+    ("reverse", "num_threads [2, 3]"),
+    ("scan", "tile_sizes [0, 2]"),
+    ("attention", "tile_sizes [1, 5, 0]"),
+    ("pack", "tile_sizes [3, 1]"),
+    ("unpack", "tile_sizes [6, 4]"),
     ("fft", "num_threads [2]"),
 ]
 
@@ -306,9 +523,18 @@ DTYPE_CASES: list[tuple[str, str]] = [
 #: (op, element type) of `tests/test_linalg_ext_dtypes_float.py::test_dtype`: each kernel
 #: compiled untiled and tiled with non-dividing sizes and checked against NumPy
 MORE_DTYPE_CASES: list[tuple[str, str]] = (
-    [("attention", t) for t in ("f16", "bf16", "f64")] + [("fft", "f64")]
-    + [(op, t) for op in ("pack", "unpack") for t in ("f16", "bf16", "f64", "i8", "i16", "i32", "i64")]
-    + [(f"winograd.{op}_transform", t) for op in ("filter", "input", "output") for t in ("f16", "f64")]
+    [("attention", t) for t in ("f16", "bf16", "f64")]
+    + [("fft", "f64")]
+    + [
+        (op, t)
+        for op in ("pack", "unpack")
+        for t in ("f16", "bf16", "f64", "i8", "i16", "i32", "i64")
+    ]
+    + [
+        (f"winograd.{op}_transform", t)
+        for op in ("filter", "input", "output")
+        for t in ("f16", "f64")
+    ]
 )
 
 #: (op, element type) of `tests/test_linalg_ext_encoding_default.py`: kernels holding encoding
@@ -358,10 +584,14 @@ def exercised(module: Operation) -> set[tuple[str, str]]:
     found = set()
     for op in module.walk():
         if op.name.startswith("iree_linalg_ext.") and op.name != "iree_linalg_ext.yield":
-            shaped = next((o.type for o in op.operands if isinstance(o.type, ShapedType)),
-                          op.properties.get("tensorType"))  # upper_bound_tile_size: no operand
+            shaped = next(
+                (o.type for o in op.operands if isinstance(o.type, ShapedType)),
+                op.properties.get("tensorType"),
+            )  # upper_bound_tile_size: no operand
             if shaped is not None:
-                found.add((op.name.removeprefix("iree_linalg_ext."), str(shaped.get_element_type())))
+                found.add(
+                    (op.name.removeprefix("iree_linalg_ext."), str(shaped.get_element_type()))
+                )
     return found
 
 
@@ -399,16 +629,40 @@ def coverage_rows() -> list[CoverageRow]:
             tiled_text = _types(materialized) + TILED_AFTER_MATERIALIZATION
         elif name == "upper_bound_tile_size":
             tiled_text = FOLDS
-        rows.append(CoverageRow(
-            f"iree_linalg_ext.{name}", parse,
-            f"{rules[name]} rules" if name in rules else "-", "-", _types(run), tiled_text,
-        ))
+        rows.append(
+            CoverageRow(
+                f"iree_linalg_ext.{name}",
+                parse,
+                f"{rules[name]} rules" if name in rules else "-",
+                "-",
+                _types(run),
+                tiled_text,
+            )
+        )
     return rows
 
 
 __all__ = [
-    "ATTENTION_CASES", "DTYPE_CASES", "ENCODING_RUN_CASES", "ENCODING_TILED_CASES", "EXEC", "FFT_CASES", "FORALL_CASES", "MORE_DTYPE_CASES", "PACK_TILES", "REVERSE_TILES", "SCAN_CASES",
-    "SCATTER_DEPTH_TWO_TILES", "SCATTER_TILES", "SORT_TILES", "TENSOR_TILED_CASES", "TOPK_CASES",
+    "ATTENTION_CASES",
+    "DTYPE_CASES",
+    "ENCODING_RUN_CASES",
+    "ENCODING_TILED_CASES",
+    "EXEC",
+    "FFT_CASES",
+    "FORALL_CASES",
+    "MORE_DTYPE_CASES",
+    "PACK_TILES",
+    "REVERSE_TILES",
+    "SCAN_CASES",
+    "SCATTER_DEPTH_TWO_TILES",
+    "SCATTER_TILES",
+    "SORT_TILES",
+    "TENSOR_TILED_CASES",
+    "TOPK_CASES",
     "UNPACK_TILES",
-    "VERIFY_CASES", "WINOGRAD_CASES", "coverage_rows", "exercised", "ops_in",
+    "VERIFY_CASES",
+    "WINOGRAD_CASES",
+    "coverage_rows",
+    "exercised",
+    "ops_in",
 ]

@@ -31,9 +31,25 @@ from xlinalg.dialects.linalg.op_table import (
 
 #: loop sizes by dim name (odd and distinct where it matters)
 DIM_SIZES: dict[str, int] = {
-    "b": 2, "m": 5, "n": 3, "k": 4, "m0": 3, "n0": 2, "k0": 3,
-    "c": 3, "f": 4, "g": 2, "fg": 3, "ic": 3, "cm": 2,
-    "od": 2, "oh": 3, "ow": 5, "kd": 2, "kh": 2, "kw": 3,
+    "b": 2,
+    "m": 5,
+    "n": 3,
+    "k": 4,
+    "m0": 3,
+    "n0": 2,
+    "k0": 3,
+    "c": 3,
+    "f": 4,
+    "g": 2,
+    "fg": 3,
+    "ic": 3,
+    "cm": 2,
+    "od": 2,
+    "oh": 3,
+    "ow": 5,
+    "kd": 2,
+    "kh": 2,
+    "kw": 3,
 }
 #: shape of rank-polymorphic ops (elementwise, fill, copy, transpose, broadcast)
 POLY_SHAPE = (5, 7)
@@ -47,17 +63,28 @@ INTS = ("i8", "i16", "i32", "i64")
 RUNNABLE = (*FLOATS, *INTS)
 
 #: legacy ops of [000], gone from current upstream (iree-opt does not know them)
-LEGACY_OPS = frozenset({
-    "elemwise_unary", "elemwise_binary", "matmul_transpose_a", "matmul_transpose_b",
-    "batch_matmul_transpose_a", "batch_matmul_transpose_b",
-})
+LEGACY_OPS = frozenset(
+    {
+        "elemwise_unary",
+        "elemwise_binary",
+        "matmul_transpose_a",
+        "matmul_transpose_b",
+        "batch_matmul_transpose_a",
+        "batch_matmul_transpose_b",
+    }
+)
 #: ops of the spec that upstream (IREE 3.13's iree-opt) does not register: the legacy ones,
 #: `select` and the 21 named unary/binary elementwise ops (replaced by `linalg.elementwise`)
-NOT_UPSTREAM = LEGACY_OPS | {"select"} | {
-    spec.name for spec in OP_TABLE
-    if isinstance(spec.body_expr, (UnaryExpr, BinaryExpr))
-    and all(o.indexing is Rule.IDENTITY for o in spec.operands)
-}
+NOT_UPSTREAM = (
+    LEGACY_OPS
+    | {"select"}
+    | {
+        spec.name
+        for spec in OP_TABLE
+        if isinstance(spec.body_expr, (UnaryExpr, BinaryExpr))
+        and all(o.indexing is Rule.IDENTITY for o in spec.operands)
+    }
+)
 
 # contract's sample: C[m, n] += A[k, m] * B[k, n] (a transposed LHS)
 _CONTRACT_MAPS = (
@@ -108,9 +135,11 @@ class Sample:
         params = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
         line = self.line(names, kind)
         if kind == "tensor":
-            outs = types[self.n_inputs:]
-            return (f"func.func @{symbol}({params}) -> ({', '.join(outs)}) {{\n"
-                    f"  %r = {line}\n  return %r : {', '.join(outs)}\n}}\n")
+            outs = types[self.n_inputs :]
+            return (
+                f"func.func @{symbol}({params}) -> ({', '.join(outs)}) {{\n"
+                f"  %r = {line}\n  return %r : {', '.join(outs)}\n}}\n"
+            )
         return f"func.func @{symbol}({params}) {{\n  {line}\n  return\n}}\n"
 
 
@@ -131,9 +160,15 @@ def _extent(expr: AffineExpr, sizes: list[int]) -> int:
     return _eval_index(expr, [s - 1 for s in sizes]) + 1
 
 
-def sample(name: str, elt: str = "f32", *, out_elt: str | None = None,
-           unit_windows: bool = False, poly: tuple[int, ...] = POLY_SHAPE,
-           sizes: dict[str, int] | None = None) -> Sample:
+def sample(
+    name: str,
+    elt: str = "f32",
+    *,
+    out_elt: str | None = None,
+    unit_windows: bool = False,
+    poly: tuple[int, ...] = POLY_SHAPE,
+    sizes: dict[str, int] | None = None,
+) -> Sample:
     """A valid instance of `linalg.<name>` with element type `elt` (outputs `out_elt`)."""
     spec = get_spec(name)
     out_elt = out_elt or elt
@@ -145,9 +180,12 @@ def sample(name: str, elt: str = "f32", *, out_elt: str | None = None,
     if rank and not unit_windows:
         values = {"strides": STRIDES[rank], "dilations": DILATIONS[rank]}
         dicts.append(
-            "{" + ", ".join(
+            "{"
+            + ", ".join(
                 f"{key} = dense<[{', '.join(map(str, values[key]))}]> : tensor<{rank}xi64>"
-                for key in ("dilations", "strides")) + "}"
+                for key in ("dilations", "strides")
+            )
+            + "}"
         )
     elif rank:
         values = {"strides": (1,) * rank, "dilations": (1,) * rank}
@@ -186,8 +224,10 @@ def sample(name: str, elt: str = "f32", *, out_elt: str | None = None,
     if name == "fill_rng_2d":
         types[:3] = ["f64", "f64", "i32"]
     if name in ("elemwise_unary", "elemwise_binary"):
-        dicts.append("{fun = #linalg.%s<%s>}" % (
-            ("unary_fn", "exp") if name == "elemwise_unary" else ("binary_fn", "add")))
+        dicts.append(
+            "{fun = #linalg.%s<%s>}"
+            % (("unary_fn", "exp") if name == "elemwise_unary" else ("binary_fn", "add"))
+        )
     if name in ("quantized_matmul", "quantized_batch_matmul") or name.endswith("_q"):
         zp = [i for i, o in enumerate(operands) if o.indexing is Rule.SCALAR]
         for i in zp:
@@ -296,10 +336,20 @@ class VerifyCase:
     message: str
 
 
-def _mutated(s: Sample, shapes: list[tuple[int, ...] | None] | None = None,
-             types: list[str] | None = None, attrs: str | None = None) -> str:
-    bad = Sample(s.name, shapes or list(s.shapes), types or list(s.types),
-                 s.attrs if attrs is None else attrs, s.n_inputs, s.attr_values)
+def _mutated(
+    s: Sample,
+    shapes: list[tuple[int, ...] | None] | None = None,
+    types: list[str] | None = None,
+    attrs: str | None = None,
+) -> str:
+    bad = Sample(
+        s.name,
+        shapes or list(s.shapes),
+        types or list(s.types),
+        s.attrs if attrs is None else attrs,
+        s.n_inputs,
+        s.attr_values,
+    )
     return bad.function("bad")
 
 
@@ -321,75 +371,119 @@ def verify_cases(name: str) -> list[VerifyCase]:
     types = list(s.types)
     if name == "select":
         types[0] = "i32"
-        cases.append(VerifyCase(name, "i1 condition", _mutated(s, types=types),
-                                "expected an i1 condition"))
+        cases.append(
+            VerifyCase(name, "i1 condition", _mutated(s, types=types), "expected an i1 condition")
+        )
     elif name == "fill_rng_2d":
         types[2] = "f32"
-        cases.append(VerifyCase(name, "seed type", _mutated(s, types=types),
-                                "expected identical element types"))
+        cases.append(
+            VerifyCase(
+                name, "seed type", _mutated(s, types=types), "expected identical element types"
+            )
+        )
     elif spec.body_expr is None:
         types[0] = "f64"
-        cases.append(VerifyCase(name, "element types", _mutated(s, types=types),
-                                "to match the init element type"))
+        cases.append(
+            VerifyCase(
+                name, "element types", _mutated(s, types=types), "to match the init element type"
+            )
+        )
     elif not _casts_inputs(spec):
         types[0] = "f64" if types[0] != "f64" else "f32"
         single = s.n_inputs == 1
-        cases.append(VerifyCase(name, "no casting", _mutated(s, types=types),
-                                "computes a value of type" if single
-                                else "expected identical element types"))
+        cases.append(
+            VerifyCase(
+                name,
+                "no casting",
+                _mutated(s, types=types),
+                "computes a value of type" if single else "expected identical element types",
+            )
+        )
     else:
         types[0] = "index"  # no cast from index to a float
         if types[out] == "f32":
-            cases.append(VerifyCase(name, "castable types", _mutated(s, types=types),
-                                    "cannot cast"))
+            cases.append(
+                VerifyCase(name, "castable types", _mutated(s, types=types), "cannot cast")
+            )
     if element_kinds(name) == {"float"} and spec.arity_from is None:
         ints = ["i32" if t.startswith("f") else t for t in s.types]
-        cases.append(VerifyCase(name, "float element types", _mutated(s, types=ints),
-                                "element types for"))
+        cases.append(
+            VerifyCase(name, "float element types", _mutated(s, types=ints), "element types for")
+        )
     # windows
     rank = _window_rank(spec)
     if rank:
         too_small = list(s.shapes)
         first = too_small[0]
         assert first is not None
-        spatial = next(i for i, e in enumerate(get_spec(name).inputs[0].indexing.exprs)  # type: ignore[union-attr]
-                       if "strides" in e)
+        spatial = next(
+            i
+            for i, e in enumerate(get_spec(name).inputs[0].indexing.exprs)  # type: ignore[union-attr]
+            if "strides" in e
+        )
         too_small[0] = tuple(d - 1 if i == spatial else d for i, d in enumerate(first))
-        cases.append(VerifyCase(name, "window within the input", _mutated(s, shapes=too_small),
-                                "needs size >="))
-        wrong_len = (s.attrs.replace(f"strides = dense<[{', '.join(map(str, STRIDES[rank]))}]> : "
-                              f"tensor<{rank}xi64>",
-                              f"strides = dense<[{', '.join(['1'] * (rank + 1))}]> : "
-                              f"tensor<{rank + 1}xi64>"))
-        cases.append(VerifyCase(name, "strides length", _mutated(s, attrs=wrong_len),
-                                "expected strides to have"))
-        zero = s.attrs.replace(f"dilations = dense<[{', '.join(map(str, DILATIONS[rank]))}]>",
-                               f"dilations = dense<[{', '.join(['0'] * rank)}]>")
-        cases.append(VerifyCase(name, "positive dilations", _mutated(s, attrs=zero),
-                                "expected positive dilations"))
+        cases.append(
+            VerifyCase(
+                name, "window within the input", _mutated(s, shapes=too_small), "needs size >="
+            )
+        )
+        wrong_len = s.attrs.replace(
+            f"strides = dense<[{', '.join(map(str, STRIDES[rank]))}]> : tensor<{rank}xi64>",
+            f"strides = dense<[{', '.join(['1'] * (rank + 1))}]> : tensor<{rank + 1}xi64>",
+        )
+        cases.append(
+            VerifyCase(
+                name, "strides length", _mutated(s, attrs=wrong_len), "expected strides to have"
+            )
+        )
+        zero = s.attrs.replace(
+            f"dilations = dense<[{', '.join(map(str, DILATIONS[rank]))}]>",
+            f"dilations = dense<[{', '.join(['0'] * rank)}]>",
+        )
+        cases.append(
+            VerifyCase(
+                name, "positive dilations", _mutated(s, attrs=zero), "expected positive dilations"
+            )
+        )
     if name == "contract":
         one_sided = s.attrs.replace("(d2, d1)>", "(d1)>")
         shapes = list(s.shapes)
         shapes[1] = (3,)
-        cases.append(VerifyCase(name, "reduction dims in both inputs",
-                                _mutated(s, shapes=shapes, attrs=one_sided),
-                                "is used by only one input map"))
-        cases.append(VerifyCase(name, "maps are mandatory",
-                                _mutated(s, attrs=""), "expects 'indexing_maps = ...'"))
+        cases.append(
+            VerifyCase(
+                name,
+                "reduction dims in both inputs",
+                _mutated(s, shapes=shapes, attrs=one_sided),
+                "is used by only one input map",
+            )
+        )
+        cases.append(
+            VerifyCase(
+                name, "maps are mandatory", _mutated(s, attrs=""), "expects 'indexing_maps = ...'"
+            )
+        )
     if name == "elementwise":
         shapes = list(s.shapes)
-        cases.append(VerifyCase(name, "inputs = arity of kind",
-                                _mutated(s, attrs=s.attrs.replace("<add>", "<exp>"),
-                                         shapes=shapes),
-                                "expected 1 input(s) for kind 'exp'"))
+        cases.append(
+            VerifyCase(
+                name,
+                "inputs = arity of kind",
+                _mutated(s, attrs=s.attrs.replace("<add>", "<exp>"), shapes=shapes),
+                "expected 1 input(s) for kind 'exp'",
+            )
+        )
     if spec.attr("indexing_maps") is not None and name not in ("contract", "elementwise"):
         maps = _default_maps_text(name)
         if maps:
             bad = maps[:-1]
-            cases.append(VerifyCase(name, "one map per operand",
-                                    _mutated(s, attrs=f" indexing_maps = [{', '.join(bad)}]"
-                                             + s.attrs),
-                                    "indexing_maps (one per operand)"))
+            cases.append(
+                VerifyCase(
+                    name,
+                    "one map per operand",
+                    _mutated(s, attrs=f" indexing_maps = [{', '.join(bad)}]" + s.attrs),
+                    "indexing_maps (one per operand)",
+                )
+            )
     return cases
 
 

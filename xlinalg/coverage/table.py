@@ -53,14 +53,16 @@ def table_rows() -> list[CoverageRow]:
         if name in samples.ROUND_TRIP_OPS:
             parse = NOT_IREE if name in samples.NOT_UPSTREAM else "yes+iree"
         rules = len(samples.verify_cases(name))
-        rows.append(CoverageRow(
-            f"linalg.{name}",
-            parse,
-            f"{rules} rules" if rules else "-",
-            _types(samples.GENERALIZE_CASES, name),
-            _types(samples.RUN_CASES, name),
-            _types(samples.TILED_CASES, name),
-        ))
+        rows.append(
+            CoverageRow(
+                f"linalg.{name}",
+                parse,
+                f"{rules} rules" if rules else "-",
+                _types(samples.GENERALIZE_CASES, name),
+                _types(samples.RUN_CASES, name),
+                _types(samples.TILED_CASES, name),
+            )
+        )
     return rows
 
 
@@ -103,5 +105,11 @@ def print_coverage(file: TextIO = sys.stdout) -> None:
     file.write(format_coverage())
 
 
-__all__ = ["coverage_rows", "format_coverage", "print_coverage", "register", "register_op_families",
-           "table_rows"]
+__all__ = [
+    "coverage_rows",
+    "format_coverage",
+    "print_coverage",
+    "register",
+    "register_op_families",
+    "table_rows",
+]

@@ -67,8 +67,9 @@ class SelectOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    def __init__(self, cond: Operation | SSAValue, lhs: Operation | SSAValue,
-                 rhs: Operation | SSAValue):
+    def __init__(
+        self, cond: Operation | SSAValue, lhs: Operation | SSAValue, rhs: Operation | SSAValue
+    ):
         lhs = SSAValue.get(lhs)
         super().__init__(operands=[cond, lhs, rhs], result_types=[lhs.type])
 
@@ -82,12 +83,14 @@ class SelectOp(IRDLOperation):
             return
         if not isinstance(ct, VectorType | TensorType) or not _is_i1(ct.element_type):
             raise VerifyException(
-                f"'arith.select' condition must be i1 or a vector/tensor of i1, got {ct}")
+                f"'arith.select' condition must be i1 or a vector/tensor of i1, got {ct}"
+            )
         if type(ct) is not type(rt) or tuple(ct.get_shape()) != tuple(  # type: ignore[union-attr]
-                rt.get_shape()):  # type: ignore[union-attr]
+            rt.get_shape()
+        ):  # type: ignore[union-attr]
             raise VerifyException(
-                f"'arith.select' condition of type {ct} must have the shape of the "
-                f"result {rt}")
+                f"'arith.select' condition of type {ct} must have the shape of the result {rt}"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> SelectOp:
@@ -105,9 +108,11 @@ class SelectOp(IRDLOperation):
             cond_type, result_type = types
         else:
             parser.raise_error("expected 'result type' or 'condition type, result type'")
-        op = cls(parser.resolve_operand(cond, cond_type),
-                 parser.resolve_operand(lhs, result_type),
-                 parser.resolve_operand(rhs, result_type))
+        op = cls(
+            parser.resolve_operand(cond, cond_type),
+            parser.resolve_operand(lhs, result_type),
+            parser.resolve_operand(rhs, result_type),
+        )
         op.attributes.update(attrs)
         return op
 

@@ -79,14 +79,19 @@ class _Compare(IRDLOperation):
 
     def verify_(self) -> None:
         if self.lhs.type != self.rhs.type:
-            raise VerifyException(f"'{self.name}' operands must have the same type, got "
-                                  f"{self.lhs.type} and {self.rhs.type}")
+            raise VerifyException(
+                f"'{self.name}' operands must have the same type, got "
+                f"{self.lhs.type} and {self.rhs.type}"
+            )
         if self.result.type != i1_like(self.lhs.type):
-            raise VerifyException(f"'{self.name}' result must be {i1_like(self.lhs.type)} "
-                                  f"for operands of type {self.lhs.type}, got {self.result.type}")
+            raise VerifyException(
+                f"'{self.name}' result must be {i1_like(self.lhs.type)} "
+                f"for operands of type {self.lhs.type}, got {self.result.type}"
+            )
         if not 0 <= self.predicate.value.data < len(self._NAMES):
-            raise VerifyException(f"'{self.name}' predicate {self.predicate.value.data} "
-                                  "is out of range")
+            raise VerifyException(
+                f"'{self.name}' predicate {self.predicate.value.data} is out of range"
+            )
 
     def _print_head(self, printer: Printer) -> None:
         printer.print_string(f" {self._NAMES[self.predicate.value.data]}, ")
@@ -111,12 +116,17 @@ class CmpiOp(_Compare):
     name = "arith.cmpi"
     _NAMES: ClassVar[list[str]] = CMPI_COMPARISON_OPERATIONS
 
-    def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
-                 arg: int | str):
+    def __init__(
+        self, operand1: Operation | SSAValue, operand2: Operation | SSAValue, arg: int | str
+    ):
         operand1, operand2 = SSAValue.get(operand1), SSAValue.get(operand2)
-        super().__init__(operands=[operand1, operand2], result_types=[i1_like(operand1.type)],
-                         properties={"predicate": IntegerAttr(
-                             _predicate(arg, CMPI_COMPARISON_OPERATIONS, self.name), 64)})
+        super().__init__(
+            operands=[operand1, operand2],
+            result_types=[i1_like(operand1.type)],
+            properties={
+                "predicate": IntegerAttr(_predicate(arg, CMPI_COMPARISON_OPERATIONS, self.name), 64)
+            },
+        )
 
     def verify_(self) -> None:
         signlessIntegerLike.verify(self.lhs.type, _context())
@@ -149,14 +159,25 @@ class CmpfOp(_Compare):
 
     fastmath = prop_def(FastMathFlagsAttr, default_value=FastMathFlagsAttr("none"))
 
-    def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
-                 arg: int | str, fastmath: FastMathFlagsAttr | None = None):
+    def __init__(
+        self,
+        operand1: Operation | SSAValue,
+        operand2: Operation | SSAValue,
+        arg: int | str,
+        fastmath: FastMathFlagsAttr | None = None,
+    ):
         operand1, operand2 = SSAValue.get(operand1), SSAValue.get(operand2)
         fastmath = fastmath if fastmath is not None else FastMathFlagsAttr("none")
-        super().__init__(operands=[operand1, operand2], result_types=[i1_like(operand1.type)],
-                         properties={"predicate": IntegerAttr(
-                             _predicate(arg, CMPF_COMPARISON_OPERATIONS, self.name), 64),
-                             "fastmath": fastmath})
+        super().__init__(
+            operands=[operand1, operand2],
+            result_types=[i1_like(operand1.type)],
+            properties={
+                "predicate": IntegerAttr(
+                    _predicate(arg, CMPF_COMPARISON_OPERATIONS, self.name), 64
+                ),
+                "fastmath": fastmath,
+            },
+        )
 
     def verify_(self) -> None:
         floatingPointLike.verify(self.lhs.type, _context())

@@ -47,13 +47,15 @@ class IndexCastOp(IRDLOperation):
     def verify_(self) -> None:
         a, b = self.input.type, self.result.type
         ea, eb = _element(a), _element(b)
-        if _shape(a) != _shape(b) or not all(isinstance(e, IntegerType | IndexType)
-                                             for e in (ea, eb)):
+        if _shape(a) != _shape(b) or not all(
+            isinstance(e, IntegerType | IndexType) for e in (ea, eb)
+        ):
             raise VerifyException(f"'arith.index_cast' cannot cast {a} to {b}")
         if isinstance(ea, IndexType) == isinstance(eb, IndexType):
             raise VerifyException(
                 f"'arith.index_cast' op operand type '{a}' and result type '{b}' are cast "
-                "incompatible")
+                "incompatible"
+            )
 
 
 #: xDSL's class our `IndexCastOp` replaces in the registered dialect

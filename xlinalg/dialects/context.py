@@ -31,8 +31,24 @@ from xlinalg.ir.parsing import LocatingParser
 
 def all_dialects() -> list[Dialect]:
     """Every dialect xlinalg understands, in registration order."""
-    return [Builtin, Func, Arith, Math, MemRef, Tensor, Scf, Affine, Cf, LLVM, Linalg, Vector,
-            *TRANSFORM_DIALECTS, IreeLinalgExt, Bufferization, GPU]
+    return [
+        Builtin,
+        Func,
+        Arith,
+        Math,
+        MemRef,
+        Tensor,
+        Scf,
+        Affine,
+        Cf,
+        LLVM,
+        Linalg,
+        Vector,
+        *TRANSFORM_DIALECTS,
+        IreeLinalgExt,
+        Bufferization,
+        GPU,
+    ]
 
 
 @cache

@@ -239,7 +239,9 @@ class LaunchOp(IRDLOperation):
                 list(async_dependencies),
                 *[SSAValue.get(v) for v in grid_sizes],
                 *[SSAValue.get(v) for v in block_sizes],
-                [], [], [],
+                [],
+                [],
+                [],
                 [] if dynamic_shared_memory_size is None else [dynamic_shared_memory_size],
             ],
             result_types=[[AsyncTokenType()] if async_token or async_dependencies else []],
@@ -291,8 +293,12 @@ class LaunchOp(IRDLOperation):
                 printer.print_string("]")
         args = self.body.blocks[0].args
 
-        def sizes(keyword: str, ids: Sequence[SSAValue], names: Sequence[SSAValue],
-                  values: Sequence[SSAValue]) -> None:
+        def sizes(
+            keyword: str,
+            ids: Sequence[SSAValue],
+            names: Sequence[SSAValue],
+            values: Sequence[SSAValue],
+        ) -> None:
             printer.print_string(f" {keyword}(")
             printer.print_list(ids, printer.print_ssa_value)
             printer.print_string(") in (")
@@ -325,7 +331,11 @@ class LaunchOp(IRDLOperation):
         if parser.parse_optional_keyword("clusters") is not None:
             parser.raise_error("gpu.launch: clusters are not supported by xlinalg")
 
-        def sizes(keyword: str) -> tuple[list[Parser.UnresolvedArgument], list[Parser.UnresolvedArgument], list[SSAValue]]:
+        def sizes(
+            keyword: str,
+        ) -> tuple[
+            list[Parser.UnresolvedArgument], list[Parser.UnresolvedArgument], list[SSAValue]
+        ]:
             parser.parse_keyword(keyword)
             ids = parser.parse_comma_separated_list(
                 Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
@@ -354,8 +364,14 @@ class LaunchOp(IRDLOperation):
             arg.resolve(_INDEX) for arg in (*block_ids, *thread_ids, *grid_names, *block_names)
         ]
         region = parser.parse_region(arguments)
-        op = cls(grid, block, region, async_dependencies=deps, async_token=is_async,
-                 dynamic_shared_memory_size=shared)
+        op = cls(
+            grid,
+            block,
+            region,
+            async_dependencies=deps,
+            async_token=is_async,
+            dynamic_shared_memory_size=shared,
+        )
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 
@@ -373,7 +389,13 @@ class TerminatorOp(IRDLOperation):
 
 
 _OURS: tuple[type[IRDLOperation], ...] = (
-    LaunchOp, TerminatorOp, BarrierOp, ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp,
+    LaunchOp,
+    TerminatorOp,
+    BarrierOp,
+    ThreadIdOp,
+    BlockIdOp,
+    BlockDimOp,
+    GridDimOp,
 )
 _REPLACED = {op.name for op in _OURS}
 

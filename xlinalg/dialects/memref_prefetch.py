@@ -39,13 +39,22 @@ class PrefetchOp(IRDLOperation):
     localityHint = prop_def(IntegerAttr[IntegerType])
     isDataCache = prop_def(BoolAttr)
 
-    def __init__(self, memref: SSAValue | Operation, indices: Sequence[SSAValue | Operation], *,
-                 write: bool = False, locality: int = 3, data: bool = True) -> None:
+    def __init__(
+        self,
+        memref: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        *,
+        write: bool = False,
+        locality: int = 3,
+        data: bool = True,
+    ) -> None:
         super().__init__(
             operands=[memref, indices],
-            properties={"isWrite": BoolAttr.from_bool(write),
-                        "localityHint": IntegerAttr(locality, i32),
-                        "isDataCache": BoolAttr.from_bool(data)},
+            properties={
+                "isWrite": BoolAttr.from_bool(write),
+                "localityHint": IntegerAttr(locality, i32),
+                "isDataCache": BoolAttr.from_bool(data),
+            },
         )
 
     @property
@@ -64,21 +73,27 @@ class PrefetchOp(IRDLOperation):
         memref_type = self.memref.type
         assert isinstance(memref_type, MemRefType)
         if memref_type.get_num_dims() != len(self.indices):
-            raise VerifyException(f"too few indices: expected {memref_type.get_num_dims()}, "
-                                  f"got {len(self.indices)}")
+            raise VerifyException(
+                f"too few indices: expected {memref_type.get_num_dims()}, got {len(self.indices)}"
+            )
         if self.localityHint.type != i32 or not 0 <= self.locality <= 3:
-            raise VerifyException("attribute 'localityHint' failed to satisfy constraint: 32-bit "
-                                  "signless integer attribute whose minimum value is 0 whose "
-                                  "maximum value is 3")
+            raise VerifyException(
+                "attribute 'localityHint' failed to satisfy constraint: 32-bit "
+                "signless integer attribute whose minimum value is 0 whose "
+                "maximum value is 3"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> PrefetchOp:
         unresolved = parser.parse_unresolved_operand()
         index = IndexType()
         indices = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parser.parse_operand(index))
+            parser.Delimiter.SQUARE, lambda: parser.parse_operand(index)
+        )
         parser.parse_punctuation(",")
-        access = parser.parse_optional_keyword(_ACCESS[0]) or parser.parse_optional_keyword(_ACCESS[1])
+        access = parser.parse_optional_keyword(_ACCESS[0]) or parser.parse_optional_keyword(
+            _ACCESS[1]
+        )
         if access is None:
             parser.raise_error("rw specifier has to be 'read' or 'write'")
         parser.parse_punctuation(",")
@@ -93,8 +108,9 @@ class PrefetchOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         memref = parser.resolve_operand(unresolved, parser.parse_type())
-        op = cls(memref, indices, write=access == _ACCESS[1], locality=locality,
-                 data=cache == _CACHE[1])
+        op = cls(
+            memref, indices, write=access == _ACCESS[1], locality=locality, data=cache == _CACHE[1]
+        )
         op.attributes.update(attrs)
         return op
 
@@ -103,8 +119,9 @@ class PrefetchOp(IRDLOperation):
         printer.print_operand(self.memref)
         printer.print_string("[")
         printer.print_list(self.indices, printer.print_operand)
-        printer.print_string(f"], {_ACCESS[self.write]}, locality<{self.locality}>, "
-                             f"{_CACHE[self.data]}")
+        printer.print_string(
+            f"], {_ACCESS[self.write]}, locality<{self.locality}>, {_CACHE[self.data]}"
+        )
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.memref.type)

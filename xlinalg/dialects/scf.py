@@ -277,7 +277,9 @@ class ForallOp(IRDLOperation):
 
         def bound_list() -> list[int | SSAValue]:
             pos = parser.pos
-            values, statics = parse_dynamic_index_list_without_types(parser, DYNAMIC, delimiter=paren)
+            values, statics = parse_dynamic_index_list_without_types(
+                parser, DYNAMIC, delimiter=paren
+            )
             resolved = iter(parser.resolve_operands(list(values), [_INDEX] * len(values), pos))
             return [next(resolved) if s == DYNAMIC else s for s in statics]
 

@@ -106,9 +106,12 @@ class EmptyOp(_XdslEmptyOp):
     def parse(cls, parser: Parser) -> EmptyOp:
         pos = parser.pos
         parser.parse_punctuation("(")
-        sizes = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        ) or []
+        sizes = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            )
+            or []
+        )
         parser.parse_punctuation(")")
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -127,7 +130,9 @@ class EmptyOp(_XdslEmptyOp):
 
 
 def _tensor_ops() -> list[type[IRDLOperation]]:
-    xdsl_ops = [op for op in _XdslTensor.operations if op.name not in ("tensor.pad", "tensor.empty")]
+    xdsl_ops = [
+        op for op in _XdslTensor.operations if op.name not in ("tensor.pad", "tensor.empty")
+    ]
     return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp, EmptyOp]  # type: ignore[list-item]
 
 

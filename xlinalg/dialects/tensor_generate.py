@@ -50,20 +50,24 @@ class GenerateOp(IRDLOperation):
         if dynamic != len(self.dynamic_extents):
             raise VerifyException(
                 f"'tensor.generate' must have as many index operands as dynamic extents in the "
-                f"result type ({dynamic}), got {len(self.dynamic_extents)}")
+                f"result type ({dynamic}), got {len(self.dynamic_extents)}"
+            )
         block = self.body.block
         if len(block.args) != len(shape) or any(
-                not isinstance(a.type, IndexType) for a in block.args):
+            not isinstance(a.type, IndexType) for a in block.args
+        ):
             raise VerifyException(
                 f"'tensor.generate' must have one index argument per dim of the result "
-                f"({len(shape)})")
+                f"({len(shape)})"
+            )
         last = block.last_op
         if not isinstance(last, YieldOp) or len(last.arguments) != 1:
             raise VerifyException("'tensor.generate' body must end with one 'tensor.yield'")
         if last.arguments[0].type != rtype.get_element_type():
             raise VerifyException(
                 f"'tensor.generate' body yields {last.arguments[0].type}, expected the element type "
-                f"{rtype.get_element_type()}")
+                f"{rtype.get_element_type()}"
+            )
 
     def print(self, printer: Printer) -> None:
         if self.dynamic_extents:

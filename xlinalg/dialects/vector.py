@@ -132,9 +132,7 @@ class ContractionOp(IRDLOperation):
         printer.print_string(" {indexing_maps = [")
         printer.print_list(self.indexing_maps.data, printer.print_attribute)
         printer.print_string("], iterator_types = [")
-        printer.print_list(
-            self.get_iterator_types(), lambda s: printer.print_string(f'"{s}"')
-        )
+        printer.print_list(self.get_iterator_types(), lambda s: printer.print_string(f'"{s}"'))
         printer.print_string("], kind = ")
         printer.print_attribute(self.kind)
         printer.print_string("} ")
@@ -196,8 +194,9 @@ class OuterProductOp(IRDLOperation):
     kind = prop_def(CombiningKindAttr)
     result = result_def(VectorType)
 
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue | None,
-                 kind: CombiningKindAttr = _ADD):
+    def __init__(
+        self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue | None, kind: CombiningKindAttr = _ADD
+    ):
         (m,) = vector_shape(lhs.type)
         assert isinstance(lhs.type, VectorType)
         shape = (m, *vector_shape(rhs.type))
@@ -321,13 +320,16 @@ class MultiDimReductionOp(IRDLOperation):
     reduction_dims = prop_def(DenseArrayBase.constr(i64))
     result = result_def()
 
-    def __init__(self, kind: CombiningKindAttr, source: SSAValue, acc: SSAValue,
-                 dims: Sequence[int]):
+    def __init__(
+        self, kind: CombiningKindAttr, source: SSAValue, acc: SSAValue, dims: Sequence[int]
+    ):
         super().__init__(
             operands=[source, acc],
             result_types=[acc.type],
-            properties={"kind": kind,
-                        "reduction_dims": DenseArrayBase.from_list(i64, sorted(dims))},
+            properties={
+                "kind": kind,
+                "reduction_dims": DenseArrayBase.from_list(i64, sorted(dims)),
+            },
         )
 
     def get_reduction_dims(self) -> list[int]:
@@ -371,8 +373,9 @@ class MultiDimReductionOp(IRDLOperation):
         src_t = parser.parse_type()
         parser.parse_keyword("to")
         acc_t = parser.parse_type()
-        return MultiDimReductionOp(kind, parser.resolve_operand(source, src_t),
-                                   parser.resolve_operand(acc, acc_t), dims)
+        return MultiDimReductionOp(
+            kind, parser.resolve_operand(source, src_t), parser.resolve_operand(acc, acc_t), dims
+        )
 
 
 @irdl_op_definition
@@ -456,8 +459,9 @@ class MaskYieldOp(IRDLOperation):
 def _supports_passthru(op: Operation) -> bool:
     """Whether `vector.mask %m, %passthru { op }` is valid: upstream, only transfer_read;
     our elementwise masking (arith/math ops, `vector.fma`) too."""
-    return (isinstance(op, xvector.TransferReadOp | xvector.FMAOp)
-            or op.name.startswith(("arith.", "math.")))
+    return isinstance(op, xvector.TransferReadOp | xvector.FMAOp) or op.name.startswith(
+        ("arith.", "math.")
+    )
 
 
 @irdl_op_definition
@@ -483,10 +487,18 @@ class MaskOp(IRDLOperation):
 
     traits = traits_def(SingleBlockImplicitTerminator(MaskYieldOp))
 
-    def __init__(self, mask: SSAValue, body: Region, result_types: Sequence[Attribute] = (),
-                 passthru: SSAValue | None = None):
-        super().__init__(operands=[mask, [passthru] if passthru is not None else []],
-                         result_types=[list(result_types)], regions=[body])
+    def __init__(
+        self,
+        mask: SSAValue,
+        body: Region,
+        result_types: Sequence[Attribute] = (),
+        passthru: SSAValue | None = None,
+    ):
+        super().__init__(
+            operands=[mask, [passthru] if passthru is not None else []],
+            result_types=[list(result_types)],
+            regions=[body],
+        )
 
     @staticmethod
     def around(op: Operation, mask: SSAValue, passthru: SSAValue | None = None) -> MaskOp:
@@ -521,20 +533,26 @@ class MaskOp(IRDLOperation):
             raise VerifyException("vector.mask results must match the yielded values")
         if ops and isinstance(ops[0], xvector.TransferReadOp | xvector.TransferWriteOp):
             inner = ops[0]
-            vt = inner.result.type if isinstance(inner, xvector.TransferReadOp) else inner.vector.type
+            vt = (
+                inner.result.type
+                if isinstance(inner, xvector.TransferReadOp)
+                else inner.vector.type
+            )
             if vector_shape(vt) != vector_shape(mt):
                 raise VerifyException(
                     f"vector.mask: mask {mt} does not match the shape of the transfer's {vt}"
                 )
-        if self.passthru is not None and (len(self.results) != 1
-                                          or self.passthru.type != self.results[0].type):
+        if self.passthru is not None and (
+            len(self.results) != 1 or self.passthru.type != self.results[0].type
+        ):
             raise VerifyException("vector.mask passthru must have the type of the result")
         if self.passthru is not None and ops and not _supports_passthru(ops[0]):
             # upstream's MaskableOpInterface::supportsPassthru: a read's masked-off lanes
             # (our extension: an elementwise op's); a reduction has no such lanes
             raise VerifyException(
                 "'vector.mask' op doesn't expect a passthru argument for this maskable "
-                f"operation '{ops[0].name}'")
+                f"operation '{ops[0].name}'"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -581,15 +599,19 @@ class MaskOp(IRDLOperation):
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             result_types = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, parser.parse_type)
+                Parser.Delimiter.NONE, parser.parse_type
+            )
         if not region.blocks:
             region.add_block(Block())
         block = region.block
         if not isinstance(block.last_op, MaskYieldOp):
             last = block.last_op
             block.add_op(MaskYieldOp(*(last.results if last is not None else ())))
-        pt = (parser.resolve_operand(passthru, result_types[0])
-              if passthru is not None and result_types else None)
+        pt = (
+            parser.resolve_operand(passthru, result_types[0])
+            if passthru is not None and result_types
+            else None
+        )
         op = MaskOp(parser.resolve_operand(mask, mask_t), region, result_types, pt)
         op.attributes |= attrs
         return op
@@ -598,8 +620,18 @@ class MaskOp(IRDLOperation):
 #: xDSL's vector ops plus ours, as one dialect named `vector`.
 Vector = Dialect(
     "vector",
-    [*xvector.Vector.operations, ContractionOp, OuterProductOp, TransposeOp,
-     MultiDimReductionOp, ShapeCastOp, ConstantMaskOp, MaskOp, MaskYieldOp, GatherOp],
+    [
+        *xvector.Vector.operations,
+        ContractionOp,
+        OuterProductOp,
+        TransposeOp,
+        MultiDimReductionOp,
+        ShapeCastOp,
+        ConstantMaskOp,
+        MaskOp,
+        MaskYieldOp,
+        GatherOp,
+    ],
     list(xvector.Vector.attributes),
 )
 

@@ -34,19 +34,33 @@ class GatherOp(IRDLOperation):
     pass_thru = operand_def(VectorType)
     result = result_def(VectorType)
 
-    def __init__(self, base: SSAValue, offsets: Sequence[SSAValue], index_vec: SSAValue,
-                 mask: SSAValue, pass_thru: SSAValue) -> None:
-        super().__init__(operands=[base, offsets, index_vec, mask, pass_thru],
-                         result_types=[pass_thru.type])
+    def __init__(
+        self,
+        base: SSAValue,
+        offsets: Sequence[SSAValue],
+        index_vec: SSAValue,
+        mask: SSAValue,
+        pass_thru: SSAValue,
+    ) -> None:
+        super().__init__(
+            operands=[base, offsets, index_vec, mask, pass_thru], result_types=[pass_thru.type]
+        )
 
     def verify_(self) -> None:
-        base, idx, mask, pt, res = (self.base.type, self.index_vec.type, self.mask.type,
-                                    self.pass_thru.type, self.result.type)
+        base, idx, mask, pt, res = (
+            self.base.type,
+            self.index_vec.type,
+            self.mask.type,
+            self.pass_thru.type,
+            self.result.type,
+        )
         assert isinstance(base, MemRefType | TensorType)
         assert isinstance(idx, VectorType) and isinstance(mask, VectorType)
         assert isinstance(pt, VectorType) and isinstance(res, VectorType)
         if len(self.offsets) != base.get_num_dims():
-            raise VerifyException(f"expected {base.get_num_dims()} offsets, got {len(self.offsets)}")
+            raise VerifyException(
+                f"expected {base.get_num_dims()} offsets, got {len(self.offsets)}"
+            )
         if res.element_type != base.element_type:
             raise VerifyException("base and result element types must match")
         if not isinstance(idx.element_type, IntegerType | IndexType):
@@ -68,16 +82,19 @@ class GatherOp(IRDLOperation):
         printer.print_list([self.mask, self.pass_thru], printer.print_operand)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
-        printer.print_list([self.base.type, self.index_vec.type, self.mask.type,
-                            self.pass_thru.type], printer.print_attribute)
+        printer.print_list(
+            [self.base.type, self.index_vec.type, self.mask.type, self.pass_thru.type],
+            printer.print_attribute,
+        )
         printer.print_string(" into ")
         printer.print_attribute(self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> GatherOp:
         base = parser.parse_unresolved_operand()
-        offsets = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE,
-                                                    parser.parse_unresolved_operand)
+        offsets = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
         parser.parse_punctuation("[")
         index_vec = parser.parse_unresolved_operand()
         parser.parse_punctuation("]")

@@ -81,7 +81,10 @@ class TilingInterface(ABC):
         return self
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> Position:
         """The iteration-domain tile (offsets, sizes) computing the tile of result
@@ -90,7 +93,10 @@ class TilingInterface(ABC):
         raise tile_failure(f"'{self.name}' cannot compute a tile of its result #{result_index}")
 
     def generate_result_tile_value(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> SSAValue:
         """Build (at `builder`) the tile of result `result_index` at `offsets` of `sizes` and
@@ -108,7 +114,9 @@ class TilingInterface(ABC):
 
 
 def parallel_except(rank: int, reductions: set[int]) -> list[IteratorType]:
-    return [IteratorType.REDUCTION if i in reductions else IteratorType.PARALLEL for i in range(rank)]
+    return [
+        IteratorType.REDUCTION if i in reductions else IteratorType.PARALLEL for i in range(rank)
+    ]
 
 
 def tile_failure(message: str) -> TransformFailure:

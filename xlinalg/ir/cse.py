@@ -69,8 +69,9 @@ class _OpKey:
             and a.properties == b.properties
             and a.operands == b.operands
             and a.result_types == b.result_types
-            and all(s.is_structurally_equivalent(o)
-                    for s, o in zip(a.regions, b.regions, strict=True))
+            and all(
+                s.is_structurally_equivalent(o) for s, o in zip(a.regions, b.regions, strict=True)
+            )
         )
 
 

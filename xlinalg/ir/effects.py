@@ -45,7 +45,7 @@ class MemoizedEffects:
         if interfaces:
             effects = set()
             for it in interfaces:
-                found = (self._nested_effects(op) if _is_recursive(it) else it.get_effects(op))
+                found = self._nested_effects(op) if _is_recursive(it) else it.get_effects(op)
                 if found is None:
                     effects = None
                     break
@@ -80,13 +80,17 @@ class MemoizedEffects:
     def would_be_trivially_dead(self, op: Operation) -> bool:
         """`xdsl.transforms.dead_code_elimination.would_be_trivially_dead`."""
         if op.has_trait(IsTerminator, value_if_unregistered=False) or op.has_trait(
-                SymbolOpInterface, value_if_unregistered=False):
+            SymbolOpInterface, value_if_unregistered=False
+        ):
             return False
         effects = self.get_effects(op)
         return effects is not None and all(
             e.kind == MemoryEffectKind.READ
-            or (e.kind == MemoryEffectKind.ALLOC and isinstance(v := e.value, SSAValue)
-                and op.is_ancestor(v.owner))
+            or (
+                e.kind == MemoryEffectKind.ALLOC
+                and isinstance(v := e.value, SSAValue)
+                and op.is_ancestor(v.owner)
+            )
             for e in effects
         )
 

@@ -56,8 +56,11 @@ def _hoist_from(loop: scf.ForOp, effects: MemoizedEffects) -> None:
         op = worklist.popleft()
         if op.parent_region() is not region:  # moved already
             continue
-        if not (effects.is_side_effect_free(op) and is_speculatable(op)
-                and _uses_only_outer_values(op, region)):
+        if not (
+            effects.is_side_effect_free(op)
+            and is_speculatable(op)
+            and _uses_only_outer_values(op, region)
+        ):
             continue
         op.detach()
         block.insert_op_before(op, loop)

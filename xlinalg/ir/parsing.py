@@ -49,7 +49,8 @@ class _LocationParser(Parser):
                 metadata = self.parse_attribute()
                 self.parse_punctuation(">")
                 locations = self.parse_comma_separated_list(
-                    self.Delimiter.SQUARE, self._parse_location)
+                    self.Delimiter.SQUARE, self._parse_location
+                )
                 return FusedLoc(tuple(locations), metadata)
             self._resume_from(start)
         return super()._parse_location()

@@ -39,8 +39,12 @@ def domain_of(builder: IndexBuilder, value: SSAValue) -> list[OpFoldResult]:
     return [dim_of(builder, value, i) for i in range(type_.get_num_dims())]
 
 
-def slice_of(builder: IndexBuilder, value: SSAValue, offsets: Sequence[OpFoldResult],
-             sizes: Sequence[OpFoldResult]) -> SSAValue:
+def slice_of(
+    builder: IndexBuilder,
+    value: SSAValue,
+    offsets: Sequence[OpFoldResult],
+    sizes: Sequence[OpFoldResult],
+) -> SSAValue:
     """`memref.subview %value[offsets] [sizes] [1, ...]` with the inferred strided type, or
     `tensor.extract_slice` of the same window on a tensor; a silenceable failure on a
     memref without a strided layout."""
@@ -48,7 +52,9 @@ def slice_of(builder: IndexBuilder, value: SSAValue, offsets: Sequence[OpFoldRes
     static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
     if isinstance(source_type, TensorType):
         result = TensorType(source_type.get_element_type(), static_sizes)
-        op: Operation = tensor.ExtractSliceOp(value, list(offsets), list(sizes), [1] * len(sizes), result)
+        op: Operation = tensor.ExtractSliceOp(
+            value, list(offsets), list(sizes), [1] * len(sizes), result
+        )
         builder.insert(op)
         return op.results[0]
     if not isinstance(source_type, MemRefType) or strides_and_offset(source_type) is None:  # type: ignore[arg-type]

@@ -35,7 +35,9 @@ def identity_strides(shape: Sequence[int]) -> list[int | None]:
     return strides
 
 
-def strides_and_offset(memref_type: MemRefType[Attribute]) -> tuple[list[int | None], int | None] | None:
+def strides_and_offset(
+    memref_type: MemRefType[Attribute],
+) -> tuple[list[int | None], int | None] | None:
     """(strides, offset) of a memref type, None when its layout is not strided."""
     layout = memref_type.layout
     shape = list(memref_type.get_shape())

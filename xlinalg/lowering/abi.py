@@ -94,7 +94,8 @@ class FunctionSignature:
     def memref_results(self) -> tuple[MemRefArg, ...]:
         """The results returned through descriptor out-pointers (trailing `ptr` parameters)."""
         return tuple(
-            r for i, r in enumerate(self.results)
+            r
+            for i, r in enumerate(self.results)
             if isinstance(r, MemRefArg) and i not in self.buffer_results
         )
 

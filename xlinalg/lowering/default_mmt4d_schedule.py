@@ -89,10 +89,17 @@ def materialize_remaining_encodings(module: ModuleOp, ctx: Context | None = None
     if not any(isinstance(op, ENCODING_OPS) for op in walk_ops(module)):
         return False
     tile_m, tile_n, tile_k = host_tile_sizes()
-    MaterializeEncodingPass(tile_m, tile_n, tile_k, mark_default=True).apply(ctx or make_context(), module)
+    MaterializeEncodingPass(tile_m, tile_n, tile_k, mark_default=True).apply(
+        ctx or make_context(), module
+    )
     apply_default_mmt4d_schedule(module, tile_m, tile_n)
     return True
 
 
-__all__ = ["CACHE_TILES", "REGISTER_K", "apply_default_mmt4d_schedule", "materialize_remaining_encodings",
-           "schedule_text"]
+__all__ = [
+    "CACHE_TILES",
+    "REGISTER_K",
+    "apply_default_mmt4d_schedule",
+    "materialize_remaining_encodings",
+    "schedule_text",
+]

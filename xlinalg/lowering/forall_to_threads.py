@@ -140,7 +140,9 @@ def cpu_count_for(triple: str | None = None) -> CpuCount:
     constant is known, else the compile-time count."""
     mode = os.environ.get(CPU_COUNT_ENV, "").strip() or "affinity"
     if mode not in CPU_COUNTS:
-        raise LoweringError(f"{CPU_COUNT_ENV}={mode!r}: the CPU count is one of {', '.join(CPU_COUNTS)}")
+        raise LoweringError(
+            f"{CPU_COUNT_ENV}={mode!r}: the CPU count is one of {', '.join(CPU_COUNTS)}"
+        )
     host = host_triple()
     triple = host if triple is None else triple
     os_name = target_os(triple)
@@ -194,7 +196,9 @@ class _Emitter:
             "noWrapFlags": IntegerAttr(0, 32),
             "inbounds": UnitAttr(),
         }
-        return self.op(llvm.GEPOp.create(operands=[base, index], result_types=[_PTR], properties=props))
+        return self.op(
+            llvm.GEPOp.create(operands=[base, index], result_types=[_PTR], properties=props)
+        )
 
     def byte_ptr(self, base: SSAValue, offset: int) -> SSAValue:
         return base if offset == 0 else self.gep(base, self.i64(offset), i8_type())
@@ -244,7 +248,11 @@ def _trip_counts(e: _Emitter, forall: ForallOp) -> list[SSAValue]:
     """ceildiv(ub - lb, step) per dimension (constants when static)."""
     counts: list[SSAValue] = []
     for static, lb, ub, step in zip(
-        forall.static_trip_counts(), forall.lower_bounds(), forall.upper_bounds(), forall.steps(), strict=True
+        forall.static_trip_counts(),
+        forall.lower_bounds(),
+        forall.upper_bounds(),
+        forall.steps(),
+        strict=True,
     ):
         if static is not None:
             counts.append(e.index(static))
@@ -258,11 +266,15 @@ def _trip_counts(e: _Emitter, forall: ForallOp) -> list[SSAValue]:
 def forall_to_sequential_loops(forall: ForallOp) -> None:
     """Replace a forall on memrefs by the equivalent `scf.for` nest (in place)."""
     if forall.outputs:
-        raise lowering_error(forall, "an scf.forall with shared_outs (tensors) must be bufferized first")
+        raise lowering_error(
+            forall, "an scf.forall with shared_outs (tensors) must be bufferized first"
+        )
     e = _Emitter(InsertPoint.before(forall))
     point = InsertPoint.before(forall)
     ivs: list[SSAValue] = []
-    for lb, ub, step in zip(forall.lower_bounds(), forall.upper_bounds(), forall.steps(), strict=True):
+    for lb, ub, step in zip(
+        forall.lower_bounds(), forall.upper_bounds(), forall.steps(), strict=True
+    ):
         body = Block([scf.YieldOp()], arg_types=[_INDEX])
         loop = scf.ForOp(e.mixed(lb), e.mixed(ub), e.mixed(step), [], Region(body))
         Rewriter.insert_op(loop, point)
@@ -311,7 +323,9 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
     size = 0
     for value in captured:
         t = value.type
-        if not isinstance(t, MemRefType | IndexType | IntegerType | VectorType) and not _is_float(t):
+        if not isinstance(t, MemRefType | IndexType | IntegerType | VectorType) and not _is_float(
+            t
+        ):
             raise lowering_error(forall, f"cannot pass a value of type {t} to a thread")
         offsets.append(size)
         size += _round_up(_slot_bytes(t), _SLOT_ALIGN)
@@ -331,7 +345,9 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
             mapping[value] = e.to_index(e.op(LoadOp(address, i64, _SLOT_ALIGN)))
         elif isinstance(t, MemRefType):
             raw = e.op(LoadOp(address, convert_type(t), _SLOT_ALIGN))
-            mapping[value] = e.op(UnrealizedConversionCastOp.create(operands=[raw], result_types=[t]))
+            mapping[value] = e.op(
+                UnrealizedConversionCastOp.create(operands=[raw], result_types=[t])
+            )
         else:
             mapping[value] = e.op(LoadOp(address, t, _SLOT_ALIGN))
     for value in constants:
@@ -357,12 +373,16 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
     _move_body(forall, ivs, InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
     for nested in [op for op in loop.walk() if isinstance(op, ForallOp)]:
         forall_to_sequential_loops(nested)
-    body_fn = func.FuncOp(base, FunctionType.from_lists([_PTR, i64, i64], []), Region(entry), "private")
+    body_fn = func.FuncOp(
+        base, FunctionType.from_lists([_PTR, i64, i64], []), Region(entry), "private"
+    )
     module.body.block.insert_op_after(body_fn, kernel)
     return _Outlined(base, captured, offsets, max(size, 8), counts)
 
 
-def _declare(module: ModuleOp, name: str, inputs: list[Attribute], outputs: list[Attribute]) -> None:
+def _declare(
+    module: ModuleOp, name: str, inputs: list[Attribute], outputs: list[Attribute]
+) -> None:
     for op in module.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
             return
@@ -394,11 +414,20 @@ def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int, counter: CpuCount
         return e.i64(cores)
     if counter.function == SYSCONF:
         assert counter.sysconf_name is not None
-        online = e.op(func.CallOp(SYSCONF, [e.op(arith.ConstantOp(IntegerAttr(counter.sysconf_name, i32)))], [i64]))
+        online = e.op(
+            func.CallOp(
+                SYSCONF, [e.op(arith.ConstantOp(IntegerAttr(counter.sysconf_name, i32)))], [i64]
+            )
+        )
         return e.op(arith.MinUIOp(online, e.i64(cores)))
     mask = _entry_alloca(kernel, _AFFINITY_BYTES, 8)
-    rc = e.op(func.CallOp(SCHED_GETAFFINITY, [e.op(arith.ConstantOp(IntegerAttr(0, i32))),
-                                              e.i64(_AFFINITY_BYTES), mask], [i32]))
+    rc = e.op(
+        func.CallOp(
+            SCHED_GETAFFINITY,
+            [e.op(arith.ConstantOp(IntegerAttr(0, i32))), e.i64(_AFFINITY_BYTES), mask],
+            [i32],
+        )
+    )
     count = e.i64(0)
     for word in range(_AFFINITY_BYTES // 8):
         bits = e.op(LoadOp(e.byte_ptr(mask, 8 * word), i64, 8))
@@ -408,7 +437,9 @@ def _usable_cpus(e: _Emitter, kernel: func.FuncOp, cores: int, counter: CpuCount
     return e.op(arith.MinUIOp(count, e.i64(cores)))
 
 
-def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int, counter: CpuCount) -> None:
+def _call_site(
+    forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores: int, counter: CpuCount
+) -> None:
     e = _Emitter(InsertPoint.before(forall))
     ctx = _entry_alloca(kernel, outlined.ctx_bytes, 64)
     for value, offset in zip(outlined.captured, outlined.offsets, strict=True):
@@ -417,7 +448,9 @@ def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores
         if isinstance(t, IndexType):
             e.do(StoreOp(e.to_i64(value), address, _SLOT_ALIGN))
         elif isinstance(t, MemRefType):
-            raw = e.op(UnrealizedConversionCastOp.create(operands=[value], result_types=[convert_type(t)]))
+            raw = e.op(
+                UnrealizedConversionCastOp.create(operands=[value], result_types=[convert_type(t)])
+            )
             e.do(StoreOp(raw, address, _SLOT_ALIGN))
         else:
             e.do(StoreOp(value, address, _SLOT_ALIGN))
@@ -434,7 +467,9 @@ def _call_site(forall: ForallOp, kernel: func.FuncOp, outlined: _Outlined, cores
     Rewriter.erase_op(forall)
 
 
-def convert_foralls_to_threads(module: ModuleOp, cores: int | None = None, triple: str | None = None) -> int:
+def convert_foralls_to_threads(
+    module: ModuleOp, cores: int | None = None, triple: str | None = None
+) -> int:
     """Outline every outermost forall of every function (see the module docstring); returns
     how many were converted. `triple`: the target whose libc counts the CPUs (`cpu_count_for`)."""
     cores = host_cores() if cores is None else max(1, cores)

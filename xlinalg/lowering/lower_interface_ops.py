@@ -23,15 +23,17 @@ class DecomposeAggregatedOpsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         while True:
-            pending = [inner for inner in walk_ops(op) if isinstance(inner, DecomposableOpInterface)]
+            pending = [
+                inner for inner in walk_ops(op) if isinstance(inner, DecomposableOpInterface)
+            ]
             if not pending:
                 return
             for inner in pending:
                 if inner.parent is not None:
                     inner.decompose(Rewriter())
 
-@register_pass
 
+@register_pass
 @dataclass(frozen=True)
 class LowerInterfaceOpsToLoopsPass(ModulePass):
     """Call `lower_to_loops` on every `LoopLoweringInterface` op."""

@@ -56,6 +56,8 @@ from xlinalg.lowering.unpack_in_place import (
 )
 
 _READS = (vector.TransferReadOp, memref.LoadOp)
+
+
 def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
     """The type of the packed buffer of `pack` as a view of its source, or None when the
     pack is not a plain append of unit dims of a statically strided source."""
@@ -63,8 +65,11 @@ def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
     if not isinstance(source_type, MemRefType) or not isinstance(packed_type, MemRefType):
         return None
     perm, positions = pack.get_outer_dims_perm(), pack.get_inner_dims_pos()
-    if pack.has_padding() or perm != sorted(perm) or any(not isinstance(t, int) or t != 1
-                                                           for t in pack.mixed_tiles()):
+    if (
+        pack.has_padding()
+        or perm != sorted(perm)
+        or any(not isinstance(t, int) or t != 1 for t in pack.mixed_tiles())
+    ):
         return None
     layout = strides_and_offset(source_type)
     if layout is None or any(s is None for s in layout[0]):
@@ -74,8 +79,12 @@ def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
     if list(packed_type.get_shape()) != shape or any(s < 0 for s in shape):
         return None
     view_strides = [*strides, *[strides[d] for d in positions]]
-    return MemRefType(packed_type.element_type, shape,
-                      StridedLayoutAttr(view_strides, offset), packed_type.memory_space)  # type: ignore[arg-type]
+    return MemRefType(
+        packed_type.element_type,
+        shape,
+        StridedLayoutAttr(view_strides, offset),
+        packed_type.memory_space,
+    )  # type: ignore[arg-type]
 
 
 def _written(op: Operation) -> list[SSAValue]:

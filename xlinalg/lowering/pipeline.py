@@ -46,7 +46,9 @@ if TYPE_CHECKING:
     from xlinalg.lowering.abi import LoweredModule
 
 # Dialects that may remain in the cf-level IR handed to the LLVM conversion.
-CF_LEVEL_DIALECTS = frozenset({"builtin", "func", "arith", "math", "memref", "cf", "llvm", "vector"})
+CF_LEVEL_DIALECTS = frozenset(
+    {"builtin", "func", "arith", "math", "memref", "cf", "llvm", "vector"}
+)
 
 
 def generalize_named_ops(module: ModuleOp) -> None:

@@ -74,7 +74,9 @@ class ConvertScfToCfPass(ModulePass):
             if effects.is_trivially_dead(structured):
                 Rewriter.erase_op(structured)
             else:
-                _PATTERNS[type(structured)].match_and_rewrite(structured, PatternRewriter(structured))
+                _PATTERNS[type(structured)].match_and_rewrite(
+                    structured, PatternRewriter(structured)
+                )
         erase_trivially_dead(op)
 
 

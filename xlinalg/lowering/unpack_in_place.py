@@ -120,8 +120,12 @@ def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attri
     if list(packed_type.get_shape()) != expected:
         return None
     view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]  # type: ignore[operator]
-    return MemRefType(packed_type.element_type, expected, StridedLayoutAttr(view_strides, offset),
-                      packed_type.memory_space)
+    return MemRefType(
+        packed_type.element_type,
+        expected,
+        StridedLayoutAttr(view_strides, offset),
+        packed_type.memory_space,
+    )
 
 
 def _between(first: Operation, last: Operation | None = None) -> Iterator[Operation]:
@@ -138,8 +142,10 @@ def _defined_before(value: SSAValue, alloc: memref.AllocOp) -> bool:
     block (also used by pack_in_place.py)."""
     owner, block = value.owner, alloc.parent_block()
     return not isinstance(owner, Operation) or (
-        block is not None and owner.parent_block() is block
-        and block.get_operation_index(owner) <= block.get_operation_index(alloc))
+        block is not None
+        and owner.parent_block() is block
+        and block.get_operation_index(owner) <= block.get_operation_index(alloc)
+    )
 
 
 def _static(values: tuple[int, ...]) -> list[int | None]:
@@ -157,8 +163,12 @@ def _kept_dims(view: memref.SubviewOp, sizes: Sequence[int]) -> list[int] | None
     kept = [i for i, size in enumerate(sizes) if size != 1]
     if len(kept) == len(shape):
         return kept
-    full = subview_result_type(source, _static(view.static_offsets.get_values()), _static(sizes),
-                               _static(view.static_strides.get_values()))
+    full = subview_result_type(
+        source,
+        _static(view.static_offsets.get_values()),
+        _static(sizes),
+        _static(view.static_strides.get_values()),
+    )
     layouts = (strides_and_offset(full) if full is not None else None), strides_and_offset(old)
     if layouts[0] is None or layouts[1] is None:
         return None
@@ -166,7 +176,9 @@ def _kept_dims(view: memref.SubviewOp, sizes: Sequence[int]) -> list[int] | None
     kept = []
     for i, size in enumerate(sizes):
         j = len(kept)
-        same_stride = j < len(shape) and old_strides[j] is not None and full_strides[i] == old_strides[j]
+        same_stride = (
+            j < len(shape) and old_strides[j] is not None and full_strides[i] == old_strides[j]
+        )
         if j < len(shape) and size == shape[j] and (size != 1 or same_stride):
             kept.append(i)
         elif size != 1:
@@ -174,13 +186,19 @@ def _kept_dims(view: memref.SubviewOp, sizes: Sequence[int]) -> list[int] | None
     return kept if len(kept) == len(shape) else None
 
 
-def _retype_subview(view: memref.SubviewOp, source_type: MemRefType[Attribute]) -> MemRefType[Attribute] | None:
+def _retype_subview(
+    view: memref.SubviewOp, source_type: MemRefType[Attribute]
+) -> MemRefType[Attribute] | None:
     """The result type of `view` on a source of `source_type`, or None when its rank
     reduction cannot be told (`_kept_dims`)."""
     old = view.result.type
     sizes = view.static_sizes.get_values()
-    full = subview_result_type(source_type, _static(view.static_offsets.get_values()), _static(sizes),
-                               _static(view.static_strides.get_values()))
+    full = subview_result_type(
+        source_type,
+        _static(view.static_offsets.get_values()),
+        _static(sizes),
+        _static(view.static_strides.get_values()),
+    )
     if full is None or not isinstance(old, MemRefType):
         return None
     if full.get_num_dims() == old.get_num_dims():
@@ -189,8 +207,12 @@ def _retype_subview(view: memref.SubviewOp, source_type: MemRefType[Attribute]) 
     layout = strides_and_offset(full)
     if kept is None or layout is None or [sizes[i] for i in kept] != list(old.get_shape()):
         return None
-    return MemRefType(full.element_type, [sizes[i] for i in kept],
-                      StridedLayoutAttr([layout[0][i] for i in kept], layout[1]), full.memory_space)
+    return MemRefType(
+        full.element_type,
+        [sizes[i] for i in kept],
+        StridedLayoutAttr([layout[0][i] for i in kept], layout[1]),
+        full.memory_space,
+    )
 
 
 @dataclass
@@ -222,8 +244,12 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
     unaliased = _is_result_buffer(_root(dest))
     for op in inside:
         for operand in op.operands:
-            if isinstance(operand.type, MemRefType) and _root(operand) is not alloc.memref and not _is_local(
-                    _root(operand)) and not (unaliased and _is_argument(_root(operand))):
+            if (
+                isinstance(operand.type, MemRefType)
+                and _root(operand) is not alloc.memref
+                and not _is_local(_root(operand))
+                and not (unaliased and _is_argument(_root(operand)))
+            ):
                 return None
             if isinstance(operand.type, MemRefType) and _root(operand) is _root(dest):
                 return None
@@ -235,7 +261,8 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
     # the buffer's uses, through subviews, with the types they get on the view (and with
     # padding where they lie in the packed buffer)
     work: list[tuple[SSAValue, MemRefType[Attribute], Place]] = [
-        (alloc.memref, view_type, Place.whole(view_type.get_shape()))]
+        (alloc.memref, view_type, Place.whole(view_type.get_shape()))
+    ]
     while work:
         value, vtype, place = work.pop()
         for use in value.uses:
@@ -245,9 +272,15 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
             if isinstance(user, memref.DeallocOp) and value is alloc.memref:
                 deallocs.append(user)
                 continue
-            if user not in inside or isinstance(user, scf.YieldOp | func.ReturnOp | memref.CastOp
-                                                | memref.ReinterpretCastOp | memref.CollapseShapeOp
-                                                | memref.ExpandShapeOp):
+            if user not in inside or isinstance(
+                user,
+                scf.YieldOp
+                | func.ReturnOp
+                | memref.CastOp
+                | memref.ReinterpretCastOp
+                | memref.CollapseShapeOp
+                | memref.ExpandShapeOp,
+            ):
                 return None
             if isinstance(user, memref.SubviewOp):
                 new = _retype_subview(user, vtype)
@@ -264,26 +297,41 @@ def _plan(unpack: UnPackOp) -> _Plan | None:
     return _Plan(alloc, unpack, view_type, retyped, deallocs, edges)
 
 
-def _view_in_place(base: SSAValue, offset: SSAValue | int, view_type: MemRefType[Attribute],
-                   retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]],
-                   alloc: memref.AllocOp) -> memref.ReinterpretCastOp:
+def _view_in_place(
+    base: SSAValue,
+    offset: SSAValue | int,
+    view_type: MemRefType[Attribute],
+    retyped: list[tuple[memref.SubviewOp, MemRefType[Attribute]]],
+    alloc: memref.AllocOp,
+) -> memref.ReinterpretCastOp:
     """The `view_type` reinterpret cast of `base` that takes the place of `alloc` (inserted
     before it), with the subviews of `retyped` rebuilt on their new types (also used by
     pack_in_place.py)."""
     layout = view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
     strides = [s.data for s in layout.strides.data]  # type: ignore[union-attr]
-    cast = memref.ReinterpretCastOp.from_dynamic(base, [offset], list(view_type.get_shape()), strides,
-                                                 view_type)
+    cast = memref.ReinterpretCastOp.from_dynamic(
+        base, [offset], list(view_type.get_shape()), strides, view_type
+    )
     Rewriter.insert_op(cast, InsertPoint.before(alloc))
     for view, new_type in retyped:  # parents first: a rebuilt view feeds the next ones
-        new = memref.SubviewOp(view.source, view.offsets, view.sizes, view.strides, view.static_offsets,
-                               view.static_sizes, view.static_strides, new_type)
+        new = memref.SubviewOp(
+            view.source,
+            view.offsets,
+            view.sizes,
+            view.strides,
+            view.static_offsets,
+            view.static_sizes,
+            view.static_strides,
+            new_type,
+        )
         Rewriter.replace_op(view, new)
     return cast
 
 
-def _replace_alloc(alloc: memref.AllocOp, cast: memref.ReinterpretCastOp, erased: list[Operation]) -> None:
+def _replace_alloc(
+    alloc: memref.AllocOp, cast: memref.ReinterpretCastOp, erased: list[Operation]
+) -> None:
     """Erase `erased` (the pack/unpack and the deallocs), then `alloc`, its uses moved to `cast`."""
     for op in erased:
         Rewriter.erase_op(op)
@@ -306,7 +354,9 @@ def _apply(plan: _Plan) -> None:
 
 def unpack_in_place(root: Operation) -> int:
     """Rewrite every unpack of `root` that qualifies; returns how many."""
-    plans = [p for op in walk_ops(root) if isinstance(op, UnPackOp) and (p := _plan(op)) is not None]
+    plans = [
+        p for op in walk_ops(root) if isinstance(op, UnPackOp) and (p := _plan(op)) is not None
+    ]
     for plan in plans:
         _apply(plan)
     return len(plans)

@@ -78,7 +78,9 @@ class Place:
             new_sizes[packed_dim] = sizes[index]
         dims = self.dims
         result = view.result.type
-        if isinstance(result, MemRefType) and result.get_num_dims() < len(dims):  # unit dims dropped
+        if isinstance(result, MemRefType) and result.get_num_dims() < len(
+            dims
+        ):  # unit dims dropped
             dims = tuple(d for d, size in zip(dims, static_sizes, strict=True) if size != 1)
         return Place(dims, tuple(new_offsets), tuple(new_sizes))
 
@@ -125,35 +127,52 @@ def _stays_in_its_tile(read: vector.TransferReadOp, view: SSAValue) -> bool:
         for use in value.uses:
             user = use.operation
             if isinstance(user, vector.TransferWriteOp):
-                if user.vector is not value or user.source is not view or tag != () or user.mask is not None:
+                if (
+                    user.vector is not value
+                    or user.source is not view
+                    or tag != ()
+                    or user.mask is not None
+                ):
                     return False
             elif isinstance(user, vector.ExtractOp):
                 position = _position(user)
-                if position is None or not isinstance(user.result.type, vector.VectorType) or not reach(
-                        user.result, tag + position):
+                if (
+                    position is None
+                    or not isinstance(user.result.type, vector.VectorType)
+                    or not reach(user.result, tag + position)
+                ):
                     return False
             elif isinstance(user, vector.InsertOp):
                 position = _position(user)
                 if position is None:
                     return False
                 if use.index == 0:  # the inserted value: its row must go back where it came from
-                    if tag[:-len(position)] + position != tag or not reach(user.result, tag[:-len(position)]):
+                    if tag[: -len(position)] + position != tag or not reach(
+                        user.result, tag[: -len(position)]
+                    ):
                         return False
                 elif not reach(user.result, tag):
                     return False
             elif isinstance(user, scf.ForOp):
                 index = use.index - 3
-                if index < 0 or not (reach(user.body.block.args[index + 1], tag) and reach(user.res[index], tag)):
+                if index < 0 or not (
+                    reach(user.body.block.args[index + 1], tag) and reach(user.res[index], tag)
+                ):
                     return False
             elif isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.ForOp):
                 loop = user.parent_op()
                 assert isinstance(loop, scf.ForOp)
-                if not (reach(loop.body.block.args[use.index + 1], tag) and reach(loop.res[use.index], tag)):
+                if not (
+                    reach(loop.body.block.args[use.index + 1], tag)
+                    and reach(loop.res[use.index], tag)
+                ):
                     return False
-            elif (user.name.split(".")[0] in ("arith", "math") or user.name == "vector.fma") and all(
-                    r.type == value.type for r in user.results):
+            elif (
+                user.name.split(".")[0] in ("arith", "math") or user.name == "vector.fma"
+            ) and all(r.type == value.type for r in user.results):
                 if any(o in tags and tags[o] != tag for o in user.operands) or not all(
-                        reach(r, tag) for r in user.results):
+                    reach(r, tag) for r in user.results
+                ):
                     return False
             else:
                 return False
@@ -168,14 +187,21 @@ class EdgeAccess:
     place: Place
 
 
-def clamped_access(op: Operation, value: SSAValue, place: Place, unpack: UnPackOp) -> EdgeAccess | None:
+def clamped_access(
+    op: Operation, value: SSAValue, place: Place, unpack: UnPackOp
+) -> EdgeAccess | None:
     """`op` using the packed view `value` at `place` as an access that can be clamped to
     the unpack's destination, or None."""
     tiles, positions = unpack.get_static_tiles(), unpack.get_inner_dims_pos()
     num_outer = len(place.sizes) - len(tiles)
     if not place.inner_tiles_whole(num_outer, tiles):
         return None
-    if op.name == "linalg.fill" and len(op.operands) == 2 and op.operands[1] is value and op.operands[0] is not value:
+    if (
+        op.name == "linalg.fill"
+        and len(op.operands) == 2
+        and op.operands[1] is value
+        and op.operands[0] is not value
+    ):
         return EdgeAccess(op, place)
     if not isinstance(op, vector.TransferReadOp | vector.TransferWriteOp) or op.source is not value:
         return None
@@ -184,13 +210,17 @@ def clamped_access(op: Operation, value: SSAValue, place: Place, unpack: UnPackO
     vector_type = op.result.type if isinstance(op, vector.TransferReadOp) else op.vector.type
     rank = len(tiles)
     spans = _tile_spans(place, unpack, num_outer)
-    if (op.mask is not None or list(positions) != sorted(positions) or spans is None
-            or place.dims != tuple(dim for dim, _ in spans)
-            or any(constant_index_value(i) != 0 for i in op.indices)
-            or op.permutation_map.data != AffineMap.identity(rank)
-            or not isinstance(vector_type, vector.VectorType)
-            or list(vector_type.get_shape()) != [extent for _, extent in spans]
-            or (isinstance(op, vector.TransferReadOp) and not _stays_in_its_tile(op, value))):
+    if (
+        op.mask is not None
+        or list(positions) != sorted(positions)
+        or spans is None
+        or place.dims != tuple(dim for dim, _ in spans)
+        or any(constant_index_value(i) != 0 for i in op.indices)
+        or op.permutation_map.data != AffineMap.identity(rank)
+        or not isinstance(vector_type, vector.VectorType)
+        or list(vector_type.get_shape()) != [extent for _, extent in spans]
+        or (isinstance(op, vector.TransferReadOp) and not _stays_in_its_tile(op, value))
+    ):
         return None
     return EdgeAccess(op, place)
 
@@ -224,7 +254,11 @@ def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SS
     dest_type = dest.type
     assert isinstance(dest_type, MemRefType)
     shape = dest_type.get_shape()
-    perm, positions, tiles = unpack.get_outer_dims_perm(), unpack.get_inner_dims_pos(), unpack.get_static_tiles()
+    perm, positions, tiles = (
+        unpack.get_outer_dims_perm(),
+        unpack.get_inner_dims_pos(),
+        unpack.get_static_tiles(),
+    )
     tile_of = dict(zip(positions, tiles, strict=True))
     place = access.place
     offsets: list[OpFoldResult] = []
@@ -233,26 +267,43 @@ def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SS
         outer = list(perm).index(d)
         tile = tile_of.get(d, 1)
         parts = list(place.offsets[outer])
-        start_expr = sum((AffineExpr.dimension(i) for i in range(1, len(parts))),
-                         AffineExpr.dimension(0) if parts else AffineExpr.constant(0)) * tile
+        start_expr = (
+            sum(
+                (AffineExpr.dimension(i) for i in range(1, len(parts))),
+                AffineExpr.dimension(0) if parts else AffineExpr.constant(0),
+            )
+            * tile
+        )
         start = builder.apply(start_expr, parts)
         size = place.sizes[outer]
-        extent_expr = (AffineExpr.constant(size) if isinstance(size, int) else AffineExpr.dimension(len(parts))) * tile
+        extent_expr = (
+            AffineExpr.constant(size) if isinstance(size, int) else AffineExpr.dimension(len(parts))
+        ) * tile
         operands = [*parts, size]
         extent = builder.apply(extent_expr, operands)
         if shape[d] % tile:
-            extent = builder.min([extent_expr, AffineExpr.constant(shape[d]) - start_expr], operands)
+            extent = builder.min(
+                [extent_expr, AffineExpr.constant(shape[d]) - start_expr], operands
+            )
         offsets.append(start)
         sizes.append(extent)
-    result = subview_result_type(dest_type, [o if isinstance(o, int) else None for o in offsets],
-                                 [s if isinstance(s, int) else None for s in sizes])
+    result = subview_result_type(
+        dest_type,
+        [o if isinstance(o, int) else None for o in offsets],
+        [s if isinstance(s, int) else None for s in sizes],
+    )
     assert result is not None
     if isinstance(access.op, vector.TransferReadOp | vector.TransferWriteOp):
         layout = strides_and_offset(result)
-        assert layout is not None and all(sizes[d] == 1 for d in range(len(shape)) if d not in positions)
-        result = MemRefType(result.element_type, [result.get_shape()[d] for d in positions],
-                            StridedLayoutAttr([layout[0][d] for d in positions], layout[1]),
-                            result.memory_space)
+        assert layout is not None and all(
+            sizes[d] == 1 for d in range(len(shape)) if d not in positions
+        )
+        result = MemRefType(
+            result.element_type,
+            [result.get_shape()[d] for d in positions],
+            StridedLayoutAttr([layout[0][d] for d in positions], layout[1]),
+            result.memory_space,
+        )
     view = memref.SubviewOp.get(dest, offsets, sizes, [1] * len(shape), result)
     builder.insert(view)
     return view.result
@@ -271,8 +322,8 @@ def rewrite_access(access: EdgeAccess, unpack: UnPackOp) -> None:
     shape = unpack.unpacked.type.get_shape()  # type: ignore[attr-defined]
     tiles, positions = unpack.get_static_tiles(), unpack.get_inner_dims_pos()
     op.properties["in_bounds"] = ArrayAttr(
-        [BoolAttr.from_bool(shape[d] % t == 0) for d, t in zip(positions, tiles, strict=True)])
+        [BoolAttr.from_bool(shape[d] % t == 0) for d, t in zip(positions, tiles, strict=True)]
+    )
 
 
 __all__ = ["EdgeAccess", "Place", "clamped_access", "rewrite_access"]
-

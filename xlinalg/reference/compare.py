@@ -87,8 +87,9 @@ def compare(actual: Any, expected: Any, *, dtype: Any, reduction_length: int) ->
     act = np.asarray(actual)
     exp = np.asarray(expected)
     if act.shape != exp.shape:
-        return CheckResult(False, math.inf,
-                           f"shape mismatch: got {act.shape}, expected {exp.shape}")
+        return CheckResult(
+            False, math.inf, f"shape mismatch: got {act.shape}, expected {exp.shape}"
+        )
     dt = _as_dtype(dtype)
     n = exp.size
     if not is_float_dtype(dt):
@@ -100,7 +101,8 @@ def compare(actual: Any, expected: Any, *, dtype: Any, reduction_length: int) ->
             return CheckResult(True, 0.0, f"ok: {n} values match exactly ({dt})")
         idx = _first(mismatch)
         return CheckResult(
-            False, math.inf,
+            False,
+            math.inf,
             f"{count} of {n} values differ ({dt}, exact match required); first at "
             f"{_fmt_index(idx)}: got {a[idx]}, expected {e[idx]}",
         )
@@ -125,15 +127,20 @@ def compare(actual: Any, expected: Any, *, dtype: Any, reduction_length: int) ->
     count = int(bad.sum())
     if count == 0:
         return CheckResult(
-            True, max_rel,
+            True,
+            max_rel,
             f"ok: {n} values within {tol:.3g} x max|expected| ({dt}, reduction length "
             f"{reduction_length}); max error {max_rel:.3g}",
         )
     idx = _first(bad)
-    reason = ("NaN/Inf mismatch" if special[idx]
-              else f"error {err[idx]:.3g} x max|expected| > tolerance {tol:.3g}")
+    reason = (
+        "NaN/Inf mismatch"
+        if special[idx]
+        else f"error {err[idx]:.3g} x max|expected| > tolerance {tol:.3g}"
+    )
     return CheckResult(
-        False, max_rel,
+        False,
+        max_rel,
         f"{count} of {n} values differ ({dt}, reduction length {reduction_length}, "
         f"max|expected| {scale:.6g}); first at {_fmt_index(idx)}: got {act[idx]}, "
         f"expected {exp[idx]} ({reason})",
@@ -147,8 +154,10 @@ def reduction_length(op: StructuredOpInterface, operands: Any = None) -> int:
     NumPy operands, inputs then outputs) when given (needed for dynamic shapes).
     """
     if operands is not None:
-        shapes = [np.shape(x) if shape_of(v.type) is not None else None
-                  for v, x in zip(op.get_operands_in_order(), operands)]
+        shapes = [
+            np.shape(x) if shape_of(v.type) is not None else None
+            for v, x in zip(op.get_operands_in_order(), operands)
+        ]
         ranges: list[int | None] = list(loop_ranges(op, shapes))
     else:
         ranges = [r if r is None or r >= 0 else None for r in op.get_static_loop_ranges()]

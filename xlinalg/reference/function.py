@@ -120,7 +120,9 @@ class _Interpreter:
                 if not isinstance(x, np.ndarray):
                     raise XlinalgError(f"{where}: a memref argument must be a NumPy array")
                 if x.dtype != dtype:
-                    raise XlinalgError(f"{where}: expected dtype {dtype} for {type_}, got {x.dtype}")
+                    raise XlinalgError(
+                        f"{where}: expected dtype {dtype} for {type_}, got {x.dtype}"
+                    )
                 arr = x
             else:
                 arr = np.asarray(x)
@@ -224,7 +226,9 @@ def _alloc(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue,
 
 
 @_handles("memref.dealloc")
-def _dealloc(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _dealloc(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     return []
 
 
@@ -232,7 +236,9 @@ def _dealloc(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValu
 def _dim(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
     arr, index = args
     if not 0 <= int(index) < np.ndim(arr):
-        raise XlinalgError(f"'{op.name}': dimension {int(index)} out of range for rank {np.ndim(arr)}")
+        raise XlinalgError(
+            f"'{op.name}': dimension {int(index)} out of range for rank {np.ndim(arr)}"
+        )
     return [np.int64(np.shape(arr)[int(index)])]
 
 
@@ -254,7 +260,9 @@ def _store(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue,
 
 
 @_handles("tensor.insert")
-def _insert(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _insert(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     value, dest = args[0], args[1]
     index = tuple(int(i) for i in args[2:])
     _check_point(op, dest, index)
@@ -282,7 +290,9 @@ def _cast(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, 
     return [args[0]]
 
 
-def _slice_params(op: Operation, args: list[Any], first: int) -> tuple[list[int], list[int], list[int]]:
+def _slice_params(
+    op: Operation, args: list[Any], first: int
+) -> tuple[list[int], list[int], list[int]]:
     """Offsets, sizes and strides of a subview/extract_slice/insert_slice."""
     dynamic = iter(int(a) for a in args[first:])
 
@@ -295,8 +305,9 @@ def _slice_params(op: Operation, args: list[Any], first: int) -> tuple[list[int]
     return offsets, sizes, strides
 
 
-def _full_rank_view(op: Operation, arr: np.ndarray, offsets: list[int], sizes: list[int],
-                    strides: list[int]) -> np.ndarray:
+def _full_rank_view(
+    op: Operation, arr: np.ndarray, offsets: list[int], sizes: list[int], strides: list[int]
+) -> np.ndarray:
     if not len(offsets) == len(sizes) == len(strides) == arr.ndim:
         raise XlinalgError(f"'{op.name}': expected {arr.ndim} offsets, sizes and strides")
     index: list[slice] = []
@@ -321,27 +332,35 @@ def _reduce_rank(op: Operation, view: np.ndarray, sizes: list[int], result_type:
 
 
 @_handles("memref.subview")
-def _subview(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _subview(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     offsets, sizes, strides = _slice_params(op, args, 1)
     view = _full_rank_view(op, args[0], offsets, sizes, strides)
     return [_reduce_rank(op, view, sizes, op.results[0].type)]
 
 
 @_handles("tensor.extract_slice")
-def _extract_slice(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _extract_slice(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     offsets, sizes, strides = _slice_params(op, args, 1)
     view = _full_rank_view(op, args[0], offsets, sizes, strides)
     return [np.array(_reduce_rank(op, view, sizes, op.results[0].type), copy=True)]
 
 
 @_handles("tensor.insert_slice")
-def _insert_slice(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _insert_slice(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     source, dest = args[0], args[1]
     offsets, sizes, strides = _slice_params(op, args, 2)
     out = np.array(dest, copy=True)
     target = _full_rank_view(op, out, offsets, sizes, strides)
     if int(np.prod(sizes)) != np.size(source):
-        raise XlinalgError(f"'tensor.insert_slice': source shape {np.shape(source)} does not fill {sizes}")
+        raise XlinalgError(
+            f"'tensor.insert_slice': source shape {np.shape(source)} does not fill {sizes}"
+        )
     target[...] = np.reshape(source, target.shape)
     return [out]
 
@@ -370,7 +389,9 @@ def _pad(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, A
 
 
 @_handles("tensor.expand_shape", "tensor.collapse_shape")
-def _reshape(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _reshape(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     source = np.asarray(args[0])
     groups = [[int(i.value.data) for i in g.data] for g in op.reassociation.data]  # type: ignore[attr-defined]
     if op.name == "tensor.collapse_shape":
@@ -413,10 +434,12 @@ def _if(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, An
 
 
 @_handles("affine.apply", "affine.min", "affine.max")
-def _affine(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+def _affine(
+    it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
+) -> list[Any]:
     amap = op.properties["map"].data  # type: ignore[attr-defined]
     dims = [int(a) for a in args[: amap.num_dims]]
-    syms = [int(a) for a in args[amap.num_dims:]]
+    syms = [int(a) for a in args[amap.num_dims :]]
     values = [int(eval_affine_expr(e, dims, syms)) for e in amap.results]
     if op.name == "affine.min":
         return [np.int64(min(values))]
@@ -430,8 +453,9 @@ def _affine(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue
 # ---------------------------------------------------------------------------
 
 
-def run_function(module: ModuleOp, entry: str, args: Sequence[Any],
-                 observer: StructuredObserver | None = None) -> list[Any]:
+def run_function(
+    module: ModuleOp, entry: str, args: Sequence[Any], observer: StructuredObserver | None = None
+) -> list[Any]:
     """Evaluate `func.func @entry` of `module` on NumPy `args`; return its results.
 
     Memref arguments must be NumPy arrays of the memref's dtype; they are

@@ -318,8 +318,10 @@ def _extract(tensor: np.ndarray, indices: Sequence[Any]) -> Any:
     idx = tuple(np.asarray(i, np.int64) for i in indices)
     for d, (i, n) in enumerate(zip(idx, tensor.shape, strict=True)):
         if i.size and (i.min() < 0 or i.max() >= n):
-            raise XlinalgError(f"tensor.extract: index {int(i.min() if i.min() < 0 else i.max())} "
-                               f"out of bounds for dim {d} of size {n}")
+            raise XlinalgError(
+                f"tensor.extract: index {int(i.min() if i.min() < 0 else i.max())} "
+                f"out of bounds for dim {d} of size {n}"
+            )
     return tensor[idx]
 
 
@@ -365,13 +367,20 @@ def evaluate_scalar_op(op: Operation, args: Sequence[Any]) -> list[Any]:
             conv = _signed if domain == "s" else _unsigned
             return [_finish(fn(conv(args[0], otype), conv(args[1], otype)), np.dtype(np.bool_))]
         if name == "arith.select":
-            return [_finish(np.where(np.asarray(args[0], np.bool_), args[1], args[2]),
-                            numpy_dtype(rtype))]
+            return [
+                _finish(
+                    np.where(np.asarray(args[0], np.bool_), args[1], args[2]), numpy_dtype(rtype)
+                )
+            ]
         if name in ("arith.index_cast", "arith.extsi", "arith.trunci"):
             return [_wrap(_signed(args[0], op.operands[0].type).astype(np.int64), rtype)]
         if name in ("arith.index_castui", "arith.extui"):
-            return [_wrap(_unsigned(args[0], op.operands[0].type).astype(np.uint64)
-                          .astype(np.int64), rtype)]
+            return [
+                _wrap(
+                    _unsigned(args[0], op.operands[0].type).astype(np.uint64).astype(np.int64),
+                    rtype,
+                )
+            ]
         if name == "arith.sitofp":
             return [_finish(_signed(args[0], op.operands[0].type), numpy_dtype(rtype))]
         if name == "arith.uitofp":
@@ -461,8 +470,15 @@ class _Access:
     (one axis per parallel loop, in loop order; size 1 where unused).
     """
 
-    def __init__(self, array: np.ndarray, amap: AffineMap, par: list[int], ranges: list[int],
-                 name: str, index: int) -> None:
+    def __init__(
+        self,
+        array: np.ndarray,
+        amap: AffineMap,
+        par: list[int],
+        ranges: list[int],
+        name: str,
+        index: int,
+    ) -> None:
         self.array = array
         self.exprs = list(amap.results)
         self.par = par
@@ -551,8 +567,9 @@ class _Access:
         value = self.array[index]
         return value
 
-    def write(self, red: Mapping[int, int], dims: Sequence[Any], value: Any,
-              par_shape: tuple[int, ...]) -> None:
+    def write(
+        self, red: Mapping[int, int], dims: Sequence[Any], value: Any, par_shape: tuple[int, ...]
+    ) -> None:
         full = np.broadcast_to(value, par_shape)
         if self.is_view:
             view = self._view(red)
@@ -606,8 +623,12 @@ def _lookup(v: SSAValue, values: Mapping[SSAValue, Any], env: Mapping[SSAValue, 
     raise XlinalgError(f"the NumPy reference has no value for {v} used in a linalg body")
 
 
-def _run_body(block: Block, values: dict[SSAValue, Any], env: Mapping[SSAValue, Any] | None,
-              dims: Sequence[Any]) -> list[Any]:
+def _run_body(
+    block: Block,
+    values: dict[SSAValue, Any],
+    env: Mapping[SSAValue, Any] | None,
+    dims: Sequence[Any],
+) -> list[Any]:
     def get(v: SSAValue) -> Any:
         return _lookup(v, values, env)
 
@@ -618,15 +639,18 @@ def _run_body(block: Block, values: dict[SSAValue, Any], env: Mapping[SSAValue, 
             values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
             continue
         if inner.regions:
-            raise XlinalgError(f"the NumPy reference does not support '{inner.name}' in a linalg body")
+            raise XlinalgError(
+                f"the NumPy reference does not support '{inner.name}' in a linalg body"
+            )
         results = evaluate_scalar_op(inner, [get(v) for v in inner.operands])
         for r, v in zip(inner.results, results):
             values[r] = v
     raise XlinalgError("linalg body without 'linalg.yield'")
 
 
-def evaluate_generic(op: GenericOp, operands: Sequence[Any],
-                     env: Mapping[SSAValue, Any] | None = None) -> list[np.ndarray]:
+def evaluate_generic(
+    op: GenericOp, operands: Sequence[Any], env: Mapping[SSAValue, Any] | None = None
+) -> list[np.ndarray]:
     """Run `op` on NumPy operands (inputs then outputs; scalars for scalar operands).
 
     Returns the output arrays after the op, in order.  Memref outputs are written
@@ -644,7 +668,9 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
         for i, (v, x) in enumerate(zip(all_values, operands))
     ]
     outputs = arrays[n_in:]
-    shapes = [a.shape if isinstance(v.type, ShapedType) else None for v, a in zip(all_values, arrays)]
+    shapes = [
+        a.shape if isinstance(v.type, ShapedType) else None for v, a in zip(all_values, arrays)
+    ]
     ranges = loop_ranges(op, shapes)
     iters = op.get_iterator_types()
     par = [d for d, t in enumerate(iters) if t == IteratorType.PARALLEL]
@@ -663,7 +689,9 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
     # Inputs whose values do not change across reduction steps are read once
     # (unless they may alias an output, which the steps write).
     hoistable = [
-        acc is not None and i < n_in and acc.step_invariant
+        acc is not None
+        and i < n_in
+        and acc.step_invariant
         and not any(np.may_share_memory(arrays[i], o) for o in out_arrays)
         for i, acc in enumerate(accesses)
     ]
@@ -688,8 +716,9 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
         combiners = _match_combiners(block, n_in)
         if combiners is not None:
             with np.errstate(all="ignore"):
-                _evaluate_batched(op, combiners, accesses, arrays, ranges, par, red, par_shape,
-                                  batch, env)
+                _evaluate_batched(
+                    op, combiners, accesses, arrays, ranges, par, red, par_shape, batch, env
+                )
             return list(outputs)
 
     cached: dict[int, Any] = {}
@@ -712,8 +741,9 @@ def evaluate_generic(op: GenericOp, operands: Sequence[Any],
             yielded = _run_body(block, values, env, dims)
             # A yielded value may be a view of an output: materialize it before any write.
             yielded = [
-                np.array(y) if isinstance(y, np.ndarray)
-                and any(np.may_share_memory(y, o) for o in out_arrays) else y
+                np.array(y)
+                if isinstance(y, np.ndarray) and any(np.may_share_memory(y, o) for o in out_arrays)
+                else y
                 for y in yielded
             ]
             for j, value in enumerate(yielded):
@@ -766,8 +796,11 @@ def _match_combiners(block: Block, n_in: int) -> list[tuple[Operation, int]] | N
             return None
         if owner.name not in _COMBINERS or len(owner.operands) != 2:
             return None
-        if owner.results[0].type != acc.type or numpy_dtype(acc.type) == np.bool_ and \
-                owner.name in ("arith.addi", "arith.muli"):
+        if (
+            owner.results[0].type != acc.type
+            or numpy_dtype(acc.type) == np.bool_
+            and owner.name in ("arith.addi", "arith.muli")
+        ):
             return None
         positions = [k for k, v in enumerate(owner.operands) if v is acc]
         if len(positions) != 1 or acc.uses.get_length() != 1:
@@ -782,10 +815,18 @@ def _match_combiners(block: Block, n_in: int) -> list[tuple[Operation, int]] | N
     return result
 
 
-def _evaluate_batched(op: GenericOp, combiners: list[tuple[Operation, int]],
-                      accesses: list[_Access | None], arrays: list[Any], ranges: list[int],
-                      par: list[int], red: list[int], par_shape: tuple[int, ...], batch: int,
-                      env: Mapping[SSAValue, Any] | None) -> None:
+def _evaluate_batched(
+    op: GenericOp,
+    combiners: list[tuple[Operation, int]],
+    accesses: list[_Access | None],
+    arrays: list[Any],
+    ranges: list[int],
+    par: list[int],
+    red: list[int],
+    par_shape: tuple[int, ...],
+    batch: int,
+    env: Mapping[SSAValue, Any] | None,
+) -> None:
     """Reduce batches of reduction points at once (exact for integers, min and max;
     float sums and products are reassociated within a batch)."""
     n_in = len(op.inputs)
@@ -822,7 +863,8 @@ def _evaluate_batched(op: GenericOp, combiners: list[tuple[Operation, int]],
                 continue
             if inner.regions:
                 raise XlinalgError(
-                    f"the NumPy reference does not support '{inner.name}' in a linalg body")
+                    f"the NumPy reference does not support '{inner.name}' in a linalg body"
+                )
             operands = [_lookup(x, values, env) for x in inner.operands]
             for r, v in zip(inner.results, evaluate_scalar_op(inner, operands)):
                 values[r] = v
@@ -830,8 +872,9 @@ def _evaluate_batched(op: GenericOp, combiners: list[tuple[Operation, int]],
             access = accesses[n_in + j]
             assert access is not None
             dtype = numpy_dtype(combine.results[0].type)
-            g = np.broadcast_to(np.asarray(_lookup(combine.operands[other], values, env)),
-                                (*par_shape, len(flat)))
+            g = np.broadcast_to(
+                np.asarray(_lookup(combine.operands[other], values, env)), (*par_shape, len(flat))
+            )
             ufunc = _COMBINERS[combine.name]
             if combine.name in ("arith.maxui", "arith.minui"):
                 part = _unsigned(g, combine.results[0].type)
@@ -851,8 +894,14 @@ def _evaluate_batched(op: GenericOp, combiners: list[tuple[Operation, int]],
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _try_contraction(block: Block, n_in: int, arrays: list[Any], maps: list[AffineMap],
-                     ranges: list[int], par: list[int]) -> bool:
+def _try_contraction(
+    block: Block,
+    n_in: int,
+    arrays: list[Any],
+    maps: list[AffineMap],
+    ranges: list[int],
+    par: list[int],
+) -> bool:
     """Evaluate `out += x * y` (matmul-like bodies) with `np.einsum`; False if not that form.
 
     Each of x, y and out must be indexed by distinct loop dims only, out by every
@@ -874,7 +923,8 @@ def _try_contraction(block: Block, n_in: int, arrays: list[Any], maps: list[Affi
         return False
     out_exprs = maps[n_in].results
     if not all(isinstance(e, AffineDimExpr) for e in out_exprs) or {
-        e.position for e in out_exprs  # type: ignore[attr-defined]
+        e.position
+        for e in out_exprs  # type: ignore[attr-defined]
     } != set(par):
         return False
     acc = block.args[n_in]
@@ -905,8 +955,9 @@ def _try_contraction(block: Block, n_in: int, arrays: list[Any], maps: list[Affi
         subscripts.append("".join(_LETTERS[d] for d in dims))
     dtype = numpy_dtype(acc.type)
     x, y, out = views
-    product = np.einsum(f"{subscripts[0]},{subscripts[1]}->{subscripts[2]}", x, y,
-                        optimize=True, dtype=dtype)
+    product = np.einsum(
+        f"{subscripts[0]},{subscripts[1]}->{subscripts[2]}", x, y, optimize=True, dtype=dtype
+    )
     args = [out, product] if other == 1 else [product, out]
     (result,) = evaluate_scalar_op(combine, args)
     out[...] = result

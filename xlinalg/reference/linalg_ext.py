@@ -154,8 +154,9 @@ def _fft(op: FftOp, stage: int, coefs: list[np.ndarray], re: np.ndarray, im: np.
     im[...] = y.imag.astype(im.dtype)
 
 
-def _attention(op: AttentionOp, q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: Any,
-               outs: list[np.ndarray]) -> None:
+def _attention(
+    op: AttentionOp, q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: Any, outs: list[np.ndarray]
+) -> None:
     f64 = np.float64
     vv = np.swapaxes(v, 1, 2) if op.is_transpose_v else v
     s = np.einsum("bnd,bld->bnl", q.astype(f64), k.astype(f64)) * f64(scale)
@@ -215,8 +216,10 @@ def _unpack(op: UnPackOp, src: np.ndarray, tiles: list[int], dst: np.ndarray) ->
         if i in tile_axis:
             order.append(tile_axis[i])
     blocked = src.transpose(order)
-    full_shape = [src.shape[inverse[i]] * (tiles[dims_pos.index(i)] if i in tile_axis else 1)
-                  for i in range(rank)]
+    full_shape = [
+        src.shape[inverse[i]] * (tiles[dims_pos.index(i)] if i in tile_axis else 1)
+        for i in range(rank)
+    ]
     full = blocked.reshape(full_shape)
     dst[...] = full[tuple(slice(0, s) for s in dst.shape)]
 
@@ -233,7 +236,9 @@ def _winograd(op: Operation, src: np.ndarray, dst: np.ndarray) -> None:
     if isinstance(op, WinogradInputTransformOp):
         image = src if op.nhwc() else src.transpose(0, 2, 3, 1)  # NHWC
         th, tw = dst.shape[3], dst.shape[4]
-        padded = np.zeros((image.shape[0], (th - 1) * m + tile, (tw - 1) * m + tile, image.shape[3]))
+        padded = np.zeros(
+            (image.shape[0], (th - 1) * m + tile, (tw - 1) * m + tile, image.shape[3])
+        )
         h, w = min(image.shape[1], padded.shape[1]), min(image.shape[2], padded.shape[2])
         padded[:, :h, :w, :] = image[:, :h, :w, :]
         rows = (np.arange(th) * m)[:, None] + np.arange(tile)[None, :]  # (H', T)
@@ -254,11 +259,15 @@ def evaluate_linalg_ext(op: Operation, operands: Sequence[Any]) -> list[np.ndarr
     if isinstance(op, (SetEncodingOp, UnsetEncodingOp)):
         return [np.array(operands[0], copy=True)]  # a layout annotation: the values are unchanged
     if not hasattr(op, "inputs"):
-        raise XlinalgError(f"the NumPy reference does not support '{name}' (its value is target-dependent)")
+        raise XlinalgError(
+            f"the NumPy reference does not support '{name}' (its value is target-dependent)"
+        )
     n_in = len(op.inputs)  # type: ignore[attr-defined]
     outputs_v = list(op.outputs)  # type: ignore[attr-defined]
-    outs = [_prepare_operand(v, x, True, f"'{name}' output #{i}")
-            for i, (v, x) in enumerate(zip(outputs_v, operands[n_in:n_in + len(outputs_v)]))]
+    outs = [
+        _prepare_operand(v, x, True, f"'{name}' output #{i}")
+        for i, (v, x) in enumerate(zip(outputs_v, operands[n_in : n_in + len(outputs_v)]))
+    ]
     ins = list(operands[:n_in])
     if isinstance(op, SortOp):
         _sort(op, outs)
@@ -276,15 +285,17 @@ def evaluate_linalg_ext(op: Operation, operands: Sequence[Any]) -> list[np.ndarr
         q, k, v, scale = ins
         _attention(op, np.asarray(q), np.asarray(k), np.asarray(v), scale, outs)
     elif isinstance(op, (PackOp, UnPackOp)):
-        extra = list(operands[n_in + len(outputs_v):])
-        dynamic = iter(int(t) for t in extra[:len(op.inner_tiles)])
+        extra = list(operands[n_in + len(outputs_v) :])
+        dynamic = iter(int(t) for t in extra[: len(op.inner_tiles)])
         tiles = [next(dynamic) if t < 0 else t for t in op.static_tiles()]
         if isinstance(op, PackOp):
             pad = extra[len(op.inner_tiles)] if op.padding_value is not None else None
             _pack(op, np.asarray(ins[0]), tiles, pad, outs[0])
         else:
             _unpack(op, np.asarray(ins[0]), tiles, outs[0])
-    elif isinstance(op, (WinogradFilterTransformOp, WinogradInputTransformOp, WinogradOutputTransformOp)):
+    elif isinstance(
+        op, (WinogradFilterTransformOp, WinogradInputTransformOp, WinogradOutputTransformOp)
+    ):
         _winograd(op, np.asarray(ins[0]), outs[0])
     else:
         raise XlinalgError(f"the NumPy reference does not support '{name}'")

@@ -52,8 +52,9 @@ def _store(op: Operation, output: SSAValue, target: Any, value: np.ndarray) -> l
     value = np.asarray(value).astype(numpy_dtype(output.type.get_element_type()), copy=False)
     if isinstance(output.type, MemRefType):
         if not isinstance(target, np.ndarray) or target.shape != value.shape:
-            raise XlinalgError(f"'{op.name}': output buffer of shape {np.shape(target)}, "
-                               f"expected {value.shape}")
+            raise XlinalgError(
+                f"'{op.name}': output buffer of shape {np.shape(target)}, expected {value.shape}"
+            )
         target[...] = value
         return []
     assert isinstance(output.type, TensorType)
@@ -62,7 +63,9 @@ def _store(op: Operation, output: SSAValue, target: Any, value: np.ndarray) -> l
 
 @_register("linalg.map")
 @_register("linalg.reduce")
-def _region_op(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
+def _region_op(
+    op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]
+) -> list[np.ndarray]:
     assert isinstance(op, (MapOp, ReduceOp))
     generic = op.to_generic()
     try:
@@ -81,14 +84,22 @@ def softmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 @_register("linalg.softmax")
-def _softmax(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
+def _softmax(
+    op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]
+) -> list[np.ndarray]:
     assert isinstance(op, SoftmaxOp)
     x = np.asarray(operands[0])
     return _store(op, op.output, operands[1], softmax(x, op.get_dimension()))
 
 
-def pack(x: np.ndarray, inner_dims_pos: Sequence[int], tiles: Sequence[int],
-         outer_dims_perm: Sequence[int] | None, padding: Any, packed_shape: Sequence[int]) -> np.ndarray:
+def pack(
+    x: np.ndarray,
+    inner_dims_pos: Sequence[int],
+    tiles: Sequence[int],
+    outer_dims_perm: Sequence[int] | None,
+    padding: Any,
+    packed_shape: Sequence[int],
+) -> np.ndarray:
     """pad (high, tiled dims only, up to the packed outer size) → split dims into tiles → transpose.
 
     `packed_shape` is the dest shape: its outer sizes decide how much padding
@@ -105,7 +116,9 @@ def pack(x: np.ndarray, inner_dims_pos: Sequence[int], tiles: Sequence[int],
         raise XlinalgError("linalg.pack: the dest has fewer outer tiles than the source needs")
     if any(hi > 0 for _, hi in widths):
         if padding is None:
-            raise XlinalgError("linalg.pack: a tile does not divide its dimension and there is no padding_value")
+            raise XlinalgError(
+                "linalg.pack: a tile does not divide its dimension and there is no padding_value"
+            )
         x = np.pad(x, widths, constant_values=padding)
     split: list[int] = []
     axis_outer: list[int] = []
@@ -122,8 +135,12 @@ def pack(x: np.ndarray, inner_dims_pos: Sequence[int], tiles: Sequence[int],
     return np.ascontiguousarray(tiled.transpose(order))
 
 
-def unpack(p: np.ndarray, inner_dims_pos: Sequence[int], outer_dims_perm: Sequence[int] | None,
-           unpacked_shape: Sequence[int]) -> np.ndarray:
+def unpack(
+    p: np.ndarray,
+    inner_dims_pos: Sequence[int],
+    outer_dims_perm: Sequence[int] | None,
+    unpacked_shape: Sequence[int],
+) -> np.ndarray:
     """The inverse of `pack`: transpose back → merge tiles → drop the padding."""
     n = p.ndim - len(inner_dims_pos)
     perm = list(outer_dims_perm) if outer_dims_perm is not None else list(range(n))
@@ -152,17 +169,26 @@ def _pack(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -
     assert isinstance(op, PackOp)
     padding = env[op.padding_value] if op.padding_value is not None else None
     dest = operands[1]
-    result = pack(np.asarray(operands[0]), op.get_inner_dims_pos(), _tile_sizes(op, env),
-                  op.get_outer_dims_perm(), padding, np.shape(dest))
+    result = pack(
+        np.asarray(operands[0]),
+        op.get_inner_dims_pos(),
+        _tile_sizes(op, env),
+        op.get_outer_dims_perm(),
+        padding,
+        np.shape(dest),
+    )
     return _store(op, op.dest, dest, result)
 
 
 @_register("linalg.unpack")
-def _unpack(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
+def _unpack(
+    op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]
+) -> list[np.ndarray]:
     assert isinstance(op, UnPackOp)
     dest = operands[1]
-    result = unpack(np.asarray(operands[0]), op.get_inner_dims_pos(), op.get_outer_dims_perm(),
-                    np.shape(dest))
+    result = unpack(
+        np.asarray(operands[0]), op.get_inner_dims_pos(), op.get_outer_dims_perm(), np.shape(dest)
+    )
     return _store(op, op.dest, dest, result)
 
 
@@ -206,7 +232,9 @@ def winograd_output(y: np.ndarray, init: np.ndarray, m: int, r: int) -> np.ndarr
 @_register("linalg.winograd_filter_transform")
 @_register("linalg.winograd_input_transform")
 @_register("linalg.winograd_output_transform")
-def _winograd(op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]) -> list[np.ndarray]:
+def _winograd(
+    op: Operation, operands: Sequence[Any], env: Mapping[SSAValue, Any]
+) -> list[np.ndarray]:
     assert isinstance(op, _WinogradOp)
     m, r = op.get_m_r()
     x, out = np.asarray(operands[0]), operands[1]

@@ -239,7 +239,9 @@ def loop_view(arr: np.ndarray, amap: AffineMap, ranges: Sequence[int]) -> np.nda
     return arr[index] if index else arr.reshape([1] * n)
 
 
-def _loop_ranges(op: NamedStructuredOp, arrays: Sequence[np.ndarray], maps: Sequence[AffineMap]) -> list[int]:
+def _loop_ranges(
+    op: NamedStructuredOp, arrays: Sequence[np.ndarray], maps: Sequence[AffineMap]
+) -> list[int]:
     ranges: list[int | None] = [None] * op.get_num_loops()
     for arr, amap in zip(arrays, maps):
         for pos, expr in enumerate(amap.results):
@@ -341,7 +343,9 @@ class _Evaluator:
         spec = self.spec
         out_map = self.maps[self.out_name]
         if not _is_projected_permutation(out_map):
-            raise XlinalgError(f"'{self.op.name}': the output indexing map must be a projected permutation")
+            raise XlinalgError(
+                f"'{self.op.name}': the output indexing map must be a projected permutation"
+            )
         n = len(self.ranges)
         iters = self.op.get_iterator_types()
         red = [d for d in range(n) if iters[d] != IteratorType.PARALLEL]
@@ -366,8 +370,11 @@ class _Evaluator:
         else:
             raise XlinalgError(f"'{self.op.name}': unsupported reduction payload {body}")
         out_dtype = self.arrays[out].dtype
-        acc = np.dtype(np.float64) if is_float_dtype(out_dtype) else (
-            np.dtype(np.bool_) if out_dtype == np.bool_ else np.dtype(np.int64))
+        acc = (
+            np.dtype(np.float64)
+            if is_float_dtype(out_dtype)
+            else (np.dtype(np.bool_) if out_dtype == np.bool_ else np.dtype(np.int64))
+        )
         reduced = None
         if body.fn == "add" and acc != np.bool_:
             reduced = self._einsum(term, acc, par)
@@ -434,7 +441,9 @@ _REDUCERS: dict[str, Any] = {
 }
 
 
-def _prepare(op: Operation, value_type: Attribute, x: Any, is_output: bool, index: int) -> np.ndarray:
+def _prepare(
+    op: Operation, value_type: Attribute, x: Any, is_output: bool, index: int
+) -> np.ndarray:
     dtype = numpy_dtype(value_type)
     where = f"'{op.name}' operand #{index}"
     if not isinstance(value_type, ShapedType):
@@ -451,7 +460,9 @@ def _prepare(op: Operation, value_type: Attribute, x: Any, is_output: bool, inde
             arr = arr.astype(dtype)
     shape = value_type.get_shape()
     if arr.ndim != len(shape) or any(s >= 0 and s != a for s, a in zip(shape, arr.shape)):
-        raise XlinalgError(f"{where}: expected an array matching {value_type}, got shape {arr.shape}")
+        raise XlinalgError(
+            f"{where}: expected an array matching {value_type}, got shape {arr.shape}"
+        )
     return arr
 
 
@@ -466,7 +477,9 @@ def evaluate_named(op: Operation, operands: Sequence[Any]) -> list[np.ndarray]:
     if len(operands) != len(values):
         raise XlinalgError(f"'{op.name}' expects {len(values)} operands, got {len(operands)}")
     n_in = len(op.get_inputs())
-    arrays = [_prepare(op, v.type, x, i >= n_in, i) for i, (v, x) in enumerate(zip(values, operands))]
+    arrays = [
+        _prepare(op, v.type, x, i >= n_in, i) for i, (v, x) in enumerate(zip(values, operands))
+    ]
     result = _Evaluator(op, arrays).run()
     out = arrays[n_in]
     if out.ndim == 0:

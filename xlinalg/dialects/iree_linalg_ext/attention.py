@@ -87,12 +87,16 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         out = self.outputs[0]
         for name, value in (("query", q), ("key", k), ("value", v), ("output", out)):
             if len(shape(value)) != 3:
-                raise self.fail(f"expected the {name} to be 3-D (batch, sequence, head dim), got {value.type}")
+                raise self.fail(
+                    f"expected the {name} to be 3-D (batch, sequence, head dim), got {value.type}"
+                )
         t = elem(q)
         if not isinstance(t, AnyFloat):
             raise self.fail(f"expected a floating-point query, got {t}")
         if not (elem(k) == elem(v) == elem(out) == t) or scale.type != t:
-            raise self.fail(f"expected the key, value, output and scale to have the element type {t}")
+            raise self.fail(
+                f"expected the key, value, output and scale to have the element type {t}"
+            )
         (b, n, d), (bk, seq, dk) = shape(q), shape(k)
         vb, v1, v2 = shape(v)
         v_seq, v_e = (v2, v1) if self.is_transpose_v else (v1, v2)
@@ -110,8 +114,14 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         if self.is_online:
             for value in self.outputs[1:]:
                 s = shape(value)
-                if len(s) != 2 or not (compatible(s[0], b) and compatible(s[1], n)) or elem(value) != t:
-                    raise self.fail(f"expected the running max/sum to be {b}x{n} of {t}, got {value.type}")
+                if (
+                    len(s) != 2
+                    or not (compatible(s[0], b) and compatible(s[1], n))
+                    or elem(value) != t
+                ):
+                    raise self.fail(
+                        f"expected the running max/sum to be {b}x{n} of {t}, got {value.type}"
+                    )
 
     def print(self, printer: Printer) -> None:
         if self.is_online:  # seed 004's spelling: IREE's attention has no running max/sum
@@ -148,8 +158,11 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         outputs = parse_operand_group(parser, "outs")
         parse_score_region(parser)
         result_types = parse_result_types(parser)
-        op = cls.build(operands=[inputs, outputs], result_types=[result_types],
-                       properties={"transpose_v": transpose_v} if transpose_v is not None else {})  # type: ignore[dict-item]
+        op = cls.build(
+            operands=[inputs, outputs],
+            result_types=[result_types],
+            properties={"transpose_v": transpose_v} if transpose_v is not None else {},
+        )  # type: ignore[dict-item]
         op.attributes.update(attrs)
         return op
 
@@ -168,7 +181,11 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         transpose_v = self.is_transpose_v
         # one row of scores (Q K^T * scale), computed once and read by both passes
         static_seq = shape(k)[1]
-        scores = em.value(memref.AllocOp.get(t, shape=[static_seq], dynamic_sizes=[] if static_seq >= 0 else [seq]))
+        scores = em.value(
+            memref.AllocOp.get(
+                t, shape=[static_seq], dynamic_sizes=[] if static_seq >= 0 else [seq]
+            )
+        )
 
         def value_at(e: Emitter, b: SSAValue, j: SSAValue, c: SSAValue) -> SSAValue:
             return e.load(v, [b, c, j] if transpose_v else [b, j, c])
@@ -236,6 +253,7 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                 e.store(m_new, self.outputs[1], [b, i])
                 e.store(l_new, self.outputs[2], [b, i])
             else:
+
                 def normalize(e2: Emitter, c: SSAValue) -> None:
                     e2.store(e2.value(arith.DivfOp(e2.load(out, [b, i, c]), l_new)), out, [b, i, c])
 
@@ -309,35 +327,51 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         maxes, sums = empty_like(builder, out, stats_sizes), empty_like(builder, out, stats_sizes)
         em = Emitter(InsertPoint.before(self))
         minus_inf, fzero = em.const(float("-inf"), t), em.const(0.0, t)
-        fills = [FillOp([minus_inf], [maxes], [maxes.type]), FillOp([fzero], [sums], [sums.type]),
-                 FillOp([fzero], [out], [out.type])]
+        fills = [
+            FillOp([minus_inf], [maxes], [maxes.type]),
+            FillOp([fzero], [sums], [sums.type]),
+            FillOp([fzero], [out], [out.type]),
+        ]
         for fill in fills:
             em.add(fill)
-        online = self.clone_with(list(self.inputs), [fills[2].results[0], fills[0].results[0],
-                                                     fills[1].results[0]])
+        online = self.clone_with(
+            list(self.inputs), [fills[2].results[0], fills[0].results[0], fills[1].results[0]]
+        )
         em.add(online)
         block = Block(arg_types=[t, t, t])
         quotient = arith.DivfOp(block.args[0], block.args[1])
         block.add_ops([quotient, YieldOp(quotient.result)])
         full = AffineMap.identity(3)
         rows = AffineMap.from_callable(lambda b, n, e: (b, n))
-        divide = GenericOp([online.results[0], online.results[2]], [out], Region(block),
-                           [full, rows, full], [IteratorType.PARALLEL] * 3, [out.type])
+        divide = GenericOp(
+            [online.results[0], online.results[2]],
+            [out],
+            Region(block),
+            [full, rows, full],
+            [IteratorType.PARALLEL] * 3,
+            [out.type],
+        )
         em.add(divide)
         Rewriter.replace_op(self, [], [divide.results[0]])
         assert isinstance(online, AttentionOp)
         return online
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         if result_index != 0 or self.is_online:
-            raise tile_failure("'iree_linalg_ext.attention': only the plain form's output has tiles")
+            raise tile_failure(
+                "'iree_linalg_ext.attention': only the plain form's output has tiles"
+            )
         return domain_tile_of_result(self, builder, self.results[0], offsets, sizes, [0, 1, None])
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         q, k, v, scale = self.inputs
         (ob, on, ol), (sb, sn, sl) = offsets, sizes
         head = dim_of(builder, q, 2)

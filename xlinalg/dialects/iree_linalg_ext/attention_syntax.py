@@ -35,17 +35,29 @@ _PLAIN_V, _TRANSPOSED_V = (_B, _K2, _N), (_B, _N, _K2)
 
 
 def _positions(transpose_v: bool) -> list[tuple[int, ...]]:
-    return [(_B, _M, _K1), (_B, _K2, _K1), _TRANSPOSED_V if transpose_v else _PLAIN_V, (), (_B, _M, _N)]
+    return [
+        (_B, _M, _K1),
+        (_B, _K2, _K1),
+        _TRANSPOSED_V if transpose_v else _PLAIN_V,
+        (),
+        (_B, _M, _N),
+    ]
 
 
 def indexing_maps(transpose_v: bool) -> ArrayAttr[AffineMapAttr]:
     """The five maps of the plain op (V transposed or not)."""
-    return ArrayAttr(AffineMapAttr(AffineMap(5, 0, tuple(AffineDimExpr(p) for p in dims)))
-                     for dims in _positions(transpose_v))
+    return ArrayAttr(
+        AffineMapAttr(AffineMap(5, 0, tuple(AffineDimExpr(p) for p in dims)))
+        for dims in _positions(transpose_v)
+    )
 
 
 def _dims_of(m: AffineMap) -> tuple[int, ...] | None:
-    if m.num_dims != 5 or m.num_symbols != 0 or not all(isinstance(e, AffineDimExpr) for e in m.results):
+    if (
+        m.num_dims != 5
+        or m.num_symbols != 0
+        or not all(isinstance(e, AffineDimExpr) for e in m.results)
+    ):
         return None
     return tuple(e.position for e in m.results)  # type: ignore[attr-defined]
 
@@ -64,18 +76,23 @@ def parse_indexing_maps(parser: Parser) -> bool | None:
         parser.parse_punctuation("}")
     parser.parse_punctuation(">")
     if not isinstance(maps, ArrayAttr) or not all(isinstance(m, AffineMapAttr) for m in maps):
-        parser.raise_error("expected 'indexing_maps' to be an array of affine maps", pos, parser.pos)
+        parser.raise_error(
+            "expected 'indexing_maps' to be an array of affine maps", pos, parser.pos
+        )
     dims = [_dims_of(m.data) for m in maps]  # type: ignore[attr-defined]
     if len(dims) == 6:
-        parser.raise_error("masked attention (a sixth indexing map and input) is not supported",
-                           pos, parser.pos)
+        parser.raise_error(
+            "masked attention (a sixth indexing map and input) is not supported", pos, parser.pos
+        )
     for transpose_v in (False, True):
         if dims == _positions(transpose_v):
             return transpose_v
     parser.raise_error(
         "unsupported attention indexing maps: expected (batch, m, n, k1, k2) with Q (batch, m, k1), "
         "K (batch, k2, k1), V (batch, k2, n) or (batch, n, k2), scale () and output (batch, m, n)",
-        pos, parser.pos)
+        pos,
+        parser.pos,
+    )
 
 
 def parse_score_region(parser: Parser) -> None:
@@ -86,11 +103,19 @@ def parse_score_region(parser: Parser) -> None:
         return
     blocks = list(region.blocks)
     ops = list(blocks[0].ops) if len(blocks) == 1 else []
-    if not (len(ops) == 1 and isinstance(ops[0], YieldOp) and len(blocks[0].args) == 1
-            and isinstance(blocks[0].args[0].type, AnyFloat)
-            and list(ops[0].operands) == [blocks[0].args[0]]):
-        parser.raise_error("only the identity score modification is supported: the region must be "
-                           "'^bb0(%s: <float>): iree_linalg_ext.yield %s'", pos, parser.pos)
+    if not (
+        len(ops) == 1
+        and isinstance(ops[0], YieldOp)
+        and len(blocks[0].args) == 1
+        and isinstance(blocks[0].args[0].type, AnyFloat)
+        and list(ops[0].operands) == [blocks[0].args[0]]
+    ):
+        parser.raise_error(
+            "only the identity score modification is supported: the region must be "
+            "'^bb0(%s: <float>): iree_linalg_ext.yield %s'",
+            pos,
+            parser.pos,
+        )
     region.detach_block(blocks[0]).erase()
 
 
@@ -108,5 +133,10 @@ def print_score_region(printer: Printer, element_type: Attribute) -> None:
     printer.print_region(Region(block))
 
 
-__all__ = ["indexing_maps", "parse_indexing_maps", "parse_score_region", "print_indexing_maps",
-           "print_score_region"]
+__all__ = [
+    "indexing_maps",
+    "parse_indexing_maps",
+    "parse_score_region",
+    "print_indexing_maps",
+    "print_score_region",
+]

@@ -46,7 +46,13 @@ class EncodingRoleAttr(EnumAttribute[EncodingRole]):
             return parser.parse_str_enum(EncodingRole)
 
 
-_OPTIONAL = ("original_type", "matmul_narrow_M", "matmul_narrow_N", "user_indexing_maps", "round_dims_to")
+_OPTIONAL = (
+    "original_type",
+    "matmul_narrow_M",
+    "matmul_narrow_N",
+    "user_indexing_maps",
+    "round_dims_to",
+)
 
 
 @irdl_attr_definition
@@ -64,10 +70,16 @@ class EncodingAttr(ParametrizedAttribute):
     round_dims_to: Attribute = param_def()
 
     @staticmethod
-    def get(role: EncodingRole | str, element_types: Sequence[Attribute], *,
-            original_type: Attribute | None = None, matmul_narrow_M: int | None = None,
-            matmul_narrow_N: int | None = None, user_indexing_maps: ArrayAttr | None = None,
-            round_dims_to: DenseArrayBase | None = None) -> EncodingAttr:
+    def get(
+        role: EncodingRole | str,
+        element_types: Sequence[Attribute],
+        *,
+        original_type: Attribute | None = None,
+        matmul_narrow_M: int | None = None,
+        matmul_narrow_N: int | None = None,
+        user_indexing_maps: ArrayAttr | None = None,
+        round_dims_to: DenseArrayBase | None = None,
+    ) -> EncodingAttr:
         def opt(value: Attribute | None) -> Attribute:
             return NoneAttr() if value is None else value
 
@@ -120,11 +132,17 @@ class EncodingAttr(ParametrizedAttribute):
             elif key == "element_types" or key in _OPTIONAL:
                 values[key] = parser.parse_attribute()
             else:
-                parser.raise_error(f"unknown #iree_linalg_ext.encoding parameter '{key}'", pos, parser.pos)
+                parser.raise_error(
+                    f"unknown #iree_linalg_ext.encoding parameter '{key}'", pos, parser.pos
+                )
 
         with parser.in_angle_brackets():
             parser.parse_comma_separated_list(parser.Delimiter.NONE, entry)
         for key in ("role", "element_types"):
             if key not in values:
                 parser.raise_error(f"#iree_linalg_ext.encoding: missing '{key}'")
-        return [values["role"], values["element_types"], *(values.get(k, NoneAttr()) for k in _OPTIONAL)]
+        return [
+            values["role"],
+            values["element_types"],
+            *(values.get(k, NoneAttr()) for k in _OPTIONAL),
+        ]

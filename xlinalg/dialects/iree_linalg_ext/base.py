@@ -56,7 +56,9 @@ class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
     def clone_with(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> LinalgExtOp:
         """The same op (attributes, regions) on new operands; one result per tensor output."""
         properties = dict(self.properties)
-        properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(inputs), len(outputs)])
+        properties["operandSegmentSizes"] = DenseArrayBase.from_list(
+            i32, [len(inputs), len(outputs)]
+        )
         return type(self).create(
             operands=[*inputs, *outputs],
             result_types=[v.type for v in outputs if isinstance(v.type, TensorType)],
@@ -73,8 +75,9 @@ class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
         return list(self.outputs)
 
     def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> LinalgExtOp:
-        return self.clone_with([buffers.get(v, v) for v in self.inputs],
-                               [buffers.get(v, v) for v in self.outputs])
+        return self.clone_with(
+            [buffers.get(v, v) for v in self.inputs], [buffers.get(v, v) for v in self.outputs]
+        )
 
     def shaped_outputs(self) -> list[ShapedType]:
         return [v.type for v in self.outputs]  # type: ignore[misc]
@@ -94,8 +97,13 @@ class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
                 f"outputs, got {[str(t) for t in self.results_.types]}"
             )
 
-    def verify_region_signature(self, block: Block, arg_types: Sequence[Attribute],
-                                yield_types: Sequence[Attribute], what: str) -> None:
+    def verify_region_signature(
+        self,
+        block: Block,
+        arg_types: Sequence[Attribute],
+        yield_types: Sequence[Attribute],
+        what: str,
+    ) -> None:
         got = [a.type for a in block.args]
         if got != list(arg_types):
             raise self.fail(

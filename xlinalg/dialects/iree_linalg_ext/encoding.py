@@ -44,7 +44,9 @@ def _same_tensor_but_encoding(op: IRDLOperation, plain: Attribute, encoded: Attr
             f"'{name}' op expected {plain} and {encoded} to have the same shape and element type"
         )
     if not isinstance(plain.encoding, NoneAttr):
-        raise VerifyException(f"'{name}' op expected the unencoded tensor {plain} to carry no encoding")
+        raise VerifyException(
+            f"'{name}' op expected the unencoded tensor {plain} to carry no encoding"
+        )
     if encoding_of(encoded) is None:
         raise VerifyException(
             f"'{name}' op expected {encoded} to carry an #iree_linalg_ext.encoding"
@@ -91,8 +93,10 @@ class UpperBoundTileSizeOp(IRDLOperation):
     traits = traits_def(NoMemoryEffect())
 
     def __init__(self, tensor_type: TensorType) -> None:
-        super().__init__(properties={"tensorType": tensor_type},
-                         result_types=[[IndexType()] * tensor_type.get_num_dims()])
+        super().__init__(
+            properties={"tensorType": tensor_type},
+            result_types=[[IndexType()] * tensor_type.get_num_dims()],
+        )
 
     def verify_(self) -> None:
         rank = self.tensorType.get_num_dims()

@@ -52,7 +52,9 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         if len(self.outputs) != 2:
             raise self.fail("expected two outputs (real, imag)")
         if not isinstance(self.inputs[0].type, (IndexType, IntegerType)):
-            raise self.fail(f"expected the stage to be an index or integer scalar, got {self.inputs[0].type}")
+            raise self.fail(
+                f"expected the stage to be an index or integer scalar, got {self.inputs[0].type}"
+            )
         re, im = self.outputs
         if shape(re) != shape(im) or elem(re) != elem(im):
             raise self.fail("expected the real and imaginary outputs to have the same type")
@@ -82,7 +84,9 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         outputs = parse_operand_group(parser, "outs")
         result_types = []
         if parser.parse_optional_punctuation(":"):
-            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            result_types = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_type
+            )
         op = cls.build(operands=[inputs, outputs], result_types=[result_types])
         op.attributes.update(attrs)
         return op
@@ -107,18 +111,27 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
                     if coefs:
                         w_re, w_im = e3.load(coefs[0], [k]), e3.load(coefs[1], [k])
                     else:
-                        angle = e3.value(arith.MulfOp(
-                            e3.value(arith.SIToFPOp(e3.index_to(k, i64), ftype)), step_angle))
+                        angle = e3.value(
+                            arith.MulfOp(
+                                e3.value(arith.SIToFPOp(e3.index_to(k, i64), ftype)), step_angle
+                            )
+                        )
                         w_re = e3.value(math.CosOp(angle))
                         w_im = e3.value(math.SinOp(angle))
                     lo = [*ivs, e3.addi(j, k)]
                     hi = [*ivs, e3.addi(lo[-1], half)]
                     u_re, u_im = e3.load(re, lo), e3.load(im, lo)
                     v_re, v_im = e3.load(re, hi), e3.load(im, hi)
-                    t_re = e3.value(arith.SubfOp(e3.value(arith.MulfOp(w_re, v_re)),
-                                                 e3.value(arith.MulfOp(w_im, v_im))))
-                    t_im = e3.value(arith.AddfOp(e3.value(arith.MulfOp(w_re, v_im)),
-                                                 e3.value(arith.MulfOp(w_im, v_re))))
+                    t_re = e3.value(
+                        arith.SubfOp(
+                            e3.value(arith.MulfOp(w_re, v_re)), e3.value(arith.MulfOp(w_im, v_im))
+                        )
+                    )
+                    t_im = e3.value(
+                        arith.AddfOp(
+                            e3.value(arith.MulfOp(w_re, v_im)), e3.value(arith.MulfOp(w_im, v_re))
+                        )
+                    )
                     e3.store(e3.value(arith.AddfOp(u_re, t_re)), re, lo)
                     e3.store(e3.value(arith.AddfOp(u_im, t_im)), im, lo)
                     e3.store(e3.value(arith.SubfOp(u_re, t_re)), re, hi)
@@ -139,15 +152,20 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         return domain_of(builder, self.outputs[0])[:-1]
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         dims = list(range(len(offsets) - 1))
-        return domain_tile_of_result(self, builder, self.results[result_index], offsets, sizes,
-                                     dims)
+        return domain_tile_of_result(
+            self, builder, self.results[result_index], offsets, sizes, dims
+        )
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         last = len(offsets)
         n = dim_of(builder, self.outputs[0], last)
         outputs = [slice_of(builder, v, [*offsets, 0], [*sizes, n]) for v in self.outputs]

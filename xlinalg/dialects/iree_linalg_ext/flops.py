@@ -40,17 +40,32 @@ from xlinalg.dialects.linalg.winograd import (
 from xlinalg.errors import XlinalgError
 
 #: ops that move or convert data, not counted as arithmetic (shared with `api.flops`)
-FREE_OPS = frozenset({
-    "arith.constant", "arith.index_cast", "arith.extf", "arith.truncf", "arith.sitofp",
-    "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extsi", "arith.extui",
-    "arith.trunci", "arith.bitcast", "arith.select",
-})
+FREE_OPS = frozenset(
+    {
+        "arith.constant",
+        "arith.index_cast",
+        "arith.extf",
+        "arith.truncf",
+        "arith.sitofp",
+        "arith.uitofp",
+        "arith.fptosi",
+        "arith.fptoui",
+        "arith.extsi",
+        "arith.extui",
+        "arith.trunci",
+        "arith.bitcast",
+        "arith.select",
+    }
+)
 
 
 def region_arith_ops(region: Region) -> int:
     """arith/math ops (not constants or casts) in a region."""
-    return sum(1 for op in region.walk()
-               if op.name.startswith(("arith.", "math.")) and op.name not in FREE_OPS)
+    return sum(
+        1
+        for op in region.walk()
+        if op.name.startswith(("arith.", "math.")) and op.name not in FREE_OPS
+    )
 
 
 def _shape(op: Operation, value: SSAValue) -> tuple[int, ...]:
@@ -58,7 +73,9 @@ def _shape(op: Operation, value: SSAValue) -> tuple[int, ...]:
     assert isinstance(type_, ShapedType)
     shape = tuple(type_.get_shape())
     if any(s < 0 for s in shape):
-        raise XlinalgError(f"cannot count the flops of '{op.name}' with dynamic shape {list(shape)}")
+        raise XlinalgError(
+            f"cannot count the flops of '{op.name}' with dynamic shape {list(shape)}"
+        )
     return shape
 
 
@@ -83,11 +100,21 @@ def ext_flops(op: Operation) -> int:
     if isinstance(op, ext.SortOp):
         shape = _shape(op, op.outputs[0])
         n = shape[op.dim]
-        return region_arith_ops(op.region) * _rows(shape, op.dim) * n * max(1, math.ceil(math.log2(max(n, 1))))
+        return (
+            region_arith_ops(op.region)
+            * _rows(shape, op.dim)
+            * n
+            * max(1, math.ceil(math.log2(max(n, 1))))
+        )
     if isinstance(op, ext.TopkOp):
         shape = _shape(op, op.inputs[0])
         n, k = shape[op.dim], _shape(op, op.outputs[0])[op.dim]
-        return region_arith_ops(op.region) * _rows(shape, op.dim) * n * max(1, math.ceil(math.log2(max(k, 1))))
+        return (
+            region_arith_ops(op.region)
+            * _rows(shape, op.dim)
+            * n
+            * max(1, math.ceil(math.log2(max(k, 1))))
+        )
     if isinstance(op, ext.WinogradFilterTransformOp):
         alpha, r = op.tile, op.r
         out = _shape(op, op.outputs[0])
@@ -104,7 +131,9 @@ def ext_flops(op: Operation) -> int:
 def _linalg_flops(op: Operation) -> int:
     if isinstance(op, SoftmaxOp):
         return 5 * math.prod(_shape(op, op.input))
-    if not isinstance(op, WinogradFilterTransformOp | WinogradInputTransformOp | WinogradOutputTransformOp):
+    if not isinstance(
+        op, WinogradFilterTransformOp | WinogradInputTransformOp | WinogradOutputTransformOp
+    ):
         return 0
     m, _ = op.get_m_r()
     if isinstance(op, WinogradFilterTransformOp):
@@ -120,14 +149,19 @@ def _linalg_flops(op: Operation) -> int:
 
 
 #: the hand-written linalg ops counted by `_linalg_flops`
-_LINALG_OPS = ("linalg.softmax", "linalg.winograd_filter_transform", "linalg.winograd_input_transform",
-               "linalg.winograd_output_transform")
+_LINALG_OPS = (
+    "linalg.softmax",
+    "linalg.winograd_filter_transform",
+    "linalg.winograd_input_transform",
+    "linalg.winograd_output_transform",
+)
 
 
 def has_flop_formula(op: Operation) -> bool:
     """Whether `op` is counted by `op_flops` (not a structured op, not a terminator)."""
     return (op.name.startswith("iree_linalg_ext.") and op.name != "iree_linalg_ext.yield") or (
-        op.name in _LINALG_OPS)
+        op.name in _LINALG_OPS
+    )
 
 
 def op_flops(op: Operation) -> int:

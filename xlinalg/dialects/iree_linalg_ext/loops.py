@@ -85,8 +85,9 @@ class Emitter:
         return self.value(arith.IndexCastOp(value, type_))
 
     # ---- structure ----
-    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue,
-             body: Callable[[Emitter, SSAValue], None]) -> scf.ForOp:
+    def loop(
+        self, lb: SSAValue, ub: SSAValue, step: SSAValue, body: Callable[[Emitter, SSAValue], None]
+    ) -> scf.ForOp:
         block = Block(arg_types=[IndexType()])
         loop = scf.ForOp(lb, ub, step, [], Region(block))
         self.add(loop)
@@ -95,9 +96,14 @@ class Emitter:
         inner.add(scf.YieldOp())
         return loop
 
-    def loop_carry(self, lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
-                   body: Callable[[Emitter, SSAValue, list[SSAValue]], Sequence[SSAValue]]
-                   ) -> list[SSAValue]:
+    def loop_carry(
+        self,
+        lb: SSAValue,
+        ub: SSAValue,
+        step: SSAValue,
+        inits: Sequence[SSAValue],
+        body: Callable[[Emitter, SSAValue, list[SSAValue]], Sequence[SSAValue]],
+    ) -> list[SSAValue]:
         block = Block(arg_types=[IndexType(), *[v.type for v in inits]])
         loop = scf.ForOp(lb, ub, step, list(inits), Region(block))
         self.add(loop)
@@ -106,8 +112,12 @@ class Emitter:
         inner.add(scf.YieldOp(*carried))
         return list(loop.results)
 
-    def nest(self, uppers: Sequence[SSAValue], body: Callable[[Emitter, list[SSAValue]], None],
-             lowers: Sequence[SSAValue] | None = None) -> None:
+    def nest(
+        self,
+        uppers: Sequence[SSAValue],
+        body: Callable[[Emitter, list[SSAValue]], None],
+        lowers: Sequence[SSAValue] | None = None,
+    ) -> None:
         """A perfect nest of unit-step loops from `lowers` (default 0) to `uppers`."""
         zero = self.index(0) if lowers is None else None
         one = self.index(1)
@@ -117,13 +127,21 @@ class Emitter:
             if depth == len(uppers):
                 body(em, ivs)
                 return
-            em.loop(los[depth], uppers[depth], one,  # type: ignore[arg-type]
-                    lambda e, iv: level(e, depth + 1, [*ivs, iv]))
+            em.loop(
+                los[depth],
+                uppers[depth],
+                one,  # type: ignore[arg-type]
+                lambda e, iv: level(e, depth + 1, [*ivs, iv]),
+            )
 
         level(self, 0, [])
 
-    def if_(self, cond: SSAValue, then: Callable[[Emitter], None],
-            otherwise: Callable[[Emitter], None] | None = None) -> None:
+    def if_(
+        self,
+        cond: SSAValue,
+        then: Callable[[Emitter], None],
+        otherwise: Callable[[Emitter], None] | None = None,
+    ) -> None:
         then_block = Block()
         else_region = Region(Block()) if otherwise is not None else Region()
         self.add(scf.IfOp(cond, [], Region(then_block), else_region))

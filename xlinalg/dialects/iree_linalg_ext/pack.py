@@ -68,14 +68,21 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
     static_inner_tiles = prop_def(DenseArrayBase)
 
     def perm(self) -> list[int]:
-        return [] if self.outer_dims_perm is None else [int(v) for v in self.outer_dims_perm.get_values()]
+        return (
+            []
+            if self.outer_dims_perm is None
+            else [int(v) for v in self.outer_dims_perm.get_values()]
+        )
 
     def dims_pos(self) -> list[int]:
         return [int(v) for v in self.inner_dims_pos.get_values()]
 
     def static_tiles(self) -> list[int]:
         """The static tiles, -1 (`pack_shape.DYNAMIC`) for a dynamic one (stored as kDynamic)."""
-        return [DYNAMIC if int(v) == DYNAMIC_INDEX else int(v) for v in self.static_inner_tiles.get_values()]
+        return [
+            DYNAMIC if int(v) == DYNAMIC_INDEX else int(v)
+            for v in self.static_inner_tiles.get_values()
+        ]
 
     def tile_values(self, em: Emitter) -> list[SSAValue]:
         dynamic = iter(self.inner_tiles)
@@ -85,8 +92,10 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
         raise NotImplementedError
 
     def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> _RelayoutOp:
-        return self.clone_relayout(buffers.get(self.inputs[0], self.inputs[0]),
-                                   buffers.get(self.outputs[0], self.outputs[0]))
+        return self.clone_relayout(
+            buffers.get(self.inputs[0], self.inputs[0]),
+            buffers.get(self.outputs[0], self.outputs[0]),
+        )
 
     def clone_relayout(self, source: SSAValue, dest: SSAValue) -> _RelayoutOp:
         operands: list = [[source], [dest], list(self.inner_tiles)]
@@ -94,8 +103,12 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
             operands.append([self.padding_value] if self.padding_value is not None else [])
         properties = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
         results = [dest.type] if isinstance(dest.type, TensorType) else []
-        return type(self).build(operands=operands, result_types=[results], properties=properties,
-                                attributes=dict(self.attributes))
+        return type(self).build(
+            operands=operands,
+            result_types=[results],
+            properties=properties,
+            attributes=dict(self.attributes),
+        )
 
     def relayout_layout(self) -> RelayoutLayout:
         unpacked, packed = self.unpacked_and_packed()
@@ -131,7 +144,9 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
             raise self.fail(f"expected the packed type to have shape {expected}, got {packed.type}")
         pad = self.padding()
         if pad is not None and pad.type != elem(unpacked):
-            raise self.fail(f"expected the padding value to be of type {elem(unpacked)}, got {pad.type}")
+            raise self.fail(
+                f"expected the padding value to be of type {elem(unpacked)}, got {pad.type}"
+            )
 
     def lower_to_loops(self, rewriter: Rewriter) -> None:
         """Loops over the packed buffer, tile by tile, shared with `linalg.pack`/`unpack`
@@ -140,10 +155,17 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
         unpacked, packed = self.unpacked_and_packed()
         tiles = self.tile_values(Emitter(InsertPoint.before(self)))
         static = [DYNAMIC_TILE if t == DYNAMIC else t for t in self.static_tiles()]
-        lower_relayout_to_loops(Builder(InsertPoint.before(self)), packed=packed, unpacked=unpacked,
-                                inner_dims_pos=self.dims_pos(), tiles=tiles, static_tiles=static,
-                                outer_dims_perm=self.perm() or list(range(len(shape(unpacked)))),
-                                padding=self.padding(), is_pack=self.is_pack())
+        lower_relayout_to_loops(
+            Builder(InsertPoint.before(self)),
+            packed=packed,
+            unpacked=unpacked,
+            inner_dims_pos=self.dims_pos(),
+            tiles=tiles,
+            static_tiles=static,
+            outer_dims_perm=self.perm() or list(range(len(shape(unpacked)))),
+            padding=self.padding(),
+            is_pack=self.is_pack(),
+        )
         rewriter.erase_op(self)
 
     def print(self, printer: Printer) -> None:
@@ -159,7 +181,9 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
         if self.outer_dims_perm is not None:
             printer.print_string(f" outer_dims_perm = {print_int_list(self.perm())}")
         printer.print_string(f" inner_dims_pos = {print_int_list(self.dims_pos())} inner_tiles = ")
-        print_dynamic_index_list(printer, DYNAMIC_INDEX, self.inner_tiles, self.static_inner_tiles.get_values())
+        print_dynamic_index_list(
+            printer, DYNAMIC_INDEX, self.inner_tiles, self.static_inner_tiles.get_values()
+        )
         printer.print_string(" into ")
         printer.print_ssa_value(self.outputs[0])
         printer.print_string(f" : ({self.inputs[0].type} {self.outputs[0].type})")
@@ -183,8 +207,13 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
             parser.parse_punctuation("=")
             perm = parse_int_list(parser)
         # `dims_pos` is the legacy spelling of `inner_dims_pos` (seed 004's unpack examples)
-        parser.expect(lambda: parser.parse_optional_keyword("inner_dims_pos")
-                      or parser.parse_optional_keyword("dims_pos"), "expected 'inner_dims_pos'")
+        parser.expect(
+            lambda: (
+                parser.parse_optional_keyword("inner_dims_pos")
+                or parser.parse_optional_keyword("dims_pos")
+            ),
+            "expected 'inner_dims_pos'",
+        )
         parser.parse_punctuation("=")
         dims_pos = parse_int_list(parser)
         parser.parse_keyword("inner_tiles")
@@ -200,15 +229,20 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
         parser.parse_punctuation(")")
         result_types = []
         if parser.parse_optional_punctuation("->"):
-            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            result_types = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_type
+            )
         properties = {
             "inner_dims_pos": DenseArrayBase.from_list(i64, dims_pos),
             "static_inner_tiles": DenseArrayBase.from_list(i64, list(static_tiles)),
         }
         if perm is not None:
             properties["outer_dims_perm"] = DenseArrayBase.from_list(i64, perm)
-        operands: list = [[parser.resolve_operand(source, source_type)],
-                          [parser.resolve_operand(dest_ref, dest_type)], tiles]
+        operands: list = [
+            [parser.resolve_operand(source, source_type)],
+            [parser.resolve_operand(dest_ref, dest_type)],
+            tiles,
+        ]
         if cls is PackOp:
             operands.append([pad] if pad is not None else [])
         op = cls.build(operands=operands, result_types=[result_types], properties=properties)

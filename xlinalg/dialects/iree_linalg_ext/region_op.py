@@ -66,8 +66,12 @@ class DimensionRegionOp(LinalgExtOp):
         outputs = parse_operand_group(parser, "outs")
         region = parser.parse_region()
         result_types = parse_result_types(parser)
-        op = cls.build(operands=[inputs, outputs], result_types=[result_types],
-                       properties=properties, regions=[region])
+        op = cls.build(
+            operands=[inputs, outputs],
+            result_types=[result_types],
+            properties=properties,
+            regions=[region],
+        )
         op.attributes.update(attrs)
         return op
 

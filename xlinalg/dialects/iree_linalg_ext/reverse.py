@@ -47,14 +47,20 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     def verify_(self) -> None:
         self.verify_destination_style()
         type_ = self.dimensions.type
-        if not isinstance(type_, TensorType) or not isinstance(type_.element_type, IntegerType) \
-                or type_.element_type.width.data != 64 or type_.get_num_dims() != 1:
+        if (
+            not isinstance(type_, TensorType)
+            or not isinstance(type_.element_type, IntegerType)
+            or type_.element_type.width.data != 64
+            or type_.get_num_dims() != 1
+        ):
             raise self.fail("expected 'dimensions' to be a 1-D dense i64 elements attribute")
         if len(self.inputs) != 1 or len(self.outputs) != 1:
             raise self.fail("expected one input and one output")
         in_shape, out_shape = shape(self.inputs[0]), shape(self.outputs[0])
         if len(in_shape) != len(out_shape) or not all(map(compatible, in_shape, out_shape)):
-            raise self.fail(f"expected the output shape {list(out_shape)} to match the input shape {list(in_shape)}")
+            raise self.fail(
+                f"expected the output shape {list(out_shape)} to match the input shape {list(in_shape)}"
+            )
         if elem(self.inputs[0]) != elem(self.outputs[0]):
             raise self.fail("expected the input and output element types to be equal")
         dims = self.dims()
@@ -82,17 +88,22 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         pos = parser.pos
         dims = parser.parse_attribute()
         if not isinstance(dims, DenseIntOrFPElementsAttr):
-            parser.raise_error("expected 'dimensions' to be a dense elements attribute", pos, parser.pos)
+            parser.raise_error(
+                "expected 'dimensions' to be a dense elements attribute", pos, parser.pos
+            )
         parser.parse_punctuation(")")
         inputs = parse_operand_group(parser, "ins")
         outputs = parse_operand_group(parser, "outs")
         result_types: list = []
         if parser.parse_optional_punctuation(":"):
-            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            result_types = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_type
+            )
         else:
             result_types = parse_result_types(parser)
-        op = cls.build(operands=[inputs, outputs], result_types=[result_types],
-                       properties={"dimensions": dims})
+        op = cls.build(
+            operands=[inputs, outputs], result_types=[result_types], properties={"dimensions": dims}
+        )
         op.attributes.update(attrs)
         return op
 
@@ -104,8 +115,10 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         reversed_dims = set(self.dims())
 
         def body(e: Emitter, ivs: list[SSAValue]) -> None:
-            src = [e.subi(e.subi(sizes[i], one), iv) if i in reversed_dims else iv
-                   for i, iv in enumerate(ivs)]
+            src = [
+                e.subi(e.subi(sizes[i], one), iv) if i in reversed_dims else iv
+                for i, iv in enumerate(ivs)
+            ]
             e.store(e.load(inp, src), out, ivs)
 
         em.nest(sizes, body)
@@ -118,30 +131,34 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         return domain_of(builder, self.inputs[0])
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         # the output tile at o comes from the input tile mirrored along the reversed dims
         full = domain_of(builder, self.outputs[0])
         n, off, sz = (AffineExpr.dimension(i) for i in range(3))
         mirrored = [
-            builder.apply(n - off - sz, [full[i], offsets[i], sizes[i]]) if i in set(self.dims())
+            builder.apply(n - off - sz, [full[i], offsets[i], sizes[i]])
+            if i in set(self.dims())
             else offsets[i]
             for i in range(len(offsets))
         ]
         return mirrored, list(sizes)
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         inp = slice_of(builder, self.inputs[0], offsets, sizes)
         full = domain_of(builder, self.outputs[0])
         n, off, sz = (AffineExpr.dimension(i) for i in range(3))
         out_offsets = [
-            builder.apply(n - off - sz, [full[i], offsets[i], sizes[i]]) if i in set(self.dims())
+            builder.apply(n - off - sz, [full[i], offsets[i], sizes[i]])
+            if i in set(self.dims())
             else offsets[i]
             for i in range(len(offsets))
         ]
         out = slice_of(builder, self.outputs[0], out_offsets, sizes)
         return insert_tile(self, builder, [inp], [out])
-
-

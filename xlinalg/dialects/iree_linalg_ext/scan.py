@@ -62,7 +62,9 @@ class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         if not 0 <= self.dim < len(in_shape):
             raise self.fail(f"dimension {self.dim} is out of range for rank {len(in_shape)}")
         if len(out_shape) != len(in_shape) or not all(map(compatible, in_shape, out_shape)):
-            raise self.fail(f"expected the output shape {list(out_shape)} to match the input shape {list(in_shape)}")
+            raise self.fail(
+                f"expected the output shape {list(out_shape)} to match the input shape {list(in_shape)}"
+            )
         expected_acc = [s for i, s in enumerate(in_shape) if i != self.dim]
         if len(acc_shape) != len(expected_acc) or not all(map(compatible, expected_acc, acc_shape)):
             raise self.fail(
@@ -115,7 +117,10 @@ class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         rewriter.erase_op(self)
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         if result_index != 0:
@@ -123,12 +128,16 @@ class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         dims = [None if d == self.dim else d for d in range(len(offsets))]
         return domain_tile_of_result(self, builder, self.results[0], offsets, sizes, dims)
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         d = self.dim
         inp = slice_of(builder, self.inputs[0], offsets, sizes)
         out = slice_of(builder, self.outputs[0], offsets, sizes)
-        acc = slice_of(builder, self.outputs[1],
-                      [o for i, o in enumerate(offsets) if i != d],
-                      [s for i, s in enumerate(sizes) if i != d])
+        acc = slice_of(
+            builder,
+            self.outputs[1],
+            [o for i, o in enumerate(offsets) if i != d],
+            [s for i, s in enumerate(sizes) if i != d],
+        )
         return insert_tile(self, builder, [inp], [out, acc])

@@ -77,7 +77,9 @@ class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingI
         updates, indices, original = self.inputs[0], self.inputs[1], self.outputs[0]
         u_shape, i_shape, o_shape = shape(updates), shape(indices), shape(original)
         if len(i_shape) != 2:
-            raise self.fail(f"expected indices to be 2-D (num_updates, index_depth), got {indices.type}")
+            raise self.fail(
+                f"expected indices to be 2-D (num_updates, index_depth), got {indices.type}"
+            )
         depth = i_shape[1]
         if depth < 0:
             raise self.fail("expected the index depth (dim 1 of indices) to be static")
@@ -97,7 +99,9 @@ class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingI
             )
         dims = self.dim_map()
         if len(dims) != depth:
-            raise self.fail(f"expected dimension_map to have index depth ({depth}) entries, got {dims}")
+            raise self.fail(
+                f"expected dimension_map to have index depth ({depth}) entries, got {dims}"
+            )
         if len(set(dims)) != len(dims):
             raise self.fail(f"expected dimension_map without duplicates, got {dims}")
         for d in dims:
@@ -144,8 +148,10 @@ class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingI
         op = cls.build(
             operands=[inputs, outputs],
             result_types=[result_types],
-            properties={"dimension_map": DenseArrayBase.from_list(i64, dims),
-                        "unique_indices": BoolAttr.from_bool(unique)},
+            properties={
+                "dimension_map": DenseArrayBase.from_list(i64, dims),
+                "unique_indices": BoolAttr.from_bool(unique),
+            },
             regions=[region],
         )
         op.attributes.update(attrs)
@@ -208,17 +214,20 @@ class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingI
             elif size < 0 or size != original_shape[d]:
                 raise tile_failure(
                     f"'{self.name}' cannot compute a tile of its result #0: update dim {k + 1} "
-                    f"({size}) does not span dim {d} of the original ({original_shape[d]})")
+                    f"({size}) does not span dim {d} of the original ({original_shape[d]})"
+                )
             else:
                 dims.append(d)
         return dims
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         updates, indices, original = self.inputs[0], self.inputs[1], self.outputs[0]
         tiled_updates = slice_of(builder, updates, offsets, sizes)
-        tiled_indices = slice_of(builder, indices, [offsets[0], 0],
-                                [sizes[0], dim_of(builder, indices, 1)])
+        tiled_indices = slice_of(
+            builder, indices, [offsets[0], 0], [sizes[0], dim_of(builder, indices, 1)]
+        )
         rank = len(shape(original))
         offset = self.slice_offset()
         o_offsets: list[OpFoldResult] = [0] * rank

@@ -50,7 +50,9 @@ class SortOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         first = shape(self.outputs[0])
         for value in self.outputs:
             if shape(value) != first:
-                raise self.fail(f"expected all outputs to have the shape {list(first)}, got {value.type}")
+                raise self.fail(
+                    f"expected all outputs to have the shape {list(first)}, got {value.type}"
+                )
         if not 0 <= self.dim < len(first):
             raise self.fail(f"dimension {self.dim} is out of range for rank {len(first)}")
         arg_types = [t for v in self.outputs for t in (elem(v), elem(v))]
@@ -89,14 +91,19 @@ class SortOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
 
     # ---- TilingInterface ----
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         rank = len(offsets)
         dims = [None if d == self.dim else d for d in range(rank)]
-        return domain_tile_of_result(self, builder, self.results[result_index], offsets, sizes,
-                                     dims)
+        return domain_tile_of_result(
+            self, builder, self.results[result_index], offsets, sizes, dims
+        )
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         return tile_all_operands(self, builder, offsets, sizes)

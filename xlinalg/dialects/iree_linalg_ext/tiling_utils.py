@@ -18,21 +18,31 @@ from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import slice_of
 
 __all__ = [
-    "CoveringResultTiles", "covering_domain_tile", "covering_result_tile_value", "domain_tile_of_result", "insert_tile",
+    "CoveringResultTiles",
+    "covering_domain_tile",
+    "covering_result_tile_value",
+    "domain_tile_of_result",
+    "insert_tile",
     "parallel_except",
-    "tile_all_operands", "whole",
+    "tile_all_operands",
+    "whole",
 ]
 
 
-def insert_tile(op: LinalgExtOp, builder: IndexBuilder, inputs: Sequence[SSAValue],
-                outputs: Sequence[SSAValue]) -> LinalgExtOp:
+def insert_tile(
+    op: LinalgExtOp, builder: IndexBuilder, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
+) -> LinalgExtOp:
     tiled = op.clone_with(inputs, outputs)
     builder.insert(tiled)
     return tiled
 
 
-def tile_all_operands(op: LinalgExtOp, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                      sizes: Sequence[OpFoldResult]) -> LinalgExtOp:
+def tile_all_operands(
+    op: LinalgExtOp,
+    builder: IndexBuilder,
+    offsets: Sequence[OpFoldResult],
+    sizes: Sequence[OpFoldResult],
+) -> LinalgExtOp:
     """Every shaped operand of the domain's rank sliced at (offsets, sizes), others kept."""
     rank = len(offsets)
 
@@ -52,17 +62,22 @@ def whole(value: SSAValue, dim: int, offset: OpFoldResult, size: OpFoldResult) -
     return offset == 0 and isinstance(size, int) and size == type_.get_shape()[dim]
 
 
-def domain_tile_of_result(op: Operation, builder: IndexBuilder, result: SSAValue,
-                          offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult],
-                          domain_dims: Sequence[int | None],
-                          ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+def domain_tile_of_result(
+    op: Operation,
+    builder: IndexBuilder,
+    result: SSAValue,
+    offsets: Sequence[OpFoldResult],
+    sizes: Sequence[OpFoldResult],
+    domain_dims: Sequence[int | None],
+) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
     """The iteration-domain tile computing a result tile, for ops whose domain dim i is
     result dim `domain_dims[i]` (None: a dim the result does not tile, taken whole). A result dim that no domain dim tiles must be requested whole."""
     tiled = {d for d in domain_dims if d is not None}
     for d, (offset, size) in enumerate(zip(offsets, sizes)):
         if d not in tiled and not whole(result, d, offset, size):
             raise tile_failure(
-                f"'{op.name}': a tile of its result must span all of dim {d} (not tileable)")
+                f"'{op.name}': a tile of its result must span all of dim {d} (not tileable)"
+            )
     assert isinstance(op, TilingInterface)
     full = op.get_iteration_domain(builder)
     dom_offsets = [0 if d is None else offsets[d] for d in domain_dims]
@@ -70,20 +85,30 @@ def domain_tile_of_result(op: Operation, builder: IndexBuilder, result: SSAValue
     return dom_offsets, dom_sizes
 
 
-def covering_domain_tile(op: Operation, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                         sizes: Sequence[OpFoldResult], domain_dims: Sequence[int | None],
-                         ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+def covering_domain_tile(
+    op: Operation,
+    builder: IndexBuilder,
+    offsets: Sequence[OpFoldResult],
+    sizes: Sequence[OpFoldResult],
+    domain_dims: Sequence[int | None],
+) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
     """The domain tile whose result covers the asked result tile: domain dim i at the
     window of result dim `domain_dims[i]`, whole where that is None."""
     assert isinstance(op, TilingInterface)
     full = op.get_iteration_domain(builder)
-    return ([0 if d is None else offsets[d] for d in domain_dims],
-            [full[i] if d is None else sizes[d] for i, d in enumerate(domain_dims)])
+    return (
+        [0 if d is None else offsets[d] for d in domain_dims],
+        [full[i] if d is None else sizes[d] for i, d in enumerate(domain_dims)],
+    )
 
 
-def covering_result_tile_value(op: Operation, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                               sizes: Sequence[OpFoldResult], domain_dims: Sequence[int | None],
-                               ) -> SSAValue:
+def covering_result_tile_value(
+    op: Operation,
+    builder: IndexBuilder,
+    offsets: Sequence[OpFoldResult],
+    sizes: Sequence[OpFoldResult],
+    domain_dims: Sequence[int | None],
+) -> SSAValue:
     """The tile of `op`'s result 0 at (offsets, sizes), for ops whose domain dim i tiles result
     dim `domain_dims[i]` (None: a domain dim taken whole) and whose other result dims are
     computed whole (each element of a winograd t×t tile needs the whole input tile; a
@@ -93,7 +118,9 @@ def covering_result_tile_value(op: Operation, builder: IndexBuilder, offsets: Se
     assert isinstance(op, TilingInterface)
     dom_offsets, dom_sizes = covering_domain_tile(op, builder, offsets, sizes, domain_dims)
     tiled = {d for d in domain_dims if d is not None}
-    value = as_tiled_implementation(op.get_tiled_implementation(builder, dom_offsets, dom_sizes)).results[0]
+    value = as_tiled_implementation(
+        op.get_tiled_implementation(builder, dom_offsets, dom_sizes)
+    ).results[0]
     within: list[OpFoldResult] = [0 if d in tiled else o for d, o in enumerate(offsets)]
     if all(isinstance(o, int) and o == 0 for o in within) and all(
         whole(value, d, 0, size) for d, size in enumerate(sizes)
@@ -111,14 +138,20 @@ class CoveringResultTiles:
         raise NotImplementedError
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         assert isinstance(self, Operation)
         return covering_domain_tile(self, builder, offsets, sizes, self.result_domain_dims())
 
     def generate_result_tile_value(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> SSAValue:
         assert isinstance(self, Operation)

@@ -73,7 +73,9 @@ class TopkOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
                 f"{list(in_shape)} except along dimension {self.dim}"
             )
         if in_shape[self.dim] >= 0 and out_shape[self.dim] > in_shape[self.dim]:
-            raise self.fail(f"K ({out_shape[self.dim]}) exceeds the input size {in_shape[self.dim]}")
+            raise self.fail(
+                f"K ({out_shape[self.dim]}) exceeds the input size {in_shape[self.dim]}"
+            )
         t = elem(values)
         self.verify_region_signature(self.region.block, [t, t], [i1], "comparator")
 
@@ -89,7 +91,11 @@ class TopkOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
 
         def body(e: Emitter, ivs: list[SSAValue]) -> None:
             x = e.load(values, ivs)
-            idx = e.load(in_indices, ivs) if in_indices is not None else e.index_to(ivs[d], IntegerType(32))
+            idx = (
+                e.load(in_indices, ivs)
+                if in_indices is not None
+                else e.index_to(ivs[d], IntegerType(32))
+            )
 
             def insert(e2: Emitter, j: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
                 value, index = carried
@@ -112,19 +118,22 @@ class TopkOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         rewriter.erase_op(self)
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         dims = [None if d == self.dim else d for d in range(len(offsets))]
-        return domain_tile_of_result(self, builder, self.results[result_index], offsets, sizes,
-                                     dims)
+        return domain_tile_of_result(
+            self, builder, self.results[result_index], offsets, sizes, dims
+        )
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         inputs = [slice_of(builder, v, offsets, sizes) for v in self.inputs]
         out_sizes = list(sizes)
         out_sizes[self.dim] = dim_of(builder, self.outputs[0], self.dim)
         outputs = [slice_of(builder, v, offsets, out_sizes) for v in self.outputs]
         return insert_tile(self, builder, inputs, outputs)
-
-

@@ -86,8 +86,9 @@ def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attrib
     module = op.get_toplevel_object()
     assert isinstance(module, ModuleOp)
     if SymbolTable.lookup_symbol(module, symbol) is None:
-        value = DenseIntOrFPElementsAttr.from_list(TensorType(t, [rows, cols]),
-                                                   [float(x) for x in matrix.flatten()])
+        value = DenseIntOrFPElementsAttr.from_list(
+            TensorType(t, [rows, cols]), [float(x) for x in matrix.flatten()]
+        )
         module.body.block.insert_op_before(
             memref.GlobalOp.get(StringAttr(symbol), type_, value, constant=UnitAttr()),
             module.body.block.first_op,  # type: ignore[arg-type]
@@ -95,9 +96,16 @@ def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attrib
     return em.value(memref.GetGlobalOp(symbol, type_))
 
 
-def _sandwich(e: Emitter, mat: SSAValue, rows: int, inner: int, tmp: SSAValue,
-              load_x: Callable[[Emitter, SSAValue, SSAValue], SSAValue],
-              store_y: Callable[[Emitter, SSAValue, SSAValue, SSAValue], None], t: Attribute) -> None:
+def _sandwich(
+    e: Emitter,
+    mat: SSAValue,
+    rows: int,
+    inner: int,
+    tmp: SSAValue,
+    load_x: Callable[[Emitter, SSAValue, SSAValue], SSAValue],
+    store_y: Callable[[Emitter, SSAValue, SSAValue, SSAValue], None],
+    t: Attribute,
+) -> None:
     """`Y = M X M^T` for one tile: `tmp = M X` (rows×inner), then `Y[i][j] = sum_b tmp[i][b] M[j][b]`."""
     zero, one = e.index(0), e.index(1)
     n_rows, n_inner = e.index(rows), e.index(inner)
@@ -129,9 +137,14 @@ def _sandwich(e: Emitter, mat: SSAValue, rows: int, inner: int, tmp: SSAValue,
     e.loop(zero, n_rows, one, right)
 
 
-def _lower_tiles(op: _WinogradOp, name: str, matrix: np.ndarray, domain: list[SSAValue],
-                 body: Callable[[Emitter, list[SSAValue], Callable[..., None]], None],
-                 em: Emitter) -> None:
+def _lower_tiles(
+    op: _WinogradOp,
+    name: str,
+    matrix: np.ndarray,
+    domain: list[SSAValue],
+    body: Callable[[Emitter, list[SSAValue], Callable[..., None]], None],
+    em: Emitter,
+) -> None:
     """Around `body`: the constant matrix, a rows×inner scratch tile, the loop nest over
     `domain`; `body(e, ivs, transform)` calls `transform(load_x, store_y)` for its tile."""
     t = elem(op.outputs[0])
@@ -140,7 +153,9 @@ def _lower_tiles(op: _WinogradOp, name: str, matrix: np.ndarray, domain: list[SS
     tmp = em.value(memref.AllocOp.get(t, shape=[rows, inner]))
 
     def nest_body(e: Emitter, ivs: list[SSAValue]) -> None:
-        body(e, ivs, lambda load_x, store_y: _sandwich(e, mat, rows, inner, tmp, load_x, store_y, t))
+        body(
+            e, ivs, lambda load_x, store_y: _sandwich(e, mat, rows, inner, tmp, load_x, store_y, t)
+        )
 
     em.nest(domain, nest_body)
     em.add(memref.DeallocOp.get(tmp))
@@ -189,7 +204,9 @@ class _WinogradOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, Tilin
                 f"expected {self.DIMS_KEYWORD} to be one of {[list(d) for d in self.ALLOWED_DIMS]}, "
                 f"got {self.dims()}"
             )
-        if elem(self.inputs[0]) != elem(self.outputs[0]) or not isinstance(elem(self.inputs[0]), AnyFloat):
+        if elem(self.inputs[0]) != elem(self.outputs[0]) or not isinstance(
+            elem(self.inputs[0]), AnyFloat
+        ):
             raise self.fail("expected floating-point input and output of the same element type")
         return shape(self.inputs[0]), shape(self.outputs[0])
 
@@ -258,8 +275,10 @@ class WinogradFilterTransformOp(_WinogradOp):
 
         def body(e: Emitter, ivs: list[SSAValue], transform: Callable[..., None]) -> None:
             c, f = ivs
-            transform(lambda e2, a, b: e2.load(src, [a, b, c, f] if hwcf else [f, c, a, b]),
-                      lambda e2, i, j, v: e2.store(v, dst, [i, j, c, f]))
+            transform(
+                lambda e2, a, b: e2.load(src, [a, b, c, f] if hwcf else [f, c, a, b]),
+                lambda e2, i, j, v: e2.store(v, dst, [i, j, c, f]),
+            )
 
         _lower_tiles(self, "G", g_matrix, em.dims(dst)[2:], body, em)
         rewriter.erase_op(self)
@@ -273,8 +292,9 @@ class WinogradFilterTransformOp(_WinogradOp):
     def result_domain_dims(self) -> list[int | None]:
         return [2, 3]  # (c, f) of the (t, t, c, f) result
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         (oc, of), (sc, sf) = offsets, sizes
         r, tile = self.r, self.tile
         if self.hwcf():
@@ -318,8 +338,9 @@ class _ImageTransformOp(_WinogradOp):
             return [2, None, None, 5]  # result (t, t, n, th, tw, c)
         return [0, None, None, 3] if self.nhwc() else [0, None, None, 1]  # the image
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         on, _, _, oc = offsets
         sn, sh, sw, sc = sizes
         image = self.image()
@@ -328,8 +349,12 @@ class _ImageTransformOp(_WinogradOp):
             image_tile = slice_of(builder, image, [on, 0, 0, oc], [sn, full[1], full[2], sc])
         else:
             image_tile = slice_of(builder, image, [on, oc, 0, 0], [sn, sc, full[2], full[3]])
-        tiles = slice_of(builder, self.tiles_value(), [0, 0, on, 0, 0, oc],
-                        [self.tile, self.tile, sn, sh, sw, sc])
+        tiles = slice_of(
+            builder,
+            self.tiles_value(),
+            [0, 0, on, 0, 0, oc],
+            [self.tile, self.tile, sn, sh, sw, sc],
+        )
         if isinstance(self, WinogradInputTransformOp):
             return insert_tile(self, builder, [image_tile], [tiles])
         return insert_tile(self, builder, [tiles], [image_tile])
@@ -351,7 +376,9 @@ class WinogradInputTransformOp(_ImageTransformOp):
         in_shape, out_shape = self.verify_common()
         if len(in_shape) != 4:
             raise self.fail(f"expected a 4-D image, got {self.inputs[0].type}")
-        n, h, w, c = in_shape if self.nhwc() else (in_shape[0], in_shape[2], in_shape[3], in_shape[1])
+        n, h, w, c = (
+            in_shape if self.nhwc() else (in_shape[0], in_shape[2], in_shape[3], in_shape[1])
+        )
 
         def tiles(size: int) -> int:
             return -1 if size < 0 else ceil_div(size - self.r + 1, self.m)
@@ -363,7 +390,9 @@ class WinogradInputTransformOp(_ImageTransformOp):
         em = Emitter(InsertPoint.before(self))
         src, dst = self.inputs[0], self.outputs[0]
         image_sizes = em.dims(src)
-        height, width = (image_sizes[1], image_sizes[2]) if self.nhwc() else (image_sizes[2], image_sizes[3])
+        height, width = (
+            (image_sizes[1], image_sizes[2]) if self.nhwc() else (image_sizes[2], image_sizes[3])
+        )
         m, one = em.index(self.m), em.index(1)
         h_last, w_last = em.subi(height, one), em.subi(width, one)
         zero_f = em.const(0.0, elem(src))
@@ -419,7 +448,9 @@ class WinogradOutputTransformOp(_ImageTransformOp):
             h0, w0 = e.muli(th, m), e.muli(tw, m)
             transform(
                 lambda e2, a, b: e2.load(src, [a, b, n, th, tw, c]),
-                lambda e2, i, j, v: e2.store(v, dst, self.image_index(n, e2.addi(h0, i), e2.addi(w0, j), c)),
+                lambda e2, i, j, v: e2.store(
+                    v, dst, self.image_index(n, e2.addi(h0, i), e2.addi(w0, j), c)
+                ),
             )
 
         _lower_tiles(self, "AT", at, em.dims(src)[2:], body, em)

@@ -49,6 +49,7 @@ _F63_AT = [
     [0, 1, -1, 32, -32, 1 / 32, -1 / 32, 1],
 ]
 
+
 def _linalg(m: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     w = winograd_matrices(m, r)
     return w.numpy("G"), w.numpy("BT"), w.numpy("AT")
@@ -56,7 +57,10 @@ def _linalg(m: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 #: (output_tile_size, kernel_size) -> (G, B^T, A^T)
 MATRICES: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {
-    (6, 3): (np.array(_F63_G, dtype=np.float64), np.array(_F63_BT, dtype=np.float64),
-             np.array(_F63_AT, dtype=np.float64)),
+    (6, 3): (
+        np.array(_F63_G, dtype=np.float64),
+        np.array(_F63_BT, dtype=np.float64),
+        np.array(_F63_AT, dtype=np.float64),
+    ),
     **{mr: _linalg(*mr) for mr in FMR_CASES},
 }

@@ -36,7 +36,9 @@ def parse_operand_group(parser: Parser, keyword: str) -> list[SSAValue]:
     parser.parse_punctuation(")")
     if len(types) != len(unresolved):
         parser.raise_error(
-            f"expected {len(unresolved)} types in '{keyword}(...)', got {len(types)}", pos, parser.pos
+            f"expected {len(unresolved)} types in '{keyword}(...)', got {len(types)}",
+            pos,
+            parser.pos,
         )
     return list(parser.resolve_operands(unresolved, types, pos))
 

@@ -75,7 +75,8 @@ class BinaryFn(StrEnum):
 #: `ElementwiseKind`, cases 0..23: the 13 unary functions, the 10 binary ones, `select`
 ElementwiseKind = StrEnum(  # type: ignore[misc]
     "ElementwiseKind",
-    [(f.name, f.value) for f in UnaryFn] + [(f.name, f.value) for f in BinaryFn]
+    [(f.name, f.value) for f in UnaryFn]
+    + [(f.name, f.value) for f in BinaryFn]
     + [("SELECT", "select")],
 )
 

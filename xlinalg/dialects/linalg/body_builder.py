@@ -108,8 +108,14 @@ class _Emitter:
     """Emits the ops of a payload expression into `block`; constants and loop indices are
     emitted once each."""
 
-    def __init__(self, values: dict[str, SSAValue], out_type: Attribute, fn: TypeFn, block: Block,
-                 dim_names: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        values: dict[str, SSAValue],
+        out_type: Attribute,
+        fn: TypeFn,
+        block: Block,
+        dim_names: tuple[str, ...],
+    ) -> None:
         self.values = values
         self.out_type = out_type
         self.fn = fn
@@ -149,8 +155,11 @@ class _Emitter:
             rhs = self.emit(expr.rhs)
             if scalar_kind(lhs.type) == "float":
                 table = _BINARY_FLOAT
-            elif (isinstance(lhs.type, IntegerType) and lhs.type.width.data == 1
-                  and expr.fn in _BINARY_BOOL):
+            elif (
+                isinstance(lhs.type, IntegerType)
+                and lhs.type.width.data == 1
+                and expr.fn in _BINARY_BOOL
+            ):
                 table = _BINARY_BOOL
             else:
                 table = _BINARY_INT

@@ -110,7 +110,10 @@ def named_scalar_type(name: str) -> Attribute:
     if name.startswith("i") and name[1:].isdigit():
         return IntegerType(int(name[1:]))
     types: dict[str, Attribute] = {
-        "f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "f64": Float64Type()
+        "f16": Float16Type(),
+        "bf16": BFloat16Type(),
+        "f32": Float32Type(),
+        "f64": Float64Type(),
     }
     if name not in types:
         raise ValueError(f"unknown scalar type {name!r}")

@@ -60,9 +60,14 @@ def element_type(type_: Attribute) -> Attribute:
     return type_
 
 
-def verify_structured_operands(op: Operation, maps: Sequence[AffineMap], num_loops: int,
-                               operands: Sequence[SSAValue], outputs: Sequence[SSAValue],
-                               results: Sequence[SSAValue]) -> None:
+def verify_structured_operands(
+    op: Operation,
+    maps: Sequence[AffineMap],
+    num_loops: int,
+    operands: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    results: Sequence[SSAValue],
+) -> None:
     """Checks shared by every structured op: one map per operand, ranks, tensor results."""
     if len(maps) != len(operands):
         raise VerifyException(
@@ -175,7 +180,12 @@ class GenericOp(IRDLOperation, StructuredOpInterface):
     def verify_(self) -> None:
         maps = self.get_indexing_maps()
         verify_structured_operands(
-            self, maps, len(self.iterator_types), self.get_operands_in_order(), self.outputs, self.res
+            self,
+            maps,
+            len(self.iterator_types),
+            self.get_operands_in_order(),
+            self.outputs,
+            self.res,
         )
         block = self.body.block
         operands = self.get_operands_in_order()
@@ -268,7 +278,9 @@ class GenericOp(IRDLOperation, StructuredOpInterface):
         extra: dict[str, Attribute] = dict(attrs)
         if parser.parse_optional_keyword("attrs"):
             parser.parse_punctuation("=")
-            extra.update(parser.expect(parser.parse_optional_attr_dict, "expected an attribute dictionary"))
+            extra.update(
+                parser.expect(parser.parse_optional_attr_dict, "expected an attribute dictionary")
+            )
         body = parser.parse_region()
         result_types = parse_result_types(parser)
         op = cls(

@@ -58,8 +58,9 @@ def _tensor_types(values: Sequence[SSAValue]) -> list[Attribute]:
     return [v.type for v in values if isinstance(v.type, TensorType)]
 
 
-def _verify_region_args(op: Operation, region: Region, operands: Sequence[SSAValue],
-                        outputs: Sequence[SSAValue]) -> None:
+def _verify_region_args(
+    op: Operation, region: Region, operands: Sequence[SSAValue], outputs: Sequence[SSAValue]
+) -> None:
     block = region.block
     expected = [element_type(v.type) for v in operands]
     got = [a.type for a in block.args]
@@ -110,12 +111,18 @@ class MapOp(_RegionStructuredOp):
     result = var_result_def()
     mapper = region_def("single_block")
 
-    def __init__(self, inputs: Sequence[SSAValue], init: SSAValue, mapper: Region,
-                 result_types: Sequence[Attribute] | None = None) -> None:
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        init: SSAValue,
+        mapper: Region,
+        result_types: Sequence[Attribute] | None = None,
+    ) -> None:
         if result_types is None:
             result_types = _tensor_types([init])
-        super().__init__(operands=[list(inputs), init], result_types=[list(result_types)],
-                         regions=[mapper])
+        super().__init__(
+            operands=[list(inputs), init], result_types=[list(result_types)], regions=[mapper]
+        )
 
     def get_inputs(self) -> Sequence[SSAValue]:
         return self.inputs
@@ -130,8 +137,12 @@ class MapOp(_RegionStructuredOp):
     def get_iterator_types(self) -> list[IteratorType]:
         return [IteratorType.PARALLEL] * len(shape_of(self.init.type) or ())
 
-    def clone_with_operands(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue],
-                            result_types: Sequence[Attribute]) -> MapOp:
+    def clone_with_operands(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+    ) -> MapOp:
         op = MapOp(inputs, outputs[0], self.mapper.clone(), result_types)
         op.attributes.update(self.attributes)
         return op
@@ -141,7 +152,9 @@ class MapOp(_RegionStructuredOp):
         for index, value in enumerate(self.inputs):
             shape = shape_of(value.type)
             if shape is None:
-                raise VerifyException(f"'linalg.map' expected input #{index} to be shaped, got {value.type}")
+                raise VerifyException(
+                    f"'linalg.map' expected input #{index} to be shaped, got {value.type}"
+                )
             if len(shape) != len(init_shape or ()) or any(
                 a >= 0 and b >= 0 and a != b for a, b in zip(shape, init_shape or ())
             ):
@@ -150,7 +163,9 @@ class MapOp(_RegionStructuredOp):
                     f"the shape of the init ({self.init.type})"
                 )
         if [r.type for r in self.result] != _tensor_types([self.init]):
-            raise VerifyException("'linalg.map' expected one result of the init type for a tensor init")
+            raise VerifyException(
+                "'linalg.map' expected one result of the init type for a tensor init"
+            )
         _verify_region_args(self, self.mapper, [*self.inputs, self.init], [self.init])
 
     def print(self, printer: Printer) -> None:
@@ -172,7 +187,9 @@ class MapOp(_RegionStructuredOp):
         inputs = parse_operand_group(parser, "ins")
         outputs = parse_operand_group(parser, "outs")
         if len(outputs) != 1:
-            parser.raise_error("'linalg.map' expects exactly one init in 'outs(...)'", pos, parser.pos)
+            parser.raise_error(
+                "'linalg.map' expects exactly one init in 'outs(...)'", pos, parser.pos
+            )
         attrs = parser.parse_optional_attr_dict()
         if short is not None:
             region = build_short_form_region(parser, pos, *short, inputs, outputs, init_first=False)
@@ -195,9 +212,14 @@ class ReduceOp(_RegionStructuredOp):
 
     irdl_options = (SameVariadicOperandSize(),)
 
-    def __init__(self, inputs: Sequence[SSAValue], inits: Sequence[SSAValue],
-                 dimensions: Sequence[int], combiner: Region,
-                 result_types: Sequence[Attribute] | None = None) -> None:
+    def __init__(
+        self,
+        inputs: Sequence[SSAValue],
+        inits: Sequence[SSAValue],
+        dimensions: Sequence[int],
+        combiner: Region,
+        result_types: Sequence[Attribute] | None = None,
+    ) -> None:
         if result_types is None:
             result_types = _tensor_types(inits)
         super().__init__(
@@ -229,11 +251,17 @@ class ReduceOp(_RegionStructuredOp):
 
     def get_iterator_types(self) -> list[IteratorType]:
         dims = set(self.get_dimensions())
-        return [IteratorType.REDUCTION if d in dims else IteratorType.PARALLEL
-                for d in range(self._rank())]
+        return [
+            IteratorType.REDUCTION if d in dims else IteratorType.PARALLEL
+            for d in range(self._rank())
+        ]
 
-    def clone_with_operands(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue],
-                            result_types: Sequence[Attribute]) -> ReduceOp:
+    def clone_with_operands(
+        self,
+        inputs: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+    ) -> ReduceOp:
         op = ReduceOp(inputs, outputs, self.get_dimensions(), self.combiner.clone(), result_types)
         op.attributes.update(self.attributes)
         return op

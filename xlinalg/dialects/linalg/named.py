@@ -219,8 +219,10 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         if maps and spec.outputs[0].indexing is Rule.FROM_MAPS:
             # contract: a dim the output map does not name is a reduction
             used = {e.position for e in maps[-1].results if isinstance(e, AffineDimExpr)}
-            return [IteratorType.PARALLEL if d in used else IteratorType.REDUCTION
-                    for d in range(self.get_num_loops())]
+            return [
+                IteratorType.PARALLEL if d in used else IteratorType.REDUCTION
+                for d in range(self.get_num_loops())
+            ]
         return [IteratorType.PARALLEL] * self.get_num_loops()
 
     def _maps_attr(self) -> list[AffineMap] | None:
@@ -249,7 +251,9 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         for position, operand in enumerate(self.operand_specs()):
             ix = operand.indexing
             if ix is Rule.FROM_MAPS:
-                maps.append(given[position] if position < len(given) else AffineMap(num_loops, 0, ()))
+                maps.append(
+                    given[position] if position < len(given) else AffineMap(num_loops, 0, ())
+                )
                 continue
             if isinstance(ix, Indices):
                 exprs = [parse_index_expr(e, self.spec.dim_names, values) for e in ix.exprs]
@@ -269,7 +273,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
                 dropped = set(values.get(ix.attr, ()))
                 maps.append(
                     AffineMap(
-                        num_loops, 0,
+                        num_loops,
+                        0,
                         tuple(AffineDimExpr(i) for i in range(num_loops) if i not in dropped),
                     )
                 )
@@ -334,8 +339,11 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         specs = self.operand_specs()
         spec_inputs = [o for o in specs if not o.is_output]
         if len(inputs) != len(spec_inputs):
-            chosen = (f" for {spec.arity_from} '{self.enum_value(spec.arity_from)}'"
-                      if spec.arity_from else "")
+            chosen = (
+                f" for {spec.arity_from} '{self.enum_value(spec.arity_from)}'"
+                if spec.arity_from
+                else ""
+            )
             raise VerifyException(
                 f"'{name}' expected {len(spec_inputs)} input(s){chosen} "
                 f"({', '.join(o.name for o in spec_inputs)}), got {len(inputs)}"
@@ -359,7 +367,9 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         self._verify_attrs()
         maps = self.get_indexing_maps()
         operands = [*inputs, *outputs]
-        verify_structured_operands(self, maps, self.get_num_loops(), operands, outputs, self.results)
+        verify_structured_operands(
+            self, maps, self.get_num_loops(), operands, outputs, self.results
+        )
         self._verify_shapes(maps, operands)
         self._verify_element_types()
 
@@ -500,8 +510,11 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
             value = self.properties.get(attr_spec.name)
             if attr_spec.syntax is not AttrSyntax.KEYWORD_BEFORE or value is None:
                 continue
-            if (attr_spec.kind is AttrKind.AFFINE_MAPS and not attr_spec.required
-                    and self._maps_are_default()):
+            if (
+                attr_spec.kind is AttrKind.AFFINE_MAPS
+                and not attr_spec.required
+                and self._maps_are_default()
+            ):
                 continue
             printer.print_string(f" {attr_spec.name} = ")
             _print_attr_value(printer, attr_spec, value)
@@ -545,8 +558,10 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
             if parser.parse_optional_keyword(attr_spec.name):
                 parser.parse_punctuation("=")
                 props[attr_spec.name] = _parse_attr_value(parser, spec, attr_spec)
-            elif attr_spec.kind is AttrKind.ENUM and attr_spec.enum_attr is not None and (
-                parser.parse_optional_punctuation("<")
+            elif (
+                attr_spec.kind is AttrKind.ENUM
+                and attr_spec.enum_attr is not None
+                and (parser.parse_optional_punctuation("<"))
             ):
                 # the short form upstream prints since `kind=` was dropped: `linalg.elementwise <exp>`
                 enum_attr = attr_spec.enum_attr
@@ -744,8 +759,7 @@ def _verify_contraction_maps(name: str, maps: Sequence[AffineMap], num_loops: in
     for d in range(num_loops):
         if d not in lhs and d not in rhs:
             raise VerifyException(
-                f"'{name}' loop dim d{d} is used by neither input map "
-                f"(every dim must index A or B)"
+                f"'{name}' loop dim d{d} is used by neither input map (every dim must index A or B)"
             )
         if d not in out and not (d in lhs and d in rhs):
             raise VerifyException(
@@ -801,12 +815,16 @@ def _make_op_class(spec: OpSpec) -> type[NamedStructuredOp]:
     namespace["res"] = var_result_def()
     namespace["region"] = opt_region_def()
     for attr_spec in spec.attrs:
-        constraint: Any = attr_spec.enum_attr if attr_spec.kind is AttrKind.ENUM else {
-            AttrKind.TYPE_FN: TypeFnAttr,
-            AttrKind.I64_ARRAY: DenseArrayBase,
-            AttrKind.AFFINE_MAPS: ArrayAttr[AffineMapAttr],
-            AttrKind.I64_ELEMENTS: DenseIntOrFPElementsAttr,
-        }[attr_spec.kind]
+        constraint: Any = (
+            attr_spec.enum_attr
+            if attr_spec.kind is AttrKind.ENUM
+            else {
+                AttrKind.TYPE_FN: TypeFnAttr,
+                AttrKind.I64_ARRAY: DenseArrayBase,
+                AttrKind.AFFINE_MAPS: ArrayAttr[AffineMapAttr],
+                AttrKind.I64_ELEMENTS: DenseIntOrFPElementsAttr,
+            }[attr_spec.kind]
+        )
         namespace[attr_spec.name] = (
             prop_def(constraint) if attr_spec.required else opt_prop_def(constraint)
         )

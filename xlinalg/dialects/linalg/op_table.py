@@ -171,16 +171,27 @@ _CAST_ATTR = AttrSpec("cast", AttrKind.TYPE_FN)
 _MAPS_ATTR = AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE)
 
 
-def _contraction(name: str, dims: str, a: str, b: str, c: str, attrs: tuple[AttrSpec, ...],
-                 fixed_cast: bool, summary: str) -> OpSpec:
+def _contraction(
+    name: str,
+    dims: str,
+    a: str,
+    b: str,
+    c: str,
+    attrs: tuple[AttrSpec, ...],
+    fixed_cast: bool,
+    summary: str,
+) -> OpSpec:
     """`C[c] += cast(A[a]) * cast(B[b])`; dims not indexing C are reductions."""
     dim_names = dims.split()
     out_dims = set(c.split())
     caster = cast_signed if fixed_cast else cast
     return OpSpec(
         name,
-        (_in("A", Indices(*a.split())), _in("B", Indices(*b.split())),
-         _out("C", Indices(*c.split()))),
+        (
+            _in("A", Indices(*a.split())),
+            _in("B", Indices(*b.split())),
+            _out("C", Indices(*c.split())),
+        ),
         add(arg("C"), mul(caster(arg("A")), caster(arg("B")))),
         dims=tuple((d, PARALLEL if d in out_dims else REDUCTION) for d in dim_names),
         attrs=attrs,
@@ -193,19 +204,33 @@ def _quantized(name: str, dims: str, a: str, b: str, c: str) -> OpSpec:
     out_dims = set(c.split())
     return OpSpec(
         name,
-        (_in("A", Indices(*a.split())), _in("B", Indices(*b.split())), _in("AZp", SCALAR),
-         _in("BZp", SCALAR), _out("C", Indices(*c.split()))),
-        add(arg("C"), mul(binary("sub", cast_signed(arg("A")), cast_signed(arg("AZp"))),
-                          binary("sub", cast_signed(arg("B")), cast_signed(arg("BZp"))))),
+        (
+            _in("A", Indices(*a.split())),
+            _in("B", Indices(*b.split())),
+            _in("AZp", SCALAR),
+            _in("BZp", SCALAR),
+            _out("C", Indices(*c.split())),
+        ),
+        add(
+            arg("C"),
+            mul(
+                binary("sub", cast_signed(arg("A")), cast_signed(arg("AZp"))),
+                binary("sub", cast_signed(arg("B")), cast_signed(arg("BZp"))),
+            ),
+        ),
         dims=tuple((d, PARALLEL if d in out_dims else REDUCTION) for d in dims.split()),
         summary=f"C[{c}] += (cast_signed(A[{a}]) - cast_signed(AZp)) * "
-                f"(cast_signed(B[{b}]) - cast_signed(BZp))",
+        f"(cast_signed(B[{b}]) - cast_signed(BZp))",
     )
 
 
 def _unary(name: str, fn: str) -> OpSpec:
-    return OpSpec(name, (_in("I", IDENTITY), _out("O", IDENTITY)), unary(fn, arg("I")),
-                  summary=f"O = {fn}(I), elementwise, no casting")
+    return OpSpec(
+        name,
+        (_in("I", IDENTITY), _out("O", IDENTITY)),
+        unary(fn, arg("I")),
+        summary=f"O = {fn}(I), elementwise, no casting",
+    )
 
 
 def _binary(name: str, fn: str) -> OpSpec:
@@ -246,19 +271,35 @@ def _window(layout: str, rank: int, strided: bool) -> tuple[str, ...]:
 
 def _window_attrs(rank: int) -> tuple[AttrSpec, ...]:
     ones = (1,) * rank
-    return (AttrSpec("dilations", AttrKind.I64_ELEMENTS, default=ones),
-            AttrSpec("strides", AttrKind.I64_ELEMENTS, default=ones))
+    return (
+        AttrSpec("dilations", AttrKind.I64_ELEMENTS, default=ones),
+        AttrSpec("strides", AttrKind.I64_ELEMENTS, default=ones),
+    )
 
 
-def _windowed(name: str, rank: int, domain: str, i: str, k: str, o: str, body: Expr,
-              operands: tuple[OperandSpec, ...], strided: bool, summary: str) -> OpSpec:
+def _windowed(
+    name: str,
+    rank: int,
+    domain: str,
+    i: str,
+    k: str,
+    o: str,
+    body: Expr,
+    operands: tuple[OperandSpec, ...],
+    strided: bool,
+    summary: str,
+) -> OpSpec:
     """An op over `domain` (dims not in the output are reductions)."""
     dims = _window(domain, rank, False)
     out_dims = set(_window(o, rank, False))
     return OpSpec(
         name,
-        (_in("I", Indices(*_window(i, rank, strided))), _in("K", Indices(*_window(k, rank, False))),
-         *operands, _out("O", Indices(*_window(o, rank, False)))),
+        (
+            _in("I", Indices(*_window(i, rank, strided))),
+            _in("K", Indices(*_window(k, rank, False))),
+            *operands,
+            _out("O", Indices(*_window(o, rank, False))),
+        ),
         body,
         dims=tuple((d, PARALLEL if d in out_dims else REDUCTION) for d in dims),
         attrs=_window_attrs(rank) if strided else (),
@@ -266,21 +307,47 @@ def _windowed(name: str, rank: int, domain: str, i: str, k: str, o: str, body: E
     )
 
 
-def _conv(name: str, rank: int, domain: str, i: str, k: str, o: str, *, quantized: bool = False,
-          strided: bool = True) -> OpSpec:
+def _conv(
+    name: str,
+    rank: int,
+    domain: str,
+    i: str,
+    k: str,
+    o: str,
+    *,
+    quantized: bool = False,
+    strided: bool = True,
+) -> OpSpec:
     """`O[o] += cast_signed(I[i]) * cast_signed(K[k])`, or with zero points
     `(cast_signed(I) - cast_signed(IZp)) * (cast_signed(K) - cast_signed(KZp))`."""
     if quantized:
-        body = add(arg("O"), mul(sub(cast_signed(arg("I")), cast_signed(arg("IZp"))),
-                                 sub(cast_signed(arg("K")), cast_signed(arg("KZp")))))
+        body = add(
+            arg("O"),
+            mul(
+                sub(cast_signed(arg("I")), cast_signed(arg("IZp"))),
+                sub(cast_signed(arg("K")), cast_signed(arg("KZp"))),
+            ),
+        )
         extra = (_in("IZp", SCALAR), _in("KZp", SCALAR))
-        product = "(cast_signed(I[..]) - cast_signed(IZp)) * (cast_signed(K[..]) - cast_signed(KZp))"
+        product = (
+            "(cast_signed(I[..]) - cast_signed(IZp)) * (cast_signed(K[..]) - cast_signed(KZp))"
+        )
     else:
         body = add(arg("O"), mul(cast_signed(arg("I")), cast_signed(arg("K"))))
         extra = ()
         product = "cast_signed(I[..]) * cast_signed(K[..])"
-    return _windowed(name, rank, domain, i, k, o, body, extra, strided,
-                     f"{rank}-D convolution: O[{o}] += {product}, input [{i}], kernel [{k}]")
+    return _windowed(
+        name,
+        rank,
+        domain,
+        i,
+        k,
+        o,
+        body,
+        extra,
+        strided,
+        f"{rank}-D convolution: O[{o}] += {product}, input [{i}], kernel [{k}]",
+    )
 
 
 def _pool(name: str, rank: int, domain: str, i: str, o: str) -> OpSpec:
@@ -293,9 +360,19 @@ def _pool(name: str, rank: int, domain: str, i: str, o: str) -> OpSpec:
         body = add(arg("O"), value)
     else:
         body = binary(f"{kind}_{'unsigned' if unsigned else 'signed'}", arg("O"), value)
-    return _windowed(name, rank, domain, i, "K*", o, body, (), True,
-                     f"{kind} pooling{' (unsigned)' if unsigned else ''}: O[{o}] = {kind} over the "
-                     f"window (K is shape-only) of {caster.__name__}(I[{i}])")
+    return _windowed(
+        name,
+        rank,
+        domain,
+        i,
+        "K*",
+        o,
+        body,
+        (),
+        True,
+        f"{kind} pooling{' (unsigned)' if unsigned else ''}: O[{o}] = {kind} over the "
+        f"window (K is shape-only) of {caster.__name__}(I[{i}])",
+    )
 
 
 _CONVOLUTIONS: tuple[OpSpec, ...] = (
@@ -312,11 +389,25 @@ _CONVOLUTIONS: tuple[OpSpec, ...] = (
     _conv("conv_2d_nchw_fchw_q", 2, "n f O* c K*", "n c I*", "f c K*", "n f O*", quantized=True),
     _conv("conv_2d_ngchw_fgchw", 2, "n g fg O* c K*", "n g c I*", "fg g c K*", "n g fg O*"),
     _conv("conv_2d_ngchw_gfchw", 2, "n g fg O* c K*", "n g c I*", "g fg c K*", "n g fg O*"),
-    _conv("conv_2d_ngchw_gfchw_q", 2, "n g fg O* c K*", "n g c I*", "g fg c K*", "n g fg O*",
-          quantized=True),
+    _conv(
+        "conv_2d_ngchw_gfchw_q",
+        2,
+        "n g fg O* c K*",
+        "n g c I*",
+        "g fg c K*",
+        "n g fg O*",
+        quantized=True,
+    ),
     _conv("conv_2d_nhwgc_gfhwc", 2, "n O* g fg K* c", "n I* g c", "g fg K* c", "n O* g fg"),
-    _conv("conv_2d_nhwgc_gfhwc_q", 2, "n O* g fg K* c", "n I* g c", "g fg K* c", "n O* g fg",
-          quantized=True),
+    _conv(
+        "conv_2d_nhwgc_gfhwc_q",
+        2,
+        "n O* g fg K* c",
+        "n I* g c",
+        "g fg K* c",
+        "n O* g fg",
+        quantized=True,
+    ),
     _conv("conv_3d_ndhwc_dhwcf", 3, "n O* f K* c", "n I* c", "K* c f", "n O* f"),
     _conv("conv_3d_ndhwc_dhwcf_q", 3, "n O* f K* c", "n I* c", "K* c f", "n O* f", quantized=True),
     _conv("conv_3d_ncdhw_fcdhw", 3, "n f O* c K*", "n c I*", "f c K*", "n f O*"),
@@ -327,27 +418,46 @@ _DEPTHWISE: tuple[OpSpec, ...] = (
     _conv("depthwise_conv_1d_ncw_cw", 1, "n O* ic K*", "n ic I*", "ic K*", "n ic O*"),
     _conv("depthwise_conv_1d_nwc_wcm", 1, "n O* ic cm K*", "n I* ic", "K* ic cm", "n O* ic cm"),
     _conv("depthwise_conv_2d_nhwc_hwc", 2, "n O* ic K*", "n I* ic", "K* ic", "n O* ic"),
-    _conv("depthwise_conv_2d_nhwc_hwc_q", 2, "n O* ic K*", "n I* ic", "K* ic", "n O* ic",
-          quantized=True),
+    _conv(
+        "depthwise_conv_2d_nhwc_hwc_q",
+        2,
+        "n O* ic K*",
+        "n I* ic",
+        "K* ic",
+        "n O* ic",
+        quantized=True,
+    ),
     _conv("depthwise_conv_2d_nchw_chw", 2, "n O* ic K*", "n ic I*", "ic K*", "n ic O*"),
     _conv("depthwise_conv_2d_nhwc_hwcm", 2, "n O* ic cm K*", "n I* ic", "K* ic cm", "n O* ic cm"),
-    _conv("depthwise_conv_2d_nhwc_hwcm_q", 2, "n O* ic cm K*", "n I* ic", "K* ic cm", "n O* ic cm",
-          quantized=True),
+    _conv(
+        "depthwise_conv_2d_nhwc_hwcm_q",
+        2,
+        "n O* ic cm K*",
+        "n I* ic",
+        "K* ic cm",
+        "n O* ic cm",
+        quantized=True,
+    ),
     _conv("depthwise_conv_3d_ndhwc_dhwc", 3, "n O* K* ic", "n I* ic", "K* ic", "n O* ic"),
     _conv("depthwise_conv_3d_ncdhw_cdhw", 3, "n O* K* ic", "n ic I*", "ic K*", "n ic O*"),
-    _conv("depthwise_conv_3d_ndhwc_dhwcm", 3, "n O* cm K* ic", "n I* ic", "K* ic cm",
-          "n O* ic cm"),
+    _conv("depthwise_conv_3d_ndhwc_dhwcm", 3, "n O* cm K* ic", "n I* ic", "K* ic cm", "n O* ic cm"),
 )
 
 _POOLINGS: tuple[OpSpec, ...] = (
-    *(_pool(f"pooling_nhwc_{kind}", 2, "n O* c K*", "n I* c", "n O* c")
-      for kind in ("sum", "max", "max_unsigned", "min", "min_unsigned")),
+    *(
+        _pool(f"pooling_nhwc_{kind}", 2, "n O* c K*", "n I* c", "n O* c")
+        for kind in ("sum", "max", "max_unsigned", "min", "min_unsigned")
+    ),
     *(_pool(f"pooling_nchw_{kind}", 2, "n c O* K*", "n c I*", "n c O*") for kind in ("sum", "max")),
-    *(_pool(f"pooling_nwc_{kind}", 1, "n O* c K*", "n I* c", "n O* c")
-      for kind in ("sum", "max", "max_unsigned", "min", "min_unsigned")),
+    *(
+        _pool(f"pooling_nwc_{kind}", 1, "n O* c K*", "n I* c", "n O* c")
+        for kind in ("sum", "max", "max_unsigned", "min", "min_unsigned")
+    ),
     *(_pool(f"pooling_ncw_{kind}", 1, "n c O* K*", "n c I*", "n c O*") for kind in ("sum", "max")),
-    *(_pool(f"pooling_ndhwc_{kind}", 3, "n O* c K*", "n I* c", "n O* c")
-      for kind in ("sum", "max", "min")),
+    *(
+        _pool(f"pooling_ndhwc_{kind}", 3, "n O* c K*", "n I* c", "n O* c")
+        for kind in ("sum", "max", "min")
+    ),
 )
 
 # ---------------------------------------------------------------------------
@@ -357,23 +467,62 @@ _POOLINGS: tuple[OpSpec, ...] = (
 # In [000] only (dropped upstream): the `cast` attribute on the 2-D ones, fixed cast_signed on
 # the batched ones (their attribute tables list none).
 _LEGACY_MATMULS: tuple[OpSpec, ...] = (
-    _contraction("matmul_transpose_a", "m n k", "k m", "k n", "m n", (_CAST_ATTR,), False,
-                 "C[m, n] += cast(A[k, m]) * cast(B[k, n])"),
-    _contraction("matmul_transpose_b", "m n k", "m k", "n k", "m n", (_CAST_ATTR,), False,
-                 "C[m, n] += cast(A[m, k]) * cast(B[n, k])"),
-    _contraction("batch_matmul_transpose_a", "b m n k", "b k m", "b k n", "b m n", (), True,
-                 "C[b, m, n] += cast_signed(A[b, k, m]) * cast_signed(B[b, k, n])"),
-    _contraction("batch_matmul_transpose_b", "b m n k", "b m k", "b n k", "b m n", (), True,
-                 "C[b, m, n] += cast_signed(A[b, m, k]) * cast_signed(B[b, n, k])"),
+    _contraction(
+        "matmul_transpose_a",
+        "m n k",
+        "k m",
+        "k n",
+        "m n",
+        (_CAST_ATTR,),
+        False,
+        "C[m, n] += cast(A[k, m]) * cast(B[k, n])",
+    ),
+    _contraction(
+        "matmul_transpose_b",
+        "m n k",
+        "m k",
+        "n k",
+        "m n",
+        (_CAST_ATTR,),
+        False,
+        "C[m, n] += cast(A[m, k]) * cast(B[n, k])",
+    ),
+    _contraction(
+        "batch_matmul_transpose_a",
+        "b m n k",
+        "b k m",
+        "b k n",
+        "b m n",
+        (),
+        True,
+        "C[b, m, n] += cast_signed(A[b, k, m]) * cast_signed(B[b, k, n])",
+    ),
+    _contraction(
+        "batch_matmul_transpose_b",
+        "b m n k",
+        "b m k",
+        "b n k",
+        "b m n",
+        (),
+        True,
+        "C[b, m, n] += cast_signed(A[b, m, k]) * cast_signed(B[b, n, k])",
+    ),
 )
 
 
 def _mmt4d(name: str, batch: str) -> OpSpec:
     b = f"{batch} " if batch else ""
-    spec = _contraction(name, f"{b}m n k m0 n0 k0", f"{b}m k m0 k0", f"{b}n k n0 k0",
-                        f"{b}m n m0 n0", (), True,
-                        f"accum[{b}m, n, m0, n0] += cast_signed(lhs[{b}m, k, m0, k0]) * "
-                        f"cast_signed(rhs[{b}n, k, n0, k0])")
+    spec = _contraction(
+        name,
+        f"{b}m n k m0 n0 k0",
+        f"{b}m k m0 k0",
+        f"{b}n k n0 k0",
+        f"{b}m n m0 n0",
+        (),
+        True,
+        f"accum[{b}m, n, m0, n0] += cast_signed(lhs[{b}m, k, m0, k0]) * "
+        f"cast_signed(rhs[{b}n, k, n0, k0])",
+    )
     names = {"A": "lhs", "B": "rhs", "C": "accum"}
     operands = tuple(OperandSpec(names[o.name], o.indexing, o.is_output) for o in spec.operands)
     body = add(arg("accum"), mul(cast_signed(arg("lhs")), cast_signed(arg("rhs"))))
@@ -386,10 +535,12 @@ _CONTRACT = OpSpec(
     "contract",
     (_in("A", FROM_MAPS), _in("B", FROM_MAPS), _out("C", FROM_MAPS)),
     add(arg("C"), mul(cast(arg("A")), cast(arg("B")))),
-    attrs=(AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE, True),
-           _CAST_ATTR),
+    attrs=(
+        AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE, True),
+        _CAST_ATTR,
+    ),
     summary="D[H] = sum over (I u J) \\ H of cast(A[I]) * cast(B[J]) + C[H]; the maps are "
-            "mandatory projected permutations, dims absent from C are reductions",
+    "mandatory projected permutations, dims absent from C are reductions",
 )
 
 _ELEMENTWISE: tuple[OpSpec, ...] = (
@@ -397,9 +548,16 @@ _ELEMENTWISE: tuple[OpSpec, ...] = (
         "elementwise",
         (_in("x", IDENTITY), _in("y", IDENTITY), _in("z", IDENTITY), _out("O", IDENTITY)),
         attr_fn("kind", "exp", arg("x"), arg("y"), arg("z")),
-        attrs=(AttrSpec("kind", AttrKind.ENUM, AttrSyntax.KEYWORD_BEFORE, True,
-                        enum_attr=ElementwiseKindAttr),
-               AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE)),
+        attrs=(
+            AttrSpec(
+                "kind",
+                AttrKind.ENUM,
+                AttrSyntax.KEYWORD_BEFORE,
+                True,
+                enum_attr=ElementwiseKindAttr,
+            ),
+            AttrSpec("indexing_maps", AttrKind.AFFINE_MAPS, AttrSyntax.KEYWORD_BEFORE),
+        ),
         arity_from="kind",
         summary="O = kind(x[, y[, z]]), no casting; inputs = arity of kind; optional maps",
     ),
@@ -437,41 +595,117 @@ _FILL_RNG_2D = OpSpec(
     # OpDSL: rand1 = (i32(m) + seed) * A + C; rand2 = (i32(n) + rand1) * A + C;
     # O = T((2147483647 + f64(rand2)) * ((max - min) * 2.3283064e-10) + min)
     cast_signed(
-        add(mul(add(const(2147483647.0, "f64"),
-                    cast_signed(_lcg_step(cast_signed(index("n"), "i32"),
-                                          _lcg_step(cast_signed(index("m"), "i32"), arg("seed"))),
-                                "f64")),
-                mul(sub(arg("max"), arg("min")), const(2.3283064e-10, "f64"))),
-            arg("min"))),
+        add(
+            mul(
+                add(
+                    const(2147483647.0, "f64"),
+                    cast_signed(
+                        _lcg_step(
+                            cast_signed(index("n"), "i32"),
+                            _lcg_step(cast_signed(index("m"), "i32"), arg("seed")),
+                        ),
+                        "f64",
+                    ),
+                ),
+                mul(sub(arg("max"), arg("min")), const(2.3283064e-10, "f64")),
+            ),
+            arg("min"),
+        )
+    ),
     dims=(("m", PARALLEL), ("n", PARALLEL)),
     summary="O[m, n] = a linear congruential generator seeded by seed, m and n, scaled to "
-            "[min, max] (f64 arithmetic, i32 state)",
+    "[min, max] (f64 arithmetic, i32 state)",
 )
 
 OP_TABLE: tuple[OpSpec, ...] = (
-    OpSpec("fill", (_in("value", SCALAR), _out("O", IDENTITY)), cast_signed(arg("value")),
-           summary="O = cast_signed(value) everywhere"),
-    OpSpec("copy", (_in("I", IDENTITY), _out("O", IDENTITY)), cast(arg("I")),
-           attrs=(_CAST_ATTR,), summary="O = cast(I), elementwise"),
-    _contraction("matmul", "m n k", "m k", "k n", "m n", (_MAPS_ATTR, _CAST_ATTR), False,
-                 "C[m, n] += cast(A[m, k]) * cast(B[k, n])"),
-    _contraction("batch_matmul", "b m n k", "b m k", "b k n", "b m n", (_MAPS_ATTR, _CAST_ATTR),
-                 False, "C[b, m, n] += cast(A[b, m, k]) * cast(B[b, k, n])"),
-    _contraction("batch_reduce_matmul", "b m n k", "b m k", "b k n", "m n",
-                 (_MAPS_ATTR, _CAST_ATTR), False,
-                 "C[m, n] += cast(A[b, m, k]) * cast(B[b, k, n]) (b and k are reductions)"),
-    _contraction("batch_matvec", "b m k", "b m k", "b k", "b m", (), True,
-                 "C[b, m] += cast_signed(A[b, m, k]) * cast_signed(B[b, k])"),
-    _contraction("batch_vecmat", "b n k", "b k", "b k n", "b n", (), True,
-                 "C[b, n] += cast_signed(A[b, k]) * cast_signed(B[b, k, n])"),
+    OpSpec(
+        "fill",
+        (_in("value", SCALAR), _out("O", IDENTITY)),
+        cast_signed(arg("value")),
+        summary="O = cast_signed(value) everywhere",
+    ),
+    OpSpec(
+        "copy",
+        (_in("I", IDENTITY), _out("O", IDENTITY)),
+        cast(arg("I")),
+        attrs=(_CAST_ATTR,),
+        summary="O = cast(I), elementwise",
+    ),
+    _contraction(
+        "matmul",
+        "m n k",
+        "m k",
+        "k n",
+        "m n",
+        (_MAPS_ATTR, _CAST_ATTR),
+        False,
+        "C[m, n] += cast(A[m, k]) * cast(B[k, n])",
+    ),
+    _contraction(
+        "batch_matmul",
+        "b m n k",
+        "b m k",
+        "b k n",
+        "b m n",
+        (_MAPS_ATTR, _CAST_ATTR),
+        False,
+        "C[b, m, n] += cast(A[b, m, k]) * cast(B[b, k, n])",
+    ),
+    _contraction(
+        "batch_reduce_matmul",
+        "b m n k",
+        "b m k",
+        "b k n",
+        "m n",
+        (_MAPS_ATTR, _CAST_ATTR),
+        False,
+        "C[m, n] += cast(A[b, m, k]) * cast(B[b, k, n]) (b and k are reductions)",
+    ),
+    _contraction(
+        "batch_matvec",
+        "b m k",
+        "b m k",
+        "b k",
+        "b m",
+        (),
+        True,
+        "C[b, m] += cast_signed(A[b, m, k]) * cast_signed(B[b, k])",
+    ),
+    _contraction(
+        "batch_vecmat",
+        "b n k",
+        "b k",
+        "b k n",
+        "b n",
+        (),
+        True,
+        "C[b, n] += cast_signed(A[b, k]) * cast_signed(B[b, k, n])",
+    ),
     _quantized("quantized_matmul", "m n k", "m k", "k n", "m n"),
     _quantized("quantized_batch_matmul", "b m n k", "b m k", "b k n", "b m n"),
-    _contraction("matvec", "m n", "m n", "n", "m", (), True,
-                 "x[m] += cast_signed(A[m, n]) * cast_signed(y[n])"),
-    _contraction("vecmat", "n m", "m", "m n", "n", (), True,
-                 "x[n] += cast_signed(y[m]) * cast_signed(A[m, n])"),
-    _contraction("dot", "m", "m", "m", "", (), True,
-                 "C[] += cast_signed(A[m]) * cast_signed(B[m])"),
+    _contraction(
+        "matvec",
+        "m n",
+        "m n",
+        "n",
+        "m",
+        (),
+        True,
+        "x[m] += cast_signed(A[m, n]) * cast_signed(y[n])",
+    ),
+    _contraction(
+        "vecmat",
+        "n m",
+        "m",
+        "m n",
+        "n",
+        (),
+        True,
+        "x[n] += cast_signed(y[m]) * cast_signed(A[m, n])",
+    ),
+    _contraction(
+        "dot", "m", "m", "m", "", (), True, "C[] += cast_signed(A[m]) * cast_signed(B[m])"
+    ),
     _binary("add", "add"),
     _binary("sub", "sub"),
     _binary("mul", "mul"),

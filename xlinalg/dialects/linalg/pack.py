@@ -76,8 +76,11 @@ def _array(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, list(values))
 
 
-def _relayout_properties(inner_dims_pos: Sequence[int], inner_tiles: Sequence[int | SSAValue],
-                         outer_dims_perm: Sequence[int] | None) -> tuple[dict[str, Attribute | None], list[SSAValue]]:
+def _relayout_properties(
+    inner_dims_pos: Sequence[int],
+    inner_tiles: Sequence[int | SSAValue],
+    outer_dims_perm: Sequence[int] | None,
+) -> tuple[dict[str, Attribute | None], list[SSAValue]]:
     """The properties of pack/unpack and the dynamic tile operands, from mixed static/dynamic tiles."""
     static = [DYNAMIC if isinstance(t, SSAValue) else t for t in inner_tiles]
     props: dict[str, Attribute | None] = {
@@ -96,7 +99,9 @@ def _shape_str(shape: Sequence[int]) -> str:
     return "x".join("?" if s < 0 else str(s) for s in shape)
 
 
-class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface, RelayoutTiling):
+class _RelayoutOp(
+    IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface, RelayoutTiling
+):
     """Shared parts of pack and unpack; `unpacked`/`packed` name the two sides.
     Tiling (`TilingInterface`) is `pack_tiling.py`'s, shared with `iree_linalg_ext`.
 
@@ -144,8 +149,13 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     # ---- TilingInterface (pack_tiling.RelayoutTiling) ----
     def relayout_layout(self) -> RelayoutLayout:
         tiles = [pack_shape.DYNAMIC if t == DYNAMIC else t for t in self.get_static_tiles()]
-        return RelayoutLayout(self.unpacked, self.packed, self.get_inner_dims_pos(),
-                              _ints(self.outer_dims_perm) or [], tiles)
+        return RelayoutLayout(
+            self.unpacked,
+            self.packed,
+            self.get_inner_dims_pos(),
+            _ints(self.outer_dims_perm) or [],
+            tiles,
+        )
 
     def clone_relayout(self, source: SSAValue, dest: SSAValue) -> _RelayoutOp:
         return self.clone_on_buffers({self.source: source, self.dest: dest})
@@ -163,23 +173,35 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     def reads_inits(self) -> bool:
         return False
 
-    def _buffer_operands(self, buffers: Mapping[SSAValue, SSAValue]) -> tuple[SSAValue, SSAValue, list[int | SSAValue], list[int] | None]:
-        return (buffers.get(self.source, self.source), buffers.get(self.dest, self.dest), self.mixed_tiles(),
-                _ints(self.outer_dims_perm))
+    def _buffer_operands(
+        self, buffers: Mapping[SSAValue, SSAValue]
+    ) -> tuple[SSAValue, SSAValue, list[int | SSAValue], list[int] | None]:
+        return (
+            buffers.get(self.source, self.source),
+            buffers.get(self.dest, self.dest),
+            self.mixed_tiles(),
+            _ints(self.outer_dims_perm),
+        )
 
     def packed_shape(self) -> list[int]:
         """The packed shape the unpacked shape and the attributes imply (-1: dynamic)."""
         assert isinstance(self.unpacked.type, ShapedType)
         tiles = [-1 if t == DYNAMIC else t for t in self.get_static_tiles()]
-        return pack_shape.packed_shape(self.unpacked.type.get_shape(), self.get_inner_dims_pos(),
-                                       tiles, self.get_outer_dims_perm())
+        return pack_shape.packed_shape(
+            self.unpacked.type.get_shape(),
+            self.get_inner_dims_pos(),
+            tiles,
+            self.get_outer_dims_perm(),
+        )
 
     def verify_(self) -> None:
         name = self.name
         unpacked_t, packed_t = self.unpacked.type, self.packed.type
         assert isinstance(unpacked_t, ShapedType) and isinstance(packed_t, ShapedType)
         if isinstance(unpacked_t, TensorType) != isinstance(packed_t, TensorType):
-            raise VerifyException(f"'{name}' expects the source and dest to be both tensors or both memrefs")
+            raise VerifyException(
+                f"'{name}' expects the source and dest to be both tensors or both memrefs"
+            )
         n = len(unpacked_t.get_shape())
         positions = self.get_inner_dims_pos()
         tiles = self.get_static_tiles()
@@ -190,7 +212,9 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         if sum(t == DYNAMIC for t in tiles) != len(self.inner_tiles):
             raise VerifyException(f"'{name}' expects one '%tile' operand per dynamic inner tile")
         if any(t != DYNAMIC and t <= 0 for t in tiles):
-            raise VerifyException(f"'{name}' invalid zero or negative tile factor in inner_tiles {tiles}")
+            raise VerifyException(
+                f"'{name}' invalid zero or negative tile factor in inner_tiles {tiles}"
+            )
         if len(set(positions)) != len(positions) or any(not 0 <= p < n for p in positions):
             raise VerifyException(
                 f"'{name}' invalid inner_dims_pos vector {positions}: expected distinct dims in [0, {n})"
@@ -221,7 +245,9 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
             if e >= 0 and g >= 0 and e != g:
                 hint = ""
                 if i < n and g > e:
-                    hint = f" (more outer tiles than needed along packed dim {i}: artificial padding)"
+                    hint = (
+                        f" (more outer tiles than needed along packed dim {i}: artificial padding)"
+                    )
                 raise VerifyException(
                     f"'{name}' expected '{_shape_str(expected)}' for the packed domain value, got "
                     f"'{_shape_str(packed_shape)}'{hint}"
@@ -237,13 +263,19 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
                     )
         is_tensor = isinstance(self.dest.type, TensorType)
         if [r.type for r in self.result] != ([self.dest.type] if is_tensor else []):
-            raise VerifyException(f"'{name}' has one result of the dest type exactly when dest is a tensor")
+            raise VerifyException(
+                f"'{name}' has one result of the dest type exactly when dest is a tensor"
+            )
 
     # ---- assembly ----
     def _print_attrs_and_dest(self, printer: Printer) -> None:
         if self.outer_dims_perm is not None:
-            printer.print_string(f" outer_dims_perm = [{', '.join(map(str, self.get_outer_dims_perm()))}]")
-        printer.print_string(f" inner_dims_pos = [{', '.join(map(str, self.get_inner_dims_pos()))}]")
+            printer.print_string(
+                f" outer_dims_perm = [{', '.join(map(str, self.get_outer_dims_perm()))}]"
+            )
+        printer.print_string(
+            f" inner_dims_pos = [{', '.join(map(str, self.get_inner_dims_pos()))}]"
+        )
         printer.print_string(" inner_tiles = ")
         print_dynamic_index_list(printer, DYNAMIC, self.inner_tiles, self.get_static_tiles())
         printer.print_string(" into ")
@@ -260,8 +292,18 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         printer.print_attribute(self.dest.type)
 
     @staticmethod
-    def _parse_rest(parser: Parser) -> tuple[list[int] | None, list[int], list[SSAValue], list[int],
-                                             object, dict[str, Attribute], Attribute, Attribute]:
+    def _parse_rest(
+        parser: Parser,
+    ) -> tuple[
+        list[int] | None,
+        list[int],
+        list[SSAValue],
+        list[int],
+        object,
+        dict[str, Attribute],
+        Attribute,
+        Attribute,
+    ]:
         perm: list[int] | None = None
         if parser.parse_optional_keyword("outer_dims_perm"):
             parser.parse_punctuation("=")
@@ -285,7 +327,9 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     # ---- lowering helpers ----
     def _check_lowerable(self) -> None:
         if not isinstance(self.dest.type, MemRefType):
-            raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
+            raise lowering_error(
+                self, f"'{self.name}' on tensors must be bufferized before lowering to loops"
+            )
 
     def _tile_values(self, builder: Builder) -> list[SSAValue]:
         return [
@@ -296,11 +340,17 @@ class _RelayoutOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         self._check_lowerable()
         builder = Builder(InsertPoint.before(self))
         padding = self.padding_value if isinstance(self, PackOp) else None
-        lower_relayout_to_loops(builder, packed=self.packed, unpacked=self.unpacked,
-                                inner_dims_pos=self.get_inner_dims_pos(),
-                                tiles=self._tile_values(builder), static_tiles=self.get_static_tiles(),
-                                outer_dims_perm=self.get_outer_dims_perm(), padding=padding,
-                                is_pack=self.is_pack())
+        lower_relayout_to_loops(
+            builder,
+            packed=self.packed,
+            unpacked=self.unpacked,
+            inner_dims_pos=self.get_inner_dims_pos(),
+            tiles=self._tile_values(builder),
+            static_tiles=self.get_static_tiles(),
+            outer_dims_perm=self.get_outer_dims_perm(),
+            padding=padding,
+            is_pack=self.is_pack(),
+        )
         rewriter.erase_op(self)
 
 
@@ -319,9 +369,15 @@ class PackOp(_RelayoutOp):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
-                 inner_tiles: Sequence[int | SSAValue], padding_value: SSAValue | None = None,
-                 outer_dims_perm: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        source: SSAValue,
+        dest: SSAValue,
+        inner_dims_pos: Sequence[int],
+        inner_tiles: Sequence[int | SSAValue],
+        padding_value: SSAValue | None = None,
+        outer_dims_perm: Sequence[int] | None = None,
+    ) -> None:
         props, dynamic = _relayout_properties(inner_dims_pos, inner_tiles, outer_dims_perm)
         super().__init__(
             operands=[source, dest, [padding_value] if padding_value is not None else [], dynamic],
@@ -349,7 +405,10 @@ class PackOp(_RelayoutOp):
     def verify_(self) -> None:
         super().verify_()
         assert isinstance(self.source.type, ShapedType)
-        if self.padding_value is not None and self.padding_value.type != self.source.type.get_element_type():
+        if (
+            self.padding_value is not None
+            and self.padding_value.type != self.source.type.get_element_type()
+        ):
             raise VerifyException(
                 f"'linalg.pack' expected the padding value type ({self.padding_value.type}) to be the "
                 f"element type ({self.source.type.get_element_type()})"
@@ -381,9 +440,14 @@ class PackOp(_RelayoutOp):
         dynamic = iter(tiles)
         for t in static:
             mixed.append(next(dynamic) if t == DYNAMIC else t)
-        op = cls(parser.resolve_operand(source, src_type),
-                 parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
-                 positions, mixed, padding, perm)
+        op = cls(
+            parser.resolve_operand(source, src_type),
+            parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
+            positions,
+            mixed,
+            padding,
+            perm,
+        )
         op.attributes.update(attrs)
         return op
 
@@ -404,9 +468,14 @@ class UnPackOp(_RelayoutOp):
     outer_dims_perm = opt_prop_def(DenseArrayBase)
     static_inner_tiles = prop_def(DenseArrayBase)
 
-
-    def __init__(self, source: SSAValue, dest: SSAValue, inner_dims_pos: Sequence[int],
-                 inner_tiles: Sequence[int | SSAValue], outer_dims_perm: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        source: SSAValue,
+        dest: SSAValue,
+        inner_dims_pos: Sequence[int],
+        inner_tiles: Sequence[int | SSAValue],
+        outer_dims_perm: Sequence[int] | None = None,
+    ) -> None:
         props, dynamic = _relayout_properties(inner_dims_pos, inner_tiles, outer_dims_perm)
         super().__init__(
             operands=[source, dest, dynamic],
@@ -439,9 +508,13 @@ class UnPackOp(_RelayoutOp):
         perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
         dynamic = iter(tiles)
         mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
-        op = cls(parser.resolve_operand(source, src_type),
-                 parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
-                 positions, mixed, perm)
+        op = cls(
+            parser.resolve_operand(source, src_type),
+            parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
+            positions,
+            mixed,
+            perm,
+        )
         op.attributes.update(attrs)
         return op
 

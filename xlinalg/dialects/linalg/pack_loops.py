@@ -38,10 +38,18 @@ from xlinalg.dialects.linalg.scalar_loops import loop_nest, memref_sizes
 DYNAMIC_TILE = -(2**63)  # ShapedType::kDynamic, as `static_inner_tiles` holds it
 
 
-def lower_relayout_to_loops(builder: Builder, *, packed: SSAValue, unpacked: SSAValue,
-                            inner_dims_pos: Sequence[int], tiles: Sequence[SSAValue],
-                            static_tiles: Sequence[int], outer_dims_perm: Sequence[int],
-                            padding: SSAValue | None, is_pack: bool) -> None:
+def lower_relayout_to_loops(
+    builder: Builder,
+    *,
+    packed: SSAValue,
+    unpacked: SSAValue,
+    inner_dims_pos: Sequence[int],
+    tiles: Sequence[SSAValue],
+    static_tiles: Sequence[int],
+    outer_dims_perm: Sequence[int],
+    padding: SSAValue | None,
+    is_pack: bool,
+) -> None:
     """Insert the loops copying `unpacked` into `packed` (`is_pack`) or back, at `builder`.
 
     `tiles` are the tile sizes as index values, `static_tiles` the same sizes
@@ -74,8 +82,11 @@ def lower_relayout_to_loops(builder: Builder, *, packed: SSAValue, unpacked: SSA
         for i, pos in enumerate(inner_dims_pos):
             indices[pos] = inner.insert(arith.AddiOp(bases[i], inner_ivs[i])).result
         packed_indices = [*outer_ivs, *inner_ivs]
-        src, src_idx, dst, dst_idx = (unpacked, indices, packed, packed_indices) if is_pack else (
-            packed, packed_indices, unpacked, indices)
+        src, src_idx, dst, dst_idx = (
+            (unpacked, indices, packed, packed_indices)
+            if is_pack
+            else (packed, packed_indices, unpacked, indices)
+        )
         value = inner.insert(memref.LoadOp.get(src, src_idx)).res
         inner.insert(memref.StoreOp.get(value, dst, dst_idx))
 

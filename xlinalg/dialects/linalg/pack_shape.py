@@ -24,12 +24,15 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def check_pack_attrs(rank: int, inner_dims_pos: Sequence[int], num_tiles: int,
-                     outer_dims_perm: Sequence[int]) -> str | None:
+def check_pack_attrs(
+    rank: int, inner_dims_pos: Sequence[int], num_tiles: int, outer_dims_perm: Sequence[int]
+) -> str | None:
     """The first violated rule as a message, or None."""
     if len(inner_dims_pos) != num_tiles:
-        return (f"expected as many inner_tiles ({num_tiles}) as inner_dims_pos entries "
-                f"({len(inner_dims_pos)})")
+        return (
+            f"expected as many inner_tiles ({num_tiles}) as inner_dims_pos entries "
+            f"({len(inner_dims_pos)})"
+        )
     if len(inner_dims_pos) > rank:
         return f"expected at most {rank} inner_dims_pos entries, got {len(inner_dims_pos)}"
     if len(set(inner_dims_pos)) != len(inner_dims_pos):
@@ -41,8 +44,12 @@ def check_pack_attrs(rank: int, inner_dims_pos: Sequence[int], num_tiles: int,
     return None
 
 
-def packed_shape(src: Sequence[int], inner_dims_pos: Sequence[int], inner_tiles: Sequence[int],
-                 outer_dims_perm: Sequence[int] = ()) -> list[int]:
+def packed_shape(
+    src: Sequence[int],
+    inner_dims_pos: Sequence[int],
+    inner_tiles: Sequence[int],
+    outer_dims_perm: Sequence[int] = (),
+) -> list[int]:
     """The packed shape (-1 for dynamic) of a source of shape `src`."""
     tiles = dict(zip(inner_dims_pos, inner_tiles))
     outer = []

@@ -83,14 +83,18 @@ class RelayoutTiling(TilingInterface):
             return domain_of(builder, layout.packed)[: layout.rank]
         return domain_of(builder, layout.unpacked)
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation | TiledImplementation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation | TiledImplementation:
         if self.is_pack():
             return self._tile_pack(builder, list(offsets), list(sizes))
         return self._tile_unpack(builder, list(offsets), list(sizes))
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> Position:
         rank = self.relayout_layout().rank
@@ -98,8 +102,9 @@ class RelayoutTiling(TilingInterface):
         return list(offsets[:rank]), list(sizes[:rank])
 
     # ---- pack ----
-    def _tile_pack(self, builder: IndexBuilder, offsets: list[OpFoldResult],
-                   sizes: list[OpFoldResult]) -> Operation:
+    def _tile_pack(
+        self, builder: IndexBuilder, offsets: list[OpFoldResult], sizes: list[OpFoldResult]
+    ) -> Operation:
         layout = self._static_layout()
         where = packed_index_of(layout.perm, layout.rank)
         tile_of = dict(zip(layout.dims_pos, layout.tiles))
@@ -125,8 +130,9 @@ class RelayoutTiling(TilingInterface):
         return tiled
 
     # ---- unpack ----
-    def _tile_unpack(self, builder: IndexBuilder, offsets: list[OpFoldResult],
-                     sizes: list[OpFoldResult]) -> Operation | TiledImplementation:
+    def _tile_unpack(
+        self, builder: IndexBuilder, offsets: list[OpFoldResult], sizes: list[OpFoldResult]
+    ) -> Operation | TiledImplementation:
         layout = self._static_layout()
         rank = layout.rank
         where = packed_index_of(layout.perm, rank)
@@ -147,8 +153,12 @@ class RelayoutTiling(TilingInterface):
                 off, size = first, count
             packed_offsets[where[i]] = off
             packed_sizes[where[i]] = size
-        src = slice_of(builder, layout.packed, [*packed_offsets, *([0] * len(layout.tiles))],
-                       [*packed_sizes, *layout.tiles])
+        src = slice_of(
+            builder,
+            layout.packed,
+            [*packed_offsets, *([0] * len(layout.tiles))],
+            [*packed_sizes, *layout.tiles],
+        )
         if all(e is None for e in expanded):
             dst = slice_of(builder, layout.unpacked, offsets, sizes)
             tiled = self.clone_relayout(src, dst)

@@ -123,7 +123,9 @@ def build_short_form_region(
     except VerifyException as err:
         types = ", ".join(str(v.type) for v in payload.operands)
         parser.raise_error(
-            f"payload '{name}' cannot be applied to ({types}) -> {result_type}: {err}", pos, parser.pos
+            f"payload '{name}' cannot be applied to ({types}) -> {result_type}: {err}",
+            pos,
+            parser.pos,
         )
     block.add_ops([payload, YieldOp(payload.results[0])])
     return Region(block)

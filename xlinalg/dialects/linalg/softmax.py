@@ -60,7 +60,9 @@ from xlinalg.ir.slices import domain_of, slice_of
 
 
 @irdl_op_definition
-class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterface, TilingInterface):
+class SoftmaxOp(
+    IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterface, TilingInterface
+):
     name = "linalg.softmax"
 
     input = operand_def(ShapedType)
@@ -68,12 +70,20 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
     result = var_result_def()
     dimension = prop_def(IntegerAttr[i64])
 
-    def __init__(self, input: SSAValue, output: SSAValue, dimension: int,
-                 result_types: Sequence[Attribute] | None = None) -> None:
+    def __init__(
+        self,
+        input: SSAValue,
+        output: SSAValue,
+        dimension: int,
+        result_types: Sequence[Attribute] | None = None,
+    ) -> None:
         if result_types is None:
             result_types = [output.type] if isinstance(output.type, TensorType) else []
-        super().__init__(operands=[input, output], result_types=[list(result_types)],
-                         properties={"dimension": IntegerAttr(dimension, i64)})
+        super().__init__(
+            operands=[input, output],
+            result_types=[list(result_types)],
+            properties={"dimension": IntegerAttr(dimension, i64)},
+        )
 
     def get_dimension(self) -> int:
         return self.dimension.value.data
@@ -89,7 +99,9 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
                 f"'linalg.softmax' incompatible output shape: input {in_type}, output {out_type}"
             )
         if in_type.get_element_type() != out_type.get_element_type():
-            raise VerifyException("'linalg.softmax' expected input and output element types to match")
+            raise VerifyException(
+                "'linalg.softmax' expected input and output element types to match"
+            )
         if not isinstance(in_type.get_element_type(), AnyFloat):
             raise VerifyException(
                 f"'linalg.softmax' expected a floating-point element type, got {in_type.get_element_type()}"
@@ -99,7 +111,9 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
                 f"'linalg.softmax' dimension {self.get_dimension()} is out of range [0, {len(in_shape)})"
             )
         if isinstance(out_type, TensorType) != bool(self.result):
-            raise VerifyException("'linalg.softmax' has one result exactly when the output is a tensor")
+            raise VerifyException(
+                "'linalg.softmax' has one result exactly when the output is a tensor"
+            )
         if self.result and self.result[0].type != out_type:
             raise VerifyException("'linalg.softmax' expected the result type to be the output type")
 
@@ -141,8 +155,12 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
         return False
 
     def clone_on_buffers(self, buffers: Mapping[SSAValue, SSAValue]) -> SoftmaxOp:
-        op = SoftmaxOp(buffers.get(self.input, self.input), buffers.get(self.output, self.output),
-                       self.get_dimension(), [])
+        op = SoftmaxOp(
+            buffers.get(self.input, self.input),
+            buffers.get(self.output, self.output),
+            self.get_dimension(),
+            [],
+        )
         op.attributes.update(self.attributes)
         return op
 
@@ -157,16 +175,23 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
     def untileable_loops(self) -> set[int]:
         return {self.get_dimension()}
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
-        tiled = SoftmaxOp(slice_of(builder, self.input, offsets, sizes),
-                          slice_of(builder, self.output, offsets, sizes), self.get_dimension())
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
+        tiled = SoftmaxOp(
+            slice_of(builder, self.input, offsets, sizes),
+            slice_of(builder, self.output, offsets, sizes),
+            self.get_dimension(),
+        )
         tiled.attributes.update(self.attributes)
         builder.insert(tiled)
         return tiled
 
     def get_iteration_domain_tile_from_result_tile(
-        self, builder: IndexBuilder, result_index: int, offsets: Sequence[OpFoldResult],
+        self,
+        builder: IndexBuilder,
+        result_index: int,
+        offsets: Sequence[OpFoldResult],
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         return list(offsets), list(sizes)
@@ -193,8 +218,11 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
         for d, s in enumerate(in_type.get_shape()):
             if d != dim and s < 0:
                 index = add(arith.ConstantOp(IntegerAttr(d, IndexType())))
-                dim_op = tensor.DimOp(self.input, index.results[0]) if on_tensors else memref.DimOp(
-                    self.input, index.results[0])
+                dim_op = (
+                    tensor.DimOp(self.input, index.results[0])
+                    if on_tensors
+                    else memref.DimOp(self.input, index.results[0])
+                )
                 dyn.append(add(dim_op).results[0])
         if on_tensors:
             tmp = add(tensor.EmptyOp(dyn, TensorType(elem, shape))).results[0]
@@ -203,7 +231,9 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
 
         full = AffineMap.identity(rank)
         reduced = AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in range(rank) if d != dim))
-        red_iters = [IteratorType.REDUCTION if d == dim else IteratorType.PARALLEL for d in range(rank)]
+        red_iters = [
+            IteratorType.REDUCTION if d == dim else IteratorType.PARALLEL for d in range(rank)
+        ]
         par_iters = [IteratorType.PARALLEL] * rank
 
         def types_of(value: SSAValue) -> list[Attribute]:
@@ -230,23 +260,55 @@ class SoftmaxOp(IRDLOperation, DecomposableOpInterface, DestinationStyleOpInterf
         nan = add(arith.ConstantOp(FloatAttr(math.nan, elem))).results[0]  # type: ignore[arg-type]
         fill_max = add(FillOp([nan], [tmp], types_of(tmp)))
         max_init = result(fill_max, tmp)
-        max_op = add(GenericOp([self.input], [max_init], body(2, arith.MaxnumfOp),
-                               [full, reduced], red_iters, types_of(tmp)))
+        max_op = add(
+            GenericOp(
+                [self.input],
+                [max_init],
+                body(2, arith.MaxnumfOp),
+                [full, reduced],
+                red_iters,
+                types_of(tmp),
+            )
+        )
         max_value = result(max_op, max_init)
         # Step 2: exp(x - max)
-        num_op = add(GenericOp([self.input, max_value], [self.output], body(3, None, exp=True),
-                               [full, reduced, full], par_iters, types_of(self.output)))
+        num_op = add(
+            GenericOp(
+                [self.input, max_value],
+                [self.output],
+                body(3, None, exp=True),
+                [full, reduced, full],
+                par_iters,
+                types_of(self.output),
+            )
+        )
         numerator = result(num_op, self.output)
         # Step 3: sum along `dim`
         zero = add(arith.ConstantOp(FloatAttr(0.0, elem))).results[0]  # type: ignore[arg-type]
         fill_sum = add(FillOp([zero], [tmp], types_of(tmp)))
         sum_init = result(fill_sum, tmp)
-        sum_op = add(GenericOp([numerator], [sum_init], body(2, arith.AddfOp),
-                               [full, reduced], red_iters, types_of(tmp)))
+        sum_op = add(
+            GenericOp(
+                [numerator],
+                [sum_init],
+                body(2, arith.AddfOp),
+                [full, reduced],
+                red_iters,
+                types_of(tmp),
+            )
+        )
         denominator = result(sum_op, sum_init)
         # Step 4: divide
-        div_op = add(GenericOp([numerator, denominator], [self.output], body(3, arith.DivfOp),
-                               [full, reduced, full], par_iters, types_of(self.output)))
+        div_op = add(
+            GenericOp(
+                [numerator, denominator],
+                [self.output],
+                body(3, arith.DivfOp),
+                [full, reduced, full],
+                par_iters,
+                types_of(self.output),
+            )
+        )
         if not on_tensors:
             dealloc = memref.DeallocOp.get(tmp)
             dealloc.location = self.location

@@ -81,7 +81,9 @@ def _shape_str(shape: Sequence[int]) -> str:
     return "x".join("?" if s < 0 else str(s) for s in shape)
 
 
-class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface, TilingInterface):
+class _WinogradOp(
+    IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterface, TilingInterface
+):
     """Shared parts: the (m, r) attributes, assembly, shape check, lowering scaffold, tiling.
 
     Tiling as upstream: the filter transform iterates over the filter (F, KH, KW, C),
@@ -97,8 +99,15 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     STATIC_IN_DIMS: ClassVar[tuple[int, ...]] = ()
     STATIC_OUT_DIMS: ClassVar[tuple[int, ...]] = ()
 
-    def __init__(self, input: SSAValue, output: SSAValue, *, fmr: int | None = None,
-                 m: int | None = None, r: int | None = None) -> None:
+    def __init__(
+        self,
+        input: SSAValue,
+        output: SSAValue,
+        *,
+        fmr: int | None = None,
+        m: int | None = None,
+        r: int | None = None,
+    ) -> None:
         if (fmr is None) == (m is None or r is None):
             raise ValueError("give either fmr or both m and r")
         props: dict[str, Attribute | None] = {
@@ -136,8 +145,11 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
             kwargs["fmr"] = fmr.value.data
         else:
             kwargs["m"], kwargs["r"] = self.get_m_r()
-        op = type(self)(buffers.get(self._input(), self._input()), buffers.get(self._output(), self._output()),
-                        **kwargs)
+        op = type(self)(
+            buffers.get(self._input(), self._input()),
+            buffers.get(self._output(), self._output()),
+            **kwargs,
+        )
         op.attributes.update(self.attributes)
         return op
 
@@ -166,19 +178,28 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     def untileable_loops(self) -> set[int]:
         return set(self.UNTILEABLE)
 
-    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+    def tile_operands(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> tuple[SSAValue, SSAValue]:
         raise NotImplementedError
 
-    def get_tiled_implementation(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                                 sizes: Sequence[OpFoldResult]) -> Operation:
+    def get_tiled_implementation(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> Operation:
         source, dest = self.tile_operands(builder, offsets, sizes)
         tiled = self.clone_on_buffers({self._input(): source, self._output(): dest})
         builder.insert(tiled)
         return tiled
 
-    def _image_window(self, builder: IndexBuilder, alpha_h: int, alpha_w: int, offsets: Sequence[OpFoldResult],
-                      sizes: Sequence[OpFoldResult], halo: bool) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+    def _image_window(
+        self,
+        builder: IndexBuilder,
+        alpha_h: int,
+        alpha_w: int,
+        offsets: Sequence[OpFoldResult],
+        sizes: Sequence[OpFoldResult],
+        halo: bool,
+    ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         """(N, H, W, C) offsets/sizes of the image rows of tiles [t, t + s) in H and W: from
         t * step, s * step + (alpha - step) rows (input transform, `halo`) or
         s * step rows (output transform); step = m, or 1 for an untransformed side."""
@@ -225,9 +246,15 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         ti, to = self._input().type, self._output().type
         assert isinstance(ti, ShapedType) and isinstance(to, ShapedType)
         if isinstance(ti, TensorType) != isinstance(to, TensorType):
-            raise VerifyException(f"'{name}' expects the input and output to be both tensors or both memrefs")
-        if ti.get_element_type() != to.get_element_type() or not isinstance(ti.get_element_type(), AnyFloat):
-            raise VerifyException(f"'{name}' expects the same floating-point element type on both sides")
+            raise VerifyException(
+                f"'{name}' expects the input and output to be both tensors or both memrefs"
+            )
+        if ti.get_element_type() != to.get_element_type() or not isinstance(
+            ti.get_element_type(), AnyFloat
+        ):
+            raise VerifyException(
+                f"'{name}' expects the same floating-point element type on both sides"
+            )
         in_shape, out_shape = self._shapes()
         if len(in_shape) != self.IN_RANK or len(out_shape) != self.OUT_RANK:
             raise VerifyException(
@@ -248,7 +275,9 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
                 f"and F({', '.join(map(str, self.get_m_r()))}), got {_shape_str(out_shape)}"
             )
         if [r.type for r in self.results] != ([to] if isinstance(to, TensorType) else []):
-            raise VerifyException(f"'{name}' has one result of the output type exactly for a tensor output")
+            raise VerifyException(
+                f"'{name}' has one result of the output type exactly for a tensor output"
+            )
 
     # ---- assembly ----
     def print(self, printer: Printer) -> None:
@@ -275,8 +304,11 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
             case_pos = parser.pos
             ident = parser.parse_identifier(" (F_2_3, F_4_3 or F_2_5)")
             if ident not in FMR_NAMES:
-                parser.raise_error(f"unknown fmr case '{ident}' (expected F_2_3, F_4_3 or F_2_5)",
-                                   case_pos, parser.pos)
+                parser.raise_error(
+                    f"unknown fmr case '{ident}' (expected F_2_3, F_4_3 or F_2_5)",
+                    case_pos,
+                    parser.pos,
+                )
             parser.parse_punctuation(")")
             kwargs["fmr"] = FMR_NAMES.index(ident)
         else:
@@ -300,7 +332,9 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
     # ---- lowering helpers ----
     def _lowering_builder(self) -> Builder:
         if not isinstance(self._output().type, MemRefType):
-            raise lowering_error(self, f"'{self.name}' on tensors must be bufferized before lowering to loops")
+            raise lowering_error(
+                self, f"'{self.name}' on tensors must be bufferized before lowering to loops"
+            )
         return Builder(InsertPoint.before(self))
 
     def _elem(self) -> Attribute:
@@ -309,8 +343,9 @@ class _WinogradOp(IRDLOperation, LoopLoweringInterface, DestinationStyleOpInterf
         return t.get_element_type()
 
 
-def _left_right(mats: WinogradMatrices, which: str, height: int, width: int,
-                full: int) -> tuple[Matrix, Matrix]:
+def _left_right(
+    mats: WinogradMatrices, which: str, height: int, width: int, full: int
+) -> tuple[Matrix, Matrix]:
     """The left/right matrices; the identity 1x1 for a side of extent 1 (transform skipped)."""
     mat: Matrix = getattr(mats, which)
     left = mat if height == full else IDENTITY_1
@@ -318,8 +353,9 @@ def _left_right(mats: WinogradMatrices, which: str, height: int, width: int,
     return left, right
 
 
-def emit_sandwich(builder: Builder, x: list[list[SSAValue]], left: Matrix, right: Matrix,
-                  elem: Attribute) -> list[list[SSAValue]]:
+def emit_sandwich(
+    builder: Builder, x: list[list[SSAValue]], left: Matrix, right: Matrix, elem: Attribute
+) -> list[list[SSAValue]]:
     """Scalar ops computing `left @ x @ right^T` (constant matrices; zeros skipped, ±1 folded)."""
     constants: dict[Fraction, SSAValue] = {}
 
@@ -366,8 +402,9 @@ class WinogradFilterTransformOp(_WinogradOp):
     STATIC_OUT_DIMS: ClassVar[tuple[int, ...]] = (0, 1)
     UNTILEABLE: ClassVar[frozenset[int]] = frozenset({1, 2})
 
-    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+    def tile_operands(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> tuple[SSAValue, SSAValue]:
         """Filter tile (f, 0, 0, c) of (sf, KH, KW, sc); output (0, 0, c, f) of (aH, aW, sc, sf)."""
         (of, _, _, oc), (sf, kh, kw, sc) = offsets, sizes
         _, out_shape = self._shapes()
@@ -392,13 +429,27 @@ class WinogradFilterTransformOp(_WinogradOp):
         f_size, _, _, c_size = memref_sizes(builder, self.filter)
         left, right = _left_right(self.matrices(), "G", kh, kw, self.get_m_r()[1])
         (f, c), inner = loop_nest(builder, [f_size, c_size])
-        x = [[inner.insert(memref.LoadOp.get(self.filter, [f, index_constant(inner, i), index_constant(inner, j), c])).res
-              for j in range(kw)] for i in range(kh)]
+        x = [
+            [
+                inner.insert(
+                    memref.LoadOp.get(
+                        self.filter, [f, index_constant(inner, i), index_constant(inner, j), c]
+                    )
+                ).res
+                for j in range(kw)
+            ]
+            for i in range(kh)
+        ]
         z = emit_sandwich(inner, x, left, right, self._elem())
         for a, row in enumerate(z):
             for b, value in enumerate(row):
-                inner.insert(memref.StoreOp.get(value, self.output,
-                                                [index_constant(inner, a), index_constant(inner, b), c, f]))
+                inner.insert(
+                    memref.StoreOp.get(
+                        value,
+                        self.output,
+                        [index_constant(inner, a), index_constant(inner, b), c, f],
+                    )
+                )
         rewriter.erase_op(self)
 
 
@@ -417,11 +468,14 @@ class WinogradInputTransformOp(_WinogradOp):
     STATIC_OUT_DIMS: ClassVar[tuple[int, ...]] = (0, 1)
     TILED_VALUE: ClassVar[str] = "output"
 
-    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+    def tile_operands(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> tuple[SSAValue, SSAValue]:
         _, out_shape = self._shapes()
         window = self._image_window(builder, out_shape[0], out_shape[1], offsets, sizes, True)
-        return slice_of(builder, self.input, *window), slice_of(builder, self.output, offsets, sizes)
+        return slice_of(builder, self.input, *window), slice_of(
+            builder, self.output, offsets, sizes
+        )
 
     def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
         # The alpha dims of the output say which sides are transformed (a dynamic image
@@ -460,15 +514,29 @@ class WinogradInputTransformOp(_WinogradOp):
         w0 = inner.insert(arith.MuliOp(tw, step_w)).result
 
         def at(base: SSAValue, offset: int) -> SSAValue:
-            return base if offset == 0 else inner.insert(arith.AddiOp(base, index_constant(inner, offset))).result
+            return (
+                base
+                if offset == 0
+                else inner.insert(arith.AddiOp(base, index_constant(inner, offset))).result
+            )
 
-        x = [[inner.insert(memref.LoadOp.get(self.input, [n, at(h0, i), at(w0, j), c])).res
-              for j in range(aw)] for i in range(ah)]
+        x = [
+            [
+                inner.insert(memref.LoadOp.get(self.input, [n, at(h0, i), at(w0, j), c])).res
+                for j in range(aw)
+            ]
+            for i in range(ah)
+        ]
         z = emit_sandwich(inner, x, left, right, self._elem())
         for a, row in enumerate(z):
             for b, value in enumerate(row):
-                inner.insert(memref.StoreOp.get(
-                    value, self.output, [index_constant(inner, a), index_constant(inner, b), th, tw, n, c]))
+                inner.insert(
+                    memref.StoreOp.get(
+                        value,
+                        self.output,
+                        [index_constant(inner, a), index_constant(inner, b), th, tw, n, c],
+                    )
+                )
         rewriter.erase_op(self)
 
 
@@ -486,11 +554,14 @@ class WinogradOutputTransformOp(_WinogradOp):
 
     STATIC_IN_DIMS: ClassVar[tuple[int, ...]] = (0, 1)
 
-    def tile_operands(self, builder: IndexBuilder, offsets: Sequence[OpFoldResult],
-                      sizes: Sequence[OpFoldResult]) -> tuple[SSAValue, SSAValue]:
+    def tile_operands(
+        self, builder: IndexBuilder, offsets: Sequence[OpFoldResult], sizes: Sequence[OpFoldResult]
+    ) -> tuple[SSAValue, SSAValue]:
         in_shape, _ = self._shapes()
         window = self._image_window(builder, in_shape[0], in_shape[1], offsets, sizes, False)
-        return slice_of(builder, self.value, offsets, sizes), slice_of(builder, self.output, *window)
+        return slice_of(builder, self.value, offsets, sizes), slice_of(
+            builder, self.output, *window
+        )
 
     def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
         m, r = self.get_m_r()
@@ -514,16 +585,33 @@ class WinogradOutputTransformOp(_WinogradOp):
         _, _, th_size, tw_size, n_size, f_size = memref_sizes(builder, self.value)
         left, right = _left_right(self.matrices(), "AT", ah, aw, m + r - 1)
         (th, tw, n, f), inner = loop_nest(builder, [th_size, tw_size, n_size, f_size])
-        x = [[inner.insert(memref.LoadOp.get(
-            self.value, [index_constant(inner, a), index_constant(inner, b), th, tw, n, f])).res
-              for b in range(aw)] for a in range(ah)]
+        x = [
+            [
+                inner.insert(
+                    memref.LoadOp.get(
+                        self.value,
+                        [index_constant(inner, a), index_constant(inner, b), th, tw, n, f],
+                    )
+                ).res
+                for b in range(aw)
+            ]
+            for a in range(ah)
+        ]
         z = emit_sandwich(inner, x, left, right, self._elem())
         h0 = inner.insert(arith.MuliOp(th, index_constant(inner, len(z)))).result
         w0 = inner.insert(arith.MuliOp(tw, index_constant(inner, len(z[0])))).result
         for i, row in enumerate(z):
             for j, value in enumerate(row):
-                hi = h0 if i == 0 else inner.insert(arith.AddiOp(h0, index_constant(inner, i))).result
-                wj = w0 if j == 0 else inner.insert(arith.AddiOp(w0, index_constant(inner, j))).result
+                hi = (
+                    h0
+                    if i == 0
+                    else inner.insert(arith.AddiOp(h0, index_constant(inner, i))).result
+                )
+                wj = (
+                    w0
+                    if j == 0
+                    else inner.insert(arith.AddiOp(w0, index_constant(inner, j))).result
+                )
                 old = inner.insert(memref.LoadOp.get(self.output, [n, hi, wj, f])).res
                 total = inner.insert(arith.AddfOp(value, old)).result
                 inner.insert(memref.StoreOp.get(total, self.output, [n, hi, wj, f]))

@@ -144,8 +144,10 @@ class OneShotBufferizeOp(IRDLOperation, HandleEffects):
             )
         for name, kind in ONE_SHOT_OPTIONS:
             value = self.properties.get(name)
-            if kind.startswith("bool") and value is not None and not (
-                isinstance(value, IntegerAttr) and value.type == IntegerType(1)
+            if (
+                kind.startswith("bool")
+                and value is not None
+                and not (isinstance(value, IntegerAttr) and value.type == IntegerType(1))
             ):
                 raise VerifyException(f"'{self.name}': option {name} must be true or false")
 
@@ -183,7 +185,9 @@ class OneShotBufferizeOp(IRDLOperation, HandleEffects):
             printer.print_string(f" layout{{{self.function_boundary_type_conversion.data}}}")
         printer.print_string(" ")
         printer.print_operand(self.target)
-        props = {k: v for k, v in self.properties.items() if k != "function_boundary_type_conversion"}
+        props = {
+            k: v for k, v in self.properties.items() if k != "function_boundary_type_conversion"
+        }
         print_struct_props(printer, ONE_SHOT_OPTIONS, props, dict(self.attributes), angle=True)
         if self.transformed is not None:
             printer.print_string(" : ")
@@ -197,7 +201,9 @@ def _parse_entries(parser: Parser, closing: str) -> dict[str, Attribute]:
         name = parser.parse_identifier()
         parser.parse_punctuation("=")
         boolean = parser.parse_optional_boolean()
-        entries[name] = BoolAttr(boolean, IntegerType(1)) if boolean is not None else parser.parse_attribute()
+        entries[name] = (
+            BoolAttr(boolean, IntegerType(1)) if boolean is not None else parser.parse_attribute()
+        )
         parser.parse_optional_punctuation(",")
     return entries
 
@@ -207,7 +213,9 @@ def resolve_defined_operand(parser: Parser, name: UnresolvedOperand, op_name: st
     that definition's)."""
     defined = parser.ssa_values.get(name.operand_name)
     if defined is None or name.index >= len(defined):
-        parser.raise_error(f"'{op_name}' without a type needs %{name.operand_name} defined before it")
+        parser.raise_error(
+            f"'{op_name}' without a type needs %{name.operand_name} defined before it"
+        )
     return defined[name.index]
 
 

@@ -120,8 +120,6 @@ class MapNestedForallToThreadsOp(_GpuMappingOp, ConsumesTarget):
         return True if value is None else bool(value.value.data)
 
 
-TransformGPU = Dialect(
-    "transform.gpu", [MapForallToBlocksOp, MapNestedForallToThreadsOp], []
-)
+TransformGPU = Dialect("transform.gpu", [MapForallToBlocksOp, MapNestedForallToThreadsOp], [])
 
 __all__ = ["MapForallToBlocksOp", "MapNestedForallToThreadsOp", "TransformGPU"]

@@ -163,7 +163,6 @@ class NamedSequenceOp(IRDLOperation):
         )
 
 
-
 def lookup_named_sequence(op: Operation, name: str) -> NamedSequenceOp | None:
     """The `transform.named_sequence @name` visible from `op` (nearest symbol table first)."""
     current = op.parent_op()
@@ -184,7 +183,9 @@ def _callee(op: IncludeOp) -> NamedSequenceOp | None:
 
 def _symbol_table_of(op: Operation) -> Operation | None:
     parent = op.parent_op()
-    while parent is not None and not (parent.has_trait(SymbolTable) or isinstance(parent, ModuleOp)):
+    while parent is not None and not (
+        parent.has_trait(SymbolTable) or isinstance(parent, ModuleOp)
+    ):
         parent = parent.parent_op()
     return parent
 
@@ -232,7 +233,7 @@ def _verify_no_recursion(start: NamedSequenceOp) -> None:
             if callee is None or id(callee) in done:
                 continue
             if any(callee is s for s in stack):
-                cycle = stack[next(i for i, s in enumerate(stack) if s is callee):] + [callee]
+                cycle = stack[next(i for i, s in enumerate(stack) if s is callee) :] + [callee]
                 chain = " -> ".join(f"@{s.sym_name.data}" for s in cycle)
                 raise VerifyException(f"recursion not allowed in named sequences ({chain})")
             stack.append(callee)
@@ -249,7 +250,9 @@ def verify_include(op: IncludeOp) -> None:
         return  # detached (being built): nothing to resolve against yet
     callee = _callee(op)
     if callee is None:
-        raise VerifyException(f"'transform.include' op: @{target} does not reference a named transform sequence")
+        raise VerifyException(
+            f"'transform.include' op: @{target} does not reference a named transform sequence"
+        )
     inputs = callee.function_type.inputs.data
     outputs = callee.function_type.outputs.data
     if len(inputs) != len(op.operands_):

@@ -220,7 +220,8 @@ class ApplyRegisteredPassOp(IRDLOperation, ConsumesTarget):
         if len(inputs) != 1 + len(dynamic) or len(ftype.outputs.data) != 1:
             parser.raise_error(
                 f"transform.apply_registered_pass: expected ({', '.join(['T'] + ['P'] * len(dynamic))}) -> T "
-                "(the target, then one param type per option given by a value)")
+                "(the target, then one param type per option given by a value)"
+            )
         op = ApplyRegisteredPassOp(
             name,
             parser.resolve_operand(target, inputs[0]),
@@ -257,8 +258,9 @@ class ApplyRegisteredPassOp(IRDLOperation, ConsumesTarget):
         printer.print_operand(self.target)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
-        print_functional_type(printer, [self.target.type, *(v.type for v in self.dynamic_options)],
-                              [self.result.type])
+        print_functional_type(
+            printer, [self.target.type, *(v.type for v in self.dynamic_options)], [self.result.type]
+        )
 
     def verify_(self) -> None:
         if self.pass_name is None:

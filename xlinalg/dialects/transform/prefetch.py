@@ -39,8 +39,10 @@ class PrefetchNextIterationOp(IRDLOperation):
 
     def verify_(self) -> None:
         if not 0 <= self.locality.value.data <= 3:
-            raise VerifyException(f"transform.xlinalg.prefetch_next_iteration: locality must be "
-                                  f"in [0, 3], got {self.locality.value.data}")
+            raise VerifyException(
+                f"transform.xlinalg.prefetch_next_iteration: locality must be "
+                f"in [0, 3], got {self.locality.value.data}"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> PrefetchNextIterationOp:

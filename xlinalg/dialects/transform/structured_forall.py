@@ -60,7 +60,9 @@ DYNAMIC = -(2**63)
 _ANY = AnyOpType()
 
 
-def _parse_mixed_list(parser: Parser) -> tuple[list[int], list[UnresolvedOperand], UnresolvedOperand | None]:
+def _parse_mixed_list(
+    parser: Parser,
+) -> tuple[list[int], list[UnresolvedOperand], UnresolvedOperand | None]:
     """`[1, %a, 3]` or `*(%packed)`: (static with DYNAMIC markers, dynamic, packed)."""
     if parser.parse_optional_punctuation("*") is not None:
         parser.parse_punctuation("(")
@@ -107,11 +109,15 @@ class _TileToForallBase(IRDLOperation):
         tile_sizes: Sequence[int | SSAValue] | None = None,
         mapping: ArrayAttr[Attribute] | None = None,
     ) -> None:
-        def split(values: Sequence[int | SSAValue] | None) -> tuple[DenseArrayBase | None, list[SSAValue]]:
+        def split(
+            values: Sequence[int | SSAValue] | None,
+        ) -> tuple[DenseArrayBase | None, list[SSAValue]]:
             if values is None:
                 return None, []
             static = [v if isinstance(v, int) else DYNAMIC for v in values]
-            return DenseArrayBase.from_list(i64, static), [v for v in values if not isinstance(v, int)]
+            return DenseArrayBase.from_list(i64, static), [
+                v for v in values if not isinstance(v, int)
+            ]
 
         nt_static, nt_dyn = split(num_threads)
         ts_static, ts_dyn = split(tile_sizes)
@@ -130,7 +136,9 @@ class _TileToForallBase(IRDLOperation):
 
     # ------------------------------------------------------------ accessors
     @staticmethod
-    def _mixed(static: DenseArrayBase | None, dynamic: Sequence[SSAValue]) -> list[int | SSAValue] | None:
+    def _mixed(
+        static: DenseArrayBase | None, dynamic: Sequence[SSAValue]
+    ) -> list[int | SSAValue] | None:
         if static is None:
             return None
         assert isa(static, DenseArrayBase[IntegerType])
@@ -181,7 +189,11 @@ class _TileToForallBase(IRDLOperation):
         lists: dict[str, tuple[list[int], list[UnresolvedOperand], UnresolvedOperand | None]] = {}
         while True:
             keyword = next(
-                (k for k in ("num_threads", "tile_sizes") if k not in lists and parser.parse_optional_keyword(k) is not None),
+                (
+                    k
+                    for k in ("num_threads", "tile_sizes")
+                    if k not in lists and parser.parse_optional_keyword(k) is not None
+                ),
                 None,
             )
             if keyword is None:
@@ -218,7 +230,9 @@ class _TileToForallBase(IRDLOperation):
                 continue
             static, dynamic, packed = lists[key]
             operands[key] = [parser.resolve_operand(d, next(types)) for d in dynamic]
-            operands["packed_" + key] = [parser.resolve_operand(packed, next(types))] if packed else []
+            operands["packed_" + key] = (
+                [parser.resolve_operand(packed, next(types))] if packed else []
+            )
             if packed is None:
                 props["static_" + key] = DenseArrayBase.from_list(i64, static)
         if mapping is not None:
@@ -239,7 +253,12 @@ class _TileToForallBase(IRDLOperation):
                     [1]
                     + [
                         len(operands[key])
-                        for key in ("num_threads", "tile_sizes", "packed_num_threads", "packed_tile_sizes")
+                        for key in (
+                            "num_threads",
+                            "tile_sizes",
+                            "packed_num_threads",
+                            "packed_tile_sizes",
+                        )
                     ],
                 ),
             },
@@ -264,7 +283,9 @@ class _TileToForallBase(IRDLOperation):
             printer.print_string(f" {key} [")
             printer.print_list(
                 mixed,
-                lambda v: printer.print_string(str(v)) if isinstance(v, int) else printer.print_operand(v),
+                lambda v: (
+                    printer.print_string(str(v)) if isinstance(v, int) else printer.print_operand(v)
+                ),
             )
             printer.print_string("]")
         if self.mapping is not None:
@@ -362,14 +383,21 @@ class TileReductionUsingForallOp(IRDLOperation, ConsumesTarget):
         if self.spec_order is None:
             return self
         props = {k: v for k, v in self.properties.items() if k != "spec_order"}
-        handles = [self.fill_handles[0], self.split_linalg_op, self.combining_linalg_op, self.forall_op]
+        handles = [
+            self.fill_handles[0],
+            self.split_linalg_op,
+            self.combining_linalg_op,
+            self.forall_op,
+        ]
         new = TileReductionUsingForallOp.create(
             operands=[self.target],
             result_types=[h.type for h in handles],
             properties=props,
             attributes=dict(self.attributes),
         )
-        Rewriter.replace_op(self, new, new_results=[new.results[handles.index(h)] for h in self.handles])
+        Rewriter.replace_op(
+            self, new, new_results=[new.results[handles.index(h)] for h in self.handles]
+        )
         return new
 
     @property
@@ -410,7 +438,11 @@ class TileReductionUsingForallOp(IRDLOperation, ConsumesTarget):
             # the spec separates the clauses with commas, current upstream does not
             comma = not first and parser.parse_optional_punctuation(",") is not None
             key = next(
-                (k for k in ("num_threads", "tile_sizes", "mapping") if parser.parse_optional_keyword(k) is not None),
+                (
+                    k
+                    for k in ("num_threads", "tile_sizes", "mapping")
+                    if parser.parse_optional_keyword(k) is not None
+                ),
                 None,
             )
             if key is None:

@@ -293,7 +293,13 @@ class HoistRedundantTensorSubsetsOp(IRDLOperation):
         printer.print_string(")")
 
 
-BUFFERIZE_PROPS = ("memory_space", "memcpy_op", "alloc_op", "bufferize_destination_only", "emit_dealloc")
+BUFFERIZE_PROPS = (
+    "memory_space",
+    "memcpy_op",
+    "alloc_op",
+    "bufferize_destination_only",
+    "emit_dealloc",
+)
 MEMCPY_OPS = ("bufferization.materialize_in_destination", "memref.copy", "linalg.copy")
 ALLOC_OPS = ("memref.alloc", "memref.alloca")
 
@@ -374,7 +380,11 @@ class BufferizeToAllocationOp(IRDLOperation, ConsumesTarget):
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         types = list(self.result_types)
-        if len(types) == 2 and isinstance(types[0], AnyValueType) and isinstance(types[1], AnyOpType):
+        if (
+            len(types) == 2
+            and isinstance(types[0], AnyValueType)
+            and isinstance(types[1], AnyOpType)
+        ):
             printer.print_attribute(self.target.type)
         else:
             print_functional_type(printer, [self.target.type], types)

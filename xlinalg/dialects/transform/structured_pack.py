@@ -65,17 +65,26 @@ def _array(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, list(values))
 
 
-def _resolve_typed(parser: Parser, target: UnresolvedOperand, dynamic: Sequence[UnresolvedOperand],
-                   num_results: int) -> tuple[SSAValue, list[SSAValue], list[Attribute]]:
+def _resolve_typed(
+    parser: Parser,
+    target: UnresolvedOperand,
+    dynamic: Sequence[UnresolvedOperand],
+    num_results: int,
+) -> tuple[SSAValue, list[SSAValue], list[Attribute]]:
     """`: functional-type(operands, results)` (or the spec's `($target) -> results`)."""
     parser.parse_punctuation(":")
     inputs, outputs = parse_functional_or_plain_type(parser, 1 + len(dynamic), num_results)
     if len(inputs) == 1 and dynamic:
-        parser.raise_error("dynamic sizes need their types: `: (target type, size types...) -> results`")
+        parser.raise_error(
+            "dynamic sizes need their types: `: (target type, size types...) -> results`"
+        )
     if len(inputs) != 1 + len(dynamic):
         parser.raise_error(f"expected {1 + len(dynamic)} operand types, got {len(inputs)}")
-    return (parser.resolve_operand(target, inputs[0]),
-            [parser.resolve_operand(d, t) for d, t in zip(dynamic, inputs[1:])], outputs)
+    return (
+        parser.resolve_operand(target, inputs[0]),
+        [parser.resolve_operand(d, t) for d, t in zip(dynamic, inputs[1:])],
+        outputs,
+    )
 
 
 def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[int | SSAValue]:
@@ -85,8 +94,10 @@ def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[int | SSA
 
 def _check_dynamic(name: str, static: Sequence[int], dynamic: Sequence[SSAValue]) -> None:
     if list(static).count(DYNAMIC_INDEX) != len(dynamic):
-        raise VerifyException(f"{name}: expected {list(static).count(DYNAMIC_INDEX)} dynamic size operands, "
-                              f"got {len(dynamic)}")
+        raise VerifyException(
+            f"{name}: expected {list(static).count(DYNAMIC_INDEX)} dynamic size operands, "
+            f"got {len(dynamic)}"
+        )
     if any(s < 0 and s != DYNAMIC_INDEX for s in static):
         raise VerifyException(f"{name}: sizes must be non-negative, got {list(static)}")
 
@@ -102,10 +113,16 @@ class PackOp(IRDLOperation, ConsumesTarget):
     static_packed_sizes = opt_prop_def(DenseArrayBase.constr(i64))
     packed_op = result_def(TransformHandleType)
 
-    def __init__(self, target: SSAValue, sizes: Sequence[int | SSAValue], result_type: Attribute) -> None:
+    def __init__(
+        self, target: SSAValue, sizes: Sequence[int | SSAValue], result_type: Attribute
+    ) -> None:
         super().__init__(
             operands=[target, [s for s in sizes if isinstance(s, SSAValue)]],
-            properties={"static_packed_sizes": _array([s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes])},
+            properties={
+                "static_packed_sizes": _array(
+                    [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+                )
+            },
             result_types=[result_type],
         )
 
@@ -120,8 +137,11 @@ class PackOp(IRDLOperation, ConsumesTarget):
         dynamic, static = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
         attrs = parser.parse_optional_attr_dict()
         target_value, sizes, outputs = _resolve_typed(parser, target, dynamic, 1)
-        op = cls.create(operands=[target_value, *sizes], result_types=outputs,
-                        properties={"static_packed_sizes": _array(static)})
+        op = cls.create(
+            operands=[target_value, *sizes],
+            result_types=outputs,
+            properties={"static_packed_sizes": _array(static)},
+        )
         op.attributes.update(attrs)
         return op
 
@@ -129,7 +149,9 @@ class PackOp(IRDLOperation, ConsumesTarget):
         printer.print_string(" ")
         printer.print_operand(self.target)
         printer.print_string(" packed_sizes = ")
-        print_dynamic_index_list(printer, DYNAMIC_INDEX, self.packed_sizes, _ints(self.static_packed_sizes))
+        print_dynamic_index_list(
+            printer, DYNAMIC_INDEX, self.packed_sizes, _ints(self.static_packed_sizes)
+        )
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         print_functional_type(printer, self.operand_types, self.result_types)
@@ -152,7 +174,10 @@ class PackGreedilyOp(IRDLOperation, ConsumesTarget):
     matmul_inner_dims_order = opt_prop_def(DenseArrayBase.constr(i64))
     packed_op = result_def(TransformHandleType)
 
-    LISTS: ClassVar[tuple[str, ...]] = ("matmul_padded_sizes_next_multiple_of", "matmul_inner_dims_order")
+    LISTS: ClassVar[tuple[str, ...]] = (
+        "matmul_padded_sizes_next_multiple_of",
+        "matmul_inner_dims_order",
+    )
 
     def get_mixed_sizes(self) -> list[int | SSAValue]:
         return _mixed(_ints(self.static_matmul_packed_sizes), self.matmul_packed_sizes)
@@ -174,7 +199,9 @@ class PackGreedilyOp(IRDLOperation, ConsumesTarget):
                 dynamic, static = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
                 props["static_matmul_packed_sizes"] = _array(static)
                 continue
-            name = next((n for n in cls.LISTS if parser.parse_optional_keyword(n) is not None), None)
+            name = next(
+                (n for n in cls.LISTS if parser.parse_optional_keyword(n) is not None), None
+            )
             if name is None:
                 break
             parser.parse_punctuation("=")
@@ -190,8 +217,12 @@ class PackGreedilyOp(IRDLOperation, ConsumesTarget):
         printer.print_operand(self.target)
         if self.static_matmul_packed_sizes is not None:
             printer.print_string(" matmul_packed_sizes = ")
-            print_dynamic_index_list(printer, DYNAMIC_INDEX, self.matmul_packed_sizes,
-                                     _ints(self.static_matmul_packed_sizes))
+            print_dynamic_index_list(
+                printer,
+                DYNAMIC_INDEX,
+                self.matmul_packed_sizes,
+                _ints(self.static_matmul_packed_sizes),
+            )
         if self.matmul_padded_sizes_next_multiple_of is not None:
             printer.print_string(" matmul_padded_sizes_next_multiple_of = ")
             print_int_list(printer, self.padded_multiples())
@@ -205,13 +236,19 @@ class PackGreedilyOp(IRDLOperation, ConsumesTarget):
 
     def verify_(self) -> None:
         _check_dynamic(self.name, _ints(self.static_matmul_packed_sizes), self.matmul_packed_sizes)
-        for name, values in (("matmul_packed_sizes", _ints(self.static_matmul_packed_sizes)),
-                             ("matmul_padded_sizes_next_multiple_of", self.padded_multiples())):
+        for name, values in (
+            ("matmul_packed_sizes", _ints(self.static_matmul_packed_sizes)),
+            ("matmul_padded_sizes_next_multiple_of", self.padded_multiples()),
+        ):
             if len(values) > 3:
-                raise VerifyException(f"{self.name}: {name} takes at most 3 values (m, n, k), got {values}")
+                raise VerifyException(
+                    f"{self.name}: {name} takes at most 3 values (m, n, k), got {values}"
+                )
         if sorted(self.inner_dims_order()) != [0, 1, 2]:
-            raise VerifyException(f"{self.name}: matmul_inner_dims_order must be a permutation of [0, 1, 2], "
-                                  f"got {self.inner_dims_order()}")
+            raise VerifyException(
+                f"{self.name}: matmul_inner_dims_order must be a permutation of [0, 1, 2], "
+                f"got {self.inner_dims_order()}"
+            )
 
 
 @irdl_op_definition
@@ -248,9 +285,14 @@ class PackTransposeOp(IRDLOperation, HandleEffects):
         inputs, outputs = parse_functional_or_plain_type(parser, 2, 3)
         if len(inputs) != 2:
             parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
-        op = cls.create(operands=[parser.resolve_operand(target, inputs[0]),
-                                  parser.resolve_operand(compute, inputs[1])],
-                        result_types=outputs, properties=props)
+        op = cls.create(
+            operands=[
+                parser.resolve_operand(target, inputs[0]),
+                parser.resolve_operand(compute, inputs[1]),
+            ],
+            result_types=outputs,
+            properties=props,
+        )
         op.attributes.update(attrs)
         return op
 
@@ -271,7 +313,9 @@ class PackTransposeOp(IRDLOperation, HandleEffects):
 
     def verify_(self) -> None:
         if self.outer_perm is None and self.inner_perm is None:
-            raise VerifyException(f"{self.name}: at least one of outer_perm or inner_perm must be specified")
+            raise VerifyException(
+                f"{self.name}: at least one of outer_perm or inner_perm must be specified"
+            )
         for name in ("outer_perm", "inner_perm"):
             values = _ints(self.properties.get(name))  # type: ignore[arg-type]
             if values and sorted(values) != list(range(len(values))):
@@ -315,7 +359,9 @@ class LowerPackOp(_LowerOp, ConsumesTarget):
     transpose_op = result_def(TransformHandleType)
 
     def pad_like_with_insert_slice(self) -> bool:
-        value = self.lowerPadLikeWithInsertSlice or self.attributes.get("lowerPadLikeWithInsertSlice")
+        value = self.lowerPadLikeWithInsertSlice or self.attributes.get(
+            "lowerPadLikeWithInsertSlice"
+        )
         return not (isinstance(value, IntegerAttr) and value.value.data == 0)
 
 
@@ -332,8 +378,10 @@ class LowerUnPackOp(_LowerOp, ConsumesTarget):
 
     def verify_(self) -> None:
         if len(self.results_) not in (4, 5):
-            raise VerifyException(f"{self.name}: expected 4 results (the spec) or 5 (current upstream: "
-                                  f"empty, transpose, collapse_shape, extract_slice, copy), got {len(self.results_)}")
+            raise VerifyException(
+                f"{self.name}: expected 4 results (the spec) or 5 (current upstream: "
+                f"empty, transpose, collapse_shape, extract_slice, copy), got {len(self.results_)}"
+            )
 
 
 @irdl_op_definition
@@ -346,10 +394,13 @@ class ApplyFoldUnitExtentDimsViaSlicesPatternsOp(PatternDescriptorOp):
     name = "transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices"
 
 
-
 # The pattern descriptor rides along with the structured ops (it is only used with packing).
 STRUCTURED_PACK_OPS: list[type[IRDLOperation]] = [
-    PackOp, PackGreedilyOp, PackTransposeOp, LowerPackOp, LowerUnPackOp,
+    PackOp,
+    PackGreedilyOp,
+    PackTransposeOp,
+    LowerPackOp,
+    LowerUnPackOp,
     ApplyFoldUnitExtentDimsViaSlicesPatternsOp,
 ]
 

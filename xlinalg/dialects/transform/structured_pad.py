@@ -150,7 +150,9 @@ class PadOp(IRDLOperation, ConsumesTarget):
             props["static_pad_to_multiple_of"] = DenseArrayBase.from_list(
                 i64, [m if isinstance(m, int) else DYNAMIC_INDEX for m in multiples]
             )
-        return cls.create(operands=operands, result_types=outputs, properties=props, attributes=attrs)
+        return cls.create(
+            operands=operands, result_types=outputs, properties=props, attributes=attrs
+        )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

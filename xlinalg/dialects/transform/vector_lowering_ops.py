@@ -56,8 +56,9 @@ class Option:
         if text is None:
             text = parser.parse_identifier()
         if text not in self.choices:
-            parser.raise_error(f"unknown {self.name} '{text}', expected one of "
-                               + ", ".join(self.choices))
+            parser.raise_error(
+                f"unknown {self.name} '{text}', expected one of " + ", ".join(self.choices)
+            )
         return StringAttr(text)
 
     def text(self, value: Attribute, quoted: bool) -> str:
@@ -79,15 +80,24 @@ class Option:
         return attr.data
 
 
-_MULTI_REDUCTION = Option("lowering_strategy", "enum", "innerparallel",
-                          ("innerparallel", "innerreduction"))
-_TRANSPOSE = Option("lowering_strategy", "enum", "eltwise",
-                    ("eltwise", "flat_transpose", "shuffle_1d", "shuffle_16x16"))
+_MULTI_REDUCTION = Option(
+    "lowering_strategy", "enum", "innerparallel", ("innerparallel", "innerreduction")
+)
+_TRANSPOSE = Option(
+    "lowering_strategy",
+    "enum",
+    "eltwise",
+    ("eltwise", "flat_transpose", "shuffle_1d", "shuffle_16x16"),
+)
 _AVX2 = Option("avx2_lowering_strategy", "bool", False)
 _MAX_RANK = Option("max_transfer_rank", "int", 1)
 _FULL_UNROLL = Option("full_unroll", "bool", False)
-_SPLIT = Option("split_transfer_strategy", "enum", "vector-transfer",
-                ("none", "vector-transfer", "linalg-copy", "force-in-bounds"))
+_SPLIT = Option(
+    "split_transfer_strategy",
+    "enum",
+    "vector-transfer",
+    ("none", "vector-transfer", "linalg-copy", "force-in-bounds"),
+)
 
 
 class VectorRewriteOptions:
@@ -101,8 +111,14 @@ class VectorRewriteOptions:
         props: dict[str, Attribute] = {}
         by_name = {o.name: o for o in cls.OPTIONS}
         while True:
-            name = next((n for n in by_name if n not in props
-                         and parser.parse_optional_keyword(n) is not None), None)
+            name = next(
+                (
+                    n
+                    for n in by_name
+                    if n not in props and parser.parse_optional_keyword(n) is not None
+                ),
+                None,
+            )
             if name is None:
                 return props
             props[name] = by_name[name].parse(parser)
@@ -121,8 +137,11 @@ class VectorRewriteOptions:
             value = option.value(self.properties.get(option.name))  # type: ignore[attr-defined]
             if option.kind == "enum" and value not in option.choices:
                 raise VerifyException(f"{option.name} must be one of {', '.join(option.choices)}")
-            if option.kind == "int" and not isinstance(value, int) or (
-                    option.name == "max_transfer_rank" and value < 1):  # type: ignore[operator]
+            if (
+                option.kind == "int"
+                and not isinstance(value, int)
+                or (option.name == "max_transfer_rank" and value < 1)
+            ):  # type: ignore[operator]
                 raise VerifyException(f"{option.name} must be a positive integer")
 
 
@@ -149,49 +168,105 @@ class VectorPatternDescriptor(VectorRewriteOptions, PatternDescriptorOp):
 _CLASS_VARS = {"OPTIONS": "ClassVar[tuple[Option, ...]]"}
 
 
-def vector_pattern_descriptor(name: str, *options: Option, doc: str) -> type[VectorPatternDescriptor]:
+def vector_pattern_descriptor(
+    name: str, *options: Option, doc: str
+) -> type[VectorPatternDescriptor]:
     fields: dict[str, object] = {o.name: opt_prop_def(Attribute) for o in options}
-    cls = type(name.split(".")[-1].title().replace("_", "") + "PatternsOp", (VectorPatternDescriptor,), {
-        "name": name, "OPTIONS": options, "__doc__": doc, "__module__": __name__,
-        "__annotations__": _CLASS_VARS, **fields,
-    })
+    cls = type(
+        name.split(".")[-1].title().replace("_", "") + "PatternsOp",
+        (VectorPatternDescriptor,),
+        {
+            "name": name,
+            "OPTIONS": options,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__annotations__": _CLASS_VARS,
+            **fields,
+        },
+    )
     return irdl_op_definition(cls)
 
 
 #: Current upstream's pattern descriptors for the vector lowerings.
 VECTOR_PATTERN_DESCRIPTORS: list[type[VectorPatternDescriptor]] = [
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_multi_reduction", _MULTI_REDUCTION, doc="vector.multi_reduction → reductions / combines."),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_multi_reduction",
+        _MULTI_REDUCTION,
+        doc="vector.multi_reduction → reductions / combines.",
+    ),
     # Current upstream splits lower_multi_reduction into these three stages.
-    vector_pattern_descriptor("transform.apply_patterns.vector.reorder_multi_reduction_dims", _MULTI_REDUCTION,
-                doc="multi_reduction: reduced dims transposed innermost/outermost."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.multi_reduction_flattening", _MULTI_REDUCTION,
-                doc="multi_reduction with grouped dims → 2-D (or 1-D)."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.multi_reduction_unrolling", _MULTI_REDUCTION,
-                doc="2-D/1-D multi_reduction → vector.reduction per row / combines."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_transpose", _TRANSPOSE, _AVX2,
-                doc="vector.transpose → element moves / shuffles."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_broadcast", doc="n-D vector.broadcast → 1-D broadcasts + inserts."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_shape_cast", doc="n-D vector.shape_cast → extracts + inserts."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_masks", doc="n-D create_mask/constant_mask → 1-D masks."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_masked_transfers", doc="vector.mask regions → masked transfers / reductions."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.lower_transfer", _MAX_RANK,
-                doc="transfers → vector.load/store (rank ≤ max_transfer_rank)."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.transfer_to_scf", _MAX_RANK,
-                _FULL_UNROLL, doc="n-D transfers → transfers of rank max_transfer_rank."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.split_transfer_full_partial", _SPLIT,
-                doc="out-of-bounds transfers → in-bounds fast path + partial slow path."),
-    vector_pattern_descriptor("transform.apply_patterns.vector.transfer_permutation_patterns", doc="transfer permutation maps → minor identity + transpose."),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.reorder_multi_reduction_dims",
+        _MULTI_REDUCTION,
+        doc="multi_reduction: reduced dims transposed innermost/outermost.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.multi_reduction_flattening",
+        _MULTI_REDUCTION,
+        doc="multi_reduction with grouped dims → 2-D (or 1-D).",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.multi_reduction_unrolling",
+        _MULTI_REDUCTION,
+        doc="2-D/1-D multi_reduction → vector.reduction per row / combines.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_transpose",
+        _TRANSPOSE,
+        _AVX2,
+        doc="vector.transpose → element moves / shuffles.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_broadcast",
+        doc="n-D vector.broadcast → 1-D broadcasts + inserts.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_shape_cast",
+        doc="n-D vector.shape_cast → extracts + inserts.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_masks",
+        doc="n-D create_mask/constant_mask → 1-D masks.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_masked_transfers",
+        doc="vector.mask regions → masked transfers / reductions.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.lower_transfer",
+        _MAX_RANK,
+        doc="transfers → vector.load/store (rank ≤ max_transfer_rank).",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.transfer_to_scf",
+        _MAX_RANK,
+        _FULL_UNROLL,
+        doc="n-D transfers → transfers of rank max_transfer_rank.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.split_transfer_full_partial",
+        _SPLIT,
+        doc="out-of-bounds transfers → in-bounds fast path + partial slow path.",
+    ),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.transfer_permutation_patterns",
+        doc="transfer permutation maps → minor identity + transpose.",
+    ),
     vector_pattern_descriptor(
         "transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
         doc="leading unit dims of vector.contract → extract [0], lower-rank contract, broadcast back "
-            "(here the contraction pattern of upstream's set).",
+        "(here the contraction pattern of upstream's set).",
     ),
-    vector_pattern_descriptor("transform.apply_patterns.vector.rank_reducing_subview_patterns", doc="unit dims of transfers → rank-reducing subviews."),
+    vector_pattern_descriptor(
+        "transform.apply_patterns.vector.rank_reducing_subview_patterns",
+        doc="unit dims of transfers → rank-reducing subviews.",
+    ),
 ]
 
 
 def _seed(name: str, *options: Option, doc: str):
     """A seed-002 `transform.vector.<name> %target [options] : (T) -> T` op class."""
+
     class _Seed(VectorRewriteOptions, FunctionalTransform, ConsumesTarget):
         @classmethod
         def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
@@ -204,33 +279,69 @@ def _seed(name: str, *options: Option, doc: str):
             self.verify_options()
 
     fields: dict[str, object] = {o.name: opt_prop_def(Attribute) for o in options}
-    cls = type(name.split(".")[-1].title().replace("_", "") + "Op", (_Seed,), {
-        "name": name, "OPTIONS": options, "__doc__": doc, "__module__": __name__,
-        "__annotations__": _CLASS_VARS, **fields,
-    })
+    cls = type(
+        name.split(".")[-1].title().replace("_", "") + "Op",
+        (_Seed,),
+        {
+            "name": name,
+            "OPTIONS": options,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__annotations__": _CLASS_VARS,
+            **fields,
+        },
+    )
     return irdl_op_definition(cls)
 
 
 #: Seed 002's `transform.vector.*` ops (FunctionalStyle + TransformEach: the result is the
 #: target, after the rewrite).
 VECTOR_LOWERING_OPS = [
-    _seed("transform.vector.apply_rank_reducing_subview_patterns", doc="Unit dims of transfers → rank-reducing subviews (+ shape_cast folding)."),
-    _seed("transform.vector.apply_transfer_permutation_patterns", doc="Transfer permutation maps → minor identity + vector.transpose."),
-    _seed("transform.vector.lower_broadcast", doc="n-D vector.broadcast → 1-D broadcasts + inserts (the seed's doc says "
-              "'outerproduct': a copy-paste error)."),
-    _seed("transform.vector.lower_mask", doc="vector.mask regions and n-D mask constructors → masked ops, 1-D masks."),
-    _seed("transform.vector.lower_multi_reduction", _MULTI_REDUCTION,
-          doc="vector.multi_reduction → 1-D reductions or elementwise combines."),
+    _seed(
+        "transform.vector.apply_rank_reducing_subview_patterns",
+        doc="Unit dims of transfers → rank-reducing subviews (+ shape_cast folding).",
+    ),
+    _seed(
+        "transform.vector.apply_transfer_permutation_patterns",
+        doc="Transfer permutation maps → minor identity + vector.transpose.",
+    ),
+    _seed(
+        "transform.vector.lower_broadcast",
+        doc="n-D vector.broadcast → 1-D broadcasts + inserts (the seed's doc says "
+        "'outerproduct': a copy-paste error).",
+    ),
+    _seed(
+        "transform.vector.lower_mask",
+        doc="vector.mask regions and n-D mask constructors → masked ops, 1-D masks.",
+    ),
+    _seed(
+        "transform.vector.lower_multi_reduction",
+        _MULTI_REDUCTION,
+        doc="vector.multi_reduction → 1-D reductions or elementwise combines.",
+    ),
     _seed("transform.vector.lower_shape_cast", doc="n-D vector.shape_cast → extracts + inserts."),
-    _seed("transform.vector.lower_transfer", _MAX_RANK,
-          doc="Transfers of rank ≤ max_transfer_rank → vector.load/store."),
-    _seed("transform.vector.lower_transpose", _TRANSPOSE, _AVX2,
-          doc="vector.transpose → element moves or shuffles."),
-    _seed("transform.vector.split_transfer_full_partial", _SPLIT,
-          doc="Out-of-bounds transfers → in-bounds fast path + partial slow path."),
-    _seed("transform.vector.transfer_to_scf", _MAX_RANK, _FULL_UNROLL,
-          doc="n-D transfers → transfers of rank max_transfer_rank (peeled)."),
+    _seed(
+        "transform.vector.lower_transfer",
+        _MAX_RANK,
+        doc="Transfers of rank ≤ max_transfer_rank → vector.load/store.",
+    ),
+    _seed(
+        "transform.vector.lower_transpose",
+        _TRANSPOSE,
+        _AVX2,
+        doc="vector.transpose → element moves or shuffles.",
+    ),
+    _seed(
+        "transform.vector.split_transfer_full_partial",
+        _SPLIT,
+        doc="Out-of-bounds transfers → in-bounds fast path + partial slow path.",
+    ),
+    _seed(
+        "transform.vector.transfer_to_scf",
+        _MAX_RANK,
+        _FULL_UNROLL,
+        doc="n-D transfers → transfers of rank max_transfer_rank (peeled).",
+    ),
 ]
 
-__all__ = ["VECTOR_LOWERING_OPS", "VECTOR_PATTERN_DESCRIPTORS", "Option",
-           "VectorRewriteOptions"]
+__all__ = ["VECTOR_LOWERING_OPS", "VECTOR_PATTERN_DESCRIPTORS", "Option", "VectorRewriteOptions"]

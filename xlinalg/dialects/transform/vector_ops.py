@@ -88,14 +88,17 @@ class _VectorizeBase(IRDLOperation):
             return None
         assert isa(self.static_vector_sizes, DenseArrayBase[IntegerType])
         dynamic = iter(self.vector_sizes)
-        return [next(dynamic) if v == DYNAMIC_INDEX else v
-                for v in self.static_vector_sizes.get_values()]
+        return [
+            next(dynamic) if v == DYNAMIC_INDEX else v
+            for v in self.static_vector_sizes.get_values()
+        ]
 
     @classmethod
     def parse(cls, parser: Parser) -> _VectorizeBase:
         target = parser.parse_unresolved_operand()
         sizes: list[int | UnresolvedOperand] | None = None
         if parser.parse_optional_keyword("vector_sizes") is not None:
+
             def entry() -> int | UnresolvedOperand:
                 operand = parser.parse_optional_unresolved_operand()
                 return operand if operand is not None else parser.parse_integer()
@@ -115,9 +118,9 @@ class _VectorizeBase(IRDLOperation):
                 f"expected {1 + len(dynamic)} types (the target and each vector size value)"
             )
         resolved = iter(parser.resolve_operand(o, t) for o, t in zip(dynamic, types[1:]))
-        mixed = None if sizes is None else [
-            s if isinstance(s, int) else next(resolved) for s in sizes
-        ]
+        mixed = (
+            None if sizes is None else [s if isinstance(s, int) else next(resolved) for s in sizes]
+        )
         op = cls(parser.resolve_operand(target, types[0]), mixed)
         if "vectorize_nd_extract" in attrs:
             op.properties["vectorize_nd_extract"] = attrs.pop("vectorize_nd_extract")
@@ -134,8 +137,9 @@ class _VectorizeBase(IRDLOperation):
             printer.print_string(" vector_sizes [")
             printer.print_list(
                 sizes,
-                lambda v: printer.print_string(str(v)) if isinstance(v, int)
-                else printer.print_operand(v),
+                lambda v: (
+                    printer.print_string(str(v)) if isinstance(v, int) else printer.print_operand(v)
+                ),
             )
             printer.print_string("]")
         attrs = dict(self.attributes)
@@ -184,10 +188,17 @@ class FunctionalTransform(IRDLOperation):
     #: unit properties `print_extra` prints (left out of the attribute dict)
     FLAGS: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, target: SSAValue, result_type: Attribute | None = None,
-                 properties: dict[str, Attribute] | None = None):
-        super().__init__(operands=[target], result_types=[result_type or AnyOpType()],
-                         properties=properties or {})
+    def __init__(
+        self,
+        target: SSAValue,
+        result_type: Attribute | None = None,
+        properties: dict[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=[target],
+            result_types=[result_type or AnyOpType()],
+            properties=properties or {},
+        )
 
     @classmethod
     def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
@@ -215,8 +226,9 @@ class FunctionalTransform(IRDLOperation):
         printer.print_operand(self.target)
         self.print_extra(printer)
         attrs = dict(self.attributes)
-        options = ({o.name for o in getattr(self, "OPTIONS", ())} | {"lowering_strategy"}
-                   | set(self.FLAGS))
+        options = (
+            {o.name for o in getattr(self, "OPTIONS", ())} | {"lowering_strategy"} | set(self.FLAGS)
+        )
         for name, value in self.properties.items():
             if name not in options:
                 attrs[name] = value
@@ -239,9 +251,12 @@ class VectorizeChildrenAndApplyPatternsOp(FunctionalTransform, ConsumesTarget):
     #: the unit options, in upstream's order; printed `<a, b>` as iree-opt does (with strict
     #: properties it rejects them in the attribute dict), parsed from `<a, b>`, `<{a, b}>`
     #: or (the spec's form) `{a, b}`
-    FLAGS: ClassVar[tuple[str, ...]] = ("vectorize_padding", "vectorize_nd_extract",
-             "disable_multi_reduction_to_contract_patterns",
-             "disable_transfer_permutation_map_lowering_patterns")
+    FLAGS: ClassVar[tuple[str, ...]] = (
+        "vectorize_padding",
+        "vectorize_nd_extract",
+        "disable_multi_reduction_to_contract_patterns",
+        "disable_transfer_permutation_map_lowering_patterns",
+    )
 
     @classmethod
     def parse_extra(cls, parser: Parser) -> dict[str, Attribute]:
@@ -250,8 +265,9 @@ class VectorizeChildrenAndApplyPatternsOp(FunctionalTransform, ConsumesTarget):
             return props
         braced = parser.parse_optional_punctuation("{") is not None  # generic `<{a, b}>`
         while parser.parse_optional_punctuation("}" if braced else ">") is None:
-            name = next((n for n in cls.FLAGS if parser.parse_optional_keyword(n) is not None),
-                        None)
+            name = next(
+                (n for n in cls.FLAGS if parser.parse_optional_keyword(n) is not None), None
+            )
             if name is None:
                 parser.raise_error(f"expected one of {', '.join(cls.FLAGS)}")
             props[name] = UnitAttr()
@@ -357,13 +373,11 @@ class ApplyLowerContractionPatternsOp(PatternDescriptorOp):
         printer.print_op_attributes(self.attributes)
 
 
-
 @irdl_op_definition
 class ApplyLowerOuterProductPatternsOp(PatternDescriptorOp):
     """`transform.apply_patterns.vector.lower_outerproduct` inside `transform.apply_patterns`."""
 
     name = "transform.apply_patterns.vector.lower_outerproduct"
-
 
 
 __all__ = [

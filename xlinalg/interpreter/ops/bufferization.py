@@ -56,8 +56,11 @@ def apply_empty_tensor_to_alloc_tensor(op: EmptyTensorToAllocTensorOp, interp: I
     allocs: list[Operation] = []
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, EmptyOp):  # the handle type guarantees it; be safe
-            raise failure(op, f"transform applied to the wrong op kind: {describe_payload(target)}",
-                          silenceable=True)
+            raise failure(
+                op,
+                f"transform applied to the wrong op kind: {describe_payload(target)}",
+                silenceable=True,
+            )
         alloc = AllocTensorOp(target.tensor.type, list(target.dynamic_sizes))
         Rewriter.replace_op(target, alloc)
         allocs.append(alloc)
@@ -89,12 +92,14 @@ def _check_options(op: OneShotBufferizeOp, target: Operation) -> None:
     """Definite failures for the options the pass cannot honour on this target."""
     if op.flag("target_is_module") and not isinstance(target, ModuleOp):
         raise failure(
-            op, f"target_is_module is set but the target is {describe_payload(target)}",
+            op,
+            f"target_is_module is set but the target is {describe_payload(target)}",
             silenceable=False,
         )
     if not isinstance(target, ModuleOp | func.FuncOp):
         raise failure(  # upstream's message and kind
-            op, f"expected module or function target, got {describe_payload(target)}",
+            op,
+            f"expected module or function target, got {describe_payload(target)}",
             silenceable=True,
         )
     boundary = [f for f in _functions(target) if f.body.blocks and _has_tensor_boundary(f)]
@@ -165,10 +170,14 @@ def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> Non
             else:
                 _bufferize(trial)
         except LoweringError as err:
-            note = (" (allow_unknown_ops cannot be honoured: every tensor op must bufferize)"
-                    if op.flag("allow_unknown_ops") else "")
+            note = (
+                " (allow_unknown_ops cannot be honoured: every tensor op must bufferize)"
+                if op.flag("allow_unknown_ops")
+                else ""
+            )
             raise failure(
-                op, f"bufferization failed for {describe_payload(target)}: {err}{note}",
+                op,
+                f"bufferization failed for {describe_payload(target)}: {err}{note}",
                 silenceable=True,
             ) from err
         if op.is_set("allow_return_allocs") and not op.flag("allow_return_allocs"):
@@ -201,4 +210,3 @@ def apply_one_shot_bufferize(op: OneShotBufferizeOp, interp: Interpreter) -> Non
 
 
 __all__ = ["apply_empty_tensor_to_alloc_tensor", "apply_one_shot_bufferize"]
-

@@ -31,7 +31,8 @@ def _map_each(
             launches.append(mapping(target))
         except MappingFailure as err:
             raise failure(
-                op, f"{err.message} (when applied to {describe_payload(target)})",
+                op,
+                f"{err.message} (when applied to {describe_payload(target)})",
                 silenceable=err.silenceable,
             ) from None
     interp.state.bind(op.result, launches)
@@ -48,6 +49,7 @@ def apply_map_forall_to_blocks(op: MapForallToBlocksOp, interp: Interpreter) -> 
 def apply_map_nested_forall_to_threads(op: MapNestedForallToThreadsOp, interp: Interpreter) -> None:
     block = op.ints("block_dims")
     _map_each(
-        op, interp,
+        op,
+        interp,
         lambda target: map_nested_forall_to_threads(target, block, op.sync, op.warp_size_value),
     )

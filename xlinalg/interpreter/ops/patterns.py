@@ -82,19 +82,26 @@ def tracking(
             state.ops[handle] = kept
 
 
-for _descriptor in (ApplyCanonicalizationPatternsOp, ApplyFoldingPatternsOp,
-                    ApplyScfForCanonicalizationPatternsOp):
-    register_patterns(_descriptor, PatternSet(
-        patterns=lambda: [CanonicalizationRewritePattern()],
-        loop_cleanup=_descriptor is not ApplyCanonicalizationPatternsOp,
-    ))
+for _descriptor in (
+    ApplyCanonicalizationPatternsOp,
+    ApplyFoldingPatternsOp,
+    ApplyScfForCanonicalizationPatternsOp,
+):
+    register_patterns(
+        _descriptor,
+        PatternSet(
+            patterns=lambda: [CanonicalizationRewritePattern()],
+            loop_cleanup=_descriptor is not ApplyCanonicalizationPatternsOp,
+        ),
+    )
 
 
 def _pattern_set(op: ApplyPatternsOp, descriptor: PatternDescriptorOp) -> PatternSet:
     pattern_set = PATTERN_SETS.get(type(descriptor))
     if pattern_set is None:
-        raise failure(op, f"the patterns of '{descriptor.name}' are not implemented here",
-                      silenceable=False)
+        raise failure(
+            op, f"the patterns of '{descriptor.name}' are not implemented here", silenceable=False
+        )
     return pattern_set
 
 
@@ -188,8 +195,11 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
         if isinstance(value, ParamOperandAttr):
             params = interp.state.get_params(op.dynamic_options[value.index.value.data], op)
             if len(params) != 1:
-                raise failure(op, f"option '{key}' expects one param value, got {len(params)}",
-                              silenceable=False)
+                raise failure(
+                    op,
+                    f"option '{key}' expects one param value, got {len(params)}",
+                    silenceable=False,
+                )
             value = params[0]
         if isinstance(value, IntegerAttr) and value.type == i1:
             options[key.replace("-", "_")] = bool(value.value.data)

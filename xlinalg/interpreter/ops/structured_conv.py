@@ -27,9 +27,7 @@ def apply_convert_conv2d_to_img2col(op: ConvertConv2DToImg2ColOp, interp: Interp
 
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
-        with each.target(
-            Lazy("cannot convert {} to img2col: ", target), silenceable=True
-        ):
+        with each.target(Lazy("cannot convert {} to img2col: ", target), silenceable=True):
             col, reshape = convert_conv2d_to_img2col(target)
             cols.append(col)
             replaced.append(reshape)

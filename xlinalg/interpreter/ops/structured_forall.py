@@ -60,19 +60,27 @@ def _entry_from(op: _TileToForallBase, item: Attribute | Operation, handle: SSAV
         return item.results[0] if value is None else value
     if not isinstance(item, IntegerAttr) or item.value.data < 0:
         raise failure(
-            op, f"{describe_handle(handle)} holds {item}, expected a non-negative integer", silenceable=True
+            op,
+            f"{describe_handle(handle)} holds {item}, expected a non-negative integer",
+            silenceable=True,
         )
     return item.value.data
 
 
-def _handle_items(interp: Interpreter, op: _TileToForallBase, handle: SSAValue) -> list[Attribute | Operation]:
+def _handle_items(
+    interp: Interpreter, op: _TileToForallBase, handle: SSAValue
+) -> list[Attribute | Operation]:
     if handle in interp.state.params:
         return list(interp.state.get_params(handle, op))
     return list(interp.state.get_ops(handle, op))
 
 
 def _per_target(
-    op: _TileToForallBase, interp: Interpreter, mixed: list[Entry] | None, packed: SSAValue | None, n: int
+    op: _TileToForallBase,
+    interp: Interpreter,
+    mixed: list[Entry] | None,
+    packed: SSAValue | None,
+    n: int,
 ) -> list[list[Entry]] | None:
     """The size list of each of the `n` targets (None when this list is not given)."""
     if packed is not None:
@@ -146,7 +154,9 @@ def apply_tile_reduction_using_forall(op: TileReductionUsingForallOp, interp: In
     each = ApplyToEach(op)
     for target in interp.state.get_ops(op.target, op):
         fill_handles = len(op.fill_handles)
-        inits = target.get_outputs() if isinstance(target, StructuredOpInterface) else target.results
+        inits = (
+            target.get_outputs() if isinstance(target, StructuredOpInterface) else target.results
+        )
         if op.spec_order is None and fill_handles != len(inits):
             raise failure(
                 op,

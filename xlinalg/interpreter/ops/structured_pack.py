@@ -89,8 +89,11 @@ def apply_pack_transpose(op: PackTransposeOp, interp: Interpreter) -> None:
             silenceable=True,
         )
     if not isinstance(targets[0], PayloadPackOp | PayloadUnPackOp):
-        raise failure(op, f"requires a linalg.pack or linalg.unpack target, got {describe_payload(targets[0])}",
-                      silenceable=True)
+        raise failure(
+            op,
+            f"requires a linalg.pack or linalg.unpack target, got {describe_payload(targets[0])}",
+            silenceable=True,
+        )
     with failure_of(op, Lazy("cannot transpose {}: ", targets[0])):
         result = pack_transpose(targets[0], computes[0], _ints(op.outer_perm), _ints(op.inner_perm))
     interp.state.bind(op.packed_op, [result.packed_op])
@@ -128,8 +131,13 @@ def apply_lower_unpack(op: LowerUnPackOp, interp: Interpreter) -> None:
             continue
         with each.target(silenceable=True):
             lowered = lower_unpack(target, with_copy=with_copy)
-            new = [lowered.empty, lowered.transpose, lowered.collapse_shape,
-                   lowered.extract_slice, lowered.copy]
+            new = [
+                lowered.empty,
+                lowered.transpose,
+                lowered.collapse_shape,
+                lowered.extract_slice,
+                lowered.copy,
+            ]
             for slot, value in zip(slots, new):
                 assert value is not None
                 slot.append(value)
@@ -142,4 +150,6 @@ def _fold_unit_extent_dims(descriptor: Operation, target: Operation) -> None:
     fold_unit_dims_in(target)
 
 
-register_patterns(ApplyFoldUnitExtentDimsViaSlicesPatternsOp, PatternSet(rewrite=_fold_unit_extent_dims))
+register_patterns(
+    ApplyFoldUnitExtentDimsViaSlicesPatternsOp, PatternSet(rewrite=_fold_unit_extent_dims)
+)

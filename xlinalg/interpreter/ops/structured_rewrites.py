@@ -236,9 +236,7 @@ def apply_split_reduction(op: SplitReductionOp, interp: Interpreter) -> None:
     for target in interp.state.get_ops(op.target, op):
         if not isinstance(target, StructuredOpInterface):
             continue
-        with failure_of(
-            op, Lazy("cannot split the reduction of {}: ", target), silenceable=False
-        ):
+        with failure_of(op, Lazy("cannot split the reduction of {}: ", target), silenceable=False):
             result = split_reduction(
                 target,
                 op.factor,

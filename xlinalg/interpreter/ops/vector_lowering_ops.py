@@ -84,16 +84,22 @@ def apply_vector_lowering(op: Operation, interp: Interpreter) -> None:
     targets = interp.state.get_ops(op.target, op)
     for target in targets:
         if target.get_trait(IsolatedFromAbove) is None:
-            raise failure(op, f"applies only to isolated-from-above targets (it applies "
-                          f"patterns greedily), got {describe_payload(target)}",
-                          silenceable=False)
+            raise failure(
+                op,
+                f"applies only to isolated-from-above targets (it applies "
+                f"patterns greedily), got {describe_payload(target)}",
+                silenceable=False,
+            )
     with tracking(interp, targets):
         for target in targets:
             try:
                 rewrite_vector(op, target)
             except XlinalgError as err:
-                raise failure(op, f"pattern application failed on {describe_payload(target)}: "
-                              f"{err}", silenceable=False) from err
+                raise failure(
+                    op,
+                    f"pattern application failed on {describe_payload(target)}: {err}",
+                    silenceable=False,
+                ) from err
     interp.state.bind(op.transformed, targets)
 
 

@@ -54,8 +54,11 @@ def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
         if isinstance(v.type, TransformParamHandleType):
             params = interp.state.get_params(v, op)
             if len(params) != 1 or not isinstance(params[0], IntegerAttr):
-                raise failure(op, f"vector size {describe_handle(v)} must hold one integer param",
-                              silenceable=False)
+                raise failure(
+                    op,
+                    f"vector size {describe_handle(v)} must hold one integer param",
+                    silenceable=False,
+                )
             sizes.append(params[0].value.data)
             continue
         sizes.append(_size_from_op_handle(op, v, interp))
@@ -67,15 +70,23 @@ def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
     constant (upstream's definite failures otherwise)."""
     payload = interp.state.get_ops(v, op)
     if len(payload) != 1:
-        raise failure(op, f"requires vector size handle {describe_handle(v)} that is mapped "
-                      f"to 1 payload op, got {len(payload)}", silenceable=False)
+        raise failure(
+            op,
+            f"requires vector size handle {describe_handle(v)} that is mapped "
+            f"to 1 payload op, got {len(payload)}",
+            silenceable=False,
+        )
     (p,) = payload
     if len(p.results) != 1 or not isinstance(p.results[0].type, IndexType):
-        raise failure(op, f"requires vector size payload op with 1 index result, got "
-                      f"{describe_payload(p)}", silenceable=False)
+        raise failure(
+            op,
+            f"requires vector size payload op with 1 index result, got {describe_payload(p)}",
+            silenceable=False,
+        )
     if not isinstance(p, arith.ConstantOp) or not isinstance(p.value, IntegerAttr):
-        raise failure(op, f"requires constant vector size, got {describe_payload(p)}",
-                      silenceable=False)
+        raise failure(
+            op, f"requires constant vector size, got {describe_payload(p)}", silenceable=False
+        )
     return p.value.value.data
 
 
@@ -90,8 +101,13 @@ def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
             vectorize(target, sizes, op.vectorize_nd_extract is not None)
 
 
-def _isolated(op: VectorizeChildrenAndApplyPatternsOp | HoistRedundantVectorTransfersOp
-              | LowerContractionOp | LowerOuterProductOp, interp: Interpreter) -> list[Operation]:
+def _isolated(
+    op: VectorizeChildrenAndApplyPatternsOp
+    | HoistRedundantVectorTransfersOp
+    | LowerContractionOp
+    | LowerOuterProductOp,
+    interp: Interpreter,
+) -> list[Operation]:
     return interp.state.get_ops(op.target, op)
 
 
@@ -103,8 +119,12 @@ def apply_vectorize_children(op: VectorizeChildrenAndApplyPatternsOp, interp: In
     nd_extract = op.vectorize_nd_extract is not None
     targets = _isolated(op, interp)
     for target in targets:
-        for inner in [o for o in walk_ops(target) if isinstance(o, StructuredOpInterface)
-                      or (op.vectorize_padding is not None and isinstance(o, tensor.PadOp))]:
+        for inner in [
+            o
+            for o in walk_ops(target)
+            if isinstance(o, StructuredOpInterface)
+            or (op.vectorize_padding is not None and isinstance(o, tensor.PadOp))
+        ]:
             try:
                 if isinstance(inner, tensor.PadOp):
                     check_pad_vectorizable(inner, None)
@@ -127,8 +147,11 @@ def apply_hoist_vector_transfers(op: HoistRedundantVectorTransfersOp, interp: In
 @register(LowerContractionOp)
 def apply_lower_contraction(op: LowerContractionOp, interp: Interpreter) -> None:
     if op.strategy() != "outerproduct":
-        raise failure(op, f"lowering strategy '{op.strategy()}' is not supported yet "
-                      "(only outerproduct)", silenceable=False)
+        raise failure(
+            op,
+            f"lowering strategy '{op.strategy()}' is not supported yet (only outerproduct)",
+            silenceable=False,
+        )
     targets = _isolated(op, interp)
     for target in targets:
         for contract in [o for o in walk_ops(target) if isinstance(o, ContractionOp)]:
@@ -151,9 +174,7 @@ def apply_lower_outerproduct(op: LowerOuterProductOp, interp: Interpreter) -> No
     interp.state.bind(op.transformed, targets)
 
 
-def _lower_all(
-    target: Operation, op_type: type[Operation], lower: Callable[[Any], object]
-) -> None:
+def _lower_all(target: Operation, op_type: type[Operation], lower: Callable[[Any], object]) -> None:
     """Apply `lower` to every `op_type` op nested in `target` (not `target`: patterns apply to
     its body); forms it rejects stay (as a pattern)."""
     for inner in [o for o in walk_ops(target)[1:] if isinstance(o, op_type)]:

@@ -81,8 +81,10 @@ def _fcmp(b: Builder, predicate: str, x: SSAValue, y: SSAValue) -> SSAValue:
     cmp = llvm.FCmpOp.create(
         operands=[x, y],
         result_types=[_like(x.type, i1)],
-        properties={"predicate": IntegerAttr(flag.to_int(), 64),
-                    "fastmathFlags": llvm.FastMathAttr(None)},
+        properties={
+            "predicate": IntegerAttr(flag.to_int(), 64),
+            "fastmathFlags": llvm.FastMathAttr(None),
+        },
     )
     return b.add(cmp)
 
@@ -96,8 +98,9 @@ def f64_to_bf16(b: Builder, x: SSAValue, result_type: Attribute) -> SSAValue:
     bits = b.convert(llvm.BitcastOp, nearest, i32_t)
     one = _int_splat(b, 1, i32_t)
     # toward zero: one step down in magnitude when the nearest f32 is farther from 0 than x
-    magnitude_up = _fcmp(b, "ogt", call_intrinsic(b, "fabs", [back], x.type),
-                         call_intrinsic(b, "fabs", [x], x.type))
+    magnitude_up = _fcmp(
+        b, "ogt", call_intrinsic(b, "fabs", [back], x.type), call_intrinsic(b, "fabs", [x], x.type)
+    )
     toward_zero = b.select(magnitude_up, b.binary(llvm.SubOp, bits, one), bits)
     # round to odd: an inexact result gets its last bit set (NaN compares unequal: stays NaN)
     inexact = _fcmp(b, "une", back, x)

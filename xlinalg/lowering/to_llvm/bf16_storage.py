@@ -77,8 +77,10 @@ def _moved_operands(op: Operation) -> tuple[int, ...] | None:
     """The operand positions of `op` that carry moved values, or None: `op` computes."""
     if isinstance(op, llvm.CallIntrinsicOp):
         name = op.intrin.data
-        return next((pos for prefix, pos in _MOVED_INTRINSIC_OPERANDS.items()
-                     if name.startswith(prefix)), None)
+        return next(
+            (pos for prefix, pos in _MOVED_INTRINSIC_OPERANDS.items() if name.startswith(prefix)),
+            None,
+        )
     return _MOVED_OPERANDS.get(op.name)
 
 
@@ -143,7 +145,10 @@ def _forwarded(op: Operation) -> list[tuple[SSAValue, SSAValue]] | None:
     if isinstance(op, llvm.BrOp):
         return list(zip(op.arguments, op.successor.args))
     if isinstance(op, llvm.CondBrOp):
-        return [*zip(op.then_arguments, op.then_block.args), *zip(op.else_arguments, op.else_block.args)]
+        return [
+            *zip(op.then_arguments, op.then_block.args),
+            *zip(op.else_arguments, op.else_block.args),
+        ]
     return None
 
 
@@ -228,8 +233,10 @@ class Bf16StoragePass(ModulePass):
                 _retype(value)
         # intrinsics whose bf16 operands were retyped but that return nothing (masked.store)
         for inner in op.walk():
-            if isinstance(inner, llvm.CallIntrinsicOp) and "bf16" in inner.intrin.data and not any(
-                is_bf16(v.type) for v in (*inner.operands, *inner.results)
+            if (
+                isinstance(inner, llvm.CallIntrinsicOp)
+                and "bf16" in inner.intrin.data
+                and not any(is_bf16(v.type) for v in (*inner.operands, *inner.results))
             ):
                 _rename_intrinsic(inner)
 

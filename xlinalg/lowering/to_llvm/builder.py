@@ -167,13 +167,19 @@ class Builder:
         t = a.type
         result = vector_type(i1, t.get_shape()) if isinstance(t, VectorType) else i1
         props = {"predicate": _int_attr(predicate.to_int(), i64)}
-        return self.add(llvm.ICmpOp.create(operands=[a, b], result_types=[result],
-                                           properties=props))
+        return self.add(
+            llvm.ICmpOp.create(operands=[a, b], result_types=[result], properties=props)
+        )
 
     def select(self, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         """`llvm.select condition, a, b`."""
-        return self.add(llvm.SelectOp.create(operands=[condition, a, b], result_types=[a.type],
-                                             properties={"fastmathFlags": _NO_FASTMATH}))
+        return self.add(
+            llvm.SelectOp.create(
+                operands=[condition, a, b],
+                result_types=[a.type],
+                properties={"fastmathFlags": _NO_FASTMATH},
+            )
+        )
 
     def convert(self, cls: type[Operation], value: SSAValue, to: Attribute) -> SSAValue:
         """A conversion (`llvm.trunc`/`sext`/`zext`/`sitofp`/`bitcast`/...) with the
@@ -200,7 +206,9 @@ class Builder:
         }
         return self.insert(
             llvm.CallOp.create(
-                operands=list(args), result_types=[] if result is None else [result], properties=props
+                operands=list(args),
+                result_types=[] if result is None else [result],
+                properties=props,
             )
         )
 
@@ -226,8 +234,9 @@ class Builder:
             )
         )
 
-    def gep(self, ptr: SSAValue, index: SSAValue, element_type: Attribute,
-            result_type: Attribute = _PTR) -> SSAValue:
+    def gep(
+        self, ptr: SSAValue, index: SSAValue, element_type: Attribute, result_type: Attribute = _PTR
+    ) -> SSAValue:
         """`getelementptr inbounds element_type, ptr, index` (a vector of pointers as
         `result_type` when `index` is a vector)."""
         props: dict[str, Attribute] = {

@@ -153,8 +153,14 @@ def _descriptor_slot(op: Operation, words: int) -> SSAValue:
 def _load_descriptor(b: Builder, type: MemRefType, slot: SSAValue) -> SSAValue:
     """The memref of `type` whose descriptor the callee wrote at `slot` (`_store_descriptor`)."""
     r = type.get_num_dims()
-    words = [b.load(b.gep(slot, b.int_const(i), i64) if i else slot,
-                    llvm.LLVMPointerType() if i < 2 else i64, 8) for i in range(3 + 2 * r)]
+    words = [
+        b.load(
+            b.gep(slot, b.int_const(i), i64) if i else slot,
+            llvm.LLVMPointerType() if i < 2 else i64,
+            8,
+        )
+        for i in range(3 + 2 * r)
+    ]
     desc = build_descriptor(b, type, words[0], words[1], words[2], words[3 : 3 + r], words[3 + r :])
     return b.from_llvm(desc.value, type)
 

@@ -39,9 +39,13 @@ def lower_gather(op: GatherOp) -> None:
     ptrs_t = VectorType(llvm.LLVMPointerType(), [n])
     ptrs = b.gep(first, b.to_llvm(op.index_vec), et, ptrs_t)
     align = b.int_const(element_size(base.element_type), i32)
-    gathered = b.add(intrinsic_op(
-        f"llvm.masked.gather.{mangle(lvt)}.v{n}p0",
-        [ptrs, align, b.to_llvm(op.mask), b.to_llvm(op.pass_thru)], [lvt]))
+    gathered = b.add(
+        intrinsic_op(
+            f"llvm.masked.gather.{mangle(lvt)}.v{n}p0",
+            [ptrs, align, b.to_llvm(op.mask), b.to_llvm(op.pass_thru)],
+            [lvt],
+        )
+    )
     replace_op(op, [b.from_llvm(gathered, rt)])
 
 

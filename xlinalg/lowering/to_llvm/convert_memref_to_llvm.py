@@ -115,7 +115,9 @@ def _lower_alloc(b: Builder, op: Operation, module: ModuleOp, on_stack: bool) ->
             bumped = b.add_i64(nbytes, align - 1)
             rounded = b.binary(llvm.AndOp, b.value(bumped), b.int_const(-align))
         declare_external(module, "aligned_alloc", [i64, i64], llvm.LLVMPointerType())
-        ptr = b.call("aligned_alloc", [b.int_const(align), b.value(rounded)], llvm.LLVMPointerType()).results[0]
+        ptr = b.call(
+            "aligned_alloc", [b.int_const(align), b.value(rounded)], llvm.LLVMPointerType()
+        ).results[0]
     return build_descriptor(b, t, ptr, ptr, 0, sizes, strides).value
 
 

@@ -70,11 +70,15 @@ def _iota_const(b: Builder, n: int) -> SSAValue:
 
 def _splat(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue:
     undef = b.vector_undef(t)
-    first = b.add(llvm.InsertElementOp.create(operands=[undef, scalar, b.int_const(0)],
-                                              result_types=[t]))
+    first = b.add(
+        llvm.InsertElementOp.create(operands=[undef, scalar, b.int_const(0)], result_types=[t])
+    )
     (n,) = t.get_shape()
-    return b.add(llvm.ShuffleVectorOp.create(operands=[first, undef], result_types=[t],
-                                             properties={"mask": _shuffle_mask(0, n, 0)}))
+    return b.add(
+        llvm.ShuffleVectorOp.create(
+            operands=[first, undef], result_types=[t], properties={"mask": _shuffle_mask(0, n, 0)}
+        )
+    )
 
 
 def _splat_of_lane(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue | None:
@@ -88,16 +92,24 @@ def _splat_of_lane(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue | No
     if not isinstance(extract, ExtractElementOp):
         return None
     source = extract.vector.type
-    if not (isinstance(source, VectorType) and source.element_type == t.element_type
-            and source.get_num_dims() == 1 and source.get_num_scalable_dims() == 0):
+    if not (
+        isinstance(source, VectorType)
+        and source.element_type == t.element_type
+        and source.get_num_dims() == 1
+        and source.get_num_scalable_dims() == 0
+    ):
         return None
     lane = extract.position.owner
     if not (isinstance(lane, llvm.ConstantOp) and isinstance(lane.value, IntegerAttr)):
         return None
     (n,) = t.get_shape()
-    v = b.add(llvm.ShuffleVectorOp.create(
-        operands=[extract.vector, extract.vector], result_types=[t],
-        properties={"mask": _shuffle_mask(lane.value.value.data, n, 0)}))
+    v = b.add(
+        llvm.ShuffleVectorOp.create(
+            operands=[extract.vector, extract.vector],
+            result_types=[t],
+            properties={"mask": _shuffle_mask(lane.value.value.data, n, 0)},
+        )
+    )
     return v
 
 
@@ -128,8 +140,7 @@ def _lane_mask(b: Builder, bound: SSAValue, n: int) -> SSAValue:
     return b.icmp(slt, _iota_const(b, n), splat)
 
 
-def _bounds_mask(b: Builder, mem: MemRefDescriptor, dim: int, start: SSAValue,
-                 n: int) -> SSAValue:
+def _bounds_mask(b: Builder, mem: MemRefDescriptor, dim: int, start: SSAValue, n: int) -> SSAValue:
     """`[start + 0, start + 1, ...] < size(dim)` as a vector<n x i1>."""
     size = b.value(mem.size(b, dim))
     return _lane_mask(b, b.binary(llvm.SubOp, size, start), n)
@@ -187,24 +198,34 @@ def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
         passthru = _splat(b, b.to_llvm(op.padding), ct)
         result: SSAValue | None = None
         for start, piece_ptr, mask in pieces:
-            v = b.add(intrinsic_op(f"llvm.masked.load.{suffix}.p0",
-                                   [piece_ptr, align_v, mask, passthru], [ct]))
+            v = b.add(
+                intrinsic_op(
+                    f"llvm.masked.load.{suffix}.p0", [piece_ptr, align_v, mask, passthru], [ct]
+                )
+            )
             if chunk == n:
                 result = v
                 continue
             if result is None:
                 result = b.add(llvm.UndefOp.create(result_types=[lvt]))
-            result = b.add(intrinsic_op(
-                f"llvm.vector.insert.v{n}{_mangle(et)}.{suffix}",
-                [result, v, b.int_const(start)], [lvt]))
+            result = b.add(
+                intrinsic_op(
+                    f"llvm.vector.insert.v{n}{_mangle(et)}.{suffix}",
+                    [result, v, b.int_const(start)],
+                    [lvt],
+                )
+            )
         assert result is not None
         replace_op(op, [b.from_llvm(result, op.result.type)])
     else:
         value = b.to_llvm(op.vector)
         for start, piece_ptr, mask in pieces:
             piece = value if chunk == n else _lanes(b, value, start, chunk)
-            b.insert(intrinsic_op(f"llvm.masked.store.{suffix}.p0",
-                                  [piece, piece_ptr, align_v, mask], []))
+            b.insert(
+                intrinsic_op(
+                    f"llvm.masked.store.{suffix}.p0", [piece, piece_ptr, align_v, mask], []
+                )
+            )
         replace_op(op, [])
 
 
@@ -222,9 +243,13 @@ def _lanes(b: Builder, v: SSAValue, start: int, count: int) -> SSAValue:
     """Lanes [start, start + count) of the 1-D vector `v` (a shufflevector)."""
     t = v.type
     assert isinstance(t, VectorType)
-    return b.add(llvm.ShuffleVectorOp.create(
-        operands=[v, v], result_types=[vector_type(t.element_type, (count,))],
-        properties={"mask": _shuffle_mask(start, count)}))
+    return b.add(
+        llvm.ShuffleVectorOp.create(
+            operands=[v, v],
+            result_types=[vector_type(t.element_type, (count,))],
+            properties={"mask": _shuffle_mask(start, count)},
+        )
+    )
 
 
 def _mangle(t: object) -> str:
@@ -332,16 +357,22 @@ def lower_vector_op(op: Operation) -> None:
             raise LoweringError("only element extraction from 1-D vectors reaches LLVM")
         src = b.to_llvm(op.vector)
         assert isinstance(src.type, VectorType)
-        v = b.add(ExtractElementOp.create(operands=[src, b.int_const(pos[0])],
-                                          result_types=[src.type.element_type]))
+        v = b.add(
+            ExtractElementOp.create(
+                operands=[src, b.int_const(pos[0])], result_types=[src.type.element_type]
+            )
+        )
         replace_op(op, [b.from_llvm(v, op.result.type)])
     elif isinstance(op, vector.InsertOp):
         pos = list(op.static_position.get_values())
         if op.dynamic_position or len(pos) != 1 or isinstance(op.source.type, VectorType):
             raise LoweringError("only element insertion into 1-D vectors reaches LLVM")
         dest = b.to_llvm(op.dest)
-        v = b.add(llvm.InsertElementOp.create(
-            operands=[dest, b.to_llvm(op.source), b.int_const(pos[0])], result_types=[dest.type]))
+        v = b.add(
+            llvm.InsertElementOp.create(
+                operands=[dest, b.to_llvm(op.source), b.int_const(pos[0])], result_types=[dest.type]
+            )
+        )
         replace_op(op, [b.from_llvm(v, op.result.type)])
     else:
         raise LoweringError(f"cannot lower '{op.name}' to LLVM")

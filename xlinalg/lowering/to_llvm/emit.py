@@ -302,7 +302,8 @@ class _FunctionEmitter:
         attrs = f.arg_attrs.data if f.arg_attrs is not None else ()
         params = ", ".join(
             f"{self.type_of(a.type)} noalias {self.ref(a)}"
-            if i < len(attrs) and "llvm.noalias" in attrs[i].data else self.typed(a)
+            if i < len(attrs) and "llvm.noalias" in attrs[i].data
+            else self.typed(a)
             for i, a in enumerate(entry.args)
         )
         prefix = "define " if linkage == "external" else f"define {linkage} "
@@ -409,11 +410,14 @@ class _FunctionEmitter:
         return f"extractelement {self.typed(op.operands[0])}, {self.typed(op.operands[1])}"
 
     def _insertelement(self, op: llvm.InsertElementOp) -> str:
-        return f"insertelement {self.typed(op.vector)}, {self.typed(op.value)}, {self.typed(op.index)}"
+        return (
+            f"insertelement {self.typed(op.vector)}, {self.typed(op.value)}, {self.typed(op.index)}"
+        )
 
     def _shufflevector(self, op: llvm.ShuffleVectorOp) -> str:
-        return (f"shufflevector {self.typed(op.v1)}, {self.typed(op.v2)}, "
-                f"{_shuffle_mask_text(op.mask)}")
+        return (
+            f"shufflevector {self.typed(op.v1)}, {self.typed(op.v2)}, {_shuffle_mask_text(op.mask)}"
+        )
 
     def _alloca(self, op: llvm.AllocaOp) -> str:
         align = f", align {op.alignment.value.data}" if op.alignment is not None else ""

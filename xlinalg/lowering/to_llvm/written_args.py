@@ -24,19 +24,21 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 #: Ops that only read memory through (or only inspect) their memref operands.
-READ_ONLY_OPS = frozenset({
-    "memref.load",
-    "memref.prefetch",
-    "memref.dim",
-    "memref.rank",
-    "memref.extract_strided_metadata",
-    "memref.extract_aligned_pointer_as_index",
-    "vector.load",
-    "vector.maskedload",
-    "vector.transfer_read",
-    "vector.gather",
-    "func.return",
-})
+READ_ONLY_OPS = frozenset(
+    {
+        "memref.load",
+        "memref.prefetch",
+        "memref.dim",
+        "memref.rank",
+        "memref.extract_strided_metadata",
+        "memref.extract_aligned_pointer_as_index",
+        "vector.load",
+        "vector.maskedload",
+        "vector.transfer_read",
+        "vector.gather",
+        "func.return",
+    }
+)
 
 
 def _derived_values(arg: SSAValue) -> set[SSAValue]:
@@ -64,9 +66,11 @@ def _writes_through(derived: set[SSAValue]) -> bool:
                 continue
             if op.successors and not op.results:  # a branch forwarding the value
                 continue
-            if any(isinstance(r.type, MemRefType) for r in op.results) and op.name.startswith(
-                "memref."
-            ) and op.name not in ("memref.copy", "memref.store"):
+            if (
+                any(isinstance(r.type, MemRefType) for r in op.results)
+                and op.name.startswith("memref.")
+                and op.name not in ("memref.copy", "memref.store")
+            ):
                 continue  # a view: its uses are in `derived` too
             return True
     return False

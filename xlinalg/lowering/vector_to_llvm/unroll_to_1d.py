@@ -101,29 +101,49 @@ def _one_d_map(num_dims: int, last: AffineExpr) -> AffineMapAttr:
     return AffineMapAttr(AffineMap(num_dims, 0, (last,)))
 
 
-def _row_read(source: SSAValue, indices: Sequence[SSAValue], padding: SSAValue,
-              result_type: VectorType, in_bounds: ArrayAttr[BoolAttr],
-              permutation_map: AffineMapAttr, mask: SSAValue | None) -> vector.TransferReadOp:
+def _row_read(
+    source: SSAValue,
+    indices: Sequence[SSAValue],
+    padding: SSAValue,
+    result_type: VectorType,
+    in_bounds: ArrayAttr[BoolAttr],
+    permutation_map: AffineMapAttr,
+    mask: SSAValue | None,
+) -> vector.TransferReadOp:
     """`vector.TransferReadOp(...)`, built with `create` (the IRDL constructor costs ~10x:
     the unrolled rows of a register block are hundreds of transfers)."""
     return vector.TransferReadOp.create(
         operands=[source, *indices, padding, *(() if mask is None else (mask,))],
         result_types=[result_type],
-        properties={"in_bounds": in_bounds, "permutation_map": permutation_map,
-                    "operandSegmentSizes": i32_array((1, len(indices), 1, int(mask is not None)))})
+        properties={
+            "in_bounds": in_bounds,
+            "permutation_map": permutation_map,
+            "operandSegmentSizes": i32_array((1, len(indices), 1, int(mask is not None))),
+        },
+    )
 
 
-def _row_write(value: SSAValue, dest: SSAValue, indices: Sequence[SSAValue],
-               in_bounds: ArrayAttr[BoolAttr], mask: SSAValue | None,
-               permutation_map: AffineMapAttr) -> vector.TransferWriteOp:
+def _row_write(
+    value: SSAValue,
+    dest: SSAValue,
+    indices: Sequence[SSAValue],
+    in_bounds: ArrayAttr[BoolAttr],
+    mask: SSAValue | None,
+    permutation_map: AffineMapAttr,
+) -> vector.TransferWriteOp:
     """`vector.TransferWriteOp(...)` into a memref, built with `create` (see `_row_read`)."""
     if not isinstance(dest.type, MemRefType):  # a tensor destination has a result
-        return vector.TransferWriteOp(value, dest, indices, in_bounds, mask,
-                                      permutation_map=permutation_map)
+        return vector.TransferWriteOp(
+            value, dest, indices, in_bounds, mask, permutation_map=permutation_map
+        )
     return vector.TransferWriteOp.create(
         operands=[value, dest, *indices, *(() if mask is None else (mask,))],
-        properties={"in_bounds": in_bounds, "permutation_map": permutation_map,
-                    "operandSegmentSizes": i32_array((1, 1, len(indices), int(mask is not None)))})
+        properties={
+            "in_bounds": in_bounds,
+            "permutation_map": permutation_map,
+            "operandSegmentSizes": i32_array((1, 1, len(indices), int(mask is not None))),
+        },
+    )
 
 
 def _row_type(t: VectorType) -> VectorType:
@@ -183,8 +203,9 @@ class _Unroller:
             return self.index(known)
         return self.add(memref.DimOp(source, self.index(d)))
 
-    def in_dim(self, i: SSAValue, source: SSAValue, d: int,
-               size: SSAValue | None = None) -> SSAValue | None:
+    def in_dim(
+        self, i: SSAValue, source: SSAValue, d: int, size: SSAValue | None = None
+    ) -> SSAValue | None:
         """`i < dim(source, d)` (`arith.cmpi slt`; `size` is that dim if already built),
         or None when both are constants and it holds."""
         known, at = static_dim(source, d), static_index(i)
@@ -310,7 +331,9 @@ class _Unroller:
             self.rows[op.results[0]] = [row] * len(_leading(t))
         else:
             self.rows[op.results[0]] = [
-                self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values[i:i + n])))
+                self.add(
+                    arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values[i : i + n]))
+                )
                 for i in range(0, len(values), n)
             ]
 
@@ -319,15 +342,17 @@ class _Unroller:
         in_bounds = [b.value.data for b in op.in_bounds.data] if op.in_bounds else []
         return amap, in_bounds
 
-    def _mask_rows(self, op: vector.TransferReadOp | vector.TransferWriteOp,
-                   count: int) -> list[SSAValue | None]:
+    def _mask_rows(
+        self, op: vector.TransferReadOp | vector.TransferWriteOp, count: int
+    ) -> list[SSAValue | None]:
         """The mask's rows, one per vector row (the mask has the vector's shape)."""
         if op.mask is None:
             return [None] * count
         return list(self.get_rows(op.mask)) if is_nd(op.mask.type) else [op.mask]
 
-    def _row_indices(self, op: Operation, amap: AffineMap, lead: Sequence[int],
-                     indices: Sequence[SSAValue]) -> list[SSAValue]:
+    def _row_indices(
+        self, op: Operation, amap: AffineMap, lead: Sequence[int], indices: Sequence[SSAValue]
+    ) -> list[SSAValue]:
         out = list(indices)
         for j, e in enumerate(amap.results[:-1]):
             if isinstance(e, AffineDimExpr) and lead[j]:
@@ -337,9 +362,13 @@ class _Unroller:
     def _one_d_map(self, amap: AffineMap) -> AffineMapAttr:
         return _one_d_map(amap.num_dims, amap.results[-1])
 
-    def _row_condition(self, op: vector.TransferReadOp | vector.TransferWriteOp,
-                       amap: AffineMap, in_bounds: Sequence[bool],
-                       indices: Sequence[SSAValue]) -> SSAValue | None:
+    def _row_condition(
+        self,
+        op: vector.TransferReadOp | vector.TransferWriteOp,
+        amap: AffineMap,
+        in_bounds: Sequence[bool],
+        indices: Sequence[SSAValue],
+    ) -> SSAValue | None:
         """`i_d < dim(source, d)` for every out-of-bounds leading dim (None if all in bounds)."""
         cond: SSAValue | None = None
         for j, e in enumerate(amap.results[:-1]):
@@ -348,8 +377,9 @@ class _Unroller:
             cond = self.conjoin(cond, self.in_dim(indices[e.position], op.source, e.position))
         return cond
 
-    def _guarded(self, cond: SSAValue | None, build, result_type: Attribute | None,
-                 otherwise=None) -> SSAValue | None:
+    def _guarded(
+        self, cond: SSAValue | None, build, result_type: Attribute | None, otherwise=None
+    ) -> SSAValue | None:
         """Run `build()` (returning the value to yield) under `scf.if cond` when cond is given."""
         if cond is None:
             return build()
@@ -364,15 +394,22 @@ class _Unroller:
         else:
             self.add(scf.YieldOp())
         self.at = saved
-        if_op = scf.IfOp(cond, [result_type] if result_type is not None else [],
-                         [then_block], [else_block])
+        if_op = scf.IfOp(
+            cond, [result_type] if result_type is not None else [], [then_block], [else_block]
+        )
         self.add(if_op)
         return if_op.results[0] if result_type is not None else None
 
-    def _fold_row_condition(self, op: vector.TransferReadOp | vector.TransferWriteOp,
-                            amap: AffineMap, in_bounds: Sequence[bool], idx: Sequence[SSAValue],
-                            cond: SSAValue, mask: SSAValue | None,
-                            rt: VectorType) -> SSAValue | None:
+    def _fold_row_condition(
+        self,
+        op: vector.TransferReadOp | vector.TransferWriteOp,
+        amap: AffineMap,
+        in_bounds: Sequence[bool],
+        idx: Sequence[SSAValue],
+        cond: SSAValue,
+        mask: SSAValue | None,
+        rt: VectorType,
+    ) -> SSAValue | None:
         """The leading-dim condition `cond` of a row along the contiguous memref dim
         folded into its lane mask: `create_mask(cond ? size - i : n) & mask` (the
         row then is one branch-free masked access, in bounds: masked-off lanes are
@@ -394,10 +431,15 @@ class _Unroller:
         lanes = self.add(vector.CreateMaskOp([bound], vector_type(i1, (n,))))
         return lanes if mask is None else self.add(arith.AndIOp(lanes, mask))
 
-    def _row_access(self, op: vector.TransferReadOp | vector.TransferWriteOp,
-                    amap: AffineMap, in_bounds: Sequence[bool], idx: Sequence[SSAValue],
-                    mask: SSAValue | None,
-                    rt: VectorType) -> tuple[SSAValue | None, SSAValue | None, ArrayAttr]:
+    def _row_access(
+        self,
+        op: vector.TransferReadOp | vector.TransferWriteOp,
+        amap: AffineMap,
+        in_bounds: Sequence[bool],
+        idx: Sequence[SSAValue],
+        mask: SSAValue | None,
+        rt: VectorType,
+    ) -> tuple[SSAValue | None, SSAValue | None, ArrayAttr]:
         """(guard for `scf.if`, mask, in_bounds) of the 1-D transfer of one row."""
         inner = _in_bounds_1d(bool(in_bounds[-1]) if in_bounds else False)
         cond = self._row_condition(op, amap, in_bounds, idx)
@@ -417,18 +459,23 @@ class _Unroller:
         rows: list[SSAValue] = []
         masks = self._mask_rows(op, len(_leading(t)))
         for lead, mask in zip(_leading(t), masks, strict=True):
-            key = tuple(p if isinstance(e, AffineDimExpr) else 0
-                        for p, e in zip(lead, amap.results[:-1]))
+            key = tuple(
+                p if isinstance(e, AffineDimExpr) else 0 for p, e in zip(lead, amap.results[:-1])
+            )
             if mask is not None:
                 key = (*key, len(rows))  # rows under different masks differ
             if key not in cache:
                 idx = self._row_indices(op, amap, lead, op.indices)
                 cond, row_mask, row_inner = self._row_access(op, amap, in_bounds, idx, mask, rt)
 
-                def build(idx: list[SSAValue] = idx, mask: SSAValue | None = row_mask,
-                          row_inner: ArrayAttr = row_inner) -> SSAValue:
-                    read = _row_read(op.source, idx, op.padding, rt, row_inner,
-                                     self._one_d_map(amap), mask)
+                def build(
+                    idx: list[SSAValue] = idx,
+                    mask: SSAValue | None = row_mask,
+                    row_inner: ArrayAttr = row_inner,
+                ) -> SSAValue:
+                    read = _row_read(
+                        op.source, idx, op.padding, rt, row_inner, self._one_d_map(amap), mask
+                    )
                     self.add(read)
                     scalarized = self._transfer_1d(read)
                     return scalarized if scalarized is not None else read.result
@@ -452,8 +499,12 @@ class _Unroller:
             idx = self._row_indices(op, amap, lead, op.indices)
             cond, row_mask, inner = self._row_access(op, amap, in_bounds, idx, mask, rt)
 
-            def build(idx: list[SSAValue] = idx, row: SSAValue = row,
-                      mask: SSAValue | None = row_mask, inner: ArrayAttr = inner) -> None:
+            def build(
+                idx: list[SSAValue] = idx,
+                row: SSAValue = row,
+                mask: SSAValue | None = row_mask,
+                inner: ArrayAttr = inner,
+            ) -> None:
                 write = _row_write(row, op.source, idx, inner, mask, self._one_d_map(amap))
                 self.add(write)
                 self._transfer_1d(write)
@@ -507,7 +558,9 @@ class _Unroller:
                     s = self._guarded(
                         lane_condition(j, idx),
                         lambda idx=idx: self.add(memref.LoadOp.get(op.source, idx)),
-                        t.element_type, lambda: op.padding)
+                        t.element_type,
+                        lambda: op.padding,
+                    )
                     value = self.add(insert(s, value, [j]))
             op.result.replace_all_uses_with(value)
         else:
@@ -517,9 +570,11 @@ class _Unroller:
                 idx = list(op.indices)
                 idx[e.position] = self.offset(idx[e.position], j)
                 s = self.add(extract(op.vector, [j]))
-                self._guarded(lane_condition(j, idx),
-                              lambda idx=idx, s=s: self.add(memref.StoreOp.get(s, op.source, idx)),
-                              None)
+                self._guarded(
+                    lane_condition(j, idx),
+                    lambda idx=idx, s=s: self.add(memref.StoreOp.get(s, op.source, idx)),
+                    None,
+                )
         op.detach()
         op.erase()
         self.at = saved
@@ -540,7 +595,7 @@ class _Unroller:
                 row = src
             self.rows[op.vector] = [row] * n
         else:
-            if tuple(st.get_shape()) != tuple(t.get_shape()[-st.get_num_dims():]):
+            if tuple(st.get_shape()) != tuple(t.get_shape()[-st.get_num_dims() :]):
                 raise lowering_error(op, "broadcast stretching size-1 dims is not supported")
             src_rows = self.get_rows(src)
             self.rows[op.vector] = [src_rows[i % len(src_rows)] for i in range(n)]
@@ -560,9 +615,9 @@ class _Unroller:
         if len(pos) == len(shape) - 1:
             op.result.replace_all_uses_with(rows[_linear(lead_shape, pos)])
             return
-        sub = list(itertools.product(*(range(s) for s in lead_shape[len(pos):])))
+        sub = list(itertools.product(*(range(s) for s in lead_shape[len(pos) :])))
         start = _linear(lead_shape, [*pos, *([0] * (len(lead_shape) - len(pos)))])
-        self.rows[op.result] = rows[start:start + len(sub)]
+        self.rows[op.result] = rows[start : start + len(sub)]
 
     def _insert(self, op: vector.InsertOp) -> None:
         if op.dynamic_position:
@@ -581,7 +636,7 @@ class _Unroller:
         else:
             src_rows = self.get_rows(op.source)
             start = _linear(lead_shape, [*pos, *([0] * (len(lead_shape) - len(pos)))])
-            rows[start:start + len(src_rows)] = src_rows
+            rows[start : start + len(src_rows)] = src_rows
         self.rows[op.result] = rows
 
     def _elementwise(self, op: Operation) -> None:
@@ -656,7 +711,8 @@ class _Unroller:
             if count not in cache:
                 values = [1] * count + [0] * (n - count)
                 cache[count] = self.add(
-                    arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values)))
+                    arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values))
+                )
             rows.append(cache[count])
         if is_nd(t):
             self.rows[op.result] = rows
@@ -678,9 +734,13 @@ class _Unroller:
         reduced = set(op.get_reduction_dims())
         rank = len(shape)
         if rank == 1:
-            value = self.add(vector.ReductionOp.create(
-                operands=[op.source, op.acc], result_types=[op.result.type],
-                properties={"kind": op.kind}))
+            value = self.add(
+                vector.ReductionOp.create(
+                    operands=[op.source, op.acc],
+                    result_types=[op.result.type],
+                    properties={"kind": op.kind},
+                )
+            )
             op.result.replace_all_uses_with(value)
             return
         rows = self.get_rows(op.source)
@@ -693,9 +753,13 @@ class _Unroller:
                 pos = tuple(lead[d] for d in kept_lead)
                 if pos not in scalars:
                     scalars[pos] = op.acc if not pos else self.element(op.acc, pos)
-                scalars[pos] = self.add(vector.ReductionOp.create(
-                    operands=[row, scalars[pos]], result_types=[src_t.element_type],
-                    properties={"kind": op.kind}))
+                scalars[pos] = self.add(
+                    vector.ReductionOp.create(
+                        operands=[row, scalars[pos]],
+                        result_types=[src_t.element_type],
+                        properties={"kind": op.kind},
+                    )
+                )
             if not isinstance(result_t, VectorType):
                 op.result.replace_all_uses_with(scalars[()])
                 return
@@ -731,7 +795,7 @@ class _Unroller:
         old_body.args[0].replace_all_uses_with(new_body.args[0])
         for old_arg, (s, e) in zip(old_body.args[1:], spans):
             if is_nd(old_arg.type):
-                self.rows[old_arg] = list(new_body.args[1 + s:1 + e])
+                self.rows[old_arg] = list(new_body.args[1 + s : 1 + e])
             else:
                 old_arg.replace_all_uses_with(new_body.args[1 + s])
         for op in list(old_body.ops):
@@ -743,8 +807,9 @@ class _Unroller:
         self.add(new_loop)
         self._bind_results(loop, new_loop.results, spans)
 
-    def _bind_results(self, old: Operation, new: Sequence[SSAValue],
-                      spans: Sequence[tuple[int, int]]) -> None:
+    def _bind_results(
+        self, old: Operation, new: Sequence[SSAValue], spans: Sequence[tuple[int, int]]
+    ) -> None:
         """`old`'s results are `new[s:e]` (rows of an n-D result) or `new[s]`."""
         for result, (s, e) in zip(old.results, spans):
             if is_nd(result.type):
@@ -777,8 +842,11 @@ class _Unroller:
         spans: list[tuple[int, int]] = []
         for r in op.results:
             start = len(types)
-            types.extend([_row_type(r.type)] * len(_leading(r.type))  # type: ignore[arg-type]
-                         if is_nd(r.type) else [r.type])
+            types.extend(
+                [_row_type(r.type)] * len(_leading(r.type))  # type: ignore[arg-type]
+                if is_nd(r.type)
+                else [r.type]
+            )
             spans.append((start, len(types)))
         for region in op.regions:
             for block in list(region.blocks):
@@ -855,8 +923,13 @@ def _load_store_as_transfer(op: Operation) -> None:
         t = op.vector.type if isinstance(op, vector.StoreOp) else op.value_to_store.type
     assert isinstance(t, VectorType) and isinstance(base.type, MemRefType)
     rank = t.get_num_dims()
-    amap = AffineMapAttr(AffineMap(base.type.get_num_dims(), 0, tuple(
-        AffineDimExpr(base.type.get_num_dims() - rank + k) for k in range(rank))))
+    amap = AffineMapAttr(
+        AffineMap(
+            base.type.get_num_dims(),
+            0,
+            tuple(AffineDimExpr(base.type.get_num_dims() - rank + k) for k in range(rank)),
+        )
+    )
     flags = ArrayAttr([BoolAttr.from_bool(True)] * rank)
     mask = op.mask if isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) else None
     if isinstance(op, vector.LoadOp | vector.MaskedLoadOp):
@@ -867,7 +940,8 @@ def _load_store_as_transfer(op: Operation) -> None:
             # selected per lane afterwards
             splat = op.pass_thru.owner
             if isinstance(splat, vector.BroadcastOp) and not isinstance(
-                    splat.source.type, VectorType):
+                splat.source.type, VectorType
+            ):
                 pad = splat.source
             else:
                 keep = op.pass_thru
@@ -889,13 +963,17 @@ def _legalize(module: Operation) -> None:
     for op in walk_ops(module):
         if isinstance(op, vector.ShuffleOp):
             _shuffle(op)
-        elif (isinstance(op, vector.BroadcastOp) and is_nd(op.vector.type)
-              and isinstance(op.source.type, VectorType)
-              and op.source.type.get_num_dims() == op.vector.type.get_num_dims()):
+        elif (
+            isinstance(op, vector.BroadcastOp)
+            and is_nd(op.vector.type)
+            and isinstance(op.source.type, VectorType)
+            and op.source.type.get_num_dims() == op.vector.type.get_num_dims()
+        ):
             lower_broadcast(op)  # stretches a size-1 dim: rows by rows
-        elif isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp) or (
-            isinstance(op, vector.LoadOp) and is_nd(op.result.type)) or (
-            isinstance(op, vector.StoreOp) and is_nd(op.vector.type)
+        elif (
+            isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp)
+            or (isinstance(op, vector.LoadOp) and is_nd(op.result.type))
+            or (isinstance(op, vector.StoreOp) and is_nd(op.vector.type))
         ):
             _load_store_as_transfer(op)
 

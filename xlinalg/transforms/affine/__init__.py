@@ -1,2 +1,1 @@
-"""Rewrites of affine ops: bound simplification, and lower-affine (affine → arith/scf).
-"""
+"""Rewrites of affine ops: bound simplification, and lower-affine (affine → arith/scf)."""

@@ -127,7 +127,9 @@ def simplify_min_max_in(root: Operation, value: SSAValue, lo: int | None, hi: in
     if lo is None or hi is None:
         return 0
     todo = [
-        op for op in walk_ops(root) if op.name in ("affine.min", "affine.max") and value in op.operands
+        op
+        for op in walk_ops(root)
+        if op.name in ("affine.min", "affine.max") and value in op.operands
     ]
     return sum(simplify_min_max(op, {value: (lo, hi)}) for op in todo)
 
@@ -154,9 +156,14 @@ def simplify_min_max_of_difference(
         count = amap.num_dims + amap.num_symbols
         rest = AffineExpr.dimension(count)
         at_value = AffineExpr.dimension(list(op.operands).index(value))
-        positions = [at_value + rest if v is bound else AffineExpr.dimension(i) for i, v in enumerate(op.operands)]
+        positions = [
+            at_value + rest if v is bound else AffineExpr.dimension(i)
+            for i, v in enumerate(op.operands)
+        ]
         exprs = [
-            e.replace_dims_and_symbols(positions[: amap.num_dims], positions[amap.num_dims :]).simplify(count + 1, 0)
+            e.replace_dims_and_symbols(
+                positions[: amap.num_dims], positions[amap.num_dims :]
+            ).simplify(count + 1, 0)
             for e in amap.results
         ]
         leaf_ranges = [*_operand_ranges(op, {}), difference]
@@ -164,4 +171,10 @@ def simplify_min_max_of_difference(
     return changed
 
 
-__all__ = ["Interval", "expr_range", "simplify_min_max", "simplify_min_max_in", "simplify_min_max_of_difference"]
+__all__ = [
+    "Interval",
+    "expr_range",
+    "simplify_min_max",
+    "simplify_min_max_in",
+    "simplify_min_max_of_difference",
+]

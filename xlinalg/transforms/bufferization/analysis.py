@@ -74,9 +74,7 @@ SliceKey = tuple[SSAValue, tuple[Hashable, ...], tuple[Hashable, ...], tuple[Has
 def slice_key(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue) -> SliceKey:
     def mixed(static: DenseArrayBase, dynamic: tuple[SSAValue, ...]) -> tuple[Hashable, ...]:
         values = iter(dynamic)
-        return tuple(
-            next(values) if v == tensor.DYNAMIC_INDEX else v for v in static.get_values()
-        )
+        return tuple(next(values) if v == tensor.DYNAMIC_INDEX else v for v in static.get_values())
 
     return (
         source,
@@ -223,7 +221,6 @@ class AliasInfo:
         if isinstance(op, StructuredOpInterface) and use.index >= len(op.get_inputs()):
             return self.reads_outputs(op)
         if isinstance(op, vector.TransferWriteOp) and use.index == 1:  # the destination
-
             return transfer_write_reads_dest(op)
         return True
 

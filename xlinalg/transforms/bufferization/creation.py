@@ -43,8 +43,13 @@ from xlinalg.transforms.bufferization.shapes import Mixed, sizes_per_dim
 if TYPE_CHECKING:
     from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
 
-CREATION_OPS = (tensor.SplatOp, tensor.FromElementsOp, GenerateOp, tensor.ConcatOp,
-                tensor.ReshapeOp)
+CREATION_OPS = (
+    tensor.SplatOp,
+    tensor.FromElementsOp,
+    GenerateOp,
+    tensor.ConcatOp,
+    tensor.ReshapeOp,
+)
 
 
 def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
@@ -60,8 +65,9 @@ def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
             for size in reversed(shape):
                 index.append(rest % size)
                 rest //= size
-            b._insert(memref.StoreOp.get(value, buffer, [b._index(i, op) for i in reversed(index)]),
-                      op)
+            b._insert(
+                memref.StoreOp.get(value, buffer, [b._index(i, op) for i in reversed(index)]), op
+            )
     elif isinstance(op, GenerateOp):
         sizes = sizes_per_dim(op.result.type, op.dynamic_extents)
         buffer, root = b._alloc(op.result.type, sizes, op)
@@ -74,16 +80,24 @@ def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
     b._define(op.results[0], buffer, root)
 
 
-def fill_from_region(b: _FunctionBufferizer, buffer: SSAValue, block: Block,
-                     sizes: Sequence[Mixed], before: Operation) -> None:
+def fill_from_region(
+    b: _FunctionBufferizer,
+    buffer: SSAValue,
+    block: Block,
+    sizes: Sequence[Mixed],
+    before: Operation,
+) -> None:
     """Store into `buffer`, at every index of `sizes`, what `block` (index arguments, one
     yielded scalar) computes for that index: an `scf.for` nest around a clone of `block`."""
     for inner in block.walk():
         if isinstance(inner, tensor.ExtractOp) and inner.tensor in b.buf:
             continue  # an element of a tensor from outside: a load from its buffer
         if any(isinstance(v.type, TensorType) for v in (*inner.operands, *inner.results)):
-            raise b._unsupported(before, "a region computing on tensors (only scalars and "
-                                         "tensor.extract are supported in a generate/pad region)")
+            raise b._unsupported(
+                before,
+                "a region computing on tensors (only scalars and "
+                "tensor.extract are supported in a generate/pad region)",
+            )
     zero, one = b._index(0, before), b._index(1, before)
     anchor = before
     ivs: list[SSAValue] = []
@@ -102,8 +116,9 @@ def fill_from_region(b: _FunctionBufferizer, buffer: SSAValue, block: Block,
         if inner is terminator:
             break
         if isinstance(inner, tensor.ExtractOp):
-            load = memref.LoadOp.get(b.buf[inner.tensor],
-                                     [mapping.get(i, i) for i in inner.indices])
+            load = memref.LoadOp.get(
+                b.buf[inner.tensor], [mapping.get(i, i) for i in inner.indices]
+            )
             mapping[inner.result] = b._insert(load, anchor).results[0]
             continue
         b._insert(inner.clone(value_mapper=mapping), anchor)
@@ -127,8 +142,11 @@ def _concat(b: _FunctionBufferizer, op: tensor.ConcatOp) -> tuple[SSAValue, obje
             for value in op.inputs:
                 part = _size(b, b.buf[value], d, op)
                 part_value = b._index(part, op) if isinstance(part, int) else part
-                total = part_value if total is None else b._insert(
-                    arith.AddiOp(total, part_value), op).results[0]
+                total = (
+                    part_value
+                    if total is None
+                    else b._insert(arith.AddiOp(total, part_value), op).results[0]
+                )
             assert total is not None
             sizes.append(total)
     buffer, root = b._alloc(rtype, sizes, op)
@@ -139,10 +157,16 @@ def _concat(b: _FunctionBufferizer, op: tensor.ConcatOp) -> tuple[SSAValue, obje
         offsets: list[Mixed] = [0] * len(sizes)
         offsets[dim] = offset
         view = memref.SubviewOp.get(
-            buffer, offsets, part_sizes, [1] * len(sizes),
-            subview_result_type(buffer.type,  # type: ignore[arg-type]
-                                [v if isinstance(v, int) else None for v in offsets],
-                                [v if isinstance(v, int) else None for v in part_sizes]))
+            buffer,
+            offsets,
+            part_sizes,
+            [1] * len(sizes),
+            subview_result_type(
+                buffer.type,  # type: ignore[arg-type]
+                [v if isinstance(v, int) else None for v in offsets],
+                [v if isinstance(v, int) else None for v in part_sizes],
+            ),
+        )
         b._insert(view, op)
         b._insert(memref.CopyOp(source, view.result), op)
         step = part_sizes[dim]
@@ -175,11 +199,14 @@ def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, ob
         total = 1 if DYNAMIC_INDEX not in src_shape else DYNAMIC_INDEX
         for n in src_shape:
             total = total * n if total != DYNAMIC_INDEX else total
-        flat = b._insert(memref.CollapseShapeOp.build(
-            operands=[source],
-            result_types=[MemRefType(stype.get_element_type(), [total])],
-            properties={"reassociation": _groups([list(range(len(src_shape)))])},
-        ), op).results[0]
+        flat = b._insert(
+            memref.CollapseShapeOp.build(
+                operands=[source],
+                result_types=[MemRefType(stype.get_element_type(), [total])],
+                properties={"reassociation": _groups([list(range(len(src_shape)))])},
+            ),
+            op,
+        ).results[0]
     shape_buffer = b.buf[op.shape]
     dynamic: list[SSAValue] = []
     for d, n in enumerate(out_shape):
@@ -190,14 +217,17 @@ def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, ob
             dynamic.append(extent)
     mtype = MemRefType(rtype.get_element_type(), out_shape)
     if len(out_shape) == 1:
-        result = flat if flat.type == mtype else b._insert(memref.CastOp.get(flat, mtype),
-                                                           op).results[0]
+        result = (
+            flat if flat.type == mtype else b._insert(memref.CastOp.get(flat, mtype), op).results[0]
+        )
         return result, root
     expanded = memref.ExpandShapeOp.build(
         operands=[flat, dynamic],
         result_types=[mtype],
-        properties={"reassociation": _groups([list(range(len(out_shape)))]),
-                    "static_output_shape": DenseArrayBase.from_list(i64, list(out_shape))},
+        properties={
+            "reassociation": _groups([list(range(len(out_shape)))]),
+            "static_output_shape": DenseArrayBase.from_list(i64, list(out_shape)),
+        },
     )
     return b._insert(expanded, op).results[0], root
 

@@ -58,8 +58,11 @@ def _base(value: SSAValue) -> SSAValue:
         owner = value.owner
         if isinstance(owner, tensor.ExtractSliceOp):
             value = owner.source
-        elif isinstance(owner, Block) and isinstance(loop := owner.parent_op(), scf.ForOp) \
-                and value.index >= 1:  # type: ignore[attr-defined]
+        elif (
+            isinstance(owner, Block)
+            and isinstance(loop := owner.parent_op(), scf.ForOp)
+            and value.index >= 1
+        ):  # type: ignore[attr-defined]
             value = loop.iter_args[value.index - 1]  # type: ignore[attr-defined]
         else:
             return value
@@ -82,9 +85,11 @@ def _dominates(value: SSAValue, op: Operation) -> bool:
     if block is None:
         return False
     ancestor = _ancestor_in(block, op)
-    return ancestor is not None and ancestor is not owner and block.get_operation_index(
-        owner
-    ) < block.get_operation_index(ancestor)
+    return (
+        ancestor is not None
+        and ancestor is not owner
+        and block.get_operation_index(owner) < block.get_operation_index(ancestor)
+    )
 
 
 def _available_before(value: SSAValue, op: Operation) -> SSAValue | None:

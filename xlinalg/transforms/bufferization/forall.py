@@ -42,9 +42,7 @@ def bufferize_forall(b: _FunctionBufferizer, op: ForallOp) -> None:
 
     body = op.body
     op.region.detach_block(body)
-    new = ForallOp(
-        op.lower_bounds(), op.upper_bounds(), op.steps(), (), op.mapping, body=body
-    )
+    new = ForallOp(op.lower_bounds(), op.upper_bounds(), op.steps(), (), op.mapping, body=body)
     new.attributes.update(op.attributes)
     Rewriter.insert_op(new, InsertPoint.before(op))
     # The old op keeps an empty body until it is erased with the other bufferized ops.
@@ -87,5 +85,9 @@ def bufferize_forall_op(b: _FunctionBufferizer, op: Operation) -> None:
         bufferize_parallel_insert_slice(b, op)
 
 
-__all__ = ["bufferize_forall", "bufferize_forall_op", "bufferize_parallel_insert_slice", "is_forall_op"]
-
+__all__ = [
+    "bufferize_forall",
+    "bufferize_forall_op",
+    "bufferize_parallel_insert_slice",
+    "is_forall_op",
+]

@@ -52,7 +52,9 @@ class ResizedFor:
 
 
 def rebuild_resizing_for(
-    bufferizer: _FunctionBufferizer, loop: scf.ForOp, positions: Sequence[int],
+    bufferizer: _FunctionBufferizer,
+    loop: scf.ForOp,
+    positions: Sequence[int],
 ) -> tuple[scf.ForOp, list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]]:
     """Rebuild `loop` now, carrying a memref at each of `positions` (tensor positions not
     in `positions` are dropped as usual: they live in one buffer). Returns the new loop
@@ -82,7 +84,9 @@ class ResizedWhile:
 
 
 def rebuild_resizing_while(
-    bufferizer: _FunctionBufferizer, loop: scf.WhileOp, positions: Sequence[int],
+    bufferizer: _FunctionBufferizer,
+    loop: scf.WhileOp,
+    positions: Sequence[int],
 ) -> tuple[scf.WhileOp, list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]]:
     """`rebuild_resizing_for` for an `scf.while`: both regions' arguments and the result at
     each of `positions` become memrefs (what the condition forwards there is passed on as
@@ -90,15 +94,24 @@ def rebuild_resizing_while(
     regions = (loop.before_region.block, loop.after_region.block)
     original = [list(block.args) for block in regions]
     carried: list[dict[int, BlockArgument]] = [
-        {p: _carry(bufferizer, block, args[p]) for p in positions
-         if p < len(args) and isinstance(args[p].type, TensorType)}
-        for block, args in zip(regions, original, strict=True)]
+        {
+            p: _carry(bufferizer, block, args[p])
+            for p in positions
+            if p < len(args) and isinstance(args[p].type, TensorType)
+        }
+        for block, args in zip(regions, original, strict=True)
+    ]
     inits = {p: _initial_buffer(bufferizer, loop, loop.arguments[p]) for p in carried[0]}
-    result_types = [carried[1][p].type if p in carried[1] else r.type for p, r in enumerate(loop.res)
-                    if p in carried[1] or not isinstance(r.type, TensorType)]
+    result_types = [
+        carried[1][p].type if p in carried[1] else r.type
+        for p, r in enumerate(loop.res)
+        if p in carried[1] or not isinstance(r.type, TensorType)
+    ]
     for region, block in zip((loop.before_region, loop.after_region), regions, strict=True):
         region.detach_block(block)
-    new = scf.WhileOp(kept_operands(loop.arguments, inits), result_types, [regions[0]], [regions[1]])
+    new = scf.WhileOp(
+        kept_operands(loop.arguments, inits), result_types, [regions[0]], [regions[1]]
+    )
     new.attributes.update(loop.attributes)
     results = _replace_results(bufferizer, loop, new, list(carried[1]))
     bufferizer.resized_whiles[new] = ResizedWhile(*original, *carried)
@@ -134,7 +147,9 @@ def _unused_from(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAValu
     return by_loop == 1
 
 
-def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument) -> BlockArgument:
+def _carry(
+    bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgument
+) -> BlockArgument:
     """A memref argument of `block` after `tensor_arg`, the buffer of `tensor_arg`, owned
     by `block`."""
     assert isinstance(tensor_arg.type, TensorType)
@@ -145,14 +160,17 @@ def _carry(bufferizer: _FunctionBufferizer, block: Block, tensor_arg: BlockArgum
     return arg
 
 
-def _replace_results(bufferizer: _FunctionBufferizer, old: Operation, new: Operation,
-                     positions: Sequence[int]) -> list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]:
+def _replace_results(
+    bufferizer: _FunctionBufferizer, old: Operation, new: Operation, positions: Sequence[int]
+) -> list[tuple[SSAValue, SSAValue, Root, SliceKey | None]]:
     """Insert `new` before `old`; its results replace `old`'s non-tensor ones; the memref
     results at `positions` are owned by the block of the loop: their registrations."""
     Rewriter.insert_op(new, InsertPoint.before(old))
     block = new.parent_block()
     assert block is not None
-    kept = [p for p, r in enumerate(old.results) if p in positions or not isinstance(r.type, TensorType)]
+    kept = [
+        p for p, r in enumerate(old.results) if p in positions or not isinstance(r.type, TensorType)
+    ]
     results: list[tuple[SSAValue, SSAValue, Root, SliceKey | None]] = []
     for position, result in zip(kept, new.results, strict=True):
         if position in positions:
@@ -163,8 +181,12 @@ def _replace_results(bufferizer: _FunctionBufferizer, old: Operation, new: Opera
     return results
 
 
-def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue], positions: Iterable[int],
-            terminator: Operation) -> dict[int, SSAValue]:
+def pass_on(
+    bufferizer: _FunctionBufferizer,
+    values: Sequence[SSAValue],
+    positions: Iterable[int],
+    terminator: Operation,
+) -> dict[int, SSAValue]:
     """For each memref-carried position of the region `terminator` passes on to (its
     operands are `values`): a buffer the next region owns holding that position's tensor:
     the tensor's own when the terminator's block owns that whole buffer (the block no longer
@@ -184,8 +206,18 @@ def pass_on(bufferizer: _FunctionBufferizer, values: Sequence[SSAValue], positio
 
 def kept_operands(values: Sequence[SSAValue], passed: dict[int, SSAValue]) -> list[SSAValue]:
     """The operands of a bufferized terminator: the non-tensor ones and the passed buffers."""
-    return [passed.get(p, v) for p, v in enumerate(values)
-            if p in passed or not isinstance(v.type, TensorType)]
+    return [
+        passed.get(p, v)
+        for p, v in enumerate(values)
+        if p in passed or not isinstance(v.type, TensorType)
+    ]
 
 
-__all__ = ["ResizedFor", "ResizedWhile", "kept_operands", "pass_on", "rebuild_resizing_for", "rebuild_resizing_while"]
+__all__ = [
+    "ResizedFor",
+    "ResizedWhile",
+    "kept_operands",
+    "pass_on",
+    "rebuild_resizing_for",
+    "rebuild_resizing_while",
+]

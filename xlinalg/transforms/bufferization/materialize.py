@@ -66,7 +66,7 @@ def _rewrite_allocation(to_tensor: ToTensorOp) -> None:
     dead: list[Operation] = []
     writes = [use.operation for use in alloc.memref.uses]
     ordered = sorted(
-        writes, key=lambda o: (o.parent_block().get_operation_index(o) if o.parent_block() else 0)
+        writes, key=lambda o: o.parent_block().get_operation_index(o) if o.parent_block() else 0
     )
     for user in ordered:
         if user is to_tensor:

@@ -154,7 +154,9 @@ def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Mixed]:
     return [next(values) if v == DYNAMIC_INDEX else int(v) for v in static]
 
 
-def _rank_reduced(full: MemRefType[Attribute], result_shape: Sequence[int]) -> MemRefType[Attribute]:
+def _rank_reduced(
+    full: MemRefType[Attribute], result_shape: Sequence[int]
+) -> MemRefType[Attribute]:
     """`full` with the unit dims dropped that a rank-reducing slice drops (left to right)."""
     shape = list(full.get_shape())
     layout = strides_and_offset(full)
@@ -176,9 +178,7 @@ def _rank_reduced(full: MemRefType[Attribute], result_shape: Sequence[int]) -> M
     kept = assign(0, 0)
     if kept is None:
         raise ValueError("not a rank reduction")
-    layout_attr = StridedLayoutAttr(
-        [strides[i] for i in kept], offset
-    )
+    layout_attr = StridedLayoutAttr([strides[i] for i in kept], offset)
     return MemRefType(full.get_element_type(), [shape[i] for i in kept], layout_attr)
 
 
@@ -263,8 +263,9 @@ class _FunctionBufferizer:
             for d, size in enumerate(mtype.get_shape())
         ]
 
-    def _alloc(self, ttype: Attribute, sizes: Sequence[Mixed], before: Operation,
-               owned: bool = True) -> tuple[SSAValue, Root]:
+    def _alloc(
+        self, ttype: Attribute, sizes: Sequence[Mixed], before: Operation, owned: bool = True
+    ) -> tuple[SSAValue, Root]:
         """A new buffer of the shape of `ttype` (a tensor or memref type), dynamic dims from
         `sizes`; freed at the end of the block of `before` when `owned` (else by its taker)."""
         assert isinstance(ttype, TensorType | MemRefType)
@@ -279,8 +280,9 @@ class _FunctionBufferizer:
             self.owned.append((alloc.memref, block))
         return alloc.memref, Root("alloc", writable=True)
 
-    def _copy_of(self, buffer: SSAValue, before: Operation, copy: bool = True,
-                 owned: bool = True) -> tuple[SSAValue, Root]:
+    def _copy_of(
+        self, buffer: SSAValue, before: Operation, copy: bool = True, owned: bool = True
+    ) -> tuple[SSAValue, Root]:
         """A new identity-layout buffer like `buffer`, holding its contents when `copy`."""
         new, root = self._alloc(buffer.type, self._sizes(buffer, before), before, owned)
         if copy:
@@ -297,7 +299,11 @@ class _FunctionBufferizer:
         return self._copy_of(buffer, before)
 
     def _destination(
-        self, op: Operation, dest: SSAValue, reads_dest: bool, taken: set[Root],
+        self,
+        op: Operation,
+        dest: SSAValue,
+        reads_dest: bool,
+        taken: set[Root],
         at: Operation | None = None,
     ) -> tuple[SSAValue, Root, bool]:
         """(buffer, root, in place) of the destination `dest` written by `op`; a copy is
@@ -310,8 +316,9 @@ class _FunctionBufferizer:
             taken.add(root)
             return self.buf[dest], root, True
         # as upstream, a copy of undefined contents (a tensor.empty) is only an allocation
-        buffer, new_root = self._copy_of(self.buf[dest], at or op,
-                                         copy=reads_dest and not undefined_contents(dest))
+        buffer, new_root = self._copy_of(
+            self.buf[dest], at or op, copy=reads_dest and not undefined_contents(dest)
+        )
         taken.add(new_root)
         return buffer, new_root, False
 
@@ -394,11 +401,20 @@ class _FunctionBufferizer:
         elif isinstance(op, CREATION_OPS):  # splat, from_elements, generate, concat, reshape
             bufferize_creation_op(self, op)
         elif isinstance(op, tensor.EmptyOp):
-            buffer, root = self._alloc(op.tensor.type, sizes_per_dim(op.tensor.type, op.dynamic_sizes), op)
+            buffer, root = self._alloc(
+                op.tensor.type, sizes_per_dim(op.tensor.type, op.dynamic_sizes), op
+            )
             self._define(op.tensor, buffer, root)
-        elif isinstance(op, AllocTensorOp):  # from transform.bufferization.empty_tensor_to_alloc_tensor
-            buffer, root = (self._copy_of(self.buf[op.copy], op) if op.copy is not None
-                            else self._alloc(op.tensor.type, sizes_per_dim(op.tensor.type, op.dynamic_sizes), op))
+        elif isinstance(
+            op, AllocTensorOp
+        ):  # from transform.bufferization.empty_tensor_to_alloc_tensor
+            buffer, root = (
+                self._copy_of(self.buf[op.copy], op)
+                if op.copy is not None
+                else self._alloc(
+                    op.tensor.type, sizes_per_dim(op.tensor.type, op.dynamic_sizes), op
+                )
+            )
             self._define(op.tensor, buffer, root)
         elif isinstance(op, arith.ConstantOp):
             self._constant(op)
@@ -447,8 +463,9 @@ class _FunctionBufferizer:
         for inner in [o for o in new.walk() if isinstance(o, tensor.ExtractOp)]:
             # a tensor captured by the body (a gather from a lookup table): a load of its buffer
             if inner.tensor in self.buf:
-                Rewriter.replace_op(inner, memref.LoadOp.get(self.buf[inner.tensor],
-                                                             list(inner.indices)))
+                Rewriter.replace_op(
+                    inner, memref.LoadOp.get(self.buf[inner.tensor], list(inner.indices))
+                )
         for result, (buffer, root, key) in zip(op.results, placed):
             self._define(result, buffer, root, key)
 
@@ -489,8 +506,12 @@ class _FunctionBufferizer:
         get = self._insert(memref.GetGlobalOp(SymbolRefAttr(name), mtype), op)
         self._define(op.result, get.results[0], Root("constant", writable=False))
 
-    def _slice_type(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue,
-                    result_shape: Sequence[int]) -> MemRefType[Attribute]:
+    def _slice_type(
+        self,
+        op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
+        source: SSAValue,
+        result_shape: Sequence[int],
+    ) -> MemRefType[Attribute]:
         mtype = source.type
         assert isinstance(mtype, MemRefType)
 
@@ -512,12 +533,22 @@ class _FunctionBufferizer:
         except ValueError:
             raise self._unsupported(op, "unsupported rank reduction") from None
 
-    def _subview(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue,
-                 result_shape: Sequence[int]) -> SSAValue:
+    def _subview(
+        self,
+        op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
+        source: SSAValue,
+        result_shape: Sequence[int],
+    ) -> SSAValue:
         rtype = self._slice_type(op, source, result_shape)
         view = memref.SubviewOp(
-            source, op.offsets, op.sizes, op.strides,
-            op.static_offsets, op.static_sizes, op.static_strides, rtype,
+            source,
+            op.offsets,
+            op.sizes,
+            op.strides,
+            op.static_offsets,
+            op.static_sizes,
+            op.static_strides,
+            rtype,
         )
         return self._insert(view, op).results[0]
 
@@ -528,7 +559,9 @@ class _FunctionBufferizer:
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
         key = slice_key(op, op.dest)
         source_in_slice = self.alias.slices.get(op.source) == key
-        overlapping = self.alias.root.get(op.source) is self.alias.root[op.dest] and not source_in_slice
+        overlapping = (
+            self.alias.root.get(op.source) is self.alias.root[op.dest] and not source_in_slice
+        )
         taken = {self.alias.root[op.dest]} if overlapping else set()
         buffer, root, in_place = self._destination(op, op.dest, True, taken)
         if not (in_place and source_in_slice):
@@ -571,7 +604,10 @@ class _FunctionBufferizer:
         else:
             self._insert(FillOp([pad_value], [buffer]), op)
         interior = memref.SubviewOp.get(
-            buffer, low, source_sizes, [1] * len(low),
+            buffer,
+            low,
+            source_sizes,
+            [1] * len(low),
             subview_result_type(
                 buffer.type,  # type: ignore[arg-type]
                 [v if isinstance(v, int) else None for v in low],
@@ -596,7 +632,8 @@ class _FunctionBufferizer:
             )
         else:
             new = memref.CollapseShapeOp.build(
-                operands=[source], result_types=[rtype],
+                operands=[source],
+                result_types=[rtype],
                 properties={"reassociation": op.reassociation},
             )
         self._define(op.result, self._insert(new, op).results[0], root)
@@ -641,8 +678,9 @@ class _FunctionBufferizer:
     def _if(self, op: scf.IfOp) -> None:
         """Rebuild `op` with memref results: each branch yields a new buffer holding a copy
         of its tensor (owned by the enclosing block: freed at its end unless returned)."""
-        types = [memref_type_of(r.type) if isinstance(r.type, TensorType) else r.type
-                 for r in op.output]
+        types = [
+            memref_type_of(r.type) if isinstance(r.type, TensorType) else r.type for r in op.output
+        ]
         true_region, false_region = Region(), Region()
         op.true_region.move_blocks(true_region)
         op.false_region.move_blocks(false_region)
@@ -706,14 +744,21 @@ class _FunctionBufferizer:
         resized = self.resized_whiles.get(loop)
         if resized:
             passed = pass_on(self, op.args, resized.carried_after, op)
-            pairs = [(value, resized.after[j]) for j, value in enumerate(op.args)
-                     if isinstance(value.type, TensorType) and j not in passed]
+            pairs = [
+                (value, resized.after[j])
+                for j, value in enumerate(op.args)
+                if isinstance(value.type, TensorType) and j not in passed
+            ]
             copy_in_parallel(self, pairs, op)  # (the other positions' sizes do not change)
             self.if_yields[op] = kept_operands(op.args, passed)
             self.conditions.append(op)
             return
         after = loop.after_region.block.args
-        pairs = [(value, after[j]) for j, value in enumerate(op.args) if isinstance(value.type, TensorType)]
+        pairs = [
+            (value, after[j])
+            for j, value in enumerate(op.args)
+            if isinstance(value.type, TensorType)
+        ]
         copy_in_parallel(self, pairs, op)
         self.conditions.append(op)
 
@@ -740,16 +785,22 @@ class _FunctionBufferizer:
         callee = SymbolTable.lookup_symbol(self.module, op.callee)
         if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
             raise self._unsupported(op, "a call with tensors to a function without a body")
-        if any(isinstance(t, TensorType) for t in (*callee.function_type.inputs,
-                                                   *callee.function_type.outputs)):
+        if any(
+            isinstance(t, TensorType)
+            for t in (*callee.function_type.inputs, *callee.function_type.outputs)
+        ):
             if callee in _IN_PROGRESS:
                 raise self._unsupported(op, "recursive calls with tensors")
             bufferize_function(callee, self.module)
-        args = [self._identity(v, op)[0] if isinstance(v.type, TensorType) else v
-                for v in op.arguments]
+        args = [
+            self._identity(v, op)[0] if isinstance(v.type, TensorType) else v for v in op.arguments
+        ]
         where_attr = callee.attributes.get(RESULTS_FROM_ATTR)
-        where = (list(where_attr.get_values()) if isinstance(where_attr, DenseArrayBase)
-                 else [-i - 1 for i in range(len(op.res))])
+        where = (
+            list(where_attr.get_values())
+            if isinstance(where_attr, DenseArrayBase)
+            else [-i - 1 for i in range(len(op.res))]
+        )
         out_params: dict[int, SSAValue] = {}
         for result, position in zip(op.res, where):
             if position >= 0:
@@ -776,14 +827,20 @@ class _FunctionBufferizer:
             resized_while = self.resized_whiles.get(loop)
             if resized_while:
                 passed = pass_on(self, op.operands, resized_while.carried_before, op)
-                pairs = [(value, arg) for j, (value, arg) in enumerate(zip(op.operands, resized_while.before))
-                         if isinstance(value.type, TensorType) and j not in passed]
+                pairs = [
+                    (value, arg)
+                    for j, (value, arg) in enumerate(zip(op.operands, resized_while.before))
+                    if isinstance(value.type, TensorType) and j not in passed
+                ]
                 copy_in_parallel(self, pairs, op)
                 self.if_yields[op] = kept_operands(op.operands, passed)
                 self.yields.append(op)
                 return
-            pairs = [(value, arg) for value, arg in zip(op.operands, loop.before_region.block.args)
-                     if isinstance(value.type, TensorType)]
+            pairs = [
+                (value, arg)
+                for value, arg in zip(op.operands, loop.before_region.block.args)
+                if isinstance(value.type, TensorType)
+            ]
             copy_in_parallel(self, pairs, op)
             self.yields.append(op)
             return
@@ -793,8 +850,9 @@ class _FunctionBufferizer:
         # the memref-carried positions first: their copies into new buffers read the values
         # before the copies into the loop's other buffers may overwrite them
         passed = pass_on(self, op.operands, resized.carried, op) if resized else {}
-        for position, (value, arg) in enumerate(zip(op.operands, resized.args if resized
-                                                    else loop.body.block.args[1:])):
+        for position, (value, arg) in enumerate(
+            zip(op.operands, resized.args if resized else loop.body.block.args[1:])
+        ):
             if not isinstance(value.type, TensorType) or resized and position in resized.carried:
                 continue
             source, target = self.buf[value], self.buf[arg]
@@ -834,14 +892,17 @@ class _FunctionBufferizer:
                 self._insert(memref.DeallocOp.get(buffer), terminator)
         for op in self.yields:
             kept = self.if_yields.get(op) or [
-                v for v in op.operands if not isinstance(v.type, TensorType)]
+                v for v in op.operands if not isinstance(v.type, TensorType)
+            ]
             Rewriter.replace_op(op, scf.YieldOp(*kept))
         new_returns: list[func.ReturnOp] = []
         for op, values in self.returns:
             new_returns.append(func.ReturnOp(*values))
             Rewriter.replace_op(op, new_returns[-1])
         for cond in self.conditions:
-            kept = self.if_yields.get(cond) or [v for v in cond.args if not isinstance(v.type, TensorType)]
+            kept = self.if_yields.get(cond) or [
+                v for v in cond.args if not isinstance(v.type, TensorType)
+            ]
             Rewriter.replace_op(cond, scf.ConditionOp(cond.condition, *kept))
         for loop in reversed(self.loops):
             self._rebuild_loop(loop)
@@ -860,8 +921,10 @@ class _FunctionBufferizer:
         if len(new_returns) == 1:
             new_returns[0] = self._static_results_into_arguments(new_returns[0])
         block = self.fn.body.blocks[0]
-        outputs = [v.type for v in new_returns[0].operands] if new_returns else list(
-            self.fn.function_type.outputs.data
+        outputs = (
+            [v.type for v in new_returns[0].operands]
+            if new_returns
+            else list(self.fn.function_type.outputs.data)
         )
         self.fn.function_type = FunctionType.from_lists([a.type for a in block.args], outputs)
         _match_attribute_lists(self.fn, len(block.args), len(outputs))
@@ -906,15 +969,21 @@ class _FunctionBufferizer:
         before, after = loop.before_region.block, loop.after_region.block
         loop.before_region.detach_block(before)
         loop.after_region.detach_block(after)
-        new = scf.WhileOp([loop.arguments[i] for i in keep],
-                          [loop.res[i].type for i in kept_results], [before], [after])
+        new = scf.WhileOp(
+            [loop.arguments[i] for i in keep],
+            [loop.res[i].type for i in kept_results],
+            [before],
+            [after],
+        )
         Rewriter.insert_op(new, InsertPoint.before(loop))
         for position, i in enumerate(kept_results):
             loop.results[i].replace_all_uses_with(new.results[position])
         loop.before_region.add_block(Block())
         loop.after_region.add_block(Block())
         for body in (before, after):
-            self._stale_args.append((body, [a for a in body.args if isinstance(a.type, TensorType)]))
+            self._stale_args.append(
+                (body, [a for a in body.args if isinstance(a.type, TensorType)])
+            )
 
     def _rebuild_loop(self, loop: scf.ForOp) -> None:
         keep = [i for i, v in enumerate(loop.iter_args) if not isinstance(v.type, TensorType)]
@@ -925,7 +994,9 @@ class _FunctionBufferizer:
         Rewriter.insert_op(new, InsertPoint.before(loop))
         for position, i in enumerate(keep):
             loop.results[i].replace_all_uses_with(new.results[position])
-        self._stale_args.append((body, [a for a in body.args[1:] if isinstance(a.type, TensorType)]))
+        self._stale_args.append(
+            (body, [a for a in body.args[1:] if isinstance(a.type, TensorType)])
+        )
 
 
 def bufferize_function(fn: func.FuncOp, module: ModuleOp) -> None:
@@ -956,13 +1027,21 @@ class OneShotBufferizePass(ModulePass):
             if not isinstance(fn, func.FuncOp):
                 continue
             if not fn.body.blocks:
-                if any(isinstance(t, TensorType) for t in (*fn.function_type.inputs, *fn.function_type.outputs)):
+                if any(
+                    isinstance(t, TensorType)
+                    for t in (*fn.function_type.inputs, *fn.function_type.outputs)
+                ):
                     raise lowering_error(fn, "cannot bufferize: a declaration with tensor types")
                 continue
-            if any(_has_tensors(inner) or isinstance(inner, func.FuncOp) and any(
+            if any(
+                _has_tensors(inner)
+                or isinstance(inner, func.FuncOp)
+                and any(
                     isinstance(t, TensorType)
-                    for t in (*inner.function_type.inputs, *inner.function_type.outputs))
-                   for inner in walk_ops(fn)):
+                    for t in (*inner.function_type.inputs, *inner.function_type.outputs)
+                )
+                for inner in walk_ops(fn)
+            ):
                 bufferize_function(fn, op)
 
 

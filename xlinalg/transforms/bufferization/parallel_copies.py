@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
 
 
-def forwarded_buffer(bufferizer: _FunctionBufferizer, loop: scf.WhileOp, j: int) -> tuple[SSAValue, Root]:
+def forwarded_buffer(
+    bufferizer: _FunctionBufferizer, loop: scf.WhileOp, j: int
+) -> tuple[SSAValue, Root]:
     """(buffer, root) of the tensor `loop`'s condition forwards at position `j`: the before
     region's buffer j if that argument has the same type, else a new static buffer."""
     before, forwarded = loop.before_region.block.args, loop.after_region.block.args[j]
@@ -66,8 +68,7 @@ def _destination_of(value: SSAValue) -> SSAValue | None:
     op = value.owner
     if isinstance(op, StructuredOpInterface | DestinationStyleOpInterface):
         assert isinstance(value, SSAValue) and isinstance(op, Operation)
-        inits = (op.get_outputs() if isinstance(op, StructuredOpInterface)
-                 else op.get_dps_inits())
+        inits = op.get_outputs() if isinstance(op, StructuredOpInterface) else op.get_dps_inits()
         index = list(op.results).index(value)
         return inits[index] if index < len(inits) else None
     if isinstance(op, tensor.InsertSliceOp | tensor.InsertOp):
@@ -109,10 +110,14 @@ def for_sizes_may_change(loop: scf.ForOp, position: int) -> bool:
     block = loop.body.block
     terminator = block.last_op
     assert terminator is not None
-    return not _computed_in_place_into(terminator.operands[position], {init, block.args[1 + position]})
+    return not _computed_in_place_into(
+        terminator.operands[position], {init, block.args[1 + position]}
+    )
 
 
-def while_sizes_may_change(loop: scf.WhileOp, position: int, visiting: frozenset[int] = frozenset()) -> bool:
+def while_sizes_may_change(
+    loop: scf.WhileOp, position: int, visiting: frozenset[int] = frozenset()
+) -> bool:
     """The same for an `scf.while` position: the after argument there may not have the
     sizes of the one buffer of the position (what the condition forwards is not the before
     argument or computed in place into it; of another type, its sizes are not known before
@@ -126,10 +131,14 @@ def while_sizes_may_change(loop: scf.WhileOp, position: int, visiting: frozenset
             if not _keeps_sizes(loop, condition.args[position], position):
                 return True
         elif (source := _shape_source(loop, position)) is None or (
-                isinstance(source, BlockArgument) and source.index not in visiting | {position}
-                and while_sizes_may_change(loop, source.index, visiting | {position})):
+            isinstance(source, BlockArgument)
+            and source.index not in visiting | {position}
+            and while_sizes_may_change(loop, source.index, visiting | {position})
+        ):
             return True  # no sizes known before the loop (those of a position that changes)
-    return position < len(before.args) and not _keeps_sizes(loop, yielded.operands[position], position)
+    return position < len(before.args) and not _keeps_sizes(
+        loop, yielded.operands[position], position
+    )
 
 
 def _keeps_sizes(loop: scf.WhileOp, value: SSAValue, position: int) -> bool:
@@ -140,8 +149,11 @@ def _keeps_sizes(loop: scf.WhileOp, value: SSAValue, position: int) -> bool:
     if not _dynamic(value):
         return True
     before, after = loop.before_region.block, loop.after_region.block
-    same = {*loop.arguments[position:position + 1], *before.args[position:position + 1],
-            *after.args[position:position + 1]}
+    same = {
+        *loop.arguments[position : position + 1],
+        *before.args[position : position + 1],
+        *after.args[position : position + 1],
+    }
     current: SSAValue | None = value
     while current is not None:
         if current in same:
@@ -172,9 +184,12 @@ def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None
             return value if source_type.get_num_dims() == forwarded_type.get_num_dims() else None
         empty = value.owner
         if isinstance(empty, tensor.EmptyOp):
-            outside = all(not loop.is_ancestor(s.owner if isinstance(s.owner, Operation)
-                                               else s.owner.parent_op())  # type: ignore[arg-type]
-                          for s in empty.dynamic_sizes)
+            outside = all(
+                not loop.is_ancestor(
+                    s.owner if isinstance(s.owner, Operation) else s.owner.parent_op()
+                )  # type: ignore[arg-type]
+                for s in empty.dynamic_sizes
+            )
             return empty if outside else None
         value = _destination_of(value)
     return None

@@ -23,8 +23,9 @@ def undefined_contents(value: SSAValue) -> bool:
     owner = value.owner
     while isinstance(owner, tensor.ExtractSliceOp):
         owner = owner.source.owner
-    return isinstance(owner, tensor.EmptyOp) or (isinstance(owner, AllocTensorOp)
-                                                 and owner.copy is None)
+    return isinstance(owner, tensor.EmptyOp) or (
+        isinstance(owner, AllocTensorOp) and owner.copy is None
+    )
 
 
 def sizes_per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:

@@ -35,8 +35,11 @@ TRANSFER_OPS = (vector.TransferReadOp, vector.TransferWriteOp, MaskOp, GatherOp)
 
 def _is_zero(value: SSAValue) -> bool:
     owner = value.owner
-    return (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
-            and owner.value.value.data == 0)
+    return (
+        isinstance(owner, arith.ConstantOp)
+        and isinstance(owner.value, IntegerAttr)
+        and owner.value.value.data == 0
+    )
 
 
 def transfer_write_reads_dest(op: vector.TransferWriteOp) -> bool:
@@ -58,8 +61,15 @@ def transfer_write_reads_dest(op: vector.TransferWriteOp) -> bool:
 
 
 def _read(b: _FunctionBufferizer, op: vector.TransferReadOp) -> None:
-    new = vector.TransferReadOp(b.buf[op.source], list(op.indices), op.padding, op.result.type,
-                                op.in_bounds, op.permutation_map, op.mask)
+    new = vector.TransferReadOp(
+        b.buf[op.source],
+        list(op.indices),
+        op.padding,
+        op.result.type,
+        op.in_bounds,
+        op.permutation_map,
+        op.mask,
+    )
     b._insert(new, op)
     op.result.replace_all_uses_with(new.result)
 
@@ -70,14 +80,17 @@ def _gather(b: _FunctionBufferizer, op: GatherOp) -> None:
     op.result.replace_all_uses_with(new.result)
 
 
-def _write(b: _FunctionBufferizer, op: vector.TransferWriteOp, before: Operation
-           ) -> tuple[vector.TransferWriteOp, SSAValue, Root, SliceKey | None]:
+def _write(
+    b: _FunctionBufferizer, op: vector.TransferWriteOp, before: Operation
+) -> tuple[vector.TransferWriteOp, SSAValue, Root, SliceKey | None]:
     """The write on buffers (inserted before `before`), its buffer, root and slice key."""
     assert op.result is not None
-    buffer, root, in_place = b._destination(op, op.source, transfer_write_reads_dest(op), set(),
-                                            at=before)
-    new = vector.TransferWriteOp(op.vector, buffer, list(op.indices), op.in_bounds, op.mask,
-                                 op.permutation_map)
+    buffer, root, in_place = b._destination(
+        op, op.source, transfer_write_reads_dest(op), set(), at=before
+    )
+    new = vector.TransferWriteOp(
+        op.vector, buffer, list(op.indices), op.in_bounds, op.mask, op.permutation_map
+    )
     b._insert(new, before)
     return new, buffer, root, b.alias.slices.get(op.source) if in_place else None
 
@@ -85,8 +98,9 @@ def _write(b: _FunctionBufferizer, op: vector.TransferWriteOp, before: Operation
 def _masked_write(b: _FunctionBufferizer, op: MaskOp) -> None:
     inner = op.masked_op()
     if not isinstance(inner, vector.TransferWriteOp) or inner.result is None:
-        raise b._unsupported(op, "a vector.mask with tensor results must mask a "
-                             "vector.transfer_write into a tensor")
+        raise b._unsupported(
+            op, "a vector.mask with tensor results must mask a vector.transfer_write into a tensor"
+        )
     new, buffer, root, key = _write(b, inner, op)
     new.detach()
     masked = MaskOp(op.mask, Region(Block([new, MaskYieldOp()])))

@@ -1,2 +1,1 @@
-"""Rewrites of `iree_linalg_ext` ops: materializing encodings (data tiling).
-"""
+"""Rewrites of `iree_linalg_ext` ops: materializing encodings (data tiling)."""

@@ -80,15 +80,22 @@ def role_layout(role: EncodingRole, tile_m: int, tile_n: int, tile_k: int) -> La
 
 def upper_bound_tiles(role: EncodingRole, tile_m: int, tile_n: int, tile_k: int) -> list[int]:
     """Per dim of the (unpacked) tensor: the tile it is padded to."""
-    return {EncodingRole.LHS: [tile_m, tile_k], EncodingRole.RHS: [tile_k, tile_n],
-            EncodingRole.RESULT: [tile_m, tile_n]}[role]
+    return {
+        EncodingRole.LHS: [tile_m, tile_k],
+        EncodingRole.RHS: [tile_k, tile_n],
+        EncodingRole.RESULT: [tile_m, tile_n],
+    }[role]
 
 
 def _static_2d(type_: Attribute, what: str) -> TensorType:
-    if not isinstance(type_, TensorType) or type_.get_num_dims() != 2 or any(
-        s < 0 for s in type_.get_shape()
+    if (
+        not isinstance(type_, TensorType)
+        or type_.get_num_dims() != 2
+        or any(s < 0 for s in type_.get_shape())
     ):
-        raise XlinalgError(f"materialize-encoding: expected a static 2-D tensor for {what}, got {type_}")
+        raise XlinalgError(
+            f"materialize-encoding: expected a static 2-D tensor for {what}, got {type_}"
+        )
     return type_
 
 
@@ -114,7 +121,9 @@ class MaterializeEncodingPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if min(self.tile_m, self.tile_n, self.tile_k) <= 0:
             raise XlinalgError("materialize-encoding: tile sizes must be positive")
-        unsets = [(u, self._layout(u.source.type)) for u in op.walk() if isinstance(u, UnsetEncodingOp)]
+        unsets = [
+            (u, self._layout(u.source.type)) for u in op.walk() if isinstance(u, UnsetEncodingOp)
+        ]
         for inner in list(op.walk()):
             if isinstance(inner, UpperBoundTileSizeOp):
                 self._upper_bound(inner)
@@ -145,21 +154,33 @@ class MaterializeEncodingPass(ModulePass):
     def _set(self, op: SetEncodingOp) -> None:
         source_type = _static_2d(op.source.type, "set_encoding")
         layout = self._layout(op.result.type)
-        shape = packed_shape(source_type.get_shape(), layout.inner_dims_pos, layout.inner_tiles,
-                             layout.outer_dims_perm)
+        shape = packed_shape(
+            source_type.get_shape(),
+            layout.inner_dims_pos,
+            layout.inner_tiles,
+            layout.outer_dims_perm,
+        )
         packed_type = TensorType(source_type.element_type, shape)
         empty = tensor.EmptyOp([], packed_type)
         elt = source_type.element_type
-        zero = arith.ConstantOp(IntegerAttr(0, elt) if isinstance(elt, IntegerType)  # type: ignore[arg-type]
-                                else FloatAttr(0.0, elt))  # type: ignore[arg-type]
+        zero = arith.ConstantOp(
+            IntegerAttr(0, elt)
+            if isinstance(elt, IntegerType)  # type: ignore[arg-type]
+            else FloatAttr(0.0, elt)
+        )  # type: ignore[arg-type]
         properties: dict[str, Attribute] = {
             "inner_dims_pos": DenseArrayBase.from_list(i64, list(layout.inner_dims_pos)),
             "static_inner_tiles": DenseArrayBase.from_list(i64, list(layout.inner_tiles)),
         }
         if layout.outer_dims_perm:
-            properties["outer_dims_perm"] = DenseArrayBase.from_list(i64, list(layout.outer_dims_perm))
-        pack = PackOp.build(operands=[[op.source], [empty.results[0]], [], [zero.result]],
-                            result_types=[[packed_type]], properties=properties)
+            properties["outer_dims_perm"] = DenseArrayBase.from_list(
+                i64, list(layout.outer_dims_perm)
+            )
+        pack = PackOp.build(
+            operands=[[op.source], [empty.results[0]], [], [zero.result]],
+            result_types=[[packed_type]],
+            properties=properties,
+        )
         Rewriter.replace_op(op, [empty, zero, pack], [pack.results[0]])
 
     def _matmul(self, op: Operation) -> None:
@@ -175,16 +196,23 @@ class MaterializeEncodingPass(ModulePass):
         result_type = _static_2d(op.result.type, "unset_encoding")
         packed: SSAValue = op.source
         if encoding_of(packed.type) is not None:
-            raise XlinalgError("unset_encoding: its source was not materialized (no matmul produced it)")
+            raise XlinalgError(
+                "unset_encoding: its source was not materialized (no matmul produced it)"
+            )
         empty = tensor.EmptyOp([], result_type)
         properties: dict[str, Attribute] = {
             "inner_dims_pos": DenseArrayBase.from_list(i64, list(layout.inner_dims_pos)),
             "static_inner_tiles": DenseArrayBase.from_list(i64, list(layout.inner_tiles)),
         }
         if layout.outer_dims_perm:
-            properties["outer_dims_perm"] = DenseArrayBase.from_list(i64, list(layout.outer_dims_perm))
-        unpack = UnPackOp.build(operands=[[packed], [empty.results[0]], []], result_types=[[result_type]],
-                                properties=properties)
+            properties["outer_dims_perm"] = DenseArrayBase.from_list(
+                i64, list(layout.outer_dims_perm)
+            )
+        unpack = UnPackOp.build(
+            operands=[[packed], [empty.results[0]], []],
+            result_types=[[result_type]],
+            properties=properties,
+        )
         Rewriter.replace_op(op, [empty, unpack], [unpack.results[0]])
 
 
@@ -205,6 +233,12 @@ def host_tile_sizes() -> tuple[int, int, int]:
 
 
 __all__ = [
-    "ENCODING_OPS", "Layout", "MaterializeEncodingPass", "host_tile_sizes",
-    "DEFAULT_SCHEDULE_ATTR", "mark_for_default_schedule", "role_layout", "upper_bound_tiles",
+    "ENCODING_OPS",
+    "Layout",
+    "MaterializeEncodingPass",
+    "host_tile_sizes",
+    "DEFAULT_SCHEDULE_ATTR",
+    "mark_for_default_schedule",
+    "role_layout",
+    "upper_bound_tiles",
 ]

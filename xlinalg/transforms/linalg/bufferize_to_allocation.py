@@ -97,7 +97,9 @@ class _Emitter:
         self.ops.append(op)
         return op
 
-    def alloc(self, value_type: Attribute, sizes: Sequence[SSAValue], options: AllocationOptions) -> SSAValue:
+    def alloc(
+        self, value_type: Attribute, sizes: Sequence[SSAValue], options: AllocationOptions
+    ) -> SSAValue:
         cls = memref.AllocaOp if options.alloc_op == "memref.alloca" else memref.AllocOp
         memref_type = _memref_type(value_type, options.memory_space)
         alloc = cls.get(
@@ -147,7 +149,11 @@ def _dynamic_sizes(emitter: _Emitter, value: SSAValue) -> list[SSAValue]:
 
 
 def _finish(
-    emitter: _Emitter, value: SSAValue, buffer: SSAValue, options: AllocationOptions, keep: set[Operation]
+    emitter: _Emitter,
+    value: SSAValue,
+    buffer: SSAValue,
+    options: AllocationOptions,
+    keep: set[Operation],
 ) -> AllocationResult:
     to_tensor = ToTensorOp(buffer)
     emitter.add(to_tensor)

@@ -159,7 +159,9 @@ def decompose(op: Operation) -> Operation:
         return new_op
     builder.insert(new_op)
     output = operands[2]
-    result = insert_slice(builder, new_op.results[0], output, [0] * len(shapes[2]), _sizes(builder, output))
+    result = insert_slice(
+        builder, new_op.results[0], output, [0] * len(shapes[2]), _sizes(builder, output)
+    )
     Rewriter.replace_op(op, [], [result])
     return new_op
 

@@ -36,8 +36,12 @@ def _rank_reduced(value: SSAValue, drop: list[int], before: Operation) -> SSAVal
     assert full is not None and isinstance(full.layout, StridedLayoutAttr)
     strides, offset = full.layout.get_strides(), full.layout.get_offset()
     keep = [i for i in range(len(shape)) if i not in drop]
-    result_type = MemRefType(type_.element_type, [shape[i] for i in keep],
-                             StridedLayoutAttr([strides[i] for i in keep], offset), type_.memory_space)
+    result_type = MemRefType(
+        type_.element_type,
+        [shape[i] for i in keep],
+        StridedLayoutAttr([strides[i] for i in keep], offset),
+        type_.memory_space,
+    )
     ops: list[Operation] = []
     sizes: list[SSAValue | int] = []
     for dim, size in enumerate(shape):
@@ -56,7 +60,9 @@ def _rank_reduced(value: SSAValue, drop: list[int], before: Operation) -> SSAVal
 def fold_unit_dims(op: GenericOp) -> GenericOp | None:
     """Rewrite `op` without its unit loops; None (untouched) when it does not apply."""
     operands = [*op.inputs, *op.outputs]
-    if op.res or not all(isinstance(v.type, MemRefType) for v in operands if hasattr(v.type, "get_shape")):
+    if op.res or not all(
+        isinstance(v.type, MemRefType) for v in operands if hasattr(v.type, "get_shape")
+    ):
         return None
     ranges = op.get_static_loop_ranges()
     unit = [d for d, r in enumerate(ranges) if r == 1]
@@ -67,7 +73,9 @@ def fold_unit_dims(op: GenericOp) -> GenericOp | None:
         if d not in unit:
             renumber[d] = len(renumber)
     zero: AffineExpr = AffineConstantExpr(0)
-    replacements = [zero if d in unit else AffineExpr.dimension(renumber[d]) for d in range(len(ranges))]
+    replacements = [
+        zero if d in unit else AffineExpr.dimension(renumber[d]) for d in range(len(ranges))
+    ]
     new_operands: list[SSAValue] = []
     new_maps: list[AffineMap] = []
     for value, map_ in zip(operands, op.get_indexing_maps(), strict=True):
@@ -77,19 +85,38 @@ def fold_unit_dims(op: GenericOp) -> GenericOp | None:
             new_operands.append(value)
             continue
         shape = type_.get_shape()
-        drop = [p for p, e in enumerate(map_.results)
-                if shape[p] == 1 and (isinstance(e, AffineDimExpr) and e.position in unit
-                                      or isinstance(e, AffineConstantExpr) and e.value == 0)]
+        drop = [
+            p
+            for p, e in enumerate(map_.results)
+            if shape[p] == 1
+            and (
+                isinstance(e, AffineDimExpr)
+                and e.position in unit
+                or isinstance(e, AffineConstantExpr)
+                and e.value == 0
+            )
+        ]
         if len(drop) == len(shape) and shape:
             drop = drop[1:]  # keep a rank-1 view of a single element (no 0-D transfers needed)
-        results = [e.replace_dims_and_symbols(replacements, []) for p, e in enumerate(map_.results)
-                   if p not in drop]
+        results = [
+            e.replace_dims_and_symbols(replacements, [])
+            for p, e in enumerate(map_.results)
+            if p not in drop
+        ]
         new_maps.append(AffineMap(len(renumber), 0, tuple(results)))
         new_operands.append(_rank_reduced(value, drop, op) if drop else value)
     iterators = [it for d, it in enumerate(op.get_iterator_types()) if d not in unit]
     num_inputs = len(op.inputs)
-    new = GenericOp(new_operands[:num_inputs], new_operands[num_inputs:], op.body.clone(), new_maps, iterators,
-                    [], op.doc, op.library_call)
+    new = GenericOp(
+        new_operands[:num_inputs],
+        new_operands[num_inputs:],
+        op.body.clone(),
+        new_maps,
+        iterators,
+        [],
+        op.doc,
+        op.library_call,
+    )
     new.attributes.update(op.attributes)
     for index_op in [o for o in new.body.walk() if isinstance(o, IndexOp)]:
         dim = index_op.dim.value.data

@@ -46,7 +46,10 @@ class LinalgGeneralizeNamedOpsPass(ModulePass):
     name = "linalg-generalize-named-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        named = [inner for inner in walk_ops(op)
-                 if isinstance(inner, (NamedStructuredOp, MapOp, ReduceOp))]
+        named = [
+            inner
+            for inner in walk_ops(op)
+            if isinstance(inner, (NamedStructuredOp, MapOp, ReduceOp))
+        ]
         for inner in named:
             generalize(inner)

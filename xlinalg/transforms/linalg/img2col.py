@@ -85,8 +85,9 @@ class _Layout:
     matmul_maps: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
-def _nhwc(shapes: Sequence[Sequence[int]], s: Sequence[int], d: Sequence[int], *,
-          filter_hwcf: bool) -> _Geometry:
+def _nhwc(
+    shapes: Sequence[Sequence[int]], s: Sequence[int], d: Sequence[int], *, filter_hwcf: bool
+) -> _Geometry:
     _, filt, out = shapes
     n, oh, ow, f = out
     kh, kw, c = (filt[0], filt[1], filt[2]) if filter_hwcf else (filt[1], filt[2], filt[3])
@@ -118,21 +119,30 @@ _NHWC_OUT = ((0,), (1, 2), (3,))
 LAYOUTS: dict[str, _Layout] = {
     "linalg.conv_2d_nhwc_hwcf": _Layout(
         lambda sh, s, d: _nhwc(sh, s, d, filter_hwcf=True),
-        ((0, 1, 2), (3,)), _NHWC_OUT,
-        lambda g: [g.n, g.oh * g.ow, g.kh * g.kw * g.c], _nhwc_col,
-        ("col", "filter"), ((0, 1, 3), (3, 2), (0, 1, 2)),
+        ((0, 1, 2), (3,)),
+        _NHWC_OUT,
+        lambda g: [g.n, g.oh * g.ow, g.kh * g.kw * g.c],
+        _nhwc_col,
+        ("col", "filter"),
+        ((0, 1, 3), (3, 2), (0, 1, 2)),
     ),
     "linalg.conv_2d_nhwc_fhwc": _Layout(
         lambda sh, s, d: _nhwc(sh, s, d, filter_hwcf=False),
-        ((0,), (1, 2, 3)), _NHWC_OUT,
-        lambda g: [g.n, g.oh * g.ow, g.kh * g.kw * g.c], _nhwc_col,
-        ("col", "filter"), ((0, 1, 3), (2, 3), (0, 1, 2)),
+        ((0,), (1, 2, 3)),
+        _NHWC_OUT,
+        lambda g: [g.n, g.oh * g.ow, g.kh * g.kw * g.c],
+        _nhwc_col,
+        ("col", "filter"),
+        ((0, 1, 3), (2, 3), (0, 1, 2)),
     ),
     "linalg.conv_2d_nchw_fchw": _Layout(
         _nchw,
-        ((0,), (1, 2, 3)), ((0,), (1,), (2, 3)),
-        lambda g: [g.n, g.c * g.kh * g.kw, g.oh * g.ow], _nchw_col,
-        ("filter", "col"), ((1, 3), (0, 3, 2), (0, 1, 2)),
+        ((0,), (1, 2, 3)),
+        ((0,), (1,), (2, 3)),
+        lambda g: [g.n, g.c * g.kh * g.kw, g.oh * g.ow],
+        _nchw_col,
+        ("filter", "col"),
+        ((1, 3), (0, 3, 2), (0, 1, 2)),
     ),
 }
 
@@ -195,8 +205,9 @@ def _mac_body(element: Attribute) -> Region:
 def _check(op: Operation) -> tuple[_Layout, _Geometry, Attribute]:
     layout = LAYOUTS.get(op.name)
     if layout is None or not isinstance(op, StructuredOpInterface):
-        raise _fail(f"'{op.name}' is not a supported 2-D convolution "
-                    f"({', '.join(sorted(LAYOUTS))})")
+        raise _fail(
+            f"'{op.name}' is not a supported 2-D convolution ({', '.join(sorted(LAYOUTS))})"
+        )
     operands = [*op.get_inputs(), *op.get_outputs()]
     if len(operands) != 3 or not all(isinstance(v.type, TensorType) for v in operands):
         raise _fail("expected a convolution on tensors (img2col needs tensor semantics)")
@@ -222,19 +233,33 @@ def convert_conv2d_to_img2col(op: Operation) -> tuple[Operation, Operation]:
     empty = tensor.EmptyOp([], TensorType(element, layout.col_shape(g)))
     d = [AffineExpr.dimension(i) for i in range(4)]
     col_maps = _maps(3, [layout.col_map(g, d[0], d[1], d[2]), d[:3]])
-    col = GenericOp([src], [empty.results[0]], _copy_body(element), col_maps,
-                    ["parallel"] * 3, result_types=[empty.results[0].type])
+    col = GenericOp(
+        [src],
+        [empty.results[0]],
+        _copy_body(element),
+        col_maps,
+        ["parallel"] * 3,
+        result_types=[empty.results[0].type],
+    )
     by_name = {"col": col.results[0], "filter": filt2.results[0]}
     inputs = [by_name[name] for name in layout.operand_order]
     mm_maps = _maps(4, [[d[i] for i in dims] for dims in layout.matmul_maps])
-    mm = GenericOp(inputs, [out2.results[0]], _mac_body(element), mm_maps,
-                   ["parallel", "parallel", "parallel", "reduction"],
-                   result_types=[out2.results[0].type])
+    mm = GenericOp(
+        inputs,
+        [out2.results[0]],
+        _mac_body(element),
+        mm_maps,
+        ["parallel", "parallel", "parallel", "reduction"],
+        result_types=[out2.results[0].type],
+    )
     out_type = out.type
     assert isinstance(out_type, TensorType)
     expanded = tensor.ExpandShapeOp(
-        mm.results[0], [], _reassociation(layout.output_reassociation),
-        list(out_type.get_shape()), out_type,
+        mm.results[0],
+        [],
+        _reassociation(layout.output_reassociation),
+        list(out_type.get_shape()),
+        out_type,
     )
     new = [filt2, out2, empty, col, mm, expanded]
     Rewriter.insert_op(new, InsertPoint.before(op))

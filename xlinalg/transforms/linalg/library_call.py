@@ -61,7 +61,9 @@ def lower_to_library_call(op: GenericOp) -> None:
         raise lowering_error(op, f"library call @{name} on tensors must be bufferized first")
     for value in op.get_operands_in_order():
         if isinstance(value.type, ShapedType) and not isinstance(value.type, MemRefType):
-            raise lowering_error(op, f"library call @{name}: operand of type {value.type} is not a memref")
+            raise lowering_error(
+                op, f"library call @{name}: operand of type {value.type} is not a memref"
+            )
     operands = list(op.get_operands_in_order())
     module = _module_of(op)
     callee = _callee(module, name)
@@ -71,10 +73,13 @@ def lower_to_library_call(op: GenericOp) -> None:
         callee = decl
     params = list(callee.function_type.inputs.data)
     if callee.function_type.outputs.data:
-        raise lowering_error(op, f"library call @{name} must not return values (it writes its outputs)")
+        raise lowering_error(
+            op, f"library call @{name} must not return values (it writes its outputs)"
+        )
     if len(params) != len(operands):
         raise lowering_error(
-            op, f"library call @{name} takes {len(params)} argument(s), the op has {len(operands)} operand(s)"
+            op,
+            f"library call @{name} takes {len(params)} argument(s), the op has {len(operands)} operand(s)",
         )
     args: list[SSAValue] = []
     for index, (value, param) in enumerate(zip(operands, params)):
@@ -87,8 +92,9 @@ def lower_to_library_call(op: GenericOp) -> None:
             args.append(cast.results[0])
         else:
             raise lowering_error(
-                op, f"library call @{name}: operand #{index} of type {value.type} does not match "
-                f"parameter type {param}"
+                op,
+                f"library call @{name}: operand #{index} of type {value.type} does not match "
+                f"parameter type {param}",
             )
     call = func.CallOp(name, args, [])
     call.location = op.location

@@ -121,7 +121,9 @@ def build_pack(
         zero = zero_constant(type_.element_type)
         ops.append(zero)
         padding = zero.result
-    pack = PackOp(source, empty.tensor, inner_dims_pos, inner_tiles, padding, outer_dims_perm or None)
+    pack = PackOp(
+        source, empty.tensor, inner_dims_pos, inner_tiles, padding, outer_dims_perm or None
+    )
     ops.append(pack)
     Rewriter.insert_op(ops, insert)
     return pack
@@ -145,12 +147,15 @@ def _remap_index_ops(generic: GenericOp, packed: dict[int, tuple[int, int]]) -> 
         outer = IndexOp(dim)
         inner = IndexOp(new_dim)
         expr = AffineExpr.dimension(0) * tile + AffineExpr.dimension(1)
-        apply = affine.ApplyOp([outer.result, inner.result], AffineMapAttr(AffineMap(2, 0, (expr,))))
+        apply = affine.ApplyOp(
+            [outer.result, inner.result], AffineMapAttr(AffineMap(2, 0, (expr,)))
+        )
         Rewriter.replace_op(index_op, [outer, inner, apply], [apply.result])
 
 
-def _fold_fill(init: SSAValue, inner_pos: Sequence[int], inner_tiles: Sequence[int],
-               insert: InsertPoint) -> SSAValue | None:
+def _fold_fill(
+    init: SSAValue, inner_pos: Sequence[int], inner_tiles: Sequence[int], insert: InsertPoint
+) -> SSAValue | None:
     """An init that is `linalg.fill %v` used only here is packed as `linalg.fill %v` of the
     packed empty (upstream's FoldFillWithPack canonicalization, applied right away: a pack
     of a fill copies a constant). The padding of an init is never read back (the unpack
@@ -179,8 +184,10 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
         raise _fail(f"pack: '{op.name}' is not a linalg structured op", silenceable=True)
     outputs = op.get_outputs()
     if not all(isinstance(v.type, TensorType) for v in op.operands if hasattr(v.type, "get_shape")):
-        raise _fail(f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)",
-                    silenceable=True)
+        raise _fail(
+            f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)",
+            silenceable=True,
+        )
     num_loops = op.get_num_loops()
     sizes = list(packed_sizes)
     if len(sizes) != num_loops:
@@ -210,7 +217,11 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
         inner_tiles: list[int] = []
         extra: list[AffineExpr] = []
         for d in packed_dims:
-            positions = [p for p, e in enumerate(map_.results) if isinstance(e, AffineDimExpr) and e.position == d]
+            positions = [
+                p
+                for p, e in enumerate(map_.results)
+                if isinstance(e, AffineDimExpr) and e.position == d
+            ]
             uses = any(d in _dims_of(e) for e in map_.results)
             if uses and not positions:
                 raise _fail(
@@ -226,7 +237,11 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
             new_operands.append(value)
             layouts.append(None)
             continue
-        folded = _fold_fill(value, inner_pos, inner_tiles, insert) if index >= len(op.get_inputs()) else None
+        folded = (
+            _fold_fill(value, inner_pos, inner_tiles, insert)
+            if index >= len(op.get_inputs())
+            else None
+        )
         if folded is not None:
             new_operands.append(folded)
             folded_fills.append(value)
@@ -255,7 +270,9 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
 
     unpacks: list[UnPackOp] = []
     replacements: list[SSAValue] = []
-    for result, init, layout in zip(packed_generic.res, generic.outputs, layouts[num_inputs:], strict=True):
+    for result, init, layout in zip(
+        packed_generic.res, generic.outputs, layouts[num_inputs:], strict=True
+    ):
         if layout is None:
             replacements.append(result)
             continue

@@ -54,25 +54,39 @@ def infer_matmul_dims(op: StructuredOpInterface) -> tuple[int, int, int] | None:
     parallel = {d for d, it in enumerate(iterators) if it == IteratorType.PARALLEL}
     m = sorted(d for d in parallel if d in lhs and d in out and d not in rhs)  # type: ignore[operator]
     n = sorted(d for d in parallel if d in rhs and d in out and d not in lhs)  # type: ignore[operator]
-    k = sorted(d for d in range(len(iterators)) if d not in parallel and d in lhs and d in rhs  # type: ignore[operator]
-               and d not in out)  # type: ignore[operator]
+    k = sorted(
+        d
+        for d in range(len(iterators))
+        if d not in parallel
+        and d in lhs
+        and d in rhs  # type: ignore[operator]
+        and d not in out
+    )  # type: ignore[operator]
     if not m or not n or not k:
         return None
     return m[-1], n[-1], k[-1]
 
 
-def pack_greedily(op: Operation, packed_sizes: Sequence[int], padded_next_multiple_of: Sequence[int],
-                  inner_dims_order: Sequence[int]) -> PackResult | None:
+def pack_greedily(
+    op: Operation,
+    packed_sizes: Sequence[int],
+    padded_next_multiple_of: Sequence[int],
+    inner_dims_order: Sequence[int],
+) -> PackResult | None:
     if not isinstance(op, StructuredOpInterface):
         return None
     order = list(inner_dims_order) or [0, 1, 2]
     if sorted(order) != [0, 1, 2]:
-        raise TransformFailure(f"pack_greedily: matmul_inner_dims_order {order} is not a permutation of [0, 1, 2]",
-                               silenceable=False)
+        raise TransformFailure(
+            f"pack_greedily: matmul_inner_dims_order {order} is not a permutation of [0, 1, 2]",
+            silenceable=False,
+        )
     sizes = list(packed_sizes) + [0] * (3 - len(packed_sizes))
     multiples = list(padded_next_multiple_of) + [0] * (3 - len(padded_next_multiple_of))
     if len(sizes) != 3 or len(multiples) != 3:
-        raise TransformFailure("pack_greedily: expected at most 3 matmul sizes (m, n, k)", silenceable=False)
+        raise TransformFailure(
+            "pack_greedily: expected at most 3 matmul sizes (m, n, k)", silenceable=False
+        )
     mnk = infer_matmul_dims(op)
     if mnk is None:
         return None

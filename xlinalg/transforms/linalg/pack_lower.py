@@ -79,7 +79,9 @@ def _fail(message: str) -> TransformFailure:
 def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
     type_ = value.type
     if not isinstance(type_, TensorType):
-        raise _fail(f"cannot lower '{op.name}': its {what} is not a tensor ({type_}); lower it before bufferization")
+        raise _fail(
+            f"cannot lower '{op.name}': its {what} is not a tensor ({type_}); lower it before bufferization"
+        )
     if op.inner_tiles:
         raise _fail(f"cannot lower '{op.name}': dynamic inner tiles are not supported")
     return type_, list(type_.get_shape())
@@ -89,9 +91,9 @@ def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
     return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
-def strip_mined(shape: Sequence[int], inner: Sequence[int], tiles: Sequence[int]) -> tuple[
-    list[int], list[list[int]], dict[int, int], dict[int, int]
-]:
+def strip_mined(
+    shape: Sequence[int], inner: Sequence[int], tiles: Sequence[int]
+) -> tuple[list[int], list[list[int]], dict[int, int], dict[int, int]]:
     """(expanded shape, reassociation, source dim -> expanded outer index,
     inner position j -> expanded tile index) of the strip-mined source."""
     tile_of = dict(zip(inner, tiles))
@@ -112,8 +114,9 @@ def strip_mined(shape: Sequence[int], inner: Sequence[int], tiles: Sequence[int]
     return expanded, groups, outer_at, tile_at
 
 
-def _packed_from_expanded(rank: int, perm: Sequence[int] | None, outer_at: dict[int, int],
-                          tile_at: dict[int, int]) -> list[int]:
+def _packed_from_expanded(
+    rank: int, perm: Sequence[int] | None, outer_at: dict[int, int], tile_at: dict[int, int]
+) -> list[int]:
     """The transpose permutation: packed dim r reads expanded dim result[r]."""
     order = list(perm) if perm else list(range(rank))
     return [outer_at[d] for d in order] + [tile_at[j] for j in range(len(tile_at))]
@@ -177,7 +180,9 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         groups.append([len(expanded) - 2, len(expanded) - 1])
         tile_at[inner.index(dim)] = len(expanded) - 1
         padded_shape.append(outer * tile if outer != DYNAMIC_INDEX else DYNAMIC_INDEX)
-        outer_value: OpFoldResult = outer if outer != DYNAMIC_INDEX else dim_of(op.dest, dest_dim_of[dim])
+        outer_value: OpFoldResult = (
+            outer if outer != DYNAMIC_INDEX else dim_of(op.dest, dest_dim_of[dim])
+        )
         if outer == DYNAMIC_INDEX:
             expanded_dynamic.append(outer_value)  # type: ignore[arg-type]
         size_value: OpFoldResult = size if size != DYNAMIC_INDEX else dim_of(op.source, dim)
@@ -190,9 +195,15 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         padding = zero.result
     body = Block(arg_types=[IndexType()] * rank)
     body.add_op(tensor.YieldOp(padding))
-    pad = PadOp(op.source, [], [h for h in high if isinstance(h, SSAValue)], Region(body), [0] * rank,
-                       [h if isinstance(h, int) else DYNAMIC_INDEX for h in high],
-                       TensorType(source_type.element_type, padded_shape))
+    pad = PadOp(
+        op.source,
+        [],
+        [h for h in high if isinstance(h, SSAValue)],
+        Region(body),
+        [0] * rank,
+        [h if isinstance(h, int) else DYNAMIC_INDEX for h in high],
+        TensorType(source_type.element_type, padded_shape),
+    )
     ops.append(pad)
     if pad_like_with_insert_slice and is_like_pad(op):
         sizes = [1] * rank + tiles
@@ -208,10 +219,17 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         ops.append(insert)
         Rewriter.replace_op(op, ops, [insert.results[0]])
         return LoweredPack(pad, None, None, insert)
-    expand = tensor.ExpandShapeOp(pad.result, expanded_dynamic, _reassociation(groups), expanded,
-                                  TensorType(source_type.element_type, expanded))
+    expand = tensor.ExpandShapeOp(
+        pad.result,
+        expanded_dynamic,
+        _reassociation(groups),
+        expanded,
+        TensorType(source_type.element_type, expanded),
+    )
     permutation = _packed_from_expanded(rank, perm, outer_at, tile_at)
-    transpose = named_op_class("linalg.transpose")([expand.result], [op.dest], permutation=permutation)
+    transpose = named_op_class("linalg.transpose")(
+        [expand.result], [op.dest], permutation=permutation
+    )
     ops += [expand, transpose]
     Rewriter.replace_op(op, ops, [transpose.results[0]])
     return LoweredPack(pad, expand, transpose)
@@ -255,14 +273,16 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
         inverse[e] = r
     transpose = named_op_class("linalg.transpose")([op.source], [empty.tensor], permutation=inverse)
     collapse = tensor.CollapseShapeOp.build(
-        operands=[transpose.results[0]], result_types=[TensorType(element, padded)],
+        operands=[transpose.results[0]],
+        result_types=[TensorType(element, padded)],
         properties={"reassociation": _reassociation(groups)},
     )
     sizes: list[OpFoldResult] = [
         dim_of(op.dest, d) if size == DYNAMIC_INDEX else size for d, size in enumerate(dest_shape)
     ]
-    extract = tensor.ExtractSliceOp(collapse.results[0], [0] * rank, sizes, [1] * rank,
-                                    TensorType(element, dest_shape))
+    extract = tensor.ExtractSliceOp(
+        collapse.results[0], [0] * rank, sizes, [1] * rank, TensorType(element, dest_shape)
+    )
     ops: list[Operation] = [empty, transpose, collapse, extract]
     copy: Operation | None = None
     result = extract.result

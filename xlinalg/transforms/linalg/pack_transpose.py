@@ -48,15 +48,19 @@ def _is_permutation(perm: Sequence[int], n: int) -> bool:
     return sorted(perm) == list(range(n))
 
 
-def _permuted(op: PackOp | UnPackOp, outer_perm: Sequence[int], inner_perm: Sequence[int]) -> tuple[
-    list[int], list[int], list[int] | None
-]:
+def _permuted(
+    op: PackOp | UnPackOp, outer_perm: Sequence[int], inner_perm: Sequence[int]
+) -> tuple[list[int], list[int], list[int] | None]:
     inner, tiles, perm = relayout_ints(op)
     rank = len(op.unpacked.type.get_shape())  # type: ignore[attr-defined]
     if outer_perm and not _is_permutation(outer_perm, rank):
-        raise _fail(f"invalid outer_perm {list(outer_perm)}: expected a permutation of {rank} outer dims")
+        raise _fail(
+            f"invalid outer_perm {list(outer_perm)}: expected a permutation of {rank} outer dims"
+        )
     if inner_perm and not _is_permutation(inner_perm, len(inner)):
-        raise _fail(f"invalid inner_perm {list(inner_perm)}: expected a permutation of {len(inner)} tiles")
+        raise _fail(
+            f"invalid inner_perm {list(inner_perm)}: expected a permutation of {len(inner)} tiles"
+        )
     new_perm = perm
     if outer_perm:
         old = perm or list(range(rank))
@@ -69,7 +73,9 @@ def _permuted(op: PackOp | UnPackOp, outer_perm: Sequence[int], inner_perm: Sequ
     return inner, tiles, new_perm
 
 
-def _transposed_map(map_: AffineMap, rank: int, outer_perm: Sequence[int], inner_perm: Sequence[int]) -> AffineMap:
+def _transposed_map(
+    map_: AffineMap, rank: int, outer_perm: Sequence[int], inner_perm: Sequence[int]
+) -> AffineMap:
     results = list(map_.results)
     outer, tiles = results[:rank], results[rank:]
     if outer_perm:
@@ -86,8 +92,16 @@ def _rebuild(generic: GenericOp, operand_index: int, value: SSAValue, map_: Affi
     maps[operand_index] = map_
     num_inputs = len(generic.inputs)
     outputs = operands[num_inputs:]
-    new = GenericOp(operands[:num_inputs], outputs, generic.body.clone(), maps, generic.get_iterator_types(),
-                    [v.type for v in outputs], generic.doc, generic.library_call)
+    new = GenericOp(
+        operands[:num_inputs],
+        outputs,
+        generic.body.clone(),
+        maps,
+        generic.get_iterator_types(),
+        [v.type for v in outputs],
+        generic.doc,
+        generic.library_call,
+    )
     new.attributes.update(generic.attributes)
     return new
 
@@ -102,8 +116,9 @@ def _erase_dead_pack(pack: PackOp) -> None:
         Rewriter.erase_op(dest)
 
 
-def pack_transpose(target: Operation, compute: Operation, outer_perm: Sequence[int],
-                   inner_perm: Sequence[int]) -> PackTransposeResult:
+def pack_transpose(
+    target: Operation, compute: Operation, outer_perm: Sequence[int], inner_perm: Sequence[int]
+) -> PackTransposeResult:
     if not outer_perm and not inner_perm:
         raise _fail("at least one of outer_perm or inner_perm must be given")
     if not isinstance(compute, GenericOp):
@@ -115,14 +130,17 @@ def pack_transpose(target: Operation, compute: Operation, outer_perm: Sequence[i
     raise _fail(f"the target must be a 'linalg.pack' or 'linalg.unpack', got '{target.name}'")
 
 
-def _transpose_pack(pack: PackOp, generic: GenericOp, outer_perm: Sequence[int],
-                    inner_perm: Sequence[int]) -> PackTransposeResult:
+def _transpose_pack(
+    pack: PackOp, generic: GenericOp, outer_perm: Sequence[int], inner_perm: Sequence[int]
+) -> PackTransposeResult:
     operands = [*generic.inputs, *generic.outputs]
     uses = [i for i, v in enumerate(operands) if v == pack.results[0]]
     if len(uses) != 1:
         raise _fail(f"the pack is not used exactly once by the compute op (found {len(uses)} uses)")
     if uses[0] >= len(generic.inputs):
-        raise _fail("the pack feeds an init of the compute op: target the unpack of its result instead")
+        raise _fail(
+            "the pack feeds an init of the compute op: target the unpack of its result instead"
+        )
     inner, tiles, perm = _permuted(pack, outer_perm, inner_perm)
     rank = len(pack.source.type.get_shape())  # type: ignore[attr-defined]
     new_pack = build_pack(pack.source, inner, tiles, perm, InsertPoint.before(pack))
@@ -133,8 +151,9 @@ def _transpose_pack(pack: PackOp, generic: GenericOp, outer_perm: Sequence[int],
     return PackTransposeResult(new_generic, new_pack, None)
 
 
-def _transpose_unpack(unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence[int],
-                      inner_perm: Sequence[int]) -> PackTransposeResult:
+def _transpose_unpack(
+    unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence[int], inner_perm: Sequence[int]
+) -> PackTransposeResult:
     source = unpack.source
     if source.owner is not generic:
         raise _fail("the unpack does not unpack a result of the compute op")
@@ -150,15 +169,23 @@ def _transpose_unpack(unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence
             raise _fail("the pack of the init and the unpack of the result use different layouts")
         new_pack = build_pack(producer.source, inner, tiles, perm, InsertPoint.before(producer))
         new_init = new_pack.results[0]
-    elif isinstance(producer, Operation) and producer.name == "linalg.fill" and len(list(init.uses)) == 1:
+    elif (
+        isinstance(producer, Operation)
+        and producer.name == "linalg.fill"
+        and len(list(init.uses)) == 1
+    ):
         # a filled packed init (what `pack` makes of pack(fill)): fill the transposed shape
         ops, empty = packed_empty(unpack.dest, inner, tiles, perm)
         fill = named_op_class("linalg.fill")([producer.operands[0]], [empty.tensor])
         Rewriter.insert_op([*ops, fill], InsertPoint.before(producer))
         new_init = fill.results[0]
     else:
-        raise _fail("could not find the pack (or fill) producing the init of the compute op's unpacked result")
-    new_map = _transposed_map(generic.get_indexing_maps()[operand_index], rank, outer_perm, inner_perm)
+        raise _fail(
+            "could not find the pack (or fill) producing the init of the compute op's unpacked result"
+        )
+    new_map = _transposed_map(
+        generic.get_indexing_maps()[operand_index], rank, outer_perm, inner_perm
+    )
     new_generic = _rebuild(generic, operand_index, new_init, new_map)
     Rewriter.insert_op(new_generic, InsertPoint.before(generic))
     new_unpack = UnPackOp(new_generic.res[result_index], unpack.dest, inner, tiles, perm)
@@ -173,5 +200,6 @@ def _transpose_unpack(unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence
         if isinstance(dest, Operation) and dest.name == "tensor.empty" and not dest.results[0].uses:
             Rewriter.erase_op(dest)
     return PackTransposeResult(new_generic, new_pack, new_unpack)
+
 
 __all__ = ["PackTransposeResult", "pack_transpose"]

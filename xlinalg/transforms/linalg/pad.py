@@ -157,7 +157,9 @@ def make_pad(
     return pad
 
 
-def transpose_tensor(builder: IndexBuilder, value: SSAValue, permutation: Sequence[int]) -> SSAValue:
+def transpose_tensor(
+    builder: IndexBuilder, value: SSAValue, permutation: Sequence[int]
+) -> SSAValue:
     """`linalg.transpose` of `value` by `permutation` into a new `tensor.empty`."""
     value_type = value.type
     assert isinstance(value_type, TensorType)
@@ -228,9 +230,11 @@ def pad_op(
             "pad_to_multiple_of must have one entry per padding dimension", silenceable=False
         )
     for index, perm in enumerate(transpose_paddings):
-        rank = len(shape_of(structured.get_operands_in_order()[index].type) or ()) if index < len(
-            structured.get_operands_in_order()
-        ) else -1
+        rank = (
+            len(shape_of(structured.get_operands_in_order()[index].type) or ())
+            if index < len(structured.get_operands_in_order())
+            else -1
+        )
         if perm and (sorted(perm) != list(range(rank))):
             raise TransformFailure(
                 f"transpose_paddings entry #{index} {list(perm)} is not a permutation of the "

@@ -342,7 +342,9 @@ def split_reduction(
     return SplitReductionResult(alloc, fill, split, combine)
 
 
-def _new_buffer(element: Attribute, shape: list[int], on_tensors: bool, use_alloc: bool) -> Operation:
+def _new_buffer(
+    element: Attribute, shape: list[int], on_tensors: bool, use_alloc: bool
+) -> Operation:
     """The partial's storage: `tensor.empty` / `bufferization.alloc_tensor` (`use_alloc`) on
     tensors, `memref.alloc` on memrefs (upstream's `use_alloc` only matters on tensors)."""
     if not on_tensors:

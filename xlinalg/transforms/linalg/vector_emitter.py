@@ -89,13 +89,23 @@ class VectorEmitter:
             self._zero = self.add(arith.ConstantOp(IntegerAttr(0, IndexType()))).results[0]
         return self._zero
 
-    def read(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
-             in_bounds: Sequence[bool], padding: SSAValue | None = None) -> SSAValue:
+    def read(
+        self,
+        memref: SSAValue,
+        vtype: VectorType,
+        perm: AffineMap,
+        in_bounds: Sequence[bool],
+        padding: SSAValue | None = None,
+    ) -> SSAValue:
         """Read `memref` (or a tensor); lanes out of bounds or masked off are `padding`
         (default zero)."""
         mtype = memref.type
         assert isinstance(mtype, MemRefType | TensorType)
-        pad = padding if padding is not None else self.add(padding_constant(mtype.element_type)).results[0]
+        pad = (
+            padding
+            if padding is not None
+            else self.add(padding_constant(mtype.element_type)).results[0]
+        )
         mask = self.mask_for(memref, vtype, perm, in_bounds)
         op = vector.TransferReadOp(
             memref,
@@ -110,8 +120,9 @@ class VectorEmitter:
             return MaskOp.around(op, mask).results[0]
         return op.results[0]
 
-    def mask_for(self, memref: SSAValue, vtype: VectorType, perm: AffineMap,
-                 in_bounds: Sequence[bool]) -> SSAValue | None:
+    def mask_for(
+        self, memref: SSAValue, vtype: VectorType, perm: AffineMap, in_bounds: Sequence[bool]
+    ) -> SSAValue | None:
         """`vector.create_mask` of the operand's sizes when a transfer with the identity map
         is not in bounds everywhere (upstream's masked vectorization: the transfer goes
         into `vector.mask`); None otherwise (in bounds, or a permuted/broadcast map,
@@ -129,8 +140,9 @@ class VectorEmitter:
         mask_t = VectorType(IntegerType(1), vtype.get_shape())
         return self.add(vector.CreateMaskOp(sizes, mask_t)).results[0]
 
-    def write(self, value: SSAValue, memref: SSAValue, perm: AffineMap,
-              in_bounds: Sequence[bool]) -> SSAValue | None:
+    def write(
+        self, value: SSAValue, memref: SSAValue, perm: AffineMap, in_bounds: Sequence[bool]
+    ) -> SSAValue | None:
         """Write `value` into `memref` (a memref or a tensor); the new tensor for a tensor."""
         mtype = memref.type
         assert isinstance(mtype, MemRefType | TensorType) and isinstance(value.type, VectorType)
@@ -177,8 +189,7 @@ def vector_sizes_for(
     if vector_sizes is None:
         operands = op.get_operands_in_order()
         if any(r is None or r < 0 for r in ranges) or any(
-            is_shaped(v.type) and any(s < 0 for s in v.type.get_shape())
-            for v in operands
+            is_shaped(v.type) and any(s < 0 for s in v.type.get_shape()) for v in operands
         ):
             raise vectorize_failure(
                 "cannot vectorize an op with dynamic shapes without vector sizes "
@@ -187,18 +198,24 @@ def vector_sizes_for(
         sizes = [r for r in ranges if r is not None]
         return sizes, [True] * len(sizes)
     if len(vector_sizes) != len(ranges):
-        raise vectorize_failure(f"expected {len(ranges)} vector sizes (one per loop), got {len(vector_sizes)}")
+        raise vectorize_failure(
+            f"expected {len(ranges)} vector sizes (one per loop), got {len(vector_sizes)}"
+        )
     exact: list[bool] = []
     for d, (r, v) in enumerate(zip(ranges, vector_sizes)):
         if v <= 0:
             raise vectorize_failure(f"vector size {v} for loop {d} must be positive")
         if r is not None and r >= 0 and r > v:
-            raise vectorize_failure(f"vector size {v} is smaller than the static size {r} of loop {d}")
+            raise vectorize_failure(
+                f"vector size {v} is smaller than the static size {r} of loop {d}"
+            )
         exact.append(r is not None and r == v)
     return list(vector_sizes), exact
 
 
-def replace_vectorized(op: Operation, before: Operation | None, em: VectorEmitter) -> list[Operation]:
+def replace_vectorized(
+    op: Operation, before: Operation | None, em: VectorEmitter
+) -> list[Operation]:
     """Erase `op` (its tensor results replaced by the tensors `em` wrote); return the ops
     created between `before` and `op`."""
     if len(em.written) != len(op.results):

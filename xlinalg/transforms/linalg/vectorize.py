@@ -89,10 +89,6 @@ from xlinalg.transforms.linalg.vectorize_pad import vectorize_pad
 _ELEMENTWISE_DIALECTS = ("arith.", "math.")
 
 
-
-
-
-
 def _is_projected_permutation(m: AffineMap, allow_zero_in_results: bool = False) -> bool:
     """Distinct loop dims (upstream's `AffineMap::isProjectedPermutation`); with
     `allow_zero_in_results` also the constant 0 (an input's unit dim read at index 0 and
@@ -105,16 +101,6 @@ def _is_projected_permutation(m: AffineMap, allow_zero_in_results: bool = False)
             return False
         seen.add(e.position)
     return True
-
-
-
-
-
-
-
-
-
-
 
 
 def _read_map(m: AffineMap, num_loops: int) -> AffineMap:
@@ -130,10 +116,6 @@ def _write_map(m: AffineMap, num_loops: int) -> AffineMap:
     """memref dims → iteration dims for an output indexed by a permutation of the loops."""
     where = {e.position: r for r, e in enumerate(m.results) if isinstance(e, AffineDimExpr)}
     return AffineMap(len(m.results), 0, tuple(AffineDimExpr(where[d]) for d in range(num_loops)))
-
-
-
-
 
 
 def check_vectorizable(
@@ -170,15 +152,27 @@ def check_vectorizable(
 
 
 _COMBINERS = {
-    "arith.addf": "add", "arith.addi": "add", "arith.mulf": "mul", "arith.muli": "mul",
-    "arith.maximumf": "maximumf", "arith.minimumf": "minimumf",
-    "arith.maxnumf": "maxnumf", "arith.minnumf": "minnumf",
-    "arith.maxsi": "maxsi", "arith.minsi": "minsi", "arith.maxui": "maxui",
-    "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or", "arith.xori": "xor",
+    "arith.addf": "add",
+    "arith.addi": "add",
+    "arith.mulf": "mul",
+    "arith.muli": "mul",
+    "arith.maximumf": "maximumf",
+    "arith.minimumf": "minimumf",
+    "arith.maxnumf": "maxnumf",
+    "arith.minnumf": "minnumf",
+    "arith.maxsi": "maxsi",
+    "arith.minsi": "minsi",
+    "arith.maxui": "maxui",
+    "arith.minui": "minui",
+    "arith.andi": "and",
+    "arith.ori": "or",
+    "arith.xori": "xor",
 }
 
 
-def _reduction_combiner(op: StructuredOpInterface, body: Block) -> tuple[Operation, SSAValue] | None:
+def _reduction_combiner(
+    op: StructuredOpInterface, body: Block
+) -> tuple[Operation, SSAValue] | None:
     """The op yielding `combine(out, x)` for the single output, and x; None otherwise."""
     if len(op.get_outputs()) != 1:
         return None
@@ -203,29 +197,36 @@ def _reduction_combiner(op: StructuredOpInterface, body: Block) -> tuple[Operati
 
 def _check_reduction(op: StructuredOpInterface, body: Block) -> None:
     if _reduction_combiner(op, body) is None:
-        raise vectorize_failure("reductions are vectorized when the body yields combine(out, x) "
-                    "(add, mul, min, max, and, or, xor) or a contraction")
+        raise vectorize_failure(
+            "reductions are vectorized when the body yields combine(out, x) "
+            "(add, mul, min, max, and, or, xor) or a contraction"
+        )
     out_map = op.get_indexing_maps()[len(op.get_inputs())]
     dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
     if not dims:
         raise vectorize_failure("full reductions to a scalar are not vectorized yet")
     if dims != sorted(dims):
-        raise vectorize_failure("the output of a reduction must index its loops in increasing order")
+        raise vectorize_failure(
+            "the output of a reduction must index its loops in increasing order"
+        )
 
 
 def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
     ins, outs = op.get_inputs(), op.get_outputs()
     if len(ins) != 2 or len(outs) != 1:
         return False
-    if not all(is_shaped(v.type) and v.type.get_num_dims() > 0  # type: ignore[attr-defined]
-               for v in (*ins, *outs)):
+    if not all(
+        is_shaped(v.type) and v.type.get_num_dims() > 0  # type: ignore[attr-defined]
+        for v in (*ins, *outs)
+    ):
         return False
     element = {v.type.element_type for v in (*ins, *outs)}  # type: ignore[attr-defined]
     return len(element) == 1 and is_contraction_body(body)
 
 
-def vectorize(op: Operation, vector_sizes: Sequence[int] | None = None,
-              vectorize_nd_extract: bool = False) -> list[Operation]:
+def vectorize(
+    op: Operation, vector_sizes: Sequence[int] | None = None, vectorize_nd_extract: bool = False
+) -> list[Operation]:
     """Replace `op` by vector code; return the new vector ops (silenceable failure if unsupported).
 
     With `vector_sizes` (one per loop, at least the loop's static size), dims
@@ -262,10 +263,6 @@ def _expand_affine_apply(body: Block) -> None:
     like any other arith op."""
     for inner in [o for o in body.ops if o.name == "affine.apply"]:
         lower_affine_op(inner)
-
-
-
-
 
 
 def _vectorize_contraction(
@@ -315,8 +312,9 @@ def _vectorize_elementwise(
             continue
         if is_shaped(v.type):
             rmap = _read_map(m, n)
-            flags = [isinstance(e, AffineConstantExpr) or exact[d]
-                     for d, e in enumerate(rmap.results)]
+            flags = [
+                isinstance(e, AffineConstantExpr) or exact[d] for d, e in enumerate(rmap.results)
+            ]
             mapping[arg] = em.read(v, vtype(v.type.element_type), rmap, flags)  # type: ignore[attr-defined]
         else:
             mapping[arg] = em.broadcast(v, vtype(v.type))
@@ -341,8 +339,8 @@ def _vectorize_elementwise(
             continue
         if isinstance(inner, tensor.ExtractOp):
             mapping[inner.result] = vectorize_extract(
-                em.add, op, inner, vector_of, ranges, exact,
-                lambda: _iteration_mask(op, em, ranges))
+                em.add, op, inner, vector_of, ranges, exact, lambda: _iteration_mask(op, em, ranges)
+            )
             continue
         if inner.name == "arith.constant":
             clone = em.add(inner.clone())
@@ -359,7 +357,7 @@ def _vectorize_elementwise(
         for old, res in zip(inner.results, new.results, strict=True):
             mapping[old] = res
     outs = op.get_outputs()
-    for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()):], strict=True):
+    for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()) :], strict=True):
         assert isinstance(out.type, MemRefType | TensorType)
         em.write(vector_of(value), out, _write_map(m, n), exact)
 
@@ -395,7 +393,9 @@ def _emit_multi_reduction(
     em.write(result, out, identity, flags)
 
 
-def _iteration_mask(op: StructuredOpInterface, em: VectorEmitter, ranges: Sequence[int]) -> SSAValue:
+def _iteration_mask(
+    op: StructuredOpInterface, em: VectorEmitter, ranges: Sequence[int]
+) -> SSAValue:
     """`vector.create_mask` of the loop ranges (static, or `memref.dim` of an operand
     dim that the loop indexes), of the vector-size shape."""
     bounds: list[SSAValue] = []
@@ -405,8 +405,11 @@ def _iteration_mask(op: StructuredOpInterface, em: VectorEmitter, ranges: Sequen
             bounds.append(em.add(arith.ConstantOp(IntegerAttr(r, IndexType()))).results[0])
             continue
         for v, m in zip(op.get_operands_in_order(), op.get_indexing_maps(), strict=True):
-            where = [i for i, e in enumerate(m.results)
-                     if isinstance(e, AffineDimExpr) and e.position == d]
+            where = [
+                i
+                for i, e in enumerate(m.results)
+                if isinstance(e, AffineDimExpr) and e.position == d
+            ]
             if where and is_shaped(v.type):
                 bounds.append(dim_value(em, v, where[0]))
                 break

@@ -96,7 +96,9 @@ def check_conv_vectorizable(
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize_conv` applies; silenceable failure otherwise."""
     if op.name not in CONV_OPS or not isinstance(op, StructuredOpInterface):
-        raise vectorize_failure(f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})")
+        raise vectorize_failure(
+            f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})"
+        )
     operands = op.get_operands_in_order()
     if not all(isinstance(v.type, MemRefType | TensorType) for v in operands):
         raise vectorize_failure("only convolutions on memrefs or ranked tensors are vectorized")
@@ -181,10 +183,14 @@ def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> 
         return em.read(memref, VectorType(element, shape), AffineMap.identity(len(shape)), bounds)
 
     in_v = read(src, [n, *wins, c], [en, *ewins, ec])
-    filt_v = read(filt, [*ks, c], [*eks, ec]) if depthwise else read(filt, [*ks, c, f], [*eks, ec, ef])
+    filt_v = (
+        read(filt, [*ks, c], [*eks, ec]) if depthwise else read(filt, [*ks, c, f], [*eks, ec, ef])
+    )
     out_shape, out_flags = [n, *ws, f], [en, *ews, ef]
     out_bounds = _in_bounds(out, out_shape, out_flags)
-    out_v = em.read(out, VectorType(element, out_shape), AffineMap.identity(len(out_shape)), out_bounds)
+    out_v = em.read(
+        out, VectorType(element, out_shape), AffineMap.identity(len(out_shape)), out_bounds
+    )
     row_type = VectorType(element, [f])
     points = [(i, *p) for i in range(n) for p in product(*(range(w) for w in ws))]
     acc = {pt: em.add(vb.extract(out_v, list(pt))).results[0] for pt in points}

@@ -68,15 +68,18 @@ def check_extract(op: tensor.ExtractOp, vectorize_nd_extract: bool) -> None:
     """Silenceable failure for an extract the vectorizer does not handle."""
     if len(op.indices) > 1 and not vectorize_nd_extract:
         raise TransformFailure(
-            f"cannot vectorize an {len(op.indices)}-D tensor.extract without "
-            "vectorize_nd_extract", silenceable=True)
+            f"cannot vectorize an {len(op.indices)}-D tensor.extract without vectorize_nd_extract",
+            silenceable=True,
+        )
     if not isinstance(op.result.type, IntegerType | IndexType | AnyFloat):
-        raise TransformFailure(f"cannot vectorize a tensor.extract of {op.result.type}",
-                               silenceable=True)
+        raise TransformFailure(
+            f"cannot vectorize a tensor.extract of {op.result.type}", silenceable=True
+        )
 
 
-def _loop_invariant(linalg_op: StructuredOpInterface, ranges: Sequence[int | None],
-                    value: SSAValue) -> bool:
+def _loop_invariant(
+    linalg_op: StructuredOpInterface, ranges: Sequence[int | None], value: SSAValue
+) -> bool:
     if not defined_inside(value, linalg_op):
         return True
     owner = value.owner
@@ -89,8 +92,9 @@ def _loop_invariant(linalg_op: StructuredOpInterface, ranges: Sequence[int | Non
     return all(_loop_invariant(linalg_op, ranges, o) for o in owner.operands)
 
 
-def _contiguous_index(linalg_op: StructuredOpInterface, value: SSAValue,
-                      trailing: int) -> int | None:
+def _contiguous_index(
+    linalg_op: StructuredOpInterface, value: SSAValue, trailing: int
+) -> int | None:
     """How many times `linalg.index trailing` is added into `value`, when `value` is a sum
     (`arith.addi`) of loop invariants and `linalg.index` values; None otherwise."""
     if not defined_inside(value, linalg_op):
@@ -121,8 +125,9 @@ def classify(linalg_op: StructuredOpInterface, op: tensor.ExtractOp) -> Access:
     if shape[-1] == 1:
         return Access.GATHER
     indices = list(op.indices)
-    if not all(shape[i] == 1 or _loop_invariant(linalg_op, ranges, v)
-               for i, v in enumerate(indices[:-1])):
+    if not all(
+        shape[i] == 1 or _loop_invariant(linalg_op, ranges, v) for i, v in enumerate(indices[:-1])
+    ):
         return Access.GATHER
     if _loop_invariant(linalg_op, ranges, indices[-1]):
         return Access.SCALAR_BROADCAST
@@ -138,14 +143,16 @@ def vectorize_index(add: Add, dim: int, sizes: Sequence[int]) -> SSAValue:
     """`linalg.index dim` as a vector of the iteration shape `sizes`."""
     n = len(sizes)
     step_t = VectorType(IndexType(), [sizes[dim]])
-    step = add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-        step_t, list(range(sizes[dim]))))).results[0]
+    step = add(
+        arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(step_t, list(range(sizes[dim]))))
+    ).results[0]
     if dim == n - 1:
         return add(vector_builders.broadcast(step, VectorType(IndexType(), sizes))).results[0]
     perm = list(range(n))
     perm[dim], perm[-1] = perm[-1], perm[dim]
-    swapped = add(vector_builders.broadcast(
-        step, VectorType(IndexType(), [sizes[p] for p in perm]))).results[0]
+    swapped = add(
+        vector_builders.broadcast(step, VectorType(IndexType(), [sizes[p] for p in perm]))
+    ).results[0]
     return add(TransposeOp(swapped, perm)).results[0]
 
 
@@ -185,8 +192,14 @@ def vectorize_extract(
             results = [AffineConstantExpr(0)] * max(n - rank, 0) + minor
         flags = [isinstance(e, AffineConstantExpr) or exact[d] for d, e in enumerate(results)]
         pad = add(padding_constant(stype.element_type)).results[0]
-        read = vector.TransferReadOp(source, indices, pad, rtype, in_bounds_attr(flags),
-                                     AffineMapAttr(AffineMap(rank, 0, tuple(results))))
+        read = vector.TransferReadOp(
+            source,
+            indices,
+            pad,
+            rtype,
+            in_bounds_attr(flags),
+            AffineMapAttr(AffineMap(rank, 0, tuple(results))),
+        )
         return add(read).results[0]
 
     index_t = VectorType(IndexType(), sizes)
@@ -196,13 +209,15 @@ def vectorize_extract(
         value = vector_of(index)
         if offsets is not None:
             if stype.get_shape()[d] >= 0:
-                extent = add(arith.ConstantOp.from_int_and_width(
-                    stype.get_shape()[d], IndexType())).results[0]
+                extent = add(
+                    arith.ConstantOp.from_int_and_width(stype.get_shape()[d], IndexType())
+                ).results[0]
             else:
                 dim = add(arith.ConstantOp.from_int_and_width(d, IndexType())).results[0]
                 extent = add(tensor.DimOp(source, dim)).results[0]
-            scaled = add(arith.MuliOp(
-                offsets, add(vector_builders.broadcast(extent, index_t)).results[0])).results[0]
+            scaled = add(
+                arith.MuliOp(offsets, add(vector_builders.broadcast(extent, index_t)).results[0])
+            ).results[0]
             value = add(arith.AddiOp(value, scaled)).results[0]
         offsets = value
     if offsets is None:  # unreachable: 0-D extracts are scalar broadcasts
@@ -213,8 +228,9 @@ def vectorize_extract(
     else:  # upstream masks the gather with the iteration mask (vector.mask, folded here)
         mask = iteration_mask()
     zero_element = 0 if isinstance(stype.element_type, IntegerType | IndexType) else 0.0
-    pass_thru = add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(
-        rtype, [zero_element]))).results[0]
+    pass_thru = add(
+        arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rtype, [zero_element]))
+    ).results[0]
     return add(GatherOp(source, [zero] * rank, offsets, mask, pass_thru)).results[0]
 
 

@@ -44,8 +44,10 @@ def _padding_value(op: tensor.PadOp) -> SSAValue:
     if isinstance(owner, Operation) and owner.parent_block() is block:
         if isinstance(owner, arith.ConstantOp):
             return value
-        raise _fail("the padding value depends on the indices (only a constant or a value "
-                    "defined outside the region is vectorized)")
+        raise _fail(
+            "the padding value depends on the indices (only a constant or a value "
+            "defined outside the region is vectorized)"
+        )
     if value in block.args:
         raise _fail("the padding value depends on the indices")
     return value
@@ -61,8 +63,9 @@ def _sizes(op: tensor.PadOp, vector_sizes: Sequence[int] | None) -> list[int]:
         raise _fail(f"expected {len(shape)} vector sizes (one per dim), got {len(vector_sizes)}")
     for d, (s, v) in enumerate(zip(shape, vector_sizes)):
         if v <= 0 or (s >= 0 and v < s):
-            raise _fail(f"vector size {v} of dim {d} is not positive or smaller than the "
-                        f"static size {s}")
+            raise _fail(
+                f"vector size {v} of dim {d} is not positive or smaller than the static size {s}"
+            )
     return list(vector_sizes)
 
 
@@ -92,8 +95,11 @@ def vectorize_pad(op: tensor.PadOp, vector_sizes: Sequence[int] | None = None) -
         if s >= 0:
             continue
         size = dim_value(em, source, d)
-        extra = high if high is not None else em.add(
-            arith.ConstantOp(IntegerAttr(h, IndexType()))).results[0]
+        extra = (
+            high
+            if high is not None
+            else em.add(arith.ConstantOp(IntegerAttr(h, IndexType()))).results[0]
+        )
         dynamic.append(em.add(arith.AddiOp(size, extra)).results[0])
     empty = em.add(tensor.EmptyOp(dynamic, result_type)).results[0]
     rank = len(sizes)

@@ -1,2 +1,1 @@
-"""Rewrites of memref allocations: multi-buffering.
-"""
+"""Rewrites of memref allocations: multi-buffering."""

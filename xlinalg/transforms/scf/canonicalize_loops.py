@@ -58,8 +58,18 @@ _FOLDABLE_INDEX_BINOPS: dict[type[Operation], Callable[[int, int], int | None]] 
     arith.RemSIOp: _remsi,
 }
 
-_PURE = (arith.ConstantOp, affine.ApplyOp, affine.MinOp, memref.DimOp, memref.SubviewOp,
-         arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.RemSIOp, *CAST_OPS)
+_PURE = (
+    arith.ConstantOp,
+    affine.ApplyOp,
+    affine.MinOp,
+    memref.DimOp,
+    memref.SubviewOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.RemSIOp,
+    *CAST_OPS,
+)
 
 
 def _as_dims(amap: AffineMap) -> list[AffineExpr]:
@@ -73,8 +83,10 @@ def _refold_affine(op: affine.ApplyOp | affine.MinOp) -> bool:
     operands = list(op.operands)
     exprs = _as_dims(op.map.data)
     builder = IndexBuilder(InsertPoint.before(op))
-    folded = builder.apply(exprs[0], operands) if isinstance(op, affine.ApplyOp) else builder.min(
-        exprs, operands
+    folded = (
+        builder.apply(exprs[0], operands)
+        if isinstance(op, affine.ApplyOp)
+        else builder.min(exprs, operands)
     )
     if isinstance(folded, SSAValue):
         new = folded.owner
@@ -142,14 +154,20 @@ def _fold_subview(op: memref.SubviewOp) -> bool:
     (offsets, dyn_offsets), (sizes, dyn_sizes), (strides, dyn_strides) = lists
     inferred = subview_result_type(
         source_type,  # type: ignore[arg-type]
-        _static_or_none(offsets), _static_or_none(sizes), _static_or_none(strides),
+        _static_or_none(offsets),
+        _static_or_none(sizes),
+        _static_or_none(strides),
     )
     old_type = op.result.type
     assert isinstance(old_type, MemRefType)
     if inferred is None or (inferred != old_type and len(old_type.get_shape()) != len(sizes)):
         return False  # not strided, or rank-reducing: left as it is
-    _replace_view(op, memref.SubviewOp(op.source, dyn_offsets, dyn_sizes, dyn_strides, offsets,
-                                       sizes, strides, inferred))
+    _replace_view(
+        op,
+        memref.SubviewOp(
+            op.source, dyn_offsets, dyn_sizes, dyn_strides, offsets, sizes, strides, inferred
+        ),
+    )
     return True
 
 
@@ -174,16 +192,21 @@ def _more_static(source: MemRefType, dest: MemRefType) -> bool:
         return False
     (src_strides, src_offset), (dst_strides, dst_offset) = layouts  # type: ignore[misc]
     sizes = zip(source.get_shape(), dest.get_shape(), strict=True)
-    return (all(d == DYNAMIC_INDEX or s == d for s, d in sizes)
-            and all(d is None or s == d for s, d in zip(src_strides, dst_strides, strict=True))
-            and (dst_offset is None or src_offset == dst_offset))
+    return (
+        all(d == DYNAMIC_INDEX or s == d for s, d in sizes)
+        and all(d is None or s == d for s, d in zip(src_strides, dst_strides, strict=True))
+        and (dst_offset is None or src_offset == dst_offset)
+    )
 
 
 def _fold_cast(cast: Operation) -> bool:
     """Fold a refining memref.cast into its subview and linalg users."""
     source, dest = cast.operands[0].type, cast.results[0].type
-    if not (isinstance(source, MemRefType) and isinstance(dest, MemRefType)
-            and _more_static(source, dest)):
+    if not (
+        isinstance(source, MemRefType)
+        and isinstance(dest, MemRefType)
+        and _more_static(source, dest)
+    ):
         return False
     changed = False
     for use in list(cast.results[0].uses):
@@ -191,18 +214,33 @@ def _fold_cast(cast: Operation) -> bool:
         if isinstance(user, StructuredOpInterface):
             user.operands[use.index] = cast.operands[0]
             changed = True
-        elif (isinstance(user, memref.SubviewOp) and use.index == 0
-              and len(user.result.type.get_shape()) == len(source.get_shape())):  # type: ignore[attr-defined]
+        elif (
+            isinstance(user, memref.SubviewOp)
+            and use.index == 0
+            and len(user.result.type.get_shape()) == len(source.get_shape())
+        ):  # type: ignore[attr-defined]
             inferred = subview_result_type(
                 source,  # type: ignore[arg-type]
-                *(_static_or_none(a.get_values())
-                  for a in (user.static_offsets, user.static_sizes, user.static_strides)),
+                *(
+                    _static_or_none(a.get_values())
+                    for a in (user.static_offsets, user.static_sizes, user.static_strides)
+                ),
             )
             if inferred is None:
                 continue
-            _replace_view(user, memref.SubviewOp(
-                cast.operands[0], user.offsets, user.sizes, user.strides, user.static_offsets,
-                user.static_sizes, user.static_strides, inferred))
+            _replace_view(
+                user,
+                memref.SubviewOp(
+                    cast.operands[0],
+                    user.offsets,
+                    user.sizes,
+                    user.strides,
+                    user.static_offsets,
+                    user.static_sizes,
+                    user.static_strides,
+                    inferred,
+                ),
+            )
             changed = True
     return changed
 

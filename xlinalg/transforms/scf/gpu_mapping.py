@@ -97,7 +97,10 @@ def check_launch_limits(grid: Sequence[int], block: Sequence[int]) -> None:
 
 
 THREAD_KINDS: tuple[type[MappingAttr], ...] = (
-    ThreadMappingAttr, WarpMappingAttr, WarpgroupMappingAttr, LaneMappingAttr,
+    ThreadMappingAttr,
+    WarpMappingAttr,
+    WarpgroupMappingAttr,
+    LaneMappingAttr,
 )
 WARPS_PER_GROUP = 4
 
@@ -210,7 +213,9 @@ def _multiplicity(plan: _Plan, warp_size: int) -> int:
     return 1
 
 
-def _delinearize(build: IndexBuilder, linear: SSAValue | int, sizes: Sequence[int]) -> list[SSAValue | int]:
+def _delinearize(
+    build: IndexBuilder, linear: SSAValue | int, sizes: Sequence[int]
+) -> list[SSAValue | int]:
     """Ids of `linear` in the basis `sizes`, the first varying fastest."""
     out: list[SSAValue | int] = []
     stride = 1

@@ -111,17 +111,22 @@ def _tile_read(op: Operation) -> tuple[scf.ForOp, list[Operation]]:
     if not isinstance(loop, scf.ForOp):
         raise _fail(f"'{op.name}' is not directly inside an scf.for")
     while isinstance(loop, scf.ForOp):
-        moving = [s for tile in tiles if loop.is_ancestor(tile)
-                  and (s := _slice(tile, loop)) is not None]
+        moving = [
+            s for tile in tiles if loop.is_ancestor(tile) and (s := _slice(tile, loop)) is not None
+        ]
         if len(moving) > 1:
-            raise _fail(f"expected one operand of '{op.name}' to be a subview that moves with "
-                        f"its loop (found {len(moving)})")
+            raise _fail(
+                f"expected one operand of '{op.name}' to be a subview that moves with "
+                f"its loop (found {len(moving)})"
+            )
         if moving:
             return loop, moving[0]
         loop = loop.parent_op()
-    raise _fail(f"no operand of '{op.name}' is a subview that moves with an enclosing scf.for "
-                f"and can be recomputed for its next iteration (side-effect-free ops of its "
-                f"induction variable and values defined outside it)")
+    raise _fail(
+        f"no operand of '{op.name}' is a subview that moves with an enclosing scf.for "
+        f"and can be recomputed for its next iteration (side-effect-free ops of its "
+        f"induction variable and values defined outside it)"
+    )
 
 
 def _prefetch_nest(tile: SSAValue, locality: int) -> list[Operation]:

@@ -97,9 +97,7 @@ def unroll_for(loop: scf.ForOp, factor: int) -> None:
             f"loop.unroll: the unroll factor must be positive, got {factor}", silenceable=True
         )
     if not isinstance(loop, scf.ForOp):
-        raise TransformFailure(
-            f"loop.unroll: '{loop.name}' is not an 'scf.for'", silenceable=True
-        )
+        raise TransformFailure(f"loop.unroll: '{loop.name}' is not an 'scf.for'", silenceable=True)
     if factor == 1:
         return
     block = loop.body.block
@@ -141,7 +139,16 @@ def unroll_for(loop: scf.ForOp, factor: int) -> None:
         ub_op = arith.AddiOp(loop.lb, span)
         step_op = arith.MuliOp(loop.step, factor_value)
         ops: list[Operation] = [
-            diff, clamped, step_minus_one, numerator, trip, remainder, even_trip, span, ub_op, step_op
+            diff,
+            clamped,
+            step_minus_one,
+            numerator,
+            trip,
+            remainder,
+            even_trip,
+            span,
+            ub_op,
+            step_op,
         ]
         Rewriter.insert_op(ops, ip)
         unrolled_ub = ub_op.result

@@ -148,7 +148,11 @@ def _op_of(value: SSAValue) -> Operation:
 
 
 def _inside(value: SSAValue, outer: Operation) -> bool:
-    return outer.is_ancestor(_op_of(value)) if isinstance(value.owner, Block) else outer.is_ancestor(value.owner)
+    return (
+        outer.is_ancestor(_op_of(value))
+        if isinstance(value.owner, Block)
+        else outer.is_ancestor(value.owner)
+    )
 
 
 def _step(loop: scf.ForOp) -> int:
@@ -213,7 +217,9 @@ def _materialize(
         return value
     owner = value.owner
     if isinstance(owner, Block) or not isinstance(owner, _SLICE_OPS):
-        raise _fail("a packing loop's bound is computed inside the hoisted loops by an unsupported op")
+        raise _fail(
+            "a packing loop's bound is computed inside the hoisted loops by an unsupported op"
+        )
     for operand in owner.operands:
         _materialize(operand, outer, mapping, builder)
     clone = owner.clone(value_mapper=mapping)
@@ -223,7 +229,9 @@ def _materialize(
     return mapping[value]
 
 
-def _iteration_index(builder: IndexBuilder, iv: SSAValue, lb: OpFoldResult, step: int) -> OpFoldResult:
+def _iteration_index(
+    builder: IndexBuilder, iv: SSAValue, lb: OpFoldResult, step: int
+) -> OpFoldResult:
     d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
     return builder.apply((d0 - d1) // step, [iv, lb])
 
@@ -269,7 +277,9 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     for loop in packing:
         level = IndexBuilder(point)
         body = Block([scf.YieldOp(carried)], arg_types=[loop.lb.type, packed_type])
-        lb, ub, step = (_materialize(v, outer, mapping, level) for v in (loop.lb, loop.ub, loop.step))
+        lb, ub, step = (
+            _materialize(v, outer, mapping, level) for v in (loop.lb, loop.ub, loop.step)
+        )
         new = scf.ForOp(lb, ub, step, [carried], Region(body))
         Rewriter.insert_op(new, point)
         if new_loops:

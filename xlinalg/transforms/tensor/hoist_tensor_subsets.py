@@ -48,8 +48,15 @@ def _defined_outside(value: SSAValue, loop: scf.ForOp) -> bool:
     return op is None or not loop.is_ancestor(op)
 
 
-_INDEX_OPS = (affine.MinOp, affine.ApplyOp, arith.ConstantOp, arith.AddiOp,
-              arith.SubiOp, arith.MuliOp, tensor.DimOp)
+_INDEX_OPS = (
+    affine.MinOp,
+    affine.ApplyOp,
+    arith.ConstantOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    tensor.DimOp,
+)
 
 
 def _make_invariant(value: SSAValue, loop: scf.ForOp) -> bool:
@@ -89,15 +96,21 @@ def _matching_pair(loop: scf.ForOp, index: int) -> tuple[Operation, Operation] |
             return None
         if read.result.type != write.source.type:
             return None
-        if not (_invariant(read, loop, arg) and all(
-            _make_invariant(v, loop) for v in (*write.offsets, *write.sizes, *write.strides)
-        )):
+        if not (
+            _invariant(read, loop, arg)
+            and all(
+                _make_invariant(v, loop) for v in (*write.offsets, *write.sizes, *write.strides)
+            )
+        ):
             return None
         return read, write
     if isinstance(read, vector.TransferReadOp) and isinstance(write, vector.TransferWriteOp):
         if read.source is not arg or write.source is not arg or read.mask or write.mask:
             return None
-        if list(read.indices) != list(write.indices) or read.permutation_map != write.permutation_map:
+        if (
+            list(read.indices) != list(write.indices)
+            or read.permutation_map != write.permutation_map
+        ):
             return None
         if read.result.type != write.vector.type or read.in_bounds != write.in_bounds:
             return None

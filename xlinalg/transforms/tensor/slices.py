@@ -21,8 +21,7 @@ SliceOp = tensor.ExtractSliceOp | tensor.InsertSliceOp
 def _mixed(static: DenseArrayBase, dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
     values = iter(dynamic)
     return [
-        fold_constant(next(values)) if v == DYNAMIC_INDEX else int(v)
-        for v in static.get_values()
+        fold_constant(next(values)) if v == DYNAMIC_INDEX else int(v) for v in static.get_values()
     ]
 
 

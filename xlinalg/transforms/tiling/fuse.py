@@ -181,12 +181,15 @@ def _tile_through_extract(producer: Operation, container: Operation) -> FusionSt
                 continue
             if not has_unit_strides(user):
                 continue  # upstream's tiling takes unit strides only: cloned instead
-            if not isinstance(producer, StructuredOpInterface) and isinstance(producer, TilingInterface):
+            if not isinstance(producer, StructuredOpInterface) and isinstance(
+                producer, TilingInterface
+            ):
                 if isinstance(container, ForallOp) and _uses_after(result, container):
                     continue  # the forall would have to yield the tile: left to cloning
                 builder = IndexBuilder(InsertPoint.before(user))
                 value = producer.generate_result_tile_value(
-                    builder, result.index, mixed_offsets(user), mixed_sizes(user))
+                    builder, result.index, mixed_offsets(user), mixed_sizes(user)
+                )
                 value = as_slice_result(builder, value, user)
                 user.result.replace_all_uses_with(value)
                 Rewriter.erase_op(user)
@@ -280,8 +283,7 @@ def _tile_through_block_argument(producer: Operation, container: Operation) -> F
             slices = [
                 u.operation
                 for u in arg.uses
-                if isinstance(u.operation, tensor.ExtractSliceOp)
-                and has_unit_strides(u.operation)
+                if isinstance(u.operation, tensor.ExtractSliceOp) and has_unit_strides(u.operation)
             ]
             if not slices:
                 continue

@@ -42,7 +42,10 @@ def _size(builder: IndexBuilder, value: SSAValue, dim: int) -> OpFoldResult | No
     owner = value.owner
     if isinstance(owner, tensor.ExpandShapeOp):
         dynamic = iter(owner.dynamic_output_shape)
-        shape = [next(dynamic) if s == tensor.DYNAMIC_INDEX else s for s in owner.static_output_shape.get_values()]
+        shape = [
+            next(dynamic) if s == tensor.DYNAMIC_INDEX else s
+            for s in owner.static_output_shape.get_values()
+        ]
         return shape[dim]
     if isinstance(owner, tensor.CollapseShapeOp):
         group = [d.value.data for d in owner.reassociation.data[dim].data]

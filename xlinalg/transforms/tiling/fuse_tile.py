@@ -102,9 +102,7 @@ def _untiled_source(
 
 def _tiled_reduction(consumer: StructuredOpInterface, sizes: Sequence[int]) -> bool:
     kinds = consumer.get_iterator_types()
-    return any(
-        size != 0 and kind == IteratorType.REDUCTION for size, kind in zip(sizes, kinds)
-    )
+    return any(size != 0 and kind == IteratorType.REDUCTION for size, kind in zip(sizes, kinds))
 
 
 def _tile(

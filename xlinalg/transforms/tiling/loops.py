@@ -70,9 +70,7 @@ def check_tensor_structured_op(op: Operation, what: str) -> StructuredOpInterfac
 
 def normalize_tile_sizes(sizes: Sequence[int], num_loops: int, op_name: str) -> list[int]:
     if len(sizes) > num_loops:
-        raise _fail(
-            f"too many tile sizes ({len(sizes)}) for '{op_name}' with {num_loops} loop(s)"
-        )
+        raise _fail(f"too many tile sizes ({len(sizes)}) for '{op_name}' with {num_loops} loop(s)")
     if any(s < 0 for s in sizes):
         raise _fail(f"tile sizes must be non-negative, got {list(sizes)}")
     return [*sizes, *([0] * (num_loops - len(sizes)))]
@@ -384,8 +382,11 @@ def destination_operand_indices(op: Operation, inits: Sequence[SSAValue]) -> lis
     taken: set[int] = set()
     indices: list[int] = []
     for init in reversed(list(inits)):
-        index = next(i for i in reversed(range(len(op.operands)))
-                     if op.operands[i] is init and i not in taken)
+        index = next(
+            i
+            for i in reversed(range(len(op.operands)))
+            if op.operands[i] is init and i not in taken
+        )
         taken.add(index)
         indices.append(index)
     return indices[::-1]
@@ -403,7 +404,9 @@ def slice_position(value: SSAValue, dest: SSAValue) -> Position | None:
         return None
     owner = value.owner
     if not isinstance(owner, tensor.ExtractSliceOp) or owner.source is not dest:
-        raise tile_failure("the tile of a tensor result is not computed into a slice of its destination")
+        raise tile_failure(
+            "the tile of a tensor result is not computed into a slice of its destination"
+        )
     return _mixed(owner.static_offsets.get_values(), owner.offsets), _mixed(
         owner.static_sizes.get_values(), owner.sizes
     )

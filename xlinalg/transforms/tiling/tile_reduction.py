@@ -54,8 +54,13 @@ def _fail(message: str) -> TransformFailure:
     return TransformFailure(message, silenceable=True)
 
 
-def single_reduction_loop(structured: StructuredOpInterface, sizes: list[int], noun: str,
-                          given: str, fail: Callable[[str], TransformFailure]) -> int:
+def single_reduction_loop(
+    structured: StructuredOpInterface,
+    sizes: list[int],
+    noun: str,
+    given: str,
+    fail: Callable[[str], TransformFailure],
+) -> int:
     """The one loop with a non-zero entry in `sizes` (padded to the loop count), which
     must be a reduction loop of an op with a single output; `fail(message)` otherwise.
     Shared by tile_reduction_using_for and tile_reduction_using_forall."""

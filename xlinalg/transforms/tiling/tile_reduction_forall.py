@@ -151,7 +151,9 @@ def tile_reduction_using_forall(
 
     new_inputs: list[SSAValue] = []
     for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or r not in {d for e in amap.results for d in e.used_dims()}:
+        if shape_of(value.type) is None or r not in {
+            d for e in amap.results for d in e.used_dims()
+        }:
             new_inputs.append(value)
             continue
         new_inputs.append(extract_tile(inner, value, amap, offsets, extents)[0])
@@ -171,7 +173,9 @@ def tile_reduction_using_forall(
     inner.insert(split)
     Rewriter.replace_op(
         forall.terminator,
-        InParallelOp([ParallelInsertSliceOp(split.results[0], acc, column_offsets, column_sizes, ones)]),
+        InParallelOp(
+            [ParallelInsertSliceOp(split.results[0], acc, column_offsets, column_sizes, ones)]
+        ),
     )
 
     rank = len(out_shape) + 1

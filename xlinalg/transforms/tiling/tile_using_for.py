@@ -129,9 +129,7 @@ def tile_using_for(
 
 
 def _uses_tiled_loop(amap: AffineMap, tile_sizes: Sequence[int]) -> bool:
-    return any(
-        tile_sizes[d] != 0 for expr in amap.results for d in expr.used_dims()
-    )
+    return any(tile_sizes[d] != 0 for expr in amap.results for d in expr.used_dims())
 
 
 # ---- linalg on memrefs ----
@@ -279,12 +277,16 @@ def tile_interface_op_using_for(
     inner = IndexBuilder(InsertPoint.after(proxy))
     Rewriter.erase_op(proxy)
     if len(tile.results) != len(dests):
-        raise tile_failure(f"'{op.name}': the tile has {len(tile.results)} results, expected {len(dests)}")
+        raise tile_failure(
+            f"'{op.name}': the tile has {len(tile.results)} results, expected {len(dests)}"
+        )
     positions = tile.positions or [None] * len(dests)
     tiled_inits = tensor_destinations(tile.op) if tile.positions is None else []
     yielded: list[SSAValue] = []
     for i, (value, dest) in enumerate(zip(tile.results, carried)):
-        position = positions[i] if tile.positions is not None else slice_position(tiled_inits[i], dest)
+        position = (
+            positions[i] if tile.positions is not None else slice_position(tiled_inits[i], dest)
+        )
         # The tile goes back at its position (the whole destination: the tile itself).
         if loops and position is not None:
             value = insert_slice(inner, value, dest, *position)

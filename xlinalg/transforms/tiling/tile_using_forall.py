@@ -223,7 +223,10 @@ def tile_linalg_op_using_forall(
         extents.append(i.extent(iv, offset, tile[d], ranges[d], clamp))
 
     num_inputs = len(structured.get_inputs())
-    sources = [*structured.get_inputs(), *(forall.region_out_args if tensors else structured.get_outputs())]
+    sources = [
+        *structured.get_inputs(),
+        *(forall.region_out_args if tensors else structured.get_outputs()),
+    ]
     new_operands: list[SSAValue] = []
     out_slices: list[tuple[list[OpFoldResult], list[OpFoldResult]]] = []
     for position, (value, amap) in enumerate(zip(sources, structured.get_indexing_maps())):
@@ -258,7 +261,9 @@ def tile_linalg_op_using_forall(
                 shape = shape_of(dest.type) or ()
                 slice_offsets, slice_sizes = [0] * len(shape), list(shape)
             inserts.append(
-                ParallelInsertSliceOp(result, dest, slice_offsets, slice_sizes, [1] * len(slice_sizes))
+                ParallelInsertSliceOp(
+                    result, dest, slice_offsets, slice_sizes, [1] * len(slice_sizes)
+                )
             )
         Rewriter.replace_op(forall.terminator, InParallelOp(inserts))
         for old, new in zip(op.results, forall.res, strict=True):
@@ -281,13 +286,19 @@ def tile_interface_op_using_forall(
     assert isinstance(op, TilingInterface)
     iterators = op.get_loop_iterator_types()
     by_threads = num_threads is not None
-    given = _normalize(num_threads if by_threads else tile_sizes,  # type: ignore[arg-type]
-                       len(iterators), "num_threads" if by_threads else "tile sizes", op.name)
+    given = _normalize(
+        num_threads if by_threads else tile_sizes,  # type: ignore[arg-type]
+        len(iterators),
+        "num_threads" if by_threads else "tile sizes",
+        op.name,
+    )
     tiled_dims = [d for d in range(len(iterators)) if _is_tiled(given[d])]
     if mapping is not None and len(mapping.data) != len(tiled_dims):
         raise TransformFailure(
             f"tile_using_forall: mapping has {len(mapping.data)} attributes for "
-            f"{len(tiled_dims)} tiled loop(s)", silenceable=False)
+            f"{len(tiled_dims)} tiled loop(s)",
+            silenceable=False,
+        )
     blocked = sorted(d for d in op.untileable_loops() if d in tiled_dims)
     if blocked:
         raise tile_failure(f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled")
@@ -295,7 +306,8 @@ def tile_interface_op_using_forall(
     if reductions:
         raise tile_failure(
             f"tile_using_forall: loop(s) {reductions} of '{op.name}' are reductions; "
-            "a forall over them would race (use tile_using_for)")
+            "a forall over them would race (use tile_using_for)"
+        )
     if op.results:
         tensor_destinations(op)  # fails before the IR is touched
     target = op.prepare_for_tiling([1 if d in tiled_dims else 0 for d in range(len(iterators))])
@@ -343,14 +355,18 @@ def tile_interface_op_using_forall(
     inner.insert(proxy)
     assert isinstance(proxy, TilingInterface)
     tile_impl = as_tiled_implementation(
-        proxy.get_tiled_implementation(IndexBuilder(InsertPoint.before(proxy)), offsets, extents))
+        proxy.get_tiled_implementation(IndexBuilder(InsertPoint.before(proxy)), offsets, extents)
+    )
     after = IndexBuilder(InsertPoint.after(proxy))
     Rewriter.erase_op(proxy)
     tiled_inits = tensor_destinations(tile_impl.op) if tile_impl.positions is None else []
     inserts: list[Operation] = []
     for i, (value, dest) in enumerate(zip(tile_impl.results, shared, strict=True)):
-        position = (tile_impl.positions[i] if tile_impl.positions is not None
-                    else slice_position(tiled_inits[i], dest))
+        position = (
+            tile_impl.positions[i]
+            if tile_impl.positions is not None
+            else slice_position(tiled_inits[i], dest)
+        )
         if position is None:
             position = ([0] * len(domain_of(after, dest)), domain_of(after, dest))
         where, sizes = position

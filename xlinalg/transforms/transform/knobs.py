@@ -170,7 +170,6 @@ def resolve_knobs(
         else:
             _resolve_alternatives(op, values, as_constants)
     if as_constants:  # the spec's handle order has no upstream spelling
-
         for op in [o for o in resolved.walk() if isinstance(o, TileReductionUsingForallOp)]:
             op.to_upstream_form()
     return resolved

@@ -51,8 +51,9 @@ def broadcast(value: SSAValue, type: VectorType) -> Operation:
 
 def fma(a: SSAValue, b: SSAValue, acc: SSAValue) -> Operation:
     acc = SSAValue.get(acc)
-    return vector.FMAOp.create(operands=[SSAValue.get(a), SSAValue.get(b), acc],
-                               result_types=[acc.type])
+    return vector.FMAOp.create(
+        operands=[SSAValue.get(a), SSAValue.get(b), acc], result_types=[acc.type]
+    )
 
 
 __all__ = ["broadcast", "extract", "extract_type", "fma", "insert"]

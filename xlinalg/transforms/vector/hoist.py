@@ -33,8 +33,13 @@ from xlinalg.dialects.vector import MaskOp
 from xlinalg.ir.cse import cse
 from xlinalg.ir.walk import walk_ops
 
-_VIEW_OPS = ("memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
-             "memref.reinterpret_cast")
+_VIEW_OPS = (
+    "memref.subview",
+    "memref.cast",
+    "memref.collapse_shape",
+    "memref.expand_shape",
+    "memref.reinterpret_cast",
+)
 _HOISTABLE_PREFIXES = ("arith.", "affine.apply", "affine.min", "affine.max", *_VIEW_OPS)
 
 
@@ -74,11 +79,13 @@ def _accesses(op: Operation) -> list[SSAValue]:
 
 def _same_place(a: Operation, b: Operation) -> bool:
     return (
-        a.operands[a.name == "vector.transfer_write"] is b.operands[b.name == "vector.transfer_write"]
+        a.operands[a.name == "vector.transfer_write"]
+        is b.operands[b.name == "vector.transfer_write"]
         and list(a.indices) == list(b.indices)  # type: ignore[attr-defined]
         and a.permutation_map == b.permutation_map  # type: ignore[attr-defined]
         and a.in_bounds == b.in_bounds  # type: ignore[attr-defined]
-        and a.mask is None and b.mask is None  # type: ignore[attr-defined]
+        and a.mask is None
+        and b.mask is None  # type: ignore[attr-defined]
     )
 
 
@@ -178,8 +185,9 @@ def _touched_elsewhere(loop: scf.ForOp, root: SSAValue, pair: tuple[Operation, .
     return False
 
 
-def _hoist_pair(loop: scf.ForOp, read: vector.TransferReadOp,
-                write: vector.TransferWriteOp) -> scf.ForOp:
+def _hoist_pair(
+    loop: scf.ForOp, read: vector.TransferReadOp, write: vector.TransferWriteOp
+) -> scf.ForOp:
     read.detach()
     Rewriter.insert_op(read, InsertPoint.before(loop))
     old_body = loop.body.block
@@ -221,8 +229,11 @@ def _inside(op: Operation, loop: Operation) -> bool:
 
 def _is_zero_index(value: SSAValue) -> bool:
     op = value.owner
-    return (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)
-            and op.value.value.data == 0)
+    return (
+        isinstance(op, arith.ConstantOp)
+        and isinstance(op.value, IntegerAttr)
+        and op.value.value.data == 0
+    )
 
 
 def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
@@ -233,12 +244,18 @@ def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
     size = mtype.get_shape()[dim]
     op = value.owner
     if size >= 0:
-        return (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)
-                and op.value.value.data == size)
+        return (
+            isinstance(op, arith.ConstantOp)
+            and isinstance(op.value, IntegerAttr)
+            and op.value.value.data == size
+        )
     if isinstance(op, memref_dialect.DimOp | tensor.DimOp) and op.source is memref:
         index = op.index.owner
-        return (isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr)
-                and index.value.value.data == dim)
+        return (
+            isinstance(index, arith.ConstantOp)
+            and isinstance(index.value, IntegerAttr)
+            and index.value.value.data == dim
+        )
     return False
 
 
@@ -254,20 +271,26 @@ def unmask_boundary_transfers(root: Operation) -> int:
     for mask_op in [o for o in walk_ops(root) if isinstance(o, MaskOp)]:
         inner = mask_op.masked_op()
         if mask_op.passthru is not None or not isinstance(
-                inner, (vector.TransferReadOp, vector.TransferWriteOp)):
+            inner, (vector.TransferReadOp, vector.TransferWriteOp)
+        ):
             continue
         memref = inner.source
         mtype = memref.type
         create = mask_op.mask.owner
-        if (not isinstance(mtype, MemRefType | TensorType) or inner.mask is not None
-                or not isinstance(create, vector.CreateMaskOp)
-                or inner.permutation_map.data != AffineMap.identity(mtype.get_num_dims())
-                or not all(_is_zero_index(i) for i in inner.indices)
-                or len(create.operands) != mtype.get_num_dims()
-                or not all(_is_dim_size(v, memref, d) for d, v in enumerate(create.operands))):
+        if (
+            not isinstance(mtype, MemRefType | TensorType)
+            or inner.mask is not None
+            or not isinstance(create, vector.CreateMaskOp)
+            or inner.permutation_map.data != AffineMap.identity(mtype.get_num_dims())
+            or not all(_is_zero_index(i) for i in inner.indices)
+            or len(create.operands) != mtype.get_num_dims()
+            or not all(_is_dim_size(v, memref, d) for d, v in enumerate(create.operands))
+        ):
             continue
         inner.detach()
-        inner.properties["in_bounds"] = ArrayAttr([BoolAttr.from_bool(False)] * mtype.get_num_dims())
+        inner.properties["in_bounds"] = ArrayAttr(
+            [BoolAttr.from_bool(False)] * mtype.get_num_dims()
+        )
         Rewriter.insert_op(inner, InsertPoint.before(mask_op))
         for old, new in zip(mask_op.results, inner.results):
             old.replace_all_uses_with(new)
@@ -344,4 +367,9 @@ def _hoist_pairs(loops: list[scf.ForOp]) -> tuple[int, bool]:
     return hoisted, needs_cse
 
 
-__all__ = ["forward_transfers", "hoist_loop_invariant_ops", "hoist_redundant_vector_transfers", "root_buffer"]
+__all__ = [
+    "forward_transfers",
+    "hoist_loop_invariant_ops",
+    "hoist_redundant_vector_transfers",
+    "root_buffer",
+]

@@ -37,7 +37,10 @@ def _fail(op: Operation, why: str) -> TransformFailure:
 
 
 def _oriented(
-    value: SSAValue, dims: Sequence[int], reductions: Sequence[int], parallel: int | None,
+    value: SSAValue,
+    dims: Sequence[int],
+    reductions: Sequence[int],
+    parallel: int | None,
     insert: InsertPoint,
 ) -> SSAValue:
     """`value` transposed so that its dims are (reductions..., parallel)."""
@@ -77,8 +80,12 @@ def lower_contraction_to_outerproducts(op: ContractionOp) -> list[Operation]:
     at = InsertPoint.before(op)
     a = _oriented(lhs, lhs_dims, reductions, p0, at)
     b = _oriented(rhs, rhs_dims, reductions, p1, at)
-    sizes = [vector_shape(op.lhs.type)[_dims(lhs_map).index(d)] if d in _dims(lhs_map)
-             else vector_shape(op.rhs.type)[_dims(rhs_map).index(d)] for d in reductions]
+    sizes = [
+        vector_shape(op.lhs.type)[_dims(lhs_map).index(d)]
+        if d in _dims(lhs_map)
+        else vector_shape(op.rhs.type)[_dims(rhs_map).index(d)]
+        for d in reductions
+    ]
     acc: SSAValue = op.acc
     created: list[Operation] = []
     for point in itertools.product(*(range(s) for s in sizes)):

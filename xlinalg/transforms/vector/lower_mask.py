@@ -44,6 +44,7 @@ from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail,
 
 I1 = IntegerType(1)
 
+
 def lower_create_mask(op: vector.CreateMaskOp | ConstantMaskOp) -> None:
     t = op.results[0].type
     assert isinstance(t, VectorType)
@@ -88,8 +89,10 @@ def lower_mask_op(op: MaskOp) -> None:
         replace_op(op, list(term.values))
         return
     mask = op.mask
-    if op.passthru is not None and (not isinstance(mask.type, VectorType)
-                                    or vector_shape(mask.type) != vector_shape(op.passthru.type)):
+    if op.passthru is not None and (
+        not isinstance(mask.type, VectorType)
+        or vector_shape(mask.type) != vector_shape(op.passthru.type)
+    ):
         raise fail("a vector.mask passthru is lowered when the result has the mask's shape")
     if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
         if inner.mask is not None:
@@ -119,15 +122,17 @@ def neutral_vector(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
     return b.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
 
 
-def masked_reduction(b: VectorBuilder, op: MultiDimReductionOp | vector.ReductionOp,
-                     mask: SSAValue) -> SSAValue:
+def masked_reduction(
+    b: VectorBuilder, op: MultiDimReductionOp | vector.ReductionOp, mask: SSAValue
+) -> SSAValue:
     """`op` reducing `select(mask, source, neutral)`: masked-off lanes do not contribute."""
     source = op.operands[0]
     t = source.type
     assert isinstance(t, VectorType)
     if not isinstance(mask.type, VectorType) or vector_shape(mask.type) != vector_shape(t):
-        raise fail(f"the mask {mask.type} of a masked reduction must have the shape of "
-                   f"its source {t}")
+        raise fail(
+            f"the mask {mask.type} of a masked reduction must have the shape of its source {t}"
+        )
     kind = op.kind.data.value  # type: ignore[union-attr]
     selected = b.add(SelectOp(mask, source, neutral_vector(b, kind, t)))
     new = op.clone()
@@ -136,15 +141,18 @@ def masked_reduction(b: VectorBuilder, op: MultiDimReductionOp | vector.Reductio
     return new.results[0]
 
 
-def with_mask(op: vector.TransferReadOp | vector.TransferWriteOp, mask: SSAValue | None,
-              in_bounds=None) -> Operation:
+def with_mask(
+    op: vector.TransferReadOp | vector.TransferWriteOp, mask: SSAValue | None, in_bounds=None
+) -> Operation:
     """A copy of transfer `op` with `mask` as its mask operand (and `in_bounds` if given)."""
     flags = in_bounds if in_bounds is not None else op.in_bounds
     if isinstance(op, vector.TransferReadOp):
-        return vector.TransferReadOp(op.source, list(op.indices), op.padding, op.result.type,
-                                     flags, op.permutation_map, mask)
-    return vector.TransferWriteOp(op.vector, op.source, list(op.indices), flags, mask,
-                                  permutation_map=op.permutation_map)
+        return vector.TransferReadOp(
+            op.source, list(op.indices), op.padding, op.result.type, flags, op.permutation_map, mask
+        )
+    return vector.TransferWriteOp(
+        op.vector, op.source, list(op.indices), flags, mask, permutation_map=op.permutation_map
+    )
 
 
 def lower_mask_ops(root: Operation) -> int:

@@ -35,12 +35,22 @@ MULTI_REDUCTION_STRATEGIES = ("innerparallel", "innerreduction")
 
 #: Combining kind → the elementwise op combining two values of that kind.
 FLOAT_COMBINE: dict[str, type[Operation]] = {
-    "add": arith.AddfOp, "mul": arith.MulfOp, "maximumf": arith.MaximumfOp,
-    "minimumf": arith.MinimumfOp, "maxnumf": arith.MaxnumfOp, "minnumf": arith.MinnumfOp,
+    "add": arith.AddfOp,
+    "mul": arith.MulfOp,
+    "maximumf": arith.MaximumfOp,
+    "minimumf": arith.MinimumfOp,
+    "maxnumf": arith.MaxnumfOp,
+    "minnumf": arith.MinnumfOp,
 }
 INT_COMBINE: dict[str, type[Operation]] = {
-    "add": arith.AddiOp, "mul": arith.MuliOp, "maxsi": arith.MaxSIOp, "minsi": arith.MinSIOp,
-    "maxui": arith.MaxUIOp, "minui": arith.MinUIOp, "and": arith.AndIOp, "or": arith.OrIOp,
+    "add": arith.AddiOp,
+    "mul": arith.MuliOp,
+    "maxsi": arith.MaxSIOp,
+    "minsi": arith.MinSIOp,
+    "maxui": arith.MaxUIOp,
+    "minui": arith.MinUIOp,
+    "and": arith.AndIOp,
+    "or": arith.OrIOp,
     "xor": arith.XOrIOp,
 }
 
@@ -67,8 +77,11 @@ def _cast(b: VectorBuilder, v: SSAValue, shape: list[int]) -> SSAValue:
 
 
 def _reduce_1d(b: VectorBuilder, op: MultiDimReductionOp, v: SSAValue, acc: SSAValue) -> SSAValue:
-    return b.add(vector.ReductionOp.create(
-        operands=[v, acc], result_types=[acc.type], properties={"kind": op.kind}))
+    return b.add(
+        vector.ReductionOp.create(
+            operands=[v, acc], result_types=[acc.type], properties={"kind": op.kind}
+        )
+    )
 
 
 def _check(op: MultiDimReductionOp) -> tuple[VectorType, list[int], list[int]]:
@@ -85,8 +98,9 @@ def _check(op: MultiDimReductionOp) -> tuple[VectorType, list[int], list[int]]:
     return src_t, reduced, kept
 
 
-def _rebuild(b: VectorBuilder, op: MultiDimReductionOp, source: SSAValue, acc: SSAValue,
-             dims: list[int]) -> MultiDimReductionOp:
+def _rebuild(
+    b: VectorBuilder, op: MultiDimReductionOp, source: SSAValue, acc: SSAValue, dims: list[int]
+) -> MultiDimReductionOp:
     new = MultiDimReductionOp(op.kind, source, acc, dims)
     b.add(new)
     return new
@@ -136,8 +150,7 @@ def flatten(op: MultiDimReductionOp, strategy: str = "innerparallel") -> MultiDi
     b = VectorBuilder.before(op)
     acc = _cast(b, op.acc, [p]) if kept else op.acc
     new = _rebuild(b, op, _cast(b, op.source, want), acc, dims)
-    replace_op(op, [_cast(b, new.result, list(vector_shape(op.acc.type))) if kept
-                    else new.result])
+    replace_op(op, [_cast(b, new.result, list(vector_shape(op.acc.type))) if kept else new.result])
     return new
 
 
@@ -181,8 +194,7 @@ def lower_multi_reduction(op: MultiDimReductionOp, strategy: str = "innerparalle
 
 
 def lower_multi_reductions(root: Operation, strategy: str = "innerparallel") -> int:
-    return apply_to_all(root, MultiDimReductionOp,
-                        lambda op: lower_multi_reduction(op, strategy))
+    return apply_to_all(root, MultiDimReductionOp, lambda op: lower_multi_reduction(op, strategy))
 
 
 def apply_stage(root: Operation, stage, strategy: str = "innerparallel") -> int:

@@ -80,8 +80,7 @@ def lower_transfer(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank:
     load_t = VectorType(t.element_type, [1 if bc else s for s, bc in zip(shape, bcast)])
     if op.mask is not None:
         pass_thru = b.add(broadcast(op.padding, load_t))
-        value = b.add(vector.MaskedLoadOp(op.source, list(op.indices), op.mask, pass_thru,
-                                          load_t))
+        value = b.add(vector.MaskedLoadOp(op.source, list(op.indices), op.mask, pass_thru, load_t))
     else:
         value = b.add(vector.LoadOp(op.source, list(op.indices), load_t))
     if load_t != t:
@@ -105,8 +104,11 @@ def lower_single_element(op: vector.LoadOp | vector.StoreOp) -> None:
 
 
 def lower_transfers(root: Operation, max_rank: int = 1) -> int:
-    count = apply_to_all(root, (vector.TransferReadOp, vector.TransferWriteOp),
-                         lambda op: lower_transfer(op, max_rank))
+    count = apply_to_all(
+        root,
+        (vector.TransferReadOp, vector.TransferWriteOp),
+        lambda op: lower_transfer(op, max_rank),
+    )
     return count + apply_to_all(root, (vector.LoadOp, vector.StoreOp), lower_single_element)
 
 

@@ -39,9 +39,13 @@ def shuffle(b: VectorBuilder, v1: SSAValue, v2: SSAValue, mask: list[int]) -> SS
     """`vector.shuffle %v1, %v2 [mask]` of 1-D vectors (indices ≥ len(v1) pick from v2)."""
     t = v1.type
     assert isinstance(t, VectorType)
-    return b.add(vector.ShuffleOp.create(
-        operands=[v1, v2], result_types=[VectorType(t.element_type, [len(mask)])],
-        properties={"mask": DenseArrayBase.from_list(i64, mask)}))
+    return b.add(
+        vector.ShuffleOp.create(
+            operands=[v1, v2],
+            result_types=[VectorType(t.element_type, [len(mask)])],
+            properties={"mask": DenseArrayBase.from_list(i64, mask)},
+        )
+    )
 
 
 def _eltwise(b: VectorBuilder, op: TransposeOp) -> SSAValue:
@@ -80,14 +84,19 @@ def _shuffle_network(b: VectorBuilder, op: TransposeOp) -> SSAValue:
     rows = [b.add(extract(op.vector, [i])) for i in range(n)]
     block = n // 2
     while block >= 1:
-        low = [j for g in range(0, n, 2 * block) for j in
-               (*range(g, g + block), *range(n + g, n + g + block))]
+        low = [
+            j
+            for g in range(0, n, 2 * block)
+            for j in (*range(g, g + block), *range(n + g, n + g + block))
+        ]
         high = [j + block for j in low]
         for i in range(n):
             if i & block:
                 continue
-            rows[i], rows[i + block] = (shuffle(b, rows[i], rows[i + block], low),
-                                        shuffle(b, rows[i], rows[i + block], high))
+            rows[i], rows[i + block] = (
+                shuffle(b, rows[i], rows[i + block], low),
+                shuffle(b, rows[i], rows[i + block], high),
+            )
         block //= 2
     result = b.zeros(op.result.type)  # type: ignore[arg-type]
     for i, row in enumerate(rows):

@@ -64,8 +64,9 @@ def replace_op(op: Operation, values: Sequence[SSAValue]) -> None:
     op.erase()
 
 
-def apply_to_all(root: Operation, op_type: type[T] | tuple[type[Operation], ...],
-                 rewrite: Callable[[T], object]) -> int:
+def apply_to_all(
+    root: Operation, op_type: type[T] | tuple[type[Operation], ...], rewrite: Callable[[T], object]
+) -> int:
     """Apply `rewrite` to every `op_type` op nested in `root` (ops created by the rewrite are
     visited too, until none is left that it accepts); return how many were rewritten.
     `root` itself is not rewritten (upstream's patterns apply to the body of the target)."""

@@ -39,8 +39,11 @@ from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail,
 
 def _is_zero(v: SSAValue) -> bool:
     owner = v.owner
-    return (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
-            and owner.value.value.data == 0)
+    return (
+        isinstance(owner, arith.ConstantOp)
+        and isinstance(owner.value, IntegerAttr)
+        and owner.value.value.data == 0
+    )
 
 
 def _strides(t: MemRefType) -> list[int] | None:
@@ -96,13 +99,13 @@ def drop_unit_dims(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
     flags = ArrayAttr([BoolAttr.from_bool(in_bounds[d]) for d in kept])
     identity = AffineMapAttr(AffineMap.identity(len(kept)))
     if is_read:
-        r = b.add(vector.TransferReadOp(sub, [zero] * len(kept), op.padding, red_t, flags,
-                                        identity))
+        r = b.add(
+            vector.TransferReadOp(sub, [zero] * len(kept), op.padding, red_t, flags, identity)
+        )
         replace_op(op, [b.add(ShapeCastOp(r, vt))])
     else:
         v = b.add(ShapeCastOp(op.vector, red_t))
-        b.add(vector.TransferWriteOp(v, sub, [zero] * len(kept), flags,
-                                     permutation_map=identity))
+        b.add(vector.TransferWriteOp(v, sub, [zero] * len(kept), flags, permutation_map=identity))
         replace_op(op, [])
 
 

@@ -33,8 +33,9 @@ def _flags(values) -> ArrayAttr:
 
 def _is_minor_identity(m: AffineMap) -> bool:
     first = m.num_dims - len(m.results)
-    return all(isinstance(e, AffineDimExpr) and e.position == first + k
-               for k, e in enumerate(m.results))
+    return all(
+        isinstance(e, AffineDimExpr) and e.position == first + k for k, e in enumerate(m.results)
+    )
 
 
 def _minor_map(num_dims: int, dims: list[int]) -> AffineMapAttr:
@@ -64,8 +65,16 @@ def lower_read_permutation(op: vector.TransferReadOp) -> None:
     new_map = _minor_map(amap.num_dims, dims)
     b = VectorBuilder.before(op)
     read_t = VectorType(t.element_type, [shape[k] for k, _ in used])
-    value = b.add(vector.TransferReadOp(op.source, list(op.indices), op.padding, read_t,
-                                        _flags([in_bounds[k] for k, _ in used]), new_map))
+    value = b.add(
+        vector.TransferReadOp(
+            op.source,
+            list(op.indices),
+            op.padding,
+            read_t,
+            _flags([in_bounds[k] for k, _ in used]),
+            new_map,
+        )
+    )
     if bcast:
         full_t = VectorType(t.element_type, [shape[k] for k in order])
         value = b.add(broadcast(value, full_t))
@@ -102,9 +111,15 @@ def lower_write_permutation(op: vector.TransferWriteOp) -> None:
     if order != list(range(len(positions))):
         value = b.add(TransposeOp(value, order))
     dims = [positions[k] for k in order]
-    b.add(vector.TransferWriteOp(value, op.source, list(op.indices),
-                                 _flags([in_bounds[k] for k in order]),
-                                 permutation_map=_minor_map(amap.num_dims, dims)))
+    b.add(
+        vector.TransferWriteOp(
+            value,
+            op.source,
+            list(op.indices),
+            _flags([in_bounds[k] for k in order]),
+            permutation_map=_minor_map(amap.num_dims, dims),
+        )
+    )
     replace_op(op, [])
 
 
@@ -119,5 +134,8 @@ def apply_transfer_permutation_patterns(root: Operation) -> int:
     return apply_to_all(root, (vector.TransferReadOp, vector.TransferWriteOp), _lower)
 
 
-__all__ = ["apply_transfer_permutation_patterns", "lower_read_permutation",
-           "lower_write_permutation"]
+__all__ = [
+    "apply_transfer_permutation_patterns",
+    "lower_read_permutation",
+    "lower_write_permutation",
+]

@@ -77,8 +77,10 @@ def _precondition(op: vector.TransferReadOp | vector.TransferWriteOp) -> list[bo
     amap = op.permutation_map.data
     rank = len(amap.results)
     first = mt.get_num_dims() - rank
-    if rank == 0 or any(not isinstance(e, AffineDimExpr) or e.position != first + k
-                        for k, e in enumerate(amap.results)):
+    if rank == 0 or any(
+        not isinstance(e, AffineDimExpr) or e.position != first + k
+        for k, e in enumerate(amap.results)
+    ):
         raise fail(f"permutation map {amap} is not a minor identity")
     in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
     if all(in_bounds):
@@ -119,13 +121,17 @@ def _subview(b: VectorBuilder, source: SSAValue, offsets, sizes) -> SSAValue:
     rank = len(sizes)
     t = source.type
     assert isinstance(t, MemRefType)
-    result_t = MemRefType(t.element_type, [DYNAMIC_INDEX] * rank,
-                          StridedLayoutAttr([DYNAMIC_INDEX] * rank, DYNAMIC_INDEX))
+    result_t = MemRefType(
+        t.element_type,
+        [DYNAMIC_INDEX] * rank,
+        StridedLayoutAttr([DYNAMIC_INDEX] * rank, DYNAMIC_INDEX),
+    )
     return b.add(memref.SubviewOp.get(source, offsets, sizes, [1] * rank, result_t))
 
 
-def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
-                   strategy: str = "vector-transfer") -> None:
+def split_transfer(
+    op: vector.TransferReadOp | vector.TransferWriteOp, strategy: str = "vector-transfer"
+) -> None:
     if strategy == "none":
         raise fail("split_transfer_strategy none")
     in_bounds = _precondition(op)
@@ -156,8 +162,9 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
     zero = b.index(0)
     buffer_indices = [zero] * mt.get_num_dims()
     padding = op.padding if is_read else None
-    identity = AffineMapAttr(AffineMap(mt.get_num_dims(), 0,
-                                       tuple(AffineDimExpr(first + k) for k in range(rank))))
+    identity = AffineMapAttr(
+        AffineMap(mt.get_num_dims(), 0, tuple(AffineDimExpr(first + k) for k in range(rank)))
+    )
 
     then_block, else_block = Block(), Block()
     tb = VectorBuilder(InsertPoint.at_end(then_block))
@@ -168,8 +175,11 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
             slow = op.clone()
             slow.attributes[SPLIT_ATTR] = NoneAttr()
             v = eb.add(slow)
-            eb.add(vector.TransferWriteOp(v, buffer, buffer_indices, _flags([True] * rank),
-                                          permutation_map=identity))
+            eb.add(
+                vector.TransferWriteOp(
+                    v, buffer, buffer_indices, _flags([True] * rank), permutation_map=identity
+                )
+            )
         else:
             _copy_partial(eb, op, buffer, rank, sizes, in_bounds, to_buffer=True)
     eb.add(scf.YieldOp(_cast(eb, buffer, common), *buffer_indices))
@@ -180,23 +190,32 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
     where, indices = if_op.results[0], list(if_op.results[1:])
     if is_read:
         assert padding is not None
-        fast = b.add(vector.TransferReadOp(where, indices, padding, vt, _flags([True] * rank),
-                                           identity))
+        fast = b.add(
+            vector.TransferReadOp(where, indices, padding, vt, _flags([True] * rank), identity)
+        )
         replace_op(op, [fast])
         return
-    b.add(vector.TransferWriteOp(op.vector, where, indices, _flags([True] * rank),
-                                 permutation_map=identity))
+    b.add(
+        vector.TransferWriteOp(
+            op.vector, where, indices, _flags([True] * rank), permutation_map=identity
+        )
+    )
     not_in = b.add(arith.XOrIOp(cond, b.add(arith.ConstantOp.from_int_and_width(1, 1))))
     back = Block()
     bb = VectorBuilder(InsertPoint.at_end(back))
     if strategy == "vector-transfer":
         et = mt.element_type
-        pad = bb.add(arith.ConstantOp(IntegerAttr(0, et) if isinstance(et, IntegerType)
-                                      else FloatAttr(0.0, et)))  # type: ignore[arg-type]
-        v = bb.add(vector.TransferReadOp(buffer, buffer_indices, pad, vt, _flags([True] * rank),
-                                         identity))
-        slow = vector.TransferWriteOp(v, op.source, list(op.indices), op.in_bounds,
-                                      permutation_map=op.permutation_map)
+        pad = bb.add(
+            arith.ConstantOp(
+                IntegerAttr(0, et) if isinstance(et, IntegerType) else FloatAttr(0.0, et)
+            )
+        )  # type: ignore[arg-type]
+        v = bb.add(
+            vector.TransferReadOp(buffer, buffer_indices, pad, vt, _flags([True] * rank), identity)
+        )
+        slow = vector.TransferWriteOp(
+            v, op.source, list(op.indices), op.in_bounds, permutation_map=op.permutation_map
+        )
         slow.attributes[SPLIT_ATTR] = NoneAttr()
         bb.add(slow)
     else:
@@ -206,8 +225,9 @@ def split_transfer(op: vector.TransferReadOp | vector.TransferWriteOp,
     replace_op(op, [])
 
 
-def _copy_partial(b: VectorBuilder, op, buffer: SSAValue, rank: int, sizes, in_bounds,
-                  to_buffer: bool) -> None:
+def _copy_partial(
+    b: VectorBuilder, op, buffer: SSAValue, rank: int, sizes, in_bounds, to_buffer: bool
+) -> None:
     """linalg-copy: the valid part between the source and the buffer (fill first on reads)."""
     mt = op.source.type
     first = mt.get_num_dims() - rank
@@ -224,8 +244,11 @@ def _copy_partial(b: VectorBuilder, op, buffer: SSAValue, rank: int, sizes, in_b
 
 
 def split_transfers(root: Operation, strategy: str = "vector-transfer") -> int:
-    return apply_to_all(root, (vector.TransferReadOp, vector.TransferWriteOp),
-                        lambda op: split_transfer(op, strategy))
+    return apply_to_all(
+        root,
+        (vector.TransferReadOp, vector.TransferWriteOp),
+        lambda op: split_transfer(op, strategy),
+    )
 
 
 __all__ = ["SPLIT_STRATEGIES", "split_transfer", "split_transfers"]

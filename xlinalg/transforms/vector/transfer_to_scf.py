@@ -64,13 +64,16 @@ def _guard(b: VectorBuilder, cond: SSAValue | None, build, result_type, otherwis
     tb.add(scf.YieldOp(*([value] if result_type is not None else [])))
     eb = VectorBuilder(InsertPoint.at_end(else_block))
     eb.add(scf.YieldOp(*([otherwise(eb)] if result_type is not None else [])))
-    if_op = scf.IfOp(cond, [result_type] if result_type is not None else [],
-                     [then_block], [else_block])
+    if_op = scf.IfOp(
+        cond, [result_type] if result_type is not None else [], [then_block], [else_block]
+    )
     b.add(if_op)
     return if_op.results[0] if result_type is not None else None
 
 
-def unroll_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank: int = 1) -> None:
+def unroll_leading_dim(
+    op: vector.TransferReadOp | vector.TransferWriteOp, max_rank: int = 1
+) -> None:
     """Split one transfer of rank > max(max_rank, 1) along its leading vector dim."""
     if not isinstance(op.source.type, MemRefType):
         raise fail("transfers on tensors are not lowered here")
@@ -102,17 +105,26 @@ def unroll_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_r
             cond = b.add(arith.CmpiOp(indices[lead.position], dim_size, "slt"))
         mask = b.add(extract(op.mask, [i])) if op.mask is not None else None
         if is_read:
+
             def build(ib: VectorBuilder, indices=indices, mask=mask) -> SSAValue:
-                return ib.add(vector.TransferReadOp(op.source, indices, op.padding, sub_t,
-                                                    sub_bounds, sub_map, mask))
+                return ib.add(
+                    vector.TransferReadOp(
+                        op.source, indices, op.padding, sub_t, sub_bounds, sub_map, mask
+                    )
+                )
+
             part = _guard(b, cond, build, sub_t, lambda eb: eb.add(broadcast(op.padding, sub_t)))
             result = b.add(insert(part, result, [i]))
         else:
             row = b.add(extract(op.vector, [i]))
 
             def build_w(ib: VectorBuilder, indices=indices, mask=mask, row=row) -> None:
-                ib.add(vector.TransferWriteOp(row, op.source, indices, sub_bounds, mask,
-                                              permutation_map=sub_map))
+                ib.add(
+                    vector.TransferWriteOp(
+                        row, op.source, indices, sub_bounds, mask, permutation_map=sub_map
+                    )
+                )
+
             _guard(b, cond, build_w, None, None)
     replace_op(op, [result] if is_read else [])
 
@@ -148,7 +160,7 @@ def _row_mask(b: VectorBuilder, mask: SSAValue, ivs: list[SSAValue]) -> SSAValue
         inside = lt if inside is None else b.add(arith.AndIOp(inside, lt))
     assert inside is not None
     first = b.add(SelectOp(inside, bounds[k], b.index(0)))
-    return b.add(vector.CreateMaskOp([first, *bounds[k + 1:]], row_t))
+    return b.add(vector.CreateMaskOp([first, *bounds[k + 1 :]], row_t))
 
 
 def _store_mask(b: VectorBuilder, op: Operation, mask: SSAValue) -> SSAValue:
@@ -158,25 +170,42 @@ def _store_mask(b: VectorBuilder, op: Operation, mask: SSAValue) -> SSAValue:
     bytes_t = VectorType(I8, vector_shape(t))
     buffer = _entry_alloca(op, bytes_t)
     rank = len(vector_shape(t))
-    as_bytes = b.add(SelectOp(mask, b.add(broadcast(b.scalar(1, I8), bytes_t)),
-                              b.add(broadcast(b.scalar(0, I8), bytes_t))))
-    b.add(vector.TransferWriteOp(as_bytes, buffer,
-                                 [b.index(0)] * rank,
-                                 ArrayAttr([BoolAttr.from_bool(True)] * rank), None,
-                                 permutation_map=_minor_identity(rank, rank)))
+    as_bytes = b.add(
+        SelectOp(
+            mask,
+            b.add(broadcast(b.scalar(1, I8), bytes_t)),
+            b.add(broadcast(b.scalar(0, I8), bytes_t)),
+        )
+    )
+    b.add(
+        vector.TransferWriteOp(
+            as_bytes,
+            buffer,
+            [b.index(0)] * rank,
+            ArrayAttr([BoolAttr.from_bool(True)] * rank),
+            None,
+            permutation_map=_minor_identity(rank, rank),
+        )
+    )
     return buffer
 
 
-def _load_mask_row(b: VectorBuilder, buffer: SSAValue, ivs: list[SSAValue],
-                   keep: int) -> SSAValue:
+def _load_mask_row(b: VectorBuilder, buffer: SSAValue, ivs: list[SSAValue], keep: int) -> SSAValue:
     """The mask part at leading indices `ivs`, read back from `_store_mask`'s buffer."""
     t = buffer.type
     assert isinstance(t, MemRefType)
     rank = t.get_num_dims()
-    shape = t.get_shape()[rank - keep:]
-    part = b.add(vector.TransferReadOp(
-        buffer, [*ivs, *([b.index(0)] * keep)], b.scalar(0, I8), VectorType(I8, shape),
-        ArrayAttr([BoolAttr.from_bool(True)] * keep), _minor_identity(rank, keep)))
+    shape = t.get_shape()[rank - keep :]
+    part = b.add(
+        vector.TransferReadOp(
+            buffer,
+            [*ivs, *([b.index(0)] * keep)],
+            b.scalar(0, I8),
+            VectorType(I8, shape),
+            ArrayAttr([BoolAttr.from_bool(True)] * keep),
+            _minor_identity(rank, keep),
+        )
+    )
     zeros = b.add(broadcast(b.scalar(0, I8), VectorType(I8, shape)))
     return b.add(CmpiOp(part, zeros, "ne"))
 
@@ -196,8 +225,9 @@ def _entry_alloca(op: Operation, t: VectorType) -> SSAValue:
 
 
 def _minor_identity(num_dims: int, rank: int) -> AffineMapAttr:
-    return AffineMapAttr(AffineMap(num_dims, 0, tuple(
-        AffineDimExpr(d) for d in range(num_dims - rank, num_dims))))
+    return AffineMapAttr(
+        AffineMap(num_dims, 0, tuple(AffineDimExpr(d) for d in range(num_dims - rank, num_dims)))
+    )
 
 
 def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank: int = 1) -> None:
@@ -218,8 +248,7 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     k = rank - keep  # dims peeled by the loop nest
     b = VectorBuilder.before(op)
     mask_buffer = None
-    if op.mask is not None and not isinstance(op.mask.owner,
-                                              vector.CreateMaskOp | ConstantMaskOp):
+    if op.mask is not None and not isinstance(op.mask.owner, vector.CreateMaskOp | ConstantMaskOp):
         mask_buffer = _store_mask(b, op, op.mask)
     in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
     sub_map = AffineMapAttr(AffineMap(amap.num_dims, 0, amap.results[k:]))
@@ -231,11 +260,21 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     all_in = ArrayAttr([BoolAttr.from_bool(True)] * rank)
     part_in = ArrayAttr([BoolAttr.from_bool(True)] * keep)
     if not is_read:
-        b.add(vector.TransferWriteOp(op.vector, buffer, [zero] * rank, all_in, None,
-                                     permutation_map=_minor_identity(rank, rank)))
-    sizes = {d: b.add(memref.DimOp(op.source, b.index(e.position)))
-             for d, e in enumerate(amap.results[:k])
-             if isinstance(e, AffineDimExpr) and not in_bounds[d]}
+        b.add(
+            vector.TransferWriteOp(
+                op.vector,
+                buffer,
+                [zero] * rank,
+                all_in,
+                None,
+                permutation_map=_minor_identity(rank, rank),
+            )
+        )
+    sizes = {
+        d: b.add(memref.DimOp(op.source, b.index(e.position)))
+        for d, e in enumerate(amap.results[:k])
+        if isinstance(e, AffineDimExpr) and not in_bounds[d]
+    }
     one = b.index(1)
     bounds = [b.index(n) for n in shape[:k]]
     # the loop nest, outermost first; `lb` builds in the innermost body
@@ -266,18 +305,28 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
         pad = op.padding
 
         def build(ib: VectorBuilder) -> SSAValue:
-            return ib.add(vector.TransferReadOp(op.source, indices, pad, sub_t, sub_bounds,
-                                                sub_map, mask))
+            return ib.add(
+                vector.TransferReadOp(op.source, indices, pad, sub_t, sub_bounds, sub_map, mask)
+            )
+
         part = _guard(lb, cond, build, sub_t, lambda eb: eb.add(broadcast(pad, sub_t)))
-        lb.add(vector.TransferWriteOp(part, buffer, at_part, part_in, None,
-                                      permutation_map=part_map))
+        lb.add(
+            vector.TransferWriteOp(part, buffer, at_part, part_in, None, permutation_map=part_map)
+        )
     else:
-        row = lb.add(vector.TransferReadOp(buffer, at_part, lb.scalar(0, vt.element_type), sub_t,
-                                           part_in, part_map))
+        row = lb.add(
+            vector.TransferReadOp(
+                buffer, at_part, lb.scalar(0, vt.element_type), sub_t, part_in, part_map
+            )
+        )
 
         def build_w(ib: VectorBuilder) -> None:
-            ib.add(vector.TransferWriteOp(row, op.source, indices, sub_bounds, mask,
-                                          permutation_map=sub_map))
+            ib.add(
+                vector.TransferWriteOp(
+                    row, op.source, indices, sub_bounds, mask, permutation_map=sub_map
+                )
+            )
+
         _guard(lb, cond, build_w, None, None)
     # close the nest from the innermost loop out
     for d in reversed(range(k)):
@@ -285,8 +334,11 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
         VectorBuilder(InsertPoint.at_end(loop.body.block)).add(scf.YieldOp())
         outer.add(loop)
     if is_read:
-        value = b.add(vector.TransferReadOp(buffer, [zero] * rank, op.padding, vt, all_in,
-                                            _minor_identity(rank, rank)))
+        value = b.add(
+            vector.TransferReadOp(
+                buffer, [zero] * rank, op.padding, vt, all_in, _minor_identity(rank, rank)
+            )
+        )
         replace_op(op, [value])
     else:
         replace_op(op, [])
@@ -296,10 +348,16 @@ def transfer_to_scf(root: Operation, max_rank: int = 1, full_unroll: bool = Fals
     """Peel every transfer under `root` down to rank `max_rank`: unrolled when
     `full_unroll`, else one `scf.for` per peeled dim (see the module docstring)."""
     if full_unroll:
-        return apply_to_all(root, (vector.TransferReadOp, vector.TransferWriteOp),
-                            lambda op: unroll_leading_dim(op, max_rank))
-    return apply_to_all(root, (vector.TransferReadOp, vector.TransferWriteOp),
-                        lambda op: loop_leading_dim(op, max_rank))
+        return apply_to_all(
+            root,
+            (vector.TransferReadOp, vector.TransferWriteOp),
+            lambda op: unroll_leading_dim(op, max_rank),
+        )
+    return apply_to_all(
+        root,
+        (vector.TransferReadOp, vector.TransferWriteOp),
+        lambda op: loop_leading_dim(op, max_rank),
+    )
 
 
 __all__ = ["BUFFER_ATTR", "loop_leading_dim", "transfer_to_scf", "unroll_leading_dim"]
