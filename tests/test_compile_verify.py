@@ -11,9 +11,8 @@ from xdsl.dialects.builtin import IntegerAttr, i32, i64
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import xlinalg
-from xlinalg.lowering import default_mmt4d_schedule as materialize
+from xlinalg import api
 from xlinalg.errors import VerifyFailure
-from xlinalg.lowering import pipeline
 from xlinalg.ir.stage_times import StageTimes
 
 PAYLOAD = """
@@ -33,14 +32,14 @@ def _invalid_op():
 
 def _break_after_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
     """The transformed payload gets an op that does not verify (as a faulty transform would)."""
-    real = materialize.materialize_remaining_encodings
+    real = api.materialize_remaining_encodings
 
     def broken(module):
         real(module)
         func = module.body.block.first_op
         Rewriter.insert_op(_invalid_op(), InsertPoint.at_start(func.body.block))
 
-    monkeypatch.setattr(materialize, "materialize_remaining_encodings", broken)
+    monkeypatch.setattr(api, "materialize_remaining_encodings", broken)
 
 
 def _run(kernel) -> None:
@@ -82,7 +81,7 @@ def test_a_lowering_failure_on_invalid_ir_is_a_verify_failure(
     def failing(module, timings=None):
         raise RuntimeError("lowering tripped over the invalid op")
 
-    monkeypatch.setattr(pipeline, "lower_to_llvm", failing)
+    monkeypatch.setattr(api, "lower_to_llvm", failing)
     with pytest.raises(VerifyFailure, match="transformed payload(.|\n)*but got i64"):
         xlinalg.compile(PAYLOAD)
 
@@ -91,6 +90,6 @@ def test_a_lowering_failure_on_valid_ir_keeps_its_error(monkeypatch: pytest.Monk
     def failing(module, timings=None):
         raise RuntimeError("a lowering bug")
 
-    monkeypatch.setattr(pipeline, "lower_to_llvm", failing)
+    monkeypatch.setattr(api, "lower_to_llvm", failing)
     with pytest.raises(RuntimeError, match="a lowering bug"):
         xlinalg.compile(PAYLOAD)

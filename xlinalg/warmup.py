@@ -18,6 +18,7 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+from xlinalg.api import compile as compile_payload
 from xlinalg.api import list_knobs
 from xlinalg.errors import XlinalgError
 from xlinalg.examples import fill_matmul
@@ -116,12 +117,12 @@ def warm_up(*, compile_kernel: bool = True) -> None:
     if not compile_kernel:
         return
 
-    kernel = compile_kernel(_PAYLOAD, schedule=_SCHEDULE)
+    kernel = compile_payload(_PAYLOAD, schedule=_SCHEDULE)
     kernel(*kernel.make_inputs())
     for schedule, payload in _template_cases():
         knobs = {knob.name: knob.options[0] for knob in list_knobs(schedule)}
         try:
-            compile_kernel(payload, schedule=schedule, knobs=knobs)
+            compile_payload(payload, schedule=schedule, knobs=knobs)
         except XlinalgError:
             continue
 
