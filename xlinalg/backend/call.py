@@ -403,7 +403,7 @@ class _CallPlan:
             "        frames.append((frame, words, address))",
         ]
         self.source = "\n".join(lines)
-        exec(compile(self.source, f"<call plan of '{sig.name}'>", "exec"), env)  # noqa: S102
+        exec(compile(self.source, f"<call plan of '{sig.name}'>", "exec"), env)
         self.call = env["call"]
 
     def _new_frame(self) -> tuple[ctypes.Structure, Any, int]:

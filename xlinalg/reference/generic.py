@@ -796,10 +796,8 @@ def _match_combiners(block: Block, n_in: int) -> list[tuple[Operation, int]] | N
             return None
         if owner.name not in _COMBINERS or len(owner.operands) != 2:
             return None
-        if (
-            owner.results[0].type != acc.type
-            or numpy_dtype(acc.type) == np.bool_
-            and owner.name in ("arith.addi", "arith.muli")
+        if owner.results[0].type != acc.type or (
+            numpy_dtype(acc.type) == np.bool_ and owner.name in ("arith.addi", "arith.muli")
         ):
             return None
         positions = [k for k, v in enumerate(owner.operands) if v is acc]

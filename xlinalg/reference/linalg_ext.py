@@ -128,7 +128,7 @@ def _scatter(op: ScatterOp, updates: np.ndarray, indices: np.ndarray, original: 
                 window.append(starts[dim])
             else:
                 size = slice_shape[dim - offset]
-                if not 0 <= starts[dim] and starts[dim] + size <= original.shape[dim]:
+                if starts[dim] < 0 and starts[dim] + size <= original.shape[dim]:
                     raise XlinalgError(f"scatter: update {i} is out of bounds of the original")
                 window.append(slice(starts[dim], starts[dim] + size))
         if any(isinstance(w, int) and not 0 <= w < original.shape[k] for k, w in enumerate(window)):
