@@ -153,10 +153,11 @@ def _resolve_bindings(bindings: ExtraBindings, payload: ModuleOp) -> list[list[A
                     "ops, payload values, attributes or numbers"
                 )
             if isinstance(item, int):
-                item = IntegerAttr(item, i64)
+                items.append(IntegerAttr(item, i64))
             elif isinstance(item, float):
-                item = FloatAttr(item, f64)
-            items.append(item)
+                items.append(FloatAttr(item, f64))
+            else:
+                items.append(item)
         resolved.append(items)
     return resolved
 
@@ -167,7 +168,7 @@ def _translate_bindings(
     """`bindings` naming ops/values of `source`, renamed to the same ops/values of `clone`."""
     if callable(bindings):
         return bindings
-    ops = {op: twin for op, twin in zip(source.walk(), clone.walk())}
+    ops = dict(zip(source.walk(), clone.walk()))
     values: dict[SSAValue, SSAValue] = {}
     for op, twin in ops.items():
         values.update(zip(op.results, twin.results))
@@ -274,15 +275,13 @@ class Kernel:
             if isinstance(spec, MemRefArg):
                 shape = []
                 for dim, extent in enumerate(spec.shape):
-                    if extent is None:
-                        key = f"{index}:{dim}"
-                        if key not in sizes:
-                            raise XlinalgError(
-                                f"argument #{index} of @{self.entry} has a dynamic dimension {dim}; "
-                                f"give its size (e.g. --size {key}=128)"
-                            )
-                        extent = sizes[key]
-                    shape.append(extent)
+                    key = f"{index}:{dim}"
+                    if extent is None and key not in sizes:
+                        raise XlinalgError(
+                            f"argument #{index} of @{self.entry} has a dynamic dimension {dim}; "
+                            f"give its size (e.g. --size {key}=128)"
+                        )
+                    shape.append(sizes[key] if extent is None else extent)
                 out.append(aligned(random_array(rng, tuple(shape), spec.dtype)))
             else:
                 out.append(random_array(rng, (), spec.dtype)[()])

@@ -295,9 +295,8 @@ def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SS
     assert result is not None
     if isinstance(access.op, vector.TransferReadOp | vector.TransferWriteOp):
         layout = strides_and_offset(result)
-        assert layout is not None and all(
-            sizes[d] == 1 for d in range(len(shape)) if d not in positions
-        )
+        assert layout is not None
+        assert all(sizes[d] == 1 for d in range(len(shape)) if d not in positions)
         result = MemRefType(
             result.element_type,
             [result.get_shape()[d] for d in positions],

@@ -174,8 +174,7 @@ class _Interpreter:
             raise XlinalgError(f"the NumPy reference failed on '{op.name}': {err}") from err
         if len(results) != len(op.results):
             raise XlinalgError(f"'{op.name}': expected {len(op.results)} result(s)")
-        for r, v in zip(op.results, results):
-            env[r] = v
+        env.update(zip(op.results, results))
 
     def _structured(self, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
         assert isinstance(op, StructuredOpInterface)
@@ -418,8 +417,7 @@ def _for(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, A
     # SSA values are defined once per iteration, so the body can run in `env` itself.
     for iv in range(lb, ub, step):
         env[block.args[0]] = _finish(np.asarray(iv), iv_dtype)
-        for a, v in zip(block.args[1:], carried):
-            env[a] = v
+        env.update(zip(block.args[1:], carried))
         _, carried = it.run_block(block, env)
     return carried
 

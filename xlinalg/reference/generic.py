@@ -564,8 +564,7 @@ class _Access:
         if self.is_view:
             return self._view(red)
         index = self._gather_index(dims)
-        value = self.array[index]
-        return value
+        return self.array[index]
 
     def write(
         self, red: Mapping[int, int], dims: Sequence[Any], value: Any, par_shape: tuple[int, ...]
@@ -643,8 +642,7 @@ def _run_body(
                 f"the NumPy reference does not support '{inner.name}' in a linalg body"
             )
         results = evaluate_scalar_op(inner, [get(v) for v in inner.operands])
-        for r, v in zip(inner.results, results):
-            values[r] = v
+        values.update(zip(inner.results, results))
     raise XlinalgError("linalg body without 'linalg.yield'")
 
 
@@ -685,7 +683,7 @@ def evaluate_generic(
         accesses.append(
             _Access(a, amap, par, ranges, op.name, i) if isinstance(v.type, ShapedType) else None
         )
-    out_arrays = [a for a in outputs]
+    out_arrays = list(outputs)
     # Inputs whose values do not change across reduction steps are read once
     # (unless they may alias an output, which the steps write).
     hoistable = [
@@ -864,8 +862,7 @@ def _evaluate_batched(
                     f"the NumPy reference does not support '{inner.name}' in a linalg body"
                 )
             operands = [_lookup(x, values, env) for x in inner.operands]
-            for r, v in zip(inner.results, evaluate_scalar_op(inner, operands)):
-                values[r] = v
+            values.update(zip(inner.results, evaluate_scalar_op(inner, operands)))
         for j, (combine, other) in enumerate(combiners):
             access = accesses[n_in + j]
             assert access is not None

@@ -55,8 +55,7 @@ def run_region(block: Block, args: Sequence[Any]) -> list[Any]:
             operands = [values[v] for v in inner.operands]
         except KeyError:
             raise XlinalgError(f"'{inner.name}' in a region uses a value from outside it") from None
-        for r, v in zip(inner.results, evaluate_scalar_op(inner, operands)):
-            values[r] = v
+        values.update(zip(inner.results, evaluate_scalar_op(inner, operands)))
     raise XlinalgError("region without 'iree_linalg_ext.yield'")
 
 

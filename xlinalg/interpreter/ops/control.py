@@ -129,7 +129,8 @@ def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
             if candidate is root and op.restrict_root is None:
                 continue
             for matcher, action in pairs:
-                assert matcher is not None and action is not None
+                assert matcher is not None
+                assert action is not None
                 args = scratch.values([[candidate], *forwarded], interp)
                 try:
                     yielded = run_named_sequence(matcher, args, op, interp)
@@ -233,7 +234,8 @@ class RangePDLMatcher(PDLMatcher):
             return False
         names = [n.data for n in pdl_op.attributeValueNames.data]
         for name, value in zip(names, pdl_op.attribute_values):
-            assert isinstance(value, OpResult) and isinstance(value.op, pdl.AttributeOp)
+            assert isinstance(value, OpResult)
+            assert isinstance(value.op, pdl.AttributeOp)
             attr = xdsl_op.get_attr_or_prop(name)
             if attr is None or not self.match_attribute(value, value.op, name, attr):
                 return False
@@ -295,7 +297,8 @@ def pdl_matches(pattern: pdl.PatternOp, payload: Operation) -> bool:
     if not isinstance(rewrite, pdl.RewriteOp) or rewrite.root is None:
         return False
     root = rewrite.root
-    assert isinstance(root, OpResult) and isinstance(root.op, pdl.OperationOp)
+    assert isinstance(root, OpResult)
+    assert isinstance(root.op, pdl.OperationOp)
     matcher = RangePDLMatcher()
     if not matcher.match_operation(root, root.op, payload):
         return False

@@ -191,9 +191,10 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
     if not isinstance(op.options, DictionaryAttr):
         return {}
     options: dict[str, object] = {}
-    for key, value in op.options.data.items():
-        if isinstance(value, ParamOperandAttr):
-            params = interp.state.get_params(op.dynamic_options[value.index.value.data], op)
+    for key, given in op.options.data.items():
+        value = given
+        if isinstance(given, ParamOperandAttr):
+            params = interp.state.get_params(op.dynamic_options[given.index.value.data], op)
             if len(params) != 1:
                 raise failure(
                     op,

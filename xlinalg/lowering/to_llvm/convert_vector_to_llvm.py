@@ -103,14 +103,13 @@ def _splat_of_lane(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue | No
     if not (isinstance(lane, llvm.ConstantOp) and isinstance(lane.value, IntegerAttr)):
         return None
     (n,) = t.get_shape()
-    v = b.add(
+    return b.add(
         llvm.ShuffleVectorOp.create(
             operands=[extract.vector, extract.vector],
             result_types=[t],
             properties={"mask": _shuffle_mask(lane.value.value.data, n, 0)},
         )
     )
-    return v
 
 
 def _erase_if_unused(value: SSAValue) -> None:
@@ -315,7 +314,8 @@ def lower_vector_op(op: Operation) -> None:
         is_load = isinstance(op, vector.LoadOp)
         base = op.base
         vt = op.result.type if is_load else op.vector.type
-        assert isinstance(base.type, MemRefType) and isinstance(vt, VectorType)
+        assert isinstance(base.type, MemRefType)
+        assert isinstance(vt, VectorType)
         if vt.get_num_dims() != 1:
             raise LoweringError(f"{op.name} of the n-D vector type {vt} is not supported")
         mem = MemRefDescriptor(b.to_llvm(base), base.type)

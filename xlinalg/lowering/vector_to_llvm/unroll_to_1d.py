@@ -322,7 +322,8 @@ class _Unroller:
     def _constant(self, op: Operation) -> None:
         value = op.properties.get("value", op.attributes.get("value"))
         t = op.results[0].type
-        assert isinstance(t, VectorType) and isinstance(value, DenseIntOrFPElementsAttr)
+        assert isinstance(t, VectorType)
+        assert isinstance(value, DenseIntOrFPElementsAttr)
         rt = _row_type(t)
         values = list(value.get_values())
         n = rt.get_shape()[0]
@@ -565,7 +566,8 @@ class _Unroller:
             op.result.replace_all_uses_with(value)
         else:
             t = op.vector.type
-            assert isinstance(t, VectorType) and isinstance(e, AffineDimExpr)
+            assert isinstance(t, VectorType)
+            assert isinstance(e, AffineDimExpr)
             for j in range(t.get_shape()[0]):
                 idx = list(op.indices)
                 idx[e.position] = self.offset(idx[e.position], j)
@@ -660,7 +662,8 @@ class _Unroller:
 
     def _shape_cast(self, op: ShapeCastOp) -> None:
         src_t, res_t = op.source.type, op.result.type
-        assert isinstance(src_t, VectorType) and isinstance(res_t, VectorType)
+        assert isinstance(src_t, VectorType)
+        assert isinstance(res_t, VectorType)
         src_rows = self.get_rows(op.source) if is_nd(src_t) else [op.source]
         if src_t.get_shape()[-1] == res_t.get_shape()[-1]:
             rows = src_rows  # same rows, regrouped leading dims
@@ -921,7 +924,8 @@ def _load_store_as_transfer(op: Operation) -> None:
     else:
         base = op.base
         t = op.vector.type if isinstance(op, vector.StoreOp) else op.value_to_store.type
-    assert isinstance(t, VectorType) and isinstance(base.type, MemRefType)
+    assert isinstance(t, VectorType)
+    assert isinstance(base.type, MemRefType)
     rank = t.get_num_dims()
     amap = AffineMapAttr(
         AffineMap(
