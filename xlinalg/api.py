@@ -326,9 +326,10 @@ class Kernel:
 
     # ---- cost model ----
     def _loop_ranges(self, op: Any, args: Sequence[Any]) -> list[int]:
-        ranges = list(op.get_static_loop_ranges())
-        if all(r is not None for r in ranges):
-            return ranges  # type: ignore[return-value]
+        ranges: list[int | None] = list(op.get_static_loop_ranges())
+        known = _all_known(ranges)
+        if known is not None:
+            return known
         func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
         arg_of = {value: index for index, value in enumerate(func.body.block.args)}
         for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
@@ -341,9 +342,10 @@ class Kernel:
         if any(r is None for r in ranges):
             # Operands computed inside the function (tensor payloads): ask the reference.
             ranges = self._observed_ranges(args).get(op, ranges)
-        if any(r is None for r in ranges):
+        known = _all_known(ranges)
+        if known is None:
             raise XlinalgError(f"cannot infer the loop ranges of '{op.name}' from the arguments")
-        return ranges  # type: ignore[return-value]
+        return known
 
     def _observed_ranges(self, args: Sequence[Any]) -> dict[Any, list[int | None]]:
         """Loop ranges of every structured op, seen by running the reference on copies of `args`."""
@@ -389,6 +391,12 @@ class Kernel:
         return longest
 
 
+def _all_known(ranges: Sequence[int | None]) -> list[int] | None:
+    """`ranges` if none of them is unknown (None), else None."""
+    known = [r for r in ranges if r is not None]
+    return known if len(known) == len(ranges) else None
+
+
 def _arith_ops_per_point(op: Any) -> int:
     """Number of arith/math ops (not constants or casts) in the generalized body of `op`."""
     if isinstance(op, GenericOp):
@@ -397,6 +405,7 @@ def _arith_ops_per_point(op: Any) -> int:
         clone = op.clone()
         holder = _Module(Region(Block([clone])))
         generic = generalize(clone)
+        assert isinstance(generic, GenericOp)
         body = generic.body
         del holder
 

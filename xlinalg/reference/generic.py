@@ -32,6 +32,7 @@ import numpy as np
 from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ContainerType,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -74,7 +75,7 @@ _UINT_DTYPES: dict[int, type[np.unsignedinteger[Any]]] = {
 
 def element_type(type_: Attribute) -> Attribute:
     """Element type of a shaped type; the type itself for scalars."""
-    if isinstance(type_, ShapedType):
+    if isinstance(type_, ShapedType) and isinstance(type_, ContainerType):  # memref, tensor, vector
         return type_.get_element_type()
     return type_
 
