@@ -473,7 +473,7 @@ def coverage_rows() -> list[CoverageRow]:
     iree = {op for ops in IREE_ROUND_TRIP.values() for op in ops}
     rows = []
     for name in OPS:
-        rules = sum(1 for text, _ in VERIFY_CASES if _OP.search(text).group(1) == name)  # type: ignore[union-attr]
+        rules = sum(1 for text, _ in VERIFY_CASES if _OP.search(text).group(1) == name)
         rows.append(
             CoverageRow(
                 f"linalg.{name}",

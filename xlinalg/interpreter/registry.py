@@ -32,7 +32,7 @@ def register(
     """Decorator registering the implementation of `op_type`."""
 
     def wrap(fn: Callable[[OpT, Interpreter], None]) -> Callable[[OpT, Interpreter], None]:
-        TRANSFORM_IMPLS[op_type] = fn  # type: ignore[assignment]
+        TRANSFORM_IMPLS[op_type] = fn
         return fn
 
     return wrap

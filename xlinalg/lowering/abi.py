@@ -83,7 +83,7 @@ class FunctionSignature:
     @property
     def result_buffers(self) -> tuple[MemRefArg, ...]:
         """The caller-allocated result buffers, in parameter order."""
-        return tuple(self.results[i] for i in self.buffer_results)  # type: ignore[misc]
+        return tuple(self.results[i] for i in self.buffer_results)
 
     @property
     def native_args(self) -> tuple[ArgSpec, ...]:

@@ -123,7 +123,7 @@ def target_os(triple: str) -> str:
     """The OS of an LLVM target triple, without its version (`arm64-apple-macosx11.0.0`:
     `macosx`); the first component after the architecture that `_SC_NPROCESSORS_ONLN`
     knows, else the third one ("" if none)."""
-    names = [re.match(r"[a-z]*", part).group() for part in triple.split("-")[1:]]  # type: ignore[union-attr]
+    names = [re.match(r"[a-z]*", part).group() for part in triple.split("-")[1:]]
     known = [name for name in names if name in _SC_NPROCESSORS_ONLN]
     return known[0] if known else (names[1] if len(names) > 1 else "")
 
@@ -279,7 +279,7 @@ def forall_to_sequential_loops(forall: ForallOp) -> None:
         loop = scf.ForOp(e.mixed(lb), e.mixed(ub), e.mixed(step), [], Region(body))
         Rewriter.insert_op(loop, point)
         ivs.append(body.args[0])
-        point = InsertPoint.before(body.last_op)  # type: ignore[arg-type]
+        point = InsertPoint.before(body.last_op)
         e = _Emitter(point)
     _move_body(forall, ivs, point)
     Rewriter.erase_op(forall)
@@ -360,9 +360,9 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
     loop_body = Block([scf.YieldOp()], arg_types=[_INDEX])
     loop = scf.ForOp(e.to_index(lo), e.to_index(hi), e.index(1), [], Region(loop_body))
     e.do(loop)
-    inner = _Emitter(InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
+    inner = _Emitter(InsertPoint.before(loop_body.last_op))
     t = loop_body.args[0]
-    ivs: list[SSAValue] = [None] * forall.rank  # type: ignore[list-item]
+    ivs: list[SSAValue] = [None] * forall.rank
     for d in reversed(range(forall.rank)):
         count, lb, step = mapping[counts[d]], mapping[lbs[d]], mapping[steps[d]]
         position = inner.op(arith.RemUIOp(t, count)) if d > 0 else t
@@ -370,7 +370,7 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
         ivs[d] = inner.op(arith.AddiOp(lb, scaled))
         if d > 0:
             t = inner.op(arith.DivUIOp(t, count))
-    _move_body(forall, ivs, InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
+    _move_body(forall, ivs, InsertPoint.before(loop_body.last_op))
     for nested in [op for op in loop.walk() if isinstance(op, ForallOp)]:
         forall_to_sequential_loops(nested)
     body_fn = func.FuncOp(

@@ -84,7 +84,7 @@ def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
         shape,
         StridedLayoutAttr(view_strides, offset),
         packed_type.memory_space,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _written(op: Operation) -> list[SSAValue]:

@@ -119,7 +119,7 @@ def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attri
     expected = [-(-shape[d] // tile_of.get(d, 1)) for d in perm] + list(tiles)
     if list(packed_type.get_shape()) != expected:
         return None
-    view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]  # type: ignore[operator]
+    view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]
     return MemRefType(
         packed_type.element_type,
         expected,
@@ -309,7 +309,7 @@ def _view_in_place(
     pack_in_place.py)."""
     layout = view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
-    strides = [s.data for s in layout.strides.data]  # type: ignore[union-attr]
+    strides = [s.data for s in layout.strides.data]
     cast = memref.ReinterpretCastOp.from_dynamic(
         base, [offset], list(view_type.get_shape()), strides, view_type
     )
@@ -342,7 +342,7 @@ def _replace_alloc(
 def _apply(plan: _Plan) -> None:
     layout = plan.view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
-    offset = layout.offset.data  # type: ignore[union-attr]
+    offset = layout.offset.data
     cast = _view_in_place(plan.unpack.unpacked, offset, plan.view_type, plan.retyped, plan.alloc)
     for access in plan.edges:
         rewrite_access(access, plan.unpack)

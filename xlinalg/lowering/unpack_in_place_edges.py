@@ -318,7 +318,7 @@ def rewrite_access(access: EdgeAccess, unpack: UnPackOp) -> None:
         return
     assert isinstance(op, vector.TransferReadOp | vector.TransferWriteOp)
     op.operands[1 if isinstance(op, vector.TransferWriteOp) else 0] = box
-    shape = unpack.unpacked.type.get_shape()  # type: ignore[attr-defined]
+    shape = unpack.unpacked.type.get_shape()
     tiles, positions = unpack.get_static_tiles(), unpack.get_inner_dims_pos()
     op.properties["in_bounds"] = ArrayAttr(
         [BoolAttr.from_bool(shape[d] % t == 0) for d, t in zip(positions, tiles, strict=True)]

@@ -53,6 +53,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from xlinalg.dialects.linalg.generic import IndexOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.numpy_dtypes import numpy_dtype
@@ -234,7 +235,7 @@ _FLOAT_UNARY: dict[str, Callable[[Any], Any]] = {
 
 # Integer binary ops: (domain, function). Domain "s" computes on signed values,
 # "u" on the unsigned reinterpretation; the result is wrapped to the op's type.
-_INT_BINARY: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
+_INT_BINARY: dict[str, tuple[str, Callable[[Any, Any], Any] | None]] = {  # None: a shift
     "arith.addi": ("s", np.add),
     "arith.subi": ("s", np.subtract),
     "arith.muli": ("s", np.multiply),
@@ -248,9 +249,9 @@ _INT_BINARY: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
     "arith.andi": ("s", np.bitwise_and),
     "arith.ori": ("s", np.bitwise_or),
     "arith.xori": ("s", np.bitwise_xor),
-    "arith.shli": ("s", None),  # type: ignore[dict-item]
-    "arith.shrsi": ("s", None),  # type: ignore[dict-item]
-    "arith.shrui": ("u", None),  # type: ignore[dict-item]
+    "arith.shli": ("s", None),
+    "arith.shrsi": ("s", None),
+    "arith.shrui": ("u", None),
     "arith.maxsi": ("s", np.maximum),
     "arith.minsi": ("s", np.minimum),
     "arith.maxui": ("u", np.maximum),
@@ -450,13 +451,15 @@ def loop_ranges(op: StructuredOpInterface, shapes: Sequence[tuple[int, ...] | No
         for res_idx, expr in enumerate(amap.results):
             if isinstance(expr, AffineDimExpr) and ranges[expr.position] is None:
                 ranges[expr.position] = int(shape[res_idx])
-    missing = [f"d{i}" for i, r in enumerate(ranges) if r is None]
-    if missing:
+    known = [r for r in ranges if r is not None]
+    if len(known) != len(ranges):
+        assert isinstance(op, Operation)
+        missing = [f"d{i}" for i, r in enumerate(ranges) if r is None]
         raise XlinalgError(
-            f"'{op.name}': cannot infer the range of loop(s) {', '.join(missing)} from the "  # type: ignore[attr-defined]
+            f"'{op.name}': cannot infer the range of loop(s) {', '.join(missing)} from the "
             "operand shapes (no indexing map result is exactly that dim)"
         )
-    return [int(r) for r in ranges]  # type: ignore[arg-type]
+    return known
 
 
 # ---------------------------------------------------------------------------
@@ -635,8 +638,8 @@ def _run_body(
     for inner in block.ops:
         if inner.name == "linalg.yield":
             return [get(v) for v in inner.operands]
-        if inner.name == "linalg.index":
-            values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
+        if isinstance(inner, IndexOp):
+            values[inner.results[0]] = dims[inner.dim.value.data]
             continue
         if inner.regions:
             raise XlinalgError(
@@ -855,8 +858,8 @@ def _evaluate_batched(
         for inner in block.ops:
             if inner in combine_ops or inner.name == "linalg.yield":
                 continue
-            if inner.name == "linalg.index":
-                values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
+            if isinstance(inner, IndexOp):
+                values[inner.results[0]] = dims[inner.dim.value.data]
                 continue
             if inner.regions:
                 raise XlinalgError(
@@ -918,25 +921,21 @@ def _try_contraction(
     if mul.results[0].uses.get_length() != 1 or mul.parent_block() is not block:
         return False
     out_exprs = maps[n_in].results
-    if not all(isinstance(e, AffineDimExpr) for e in out_exprs) or {
-        e.position
-        for e in out_exprs  # type: ignore[attr-defined]
-    } != set(par):
+    out_dims = [e.position for e in out_exprs if isinstance(e, AffineDimExpr)]
+    if len(out_dims) != len(out_exprs) or set(out_dims) != set(par):
         return False
     acc = block.args[n_in]
     factors: list[int] = []
     for v in mul.operands:
         if v not in block.args[:n_in] or v.type != acc.type:
             return False
-        factors.append(block.args.index(v))  # type: ignore[arg-type]
+        factors.append(block.args.index(v))
     subscripts: list[str] = []
     views: list[np.ndarray] = []
     for i in (*factors, n_in):
         exprs = maps[i].results
-        if not all(isinstance(e, AffineDimExpr) for e in exprs):
-            return False
-        dims = [e.position for e in exprs]  # type: ignore[attr-defined]
-        if len(set(dims)) != len(dims):
+        dims = [e.position for e in exprs if isinstance(e, AffineDimExpr)]
+        if len(dims) != len(exprs) or len(set(dims)) != len(dims):
             return False
         arr = arrays[i]
         if not isinstance(arr, np.ndarray) or arr.ndim != len(dims):

@@ -37,6 +37,7 @@ from xlinalg.dialects.iree_linalg_ext import (
     WinogradInputTransformOp,
     WinogradOutputTransformOp,
 )
+from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
 from xlinalg.dialects.linalg.pack_shape import packed_index_of
 from xlinalg.errors import XlinalgError
@@ -257,12 +258,12 @@ def evaluate_linalg_ext(op: Operation, operands: Sequence[Any]) -> list[np.ndarr
     name = op.name
     if isinstance(op, (SetEncodingOp, UnsetEncodingOp)):
         return [np.array(operands[0], copy=True)]  # a layout annotation: the values are unchanged
-    if not hasattr(op, "inputs"):
+    if not isinstance(op, LinalgExtOp):
         raise XlinalgError(
             f"the NumPy reference does not support '{name}' (its value is target-dependent)"
         )
-    n_in = len(op.inputs)  # type: ignore[attr-defined]
-    outputs_v = list(op.outputs)  # type: ignore[attr-defined]
+    n_in = len(op.inputs)
+    outputs_v = list(op.outputs)
     outs = [
         _prepare_operand(v, x, True, f"'{name}' output #{i}")
         for i, (v, x) in enumerate(zip(outputs_v, operands[n_in : n_in + len(outputs_v)]))

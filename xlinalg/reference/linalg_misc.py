@@ -69,7 +69,7 @@ def _region_op(
     assert isinstance(op, (MapOp, ReduceOp))
     generic = op.to_generic()
     try:
-        outs = evaluate_generic(generic, list(operands), env)  # type: ignore[arg-type]
+        outs = evaluate_generic(generic, list(operands), env)
     finally:
         generic.erase()
     outputs = list(op.get_outputs())

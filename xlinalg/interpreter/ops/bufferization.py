@@ -142,7 +142,7 @@ def _twin(target: Operation) -> Operation:
         return target.clone()
     top: Operation = target
     while top.parent_op() is not None:
-        top = top.parent_op()  # type: ignore[assignment]
+        top = top.parent_op()
     copy = top.clone()
     return next(twin for original, twin in zip(top.walk(), copy.walk()) if original is target)
 

@@ -150,7 +150,7 @@ def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
             slot.extend(interp.state.payload_of(value, op))
     interp.state.bind(op.updated, roots)
     for result, slot in zip(op.forwarded_outputs, outputs):
-        interp.state.bind(result, slot)  # type: ignore[arg-type]
+        interp.state.bind(result, slot)
 
 
 class _Scratch:
@@ -170,7 +170,7 @@ class _Scratch:
             else:
                 typ = AnyOpType()
             handle = OpResult(typ, self.op, 0)
-            interp.state.bind(handle, payload)  # type: ignore[arg-type]
+            interp.state.bind(handle, payload)
             handles.append(handle)
         return handles
 
@@ -275,7 +275,7 @@ class RangePDLMatcher(PDLMatcher):
             if isinstance(owner, pdl.OperandsOp | pdl.TypesOp):
                 if value in self.matching_context and self.matching_context[value] != span:
                     return False
-                self.matching_context[value] = span  # type: ignore[assignment]
+                self.matching_context[value] = span
             elif types:
                 assert isinstance(owner, pdl.TypeOp)
                 if not self.match_type(value, owner, span[0]):

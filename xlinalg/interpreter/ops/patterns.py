@@ -236,7 +236,7 @@ def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) 
     ctx = make_context()
     for target in targets:
         try:
-            pass_.apply(ctx, target)  # type: ignore[arg-type]
+            pass_.apply(ctx, target)
         except Exception as err:
             raise failure(
                 op, f"pass '{name}' failed on {describe_payload(target)}: {err}", silenceable=False

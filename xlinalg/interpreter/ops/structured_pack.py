@@ -44,8 +44,8 @@ from xlinalg.transforms.linalg.pack_lower import lower_pack, lower_unpack
 from xlinalg.transforms.linalg.pack_transpose import pack_transpose
 
 
-def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> list[int]:  # type: ignore[type-arg]
-    return [s if isinstance(s, int) else _size_params(op, interp, s, 1)[0] for s in mixed]  # type: ignore[arg-type]
+def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> list[int]:
+    return [s if isinstance(s, int) else _size_params(op, interp, s, 1)[0] for s in mixed]
 
 
 @register(PackOp)

@@ -106,4 +106,4 @@ def apply_vector_lowering(op: Operation, interp: Interpreter) -> None:
 for _op in VECTOR_LOWERING_OPS:
     register(_op)(apply_vector_lowering)
 for _descriptor in VECTOR_PATTERN_DESCRIPTORS:
-    register_patterns(_descriptor, PatternSet(rewrite=rewrite_vector))  # type: ignore[arg-type]
+    register_patterns(_descriptor, PatternSet(rewrite=rewrite_vector))

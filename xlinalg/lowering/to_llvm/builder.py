@@ -158,7 +158,7 @@ class Builder:
     def binary(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
         """An integer `llvm.add`/`llvm.mul`/... without overflow flags."""
         props: dict[str, Attribute] = {}
-        if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
+        if "overflowFlags" in cls.get_irdl_definition().properties:
             props["overflowFlags"] = _NO_OVERFLOW
         return self.add(cls.create(operands=[a, b], result_types=[a.type], properties=props))
 
@@ -185,7 +185,7 @@ class Builder:
         """A conversion (`llvm.trunc`/`sext`/`zext`/`sitofp`/`bitcast`/...) with the
         properties its xDSL constructor gives it: empty overflow flags on `trunc`."""
         props: dict[str, Attribute] = {}
-        if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
+        if "overflowFlags" in cls.get_irdl_definition().properties:
             props["overflowFlags"] = _NO_CONVERSION_OVERFLOW
         return self.add(cls.create(operands=[value], result_types=[to], properties=props))
 
@@ -258,7 +258,7 @@ class Builder:
         self.insert(StoreOp.create(operands=[value, ptr], properties=props))
 
     def float_const(self, value: float, type: Attribute) -> SSAValue:
-        return self.constant(FloatAttr(value, type), type)  # type: ignore[arg-type]
+        return self.constant(FloatAttr(value, type), type)
 
     # --- type casts between builtin and LLVM types ----------------------
     def to_llvm(self, value: SSAValue) -> SSAValue:

@@ -176,7 +176,7 @@ def lower_call(op: func.CallOp) -> None:
     if len(scalars) > 1:
         raise LoweringError("cannot lower 'func.call' with more than one scalar result")
     memrefs = [r for r in op.results if isinstance(r.type, MemRefType)]
-    slots = [_descriptor_slot(op, 3 + 2 * r.type.get_num_dims()) for r in memrefs]  # type: ignore[union-attr]
+    slots = [_descriptor_slot(op, 3 + 2 * r.type.get_num_dims()) for r in memrefs]
     args = _expand_call_operands(b, list(op.operands)) + slots
     ret = convert_type(scalars[0].type) if scalars else None
     call = b.call(op.callee.string_value(), args, ret)

@@ -202,7 +202,7 @@ def _lower_reinterpret_cast(b: Builder, op: Operation) -> SSAValue:
 def _reassociation(op: Operation) -> list[list[int]]:
     groups = op.properties["reassociation"]
     assert isinstance(groups, ArrayAttr)
-    return [[int(i.value.data) for i in g.data] for g in groups.data]  # type: ignore[attr-defined]
+    return [[int(i.value.data) for i in g.data] for g in groups.data]
 
 
 def _lower_collapse_shape(b: Builder, op: Operation) -> SSAValue:

@@ -252,7 +252,7 @@ def _lanes(b: Builder, v: SSAValue, start: int, count: int) -> SSAValue:
 
 
 def _mangle(t: object) -> str:
-    return mangle(t)  # type: ignore[arg-type]
+    return mangle(t)
 
 
 # kind → (reduce intrinsic, combine with the accumulator: intrinsic or LLVM op)

@@ -500,7 +500,7 @@ _OP_TEXT: dict[str, Callable[[_FunctionEmitter, Any], str]] = {
 
 @lru_cache(maxsize=1024)
 def _shuffle_mask_text(mask: Attribute) -> str:
-    lanes = list(mask.get_values())  # type: ignore[attr-defined]
+    lanes = list(mask.get_values())
     return f"<{len(lanes)} x i32> <" + ", ".join(f"i32 {m}" for m in lanes) + ">"
 
 

@@ -174,7 +174,7 @@ class _Unroller:
     def add(self, op: Operation) -> SSAValue:
         assert self.at is not None
         Rewriter.insert_op(op, self.at)
-        return op.results[0] if op.results else None  # type: ignore[return-value]
+        return op.results[0] if op.results else None
 
     def index(self, value: int) -> SSAValue:
         """An index constant, shared by everything inserted at the same insertion point
@@ -227,7 +227,7 @@ class _Unroller:
             return self.rows[v]
         owner = v.owner
         raise lowering_error(
-            owner if isinstance(owner, Operation) else owner.parent_op(),  # type: ignore[arg-type]
+            owner if isinstance(owner, Operation) else owner.parent_op(),
             f"n-D vector value of type {v.type} cannot be unrolled to 1-D vectors here",
         )
 
@@ -650,7 +650,7 @@ class _Unroller:
         for i in range(n):
             new = type(op).create(
                 operands=[rows[i] for rows in per_operand],
-                result_types=[_row_type(r.type) for r in op.results],  # type: ignore[arg-type]
+                result_types=[_row_type(r.type) for r in op.results],
                 properties=dict(op.properties),
                 attributes=dict(op.attributes),
             )
@@ -845,11 +845,7 @@ class _Unroller:
         spans: list[tuple[int, int]] = []
         for r in op.results:
             start = len(types)
-            types.extend(
-                [_row_type(r.type)] * len(_leading(r.type))  # type: ignore[arg-type]
-                if is_nd(r.type)
-                else [r.type]
-            )
+            types.extend([_row_type(r.type)] * len(_leading(r.type)) if is_nd(r.type) else [r.type])
             spans.append((start, len(types)))
         for region in op.regions:
             for block in list(region.blocks):
@@ -907,7 +903,7 @@ def _shuffle(op: vector.ShuffleOp) -> None:
     b = VectorBuilder.before(op)
     mask = list(op.mask.get_values())
     first = vector_shape(op.v1.type)[0] if isinstance(op.v1.type, VectorType) else 1
-    result = b.zeros(op.result.type)  # type: ignore[arg-type]
+    result = b.zeros(op.result.type)
     for i, m in enumerate(mask):
         source, j = (op.v1, m) if m < first else (op.v2, m - first)
         result = b.add(insert(b.add(extract(source, [j])), result, [i]))
