@@ -303,7 +303,7 @@ def _copy_loop_nest(
     rank = src.rank
     sizes = [b.value(s) for s in src.sizes(b)]
 
-    def copy_element(cb: Builder, ivs: list[SSAValue]) -> None:
+    def copy_element(cb: Builder, ivs: Sequence[SSAValue]) -> None:
         v = cb.load(src.element_ptr(cb, ivs), elem_t, esize)
         cb.store(v, dst.element_ptr(cb, ivs), esize)
 
