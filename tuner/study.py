@@ -211,10 +211,6 @@ def counted_trials(study: optuna.Study) -> int:
     return len(budget_trials(study))
 
 
-def running_trials(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
-
-
 def ok_trials(study: optuna.Study) -> list[FrozenTrial]:
     return [
         t

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from xdsl.dialects import affine, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
@@ -163,9 +163,6 @@ def _cse(interp: Interpreter, targets: Sequence[Operation]) -> None:
 @register(ApplyCSEOp)
 def apply_apply_cse(op: ApplyCSEOp, interp: Interpreter) -> None:
     _cse(interp, interp.state.get_ops(op.target, op))
-
-
-LOOP_LIKE = (scf.ForOp, scf.ParallelOp, affine.ForOp)
 
 
 @register(ApplyLICMOp)
