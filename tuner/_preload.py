@@ -7,17 +7,17 @@ itself, as a `compile_error` of that candidate.
 
 from __future__ import annotations
 
+import gc
+
+import tuner.candidate  # noqa: F401  (what every child runs)
+
 try:
     import xlinalg
 
     xlinalg.warm_up()  # every module imported, LLVM and first-use caches set up: children start warm
-except Exception:  # noqa: BLE001, S110 - reported per candidate instead
+except Exception:  # reported per candidate instead
     pass
-
-import gc
 
 # The objects created so far live as long as the server: keep the collector (and its
 # copy-on-write writes to their headers) away from them in every forked child.
 gc.freeze()
-
-import tuner.candidate  # noqa: F401

@@ -20,6 +20,7 @@ import threading
 from typing import Any
 
 import optuna
+from optuna.storages import RDBStorage
 from sqlalchemy import text
 
 from tuner.storage import local_path
@@ -54,11 +55,10 @@ class BudgetLock:
                 self._file = open(path + ".budget-lock", "a")  # noqa: SIM115 - held until release
                 fcntl.flock(self._file, fcntl.LOCK_EX)
             elif self.url.startswith(("postgresql", "postgres://")):
-                from sqlalchemy import text
-
                 storage = self.study._storage
-                engine = getattr(storage, "_backend", storage).engine  # inside Optuna's cache
-                self._connection = engine.connect()
+                backend = getattr(storage, "_backend", storage)  # inside Optuna's cache
+                assert isinstance(backend, RDBStorage)  # a PostgreSQL URL opens an RDB storage
+                self._connection = backend.engine.connect()
                 self._connection.execute(
                     text("SELECT pg_advisory_lock(:k)"), {"k": _advisory_key(self.study.study_name)}
                 )

@@ -71,7 +71,7 @@ def _check(kernel: Any, arrays: list[Any], corrupt: bool) -> Any:
     then one element of its last output buffer is changed before the same comparison."""
     if not corrupt:
         return kernel.check(*arrays)
-    import xlinalg  # the compiler is imported in the candidate, see run_candidate
+    import xlinalg  # noqa: PLC0415  (imported in the candidate, see run_candidate)
 
     got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in arrays]
     kernel(*got)
@@ -106,8 +106,8 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
     # The compiler is imported here, in the candidate, not at module level: the forkserver
     # imports this module even when the compiler fails to import (`_preload`), and then
     # every candidate imports it and reports the failure as its own.
-    import xlinalg
-    from xlinalg.errors import XlinalgError
+    import xlinalg  # noqa: PLC0415  (see above)
+    from xlinalg.errors import XlinalgError  # noqa: PLC0415  (see above)
 
     result: dict[str, Any] = {"status": "error", "error": ""}
     started = time.perf_counter()
@@ -123,7 +123,7 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
             status="compile_error", error=_one_line(err), compile_s=time.perf_counter() - started
         )
         return result
-    except Exception as err:  # noqa: BLE001 - a compiler bug is this candidate's compile error
+    except Exception as err:  # a compiler bug is this candidate's compile error
         result.update(
             status="compile_error",
             error=f"internal compiler error: {type(err).__name__}: {_one_line(err)}",
@@ -168,7 +168,7 @@ def run_candidate(request: CandidateRequest, conn: Connection | None = None) -> 
     except XlinalgError as err:
         result.update(status="error", error=_one_line(err))
         return result
-    except Exception as err:  # noqa: BLE001 - reported as this candidate's status
+    except Exception as err:  # reported as this candidate's status
         result.update(
             status="error",
             error=f"{type(err).__name__}: {_one_line(err)}",
@@ -201,7 +201,7 @@ def child_main(conn: Connection, request: dict[str, Any]) -> None:
             time.sleep(1)
     try:
         result = run_candidate(req, conn)
-    except BaseException as err:  # noqa: BLE001 - e.g. MemoryError, KeyboardInterrupt
+    except BaseException as err:  # e.g. MemoryError, KeyboardInterrupt
         result = {"status": "error", "error": f"{type(err).__name__}: {_one_line(err)}"}
     conn.send(result)
     conn.close()

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
 import optuna
 from optuna.exceptions import ExperimentalWarning
+from optuna.trial import FrozenTrial
 
 from tuner.study import trial_time
 
@@ -21,14 +23,15 @@ from tuner.study import trial_time
 def write_plots(study: optuna.Study, out_dir: str) -> tuple[list[str], list[str]]:
     """Write the plots into `out_dir`; returns (written paths, notes on skipped plots)."""
     # deferred: matplotlib (heavy, and set to its Agg backend first) only when plotting
-    import matplotlib
+    import matplotlib  # noqa: PLC0415
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from optuna.visualization import matplotlib as oplt
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+    from matplotlib.figure import Figure  # noqa: PLC0415
+    from optuna.visualization import matplotlib as oplt  # noqa: PLC0415
 
     os.makedirs(out_dir, exist_ok=True)
-    target = trial_time if len(study.directions) > 1 else None
+    target = _runtime if len(study.directions) > 1 else None
     name = "median time (s)"
     plots = (
         (
@@ -52,8 +55,11 @@ def write_plots(study: optuna.Study, out_dir: str) -> tuple[list[str], list[str]
         except (ValueError, RuntimeError) as err:  # e.g. too few trials for importances
             skipped.append(f"{filename}: {str(err).splitlines()[0]}")
             continue
-        figure = axes.flat[0].figure if hasattr(axes, "flat") else axes.figure
-        panels = len(axes.flat) if hasattr(axes, "flat") else 1
+        # one Axes, or an array of them (the slice plot: one panel per knob)
+        first = axes.flat[0] if isinstance(axes, np.ndarray) else axes
+        panels = axes.size if isinstance(axes, np.ndarray) else 1
+        figure = first.figure
+        assert isinstance(figure, Figure)  # the plot's own top-level figure
         figure.set_size_inches(max(8.0, 4.5 * panels + 1.5), 5)
         with warnings.catch_warnings():  # colour bars do not take part in tight_layout
             warnings.simplefilter("ignore", UserWarning)
@@ -62,3 +68,11 @@ def write_plots(study: optuna.Study, out_dir: str) -> tuple[list[str], list[str]
         plt.close(figure)
         written.append(path)
     return written, skipped
+
+
+def _runtime(trial: FrozenTrial) -> float:
+    """The runtime of a trial of a multi-objective study: the plots are of completed
+    trials only, which have their objective values."""
+    value = trial_time(trial)
+    assert value is not None
+    return value

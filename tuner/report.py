@@ -14,8 +14,8 @@ def trials_dataframe(storage: str, study_name: str) -> pd.DataFrame:
     if frame.empty:
         return frame
     ok = frame["status"] == "ok"
-    best = frame[ok].sort_values(["median_s", "number"], kind="stable")
-    rest = frame[~ok].sort_values("number", kind="stable")
+    best = frame.loc[ok].sort_values(["median_s", "number"], kind="stable")
+    rest = frame.loc[~ok].sort_values("number", kind="stable")
     return pd.concat([best, rest], ignore_index=True)
 
 

@@ -61,7 +61,7 @@ def rerank_child(conn: Connection, request: dict[str, Any]) -> None:
     """Child process: compile every candidate, time them interleaved, send the times."""
     try:
         result = _time_interleaved(RerankRequest(**request))
-    except BaseException as err:  # noqa: BLE001 - reported to the parent
+    except BaseException as err:  # reported to the parent
         result = {
             "status": "error",
             "error": f"{type(err).__name__}: {err}",
@@ -162,7 +162,7 @@ def rerank(
         rounds=rounds,
         sample_s=sample_s,
     )
-    result = measure(request, time_limit_s, target=rerank_child)  # type: ignore[arg-type]
+    result = measure(request, time_limit_s, target=rerank_child)
     if result.get("status") != "ok":
         study.set_user_attr("rerank_error", f"{result.get('status')}: {result.get('error')}")
         return None

@@ -109,11 +109,10 @@ def trials(storage: str, studies: str | Sequence[str] | None = None) -> pd.DataF
 
 def hosts(frame: pd.DataFrame) -> list[str]:
     """Distinct (host, cpu) pairs that measured trials of `frame`."""
-    measured = frame[frame["host"].notna()]
-    pairs = sorted(
+    measured = frame.loc[frame["host"].notna()]
+    return sorted(
         {
             f"{h} ({c})" if c else str(h)
             for h, c in zip(measured["host"], measured["cpu"].fillna(""))
         }
     )
-    return pairs

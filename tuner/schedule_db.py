@@ -51,10 +51,10 @@ class OpSignature:
 
 
 def _shape_dtype(type_: Any) -> tuple[tuple[int, ...], str]:
-    shape = getattr(type_, "get_shape", None)
-    element = getattr(type_, "get_element_type", None)
-    if callable(shape) and callable(element):
-        return tuple(int(d) for d in shape()), str(element())
+    if callable(getattr(type_, "get_shape", None)) and callable(
+        getattr(type_, "get_element_type", None)
+    ):
+        return tuple(int(d) for d in type_.get_shape()), str(type_.get_element_type())
     return (), str(type_)
 
 

@@ -11,6 +11,7 @@ the same command resumes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -55,10 +56,8 @@ def knob_text(trial: FrozenTrial) -> str:
     values = trial.params
     text = trial.user_attrs.get("knobs")
     if isinstance(text, str):
-        try:
+        with contextlib.suppress(ValueError):
             values = json.loads(text)
-        except ValueError:
-            pass
     return " ".join(f"{k}={v}" for k, v in values.items())
 
 

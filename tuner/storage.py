@@ -22,6 +22,7 @@ NFS/CIFS/SMB/sshfs..., where SQLite's locking is unreliable (`open_storage` warn
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib.util
 import os
 import sys
@@ -165,11 +166,6 @@ def _creation_lock(sqlite: str) -> Iterator[None]:
     empty if missing, which SQLite reads as an empty database). BSD locks do not interact
     with SQLite's own POSIX locks on a local filesystem (on a network one they may, so no
     lock is taken there: `_rdb_storage` retries instead)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the retries alone
-        yield
-        return
     fd = os.open(sqlite, os.O_RDONLY | os.O_CREAT, 0o644)  # (a read-only file locks too)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -221,6 +217,6 @@ def open_storage(url: str = DEFAULT_STORAGE, must_exist: bool = False) -> BaseSt
         raise
     except ImportError as err:
         raise TunerError(f"cannot open storage '{url}': missing driver ({err})") from None
-    except Exception as err:  # noqa: BLE001 - SQLAlchemy / OS errors: unreachable or invalid storage
+    except Exception as err:  # SQLAlchemy / OS errors: unreachable or invalid storage
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise TunerError(f"cannot open storage '{url}': {message}") from None

@@ -20,7 +20,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import optuna
 from optuna.exceptions import ExperimentalWarning
@@ -73,7 +73,7 @@ def make_sampler(name: str, space: SearchSpace, seed: int | None = None) -> Base
         return GridSampler(space.grid(), seed=seed)
     if name == "cmaes":
         try:
-            import cmaes  # noqa: F401  (optional: Optuna's CMA-ES sampler needs it)
+            import cmaes  # noqa: F401, PLC0415  (optional: Optuna's CMA-ES sampler needs it)
         except ImportError:
             raise TunerError(
                 "the cmaes sampler needs the 'cmaes' package (pip install cmaes)"
@@ -84,22 +84,27 @@ def make_sampler(name: str, space: SearchSpace, seed: int | None = None) -> Base
     raise TunerError(f"unknown sampler '{name}' (choose from {', '.join(SAMPLERS)})")
 
 
+Direction = Literal["minimize", "maximize"]
+
+
 def create_or_load(
     storage: str,
     study_name: str,
-    direction: str = "minimize",
+    direction: Direction = "minimize",
     sampler: BaseSampler | None = None,
     n_objectives: int = 1,
 ) -> optuna.Study:
     """Create the study, or load it if it already exists in `storage`. With 2 objectives
     (runtime, compile time) the study is multi-objective (both minimized)."""
-    directions = [direction] * n_objectives if n_objectives > 1 else None
+    directions: list[Direction] | None = (
+        [direction for _ in range(n_objectives)] if n_objectives > 1 else None
+    )
     try:
         return optuna.create_study(
             storage=open_storage(storage),
             study_name=study_name,
-            direction=None if directions else direction,  # type: ignore[arg-type]
-            directions=directions,  # type: ignore[arg-type]
+            direction=None if directions else direction,
+            directions=directions,
             sampler=sampler,
             load_if_exists=True,
         )
@@ -204,10 +209,6 @@ def budget_trials(
 def counted_trials(study: optuna.Study) -> int:
     """How many trials count towards the budget (`budget_trials`)."""
     return len(budget_trials(study))
-
-
-def running_trials(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
 
 
 def ok_trials(study: optuna.Study) -> list[FrozenTrial]:

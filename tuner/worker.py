@@ -25,16 +25,17 @@ propose a point twice do not spend a measurement on it.
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
 import signal
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Any
 
 import optuna
@@ -52,19 +53,15 @@ SLOW_FACTOR = 10.0  # a candidate this many times slower than the best is stoppe
 PROBE_GRACE_S = 1.0
 MIN_SLOW_LIMIT_S = 0.01  # below this a single Python-side call is mostly call overhead
 
-_context: BaseContext | None = None
 
-
-def _mp_context() -> BaseContext:
-    global _context
-    if _context is None:
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["tuner._preload"])
-            _context = ctx
-        else:  # pragma: no cover - non-POSIX hosts
-            _context = multiprocessing.get_context("spawn")
-    return _context
+@functools.cache
+def _mp_context() -> ForkServerContext | SpawnContext:
+    """The context of the candidate processes, made once per process."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["tuner._preload"])
+        return ctx
+    return multiprocessing.get_context("spawn")  # pragma: no cover - non-POSIX hosts
 
 
 def _signal_name(number: int) -> str:
@@ -84,9 +81,7 @@ def measure(
     propagates). `target(conn, request_dict)` is what the child runs."""
     ctx = _mp_context()
     receiver, sender = ctx.Pipe(duplex=False)
-    process = ctx.Process(  # type: ignore[attr-defined]
-        target=target, args=(sender, request_dict(request)), daemon=True
-    )
+    process = ctx.Process(target=target, args=(sender, request_dict(request)), daemon=True)
     # The clock starts once the child exists: with the forkserver, `start()` returns
     # after the fork, so the server's one-time warm-up (tuner._preload compiles every
     # template, seconds on a loaded machine) never counts against a candidate's limit.
@@ -222,7 +217,7 @@ class TrialObjective:
     host_info: Mapping[str, Any] = field(default_factory=dict)
     objectives: tuple[str, ...] = ("time",)
 
-    def __call__(self, trial: optuna.Trial) -> float | tuple[float, ...]:
+    def __call__(self, trial: optuna.Trial) -> float | Sequence[float]:
         trial.set_user_attr("worker", this_worker())
         trial.set_user_attr("cores", sorted(os.sched_getaffinity(0)))  # pinned: one core
         values = self.space.suggest(trial, ordinal=self.ordinal)

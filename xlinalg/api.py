@@ -153,10 +153,11 @@ def _resolve_bindings(bindings: ExtraBindings, payload: ModuleOp) -> list[list[A
                     "ops, payload values, attributes or numbers"
                 )
             if isinstance(item, int):
-                item = IntegerAttr(item, i64)
+                items.append(IntegerAttr(item, i64))
             elif isinstance(item, float):
-                item = FloatAttr(item, f64)
-            items.append(item)
+                items.append(FloatAttr(item, f64))
+            else:
+                items.append(item)
         resolved.append(items)
     return resolved
 
@@ -167,7 +168,7 @@ def _translate_bindings(
     """`bindings` naming ops/values of `source`, renamed to the same ops/values of `clone`."""
     if callable(bindings):
         return bindings
-    ops = {op: twin for op, twin in zip(source.walk(), clone.walk())}
+    ops = dict(zip(source.walk(), clone.walk()))
     values: dict[SSAValue, SSAValue] = {}
     for op, twin in ops.items():
         values.update(zip(op.results, twin.results))
@@ -274,15 +275,13 @@ class Kernel:
             if isinstance(spec, MemRefArg):
                 shape = []
                 for dim, extent in enumerate(spec.shape):
-                    if extent is None:
-                        key = f"{index}:{dim}"
-                        if key not in sizes:
-                            raise XlinalgError(
-                                f"argument #{index} of @{self.entry} has a dynamic dimension {dim}; "
-                                f"give its size (e.g. --size {key}=128)"
-                            )
-                        extent = sizes[key]
-                    shape.append(extent)
+                    key = f"{index}:{dim}"
+                    if extent is None and key not in sizes:
+                        raise XlinalgError(
+                            f"argument #{index} of @{self.entry} has a dynamic dimension {dim}; "
+                            f"give its size (e.g. --size {key}=128)"
+                        )
+                    shape.append(sizes[key] if extent is None else extent)
                 out.append(aligned(random_array(rng, tuple(shape), spec.dtype)))
             else:
                 out.append(random_array(rng, (), spec.dtype)[()])
@@ -327,9 +326,10 @@ class Kernel:
 
     # ---- cost model ----
     def _loop_ranges(self, op: Any, args: Sequence[Any]) -> list[int]:
-        ranges = list(op.get_static_loop_ranges())
-        if all(r is not None for r in ranges):
-            return ranges  # type: ignore[return-value]
+        ranges: list[int | None] = list(op.get_static_loop_ranges())
+        known = _all_known(ranges)
+        if known is not None:
+            return known
         func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
         arg_of = {value: index for index, value in enumerate(func.body.block.args)}
         for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
@@ -342,9 +342,10 @@ class Kernel:
         if any(r is None for r in ranges):
             # Operands computed inside the function (tensor payloads): ask the reference.
             ranges = self._observed_ranges(args).get(op, ranges)
-        if any(r is None for r in ranges):
+        known = _all_known(ranges)
+        if known is None:
             raise XlinalgError(f"cannot infer the loop ranges of '{op.name}' from the arguments")
-        return ranges  # type: ignore[return-value]
+        return known
 
     def _observed_ranges(self, args: Sequence[Any]) -> dict[Any, list[int | None]]:
         """Loop ranges of every structured op, seen by running the reference on copies of `args`."""
@@ -390,6 +391,12 @@ class Kernel:
         return longest
 
 
+def _all_known(ranges: Sequence[int | None]) -> list[int] | None:
+    """`ranges` if none of them is unknown (None), else None."""
+    known = [r for r in ranges if r is not None]
+    return known if len(known) == len(ranges) else None
+
+
 def _arith_ops_per_point(op: Any) -> int:
     """Number of arith/math ops (not constants or casts) in the generalized body of `op`."""
     if isinstance(op, GenericOp):
@@ -398,6 +405,7 @@ def _arith_ops_per_point(op: Any) -> int:
         clone = op.clone()
         holder = _Module(Region(Block([clone])))
         generic = generalize(clone)
+        assert isinstance(generic, GenericOp)
         body = generic.body
         del holder
 

@@ -403,7 +403,7 @@ class _CallPlan:
             "        frames.append((frame, words, address))",
         ]
         self.source = "\n".join(lines)
-        exec(compile(self.source, f"<call plan of '{sig.name}'>", "exec"), env)  # noqa: S102
+        exec(compile(self.source, f"<call plan of '{sig.name}'>", "exec"), env)
         self.call = env["call"]
 
     def _new_frame(self) -> tuple[ctypes.Structure, Any, int]:
@@ -476,8 +476,7 @@ class NativeFunction:
             shape = tuple(d for d in spec.shape if d is not None)
             buffers.append(np.empty(shape, np.dtype(spec.dtype)))
             flat.extend(_memref_args(len(args) + i, spec, buffers[-1], sig.name))
-        for spec in sig.memref_results:
-            flat.append((ctypes.c_int64 * (3 + 2 * len(spec.shape)))())
+        flat.extend((ctypes.c_int64 * (3 + 2 * len(spec.shape)))() for spec in sig.memref_results)
         prepared = PreparedArgs(flat)
         prepared.buffers = tuple(buffers)
         return prepared

@@ -128,7 +128,7 @@ class JitModule:
                 names = undefined_symbols(obj)
                 if names is not None:
                     unresolved.extend(resolve_object_symbols(names))
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 inspect_errors.append(f"{type(err).__name__}: {err}")
 
         try:

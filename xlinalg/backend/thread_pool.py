@@ -52,6 +52,8 @@ import ctypes
 import os
 import re
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import llvmlite.binding as llvm
 
@@ -575,7 +577,7 @@ class _Pool:
         self._engine.finalize_object()
         self.run_address = self._engine.get_function_address(POOL_RUN)
 
-        def entry(name: str, restype: type | None, *argtypes: type) -> ctypes._CFuncPtr:
+        def entry(name: str, restype: type | None, *argtypes: type) -> Callable[..., Any]:
             return ctypes.CFUNCTYPE(restype, *argtypes)(self._engine.get_function_address(name))
 
         self.shutdown = entry("xl_pool_shutdown", None)

@@ -109,7 +109,7 @@ def _repeat(sig: FunctionSignature) -> str:
     slot = llvm_global(_SLOT_PREFIX + sig.name)
     lines = [
         f"{slot} = internal global ptr {llvm_global(sig.name)}",
-        f"define void {llvm_global(repeat_name(sig.name))}({', '.join(params + ['i64 %n'])}) {{",
+        f"define void {llvm_global(repeat_name(sig.name))}({', '.join([*params, 'i64 %n'])}) {{",
         "entry:",
     ]
     args = _convert_args(sig, names, lines)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ShapedType
+from xdsl.dialects.builtin import ContainerType, ShapedType
 from xdsl.ir import Operation
 
 from xlinalg.coverage.linalg_ext_samples import REGION_ADD, REGION_CMP, SAMPLES
@@ -588,7 +588,7 @@ def exercised(module: Operation) -> set[tuple[str, str]]:
                 (o.type for o in op.operands if isinstance(o.type, ShapedType)),
                 op.properties.get("tensorType"),
             )  # upper_bound_tile_size: no operand
-            if shaped is not None:
+            if isinstance(shaped, ContainerType):
                 found.add(
                     (op.name.removeprefix("iree_linalg_ext."), str(shaped.get_element_type()))
                 )

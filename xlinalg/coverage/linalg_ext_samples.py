@@ -2,7 +2,7 @@
 
 `SAMPLES[name] = (function arguments, body, iree_opt_parses)`: the tests round-trip
 each (ours and, where `iree_opt_parses`, IREE 3.13's `iree-opt`), and a coverage
-report can list what is exercised. `sample_function(name)` wraps one in a `func.func`.
+report can list what is exercised.
 """
 
 from __future__ import annotations
@@ -165,8 +165,3 @@ SAMPLES: dict[str, tuple[str, str, bool]] = {
         False,
     ),
 }
-
-
-def sample_function(name: str, symbol: str = "f") -> str:
-    args, body, _ = SAMPLES[name]
-    return f"func.func @{symbol}({args}) {{{body}\n  return\n}}\n"

@@ -416,11 +416,9 @@ def verify_cases(name: str) -> list[VerifyCase]:
         too_small = list(s.shapes)
         first = too_small[0]
         assert first is not None
-        spatial = next(
-            i
-            for i, e in enumerate(get_spec(name).inputs[0].indexing.exprs)  # type: ignore[union-attr]
-            if "strides" in e
-        )
+        indexing = get_spec(name).inputs[0].indexing
+        assert isinstance(indexing, Indices)  # a window op indexes its input by expressions
+        spatial = next(i for i, e in enumerate(indexing.exprs) if "strides" in e)
         too_small[0] = tuple(d - 1 if i == spatial else d for i, d in enumerate(first))
         cases.append(
             VerifyCase(

@@ -129,7 +129,7 @@ def tests_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "tests"
 
 
-def tested_ops(directory: Path | None = None) -> dict[str, list[str]]:
+def tested_ops(directory: Path | None = None) -> dict[str, list[str]]:  # noqa: PT028  (not a test)
     """op name -> test files whose module-level `TESTED_OPS` list names it."""
     directory = directory or tests_dir()
     found: dict[str, list[str]] = {}

@@ -19,9 +19,9 @@ __all__ = [
     "Interpreter",
     "TransformState",
     "apply_schedule",
-    "make_context",
     "find_entry",
     "location_of",
+    "make_context",
     "parse_module",
     "register",
 ]

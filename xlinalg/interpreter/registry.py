@@ -32,7 +32,8 @@ def register(
     """Decorator registering the implementation of `op_type`."""
 
     def wrap(fn: Callable[[OpT, Interpreter], None]) -> Callable[[OpT, Interpreter], None]:
-        TRANSFORM_IMPLS[op_type] = fn  # type: ignore[assignment]
+        # keyed by op_type: the interpreter calls `fn` with instances of op_type only
+        TRANSFORM_IMPLS[op_type] = fn  # pyright: ignore[reportArgumentType]
         return fn
 
     return wrap

@@ -83,7 +83,12 @@ class FunctionSignature:
     @property
     def result_buffers(self) -> tuple[MemRefArg, ...]:
         """The caller-allocated result buffers, in parameter order."""
-        return tuple(self.results[i] for i in self.buffer_results)  # type: ignore[misc]
+        buffers: list[MemRefArg] = []
+        for i in self.buffer_results:
+            result = self.results[i]
+            assert isinstance(result, MemRefArg)  # only memref results are buffer results
+            buffers.append(result)
+        return tuple(buffers)
 
     @property
     def native_args(self) -> tuple[ArgSpec, ...]:

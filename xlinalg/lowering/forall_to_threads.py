@@ -119,11 +119,17 @@ class CpuCount:
     sysconf_name: int | None = None
 
 
+def _leading_letters(part: str) -> str:
+    match = re.match(r"[a-z]*", part)
+    assert match is not None  # (`*` matches the empty string too)
+    return match.group()
+
+
 def target_os(triple: str) -> str:
     """The OS of an LLVM target triple, without its version (`arm64-apple-macosx11.0.0`:
     `macosx`); the first component after the architecture that `_SC_NPROCESSORS_ONLN`
     knows, else the third one ("" if none)."""
-    names = [re.match(r"[a-z]*", part).group() for part in triple.split("-")[1:]]  # type: ignore[union-attr]
+    names = [_leading_letters(part) for part in triple.split("-")[1:]]
     known = [name for name in names if name in _SC_NPROCESSORS_ONLN]
     return known[0] if known else (names[1] if len(names) > 1 else "")
 
@@ -275,11 +281,12 @@ def forall_to_sequential_loops(forall: ForallOp) -> None:
     for lb, ub, step in zip(
         forall.lower_bounds(), forall.upper_bounds(), forall.steps(), strict=True
     ):
-        body = Block([scf.YieldOp()], arg_types=[_INDEX])
+        terminator = scf.YieldOp()
+        body = Block([terminator], arg_types=[_INDEX])
         loop = scf.ForOp(e.mixed(lb), e.mixed(ub), e.mixed(step), [], Region(body))
         Rewriter.insert_op(loop, point)
         ivs.append(body.args[0])
-        point = InsertPoint.before(body.last_op)  # type: ignore[arg-type]
+        point = InsertPoint.before(terminator)
         e = _Emitter(point)
     _move_body(forall, ivs, point)
     Rewriter.erase_op(forall)
@@ -357,20 +364,21 @@ def _outline(forall: ForallOp, module: ModuleOp, kernel: func.FuncOp, index: int
     for value, new in mapping.items():
         value.replace_uses_with_if(new, lambda use, f=forall: f.is_ancestor(use.operation))
 
-    loop_body = Block([scf.YieldOp()], arg_types=[_INDEX])
+    terminator = scf.YieldOp()
+    loop_body = Block([terminator], arg_types=[_INDEX])
     loop = scf.ForOp(e.to_index(lo), e.to_index(hi), e.index(1), [], Region(loop_body))
     e.do(loop)
-    inner = _Emitter(InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
+    inner = _Emitter(InsertPoint.before(terminator))
     t = loop_body.args[0]
-    ivs: list[SSAValue] = [None] * forall.rank  # type: ignore[list-item]
+    ivs_innermost_first: list[SSAValue] = []
     for d in reversed(range(forall.rank)):
         count, lb, step = mapping[counts[d]], mapping[lbs[d]], mapping[steps[d]]
         position = inner.op(arith.RemUIOp(t, count)) if d > 0 else t
         scaled = inner.op(arith.MuliOp(position, step))
-        ivs[d] = inner.op(arith.AddiOp(lb, scaled))
+        ivs_innermost_first.append(inner.op(arith.AddiOp(lb, scaled)))
         if d > 0:
             t = inner.op(arith.DivUIOp(t, count))
-    _move_body(forall, ivs, InsertPoint.before(loop_body.last_op))  # type: ignore[arg-type]
+    _move_body(forall, ivs_innermost_first[::-1], InsertPoint.before(terminator))
     for nested in [op for op in loop.walk() if isinstance(op, ForallOp)]:
         forall_to_sequential_loops(nested)
     body_fn = func.FuncOp(

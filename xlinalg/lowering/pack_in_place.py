@@ -84,7 +84,7 @@ def unit_pack_view_type(pack: PackOp) -> MemRefType[Attribute] | None:
         shape,
         StridedLayoutAttr(view_strides, offset),
         packed_type.memory_space,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _written(op: Operation) -> list[SSAValue]:
@@ -98,7 +98,7 @@ def _written(op: Operation) -> list[SSAValue]:
     written: list[SSAValue] = []
     for effect in effects:
         if effect.kind in (MemoryEffectKind.WRITE, MemoryEffectKind.FREE):
-            if effect.value is None:
+            if not isinstance(effect.value, SSAValue):  # no value, or a symbol: unknown
                 return operands
             written.append(effect.value)
     return written

@@ -109,9 +109,12 @@ def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attri
         return None
     shape, tiles = dest_type.get_shape(), unpack.get_static_tiles()
     layout = strides_and_offset(dest_type)
-    if layout is None or any(s is None for s in layout[0]) or layout[1] is None:
+    if layout is None:
         return None
-    strides, offset = layout
+    strides = [s for s in layout[0] if s is not None]
+    offset = layout[1]
+    if len(strides) != len(layout[0]) or offset is None:
+        return None
     positions, perm = unpack.get_inner_dims_pos(), unpack.get_outer_dims_perm()
     tile_of = dict(zip(positions, tiles, strict=True))
     if any(t <= 0 or shape[d] < 0 or (shape[d] % t and not padded) for d, t in tile_of.items()):
@@ -119,7 +122,7 @@ def packed_view_type(unpack: UnPackOp, padded: bool = False) -> MemRefType[Attri
     expected = [-(-shape[d] // tile_of.get(d, 1)) for d in perm] + list(tiles)
     if list(packed_type.get_shape()) != expected:
         return None
-    view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]  # type: ignore[operator]
+    view_strides = [strides[d] * tile_of.get(d, 1) for d in perm] + [strides[d] for d in positions]
     return MemRefType(
         packed_type.element_type,
         expected,
@@ -148,7 +151,7 @@ def _defined_before(value: SSAValue, alloc: memref.AllocOp) -> bool:
     )
 
 
-def _static(values: tuple[int, ...]) -> list[int | None]:
+def _static(values: Sequence[int]) -> list[int | None]:
     return [None if v == DYNAMIC_INDEX else v for v in values]
 
 
@@ -309,7 +312,8 @@ def _view_in_place(
     pack_in_place.py)."""
     layout = view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
-    strides = [s.data for s in layout.strides.data]  # type: ignore[union-attr]
+    strides = [s for s in layout.get_strides() if s is not None]
+    assert len(strides) == len(layout.strides)  # a static view type
     cast = memref.ReinterpretCastOp.from_dynamic(
         base, [offset], list(view_type.get_shape()), strides, view_type
     )
@@ -342,7 +346,8 @@ def _replace_alloc(
 def _apply(plan: _Plan) -> None:
     layout = plan.view_type.layout
     assert isinstance(layout, StridedLayoutAttr)
-    offset = layout.offset.data  # type: ignore[union-attr]
+    offset = layout.get_offset()
+    assert offset is not None  # a static view type
     cast = _view_in_place(plan.unpack.unpacked, offset, plan.view_type, plan.retyped, plan.alloc)
     for access in plan.edges:
         rewrite_access(access, plan.unpack)

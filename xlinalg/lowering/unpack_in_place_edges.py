@@ -29,7 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf, vector
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, BoolAttr, MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    BoolAttr,
+    MemRefType,
+    StridedLayoutAttr,
+    VectorType,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
@@ -138,7 +145,7 @@ def _stays_in_its_tile(read: vector.TransferReadOp, view: SSAValue) -> bool:
                 position = _position(user)
                 if (
                     position is None
-                    or not isinstance(user.result.type, vector.VectorType)
+                    or not isinstance(user.result.type, VectorType)
                     or not reach(user.result, tag + position)
                 ):
                     return False
@@ -217,7 +224,7 @@ def clamped_access(
         or place.dims != tuple(dim for dim, _ in spans)
         or any(constant_index_value(i) != 0 for i in op.indices)
         or op.permutation_map.data != AffineMap.identity(rank)
-        or not isinstance(vector_type, vector.VectorType)
+        or not isinstance(vector_type, VectorType)
         or list(vector_type.get_shape()) != [extent for _, extent in spans]
         or (isinstance(op, vector.TransferReadOp) and not _stays_in_its_tile(op, value))
     ):
@@ -295,9 +302,8 @@ def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SS
     assert result is not None
     if isinstance(access.op, vector.TransferReadOp | vector.TransferWriteOp):
         layout = strides_and_offset(result)
-        assert layout is not None and all(
-            sizes[d] == 1 for d in range(len(shape)) if d not in positions
-        )
+        assert layout is not None
+        assert all(sizes[d] == 1 for d in range(len(shape)) if d not in positions)
         result = MemRefType(
             result.element_type,
             [result.get_shape()[d] for d in positions],
@@ -319,7 +325,9 @@ def rewrite_access(access: EdgeAccess, unpack: UnPackOp) -> None:
         return
     assert isinstance(op, vector.TransferReadOp | vector.TransferWriteOp)
     op.operands[1 if isinstance(op, vector.TransferWriteOp) else 0] = box
-    shape = unpack.unpacked.type.get_shape()  # type: ignore[attr-defined]
+    unpacked_type = unpack.unpacked.type
+    assert isinstance(unpacked_type, MemRefType)  # (in place: bufferized)
+    shape = unpacked_type.get_shape()
     tiles, positions = unpack.get_static_tiles(), unpack.get_inner_dims_pos()
     op.properties["in_bounds"] = ArrayAttr(
         [BoolAttr.from_bool(shape[d] % t == 0) for d, t in zip(positions, tiles, strict=True)]

@@ -14,10 +14,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType, ModuleOp, ShapedType, SymbolRefAttr, TensorType
+from xdsl.dialects import memref, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    MemRefType,
+    ModuleOp,
+    ShapedType,
+    SymbolRefAttr,
+    TensorType,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.reference.compare import reduction_length
@@ -174,15 +183,14 @@ class _Interpreter:
             raise XlinalgError(f"the NumPy reference failed on '{op.name}': {err}") from err
         if len(results) != len(op.results):
             raise XlinalgError(f"'{op.name}': expected {len(op.results)} result(s)")
-        for r, v in zip(op.results, results):
-            env[r] = v
+        env.update(zip(op.results, results))
 
     def _structured(self, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
         assert isinstance(op, StructuredOpInterface)
         if self.observer is not None:
             self.observer(op, args)
-        if op.name == "linalg.generic":
-            outs = evaluate_generic(op, args, env)  # type: ignore[arg-type]
+        if isinstance(op, GenericOp):
+            outs = evaluate_generic(op, args, env)
         else:
             outs = evaluate_named(op, args)
         outputs = list(op.get_outputs())
@@ -299,9 +307,10 @@ def _slice_params(
     def fill(static: Sequence[int]) -> list[int]:
         return [next(dynamic) if s == -(2**63) else int(s) for s in static]
 
-    offsets = fill(op.static_offsets.get_values())  # type: ignore[attr-defined]
-    sizes = fill(op.static_sizes.get_values())  # type: ignore[attr-defined]
-    strides = fill(op.static_strides.get_values())  # type: ignore[attr-defined]
+    assert isinstance(op, memref.SubviewOp | tensor.ExtractSliceOp | tensor.InsertSliceOp)
+    offsets = fill(op.static_offsets.get_values())
+    sizes = fill(op.static_sizes.get_values())
+    strides = fill(op.static_strides.get_values())
     return offsets, sizes, strides
 
 
@@ -368,14 +377,15 @@ def _insert_slice(
 @_handles("tensor.pad")
 def _pad(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
     """Constant padding only: the yielded value must not depend on the indices."""
+    assert isinstance(op, tensor.PadOp)
     source = np.asarray(args[0])
     dynamic = iter(int(a) for a in args[1:])
 
     def fill(static: Sequence[int]) -> list[int]:
         return [next(dynamic) if s == -(2**63) else int(s) for s in static]
 
-    low = fill(op.static_low.get_values())  # type: ignore[attr-defined]
-    high = fill(op.static_high.get_values())  # type: ignore[attr-defined]
+    low = fill(op.static_low.get_values())
+    high = fill(op.static_high.get_values())
     block = op.regions[0].block
     if any(arg.uses for arg in block.args):
         raise XlinalgError("'tensor.pad': the reference supports constant padding only")
@@ -392,15 +402,15 @@ def _pad(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, A
 def _reshape(
     it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
 ) -> list[Any]:
+    assert isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp)
     source = np.asarray(args[0])
-    groups = [[int(i.value.data) for i in g.data] for g in op.reassociation.data]  # type: ignore[attr-defined]
-    if op.name == "tensor.collapse_shape":
+    groups = [[int(i.value.data) for i in g.data] for g in op.reassociation.data]
+    if isinstance(op, tensor.CollapseShapeOp):
         shape = [int(np.prod([source.shape[d] for d in group], dtype=np.int64)) for group in groups]
     else:
         dynamic = iter(int(a) for a in args[1:])
         shape = [
-            next(dynamic) if s == -(2**63) else int(s)
-            for s in op.static_output_shape.get_values()  # type: ignore[attr-defined]
+            next(dynamic) if s == -(2**63) else int(s) for s in op.static_output_shape.get_values()
         ]
     if int(np.prod(shape, dtype=np.int64)) != source.size:
         raise XlinalgError(f"'{op.name}': cannot reshape {source.shape} to {tuple(shape)}")
@@ -418,8 +428,7 @@ def _for(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, A
     # SSA values are defined once per iteration, so the body can run in `env` itself.
     for iv in range(lb, ub, step):
         env[block.args[0]] = _finish(np.asarray(iv), iv_dtype)
-        for a, v in zip(block.args[1:], carried):
-            env[a] = v
+        env.update(zip(block.args[1:], carried))
         _, carried = it.run_block(block, env)
     return carried
 
@@ -437,7 +446,9 @@ def _if(it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, An
 def _affine(
     it: _Interpreter, op: Operation, args: list[Any], env: dict[SSAValue, Any]
 ) -> list[Any]:
-    amap = op.properties["map"].data  # type: ignore[attr-defined]
+    map_attr = op.properties["map"]
+    assert isinstance(map_attr, AffineMapAttr)
+    amap = map_attr.data
     dims = [int(a) for a in args[: amap.num_dims]]
     syms = [int(a) for a in args[amap.num_dims :]]
     values = [int(eval_affine_expr(e, dims, syms)) for e in amap.results]

@@ -32,6 +32,7 @@ import numpy as np
 from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ContainerType,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -52,6 +53,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from xlinalg.dialects.linalg.generic import IndexOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.numpy_dtypes import numpy_dtype
@@ -74,7 +76,7 @@ _UINT_DTYPES: dict[int, type[np.unsignedinteger[Any]]] = {
 
 def element_type(type_: Attribute) -> Attribute:
     """Element type of a shaped type; the type itself for scalars."""
-    if isinstance(type_, ShapedType):
+    if isinstance(type_, ShapedType) and isinstance(type_, ContainerType):  # memref, tensor, vector
         return type_.get_element_type()
     return type_
 
@@ -233,7 +235,7 @@ _FLOAT_UNARY: dict[str, Callable[[Any], Any]] = {
 
 # Integer binary ops: (domain, function). Domain "s" computes on signed values,
 # "u" on the unsigned reinterpretation; the result is wrapped to the op's type.
-_INT_BINARY: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
+_INT_BINARY: dict[str, tuple[str, Callable[[Any, Any], Any] | None]] = {  # None: a shift
     "arith.addi": ("s", np.add),
     "arith.subi": ("s", np.subtract),
     "arith.muli": ("s", np.multiply),
@@ -247,9 +249,9 @@ _INT_BINARY: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
     "arith.andi": ("s", np.bitwise_and),
     "arith.ori": ("s", np.bitwise_or),
     "arith.xori": ("s", np.bitwise_xor),
-    "arith.shli": ("s", None),  # type: ignore[dict-item]
-    "arith.shrsi": ("s", None),  # type: ignore[dict-item]
-    "arith.shrui": ("u", None),  # type: ignore[dict-item]
+    "arith.shli": ("s", None),
+    "arith.shrsi": ("s", None),
+    "arith.shrui": ("u", None),
     "arith.maxsi": ("s", np.maximum),
     "arith.minsi": ("s", np.minimum),
     "arith.maxui": ("u", np.maximum),
@@ -449,13 +451,15 @@ def loop_ranges(op: StructuredOpInterface, shapes: Sequence[tuple[int, ...] | No
         for res_idx, expr in enumerate(amap.results):
             if isinstance(expr, AffineDimExpr) and ranges[expr.position] is None:
                 ranges[expr.position] = int(shape[res_idx])
-    missing = [f"d{i}" for i, r in enumerate(ranges) if r is None]
-    if missing:
+    known = [r for r in ranges if r is not None]
+    if len(known) != len(ranges):
+        assert isinstance(op, Operation)
+        missing = [f"d{i}" for i, r in enumerate(ranges) if r is None]
         raise XlinalgError(
-            f"'{op.name}': cannot infer the range of loop(s) {', '.join(missing)} from the "  # type: ignore[attr-defined]
+            f"'{op.name}': cannot infer the range of loop(s) {', '.join(missing)} from the "
             "operand shapes (no indexing map result is exactly that dim)"
         )
-    return [int(r) for r in ranges]  # type: ignore[arg-type]
+    return known
 
 
 # ---------------------------------------------------------------------------
@@ -564,8 +568,7 @@ class _Access:
         if self.is_view:
             return self._view(red)
         index = self._gather_index(dims)
-        value = self.array[index]
-        return value
+        return self.array[index]
 
     def write(
         self, red: Mapping[int, int], dims: Sequence[Any], value: Any, par_shape: tuple[int, ...]
@@ -635,16 +638,15 @@ def _run_body(
     for inner in block.ops:
         if inner.name == "linalg.yield":
             return [get(v) for v in inner.operands]
-        if inner.name == "linalg.index":
-            values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
+        if isinstance(inner, IndexOp):
+            values[inner.results[0]] = dims[inner.dim.value.data]
             continue
         if inner.regions:
             raise XlinalgError(
                 f"the NumPy reference does not support '{inner.name}' in a linalg body"
             )
         results = evaluate_scalar_op(inner, [get(v) for v in inner.operands])
-        for r, v in zip(inner.results, results):
-            values[r] = v
+        values.update(zip(inner.results, results))
     raise XlinalgError("linalg body without 'linalg.yield'")
 
 
@@ -685,7 +687,7 @@ def evaluate_generic(
         accesses.append(
             _Access(a, amap, par, ranges, op.name, i) if isinstance(v.type, ShapedType) else None
         )
-    out_arrays = [a for a in outputs]
+    out_arrays = list(outputs)
     # Inputs whose values do not change across reduction steps are read once
     # (unless they may alias an output, which the steps write).
     hoistable = [
@@ -796,10 +798,8 @@ def _match_combiners(block: Block, n_in: int) -> list[tuple[Operation, int]] | N
             return None
         if owner.name not in _COMBINERS or len(owner.operands) != 2:
             return None
-        if (
-            owner.results[0].type != acc.type
-            or numpy_dtype(acc.type) == np.bool_
-            and owner.name in ("arith.addi", "arith.muli")
+        if owner.results[0].type != acc.type or (
+            numpy_dtype(acc.type) == np.bool_ and owner.name in ("arith.addi", "arith.muli")
         ):
             return None
         positions = [k for k, v in enumerate(owner.operands) if v is acc]
@@ -858,16 +858,15 @@ def _evaluate_batched(
         for inner in block.ops:
             if inner in combine_ops or inner.name == "linalg.yield":
                 continue
-            if inner.name == "linalg.index":
-                values[inner.results[0]] = dims[inner.dim.value.data]  # type: ignore[attr-defined]
+            if isinstance(inner, IndexOp):
+                values[inner.results[0]] = dims[inner.dim.value.data]
                 continue
             if inner.regions:
                 raise XlinalgError(
                     f"the NumPy reference does not support '{inner.name}' in a linalg body"
                 )
             operands = [_lookup(x, values, env) for x in inner.operands]
-            for r, v in zip(inner.results, evaluate_scalar_op(inner, operands)):
-                values[r] = v
+            values.update(zip(inner.results, evaluate_scalar_op(inner, operands)))
         for j, (combine, other) in enumerate(combiners):
             access = accesses[n_in + j]
             assert access is not None
@@ -922,25 +921,21 @@ def _try_contraction(
     if mul.results[0].uses.get_length() != 1 or mul.parent_block() is not block:
         return False
     out_exprs = maps[n_in].results
-    if not all(isinstance(e, AffineDimExpr) for e in out_exprs) or {
-        e.position
-        for e in out_exprs  # type: ignore[attr-defined]
-    } != set(par):
+    out_dims = [e.position for e in out_exprs if isinstance(e, AffineDimExpr)]
+    if len(out_dims) != len(out_exprs) or set(out_dims) != set(par):
         return False
     acc = block.args[n_in]
     factors: list[int] = []
     for v in mul.operands:
         if v not in block.args[:n_in] or v.type != acc.type:
             return False
-        factors.append(block.args.index(v))  # type: ignore[arg-type]
+        factors.append(block.args.index(v))
     subscripts: list[str] = []
     views: list[np.ndarray] = []
     for i in (*factors, n_in):
         exprs = maps[i].results
-        if not all(isinstance(e, AffineDimExpr) for e in exprs):
-            return False
-        dims = [e.position for e in exprs]  # type: ignore[attr-defined]
-        if len(set(dims)) != len(dims):
+        dims = [e.position for e in exprs if isinstance(e, AffineDimExpr)]
+        if len(dims) != len(exprs) or len(set(dims)) != len(dims):
             return False
         arr = arrays[i]
         if not isinstance(arr, np.ndarray) or arr.ndim != len(dims):

@@ -37,6 +37,7 @@ from xlinalg.dialects.iree_linalg_ext import (
     WinogradInputTransformOp,
     WinogradOutputTransformOp,
 )
+from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
 from xlinalg.dialects.linalg.pack_shape import packed_index_of
 from xlinalg.errors import XlinalgError
@@ -55,8 +56,7 @@ def run_region(block: Block, args: Sequence[Any]) -> list[Any]:
             operands = [values[v] for v in inner.operands]
         except KeyError:
             raise XlinalgError(f"'{inner.name}' in a region uses a value from outside it") from None
-        for r, v in zip(inner.results, evaluate_scalar_op(inner, operands)):
-            values[r] = v
+        values.update(zip(inner.results, evaluate_scalar_op(inner, operands)))
     raise XlinalgError("region without 'iree_linalg_ext.yield'")
 
 
@@ -128,7 +128,7 @@ def _scatter(op: ScatterOp, updates: np.ndarray, indices: np.ndarray, original: 
                 window.append(starts[dim])
             else:
                 size = slice_shape[dim - offset]
-                if not 0 <= starts[dim] and starts[dim] + size <= original.shape[dim]:
+                if starts[dim] < 0 and starts[dim] + size <= original.shape[dim]:
                     raise XlinalgError(f"scatter: update {i} is out of bounds of the original")
                 window.append(slice(starts[dim], starts[dim] + size))
         if any(isinstance(w, int) and not 0 <= w < original.shape[k] for k, w in enumerate(window)):
@@ -258,12 +258,12 @@ def evaluate_linalg_ext(op: Operation, operands: Sequence[Any]) -> list[np.ndarr
     name = op.name
     if isinstance(op, (SetEncodingOp, UnsetEncodingOp)):
         return [np.array(operands[0], copy=True)]  # a layout annotation: the values are unchanged
-    if not hasattr(op, "inputs"):
+    if not isinstance(op, LinalgExtOp):
         raise XlinalgError(
             f"the NumPy reference does not support '{name}' (its value is target-dependent)"
         )
-    n_in = len(op.inputs)  # type: ignore[attr-defined]
-    outputs_v = list(op.outputs)  # type: ignore[attr-defined]
+    n_in = len(op.inputs)
+    outputs_v = list(op.outputs)
     outs = [
         _prepare_operand(v, x, True, f"'{name}' output #{i}")
         for i, (v, x) in enumerate(zip(outputs_v, operands[n_in : n_in + len(outputs_v)]))

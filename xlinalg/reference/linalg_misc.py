@@ -32,7 +32,7 @@ from xlinalg.dialects.linalg.winograd import (
 )
 from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
 from xlinalg.errors import XlinalgError
-from xlinalg.reference.generic import evaluate_generic, numpy_dtype
+from xlinalg.reference.generic import element_type, evaluate_generic, numpy_dtype
 
 Evaluator = Callable[[Operation, Sequence[Any], Mapping[SSAValue, Any]], list[np.ndarray]]
 MISC_EVALUATORS: dict[str, Evaluator] = {}
@@ -49,7 +49,7 @@ def _register(name: str) -> Callable[[Evaluator], Evaluator]:
 def _store(op: Operation, output: SSAValue, target: Any, value: np.ndarray) -> list[np.ndarray]:
     """Write `value` into a memref output in place, or return it as the tensor result."""
     assert isinstance(output.type, ShapedType)
-    value = np.asarray(value).astype(numpy_dtype(output.type.get_element_type()), copy=False)
+    value = np.asarray(value).astype(numpy_dtype(element_type(output.type)), copy=False)
     if isinstance(output.type, MemRefType):
         if not isinstance(target, np.ndarray) or target.shape != value.shape:
             raise XlinalgError(
@@ -69,7 +69,7 @@ def _region_op(
     assert isinstance(op, (MapOp, ReduceOp))
     generic = op.to_generic()
     try:
-        outs = evaluate_generic(generic, list(operands), env)  # type: ignore[arg-type]
+        outs = evaluate_generic(generic, list(operands), env)
     finally:
         generic.erase()
     outputs = list(op.get_outputs())

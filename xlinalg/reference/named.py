@@ -215,16 +215,19 @@ def _dims_of(expr: AffineExpr) -> set[int]:
     return set()
 
 
-def _is_projected_permutation(amap: AffineMap) -> bool:
+def _projected_permutation(amap: AffineMap) -> list[int] | None:
+    """The dims of the results of `amap` if it is a projected permutation, else None."""
     positions = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
-    return len(positions) == len(amap.results) and len(set(positions)) == len(positions)
+    if len(positions) == len(amap.results) and len(set(positions)) == len(positions):
+        return positions
+    return None
 
 
 def loop_view(arr: np.ndarray, amap: AffineMap, ranges: Sequence[int]) -> np.ndarray:
     """`arr` as an array broadcastable to the loop space: `view[i0, .., in] = arr[amap(i)]`."""
     n = len(ranges)
-    if _is_projected_permutation(amap):
-        positions = [e.position for e in amap.results]  # type: ignore[attr-defined]
+    positions = _projected_permutation(amap)
+    if positions is not None:
         order = sorted(range(len(positions)), key=lambda r: positions[r])
         view = np.transpose(arr, order) if arr.ndim else arr
         shape = [1] * n
@@ -254,9 +257,10 @@ def _loop_ranges(
                         f"'{op.name}': loop d{expr.position} has size {ranges[expr.position]} and "
                         f"{size} from different operands"
                     )
-    if any(r is None for r in ranges):
+    known = [r for r in ranges if r is not None]
+    if len(known) != len(ranges):
         raise XlinalgError(f"'{op.name}': cannot infer every loop range from the operand shapes")
-    return [int(r) for r in ranges]  # type: ignore[arg-type]
+    return known
 
 
 # ---------------------------------------------------------------------------
@@ -335,14 +339,15 @@ class _Evaluator:
     def to_output(self, loop_value: np.ndarray, dims: Sequence[int]) -> np.ndarray:
         """Array over the loop dims `dims` (in increasing order) rearranged to the output map."""
         out_map = self.maps[self.out_name]
-        positions = [e.position for e in out_map.results]  # type: ignore[attr-defined]
+        positions = _projected_permutation(out_map)
+        assert positions is not None  # checked by `run`
         full = np.broadcast_to(loop_value, [self.ranges[d] for d in dims])
         return np.transpose(full, [list(dims).index(p) for p in positions]) if positions else full
 
     def run(self) -> np.ndarray:
         spec = self.spec
         out_map = self.maps[self.out_name]
-        if not _is_projected_permutation(out_map):
+        if _projected_permutation(out_map) is None:
             raise XlinalgError(
                 f"'{self.op.name}': the output indexing map must be a projected permutation"
             )
@@ -418,8 +423,9 @@ class _Evaluator:
                 return None
             amap = self.maps[names[0]]
             value = np.asarray(self.eval(factor, lambda n: self.arrays[n])).astype(acc)
-            if _is_projected_permutation(amap):
-                dims = [e.position for e in amap.results]  # type: ignore[attr-defined]
+            permutation = _projected_permutation(amap)
+            if permutation is not None:
+                dims = permutation
             else:  # e.g. a convolution window: gather over the loop dims the indices use
                 dims = sorted(set().union(*(_dims_of(e) for e in amap.results)))
                 value = loop_view(value, amap, self.ranges).reshape([self.ranges[d] for d in dims])

@@ -140,9 +140,9 @@ def _twin(target: Operation) -> Operation:
     """`target` in a copy of its module (the module itself when it is one)."""
     if isinstance(target, ModuleOp) and target.parent_op() is None:
         return target.clone()
-    top: Operation = target
-    while top.parent_op() is not None:
-        top = top.parent_op()  # type: ignore[assignment]
+    top = target
+    while (parent := top.parent_op()) is not None:
+        top = parent
     copy = top.clone()
     return next(twin for original, twin in zip(top.walk(), copy.walk()) if original is target)
 

@@ -3,7 +3,10 @@ with_pdl_patterns and pdl_match (on xDSL's PDL matcher)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import pdl
+from xdsl.dialects.builtin import SymbolRefAttr
 from xdsl.dialects.transform import AnyOpType, AnyParamType, AnyValueType
 from xdsl.interpreters.pdl import PDLMatcher
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
@@ -16,7 +19,7 @@ from xlinalg.dialects.transform.control import (
     PDLMatchOp,
     WithPDLPatternsOp,
 )
-from xlinalg.dialects.transform.named_sequences import lookup_named_sequence
+from xlinalg.dialects.transform.named_sequences import NamedSequenceOp, lookup_named_sequence
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
@@ -108,28 +111,29 @@ def _before(op: Operation):
 # Upstream allows repeated handle operands here: nothing is actually consumed.
 @register(ForeachMatchOp)
 def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
-    pairs = []
-    for matcher_ref, action_ref in zip(op.matchers.data, op.actions.data):
-        matcher = lookup_named_sequence(op, matcher_ref.root_reference.data)
-        action = lookup_named_sequence(op, action_ref.root_reference.data)
-        for ref, seq in ((matcher_ref, matcher), (action_ref, action)):
-            if seq is None:
-                raise failure(
-                    op, f"unknown named sequence @{ref.root_reference.data}", silenceable=False
-                )
-        pairs.append((matcher, action))
+    def named_sequence(ref: SymbolRefAttr) -> NamedSequenceOp:
+        seq = lookup_named_sequence(op, ref.root_reference.data)
+        if seq is None:
+            raise failure(
+                op, f"unknown named sequence @{ref.root_reference.data}", silenceable=False
+            )
+        return seq
+
+    pairs = [
+        (named_sequence(matcher_ref), named_sequence(action_ref))
+        for matcher_ref, action_ref in zip(op.matchers.data, op.actions.data)
+    ]
     roots = interp.state.get_ops(op.root, op)
     forwarded = [interp.state.payload_of(v, op) for v in op.forwarded_inputs]
     # Matching first, then the actions, in walk order: an action may rewrite the
     # IR the walk would otherwise visit.
-    matched: list[tuple[Operation, list[SSAValue]]] = []
+    matched: list[tuple[NamedSequenceOp, list[SSAValue]]] = []
     scratch = _Scratch(op)
     for root in roots:
         for candidate in root.walk():
             if candidate is root and op.restrict_root is None:
                 continue
             for matcher, action in pairs:
-                assert matcher is not None and action is not None
                 args = scratch.values([[candidate], *forwarded], interp)
                 try:
                     yielded = run_named_sequence(matcher, args, op, interp)
@@ -142,14 +146,14 @@ def apply_foreach_match(op: ForeachMatchOp, interp: Interpreter) -> None:
                 ]
                 matched.append((action, payload))
                 break
-    outputs: list[list[object]] = [[] for _ in op.forwarded_outputs]
+    outputs: list[list[Operation | SSAValue | Attribute]] = [[] for _ in op.forwarded_outputs]
     for action, args in matched:
         yielded = run_named_sequence(action, args, op, interp)
         for slot, value in zip(outputs, yielded):
             slot.extend(interp.state.payload_of(value, op))
     interp.state.bind(op.updated, roots)
     for result, slot in zip(op.forwarded_outputs, outputs):
-        interp.state.bind(result, slot)  # type: ignore[arg-type]
+        interp.state.bind(result, slot)
 
 
 class _Scratch:
@@ -159,7 +163,9 @@ class _Scratch:
     def __init__(self, op: Operation):
         self.op = op
 
-    def values(self, payloads: list[list[object]], interp: Interpreter) -> list[SSAValue]:
+    def values(
+        self, payloads: Sequence[Sequence[Operation | SSAValue | Attribute]], interp: Interpreter
+    ) -> list[SSAValue]:
         handles: list[SSAValue] = []
         for payload in payloads:
             if payload and isinstance(payload[0], Attribute):
@@ -169,7 +175,7 @@ class _Scratch:
             else:
                 typ = AnyOpType()
             handle = OpResult(typ, self.op, 0)
-            interp.state.bind(handle, payload)  # type: ignore[arg-type]
+            interp.state.bind(handle, payload)
             handles.append(handle)
         return handles
 
@@ -233,7 +239,8 @@ class RangePDLMatcher(PDLMatcher):
             return False
         names = [n.data for n in pdl_op.attributeValueNames.data]
         for name, value in zip(names, pdl_op.attribute_values):
-            assert isinstance(value, OpResult) and isinstance(value.op, pdl.AttributeOp)
+            assert isinstance(value, OpResult)
+            assert isinstance(value.op, pdl.AttributeOp)
             attr = xdsl_op.get_attr_or_prop(name)
             if attr is None or not self.match_attribute(value, value.op, name, attr):
                 return False
@@ -273,7 +280,8 @@ class RangePDLMatcher(PDLMatcher):
             if isinstance(owner, pdl.OperandsOp | pdl.TypesOp):
                 if value in self.matching_context and self.matching_context[value] != span:
                     return False
-                self.matching_context[value] = span  # type: ignore[assignment]
+                # a range binds a list: xDSL's matcher types single values only
+                self.matching_context[value] = span  # pyright: ignore[reportArgumentType]
             elif types:
                 assert isinstance(owner, pdl.TypeOp)
                 if not self.match_type(value, owner, span[0]):
@@ -295,7 +303,8 @@ def pdl_matches(pattern: pdl.PatternOp, payload: Operation) -> bool:
     if not isinstance(rewrite, pdl.RewriteOp) or rewrite.root is None:
         return False
     root = rewrite.root
-    assert isinstance(root, OpResult) and isinstance(root.op, pdl.OperationOp)
+    assert isinstance(root, OpResult)
+    assert isinstance(root.op, pdl.OperationOp)
     matcher = RangePDLMatcher()
     if not matcher.match_operation(root, root.op, payload):
         return False

@@ -26,7 +26,7 @@ def run_named_sequence(
 ) -> list[SSAValue]:
     """Run `callee` with its block args bound like `args`; return the yielded handles."""
     if callee in interp.call_stack:
-        chain = " -> ".join(f"@{c.sym_name.data}" for c in [*interp.call_stack, callee])  # type: ignore[attr-defined]
+        chain = " -> ".join(f"@{c.sym_name.data}" for c in [*interp.call_stack, callee])
         raise failure(
             caller, f"recursion is not allowed in named sequences ({chain})", silenceable=False
         )

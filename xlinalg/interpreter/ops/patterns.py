@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from xdsl.dialects import affine, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i1
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
@@ -165,9 +165,6 @@ def apply_apply_cse(op: ApplyCSEOp, interp: Interpreter) -> None:
     _cse(interp, interp.state.get_ops(op.target, op))
 
 
-LOOP_LIKE = (scf.ForOp, scf.ParallelOp, affine.ForOp)
-
-
 @register(ApplyLICMOp)
 def apply_apply_licm(op: ApplyLICMOp, interp: Interpreter) -> None:
     """Hoists side-effect-free, speculatable, loop-invariant ops out of each target loop."""
@@ -191,9 +188,10 @@ def _pass_options(op: ApplyRegisteredPassOp, interp: Interpreter) -> dict[str, o
     if not isinstance(op.options, DictionaryAttr):
         return {}
     options: dict[str, object] = {}
-    for key, value in op.options.data.items():
-        if isinstance(value, ParamOperandAttr):
-            params = interp.state.get_params(op.dynamic_options[value.index.value.data], op)
+    for key, given in op.options.data.items():
+        value = given
+        if isinstance(given, ParamOperandAttr):
+            params = interp.state.get_params(op.dynamic_options[given.index.value.data], op)
             if len(params) != 1:
                 raise failure(
                     op,
@@ -235,7 +233,8 @@ def apply_apply_registered_pass(op: ApplyRegisteredPassOp, interp: Interpreter) 
     ctx = make_context()
     for target in targets:
         try:
-            pass_.apply(ctx, target)  # type: ignore[arg-type]
+            # xDSL types ModulePass.apply for modules; like MLIR's, these passes run on any op
+            pass_.apply(ctx, target)  # pyright: ignore[reportArgumentType]
         except Exception as err:
             raise failure(
                 op, f"pass '{name}' failed on {describe_payload(target)}: {err}", silenceable=False

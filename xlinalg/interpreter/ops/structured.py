@@ -82,7 +82,7 @@ def apply_match(op: MatchOp, interp: Interpreter) -> None:
     interp.state.bind(op.result, found)
 
 
-def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int) -> list[int]:
+def _size_params(op: Operation, interp: Interpreter, size: SSAValue, n: int) -> list[int]:
     """One integer tile size per target from a param, or from a handle to payload
     ops with one index result (the spec's `dynamic_sizes`) that fold to constants;
     one value is broadcast to every target."""
@@ -111,7 +111,7 @@ def _size_params(op: TileUsingForOp, interp: Interpreter, size: SSAValue, n: int
     return values
 
 
-def _constant_size(op: TileUsingForOp, producer: Operation, handle: SSAValue) -> Attribute:
+def _constant_size(op: Operation, producer: Operation, handle: SSAValue) -> Attribute:
 
     if len(producer.results) != 1 or not isinstance(producer.results[0].type, IndexType):
         raise failure(

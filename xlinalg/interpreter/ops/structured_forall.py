@@ -125,12 +125,14 @@ def apply_tile_to_forall(op: _TileToForallBase, interp: Interpreter) -> None:
                 f"only TilingInterface ops are supported, got {describe_payload(target)}",
                 silenceable=True,
             )
-        spec = (
-            {"num_threads": threads[index]} if threads is not None else {"tile_sizes": sizes[index]}  # type: ignore[index]
-        )
+        if threads is not None:
+            spec = {"num_threads": threads[index]}
+        else:
+            assert sizes is not None  # the verifier asks for one of the two
+            spec = {"tile_sizes": sizes[index]}
         shown = {k: [v if isinstance(v, int) else "?" for v in vs] for k, vs in spec.items()}
         with failure_of(op, Lazy("cannot tile {} with {}: ", target, shown)):
-            result = tile_using_forall(target, mapping=op.mapping, **spec)  # type: ignore[arg-type]
+            result = tile_using_forall(target, mapping=op.mapping, **spec)
         tiled_ops.append(result.tiled_op)
         foralls.append(result.forall)
     interp.state.bind(op.tiled_handle, tiled_ops)

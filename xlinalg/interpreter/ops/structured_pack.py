@@ -12,7 +12,9 @@ Return modes (spec [002] + upstream):
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from collections.abc import Sequence
+
+from xdsl.ir import Operation, SSAValue
 
 from xlinalg.dialects.linalg.pack import PackOp as PayloadPackOp
 from xlinalg.dialects.linalg.pack import UnPackOp as PayloadUnPackOp
@@ -44,8 +46,10 @@ from xlinalg.transforms.linalg.pack_lower import lower_pack, lower_unpack
 from xlinalg.transforms.linalg.pack_transpose import pack_transpose
 
 
-def _sizes(op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: list) -> list[int]:  # type: ignore[type-arg]
-    return [s if isinstance(s, int) else _size_params(op, interp, s, 1)[0] for s in mixed]  # type: ignore[arg-type]
+def _sizes(
+    op: PackOp | PackGreedilyOp, interp: Interpreter, mixed: Sequence[int | SSAValue]
+) -> list[int]:
+    return [s if isinstance(s, int) else _size_params(op, interp, s, 1)[0] for s in mixed]
 
 
 @register(PackOp)

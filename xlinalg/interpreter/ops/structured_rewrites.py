@@ -105,8 +105,10 @@ def apply_split(op: SplitOp, interp: Interpreter) -> None:
 @register(MultiTileSizesOp)
 def apply_multitile_sizes(op: MultiTileSizesOp, interp: Interpreter) -> None:
     """Per target: params (or handles to `arith.constant` index ops) low/high/split."""
-    dimension = op.properties["dimension"].value.data  # type: ignore[union-attr]
-    target_size = op.properties["target_size"].value.data  # type: ignore[union-attr]
+    assert op.dimension is not None  # both required by the syntax
+    assert op.target_size is not None
+    dimension = op.dimension.value.data
+    target_size = op.target_size.value.data
     divisor_attr = op.properties.get("divisor")
     divisor = divisor_attr.value.data if isinstance(divisor_attr, IntegerAttr) else 1
     as_params = isinstance(op.low_size.type, TransformParamHandleType)

@@ -23,6 +23,7 @@ from xlinalg.dialects.transform.vector_lowering_ops import (
     VECTOR_PATTERN_DESCRIPTORS,
     VectorRewriteOptions,
 )
+from xlinalg.dialects.transform.vector_ops import FunctionalTransform
 from xlinalg.errors import XlinalgError
 from xlinalg.interpreter.diagnostics import describe_payload, failure
 from xlinalg.interpreter.interpreter import Interpreter
@@ -73,14 +74,15 @@ REWRITES: dict[str, Callable[..., object]] = {
 `rewrite(target, *op.option_values())`."""
 
 
-def rewrite_vector(op: VectorRewriteOptions, target: Operation) -> None:
+def rewrite_vector(op: Operation, target: Operation) -> None:
     """Run `op`'s payload rewrite on the ops nested in `target`."""
-    assert isinstance(op, Operation)
+    assert isinstance(op, VectorRewriteOptions)
     REWRITES[op.name.rsplit(".", 1)[-1]](target, *op.option_values())
 
 
 def apply_vector_lowering(op: Operation, interp: Interpreter) -> None:
     assert isinstance(op, VectorRewriteOptions)
+    assert isinstance(op, FunctionalTransform)  # every VECTOR_LOWERING_OPS class is both
     targets = interp.state.get_ops(op.target, op)
     for target in targets:
         if target.get_trait(IsolatedFromAbove) is None:
@@ -106,4 +108,4 @@ def apply_vector_lowering(op: Operation, interp: Interpreter) -> None:
 for _op in VECTOR_LOWERING_OPS:
     register(_op)(apply_vector_lowering)
 for _descriptor in VECTOR_PATTERN_DESCRIPTORS:
-    register_patterns(_descriptor, PatternSet(rewrite=rewrite_vector))  # type: ignore[arg-type]
+    register_patterns(_descriptor, PatternSet(rewrite=rewrite_vector))

@@ -42,7 +42,7 @@ from xlinalg.transforms.vector.lower_contraction import lower_contraction_to_out
 from xlinalg.transforms.vector.lower_outerproduct import lower_outerproduct
 
 
-def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
+def _vector_sizes(op: VectorizeOp | MaskedVectorizeOp, interp: Interpreter) -> list[int] | None:
     mixed = op.get_mixed_vector_sizes()
     if mixed is None:
         return None
@@ -65,7 +65,7 @@ def _vector_sizes(op: VectorizeOp, interp: Interpreter) -> list[int] | None:
     return sizes
 
 
-def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
+def _size_from_op_handle(op: VectorizeOp | MaskedVectorizeOp, v, interp: Interpreter) -> int:
     """A vector size given by a handle: exactly one payload op with one index result, a
     constant (upstream's definite failures otherwise)."""
     payload = interp.state.get_ops(v, op)
@@ -90,15 +90,17 @@ def _size_from_op_handle(op: VectorizeOp, v, interp: Interpreter) -> int:
     return p.value.value.data
 
 
-@register(MaskedVectorizeOp)
-@register(VectorizeOp)
-def apply_vectorize(op: VectorizeOp, interp: Interpreter) -> None:
+def apply_vectorize(op: VectorizeOp | MaskedVectorizeOp, interp: Interpreter) -> None:
     """structured.vectorize and structured.masked_vectorize (the same transform; the
     seed's masked_vectorize always has vector sizes)."""
     sizes = _vector_sizes(op, interp)
     for target in interp.state.get_ops(op.target, op):
         with failure_of(op, Lazy("cannot vectorize {}: ", target)):
             vectorize(target, sizes, op.vectorize_nd_extract is not None)
+
+
+register(VectorizeOp)(apply_vectorize)
+register(MaskedVectorizeOp)(apply_vectorize)
 
 
 def _isolated(

@@ -98,6 +98,15 @@ def _constant_value(op: Operation) -> FloatAttr | DenseIntOrFPElementsAttr | Non
     return value if isinstance(value, FloatAttr | DenseIntOrFPElementsAttr) else None
 
 
+def _reals(attr: DenseIntOrFPElementsAttr) -> list[float]:
+    """The elements of a dense attribute of a real (bf16) element type, as floats."""
+    reals: list[float] = []
+    for v in attr.get_values():
+        assert not isinstance(v, tuple)  # (complex elements are pairs)
+        reals.append(float(v))
+    return reals
+
+
 def _i16_constant(op: Operation) -> Operation:
     """The i16 constant with the bit pattern(s) of the bf16 constant `op`."""
     value = _constant_value(op)
@@ -107,7 +116,7 @@ def _i16_constant(op: Operation) -> Operation:
     if isinstance(value, DenseIntOrFPElementsAttr):
         new_type = _as_i16(result.type)
         assert isinstance(new_type, VectorType)
-        values = [_signed16(bf16_bits(float(v))) for v in value.get_values()]
+        values = [_signed16(bf16_bits(v)) for v in _reals(value)]
         return llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(new_type, values), new_type)
     raise AssertionError(f"not a bf16 constant: {op}")
 

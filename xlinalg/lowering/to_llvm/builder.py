@@ -17,6 +17,7 @@ from functools import cache
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -29,7 +30,8 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+from xdsl.irdl import IRDLOperation
 
 from xlinalg.errors import LoweringError
 from xlinalg.ir.dense_arrays import i32_array, i64_array
@@ -110,7 +112,7 @@ class Builder:
             self.block.insert_op_before(op, self.before)
         return op
 
-    def add(self, op: Operation) -> SSAValue:
+    def add(self, op: Operation) -> OpResult:
         """Insert `op` and return its single result."""
         self.insert(op)
         return op.results[0]
@@ -155,10 +157,10 @@ class Builder:
         return self._shared((None, type), lambda: llvm.UndefOp.create(result_types=[type]))
 
     # --- fast constructors for the ops emitted per memory access ---------
-    def binary(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+    def binary(self, cls: type[IRDLOperation], a: SSAValue, b: SSAValue) -> OpResult:
         """An integer `llvm.add`/`llvm.mul`/... without overflow flags."""
         props: dict[str, Attribute] = {}
-        if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
+        if "overflowFlags" in cls.get_irdl_definition().properties:
             props["overflowFlags"] = _NO_OVERFLOW
         return self.add(cls.create(operands=[a, b], result_types=[a.type], properties=props))
 
@@ -181,11 +183,11 @@ class Builder:
             )
         )
 
-    def convert(self, cls: type[Operation], value: SSAValue, to: Attribute) -> SSAValue:
+    def convert(self, cls: type[IRDLOperation], value: SSAValue, to: Attribute) -> SSAValue:
         """A conversion (`llvm.trunc`/`sext`/`zext`/`sitofp`/`bitcast`/...) with the
         properties its xDSL constructor gives it: empty overflow flags on `trunc`."""
         props: dict[str, Attribute] = {}
-        if "overflowFlags" in cls.get_irdl_definition().properties:  # type: ignore[attr-defined]
+        if "overflowFlags" in cls.get_irdl_definition().properties:
             props["overflowFlags"] = _NO_CONVERSION_OVERFLOW
         return self.add(cls.create(operands=[value], result_types=[to], properties=props))
 
@@ -257,8 +259,8 @@ class Builder:
         props = {"ordering": _ORDERING_NONE, "alignment": _int_attr(alignment, i64)}
         self.insert(StoreOp.create(operands=[value, ptr], properties=props))
 
-    def float_const(self, value: float, type: Attribute) -> SSAValue:
-        return self.constant(FloatAttr(value, type), type)  # type: ignore[arg-type]
+    def float_const(self, value: float, type: AnyFloat) -> SSAValue:
+        return self.constant(FloatAttr(value, type), type)
 
     # --- type casts between builtin and LLVM types ----------------------
     def to_llvm(self, value: SSAValue) -> SSAValue:

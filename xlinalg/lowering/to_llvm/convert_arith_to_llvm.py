@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 
 from xlinalg.errors import LoweringError
 from xlinalg.ir.passes import register_pass
@@ -25,7 +26,7 @@ from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
 from xlinalg.lowering.to_llvm.intrinsics import call_intrinsic
 from xlinalg.lowering.to_llvm.types import convert_type
 
-_INT_BINARY: dict[str, type[Operation]] = {
+_INT_BINARY: dict[str, type[IRDLOperation]] = {
     "arith.addi": llvm.AddOp,
     "arith.subi": llvm.SubOp,
     "arith.muli": llvm.MulOp,
@@ -62,7 +63,7 @@ _BINARY_INTRINSICS: dict[str, str] = {
     "arith.maxui": "umax",
 }
 
-_CASTS: dict[str, type[Operation]] = {
+_CASTS: dict[str, type[IRDLOperation]] = {
     "arith.sitofp": llvm.SIToFPOp,
     "arith.extf": llvm.FPExtOp,
     "arith.truncf": llvm.FPTruncOp,
@@ -184,7 +185,7 @@ def lower_arith_op(op: Operation) -> bool:
     elif name in _CASTS:
         result = b.convert(_CASTS[name], args[0], res_types[0])
     elif name in ("arith.fptosi", "arith.fptoui", "arith.uitofp"):
-        cls: dict[str, type[Operation]] = {
+        cls: dict[str, type[IRDLOperation]] = {
             "arith.fptosi": xops.FPToSIOp,
             "arith.fptoui": xops.FPToUIOp,
             "arith.uitofp": xops.UIToFPOp,

@@ -30,7 +30,8 @@ def convert_block_args(block: Block) -> None:
 def _split_after(op: Operation) -> Block:
     """Move the ops after `op` to a new block placed right after `op`'s block."""
     block = op.parent_block()
-    assert block is not None and block.parent is not None
+    assert block is not None
+    assert block.parent is not None
     cont = Block()
     block.parent.insert_block_after(cont, block)
     nxt = op.next_op
@@ -60,7 +61,8 @@ def _lower_switch(b: Builder, op: cf.SwitchOp) -> None:
     segments = [int(n) for n in op.case_operand_segments.get_values()]
     operands = list(op.case_operands)
     block = op.parent_block()
-    assert block is not None and block.parent is not None
+    assert block is not None
+    assert block.parent is not None
     current, anchor = b, block
     for value, dest, n in zip(values, op.case_blocks, segments, strict=True):
         args = [current.to_llvm(v) for v in operands[:n]]

@@ -175,15 +175,14 @@ def lower_call(op: func.CallOp) -> None:
     scalars = [r for r in op.results if not isinstance(r.type, MemRefType)]
     if len(scalars) > 1:
         raise LoweringError("cannot lower 'func.call' with more than one scalar result")
-    memrefs = [r for r in op.results if isinstance(r.type, MemRefType)]
-    slots = [_descriptor_slot(op, 3 + 2 * r.type.get_num_dims()) for r in memrefs]  # type: ignore[union-attr]
+    memrefs = [(r, r.type) for r in op.results if isinstance(r.type, MemRefType)]
+    slots = [_descriptor_slot(op, 3 + 2 * t.get_num_dims()) for _, t in memrefs]
     args = _expand_call_operands(b, list(op.operands)) + slots
     ret = convert_type(scalars[0].type) if scalars else None
     call = b.call(op.callee.string_value(), args, ret)
     values: dict[SSAValue, SSAValue] = {}
-    for result, slot in zip(memrefs, slots, strict=True):
-        assert isinstance(result.type, MemRefType)
-        values[result] = _load_descriptor(b, result.type, slot)
+    for (result, result_type), slot in zip(memrefs, slots, strict=True):
+        values[result] = _load_descriptor(b, result_type, slot)
     for result, native in zip(scalars, call.results, strict=True):
         values[result] = b.from_llvm(native, result.type)
     replace_op(op, [values[r] for r in op.results])

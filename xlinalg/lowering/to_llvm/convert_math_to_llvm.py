@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -110,6 +111,7 @@ def lower_math_op(op: Operation, module: ModuleOp) -> None:
             splat = DenseIntOrFPElementsAttr.from_list(t, [1.0])
             one = b.constant(splat, t)
         else:
+            assert isinstance(t, AnyFloat)
             one = b.float_const(1.0, t)
         result = b.add(xops.FDivOp(one, sq, _fastmath(op)))
     elif name in ("math.absi", "math.ctlz", "math.cttz"):

@@ -56,11 +56,8 @@ def _descriptor(b: Builder, v: SSAValue) -> MemRefDescriptor:
 
 def _mixed(b: Builder, static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Index]:
     """Merge a static list (DYNAMIC_INDEX marks an entry) with its dynamic operands."""
-    out: list[Index] = []
     it = iter(dynamic)
-    for s in static:
-        out.append(fold_int(b.to_llvm(next(it))) if s == DYNAMIC_INDEX else s)
-    return out
+    return [fold_int(b.to_llvm(next(it))) if s == DYNAMIC_INDEX else s for s in static]
 
 
 def _prefer_static(static: Sequence[int | None], computed: Sequence[Index]) -> list[Index]:
@@ -69,10 +66,7 @@ def _prefer_static(static: Sequence[int | None], computed: Sequence[Index]) -> l
 
 def _alloc_sizes(b: Builder, op: Operation, t: MemRefType) -> list[Index]:
     dyn = iter(op.operands)
-    sizes: list[Index] = []
-    for s in memref_shape(t):
-        sizes.append(b.to_llvm(next(dyn)) if s is None else s)
-    return sizes
+    return [b.to_llvm(next(dyn)) if s is None else s for s in memref_shape(t)]
 
 
 def _identity_strides(b: Builder, sizes: Sequence[Index]) -> list[Index]:
@@ -208,7 +202,7 @@ def _lower_reinterpret_cast(b: Builder, op: Operation) -> SSAValue:
 def _reassociation(op: Operation) -> list[list[int]]:
     groups = op.properties["reassociation"]
     assert isinstance(groups, ArrayAttr)
-    return [[int(i.value.data) for i in g.data] for g in groups.data]  # type: ignore[attr-defined]
+    return [[int(i.value.data) for i in g.data] for g in groups.data]
 
 
 def _lower_collapse_shape(b: Builder, op: Operation) -> SSAValue:
@@ -309,7 +303,7 @@ def _copy_loop_nest(
     rank = src.rank
     sizes = [b.value(s) for s in src.sizes(b)]
 
-    def copy_element(cb: Builder, ivs: list[SSAValue]) -> None:
+    def copy_element(cb: Builder, ivs: Sequence[SSAValue]) -> None:
         v = cb.load(src.element_ptr(cb, ivs), elem_t, esize)
         cb.store(v, dst.element_ptr(cb, ivs), esize)
 
@@ -318,7 +312,8 @@ def _copy_loop_nest(
         return
     block = op.parent_block()
     region = block.parent if block is not None else None
-    assert block is not None and region is not None
+    assert block is not None
+    assert region is not None
     # split: everything after `op` moves to the continuation block
     cont = Block()
     region.insert_block_after(cont, block)

@@ -24,6 +24,7 @@ from functools import cache
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
@@ -36,6 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
+from xdsl.irdl import IRDLOperation
 
 from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import LoweringError
@@ -103,22 +105,23 @@ def _splat_of_lane(b: Builder, scalar: SSAValue, t: VectorType) -> SSAValue | No
     if not (isinstance(lane, llvm.ConstantOp) and isinstance(lane.value, IntegerAttr)):
         return None
     (n,) = t.get_shape()
-    v = b.add(
+    return b.add(
         llvm.ShuffleVectorOp.create(
             operands=[extract.vector, extract.vector],
             result_types=[t],
             properties={"mask": _shuffle_mask(lane.value.value.data, n, 0)},
         )
     )
-    return v
 
 
 def _erase_if_unused(value: SSAValue) -> None:
     """Erase the op of `value` and then its operands' ops while they become unused
     (only single-result pure conversion leftovers: casts and element extracts)."""
-    leftovers = ExtractElementOp | UnrealizedConversionCastOp
-    while not value.uses and isinstance(value.owner, leftovers) and len(value.owner.results) == 1:
+    while not value.uses:
         owner = value.owner
+        leftover = isinstance(owner, ExtractElementOp | UnrealizedConversionCastOp)
+        if not leftover or len(owner.results) != 1:
+            break
         operand = owner.operands[0]
         owner.detach()
         owner.erase()
@@ -193,7 +196,7 @@ def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
             mask = sub if mask is None else b.binary(llvm.AndOp, mask, sub)
         assert mask is not None
         pieces.append((start, piece_ptr, mask))
-    suffix = f"v{chunk}{_mangle(et)}"
+    suffix = f"v{chunk}{mangle(et)}"
     if isinstance(op, vector.TransferReadOp):
         passthru = _splat(b, b.to_llvm(op.padding), ct)
         result: SSAValue | None = None
@@ -210,7 +213,7 @@ def _transfer(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
                 result = b.add(llvm.UndefOp.create(result_types=[lvt]))
             result = b.add(
                 intrinsic_op(
-                    f"llvm.vector.insert.v{n}{_mangle(et)}.{suffix}",
+                    f"llvm.vector.insert.v{n}{mangle(et)}.{suffix}",
                     [result, v, b.int_const(start)],
                     [lvt],
                 )
@@ -252,10 +255,6 @@ def _lanes(b: Builder, v: SSAValue, start: int, count: int) -> SSAValue:
     )
 
 
-def _mangle(t: object) -> str:
-    return mangle(t)  # type: ignore[arg-type]
-
-
 # kind → (reduce intrinsic, combine with the accumulator: intrinsic or LLVM op)
 _FLOAT_REDUCE = {
     "maximumf": ("vector.reduce.fmaximum", "maximum"),
@@ -263,7 +262,7 @@ _FLOAT_REDUCE = {
     "maxnumf": ("vector.reduce.fmax", "maxnum"),
     "minnumf": ("vector.reduce.fmin", "minnum"),
 }
-_INT_REDUCE: dict[str, tuple[str, str | type[Operation]]] = {
+_INT_REDUCE: dict[str, tuple[str, str | type[IRDLOperation]]] = {
     "add": ("vector.reduce.add", llvm.AddOp),
     "mul": ("vector.reduce.mul", llvm.MulOp),
     "and": ("vector.reduce.and", llvm.AndOp),
@@ -290,6 +289,7 @@ def _reduction(b: Builder, op: vector.ReductionOp) -> SSAValue:
         name, combine = _INT_REDUCE[kind]
         r = call_intrinsic(b, name, [v], et, overload=[t])
     elif kind in ("add", "mul"):
+        assert isinstance(et, AnyFloat)  # (not an integer)
         start = acc if acc is not None else b.float_const(0.0 if kind == "add" else 1.0, et)
         fname = "vector.reduce.fadd" if kind == "add" else "vector.reduce.fmul"
         return call_intrinsic(b, fname, [start, v], et, overload=[t])
@@ -315,7 +315,8 @@ def lower_vector_op(op: Operation) -> None:
         is_load = isinstance(op, vector.LoadOp)
         base = op.base
         vt = op.result.type if is_load else op.vector.type
-        assert isinstance(base.type, MemRefType) and isinstance(vt, VectorType)
+        assert isinstance(base.type, MemRefType)
+        assert isinstance(vt, VectorType)
         if vt.get_num_dims() != 1:
             raise LoweringError(f"{op.name} of the n-D vector type {vt} is not supported")
         mem = MemRefDescriptor(b.to_llvm(base), base.type)

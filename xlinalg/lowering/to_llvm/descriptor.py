@@ -143,7 +143,8 @@ def build_descriptor(
 ) -> MemRefDescriptor:
     """A new descriptor value (undef + insertvalue) for a memref of type `type`."""
     rank = type.get_num_dims()
-    assert len(sizes) == rank and len(strides) == rank
+    assert len(sizes) == rank
+    assert len(strides) == rank
     v = b.add(llvm.UndefOp.create(result_types=[descriptor_type(rank)]))
     v = b.insert_value(v, allocated, [0])
     v = b.insert_value(v, aligned, [1])

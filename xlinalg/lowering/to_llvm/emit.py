@@ -18,6 +18,7 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -152,10 +153,9 @@ def _float_text(value: float, t: Attribute) -> str:
 
 
 def _scalar_const_text(value: Attribute | float, t: Attribute) -> str:
-    if isinstance(value, IntegerAttr):
+    if isinstance(value, IntegerAttr | FloatAttr):
         value = value.value.data
-    if isinstance(value, FloatAttr):
-        value = value.value.data
+    assert not isinstance(value, Attribute), value
     if isinstance(t, IntegerType):
         return _int_text(int(value), t.width.data)
     return _float_text(float(value), t)
@@ -500,7 +500,8 @@ _OP_TEXT: dict[str, Callable[[_FunctionEmitter, Any], str]] = {
 
 @lru_cache(maxsize=1024)
 def _shuffle_mask_text(mask: Attribute) -> str:
-    lanes = list(mask.get_values())  # type: ignore[attr-defined]
+    assert isinstance(mask, DenseArrayBase)  # (xDSL types the property by a constraint variable)
+    lanes = list(mask.get_values())
     return f"<{len(lanes)} x i32> <" + ", ".join(f"i32 {m}" for m in lanes) + ">"
 
 

@@ -34,9 +34,10 @@ values, ...) raises `LoweringError`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeGuard
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
@@ -48,7 +49,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     VectorType,
@@ -68,7 +68,7 @@ from xlinalg.dialects.vector import (
     vector_shape,
 )
 from xlinalg.dialects.vector_gather import GatherOp
-from xlinalg.errors import LoweringError
+from xlinalg.errors import LoweringError, TransformFailure
 from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.ir.dense_arrays import i32_array
 from xlinalg.ir.diagnostics import lowering_error
@@ -79,12 +79,12 @@ from xlinalg.transforms.vector.builders import broadcast, extract, insert
 from xlinalg.transforms.vector.lower_broadcast import lower_broadcast
 from xlinalg.transforms.vector.lower_contraction import lower_contractions
 from xlinalg.transforms.vector.lower_mask import lower_mask_ops
-from xlinalg.transforms.vector.lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
+from xlinalg.transforms.vector.lower_multi_reduction import combine_op
 from xlinalg.transforms.vector.lower_outerproduct import lower_outerproducts
 from xlinalg.transforms.vector.rewrite import VectorBuilder, replace_op
 
 
-def is_nd(t: Attribute) -> bool:
+def is_nd(t: Attribute) -> TypeGuard[VectorType]:
     return isinstance(t, VectorType) and t.get_num_dims() >= 2
 
 
@@ -146,6 +146,12 @@ def _row_write(
     )
 
 
+def _dense(t: VectorType, values: Sequence[int] | Sequence[float]) -> DenseIntOrFPElementsAttr:
+    """A dense constant of the vector type `t`, of an integer or float element type."""
+    # xDSL's overloads want that element type in the static type of `t`
+    return DenseIntOrFPElementsAttr.from_list(t, values)  # pyright: ignore[reportCallIssue, reportArgumentType]
+
+
 def _row_type(t: VectorType) -> VectorType:
     return vector_type(t.element_type, (t.get_shape()[-1],))
 
@@ -171,10 +177,14 @@ class _Unroller:
         self._consts_at: tuple[Block, Operation | None] | None = None
 
     # --- helpers --------------------------------------------------------
-    def add(self, op: Operation) -> SSAValue:
+    def insert(self, op: Operation) -> None:
         assert self.at is not None
         Rewriter.insert_op(op, self.at)
-        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def add(self, op: Operation) -> SSAValue:
+        """Insert `op` and return its (first) result."""
+        self.insert(op)
+        return op.results[0]
 
     def index(self, value: int) -> SSAValue:
         """An index constant, shared by everything inserted at the same insertion point
@@ -226,10 +236,9 @@ class _Unroller:
             self.rows[v] = self._materialize_transpose(v)
             return self.rows[v]
         owner = v.owner
-        raise lowering_error(
-            owner if isinstance(owner, Operation) else owner.parent_op(),  # type: ignore[arg-type]
-            f"n-D vector value of type {v.type} cannot be unrolled to 1-D vectors here",
-        )
+        op = owner if isinstance(owner, Operation) else owner.parent_op()
+        message = f"n-D vector value of type {v.type} cannot be unrolled to 1-D vectors here"
+        raise LoweringError(message) if op is None else lowering_error(op, message)
 
     def element(self, v: SSAValue, pos: Sequence[int]) -> SSAValue:
         """The scalar at `pos` of vector `v` (rank ≥ 1)."""
@@ -252,7 +261,7 @@ class _Unroller:
         rt = _row_type(t)
         rows: list[SSAValue] = []
         for lead in _leading(t):
-            row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, [0])))
+            row = self.add(arith.ConstantOp(_dense(rt, [0])))
             for j in range(rt.get_shape()[0]):
                 row = self.add(insert(self.element(v, [*lead, j]), row, [j]))
             rows.append(row)
@@ -322,24 +331,25 @@ class _Unroller:
     def _constant(self, op: Operation) -> None:
         value = op.properties.get("value", op.attributes.get("value"))
         t = op.results[0].type
-        assert isinstance(t, VectorType) and isinstance(value, DenseIntOrFPElementsAttr)
+        assert isinstance(t, VectorType)
+        assert isinstance(value, DenseIntOrFPElementsAttr)
         rt = _row_type(t)
         values = list(value.get_values())
         n = rt.get_shape()[0]
         if len(set(values)) == 1:
-            row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values[:1])))
+            row = self.add(arith.ConstantOp(_dense(rt, values[:1])))
             self.rows[op.results[0]] = [row] * len(_leading(t))
         else:
             self.rows[op.results[0]] = [
-                self.add(
-                    arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values[i : i + n]))
-                )
+                self.add(arith.ConstantOp(_dense(rt, values[i : i + n])))
                 for i in range(0, len(values), n)
             ]
 
-    def _transfer_parts(self, op: vector.TransferReadOp | vector.TransferWriteOp):
+    def _transfer_parts(
+        self, op: vector.TransferReadOp | vector.TransferWriteOp
+    ) -> tuple[AffineMap, list[bool]]:
         amap = op.permutation_map.data
-        in_bounds = [b.value.data for b in op.in_bounds.data] if op.in_bounds else []
+        in_bounds = [bool(b.value.data) for b in op.in_bounds.data] if op.in_bounds else []
         return amap, in_bounds
 
     def _mask_rows(
@@ -378,7 +388,11 @@ class _Unroller:
         return cond
 
     def _guarded(
-        self, cond: SSAValue | None, build, result_type: Attribute | None, otherwise=None
+        self,
+        cond: SSAValue | None,
+        build: Callable[[], SSAValue | None],
+        result_type: Attribute | None,
+        otherwise: Callable[[], SSAValue] | None = None,
     ) -> SSAValue | None:
         """Run `build()` (returning the value to yield) under `scf.if cond` when cond is given."""
         if cond is None:
@@ -387,17 +401,21 @@ class _Unroller:
         saved = self.at
         self.at = InsertPoint.at_end(then_block)
         value = build()
-        self.add(scf.YieldOp(*([value] if result_type is not None else [])))
-        self.at = InsertPoint.at_end(else_block)
-        if result_type is not None:
-            self.add(scf.YieldOp(otherwise()))
+        if result_type is None:
+            self.insert(scf.YieldOp())
+            self.at = InsertPoint.at_end(else_block)
+            self.insert(scf.YieldOp())
         else:
-            self.add(scf.YieldOp())
+            assert value is not None
+            assert otherwise is not None  # (the value when `cond` does not hold)
+            self.insert(scf.YieldOp(value))
+            self.at = InsertPoint.at_end(else_block)
+            self.insert(scf.YieldOp(otherwise()))
         self.at = saved
         if_op = scf.IfOp(
             cond, [result_type] if result_type is not None else [], [then_block], [else_block]
         )
-        self.add(if_op)
+        self.insert(if_op)
         return if_op.results[0] if result_type is not None else None
 
     def _fold_row_condition(
@@ -439,7 +457,7 @@ class _Unroller:
         idx: Sequence[SSAValue],
         mask: SSAValue | None,
         rt: VectorType,
-    ) -> tuple[SSAValue | None, SSAValue | None, ArrayAttr]:
+    ) -> tuple[SSAValue | None, SSAValue | None, ArrayAttr[BoolAttr]]:
         """(guard for `scf.if`, mask, in_bounds) of the 1-D transfer of one row."""
         inner = _in_bounds_1d(bool(in_bounds[-1]) if in_bounds else False)
         cond = self._row_condition(op, amap, in_bounds, idx)
@@ -471,12 +489,12 @@ class _Unroller:
                 def build(
                     idx: list[SSAValue] = idx,
                     mask: SSAValue | None = row_mask,
-                    row_inner: ArrayAttr = row_inner,
+                    row_inner: ArrayAttr[BoolAttr] = row_inner,
                 ) -> SSAValue:
                     read = _row_read(
                         op.source, idx, op.padding, rt, row_inner, self._one_d_map(amap), mask
                     )
-                    self.add(read)
+                    self.insert(read)
                     scalarized = self._transfer_1d(read)
                     return scalarized if scalarized is not None else read.result
 
@@ -503,10 +521,10 @@ class _Unroller:
                 idx: list[SSAValue] = idx,
                 row: SSAValue = row,
                 mask: SSAValue | None = row_mask,
-                inner: ArrayAttr = inner,
+                inner: ArrayAttr[BoolAttr] = inner,
             ) -> None:
                 write = _row_write(row, op.source, idx, inner, mask, self._one_d_map(amap))
-                self.add(write)
+                self.insert(write)
                 self._transfer_1d(write)
 
             self._guarded(cond, build, None)
@@ -529,16 +547,15 @@ class _Unroller:
         if op.mask is not None and isinstance(e, AffineConstantExpr):
             raise lowering_error(op, "masked broadcast transfers are not supported")
         # lanes past the memref's end (out of bounds) or masked off: guarded by scf.if
-        guard = not all(in_bounds) and isinstance(e, AffineDimExpr)
+        guarded = None if all(in_bounds) or not isinstance(e, AffineDimExpr) else e.position
         size = None  # built once, if dynamic
-        if guard and static_dim(op.source, e.position) is None:
-            size = self.dim(op.source, e.position)
+        if guarded is not None and static_dim(op.source, guarded) is None:
+            size = self.dim(op.source, guarded)
 
         def lane_condition(j: int, idx: list[SSAValue]) -> SSAValue | None:
             cond = None
-            if guard:
-                assert isinstance(e, AffineDimExpr)
-                cond = self.in_dim(idx[e.position], op.source, e.position, size)
+            if guarded is not None:
+                cond = self.in_dim(idx[guarded], op.source, guarded, size)
             if op.mask is not None:
                 cond = self.conjoin(cond, self.add(extract(op.mask, [j])))
             return cond
@@ -551,7 +568,7 @@ class _Unroller:
                 value = self.add(broadcast(s, t))
             else:
                 assert isinstance(e, AffineDimExpr)
-                value = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0])))
+                value = self.add(arith.ConstantOp(_dense(t, [0])))
                 for j in range(t.get_shape()[0]):
                     idx = list(op.indices)
                     idx[e.position] = self.offset(idx[e.position], j)
@@ -561,18 +578,20 @@ class _Unroller:
                         t.element_type,
                         lambda: op.padding,
                     )
+                    assert s is not None  # (a result type was given)
                     value = self.add(insert(s, value, [j]))
             op.result.replace_all_uses_with(value)
         else:
             t = op.vector.type
-            assert isinstance(t, VectorType) and isinstance(e, AffineDimExpr)
+            assert isinstance(t, VectorType)
+            assert isinstance(e, AffineDimExpr)
             for j in range(t.get_shape()[0]):
                 idx = list(op.indices)
                 idx[e.position] = self.offset(idx[e.position], j)
                 s = self.add(extract(op.vector, [j]))
                 self._guarded(
                     lane_condition(j, idx),
-                    lambda idx=idx, s=s: self.add(memref.StoreOp.get(s, op.source, idx)),
+                    lambda idx=idx, s=s: self.insert(memref.StoreOp.get(s, op.source, idx)),
                     None,
                 )
         op.detach()
@@ -645,14 +664,18 @@ class _Unroller:
         n = len(_leading(t))
         per_operand = [self.get_rows(o) if is_nd(o.type) else [o] * n for o in op.operands]
         results: list[list[SSAValue]] = [[] for _ in op.results]
+        row_types: list[VectorType] = []
+        for r in op.results:
+            assert isinstance(r.type, VectorType)
+            row_types.append(_row_type(r.type))
         for i in range(n):
             new = type(op).create(
                 operands=[rows[i] for rows in per_operand],
-                result_types=[_row_type(r.type) for r in op.results],  # type: ignore[arg-type]
+                result_types=row_types,
                 properties=dict(op.properties),
                 attributes=dict(op.attributes),
             )
-            self.add(new)
+            self.insert(new)
             for slot, r in zip(results, new.results):
                 slot.append(r)
         for r, rows in zip(op.results, results):
@@ -660,7 +683,8 @@ class _Unroller:
 
     def _shape_cast(self, op: ShapeCastOp) -> None:
         src_t, res_t = op.source.type, op.result.type
-        assert isinstance(src_t, VectorType) and isinstance(res_t, VectorType)
+        assert isinstance(src_t, VectorType)
+        assert isinstance(res_t, VectorType)
         src_rows = self.get_rows(op.source) if is_nd(src_t) else [op.source]
         if src_t.get_shape()[-1] == res_t.get_shape()[-1]:
             rows = src_rows  # same rows, regrouped leading dims
@@ -670,7 +694,7 @@ class _Unroller:
             n = rt.get_shape()[0]
             rows = []
             for r in range(res_t.element_count() // n):
-                row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, [0])))
+                row = self.add(arith.ConstantOp(_dense(rt, [0])))
                 for j in range(n):
                     flat = r * n + j
                     elem = self.add(extract(src_rows[flat // width], [flat % width]))
@@ -710,9 +734,7 @@ class _Unroller:
             count = sizes[-1] if all(p < b for p, b in zip(lead, sizes[:-1])) else 0
             if count not in cache:
                 values = [1] * count + [0] * (n - count)
-                cache[count] = self.add(
-                    arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, values))
-                )
+                cache[count] = self.add(arith.ConstantOp(_dense(rt, values)))
             rows.append(cache[count])
         if is_nd(t):
             self.rows[op.result] = rows
@@ -720,11 +742,11 @@ class _Unroller:
             op.result.replace_all_uses_with(rows[0])
 
     def _combine(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        is_int = isinstance(_element_type(a.type), IntegerType)
-        op_type = (_INT_COMBINE if is_int else _FLOAT_COMBINE).get(kind)
-        if op_type is None:
-            raise LoweringError(f"combining kind {kind} does not apply to {a.type}")
-        return self.add(op_type(a, b))
+        try:
+            combined = combine_op(kind, a, b)
+        except TransformFailure as err:  # a kind that does not apply to the element type
+            raise LoweringError(err.message) from None
+        return self.add(combined)
 
     def _multi_reduction(self, op: MultiDimReductionOp) -> None:
         src_t = op.source.type
@@ -766,7 +788,7 @@ class _Unroller:
             out_rows: list[SSAValue] = []
             rt = _row_type(result_t)
             for lead in _leading(result_t):
-                row = self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(rt, [0])))
+                row = self.add(arith.ConstantOp(_dense(rt, [0])))
                 for j in range(rt.get_shape()[0]):
                     row = self.add(insert(scalars[(*lead, j)], row, [j]))
                 out_rows.append(row)
@@ -804,7 +826,7 @@ class _Unroller:
         self._flat_yield(new_body)
         self.at = InsertPoint.before(loop)
         new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, inits, new_body)
-        self.add(new_loop)
+        self.insert(new_loop)
         self._bind_results(loop, new_loop.results, spans)
 
     def _bind_results(
@@ -829,7 +851,7 @@ class _Unroller:
         flat: list[SSAValue] = []
         for v in yield_op.operands:
             flat.extend(self.get_rows(v) if is_nd(v.type) else [v])
-        self.add(scf.YieldOp(*flat))
+        self.insert(scf.YieldOp(*flat))
         yield_op.detach()
         yield_op.erase()
 
@@ -842,18 +864,14 @@ class _Unroller:
         spans: list[tuple[int, int]] = []
         for r in op.results:
             start = len(types)
-            types.extend(
-                [_row_type(r.type)] * len(_leading(r.type))  # type: ignore[arg-type]
-                if is_nd(r.type)
-                else [r.type]
-            )
+            types.extend([_row_type(r.type)] * len(_leading(r.type)) if is_nd(r.type) else [r.type])
             spans.append((start, len(types)))
         for region in op.regions:
             for block in list(region.blocks):
                 region.detach_block(block)
         self.at = InsertPoint.before(op)
         new_if = scf.IfOp(op.cond, types, [blocks[0]], blocks[1:] or None)
-        self.add(new_if)
+        self.insert(new_if)
         self._bind_results(op, new_if.results, spans)
 
     def erase_dead(self) -> None:
@@ -890,28 +908,22 @@ def static_dim(source: SSAValue, d: int) -> int | None:
     return static_index(view.sizes[dynamic]) if static_sizes[d] == DYNAMIC_INDEX else None
 
 
-def _element_type(t: Attribute) -> Attribute:
-    return t.element_type if isinstance(t, VectorType) else t
-
-
-_FLOAT_COMBINE = FLOAT_COMBINE
-_INT_COMBINE = INT_COMBINE
-
-
 def _shuffle(op: vector.ShuffleOp) -> None:
     """`vector.shuffle` → extracts + inserts (LLVM's instcombine turns the chain into one
     `shufflevector`); of n-D operands it moves whole rows."""
     b = VectorBuilder.before(op)
     mask = list(op.mask.get_values())
     first = vector_shape(op.v1.type)[0] if isinstance(op.v1.type, VectorType) else 1
-    result = b.zeros(op.result.type)  # type: ignore[arg-type]
+    result = b.zeros(op.result.type)
     for i, m in enumerate(mask):
         source, j = (op.v1, m) if m < first else (op.v2, m - first)
         result = b.add(insert(b.add(extract(source, [j])), result, [i]))
     replace_op(op, [result])
 
 
-def _load_store_as_transfer(op: Operation) -> None:
+def _load_store_as_transfer(
+    op: vector.LoadOp | vector.MaskedLoadOp | vector.StoreOp | vector.MaskedStoreOp,
+) -> None:
     """n-D `vector.load/store` → in-bounds minor-identity transfers (the same access);
     `vector.maskedload/maskedstore` → masked in-bounds transfers (+ select of the
     pass-through), which the row unrolling and the LLVM conversion handle."""
@@ -921,7 +933,8 @@ def _load_store_as_transfer(op: Operation) -> None:
     else:
         base = op.base
         t = op.vector.type if isinstance(op, vector.StoreOp) else op.value_to_store.type
-    assert isinstance(t, VectorType) and isinstance(base.type, MemRefType)
+    assert isinstance(t, VectorType)
+    assert isinstance(base.type, MemRefType)
     rank = t.get_num_dims()
     amap = AffineMapAttr(
         AffineMap(
