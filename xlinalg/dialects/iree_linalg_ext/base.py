@@ -21,8 +21,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from xlinalg.dialects.linalg.generic import element_type
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
+from xlinalg.ir.shaped_types import element_type
 
 
 @irdl_op_definition
@@ -78,9 +78,6 @@ class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
         return self.clone_with(
             [buffers.get(v, v) for v in self.inputs], [buffers.get(v, v) for v in self.outputs]
         )
-
-    def shaped_outputs(self) -> list[ShapedType]:
-        return [v.type for v in self.outputs]  # type: ignore[misc]
 
     def has_memref_semantics(self) -> bool:
         return not self.results_ and all(isinstance(v.type, MemRefType) for v in self.outputs)

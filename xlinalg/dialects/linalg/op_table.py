@@ -747,7 +747,8 @@ OP_TABLE: tuple[OpSpec, ...] = (
     ),
 )
 
-OP_TABLE = OP_TABLE + (
+OP_TABLE = (
+    *OP_TABLE,
     *_LEGACY_MATMULS,
     *_MMT4D,
     _CONTRACT,
