@@ -257,14 +257,6 @@ class LaunchOp(IRDLOperation):
         return tuple(self.body.blocks[0].args[3:6])
 
     @property
-    def grid_size_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.body.blocks[0].args[6:9])
-
-    @property
-    def block_size_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.body.blocks[0].args[9:12])
-
-    @property
     def grid_sizes(self) -> tuple[SSAValue, SSAValue, SSAValue]:
         return (self.gridSizeX, self.gridSizeY, self.gridSizeZ)
 

@@ -8,7 +8,6 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -97,10 +96,6 @@ def print_int_list(printer: Printer, values: Sequence[int]) -> None:
     printer.print_string("[")
     printer.print_list(values, lambda v: printer.print_string(str(v)))
     printer.print_string("]")
-
-
-def index_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(value, IndexType())
 
 
 PropKinds = Sequence[tuple[str, str]]
