@@ -56,7 +56,7 @@ class PadOp(xtensor.PadOp):
     # xDSL's assembly format is inherited; reset the parse/print generated for xDSL's op
     # so that IRDL generates them again for this class
     print = Operation.print
-    # (IRDL generates them only when `parse` is Operation's: pyright cannot type this)
+    # (IRDL checks that `parse` is Operation's own; pyright cannot type the rewrapped method)
     parse = classmethod(Operation.parse.__func__)  # pyright: ignore[reportAssignmentType]
     traits = traits_def(Pure(), SingleBlockImplicitTerminator(xtensor.YieldOp))
 
