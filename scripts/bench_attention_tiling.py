@@ -18,11 +18,11 @@ import xlinalg
 ANY = "!transform.any_op"
 
 
-def payload(kind: str, b: int, n: int, l: int, d: int) -> str:
+def payload(kind: str, b: int, n: int, kv_len: int, d: int) -> str:
     def t(*shape: int) -> str:
         return f"{kind}<{'x'.join(map(str, shape))}xf32>"
 
-    q, k, o = t(b, n, d), t(b, l, d), t(b, n, d)
+    q, k, o = t(b, n, d), t(b, kv_len, d), t(b, n, d)
     head = f"func.func @f(%q: {q}, %k: {k}, %v: {k}, %o: {o})"
     op = f"iree_linalg_ext.attention ins(%q, %k, %v, %s : {q}, {k}, {k}, f32) outs(%o : {o})"
     if kind == "memref":

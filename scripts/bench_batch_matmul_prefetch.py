@@ -17,14 +17,13 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from bench_stats import Peak, add_arguments, call_seconds, interleaved
+from bench_templates import FIXED
 
 import xlinalg
 from xlinalg.transforms.scf.prefetch import prefetch_next_iteration
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stats import Peak, add_arguments, call_seconds, interleaved
-from bench_templates import FIXED
 
 
 def prefetching_kernel(payload: str, schedule: str, knobs: dict[str, int], locality: int) -> object:

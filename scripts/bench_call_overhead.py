@@ -19,15 +19,10 @@ Columns, each the median (or `--stat min`) over rounds of the per-call time of a
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from bench_stats import add_arguments, batch_seconds, interleaved
 
 import xlinalg

@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,7 +54,11 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+import bench_stats
 import numpy as np
+from bench_matmul import _median_compile_seconds, tune
+from bench_matmul import compile_seconds as median_compile_seconds
+from bench_stats import prepared_call
 from threadpoolctl import threadpool_limits
 
 import xlinalg
@@ -62,11 +67,6 @@ from xlinalg.backend.aligned import aligned
 ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "conv2d_nhwc_hwcf.mlir"
 IMG2COL_SPACE = ROOT / "search_spaces" / "conv2d_img2col.mlir"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_stats
-from bench_matmul import _median_compile_seconds, tune
-from bench_matmul import compile_seconds as median_compile_seconds
-from bench_stats import prepared_call
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ class IreeKernel:
     """The layer compiled by iree-compile for the host CPU, run with iree.runtime (one thread)."""
 
     def __init__(self, layer: Layer) -> None:
-        import iree.runtime as rt
+        import iree.runtime as rt  # noqa: PLC0415 - IREE is optional: the comparison runs when it is installed
 
         start = time.perf_counter()
         vmfb = subprocess.run(
@@ -280,7 +280,7 @@ def call_seconds(fn: Callable[[], object], repeats: int = 9, timer: str | None =
 
 def iree_available() -> bool:
     try:
-        import iree.runtime  # noqa: F401
+        import iree.runtime  # noqa: F401, PLC0415 - whether the optional IREE is installed
     except ImportError:
         return False
     return shutil.which("iree-compile") is not None
@@ -290,9 +290,9 @@ def tuned(
     text: str, name: str, space: Path, trials: int, args: argparse.Namespace
 ) -> tuple[str, float]:
     """Tune (or resume) a study, re-rank its best trials; (best schedule, median compile s)."""
-    from tuner.export import best_schedule as exported
-    from tuner.rerank import rerank
-    from tuner.study import load
+    from tuner.export import best_schedule as exported  # noqa: PLC0415 - the tuner (Optuna) is heavy: only to tune (the payloads are imported without it)
+    from tuner.rerank import rerank  # noqa: PLC0415 - the tuner (Optuna) is heavy: only to tune (the payloads are imported without it)
+    from tuner.study import load  # noqa: PLC0415 - the tuner (Optuna) is heavy: only to tune (the payloads are imported without it)
 
     tune(text, name, args.storage, trials, args.seed, space)
     if args.rerank > 1:  # single measurements on a busy machine mislead: paired re-timing
@@ -443,8 +443,6 @@ def main() -> int:
 
 def _resolved_knobs(schedule: str) -> dict[str, int]:
     """Knob values of an exported schedule (`knob<"name"> = V` / `alternatives<"name"> selected_region = V`)."""
-    import re
-
     found = re.findall(
         r'(?:knob|alternatives)<"(\w+)">\s*(?:=|selected_region\s*=)\s*(\d+)', schedule
     )

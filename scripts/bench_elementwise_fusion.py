@@ -20,17 +20,15 @@ medians, or with `--stat min` the fastest call (on 2 busy cores the steadier fig
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from bench_stats import add_arguments, call_seconds, interleaved
 
 import xlinalg
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "scripts"))
-from bench_stats import add_arguments, call_seconds, interleaved
 
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 CANDIDATES = (

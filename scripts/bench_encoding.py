@@ -26,16 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
 from bench_matmul import _best_params, blas_runner, parse_shape, tune
 from bench_mmt4d import _kernel_runner, _knobs
 from bench_stats import Peak, add_arguments, interleaved
 
 import xlinalg
 
+ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "encoding_matmul.mlir"
 DEFAULT_KNOBS = "tile_m=8,tile_n=32,tm1=8,tn1=4,tk=256,rk=4,cache_order=0,reg_order=1"
 
@@ -90,7 +87,7 @@ def _runners(
 
 
 def main() -> int:
-    import optuna
+    import optuna  # noqa: PLC0415 - Optuna is heavy: only to tune (the payloads are imported without it)
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     parser = argparse.ArgumentParser(

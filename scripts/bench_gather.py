@@ -21,17 +21,15 @@ vectorizes them, so they win there. The transposed read gains most with square t
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from bench_stats import add_arguments, call_seconds, interleaved
 
 import xlinalg
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "scripts"))
-from bench_stats import add_arguments, call_seconds, interleaved
 
 EMBED = """
 func.func @embed(%t: tensor<{v}x{w}xf32>, %ids: tensor<{n}xi32>, %o: tensor<{n}x{w}xf32>) -> tensor<{n}x{w}xf32> {{

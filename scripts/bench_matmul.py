@@ -79,8 +79,8 @@ def tune(
     payload: str, name: str, storage: str, trials: int, seed: int, space_file: Path = SPACE
 ) -> str:
     """Run (or resume) the tuning study for one shape; return its best schedule."""
-    from tuner.export import best_schedule
-    from tuner.study import StudyInfo, run, setup
+    from tuner.export import best_schedule  # noqa: PLC0415 - the tuner (Optuna) is heavy: only to tune (the payloads are imported without it)
+    from tuner.study import StudyInfo, run, setup  # noqa: PLC0415 - the tuner (Optuna) is heavy: only to tune (the payloads are imported without it)
 
     study, space = setup(
         storage,
@@ -172,7 +172,7 @@ def _given(
     shape: tuple[int, int, int],
 ) -> dict[str, int] | None:
     """Fixed knobs for `shape`: from the command line, else with --fixed the script's table."""
-    from bench_mmt4d import _fixed
+    from bench_mmt4d import _fixed  # noqa: PLC0415 - bench_mmt4d imports this module
 
     fixed = _fixed(given, shape)
     return fixed if fixed is not None or not args.fixed else table.get(shape)
@@ -183,8 +183,8 @@ def _knob_text(knobs: dict[str, int]) -> str:
 
 
 def main() -> int:
-    import optuna
-    from bench_mmt4d import _knobs, _schedule
+    import optuna  # noqa: PLC0415 - Optuna is heavy: only to tune (the payloads are imported without it)
+    from bench_mmt4d import _knobs, _schedule  # noqa: PLC0415 - bench_mmt4d imports this module
 
     # the trial lines are the tuner's business: Optuna's per-trial log (with a traceback
     # for every too_slow/failed candidate) would bury the tables
@@ -364,7 +364,7 @@ def _threads_table(args: argparse.Namespace, peak: Peak) -> list[str]:
         if iree is not None:
             try:
                 runners.update(iree(fill_matmul(m, n, k), a, b))
-            except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
+            except Exception as err:  # IREE is an optional comparison
                 print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
         flops = 2.0 * m * n * k
         g = {
@@ -388,7 +388,7 @@ def _threads_table(args: argparse.Namespace, peak: Peak) -> list[str]:
 
 def _best_params(storage: str, study_name: str) -> dict:  # type: ignore[type-arg]
     """The knob values of the study's best trial."""
-    import optuna
+    import optuna  # noqa: PLC0415 - Optuna is heavy: only to tune (the payloads are imported without it)
 
     return dict(optuna.load_study(study_name=study_name, storage=storage).best_trial.params)
 
@@ -397,8 +397,8 @@ def _iree_module(stat: str = "median"):  # type: ignore[no-untyped-def]
     """A function (payload, a, b) -> {"iree1": timer, "iree2": timer}, or None without IREE;
     a timer's figure is the `stat` of 7 calls (`bench_stats.call_seconds`)."""
     try:
-        import iree.compiler as ireec
-        import iree.runtime as ireert
+        import iree.compiler as ireec  # noqa: PLC0415 - IREE is optional: the comparison runs when it is installed
+        import iree.runtime as ireert  # noqa: PLC0415 - IREE is optional: the comparison runs when it is installed
     except ImportError:
         print("  (iree.compiler / iree.runtime not installed: no IREE columns)", file=sys.stderr)
         return None
@@ -443,7 +443,7 @@ def compile_seconds(
 
 def _median_compile_seconds(storage: str, study_name: str) -> float:
     """Median `compile_s` over the study's trials that compiled (as the workers measured it)."""
-    from tuner.results import trials
+    from tuner.results import trials  # noqa: PLC0415 - the tuner (Optuna) is heavy: only to tune (the payloads are imported without it)
 
     frame = trials(storage, [study_name])
     values = frame["compile_s"].dropna() if "compile_s" in frame else []

@@ -38,10 +38,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
 from bench_matmul import (
     _best_params,
     _iree_module,
@@ -62,6 +58,7 @@ from bench_stats import (
 import xlinalg
 from xlinalg.examples import fill_matmul
 
+ROOT = Path(__file__).resolve().parent.parent
 SPACE = ROOT / "search_spaces" / "matmul_mmt4d.mlir"
 PAR_SPACE = ROOT / "search_spaces" / "matmul_mmt4d_parallel.mlir"
 MMT4D_SPACE = ROOT / "search_spaces" / "mmt4d.mlir"
@@ -281,7 +278,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     (ROOT / "results").mkdir(exist_ok=True)
-    import optuna
+    import optuna  # noqa: PLC0415 - Optuna is heavy: only to tune (the payloads are imported without it)
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     iree = None if args.no_iree else _iree_module(args.stat)
@@ -334,7 +331,7 @@ def main() -> int:
         if iree is not None:
             try:
                 runners.update(iree(payload, a, b))
-            except Exception as err:  # noqa: BLE001 - IREE is an optional comparison
+            except Exception as err:  # IREE is an optional comparison
                 print(f"  IREE failed on {m}x{n}x{k}: {err}", file=sys.stderr)
         t = interleaved(runners, args.rounds, args.stat)
         peak.measure()

@@ -9,11 +9,8 @@ rounds, a round timing `--calls` back-to-back calls as one batch.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_stats import add_arguments, batch_seconds, interleaved
 

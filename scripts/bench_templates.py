@@ -32,15 +32,14 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from bench_conv import iree_available
+from bench_matmul import _median_compile_seconds, compile_seconds, tune
+from bench_stats import Peak, add_arguments, call_seconds, statistic
 from threadpoolctl import threadpool_limits
 
 import xlinalg
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_conv import iree_available
-from bench_matmul import _median_compile_seconds, compile_seconds, tune
-from bench_stats import Peak, add_arguments, call_seconds, statistic
 
 
 def _tensor_form(memref_payload: str, result: int) -> str:
@@ -64,7 +63,7 @@ def iree_seconds(
     time_round: Callable[[Callable[[], object]], float],
 ) -> float:
     """One round of IREE's local-sync module on `args`, timed by `time_round`."""
-    import iree.runtime as rt
+    import iree.runtime as rt  # noqa: PLC0415 - IREE is optional: the comparison runs when it is installed
 
     vmfb = subprocess.run(
         [

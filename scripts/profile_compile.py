@@ -48,15 +48,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
-
+import _bootstrap
+import xdsl.irdl.operations as irdl
+from bench_attention_tiling import payload as attention_payload
 from bench_conv import LAYERS, STORED_KNOBS
 from bench_conv import payload as conv_payload
+from bench_encoding import payload as encoding_payload
 from bench_matmul import matmul_payload
 from bench_mmt4d import matmul_tensor_payload
 from bench_templates import FIXED as BENCH_FIXED
 
+import xlinalg
+from tuner.constraints import first_violated, parse_constraints
+from xlinalg.errors import XlinalgError
+from xlinalg.ir.stage_times import StageTimes
+from xlinalg.lowering import to_llvm
+
+ROOT = _bootstrap.ROOT
 SPACES = ROOT / "search_spaces"
 
 
@@ -191,9 +199,6 @@ _CONV_TENSOR = """func.func @conv(%I: tensor<1x58x58x64xf32>, %F: tensor<3x3x64x
 
 def template_payloads() -> dict[str, str]:
     """A benchmark-size payload for every template of `search_spaces/` (`--templates`)."""
-    from bench_attention_tiling import payload as attention_payload
-    from bench_encoding import payload as encoding_payload
-
     return {
         "matmul_tile.mlir": _example("matmul_512.mlir"),
         "matmul_vectorize.mlir": _example("matmul_512.mlir"),
@@ -216,9 +221,6 @@ def template_payloads() -> dict[str, str]:
 def sample_knobs(schedule: str, rng: random.Random, count: int) -> list[dict[str, Any]]:
     """Up to `count` distinct knob settings drawn uniformly from the template's options that
     satisfy its constraints (what a random sampler proposes; pruned ones never compile)."""
-    import xlinalg
-    from tuner.constraints import first_violated, parse_constraints
-
     knobs = xlinalg.list_knobs(schedule)
     constraints = parse_constraints(schedule)
     found: list[dict[str, Any]] = []
@@ -234,9 +236,6 @@ def sample_knobs(schedule: str, rng: random.Random, count: int) -> list[dict[str
 def profile_templates(samples: int, seed: int, only: list[str] | None) -> None:
     """Median `Kernel.compile_seconds` (and CPU) over `samples` random valid knob settings of
     every template, each compiled once after a warm-up compile of the template."""
-    import xlinalg
-    from xlinalg.errors import XlinalgError
-
     print(
         f"{'template':<28} | {'ok':>2} | {'failed':>6} | {'median s':>8} | {'max s':>6} | "
         f"{'median CPU s':>12}"
@@ -268,9 +267,6 @@ def profile_templates(samples: int, seed: int, only: list[str] | None) -> None:
 
 def compile_once(case: Case) -> tuple[Any, Any]:
     """`xlinalg.compile` of the case with per-stage timings; (kernel, StageTimes)."""
-    import xlinalg
-    from xlinalg.ir.stage_times import StageTimes
-
     times = StageTimes()
     kernel = xlinalg.compile(
         case.payload, schedule=case.space.read_text(), knobs=case.knobs, timings=times
@@ -293,10 +289,6 @@ def stage_digests(case: Case) -> dict[str, str]:
 def irdl_constructions(case: Case) -> collections.Counter[str]:
     """How many ops of each class the LLVM conversion of one compile builds through their
     IRDL constructors (`SomeOp(...)`, ~10x the cost of `Operation.create`)."""
-    import xdsl.irdl.operations as irdl
-
-    from xlinalg.lowering import to_llvm
-
     counts: collections.Counter[str] = collections.Counter()
     active = [False]
     init, convert = irdl.irdl_op_init, to_llvm.convert_to_llvm_dialect
@@ -469,7 +461,7 @@ def main() -> int:
             )
         return 0
     if args.fork:
-        import tuner._preload  # noqa: F401  (the forkserver's state: warmed up, gc frozen)
+        import tuner._preload  # noqa: F401, PLC0415 - the forkserver's state (warm, gc frozen): --fork only
 
         print(
             f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; one compile per "

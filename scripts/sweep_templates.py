@@ -27,12 +27,9 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
-
+import _bootstrap
 from bench_attention_tiling import payload as attention_payload
 from bench_encoding import payload as encoding_payload
 from profile_compile import sample_knobs
@@ -41,6 +38,7 @@ from tuner.candidate import CandidateRequest
 from tuner.worker import measure
 from xlinalg.examples import fill_matmul, filled_contraction, zero_constant
 
+ROOT = _bootstrap.ROOT
 SPACES = ROOT / "search_spaces"
 STATUSES = ("ok", "wrong_result", "compile_error", "crash", "timeout", "error")
 TIMING = {"max_total_s": 0.02, "min_repeats": 1, "max_repeats": 3, "min_sample_s": 0.001}
@@ -258,10 +256,10 @@ def _attention_cases() -> list[Case]:
     ]
     return [
         Case(
-            f"b{b} n{n} l{l} d{d}",
-            lambda b=b, n=n, l=l, d=d: attention_payload("tensor", b, n, l, d),
+            f"b{b} n{n} l{kv_len} d{d}",
+            lambda b=b, n=n, kv_len=kv_len, d=d: attention_payload("tensor", b, n, kv_len, d),
         )
-        for b, n, l, d in shapes
+        for b, n, kv_len, d in shapes
     ]
 
 

@@ -15,13 +15,13 @@ import re
 import sys
 from pathlib import Path
 
+from xlinalg.coverage.table import print_coverage
+from xlinalg.coverage.transform import format_transform_coverage
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def tables() -> dict[str, str]:
-    from xlinalg.coverage.table import print_coverage
-    from xlinalg.coverage.transform import format_transform_coverage
-
     linalg = io.StringIO()
     print_coverage(file=linalg)
     return {

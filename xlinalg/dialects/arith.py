@@ -85,9 +85,12 @@ class SelectOp(IRDLOperation):
             raise VerifyException(
                 f"'arith.select' condition must be i1 or a vector/tensor of i1, got {ct}"
             )
-        if type(ct) is not type(rt) or tuple(ct.get_shape()) != tuple(  # type: ignore[union-attr]
-            rt.get_shape()
-        ):  # type: ignore[union-attr]
+        # (rt is of ct's class when the shapes are compared: the isinstance narrows it)
+        if (
+            type(ct) is not type(rt)
+            or not isinstance(rt, VectorType | TensorType)
+            or tuple(ct.get_shape()) != tuple(rt.get_shape())
+        ):
             raise VerifyException(
                 f"'arith.select' condition of type {ct} must have the shape of the result {rt}"
             )

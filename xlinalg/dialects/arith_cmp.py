@@ -40,7 +40,7 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.irdl.constraints import VerificationContext
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -100,7 +100,7 @@ class _Compare(IRDLOperation):
         printer.print_operand(self.rhs)
 
     @staticmethod
-    def _parse_head(parser: Parser) -> tuple[str, object, object]:
+    def _parse_head(parser: Parser) -> tuple[str, UnresolvedOperand, UnresolvedOperand]:
         arg = parser.parse_identifier()
         parser.parse_punctuation(",")
         lhs = parser.parse_unresolved_operand()
@@ -138,7 +138,7 @@ class CmpiOp(_Compare):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        a, b = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)  # type: ignore[list-item]
+        a, b = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)
         op = cls(a, b, arg)
         op.attributes.update(attrs)
         return op
@@ -192,7 +192,7 @@ class CmpfOp(_Compare):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        a, b = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)  # type: ignore[list-item]
+        a, b = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)
         op = cls(a, b, arg, fastmath)
         op.attributes.update(attrs)
         return op

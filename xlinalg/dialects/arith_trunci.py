@@ -64,9 +64,8 @@ class TruncIOp(IRDLOperation):
     def verify_(self) -> None:
         # xDSL's rule (its `verify_` also checks the op against xDSL's definition, which
         # has no overflowFlags, so it cannot be reused)
-        assert isinstance(self.input.type, IntegerType) and isinstance(
-            self.result.type, IntegerType
-        )
+        assert isinstance(self.input.type, IntegerType)
+        assert isinstance(self.result.type, IntegerType)
         if not self.result.type.width.data < self.input.type.width.data:
             raise VerifyException("Destination bit-width must be smaller than the input bit-width")
 

@@ -121,7 +121,8 @@ class ToTensorOp(IRDLOperation):
 
     def verify_(self) -> None:
         source, result = self.memref.type, self.tensor.type
-        assert isinstance(source, MemRefType) and isinstance(result, TensorType)
+        assert isinstance(source, MemRefType)
+        assert isinstance(result, TensorType)
         if (source.get_element_type(), tuple(source.get_shape())) != (
             result.get_element_type(),
             tuple(result.get_shape()),

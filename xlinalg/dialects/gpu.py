@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType, StringAttr, i32
-from xdsl.dialects.gpu import GPU as _XdslGPU
+from xdsl.dialects.gpu import GPU as _XDSL_GPU
 from xdsl.dialects.gpu import AsyncTokenType, DimensionAttr, DimensionEnum
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import (
@@ -146,14 +146,14 @@ class _DimensionOp(IRDLOperation):
 
     @property
     def dim(self) -> str:
-        return self.dimension.data.value
+        return str(self.dimension.data)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.dim}")
         printer.print_op_attributes(self.attributes)
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
         dim = parser.parse_str_enum(DimensionEnum)
         op = cls(DimensionAttr(dim))
         op.attributes |= parser.parse_optional_attr_dict()
@@ -255,14 +255,6 @@ class LaunchOp(IRDLOperation):
     @property
     def thread_ids(self) -> tuple[SSAValue, ...]:
         return tuple(self.body.blocks[0].args[3:6])
-
-    @property
-    def grid_size_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.body.blocks[0].args[6:9])
-
-    @property
-    def block_size_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.body.blocks[0].args[9:12])
 
     @property
     def grid_sizes(self) -> tuple[SSAValue, SSAValue, SSAValue]:
@@ -401,8 +393,8 @@ _REPLACED = {op.name for op in _OURS}
 
 GPU = Dialect(
     "gpu",
-    [*(op for op in _XdslGPU.operations if op.name not in _REPLACED), *_OURS],
-    [*_XdslGPU.attributes, *MAPPING_ATTRS],
+    [*(op for op in _XDSL_GPU.operations if op.name not in _REPLACED), *_OURS],
+    [*_XDSL_GPU.attributes, *MAPPING_ATTRS],
 )
 """xDSL's GPU dialect with upstream syntax for launch/terminator/barrier/ids and the
 mapping attributes."""

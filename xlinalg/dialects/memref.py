@@ -44,7 +44,8 @@ class CopyOp(IRDLOperation):
     def verify_(self) -> None:
         # xDSL's rules and messages (its `verify_` also checks the op against xDSL's class)
         source, destination = self.source.type, self.destination.type
-        assert isinstance(source, MemRefType) and isinstance(destination, MemRefType)
+        assert isinstance(source, MemRefType)
+        assert isinstance(destination, MemRefType)
         if source.get_shape() != destination.get_shape():
             raise VerifyException("Expected source and destination to have the same shape.")
         if source.get_element_type() != destination.get_element_type():

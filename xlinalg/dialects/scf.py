@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     IndexType,
+    IntegerType,
     TensorType,
     i64,
 )
@@ -197,7 +198,9 @@ class ForallOp(IRDLOperation):
         assert isinstance(last, InParallelOp)
         return last
 
-    def _mixed(self, static: DenseArrayBase, dynamic: Sequence[SSAValue]) -> list[int | SSAValue]:
+    def _mixed(
+        self, static: DenseArrayBase[IntegerType], dynamic: Sequence[SSAValue]
+    ) -> list[int | SSAValue]:
         values = iter(dynamic)
         return [next(values) if s == DYNAMIC else int(s) for s in static.get_values()]
 

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i64
 from xdsl.dialects.tensor import EmptyOp as _XdslEmptyOp
 from xdsl.dialects.tensor import Tensor as _XdslTensor
 from xdsl.dialects.utils.dynamic_index_list import DynamicIndexList, verify_dynamic_index_list
-from xdsl.ir import Dialect, SSAValue
+from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -129,11 +129,11 @@ class EmptyOp(_XdslEmptyOp):
         printer.print_attribute(self.tensor.type)
 
 
-def _tensor_ops() -> list[type[IRDLOperation]]:
+def _tensor_ops() -> list[type[Operation]]:
     xdsl_ops = [
         op for op in _XdslTensor.operations if op.name not in ("tensor.pad", "tensor.empty")
     ]
-    return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp, EmptyOp]  # type: ignore[list-item]
+    return [*xdsl_ops, ParallelInsertSliceOp, PadOp, GenerateOp, EmptyOp]
 
 
 Tensor = Dialect(

@@ -15,9 +15,11 @@ argument per dim and yields one value of the element type.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType
 from xdsl.dialects.tensor import YieldOp
-from xdsl.ir import Attribute, Region
+from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -94,7 +96,7 @@ class GenerateOp(IRDLOperation):
         op.attributes.update(attrs)
         return op
 
-    def __init__(self, extents: list, result_type: Attribute, body: Region) -> None:  # type: ignore[type-arg]
+    def __init__(self, extents: Sequence[SSAValue], result_type: Attribute, body: Region) -> None:
         super().__init__(operands=[extents], result_types=[result_type], regions=[body])
 
 

@@ -55,8 +55,9 @@ class PadOp(xtensor.PadOp):
     # irdl_options (AttrSizedOperandSegments as a property) are inherited
     # xDSL's assembly format is inherited; reset the parse/print generated for xDSL's op
     # so that IRDL generates them again for this class
-    print = Operation.print  # type: ignore[assignment]
-    parse = classmethod(Operation.parse.__func__)  # type: ignore[assignment]
+    print = Operation.print
+    # (IRDL checks that `parse` is Operation's own; pyright cannot type the rewrapped method)
+    parse = classmethod(Operation.parse.__func__)  # pyright: ignore[reportAssignmentType]
     traits = traits_def(Pure(), SingleBlockImplicitTerminator(xtensor.YieldOp))
 
     def verify_(self) -> None:
@@ -64,7 +65,8 @@ class PadOp(xtensor.PadOp):
         high = self.static_high.get_values()
         source = self.source.type
         result = self.result.type
-        assert isinstance(source, TensorType) and isinstance(result, TensorType)
+        assert isinstance(source, TensorType)
+        assert isinstance(result, TensorType)
         source_shape = source.get_shape()
         result_shape = result.get_shape()
         if not (len(low) == len(high) == len(source_shape) == len(result_shape)):

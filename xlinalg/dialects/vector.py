@@ -394,7 +394,8 @@ class ShapeCastOp(IRDLOperation):
 
     def verify_(self) -> None:
         a, b = self.source.type, self.result.type
-        assert isinstance(a, VectorType) and isinstance(b, VectorType)
+        assert isinstance(a, VectorType)
+        assert isinstance(b, VectorType)
         if a.element_type != b.element_type or a.element_count() != b.element_count():
             raise VerifyException(f"cannot shape_cast {a} to {b}")
 
@@ -506,7 +507,9 @@ class MaskOp(IRDLOperation):
         uses of its results become uses of the mask's."""
         block = Block()
         mask_op = MaskOp(mask, Region(block), [r.type for r in op.results], passthru)
-        op.parent_block().insert_op_before(mask_op, op)  # type: ignore[union-attr]
+        parent = op.parent_block()
+        assert parent is not None, "the op to mask must be in a block"
+        parent.insert_op_before(mask_op, op)
         for old, new in zip(op.results, mask_op.results):
             old.replace_all_uses_with(new)
         op.detach()

@@ -55,8 +55,10 @@ class GatherOp(IRDLOperation):
             self.result.type,
         )
         assert isinstance(base, MemRefType | TensorType)
-        assert isinstance(idx, VectorType) and isinstance(mask, VectorType)
-        assert isinstance(pt, VectorType) and isinstance(res, VectorType)
+        assert isinstance(idx, VectorType)
+        assert isinstance(mask, VectorType)
+        assert isinstance(pt, VectorType)
+        assert isinstance(res, VectorType)
         if len(self.offsets) != base.get_num_dims():
             raise VerifyException(
                 f"expected {base.get_num_dims()} offsets, got {len(self.offsets)}"

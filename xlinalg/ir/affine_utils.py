@@ -175,8 +175,8 @@ class IndexBuilder:
         composed, leaves = _leaves(exprs, operands)
         simplified: list[AffineExpr] = []
         smallest_constant: int | None = None
-        for e in composed:
-            e = _simplify(e, len(leaves))
+        for expr in composed:
+            e = _simplify(expr, len(leaves))
             if isinstance(e, AffineConstantExpr):
                 if smallest_constant is None or e.value < smallest_constant:
                     smallest_constant = e.value

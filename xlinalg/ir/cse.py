@@ -62,9 +62,8 @@ class _OpKey:
         if self.hash != other.hash:
             return False
         a, b = self.op, other.op
-        return (
-            a is b
-            or _name(a) == _name(b)
+        return a is b or (
+            _name(a) == _name(b)
             and a.attributes == b.attributes
             and a.properties == b.properties
             and a.operands == b.operands

@@ -1,4 +1,5 @@
-"""Cached `array<i64: ...>` / `array<i32: ...>` attributes (positions, masks, static sizes).
+"""Cached `array<i64: ...>` / `array<i32: ...>` attributes (positions, masks, static sizes),
+and the integers of an array attribute.
 
 xDSL's `DenseArrayBase.from_list` normalises every element through the integer
 type (≈5 µs per element); the transforms and the LLVM conversion build the same
@@ -25,4 +26,13 @@ def i32_array(values: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i32, values)
 
 
-__all__ = ["i32_array", "i64_array"]
+def int_values(attr: DenseArrayBase) -> list[int]:
+    """The elements of `attr` as ints (a float array's truncated by `int`).
+
+    `attr.get_values()` decoded the same way, for an attribute whose element type the
+    type checker does not know (a property declared `DenseArrayBase`).
+    """
+    return [int(v) for v in attr.elt_type.unpack(attr.data.data, len(attr))]
+
+
+__all__ = ["i32_array", "i64_array", "int_values"]

@@ -14,11 +14,11 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerType,
-    ShapedType,
 )
 from xdsl.ir import Attribute
 
 from xlinalg.errors import XlinalgError
+from xlinalg.ir.shaped_types import element_type
 
 #: NumPy has no bfloat16: `ml_dtypes.bfloat16` (an extension dtype of kind 'V') stores it
 BFLOAT16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
@@ -44,8 +44,7 @@ def numpy_dtype(type_: Attribute, error: type[XlinalgError] = XlinalgError) -> n
     Signless integers are stored signed (i1 as bool); `index` is int64; bf16 is
     `ml_dtypes.bfloat16`; other floats NumPy lacks raise `error`.
     """
-    if isinstance(type_, ShapedType):
-        type_ = type_.get_element_type()
+    type_ = element_type(type_)
     if isinstance(type_, IndexType):
         return np.dtype(np.int64)
     if isinstance(type_, IntegerType) and type_.width.data in _INT_DTYPES:

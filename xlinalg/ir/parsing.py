@@ -34,7 +34,7 @@ class _LocationParser(Parser):
     """A `Parser` that also reads upstream's `fused<metadata>[...]` locations and the
     `loc(...)` upstream prints after a region argument's type (`(%in: f32 loc(...))`)."""
 
-    def parse_optional_argument(self, expect_type: bool = True):  # type: ignore[no-untyped-def, override]
+    def parse_optional_argument(self, expect_type: bool = True):
         arg = super().parse_optional_argument(expect_type)
         if isinstance(arg, Parser.Argument) and self._current_token.text == "loc":
             arg.location = self.parse_optional_location()
@@ -85,10 +85,10 @@ class LocatingParser(_LocationParser):
             for start in pending:
                 sub = _LocationParser(ctx, text, name)
                 sub.attribute_aliases = self.attribute_aliases
-                sub._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-                alias = sub._current_token.text  # pyright: ignore[reportPrivateUsage]
+                sub._resume_from(start)
+                alias = sub._current_token.text
                 try:
-                    sub._parse_alias_def()  # pyright: ignore[reportPrivateUsage]
+                    sub._parse_alias_def()
                 except ParseError as err:
                     left.append((start, err))
                     continue
@@ -104,9 +104,9 @@ class LocatingParser(_LocationParser):
             self.parse_punctuation("=", "after attribute alias name")
             self.parse_attribute()  # declared already (before parsing)
             return
-        super()._parse_alias_def()  # pyright: ignore[reportPrivateUsage]
+        super()._parse_alias_def()
 
-    def _parse_op_result_list(self):  # type: ignore[no-untyped-def]
+    def _parse_op_result_list(self):
         results = super()._parse_op_result_list()
         self.bound_result_count = sum(r[1] for r in results)
         return results

@@ -16,6 +16,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.shaped_types import Shaped
 from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
 
 
@@ -57,10 +58,10 @@ def slice_of(
         )
         builder.insert(op)
         return op.results[0]
-    if not isinstance(source_type, MemRefType) or strides_and_offset(source_type) is None:  # type: ignore[arg-type]
+    if not isinstance(source_type, MemRefType) or strides_and_offset(source_type) is None:
         raise TransformFailure(f"cannot take a strided subview of {source_type}", silenceable=True)
     result_type = subview_result_type(
-        source_type,  # type: ignore[arg-type]
+        source_type,
         [o if isinstance(o, int) else None for o in offsets],
         [s if isinstance(s, int) else None for s in sizes],
     )
@@ -73,7 +74,7 @@ def slice_of(
 def empty_like(builder: IndexBuilder, like: SSAValue, sizes: Sequence[OpFoldResult]) -> SSAValue:
     """A fresh `tensor.empty` / `memref.alloc` of `like`'s element type and `sizes`."""
     type_ = like.type
-    assert isinstance(type_, ShapedType)
+    assert isinstance(type_, Shaped)
     static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
     dynamic = [builder.value(s) for s in sizes if not isinstance(s, int)]
     if isinstance(type_, TensorType):

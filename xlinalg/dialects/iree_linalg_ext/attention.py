@@ -162,7 +162,7 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
             operands=[inputs, outputs],
             result_types=[result_types],
             properties={"transpose_v": transpose_v} if transpose_v is not None else {},
-        )  # type: ignore[dict-item]
+        )
         op.attributes.update(attrs)
         return op
 

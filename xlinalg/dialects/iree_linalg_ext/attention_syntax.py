@@ -53,13 +53,10 @@ def indexing_maps(transpose_v: bool) -> ArrayAttr[AffineMapAttr]:
 
 
 def _dims_of(m: AffineMap) -> tuple[int, ...] | None:
-    if (
-        m.num_dims != 5
-        or m.num_symbols != 0
-        or not all(isinstance(e, AffineDimExpr) for e in m.results)
-    ):
+    dims = [e for e in m.results if isinstance(e, AffineDimExpr)]
+    if m.num_dims != 5 or m.num_symbols != 0 or len(dims) != len(m.results):
         return None
-    return tuple(e.position for e in m.results)  # type: ignore[attr-defined]
+    return tuple(e.position for e in dims)
 
 
 def parse_indexing_maps(parser: Parser) -> bool | None:
@@ -79,20 +76,19 @@ def parse_indexing_maps(parser: Parser) -> bool | None:
         parser.raise_error(
             "expected 'indexing_maps' to be an array of affine maps", pos, parser.pos
         )
-    dims = [_dims_of(m.data) for m in maps]  # type: ignore[attr-defined]
+    dims = [_dims_of(m.data) for m in maps]
     if len(dims) == 6:
         parser.raise_error(
             "masked attention (a sixth indexing map and input) is not supported", pos, parser.pos
         )
-    for transpose_v in (False, True):
-        if dims == _positions(transpose_v):
-            return transpose_v
-    parser.raise_error(
-        "unsupported attention indexing maps: expected (batch, m, n, k1, k2) with Q (batch, m, k1), "
-        "K (batch, k2, k1), V (batch, k2, n) or (batch, n, k2), scale () and output (batch, m, n)",
-        pos,
-        parser.pos,
-    )
+    if dims not in (_positions(False), _positions(True)):
+        parser.raise_error(
+            "unsupported attention indexing maps: expected (batch, m, n, k1, k2) with Q (batch, m, k1), "
+            "K (batch, k2, k1), V (batch, k2, n) or (batch, n, k2), scale () and output (batch, m, n)",
+            pos,
+            parser.pos,
+        )
+    return dims == _positions(True)
 
 
 def parse_score_region(parser: Parser) -> None:

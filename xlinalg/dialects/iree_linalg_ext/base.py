@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ShapedType, TensorType, i32
+from xdsl.dialects.builtin import DenseArrayBase, ShapedType, TensorType, i32
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -21,8 +21,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from xlinalg.dialects.linalg.generic import element_type
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
+from xlinalg.ir.shaped_types import element_type
 
 
 @irdl_op_definition
@@ -78,12 +78,6 @@ class LinalgExtOp(IRDLOperation, DestinationStyleOpInterface):
         return self.clone_with(
             [buffers.get(v, v) for v in self.inputs], [buffers.get(v, v) for v in self.outputs]
         )
-
-    def shaped_outputs(self) -> list[ShapedType]:
-        return [v.type for v in self.outputs]  # type: ignore[misc]
-
-    def has_memref_semantics(self) -> bool:
-        return not self.results_ and all(isinstance(v.type, MemRefType) for v in self.outputs)
 
     def verify_destination_style(self) -> None:
         """Outputs are shaped; on tensors one result per output with the same type, on memrefs none."""

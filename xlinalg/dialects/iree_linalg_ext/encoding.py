@@ -11,7 +11,7 @@ an `EncodingAttr` on the tensor type, materialized later (`materialize.py`).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, NoneAttr, TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -61,7 +61,7 @@ class _EncodingCastOp(IRDLOperation):
 
     assembly_format = "attr-dict $source `:` type($source) `->` type($result)"
 
-    def __init__(self, source: object, result_type: Attribute) -> None:
+    def __init__(self, source: SSAValue | Operation, result_type: Attribute) -> None:
         super().__init__(operands=[source], result_types=[result_type])
 
 

@@ -95,6 +95,7 @@ class FftOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         em = Emitter(InsertPoint.before(self))
         re, im = self.outputs
         ftype = elem(re)
+        assert isinstance(ftype, AnyFloat), "verified: floating-point outputs"
         sizes = em.dims(re)
         zero, one = em.index(0), em.index(1)
         stage = em.to_index(self.inputs[0])

@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -36,7 +43,8 @@ class Emitter:
     def const(self, value: float, type_: Attribute) -> SSAValue:
         if isinstance(type_, (IntegerType, IndexType)):
             return self.value(arith.ConstantOp(IntegerAttr(int(value), type_)))
-        return self.value(arith.ConstantOp(FloatAttr(float(value), type_)))  # type: ignore[arg-type]
+        assert isinstance(type_, AnyFloat), f"no constant of type {type_}"
+        return self.value(arith.ConstantOp(FloatAttr(float(value), type_)))
 
     # ---- memrefs ----
     def dim(self, mem: SSAValue, index: int) -> SSAValue:
@@ -119,9 +127,8 @@ class Emitter:
         lowers: Sequence[SSAValue] | None = None,
     ) -> None:
         """A perfect nest of unit-step loops from `lowers` (default 0) to `uppers`."""
-        zero = self.index(0) if lowers is None else None
+        los = list(lowers) if lowers is not None else [self.index(0)] * len(uppers)
         one = self.index(1)
-        los = list(lowers) if lowers is not None else [zero] * len(uppers)
 
         def level(em: Emitter, depth: int, ivs: list[SSAValue]) -> None:
             if depth == len(uppers):
@@ -130,7 +137,7 @@ class Emitter:
             em.loop(
                 los[depth],
                 uppers[depth],
-                one,  # type: ignore[arg-type]
+                one,
                 lambda e, iv: level(e, depth + 1, [*ivs, iv]),
             )
 
@@ -163,6 +170,5 @@ class Emitter:
                 break
             clone = op.clone(value_mapper=mapping)
             self.add(clone)
-            for old, new in zip(op.results, clone.results):
-                mapping[old] = new
+            mapping.update(zip(op.results, clone.results))
         return [mapping.get(v, v) for v in terminator.operands]

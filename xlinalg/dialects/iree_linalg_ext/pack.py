@@ -52,6 +52,7 @@ from xlinalg.dialects.linalg.pack_shape import (
 )
 from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.ir.dense_arrays import int_values
 
 
 class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
@@ -68,21 +69,14 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
     static_inner_tiles = prop_def(DenseArrayBase)
 
     def perm(self) -> list[int]:
-        return (
-            []
-            if self.outer_dims_perm is None
-            else [int(v) for v in self.outer_dims_perm.get_values()]
-        )
+        return [] if self.outer_dims_perm is None else int_values(self.outer_dims_perm)
 
     def dims_pos(self) -> list[int]:
-        return [int(v) for v in self.inner_dims_pos.get_values()]
+        return int_values(self.inner_dims_pos)
 
     def static_tiles(self) -> list[int]:
         """The static tiles, -1 (`pack_shape.DYNAMIC`) for a dynamic one (stored as kDynamic)."""
-        return [
-            DYNAMIC if int(v) == DYNAMIC_INDEX else int(v)
-            for v in self.static_inner_tiles.get_values()
-        ]
+        return [DYNAMIC if v == DYNAMIC_INDEX else v for v in int_values(self.static_inner_tiles)]
 
     def tile_values(self, em: Emitter) -> list[SSAValue]:
         dynamic = iter(self.inner_tiles)
@@ -131,7 +125,7 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
         if sum(1 for t in tiles if t == DYNAMIC) != len(self.inner_tiles):
             raise self.fail("expected one inner_tiles operand per dynamic tile")
         if any(t == 0 or t < DYNAMIC for t in tiles) or any(
-            int(v) < 0 and int(v) != DYNAMIC_INDEX for v in self.static_inner_tiles.get_values()
+            v < 0 and v != DYNAMIC_INDEX for v in int_values(self.static_inner_tiles)
         ):
             raise self.fail(f"expected positive inner_tiles, got {tiles}")
         u_shape = shape(unpacked)
@@ -182,7 +176,7 @@ class _RelayoutOp(LinalgExtOp, LoopLoweringInterface, RelayoutTiling):
             printer.print_string(f" outer_dims_perm = {print_int_list(self.perm())}")
         printer.print_string(f" inner_dims_pos = {print_int_list(self.dims_pos())} inner_tiles = ")
         print_dynamic_index_list(
-            printer, DYNAMIC_INDEX, self.inner_tiles, self.static_inner_tiles.get_values()
+            printer, DYNAMIC_INDEX, self.inner_tiles, int_values(self.static_inner_tiles)
         )
         printer.print_string(" into ")
         printer.print_ssa_value(self.outputs[0])

@@ -11,6 +11,7 @@ tile (`n_d - offset_d - size_d` along reversed dims), as IREE does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -35,6 +36,12 @@ from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import domain_of, slice_of
 
 
+def _has_int_elements(
+    attr: DenseIntOrFPElementsAttr,
+) -> TypeGuard[DenseIntOrFPElementsAttr[IntegerType]]:
+    return isinstance(attr.get_element_type(), IntegerType)
+
+
 @irdl_op_definition
 class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     name = "iree_linalg_ext.reverse"
@@ -42,7 +49,9 @@ class ReverseOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
     dimensions = prop_def(DenseIntOrFPElementsAttr)
 
     def dims(self) -> list[int]:
-        return [int(v) for v in self.dimensions.get_values()]
+        dims = self.dimensions
+        assert _has_int_elements(dims), "verified: 'dimensions' has i64 elements"
+        return list(dims.get_values())
 
     def verify_(self) -> None:
         self.verify_destination_style()

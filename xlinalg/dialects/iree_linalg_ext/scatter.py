@@ -48,6 +48,7 @@ from xlinalg.dialects.linalg.assembly import (
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, tile_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.slices import dim_of, domain_of, slice_of
 
 
@@ -60,7 +61,7 @@ class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingI
     region = region_def("single_block")
 
     def dim_map(self) -> list[int]:
-        return [int(v) for v in self.dimension_map.get_values()]
+        return int_values(self.dimension_map)
 
     @property
     def is_unique(self) -> bool:

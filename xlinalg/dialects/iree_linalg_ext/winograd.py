@@ -75,10 +75,11 @@ from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.slices import domain_of, slice_of
 
 
-def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attribute) -> SSAValue:
+def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: AnyFloat) -> SSAValue:
     """`memref.get_global` of `matrix` (a private constant `memref.global` in the module)."""
     rows, cols = matrix.shape
     symbol = f"__iree_linalg_ext_winograd_{name}_{rows}x{cols}_{t}"
@@ -89,9 +90,10 @@ def _matrix(em: Emitter, op: Operation, name: str, matrix: np.ndarray, t: Attrib
         value = DenseIntOrFPElementsAttr.from_list(
             TensorType(t, [rows, cols]), [float(x) for x in matrix.flatten()]
         )
+        first = module.body.block.first_op
+        assert first is not None  # the module holds `op`
         module.body.block.insert_op_before(
-            memref.GlobalOp.get(StringAttr(symbol), type_, value, constant=UnitAttr()),
-            module.body.block.first_op,  # type: ignore[arg-type]
+            memref.GlobalOp.get(StringAttr(symbol), type_, value, constant=UnitAttr()), first
         )
     return em.value(memref.GetGlobalOp(symbol, type_))
 
@@ -148,6 +150,7 @@ def _lower_tiles(
     """Around `body`: the constant matrix, a rows×inner scratch tile, the loop nest over
     `domain`; `body(e, ivs, transform)` calls `transform(load_x, store_y)` for its tile."""
     t = elem(op.outputs[0])
+    assert isinstance(t, AnyFloat), "verified: a floating-point element type"
     rows, inner = matrix.shape
     mat = _matrix(em, op, name, matrix, t)
     tmp = em.value(memref.AllocOp.get(t, shape=[rows, inner]))
@@ -184,11 +187,10 @@ class _WinogradOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, Tilin
     def tile(self) -> int:
         return self.m + self.r - 1
 
-    def dims_attr(self) -> DenseArrayBase:
-        return self.properties[self.DIMS_KEYWORD]  # type: ignore[return-value]
-
     def dims(self) -> list[int]:
-        return [int(v) for v in self.dims_attr().get_values()]
+        attr = self.properties[self.DIMS_KEYWORD]
+        assert isinstance(attr, DenseArrayBase)  # as the subclass's prop_def declares
+        return int_values(attr)
 
     def verify_common(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         self.verify_destination_style()

@@ -55,7 +55,9 @@ def parse_result_types(parser: Parser) -> list[Attribute]:
     if not parser.parse_optional_punctuation("->"):
         return []
     if parser.parse_optional_punctuation("("):
-        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        types: list[Attribute] = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_type
+        )
         parser.parse_punctuation(")")
         return types
     return parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)

@@ -73,7 +73,7 @@ class BinaryFn(StrEnum):
 
 
 #: `ElementwiseKind`, cases 0..23: the 13 unary functions, the 10 binary ones, `select`
-ElementwiseKind = StrEnum(  # type: ignore[misc]
+ElementwiseKind = StrEnum(
     "ElementwiseKind",
     [(f.name, f.value) for f in UnaryFn]
     + [(f.name, f.value) for f in BinaryFn]
@@ -96,7 +96,7 @@ class BinaryFnAttr(_AngleEnumAttr, EnumAttribute[BinaryFn]):
 
 
 @irdl_attr_definition
-class ElementwiseKindAttr(_AngleEnumAttr, EnumAttribute[ElementwiseKind]):  # type: ignore[valid-type]
+class ElementwiseKindAttr(_AngleEnumAttr, EnumAttribute[ElementwiseKind]):
     """`#linalg.elementwise_kind<exp>` (the `kind` of `linalg.elementwise`)."""
 
     name = "linalg.elementwise_kind"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xlinalg.dialects.linalg.attrs import TypeFn
@@ -20,11 +20,11 @@ from xlinalg.dialects.linalg.body_expr import Arg, Binary, Cast, Const, Expr, In
 from xlinalg.dialects.linalg.casting import (
     CastKind,
     cast_kind,
-    element_type,
     named_scalar_type,
     scalar_kind,
 )
 from xlinalg.dialects.linalg.generic import IndexOp, YieldOp
+from xlinalg.ir.shaped_types import element_type
 
 if TYPE_CHECKING:
     from xlinalg.dialects.linalg.named import NamedStructuredOp
@@ -70,18 +70,33 @@ _BINARY_BOOL: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
     "mul": arith.AndIOp,
 }
 
+# the casts by the type they cast to (`cast_kind` chose the kind from that type)
+_CASTS_TO_INT: dict[CastKind, Callable[[SSAValue, IntegerType], Operation]] = {
+    CastKind.FPTOSI: arith.FPToSIOp,
+    CastKind.FPTOUI: arith.FPToUIOp,
+    CastKind.EXTSI: arith.ExtSIOp,
+    CastKind.EXTUI: arith.ExtUIOp,
+    CastKind.TRUNCI: arith.TruncIOp,
+}
+_CASTS_TO_FLOAT: dict[CastKind, Callable[[SSAValue, AnyFloat], Operation]] = {
+    CastKind.SITOFP: arith.SIToFPOp,
+    CastKind.UITOFP: arith.UIToFPOp,
+}
 _CASTS: dict[CastKind, Callable[[SSAValue, Attribute], Operation]] = {
-    CastKind.FPTOSI: arith.FPToSIOp,  # type: ignore[dict-item]
-    CastKind.FPTOUI: arith.FPToUIOp,  # type: ignore[dict-item]
-    CastKind.SITOFP: arith.SIToFPOp,  # type: ignore[dict-item]
-    CastKind.UITOFP: arith.UIToFPOp,  # type: ignore[dict-item]
-    CastKind.EXTSI: arith.ExtSIOp,  # type: ignore[dict-item]
-    CastKind.EXTUI: arith.ExtUIOp,  # type: ignore[dict-item]
-    CastKind.TRUNCI: arith.TruncIOp,  # type: ignore[dict-item]
     CastKind.EXTF: arith.ExtFOp,
     CastKind.TRUNCF: arith.TruncFOp,
     CastKind.INDEX_CAST: arith.IndexCastOp,
 }
+
+
+def _cast(kind: CastKind, value: SSAValue, dst: Attribute) -> Operation:
+    if kind in _CASTS_TO_INT:
+        assert isinstance(dst, IntegerType)
+        return _CASTS_TO_INT[kind](value, dst)
+    if kind in _CASTS_TO_FLOAT:
+        assert isinstance(dst, AnyFloat)
+        return _CASTS_TO_FLOAT[kind](value, dst)
+    return _CASTS[kind](value, dst)
 
 
 def build_payload(op: NamedStructuredOp) -> Region:
@@ -92,7 +107,7 @@ def build_payload(op: NamedStructuredOp) -> Region:
     block = Block(arg_types=[element_type(v.type) for v in operands])
     for block_arg, operand in zip(block.args, specs):
         block_arg.name_hint = "out" if operand.is_output else "in"
-    values = {operand.name: arg for operand, arg in zip(specs, block.args)}
+    values: dict[str, SSAValue] = {operand.name: arg for operand, arg in zip(specs, block.args)}
     out_type = element_type(op.get_outputs()[0].type)
     body = op.body()
     if body is None:
@@ -137,7 +152,7 @@ class _Emitter:
             kind = cast_kind(value.type, dst, expr.fn or self.fn)
             if kind is CastKind.NONE:
                 return value
-            return _add(block, _CASTS[kind](value, dst))
+            return _add(block, _cast(kind, value, dst))
         if isinstance(expr, Select):
             cond, lhs, rhs = self.emit(expr.cond), self.emit(expr.lhs), self.emit(expr.rhs)
             return _add(block, arith.SelectOp(cond, lhs, rhs))
@@ -147,7 +162,9 @@ class _Emitter:
                 mul = arith.MulfOp if scalar_kind(value.type) == "float" else arith.MuliOp
                 return _add(block, mul(value, value))
             if expr.fn == "reciprocal":
-                one = _add(block, arith.ConstantOp(FloatAttr(1.0, value.type)))  # type: ignore[arg-type]
+                type_ = value.type
+                assert isinstance(type_, AnyFloat), "verified: reciprocal is of floats"
+                one = _add(block, arith.ConstantOp(FloatAttr(1.0, type_)))
                 return _add(block, arith.DivfOp(one, value))
             return _add(block, _UNARY_FLOAT[expr.fn](value))
         if isinstance(expr, Binary):
@@ -170,10 +187,11 @@ class _Emitter:
         if isinstance(expr, Index):
             return _add(self.block, IndexOp(self.dim_names.index(expr.dim)))
         type_ = named_scalar_type(expr.type_name)
-        if scalar_kind(type_) == "float":
-            attr: Attribute = FloatAttr(float(expr.value), type_)  # type: ignore[arg-type]
+        if isinstance(type_, AnyFloat):
+            attr: Attribute = FloatAttr(float(expr.value), type_)
         else:
-            attr = IntegerAttr(int(expr.value), type_)  # type: ignore[arg-type]
+            assert isinstance(type_, IntegerType | IndexType)
+            attr = IntegerAttr(int(expr.value), type_)
         return _add(self.block, arith.ConstantOp(attr))
 
 

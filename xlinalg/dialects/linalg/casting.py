@@ -19,11 +19,13 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerType,
-    ShapedType,
 )
 from xdsl.ir import Attribute
 
 from xlinalg.dialects.linalg.attrs import TypeFn
+
+# re-exported: xlinalg.reference.named imports it from here
+from xlinalg.ir.shaped_types import element_type as element_type
 
 Kind = Literal["float", "int", "index"]
 
@@ -64,13 +66,6 @@ def int_width(type_: Attribute) -> int:
     return type_.width.data
 
 
-def element_type(type_: Attribute) -> Attribute:
-    """Element type of a shaped type; the type itself for scalars."""
-    if isinstance(type_, ShapedType):
-        return type_.get_element_type()
-    return type_
-
-
 def cast_kind(src: Attribute, dst: Attribute, fn: TypeFn) -> CastKind:
     """The conversion `fn` uses from `src` to `dst`; ValueError when there is none."""
     if src == dst:
@@ -93,7 +88,8 @@ def cast_kind(src: Attribute, dst: Attribute, fn: TypeFn) -> CastKind:
             return CastKind.UITOFP if unsigned else CastKind.SITOFP
         if src_kind == "float":
             src_w, dst_w = float_width(src), float_width(dst)
-            assert src_w is not None and dst_w is not None
+            assert src_w is not None
+            assert dst_w is not None
             if dst_w > src_w:
                 return CastKind.EXTF
             if dst_w < src_w:

@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
     IntegerAttr,
-    ShapedType,
     StringAttr,
     TensorType,
     i64,
@@ -51,13 +50,7 @@ from xlinalg.dialects.linalg.assembly import (
     print_result_types,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-
-
-def element_type(type_: Attribute) -> Attribute:
-    """Element type of a shaped type; the type itself for scalars."""
-    if isinstance(type_, ShapedType):
-        return type_.get_element_type()
-    return type_
+from xlinalg.ir.shaped_types import element_type
 
 
 def verify_structured_operands(
@@ -224,7 +217,7 @@ class GenericOp(IRDLOperation, StructuredOpInterface):
         printer.print_attribute(self.indexing_maps)
         printer.print_string(", iterator_types = [")
         printer.print_list(
-            self.iterator_types.data, lambda t: printer.print_string_literal(t.data.value)
+            self.iterator_types.data, lambda t: printer.print_string_literal(str(t.data))
         )
         printer.print_string("]")
         if self.doc is not None:
@@ -268,11 +261,15 @@ class GenericOp(IRDLOperation, StructuredOpInterface):
                 iterator_types.append(IteratorTypeAttr(IteratorType(item.data)))
             else:
                 parser.raise_error(f"'linalg.generic' unknown iterator type {item}", start, end)
-        doc = attrs.pop("doc", None)
-        library_call = attrs.pop("library_call", None)
-        for key, value in (("doc", doc), ("library_call", library_call)):
+
+        def string_attr(key: str) -> StringAttr | None:
+            value = attrs.pop(key, None)
             if value is not None and not isinstance(value, StringAttr):
                 parser.raise_error(f"'linalg.generic' expects '{key}' to be a string", start, end)
+            return value
+
+        doc = string_attr("doc")
+        library_call = string_attr("library_call")
         inputs = parse_operand_group(parser, "ins")
         outputs = parse_operand_group(parser, "outs")
         extra: dict[str, Attribute] = dict(attrs)
@@ -287,11 +284,11 @@ class GenericOp(IRDLOperation, StructuredOpInterface):
             inputs,
             outputs,
             body,
-            [m for m in maps_attr.data],  # type: ignore[misc]
+            list(maps_attr.data),
             iterator_types,
             result_types,
-            doc,  # type: ignore[arg-type]
-            library_call,  # type: ignore[arg-type]
+            doc,
+            library_call,
         )
         op.attributes.update(extra)
         return op

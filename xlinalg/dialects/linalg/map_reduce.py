@@ -42,7 +42,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.linalg.assembly import parse_operand_group, print_operand_group
-from xlinalg.dialects.linalg.generic import GenericOp, YieldOp, element_type
+from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.payload_region import (
     build_short_form_region,
     find_payload_op,
@@ -52,6 +52,8 @@ from xlinalg.dialects.linalg.payload_region import (
     print_short_form,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.ir.dense_arrays import int_values
+from xlinalg.ir.shaped_types import element_type
 
 
 def _tensor_types(values: Sequence[SSAValue]) -> list[Attribute]:
@@ -230,7 +232,7 @@ class ReduceOp(_RegionStructuredOp):
         )
 
     def get_dimensions(self) -> list[int]:
-        return [int(v) for v in self.dimensions.get_values()]  # type: ignore[arg-type]
+        return int_values(self.dimensions)
 
     def get_inputs(self) -> Sequence[SSAValue]:
         return self.inputs

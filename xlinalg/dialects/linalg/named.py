@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -53,7 +54,6 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
@@ -81,7 +81,7 @@ from xlinalg.dialects.linalg.body_expr import (
     resolve_fns,
     uses_index,
 )
-from xlinalg.dialects.linalg.casting import cast_kind, element_type, named_scalar_type, scalar_kind
+from xlinalg.dialects.linalg.casting import cast_kind, named_scalar_type, scalar_kind
 from xlinalg.dialects.linalg.generic import GenericOp, verify_structured_operands
 from xlinalg.dialects.linalg.index_expr import parse_index_expr
 from xlinalg.dialects.linalg.op_table import (
@@ -98,6 +98,8 @@ from xlinalg.dialects.linalg.op_table import (
     get_spec,
 )
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
+from xlinalg.ir.dense_arrays import int_values
+from xlinalg.ir.shaped_types import element_type
 
 
 class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
@@ -173,7 +175,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
         """The case of the enum attribute `name` (its entry's default when absent)."""
         attr = self.properties.get(name)
         if attr is not None:
-            return cast(StrEnum, attr.data).value  # type: ignore[attr-defined]
+            assert isinstance(attr, EnumAttribute)
+            return attr.data.value
         default = _default_fn(self.spec.body_expr, name)
         assert default is not None, f"no default for {name}"
         return default
@@ -197,7 +200,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
             return len(self.spec.inputs)
         sizes = self.properties.get("operandSegmentSizes")
         if isinstance(sizes, DenseArrayBase):
-            return int(sizes.get_values()[0])  # type: ignore[arg-type]
+            return int_values(sizes)[0]
         return len(self.spec.inputs)
 
     def get_num_loops(self) -> int:
@@ -472,8 +475,8 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
             for pos, expr in enumerate(amap.results):
                 if isinstance(expr, AffineDimExpr) or shape[pos] < 0:
                     continue
-                used = _dims_of(expr)
-                if any(last[d] is None or last[d] < 0 for d in used):
+                used_last = [last[d] for d in _dims_of(expr)]
+                if any(n is None or n < 0 for n in used_last):
                     continue
                 needed = _eval_index(expr, last) + 1
                 if shape[pos] < needed:

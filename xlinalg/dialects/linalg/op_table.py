@@ -154,10 +154,6 @@ class OpSpec:
     def attr(self, name: str) -> AttrSpec | None:
         return next((a for a in self.attrs if a.name == name), None)
 
-    @property
-    def is_rank_polymorphic(self) -> bool:
-        return self.dims is None
-
 
 def _in(name: str, indexing: Indexing) -> OperandSpec:
     return OperandSpec(name, indexing)
@@ -747,7 +743,8 @@ OP_TABLE: tuple[OpSpec, ...] = (
     ),
 )
 
-OP_TABLE = OP_TABLE + (
+OP_TABLE = (
+    *OP_TABLE,
     *_LEGACY_MATMULS,
     *_MMT4D,
     _CONTRACT,

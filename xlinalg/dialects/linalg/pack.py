@@ -44,7 +44,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -56,7 +56,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -67,7 +67,9 @@ from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.dialects.linalg.scalar_loops import index_constant
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.shaped_types import Shaped
 
 DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
 
@@ -92,7 +94,7 @@ def _relayout_properties(
 
 
 def _ints(attr: DenseArrayBase | None) -> list[int] | None:
-    return None if attr is None else [int(v) for v in attr.get_values()]  # type: ignore[arg-type]
+    return None if attr is None else int_values(attr)
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -157,7 +159,7 @@ class _RelayoutOp(
             tiles,
         )
 
-    def clone_relayout(self, source: SSAValue, dest: SSAValue) -> _RelayoutOp:
+    def clone_relayout(self, source: SSAValue, dest: SSAValue) -> Operation:
         return self.clone_on_buffers({self.source: source, self.dest: dest})
 
     def is_pack(self) -> bool:
@@ -197,7 +199,8 @@ class _RelayoutOp(
     def verify_(self) -> None:
         name = self.name
         unpacked_t, packed_t = self.unpacked.type, self.packed.type
-        assert isinstance(unpacked_t, ShapedType) and isinstance(packed_t, ShapedType)
+        assert isinstance(unpacked_t, Shaped)
+        assert isinstance(packed_t, Shaped)
         if isinstance(unpacked_t, TensorType) != isinstance(packed_t, TensorType):
             raise VerifyException(
                 f"'{name}' expects the source and dest to be both tensors or both memrefs"
@@ -299,7 +302,7 @@ class _RelayoutOp(
         list[int],
         list[SSAValue],
         list[int],
-        object,
+        UnresolvedOperand,
         dict[str, Attribute],
         Attribute,
         Attribute,
@@ -404,7 +407,7 @@ class PackOp(_RelayoutOp):
 
     def verify_(self) -> None:
         super().verify_()
-        assert isinstance(self.source.type, ShapedType)
+        assert isinstance(self.source.type, Shaped)
         if (
             self.padding_value is not None
             and self.padding_value.type != self.source.type.get_element_type()
@@ -436,13 +439,11 @@ class PackOp(_RelayoutOp):
             padding = parser.resolve_operand(pad, parser.parse_type())
             parser.parse_punctuation(")")
         perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        mixed: list[int | SSAValue] = []
         dynamic = iter(tiles)
-        for t in static:
-            mixed.append(next(dynamic) if t == DYNAMIC else t)
+        mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
         op = cls(
             parser.resolve_operand(source, src_type),
-            parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
+            parser.resolve_operand(dest, dest_type),
             positions,
             mixed,
             padding,
@@ -510,7 +511,7 @@ class UnPackOp(_RelayoutOp):
         mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
         op = cls(
             parser.resolve_operand(source, src_type),
-            parser.resolve_operand(dest, dest_type),  # type: ignore[arg-type]
+            parser.resolve_operand(dest, dest_type),
             positions,
             mixed,
             perm,

@@ -55,7 +55,8 @@ def lower_relayout_to_loops(
     `tiles` are the tile sizes as index values, `static_tiles` the same sizes
     (`DYNAMIC_TILE` when only known at run time); `padding` fills the packed
     elements beyond the unpacked memref (pack only)."""
-    assert isinstance(unpacked.type, MemRefType) and isinstance(packed.type, MemRefType)
+    assert isinstance(unpacked.type, MemRefType)
+    assert isinstance(packed.type, MemRefType)
     n = len(unpacked.type.get_shape())
     static_sizes = unpacked.type.get_shape()
     sizes = memref_sizes(builder, unpacked)
@@ -98,10 +99,10 @@ def lower_relayout_to_loops(
         eq = body.insert(arith.CmpiOp(valid[i], tiles[i], "eq")).result
         full = eq if full is None else body.insert(arith.AndIOp(full, eq)).result
     assert full is not None
-    then_block, else_block = Block([scf.YieldOp()]), Block([scf.YieldOp()])
-    body.insert(scf.IfOp(full, [], [then_block], [else_block]))
-    copy(Builder(InsertPoint.before(then_block.last_op)), tiles)  # type: ignore[arg-type]
-    at_else = Builder(InsertPoint.before(else_block.last_op))  # type: ignore[arg-type]
+    then_yield, else_yield = scf.YieldOp(), scf.YieldOp()
+    body.insert(scf.IfOp(full, [], [Block([then_yield])], [Block([else_yield])]))
+    copy(Builder(InsertPoint.before(then_yield)), tiles)
+    at_else = Builder(InsertPoint.before(else_yield))
     if is_pack and padding is not None:
         pad_ivs, pad_body = loop_nest(at_else, tiles)
         pad_body.insert(memref.StoreOp.get(padding, packed, [*outer_ivs, *pad_ivs]))

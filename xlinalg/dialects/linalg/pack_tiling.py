@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import affine, memref, scf
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import ShapedType, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -50,7 +50,9 @@ class RelayoutLayout:
 
     @property
     def rank(self) -> int:
-        return len(self.unpacked.type.get_shape())  # type: ignore[attr-defined]
+        type_ = self.unpacked.type
+        assert isinstance(type_, ShapedType)
+        return len(type_.get_shape())
 
 
 class RelayoutTiling(TilingInterface):
@@ -70,7 +72,8 @@ class RelayoutTiling(TilingInterface):
     def _static_layout(self) -> RelayoutLayout:
         layout = self.relayout_layout()
         if any(t == DYNAMIC for t in layout.tiles):
-            name = self.name  # type: ignore[attr-defined]
+            assert isinstance(self, Operation)
+            name = self.name
             raise tile_failure(f"tile_using_for: '{name}' with dynamic inner tiles cannot be tiled")
         return layout
 

@@ -23,12 +23,13 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from xlinalg.dialects.linalg.generic import YieldOp, element_type
+from xlinalg.dialects.linalg.generic import YieldOp
+from xlinalg.ir.shaped_types import element_type
 
 
 def payload_operands(block: Block, num_inputs: int, init_first: bool) -> list[SSAValue]:
     """The operands a short-form payload op takes, from the block arguments."""
-    args = list(block.args)
+    args: list[SSAValue] = list(block.args)
     if init_first:
         return [*args[num_inputs:], *args[:num_inputs]]
     return args[:num_inputs]

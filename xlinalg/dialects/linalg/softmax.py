@@ -21,7 +21,7 @@ reduced shape (freed after the last use) and the "results" are the buffers.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects import math as xmath
@@ -56,6 +56,7 @@ from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import DecomposableOpInterface
 from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.shaped_types import Shaped
 from xlinalg.ir.slices import domain_of, slice_of
 
 
@@ -90,7 +91,8 @@ class SoftmaxOp(
 
     def verify_(self) -> None:
         in_type, out_type = self.input.type, self.output.type
-        assert isinstance(in_type, ShapedType) and isinstance(out_type, ShapedType)
+        assert isinstance(in_type, Shaped)
+        assert isinstance(out_type, Shaped)
         in_shape, out_shape = in_type.get_shape(), out_type.get_shape()
         if len(in_shape) != len(out_shape) or any(
             a >= 0 and b >= 0 and a != b for a, b in zip(in_shape, out_shape)
@@ -199,7 +201,7 @@ class SoftmaxOp(
     # ---- DecomposableOpInterface ----
     def decompose(self, rewriter: Rewriter) -> list[Operation]:
         in_type = self.input.type
-        assert isinstance(in_type, ShapedType)
+        assert isinstance(in_type, Shaped)
         elem = in_type.get_element_type()
         rank = len(in_type.get_shape())
         dim = self.get_dimension()
@@ -242,7 +244,12 @@ class SoftmaxOp(
         def result(op: Operation, fallback: SSAValue) -> SSAValue:
             return op.results[0] if on_tensors else fallback
 
-        def body(n_args: int, build: type[Operation] | None, *, exp: bool = False) -> Region:
+        def body(
+            n_args: int,
+            build: Callable[[SSAValue, SSAValue], Operation] | None,
+            *,
+            exp: bool = False,
+        ) -> Region:
             block = Block(arg_types=[elem] * n_args)
             a = block.args
             ops: list[Operation] = []
@@ -251,13 +258,13 @@ class SoftmaxOp(
                 ops += [sub, xmath.ExpOp(sub.result)]
             else:
                 assert build is not None
-                ops.append(build(a[0], a[1]))  # type: ignore[call-arg]
+                ops.append(build(a[0], a[1]))
             ops.append(YieldOp(ops[-1].results[0]))
             block.add_ops(ops)
             return Region(block)
 
         # Step 1: max along `dim` (maxnumf, whose neutral element is NaN, as upstream).
-        nan = add(arith.ConstantOp(FloatAttr(math.nan, elem))).results[0]  # type: ignore[arg-type]
+        nan = add(arith.ConstantOp(FloatAttr(math.nan, elem))).results[0]
         fill_max = add(FillOp([nan], [tmp], types_of(tmp)))
         max_init = result(fill_max, tmp)
         max_op = add(
@@ -284,7 +291,7 @@ class SoftmaxOp(
         )
         numerator = result(num_op, self.output)
         # Step 3: sum along `dim`
-        zero = add(arith.ConstantOp(FloatAttr(0.0, elem))).results[0]  # type: ignore[arg-type]
+        zero = add(arith.ConstantOp(FloatAttr(0.0, elem))).results[0]
         fill_sum = add(FillOp([zero], [tmp], types_of(tmp)))
         sum_init = result(fill_sum, tmp)
         sum_op = add(

@@ -74,6 +74,7 @@ from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
 from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.diagnostics import lowering_error
+from xlinalg.ir.shaped_types import Shaped
 from xlinalg.ir.slices import domain_of, slice_of
 
 
@@ -158,7 +159,8 @@ class _WinogradOp(
         if isinstance(fmr, IntegerAttr):
             return FMR_CASES[fmr.value.data]
         m, r = self.properties.get("m"), self.properties.get("r")
-        assert isinstance(m, IntegerAttr) and isinstance(r, IntegerAttr)
+        assert isinstance(m, IntegerAttr)
+        assert isinstance(r, IntegerAttr)
         return m.value.data, r.value.data
 
     # ---- TilingInterface ----
@@ -169,8 +171,9 @@ class _WinogradOp(
         return self._input() if self.TILED_VALUE == "input" else self._output()
 
     def get_loop_iterator_types(self) -> list[IteratorType]:
-        assert isinstance(self._domain_value().type, ShapedType)
-        return parallel_except(len(self._domain_value().type.get_shape()), set(self.UNTILEABLE))
+        type_ = self._domain_value().type
+        assert isinstance(type_, ShapedType)
+        return parallel_except(len(type_.get_shape()), set(self.UNTILEABLE))
 
     def get_iteration_domain(self, builder: IndexBuilder) -> list[OpFoldResult]:
         return domain_of(builder, self._domain_value())
@@ -219,7 +222,8 @@ class _WinogradOp(
 
     def _shapes(self) -> tuple[list[int], list[int]]:
         ti, to = self._input().type, self._output().type
-        assert isinstance(ti, ShapedType) and isinstance(to, ShapedType)
+        assert isinstance(ti, ShapedType)
+        assert isinstance(to, ShapedType)
         return list(ti.get_shape()), list(to.get_shape())
 
     def expected_output_shape(self, in_shape: list[int], out_shape: list[int]) -> list[int]:
@@ -244,7 +248,8 @@ class _WinogradOp(
                     f"'{name}' unsupported F(m={m}, r={r}): expected F(2,3), F(4,3) or F(2,5)"
                 )
         ti, to = self._input().type, self._output().type
-        assert isinstance(ti, ShapedType) and isinstance(to, ShapedType)
+        assert isinstance(ti, Shaped)
+        assert isinstance(to, Shaped)
         if isinstance(ti, TensorType) != isinstance(to, TensorType):
             raise VerifyException(
                 f"'{name}' expects the input and output to be both tensors or both memrefs"
@@ -323,7 +328,7 @@ class _WinogradOp(
         if len(inputs) != 1 or len(outputs) != 1:
             parser.raise_error(f"'{cls.name}' expects one input and one output", pos, parser.pos)
         result_types = parse_result_types(parser)
-        op = cls(inputs[0], outputs[0], **kwargs)  # type: ignore[arg-type]
+        op = cls(inputs[0], outputs[0], **kwargs)
         if result_types and [r.type for r in op.results] != result_types:
             parser.raise_error(f"'{cls.name}' result type must be the output type", pos, parser.pos)
         op.attributes.update(attrs)
@@ -337,10 +342,12 @@ class _WinogradOp(
             )
         return Builder(InsertPoint.before(self))
 
-    def _elem(self) -> Attribute:
+    def _elem(self) -> AnyFloat:
         t = self._input().type
-        assert isinstance(t, ShapedType)
-        return t.get_element_type()
+        assert isinstance(t, Shaped)
+        elem = t.get_element_type()
+        assert isinstance(elem, AnyFloat), "verified: a floating-point element type"
+        return elem
 
 
 def _left_right(
@@ -354,7 +361,7 @@ def _left_right(
 
 
 def emit_sandwich(
-    builder: Builder, x: list[list[SSAValue]], left: Matrix, right: Matrix, elem: Attribute
+    builder: Builder, x: list[list[SSAValue]], left: Matrix, right: Matrix, elem: AnyFloat
 ) -> list[list[SSAValue]]:
     """Scalar ops computing `left @ x @ right^T` (constant matrices; zeros skipped, ±1 folded)."""
     constants: dict[Fraction, SSAValue] = {}
@@ -362,7 +369,7 @@ def emit_sandwich(
     def const(value: Fraction) -> SSAValue:
         if value not in constants:
             constants[value] = builder.insert(
-                arith.ConstantOp(FloatAttr(float(value), elem))  # type: ignore[arg-type]
+                arith.ConstantOp(FloatAttr(float(value), elem))
             ).result
         return constants[value]
 

@@ -17,7 +17,7 @@ mathematics requires `G g G^T` (CHECKLIST §E.5), which is what is used.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction as F
+from fractions import Fraction as F  # noqa: N817 - the tables below read as math: F(1, 2)
 
 import numpy as np
 

@@ -18,7 +18,7 @@ form has a result, the bufferized op, and consumes `target` unless `target_is_mo
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.dialects.transform import OperationType, TransformHandleType
@@ -175,10 +175,9 @@ class OneShotBufferizeOp(IRDLOperation, HandleEffects):
             target = parser.resolve_operand(target_name, inputs[0])
         else:  # the spec's form has no types: the operand is defined above
             target = resolve_defined_operand(parser, target_name, cls.name)
-        op = cls.create(
+        return cls.create(
             operands=[target], result_types=result_types, properties=props, attributes=attrs
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         if self.function_boundary_type_conversion is not None:
@@ -194,10 +193,10 @@ class OneShotBufferizeOp(IRDLOperation, HandleEffects):
             print_functional_type(printer, [self.target.type], [self.transformed.type])
 
 
-def _parse_entries(parser: Parser, closing: str) -> dict[str, Attribute]:
+def _parse_entries(parser: Parser, closing: Literal["}", ">"]) -> dict[str, Attribute]:
     """`name = value, ...` up to and including `closing`."""
     entries: dict[str, Attribute] = {}
-    while parser.parse_optional_punctuation(closing) is None:  # type: ignore[arg-type]
+    while parser.parse_optional_punctuation(closing) is None:
         name = parser.parse_identifier()
         parser.parse_punctuation("=")
         boolean = parser.parse_optional_boolean()

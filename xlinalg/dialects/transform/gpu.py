@@ -43,7 +43,7 @@ class _GpuMappingOp(IRDLOperation):
     result = result_def(TransformHandleType)
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
         name = parser.parse_unresolved_operand()
         props, attrs = parse_struct_props(parser, cls.PROPS)
         if parser.parse_optional_punctuation(":") is not None:
@@ -67,7 +67,7 @@ class _GpuMappingOp(IRDLOperation):
         value = self.properties.get(name)
         if not isinstance(value, ArrayAttr):
             return []
-        return [v.value.data for v in value.data]  # type: ignore[attr-defined]
+        return [v.value.data for v in value.data]
 
     def _verify_ints(self, name: str) -> None:
         value = self.properties.get(name)

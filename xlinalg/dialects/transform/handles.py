@@ -741,7 +741,7 @@ class SplitHandlesLegacyOp(IRDLOperation):
     name = "transform.split_handles"
 
     @classmethod
-    def parse(cls, parser: Parser) -> SplitHandleOp:  # type: ignore[override]
+    def parse(cls, parser: Parser) -> SplitHandleOp:
         handle = parser.parse_unresolved_operand()
         parser.parse_keyword("in")
         parser.parse_punctuation("[")

@@ -17,7 +17,7 @@ Which operands an op consumes is declared on the op (`xlinalg.dialects.transform
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -218,8 +218,13 @@ def _verify_consumption(op: NamedSequenceOp, name: str) -> None:
             )
 
 
+def _is_include(op: Operation) -> TypeGuard[IncludeOp]:
+    # by name: handles.py, which defines IncludeOp, imports this module
+    return op.name == "transform.include"
+
+
 def _includes(op: Operation) -> list[IncludeOp]:
-    return [inner for inner in op.walk() if inner.name == "transform.include"]  # type: ignore[misc]
+    return [inner for inner in op.walk() if _is_include(inner)]
 
 
 def _verify_no_recursion(start: NamedSequenceOp) -> None:
@@ -233,7 +238,7 @@ def _verify_no_recursion(start: NamedSequenceOp) -> None:
             if callee is None or id(callee) in done:
                 continue
             if any(callee is s for s in stack):
-                cycle = stack[next(i for i, s in enumerate(stack) if s is callee) :] + [callee]
+                cycle = [*stack[next(i for i, s in enumerate(stack) if s is callee) :], callee]
                 chain = " -> ".join(f"@{s.sym_name.data}" for s in cycle)
                 raise VerifyException(f"recursion not allowed in named sequences ({chain})")
             stack.append(callee)

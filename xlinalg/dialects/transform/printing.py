@@ -8,7 +8,6 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -16,6 +15,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
@@ -59,14 +59,16 @@ def parse_semi_function_type(parser: Parser, num_results: int) -> tuple[Attribut
     A bare `T` means the results all have the argument's type (upstream rule).
     """
     if parser.parse_optional_punctuation("(") is None:
-        arg = parser.parse_type()
+        arg: Attribute = parser.parse_type()
         return arg, [arg] * num_results
     arg = parser.parse_type()
     parser.parse_punctuation(")")
     if parser.parse_optional_punctuation("->") is None:
         return arg, [arg] * num_results
     if parser.parse_optional_punctuation("(") is not None:
-        results = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        results: list[Attribute] = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_type
+        )
         parser.parse_punctuation(")")
         return arg, results
     return arg, [parser.parse_type()]
@@ -77,7 +79,9 @@ def parse_optional_result_types(parser: Parser) -> list[Attribute]:
     if parser.parse_optional_punctuation("->") is None:
         return []
     if parser.parse_optional_punctuation("(") is not None:
-        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        types: list[Attribute] = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_type
+        )
         parser.parse_punctuation(")")
         return types
     return parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
@@ -92,10 +96,6 @@ def print_int_list(printer: Printer, values: Sequence[int]) -> None:
     printer.print_string("[")
     printer.print_list(values, lambda v: printer.print_string(str(v)))
     printer.print_string("]")
-
-
-def index_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(value, IndexType())
 
 
 PropKinds = Sequence[tuple[str, str]]
@@ -167,7 +167,7 @@ def print_struct_props(
             if shown == default:
                 continue
         if kind == "ints" and isinstance(value, ArrayAttr):
-            ints = ", ".join(str(v.value.data) for v in value.data)  # type: ignore[attr-defined]
+            ints = ", ".join(str(v.value.data) for v in value.data)
             parts.append(f"{name} = [{ints}]")
         elif kind == "unit" or isinstance(value, UnitAttr):
             parts.append(name)
@@ -188,9 +188,12 @@ def parse_functional_or_plain_type(
     """`: (T0, T1) -> (R0, R1)`, `: (T) -> R` or the short `: T` (every operand and
     result of type T) after the `:` has been parsed."""
     if parser.parse_optional_punctuation("(") is not None:
-        inputs = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        inputs: list[Attribute] = parser.parse_comma_separated_list(
+            Parser.Delimiter.NONE, parser.parse_type
+        )
         parser.parse_punctuation(")")
         parser.parse_punctuation("->")
+        outputs: list[Attribute]
         if parser.parse_optional_punctuation("(") is not None:
             outputs = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
             parser.parse_punctuation(")")
@@ -200,7 +203,9 @@ def parse_functional_or_plain_type(
         if len(outputs) == 1 and (bound or num_results) > 1:
             outputs = outputs * (bound or num_results)
         return inputs, outputs
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    types: list[Attribute] = parser.parse_comma_separated_list(
+        Parser.Delimiter.NONE, parser.parse_type
+    )
     count = getattr(parser, "bound_result_count", 0) or num_results
     if len(types) == num_operands + count and len(types) > 1:
         # `: T_operand, T_result0, T_result1, ...` (e.g. the spec's multitile_sizes)
@@ -236,12 +241,13 @@ class TargetPropsMixin:
     NUM_RESULTS: ClassVar[int] = 1
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
+        assert issubclass(cls, IRDLOperation)
         target = parser.parse_unresolved_operand()
         props, attrs = parse_struct_props(parser, cls.PROPS, angle=cls.ANGLE)
         parser.parse_punctuation(":")
         inputs, outputs = parse_functional_or_plain_type(parser, 1, cls.NUM_RESULTS)
-        return cls.create(  # type: ignore[attr-defined]
+        return cls.create(
             operands=[parser.resolve_operand(target, inputs[0])],
             result_types=outputs,
             properties=props,
@@ -249,15 +255,16 @@ class TargetPropsMixin:
         )
 
     def print(self, printer: Printer) -> None:
-        op = self  # an IRDLOperation
+        op = self
+        assert isinstance(op, IRDLOperation)
         printer.print_string(" ")
-        printer.print_operand(op.operands[0])  # type: ignore[attr-defined]
+        printer.print_operand(op.operands[0])
         print_struct_props(
             printer,
             self.PROPS,
-            dict(op.properties),  # type: ignore[attr-defined]
-            dict(op.attributes),  # type: ignore[attr-defined]
+            dict(op.properties),
+            dict(op.attributes),
             angle=self.ANGLE,
         )
         printer.print_string(" : ")
-        print_functional_type(printer, op.operand_types, op.result_types)  # type: ignore[attr-defined]
+        print_functional_type(printer, op.operand_types, op.result_types)

@@ -184,7 +184,7 @@ class _TileToForallBase(IRDLOperation):
 
     # ------------------------------------------------------------ syntax
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
         target = parser.parse_unresolved_operand()
         lists: dict[str, tuple[list[int], list[UnresolvedOperand], UnresolvedOperand | None]] = {}
         while True:

@@ -55,10 +55,11 @@ from xlinalg.dialects.transform.printing import (
     print_functional_type,
     print_int_list,
 )
+from xlinalg.ir.dense_arrays import int_values
 
 
 def _ints(attr: DenseArrayBase | None) -> list[int]:
-    return [] if attr is None else [int(v) for v in attr.get_values()]  # type: ignore[arg-type]
+    return [] if attr is None else int_values(attr)
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -316,8 +317,8 @@ class PackTransposeOp(IRDLOperation, HandleEffects):
             raise VerifyException(
                 f"{self.name}: at least one of outer_perm or inner_perm must be specified"
             )
-        for name in ("outer_perm", "inner_perm"):
-            values = _ints(self.properties.get(name))  # type: ignore[arg-type]
+        for name, attr in (("outer_perm", self.outer_perm), ("inner_perm", self.inner_perm)):
+            values = _ints(attr)
             if values and sorted(values) != list(range(len(values))):
                 raise VerifyException(f"{self.name}: {name} {values} is not a permutation")
 
@@ -328,7 +329,7 @@ class _LowerOp(IRDLOperation):
     NUM_RESULTS: ClassVar[int] = 3
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
         target = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")

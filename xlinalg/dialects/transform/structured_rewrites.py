@@ -268,13 +268,13 @@ class _TileReductionBase(IRDLOperation):
     def sizes(self) -> list[int]:
         value = self.tile_sizes
         if isinstance(value, ArrayAttr):
-            return [v.value.data for v in value.data]  # type: ignore[attr-defined]
+            return [v.value.data for v in value.data]
         if isa(value, DenseArrayBase[IntegerType]):
             return list(value.get_values())
         return []
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
         target = parser.parse_unresolved_operand()
         parser.parse_keyword("by")
         parser.parse_keyword("tile_sizes")
@@ -349,7 +349,7 @@ class PromoteOp(TargetPropsMixin, IRDLOperation, ConsumesTarget):
     def operand_indices(self) -> list[int] | None:
         value = self.operands_to_promote
         if isinstance(value, ArrayAttr):
-            return [v.value.data for v in value.data]  # type: ignore[attr-defined]
+            return [v.value.data for v in value.data]
         return None
 
     def flag(self, name: str) -> bool:
@@ -375,13 +375,12 @@ class ReplaceOp(IRDLOperation, ConsumesTarget):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         inputs, outputs = parse_functional_or_plain_type(parser, 1, 1)
-        op = ReplaceOp.create(
+        return ReplaceOp.create(
             operands=[parser.resolve_operand(target, inputs[0])],
             result_types=outputs,
             regions=[region],
             attributes=attrs,
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -419,7 +418,7 @@ class _LegacyTileOp(IRDLOperation):
     and `tile_to_scf_for`; parsing yields a `transform.structured.tile_using_for`."""
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+    def parse(cls, parser: Parser):
 
         target = parser.parse_unresolved_operand()
         parser.parse_optional_keyword("tile_sizes")
@@ -443,13 +442,12 @@ class _LegacyTileOp(IRDLOperation):
         sizes: list[int | SSAValue] = [e if isinstance(e, int) else next(resolved) for e in entries]
         op = TileUsingForOp(parser.resolve_operand(target, inputs[0]), sizes, interchange)
         types = outputs if len(outputs) == 1 + num_loops else [outputs[0]] * (1 + num_loops)
-        op = TileUsingForOp.create(
+        return TileUsingForOp.create(
             operands=list(op.operands),
             result_types=types,
             properties=dict(op.properties),
             attributes=attrs,
         )
-        return op
 
 
 @irdl_op_definition

@@ -23,7 +23,7 @@ declared once per op (`OPTIONS`) and parsed in any order (upstream's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, StringAttr, i1, i64
 from xdsl.ir import Attribute
@@ -106,6 +106,9 @@ class VectorRewriteOptions:
 
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
 
+    if TYPE_CHECKING:  # the subclasses are ops
+        properties: dict[str, Attribute]
+
     @classmethod
     def parse_options(cls, parser: Parser) -> dict[str, Attribute]:
         props: dict[str, Attribute] = {}
@@ -125,37 +128,35 @@ class VectorRewriteOptions:
 
     def print_options(self, printer: Printer, quoted: bool) -> None:
         for option in self.OPTIONS:
-            value = self.properties.get(option.name)  # type: ignore[attr-defined]
+            value = self.properties.get(option.name)
             if value is not None:
                 printer.print_string(f" {option.name} = {option.text(value, quoted)}")
 
     def option_values(self) -> list[object]:
-        return [o.value(self.properties.get(o.name)) for o in self.OPTIONS]  # type: ignore[attr-defined]
+        return [o.value(self.properties.get(o.name)) for o in self.OPTIONS]
 
     def verify_options(self) -> None:
         for option in self.OPTIONS:
-            value = option.value(self.properties.get(option.name))  # type: ignore[attr-defined]
+            value = option.value(self.properties.get(option.name))
             if option.kind == "enum" and value not in option.choices:
                 raise VerifyException(f"{option.name} must be one of {', '.join(option.choices)}")
-            if (
-                option.kind == "int"
-                and not isinstance(value, int)
-                or (option.name == "max_transfer_rank" and value < 1)
-            ):  # type: ignore[operator]
+            # (max_transfer_rank is an int option)
+            if option.kind == "int" and (
+                not isinstance(value, int) or (option.name == "max_transfer_rank" and value < 1)
+            ):
                 raise VerifyException(f"{option.name} must be a positive integer")
 
 
 class VectorPatternDescriptor(VectorRewriteOptions, PatternDescriptorOp):
     """`transform.apply_patterns.vector.<name> [options]` inside `transform.apply_patterns`."""
 
-    assembly_format = None  # type: ignore[assignment]
+    assembly_format = None
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[override]
+    def parse(cls, parser: Parser):
         props = cls.parse_options(parser)
         attrs = parser.parse_optional_attr_dict()
-        op = cls.create(properties=props, attributes=attrs)
-        return op
+        return cls.create(properties=props, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
         self.print_options(printer, quoted=False)

@@ -208,7 +208,7 @@ class FunctionalTransform(IRDLOperation):
         return
 
     @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[override]
+    def parse(cls, parser: Parser):
         target = parser.parse_unresolved_operand()
         props = cls.parse_extra(parser)
         attrs = parser.parse_optional_attr_dict()
@@ -229,9 +229,9 @@ class FunctionalTransform(IRDLOperation):
         options = (
             {o.name for o in getattr(self, "OPTIONS", ())} | {"lowering_strategy"} | set(self.FLAGS)
         )
-        for name, value in self.properties.items():
-            if name not in options:
-                attrs[name] = value
+        attrs.update(
+            (name, value) for name, value in self.properties.items() if name not in options
+        )
         printer.print_op_attributes(attrs)
         printer.print_string(" : ")
         print_semi_function_type(printer, self.target.type, [self.transformed.type])
@@ -339,7 +339,7 @@ class ApplyLowerContractionPatternsOp(PatternDescriptorOp):
 
     lowering_strategy = opt_prop_def(StringAttr)
 
-    assembly_format = None  # type: ignore[assignment]
+    assembly_format = None
 
     def __init__(self, strategy: str | None = None):
         props = {"lowering_strategy": StringAttr(strategy)} if strategy else {}
