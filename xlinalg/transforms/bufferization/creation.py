@@ -192,7 +192,8 @@ def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, ob
     source, root = b._identity(op.source, op)
     stype = source.type
     rtype = op.result.type
-    assert isinstance(stype, MemRefType) and isinstance(rtype, TensorType)
+    assert isinstance(stype, MemRefType)
+    assert isinstance(rtype, TensorType)
     src_shape, out_shape = stype.get_shape(), rtype.get_shape()
     flat = source
     if len(src_shape) != 1:

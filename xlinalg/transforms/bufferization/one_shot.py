@@ -572,7 +572,8 @@ class _FunctionBufferizer:
     def _pad(self, op: tensor.PadOp) -> None:
         block = op.region.block
         yielded = block.last_op
-        assert yielded is not None and len(yielded.operands) == 1
+        assert yielded is not None
+        assert len(yielded.operands) == 1
         pad_value = yielded.operands[0]
         computed = False  # the region computes the value (from the indices): a loop nest
         if isinstance(pad_value.owner, Block) or (
@@ -853,7 +854,7 @@ class _FunctionBufferizer:
         for position, (value, arg) in enumerate(
             zip(op.operands, resized.args if resized else loop.body.block.args[1:])
         ):
-            if not isinstance(value.type, TensorType) or resized and position in resized.carried:
+            if not isinstance(value.type, TensorType) or (resized and position in resized.carried):
                 continue
             source, target = self.buf[value], self.buf[arg]
             if source is target:
@@ -1035,10 +1036,12 @@ class OneShotBufferizePass(ModulePass):
                 continue
             if any(
                 _has_tensors(inner)
-                or isinstance(inner, func.FuncOp)
-                and any(
-                    isinstance(t, TensorType)
-                    for t in (*inner.function_type.inputs, *inner.function_type.outputs)
+                or (
+                    isinstance(inner, func.FuncOp)
+                    and any(
+                        isinstance(t, TensorType)
+                        for t in (*inner.function_type.inputs, *inner.function_type.outputs)
+                    )
                 )
                 for inner in walk_ops(fn)
             ):

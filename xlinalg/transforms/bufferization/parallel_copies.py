@@ -58,7 +58,8 @@ def forwarded_buffer(
     if isinstance(source, tensor.EmptyOp):
         return bufferizer._alloc(ttype, sizes_per_dim(ttype, source.dynamic_sizes), loop)
     # otherwise the position carries a memref (`while_sizes_may_change`, loop_resize.py)
-    assert source is not None and source in bufferizer.buf, "a position whose sizes may change"
+    assert source is not None, "a position whose sizes may change"
+    assert source in bufferizer.buf, "a position whose sizes may change"
     buffer = bufferizer.buf[source]
     return bufferizer._alloc(ttype, bufferizer._sizes(buffer, loop), loop)
 
@@ -67,7 +68,8 @@ def _destination_of(value: SSAValue) -> SSAValue | None:
     """The tensor `value` was computed in place into (same sizes), if any."""
     op = value.owner
     if isinstance(op, StructuredOpInterface | DestinationStyleOpInterface):
-        assert isinstance(value, SSAValue) and isinstance(op, Operation)
+        assert isinstance(value, SSAValue)
+        assert isinstance(op, Operation)
         inits = op.get_outputs() if isinstance(op, StructuredOpInterface) else op.get_dps_inits()
         index = list(op.results).index(value)
         return inits[index] if index < len(inits) else None
@@ -125,7 +127,8 @@ def while_sizes_may_change(
     after region yields there may not have the before argument's sizes."""
     before, after = loop.before_region.block, loop.after_region.block
     condition, yielded = before.last_op, after.last_op
-    assert isinstance(condition, scf.ConditionOp) and yielded is not None
+    assert isinstance(condition, scf.ConditionOp)
+    assert yielded is not None
     if position < len(after.args) and _dynamic(after.args[position]):
         if position < len(before.args) and before.args[position].type == after.args[position].type:
             if not _keeps_sizes(loop, condition.args[position], position):
@@ -180,7 +183,8 @@ def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None
     while value is not None:
         if isinstance(value, BlockArgument) and value.owner is before:
             source_type, forwarded_type = value.type, condition.args[j].type
-            assert isinstance(source_type, TensorType) and isinstance(forwarded_type, TensorType)
+            assert isinstance(source_type, TensorType)
+            assert isinstance(forwarded_type, TensorType)
             return value if source_type.get_num_dims() == forwarded_type.get_num_dims() else None
         empty = value.owner
         if isinstance(empty, tensor.EmptyOp):

@@ -233,11 +233,11 @@ def host_tile_sizes() -> tuple[int, int, int]:
 
 
 __all__ = [
+    "DEFAULT_SCHEDULE_ATTR",
     "ENCODING_OPS",
     "Layout",
     "MaterializeEncodingPass",
     "host_tile_sizes",
-    "DEFAULT_SCHEDULE_ATTR",
     "mark_for_default_schedule",
     "role_layout",
     "upper_bound_tiles",

@@ -114,7 +114,8 @@ class _Emitter:
     def dealloc_at_end(self, buffer: SSAValue) -> None:
         """A `memref.dealloc` of `buffer` before the terminator of its block."""
         block = buffer.owner.parent_block()  # type: ignore[union-attr]
-        assert block is not None and block.last_op is not None
+        assert block is not None
+        assert block.last_op is not None
         dealloc = memref.DeallocOp.get(buffer)
         Rewriter.insert_op(dealloc, InsertPoint.before(block.last_op))
         self.ops.append(dealloc)
@@ -197,7 +198,8 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
         pad_value = constant.results[0]
     source_type = pad.source.type
     result_type = pad.result.type
-    assert isinstance(source_type, TensorType) and isinstance(result_type, TensorType)
+    assert isinstance(source_type, TensorType)
+    assert isinstance(result_type, TensorType)
     low = _mixed(pad.static_low.get_values(), list(pad.low))
     high = _mixed(pad.static_high.get_values(), list(pad.high))
     source_sizes: list[OpFoldResult] = []

@@ -249,8 +249,9 @@ def split_reduction(
             exprs.extend([q, p] if inner_parallel else [p, q])
         if expand_at is not None:
             outer, inner = (q_extent, p_extent) if inner_parallel else (p_extent, q_extent)
-            value = _expand(value, expand_at, outer, inner, op)
-        new_inputs.append(value)
+            new_inputs.append(_expand(value, expand_at, outer, inner, op))
+        else:
+            new_inputs.append(value)
         new_maps.append(_with_dims(exprs, new_n))
 
     # partial buffer

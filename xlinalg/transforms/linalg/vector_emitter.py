@@ -145,7 +145,8 @@ class VectorEmitter:
     ) -> SSAValue | None:
         """Write `value` into `memref` (a memref or a tensor); the new tensor for a tensor."""
         mtype = memref.type
-        assert isinstance(mtype, MemRefType | TensorType) and isinstance(value.type, VectorType)
+        assert isinstance(mtype, MemRefType | TensorType)
+        assert isinstance(value.type, VectorType)
         mask = self.mask_for(memref, value.type, perm, in_bounds)
         op = self.add(
             vector.TransferWriteOp(

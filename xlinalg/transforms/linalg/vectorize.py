@@ -354,8 +354,7 @@ def _vectorize_elementwise(
                 attributes=dict(inner.attributes),
             )
         )
-        for old, res in zip(inner.results, new.results, strict=True):
-            mapping[old] = res
+        mapping.update(zip(inner.results, new.results, strict=True))
     outs = op.get_outputs()
     for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()) :], strict=True):
         assert isinstance(out.type, MemRefType | TensorType)

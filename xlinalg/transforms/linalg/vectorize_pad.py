@@ -85,7 +85,8 @@ def vectorize_pad(op: tensor.PadOp, vector_sizes: Sequence[int] | None = None) -
     em = VectorEmitter(op)
     before = op.prev_op
     source, result_type = op.source, op.result.type
-    assert isinstance(source.type, TensorType) and isinstance(result_type, TensorType)
+    assert isinstance(source.type, TensorType)
+    assert isinstance(result_type, TensorType)
     if isinstance(pad.owner, arith.ConstantOp) and pad.owner.parent_op() is op:
         pad = em.add(pad.owner.clone()).results[0]
     highs = iter(op.high)

@@ -110,7 +110,8 @@ def _fold_index_binop(op: Operation) -> bool:
     if any(v is None for v in values):
         return False
     a, b = values
-    assert a is not None and b is not None
+    assert a is not None
+    assert b is not None
     folded = _FOLDABLE_INDEX_BINOPS[type(op)](a, b)
     if folded is None:
         return False

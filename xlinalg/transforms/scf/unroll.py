@@ -115,7 +115,9 @@ def unroll_for(loop: scf.ForOp, factor: int) -> None:
         lb = constant_index_value(loop.lb)
         step = constant_index_value(loop.step)
         ub = constant_index_value(loop.ub)
-        assert lb is not None and step is not None and ub is not None
+        assert lb is not None
+        assert step is not None
+        assert ub is not None
         even = trip_count - trip_count % factor
         unrolled_ub_value = lb + even * step
         needs_epilogue = unrolled_ub_value < ub

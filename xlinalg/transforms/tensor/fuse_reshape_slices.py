@@ -52,7 +52,8 @@ def _groups(reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> list[list[int]]
 
 def _full_rank_unit_strides(op: tensor.ExtractSliceOp) -> bool:
     source, result = op.source.type, op.result.type
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    assert isinstance(source, TensorType)
+    assert isinstance(result, TensorType)
     return source.get_num_dims() == result.get_num_dims() and all(t == 1 for t in mixed_strides(op))
 
 

@@ -224,8 +224,7 @@ def _materialize(
         _materialize(operand, outer, mapping, builder)
     clone = owner.clone(value_mapper=mapping)
     builder.insert(clone)
-    for old, new in zip(owner.results, clone.results):
-        mapping[old] = new
+    mapping.update(zip(owner.results, clone.results))
     return mapping[value]
 
 
@@ -294,8 +293,7 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     for op in slice_ops:
         clone = op.clone(value_mapper=mapping)
         inner.insert(clone)
-        for old, new_value in zip(op.results, clone.results):
-            mapping[old] = new_value
+        mapping.update(zip(op.results, clone.results))
     hoisted = pad.clone(value_mapper=mapping)
     inner.insert(hoisted)
     tile = hoisted.results[0]

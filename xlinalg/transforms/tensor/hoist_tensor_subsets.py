@@ -204,7 +204,7 @@ def hoist_redundant_tensor_subsets(target: Operation) -> None:
         return
     loops = [op for op in target.walk(reverse=True) if isinstance(op, scf.ForOp)]
     # innermost first: a loop is visited before any loop containing it
-    loops.sort(key=lambda l: -sum(1 for _ in _ancestors(l)))
+    loops.sort(key=lambda loop: -sum(1 for _ in _ancestors(loop)))
     for loop in loops:
         if loop.parent is not None:
             hoist_loop(loop)

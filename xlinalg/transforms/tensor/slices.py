@@ -41,7 +41,8 @@ def is_unit_stride_full_rank(op: tensor.ExtractSliceOp) -> bool:
     """Strides all 1 and no rank reduction (result rank = source rank)."""
     source = op.source.type
     result = op.result.type
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    assert isinstance(source, TensorType)
+    assert isinstance(result, TensorType)
     return all(s == 1 for s in mixed_strides(op)) and len(source.get_shape()) == len(
         result.get_shape()
     )
@@ -54,7 +55,8 @@ def has_unit_strides(op: Operation) -> bool:
 
 def is_rank_reducing(op: tensor.ExtractSliceOp) -> bool:
     source, result = op.source.type, op.result.type
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    assert isinstance(source, TensorType)
+    assert isinstance(result, TensorType)
     return len(result.get_shape()) < len(source.get_shape())
 
 

@@ -324,7 +324,7 @@ def fuse_into_containing_op(
     `container`; returns the fused ops and the containing op (new when a forall grew a
     result). Raises a silenceable `TransformFailure` when a producer cannot be fused
     (no use inside the container, or tiling fails)."""
-    remaining = [p for p in producers]
+    remaining = list(producers)
     fused: list[Operation] = []
     if not remaining:
         return fused, container

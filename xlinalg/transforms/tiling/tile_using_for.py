@@ -289,8 +289,9 @@ def tile_interface_op_using_for(
         )
         # The tile goes back at its position (the whole destination: the tile itself).
         if loops and position is not None:
-            value = insert_slice(inner, value, dest, *position)
-        yielded.append(value)
+            yielded.append(insert_slice(inner, value, dest, *position))
+        else:
+            yielded.append(value)
     if loops:
         Rewriter.replace_op(loops[-1].body.block.last_op, scf.YieldOp(*yielded))  # type: ignore[arg-type]
         replacements = list(loops[0].results)

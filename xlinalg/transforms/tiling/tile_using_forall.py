@@ -254,10 +254,11 @@ def tile_linalg_op_using_forall(
     offset_indices(tiled, offsets)
     if tensors:
         inserts: list[Operation] = []
-        for result, dest, (slice_offsets, slice_sizes) in zip(
+        for result, dest, (out_offsets, out_sizes) in zip(
             tiled.results, forall.region_out_args, out_slices, strict=True
         ):
-            if not slice_sizes:  # a rank-0 output: the whole tensor
+            slice_offsets, slice_sizes = out_offsets, out_sizes
+            if not out_sizes:  # a rank-0 output: the whole tensor
                 shape = shape_of(dest.type) or ()
                 slice_offsets, slice_sizes = [0] * len(shape), list(shape)
             inserts.append(

@@ -69,8 +69,9 @@ def cast_away_contraction_leading_one_dim(op: ContractionOp) -> Operation | None
         if any(e.position == d for e in m.results):  # type: ignore[attr-defined]
             ext = extract(value, [0])
             Rewriter.insert_op(ext, at)
-            value = ext.results[0]
-        operands.append(value)
+            operands.append(ext.results[0])
+        else:
+            operands.append(value)
     maps = [_without(m, d) for m in op.get_maps()]
     iters = [it for i, it in enumerate(op.get_iterator_types()) if i != d]
     new = ContractionOp(operands[0], operands[1], operands[2], maps, iters, op.kind)

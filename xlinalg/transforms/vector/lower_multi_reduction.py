@@ -16,6 +16,8 @@ left for `lower_mask` (upstream handles masked reductions separately too).
 
 from __future__ import annotations
 
+import contextlib
+
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -186,10 +188,8 @@ def lower_multi_reduction(op: MultiDimReductionOp, strategy: str = "innerparalle
     """All three stages on one op (the older upstream `lower_multi_reduction`)."""
     _check(op)
     for stage in (reorder_dims, flatten):
-        try:
+        with contextlib.suppress(TransformFailure):
             op = stage(op, strategy)
-        except TransformFailure:
-            pass
     unroll(op, strategy)
 
 

@@ -122,7 +122,7 @@ def lower_transpose(op: TransposeOp, strategy: str = "eltwise", avx2: bool = Fal
     if perm == sorted(perm):
         replace_op(op, [op.vector])
         return
-    if avx2 and _square_32bit(op, 8) or strategy == "shuffle_16x16" and _square_32bit(op, 16):
+    if (avx2 and _square_32bit(op, 8)) or (strategy == "shuffle_16x16" and _square_32bit(op, 16)):
         value = _shuffle_network(b, op)
     elif strategy in ("shuffle_1d", "flat_transpose") and _is_2d(op):
         value = _shuffle_1d(b, op)
