@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref, scf, tensor, vector
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import defined_inside
 from xlinalg.transforms.bufferization.shapes import sizes_per_dim
 
 if TYPE_CHECKING:
@@ -66,19 +67,19 @@ def forwarded_buffer(
 
 def _destination_of(value: SSAValue) -> SSAValue | None:
     """The tensor `value` was computed in place into (same sizes), if any."""
+    if not isinstance(value, OpResult):
+        return None
     op = value.owner
     if isinstance(op, StructuredOpInterface | DestinationStyleOpInterface):
-        assert isinstance(value, SSAValue)
-        assert isinstance(op, Operation)
         inits = op.get_outputs() if isinstance(op, StructuredOpInterface) else op.get_dps_inits()
-        index = list(op.results).index(value)
+        index = value.index
         return inits[index] if index < len(inits) else None
     if isinstance(op, tensor.InsertSliceOp | tensor.InsertOp):
         return op.dest
     if isinstance(op, vector.TransferWriteOp):
         return op.source
     if isinstance(op, scf.ForOp):
-        index = list(op.results).index(value)
+        index = value.index
         # a position whose sizes may change carries a new buffer (see `loop_resize.py`); a
         # loop already rebuilt that way has no body left here to tell: not known
         if not op.body.blocks or for_sizes_may_change(op, index):
@@ -188,12 +189,7 @@ def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None
             return value if source_type.get_num_dims() == forwarded_type.get_num_dims() else None
         empty = value.owner
         if isinstance(empty, tensor.EmptyOp):
-            outside = all(
-                not loop.is_ancestor(
-                    s.owner if isinstance(s.owner, Operation) else s.owner.parent_op()
-                )  # type: ignore[arg-type]
-                for s in empty.dynamic_sizes
-            )
+            outside = all(not defined_inside(s, loop) for s in empty.dynamic_sizes)
             return empty if outside else None
         value = _destination_of(value)
     return None
