@@ -37,8 +37,8 @@ def fold_shape_cast(op: ShapeCastOp) -> bool:
         if inner.source.type == op.result.type:
             replace_op(op, [inner.source])
         else:
-            new = ShapeCastOp(inner.source, op.result.type)  # type: ignore[arg-type]
-            VectorBuilder.before(op).add(new)
+            new = ShapeCastOp(inner.source, op.result.type)
+            VectorBuilder.before(op).insert(new)
             replace_op(op, [new.result])
         if not inner.result.uses:
             inner.detach()
