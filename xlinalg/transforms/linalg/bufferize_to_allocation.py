@@ -113,7 +113,7 @@ class _Emitter:
 
     def dealloc_at_end(self, buffer: SSAValue) -> None:
         """A `memref.dealloc` of `buffer` before the terminator of its block."""
-        block = buffer.owner.parent_block()  # type: ignore[union-attr]
+        block = buffer.owner.parent_block()
         assert block is not None
         assert block.last_op is not None
         dealloc = memref.DeallocOp.get(buffer)
@@ -192,8 +192,9 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
     if pad_value is None:
         return None
     emitter = _Emitter(InsertPoint.before(pad))
-    if pad.is_ancestor(pad_value.owner):  # type: ignore[arg-type]
-        constant = pad_value.owner.clone()  # type: ignore[union-attr]
+    owner = pad_value.owner
+    if isinstance(owner, Operation) and pad.is_ancestor(owner):
+        constant = owner.clone()
         emitter.add(constant)
         pad_value = constant.results[0]
     source_type = pad.source.type
@@ -220,7 +221,7 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     interior_type = subview_result_type(
-        buffer_type,  # type: ignore[arg-type]
+        buffer_type,
         [v if isinstance(v, int) else None for v in low],
         [v if isinstance(v, int) else None for v in source_sizes],
     )

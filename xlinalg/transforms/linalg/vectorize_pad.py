@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, VectorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
@@ -92,7 +92,7 @@ def vectorize_pad(op: tensor.PadOp, vector_sizes: Sequence[int] | None = None) -
     highs = iter(op.high)
     dynamic: list[SSAValue] = []
     for d, (s, h) in enumerate(zip(result_type.get_shape(), op.static_high.get_values())):
-        high = next(highs) if h == tensor.DYNAMIC_INDEX else None
+        high = next(highs) if h == DYNAMIC_INDEX else None
         if s >= 0:
             continue
         size = dim_value(em, source, d)
