@@ -193,7 +193,8 @@ def _tile_through_extract(producer: Operation, container: Operation) -> FusionSt
                 value = as_slice_result(builder, value, user)
                 user.result.replace_all_uses_with(value)
                 Rewriter.erase_op(user)
-                return FusionStep([value.owner], container)  # type: ignore[list-item]
+                assert isinstance(value, OpResult)
+                return FusionStep([value.owner], container)
             structured = check_fusable_result(result, "fuse_into_containing_op")
             builder = IndexBuilder(InsertPoint.before(user))
             offsets, sizes = mixed_offsets(user), mixed_sizes(user)
