@@ -30,7 +30,14 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
@@ -43,7 +50,7 @@ from xlinalg.transforms.tensor.slices import (
     mixed_strides,
 )
 
-DYNAMIC = tensor.DYNAMIC_INDEX
+DYNAMIC = DYNAMIC_INDEX
 
 
 def _groups(reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> list[list[int]]:
