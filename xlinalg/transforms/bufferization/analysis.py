@@ -149,14 +149,6 @@ class ProgramOrder:
             parent = parent.parent_op()
         return False
 
-    @staticmethod
-    def defining_op(value: SSAValue) -> Operation | None:
-        """The op whose result `value` is, or the op owning the block of a block argument."""
-        owner = value.owner
-        if isinstance(owner, Block):
-            return owner.parent_op()
-        return owner
-
     def defined_inside(self, value: SSAValue, loop: Operation) -> bool:
         owner = value.owner
         if isinstance(owner, Block):
