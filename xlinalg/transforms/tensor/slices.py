@@ -16,7 +16,6 @@ from xdsl.ir import Attribute, SSAValue
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
 
-SliceOp = tensor.ExtractSliceOp | tensor.InsertSliceOp
 OffsetSizeStrideOp = (
     tensor.ExtractSliceOp | tensor.InsertSliceOp | ParallelInsertSliceOp | memref.SubviewOp
 )
@@ -156,7 +155,6 @@ def same_slice(a: OffsetSizeStrideOp, b: OffsetSizeStrideOp) -> bool:
 
 
 __all__ = [
-    "SliceOp",
     "as_slice_result",
     "cast_if_needed",
     "extract_slice",
