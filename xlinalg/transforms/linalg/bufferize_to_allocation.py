@@ -54,7 +54,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.transforms.bufferization.shapes import unit_stride_subview
 
 
 @dataclass(frozen=True)
@@ -218,15 +218,7 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
             result_sizes.append(emitter.builder.value(total))
     buffer = emitter.alloc(result_type, result_sizes, options)
     emitter.add(FillOp([pad_value], [buffer], []))
-    buffer_type = buffer.type
-    assert isinstance(buffer_type, MemRefType)
-    interior_type = subview_result_type(
-        buffer_type,
-        [v if isinstance(v, int) else None for v in low],
-        [v if isinstance(v, int) else None for v in source_sizes],
-    )
-    assert interior_type is not None
-    interior = memref.SubviewOp.get(buffer, low, source_sizes, [1] * len(low), interior_type)
+    interior = unit_stride_subview(buffer, low, source_sizes)
     emitter.add(interior)
     emitter.copy(pad.source, interior.result, options)
     result = _finish(emitter, pad.result, buffer, options, set())
