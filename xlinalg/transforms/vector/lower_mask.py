@@ -98,7 +98,9 @@ def lower_mask_op(op: MaskOp) -> None:
     if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
         if inner.mask is not None:
             raise fail("a transfer inside vector.mask already has a mask")
-        values = [v for v in [b.add(with_mask(inner, mask))] if v is not None]
+        masked = with_mask(inner, mask)
+        b.insert(masked)
+        values = list(masked.results)
     elif isinstance(inner, MultiDimReductionOp | vector.ReductionOp):
         values = [masked_reduction(b, inner, mask)]
     elif inner.name.startswith(("arith.", "math.")) or isinstance(inner, vector.FMAOp):
