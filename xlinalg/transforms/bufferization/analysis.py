@@ -49,11 +49,12 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf, tensor, vector
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerType, ModuleOp, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, Operation, Region, SSAValue, Use
 
 from xlinalg.dialects.linalg import GenericOp
+from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.bufferization.transfer import transfer_write_reads_dest
 from xlinalg.transforms.linalg.generalize import generalize
@@ -71,10 +72,14 @@ SliceKey = tuple[SSAValue, tuple[Hashable, ...], tuple[Hashable, ...], tuple[Has
 """(source tensor, offsets, sizes, strides) of an extract/insert_slice; ints or SSA values."""
 
 
-def slice_key(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, source: SSAValue) -> SliceKey:
-    def mixed(static: DenseArrayBase, dynamic: tuple[SSAValue, ...]) -> tuple[Hashable, ...]:
+def slice_key(
+    op: tensor.ExtractSliceOp | tensor.InsertSliceOp | ParallelInsertSliceOp, source: SSAValue
+) -> SliceKey:
+    def mixed(
+        static: DenseArrayBase[IntegerType], dynamic: tuple[SSAValue, ...]
+    ) -> tuple[Hashable, ...]:
         values = iter(dynamic)
-        return tuple(next(values) if v == tensor.DYNAMIC_INDEX else v for v in static.get_values())
+        return tuple(next(values) if v == DYNAMIC_INDEX else v for v in static.get_values())
 
     return (
         source,
@@ -143,14 +148,6 @@ class ProgramOrder:
                 return True
             parent = parent.parent_op()
         return False
-
-    @staticmethod
-    def defining_op(value: SSAValue) -> Operation | None:
-        """The op whose result `value` is, or the op owning the block of a block argument."""
-        owner = value.owner
-        if isinstance(owner, Block):
-            return owner.parent_op()
-        return owner
 
     def defined_inside(self, value: SSAValue, loop: Operation) -> bool:
         owner = value.owner

@@ -37,8 +37,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xlinalg.dialects.linalg import FillOp
 from xlinalg.dialects.tensor_generate import GenerateOp
-from xlinalg.ir.subview_type import subview_result_type
-from xlinalg.transforms.bufferization.shapes import Mixed, sizes_per_dim
+from xlinalg.transforms.bufferization.analysis import Root
+from xlinalg.transforms.bufferization.shapes import Mixed, sizes_per_dim, unit_stride_subview
 
 if TYPE_CHECKING:
     from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
@@ -59,7 +59,7 @@ def bufferize_creation_op(b: _FunctionBufferizer, op: Operation) -> None:
         b._insert(FillOp([op.input], [buffer]), op)
     elif isinstance(op, tensor.FromElementsOp):
         buffer, root = b._alloc(op.result.type, [], op)
-        shape = op.result.type.get_shape()  # type: ignore[union-attr]
+        shape = op.result.type.get_shape()
         for flat, value in enumerate(op.elements):
             index, rest = [], flat
             for size in reversed(shape):
@@ -104,11 +104,12 @@ def fill_from_region(
     for size in sizes:
         upper = b._index(size, anchor) if isinstance(size, int) else size
         body = Block(arg_types=[IndexType()])
-        body.add_op(scf.YieldOp())
+        yield_op = scf.YieldOp()
+        body.add_op(yield_op)
         loop = scf.ForOp(zero, upper, one, [], body)
         b._insert(loop, anchor)
         ivs.append(body.args[0])
-        anchor = body.last_op  # type: ignore[assignment]
+        anchor = yield_op
     mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, ivs))
     terminator = block.last_op
     assert terminator is not None
@@ -126,7 +127,7 @@ def fill_from_region(
     b._insert(memref.StoreOp.get(value, buffer, ivs), anchor)
 
 
-def _concat(b: _FunctionBufferizer, op: tensor.ConcatOp) -> tuple[SSAValue, object]:
+def _concat(b: _FunctionBufferizer, op: tensor.ConcatOp) -> tuple[SSAValue, Root]:
     dim = op.dim.value.data
     rtype = op.result.type
     assert isinstance(rtype, TensorType)
@@ -156,17 +157,7 @@ def _concat(b: _FunctionBufferizer, op: tensor.ConcatOp) -> tuple[SSAValue, obje
         part_sizes = [_size(b, source, d, op) for d in range(len(sizes))]
         offsets: list[Mixed] = [0] * len(sizes)
         offsets[dim] = offset
-        view = memref.SubviewOp.get(
-            buffer,
-            offsets,
-            part_sizes,
-            [1] * len(sizes),
-            subview_result_type(
-                buffer.type,  # type: ignore[arg-type]
-                [v if isinstance(v, int) else None for v in offsets],
-                [v if isinstance(v, int) else None for v in part_sizes],
-            ),
-        )
+        view = unit_stride_subview(buffer, offsets, part_sizes)
         b._insert(view, op)
         b._insert(memref.CopyOp(source, view.result), op)
         step = part_sizes[dim]
@@ -188,11 +179,12 @@ def _size(b: _FunctionBufferizer, buffer: SSAValue, d: int, before: Operation) -
     return b._insert(memref.DimOp(buffer, b._index(d, before)), before).results[0]
 
 
-def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, object]:
+def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, Root]:
     source, root = b._identity(op.source, op)
     stype = source.type
     rtype = op.result.type
-    assert isinstance(stype, MemRefType) and isinstance(rtype, TensorType)
+    assert isinstance(stype, MemRefType)
+    assert isinstance(rtype, TensorType)
     src_shape, out_shape = stype.get_shape(), rtype.get_shape()
     flat = source
     if len(src_shape) != 1:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.interfaces.structured import StructuredOpInterface
@@ -59,11 +59,11 @@ def _base(value: SSAValue) -> SSAValue:
         if isinstance(owner, tensor.ExtractSliceOp):
             value = owner.source
         elif (
-            isinstance(owner, Block)
-            and isinstance(loop := owner.parent_op(), scf.ForOp)
+            isinstance(value, BlockArgument)
+            and isinstance(loop := value.owner.parent_op(), scf.ForOp)
             and value.index >= 1
-        ):  # type: ignore[attr-defined]
-            value = loop.iter_args[value.index - 1]  # type: ignore[attr-defined]
+        ):
+            value = loop.iter_args[value.index - 1]
         else:
             return value
 

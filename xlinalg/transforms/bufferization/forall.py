@@ -53,14 +53,14 @@ def bufferize_forall(b: _FunctionBufferizer, op: ForallOp) -> None:
 
 def bufferize_parallel_insert_slice(b: _FunctionBufferizer, op: ParallelInsertSliceOp) -> None:
     """Copy the source into its slice of the shared buffer unless it was computed there."""
-    key = slice_key(op, op.dest)  # type: ignore[arg-type]
+    key = slice_key(op, op.dest)
     if b.alias.slices.get(op.source) != key:
         terminator = op.parent_op()
         assert isinstance(terminator, InParallelOp)
         source_type = op.source.type
         assert isinstance(source_type, TensorType)
         target = b.buf[op.dest]
-        rtype = b._slice_type(op, target, source_type.get_shape())  # type: ignore[arg-type]
+        rtype = b._slice_type(op, target, source_type.get_shape())
         view = memref.SubviewOp(
             target, op.offsets, op.sizes, op.strides,
             op.static_offsets, op.static_sizes, op.static_strides, rtype,

@@ -114,7 +114,7 @@ def rebuild_resizing_while(
     )
     new.attributes.update(loop.attributes)
     results = _replace_results(bufferizer, loop, new, list(carried[1]))
-    bufferizer.resized_whiles[new] = ResizedWhile(*original, *carried)
+    bufferizer.resized_whiles[new] = ResizedWhile(original[0], original[1], carried[0], carried[1])
     for block, args in zip(regions, original, strict=True):
         bufferizer._stale_args.append((block, [a for a in args if isinstance(a.type, TensorType)]))
     return new, results
@@ -126,6 +126,7 @@ def _initial_buffer(bufferizer: _FunctionBufferizer, loop: Operation, init: SSAV
     alias of them) from the loop on (the loop then owns it: frees it or passes it on);
     else a copy of it (allocated only, for a `tensor.empty`)."""
     buffer, block = bufferizer.buf[init], loop.parent_block()
+    assert block is not None
     if (buffer, block) in bufferizer.owned and _unused_from(bufferizer, loop, init):
         bufferizer.owned.remove((buffer, block))
         return buffer
@@ -193,6 +194,7 @@ def pass_on(
     frees it), else a copy. The carried buffers not passed on are freed at the block's end
     like any it owns."""
     body = terminator.parent_block()
+    assert body is not None
     passed: dict[int, SSAValue] = {}
     for position in positions:
         source = bufferizer.buf[values[position]]

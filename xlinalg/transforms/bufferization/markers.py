@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.printer import Printer
 
 from xlinalg.transforms.bufferization import analysis
@@ -139,18 +139,15 @@ def _record(target: Operation, twin: Operation, bufferize: Callable[[Operation],
         if read is not None and write is not None and definition is not None:
             record.conflicts.append((read, write, definition))
 
-    observers = (
-        (DESTINATION_OBSERVERS, observe_destination),
-        (analysis.REGISTER_OBSERVERS, observe_register),
-        (analysis.CONFLICT_OBSERVERS, observe_conflict),
-    )
-    for registry, observer in observers:
-        registry.append(observer)  # type: ignore[arg-type]
+    DESTINATION_OBSERVERS.append(observe_destination)
+    analysis.REGISTER_OBSERVERS.append(observe_register)
+    analysis.CONFLICT_OBSERVERS.append(observe_conflict)
     try:
         bufferize(twin)
     finally:
-        for registry, observer in observers:
-            registry.remove(observer)  # type: ignore[arg-type]
+        DESTINATION_OBSERVERS.remove(observe_destination)
+        analysis.REGISTER_OBSERVERS.remove(observe_register)
+        analysis.CONFLICT_OBSERVERS.remove(observe_conflict)
     return record
 
 
@@ -171,13 +168,13 @@ def _annotate_conflicts(record: _Record) -> None:
     for n, ((reader, read), (writer, write), definition) in enumerate(record.conflicts):
         writer.attributes[f"C_{n}[CONFL-WRITE: {write}]"] = UnitAttr()
         reader.attributes[f"C_{n}[READ: {read}]"] = UnitAttr()
-        owner = definition.owner
-        if isinstance(owner, Block):
-            parent = owner.parent_op()
+        if isinstance(definition, BlockArgument):
+            parent = definition.owner.parent_op()
             assert parent is not None
-            parent.attributes[f"C_{n}[DEF: bbArg {definition.index}]"] = UnitAttr()  # type: ignore[attr-defined]
+            parent.attributes[f"C_{n}[DEF: bbArg {definition.index}]"] = UnitAttr()
         else:
-            owner.attributes[f"C_{n}[DEF: result {definition.index}]"] = UnitAttr()  # type: ignore[attr-defined]
+            assert isinstance(definition, OpResult)
+            definition.owner.attributes[f"C_{n}[DEF: result {definition.index}]"] = UnitAttr()
 
 
 def _printed_names(target: Operation) -> dict[SSAValue, str]:
@@ -187,7 +184,8 @@ def _printed_names(target: Operation) -> dict[SSAValue, str]:
         top = parent
     printer = Printer(stream=io.StringIO())
     printer.print_op(top)
-    return {value: f"%{name}" for value, name in printer._ssa_values.items()}  # pyright: ignore[reportPrivateUsage]
+    # xDSL keeps the names it gave in a private table, with no public accessor
+    return {value: f"%{name}" for value, name in printer._ssa_values.items()}
 
 
 def _alias_groups(target: Operation, record: _Record) -> dict[SSAValue, list[SSAValue]]:

@@ -41,14 +41,24 @@ def _error(op: Operation, why: str) -> LoweringError:
     return LoweringError(f"cannot bufferize '{op.name}': {why}")
 
 
-def _tensor_of(value: SSAValue) -> SSAValue:
-    """The tensor a `bufferization.to_buffer` (or a tensor itself) stands for."""
+def _tensor_of(value: SSAValue, copy: Operation) -> SSAValue:
+    """The tensor a `bufferization.to_buffer` (or a tensor itself) stands for; `value` is
+    what `copy` copies."""
     owner = value.owner
     if isinstance(owner, ToBufferOp):
         return owner.tensor
     if isinstance(value.type, TensorType):
         return value
-    raise _error(value.owner, "copies into a materialized allocation must come from a tensor")  # type: ignore[arg-type]
+    raise _error(
+        owner if isinstance(owner, Operation) else copy,
+        "copies into a materialized allocation must come from a tensor",
+    )
+
+
+def _position(op: Operation) -> int:
+    """The index of `op` in its block (0 outside any)."""
+    block = op.parent_block()
+    return block.get_operation_index(op) if block is not None else 0
 
 
 def _rewrite_allocation(to_tensor: ToTensorOp) -> None:
@@ -65,9 +75,7 @@ def _rewrite_allocation(to_tensor: ToTensorOp) -> None:
     current: SSAValue = empty.tensor
     dead: list[Operation] = []
     writes = [use.operation for use in alloc.memref.uses]
-    ordered = sorted(
-        writes, key=lambda o: o.parent_block().get_operation_index(o) if o.parent_block() else 0
-    )
+    ordered = sorted(writes, key=_position)
     for user in ordered:
         if user is to_tensor:
             continue
@@ -102,7 +110,7 @@ def _rewrite_allocation(to_tensor: ToTensorOp) -> None:
         Rewriter.erase_op(op)
         for producer in to_buffer:
             if not producer.results[0].uses:
-                Rewriter.erase_op(producer)  # type: ignore[arg-type]
+                Rewriter.erase_op(producer)
     if alloc.memref.uses:
         raise _error(alloc, "the materialized allocation has other uses")
     Rewriter.erase_op(alloc)
@@ -112,9 +120,9 @@ def _copied_tensor(copy: Operation, target: SSAValue) -> SSAValue:
     if isinstance(copy, MaterializeInDestinationOp) and copy.dest is target:
         return copy.source
     if isinstance(copy, COPY_OPS) and copy.destination is target:
-        return _tensor_of(copy.source)
+        return _tensor_of(copy.source, copy)
     if isinstance(copy, CopyOp) and copy.operands[-1] is target:
-        return _tensor_of(copy.operands[0])
+        return _tensor_of(copy.operands[0], copy)
     raise _error(copy, "unsupported write into a materialized allocation")
 
 

@@ -82,12 +82,13 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
 from xlinalg.dialects.linalg import FillOp
+from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.diagnostics import lowering_error
@@ -129,6 +130,7 @@ from xlinalg.transforms.bufferization.shapes import (
     memref_type_of,
     sizes_per_dim,
     undefined_contents,
+    unit_stride_subview,
 )
 from xlinalg.transforms.bufferization.transfer import TRANSFER_OPS, bufferize_transfer_op
 
@@ -237,8 +239,8 @@ class _FunctionBufferizer:
         self.whiles: list[scf.WhileOp] = []
         self.conditions: list[scf.ConditionOp] = []
         self.returns: list[tuple[func.ReturnOp, list[SSAValue]]] = []
-        self.arguments: list[tuple[SSAValue, SSAValue]] = []
-        self._stale_args: list[tuple[Block, list[SSAValue]]] = []
+        self.arguments: list[tuple[BlockArgument, SSAValue]] = []
+        self._stale_args: list[tuple[Block, list[BlockArgument]]] = []
         #: ops already bufferized with their parent (the transfer_write inside a vector.mask)
         self.done: set[Operation] = set()
         # (last position inside the loop, its results to register after it)
@@ -270,9 +272,12 @@ class _FunctionBufferizer:
         `sizes`; freed at the end of the block of `before` when `owned` (else by its taker)."""
         assert isinstance(ttype, TensorType | MemRefType)
         shape = ttype.get_shape()
-        dynamic = [s for s, n in zip(sizes, shape) if n == DYNAMIC_INDEX]
-        assert all(isinstance(s, SSAValue) for s in dynamic)
-        alloc = memref.AllocOp(dynamic, [], MemRefType(ttype.get_element_type(), shape))  # type: ignore[arg-type]
+        dynamic: list[SSAValue] = []
+        for s, n in zip(sizes, shape):
+            if n == DYNAMIC_INDEX:
+                assert isinstance(s, SSAValue)
+                dynamic.append(s)
+        alloc = memref.AllocOp(dynamic, [], MemRefType(ttype.get_element_type(), shape))
         self._insert(alloc, before)
         block = before.parent_block()
         assert block is not None
@@ -508,7 +513,7 @@ class _FunctionBufferizer:
 
     def _slice_type(
         self,
-        op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
+        op: tensor.ExtractSliceOp | tensor.InsertSliceOp | ParallelInsertSliceOp,
         source: SSAValue,
         result_shape: Sequence[int],
     ) -> MemRefType[Attribute]:
@@ -565,14 +570,17 @@ class _FunctionBufferizer:
         taken = {self.alias.root[op.dest]} if overlapping else set()
         buffer, root, in_place = self._destination(op, op.dest, True, taken)
         if not (in_place and source_in_slice):
-            view = self._subview(op, buffer, op.source.type.get_shape())
+            source_type = op.source.type
+            assert isinstance(source_type, TensorType)
+            view = self._subview(op, buffer, source_type.get_shape())
             self._insert(memref.CopyOp(self.buf[op.source], view), op)
         self._define(op.result, buffer, root, self.alias.slices.get(op.dest) if in_place else None)
 
     def _pad(self, op: tensor.PadOp) -> None:
         block = op.region.block
         yielded = block.last_op
-        assert yielded is not None and len(yielded.operands) == 1
+        assert yielded is not None
+        assert len(yielded.operands) == 1
         pad_value = yielded.operands[0]
         computed = False  # the region computes the value (from the indices): a loop nest
         if isinstance(pad_value.owner, Block) or (
@@ -603,17 +611,7 @@ class _FunctionBufferizer:
             fill_from_region(self, buffer, block, sizes, op)
         else:
             self._insert(FillOp([pad_value], [buffer]), op)
-        interior = memref.SubviewOp.get(
-            buffer,
-            low,
-            source_sizes,
-            [1] * len(low),
-            subview_result_type(
-                buffer.type,  # type: ignore[arg-type]
-                [v if isinstance(v, int) else None for v in low],
-                [v if isinstance(v, int) else None for v in source_sizes],
-            ),
-        )
+        interior = unit_stride_subview(buffer, low, source_sizes)
         self._insert(interior, op)
         self._insert(memref.CopyOp(source, interior.result), op)
         self._define(op.result, buffer, root)
@@ -812,7 +810,9 @@ class _FunctionBufferizer:
         for result, position in zip(op.res, where):
             buffer = out_params[position] if position >= 0 else call.res[-position - 1]
             if position < 0 and isinstance(result.type, TensorType):  # the callee allocated it
-                self.owned.append((buffer, op.parent_block()))  # type: ignore[arg-type]
+                block = op.parent_block()
+                assert block is not None
+                self.owned.append((buffer, block))
             if isinstance(result.type, TensorType):
                 self._define(result, buffer, Root("alloc", writable=True))
             else:
@@ -853,7 +853,7 @@ class _FunctionBufferizer:
         for position, (value, arg) in enumerate(
             zip(op.operands, resized.args if resized else loop.body.block.args[1:])
         ):
-            if not isinstance(value.type, TensorType) or resized and position in resized.carried:
+            if not isinstance(value.type, TensorType) or (resized and position in resized.carried):
                 continue
             source, target = self.buf[value], self.buf[arg]
             if source is target:
@@ -914,10 +914,9 @@ class _FunctionBufferizer:
         for body, stale in self._stale_args:
             # The loop-carried tensors' block arguments, moved with the body.
             for arg in stale:
-                body.erase_arg(arg)  # type: ignore[arg-type]
+                body.erase_arg(arg)
         for old, _new in self.arguments:
-            assert isinstance(old.owner, Block)
-            old.owner.erase_arg(old)  # type: ignore[arg-type]
+            old.owner.erase_arg(old)
         if len(new_returns) == 1:
             new_returns[0] = self._static_results_into_arguments(new_returns[0])
         block = self.fn.body.blocks[0]
@@ -1035,10 +1034,12 @@ class OneShotBufferizePass(ModulePass):
                 continue
             if any(
                 _has_tensors(inner)
-                or isinstance(inner, func.FuncOp)
-                and any(
-                    isinstance(t, TensorType)
-                    for t in (*inner.function_type.inputs, *inner.function_type.outputs)
+                or (
+                    isinstance(inner, func.FuncOp)
+                    and any(
+                        isinstance(t, TensorType)
+                        for t in (*inner.function_type.inputs, *inner.function_type.outputs)
+                    )
                 )
                 for inner in walk_ops(fn)
             ):

@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref, scf, tensor, vector
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import defined_inside
 from xlinalg.transforms.bufferization.shapes import sizes_per_dim
 
 if TYPE_CHECKING:
@@ -58,25 +59,27 @@ def forwarded_buffer(
     if isinstance(source, tensor.EmptyOp):
         return bufferizer._alloc(ttype, sizes_per_dim(ttype, source.dynamic_sizes), loop)
     # otherwise the position carries a memref (`while_sizes_may_change`, loop_resize.py)
-    assert source is not None and source in bufferizer.buf, "a position whose sizes may change"
+    assert source is not None, "a position whose sizes may change"
+    assert source in bufferizer.buf, "a position whose sizes may change"
     buffer = bufferizer.buf[source]
     return bufferizer._alloc(ttype, bufferizer._sizes(buffer, loop), loop)
 
 
 def _destination_of(value: SSAValue) -> SSAValue | None:
     """The tensor `value` was computed in place into (same sizes), if any."""
+    if not isinstance(value, OpResult):
+        return None
     op = value.owner
     if isinstance(op, StructuredOpInterface | DestinationStyleOpInterface):
-        assert isinstance(value, SSAValue) and isinstance(op, Operation)
         inits = op.get_outputs() if isinstance(op, StructuredOpInterface) else op.get_dps_inits()
-        index = list(op.results).index(value)
+        index = value.index
         return inits[index] if index < len(inits) else None
     if isinstance(op, tensor.InsertSliceOp | tensor.InsertOp):
         return op.dest
     if isinstance(op, vector.TransferWriteOp):
         return op.source
     if isinstance(op, scf.ForOp):
-        index = list(op.results).index(value)
+        index = value.index
         # a position whose sizes may change carries a new buffer (see `loop_resize.py`); a
         # loop already rebuilt that way has no body left here to tell: not known
         if not op.body.blocks or for_sizes_may_change(op, index):
@@ -125,7 +128,8 @@ def while_sizes_may_change(
     after region yields there may not have the before argument's sizes."""
     before, after = loop.before_region.block, loop.after_region.block
     condition, yielded = before.last_op, after.last_op
-    assert isinstance(condition, scf.ConditionOp) and yielded is not None
+    assert isinstance(condition, scf.ConditionOp)
+    assert yielded is not None
     if position < len(after.args) and _dynamic(after.args[position]):
         if position < len(before.args) and before.args[position].type == after.args[position].type:
             if not _keeps_sizes(loop, condition.args[position], position):
@@ -180,16 +184,12 @@ def _shape_source(loop: scf.WhileOp, j: int) -> SSAValue | tensor.EmptyOp | None
     while value is not None:
         if isinstance(value, BlockArgument) and value.owner is before:
             source_type, forwarded_type = value.type, condition.args[j].type
-            assert isinstance(source_type, TensorType) and isinstance(forwarded_type, TensorType)
+            assert isinstance(source_type, TensorType)
+            assert isinstance(forwarded_type, TensorType)
             return value if source_type.get_num_dims() == forwarded_type.get_num_dims() else None
         empty = value.owner
         if isinstance(empty, tensor.EmptyOp):
-            outside = all(
-                not loop.is_ancestor(
-                    s.owner if isinstance(s.owner, Operation) else s.owner.parent_op()
-                )  # type: ignore[arg-type]
-                for s in empty.dynamic_sizes
-            )
+            outside = all(not defined_inside(s, loop) for s in empty.dynamic_sizes)
             return empty if outside else None
         value = _destination_of(value)
     return None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import tensor
+from xdsl.dialects import memref, tensor
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import Attribute, SSAValue
+
+from xlinalg.ir.subview_type import subview_result_type
 
 Mixed = SSAValue | int
 """A size: static (int) or an index value."""
@@ -33,3 +35,19 @@ def sizes_per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
     assert isinstance(ttype, TensorType | MemRefType)
     operands = iter(dynamic)
     return [next(operands) if n == DYNAMIC_INDEX else n for n in ttype.get_shape()]
+
+
+def unit_stride_subview(
+    buffer: SSAValue, offsets: Sequence[Mixed], sizes: Sequence[Mixed]
+) -> memref.SubviewOp:
+    """`memref.subview` of `buffer` (a strided memref: a new allocation) at `offsets`,
+    of `sizes`, strides 1."""
+    mtype = buffer.type
+    assert isinstance(mtype, MemRefType)
+    rtype = subview_result_type(
+        mtype,
+        [v if isinstance(v, int) else None for v in offsets],
+        [v if isinstance(v, int) else None for v in sizes],
+    )
+    assert rtype is not None
+    return memref.SubviewOp.get(buffer, offsets, sizes, [1] * len(sizes), rtype)

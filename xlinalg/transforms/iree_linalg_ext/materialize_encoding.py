@@ -25,10 +25,8 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    FloatAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     ModuleOp,
     TensorType,
     UnitAttr,
@@ -51,6 +49,7 @@ from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import XlinalgError
 from xlinalg.host import host_has_feature
 from xlinalg.ir.passes import register_pass
+from xlinalg.transforms.linalg.pack import zero_constant
 
 #: Marks the mmt4d ops made by materializing leftover encodings, which get the default
 #: schedule (`xlinalg/lowering/default_mmt4d_schedule.py`; removed once it ran).
@@ -162,12 +161,7 @@ class MaterializeEncodingPass(ModulePass):
         )
         packed_type = TensorType(source_type.element_type, shape)
         empty = tensor.EmptyOp([], packed_type)
-        elt = source_type.element_type
-        zero = arith.ConstantOp(
-            IntegerAttr(0, elt)
-            if isinstance(elt, IntegerType)  # type: ignore[arg-type]
-            else FloatAttr(0.0, elt)
-        )  # type: ignore[arg-type]
+        zero = zero_constant(source_type.element_type)
         properties: dict[str, Attribute] = {
             "inner_dims_pos": DenseArrayBase.from_list(i64, list(layout.inner_dims_pos)),
             "static_inner_tiles": DenseArrayBase.from_list(i64, list(layout.inner_tiles)),
@@ -233,11 +227,11 @@ def host_tile_sizes() -> tuple[int, int, int]:
 
 
 __all__ = [
+    "DEFAULT_SCHEDULE_ATTR",
     "ENCODING_OPS",
     "Layout",
     "MaterializeEncodingPass",
     "host_tile_sizes",
-    "DEFAULT_SCHEDULE_ATTR",
     "mark_for_default_schedule",
     "role_layout",
     "upper_bound_tiles",

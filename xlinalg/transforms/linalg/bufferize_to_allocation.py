@@ -54,7 +54,7 @@ from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.transforms.bufferization.shapes import unit_stride_subview
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,9 @@ class _Emitter:
 
     def dealloc_at_end(self, buffer: SSAValue) -> None:
         """A `memref.dealloc` of `buffer` before the terminator of its block."""
-        block = buffer.owner.parent_block()  # type: ignore[union-attr]
-        assert block is not None and block.last_op is not None
+        block = buffer.owner.parent_block()
+        assert block is not None
+        assert block.last_op is not None
         dealloc = memref.DeallocOp.get(buffer)
         Rewriter.insert_op(dealloc, InsertPoint.before(block.last_op))
         self.ops.append(dealloc)
@@ -191,13 +192,15 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
     if pad_value is None:
         return None
     emitter = _Emitter(InsertPoint.before(pad))
-    if pad.is_ancestor(pad_value.owner):  # type: ignore[arg-type]
-        constant = pad_value.owner.clone()  # type: ignore[union-attr]
+    owner = pad_value.owner
+    if isinstance(owner, Operation) and pad.is_ancestor(owner):
+        constant = owner.clone()
         emitter.add(constant)
         pad_value = constant.results[0]
     source_type = pad.source.type
     result_type = pad.result.type
-    assert isinstance(source_type, TensorType) and isinstance(result_type, TensorType)
+    assert isinstance(source_type, TensorType)
+    assert isinstance(result_type, TensorType)
     low = _mixed(pad.static_low.get_values(), list(pad.low))
     high = _mixed(pad.static_high.get_values(), list(pad.high))
     source_sizes: list[OpFoldResult] = []
@@ -215,15 +218,7 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
             result_sizes.append(emitter.builder.value(total))
     buffer = emitter.alloc(result_type, result_sizes, options)
     emitter.add(FillOp([pad_value], [buffer], []))
-    buffer_type = buffer.type
-    assert isinstance(buffer_type, MemRefType)
-    interior_type = subview_result_type(
-        buffer_type,  # type: ignore[arg-type]
-        [v if isinstance(v, int) else None for v in low],
-        [v if isinstance(v, int) else None for v in source_sizes],
-    )
-    assert interior_type is not None
-    interior = memref.SubviewOp.get(buffer, low, source_sizes, [1] * len(low), interior_type)
+    interior = unit_stride_subview(buffer, low, source_sizes)
     emitter.add(interior)
     emitter.copy(pad.source, interior.result, options)
     result = _finish(emitter, pad.result, buffer, options, set())

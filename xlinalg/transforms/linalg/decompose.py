@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
-from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder
 from xlinalg.ir.subview_type import strides_and_offset
 from xlinalg.transforms.tensor.slices import extract_slice, insert_slice
@@ -73,7 +73,7 @@ def _drop_unit_dim(builder: IndexBuilder, value: SSAValue, dim: int) -> SSAValue
     typ = value.type
     assert isinstance(typ, MemRefType)
     shape = list(typ.get_shape())
-    layout = strides_and_offset(typ)  # type: ignore[arg-type]
+    layout = strides_and_offset(typ)
     if layout is None:
         raise TransformFailure(f"cannot take a strided view of {typ}", silenceable=True)
     strides, offset = layout
@@ -90,7 +90,7 @@ def _drop_unit_dim(builder: IndexBuilder, value: SSAValue, dim: int) -> SSAValue
     result_type = MemRefType(
         typ.element_type,
         kept_shape,
-        StridedLayoutAttr(kept_strides, offset),  # type: ignore[arg-type]
+        StridedLayoutAttr(kept_strides, offset),
         typ.memory_space,
     )
     view = memref.SubviewOp.get(value, [0] * len(shape), sizes, [1] * len(shape), result_type)
@@ -100,8 +100,10 @@ def _drop_unit_dim(builder: IndexBuilder, value: SSAValue, dim: int) -> SSAValue
 
 def _sizes(builder: IndexBuilder, value: SSAValue) -> list[SSAValue | int]:
     """The extents of the tensor `value` (`tensor.dim` for dynamic ones)."""
+    typ = value.type
+    assert isinstance(typ, TensorType)
     sizes: list[SSAValue | int] = []
-    for index, extent in enumerate(value.type.get_shape()):  # type: ignore[attr-defined]
+    for index, extent in enumerate(typ.get_shape()):
         if extent >= 0:
             sizes.append(extent)
         else:
@@ -129,7 +131,7 @@ def decompose(op: Operation) -> Operation:
     if rule is None or not isinstance(op, StructuredOpInterface):
         raise TransformFailure(f"no decomposition for '{op.name}'", silenceable=True)
     operands = [*op.get_inputs(), *op.get_outputs()]
-    shapes = [v.type.get_shape() for v in operands]  # type: ignore[attr-defined]
+    shapes = [shape_of(v.type) or () for v in operands]
     window, output = shapes[1], shapes[2]
     _, h_win, h_out = rule.h_dims
     _, w_win, w_out = rule.w_dims

@@ -62,13 +62,14 @@ def _pad(op: tensor.PadOp) -> Operation:
     value = terminator.operands[0]
     owner = value.owner
     defined_inside = (
-        isinstance(owner, Operation) and owner.parent_block() is block or value in block.args
-    )
+        isinstance(owner, Operation) and owner.parent_block() is block
+    ) or value in block.args
     if defined_inside:
         raise _fail("tensor.pad whose padding value depends on the position is not supported")
     source_type = op.source.type
     result_type = op.result.type
-    assert isinstance(source_type, TensorType) and isinstance(result_type, TensorType)
+    assert isinstance(source_type, TensorType)
+    assert isinstance(result_type, TensorType)
     builder = IndexBuilder(InsertPoint.before(op))
     low = _mixed(op.static_low.get_values(), list(op.low))
     high = _mixed(op.static_high.get_values(), list(op.high))

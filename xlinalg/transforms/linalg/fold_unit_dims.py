@@ -33,7 +33,8 @@ def _rank_reduced(value: SSAValue, drop: list[int], before: Operation) -> SSAVal
     assert isinstance(type_, MemRefType)
     shape = list(type_.get_shape())
     full = subview_result_type(type_, [0] * len(shape), [None if s < 0 else s for s in shape])
-    assert full is not None and isinstance(full.layout, StridedLayoutAttr)
+    assert full is not None
+    assert isinstance(full.layout, StridedLayoutAttr)
     strides, offset = full.layout.get_strides(), full.layout.get_offset()
     keep = [i for i in range(len(shape)) if i not in drop]
     result_type = MemRefType(
@@ -90,10 +91,8 @@ def fold_unit_dims(op: GenericOp) -> GenericOp | None:
             for p, e in enumerate(map_.results)
             if shape[p] == 1
             and (
-                isinstance(e, AffineDimExpr)
-                and e.position in unit
-                or isinstance(e, AffineConstantExpr)
-                and e.value == 0
+                (isinstance(e, AffineDimExpr) and e.position in unit)
+                or (isinstance(e, AffineConstantExpr) and e.value == 0)
             )
         ]
         if len(drop) == len(shape) and shape:

@@ -14,11 +14,12 @@ from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
 
 
-def generalize(op: Operation) -> Operation:
+def generalize(op: Operation) -> GenericOp:
     """Replace the named op `op` by an equivalent `linalg.generic` and return the latter.
 
     A `linalg.generic` is returned unchanged; any other op is a silenceable failure.
@@ -36,6 +37,15 @@ def generalize(op: Operation) -> Operation:
     generic = op.to_generic()
     Rewriter.replace_op(op, generic)
     return generic
+
+
+def as_generic(op: StructuredOpInterface) -> GenericOp:
+    """`op` itself when a `linalg.generic`, else its equivalent `linalg.generic` (new, not
+    inserted, `op` left in place)."""
+    if isinstance(op, GenericOp):
+        return op
+    assert isinstance(op, NamedStructuredOp | MapOp | ReduceOp)
+    return op.to_generic()
 
 
 @register_pass

@@ -171,7 +171,9 @@ def _reshaped(shape: Sequence[int], groups: Sequence[Sequence[int]]) -> list[int
 
 
 def _collapse(value: SSAValue, groups: Sequence[Sequence[int]], element: Attribute) -> Operation:
-    shape = value.type.get_shape()  # type: ignore[attr-defined]
+    value_type = value.type
+    assert isinstance(value_type, TensorType)
+    shape = value_type.get_shape()
     return tensor.CollapseShapeOp.build(
         operands=[value],
         result_types=[TensorType(element, _reshaped(shape, groups))],
@@ -209,12 +211,13 @@ def _check(op: Operation) -> tuple[_Layout, _Geometry, Attribute]:
             f"'{op.name}' is not a supported 2-D convolution ({', '.join(sorted(LAYOUTS))})"
         )
     operands = [*op.get_inputs(), *op.get_outputs()]
-    if len(operands) != 3 or not all(isinstance(v.type, TensorType) for v in operands):
+    types = [v.type for v in operands if isinstance(v.type, TensorType)]
+    if len(operands) != 3 or len(types) != len(operands):
         raise _fail("expected a convolution on tensors (img2col needs tensor semantics)")
-    shapes = [v.type.get_shape() for v in operands]  # type: ignore[attr-defined]
+    shapes = [t.get_shape() for t in types]
     if any(s < 0 for shape in shapes for s in shape):
         raise _fail("expected static shapes")
-    elements = {v.type.element_type for v in operands}  # type: ignore[attr-defined]
+    elements = {t.element_type for t in types}
     if len(elements) != 1:
         raise _fail("convolutions with mixed element types are not converted")
     geometry = layout.geometry(shapes, _attr_ints(op, "strides"), _attr_ints(op, "dilations"))

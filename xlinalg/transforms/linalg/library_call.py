@@ -85,7 +85,7 @@ def lower_to_library_call(op: GenericOp) -> None:
     for index, (value, param) in enumerate(zip(operands, params)):
         if value.type == param:
             args.append(value)
-        elif _cast_compatible(value.type, param):
+        elif isinstance(param, MemRefType) and _cast_compatible(value.type, param):
             cast = memref.CastOp.get(value, param)
             cast.location = op.location
             Rewriter.insert_op(cast, InsertPoint.before(op))

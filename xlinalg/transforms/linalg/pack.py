@@ -30,6 +30,7 @@ from xdsl.dialects import affine, arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
+    AnyFloat,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -64,7 +65,8 @@ def zero_constant(element_type: Attribute) -> arith.ConstantOp:
     """`arith.constant 0` of a float or integer element type (the padding value)."""
     if isinstance(element_type, IntegerType):
         return arith.ConstantOp(IntegerAttr(0, element_type))
-    return arith.ConstantOp(FloatAttr(0.0, element_type))  # type: ignore[arg-type]
+    assert isinstance(element_type, AnyFloat), element_type
+    return arith.ConstantOp(FloatAttr(0.0, element_type))
 
 
 def packed_empty(
@@ -95,10 +97,10 @@ def packed_empty(
             ops.append(value)
         outer.append(value.results[0])
     order = list(outer_dims_perm) if outer_dims_perm else list(range(len(shape)))
-    dynamic = [outer[d] for d in order if outer[d] is not None]
+    dynamic = [size for size in (outer[d] for d in order) if size is not None]
     dest_shape = packed_shape(shape, inner_dims_pos, inner_tiles, outer_dims_perm or ())
     dest_type = TensorType(type_.element_type, [DYNAMIC_INDEX if d < 0 else d for d in dest_shape])
-    empty = tensor.EmptyOp(dynamic, dest_type)  # type: ignore[arg-type]
+    empty = tensor.EmptyOp(dynamic, dest_type)
     ops.append(empty)
     return ops, empty
 
@@ -131,10 +133,8 @@ def build_pack(
 
 def relayout_ints(op: PackOp | UnPackOp) -> tuple[list[int], list[int], list[int] | None]:
     """(inner_dims_pos, static inner tiles, outer_dims_perm or None) of a pack/unpack."""
-    inner = [int(v) for v in op.inner_dims_pos.get_values()]  # type: ignore[arg-type]
-    tiles = [int(v) for v in op.static_inner_tiles.get_values()]  # type: ignore[arg-type]
-    perm = None if op.outer_dims_perm is None else [int(v) for v in op.outer_dims_perm.get_values()]  # type: ignore[arg-type]
-    return inner, tiles, perm
+    perm = None if op.outer_dims_perm is None else op.get_outer_dims_perm()
+    return op.get_inner_dims_pos(), op.get_static_tiles(), perm
 
 
 def _remap_index_ops(generic: GenericOp, packed: dict[int, tuple[int, int]]) -> None:

@@ -46,22 +46,18 @@ def infer_matmul_dims(op: StructuredOpInterface) -> tuple[int, int, int] | None:
     """(m, n, k) loop dims of the matmul embedded in `op`, or None."""
     if len(op.get_inputs()) != 2 or len(op.get_outputs()) != 1:
         return None
-    maps = [_dims(m) for m in op.get_indexing_maps()]
-    if any(m is None for m in maps):
+    lhs, rhs, out = (_dims(m) for m in op.get_indexing_maps())
+    if lhs is None or rhs is None or out is None:
         return None
-    lhs, rhs, out = maps  # type: ignore[misc]
     iterators = op.get_iterator_types()
     parallel = {d for d, it in enumerate(iterators) if it == IteratorType.PARALLEL}
-    m = sorted(d for d in parallel if d in lhs and d in out and d not in rhs)  # type: ignore[operator]
-    n = sorted(d for d in parallel if d in rhs and d in out and d not in lhs)  # type: ignore[operator]
+    m = sorted(d for d in parallel if d in lhs and d in out and d not in rhs)
+    n = sorted(d for d in parallel if d in rhs and d in out and d not in lhs)
     k = sorted(
         d
         for d in range(len(iterators))
-        if d not in parallel
-        and d in lhs
-        and d in rhs  # type: ignore[operator]
-        and d not in out
-    )  # type: ignore[operator]
+        if d not in parallel and d in lhs and d in rhs and d not in out
+    )
     if not m or not n or not k:
         return None
     return m[-1], n[-1], k[-1]
@@ -92,8 +88,9 @@ def pack_greedily(
         return None
     ranges = op.get_static_loop_ranges()
     for i, dim in enumerate(mnk):
-        if sizes[i] == 0 and multiples[i] and ranges[dim] is not None:
-            sizes[i] = -(-ranges[dim] // multiples[i]) * multiples[i]  # type: ignore[operator]
+        extent = ranges[dim]
+        if sizes[i] == 0 and multiples[i] and extent is not None:
+            sizes[i] = -(-extent // multiples[i]) * multiples[i]
     if not any(sizes):
         return None
     minor = [0, 0, 0]

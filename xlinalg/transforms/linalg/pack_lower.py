@@ -48,6 +48,7 @@ from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.dialects.tensor_pad import PadOp
 from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.linalg.pack import relayout_ints, zero_constant
 
@@ -87,7 +88,7 @@ def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorTy
     return type_, list(type_.get_shape())
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
     return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
@@ -129,8 +130,8 @@ def is_like_pad(op: PackOp) -> bool:
     iree-opt 3.13's lower_pack: tiling only some dims, or tiles out of order, keeps
     the expand_shape + transpose."""
     inner, _, _ = relayout_ints(op)
-    rank = len(op.source.type.get_shape())  # type: ignore[attr-defined]
-    dest_shape = list(op.dest.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shape_of(op.source.type) or ())
+    dest_shape = list(shape_of(op.dest.type) or ())
     return inner == list(range(rank)) and all(d == 1 for d in dest_shape[:rank])
 
 
@@ -180,11 +181,10 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         groups.append([len(expanded) - 2, len(expanded) - 1])
         tile_at[inner.index(dim)] = len(expanded) - 1
         padded_shape.append(outer * tile if outer != DYNAMIC_INDEX else DYNAMIC_INDEX)
-        outer_value: OpFoldResult = (
-            outer if outer != DYNAMIC_INDEX else dim_of(op.dest, dest_dim_of[dim])
-        )
+        outer_value: OpFoldResult = outer
         if outer == DYNAMIC_INDEX:
-            expanded_dynamic.append(outer_value)  # type: ignore[arg-type]
+            outer_value = dim_of(op.dest, dest_dim_of[dim])
+            expanded_dynamic.append(outer_value)
         size_value: OpFoldResult = size if size != DYNAMIC_INDEX else dim_of(op.source, dim)
         high.append(builder.apply(d0 * tile - d1, [outer_value, size_value]))
     ops: list[Operation] = []

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -30,6 +30,7 @@ from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import TransformFailure
+from xlinalg.interfaces.structured import shape_of
 from xlinalg.transforms.linalg.pack import build_pack, packed_empty, relayout_ints
 
 
@@ -52,7 +53,7 @@ def _permuted(
     op: PackOp | UnPackOp, outer_perm: Sequence[int], inner_perm: Sequence[int]
 ) -> tuple[list[int], list[int], list[int] | None]:
     inner, tiles, perm = relayout_ints(op)
-    rank = len(op.unpacked.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shape_of(op.unpacked.type) or ())
     if outer_perm and not _is_permutation(outer_perm, rank):
         raise _fail(
             f"invalid outer_perm {list(outer_perm)}: expected a permutation of {rank} outer dims"
@@ -142,7 +143,7 @@ def _transpose_pack(
             "the pack feeds an init of the compute op: target the unpack of its result instead"
         )
     inner, tiles, perm = _permuted(pack, outer_perm, inner_perm)
-    rank = len(pack.source.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shape_of(pack.source.type) or ())
     new_pack = build_pack(pack.source, inner, tiles, perm, InsertPoint.before(pack))
     new_map = _transposed_map(generic.get_indexing_maps()[uses[0]], rank, outer_perm, inner_perm)
     new_generic = _rebuild(generic, uses[0], new_pack.results[0], new_map)
@@ -155,14 +156,14 @@ def _transpose_unpack(
     unpack: UnPackOp, generic: GenericOp, outer_perm: Sequence[int], inner_perm: Sequence[int]
 ) -> PackTransposeResult:
     source = unpack.source
-    if source.owner is not generic:
+    if not isinstance(source, OpResult) or source.owner is not generic:
         raise _fail("the unpack does not unpack a result of the compute op")
-    result_index = list(generic.res).index(source)
+    result_index = source.index
     operand_index = len(generic.inputs) + result_index
     init = generic.outputs[result_index]
     producer = init.owner
     inner, tiles, perm = _permuted(unpack, outer_perm, inner_perm)
-    rank = len(unpack.dest.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shape_of(unpack.dest.type) or ())
     new_pack: PackOp | None = None
     if isinstance(producer, PackOp):
         if relayout_ints(producer) != relayout_ints(unpack):

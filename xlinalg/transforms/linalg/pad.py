@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from xdsl.dialects import affine, arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
+    ContainerType,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -103,7 +105,9 @@ def dim_size(value: SSAValue, index: int) -> OpFoldResult | None:
     return None
 
 
-def check_padding_value(value: Attribute, element_type: Attribute, operand: int) -> Attribute:
+def check_padding_value(
+    value: Attribute, element_type: Attribute, operand: int
+) -> FloatAttr | IntegerAttr:
     """The padding attribute for an operand, checked against its element type (a
     mismatch is a definite failure, as upstream)."""
     if isinstance(value, FloatAttr | IntegerAttr) and value.type == element_type:
@@ -114,23 +118,24 @@ def check_padding_value(value: Attribute, element_type: Attribute, operand: int)
     )
 
 
-def _zero(element_type: Attribute) -> Attribute:
+def _zero(element_type: Attribute) -> FloatAttr | IntegerAttr:
     if isinstance(element_type, IntegerType | IndexType):
         return IntegerAttr(0, element_type)
-    return FloatAttr(0.0, element_type)  # type: ignore[arg-type]
+    assert isinstance(element_type, AnyFloat), element_type
+    return FloatAttr(0.0, element_type)
 
 
 def make_pad(
     builder: IndexBuilder,
     source: SSAValue,
     padded_shape: Sequence[int],
-    value: Attribute,
+    value: FloatAttr | IntegerAttr,
     nofold: bool,
 ) -> tensor.PadOp:
     """`tensor.pad %source [nofold] low[0..] high[padded - size]` yielding constant `value`."""
     source_type = source.type
     assert isinstance(source_type, TensorType)
-    constant = arith.ConstantOp(value)  # type: ignore[arg-type]
+    constant = arith.ConstantOp(value)
     builder.insert(constant)
     d0 = AffineExpr.dimension(0)
     high: list[OpFoldResult] = []
@@ -248,12 +253,14 @@ def pad_op(
     maps = structured.get_indexing_maps()
 
     # Check everything before touching the IR.
-    plans: list[tuple[list[int] | None, Attribute | None]] = []
+    plans: list[tuple[list[int] | None, FloatAttr | IntegerAttr | None]] = []
     for index, (value, amap) in enumerate(zip(operands, maps)):
-        if shape_of(value.type) is None:
+        value_type = value.type
+        if shape_of(value_type) is None:
             plans.append((None, None))
             continue
-        element = value.type.get_element_type()  # type: ignore[attr-defined]
+        assert isinstance(value_type, ContainerType)
+        element = value_type.get_element_type()
         pad_value = (
             check_padding_value(padding_values[index], element, index)
             if index < len(padding_values)

@@ -101,15 +101,15 @@ def promote(
         sizes = _sizes(view)
         bounds = [_bound(s) for s in sizes]
         shape = [b if b is not None else DYNAMIC_INDEX for b in bounds]
-        dynamic_sizes = [s for s, b in zip(sizes, bounds) if b is None]
+        dynamic_sizes = [s for s, b in zip(sizes, bounds) if isinstance(s, SSAValue) and b is None]
         buffer_type = MemRefType(typ.element_type, shape)
         align = IntegerAttr(alignment, i64) if alignment is not None else None
         if use_alloca:
             alloc: Operation = memref.AllocaOp.get(
                 typ.element_type, alignment, shape, dynamic_sizes
-            )  # type: ignore[arg-type]
+            )
         else:
-            alloc = memref.AllocOp(dynamic_sizes, [], buffer_type, align)  # type: ignore[arg-type]
+            alloc = memref.AllocOp(dynamic_sizes, [], buffer_type, align)
         builder.insert(alloc)
         buffer = alloc.results[0]
         if all(isinstance(s, int) for s in sizes) and all(b is not None for b in bounds):
@@ -119,7 +119,7 @@ def promote(
             part_type = MemRefType(
                 typ.element_type,
                 [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes],
-                StridedLayoutAttr(strides, 0),  # type: ignore[arg-type]
+                StridedLayoutAttr(strides, 0),
             )
             sub = memref.SubviewOp.get(buffer, [0] * len(sizes), sizes, [1] * len(sizes), part_type)
             builder.insert(sub)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     FloatAttr,
@@ -50,6 +51,7 @@ from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.linalg.generalize import as_generic
 
 
 def _fail(message: str) -> TransformFailure:
@@ -77,12 +79,16 @@ _NEUTRAL_FLOAT = {
 }
 
 
-def neutral_element(combiner: Operation, element: Attribute) -> Attribute:
-    """The neutral element of the reduction `combiner` on `element` values (0 for an
-    addition, -inf for a float maximum, ...); a silenceable failure when it has none."""
+def neutral_element(
+    combiner: Operation | type[Operation], element: Attribute
+) -> FloatAttr | IntegerAttr:
+    """The neutral element of the reduction `combiner` (an op or an op class) on `element`
+    values (0 for an addition, -inf for a float maximum, ...); a silenceable failure when
+    it has none."""
     name = combiner.name
     if name in _NEUTRAL_FLOAT:
-        return FloatAttr(_NEUTRAL_FLOAT[name], element)  # type: ignore[arg-type]
+        assert isinstance(element, AnyFloat), element
+        return FloatAttr(_NEUTRAL_FLOAT[name], element)
     if not isinstance(element, IntegerType):
         raise _fail(f"no neutral element for '{name}' on {element}")
     width = element.width.data
@@ -201,7 +207,7 @@ def split_reduction(
             f"insert_split_dimension {insert_split_dimension} is out of range for a "
             f"rank-{len(out_shape)} output"
         )
-    generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
+    generic = as_generic(op)
     combiner = combiner_of(generic)
     element = out_type.element_type
     neutral = neutral_element(combiner, element)
@@ -249,8 +255,9 @@ def split_reduction(
             exprs.extend([q, p] if inner_parallel else [p, q])
         if expand_at is not None:
             outer, inner = (q_extent, p_extent) if inner_parallel else (p_extent, q_extent)
-            value = _expand(value, expand_at, outer, inner, op)
-        new_inputs.append(value)
+            new_inputs.append(_expand(value, expand_at, outer, inner, op))
+        else:
+            new_inputs.append(value)
         new_maps.append(_with_dims(exprs, new_n))
 
     # partial buffer

@@ -244,10 +244,12 @@ class _NestBuilder:
         outputs = list(op.outputs)
         output_maps = self.maps[self.num_inputs :]
         levels = self._input_levels()
-        mapping: dict[SSAValue, SSAValue] = {}
-        for arg, value in zip(block.args, op.inputs):
-            if not isinstance(value.type, ShapedType):
-                mapping[arg] = value  # scalar operand: used directly
+        # scalar operands: used directly
+        mapping: dict[SSAValue, SSAValue] = {
+            arg: value
+            for arg, value in zip(block.args, op.inputs)
+            if not isinstance(value.type, ShapedType)
+        }
 
         outer_loops: list[tuple[scf.ForOp, Block]] = []  # loops d0 .. d{start-1}
         inner_loops: list[tuple[scf.ForOp, Block]] = []  # loops carrying the outputs

@@ -6,13 +6,13 @@ replacement of the op by its vectorized form."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from xdsl.dialects import arith, tensor, vector
 from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    ArrayAttr,
-    BoolAttr,
+    AnyFloat,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -28,10 +28,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.body_builder import build_payload
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
+from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
+from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.dialects.vector import MaskOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.transforms.vector.builders import broadcast
+from xlinalg.transforms.vector.builders import broadcast, in_bounds_attr
 
 
 def vectorize_failure(message: str) -> TransformFailure:
@@ -41,23 +43,19 @@ def vectorize_failure(message: str) -> TransformFailure:
 def payload_block(op: StructuredOpInterface) -> Block:
     if isinstance(op, GenericOp):
         return op.body.block
-    payload_region = getattr(op, "payload_region", None)
-    if payload_region is not None:  # linalg.map / linalg.reduce: the region is the payload
-        return payload_region().block
-
-    block = build_payload(op)  # type: ignore[arg-type]
+    if isinstance(op, MapOp | ReduceOp):  # the region is the payload
+        return op.payload_region().block
+    assert isinstance(op, NamedStructuredOp)
+    block = build_payload(op)
     assert block.block is not None
     return block.block
-
-
-def in_bounds_attr(flags: Sequence[bool]) -> ArrayAttr[BoolAttr]:
-    return ArrayAttr([BoolAttr.from_bool(f) for f in flags])
 
 
 def padding_constant(element: Attribute) -> Operation:
     if isinstance(element, IntegerType):
         return arith.ConstantOp(IntegerAttr(0, element))
-    return arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
+    assert isinstance(element, AnyFloat), element
+    return arith.ConstantOp(FloatAttr(0.0, element))
 
 
 def dim_value(em: VectorEmitter, shaped: SSAValue, d: int) -> SSAValue:
@@ -68,7 +66,7 @@ def dim_value(em: VectorEmitter, shaped: SSAValue, d: int) -> SSAValue:
     return em.add(memref_dialect.DimOp(shaped, index)).results[0]
 
 
-def is_shaped(t: Attribute) -> bool:
+def is_shaped(t: Attribute) -> TypeGuard[MemRefType[Attribute] | TensorType[Attribute]]:
     """A memref or a ranked tensor (what transfers read and write)."""
     return isinstance(t, MemRefType | TensorType)
 
@@ -131,7 +129,7 @@ class VectorEmitter:
         assert isinstance(mtype, MemRefType | TensorType)
         if all(in_bounds) or perm != AffineMap.identity(mtype.get_num_dims()):
             return None
-        sizes: list[SSAValue] = []
+        sizes: list[SSAValue | Operation] = []  # xDSL's CreateMaskOp takes this list type
         for d, s in enumerate(mtype.get_shape()):
             if s >= 0:
                 sizes.append(self.add(arith.ConstantOp(IntegerAttr(s, IndexType()))).results[0])
@@ -145,7 +143,8 @@ class VectorEmitter:
     ) -> SSAValue | None:
         """Write `value` into `memref` (a memref or a tensor); the new tensor for a tensor."""
         mtype = memref.type
-        assert isinstance(mtype, MemRefType | TensorType) and isinstance(value.type, VectorType)
+        assert isinstance(mtype, MemRefType | TensorType)
+        assert isinstance(value.type, VectorType)
         mask = self.mask_for(memref, value.type, perm, in_bounds)
         op = self.add(
             vector.TransferWriteOp(

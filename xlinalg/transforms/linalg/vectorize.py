@@ -215,12 +215,11 @@ def _is_contraction(op: StructuredOpInterface, body: Block) -> bool:
     ins, outs = op.get_inputs(), op.get_outputs()
     if len(ins) != 2 or len(outs) != 1:
         return False
-    if not all(
-        is_shaped(v.type) and v.type.get_num_dims() > 0  # type: ignore[attr-defined]
-        for v in (*ins, *outs)
-    ):
+    types = [v.type for v in (*ins, *outs)]
+    shaped = [t for t in types if is_shaped(t) and t.get_num_dims() > 0]
+    if len(shaped) != len(types):
         return False
-    element = {v.type.element_type for v in (*ins, *outs)}  # type: ignore[attr-defined]
+    element = {t.element_type for t in shaped}
     return len(element) == 1 and is_contraction_body(body)
 
 
@@ -315,7 +314,7 @@ def _vectorize_elementwise(
             flags = [
                 isinstance(e, AffineConstantExpr) or exact[d] for d, e in enumerate(rmap.results)
             ]
-            mapping[arg] = em.read(v, vtype(v.type.element_type), rmap, flags)  # type: ignore[attr-defined]
+            mapping[arg] = em.read(v, vtype(v.type.element_type), rmap, flags)
         else:
             mapping[arg] = em.broadcast(v, vtype(v.type))
 
@@ -354,8 +353,7 @@ def _vectorize_elementwise(
                 attributes=dict(inner.attributes),
             )
         )
-        for old, res in zip(inner.results, new.results, strict=True):
-            mapping[old] = res
+        mapping.update(zip(inner.results, new.results, strict=True))
     outs = op.get_outputs()
     for value, out, m in zip(yielded, outs, maps[len(op.get_inputs()) :], strict=True):
         assert isinstance(out.type, MemRefType | TensorType)
@@ -398,7 +396,7 @@ def _iteration_mask(
 ) -> SSAValue:
     """`vector.create_mask` of the loop ranges (static, or `memref.dim` of an operand
     dim that the loop indexes), of the vector-size shape."""
-    bounds: list[SSAValue] = []
+    bounds: list[SSAValue | Operation] = []  # xDSL's CreateMaskOp takes this list type
     static = op.get_static_loop_ranges()
     for d, r in enumerate(static):
         if r is not None and r >= 0:

@@ -100,10 +100,11 @@ def check_conv_vectorizable(
             f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})"
         )
     operands = op.get_operands_in_order()
-    if not all(isinstance(v.type, MemRefType | TensorType) for v in operands):
+    types = [v.type for v in operands if isinstance(v.type, MemRefType | TensorType)]
+    if len(types) != len(operands):
         raise vectorize_failure("only convolutions on memrefs or ranked tensors are vectorized")
     check_operand_kinds(op, operands)
-    elements = {v.type.element_type for v in operands}  # type: ignore[attr-defined]
+    elements = {t.element_type for t in types}
     if len(elements) != 1:
         raise vectorize_failure("convolutions with mixed element types are not vectorized")
     if not is_contraction_body(payload_block(op)):
@@ -118,7 +119,9 @@ def known_shape(value: SSAValue) -> list[int]:
     """The memref's shape, with the dynamic sizes of a `memref.subview` whose size operand
     is a constant filled in (what canonicalization folds into the type upstream, e.g.
     the full blocks of a peeled loop: `[1, %c2, 7, 16]` is 2 rows); negative if unknown."""
-    shape = list(value.type.get_shape())  # type: ignore[attr-defined]
+    value_type = value.type
+    assert isinstance(value_type, MemRefType | TensorType)
+    shape = list(value_type.get_shape())
     owner = value.owner
     if all(s >= 0 for s in shape) or not isinstance(owner, memref.SubviewOp):
         return shape
@@ -166,7 +169,9 @@ def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> 
     rank = len(strides)
     src, filt = structured.get_inputs()
     (out,) = structured.get_outputs()
-    element = out.type.element_type  # type: ignore[attr-defined]
+    out_type = out.type
+    assert isinstance(out_type, MemRefType | TensorType)
+    element = out_type.element_type
     em = VectorEmitter(op)
     before = op.prev_op
     # loops: n, *ws, f, *ks, c (depthwise: n, w, c, kw with c as the lane dim f)
@@ -193,7 +198,9 @@ def vectorize_conv(op: Operation, vector_sizes: Sequence[int] | None = None) -> 
     )
     row_type = VectorType(element, [f])
     points = [(i, *p) for i in range(n) for p in product(*(range(w) for w in ws))]
-    acc = {pt: em.add(vb.extract(out_v, list(pt))).results[0] for pt in points}
+    acc: dict[tuple[int, ...], SSAValue] = {
+        pt: em.add(vb.extract(out_v, list(pt))).results[0] for pt in points
+    }
 
     def pixel(pt: tuple[int, ...], kpos: tuple[int, ...]) -> list[int]:
         """The input position of output point `pt` under filter position `kpos`."""

@@ -54,8 +54,9 @@ from xlinalg.dialects.vector_gather import GatherOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import defined_inside
-from xlinalg.transforms.linalg.vector_emitter import in_bounds_attr, padding_constant
+from xlinalg.transforms.linalg.vector_emitter import padding_constant
 from xlinalg.transforms.vector import builders as vector_builders
+from xlinalg.transforms.vector.builders import in_bounds_attr
 
 
 class Access(Enum):
@@ -77,9 +78,7 @@ def check_extract(op: tensor.ExtractOp, vectorize_nd_extract: bool) -> None:
         )
 
 
-def _loop_invariant(
-    linalg_op: StructuredOpInterface, ranges: Sequence[int | None], value: SSAValue
-) -> bool:
+def _loop_invariant(linalg_op: Operation, ranges: Sequence[int | None], value: SSAValue) -> bool:
     if not defined_inside(value, linalg_op):
         return True
     owner = value.owner
@@ -92,9 +91,7 @@ def _loop_invariant(
     return all(_loop_invariant(linalg_op, ranges, o) for o in owner.operands)
 
 
-def _contiguous_index(
-    linalg_op: StructuredOpInterface, value: SSAValue, trailing: int
-) -> int | None:
+def _contiguous_index(linalg_op: Operation, value: SSAValue, trailing: int) -> int | None:
     """How many times `linalg.index trailing` is added into `value`, when `value` is a sum
     (`arith.addi`) of loop invariants and `linalg.index` values; None otherwise."""
     if not defined_inside(value, linalg_op):
@@ -112,6 +109,7 @@ def _contiguous_index(
 
 def classify(linalg_op: StructuredOpInterface, op: tensor.ExtractOp) -> Access:
     """Upstream's memory access pattern of `op` in the body of `linalg_op`."""
+    assert isinstance(linalg_op, Operation)
     source = op.tensor.type
     assert isinstance(source, TensorType)
     shape = source.get_shape()
@@ -166,6 +164,7 @@ def vectorize_extract(
     iteration_mask: Callable[[], SSAValue],
 ) -> SSAValue:
     """The vector of `op`'s values over the iteration space (of shape `sizes`)."""
+    assert isinstance(linalg_op, Operation)
     source = op.tensor
     stype = source.type
     assert isinstance(stype, TensorType)
@@ -188,8 +187,8 @@ def vectorize_extract(
         if kind is Access.SCALAR_BROADCAST:
             results = [AffineConstantExpr(0)] * n
         else:
-            minor = [AffineDimExpr(d) for d in range(max(rank - n, 0), rank)]
-            results = [AffineConstantExpr(0)] * max(n - rank, 0) + minor
+            results = [AffineConstantExpr(0)] * max(n - rank, 0)
+            results += [AffineDimExpr(d) for d in range(max(rank - n, 0), rank)]
         flags = [isinstance(e, AffineConstantExpr) or exact[d] for d, e in enumerate(results)]
         pad = add(padding_constant(stype.element_type)).results[0]
         read = vector.TransferReadOp(

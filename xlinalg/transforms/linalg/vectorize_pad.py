@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, VectorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
@@ -85,13 +85,14 @@ def vectorize_pad(op: tensor.PadOp, vector_sizes: Sequence[int] | None = None) -
     em = VectorEmitter(op)
     before = op.prev_op
     source, result_type = op.source, op.result.type
-    assert isinstance(source.type, TensorType) and isinstance(result_type, TensorType)
+    assert isinstance(source.type, TensorType)
+    assert isinstance(result_type, TensorType)
     if isinstance(pad.owner, arith.ConstantOp) and pad.owner.parent_op() is op:
         pad = em.add(pad.owner.clone()).results[0]
     highs = iter(op.high)
     dynamic: list[SSAValue] = []
     for d, (s, h) in enumerate(zip(result_type.get_shape(), op.static_high.get_values())):
-        high = next(highs) if h == tensor.DYNAMIC_INDEX else None
+        high = next(highs) if h == DYNAMIC_INDEX else None
         if s >= 0:
             continue
         size = dim_value(em, source, d)

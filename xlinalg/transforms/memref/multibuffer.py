@@ -116,7 +116,7 @@ def multibuffer(
     view_type = MemRefType(
         typ.element_type,
         shape,
-        StridedLayoutAttr(strides, None),  # type: ignore[arg-type]
+        StridedLayoutAttr(strides, None),
         typ.memory_space,
     )
     view = memref.SubviewOp.get(

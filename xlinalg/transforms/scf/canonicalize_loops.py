@@ -110,7 +110,8 @@ def _fold_index_binop(op: Operation) -> bool:
     if any(v is None for v in values):
         return False
     a, b = values
-    assert a is not None and b is not None
+    assert a is not None
+    assert b is not None
     folded = _FOLDABLE_INDEX_BINOPS[type(op)](a, b)
     if folded is None:
         return False
@@ -153,7 +154,7 @@ def _fold_subview(op: memref.SubviewOp) -> bool:
     assert isinstance(source_type, MemRefType)
     (offsets, dyn_offsets), (sizes, dyn_sizes), (strides, dyn_strides) = lists
     inferred = subview_result_type(
-        source_type,  # type: ignore[arg-type]
+        source_type,
         _static_or_none(offsets),
         _static_or_none(sizes),
         _static_or_none(strides),
@@ -187,10 +188,10 @@ def _more_static(source: MemRefType, dest: MemRefType) -> bool:
     and the offset of `dest` dynamic or equal to `source`'s."""
     if source.element_type != dest.element_type or len(source.get_shape()) != len(dest.get_shape()):
         return False
-    layouts = strides_and_offset(source), strides_and_offset(dest)
-    if layouts[0] is None or layouts[1] is None:
+    src_layout, dst_layout = strides_and_offset(source), strides_and_offset(dest)
+    if src_layout is None or dst_layout is None:
         return False
-    (src_strides, src_offset), (dst_strides, dst_offset) = layouts  # type: ignore[misc]
+    (src_strides, src_offset), (dst_strides, dst_offset) = src_layout, dst_layout
     sizes = zip(source.get_shape(), dest.get_shape(), strict=True)
     return (
         all(d == DYNAMIC_INDEX or s == d for s, d in sizes)
@@ -218,9 +219,9 @@ def _fold_cast(cast: Operation) -> bool:
             isinstance(user, memref.SubviewOp)
             and use.index == 0
             and len(user.result.type.get_shape()) == len(source.get_shape())
-        ):  # type: ignore[attr-defined]
+        ):
             inferred = subview_result_type(
-                source,  # type: ignore[arg-type]
+                source,
                 *(
                     _static_or_none(a.get_values())
                     for a in (user.static_offsets, user.static_sizes, user.static_strides)

@@ -15,6 +15,8 @@ defined outside the nest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import arith, scf
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -50,8 +52,10 @@ class _Arith:
     def __init__(self, builder: IndexBuilder):
         self.b = builder
 
-    def _emit(self, cls: type[Operation], a: OpFoldResult, b: OpFoldResult) -> SSAValue:
-        op = cls(self.b.value(a), self.b.value(b))  # type: ignore[call-arg]
+    def _emit(
+        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
+    ) -> SSAValue:
+        op = cls(self.b.value(a), self.b.value(b))
         self.b.insert(op)
         return op.results[0]
 

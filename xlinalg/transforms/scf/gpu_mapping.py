@@ -111,8 +111,8 @@ def _mapping_of(forall: ForallOp, kind: type[MappingAttr]) -> list[MappingAttr]:
     mapping = forall.mapping
     if mapping is None or not mapping.data:
         raise _definite("scf.forall op requires a mapping attribute")
-    attrs = list(mapping.data)
-    if not all(isinstance(a, MappingAttr) for a in attrs):
+    attrs = [a for a in mapping.data if isinstance(a, MappingAttr)]
+    if len(attrs) != len(mapping.data):
         raise _definite(f"scf.forall op requires a mapping attribute of kind '{kind.KIND}'")
     if len({type(a) for a in attrs}) > 1:
         raise _definite("cannot mix different mapping types, use nesting")
@@ -120,14 +120,14 @@ def _mapping_of(forall: ForallOp, kind: type[MappingAttr]) -> list[MappingAttr]:
     if not isinstance(attrs[0], accepted):
         expected = "'thread' or 'warp'" if kind is ThreadMappingAttr else f"'{kind.KIND}'"
         raise _definite(f"scf.forall op requires a mapping attribute of kind {expected}")
-    ids = [a.mapping_id for a in attrs]  # type: ignore[union-attr]
+    ids = [a.mapping_id for a in attrs]
     if len(set(ids)) != len(ids):
         raise _definite("duplicate attribute, cannot map different loops to the same mapping id")
-    if len({a.is_linear for a in attrs}) > 1:  # type: ignore[union-attr]
+    if len({a.is_linear for a in attrs}) > 1:
         raise _definite("cannot mix linear and non-linear mapping modes")
     if forall.outputs:
         raise _definite("only bufferized scf.forall can be mapped")
-    return attrs  # type: ignore[return-value]
+    return attrs
 
 
 def static_trip_counts(forall: ForallOp) -> list[int]:
@@ -137,9 +137,10 @@ def static_trip_counts(forall: ForallOp) -> list[int]:
     if any(v != 0 for v in lbs) or any(v != 1 for v in steps):
         raise _definite("unsupported non-normalized loops")
     ubs = [fold_constant(v) for v in forall.upper_bounds()]
-    if not all(isinstance(v, int) for v in ubs):
+    counts = [v for v in ubs if isinstance(v, int)]
+    if len(counts) != len(ubs):
         raise _definite("requires statically sized, normalized forall op")
-    return [max(0, v) for v in ubs]  # type: ignore[arg-type]
+    return [max(0, v) for v in counts]
 
 
 @dataclass
@@ -305,10 +306,11 @@ def _set_sizes(launch: LaunchOp, first: int, values: Sequence[int]) -> None:
 
 
 def _static(values: Sequence[SSAValue], what: str) -> list[int]:
-    out = [fold_constant(v) for v in values]
-    if not all(isinstance(v, int) for v in out):
+    folded = [fold_constant(v) for v in values]
+    out = [v for v in folded if isinstance(v, int)]
+    if len(out) != len(folded):
         raise _definite(f"unsupported dynamic {what} size")
-    return out  # type: ignore[return-value]
+    return out
 
 
 # ------------------------------------------------------------------ threads

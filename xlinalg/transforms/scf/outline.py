@@ -34,11 +34,11 @@ def _symbol_table_parent(op: Operation) -> tuple[Operation, Operation]:
 
 def _free_name(table: Operation, base: str) -> str:
     taken = {
-        op.properties["sym_name"].data  # type: ignore[union-attr]
+        sym_name.data
         for region in table.regions
         for block in region.blocks
         for op in block.ops
-        if isinstance(op.properties.get("sym_name"), StringAttr)
+        if isinstance(sym_name := op.properties.get("sym_name"), StringAttr)
     }
     if base not in taken:
         return base
@@ -72,7 +72,9 @@ def outline_loop(loop: Operation, func_name: str) -> tuple[func.FuncOp, func.Cal
     body = Block(arg_types=[v.type for v in arguments])
     value_map: dict[SSAValue, SSAValue] = dict(zip(arguments, body.args))
     for value in constants:
-        clone = value.owner.clone()  # type: ignore[union-attr]
+        constant = value.owner
+        assert isinstance(constant, arith.ConstantOp)
+        clone = constant.clone()
         body.add_op(clone)
         value_map[value] = clone.results[0]
     moved = loop.clone(value_mapper=value_map)

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
@@ -45,12 +45,6 @@ class PeelResult:
 
     main: scf.ForOp
     remainder: scf.ForOp | None
-
-
-def _index_constant(value: int, before: Operation) -> SSAValue:
-    op = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    Rewriter.insert_op(op, InsertPoint.before(before))
-    return op.result
 
 
 def peel_for(

@@ -137,7 +137,7 @@ def _prefetch_nest(tile: SSAValue, locality: int) -> list[Operation]:
     strides = ty.get_strides()
     if not shape or (strides and strides[-1] != 1):
         raise _fail(f"prefetching needs a tile of unit innermost stride, not {ty}")
-    line = max(1, CACHE_LINE // (ty.element_type.bitwidth // 8))  # type: ignore[attr-defined]
+    line = max(1, CACHE_LINE // (ty.element_type.bitwidth // 8))
     blocks = [Block(arg_types=[IndexType()]) for _ in shape]
     ivs = [block.args[0] for block in blocks]
     blocks[-1].add_ops([PrefetchOp(tile, ivs, locality=locality), scf.YieldOp()])

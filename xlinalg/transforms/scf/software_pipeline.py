@@ -111,8 +111,7 @@ def pipeline_for(
     def emit(op: Operation, mapping: dict[SSAValue, SSAValue], at: InsertPoint) -> None:
         clone = op.clone(value_mapper=dict(mapping))
         Rewriter.insert_op(clone, at)
-        for old, new in zip(op.results, clone.results):
-            mapping[old] = new
+        mapping.update(zip(op.results, clone.results))
 
     # prologue
     maps: dict[int, dict[SSAValue, SSAValue]] = {}
@@ -161,8 +160,7 @@ def pipeline_for(
                     mapping[operand] = current[operand] if d == 0 else slot_arg[(operand, d)]
         clone = op.clone(value_mapper=mapping)
         Rewriter.insert_op(clone, at)
-        for old, new in zip(op.results, clone.results):
-            current[old] = new
+        current.update(zip(op.results, clone.results))
     yielded = [current[v] if t == 1 else slot_arg[(v, t - 1)] for v, t in slots]
     body.add_op(scf.YieldOp(*yielded))
     after_kernel = {slot: kernel.results[i] for i, slot in enumerate(slots)}

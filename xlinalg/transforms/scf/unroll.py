@@ -16,16 +16,17 @@ single iteration is replaced by its body (straight-line code).
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.affine_utils import constant_index_value
 
 
-def _constant(value: int, type_: object, before: Operation) -> SSAValue:
-    op = arith.ConstantOp(IntegerAttr(value, type_))  # type: ignore[arg-type]
+def _constant(value: int, type_: Attribute, before: Operation) -> SSAValue:
+    assert isinstance(type_, IntegerType | IndexType)
+    op = arith.ConstantOp(IntegerAttr(value, type_))
     op.result.name_hint = f"c{value}" if value >= 0 else f"c_{-value}"
     Rewriter.insert_op(op, InsertPoint.before(before))
     return op.result
@@ -51,7 +52,9 @@ def promote_if_single_iteration(loop: scf.ForOp) -> bool:
     Rewriter.erase_op(terminator)
     args = [loop.lb, *loop.iter_args]
     # A yielded value that is an iter_arg of this loop resolves to its init value.
-    resolved = [args[v.index] if v in block.args else v for v in yielded]
+    resolved = [
+        args[v.index] if isinstance(v, BlockArgument) and v.owner is block else v for v in yielded
+    ]
     Rewriter.inline_block(block, InsertPoint.before(loop), args)
     Rewriter.replace_op(loop, [], resolved)
     return True
@@ -115,7 +118,9 @@ def unroll_for(loop: scf.ForOp, factor: int) -> None:
         lb = constant_index_value(loop.lb)
         step = constant_index_value(loop.step)
         ub = constant_index_value(loop.ub)
-        assert lb is not None and step is not None and ub is not None
+        assert lb is not None
+        assert step is not None
+        assert ub is not None
         even = trip_count - trip_count % factor
         unrolled_ub_value = lb + even * step
         needs_epilogue = unrolled_ub_value < ub

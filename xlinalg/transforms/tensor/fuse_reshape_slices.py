@@ -30,7 +30,14 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
@@ -43,7 +50,7 @@ from xlinalg.transforms.tensor.slices import (
     mixed_strides,
 )
 
-DYNAMIC = tensor.DYNAMIC_INDEX
+DYNAMIC = DYNAMIC_INDEX
 
 
 def _groups(reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> list[list[int]]:
@@ -52,7 +59,8 @@ def _groups(reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> list[list[int]]
 
 def _full_rank_unit_strides(op: tensor.ExtractSliceOp) -> bool:
     source, result = op.source.type, op.result.type
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    assert isinstance(source, TensorType)
+    assert isinstance(result, TensorType)
     return source.get_num_dims() == result.get_num_dims() and all(t == 1 for t in mixed_strides(op))
 
 

@@ -173,12 +173,13 @@ def _constant_bound(value: SSAValue) -> int | None:
     if isinstance(owner, affine.MinOp):
         constants = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
         return min(constants) if constants else None
-    sliced = owner.source.owner if isinstance(owner, tensor.DimOp) else None
-    if isinstance(sliced, tensor.ExtractSliceOp) and not is_rank_reducing(sliced):
-        index = constant_index_value(owner.index)  # type: ignore[union-attr]
-        if index is not None:
-            size = mixed_sizes(sliced)[index]
-            return size if isinstance(size, int) else _constant_bound(size)
+    if isinstance(owner, tensor.DimOp):
+        sliced = owner.source.owner
+        if isinstance(sliced, tensor.ExtractSliceOp) and not is_rank_reducing(sliced):
+            index = constant_index_value(owner.index)
+            if index is not None:
+                size = mixed_sizes(sliced)[index]
+                return size if isinstance(size, int) else _constant_bound(size)
     return None
 
 
@@ -224,8 +225,7 @@ def _materialize(
         _materialize(operand, outer, mapping, builder)
     clone = owner.clone(value_mapper=mapping)
     builder.insert(clone)
-    for old, new in zip(owner.results, clone.results):
-        mapping[old] = new
+    mapping.update(zip(owner.results, clone.results))
     return mapping[value]
 
 
@@ -276,7 +276,8 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     point = InsertPoint.before(outer)
     for loop in packing:
         level = IndexBuilder(point)
-        body = Block([scf.YieldOp(carried)], arg_types=[loop.lb.type, packed_type])
+        terminator = scf.YieldOp(carried)
+        body = Block([terminator], arg_types=[loop.lb.type, packed_type])
         lb, ub, step = (
             _materialize(v, outer, mapping, level) for v in (loop.lb, loop.ub, loop.step)
         )
@@ -289,13 +290,12 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
         new_loops.append(new)
         mapping[loop.body.block.args[0]] = body.args[0]
         carried = body.args[1]
-        point = InsertPoint.before(body.last_op)  # type: ignore[arg-type]
+        point = InsertPoint.before(terminator)
     inner = IndexBuilder(point)
     for op in slice_ops:
         clone = op.clone(value_mapper=mapping)
         inner.insert(clone)
-        for old, new_value in zip(op.results, clone.results):
-            mapping[old] = new_value
+        mapping.update(zip(op.results, clone.results))
     hoisted = pad.clone(value_mapper=mapping)
     inner.insert(hoisted)
     tile = hoisted.results[0]

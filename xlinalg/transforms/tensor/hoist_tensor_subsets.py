@@ -35,6 +35,7 @@ loop is considered; applied to any other op, every `scf.for` nested in it
 from __future__ import annotations
 
 from xdsl.dialects import affine, arith, scf, tensor, vector
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -165,13 +166,15 @@ def _hoist_pair(loop: scf.ForOp, index: int, read: Operation, write: Operation) 
         )
     else:
         assert isinstance(read, vector.TransferReadOp)
+        init_type = init.type
+        assert isinstance(init_type, TensorType)
         insert = vector.TransferWriteOp(
             new_loop.results[index],
             init,
             list(read.indices),
             read.in_bounds,
             permutation_map=read.permutation_map,
-            result_type=init.type,
+            result_type=init_type,
         )
     Rewriter.insert_op(insert, after)
     for position, (old, new) in enumerate(zip(loop.results, new_loop.results)):
@@ -204,7 +207,7 @@ def hoist_redundant_tensor_subsets(target: Operation) -> None:
         return
     loops = [op for op in target.walk(reverse=True) if isinstance(op, scf.ForOp)]
     # innermost first: a loop is visited before any loop containing it
-    loops.sort(key=lambda l: -sum(1 for _ in _ancestors(l)))
+    loops.sort(key=lambda loop: -sum(1 for _ in _ancestors(loop)))
     for loop in loops:
         if loop.parent is not None:
             hoist_loop(loop)

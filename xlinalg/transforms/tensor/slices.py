@@ -9,52 +9,59 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, TensorType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import memref, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerType, TensorType, i64
+from xdsl.ir import Attribute, SSAValue
 
+from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
 
-SliceOp = tensor.ExtractSliceOp | tensor.InsertSliceOp
+OffsetSizeStrideOp = (
+    tensor.ExtractSliceOp | tensor.InsertSliceOp | ParallelInsertSliceOp | memref.SubviewOp
+)
+"""The ops with static/dynamic offsets, sizes and strides (upstream's
+`OffsetSizeAndStrideOpInterface`)."""
 
 
-def _mixed(static: DenseArrayBase, dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
+def _mixed(static: DenseArrayBase[IntegerType], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
     values = iter(dynamic)
     return [
         fold_constant(next(values)) if v == DYNAMIC_INDEX else int(v) for v in static.get_values()
     ]
 
 
-def mixed_offsets(op: Operation) -> list[OpFoldResult]:
-    return _mixed(op.properties["static_offsets"], op.offsets)  # type: ignore[arg-type, attr-defined]
+def mixed_offsets(op: OffsetSizeStrideOp) -> list[OpFoldResult]:
+    return _mixed(op.static_offsets, op.offsets)
 
 
-def mixed_sizes(op: Operation) -> list[OpFoldResult]:
-    return _mixed(op.properties["static_sizes"], op.sizes)  # type: ignore[arg-type, attr-defined]
+def mixed_sizes(op: OffsetSizeStrideOp) -> list[OpFoldResult]:
+    return _mixed(op.static_sizes, op.sizes)
 
 
-def mixed_strides(op: Operation) -> list[OpFoldResult]:
-    return _mixed(op.properties["static_strides"], op.strides)  # type: ignore[arg-type, attr-defined]
+def mixed_strides(op: OffsetSizeStrideOp) -> list[OpFoldResult]:
+    return _mixed(op.static_strides, op.strides)
 
 
 def is_unit_stride_full_rank(op: tensor.ExtractSliceOp) -> bool:
     """Strides all 1 and no rank reduction (result rank = source rank)."""
     source = op.source.type
     result = op.result.type
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    assert isinstance(source, TensorType)
+    assert isinstance(result, TensorType)
     return all(s == 1 for s in mixed_strides(op)) and len(source.get_shape()) == len(
         result.get_shape()
     )
 
 
-def has_unit_strides(op: Operation) -> bool:
+def has_unit_strides(op: OffsetSizeStrideOp) -> bool:
     """All strides of the slice are 1 (rank reduction allowed)."""
     return all(s == 1 for s in mixed_strides(op))
 
 
 def is_rank_reducing(op: tensor.ExtractSliceOp) -> bool:
     source, result = op.source.type, op.result.type
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    assert isinstance(source, TensorType)
+    assert isinstance(result, TensorType)
     return len(result.get_shape()) < len(source.get_shape())
 
 
@@ -138,7 +145,7 @@ def cast_if_needed(builder: IndexBuilder, value: SSAValue, to: Attribute) -> SSA
     return cast.results[0]
 
 
-def same_slice(a: Operation, b: Operation) -> bool:
+def same_slice(a: OffsetSizeStrideOp, b: OffsetSizeStrideOp) -> bool:
     """Two slice ops with equal offsets, sizes and strides (same SSA values or equal ints)."""
     return (
         mixed_offsets(a) == mixed_offsets(b)
@@ -148,7 +155,6 @@ def same_slice(a: Operation, b: Operation) -> bool:
 
 
 __all__ = [
-    "SliceOp",
     "as_slice_result",
     "cast_if_needed",
     "extract_slice",

@@ -193,7 +193,8 @@ def _tile_through_extract(producer: Operation, container: Operation) -> FusionSt
                 value = as_slice_result(builder, value, user)
                 user.result.replace_all_uses_with(value)
                 Rewriter.erase_op(user)
-                return FusionStep([value.owner], container)  # type: ignore[list-item]
+                assert isinstance(value, OpResult)
+                return FusionStep([value.owner], container)
             structured = check_fusable_result(result, "fuse_into_containing_op")
             builder = IndexBuilder(InsertPoint.before(user))
             offsets, sizes = mixed_offsets(user), mixed_sizes(user)
@@ -324,7 +325,7 @@ def fuse_into_containing_op(
     `container`; returns the fused ops and the containing op (new when a forall grew a
     result). Raises a silenceable `TransformFailure` when a producer cannot be fused
     (no use inside the container, or tiling fails)."""
-    remaining = [p for p in producers]
+    remaining = list(producers)
     fused: list[Operation] = []
     if not remaining:
         return fused, container

@@ -128,10 +128,16 @@ def cleanup_slice(op: tensor.ExtractSliceOp) -> tensor.ExtractSliceOp:
         source = op.source.owner
         op.result.replace_all_uses_with(value)
         Rewriter.erase_op(op)
-        reshapes = (
-            tensor.ExtractSliceOp | tensor.CastOp | tensor.ExpandShapeOp | tensor.CollapseShapeOp
-        )
-        if isinstance(source, reshapes) and not source.results[0].uses:
+        if (
+            isinstance(
+                source,
+                tensor.ExtractSliceOp
+                | tensor.CastOp
+                | tensor.ExpandShapeOp
+                | tensor.CollapseShapeOp,
+            )
+            and not source.results[0].uses
+        ):
             Rewriter.erase_op(source)
         op = new
     return op

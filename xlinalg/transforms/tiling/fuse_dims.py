@@ -21,7 +21,7 @@ from __future__ import annotations
 from math import prod
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -37,13 +37,13 @@ def _size(builder: IndexBuilder, value: SSAValue, dim: int) -> OpFoldResult | No
     vtype = value.type
     assert isinstance(vtype, TensorType)
     static = vtype.get_shape()[dim]
-    if static != tensor.DYNAMIC_INDEX:
+    if static != DYNAMIC_INDEX:
         return static
     owner = value.owner
     if isinstance(owner, tensor.ExpandShapeOp):
         dynamic = iter(owner.dynamic_output_shape)
         shape = [
-            next(dynamic) if s == tensor.DYNAMIC_INDEX else s
+            next(dynamic) if s == DYNAMIC_INDEX else s
             for s in owner.static_output_shape.get_values()
         ]
         return shape[dim]
@@ -52,12 +52,12 @@ def _size(builder: IndexBuilder, value: SSAValue, dim: int) -> OpFoldResult | No
         sizes = [_size(builder, owner.src, d) for d in group]
         if any(s is None for s in sizes):
             return None
-        dims = [s for s in sizes if not isinstance(s, int)]
+        dims = [s for s in sizes if isinstance(s, SSAValue)]
         constant = prod(s for s in sizes if isinstance(s, int))
         expr: AffineExpr = AffineExpr.constant(constant)
         for i in range(len(dims)):
             expr = expr * AffineExpr.dimension(i)
-        return builder.apply(expr, dims)  # type: ignore[arg-type]
+        return builder.apply(expr, dims)
     if isinstance(owner, StructuredOpInterface) and isinstance(value, OpResult):
         init = owner.get_outputs()[value.index]
         op = tensor.DimOp(init, builder.constant(dim))

@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, TensorType
@@ -120,7 +120,8 @@ def loop_range_sources(op: StructuredOpInterface) -> list[tuple[SSAValue, int]]:
     found: list[tuple[SSAValue, int]] = []
     for loop, source in enumerate(sources):
         if source is None:
-            name = op.name  # type: ignore[attr-defined]
+            assert isinstance(op, Operation)
+            name = op.name
             raise _fail(
                 f"cannot compute the range of loop #{loop} of '{name}': no operand "
                 "dimension is indexed by it alone"
@@ -188,7 +189,9 @@ def generate_tile_loops(
         Rewriter.insert_op(loop, insert_point)
         loops.append(loop)
         ivs_by_dim[dim] = loop.body.block.args[0]
-        insert_point = InsertPoint.before(loop.body.block.last_op)  # type: ignore[arg-type]
+        terminator = loop.body.block.last_op
+        assert terminator is not None
+        insert_point = InsertPoint.before(terminator)
 
     inner = IndexBuilder(insert_point)
     iv_e, ub_e, ts_e = (AffineExpr.dimension(i) for i in range(3))
@@ -281,7 +284,7 @@ def tile_operand(
     source_type = value.type
     assert isinstance(source_type, MemRefType)
     result_type = subview_result_type(
-        source_type,  # type: ignore[arg-type]
+        source_type,
         [o if isinstance(o, int) else None for o in offsets],
         [s if isinstance(s, int) else None for s in sizes],
     )
@@ -317,8 +320,10 @@ class IndexArith:
     def __init__(self, builder: IndexBuilder) -> None:
         self.b = builder
 
-    def _arith(self, cls: type[Operation], a: OpFoldResult, b: OpFoldResult) -> SSAValue:
-        op = cls(self.b.value(a), self.b.value(b))  # type: ignore[call-arg]
+    def _arith(
+        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
+    ) -> SSAValue:
+        op = cls(self.b.value(a), self.b.value(b))
         self.b.insert(op)
         return op.results[0]
 
@@ -344,8 +349,12 @@ class IndexArith:
     ) -> OpFoldResult:  # fmt: skip
         """min(bound - offset, ts), and max(0, .) when `clamp_at_zero`."""
         ts, bound = fold_constant(ts), fold_constant(bound)
-        static = isinstance(ts, int) and isinstance(bound, int) and not clamp_at_zero
-        if static and (ts == 1 or bound % ts == 0):  # type: ignore[operator]
+        if (
+            isinstance(ts, int)
+            and isinstance(bound, int)
+            and not clamp_at_zero
+            and (ts == 1 or bound % ts == 0)
+        ):
             return ts
         if isinstance(ts, int):
             d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)

@@ -34,6 +34,7 @@ from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.linalg.generalize import as_generic
 from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
 from xlinalg.transforms.tiling.loops import (
     check_memref_structured_op,
@@ -82,9 +83,8 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     sizes = [*tile_sizes, *([0] * (len(iterators) - len(tile_sizes)))][: len(iterators)]
     r = single_reduction_loop(structured, sizes, "tile size", f"tile sizes {tile_sizes}", _fail)
     ts = sizes[r]
-    generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
-    assert isinstance(generic, StructuredOpInterface)
-    combiner = combiner_of(generic)  # type: ignore[arg-type]
+    generic = as_generic(structured)
+    combiner = combiner_of(generic)
     output = structured.get_outputs()[0]
     out_type = output.type
     assert isinstance(out_type, MemRefType)
@@ -112,10 +112,11 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     builder.insert(fill)
 
     zero, step = builder.constant(0), builder.constant(ts)
-    body = Block([scf.YieldOp()], arg_types=[IndexType()])
+    terminator = scf.YieldOp()
+    body = Block([terminator], arg_types=[IndexType()])
     loop = scf.ForOp(zero, builder.value(ranges[r]), step, [], Region(body))
     builder.insert(loop)
-    inner = IndexBuilder(InsertPoint.before(body.last_op))  # type: ignore[arg-type]
+    inner = IndexBuilder(InsertPoint.before(terminator))
     iv = body.args[0]
     bound = ranges[r]
     d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
@@ -141,7 +142,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     split = GenericOp(
         new_inputs,
         [acc],
-        generic.body.clone(),  # type: ignore[attr-defined]
+        generic.body.clone(),
         [*structured.get_indexing_maps()[:-1], partial_map],
         ["parallel" if d == r else t for d, t in enumerate(iterators)],
     )
@@ -151,7 +152,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     ids = [AffineExpr.dimension(i) for i in range(rank)]
     combine_block = Block(arg_types=[element, element])
     in_arg, out_arg = combine_block.args
-    out_block_arg = generic.body.block.args[len(structured.get_inputs())]  # type: ignore[attr-defined]
+    out_block_arg = generic.body.block.args[len(structured.get_inputs())]
     combined = combiner.clone()
     for index, value in enumerate(combiner.operands):
         combined.operands[index] = out_arg if value is out_block_arg else in_arg
@@ -168,7 +169,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     Rewriter.insert_op(memref.DeallocOp.get(alloc.memref), InsertPoint.after(op))
     Rewriter.erase_op(op)
     if generic is not op:
-        generic.erase(safe_erase=False)  # type: ignore[union-attr]
+        generic.erase(safe_erase=False)
     return TileReductionResult(fill, split, combine, loop)
 
 

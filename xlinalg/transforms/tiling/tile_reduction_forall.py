@@ -53,6 +53,7 @@ from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.transforms.linalg.generalize import as_generic
 from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
 from xlinalg.transforms.tiling.loops import (
     IndexArith,
@@ -94,7 +95,7 @@ def tile_reduction_using_forall(
     out_map = structured.get_indexing_maps()[-1]
     if r in {d for e in out_map.results for d in e.used_dims()}:
         raise _fail("the tiled reduction loop indexes the output")
-    generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
+    generic = as_generic(structured)
     combiner = combiner_of(generic)  # silenceable when there is no single binary combiner
     output = structured.get_outputs()[0]
     out_type = output.type
@@ -165,7 +166,7 @@ def tile_reduction_using_forall(
     split = GenericOp(
         new_inputs,
         [column.result],
-        generic.body.clone(),  # type: ignore[attr-defined]
+        generic.body.clone(),
         structured.get_indexing_maps(),
         iterators,
         [out_type],
@@ -182,7 +183,7 @@ def tile_reduction_using_forall(
     ids = [AffineExpr.dimension(i) for i in range(rank)]
     combine_block = Block(arg_types=[element, element])
     in_arg, out_arg = combine_block.args
-    out_block_arg = generic.body.block.args[len(structured.get_inputs())]  # type: ignore[attr-defined]
+    out_block_arg = generic.body.block.args[len(structured.get_inputs())]
     combined = combiner.clone()
     for position, value in enumerate(combiner.operands):
         combined.operands[position] = out_arg if value is out_block_arg else in_arg
@@ -199,7 +200,7 @@ def tile_reduction_using_forall(
     op.results[0].replace_all_uses_with(combine.results[0])
     Rewriter.erase_op(op)
     if generic is not op:
-        generic.erase(safe_erase=False)  # type: ignore[union-attr]
+        generic.erase(safe_erase=False)
     return ForallReductionResult(forall, fill, split, combine)
 
 

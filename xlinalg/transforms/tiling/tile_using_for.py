@@ -147,7 +147,7 @@ def tile_memref_op_using_for(
     for value, amap in zip(structured.get_operands_in_order(), structured.get_indexing_maps()):
         if shape_of(value.type) is None or not _uses_tiled_loop(amap, sizes):
             continue
-        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:  # type: ignore[arg-type]
+        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:
             raise _fail(f"tile_using_for: cannot take a strided subview of {value.type}")
 
     outer = IndexBuilder(InsertPoint.before(op))
@@ -229,7 +229,9 @@ def tile_tensor_op_using_for(
         yielded: list[SSAValue] = []
         for result, dest, where in zip(tiled.results, carried, out_slices):
             yielded.append(result if where is None else insert_slice(inner, result, dest, *where))
-        Rewriter.replace_op(loops[-1].body.block.last_op, scf.YieldOp(*yielded))  # type: ignore[arg-type]
+        terminator = loops[-1].body.block.last_op
+        assert terminator is not None
+        Rewriter.replace_op(terminator, scf.YieldOp(*yielded))
         replacements = list(loops[0].results)
     else:
         replacements = list(tiled.results)
@@ -268,6 +270,7 @@ def tile_interface_op_using_for(
     loops, carried, insert_point = carry_through_loops(loops, dests, insert_point)
     # The op with its destinations replaced by the loop-carried values, asked for its tile.
     proxy = target.clone()
+    assert isinstance(proxy, Operation)  # pyright loses `clone`'s Self type on `target`
     for index, value in zip(destination_operand_indices(target, dests), carried):
         proxy.operands[index] = value
     Rewriter.insert_op(proxy, insert_point)
@@ -289,10 +292,13 @@ def tile_interface_op_using_for(
         )
         # The tile goes back at its position (the whole destination: the tile itself).
         if loops and position is not None:
-            value = insert_slice(inner, value, dest, *position)
-        yielded.append(value)
+            yielded.append(insert_slice(inner, value, dest, *position))
+        else:
+            yielded.append(value)
     if loops:
-        Rewriter.replace_op(loops[-1].body.block.last_op, scf.YieldOp(*yielded))  # type: ignore[arg-type]
+        terminator = loops[-1].body.block.last_op
+        assert terminator is not None
+        Rewriter.replace_op(terminator, scf.YieldOp(*yielded))
         replacements = list(loops[0].results)
     else:
         replacements = yielded

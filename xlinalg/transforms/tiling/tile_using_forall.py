@@ -109,12 +109,18 @@ def tile_using_forall(
     )
 
 
-def _check_one_of(tile_sizes: object, num_threads: object) -> None:
-    if (tile_sizes is None) == (num_threads is None):
-        raise TransformFailure(
-            "tile_using_forall: exactly one of tile_sizes and num_threads must be given",
-            silenceable=False,
-        )
+def _one_of(
+    tile_sizes: Sequence[Size] | None, num_threads: Sequence[Size] | None
+) -> tuple[Sequence[Size], bool]:
+    """The one of `tile_sizes` and `num_threads` given, and whether it is `num_threads`."""
+    if num_threads is not None and tile_sizes is None:
+        return num_threads, True
+    if tile_sizes is not None and num_threads is None:
+        return tile_sizes, False
+    raise TransformFailure(
+        "tile_using_forall: exactly one of tile_sizes and num_threads must be given",
+        silenceable=False,
+    )
 
 
 def _normalize(values: Sequence[Size], num_loops: int, what: str, op_name: str) -> list[Size]:
@@ -140,7 +146,7 @@ def _check_memref_operands(op: StructuredOpInterface, tiled_dims: set[int]) -> N
             continue
         if not any(d in tiled_dims for e in amap.results for d in e.used_dims()):
             continue
-        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:  # type: ignore[arg-type]
+        if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:
             raise _fail(f"tile_using_forall: cannot take a strided subview of {value.type}")
 
 
@@ -165,7 +171,7 @@ def tile_linalg_op_using_forall(
     mapping: ArrayAttr[Attribute] | None = None,
 ) -> ForallTilingResult:
     """Tile `op` (a linalg structured op on memrefs or on tensors) into an `scf.forall`."""
-    _check_one_of(tile_sizes, num_threads)
+    values, by_threads = _one_of(tile_sizes, num_threads)
     tensors = bool(op.results)
     structured = (
         check_tensor_structured_op(op, "tile_using_forall")
@@ -173,9 +179,8 @@ def tile_linalg_op_using_forall(
         else check_memref_structured_op(op, "tile_using_forall")
     )
     num_loops = structured.get_num_loops()
-    by_threads = num_threads is not None
     given = _normalize(
-        num_threads if by_threads else tile_sizes,  # type: ignore[arg-type]
+        values,
         num_loops,
         "num_threads" if by_threads else "tile sizes",
         op.name,
@@ -202,7 +207,7 @@ def tile_linalg_op_using_forall(
             tile[d] = o.ceildiv(ranges[d], given[d])
         else:
             tile[d] = fold_constant(given[d])
-            trips.append(o.ceildiv(ranges[d], given[d]))  # type: ignore[arg-type]
+            trips.append(o.ceildiv(ranges[d], given[d]))
 
     outputs = list(structured.get_outputs()) if tensors else []
     forall = ForallOp([0] * len(trips), trips, [1] * len(trips), outputs, mapping)
@@ -254,10 +259,11 @@ def tile_linalg_op_using_forall(
     offset_indices(tiled, offsets)
     if tensors:
         inserts: list[Operation] = []
-        for result, dest, (slice_offsets, slice_sizes) in zip(
+        for result, dest, (out_offsets, out_sizes) in zip(
             tiled.results, forall.region_out_args, out_slices, strict=True
         ):
-            if not slice_sizes:  # a rank-0 output: the whole tensor
+            slice_offsets, slice_sizes = out_offsets, out_sizes
+            if not out_sizes:  # a rank-0 output: the whole tensor
                 shape = shape_of(dest.type) or ()
                 slice_offsets, slice_sizes = [0] * len(shape), list(shape)
             inserts.append(
@@ -282,12 +288,11 @@ def tile_interface_op_using_forall(
 ) -> ForallTilingResult:
     """Tile a `TilingInterface` op into one `scf.forall` (same trip counts, offsets and
     extents as for linalg ops; see the module docstring)."""
-    _check_one_of(tile_sizes, num_threads)
+    values, by_threads = _one_of(tile_sizes, num_threads)
     assert isinstance(op, TilingInterface)
     iterators = op.get_loop_iterator_types()
-    by_threads = num_threads is not None
     given = _normalize(
-        num_threads if by_threads else tile_sizes,  # type: ignore[arg-type]
+        values,
         len(iterators),
         "num_threads" if by_threads else "tile sizes",
         op.name,
@@ -326,7 +331,7 @@ def tile_interface_op_using_forall(
             trips.append(index.ceildiv(ranges[d], given[d]))
 
     dests = tensor_destinations(target) if target.results else []
-    forall = ForallOp([0] * len(trips), trips, [1] * len(trips), dests, mapping)  # type: ignore[arg-type]
+    forall = ForallOp([0] * len(trips), trips, [1] * len(trips), dests, mapping)
     Rewriter.insert_op(forall, InsertPoint.before(target))
     inner = IndexBuilder(InsertPoint.before(forall.terminator))
     index = IndexArith(inner)
@@ -350,6 +355,7 @@ def tile_interface_op_using_forall(
 
     shared = list(forall.region_out_args)
     proxy = target.clone()
+    assert isinstance(proxy, Operation)  # pyright loses `clone`'s Self type on `target`
     for operand_index, value in zip(destination_operand_indices(target, dests), shared):
         proxy.operands[operand_index] = value
     inner.insert(proxy)
@@ -370,7 +376,7 @@ def tile_interface_op_using_forall(
         if position is None:
             position = ([0] * len(domain_of(after, dest)), domain_of(after, dest))
         where, sizes = position
-        inserts.append(ParallelInsertSliceOp(value, dest, where, sizes, [1] * len(sizes)))  # type: ignore[arg-type]
+        inserts.append(ParallelInsertSliceOp(value, dest, where, sizes, [1] * len(sizes)))
     Rewriter.replace_op(forall.terminator, InParallelOp(inserts))
     for old, new in zip(target.results, forall.res, strict=True):
         old.replace_all_uses_with(new)

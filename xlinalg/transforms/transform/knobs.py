@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, SupportsFloat, SupportsIndex
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -61,6 +61,14 @@ def knob_options(op: KnobOp) -> list[Attribute]:
     return list(op.options.data)
 
 
+def _python_scalar(value: object) -> object:
+    """The Python value of a numpy scalar (its `item()`); any other value unchanged."""
+    item = getattr(value, "item", None)
+    if item is None or isinstance(value, str | bytes):
+        return value
+    return item()
+
+
 def _same(value: object, option: KnobValue) -> bool:
     # bool is an int in Python: keep True distinct from 1.
     if isinstance(option, bool) or isinstance(value, bool):
@@ -69,8 +77,10 @@ def _same(value: object, option: KnobValue) -> bool:
         return value == option
     if isinstance(value, str):
         return value.strip() == str(option)
+    if not isinstance(value, SupportsFloat | SupportsIndex | bytes):  # no float value
+        return option == value
     try:
-        return option == value or float(option) == float(value)  # type: ignore[arg-type]
+        return option == value or float(option) == float(value)
     except (TypeError, ValueError):
         return False
 
@@ -81,8 +91,7 @@ def match_option(name: str, value: object, options: list[Attribute]) -> Attribut
         if value in options:
             return value
     else:
-        if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-            value = value.item()  # numpy scalars
+        value = _python_scalar(value)
         for option in options:
             if _same(value, attr_to_python(option)):
                 return option
@@ -92,8 +101,7 @@ def match_option(name: str, value: object, options: list[Attribute]) -> Attribut
 
 def match_region(name: str, value: object, num_regions: int) -> int:
     """A valid region index for alternatives `name`, else KnobError."""
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()  # type: ignore[union-attr]
+    value = _python_scalar(value)
     index: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         index = value

@@ -14,7 +14,7 @@ are left alone.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, IntegerType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.rewriter import Rewriter
@@ -42,7 +42,7 @@ def _fold(op: IRDLOperation, static_name: str, dynamic_name: str) -> bool:
     if not folded:
         return False
     static_attr = op.properties[static_name]
-    assert isa(static_attr, DenseArrayBase)
+    assert isa(static_attr, DenseArrayBase[IntegerType])
     static = [int(s) for s in static_attr.get_values()]
     position = 0
     for index, entry in enumerate(static):

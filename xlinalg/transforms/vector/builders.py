@@ -4,12 +4,49 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import TypeGuard
 
 from xdsl.dialects import vector
-from xdsl.dialects.builtin import DenseArrayBase, VectorType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerType,
+    VectorType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xlinalg.ir.dense_arrays import i64_array
+
+
+def in_bounds_attr(flags: Sequence[bool]) -> ArrayAttr[BoolAttr]:
+    """The `in_bounds` attribute of a transfer."""
+    return ArrayAttr([BoolAttr.from_bool(f) for f in flags])
+
+
+def in_bounds_flags(op: vector.TransferReadOp | vector.TransferWriteOp, rank: int) -> list[bool]:
+    """The `in_bounds` flags of a transfer of vector rank `rank` (all false when absent)."""
+    return [bool(f.value.data) for f in op.in_bounds.data] if op.in_bounds else [False] * rank
+
+
+def _int_elements(t: VectorType) -> TypeGuard[VectorType[IntegerType | IndexType]]:
+    return isinstance(t.element_type, IntegerType | IndexType)
+
+
+def _float_elements(t: VectorType) -> TypeGuard[VectorType[AnyFloat]]:
+    return isinstance(t.element_type, AnyFloat)
+
+
+def splat_attr(t: VectorType, value: float) -> DenseIntOrFPElementsAttr:
+    """The dense constant of vector type `t` with every element `value` (an integer type
+    takes `int(value)`)."""
+    if _int_elements(t):
+        return DenseIntOrFPElementsAttr.from_list(t, [int(value)])
+    assert _float_elements(t), t
+    return DenseIntOrFPElementsAttr.from_list(t, [float(value)])
 
 
 def _position(position: Sequence[int]) -> DenseArrayBase:
@@ -56,4 +93,13 @@ def fma(a: SSAValue, b: SSAValue, acc: SSAValue) -> Operation:
     )
 
 
-__all__ = ["broadcast", "extract", "extract_type", "fma", "insert"]
+__all__ = [
+    "broadcast",
+    "extract",
+    "extract_type",
+    "fma",
+    "in_bounds_attr",
+    "in_bounds_flags",
+    "insert",
+    "splat_attr",
+]

@@ -52,13 +52,13 @@ def _leading_unit_dim(op: ContractionOp) -> int | None:
     if op.get_iterator_types()[d] != "parallel":
         return None
     for value, m in zip(op.operands, maps, strict=True):
-        positions = [e.position for e in m.results]  # type: ignore[attr-defined]
+        positions = [e.position for e in m.results if isinstance(e, AffineDimExpr)]
         if d in positions and (positions.index(d) != 0 or vector_shape(value.type)[0] != 1):
             return None
     return d
 
 
-def cast_away_contraction_leading_one_dim(op: ContractionOp) -> Operation | None:
+def cast_away_contraction_leading_one_dim(op: ContractionOp) -> ContractionOp | None:
     """Rewrite `op` as above; the new contraction, or None when it does not apply."""
     d = _leading_unit_dim(op)
     if d is None:
@@ -66,11 +66,12 @@ def cast_away_contraction_leading_one_dim(op: ContractionOp) -> Operation | None
     at = InsertPoint.before(op)
     operands: list[SSAValue] = []
     for value, m in zip(op.operands, op.get_maps(), strict=True):
-        if any(e.position == d for e in m.results):  # type: ignore[attr-defined]
+        if any(isinstance(e, AffineDimExpr) and e.position == d for e in m.results):
             ext = extract(value, [0])
             Rewriter.insert_op(ext, at)
-            value = ext.results[0]
-        operands.append(value)
+            operands.append(ext.results[0])
+        else:
+            operands.append(value)
     maps = [_without(m, d) for m in op.get_maps()]
     iters = [it for i, it in enumerate(op.get_iterator_types()) if i != d]
     new = ContractionOp(operands[0], operands[1], operands[2], maps, iters, op.kind)
@@ -90,7 +91,7 @@ def cast_away_leading_one_dims(root: Operation) -> None:
     while work:
         new = cast_away_contraction_leading_one_dim(work.pop())
         if new is not None:
-            work.append(new)  # type: ignore[arg-type]
+            work.append(new)
 
 
 __all__ = ["cast_away_contraction_leading_one_dim", "cast_away_leading_one_dims"]

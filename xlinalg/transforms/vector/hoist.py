@@ -77,15 +77,18 @@ def _accesses(op: Operation) -> list[SSAValue]:
     return [o for o in op.operands if isinstance(o.type, MemRefType)]
 
 
-def _same_place(a: Operation, b: Operation) -> bool:
+def _same_place(
+    a: vector.TransferReadOp | vector.TransferWriteOp,
+    b: vector.TransferReadOp | vector.TransferWriteOp,
+) -> bool:
     return (
         a.operands[a.name == "vector.transfer_write"]
         is b.operands[b.name == "vector.transfer_write"]
-        and list(a.indices) == list(b.indices)  # type: ignore[attr-defined]
-        and a.permutation_map == b.permutation_map  # type: ignore[attr-defined]
-        and a.in_bounds == b.in_bounds  # type: ignore[attr-defined]
+        and list(a.indices) == list(b.indices)
+        and a.permutation_map == b.permutation_map
+        and a.in_bounds == b.in_bounds
         and a.mask is None
-        and b.mask is None  # type: ignore[attr-defined]
+        and b.mask is None
     )
 
 

@@ -38,7 +38,7 @@ from xlinalg.dialects.vector import (
     vector_shape,
 )
 from xlinalg.transforms.linalg.split_reduction import neutral_element
-from xlinalg.transforms.vector.builders import insert
+from xlinalg.transforms.vector.builders import insert, splat_attr
 from xlinalg.transforms.vector.lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
@@ -66,7 +66,8 @@ def lower_create_mask(op: vector.CreateMaskOp | ConstantMaskOp) -> None:
         for i in range(min(sizes[0], shape[0])):
             result = b.add(insert(row, result, [i]))
     else:
-        bounds = list(op.mask_dim_sizes)
+        # (the operand list type xDSL's CreateMaskOp takes)
+        bounds: list[SSAValue | Operation] = list(op.mask_dim_sizes)
         row = b.add(vector.CreateMaskOp(bounds[1:], row_t))
         none = b.zeros(row_t)
         for i in range(shape[0]):
@@ -97,12 +98,14 @@ def lower_mask_op(op: MaskOp) -> None:
     if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
         if inner.mask is not None:
             raise fail("a transfer inside vector.mask already has a mask")
-        values = [v for v in [b.add(with_mask(inner, mask))] if v is not None]
+        masked = with_mask(inner, mask)
+        b.insert(masked)
+        values = list(masked.results)
     elif isinstance(inner, MultiDimReductionOp | vector.ReductionOp):
         values = [masked_reduction(b, inner, mask)]
     elif inner.name.startswith(("arith.", "math.")) or isinstance(inner, vector.FMAOp):
         new = inner.clone()
-        b.add(new)
+        b.insert(new)
         values = list(new.results)
     else:
         raise fail(f"cannot lower '{inner.name}' inside vector.mask")
@@ -118,8 +121,8 @@ def neutral_vector(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
     table = INT_COMBINE if isinstance(element, IntegerType) else FLOAT_COMBINE
     if kind not in table:
         raise fail(f"combining kind {kind} does not apply to {t}")
-    value = neutral_element(table[kind], element).value.data  # type: ignore[arg-type,attr-defined]
-    return b.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
+    value = neutral_element(table[kind], element).value.data
+    return b.add(arith.ConstantOp(splat_attr(t, value)))
 
 
 def masked_reduction(
@@ -133,11 +136,11 @@ def masked_reduction(
         raise fail(
             f"the mask {mask.type} of a masked reduction must have the shape of its source {t}"
         )
-    kind = op.kind.data.value  # type: ignore[union-attr]
+    kind = op.kind.data.value
     selected = b.add(SelectOp(mask, source, neutral_vector(b, kind, t)))
     new = op.clone()
     new.operands = [selected, *op.operands[1:]]
-    b.add(new)
+    b.insert(new)
     return new.results[0]
 
 

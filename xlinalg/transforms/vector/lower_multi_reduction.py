@@ -16,6 +16,8 @@ left for `lower_mask` (upstream handles masked reductions separately too).
 
 from __future__ import annotations
 
+import contextlib
+
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -34,7 +36,7 @@ from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail,
 MULTI_REDUCTION_STRATEGIES = ("innerparallel", "innerreduction")
 
 #: Combining kind → the elementwise op combining two values of that kind.
-FLOAT_COMBINE: dict[str, type[Operation]] = {
+FLOAT_COMBINE: dict[str, type[arith.FloatingPointLikeBinaryOperation]] = {
     "add": arith.AddfOp,
     "mul": arith.MulfOp,
     "maximumf": arith.MaximumfOp,
@@ -42,7 +44,7 @@ FLOAT_COMBINE: dict[str, type[Operation]] = {
     "maxnumf": arith.MaxnumfOp,
     "minnumf": arith.MinnumfOp,
 }
-INT_COMBINE: dict[str, type[Operation]] = {
+INT_COMBINE: dict[str, type[arith.SignlessIntegerBinaryOperation]] = {
     "add": arith.AddiOp,
     "mul": arith.MuliOp,
     "maxsi": arith.MaxSIOp,
@@ -65,7 +67,7 @@ def combine_op(kind: str, a: SSAValue, b: SSAValue) -> Operation:
     table = INT_COMBINE if isinstance(element_type(a.type), IntegerType) else FLOAT_COMBINE
     if kind not in table:
         raise fail(f"combining kind {kind} does not apply to {a.type}")
-    return table[kind](a, b)  # type: ignore[call-arg]
+    return table[kind](a, b)
 
 
 def _cast(b: VectorBuilder, v: SSAValue, shape: list[int]) -> SSAValue:
@@ -102,7 +104,7 @@ def _rebuild(
     b: VectorBuilder, op: MultiDimReductionOp, source: SSAValue, acc: SSAValue, dims: list[int]
 ) -> MultiDimReductionOp:
     new = MultiDimReductionOp(op.kind, source, acc, dims)
-    b.add(new)
+    b.insert(new)
     return new
 
 
@@ -167,7 +169,9 @@ def unroll(op: MultiDimReductionOp, strategy: str = "innerparallel") -> None:
     elif len(shape) == 1:
         replace_op(op, [_reduce_1d(b, op, op.source, op.acc)])
     elif len(shape) == 2 and reduced == [1]:
-        flat = b.zeros(op.acc.type)  # type: ignore[arg-type]
+        acc_type = op.acc.type
+        assert isinstance(acc_type, VectorType)
+        flat = b.zeros(acc_type)
         for i in range(shape[0]):
             row = b.add(extract(op.source, [i]))
             value = _reduce_1d(b, op, row, b.add(extract(op.acc, [i])))
@@ -186,10 +190,8 @@ def lower_multi_reduction(op: MultiDimReductionOp, strategy: str = "innerparalle
     """All three stages on one op (the older upstream `lower_multi_reduction`)."""
     _check(op)
     for stage in (reorder_dims, flatten):
-        try:
+        with contextlib.suppress(TransformFailure):
             op = stage(op, strategy)
-        except TransformFailure:
-            pass
     unroll(op, strategy)
 
 

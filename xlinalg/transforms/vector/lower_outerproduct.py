@@ -8,7 +8,7 @@ Integer element types use `muli` + `addi`.
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, VectorType
+from xdsl.dialects.builtin import IntegerType, VectorType
 from xdsl.dialects.vector import CombiningKindFlag
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -16,11 +16,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.vector import OuterProductOp, vector_shape
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.walk import walk_ops
-from xlinalg.transforms.vector.builders import broadcast, extract, fma, insert
+from xlinalg.transforms.vector.builders import broadcast, extract, fma, insert, splat_attr
 
 
 def _zero(t: VectorType) -> Operation:
-    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0]))  # type: ignore[arg-type]
+    return arith.ConstantOp(splat_attr(t, 0))
 
 
 def _multiply_add(a: SSAValue, b: SSAValue, acc: SSAValue | None, at: InsertPoint) -> SSAValue:

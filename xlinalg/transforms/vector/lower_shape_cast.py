@@ -37,8 +37,8 @@ def fold_shape_cast(op: ShapeCastOp) -> bool:
         if inner.source.type == op.result.type:
             replace_op(op, [inner.source])
         else:
-            new = ShapeCastOp(inner.source, op.result.type)  # type: ignore[arg-type]
-            VectorBuilder.before(op).add(new)
+            new = ShapeCastOp(inner.source, op.result.type)
+            VectorBuilder.before(op).insert(new)
             replace_op(op, [new.result])
         if not inner.result.uses:
             inner.detach()
@@ -51,7 +51,8 @@ def lower_shape_cast(op: ShapeCastOp) -> None:
     if fold_shape_cast(op):
         return
     src_t, res_t = op.source.type, op.result.type
-    assert isinstance(src_t, VectorType) and isinstance(res_t, VectorType)
+    assert isinstance(src_t, VectorType)
+    assert isinstance(res_t, VectorType)
     src_shape, res_shape = vector_shape(src_t), vector_shape(res_t)
     b = VectorBuilder.before(op)
     result = b.zeros(res_t)

@@ -22,7 +22,7 @@ from xdsl.ir import Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
 from xlinalg.dialects.vector import vector_shape
-from xlinalg.transforms.vector.builders import broadcast, extract
+from xlinalg.transforms.vector.builders import broadcast, extract, in_bounds_flags
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
 
@@ -54,7 +54,7 @@ def _check(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank: int) ->
             bcast.append(False)
         else:
             raise fail(f"permutation map {amap} is not a minor identity (with broadcasts)")
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
+    in_bounds = in_bounds_flags(op, rank)
     if any(not ib and not bc for ib, bc in zip(in_bounds, bcast)):
         raise fail("an out-of-bounds transfer needs splitting or masking first")
     if isinstance(op, vector.TransferWriteOp) and any(bcast):
@@ -69,9 +69,9 @@ def lower_transfer(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank:
     b = VectorBuilder.before(op)
     if isinstance(op, vector.TransferWriteOp):
         if op.mask is not None:
-            b.add(vector.MaskedStoreOp(op.source, list(op.indices), op.mask, op.vector))
+            b.insert(vector.MaskedStoreOp(op.source, list(op.indices), op.mask, op.vector))
         else:
-            b.add(vector.StoreOp(op.vector, op.source, list(op.indices)))
+            b.insert(vector.StoreOp(op.vector, op.source, list(op.indices)))
         replace_op(op, [])
         return
     t = op.result.type
@@ -93,13 +93,14 @@ def lower_single_element(op: vector.LoadOp | vector.StoreOp) -> None:
     t = op.result.type if isinstance(op, vector.LoadOp) else op.vector.type
     if vector_shape(t) != (1,):
         raise fail("not a single-element vector")
+    assert isinstance(t, VectorType)
     b = VectorBuilder.before(op)
     if isinstance(op, vector.LoadOp):
         scalar = b.add(memref.LoadOp.get(op.base, list(op.indices)))
-        replace_op(op, [b.add(broadcast(scalar, t))])  # type: ignore[arg-type]
+        replace_op(op, [b.add(broadcast(scalar, t))])
     else:
         scalar = b.add(extract(op.vector, [0]))
-        b.add(memref.StoreOp.get(scalar, op.base, list(op.indices)))
+        b.insert(memref.StoreOp.get(scalar, op.base, list(op.indices)))
         replace_op(op, [])
 
 

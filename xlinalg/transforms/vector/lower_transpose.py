@@ -74,7 +74,7 @@ def _shuffle_1d(b: VectorBuilder, op: TransposeOp) -> SSAValue:
     flat_t = VectorType(src_t.element_type, [m * n])
     flat = b.add(ShapeCastOp(op.vector, flat_t))
     moved = shuffle(b, flat, flat, [i * n + j for j in range(n) for i in range(m)])
-    return b.add(ShapeCastOp(moved, op.result.type))  # type: ignore[arg-type]
+    return b.add(ShapeCastOp(moved, op.result.type))
 
 
 def _shuffle_network(b: VectorBuilder, op: TransposeOp) -> SSAValue:
@@ -98,7 +98,7 @@ def _shuffle_network(b: VectorBuilder, op: TransposeOp) -> SSAValue:
                 shuffle(b, rows[i], rows[i + block], high),
             )
         block //= 2
-    result = b.zeros(op.result.type)  # type: ignore[arg-type]
+    result = b.zeros(op.result.type)
     for i, row in enumerate(rows):
         result = b.add(insert(row, result, [i]))
     return result
@@ -122,7 +122,7 @@ def lower_transpose(op: TransposeOp, strategy: str = "eltwise", avx2: bool = Fal
     if perm == sorted(perm):
         replace_op(op, [op.vector])
         return
-    if avx2 and _square_32bit(op, 8) or strategy == "shuffle_16x16" and _square_32bit(op, 16):
+    if (avx2 and _square_32bit(op, 8)) or (strategy == "shuffle_16x16" and _square_32bit(op, 16)):
         value = _shuffle_network(b, op)
     elif strategy in ("shuffle_1d", "flat_transpose") and _is_2d(op):
         value = _shuffle_1d(b, op)

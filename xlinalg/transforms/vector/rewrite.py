@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
+    AnyFloat,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -25,6 +25,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import TransformFailure
 from xlinalg.ir.walk import walk_ops
+from xlinalg.transforms.vector.builders import splat_attr
 
 T = TypeVar("T", bound=Operation)
 
@@ -39,21 +40,29 @@ class VectorBuilder:
     def before(op: Operation) -> VectorBuilder:
         return VectorBuilder(InsertPoint.before(op))
 
-    def add(self, op: Operation) -> SSAValue:
+    def insert(self, op: Operation) -> None:
+        """Insert `op` (whose results, if any, are not needed here)."""
         Rewriter.insert_op(op, self.at)
-        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def add(self, op: Operation) -> SSAValue:
+        """Insert `op` and return its first result (an op without results: `insert`)."""
+        self.insert(op)
+        # None for an op without results: lowering/vector_to_llvm/unroll_to_1d.py still
+        # inserts a transfer_write through `add`
+        return op.results[0] if op.results else None  # pyright: ignore[reportReturnType]
 
     def index(self, value: int) -> SSAValue:
         return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
     def zeros(self, t: VectorType) -> SSAValue:
         """An all-zero constant of vector type `t` (the starting value of insert chains)."""
-        return self.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0])))  # type: ignore[arg-type]
+        return self.add(arith.ConstantOp(splat_attr(t, 0)))
 
     def scalar(self, value: float, t: Attribute) -> SSAValue:
         if isinstance(t, IntegerType | IndexType):
             return self.add(arith.ConstantOp(IntegerAttr(int(value), t)))
-        return self.add(arith.ConstantOp(FloatAttr(float(value), t)))  # type: ignore[arg-type]
+        assert isinstance(t, AnyFloat), t
+        return self.add(arith.ConstantOp(FloatAttr(float(value), t)))
 
 
 def replace_op(op: Operation, values: Sequence[SSAValue]) -> None:
@@ -65,7 +74,7 @@ def replace_op(op: Operation, values: Sequence[SSAValue]) -> None:
 
 
 def apply_to_all(
-    root: Operation, op_type: type[T] | tuple[type[Operation], ...], rewrite: Callable[[T], object]
+    root: Operation, op_type: type[T] | tuple[type[T], ...], rewrite: Callable[[T], object]
 ) -> int:
     """Apply `rewrite` to every `op_type` op nested in `root` (ops created by the rewrite are
     visited too, until none is left that it accepts); return how many were rewritten.
@@ -80,7 +89,7 @@ def apply_to_all(
             if o.parent is None:  # erased by an earlier rewrite (e.g. a fold)
                 continue
             try:
-                rewrite(o)  # type: ignore[arg-type]
+                rewrite(o)
                 count += 1
             except TransformFailure:
                 rejected[id(o)] = o

@@ -33,6 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from xlinalg.dialects.vector import ShapeCastOp, vector_shape
+from xlinalg.transforms.vector.builders import in_bounds_flags
 from xlinalg.transforms.vector.lower_shape_cast import fold_shape_casts
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
@@ -95,7 +96,7 @@ def drop_unit_dims(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
     sub = b.add(memref.SubviewOp.get(op.source, [0] * rank, sizes, [1] * rank, sub_t))
     zero = b.index(0)
     red_t = VectorType(vt.element_type, [vshape[d] for d in kept])
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
+    in_bounds = in_bounds_flags(op, rank)
     flags = ArrayAttr([BoolAttr.from_bool(in_bounds[d]) for d in kept])
     identity = AffineMapAttr(AffineMap.identity(len(kept)))
     if is_read:
@@ -105,7 +106,9 @@ def drop_unit_dims(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
         replace_op(op, [b.add(ShapeCastOp(r, vt))])
     else:
         v = b.add(ShapeCastOp(op.vector, red_t))
-        b.add(vector.TransferWriteOp(v, sub, [zero] * len(kept), flags, permutation_map=identity))
+        b.insert(
+            vector.TransferWriteOp(v, sub, [zero] * len(kept), flags, permutation_map=identity)
+        )
         replace_op(op, [])
 
 

@@ -18,17 +18,13 @@ Masked transfers are left alone (their masks would need the same permutation).
 from __future__ import annotations
 
 from xdsl.dialects import vector
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, BoolAttr, VectorType
+from xdsl.dialects.builtin import AffineMapAttr, VectorType
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from xlinalg.dialects.vector import TransposeOp, vector_shape
-from xlinalg.transforms.vector.builders import broadcast
+from xlinalg.transforms.vector.builders import broadcast, in_bounds_attr, in_bounds_flags
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
-
-
-def _flags(values) -> ArrayAttr:
-    return ArrayAttr([BoolAttr.from_bool(v) for v in values])
 
 
 def _is_minor_identity(m: AffineMap) -> bool:
@@ -57,7 +53,7 @@ def lower_read_permutation(op: vector.TransferReadOp) -> None:
     t = op.result.type
     assert isinstance(t, VectorType)
     shape = vector_shape(t)
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * len(shape)
+    in_bounds = in_bounds_flags(op, len(shape))
     dims = [p for _, p in used]
     order = [*bcast, *(k for k, _ in used)]  # vector dims of the value built below
     if order == list(range(len(shape))) and not bcast:
@@ -71,7 +67,7 @@ def lower_read_permutation(op: vector.TransferReadOp) -> None:
             list(op.indices),
             op.padding,
             read_t,
-            _flags([in_bounds[k] for k, _ in used]),
+            in_bounds_attr([in_bounds[k] for k, _ in used]),
             new_map,
         )
     )
@@ -93,11 +89,11 @@ def lower_write_permutation(op: vector.TransferWriteOp) -> None:
     results = list(amap.results)
     if any(not isinstance(e, AffineDimExpr) for e in results):
         raise fail("a transfer_write cannot broadcast")
-    positions = [e.position for e in results]  # type: ignore[attr-defined]
+    positions = [e.position for e in results if isinstance(e, AffineDimExpr)]
     t = op.vector.type
     assert isinstance(t, VectorType)
     shape = list(vector_shape(t))
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * len(shape)
+    in_bounds = in_bounds_flags(op, len(shape))
     b = VectorBuilder.before(op)
     value = op.vector
     first = min(positions)
@@ -111,12 +107,12 @@ def lower_write_permutation(op: vector.TransferWriteOp) -> None:
     if order != list(range(len(positions))):
         value = b.add(TransposeOp(value, order))
     dims = [positions[k] for k in order]
-    b.add(
+    b.insert(
         vector.TransferWriteOp(
             value,
             op.source,
             list(op.indices),
-            _flags([in_bounds[k] for k in order]),
+            in_bounds_attr([in_bounds[k] for k in order]),
             permutation_map=_minor_map(amap.num_dims, dims),
         )
     )

@@ -30,8 +30,6 @@ from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
-    ArrayAttr,
-    BoolAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -47,14 +45,11 @@ from xdsl.rewriter import InsertPoint
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.vector import vector_shape
+from xlinalg.transforms.vector.builders import in_bounds_attr, in_bounds_flags
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
 SPLIT_STRATEGIES = ("none", "vector-transfer", "linalg-copy", "force-in-bounds")
 SPLIT_ATTR = "xlinalg.split_transfer"
-
-
-def _flags(values) -> ArrayAttr:
-    return ArrayAttr([BoolAttr.from_bool(v) for v in values])
 
 
 def _compatible_type(t: MemRefType) -> MemRefType:
@@ -82,7 +77,7 @@ def _precondition(op: vector.TransferReadOp | vector.TransferWriteOp) -> list[bo
         for k, e in enumerate(amap.results)
     ):
         raise fail(f"permutation map {amap} is not a minor identity")
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
+    in_bounds = in_bounds_flags(op, rank)
     if all(in_bounds):
         raise fail("the transfer is already in bounds")
     if SPLIT_ATTR in op.attributes:
@@ -97,7 +92,7 @@ def _stack_buffer(op: Operation, t: MemRefType) -> SSAValue:
     if fn is None:
         raise fail("the transfer is not inside a func.func")
     alloca = memref.AllocaOp.get(t.element_type, shape=list(t.get_shape()))
-    VectorBuilder(InsertPoint.at_start(fn.body.blocks[0])).add(alloca)
+    VectorBuilder(InsertPoint.at_start(fn.body.blocks[0])).insert(alloca)
     return alloca.results[0]
 
 
@@ -137,7 +132,7 @@ def split_transfer(
     in_bounds = _precondition(op)
     rank = len(in_bounds)
     if strategy == "force-in-bounds":
-        op.properties["in_bounds"] = _flags([True] * rank)
+        op.properties["in_bounds"] = in_bounds_attr([True] * rank)
         return
     mt = op.source.type
     assert isinstance(mt, MemRefType)
@@ -156,6 +151,7 @@ def split_transfer(
         dim = b.add(memref.DimOp(op.source, b.index(d)))
         le = b.add(arith.CmpiOp(end, dim, "sle"))
         cond = le if cond is None else b.add(arith.AndIOp(cond, le))
+    assert cond is not None  # `_precondition`: some dim is not in bounds
     buffer_t = MemRefType(mt.element_type, [1] * first + list(sizes))
     buffer = _stack_buffer(op, buffer_t)
     common = _compatible_type(mt)
@@ -168,36 +164,42 @@ def split_transfer(
 
     then_block, else_block = Block(), Block()
     tb = VectorBuilder(InsertPoint.at_end(then_block))
-    tb.add(scf.YieldOp(_cast(tb, op.source, common), *op.indices))
+    tb.insert(scf.YieldOp(_cast(tb, op.source, common), *op.indices))
     eb = VectorBuilder(InsertPoint.at_end(else_block))
     if is_read:
         if strategy == "vector-transfer":
             slow = op.clone()
             slow.attributes[SPLIT_ATTR] = NoneAttr()
             v = eb.add(slow)
-            eb.add(
+            eb.insert(
                 vector.TransferWriteOp(
-                    v, buffer, buffer_indices, _flags([True] * rank), permutation_map=identity
+                    v,
+                    buffer,
+                    buffer_indices,
+                    in_bounds_attr([True] * rank),
+                    permutation_map=identity,
                 )
             )
         else:
             _copy_partial(eb, op, buffer, rank, sizes, in_bounds, to_buffer=True)
-    eb.add(scf.YieldOp(_cast(eb, buffer, common), *buffer_indices))
+    eb.insert(scf.YieldOp(_cast(eb, buffer, common), *buffer_indices))
 
     index_types = [IndexType()] * mt.get_num_dims()
     if_op = scf.IfOp(cond, [common, *index_types], [then_block], [else_block])
-    b.add(if_op)
+    b.insert(if_op)
     where, indices = if_op.results[0], list(if_op.results[1:])
     if is_read:
         assert padding is not None
         fast = b.add(
-            vector.TransferReadOp(where, indices, padding, vt, _flags([True] * rank), identity)
+            vector.TransferReadOp(
+                where, indices, padding, vt, in_bounds_attr([True] * rank), identity
+            )
         )
         replace_op(op, [fast])
         return
-    b.add(
+    b.insert(
         vector.TransferWriteOp(
-            op.vector, where, indices, _flags([True] * rank), permutation_map=identity
+            op.vector, where, indices, in_bounds_attr([True] * rank), permutation_map=identity
         )
     )
     not_in = b.add(arith.XOrIOp(cond, b.add(arith.ConstantOp.from_int_and_width(1, 1))))
@@ -209,19 +211,21 @@ def split_transfer(
             arith.ConstantOp(
                 IntegerAttr(0, et) if isinstance(et, IntegerType) else FloatAttr(0.0, et)
             )
-        )  # type: ignore[arg-type]
+        )
         v = bb.add(
-            vector.TransferReadOp(buffer, buffer_indices, pad, vt, _flags([True] * rank), identity)
+            vector.TransferReadOp(
+                buffer, buffer_indices, pad, vt, in_bounds_attr([True] * rank), identity
+            )
         )
         slow = vector.TransferWriteOp(
             v, op.source, list(op.indices), op.in_bounds, permutation_map=op.permutation_map
         )
         slow.attributes[SPLIT_ATTR] = NoneAttr()
-        bb.add(slow)
+        bb.insert(slow)
     else:
         _copy_partial(bb, op, buffer, rank, sizes, in_bounds, to_buffer=False)
-    bb.add(scf.YieldOp())
-    b.add(scf.IfOp(not_in, [], [back], [Block([scf.YieldOp()])]))
+    bb.insert(scf.YieldOp())
+    b.insert(scf.IfOp(not_in, [], [back], [Block([scf.YieldOp()])]))
     replace_op(op, [])
 
 
@@ -237,10 +241,10 @@ def _copy_partial(
     src_view = _subview(b, op.source, list(op.indices), full_sizes)
     buf_view = _subview(b, buffer, [b.index(0)] * mt.get_num_dims(), full_sizes)
     if to_buffer:
-        b.add(NAMED_OP_CLASSES["linalg.fill"]([op.padding], [buffer], []))
-        b.add(memref.CopyOp(src_view, buf_view))
+        b.insert(NAMED_OP_CLASSES["linalg.fill"]([op.padding], [buffer], []))
+        b.insert(memref.CopyOp(src_view, buf_view))
     else:
-        b.add(memref.CopyOp(buf_view, src_view))
+        b.insert(memref.CopyOp(buf_view, src_view))
 
 
 def split_transfers(root: Operation, strategy: str = "vector-transfer") -> int:

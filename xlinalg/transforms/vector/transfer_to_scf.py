@@ -33,6 +33,9 @@ LLVM packs as bits, which an element-typed buffer cannot hold.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import overload
+
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -44,30 +47,58 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from xlinalg.dialects.arith import SelectOp
 from xlinalg.dialects.arith_cmp import CmpiOp
 from xlinalg.dialects.vector import ConstantMaskOp, vector_shape
-from xlinalg.transforms.vector.builders import broadcast, extract, insert
+from xlinalg.transforms.vector.builders import broadcast, extract, in_bounds_flags, insert
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
 
-def _guard(b: VectorBuilder, cond: SSAValue | None, build, result_type, otherwise):
+@overload
+def _guard(
+    b: VectorBuilder,
+    cond: SSAValue | None,
+    build: Callable[[VectorBuilder], SSAValue],
+    result_type: Attribute,
+    otherwise: Callable[[VectorBuilder], SSAValue],
+) -> SSAValue: ...
+
+
+@overload
+def _guard(
+    b: VectorBuilder,
+    cond: SSAValue | None,
+    build: Callable[[VectorBuilder], None],
+    result_type: None,
+    otherwise: None,
+) -> None: ...
+
+
+def _guard(
+    b: VectorBuilder,
+    cond: SSAValue | None,
+    build: Callable[[VectorBuilder], SSAValue | None],
+    result_type: Attribute | None,
+    otherwise: Callable[[VectorBuilder], SSAValue] | None,
+) -> SSAValue | None:
+    """What `build` builds (a read's value, or a write), under `scf.if cond` when `cond`
+    is given; a read's value is `otherwise`'s where `cond` does not hold."""
     if cond is None:
         return build(b)
     then_block, else_block = Block(), Block()
     tb = VectorBuilder(InsertPoint.at_end(then_block))
     value = build(tb)
-    tb.add(scf.YieldOp(*([value] if result_type is not None else [])))
+    tb.insert(scf.YieldOp(*([value] if value is not None else [])))
     eb = VectorBuilder(InsertPoint.at_end(else_block))
-    eb.add(scf.YieldOp(*([otherwise(eb)] if result_type is not None else [])))
+    eb.insert(scf.YieldOp(*([otherwise(eb)] if otherwise is not None else [])))
     if_op = scf.IfOp(
         cond, [result_type] if result_type is not None else [], [then_block], [else_block]
     )
-    b.add(if_op)
+    b.insert(if_op)
     return if_op.results[0] if result_type is not None else None
 
 
@@ -83,7 +114,7 @@ def unroll_leading_dim(
         raise fail("transfer rank is already within max_transfer_rank")
     b = VectorBuilder.before(op)
     lead = amap.results[0]
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
+    in_bounds = in_bounds_flags(op, rank)
     sub_map = AffineMapAttr(AffineMap(amap.num_dims, 0, amap.results[1:]))
     sub_bounds = ArrayAttr([BoolAttr.from_bool(f) for f in in_bounds[1:]])
     is_read = isinstance(op, vector.TransferReadOp)
@@ -91,7 +122,7 @@ def unroll_leading_dim(
     assert isinstance(vt, VectorType)
     size = vector_shape(vt)[0]
     sub_t = VectorType(vt.element_type, vector_shape(vt)[1:])
-    result = b.zeros(vt) if is_read else None
+    result: SSAValue | None = b.zeros(vt) if is_read else None
     dim_size = None
     if isinstance(lead, AffineDimExpr) and not in_bounds[0]:
         dim_size = b.add(memref.DimOp(op.source, b.index(lead.position)))
@@ -105,28 +136,28 @@ def unroll_leading_dim(
             cond = b.add(arith.CmpiOp(indices[lead.position], dim_size, "slt"))
         mask = b.add(extract(op.mask, [i])) if op.mask is not None else None
         if is_read:
+            assert result is not None
+            pad = op.padding
 
-            def build(ib: VectorBuilder, indices=indices, mask=mask) -> SSAValue:
+            def build(ib: VectorBuilder, indices=indices, mask=mask, pad=pad) -> SSAValue:
                 return ib.add(
-                    vector.TransferReadOp(
-                        op.source, indices, op.padding, sub_t, sub_bounds, sub_map, mask
-                    )
+                    vector.TransferReadOp(op.source, indices, pad, sub_t, sub_bounds, sub_map, mask)
                 )
 
-            part = _guard(b, cond, build, sub_t, lambda eb: eb.add(broadcast(op.padding, sub_t)))
+            part = _guard(b, cond, build, sub_t, lambda eb, pad=pad: eb.add(broadcast(pad, sub_t)))
             result = b.add(insert(part, result, [i]))
         else:
             row = b.add(extract(op.vector, [i]))
 
             def build_w(ib: VectorBuilder, indices=indices, mask=mask, row=row) -> None:
-                ib.add(
+                ib.insert(
                     vector.TransferWriteOp(
                         row, op.source, indices, sub_bounds, mask, permutation_map=sub_map
                     )
                 )
 
             _guard(b, cond, build_w, None, None)
-    replace_op(op, [result] if is_read else [])
+    replace_op(op, [result] if result is not None else [])
 
 
 I8 = IntegerType(8)
@@ -177,7 +208,7 @@ def _store_mask(b: VectorBuilder, op: Operation, mask: SSAValue) -> SSAValue:
             b.add(broadcast(b.scalar(0, I8), bytes_t)),
         )
     )
-    b.add(
+    b.insert(
         vector.TransferWriteOp(
             as_bytes,
             buffer,
@@ -218,9 +249,9 @@ def _entry_alloca(op: Operation, t: VectorType) -> SSAValue:
     while scope is not None and not isinstance(scope, func.FuncOp):
         scope = scope.parent_op()
     if scope is None:
-        VectorBuilder.before(op).add(buffer)
+        VectorBuilder.before(op).insert(buffer)
     else:
-        VectorBuilder(InsertPoint.at_start(scope.body.block)).add(buffer)
+        VectorBuilder(InsertPoint.at_start(scope.body.block)).insert(buffer)
     return buffer.memref
 
 
@@ -250,7 +281,7 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     mask_buffer = None
     if op.mask is not None and not isinstance(op.mask.owner, vector.CreateMaskOp | ConstantMaskOp):
         mask_buffer = _store_mask(b, op, op.mask)
-    in_bounds = [f.value.data for f in op.in_bounds.data] if op.in_bounds else [False] * rank
+    in_bounds = in_bounds_flags(op, rank)
     sub_map = AffineMapAttr(AffineMap(amap.num_dims, 0, amap.results[k:]))
     sub_bounds = ArrayAttr([BoolAttr.from_bool(f) for f in in_bounds[k:]])
     shape = vector_shape(vt)
@@ -260,7 +291,7 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     all_in = ArrayAttr([BoolAttr.from_bool(True)] * rank)
     part_in = ArrayAttr([BoolAttr.from_bool(True)] * keep)
     if not is_read:
-        b.add(
+        b.insert(
             vector.TransferWriteOp(
                 op.vector,
                 buffer,
@@ -310,7 +341,7 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
             )
 
         part = _guard(lb, cond, build, sub_t, lambda eb: eb.add(broadcast(pad, sub_t)))
-        lb.add(
+        lb.insert(
             vector.TransferWriteOp(part, buffer, at_part, part_in, None, permutation_map=part_map)
         )
     else:
@@ -321,7 +352,7 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
         )
 
         def build_w(ib: VectorBuilder) -> None:
-            ib.add(
+            ib.insert(
                 vector.TransferWriteOp(
                     row, op.source, indices, sub_bounds, mask, permutation_map=sub_map
                 )
@@ -331,8 +362,8 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     # close the nest from the innermost loop out
     for d in reversed(range(k)):
         outer, loop = loops[d]
-        VectorBuilder(InsertPoint.at_end(loop.body.block)).add(scf.YieldOp())
-        outer.add(loop)
+        VectorBuilder(InsertPoint.at_end(loop.body.block)).insert(scf.YieldOp())
+        outer.insert(loop)
     if is_read:
         value = b.add(
             vector.TransferReadOp(
