@@ -47,9 +47,7 @@ class VectorBuilder:
     def add(self, op: Operation) -> SSAValue:
         """Insert `op` and return its first result (an op without results: `insert`)."""
         self.insert(op)
-        # None for an op without results: lowering/vector_to_llvm/unroll_to_1d.py still
-        # inserts a transfer_write through `add`
-        return op.results[0] if op.results else None  # pyright: ignore[reportReturnType]
+        return op.results[0]
 
     def index(self, value: int) -> SSAValue:
         return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
