@@ -32,7 +32,6 @@ import numpy as np
 from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
 from xdsl.dialects.builtin import (
     AnyFloat,
-    ContainerType,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -57,6 +56,7 @@ from xlinalg.dialects.linalg.generic import IndexOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.numpy_dtypes import numpy_dtype
+from xlinalg.ir.shaped_types import element_type
 
 if TYPE_CHECKING:  # the dialect may import the reference (named ops): no import cycle at runtime
     from xlinalg.dialects.linalg import GenericOp
@@ -72,13 +72,6 @@ _UINT_DTYPES: dict[int, type[np.unsignedinteger[Any]]] = {
     32: np.uint32,
     64: np.uint64,
 }
-
-
-def element_type(type_: Attribute) -> Attribute:
-    """Element type of a shaped type; the type itself for scalars."""
-    if isinstance(type_, ShapedType) and isinstance(type_, ContainerType):  # memref, tensor, vector
-        return type_.get_element_type()
-    return type_
 
 
 def _bit_width(type_: Attribute) -> int:

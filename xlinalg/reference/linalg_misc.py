@@ -32,7 +32,8 @@ from xlinalg.dialects.linalg.winograd import (
 )
 from xlinalg.dialects.linalg.winograd_matrices import winograd_matrices
 from xlinalg.errors import XlinalgError
-from xlinalg.reference.generic import element_type, evaluate_generic, numpy_dtype
+from xlinalg.ir.shaped_types import element_type
+from xlinalg.reference.generic import evaluate_generic, numpy_dtype
 
 Evaluator = Callable[[Operation, Sequence[Any], Mapping[SSAValue, Any]], list[np.ndarray]]
 MISC_EVALUATORS: dict[str, Evaluator] = {}

@@ -55,13 +55,13 @@ from xlinalg.dialects.linalg.body_expr import (
 from xlinalg.dialects.linalg.casting import (
     CastKind,
     cast_kind,
-    element_type,
     named_scalar_type,
     scalar_kind,
 )
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.ir.shaped_types import element_type
 
 _UINT_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 

@@ -25,7 +25,6 @@ from xdsl.ir import Attribute
 from xlinalg.dialects.linalg.attrs import TypeFn
 
 # re-exported: xlinalg.reference.named imports it from here
-from xlinalg.ir.shaped_types import element_type as element_type
 
 Kind = Literal["float", "int", "index"]
 

@@ -20,7 +20,7 @@ import contextlib
 
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IntegerType, VectorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from xlinalg.dialects.vector import (
     MaskOp,
@@ -30,6 +30,7 @@ from xlinalg.dialects.vector import (
     vector_shape,
 )
 from xlinalg.errors import TransformFailure
+from xlinalg.ir.shaped_types import element_type
 from xlinalg.transforms.vector.builders import extract, insert
 from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
 
@@ -55,10 +56,6 @@ INT_COMBINE: dict[str, type[arith.SignlessIntegerBinaryOperation]] = {
     "or": arith.OrIOp,
     "xor": arith.XOrIOp,
 }
-
-
-def element_type(t: Attribute) -> Attribute:
-    return t.element_type if isinstance(t, VectorType) else t
 
 
 def combine_op(kind: str, a: SSAValue, b: SSAValue) -> Operation:
