@@ -38,7 +38,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -251,7 +251,8 @@ def _pass_steps(spec: str) -> list[Step]:
                 f"unknown pass '{arg_spec.name}'; the passes are: {', '.join(sorted(PASSES))}"
             )
         try:
-            pass_ = pass_class.from_spec(arg_spec)
+            # under the class's own name: a registered alias (licm) is not the class's name
+            pass_ = pass_class.from_spec(ArgSpec(pass_class.name, arg_spec.parameters))
         except (ValueError, TypeError) as err:
             raise UsageError(f"bad options for pass '{arg_spec.name}': {err}") from None
         steps.append(Step(f"pass '{arg_spec.name}'", functools.partial(_run_pass, pass_)))
