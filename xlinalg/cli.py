@@ -125,12 +125,12 @@ def _ms(seconds: float) -> str:
 
 # --------------------------------------------------------------------------- opt's input
 
-SPLIT_MARKER = "// -----"
+_SPLIT_MARKER = "// -----"
 """Separates the modules of a `--split-input-file` input (and of the output), as upstream."""
 
 
 @dataclass(frozen=True)
-class Chunk:
+class _Chunk:
     """One module of the input: its text, preceded by as many empty lines as there are lines
     before it in the file, so that every location names the line of the whole file."""
 
@@ -138,30 +138,30 @@ class Chunk:
     first_line: int
 
 
-def split_input(text: str) -> list[Chunk]:
+def _split_input(text: str) -> list[_Chunk]:
     """`--split-input-file`: the chunks of `text` between lines `// -----`."""
     lines = text.splitlines(keepends=True)
-    chunks: list[Chunk] = []
+    chunks: list[_Chunk] = []
     start = 0
     for index, line in enumerate(lines):
-        if line.strip() == SPLIT_MARKER:
-            chunks.append(Chunk("\n" * start + "".join(lines[start:index]), start + 1))
+        if line.strip() == _SPLIT_MARKER:
+            chunks.append(_Chunk("\n" * start + "".join(lines[start:index]), start + 1))
             start = index + 1
-    chunks.append(Chunk("\n" * start + "".join(lines[start:]), start + 1))
+    chunks.append(_Chunk("\n" * start + "".join(lines[start:]), start + 1))
     return chunks
 
 
-def parse_located(text: str, name: str) -> ModuleOp:
+def _parse_located(text: str, name: str) -> ModuleOp:
     """The verified module of `text`; every op located at `name:line:col`."""
     try:
         module = LocatingParser(make_context(), text, name).parse_module()
     except ParseError as err:
         raise ParseFailure(err.msg, str(err.span.get_location())) from None
-    verify_located(module)
+    _verify_located(module)
     return module
 
 
-def verify_located(module: ModuleOp, what: str | None = None) -> None:
+def _verify_located(module: ModuleOp, what: str | None = None) -> None:
     """Verify `module`; a failure names the op that does not verify, at its location (or at
     the nearest enclosing op's: an op a transform created has none)."""
     try:
@@ -193,7 +193,7 @@ def _failing_op(op: Operation) -> Operation | None:
 
 # --------------------------------------------------------------------------- opt's pipeline
 
-TRANSFORM_INTERPRETER = "transform-interpreter"
+_TRANSFORM_INTERPRETER = "transform-interpreter"
 
 
 class _PipelineAction(argparse.Action):
@@ -213,18 +213,18 @@ class _PipelineAction(argparse.Action):
 
 
 @dataclass(frozen=True)
-class Step:
+class _Step:
     """One step of `opt`'s pipeline."""
 
     label: str
     run: Callable[[ModuleOp], None]
 
 
-def _pipeline(items: Sequence[tuple[str, str]]) -> list[Step]:
-    steps: list[Step] = []
+def _pipeline(items: Sequence[tuple[str, str]]) -> list[_Step]:
+    steps: list[_Step] = []
     for kind, value in items:
-        if kind == TRANSFORM_INTERPRETER:
-            steps.append(Step("--transform-interpreter", _interpret_embedded))
+        if kind == _TRANSFORM_INTERPRETER:
+            steps.append(_Step("--transform-interpreter", _interpret_embedded))
         else:
             steps += _pass_steps(value)
     return steps
@@ -237,13 +237,13 @@ def _interpret_embedded(module: ModuleOp) -> None:
     xlinalg.apply_schedule(module, module.clone())
 
 
-def _pass_steps(spec: str) -> list[Step]:
+def _pass_steps(spec: str) -> list[_Step]:
     """`-p NAME[,NAME{option=value ...}...]`: passes of the registry (`xlinalg.ir.passes`)."""
     try:
         specs = list(parse_pipeline(spec))
     except ArgSpecParseError as err:
         raise UsageError(f"-p: cannot read the pass list '{spec}': {err}") from None
-    steps: list[Step] = []
+    steps: list[_Step] = []
     for arg_spec in specs:
         pass_class = lookup_pass(arg_spec.name)
         if pass_class is None:
@@ -255,7 +255,7 @@ def _pass_steps(spec: str) -> list[Step]:
             pass_ = pass_class.from_spec(ArgSpec(pass_class.name, arg_spec.parameters))
         except (ValueError, TypeError) as err:
             raise UsageError(f"bad options for pass '{arg_spec.name}': {err}") from None
-        steps.append(Step(f"pass '{arg_spec.name}'", functools.partial(_run_pass, pass_)))
+        steps.append(_Step(f"pass '{arg_spec.name}'", functools.partial(_run_pass, pass_)))
     return steps
 
 
@@ -274,7 +274,7 @@ _EXPECTED = re.compile(
 
 
 @dataclass(frozen=True)
-class Expected:
+class _Expected:
     """An `// expected-error {{message}}` of a `--verify-diagnostics` input."""
 
     kind: str
@@ -283,14 +283,14 @@ class Expected:
     directive: str  # file:line:col of the comment
 
 
-def expected_diagnostics(chunk: Chunk, name: str) -> list[Expected]:
+def _expected_diagnostics(chunk: _Chunk, name: str) -> list[_Expected]:
     """The expected diagnostics written in `chunk`, as mlir-opt reads them: on the comment's
     line, `@+N` / `@-N` lines away, `@below` / `@above` on the nearest line below / above
     that has no `expected-` comment."""
     lines = chunk.text.splitlines()
     designated = {index for index, line in enumerate(lines) if _EXPECTED.search(line)}
     first = chunk.first_line - 1
-    found: list[Expected] = []
+    found: list[_Expected] = []
     for index, line in enumerate(lines):
         match = _EXPECTED.search(line)
         if match is None:
@@ -298,23 +298,18 @@ def expected_diagnostics(chunk: Chunk, name: str) -> list[Expected]:
         kind, where, message = match.groups()
         directive = f"{name}:{index + 1}:{match.start() + 1}"
         if where == "below":
-            targets = range(index + 1, len(lines))
+            target = next((i for i in range(index + 1, len(lines)) if i not in designated), None)
         elif where == "above":
-            targets = range(index - 1, first - 1, -1)
+            target = next((i for i in range(index - 1, first - 1, -1) if i not in designated), None)
         else:
-            targets = range(index + int(where or 0), len(lines))
-        target = next(
-            (i for i in targets if where not in ("below", "above") or i not in designated), None
-        )
+            target = index + int(where or 0)
         if target is None or not first <= target < len(lines):
             raise XlinalgError(f"expected-{kind} points at no line of the input", directive)
-        found.append(Expected(kind, target + 1, message, directive))
+        found.append(_Expected(kind, target + 1, message, directive))
     return found
 
 
-def _check_diagnostics(
-    expected: Sequence[Expected], error: BaseException | None, name: str
-) -> bool:
+def _check_diagnostics(expected: Sequence[_Expected], error: Exception | None, name: str) -> bool:
     """Compare the error a chunk produced (xlinalg stops at the first) with the expected
     ones; print each mismatch as mlir-opt does. True when they match."""
     produced = None
@@ -331,7 +326,11 @@ def _check_diagnostics(
     ok = True
     if error is not None and produced is None:
         where = error.location if isinstance(error, XlinalgError) and error.location else name
-        message = error.message if isinstance(error, XlinalgError) else _message(error)
+        message = (
+            error.message
+            if isinstance(error, XlinalgError)
+            else _message(error).removeprefix("error: ")
+        )
         print(f"{where}: error: unexpected error: {message}", file=sys.stderr)
         ok = False
     for item in expected:
@@ -389,14 +388,14 @@ def cmd_opt(args: argparse.Namespace) -> int:
     schedule = _existing(args.schedule, "schedule") if args.schedule is not None else None
     steps = _pipeline(getattr(args, "pipeline", None) or [])
     text = payload.read_text(encoding="utf-8")
-    chunks = split_input(text) if args.split_input_file else [Chunk(text, 1)]
+    chunks = _split_input(text) if args.split_input_file else [_Chunk(text, 1)]
     name = str(payload)
     debug = bool(getattr(args, "debug", False))
     outputs: list[str] = []
     ok = True
     for chunk in chunks:
-        expected = expected_diagnostics(chunk, name) if args.verify_diagnostics else []
-        error: BaseException | None = None
+        expected = _expected_diagnostics(chunk, name) if args.verify_diagnostics else []
+        error: Exception | None = None
         try:
             outputs.append(str(_opt_chunk(chunk.text, name, schedule, knobs, steps)))
         except Exception as err:
@@ -409,7 +408,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
         elif error is not None:
             print(_message(error), file=sys.stderr)
             ok = False
-    _out(f"\n{SPLIT_MARKER}\n".join(out for out in outputs))
+    _out(f"\n{_SPLIT_MARKER}\n".join(outputs))
     return 0 if ok else 1
 
 
@@ -418,17 +417,17 @@ def _opt_chunk(
     name: str,
     schedule: Path | None,
     knobs: dict[str, Any] | None,
-    steps: Sequence[Step],
+    steps: Sequence[_Step],
 ) -> ModuleOp:
     """Parse one module, apply `--schedule` then the pipeline's steps, verifying after each."""
-    module = parse_located(text, name)
+    module = _parse_located(text, name)
     if schedule is not None:
         module = xlinalg.apply_schedule(module, schedule, knobs=knobs)
         # What we print must be valid IR (upstream's interpreter pass verifies too).
-        verify_located(module, "transformed payload")
+        _verify_located(module, "transformed payload")
     for step in steps:
         step.run(module)
-        verify_located(module, f"payload after {step.label}")
+        _verify_located(module, f"payload after {step.label}")
     return module
 
 
@@ -714,7 +713,7 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument(
         "--split-input-file",
         action="store_true",
-        help=f"process each chunk between lines '{SPLIT_MARKER}' as its own module "
+        help=f"process each chunk between lines '{_SPLIT_MARKER}' as its own module "
         "(the outputs are separated by the same lines)",
     )
     opt.add_argument(
@@ -722,7 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="pipeline",
         action=_PipelineAction,
         nargs=0,
-        const=TRANSFORM_INTERPRETER,
+        const=_TRANSFORM_INTERPRETER,
         help="apply the transform.named_sequence @__transform_main embedded in the input",
     )
     opt.add_argument(
