@@ -1,6 +1,7 @@
 """The `xlinalg` command line.
 
-    xlinalg opt PAYLOAD [--schedule S] [--knob name=value ...]
+    xlinalg opt PAYLOAD [--schedule S] [--knob name=value ...] [--split-input-file]
+                [--transform-interpreter] [-p NAME[,NAME...]] [--verify-diagnostics]
     xlinalg run PAYLOAD [--schedule S] [--knob name=value ...] [--entry F] [--check] [--repeats N]
     xlinalg run/opt PAYLOAD --schedule-db [DIR]      (the tuned schedule for the payload's ops)
     xlinalg tune PAYLOAD --space SPACE [--trials N] [--timeout 8h] [--storage URL] [--study NAME]
@@ -14,23 +15,45 @@
 Every user error prints one line (with file:line:col where there is one) to
 stderr and exits with code 1; usage errors exit with code 2; `--debug` shows the
 traceback instead. The tuner is imported only by the commands that need it.
+
+`opt` takes mlir-opt's options for IR-in/IR-out tests (tests/filecheck/): the chunks of
+`--split-input-file`, the embedded schedule of `--transform-interpreter`, the registered
+passes of `-p`, and the `// expected-error` comments of `--verify-diagnostics`.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import inspect
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 
 import xlinalg
 from xlinalg.coverage.table import print_coverage
 from xlinalg.coverage.transform import print_transform_coverage
-from xlinalg.errors import XlinalgError
+from xlinalg.dialects.context import make_context
+from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
+from xlinalg.ir.diagnostics import location_of
+from xlinalg.ir.parsing import LocatingParser
+from xlinalg.ir.passes import PASSES, lookup_pass
 
 DEFAULT_STORAGE = "sqlite:///results/xlinalg.db"  # same as tuner.storage.DEFAULT_STORAGE
 DEFAULT_OUT = "results"
@@ -100,6 +123,232 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.4g} ms"
 
 
+# --------------------------------------------------------------------------- opt's input
+
+_SPLIT_MARKER = "// -----"
+"""Separates the modules of a `--split-input-file` input (and of the output), as upstream."""
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """One module of the input: its text, preceded by as many empty lines as there are lines
+    before it in the file, so that every location names the line of the whole file."""
+
+    text: str
+    first_line: int
+
+
+def _split_input(text: str) -> list[_Chunk]:
+    """`--split-input-file`: the chunks of `text` between lines `// -----`."""
+    lines = text.splitlines(keepends=True)
+    chunks: list[_Chunk] = []
+    start = 0
+    for index, line in enumerate(lines):
+        if line.strip() == _SPLIT_MARKER:
+            chunks.append(_Chunk("\n" * start + "".join(lines[start:index]), start + 1))
+            start = index + 1
+    chunks.append(_Chunk("\n" * start + "".join(lines[start:]), start + 1))
+    return chunks
+
+
+def _parse_located(text: str, name: str) -> ModuleOp:
+    """The verified module of `text`; every op located at `name:line:col`."""
+    try:
+        module = LocatingParser(make_context(), text, name).parse_module()
+    except ParseError as err:
+        raise ParseFailure(err.msg, str(err.span.get_location())) from None
+    _verify_located(module)
+    return module
+
+
+def _verify_located(module: ModuleOp, what: str | None = None) -> None:
+    """Verify `module`; a failure names the op that does not verify, at its location (or at
+    the nearest enclosing op's: an op a transform created has none)."""
+    try:
+        module.verify()
+    except VerifyException as err:
+        culprit = _failing_op(module) or module
+        location = None
+        op: Operation | None = culprit
+        while op is not None and location is None:
+            location = location_of(op)
+            op = op.parent_op()
+        prefix = f"{what}: " if what else ""
+        raise VerifyFailure(f"{prefix}op does not verify: {err}", location) from None
+
+
+def _failing_op(op: Operation) -> Operation | None:
+    """The first op under `op` (nested ops first, as xDSL verifies) that does not verify."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                if (found := _failing_op(child)) is not None:
+                    return found
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException:
+        return op
+    return None
+
+
+# --------------------------------------------------------------------------- opt's pipeline
+
+_TRANSFORM_INTERPRETER = "transform-interpreter"
+
+
+class _PipelineAction(argparse.Action):
+    """Collects `--transform-interpreter` and `-p` in command-line order (as mlir-opt runs
+    its pass options): `(kind, value)` pairs in `args.pipeline`."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append((self.const, values if isinstance(values, str) else ""))
+        setattr(namespace, self.dest, items)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step of `opt`'s pipeline."""
+
+    label: str
+    run: Callable[[ModuleOp], None]
+
+
+def _pipeline(items: Sequence[tuple[str, str]]) -> list[_Step]:
+    steps: list[_Step] = []
+    for kind, value in items:
+        if kind == _TRANSFORM_INTERPRETER:
+            steps.append(_Step("--transform-interpreter", _interpret_embedded))
+        else:
+            steps += _pass_steps(value)
+    return steps
+
+
+def _interpret_embedded(module: ModuleOp) -> None:
+    """`--transform-interpreter`: apply the `@__transform_main` embedded in `module`, which
+    stays in the output (as upstream's pass leaves it). The interpreter runs a copy of the
+    script: applying the module's own script would erase it afterwards."""
+    xlinalg.apply_schedule(module, module.clone())
+
+
+def _pass_steps(spec: str) -> list[_Step]:
+    """`-p NAME[,NAME{option=value ...}...]`: passes of the registry (`xlinalg.ir.passes`)."""
+    try:
+        specs = list(parse_pipeline(spec))
+    except ArgSpecParseError as err:
+        raise UsageError(f"-p: cannot read the pass list '{spec}': {err}") from None
+    steps: list[_Step] = []
+    for arg_spec in specs:
+        pass_class = lookup_pass(arg_spec.name)
+        if pass_class is None:
+            raise UsageError(
+                f"unknown pass '{arg_spec.name}'; the passes are: {', '.join(sorted(PASSES))}"
+            )
+        try:
+            # under the class's own name: a registered alias (licm) is not the class's name
+            pass_ = pass_class.from_spec(ArgSpec(pass_class.name, arg_spec.parameters))
+        except (ValueError, TypeError) as err:
+            raise UsageError(f"bad options for pass '{arg_spec.name}': {err}") from None
+        steps.append(_Step(f"pass '{arg_spec.name}'", functools.partial(_run_pass, pass_)))
+    return steps
+
+
+def _run_pass(pass_: ModulePass, module: ModuleOp) -> None:
+    try:
+        pass_.apply(make_context(), module)
+    except DiagnosticException as err:
+        raise XlinalgError(f"pass '{pass_.name}' failed: {err}") from None
+
+
+# --------------------------------------------------------------------------- opt's diagnostics
+
+_EXPECTED = re.compile(
+    r"expected-(error|warning|remark|note) *(?:@([+-][0-9]+|above|below))? *\{\{(.*)\}\}\s*$"
+)
+
+
+@dataclass(frozen=True)
+class _Expected:
+    """An `// expected-error {{message}}` of a `--verify-diagnostics` input."""
+
+    kind: str
+    line: int
+    message: str
+    directive: str  # file:line:col of the comment
+
+
+def _expected_diagnostics(chunk: _Chunk, name: str) -> list[_Expected]:
+    """The expected diagnostics written in `chunk`, as mlir-opt reads them: on the comment's
+    line, `@+N` / `@-N` lines away, `@below` / `@above` on the nearest line below / above
+    that has no `expected-` comment."""
+    lines = chunk.text.splitlines()
+    designated = {index for index, line in enumerate(lines) if _EXPECTED.search(line)}
+    first = chunk.first_line - 1
+    found: list[_Expected] = []
+    for index, line in enumerate(lines):
+        match = _EXPECTED.search(line)
+        if match is None:
+            continue
+        kind, where, message = match.groups()
+        directive = f"{name}:{index + 1}:{match.start() + 1}"
+        if where == "below":
+            target = next((i for i in range(index + 1, len(lines)) if i not in designated), None)
+        elif where == "above":
+            target = next((i for i in range(index - 1, first - 1, -1) if i not in designated), None)
+        else:
+            target = index + int(where or 0)
+        if target is None or not first <= target < len(lines):
+            raise XlinalgError(f"expected-{kind} points at no line of the input", directive)
+        found.append(_Expected(kind, target + 1, message, directive))
+    return found
+
+
+def _check_diagnostics(expected: Sequence[_Expected], error: Exception | None, name: str) -> bool:
+    """Compare the error a chunk produced (xlinalg stops at the first) with the expected
+    ones; print each mismatch as mlir-opt does. True when they match."""
+    produced = None
+    if isinstance(error, XlinalgError):
+        line = _line_of(error.location)
+        produced = next(
+            (
+                e
+                for e in expected
+                if e.kind == "error" and e.line == line and e.message in error.message
+            ),
+            None,
+        )
+    ok = True
+    if error is not None and produced is None:
+        where = error.location if isinstance(error, XlinalgError) and error.location else name
+        message = (
+            error.message
+            if isinstance(error, XlinalgError)
+            else _message(error).removeprefix("error: ")
+        )
+        print(f"{where}: error: unexpected error: {message}", file=sys.stderr)
+        ok = False
+    for item in expected:
+        if item is not produced:
+            print(
+                f'{item.directive}: error: expected {item.kind} "{item.message}" was not produced',
+                file=sys.stderr,
+            )
+            ok = False
+    return ok
+
+
+def _line_of(location: str | None) -> int | None:
+    """The line of a `file:line:col` location."""
+    parts = (location or "").rsplit(":", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+
 # --------------------------------------------------------------------------- opt / run
 
 
@@ -111,7 +360,7 @@ def _from_schedule_db(args: argparse.Namespace, payload: Path) -> None:
     if args.schedule is not None:
         raise UsageError("--schedule-db picks the schedule: do not give --schedule too")
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner.schedule_db import lookup
+    from tuner.schedule_db import lookup  # noqa: PLC0415
 
     found = lookup(args.schedule_db, payload)
     if found.schedule is None:
@@ -134,17 +383,52 @@ def cmd_opt(args: argparse.Namespace) -> int:
     payload = _existing(args.payload, "payload")
     knobs = _knobs(args.knob)
     _from_schedule_db(args, payload)
-    if args.schedule is None:
-        if knobs:
-            raise UsageError("--knob needs --schedule")
-        module = xlinalg.parse(payload)
-    else:
-        schedule = _existing(args.schedule, "schedule")
-        module = xlinalg.apply_schedule(xlinalg.parse(payload), schedule, knobs=knobs)
+    if args.schedule is None and knobs:
+        raise UsageError("--knob needs --schedule")
+    schedule = _existing(args.schedule, "schedule") if args.schedule is not None else None
+    steps = _pipeline(getattr(args, "pipeline", None) or [])
+    text = payload.read_text(encoding="utf-8")
+    chunks = _split_input(text) if args.split_input_file else [_Chunk(text, 1)]
+    name = str(payload)
+    debug = bool(getattr(args, "debug", False))
+    outputs: list[str] = []
+    ok = True
+    for chunk in chunks:
+        expected = _expected_diagnostics(chunk, name) if args.verify_diagnostics else []
+        error: Exception | None = None
+        try:
+            outputs.append(str(_opt_chunk(chunk.text, name, schedule, knobs, steps)))
+        except Exception as err:
+            if debug or not (args.split_input_file or args.verify_diagnostics):
+                raise
+            outputs.append("")
+            error = err
+        if args.verify_diagnostics:
+            ok = _check_diagnostics(expected, error, name) and ok
+        elif error is not None:
+            print(_message(error), file=sys.stderr)
+            ok = False
+    _out(f"\n{_SPLIT_MARKER}\n".join(outputs))
+    return 0 if ok else 1
+
+
+def _opt_chunk(
+    text: str,
+    name: str,
+    schedule: Path | None,
+    knobs: dict[str, Any] | None,
+    steps: Sequence[_Step],
+) -> ModuleOp:
+    """Parse one module, apply `--schedule` then the pipeline's steps, verifying after each."""
+    module = _parse_located(text, name)
+    if schedule is not None:
+        module = xlinalg.apply_schedule(module, schedule, knobs=knobs)
         # What we print must be valid IR (upstream's interpreter pass verifies too).
-        xlinalg.api.verify(module, "transformed payload")
-    _out(str(module))
-    return 0
+        _verify_located(module, "transformed payload")
+    for step in steps:
+        step.run(module)
+        _verify_located(module, f"payload after {step.label}")
+    return module
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -193,9 +477,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _kernel_from_args(args: argparse.Namespace) -> Any:
     """The single kernel of `xlinalg tune PAYLOAD --space SPACE`, validated."""
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner import study as tuner_study
-    from tuner.jobs import KernelJob
-    from tuner.space import load_space
+    from tuner import study as tuner_study  # noqa: PLC0415
+    from tuner.jobs import KernelJob  # noqa: PLC0415
+    from tuner.space import load_space  # noqa: PLC0415
 
     if args.space is None:
         raise UsageError("--space is required (unless PAYLOAD is a .toml job file)")
@@ -223,9 +507,9 @@ def _kernel_from_args(args: argparse.Namespace) -> Any:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner import session
-    from tuner.jobs import load_job, parse_duration
-    from tuner.study import DEFAULT_TRIALS, SAMPLERS
+    from tuner import session  # noqa: PLC0415
+    from tuner.jobs import load_job, parse_duration  # noqa: PLC0415
+    from tuner.study import DEFAULT_TRIALS, SAMPLERS  # noqa: PLC0415
 
     timeout_s = parse_duration(args.timeout) if args.timeout is not None else None
     storage = args.storage
@@ -255,9 +539,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner import session
-    from tuner import study as tuner_study
-    from tuner.jobs import parse_duration
+    from tuner import session  # noqa: PLC0415
+    from tuner import study as tuner_study  # noqa: PLC0415
+    from tuner.jobs import parse_duration  # noqa: PLC0415
 
     if args.cpu is not None:
         session.pin_to_cpu(args.cpu)  # before the first candidate forks
@@ -295,9 +579,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner.errors import TunerError
-    from tuner.report import format_table, trials_dataframe
-    from tuner.results import hosts
+    from tuner.errors import TunerError  # noqa: PLC0415
+    from tuner.report import format_table, trials_dataframe  # noqa: PLC0415
+    from tuner.results import hosts  # noqa: PLC0415
 
     storage = args.storage or DEFAULT_STORAGE
     frame = trials_dataframe(storage, args.study)
@@ -312,8 +596,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     skipped: list[str] = []
     if args.plots:
         # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-        from tuner.plots import write_plots
-        from tuner.study import load
+        from tuner.plots import write_plots  # noqa: PLC0415
+        from tuner.study import load  # noqa: PLC0415
 
         paths, skipped = write_plots(load(storage, args.study), args.plots)
         written += paths
@@ -328,7 +612,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     _out(format_table(frame, args.top))
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner.study import load as load_study
+    from tuner.study import load as load_study  # noqa: PLC0415
 
     best = load_study(storage, args.study).user_attrs.get("best")
     if isinstance(best, dict) and "trial" in best:
@@ -345,7 +629,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-    from tuner.export import best_schedule
+    from tuner.export import best_schedule  # noqa: PLC0415
 
     storage = args.storage or DEFAULT_STORAGE
     text = best_schedule(storage, args.study, as_constants=args.as_constants)
@@ -426,7 +710,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="use the tuned schedule stored for this payload's ops and CPU "
         f"(default DIR {DEFAULT_SCHEDULE_DB})",
     )
-    opt.set_defaults(func=cmd_opt)
+    opt.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help=f"process each chunk between lines '{_SPLIT_MARKER}' as its own module "
+        "(the outputs are separated by the same lines)",
+    )
+    opt.add_argument(
+        "--transform-interpreter",
+        dest="pipeline",
+        action=_PipelineAction,
+        nargs=0,
+        const=_TRANSFORM_INTERPRETER,
+        help="apply the transform.named_sequence @__transform_main embedded in the input",
+    )
+    opt.add_argument(
+        "-p",
+        "--passes",
+        dest="pipeline",
+        action=_PipelineAction,
+        const="passes",
+        metavar="NAME[,NAME...]",
+        help="run passes by name, in order (NAME{option=value} gives options); "
+        "these and --transform-interpreter run in command-line order",
+    )
+    opt.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check the errors against the input's '// expected-error {{...}}' comments",
+    )
+    opt.set_defaults(func=cmd_opt, pipeline=None)
 
     ops = commands.add_parser(
         "ops", parents=[debug], help="coverage table of the linalg ops (or transform ops)"
@@ -604,7 +917,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False))
     if args.command in ("tune", "worker", "report", "export"):
         # deferred: the tuner (Optuna, SQLAlchemy) loads only for the commands using it
-        import optuna
+        import optuna  # noqa: PLC0415
 
         optuna.logging.set_verbosity(optuna.logging.ERROR)
     try:

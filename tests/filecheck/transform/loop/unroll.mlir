@@ -1,0 +1,49 @@
+// RUN: xlinalg opt %s --split-input-file --transform-interpreter --verify-diagnostics | filecheck %s
+
+// Unrolls by a factor: the body repeated with shifted indices, the step multiplied; the
+// iterations left over (10 = 2 x 4 + 2) run in an epilogue loop.
+
+// CHECK-LABEL: func.func @unroll(
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %[[C8]] step %[[C4]] {
+// CHECK-COUNT-4:   memref.store
+// CHECK:         }
+// CHECK:         scf.for %{{.*}} = %[[C8]] to %{{.*}} step %{{.*}} {
+// CHECK-COUNT-1:   memref.store
+// CHECK:         }
+func.func @unroll(%a: memref<10xf32>, %b: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c10 = arith.constant 10 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c10 step %c1 {
+    %x = memref.load %a[%i] : memref<10xf32>
+    %y = arith.mulf %x, %x : f32
+    memref.store %y, %b[%i] : memref<10xf32>
+  }
+  return
+}
+
+// CHECK: transform.loop.unroll %{{.*}} factor = 4 : !transform.any_op
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %for = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.loop.unroll %for factor = 4 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @not_a_loop() {
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{expected scf.for loops}}
+    transform.loop.unroll %f factor = 2 : !transform.any_op
+    transform.yield
+  }
+}

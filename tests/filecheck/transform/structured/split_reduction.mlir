@@ -1,0 +1,76 @@
+// RUN: xlinalg opt %s --split-input-file --transform-interpreter --verify-diagnostics | filecheck %s
+
+// A reduction of 32 split by 4: the input expanded to 4x8, an init tensor filled with the
+// neutral value, a generic reducing the inner 8 (parallel over the new dimension), and a
+// generic combining the 4 partial results.
+
+// CHECK-LABEL: func.func @sum(
+// CHECK-SAME:      %[[IN:[a-z0-9_]+]]: tensor<32xf32>, %[[OUT:[a-z0-9_]+]]: tensor<f32>
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[X:.*]] = tensor.expand_shape %[[IN]] {{.*}} output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>
+// CHECK-DAG:     %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4xf32>) -> tensor<4xf32>
+// CHECK:         %[[P:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x8xf32>) outs(%[[F]] : tensor<4xf32>)
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[P]] : tensor<4xf32>) outs(%[[OUT]] : tensor<f32>)
+// CHECK:           arith.addf
+func.func @sum(%in: tensor<32xf32>, %out: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%in : tensor<32xf32>) outs(%out : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// CHECK: transform.structured.split_reduction %{{.*}} <split_factor = 4> : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %init, %fill, %split, %combine = transform.structured.split_reduction %g <split_factor = 4> : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Memrefs, a matmul's k split into 64 x 4 with the split dimension inserted at 2
+// (`inner_parallel`: the split dimension is the inner one).
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK:         memref.expand_shape %{{.*}} {{.*}} output_shape [16, 64, 4] : memref<16x256xf32> into memref<16x64x4xf32>
+// CHECK:         memref.alloc() {{.*}}: memref<16x32x4xf32>
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+func.func @matmul(%a: memref<16x256xf32>, %b: memref<256x32xf32>, %c: memref<16x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x256xf32>, memref<256x32xf32>) outs(%c : memref<16x32xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %init, %fill, %split, %combine = transform.structured.split_reduction %mm <split_factor = 4, insert_split_dimension = 2, inner_parallel> : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @not_dividing(%in: tensor<32xf32>, %out: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%in : tensor<32xf32>) outs(%out : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{split_factor 5 must be > 1 and divide the reduction extent 32}}
+    %init, %fill, %split, %combine = transform.structured.split_reduction %g <split_factor = 5> : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -1,0 +1,95 @@
+// RUN: xlinalg opt %s --split-input-file --transform-interpreter --verify-diagnostics | filecheck %s
+
+// One scf.forall over the tiles, normalized (in (N)): `num_threads` fixes the iteration
+// count (each thread's tile size ceildiv(extent, threads), the last one clamped with
+// affine.min), `tile_sizes` the tile size; the result slices go back through
+// tensor.parallel_insert_slice.
+
+// CHECK-LABEL: func.func @num_threads(
+// CHECK-SAME:      %[[A:[a-z0-9_]+]]: tensor<10x8xf32>, %[[B:[a-z0-9_]+]]: tensor<8x16xf32>, %[[C:[a-z0-9_]+]]: tensor<10x16xf32>
+// CHECK:         %[[R:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) in (3, 2) shared_outs(%[[O:.*]] = %[[C]]) -> (tensor<10x16xf32>) {
+// CHECK:           affine.min
+// CHECK:           %[[SA:.*]] = tensor.extract_slice %[[A]][%{{.*}}, 0] [%{{.*}}, 8] [1, 1]
+// CHECK:           %[[SB:.*]] = tensor.extract_slice %[[B]][0, %{{.*}}] [8, 8] [1, 1]
+// CHECK:           %[[SC:.*]] = tensor.extract_slice %[[O]][%{{.*}}, %{{.*}}] [%{{.*}}, 8] [1, 1]
+// CHECK:           %[[T:.*]] = linalg.matmul ins(%[[SA]], %[[SB]] : tensor<?x8xf32>, tensor<8x8xf32>) outs(%[[SC]] : tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK:           scf.forall.in_parallel {
+// CHECK-NEXT:        tensor.parallel_insert_slice %[[T]] into %[[O]][%{{.*}}, %{{.*}}] [%{{.*}}, 8] [1, 1] : tensor<?x8xf32> into tensor<10x16xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK:         func.return %[[R]]
+func.func @num_threads(%a: tensor<10x8xf32>, %b: tensor<8x16xf32>, %c: tensor<10x16xf32>) -> tensor<10x16xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<10x8xf32>, tensor<8x16xf32>) outs(%c : tensor<10x16xf32>) -> tensor<10x16xf32>
+  return %r : tensor<10x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.structured.tile_using_forall %mm num_threads [3, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// tile_sizes on memrefs (no shared_outs), a mapping attribute, a partial last tile.
+
+// CHECK-LABEL: func.func @tile_sizes(
+// CHECK-SAME:      %[[A:[a-z0-9_]+]]: memref<10x8xf32>
+// CHECK:         scf.forall (%[[I:.*]]) in (3) {
+// CHECK:           %[[OFF:.*]] = affine.apply affine_map<(d0) -> ((d0 * 4))> (%[[I]])
+// CHECK:           %[[M:.*]] = affine.min affine_map<(d0) -> (((d0 * -4) + 10), 4)> (%[[I]])
+// CHECK:           memref.subview %[[A]][%[[OFF]], 0] [%[[M]], 8] [1, 1]
+// CHECK:           linalg.matmul ins(
+// CHECK:         } {mapping = [#gpu.thread<x>]}
+func.func @tile_sizes(%a: memref<10x8xf32>, %b: memref<8x16xf32>, %c: memref<10x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<10x8xf32>, memref<8x16xf32>) outs(%c : memref<10x16xf32>)
+  return
+}
+
+// CHECK: transform.structured.tile_using_forall %{{.*}} tile_sizes [4, 0] (mapping = [#gpu.thread<x>])
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.structured.tile_using_forall %mm tile_sizes [4, 0] (mapping = [#gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// The spec's `tile_to_forall_op` (results in the other order: forall first).
+
+// CHECK-LABEL: func.func @spec_spelling(
+// CHECK:         scf.forall (%{{.*}}) in (2) {
+// CHECK:           linalg.matmul {tiled} ins(
+func.func @spec_spelling(%a: memref<10x8xf32>, %b: memref<8x16xf32>, %c: memref<10x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<10x8xf32>, memref<8x16xf32>) outs(%c : memref<10x16xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f, %t = transform.structured.tile_to_forall_op %mm num_threads [2]
+    transform.annotate %t "tiled" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @too_many(%a: memref<10x8xf32>, %b: memref<8x16xf32>, %c: memref<10x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<10x8xf32>, memref<8x16xf32>) outs(%c : memref<10x16xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{too many tile sizes}}
+    %t, %f = transform.structured.tile_using_forall %mm tile_sizes [1, 2, 3, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
