@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from support import REPO
 
 # The property tests draw the same examples on every run (a red CI run is reproducible and
 # never depends on luck); `HYPOTHESIS_PROFILE=explore pytest ...` draws new ones to hunt bugs.
@@ -14,9 +15,7 @@ settings.register_profile("reproducible", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 @pytest.fixture
 def root() -> Path:
-    return ROOT
+    return REPO

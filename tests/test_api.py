@@ -10,8 +10,6 @@ import pytest
 import xlinalg
 from xlinalg.errors import BackendError, KnobError, ParseFailure, XlinalgError
 
-ROOT = Path(__file__).resolve().parent.parent
-
 MATMUL_ODD = """
 func.func @mm(%A: memref<37x29xf32>, %B: memref<29x23xf32>, %C: memref<37x23xf32>) {
   %zero = arith.constant 0.0 : f32

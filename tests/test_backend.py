@@ -7,13 +7,13 @@ import time
 import numpy as np
 import pytest
 
-from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 from xlinalg.backend.elf import undefined_symbols
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.peak import measure_fma_peak_gflops
-from xlinalg.host import host_info, host_target_machine
 from xlinalg.backend.timing import Timing, time_native
 from xlinalg.errors import BackendError
+from xlinalg.host import host_info, host_target_machine
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)

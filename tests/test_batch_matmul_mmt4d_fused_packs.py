@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from support import REPO, parse_module
-from test_batch_matmul_perf import bmm_tensor_payload
+from support.payloads import bmm_tensor_payload
 from xdsl.dialects import scf
 
 import xlinalg

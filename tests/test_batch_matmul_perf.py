@@ -14,49 +14,20 @@ loop's assembly and the search spaces' shape).
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from support import REPO, bmm_payload, needs_avx512
-from test_conv_perf import _innermost_fma_loop, _innermost_fma_loops
-from test_templates_batch_matmul import _pipelined_loops
+from support import REPO, load_script, needs_avx512
+from support.machine_code import fma_block, innermost_fma_loops, pipelined_loops
+from support.payloads import bmm_payload, bmm_tensor_payload, mmt4d_payload
 from xdsl.dialects import scf
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 from xlinalg.lowering.unpack_in_place import unpack_in_place
 
-sys.path.insert(0, str(REPO / "scripts"))
-import bench_templates
+bench_templates = load_script("bench_templates")
 
 BMM_SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
 MMT4D_SPACE = (REPO / "search_spaces" / "batch_mmt4d.mlir").read_text()
-
-
-def mmt4d_payload(b: int, m1: int, n1: int, k: int, m0: int, n0: int) -> str:
-    lhs, rhs, acc = (
-        f"memref<{b}x{x}xf32>"
-        for x in (f"{m1}x{k}x{m0}x1", f"{n1}x{k}x{n0}x1", f"{m1}x{n1}x{m0}x{n0}")
-    )
-    return f"""
-func.func @f(%lhs: {lhs}, %rhs: {rhs}, %acc: {acc}) {{
-  linalg.batch_mmt4d ins(%lhs, %rhs : {lhs}, {rhs}) outs(%acc : {acc})
-  func.return
-}}
-"""
-
-
-def bmm_tensor_payload(b: int, m: int, n: int, k: int) -> str:
-    a, bt, c = (f"tensor<{b}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
-    return f"""
-func.func @f(%A: {a}, %B: {bt}) -> {c} {{
-  %e = tensor.empty() : {c}
-  %z = arith.constant 0.0 : f32
-  %C = linalg.fill ins(%z : f32) outs(%e : {c}) -> {c}
-  %r = linalg.batch_matmul ins(%A, %B : {a}, {bt}) outs(%C : {c}) -> {c}
-  func.return %r : {c}
-}}
-"""
 
 
 @pytest.mark.parametrize("shape", [(2, 32, 64, 64), (3, 20, 40, 37)], ids=["dividing", "odd"])
@@ -119,10 +90,6 @@ def test_batch_matmul_mmt4d_fuses_the_fill_and_writes_c_in_place(
     assert result.ok, result.message
 
 
-def _fma_block(kernel: xlinalg.Kernel) -> list[str]:
-    return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
-
-
 @pytest.mark.parametrize(("cache_order", "reg_order"), [(0, 0), (1, 1)])
 def test_batch_mmt4d_template_matches_reference(cache_order: int, reg_order: int) -> None:
     knobs = {
@@ -144,7 +111,7 @@ def test_batch_mmt4d_template_matches_reference(cache_order: int, reg_order: int
 def test_batch_mmt4d_block_is_16_fmas_per_k_step_without_spills() -> None:
     knobs = dict(bench_templates.FIXED["batch_mmt4d.mlir"], tk=64)
     kernel = xlinalg.compile(mmt4d_payload(2, 2, 2, 64, 16, 16), schedule=MMT4D_SPACE, knobs=knobs)
-    body = _fma_block(kernel)
+    body = fma_block(kernel)
     fmas = [line for line in body if "vfmadd" in line]
     assert len(fmas) == 16 * knobs["rk"]
     assert all("{1to16}" in line for line in fmas)  # the lhs value broadcast from memory
@@ -165,7 +132,7 @@ def test_fixed_knobs_lie_in_the_spaces() -> None:
 def test_batch_matmul_fixed_block_keeps_accumulators_in_registers() -> None:
     knobs = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=32, tile_k=64)
     kernel = xlinalg.compile(bmm_payload(2, 64, 64, 64), schedule=BMM_SPACE, knobs=knobs)
-    body = _fma_block(kernel)
+    body = fma_block(kernel)
     per_k_step = knobs["reg_m"] * knobs["reg_n"] // 16
     assert sum("vfmadd" in line for line in body) == per_k_step * (1 + knobs["unroll_k"])
     assert not any("rsp" in line for line in body)
@@ -207,7 +174,7 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
     kernel = xlinalg.compile(bmm_payload(2, 40, 40, 32), schedule=BMM_SPACE, knobs=knobs)
     loops = [
         body
-        for body in _innermost_fma_loops(kernel._jit.asm(kernel.entry))
+        for body in innermost_fma_loops(kernel._jit.asm(kernel.entry))
         if any("vfmadd" in line for line in body)
     ]
     plain = [
@@ -228,7 +195,7 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     knobs = dict(bench_templates.FIXED_BY_ROW["batch_matmul 8x250^3"], tile_k=64)
     payload = bmm_payload(2, 37, 40, 29)
     kernel = xlinalg.compile(payload, schedule=BMM_SPACE, knobs=knobs)
-    loops = _innermost_fma_loops(kernel._jit.asm(kernel.entry))
+    loops = innermost_fma_loops(kernel._jit.asm(kernel.entry))
     per_k_step = knobs["reg_m"] * knobs["reg_n"] // 16
     fmas = sorted(sum("vfmadd" in line for line in body) for body in loops)
     assert fmas[-1] == per_k_step and fmas[0] == 37 % knobs["reg_m"]
@@ -238,7 +205,7 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     )
     module = xlinalg.apply_schedule(xlinalg.parse(payload), BMM_SPACE, knobs=knobs)
     # one pipelined loop of row blocks per n tile loop: the full tiles' and the 8-wide one
-    assert _pipelined_loops(module) == 2 * knobs["pipeline_c"]
+    assert pipelined_loops(module) == 2 * knobs["pipeline_c"]
     assert kernel.check(*kernel.make_inputs(seed=7)).ok
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 from support import REPO, needs_avx512, parse_module
-from test_batch_matmul_perf import mmt4d_payload
+from support.machine_code import fma_block
+from support.payloads import bmm_tensor_payload, mmt4d_payload
 from xdsl.dialects import memref
 
 import xlinalg
@@ -63,11 +64,10 @@ def test_partial_k_tiles_match_reference_without_masks(
 def test_dividing_k_keeps_the_register_block() -> None:
     """K = 256 with the stored knobs: the peels change nothing, the block is 16 FMAs per k
     step (rk = 4: 64) with no spill, as before the peeling."""
-    from test_batch_matmul_perf import _fma_block
 
     knobs = {"tm1": 2, "tn1": 16, "tk": 256, "rk": 4, "cache_order": 0, "reg_order": 0}
     kernel = xlinalg.compile(mmt4d_payload(1, 2, 2, 256, 16, 16), schedule=MMT4D_SPACE, knobs=knobs)
-    body = _fma_block(kernel)
+    body = fma_block(kernel)
     assert sum("vfmadd" in line for line in body) == 64
     assert not any("rsp" in line for line in body)
     assert kernel.check(*kernel.make_inputs(seed=1)).ok
@@ -137,7 +137,6 @@ def test_batch_matmul_mmt4d_partial_k_blocks_are_unmasked(
 ) -> None:
     """search_spaces/batch_matmul_mmt4d.mlir peels the same way: a K that tk or rk does not
     divide gets unmasked blocks (before: every block masked by its vector sizes)."""
-    from test_batch_matmul_perf import bmm_tensor_payload
 
     space = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
     knobs = {

@@ -3,15 +3,13 @@ that every bench script uses."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from support import REPO
+from support import REPO, load_script
 
 from xlinalg.backend.timing import Timing
 
-sys.path.insert(0, str(REPO / "scripts"))
-import bench_stats
+bench_stats = load_script("bench_stats")
+
 
 #: The bench scripts whose `--stat` is `bench_stats`'s (no definition of their own).
 BENCHES = [

@@ -6,22 +6,15 @@ from pathlib import Path
 
 import pytest
 from support import needs_iree, run_iree_opt
-from test_tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
-from test_tensors import READ_AFTER_OVERWRITE
+from support.tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
+from support.tensors import READ_AFTER_OVERWRITE, bufferize
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.dialects.context import make_context
-from xlinalg.transforms.bufferization import OneShotBufferizePass
 from xlinalg.lowering.pipeline import generalize_named_ops
-
-
-def bufferize(text: str) -> ModuleOp:
-    module = xlinalg.parse(text)
-    OneShotBufferizePass().apply(make_context(), module)
-    module.verify()
-    return module
+from xlinalg.transforms.bufferization import OneShotBufferizePass
 
 
 def count(module: ModuleOp, name: str) -> int:

@@ -5,10 +5,9 @@ the cases where writing in place is not safe still copy/allocate and stay correc
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from support import REPO
 from xdsl.context import Context
 from xdsl.dialects import memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
@@ -17,7 +16,6 @@ from xdsl.ir import Operation
 import xlinalg
 from xlinalg.transforms.bufferization import OneShotBufferizePass
 
-REPO = Path(__file__).resolve().parent.parent
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 CHAIN = (REPO / "examples" / "elementwise_chain.mlir").read_text()
 

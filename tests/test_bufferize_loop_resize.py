@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_bufferize import bufferize
+from support.tensors import bufferize
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, SSAValue

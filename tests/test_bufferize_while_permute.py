@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_bufferize import bufferize
+from support.tensors import bufferize
 
 import xlinalg
 

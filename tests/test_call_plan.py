@@ -4,11 +4,9 @@ still applies once a plan exists."""
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from support import REPO, run_in_threads
+from support import load_script, run_in_threads
 
 import xlinalg
 from xlinalg.backend import call, data_pointer, frame
@@ -240,8 +238,7 @@ def test_the_frame_is_laid_out_once_per_signature() -> None:
 
 def test_bench_call_overhead_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """The overhead bench (`scripts/bench_call_overhead.py`) runs and checks its kernel."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    import bench_call_overhead
+    bench_call_overhead = load_script("bench_call_overhead")
 
     assert bench_call_overhead.main(["--rounds", "1", "--calls", "5"]) == 0
     lines = capsys.readouterr().out.splitlines()

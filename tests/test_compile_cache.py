@@ -16,11 +16,11 @@ import pytest
 
 import xlinalg
 from xlinalg.api import _parse_text
+from xlinalg.backend.gc_pause import gc_paused
 from xlinalg.backend.jit import JitModule
 from xlinalg.host import host_target_machine
-from xlinalg.backend.gc_pause import gc_paused
-from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.ir.stage_times import StageTimes
+from xlinalg.lowering.pipeline import lower_to_llvm
 
 PAYLOAD = """
 func.func @mm(%A: memref<{m}x16xf32>, %B: memref<16x32xf32>, %C: memref<{m}x32xf32>) {{

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from xlinalg.lowering.abi import FunctionSignature, LoweredModule
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.symbols import _only_direct_calls
 from xlinalg.errors import BackendError
+from xlinalg.lowering.abi import FunctionSignature, LoweredModule
 
 
 def _jit(ir: str) -> JitModule:

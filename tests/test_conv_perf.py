@@ -17,20 +17,18 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 
 import numpy as np
 import pytest
-from support import REPO, needs_avx512, spills_are_checked
-from test_conv_vectorize import conv_payload, numpy_conv_nhwc
-from test_vector_mask_hoist_asm import _innermost_fma_loops
+from support import REPO, load_script, needs_avx512, spills_are_checked
+from support.conv import conv_payload, numpy_conv_nhwc
+from support.machine_code import innermost_fma_loop
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 
-sys.path.insert(0, str(REPO / "scripts"))
-import bench_conv
-import bench_stats
+bench_conv = load_script("bench_conv")
+bench_stats = load_script("bench_stats")
 
 SPACE = (REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir").read_text()
 CONSTRAINTS = parse_constraints(SPACE)
@@ -131,7 +129,7 @@ def _fma_loop(
     kernel = xlinalg.compile(
         conv_payload("conv_2d_nhwc_hwcf", shapes, [1, 1], [1, 1]), schedule=SPACE, knobs=knobs
     )
-    return _innermost_fma_loop(kernel._jit.asm(kernel.entry))
+    return innermost_fma_loop(kernel._jit.asm(kernel.entry))
 
 
 @needs_avx512
@@ -220,11 +218,6 @@ def test_two_step_c_loop_spills_and_is_pruned(reg_c: int, cache_c: int, spills: 
     assert (first_violated(CONSTRAINTS, knobs) is None) == (not spills)
 
 
-def _innermost_fma_loop(asm: str) -> list[str]:
-    """The innermost FMA loop (test_vector_mask_hoist_asm's reading) with the most FMAs."""
-    return max(_innermost_fma_loops(asm), key=lambda body: sum("vfmadd" in x for x in body))
-
-
 def test_aligned_copy() -> None:
     base = np.arange(3 * 5 * 7, dtype=np.float32).reshape(3, 5, 7)
     for view in (base, base[1:], base[:, 1:].copy()):
@@ -268,7 +261,7 @@ def test_strided_layer_asm() -> None:
     kernel = xlinalg.compile(
         bench_conv.payload(layer), schedule=SPACE, knobs=bench_conv.STORED_KNOBS[4]
     )
-    body = _innermost_fma_loop(kernel._jit.asm(kernel.entry))
+    body = innermost_fma_loop(kernel._jit.asm(kernel.entry))
     fmas = [line for line in body if "vfmadd" in line]
     assert len(fmas) == 16 * 7
     assert all("{1to16}" in line for line in fmas)

@@ -12,9 +12,9 @@ import pytest
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
+from xlinalg.ir.numpy_dtypes import BFLOAT16, float_eps, is_float_dtype, numpy_dtype
 from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.lowering.to_llvm.bf16 import bf16_bits
-from xlinalg.ir.numpy_dtypes import BFLOAT16, float_eps, is_float_dtype, numpy_dtype
 from xlinalg.reference.compare import compare, tolerance
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -12,8 +12,8 @@ import numpy as np
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.coverage.linalg_handwritten_cases import RUN_CASES, exercised
-from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
 
 TYPES = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64")

@@ -10,13 +10,13 @@ import os
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from test_threads import ROWS, SPIN, TWO_CPUS, _parallel_matmul, worker_parts_of_spin_calls
+from support.threads import ROWS, SPIN, TWO_CPUS, parallel_matmul, worker_parts_of_spin_calls
 
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
-from xlinalg.host import host_triple
 from xlinalg.dialects.context import make_context
 from xlinalg.errors import LoweringError
+from xlinalg.host import host_triple
 from xlinalg.lowering.forall_to_threads import (
     CPU_COUNT_ENV,
     ConvertForallToThreadsPass,
@@ -59,7 +59,7 @@ def test_counter_per_target(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("dim", [0, 1])
 def test_sysconf_count_matches_numpy(monkeypatch: pytest.MonkeyPatch, dim: int) -> None:
     monkeypatch.setenv(CPU_COUNT_ENV, "sysconf")
-    kernel = _parallel_matmul(70, 90, 50, 2, dim)
+    kernel = parallel_matmul(70, 90, 50, 2, dim)
     ir = kernel.lowered.llvm_ir
     assert (
         "sched_getaffinity" not in ir

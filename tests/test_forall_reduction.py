@@ -5,28 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_transform_loop import apply, fails, schedule
+from support.tiling import MATCH, SPEC_PAYLOAD
+from support.transform import apply, fails, schedule
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
 
 TESTED_OPS = ["transform.structured.tile_reduction_using_forall"]
 
-# The spec's payload: a row sum of a dynamic 2-D tensor.
-SPEC_PAYLOAD = """
-func.func @f(%arg0: tensor<?x?xf32>, %out: tensor<?xf32>) -> tensor<?xf32> {
-  %red = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
-                                          affine_map<(d0, d1) -> (d0)>],
-                         iterator_types = ["parallel", "reduction"]}
-    ins(%arg0 : tensor<?x?xf32>) outs(%out : tensor<?xf32>) {
-  ^bb0(%arg7: f32, %arg9: f32):
-    %1 = arith.addf %arg7, %arg9 : f32
-    linalg.yield %1 : f32
-  } -> tensor<?xf32>
-  return %red : tensor<?xf32>
-}
-"""
-MATCH = '    %0 = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op\n'
 SPEC_SCRIPT = MATCH + (
     "    %forall, %fill, %split, %combine = transform.structured.tile_reduction_using_forall %0\n"
     "      by num_threads = [0, 5], tile_sizes = [], mapping = []\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import IREE_OPT, iree_opt, needs_iree, run_iree_opt
-from test_transform_loop import apply, fails, same_results, schedule
+from support.transform import apply, fails, same_results, schedule
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp

@@ -6,7 +6,7 @@ import zlib
 
 import numpy as np
 import pytest
-from test_linalg_ops import TABLE_NAMES
+from support.linalg_table import TABLE_NAMES
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from support import needs_iree
-from test_tiling_interface_linalg import CASES, _kernel_text
+from support.handwritten import CASES, kernel_text
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import NOT_GENERALIZABLE, exercised
@@ -39,12 +39,12 @@ def _schedule(op: str, suppress: bool) -> str:
 def test_cases_are_the_coverage_entry() -> None:
     assert set(_ONE_PER_OP) == set(NOT_GENERALIZABLE)
     for op, case in _ONE_PER_OP.items():
-        assert {name for name, _ in exercised(xlinalg.parse(_kernel_text(case, True)))} == {op}
+        assert {name for name, _ in exercised(xlinalg.parse(kernel_text(case, True)))} == {op}
 
 
 @pytest.mark.parametrize("op", NOT_GENERALIZABLE)
 def test_generalize_is_a_silenceable_failure(op: str) -> None:
-    payload = _kernel_text(_ONE_PER_OP[op], True)
+    payload = kernel_text(_ONE_PER_OP[op], True)
     with pytest.raises(TransformFailure, match=f"cannot generalize 'linalg.{op}'") as info:
         xlinalg.apply_schedule(payload, _schedule(op, suppress=False))
     assert info.value.silenceable
@@ -57,6 +57,6 @@ def test_generalize_is_a_silenceable_failure(op: str) -> None:
 def test_upstream_also_leaves_the_op(op: str) -> None:
     from support import iree_opt
 
-    payload = _kernel_text(_ONE_PER_OP[op], True).replace("m(4) r(3)", "fmr(F_4_3)")
+    payload = kernel_text(_ONE_PER_OP[op], True).replace("m(4) r(3)", "fmr(F_4_3)")
     out = iree_opt(payload + "\n" + _schedule(op, suppress=True), "--transform-interpreter")
     assert f"linalg.{op} " in out and "linalg.generic" not in out

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
-from test_conv_vectorize import numpy_conv_nhwc
-from test_transform_loop import apply, fails
+from support.conv import numpy_conv_nhwc
+from support.transform import apply, fails, schedule
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
@@ -108,7 +108,6 @@ def test_img2col_matches_numpy(op: str, geometry: tuple) -> None:
 
 
 def _upstream(payload: str, body: str) -> str:
-    from test_transform_loop import schedule
 
     readonly = schedule(body).replace("{transform.consumed}", "{transform.readonly}")
     proc = run_iree_opt(payload + readonly, "--transform-interpreter", "--mlir-print-local-scope")

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from support import REPO
 
 #: bottom first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
@@ -55,7 +54,7 @@ def layer_of(module: str) -> int | None:
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -63,17 +62,17 @@ def _module_name(path: Path) -> str:
 
 def _imported(module: str, name: str) -> str:
     """`from module import name`: the submodule `module.name` when there is one."""
-    path = ROOT.joinpath(*f"{module}.{name}".split("."))
+    path = REPO.joinpath(*f"{module}.{name}".split("."))
     return f"{module}.{name}" if path.with_suffix(".py").exists() or path.is_dir() else module
 
 
 def _imports() -> list[Import]:
     found: list[Import] = []
     for package in ("xlinalg", "tuner"):
-        for path in sorted((ROOT / package).rglob("*.py")):
+        for path in sorted((REPO / package).rglob("*.py")):
             module = _module_name(path)
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+                where = f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 0)}"
                 if isinstance(node, ast.Import):
                     found += [Import(module, alias.name, where) for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from support import needs_iree, run_iree_opt
-from test_tile import (
+from support import parse_module as parse
+from support.tiling import (
     MM_SHAPES,
     STATIC_MM,
     check_same_result,
     check_upstream_syntax,
-    parse,
     reparse,
     the_op,
 )

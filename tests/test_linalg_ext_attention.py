@@ -3,11 +3,21 @@ FlashAttention-2 way (online softmax over key/value tiles), and its tuning templ
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from test_linalg_ext_exec import run_both, tile_schedule
+from support import REPO
+from support.linalg_ext import (
+    SCALE,
+    B,
+    D,
+    E,
+    L,
+    N,
+    attention_src,
+    run_both,
+    softmax_attention,
+    tile_schedule,
+)
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import ATTENTION_CASES
@@ -15,30 +25,6 @@ from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(11)
 F32 = np.float32
-B, N, L, D, E = 2, 37, 53, 16, 12
-SCALE = 0.25
-
-
-def attention_src(transpose_v: bool = False) -> str:
-    v_type = f"memref<{B}x{E}x{L}xf32>" if transpose_v else f"memref<{B}x{L}x{E}xf32>"
-    attr = " {transpose_v = true}" if transpose_v else ""
-    return f"""
-func.func @f(%q: memref<{B}x{N}x{D}xf32>, %k: memref<{B}x{L}x{D}xf32>, %v: {v_type},
-             %o: memref<{B}x{N}x{E}xf32>) {{
-  %s = arith.constant {SCALE} : f32
-  iree_linalg_ext.attention{attr} ins(%q, %k, %v, %s : memref<{B}x{N}x{D}xf32>, memref<{B}x{L}x{D}xf32>, {v_type}, f32)
-      outs(%o : memref<{B}x{N}x{E}xf32>)
-  return
-}}"""
-
-
-def softmax_attention(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float = SCALE
-) -> np.ndarray:
-    s = q.astype(np.float64) @ np.swapaxes(k, 1, 2).astype(np.float64) * scale
-    p = np.exp(s - s.max(axis=-1, keepdims=True))
-    p /= p.sum(axis=-1, keepdims=True)
-    return p @ v.astype(np.float64)
 
 
 def inputs(transpose_v: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
@@ -109,9 +95,7 @@ func.func @attention(%q: memref<1x96x32xf32>, %k: memref<1x160x32xf32>, %v: memr
 
 @pytest.mark.parametrize("order", [1])
 def test_attention_search_space_resolves_and_runs(order: int) -> None:
-    space = (
-        Path(__file__).resolve().parents[1] / "search_spaces" / "attention_tile.mlir"
-    ).read_text()
+    space = (REPO / "search_spaces" / "attention_tile.mlir").read_text()
     knobs = xlinalg.list_knobs(space)
     assert {k.name for k in knobs} == {"tile_n", "tile_l", "loop_order"}
     values = {"tile_n": 16, "tile_l": 64, "loop_order": order}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_linalg_ext_exec import tile_schedule
+from support.linalg_ext import tile_schedule
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import DTYPE_CASES, exercised

@@ -15,8 +15,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from test_linalg_ext_exec import bit_reverse, fft_src, tile_schedule
-from test_linalg_ext_layout import conv_nhwc_hwcf, pack_formula
+from support.linalg_ext import bit_reverse, conv_nhwc_hwcf, fft_src, pack_formula, tile_schedule
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import MORE_DTYPE_CASES, exercised

@@ -3,38 +3,17 @@ the data-tiled program computes the same matmul (NumPy reference of the rewritte
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from support import IREE_OPT
+from support.encoding import KNOBS, SPACE, SRC, K, M, N, enc
 
 import xlinalg
-from xlinalg.dialects.context import make_context
 from xlinalg.coverage.linalg_ext_cases import ENCODING_TILED_CASES
-from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
+from xlinalg.dialects.context import make_context
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
-
-
-def enc(role: str) -> str:
-    return (
-        f"#iree_linalg_ext.encoding<role = {role}, element_types = [f32, f32, f32], "
-        "round_dims_to = array<i64: 16, 16, 16>>"
-    )
-
-
-M, N, K = 13, 11, 7
-SRC = f"""
-func.func @f(%a: tensor<{M}x{K}xf32>, %b: tensor<{K}x{N}xf32>, %c: tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32> {{
-  %ea = iree_linalg_ext.set_encoding %a : tensor<{M}x{K}xf32> -> tensor<{M}x{K}xf32, {enc("LHS")}>
-  %eb = iree_linalg_ext.set_encoding %b : tensor<{K}x{N}xf32> -> tensor<{K}x{N}xf32, {enc("RHS")}>
-  %ec = iree_linalg_ext.set_encoding %c : tensor<{M}x{N}xf32> -> tensor<{M}x{N}xf32, {enc("RESULT")}>
-  %r = linalg.matmul ins(%ea, %eb : tensor<{M}x{K}xf32, {enc("LHS")}>, tensor<{K}x{N}xf32, {enc("RHS")}>)
-                     outs(%ec : tensor<{M}x{N}xf32, {enc("RESULT")}>) -> tensor<{M}x{N}xf32, {enc("RESULT")}>
-  %u = iree_linalg_ext.unset_encoding %r : tensor<{M}x{N}xf32, {enc("RESULT")}> -> tensor<{M}x{N}xf32>
-  return %u : tensor<{M}x{N}xf32>
-}}"""
+from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
 
 
 @pytest.mark.parametrize("tiles", [(8, 8, 4), (4, 16, 2), (13, 11, 7)])
@@ -73,21 +52,6 @@ func.func @f() -> (index, index) {{
 def test_bad_tile_sizes_are_rejected() -> None:
     with pytest.raises(XlinalgError, match="tile sizes must be positive"):
         MaterializeEncodingPass(0, 8, 8).apply(make_context(), xlinalg.parse(SRC))
-
-
-SPACE = Path(__file__).resolve().parents[1] / "search_spaces" / "encoding_matmul.mlir"
-
-
-KNOBS = {
-    "tile_m": 4,
-    "tile_n": 16,
-    "tm1": 2,
-    "tn1": 1,
-    "tk": 64,
-    "rk": 4,
-    "cache_order": 1,
-    "reg_order": 0,
-}
 
 
 def test_search_space_knobs_reach_the_materialization() -> None:

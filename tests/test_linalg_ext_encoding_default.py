@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_linalg_ext_encoding import SRC, enc
+from support.encoding import KNOBS, SPACE, SRC, enc
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import ENCODING_RUN_CASES, exercised
-from xlinalg.transforms.iree_linalg_ext.materialize_encoding import host_tile_sizes
 from xlinalg.errors import XlinalgError
+from xlinalg.transforms.iree_linalg_ext.materialize_encoding import host_tile_sizes
 
 RNG = np.random.default_rng(5)
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32}
@@ -85,7 +85,6 @@ func.func @f(%out: memref<2xindex>) {{
 
 def test_a_schedule_materializing_itself_keeps_its_tiles() -> None:
     """Encodings the schedule materializes (knobs 4×16×1) are not materialized again."""
-    from test_linalg_ext_encoding import KNOBS, SPACE
 
     kernel = xlinalg.compile(SRC, schedule=SPACE, knobs=KNOBS)
     text = str(kernel.module)

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.linalg_ext import (
+    SCATTER_1D,
+    SORT,
+    bit_reverse,
+    fft_src,
+    run_both,
+    scan_src,
+    tile_schedule,
+    topk_src,
+)
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import (
-    EXEC,
     FFT_CASES,
     REVERSE_TILES,
     SCAN_CASES,
@@ -16,54 +25,13 @@ from xlinalg.coverage.linalg_ext_cases import (
     SCATTER_TILES,
     SORT_TILES,
     TOPK_CASES,
-    exercised,
 )
-from xlinalg.reference.function import run_function
-
-
-def tile_schedule(op_name: str, sizes: list[int]) -> str:
-    n = sum(1 for s in sizes if s)
-    loops = ", ".join(["!transform.any_op"] * n)
-    return f"""
-module attributes {{transform.with_named_sequence}} {{
-  transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
-    %op = transform.structured.match ops{{["{op_name}"]}} in %root : (!transform.any_op) -> !transform.any_op
-    %t, %l:{n} = transform.structured.tile_using_for %op tile_sizes {sizes}
-      : (!transform.any_op) -> (!transform.any_op, {loops})
-    transform.yield
-  }}
-}}"""
-
-
-def run_both(
-    src: str, args: list[np.ndarray], schedule: str | None = None, entry: str = "f"
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """(arrays after the compiled kernel, arrays after the NumPy reference). The kernel's
-    ext ops must run in the element type `cases.EXEC` declares for them (the coverage
-    table's run/tiled columns)."""
-    declared = {(op, elt) for op, (elt, _) in EXEC.items()}
-    assert exercised(xlinalg.parse(src)) <= declared, exercised(xlinalg.parse(src)) - declared
-    native = [a.copy() for a in args]
-    xlinalg.compile(src, schedule=schedule, entry=entry)(*native)
-    reference = [a.copy() for a in args]
-    run_function(xlinalg.parse(src), entry, reference)
-    return native, reference
-
 
 RNG = np.random.default_rng(7)
 F32 = np.float32
 
 
 # ---------------------------------------------------------------- sort
-SORT = """
-func.func @f(%k: memref<5x13xf32>, %v: memref<5x13xi32>) {
-  iree_linalg_ext.sort dimension(1) outs(%k, %v : memref<5x13xf32>, memref<5x13xi32>) {
-  ^bb0(%a: f32, %b: f32, %x: i32, %y: i32):
-    %lt = arith.cmpf olt, %a, %b : f32
-    iree_linalg_ext.yield %lt : i1
-  }
-  return
-}"""
 
 
 @pytest.mark.parametrize("tiles", SORT_TILES)
@@ -84,17 +52,6 @@ def test_sort_untileable_dim_is_a_clear_failure() -> None:
 
 
 # ---------------------------------------------------------------- scan
-def scan_src(inclusive: bool) -> str:
-    return f"""
-func.func @f(%x: memref<7x5xf32>, %y: memref<7x5xf32>, %acc: memref<5xf32>) {{
-  iree_linalg_ext.scan dimension(0) inclusive({str(inclusive).lower()})
-      ins(%x : memref<7x5xf32>) outs(%y, %acc : memref<7x5xf32>, memref<5xf32>) {{
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    iree_linalg_ext.yield %s : f32
-  }}
-  return
-}}"""
 
 
 @pytest.mark.parametrize(("inclusive", "tiles"), SCAN_CASES)
@@ -112,19 +69,6 @@ def test_scan_vs_cumsum(inclusive: bool, tiles: list[int] | None) -> None:
 
 
 # ---------------------------------------------------------------- topk
-def topk_src(with_indices: bool) -> str:
-    ins = (
-        "%x, %ix : memref<5x11xf32>, memref<5x11xi32>" if with_indices else "%x : memref<5x11xf32>"
-    )
-    return f"""
-func.func @f(%x: memref<5x11xf32>, %ix: memref<5x11xi32>, %v: memref<5x3xf32>, %i: memref<5x3xi32>) {{
-  iree_linalg_ext.topk dimension(1) ins({ins}) outs(%v, %i : memref<5x3xf32>, memref<5x3xi32>) {{
-  ^bb0(%a: f32, %b: f32):
-    %gt = arith.cmpf ogt, %a, %b : f32
-    iree_linalg_ext.yield %gt : i1
-  }}
-  return
-}}"""
 
 
 @pytest.mark.parametrize(("with_indices", "tiles"), TOPK_CASES)
@@ -148,16 +92,6 @@ def test_topk_ties_keep_first(with_indices: bool, tiles: list[int] | None) -> No
 
 
 # ---------------------------------------------------------------- scatter
-SCATTER_1D = """
-func.func @f(%u: memref<6x3xf32>, %ix: memref<6x1xi32>, %o: memref<5x3xf32>) {
-  iree_linalg_ext.scatter dimension_map = [0] unique_indices(false)
-      ins(%u, %ix : memref<6x3xf32>, memref<6x1xi32>) outs(%o : memref<5x3xf32>) {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    iree_linalg_ext.yield %s : f32
-  }
-  return
-}"""
 
 SCATTER_2D = """
 func.func @f(%u: memref<7x3xf32>, %ix: memref<7x2xi64>, %o: memref<4x5x3xf32>) {
@@ -214,31 +148,6 @@ def test_reverse_vs_flip(tiles: list[int] | None) -> None:
 
 
 # ---------------------------------------------------------------- fft
-def fft_src(n: int, coefficients: bool) -> str:
-    """All stages 1..log2(n) in order; with `coefficients`, stage s reads its twiddles from
-    the arguments %cr<s>, %ci<s> (memref<(2^(s-1))xf32>)."""
-    stages = []
-    args = [f"%re: memref<3x{n}xf32>", f"%im: memref<3x{n}xf32>"]
-    outs = f"outs(%re, %im : memref<3x{n}xf32>, memref<3x{n}xf32>)"
-    for s in range(1, n.bit_length()):
-        stages.append(f"  %s{s} = arith.constant {s} : index\n")
-        if coefficients:
-            h = 1 << (s - 1)
-            args += [f"%cr{s}: memref<{h}xf32>", f"%ci{s}: memref<{h}xf32>"]
-            stages.append(
-                f"  iree_linalg_ext.fft ins(%s{s}, %cr{s}, %ci{s} : index, memref<{h}xf32>, "
-                f"memref<{h}xf32>) {outs}\n"
-            )
-        else:
-            stages.append(f"  iree_linalg_ext.fft ins(%s{s} : index) {outs}\n")
-    return f"func.func @f({', '.join(args)}) {{\n" + "".join(stages) + "  return\n}"
-
-
-def bit_reverse(x: np.ndarray) -> np.ndarray:
-    n = x.shape[-1]
-    bits = n.bit_length() - 1
-    perm = [int(f"{i:0{bits}b}"[::-1], 2) for i in range(n)]
-    return x[..., perm]
 
 
 @pytest.mark.parametrize(("coefficients", "tiles"), FFT_CASES)

@@ -6,15 +6,25 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_linalg_ext_attention import attention_src
-from test_linalg_ext_exec import SCATTER_1D, SORT, fft_src, scan_src, topk_src
+from support.linalg_ext import (
+    SCATTER_1D,
+    SORT,
+    B,
+    D,
+    E,
+    L,
+    N,
+    attention_src,
+    fft_src,
+    scan_src,
+    topk_src,
+)
 
 import xlinalg
 from tuner.schedule_db import entry_path, op_signature
 
 
 def test_attention_counts_its_two_matmuls() -> None:
-    from test_linalg_ext_attention import B, D, E, L, N
 
     kernel = xlinalg.compile(attention_src(), entry="f")
     assert kernel.flops() == 2 * B * N * L * D + 2 * B * N * L * E

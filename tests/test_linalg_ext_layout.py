@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_linalg_ext_exec import run_both
+from support.linalg_ext import conv_nhwc_hwcf, pack_formula, run_both, tile_schedule
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import PACK_TILES, UNPACK_TILES, WINOGRAD_CASES
@@ -13,27 +13,6 @@ from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(3)
 F32 = np.float32
-
-
-def pack_formula(
-    x: np.ndarray, dims_pos: list[int], tiles: list[int], perm: list[int] | None, pad: float
-) -> np.ndarray:
-    """Independent formula: an explicit loop over the packed index space."""
-    outer = list(x.shape)
-    for d, t in zip(dims_pos, tiles):
-        outer[d] = -(-x.shape[d] // t)
-    perm = perm or list(range(x.ndim))
-    out = np.empty([outer[p] for p in perm] + tiles, x.dtype)
-    for index in np.ndindex(*out.shape):
-        o = [0] * x.ndim
-        for pos, p in enumerate(perm):
-            o[p] = index[pos]
-        src = list(o)
-        for j, (d, t) in enumerate(zip(dims_pos, tiles)):
-            src[d] = o[d] * t + index[x.ndim + j]
-        inside = all(s < n for s, n in zip(src, x.shape))
-        out[index] = x[tuple(src)] if inside else pad
-    return out
 
 
 PACK_CASES = [
@@ -102,23 +81,12 @@ func.func @f(%a: memref<12x10xf32>, %b: memref<3x10x4xf32>) {
 
 
 # ---------------------------------------------------------------- winograd
-def conv_nhwc_hwcf(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    n, h, w, _ = image.shape
-    r, _, _, f = kernel.shape
-    out = np.zeros((n, h - r + 1, w - r + 1, f))
-    for a in range(r):
-        for b in range(r):
-            out += np.einsum(
-                "nhwc,cf->nhwf", image[:, a : a + h - r + 1, b : b + w - r + 1, :], kernel[a, b]
-            )
-    return out
 
 
 @pytest.mark.parametrize(("m", "layout", "tiles"), WINOGRAD_CASES)
 def test_winograd_transforms_compute_a_convolution(
     m: int, layout: str, tiles: list[int] | None
 ) -> None:
-    from test_linalg_ext_exec import tile_schedule
 
     r, t = 3, m + 2
     n, h, w, c, f = 2, 11, 9, 3, 4
@@ -191,7 +159,6 @@ func.func @outp(%x: {ty((t, t, n, th, tw, f))}, %y: {ty(out_shape)}) {{
 
 @pytest.mark.parametrize("tiles", PACK_TILES)
 def test_tiled_padded_pack(tiles: list[int]) -> None:
-    from test_linalg_ext_exec import tile_schedule
 
     src = """
 func.func @f(%a: memref<13x15xf32>, %b: memref<8x2x2x8xf32>) {
@@ -209,7 +176,6 @@ func.func @f(%a: memref<13x15xf32>, %b: memref<8x2x2x8xf32>) {
 
 @pytest.mark.parametrize("tiles", UNPACK_TILES)
 def test_tiled_unpack_drops_padding(tiles: list[int]) -> None:
-    from test_linalg_ext_exec import tile_schedule
 
     src = """
 func.func @f(%b: memref<4x3x8x5xf32>, %a: memref<29x13xf32>) {

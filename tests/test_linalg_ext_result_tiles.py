@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import iree_opt, needs_iree
-from test_tiling_interface_ext_tensors import KERNELS, _inputs
-from test_tiling_interface_fusion import fuse_schedule
+from support.linalg_ext import fuse_schedule
+from support.linalg_ext_tensors import KERNELS, inputs
 from xdsl.dialects import func
 from xdsl.rewriter import InsertPoint
 
@@ -42,7 +42,7 @@ CASES = [
 def test_result_tile_value_is_the_window_of_the_result(
     op: str, offsets: list[int], sizes: list[int]
 ) -> None:
-    args, expected = _inputs(op)
+    args, expected = inputs(op)
     module = xlinalg.parse(KERNELS[op])
     target = next(o for o in module.walk() if o.name == f"iree_linalg_ext.{op}")
     ret = next(o for o in module.walk() if isinstance(o, func.ReturnOp))
@@ -94,7 +94,7 @@ def test_fused_by_its_tile_into_a_consumer_loop(op: str, tiles: str, loops: int)
     assert (
         full_type not in text[text.index(name + " ") :].split("\n")[0]
     )  # a tile, not the whole op
-    args, expected = _inputs(op)
+    args, expected = inputs(op)
     got = xlinalg.compile(src, schedule=schedule, entry="f")(*[a.copy() for a in args])
     np.testing.assert_allclose(got, -np.asarray(expected[0]), rtol=1e-4, atol=1e-4)
 

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 from support import iree_opt, needs_iree
+from support.linalg_forms import ALL_PROPERTIES, K, M, N, generic_function
 from xdsl.printer import Printer
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
-from xlinalg.dialects.linalg import GenericOp
 from xlinalg.coverage.linalg_handwritten_cases import (
     GENERALIZE_CASES,
     GENERIC_DTYPES,
@@ -30,61 +30,15 @@ from xlinalg.coverage.linalg_handwritten_cases import (
     TILED_CASES,
     exercised,
 )
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.errors import XlinalgError
-from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
 from xlinalg.reference.function import run_function
 from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
 
-M, N, K = 5, 3, 4  # loop sizes: odd, not divisible by the tile sizes
 TILES = "[2, 2, 3]", "[2, 2]"
-
-
-def _body(elt: str) -> tuple[str, str]:
-    """The two region bodies in element type `elt`: multiply-accumulate, index + broadcast."""
-    f = not elt.startswith("i")
-    mul, add = ("arith.mulf", "arith.addf") if f else ("arith.muli", "arith.addi")
-    contraction = (
-        f"  ^bb0(%ea: {elt}, %eb: {elt}, %acc: {elt}):\n"
-        f"    %p = {mul} %ea, %eb : {elt}\n    %s = {add} %acc, %p : {elt}\n"
-        f"    linalg.yield %s : {elt}\n"
-    )
-    cast = (
-        f"    %w = arith.index_cast %i : index to i64\n    %row = arith.sitofp %w : i64 to {elt}\n"
-        if f
-        else f"    %row = arith.index_cast %i : index to {elt}\n"
-    )
-    index = (
-        f"  ^bb0(%v: {elt}, %o: {elt}):\n    %i = linalg.index 0 : index\n{cast}"
-        f"    %s = {add} %v, %row : {elt}\n    linalg.yield %s : {elt}\n"
-    )
-    return contraction, index
-
-
-def function(elt: str, kind: str = "memref", attrs: str = ', doc = "C += transpose(A) B"') -> str:
-    """`@k_<elt>`: C[m, n] += A[k, m] * B[k, n]; D[m, n] = x[n] + m (memrefs or tensors)."""
-    contraction, index = _body(elt)
-    t = (
-        (lambda shape: f"tensor<{shape}x{elt}>")
-        if kind == "tensor"
-        else (lambda shape: f"memref<{shape}x{elt}>")
-    )
-    a, b, c, x, d = t(f"{K}x{M}"), t(f"{K}x{N}"), t(f"{M}x{N}"), t(f"{N}"), t(f"{M}x{N}")
-    res_c, res_d = (f" -> {c}", f" -> {d}") if kind == "tensor" else ("", "")
-    lhs_c, lhs_d = ("%rc = ", "%rd = ") if kind == "tensor" else ("", "")
-    ret = f"  return %rc, %rd : {c}, {d}\n" if kind == "tensor" else "  return\n"
-    results = f" -> ({c}, {d})" if kind == "tensor" else ""
-    return (
-        f"func.func @k_{elt}(%a: {a}, %b: {b}, %c: {c}, %x: {x}, %d: {d}){results} {{\n"
-        f"  {lhs_c}linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, "
-        f"affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], "
-        f'iterator_types = ["parallel", "parallel", "reduction"]{attrs}}}\n'
-        f"      ins(%a, %b : {a}, {b}) outs(%c : {c}) {{\n{contraction}  }}{res_c}\n"
-        f"  {lhs_d}linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, "
-        f'affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}\n'
-        f"      ins(%x : {x}) outs(%d : {d}) {{\n{index}  }}{res_d}\n{ret}}}\n"
-    )
 
 
 def operands(elt: str, seed: int) -> list[np.ndarray]:
@@ -117,7 +71,7 @@ def check(got_c: np.ndarray, got_d: np.ndarray, args: list[np.ndarray], label: s
 
 @cache
 def module_text() -> str:
-    return "".join(function(elt) for elt in GENERIC_DTYPES)
+    return "".join(generic_function(elt) for elt in GENERIC_DTYPES)
 
 
 def run_compiled(jit: JitModule, label: str) -> None:
@@ -194,21 +148,18 @@ def test_generalize_is_the_identity() -> None:
 
 def test_tensor_results_equal_memrefs() -> None:
     """On tensors each generic returns its result; the numbers equal the memref kernel's."""
-    tensor_module = xlinalg.parse(function("f32", "tensor"))
+    tensor_module = xlinalg.parse(generic_function("f32", "tensor"))
     generics = [op for op in tensor_module.walk() if isinstance(op, GenericOp)]
     assert [len(op.res) for op in generics] == [1, 1]
-    kernel = xlinalg.compile(function("f32", "tensor"))
+    kernel = xlinalg.compile(generic_function("f32", "tensor"))
     args = operands("f32", 3)
     got_c, got_d = kernel(*[np.copy(v) for v in args])
     check(got_c, got_d, args, "tensor")
-    memref_kernel = xlinalg.compile(function("f32"))
+    memref_kernel = xlinalg.compile(generic_function("f32"))
     mem = [np.copy(v) for v in args]
     memref_kernel(*mem)
     np.testing.assert_array_equal(got_c, mem[2])
     np.testing.assert_array_equal(got_d, mem[4])
-
-
-ALL_PROPERTIES = function("f32", attrs=', doc = "C += transpose(A) B", library_call = "lib_mm"')
 
 
 def _generic_form(module: Any) -> str:
@@ -232,13 +183,13 @@ def test_round_trip_ours_and_generic_form() -> None:
         assert needle in text, needle
     assert str(xlinalg.parse(text)) == text
     assert str(xlinalg.parse(_generic_form(module))) == text
-    tensors = xlinalg.parse(function("f32", "tensor"))
+    tensors = xlinalg.parse(generic_function("f32", "tensor"))
     assert str(xlinalg.parse(str(tensors))) == str(tensors)
 
 
 @needs_iree
 def test_upstream_round_trip() -> None:
-    mine = xlinalg.parse(ALL_PROPERTIES + function("bf16", "tensor"))
+    mine = xlinalg.parse(ALL_PROPERTIES + generic_function("bf16", "tensor"))
     ours = str(mine)
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
         IREE_ROUND_TRIP["test_linalg_generic.py::test_upstream_round_trip"]

@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 from support import needs_iree
+from support.linalg_forms import MAP_REDUCE
 
 import xlinalg
-from xlinalg.dialects.linalg import GenericOp
 from xlinalg.coverage.linalg_handwritten_cases import (
     GENERALIZE_CASES,
     IREE_ROUND_TRIP,
@@ -19,27 +19,10 @@ from xlinalg.coverage.linalg_handwritten_cases import (
     TILED_CASES,
     exercised,
 )
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.errors import XlinalgError
 from xlinalg.transforms.linalg.generalize import generalize
-
-MAP_REDUCE = """\
-func.func @f(%a: tensor<4x5xf32>, %b: tensor<4x5xf32>, %c: tensor<4x5xf32>, %r: tensor<4xf32>) -> tensor<4x5xf32> {
-  %0 = linalg.map { arith.addf } ins(%a, %b : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)
-  %1 = linalg.map { arith.mulf {fastmath = #arith.fastmath<fast>} } ins(%a, %0 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)
-  %2 = linalg.reduce { arith.addf } ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1]
-  %3 = linalg.reduce ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1] (%x: f32, %y: f32) {
-    %m = arith.maximumf %x, %y : f32
-    linalg.yield %m : f32
-  }
-  %4 = linalg.map ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) (%v: f32, %o: f32) {
-    %e = math.exp %v : f32
-    %s = arith.addf %e, %o : f32
-    linalg.yield %s : f32
-  }
-  return %4 : tensor<4x5xf32>
-}
-"""
 
 
 def _ops(module, cls):  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from support.linalg_table import TABLE_NAMES
 from xdsl.dialects import builtin
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation
@@ -117,46 +118,6 @@ def op_text(name: str, kind: str) -> tuple[str, list[tuple[str, str]]]:
     return text, args
 
 
-# The ops these hand-written shape rules cover (every table op, with strides, dilations and
-# every dtype, is in test_linalg_table.py, built from `xlinalg.coverage.linalg_samples`).
-TABLE_NAMES = [
-    "fill",
-    "copy",
-    "matmul",
-    "batch_matmul",
-    "matvec",
-    "vecmat",
-    "dot",
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "div_unsigned",
-    "max",
-    "min",
-    "powf",
-    "exp",
-    "log",
-    "abs",
-    "ceil",
-    "floor",
-    "negf",
-    "reciprocal",
-    "round",
-    "sqrt",
-    "rsqrt",
-    "square",
-    "tanh",
-    "erf",
-    "transpose",
-    "broadcast",
-    "conv_2d_nhwc_hwcf",
-    "batch_reduce_matmul",
-    "batch_matvec",
-    "batch_vecmat",
-    "quantized_matmul",
-    "quantized_batch_matmul",
-]
 KINDS = ["static", "dynamic", "strided", "tensor"]
 
 

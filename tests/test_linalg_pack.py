@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import needs_iree
+from support.linalg_forms import PACK_FORMS
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import (
@@ -22,25 +23,13 @@ from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.linalg_misc import pack, unpack
 
-FORMS = """\
-func.func @f(%a: tensor<9x5xf32>, %p: tensor<2x3x4x3xf32>, %pad: f32, %t: index, %d: tensor<?x5x?xf32>,
-             %m: memref<9x5xf32>, %mp: memref<3x5x4xf32>) -> tensor<9x5xf32> {
-  %0 = linalg.pack %a padding_value(%pad : f32) outer_dims_perm = [1, 0] inner_dims_pos = [0, 1] inner_tiles = [4, 3] into %p : tensor<9x5xf32> -> tensor<2x3x4x3xf32>
-  %1 = linalg.unpack %0 outer_dims_perm = [1, 0] inner_dims_pos = [0, 1] inner_tiles = [4, 3] into %a : tensor<2x3x4x3xf32> -> tensor<9x5xf32>
-  %2 = linalg.pack %a padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [%t] into %d : tensor<9x5xf32> -> tensor<?x5x?xf32>
-  linalg.pack %m padding_value(%pad : f32) inner_dims_pos = [0] inner_tiles = [4] into %mp : memref<9x5xf32> -> memref<3x5x4xf32>
-  linalg.unpack %mp inner_dims_pos = [0] inner_tiles = [4] into %m : memref<3x5x4xf32> -> memref<9x5xf32>
-  return %1 : tensor<9x5xf32>
-}
-"""
-
 
 def test_round_trip() -> None:
-    printed = str(xlinalg.parse(FORMS))
-    for line in FORMS.splitlines()[2:7]:
+    printed = str(xlinalg.parse(PACK_FORMS))
+    for line in PACK_FORMS.splitlines()[2:7]:
         assert line.strip().replace("%0 ", "%0 ") in printed
     assert str(xlinalg.parse(printed)) == printed
-    module = xlinalg.parse(FORMS)
+    module = xlinalg.parse(PACK_FORMS)
     dyn = [o for o in module.walk() if isinstance(o, PackOp)][1]
     assert isinstance(dyn.mixed_tiles()[0], type(dyn.inner_tiles[0]))
 
@@ -49,16 +38,16 @@ def test_round_trip() -> None:
 def test_upstream_round_trip() -> None:
     from support import iree_opt
 
-    assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
+    assert {op for op, _ in exercised(xlinalg.parse(PACK_FORMS))} == set(
         IREE_ROUND_TRIP["test_linalg_pack.py::test_upstream_round_trip"]
     )
-    upstream = iree_opt(str(xlinalg.parse(FORMS)))
+    upstream = iree_opt(str(xlinalg.parse(PACK_FORMS)))
     again = xlinalg.parse(upstream)
     assert len([o for o in again.walk() if isinstance(o, PackOp)]) == 3
     assert len([o for o in again.walk() if isinstance(o, UnPackOp)]) == 2
     # upstream's generic form parses too (its unpack carries a stray discardable
     # `operandSegmentSizes` attribute, which is kept as such)
-    generic = xlinalg.parse(iree_opt(str(xlinalg.parse(FORMS)), "--mlir-print-op-generic"))
+    generic = xlinalg.parse(iree_opt(str(xlinalg.parse(PACK_FORMS)), "--mlir-print-op-generic"))
     assert len([o for o in generic.walk() if isinstance(o, (PackOp, UnPackOp))]) == 5
 
 
@@ -186,7 +175,7 @@ def test_tensor_reference_with_dynamic_tile() -> None:
 
     a = np.arange(45, dtype=np.float32).reshape(9, 5)
     (result,) = run_function(
-        xlinalg.parse(FORMS),
+        xlinalg.parse(PACK_FORMS),
         "f",
         [
             a,
@@ -199,9 +188,9 @@ def test_tensor_reference_with_dynamic_tile() -> None:
         ],
     )
     np.testing.assert_array_equal(result, a)  # unpack(pack(a)) on tensors
-    text = FORMS.replace("return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>").replace(
-        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {"
-    )
+    text = PACK_FORMS.replace(
+        "return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>"
+    ).replace(") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {")
     (packed,) = run_function(
         xlinalg.parse(text),
         "f",
@@ -219,7 +208,7 @@ def test_tensor_reference_with_dynamic_tile() -> None:
 
 
 def test_tensor_kernel_compiles_and_matches() -> None:
-    kernel = xlinalg.compile(FORMS)
+    kernel = xlinalg.compile(PACK_FORMS)
     a = np.arange(45, dtype=np.float32).reshape(9, 5)
     args = [
         a,
@@ -231,8 +220,8 @@ def test_tensor_kernel_compiles_and_matches() -> None:
         np.zeros((3, 5, 4), np.float32),
     ]
     np.testing.assert_array_equal(kernel(*args), a)  # unpack(pack(a)) on tensors
-    text = FORMS.replace("return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>").replace(
-        ") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {"
-    )
+    text = PACK_FORMS.replace(
+        "return %1 : tensor<9x5xf32>", "return %2 : tensor<?x5x?xf32>"
+    ).replace(") -> tensor<9x5xf32> {", ") -> tensor<?x5x?xf32> {")
     packed = xlinalg.compile(text)(*args[:2], np.float32(-1), 2, *args[4:])
     np.testing.assert_array_equal(packed, _pack_by_loops(a, {0: 2}, [0, 1], -1.0, (5, 5, 2)))

@@ -7,43 +7,29 @@ import re
 import numpy as np
 import pytest
 from support import needs_iree
+from support.linalg_forms import SOFTMAX_MEMREF, SOFTMAX_TENSOR
 from xdsl.rewriter import Rewriter
 
 import xlinalg
-from xlinalg.dialects.linalg import GenericOp
 from xlinalg.coverage.linalg_handwritten_cases import (
     IREE_ROUND_TRIP,
     RUN_CASES,
     SOFTMAX_VERIFY_CASES,
     exercised,
 )
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.softmax import SoftmaxOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.linalg_misc import softmax
 
-TENSOR = """\
-func.func @s(%a: tensor<4x5xf32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
-  %0 = linalg.softmax dimension(1) ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
-  return %0 : tensor<4x5xf32>
-}
-"""
-
-MEMREF = """\
-func.func @s(%a: memref<3x7x5xf32>, %c: memref<3x7x5xf32>, %d: memref<?x9xf64>, %e: memref<?x9xf64>) {
-  linalg.softmax dimension(1) ins(%a : memref<3x7x5xf32>) outs(%c : memref<3x7x5xf32>)
-  linalg.softmax dimension(0) ins(%d : memref<?x9xf64>) outs(%e : memref<?x9xf64>)
-  return
-}
-"""
-
 
 def test_round_trip() -> None:
-    for text in (TENSOR, MEMREF):
+    for text in (SOFTMAX_TENSOR, SOFTMAX_MEMREF):
         printed = str(xlinalg.parse(text))
         assert str(xlinalg.parse(printed)) == printed
     assert (
         "linalg.softmax dimension(1) ins(%a : tensor<4x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>"
-        in str(xlinalg.parse(TENSOR))
+        in str(xlinalg.parse(SOFTMAX_TENSOR))
     )
 
 
@@ -51,10 +37,10 @@ def test_round_trip() -> None:
 def test_upstream_round_trip_and_decomposition() -> None:
     from support import iree_opt
 
-    assert {op for t in (TENSOR, MEMREF) for op, _ in exercised(xlinalg.parse(t))} == set(
-        IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"]
-    )
-    for text in (TENSOR, MEMREF):
+    assert {
+        op for t in (SOFTMAX_TENSOR, SOFTMAX_MEMREF) for op, _ in exercised(xlinalg.parse(t))
+    } == set(IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"])
+    for text in (SOFTMAX_TENSOR, SOFTMAX_MEMREF):
         upstream = iree_opt(str(xlinalg.parse(text)))
         assert str(xlinalg.parse(upstream)).count("linalg.softmax") == text.count("linalg.softmax")
     # our decomposition = upstream's decompose_interface (same op sequence and payloads)
@@ -67,9 +53,9 @@ module attributes {transform.with_named_sequence} {
   }
 }"""
     upstream_ops = _op_sequence(
-        iree_opt(TENSOR + schedule, "--transform-interpreter").split("module attributes")[0]
+        iree_opt(SOFTMAX_TENSOR + schedule, "--transform-interpreter").split("module attributes")[0]
     )
-    ours = xlinalg.parse(TENSOR)
+    ours = xlinalg.parse(SOFTMAX_TENSOR)
     op = next(o for o in ours.walk() if isinstance(o, SoftmaxOp))
     op.decompose(Rewriter())
     ours.verify()
@@ -92,7 +78,7 @@ def test_verifier(body: str, message: str) -> None:
 
 
 def test_decomposition_on_memrefs_uses_a_temporary_buffer() -> None:
-    module = xlinalg.parse(MEMREF)
+    module = xlinalg.parse(SOFTMAX_MEMREF)
     for op in [o for o in module.walk() if isinstance(o, SoftmaxOp)]:
         new_ops = op.decompose(Rewriter())
         names = [o.name for o in new_ops]
@@ -113,10 +99,10 @@ def test_reference_is_numerically_careful() -> None:
 
 
 def test_execution_matches_numpy_odd_sizes() -> None:
-    assert exercised(xlinalg.parse(MEMREF)) == set(
+    assert exercised(xlinalg.parse(SOFTMAX_MEMREF)) == set(
         RUN_CASES["test_linalg_softmax.py::test_execution_matches_numpy_odd_sizes"]
     )
-    kernel = xlinalg.compile(MEMREF)
+    kernel = xlinalg.compile(SOFTMAX_MEMREF)
     rng = np.random.default_rng(0)
     a = (rng.standard_normal((3, 7, 5)) * 30).astype(
         np.float32
@@ -135,14 +121,14 @@ def test_tensor_reference() -> None:
     from xlinalg.reference.function import run_function
 
     a = np.random.default_rng(4).standard_normal((4, 5), dtype=np.float32)
-    (result,) = run_function(xlinalg.parse(TENSOR), "s", [a, np.zeros_like(a)])
+    (result,) = run_function(xlinalg.parse(SOFTMAX_TENSOR), "s", [a, np.zeros_like(a)])
     e = np.exp(a - a.max(axis=1, keepdims=True))
     np.testing.assert_allclose(result, e / e.sum(axis=1, keepdims=True), rtol=1e-6)
 
 
 def test_tensor_kernel_compiles_and_matches() -> None:
     """On tensors the op is bufferized (its init buffer, or a copy), then decomposed and lowered."""
-    kernel = xlinalg.compile(TENSOR)
+    kernel = xlinalg.compile(SOFTMAX_TENSOR)
     a = np.random.default_rng(6).standard_normal((4, 5), dtype=np.float32)
     c = np.zeros_like(a)
     result = kernel(a, c)

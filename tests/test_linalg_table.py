@@ -19,8 +19,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 import xlinalg
-from xlinalg.dialects.linalg import GenericOp, NamedStructuredOp
-from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.coverage.linalg_samples import (
     GENERALIZE_CASES,
     NOT_UPSTREAM,
@@ -31,6 +29,8 @@ from xlinalg.coverage.linalg_samples import (
     dtypes_of,
     sample,
 )
+from xlinalg.dialects.linalg import GenericOp, NamedStructuredOp
+from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.errors import XlinalgError
 from xlinalg.ir.numpy_dtypes import numpy_dtype
 from xlinalg.reference.compare import compare, reduction_length

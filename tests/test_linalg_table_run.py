@@ -5,12 +5,12 @@ linalg_table_cases.py, test_linalg_table_run_*.py)."""
 from __future__ import annotations
 
 import pytest
-from linalg_table_cases import RUN_GROUPS, check_all, check_function, expected_count
+from support.linalg_table import RUN_GROUPS, check_all, check_function, expected_count
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
-from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.coverage.linalg_samples import MIXED_CASES, sample
+from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 

@@ -4,7 +4,7 @@ element type) and checked against the NumPy reference."""
 from __future__ import annotations
 
 import pytest
-from linalg_table_cases import RUN_GROUPS, check_all, expected_count
+from support.linalg_table import RUN_GROUPS, check_all, expected_count
 
 
 @pytest.mark.parametrize("elt", RUN_GROUPS["test_linalg_table_run_dtypes.py"])

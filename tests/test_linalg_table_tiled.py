@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from linalg_table_cases import (
+from support.linalg_table import (
     TILED_GROUPS,
     check_all,
     expected_count,
@@ -18,8 +18,8 @@ from linalg_table_cases import (
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
-from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.coverage.linalg_samples import sample
+from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 

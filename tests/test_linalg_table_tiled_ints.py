@@ -4,7 +4,7 @@ equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
 from __future__ import annotations
 
 import pytest
-from linalg_table_cases import TILED_GROUPS, check_all, expected_count
+from support.linalg_table import TILED_GROUPS, check_all, expected_count
 
 
 @pytest.mark.parametrize(("elt", "windowed"), TILED_GROUPS["test_linalg_table_tiled_ints.py"])

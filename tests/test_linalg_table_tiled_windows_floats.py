@@ -4,7 +4,7 @@ and f64, compiled and equal to the untiled NumPy reference (helpers: linalg_tabl
 from __future__ import annotations
 
 import pytest
-from linalg_table_cases import TILED_GROUPS, check_all, expected_count
+from support.linalg_table import TILED_GROUPS, check_all, expected_count
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,8 @@ test_lowering_pipeline.py.
 from __future__ import annotations
 
 import pytest
-from support import assert_dominance
 from support import parse_module as parse
-from test_lowering_pipeline import DOT, MATMUL
+from support.lowering import DOT, MATMUL, assert_dominance
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -17,8 +16,8 @@ from xdsl.ir import Operation
 from xlinalg.dialects.context import make_context
 from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import LoweringError
-from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass, hoist_start
 from xlinalg.lowering.pipeline import lower_to_loops, lower_to_scf
+from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass, hoist_start
 
 
 def ops_named(module: ModuleOp, name: str) -> list[Operation]:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
-from support import iree_opt, require_iree_opt
+from support import REPO, iree_opt, require_iree_opt
+from support.linalg_forms import ALL_PROPERTIES, MAP_REDUCE, PACK_FORMS, SOFTMAX_TENSOR
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
@@ -25,8 +25,6 @@ from xdsl.ir import Operation
 import xlinalg
 from xlinalg.coverage.linalg_samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
 from xlinalg.errors import ParseFailure
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _iree(text: str, *flags: str) -> str:
@@ -53,11 +51,6 @@ def corpus() -> str:
     """Our printed text of: every upstream table op (memref and tensor forms, f32 or i32),
     map/reduce, generic with every property, softmax, pack/unpack, the
     matmul example, `SYNTAX`."""
-    import test_linalg_generic
-    import test_linalg_map_reduce
-    import test_linalg_pack
-    import test_linalg_softmax
-
     funcs = []
     for name in TABLE_OPS:
         if name in NOT_UPSTREAM:
@@ -67,13 +60,13 @@ def corpus() -> str:
         funcs.append(sample(name, elt).function(f"t_{name}", "tensor"))
     modules = [
         xlinalg.parse("".join(funcs)),
-        xlinalg.parse(test_linalg_generic.ALL_PROPERTIES),
-        xlinalg.parse(test_linalg_map_reduce.MAP_REDUCE),
-        xlinalg.parse(test_linalg_softmax.TENSOR),
-        xlinalg.parse(test_linalg_pack.FORMS),
+        xlinalg.parse(ALL_PROPERTIES),
+        xlinalg.parse(MAP_REDUCE),
+        xlinalg.parse(SOFTMAX_TENSOR),
+        xlinalg.parse(PACK_FORMS),
         xlinalg.parse(SYNTAX),
     ]
-    modules.append(xlinalg.parse(ROOT / "examples" / "matmul_512.mlir"))
+    modules.append(xlinalg.parse(REPO / "examples" / "matmul_512.mlir"))
     merged = ModuleOp(modules)  # nested modules: one symbol table each
     # IREE 3.13 spells elementwise's kind `<add>` (the spec and later upstream: `kind=#...<add>`)
     return re.sub(r"kind = #linalg.elementwise_kind(<\w+>)", r"\1", str(merged))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from support import matmul_before_cleanup, parse_module
+from support import parse_module
+from support.lowering import matmul_before_cleanup
 from xdsl.transforms.dead_code_elimination import region_dce as xdsl_region_dce
 
 from xlinalg.ir.dce import region_dce

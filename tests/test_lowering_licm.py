@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from support import matmul_before_cleanup, parse_module
+from support import parse_module
+from support.lowering import matmul_before_cleanup
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 from xlinalg.dialects.context import make_context

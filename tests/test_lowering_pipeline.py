@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import LlvmliteModule, assert_dominance, needs_iree, run_iree_opt
+from support import needs_iree, run_iree_opt
 from support import parse_module as parse
+from support.lowering import DOT, MATMUL, LlvmliteModule, assert_dominance
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.pipeline import (
@@ -38,22 +39,6 @@ def rand(*shape: int, dtype: Any = np.float32) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- kernels
-
-MATMUL = """
-func.func @mm(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
-                                   affine_map<(d0, d1, d2) -> (d2, d1)>,
-                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%A, %B : memref<?x?xf32>, memref<?x?xf32>) outs(%C : memref<?x?xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %0 = arith.mulf %a, %b : f32
-    %1 = arith.addf %c, %0 : f32
-    linalg.yield %1 : f32
-  }
-  return
-}
-"""
 
 
 @pytest.mark.parametrize("m,n,k", [(7, 13, 5), (1, 1, 1), (9, 3, 0), (0, 4, 3)])
@@ -195,20 +180,6 @@ func.func @conv(%I: memref<?xf32>, %K: memref<3xf32>, %O: memref<?xf32>) {
 }
 """
 
-DOT = """
-func.func @dot(%A: memref<?xf64>, %B: memref<?xf64>, %C: memref<f64>) {
-  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
-                                   affine_map<(d0) -> ()>],
-                  iterator_types = ["reduction"]}
-      ins(%A, %B : memref<?xf64>, memref<?xf64>) outs(%C : memref<f64>) {
-  ^bb0(%a: f64, %b: f64, %c: f64):
-    %0 = arith.mulf %a, %b : f64
-    %1 = arith.addf %c, %0 : f64
-    linalg.yield %1 : f64
-  }
-  return
-}
-"""
 
 CONV_DOT = CONV + DOT
 

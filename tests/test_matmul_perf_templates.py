@@ -4,17 +4,15 @@ divide (padded packs, partial worker splits, unpack through a scratch tile), vs 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from support import REPO
 
 import xlinalg
 from xlinalg.examples import fill_matmul
 from xlinalg.lowering.unpack_in_place import unpack_in_place
 
-ROOT = Path(__file__).resolve().parent.parent
-SPACES = ROOT / "search_spaces"
+SPACES = REPO / "search_spaces"
 
 
 BASE = {"m0": 8, "n0": 32, "tm1": 2, "tn1": 2, "tk": 64, "rk": 4, "cache_order": 0, "reg_order": 1}

@@ -6,19 +6,16 @@ spill), and the folding of the peeled `affine.min` over dynamic bounds that make
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from support import REPO, needs_avx512
-from test_vector_mask_hoist_asm import _innermost_fma_loops
+from support import REPO, load_script, needs_avx512
+from support.machine_code import innermost_fma_loops
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 from xlinalg.examples import fill_matmul
 
-sys.path.insert(0, str(REPO / "scripts"))
-import bench_matmul
+bench_matmul = load_script("bench_matmul")
 
 SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 KNOBS = {
@@ -65,7 +62,7 @@ def _fma_loops(peel: int, m: int, n: int, k: int) -> list[list[str]]:
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
     np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
-    return _innermost_fma_loops(kernel._jit.asm("matmul"))
+    return innermost_fma_loops(kernel._jit.asm("matmul"))
 
 
 def _masked(body: list[str]) -> int:
@@ -126,7 +123,7 @@ def test_stored_384x1000x256_main_loop() -> None:
     c = np.full((m, n), np.nan, np.float32)
     kernel(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
-    main = [body for body in _innermost_fma_loops(kernel._jit.asm("matmul")) if _masked(body) == 0]
+    main = [body for body in innermost_fma_loops(kernel._jit.asm("matmul")) if _masked(body) == 0]
     assert len(main) == 1
     assert sum("vfmadd" in line for line in main[0]) == 64
     assert not any("(%rsp)" in line for line in main[0])

@@ -4,10 +4,9 @@ against NumPy on small and non-dividing shapes; the unit-loop folding they rely 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from support import REPO
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
@@ -26,14 +25,13 @@ TESTED_OPS = [
     "transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
-MATMUL_SPACE = (ROOT / "search_spaces" / "matmul_mmt4d.mlir").read_text()
-MMT4D_SPACE = (ROOT / "search_spaces" / "mmt4d.mlir").read_text()
+MATMUL_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
+MMT4D_SPACE = (REPO / "search_spaces" / "mmt4d.mlir").read_text()
 
 
 def tensor_matmul(m: int, n: int, k: int) -> str:
     """examples/matmul_tensor_512.mlir at another shape."""
-    text = (ROOT / "examples" / "matmul_tensor_512.mlir").read_text()
+    text = (REPO / "examples" / "matmul_tensor_512.mlir").read_text()
     body = text[text.index("func.func") :]
     return (
         body.replace("%A: tensor<512x512xf32>", f"%A: tensor<{m}x{k}xf32>")

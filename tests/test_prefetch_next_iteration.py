@@ -5,19 +5,17 @@ silenceable failures that name the cause."""
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from support import REPO, bmm_payload
+from support import REPO, load_script
+from support.payloads import bmm_payload
 from xdsl.dialects import scf
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.scf.prefetch import prefetch_next_iteration
 
-sys.path.insert(0, str(REPO / "scripts"))
-import bench_templates
+bench_templates = load_script("bench_templates")
 
 SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
 KNOBS = dict(bench_templates.FIXED["batch_matmul.mlir"], tile_m=32, tile_k=64)

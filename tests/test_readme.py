@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from support import REPO
 
 
 def test_readme_coverage_tables_are_current() -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "update_readme_coverage.py"), "--check"],
+        [sys.executable, str(REPO / "scripts" / "update_readme_coverage.py"), "--check"],
         capture_output=True,
         check=False,
         text=True,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from masked_conv_case import compile_masked_conv
+from support.masked_conv import compile_masked_conv
 
 import xlinalg
 from xlinalg.lowering.to_llvm import convert_vector_to_llvm

@@ -6,22 +6,18 @@ from running the script)."""
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 
 import numpy as np
 import pytest
-from support import REPO
+from support import REPO, load_script
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
-
-sys.path.insert(0, str(REPO / "scripts"))
-import sweep_templates
-from sweep_templates import CASES, TEMPLATES, Conv, samples
-
 from tuner.worker import FAILED_STATUSES, measure
+
+sweep_templates = load_script("sweep_templates")
 
 Shape = tuple[int, ...]
 
@@ -96,16 +92,16 @@ NAMED = {
 
 
 def test_every_template_has_its_label_grammar() -> None:
-    assert set(NAMED) == set(CASES)
+    assert set(NAMED) == set(sweep_templates.CASES)
 
 
-@pytest.mark.parametrize("template", list(CASES))
+@pytest.mark.parametrize("template", list(sweep_templates.CASES))
 def test_every_payload_has_the_shapes_and_type_its_name_says(template: str) -> None:
     """The function's argument and result types are the shapes the case label names, in the
     label's element type (f32 unless it names one); a `dynamic` case has `?` dims and passes
     the named sizes with the case."""
     named, output = NAMED[template]
-    for case in CASES[template]():
+    for case in sweep_templates.CASES[template]():
         func = next(op for op in xlinalg.parse(case.payload()).walk() if op.name == "func.func")
         inputs, out = named(case.label)
         args = [*inputs, out] if output in ("arg", "both") else inputs
@@ -131,7 +127,7 @@ def test_every_payload_has_the_shapes_and_type_its_name_says(template: str) -> N
 def test_conv_input_extent_covers_stride_and_dilation() -> None:
     """The input of a strided, dilated window is exactly what the last output pixel reads:
     the default compile of the payload agrees with a direct NumPy convolution."""
-    conv = Conv(1, 3, 4, 2, 3, kh=2, kw=3, stride=2, dilation=2)
+    conv = sweep_templates.Conv(1, 3, 4, 2, 3, kh=2, kw=3, stride=2, dilation=2)
     kernel = xlinalg.compile(conv.tensor())
     rng = np.random.default_rng(0)
     i = rng.standard_normal((1, 7, 11, 2)).astype(np.float32)
@@ -150,17 +146,21 @@ def test_conv_input_extent_covers_stride_and_dilation() -> None:
 def test_samples_satisfy_the_constraints_and_differ() -> None:
     schedule = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
     constraints = parse_constraints(schedule)
-    found = samples("matmul_vectorize", 3, seed=7)
-    assert len(found) == 3 * len(TEMPLATES["matmul_vectorize"]())
+    found = sweep_templates.samples("matmul_vectorize", 3, seed=7)
+    assert len(found) == 3 * len(sweep_templates.TEMPLATES["matmul_vectorize"]())
     for sample in found:
         assert first_violated(constraints, sample.knobs) is None
     first_case = [s.knobs for s in found if s.case == found[0].case]
     assert len({tuple(sorted(k.items())) for k in first_case}) == 3
-    assert samples("matmul_vectorize", 3, seed=7)[0].knobs == found[0].knobs  # seeded
+    assert (
+        sweep_templates.samples("matmul_vectorize", 3, seed=7)[0].knobs == found[0].knobs
+    )  # seeded
 
 
 def test_one_sample_runs_isolated_and_is_checked() -> None:
-    sample = next(s for s in samples("matmul_tile", 1, seed=0) if s.case == "7x13x5")
+    sample = next(
+        s for s in sweep_templates.samples("matmul_tile", 1, seed=0) if s.case == "7x13x5"
+    )
     result = measure(sample.request, time_limit_s=120)
     assert result["status"] == "ok", result
     assert result["max_rel_error"] < 1e-5
@@ -174,4 +174,6 @@ def test_the_table_has_a_column_for_every_status_a_sample_can_get() -> None:
     """Every status the tuner's worker gives has its column, but `too_slow`: the sweep's
     requests set no per-call limit, so none of its samples can get it."""
     assert set(sweep_templates.STATUSES) == {"ok", *FAILED_STATUSES} - {"too_slow"}
-    assert all(s.request.slow_limit_s is None for s in samples("reduction", 1, seed=0))
+    assert all(
+        s.request.slow_limit_s is None for s in sweep_templates.samples("reduction", 1, seed=0)
+    )

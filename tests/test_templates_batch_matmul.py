@@ -4,14 +4,13 @@ cast_away_vector_leading_one_dim pattern it relies on, on its own."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from support import REPO, bmm_payload, needs_iree, run_iree_opt
-from test_transform_loop import apply
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import VectorType
+from support import REPO, load_script, needs_iree, run_iree_opt
+from support.machine_code import pipelined_loops
+from support.payloads import bmm_payload
+from support.transform import apply, schedule
 
 import xlinalg
 import xlinalg.errors
@@ -194,20 +193,6 @@ def test_batch_matmul_template_matches_reference(knobs: dict, shape: tuple) -> N
     assert result.ok, result.message
 
 
-def _pipelined_loops(module: object) -> int:
-    """Loops around a k loop that carry a vector (the next row block's C) from one
-    iteration to the next."""
-    return len(
-        [
-            op
-            for op in module.walk()
-            if isinstance(op, scf.ForOp)  # type: ignore[attr-defined]
-            and any(isinstance(inner, scf.ForOp) for inner in op.body.block.ops)
-            and any(isinstance(arg.type, VectorType) for arg in op.body.block.args)
-        ]
-    )
-
-
 PIPELINED = {
     "tile_m": 32,
     "tile_n": 16,
@@ -244,7 +229,7 @@ def test_pipelined_c_carries_the_next_row_block_across_the_k_loop(
     knobs = {**knobs, "pipeline_c": pipeline_c}
     payload = bmm_payload(2, 64, 48, 29)
     module = xlinalg.apply_schedule(xlinalg.parse(payload), SPACE, knobs=knobs)
-    assert _pipelined_loops(module) == pipeline_c
+    assert pipelined_loops(module) == pipeline_c
     kernel = xlinalg.compile(payload, schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=8))
     assert result.ok, result.message
@@ -274,7 +259,7 @@ def test_pipelined_c_on_non_dividing_shapes(
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(*shape)), SPACE, knobs=knobs)
     n_parts = 1 + (shape[2] % knobs["tile_n"] != 0)  # main n tiles (+ the peeled partial one)
     m_parts = 1 + (peel_tiles == 2 and shape[1] > tile_m and shape[1] % tile_m != 0)
-    assert _pipelined_loops(module) == n_parts * m_parts
+    assert pipelined_loops(module) == n_parts * m_parts
     kernel = xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=9))
     assert result.ok, result.message
@@ -325,7 +310,7 @@ def test_pipelined_c_leaves_loops_it_cannot_pipeline(
     knobs = {**PIPELINED, "peel_tiles": peel_tiles, **knobs}
     payload = bmm_payload(*shape)
     module = xlinalg.apply_schedule(xlinalg.parse(payload), SPACE, knobs=knobs)
-    assert _pipelined_loops(module) == 0
+    assert pipelined_loops(module) == 0
     kernel = xlinalg.compile(payload, schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=10))
     assert result.ok, result.message
@@ -350,9 +335,7 @@ def test_cast_away_leading_unit_dim_of_contract() -> None:
     assert (
         "(d0, d1, d2) -> (d0, d2)" in contract and '"parallel", "parallel", "reduction"' in contract
     )
-    kernel = xlinalg.compile(
-        payload, schedule=__import__("test_transform_loop").schedule(CAST_AWAY)
-    )
+    kernel = xlinalg.compile(payload, schedule=schedule(CAST_AWAY))
     args = kernel.make_inputs()
     result = kernel.check(*args)
     assert result.ok, result.message
@@ -372,8 +355,7 @@ def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
     --as-constants, run in `iree-opt --transform-interpreter` on their payload: no handle
     is used after an op that invalidates it upstream, and tile_using_for gets one param
     value per target op."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    import bench_templates
+    bench_templates = load_script("bench_templates")
 
     knobs = bench_templates.FIXED_BY_ROW.get(row, bench_templates.FIXED["batch_matmul.mlir"])
     payload = next(case[1] for case in bench_templates.CASES if case[0] == row)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from support import REPO
-from test_conv_vectorize import conv_payload
+from support.conv import conv_payload
 
 import xlinalg
 

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.tensors import (
+    FILL_MATMUL_MEMREF,
+    FILL_MATMUL_TENSOR,
+    PAD_CONV_MEMREF,
+    PAD_CONV_TENSOR,
+    READ_AFTER_OVERWRITE,
+)
 
 import xlinalg
 from xlinalg.errors import XlinalgError
@@ -22,28 +29,6 @@ func.func @mm(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
 }
 """
 
-FILL_MATMUL_TENSOR = """
-func.func @f(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
-  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
-  return %r : tensor<?x?xf32>
-}
-"""
-
-FILL_MATMUL_MEMREF = """
-func.func @f(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32>)
-  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
-  return
-}
-"""
 
 ELEMENTWISE_TENSOR = """
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -76,55 +61,6 @@ func.func @chain(%x: memref<13x7xf32>, %y: memref<13x7xf32>, %out: memref<13x7xf
   }
   linalg.exp ins(%out : memref<13x7xf32>) outs(%out : memref<13x7xf32>)
   memref.dealloc %s : memref<13x7xf32>
-  return
-}
-"""
-
-# 3x3 "valid" convolution of the input padded by 1 on each side (a "same" convolution).
-PAD_CONV_TENSOR = """
-#in = affine_map<(d0, d1, d2, d3) -> (d0 + d2, d1 + d3)>
-#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
-#out = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
-func.func @conv(%x: tensor<11x9xf32>, %w: tensor<3x3xf32>) -> tensor<11x9xf32> {
-  %zero = arith.constant 0.0 : f32
-  %p = tensor.pad %x low[1, 1] high[1, 1] {
-  ^bb0(%i: index, %j: index):
-    tensor.yield %zero : f32
-  } : tensor<11x9xf32> to tensor<13x11xf32>
-  %e = tensor.empty() : tensor<11x9xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<11x9xf32>) -> tensor<11x9xf32>
-  %r = linalg.generic {indexing_maps = [#in, #w, #out],
-                       iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%p, %w : tensor<13x11xf32>, tensor<3x3xf32>) outs(%f : tensor<11x9xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %m = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<11x9xf32>
-  return %r : tensor<11x9xf32>
-}
-"""
-
-PAD_CONV_MEMREF = """
-#in = affine_map<(d0, d1, d2, d3) -> (d0 + d2, d1 + d3)>
-#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
-#out = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
-func.func @conv(%x: memref<11x9xf32>, %w: memref<3x3xf32>, %out: memref<11x9xf32>) {
-  %zero = arith.constant 0.0 : f32
-  %p = memref.alloc() : memref<13x11xf32>
-  linalg.fill ins(%zero : f32) outs(%p : memref<13x11xf32>)
-  %interior = memref.subview %p[1, 1] [11, 9] [1, 1] : memref<13x11xf32> to memref<11x9xf32, strided<[11, 1], offset: 12>>
-  "memref.copy"(%x, %interior) : (memref<11x9xf32>, memref<11x9xf32, strided<[11, 1], offset: 12>>) -> ()
-  linalg.fill ins(%zero : f32) outs(%out : memref<11x9xf32>)
-  linalg.generic {indexing_maps = [#in, #w, #out],
-                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%p, %w : memref<13x11xf32>, memref<3x3xf32>) outs(%out : memref<11x9xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %m = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %m : f32
-    linalg.yield %s : f32
-  }
-  memref.dealloc %p : memref<13x11xf32>
   return
 }
 """
@@ -249,17 +185,6 @@ def test_scf_for_with_tensor_iter_args() -> None:
     np.testing.assert_allclose(kernel(x, 3), 3 * x, rtol=1e-6)
     np.testing.assert_array_equal(kernel(x, 0), np.zeros_like(x))
     assert kernel.check(x, 4).ok
-
-
-READ_AFTER_OVERWRITE = """
-func.func @f(%x: tensor<6x4xf32>) -> (tensor<6x4xf32>, tensor<6x4xf32>) {
-  %e = tensor.empty() : tensor<6x4xf32>
-  %a = linalg.exp ins(%x : tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) -> tensor<6x4xf32>
-  %b = linalg.negf ins(%x : tensor<6x4xf32>) outs(%a : tensor<6x4xf32>) -> tensor<6x4xf32>
-  %c = linalg.add ins(%a, %b : tensor<6x4xf32>, tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) -> tensor<6x4xf32>
-  return %c, %a : tensor<6x4xf32>, tensor<6x4xf32>
-}
-"""
 
 
 def test_value_read_after_its_buffer_is_overwritten_is_copied_first() -> None:

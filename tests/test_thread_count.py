@@ -13,21 +13,19 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from support import REPO
 
 CHILD = r"""
 import json, os
 import numpy as np
 import xlinalg
-from test_threads import SPIN, _parallel_matmul
+from support.threads import SPIN, parallel_matmul
 from xlinalg.backend.thread_pool import pool_worker_chunks
 
 spin = xlinalg.compile(SPIN)
-matmul = _parallel_matmul(70, 90, 50, 2, 0)
+matmul = parallel_matmul(70, 90, 50, 2, 0)
 a, b, c = matmul.make_inputs(seed=3)
 reference = c.copy()
 matmul(a, b, reference)
@@ -65,7 +63,7 @@ print(json.dumps(result))
     reason="needs CPUs 0 and 1",
 )
 def test_thread_count_follows_affinity_at_call_time() -> None:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
     proc = subprocess.run(
         [sys.executable, "-c", CHILD],
         capture_output=True,
@@ -73,7 +71,7 @@ def test_thread_count_follows_affinity_at_call_time() -> None:
         text=True,
         timeout=120,
         env=env,
-        cwd=ROOT,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])

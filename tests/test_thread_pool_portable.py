@@ -12,19 +12,18 @@ import sys
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from support import REPO, run_in_threads
-from test_threads import (
+from support import REPO, load_script, run_in_threads
+from support.threads import (
     IN_LOOP,
     ROWS,
     SPIN,
     TWO_CPUS,
-    _parallel_matmul,
+    parallel_matmul,
     worker_parts_of_spin_calls,
 )
 
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
-from xlinalg.host import host_triple
 from xlinalg.backend.thread_pool import (
     DEFAULT_SPIN,
     WAIT_ENV,
@@ -36,6 +35,7 @@ from xlinalg.backend.thread_pool import (
     set_pool_wait,
 )
 from xlinalg.errors import BackendError
+from xlinalg.host import host_triple
 
 # (triple, SYS_futex or None, pointer bits, CPU features)
 TARGETS = [
@@ -128,7 +128,7 @@ def test_a_napping_worker_still_runs_parts() -> None:
 
 @pytest.mark.usefixtures("sleep_wait")
 def test_several_python_threads_without_futex() -> None:
-    kernels = [_parallel_matmul(70, 90, 50, 2, dim) for dim in (0, 1)]
+    kernels = [parallel_matmul(70, 90, 50, 2, dim) for dim in (0, 1)]
 
     def work(index: int) -> None:
         kernel = kernels[index % 2]
@@ -143,9 +143,9 @@ def test_several_python_threads_without_futex() -> None:
 SLEEP_CHILD = """
 import numpy as np, xlinalg
 from support import run_in_threads
-from test_threads import IN_LOOP, _parallel_matmul
+from support.threads import IN_LOOP, parallel_matmul
 from xlinalg.backend.thread_pool import pool_wait, pool_workers
-k = _parallel_matmul(64, 64, 64, 2, 0)
+k = parallel_matmul(64, 64, 64, 2, 0)
 for seed in range(5):
     a, b, c = k.make_inputs(seed=seed)
     k(a, b, c)
@@ -252,8 +252,7 @@ def test_new_workers_take_the_process_affinity() -> None:
 
 def test_bench_pool_wait_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """`scripts/bench_pool_wait.py` runs every wait mode, checks its kernel and leaves the futex on."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    import bench_pool_wait
+    bench_pool_wait = load_script("bench_pool_wait")
 
     assert bench_pool_wait.main(["--n", "64", "--rounds", "1", "--calls", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -12,10 +12,18 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support import REPO
+from support.threads import (
+    IN_LOOP,
+    ROWS,
+    SPIN,
+    TWO_CPUS,
+    parallel_matmul,
+    worker_parts_of_spin_calls,
+)
 
 import xlinalg
 from xlinalg.backend.thread_pool import (
@@ -24,29 +32,6 @@ from xlinalg.backend.thread_pool import (
     pool_workers,
     set_pool_spin,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-
-# Each iteration i writes row i with i + 1 (and adds into it, so a row run twice shows).
-ROWS = """
-func.func @rows(%out: memref<{n}x16xf32>, %ub: index) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  %one = arith.constant 1.0 : f32
-  scf.forall (%i) = (0) to (%ub) step (1) {{
-    %i64 = arith.index_cast %i : index to i64
-    %f = arith.sitofp %i64 : i64 to f32
-    %v = arith.addf %f, %one : f32
-    scf.for %j = %c0 to %c16 step %c1 {{
-      %old = memref.load %out[%i, %j] : memref<{n}x16xf32>
-      %new = arith.addf %old, %v : f32
-      memref.store %new, %out[%i, %j] : memref<{n}x16xf32>
-    }}
-  }}
-  return
-}}
-"""
 
 
 def _tasks() -> int:
@@ -67,45 +52,6 @@ def test_every_iteration_runs_once(ub: int) -> None:
     assert "xl_forall_run" in kernel.lowered.llvm_ir
 
 
-SPIN = """
-func.func @spin(%out: memref<2xf32>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %one = arith.constant 1.0 : f32
-  %half = arith.constant 0.999999 : f32
-  scf.forall (%i) in (2) {
-    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %one) -> (f32) {
-      %m = arith.mulf %acc, %half : f32
-      %a = arith.addf %m, %one : f32
-      scf.yield %a : f32
-    }
-    memref.store %r, %out[%i] : memref<2xf32>
-  }
-  return
-}
-"""
-
-
-TWO_CPUS = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one usable CPU: one part")
-
-
-def worker_parts_of_spin_calls(kernel: xlinalg.Kernel, tries: int = 5) -> list[int]:
-    """The parts pool workers ran in each of up to `tries` calls of SPIN's two parts (~0.05-0.2
-    s each), stopping at the first call where a worker ran any. The caller and the worker each
-    take a part nobody has claimed yet, so on a loaded machine a call can run on the calling
-    thread alone (the worker not scheduled within one part) or, the caller descheduled, both
-    parts on the worker; a few calls tell that from a worker never running. Each call's
-    result is checked."""
-    parts: list[int] = []
-    while len(parts) < tries and not any(parts):
-        out = np.zeros(2, np.float32)
-        chunks = pool_worker_chunks()
-        kernel(out, 20_000_000)
-        parts.append(pool_worker_chunks() - chunks)
-        assert out[0] == out[1] != 0
-    return parts
-
-
 @TWO_CPUS
 def test_a_pool_worker_runs_a_part() -> None:
     kernel = xlinalg.compile(SPIN)
@@ -114,37 +60,10 @@ def test_a_pool_worker_runs_a_part() -> None:
     assert pool_workers() >= 1
 
 
-def _parallel_matmul(m: int, n: int, k: int, threads: int, dim: int) -> xlinalg.Kernel:
-    payload = f"""
-func.func @matmul(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%C : memref<{m}x{n}xf32>)
-  linalg.matmul ins(%A, %B : memref<{m}x{k}xf32>, memref<{k}x{n}xf32>) outs(%C : memref<{m}x{n}xf32>)
-  return
-}}
-"""
-    knobs = {
-        "threads": threads,
-        "parallel_dim": dim,
-        "tile_m": 32,
-        "tile_n": 64,
-        "tile_k": 64,
-        "reg_m": 4,
-        "reg_n": 32,
-        "reg_k": 2,
-        "cache_order": 1,
-        "unroll_k": 1,
-        "peel": 0,
-    }
-    return xlinalg.compile(
-        payload, schedule=ROOT / "search_spaces" / "matmul_parallel.mlir", knobs=knobs
-    )
-
-
 @pytest.mark.parametrize("dim", [0, 1])
 def test_two_threads_equal_one_thread(dim: int) -> None:
-    one = _parallel_matmul(70, 90, 50, 1, dim)
-    two = _parallel_matmul(70, 90, 50, 2, dim)
+    one = parallel_matmul(70, 90, 50, 1, dim)
+    two = parallel_matmul(70, 90, 50, 2, dim)
     a, b, c1 = one.make_inputs(seed=2)
     c2 = c1.copy()
     one(a, b, c1)
@@ -156,7 +75,7 @@ def test_two_threads_equal_one_thread(dim: int) -> None:
 
 @TWO_CPUS
 def test_repeated_calls_reuse_the_same_threads() -> None:
-    kernel = _parallel_matmul(64, 64, 64, 2, 0)
+    kernel = parallel_matmul(64, 64, 64, 2, 0)
     args = kernel.make_inputs(seed=0)
     kernel(*args)
     before = _tasks()
@@ -171,7 +90,7 @@ def test_repeated_calls_reuse_the_same_threads() -> None:
 
 
 def test_kernel_runs_in_a_forked_child() -> None:
-    kernel = _parallel_matmul(64, 64, 64, 2, 1)
+    kernel = parallel_matmul(64, 64, 64, 2, 1)
     a, b, c = kernel.make_inputs(seed=4)
     kernel(a, b, c)  # threads in the parent first
     pid = os.fork()
@@ -216,26 +135,6 @@ def test_nested_forall_runs_inside_its_outer_task() -> None:
     assert ir.count("define internal void @nested_forall") == 1  # only the outer one is outlined
 
 
-IN_LOOP = """
-func.func @in_loop(%out: memref<7x5xf32>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %one = arith.constant 1.0 : f32
-  scf.for %r = %c0 to %n step %c1 {
-    scf.forall (%i, %j) in (7, 5) {
-      %old = memref.load %out[%i, %j] : memref<7x5xf32>
-      %i64 = arith.index_cast %i : index to i64
-      %f = arith.sitofp %i64 : i64 to f32
-      %a = arith.addf %old, %f : f32
-      %b = arith.addf %a, %one : f32
-      memref.store %b, %out[%i, %j] : memref<7x5xf32>
-    }
-  }
-  return
-}
-"""
-
-
 def test_forall_inside_a_loop() -> None:
     kernel = xlinalg.compile(IN_LOOP)
     out = np.zeros((7, 5), np.float32)
@@ -261,7 +160,7 @@ def test_sleeping_workers_are_woken(spin: int) -> None:
 
 
 def test_kernels_called_from_several_python_threads() -> None:
-    kernels = [_parallel_matmul(70, 90, 50, 2, dim) for dim in (0, 1)]
+    kernels = [parallel_matmul(70, 90, 50, 2, dim) for dim in (0, 1)]
     inputs = [k.make_inputs(seed=5 + i) for i, k in enumerate(kernels)]
     expected = []
     for k, (a, b, c) in zip(kernels, inputs, strict=True):
@@ -304,9 +203,9 @@ def test_dropping_a_kernel_leaves_the_pool_usable() -> None:
 
 EXIT_CHILD = """
 import numpy as np, xlinalg
-from test_threads import SPIN, _parallel_matmul
+from support.threads import SPIN, parallel_matmul
 from xlinalg.backend.thread_pool import pool_workers
-k = _parallel_matmul(64, 64, 64, 2, 0)
+k = parallel_matmul(64, 64, 64, 2, 0)
 args = k.make_inputs(seed=1)
 k(*args)
 xlinalg.compile(SPIN)(np.zeros(2, np.float32), 1000)
@@ -316,7 +215,7 @@ print("workers", pool_workers())
 
 
 def test_interpreter_exit_joins_the_workers() -> None:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
     proc = subprocess.run(
         [sys.executable, "-c", EXIT_CHILD],
         check=False,
@@ -324,7 +223,7 @@ def test_interpreter_exit_joins_the_workers() -> None:
         text=True,
         timeout=120,
         env=env,
-        cwd=ROOT,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]  # no hang, no crash in a parked worker
     expected = min(2, len(os.sched_getaffinity(0))) - 1

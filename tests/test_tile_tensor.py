@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
-from test_tensors import PAD_CONV_TENSOR
+from support.tensors import PAD_CONV_TENSOR
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg

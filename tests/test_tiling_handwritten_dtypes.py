@@ -16,13 +16,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from test_tiling_interface_linalg import CASES, Case, _kernel_text, _schedule
+from support.handwritten import CASES, Case, case_schedule, kernel_text
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
-from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.coverage.linalg_handwritten_cases import (
     HALF_FLOATS,
     PACK_EXTRA_DTYPES,
@@ -30,8 +29,9 @@ from xlinalg.coverage.linalg_handwritten_cases import (
     TILED_CASES,
     exercised,
 )
-from xlinalg.lowering.pipeline import lower_to_llvm
+from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
 
 TILED_KEY = "test_tiling_handwritten_dtypes.py::test_tiled_in_every_element_type"
@@ -89,7 +89,7 @@ KERNELS = _kernels()
 
 
 def _text(kernel: Kernel) -> str:
-    text = _kernel_text(kernel.case, kernel.tensors)
+    text = kernel_text(kernel.case, kernel.tensors)
     if kernel.case.dtype.startswith("i"):  # the padding value is an integer constant
         text = text.replace(
             f"arith.constant 0.0 : {kernel.case.dtype}", f"arith.constant 0 : {kernel.case.dtype}"
@@ -103,7 +103,7 @@ def _module() -> JitModule:
     for kernel in KERNELS:
         text = _text(kernel)
         payload = (
-            xlinalg.apply_schedule(text, _schedule(kernel.case))
+            xlinalg.apply_schedule(text, case_schedule(kernel.case))
             if kernel.tiled
             else xlinalg.parse(text)
         )

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_linalg_ext_attention import softmax_attention
+from support.linalg_ext import fuse_schedule, softmax_attention
+from support.linalg_ext_tensors import KERNELS, inputs
 
 import xlinalg
 from xlinalg.interfaces.tiling import TilingInterface
@@ -44,20 +45,6 @@ func.func @f(%x: tensor<7x13xf32>, %y: tensor<7x13xf32>) -> tensor<7x13xf32> {
   %r = linalg.softmax dimension(1) ins(%n : tensor<7x13xf32>) outs(%y : tensor<7x13xf32>) -> tensor<7x13xf32>
   return %r : tensor<7x13xf32>
 }"""
-
-
-def fuse_schedule(consumer: str, producer: str, tiles: str, loops: int) -> str:
-    results = ", ".join([ANY] * loops)
-    return f"""
-module attributes {{transform.with_named_sequence}} {{
-  transform.named_sequence @__transform_main(%root: {ANY} {{transform.readonly}}) {{
-    %c = transform.structured.match ops{{["{consumer}"]}} in %root : ({ANY}) -> {ANY}
-    %p = transform.structured.match ops{{["{producer}"]}} in %root : ({ANY}) -> {ANY}
-    %t, %l:{loops} = transform.structured.tile_using_for %c tile_sizes {tiles} : ({ANY}) -> ({ANY}, {results})
-    %f, %nl = transform.structured.fuse_into_containing_op %p into %l#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})
-    transform.yield
-  }}
-}}"""
 
 
 def test_producer_fused_into_tiled_attention() -> None:
@@ -164,14 +151,13 @@ def test_result_tile_values_equal_the_slices_of_the_full_result(
 ) -> None:
     """The tile built by generate_result_tile_value, returned instead of the full result,
     equals that window of the untiled result (reference interpreter)."""
-    from test_tiling_interface_ext_tensors import KERNELS, _inputs
     from xdsl.dialects import func
     from xdsl.rewriter import InsertPoint
 
     from xlinalg.reference.function import run_function
 
     src = KERNELS[op]
-    args, _ = _inputs(op)
+    args, _ = inputs(op)
     full = run_function(xlinalg.parse(src), "f", [a.copy() for a in args])[0]
     module = xlinalg.parse(src)
     target = next(o for o in module.walk() if o.name == f"iree_linalg_ext.{op}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
-from test_vector_transforms import FOOTER, HEADER
+from support.transform import FOOTER, HEADER
 
 import xlinalg
 

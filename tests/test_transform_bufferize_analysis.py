@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from support import needs_iree
-from test_transform_loop import schedule
+from support.tensors import ANALYSIS_PAYLOAD
+from support.transform import schedule, upstream_output
 
 import xlinalg
 from xlinalg.errors import TransformFailure
@@ -15,24 +16,6 @@ from xlinalg.transforms.bufferization.markers import INPLACE_ATTR
 TESTED_OPS = ["transform.bufferization.one_shot_bufferize"]
 
 ANY = "!transform.any_op"
-PAYLOAD = """
-func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
-  %c = arith.constant 1.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %0 = linalg.fill ins(%c : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%0 : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %s = arith.addf %x, %o : f32
-    linalg.yield %s : f32
-  } -> tensor<8xf32>
-  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %s = arith.mulf %x, %o : f32
-    linalg.yield %s : f32
-  } -> tensor<8xf32>
-  return %1, %2 : tensor<8xf32>, tensor<8xf32>
-}
-"""
 ANALYSIS = (
     f"    %b = transform.bufferization.one_shot_bufferize %root "
     f"<bufferize_function_boundaries = true, test_analysis_only = true> : ({ANY}) -> {ANY}\n"
@@ -53,7 +36,7 @@ def _marks(module) -> dict[str, list[str]]:
 
 
 def test_analysis_only_annotates_and_keeps_tensors() -> None:
-    module = xlinalg.apply_schedule(PAYLOAD, schedule(ANALYSIS))
+    module = xlinalg.apply_schedule(ANALYSIS_PAYLOAD, schedule(ANALYSIS))
     text = str(module)
     assert "memref" not in text and "tensor<8xf32>" in text
     assert _marks(module) == {
@@ -69,7 +52,7 @@ def test_analysis_only_annotates_and_keeps_tensors() -> None:
 def test_the_marks_match_what_bufferization_does() -> None:
     """The "false" destination is where the bufferized function copies."""
     body = ANALYSIS.replace(", test_analysis_only = true", "")
-    text = str(xlinalg.apply_schedule(PAYLOAD, schedule(body)))
+    text = str(xlinalg.apply_schedule(ANALYSIS_PAYLOAD, schedule(body)))
     assert text.count("memref.copy") == 1
 
 
@@ -79,7 +62,7 @@ def test_a_single_op_target_is_a_silenceable_failure() -> None:
         f"    %b = transform.bufferization.one_shot_bufferize %g : ({ANY}) -> {ANY}\n"
     )
     with pytest.raises(TransformFailure, match="expected module or function target") as info:
-        xlinalg.apply_schedule(PAYLOAD, schedule(body))
+        xlinalg.apply_schedule(ANALYSIS_PAYLOAD, schedule(body))
     assert info.value.silenceable
 
 
@@ -88,10 +71,11 @@ def test_iree_opt_annotates_the_same_ops(tmp_path) -> None:
     """Same schedule in iree-opt: the same ops get a marker with the same number of
     entries, and the same "none"s (the decisions themselves may differ: upstream writes
     function arguments in place, xlinalg never does)."""
-    from test_transform_upstream import upstream_output
 
-    theirs = _marks(xlinalg.parse(upstream_output(PAYLOAD, ANALYSIS.replace("    ", ""), tmp_path)))
-    ours = _marks(xlinalg.apply_schedule(PAYLOAD, schedule(ANALYSIS)))
+    theirs = _marks(
+        xlinalg.parse(upstream_output(ANALYSIS_PAYLOAD, ANALYSIS.replace("    ", ""), tmp_path))
+    )
+    ours = _marks(xlinalg.apply_schedule(ANALYSIS_PAYLOAD, schedule(ANALYSIS)))
     assert theirs.keys() == ours.keys()
     for key in ours:
         assert [m == "none" for m in theirs[key]] == [m == "none" for m in ours[key]]

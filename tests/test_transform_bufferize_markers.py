@@ -9,8 +9,8 @@ import re
 
 import pytest
 from support import needs_iree
-from test_transform_bufferize_analysis import PAYLOAD
-from test_transform_loop import schedule
+from support.tensors import ANALYSIS_PAYLOAD
+from support.transform import schedule, upstream_output
 
 import xlinalg
 from xlinalg.transforms.bufferization.markers import (
@@ -129,7 +129,6 @@ def ours(payload: str, options: str = "") -> str:
 
 
 def theirs(payload: str, options: str, tmp_path) -> str:
-    from test_transform_upstream import upstream_output
 
     return upstream_output(payload, _analysis(options).replace("    ", ""), tmp_path)
 
@@ -219,7 +218,7 @@ def test_print_conflicts_names_the_read_the_write_and_the_definition() -> None:
 def test_every_copy_has_a_conflict_on_the_first_payload() -> None:
     """The payload of test_transform_bufferize_analysis: one copy, one conflict,
     blamed on the operand that is copied."""
-    text = ours(PAYLOAD, ", print_conflicts = true")
+    text = ours(ANALYSIS_PAYLOAD, ", print_conflicts = true")
     assert conflicts(text) == [("linalg.generic 1", "linalg.generic 1", "linalg.fill result 0")]
     (write,) = [op for op in _annotated_ops(text) if any("CONFL-WRITE" in k for k in op.attributes)]
     assert [m.data for m in write.attributes[INPLACE_ATTR].data] == ["true", "false"]
@@ -237,7 +236,7 @@ def test_no_conflict_no_marker() -> None:
 
 
 def test_dump_alias_sets() -> None:
-    text = ours(PAYLOAD, ", dump_alias_sets = true")
+    text = ours(ANALYSIS_PAYLOAD, ", dump_alias_sets = true")
     names = {v: k for k, v in _ordinals(text).items()}
     readable = {
         key: [sorted(names[i] for i in s) for s in sets] if key[1] == RESULT_ALIASES_ATTR else sets
@@ -277,7 +276,7 @@ def test_function_boundaries_access_and_equivalence() -> None:
     # %u unused, %r only returned (a return reads)
     assert access == [["read", "read-write", "none", "read"]]
     assert equivalent == [[1, 3]]
-    access, equivalent = boundaries(ours(PAYLOAD))
+    access, equivalent = boundaries(ours(ANALYSIS_PAYLOAD))
     assert access == [["read", "none"]] and equivalent == []  # no result is an argument
 
 
@@ -294,18 +293,18 @@ def test_the_options_are_ignored_when_bufferizing() -> None:
 @needs_iree
 @pytest.mark.parametrize(
     "payload",
-    [READ_AFTER_WRITE, BOUNDARIES, PAYLOAD, LOOP, WRITABLE_ARG],
+    [READ_AFTER_WRITE, BOUNDARIES, ANALYSIS_PAYLOAD, LOOP, WRITABLE_ARG],
     ids=["raw", "tile-loop", "two-generics", "reduction-loop", "writable-arg"],
 )
 def test_same_markers_as_iree_opt(payload: str, tmp_path) -> None:
     """iree-opt's `bufferization.access`, `__equivalent_func_args__` and alias sets are
     ours; its conflicts (written and defining operands: blamed_writes) are ours where
-    both analyses copy the same operand (all but PAYLOAD)."""
+    both analyses copy the same operand (all but ANALYSIS_PAYLOAD)."""
     options = ", print_conflicts = true, dump_alias_sets = true"
     mine, upstream = ours(payload, options), theirs(payload, options, tmp_path)
     assert boundaries(mine) == boundaries(upstream)
     assert alias_sets(mine) == alias_sets(upstream)
-    if payload is not PAYLOAD:
+    if payload is not ANALYSIS_PAYLOAD:
         assert blamed_writes(mine) == blamed_writes(upstream)
     else:  # upstream decides bottom-up: it blames the later write, the same copy
         assert len(conflicts(mine)) == len(conflicts(upstream)) == 1

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import needs_iree, parse_module
-from test_transform_fuse import same_tensor_results, untransformed
-from test_transform_loop import apply, fails, schedule
-from test_transform_upstream import upstream
+from support.fusion import same_tensor_results, untransformed
+from support.transform import apply, fails, schedule, upstream
 from xdsl.dialects import memref, tensor
 
 import xlinalg

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from support import needs_iree, run_iree_opt
-from test_transform_loop import apply, schedule
+from support.transform import apply, schedule
 
 import xlinalg
 from xlinalg.errors import TransformFailure

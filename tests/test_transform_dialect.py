@@ -7,6 +7,7 @@ from support import require_iree_opt, run_iree_opt
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
+from xlinalg.dialects.context import parse_module
 from xlinalg.dialects.transform import (
     AlternativesOp,
     KnobOp,
@@ -15,9 +16,8 @@ from xlinalg.dialects.transform import (
     SequenceOp,
     TileUsingForOp,
 )
-from xlinalg.transforms.transform.knobs import Knob, list_knobs, resolve_knobs
 from xlinalg.errors import KnobError
-from xlinalg.dialects.context import parse_module
+from xlinalg.transforms.transform.knobs import Knob, list_knobs, resolve_knobs
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [

@@ -10,17 +10,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import needs_iree, run_iree_opt
+from support import REPO, needs_iree, run_iree_opt
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
 from tuner.export import export_schedule
-from xlinalg.transforms.transform.static_params import fold_static_params
 from xlinalg.dialects.transform.structured_pack import PackOp
+from xlinalg.transforms.transform.static_params import fold_static_params
 
 TESTED_OPS = ["transform.structured.pack"]
 
-REPO = Path(__file__).resolve().parents[1]
 SPACES = sorted(p.stem for p in (REPO / "search_spaces").glob("*.mlir"))
 # payloads iree-opt can run each space on (the others: IREE 3.13 lacks linalg.add/mul
 # (elementwise_fusion), or the payload is ours only; see RUN_DIFFERS for two more)

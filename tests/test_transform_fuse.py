@@ -5,14 +5,26 @@ the transformed kernel against the untransformed one (non-dividing shapes)."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from support import needs_iree
-from test_transform_loop import apply, fails, schedule
+from support.fusion import (
+    ANY,
+    CHAIN,
+    MATMUL_FILL,
+    MATMUL_SHAPES,
+    SHAPES,
+    count,
+    elementwise_generic,
+    fuse,
+    generics,
+    same_as_upstream,
+    same_tensor_results,
+    split3,
+    structured_in_loops,
+)
+from support.transform import apply, fails, schedule
 from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
@@ -24,97 +36,6 @@ TESTED_OPS = [
     "transform.structured.fuse_into_containing_op",
     "transform.structured.hoist_redundant_tensor_subsets",
 ]
-
-ANY = "!transform.any_op"
-EW = """affine_map<(d0, d1) -> (d0, d1)>"""
-
-
-def _generic(name: str, body: str, ins: list[str], out: str, shape: str = "37x29") -> str:
-    """An elementwise 2-D linalg.generic (upstream syntax both tools parse)."""
-    args = ", ".join(f"%x{i}: f32" for i in range(len(ins)))
-    maps = ", ".join([EW] * (len(ins) + 1))
-    types = ", ".join([f"tensor<{shape}xf32>"] * len(ins))
-    return (
-        f"  {name} = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
-        f'["parallel", "parallel"]}} ins({", ".join(ins)} : {types}) '
-        f"outs({out} : tensor<{shape}xf32>) {{\n"
-        f"  ^bb0({args}, %o: f32):\n{body}"
-        f"  }} -> tensor<{shape}xf32>\n"
-    )
-
-
-CHAIN = (
-    "func.func @f(%a: tensor<37x29xf32>, %b: tensor<37x29xf32>) -> tensor<37x29xf32> {\n"
-    "  %e = tensor.empty() : tensor<37x29xf32>\n"
-    + _generic(
-        "%0", "    %s = arith.addf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%a", "%b"], "%e"
-    )
-    + _generic(
-        "%1", "    %s = arith.mulf %x0, %x1 : f32\n    linalg.yield %s : f32\n", ["%0", "%a"], "%e"
-    )
-    + _generic("%2", "    %s = math.exp %x0 : f32\n    linalg.yield %s : f32\n", ["%1"], "%e")
-    + "  return %2 : tensor<37x29xf32>\n}\n"
-)
-SHAPES = [(37, 29), (37, 29)]
-
-MATMUL_FILL = """
-func.func @f(%a: tensor<37x23xf32>, %b: tensor<23x29xf32>) -> tensor<37x29xf32> {
-  %cst = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<37x29xf32>
-  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<37x29xf32>) -> tensor<37x29xf32>
-  %0 = linalg.matmul ins(%a, %b : tensor<37x23xf32>, tensor<23x29xf32>) outs(%f : tensor<37x29xf32>) -> tensor<37x29xf32>
-  return %0 : tensor<37x29xf32>
-}
-"""
-MATMUL_SHAPES = [(37, 23), (23, 29)]
-
-
-def generics(text: str = "") -> str:
-    return f'transform.structured.match ops{{["linalg.generic"]}} in %root : ({ANY}) -> {ANY}'
-
-
-def split3() -> str:
-    return (
-        f"    %g = {generics()}\n"
-        f"    %add, %mul, %exp = transform.split_handle %g : ({ANY}) -> ({ANY}, {ANY}, {ANY})\n"
-    )
-
-
-@functools.cache
-def untransformed(payload: str) -> xlinalg.Kernel:
-    """The payload compiled without a schedule (shared by the tests: compiling dominates)."""
-    return xlinalg.compile(payload, entry="f")
-
-
-def same_tensor_results(
-    payload: str, body: str, shapes: list[tuple[int, ...]], seed: int = 0
-) -> None:
-    """The transformed kernel returns what the original returns (tensor results)."""
-    rng = np.random.default_rng(seed)
-    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
-    want = untransformed(payload)(*[a.copy() for a in args])
-    got = xlinalg.compile(payload, schedule=schedule(body), entry="f")(*[a.copy() for a in args])
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
-
-
-def count(module: ModuleOp, cls: type) -> int:
-    return sum(1 for op in module.walk() if isinstance(op, cls))
-
-
-def structured_in_loops(module: ModuleOp) -> tuple[int, int]:
-    """(structured ops inside a loop, outside any loop)."""
-    inside = outside = 0
-    for op in module.walk():
-        if not isinstance(op, StructuredOpInterface):
-            continue
-        parent = op.parent_op()
-        while parent is not None and not isinstance(parent, scf.ForOp | ForallOp):
-            parent = parent.parent_op()
-        if parent is None:
-            outside += 1
-        else:
-            inside += 1
-    return inside, outside
 
 
 TILE_EXP = (
@@ -182,10 +103,10 @@ def test_producer_with_several_uses_inside_is_fused_once_per_use() -> None:
     payload = (
         "func.func @f(%a: tensor<37x29xf32>) -> tensor<37x29xf32> {\n"
         "  %e = tensor.empty() : tensor<37x29xf32>\n"
-        + _generic(
+        + elementwise_generic(
             "%0", "    %s = arith.addf %x0, %x0 : f32\n    linalg.yield %s : f32\n", ["%a"], "%e"
         )
-        + _generic(
+        + elementwise_generic(
             "%1",
             "    %s = arith.mulf %x0, %x1 : f32\n    linalg.yield %s : f32\n",
             ["%0", "%0"],
@@ -305,13 +226,15 @@ def test_fuse_into_forall_with_uses_after_adds_a_shared_out() -> None:
         "func.func @f(%a: tensor<37x29xf32>, %b: tensor<37x29xf32>) -> (tensor<37x29xf32>, tensor<37x29xf32>) {\n"
         "  %e = tensor.empty() : tensor<37x29xf32>\n"
         "  %e2 = tensor.empty() : tensor<37x29xf32>\n"
-        + _generic(
+        + elementwise_generic(
             "%0",
             "    %s = arith.addf %x0, %x1 : f32\n    linalg.yield %s : f32\n",
             ["%a", "%b"],
             "%e2",
         )
-        + _generic("%1", "    %s = math.exp %x0 : f32\n    linalg.yield %s : f32\n", ["%0"], "%e")
+        + elementwise_generic(
+            "%1", "    %s = math.exp %x0 : f32\n    linalg.yield %s : f32\n", ["%0"], "%e"
+        )
         + "  return %1, %0 : tensor<37x29xf32>, tensor<37x29xf32>\n}\n"
     )
     body = (
@@ -352,17 +275,8 @@ def test_fuse_into_forall_through_shared_outs_block_argument() -> None:
 # ------------------------------------------------------------------ fuse
 
 
-def _fuse(sizes: str, loops: int, interchange: str = "") -> str:
-    results = ", ".join([ANY] * (loops + 1))
-    names = f"%t, %l:{loops}" if loops > 1 else "%t, %l"
-    return (
-        f'    %mm = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}\n'
-        f"    {names} = transform.structured.fuse %mm tile_sizes {sizes}{interchange} : ({ANY}) -> ({results})\n"
-    )
-
-
 def test_fuse_tiles_and_fuses_the_fill_into_the_destination() -> None:
-    body = _fuse("[8, 16]", 2)
+    body = fuse("[8, 16]", 2)
     module = apply(MATMUL_FILL, body)
     loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
     assert len(loops) == 2
@@ -380,7 +294,7 @@ def test_fuse_keeps_the_fill_out_of_a_tiled_reduction() -> None:
     test_transform_fuse_options.test_upstream_fusing_the_fill_into_a_tiled_reduction_is_wrong
     runs iree-opt's result). We keep the fill outside: tiling only parallel loops still
     fuses it."""
-    body = _fuse("[8, 16, 4]", 3, " interchange [1, 0, 2]")
+    body = fuse("[8, 16, 4]", 3, " interchange [1, 0, 2]")
     module = apply(MATMUL_FILL, body)
     assert structured_in_loops(module) == (1, 1)
     same_tensor_results(MATMUL_FILL, body, MATMUL_SHAPES)
@@ -422,19 +336,19 @@ def test_fuse_of_a_non_linalg_op_is_a_silenceable_failure() -> None:
 
 
 def test_fuse_consumes_its_target() -> None:
-    body = _fuse("[8, 16]", 2) + f'    transform.annotate %mm "x" : {ANY}\n'
+    body = fuse("[8, 16]", 2) + f'    transform.annotate %mm "x" : {ANY}\n'
     fails(MATMUL_FILL, body, silenceable=False, match="consumed")
 
 
 def test_fuse_verifier_counts_loops() -> None:
-    text = schedule(_fuse("[8, 16]", 2)).replace("%t, %l:2", "%t, %l")
+    text = schedule(fuse("[8, 16]", 2)).replace("%t, %l:2", "%t, %l")
     text = text.replace(f"({ANY}, {ANY}, {ANY})", f"({ANY}, {ANY})")
     with pytest.raises(XlinalgError, match="expected 2 loop results"):
         xlinalg.parse(text)
 
 
 def test_fuse_round_trips_upstream_syntax() -> None:
-    text = schedule(_fuse("[8, 0, 4]", 2, " interchange [1, 0, 2]"))
+    text = schedule(fuse("[8, 0, 4]", 2, " interchange [1, 0, 2]"))
     module = xlinalg.parse(text)
     assert "transform.structured.fuse %mm tile_sizes [8, 0, 4] interchange [1, 0, 2]" in str(module)
 
@@ -511,7 +425,7 @@ UPSTREAM = {
         + f"    %f1, %c1 = transform.structured.fuse_into_containing_op %mul into %l : ({ANY}, {ANY}) -> ({ANY}, {ANY})\n",
         SHAPES,
     ),
-    "fuse_fill_matmul": (MATMUL_FILL, _fuse("[8, 16]", 2), MATMUL_SHAPES),
+    "fuse_fill_matmul": (MATMUL_FILL, fuse("[8, 16]", 2), MATMUL_SHAPES),
     "fuse_chain": (
         CHAIN,
         split3()
@@ -527,18 +441,7 @@ def test_same_as_upstream(name: str, tmp_path) -> None:
     """iree-opt applies the same schedule: its kernel computes what ours does, and the
     same number of structured ops end up inside the loops (upstream leaves the dead
     producers outside; we erase them)."""
-    from test_transform_upstream import upstream
-
-    payload, body, shapes = UPSTREAM[name]
-    theirs_text = upstream(payload, body.replace("    ", ""), tmp_path)
-    theirs = xlinalg.parse(theirs_text)
-    ours = apply(payload, body)
-    assert structured_in_loops(ours)[0] == structured_in_loops(theirs)[0]
-    rng = np.random.default_rng(5)
-    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
-    want = untransformed(payload)(*[a.copy() for a in args])
-    got = xlinalg.compile(theirs_text, entry="f")(*[a.copy() for a in args])
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+    same_as_upstream(*UPSTREAM[name], tmp_path)
 
 
 TRANSFER_LOOP = """

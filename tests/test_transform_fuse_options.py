@@ -8,19 +8,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import needs_iree, parse_module
-from test_transform_fuse import (
+from support.fusion import (
     ANY,
     CHAIN,
     MATMUL_FILL,
     MATMUL_SHAPES,
     SHAPES,
     count,
+    fuse,
+    same_as_upstream,
     same_tensor_results,
     split3,
     structured_in_loops,
     untransformed,
 )
-from test_transform_loop import apply, schedule
+from support.transform import apply, schedule, upstream
 from xdsl.dialects import scf, tensor
 
 import xlinalg
@@ -386,13 +388,10 @@ RESHAPED_UPSTREAM = {
 
 @needs_iree
 @pytest.mark.parametrize("name", sorted(UPSTREAM))
-def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
+def test_same_as_upstream(name: str, tmp_path) -> None:
     """iree-opt parses our printed schedule, fuses the same number of ops into the loops
     and its kernel computes the same (test_transform_fuse's check on these cases)."""
-    import test_transform_fuse
-
-    monkeypatch.setitem(test_transform_fuse.UPSTREAM, name, UPSTREAM[name])
-    test_transform_fuse.test_same_as_upstream(name, tmp_path)
+    same_as_upstream(*UPSTREAM[name], tmp_path)
 
 
 @needs_iree
@@ -400,7 +399,6 @@ def test_same_as_upstream(name: str, tmp_path, monkeypatch) -> None:
 def test_same_as_upstream_through_reshapes(name: str, tmp_path) -> None:
     """iree-opt fuses the producer through the reshape too (same ops in the loops, same
     producer tile) and its kernel computes the same."""
-    from test_transform_upstream import upstream
 
     payload, body, shapes = RESHAPED_UPSTREAM[name]
     theirs = xlinalg.parse(
@@ -423,7 +421,6 @@ def test_upstream_ignores_the_stride_of_a_slice_it_fuses_through(tmp_path) -> No
     a stride-2 slice as if the stride were 1 (columns 0..15 instead of 0, 2, .., 30) and
     computes a different result; upstream's tiling interface only takes unit strides,
     so we clone the whole producer there instead (correct)."""
-    from test_transform_upstream import upstream
 
     payload = _row_loop(2)
     theirs_text = upstream(payload, FUSE_INTO_LOOP.replace("    ", ""), tmp_path)
@@ -443,10 +440,8 @@ def test_upstream_fusing_the_fill_into_a_tiled_reduction_is_wrong(tmp_path) -> N
     the accumulator every step (a wrong product, checked here by running its output);
     we keep the fill outside
     (test_transform_fuse.test_fuse_keeps_the_fill_out_of_a_tiled_reduction)."""
-    from test_transform_fuse import _fuse
-    from test_transform_upstream import upstream
 
-    body = _fuse("[8, 16, 4]", 3, " interchange [1, 0, 2]")
+    body = fuse("[8, 16, 4]", 3, " interchange [1, 0, 2]")
     theirs_text = upstream(MATMUL_FILL, body.replace("    ", ""), tmp_path)
     assert structured_in_loops(xlinalg.parse(theirs_text)) == (2, 0)  # fill inside
     rng = np.random.default_rng(3)

@@ -5,15 +5,13 @@ the template's knobs and constraints."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from support import REPO
 
 import xlinalg
 from xlinalg.interfaces.structured import StructuredOpInterface
 
-REPO = Path(__file__).resolve().parent.parent
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 PAYLOAD = (REPO / "examples" / "elementwise_chain.mlir").read_text().replace("1024x1000", "37x50")
 

@@ -10,8 +10,9 @@ import subprocess
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
-from test_transform_loop import apply, schedule
-from test_transform_pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
+from support.pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
+from support.transform import apply, schedule
+from support.transform import script as wrap
 
 import xlinalg
 
@@ -76,7 +77,6 @@ def test_packed_tensor_and_results(name: str) -> None:
 
 
 def _iree(payload: str, script: str, tmp_path) -> subprocess.CompletedProcess[str]:
-    from test_transform_upstream import script as wrap
 
     text = str(xlinalg.parse(wrap(script.replace("    ", "")))).replace(
         "builtin.module", "module", 1

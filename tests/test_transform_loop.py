@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
-from xdsl.dialects.builtin import ModuleOp
+from support.transform import LOOP, MATMUL, MATMUL_SHAPES, apply, fails, same_results, schedule
 
 import xlinalg
-from xlinalg.errors import TransformFailure
-from xlinalg.interpreter import apply_schedule, parse_module
+from xlinalg.interpreter import parse_module
 
 TESTED_OPS = [
     "transform.loop.get_parent_for",
@@ -26,67 +25,11 @@ TESTED_OPS = [
 ]
 
 
-def schedule(body: str) -> str:
-    return (
-        "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {\n"
-        f"{body}\n"
-        "    transform.yield\n  }\n}\n"
-    )
-
-
-def apply(payload: str, body: str) -> ModuleOp:
-    module = parse_module(payload, "payload.mlir")
-    apply_schedule(module, parse_module(schedule(body), "schedule.mlir"))
-    module.verify()
-    return module
-
-
-def same_results(
-    payload: str, body: str, shapes: list[tuple[int, ...]], seed: int = 0, rtol: float = 1e-5
-) -> None:
-    """The transformed kernel computes what the original computes (in-place memrefs)."""
-    rng = np.random.default_rng(seed)
-    args = [np.asarray(rng.random(shape), dtype=np.float32) for shape in shapes]
-    expected = [a.copy() for a in args]
-    xlinalg.compile(payload, entry="f")(*expected)
-    xlinalg.compile(payload, schedule=schedule(body), entry="f")(*args)
-    for got, want in zip(args, expected):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
-
-
-def fails(payload: str, body: str, *, silenceable: bool, match: str) -> None:
-    with pytest.raises(TransformFailure, match=match) as info:
-        apply(payload, body)
-    assert info.value.silenceable is silenceable
-
-
-MATMUL = """
-func.func @f(%a: memref<37x23xf32>, %b: memref<23x29xf32>, %c: memref<37x29xf32>) {
-  linalg.matmul ins(%a, %b : memref<37x23xf32>, memref<23x29xf32>) outs(%c : memref<37x29xf32>)
-  func.return
-}
-"""
-MATMUL_SHAPES = [(37, 23), (23, 29), (37, 29)]
 TILE = (
     '    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op\n'
     "    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [8, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n"
 )
 
-LOOP = """
-func.func @f(%a: memref<10xf32>, %b: memref<10xf32>) {
-  %c0 = arith.constant 0 : index
-  %c10 = arith.constant 10 : index
-  %c1 = arith.constant 1 : index
-  scf.for %i = %c0 to %c10 step %c1 {
-    %x = memref.load %a[%i] : memref<10xf32>
-    %y = arith.mulf %x, %x : f32
-    %z = arith.addf %y, %x : f32
-    memref.store %z, %b[%i] : memref<10xf32>
-  }
-  func.return
-}
-"""
 MATCH_FOR = '    %for = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op\n'
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import needs_iree
-from test_transform_loop import apply, schedule
+from support.transform import apply, schedule, upstream
 
 import xlinalg
 
@@ -133,7 +133,6 @@ def test_pad_like_binds_no_expand_shape_or_transpose() -> None:
 @needs_iree
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_as_upstream(name: str, tmp_path) -> None:
-    from test_transform_upstream import upstream
 
     text, shapes, names = CASES[name]
     theirs_text = upstream(text, LOWER.replace("    ", ""), tmp_path)
@@ -211,7 +210,6 @@ def test_lower_unpack_dynamic(name: str) -> None:
 @needs_iree
 @pytest.mark.parametrize("name", sorted(UNPACK_CASES))
 def test_lower_unpack_dynamic_same_as_upstream(name: str, tmp_path) -> None:
-    from test_transform_upstream import upstream
 
     text, shapes = UNPACK_CASES[name]
     theirs_text = upstream(text, LOWER_UNPACK.replace("    ", ""), tmp_path)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import IREE_OPT, needs_iree
-from test_transform_upstream import script, upstream
+from support.transform import script, upstream
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp

@@ -11,9 +11,9 @@ import functools
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
-from test_transform_fuse import count, same_tensor_results, untransformed
-from test_transform_loop import apply, fails, schedule
-from test_transform_upstream import upstream
+from support.fusion import count, same_tensor_results, untransformed
+from support.pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
+from support.transform import apply, fails, schedule, script, upstream
 from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp
 
@@ -24,12 +24,6 @@ from xlinalg.errors import XlinalgError
 
 TESTED_OPS = ["transform.structured.pad", "transform.structured.hoist_pad"]
 
-ANY = "!transform.any_op"
-THREE = f"({ANY}) -> ({ANY}, {ANY}, {ANY})"
-MATCH = (
-    f'    %0 = transform.structured.match ops{{["linalg.matmul"]}} in %root : ({ANY}) -> {ANY}\n'
-)
-VALUES = "padding_values=[0.0 : f32, 0.0 : f32, 0.0 : f32]"
 
 # upstream's @static_sizes_output_divisible payload
 SLICED = """
@@ -45,13 +39,6 @@ func.func @f(%arg0: tensor<24x12xf32>, %arg1: tensor<12x25xf32>, %arg2: tensor<2
   func.return %5 : tensor<24x25xf32>
 }
 """
-MATMUL = """
-func.func @f(%arg0: tensor<24x12xf32>, %arg1: tensor<12x25xf32>, %arg2: tensor<24x25xf32>) -> tensor<24x25xf32> {
-  %0 = linalg.matmul ins(%arg0, %arg1 : tensor<24x12xf32>, tensor<12x25xf32>) outs(%arg2 : tensor<24x25xf32>) -> tensor<24x25xf32>
-  func.return %0 : tensor<24x25xf32>
-}
-"""
-MATMUL_SHAPES = [(24, 12), (12, 25), (24, 25)]
 
 
 def pad(options: str, extra: str = "", types: str = THREE) -> str:
@@ -364,7 +351,6 @@ def test_hoist_pad_packs_like_upstream(
     """iree-opt's result uses semi-affine maps xDSL cannot parse, so the packed tensor
     and the packing insert are compared as text (after its canonicalizer, as upstream's
     test does: without it the packed dim is `?`)."""
-    from test_transform_upstream import script
 
     body = tile_pad_hoist(0, hoist, sizes, loops)
     path = tmp_path / "input.mlir"

@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import IREE_OPT, run_iree_opt
+from support.transform import apply, fails, same_results, schedule
 
 # the helpers shared by the transform-op tests
-from test_transform_loop import apply, fails, same_results, schedule
-
 import xlinalg
 from xlinalg.interpreter import parse_module
 from xlinalg.transforms.tiling.multitile import multitile_sizes

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support import IREE_OPT, needs_iree
-from test_forall_reduction import MATCH, SPEC_PAYLOAD
-from test_transform_loop import apply, fails, schedule
+from support.tiling import MATCH, SPEC_PAYLOAD
+from support.transform import apply, fails, schedule, upstream
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
@@ -88,7 +88,6 @@ def test_return_modes() -> None:
 def test_same_as_upstream(by: str, tmp_path) -> None:
     """iree-opt parses our printed schedule; its forall has the same bounds and partial
     tensor as ours and its kernel computes the same row sums."""
-    from test_transform_upstream import upstream
 
     theirs_text = upstream(STATIC, script(by).replace("    ", ""), tmp_path)
     theirs = xlinalg.parse(theirs_text)
@@ -200,7 +199,6 @@ def test_wrong_handle_counts() -> None:
 @needs_iree
 def test_upstream_form_handles_match_iree_opt(tmp_path) -> None:
     """The same schedule (upstream's form) annotates the same ops in iree-opt and here."""
-    from test_transform_upstream import upstream
 
     body = (
         "    %h0, %h1, %h2, %h3 = transform.structured.tile_reduction_using_forall %0 "
@@ -239,8 +237,6 @@ def test_export_as_constants_rewrites_the_spec_form_for_upstream(tmp_path) -> No
     }
     assert exported_roles == spec_roles
     if IREE_OPT is not None:
-        from test_transform_upstream import upstream
-
         inner = exported.split("{transform.consumed}) {\n")[1]
         inner = inner.rsplit("    transform.yield", 1)[0].replace("    ", "")
         iree = xlinalg.parse(upstream(STATIC, inner, tmp_path))

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from test_transform_loop import LOOP, MATMUL, MATMUL_SHAPES
-from xdsl.dialects.builtin import ModuleOp
+from support import needs_iree
+from support.transform import LOOP, MATMUL, MATMUL_SHAPES, script, upstream
 
 import xlinalg
-from xlinalg.interpreter import parse_module
 
 pytestmark = needs_iree
 
@@ -162,39 +160,6 @@ CASES: dict[str, tuple[str, str, list[tuple[int, ...]], list[int]]] = {
         [],
     ),
 }
-
-
-def script(body: str) -> str:
-    indented = "\n".join("    " + line for line in body.splitlines())
-    return (
-        "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {\n"
-        f"{indented}\n    transform.yield\n  }}\n}}\n"
-    )
-
-
-def upstream_output(payload: str, body: str, tmp_path, *passes: str) -> str:
-    """iree-opt's text after applying `body` (then `passes`) to `payload`, schedule included."""
-    path = tmp_path / "input.mlir"
-    schedule_text = str(parse_module(script(body))).replace("builtin.module", "module", 1)
-    path.write_text("module {\n" + payload + "\n" + schedule_text + "\n}\n")
-    proc = run_iree_opt(path, "--transform-interpreter", *passes)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
-def upstream(payload: str, body: str, tmp_path, *passes: str) -> str:
-    """iree-opt's payload after applying `body` (then `passes`), printed by xlinalg."""
-    module = parse_module(upstream_output(payload, body, tmp_path, *passes), "upstream.mlir")
-    for op in list(module.walk()):
-        if (
-            isinstance(op, ModuleOp)
-            and op is not module
-            and "transform.with_named_sequence" in op.attributes
-        ):
-            op.detach()
-            op.erase(safe_erase=False)
-    return str(module)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

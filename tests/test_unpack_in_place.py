@@ -5,12 +5,11 @@ left alone. Results vs NumPy, the rewritten IR, and the cases that must not be r
 from __future__ import annotations
 
 import re
-import sys
 
 import numpy as np
 import pytest
-from support import REPO, needs_avx512, spills_are_checked
-from test_conv_perf import _innermost_fma_loop
+from support import REPO, load_script, needs_avx512, spills_are_checked
+from support.machine_code import innermost_fma_loop
 
 import xlinalg
 from xlinalg.dialects.linalg.pack import UnPackOp
@@ -253,8 +252,7 @@ def test_stored_384x1000x256_writes_c_with_masked_edge_stores():
     """bench_mmt4d's stored knobs at 384x1000x256 (n0 = 64 pads N to 1024): no packed C and
     no unpack; the C block is stored with AVX-512 masked stores (the last panel's 40
     columns), the spill-free FMA loop of 24 accumulators is the one without padding."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    from bench_mmt4d import STORED_KNOBS
+    STORED_KNOBS = load_script("bench_mmt4d").STORED_KNOBS
 
     knobs = STORED_KNOBS[(384, 1000, 256)]
     module = _scheduled(384, 1000, 256, knobs)
@@ -262,7 +260,7 @@ def test_stored_384x1000x256_writes_c_with_masked_edge_stores():
     kernel = xlinalg.compile(fill_matmul(384, 1000, 256), MATMUL_SPACE, knobs=knobs)
     asm = kernel._jit.asm(kernel.entry)
     assert re.search(r"vmovups\s+%zmm\d+, [^\n]*\{%k\d\}", asm)  # masked store of a C row
-    loop = _innermost_fma_loop(asm)
+    loop = innermost_fma_loop(asm)
     assert sum("vfmadd" in line for line in loop) == 24 * 4  # rk = 4 steps of 6 x 4 zmm
     if spills_are_checked():
         assert not any("rsp" in line for line in loop)

@@ -6,13 +6,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_tile import (
+from support import parse_module as parse
+from support.tiling import (
     IOTA,
     MM_SHAPES,
     STATIC_MM,
     check_same_result,
     check_upstream_syntax,
-    parse,
     reparse,
     the_op,
 )

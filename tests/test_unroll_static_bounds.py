@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from masked_conv_case import compile_masked_conv
 from support import parse_module
+from support.masked_conv import compile_masked_conv
 from xdsl.dialects import arith, memref
 
 import xlinalg

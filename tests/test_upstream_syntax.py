@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from support import iree_opt, needs_iree
+from support import REPO, iree_opt, needs_iree
 
 import xlinalg
 
 pytestmark = needs_iree
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def test_payload_prints_upstream_syntax() -> None:
-    module = xlinalg.parse(ROOT / "examples" / "matmul_512.mlir")
+    module = xlinalg.parse(REPO / "examples" / "matmul_512.mlir")
     iree_opt(str(module))
 
 
@@ -33,8 +30,8 @@ def _values() -> dict[str, object]:
 
 
 def test_transformed_payload_and_constant_schedule_match_upstream_interpreter() -> None:
-    payload = (ROOT / "examples" / "matmul_512.mlir").read_text()
-    space = ROOT / "search_spaces" / "matmul_tile.mlir"
+    payload = (REPO / "examples" / "matmul_512.mlir").read_text()
+    space = REPO / "search_spaces" / "matmul_tile.mlir"
     ours = xlinalg.apply_schedule(xlinalg.parse(payload), space, _values())
     iree_opt(str(ours))  # upstream parses our transformed IR
     schedule = xlinalg.resolve_knobs(space, _values(), as_constants=True)

@@ -4,11 +4,11 @@ into `in_bounds = false` transfers so the C accumulators leave the k loop."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from support import REPO
 
 import xlinalg
 
-SPACE = (Path(__file__).parent.parent / "search_spaces" / "matmul_vectorize.mlir").read_text()
+SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 PAYLOAD = """func.func @matmul(%A: memref<24x40xf32>, %B: memref<40x50xf32>, %C: memref<24x50xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%C : memref<24x50xf32>)

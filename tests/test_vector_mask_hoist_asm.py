@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 from support import REPO, needs_avx512, spills_are_checked
+from support.machine_code import innermost_fma_loops
 
 import xlinalg
 from xlinalg.examples import fill_matmul
@@ -37,27 +38,6 @@ KNOBS = {
 }
 
 
-def _innermost_fma_loops(asm: str) -> list[list[str]]:
-    """Bodies of the loops (backward branches) that contain FMAs and no other such loop."""
-    lines = [line.strip() for line in asm.splitlines()]
-    labels = {line[:-1]: i for i, line in enumerate(lines) if re.match(r"\.LBB\S+:$", line)}
-    spans = []
-    for i, line in enumerate(lines):
-        jump = re.match(r"j\w+\s+(\.LBB\S+)$", line)
-        if jump and jump.group(1) in labels and labels[jump.group(1)] < i:
-            body = [
-                x
-                for x in lines[labels[jump.group(1)] : i + 1]
-                if x and not x.startswith((".", "#"))
-            ]
-            if any("vfmadd" in x for x in body):
-                spans.append((labels[jump.group(1)], i, body))
-    inner = [
-        s for s in spans if not any(o is not s and s[0] <= o[0] and o[1] <= s[1] for o in spans)
-    ]
-    return [body for _, _, body in inner]
-
-
 def test_c_block_stays_in_registers_across_k() -> None:
     ir = str(xlinalg.apply_schedule(payload(37, 45, 29), SPACE, knobs=KNOBS))
     assert "vector.mask" not in ir
@@ -78,7 +58,7 @@ def test_c_block_stays_in_registers_across_k() -> None:
 @needs_avx512
 def test_inner_loops_do_not_store_c() -> None:
     kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul", knobs=KNOBS)
-    loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
+    loops = innermost_fma_loops(kernel._jit.asm("matmul"))
     assert loops
     for body in loops:
         assert sum("vfmadd" in x for x in body) == 8 * 32 // 16 * 4  # 16 accumulators × 4 k
@@ -110,7 +90,7 @@ def test_masked_blocks_are_register_resident(knobs: dict[str, int]) -> None:
     row), masks are i32 lane compares: no spill or reload in the FMA loop (as in the
     unmasked blocks of these register blocks), no branch but the loop's own."""
     kernel = xlinalg.compile(payload(37, 45, 29), SPACE, entry="matmul", knobs={**KNOBS, **knobs})
-    loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
+    loops = innermost_fma_loops(kernel._jit.asm("matmul"))
     assert loops
     for body in loops:
         if spills_are_checked():
@@ -139,7 +119,7 @@ def test_mmt4d_masked_edges_are_register_resident() -> None:
         "zero_c": 0,
     }
     kernel = xlinalg.compile(MMT4D_PAYLOAD, MMT4D_SPACE, entry="matmul", knobs=knobs)
-    loops = _innermost_fma_loops(kernel._jit.asm("matmul"))
+    loops = innermost_fma_loops(kernel._jit.asm("matmul"))
     assert loops
     for body in loops:
         assert [x for x in body if "(%rsp)" in x] == []

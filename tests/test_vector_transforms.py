@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
+from support.transform import FOOTER, HEADER
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
@@ -41,15 +42,6 @@ TESTED_OPS = [
     "transform.apply_patterns.vector.transfer_permutation_patterns",
     "transform.apply_patterns.vector.transfer_to_scf",
 ]
-
-HEADER = """module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-"""
-FOOTER = """    transform.yield
-  }
-}
-"""
 
 
 def seed_op(name: str, options: str = "") -> str:

@@ -3,15 +3,12 @@ lowering transform ops, end to end against the NumPy reference."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from support import REPO
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
-
-ROOT = Path(__file__).resolve().parents[1]
 
 TESTED_OPS = [
     "transform.structured.vectorize",
@@ -159,7 +156,7 @@ def test_transform_ops_print_in_upstream_syntax() -> None:
 
 
 def test_matmul_vectorize_search_space_runs() -> None:
-    payload = (ROOT / "examples" / "matmul_512.mlir").read_text()
+    payload = (REPO / "examples" / "matmul_512.mlir").read_text()
     knobs = {
         "tile_m": 64,
         "tile_n": 128,
@@ -172,7 +169,7 @@ def test_matmul_vectorize_search_space_runs() -> None:
         "peel": 0,
     }
     k = xlinalg.compile(
-        payload, schedule=ROOT / "search_spaces" / "matmul_vectorize.mlir", knobs=knobs
+        payload, schedule=REPO / "search_spaces" / "matmul_vectorize.mlir", knobs=knobs
     )
     args = k.make_inputs()
     assert k.check(*args).ok

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
+from support.conv import DIRECT, DIRECT_CASES, conv_payload, numpy_conv_nhwc
 from xdsl.context import Context
 
 import xlinalg
@@ -314,9 +315,8 @@ def test_iree_opt_parses_the_vectorized_tensor_ir(tmp_path: Path) -> None:
 def test_conv2d_tile_decompose_vectorize_on_tensors() -> None:
     """Direct 2-D convolution on tensors: tile to a register block, decompose to 1-D,
     vectorize with masks (nothing divides), hoist the output block, bufferize."""
-    from test_conv_vectorize import CASES, DIRECT, conv_payload, numpy_conv_nhwc
 
-    n, c, f, oh, ow, (rw, rf, rc), s, d = CASES[1]
+    n, c, f, oh, ow, (rw, rf, rc), s, d = DIRECT_CASES[1]
     kh = kw = 3
     shapes = [
         (n, (oh - 1) * s[0] + (kh - 1) * d[0] + 1, (ow - 1) * s[1] + (kw - 1) * d[1] + 1, c),

@@ -23,11 +23,11 @@ from xdsl.dialects.linalg.attrs import IteratorType
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
+from xlinalg.coverage.linalg_samples import RUN_CASES, TILED_CASES, Sample, sample
 from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.dialects.linalg.casting import named_scalar_type
-from xlinalg.coverage.linalg_samples import RUN_CASES, TILED_CASES, Sample, sample
-from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
+from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
 from xlinalg.reference.named import evaluate_named
 
@@ -67,8 +67,8 @@ def reduction_length(op: NamedStructuredOp, s: Sample) -> int:
 
 
 def _loop_sizes(s: Sample) -> list[int]:
-    from xlinalg.dialects.linalg.op_table import get_spec
     from xlinalg.coverage.linalg_samples import DIM_SIZES
+    from xlinalg.dialects.linalg.op_table import get_spec
 
     spec = get_spec(s.name)
     if spec.dims is None:
@@ -195,3 +195,46 @@ def tiling_schedule(
         "  transform.named_sequence @__transform_main(%root: !transform.any_op "
         "{transform.readonly}) {\n" + "".join(lines) + "    transform.yield\n  }\n}\n"
     )
+
+
+# The table ops whose hand-written shape rules test_linalg_ops.py checks (every table op, with
+# strides, dilations and every dtype, is in test_linalg_table.py, built from
+# `xlinalg.coverage.linalg_samples`).
+TABLE_NAMES = [
+    "fill",
+    "copy",
+    "matmul",
+    "batch_matmul",
+    "matvec",
+    "vecmat",
+    "dot",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "div_unsigned",
+    "max",
+    "min",
+    "powf",
+    "exp",
+    "log",
+    "abs",
+    "ceil",
+    "floor",
+    "negf",
+    "reciprocal",
+    "round",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "tanh",
+    "erf",
+    "transpose",
+    "broadcast",
+    "conv_2d_nhwc_hwcf",
+    "batch_reduce_matmul",
+    "batch_matvec",
+    "batch_vecmat",
+    "quantized_matmul",
+    "quantized_batch_matmul",
+]
