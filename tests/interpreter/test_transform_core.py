@@ -576,7 +576,7 @@ def test_include_failure_modes() -> None:
     assert RECORDED["p"] == []
 
 
-# Recursion and unknown callees are rejected at verify time: tests/test_transform_include.py.
+# Recursion and unknown callees are rejected at verify time: tests/dialects/transform/test_transform_include.py.
 
 
 def test_include_consumes_operands_marked_consumed() -> None:

@@ -440,7 +440,7 @@ def test_lower_unpack_spec_form_has_four_results_and_non_targets_are_dropped():
 
 
 def test_lower_unpack_dynamic_inner_tiles_are_silenceable():
-    # (lower_pack / lower_unpack on dynamic shapes work: tests/test_transform_lower_pack.py)
+    # (lower_pack / lower_unpack on dynamic shapes work: tests/transforms/linalg/test_transform_lower_pack.py)
     dyn = """
 func.func @p(%a: tensor<4x32x?xf32>, %e: tensor<?x32xf32>, %t: index) -> tensor<?x32xf32> {
   %p = linalg.unpack %a inner_dims_pos = [0] inner_tiles = [%t] into %e : tensor<4x32x?xf32> -> tensor<?x32xf32>

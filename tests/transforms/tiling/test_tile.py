@@ -282,7 +282,7 @@ func.func @mm(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> 
 """
     )
     module = parse(tensor)
-    # Tensor semantics are supported now (tests/test_tile_tensor.py); bad sizes still fail.
+    # Tensor semantics are supported now (tests/transforms/tiling/test_tile_tensor.py); bad sizes still fail.
     with pytest.raises(TransformFailure, match="too many tile sizes") as info:
         tile_using_for(the_op(module), [2, 2, 2, 2])
     assert info.value.silenceable

@@ -181,7 +181,7 @@ def test_peeled_main_block_transfers_are_in_bounds() -> None:
 
 
 def test_conv_vectorize_failures_are_silenceable() -> None:
-    # (convolutions on tensors vectorize: tests/test_vectorize_tensors.py)
+    # (convolutions on tensors vectorize: tests/transforms/linalg/test_vectorize_tensors.py)
     body = VECTORIZE.replace("OP", "conv_1d_nwc_wcf").replace("SIZES", "")
     dynamic = conv_payload("conv_1d_nwc_wcf", [(1, 6, 2), (3, 2, 8), (1, 4, 8)], [1], [1])
     dynamic = dynamic.replace("memref<1x4x8xf32>", "memref<1x?x8xf32>")
