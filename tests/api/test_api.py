@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import xlinalg
-from xlinalg.errors import BackendError, KnobError, ParseFailure, XlinalgError
+from xlinalg.errors import BackendError, KnobError, ParseFailure, TransformFailure, XlinalgError
 
 MATMUL_ODD = """
 func.func @mm(%A: memref<37x29xf32>, %B: memref<29x23xf32>, %C: memref<37x23xf32>) {
@@ -195,8 +195,6 @@ def test_apply_schedule_extra_bindings_callable_for_text_payloads() -> None:
 
 
 def test_extra_bindings_errors() -> None:
-    from xlinalg.errors import TransformFailure
-
     with pytest.raises(TransformFailure, match="1 extra binding\\(s\\) were given"):
         xlinalg.apply_schedule(MATMUL_ODD, BOUND_SCHEDULE, extra_bindings=lambda m: [_matmul_of(m)])
     with pytest.raises(XlinalgError, match="extra binding #1 holds a str"):
@@ -210,8 +208,6 @@ def test_extra_bindings_errors() -> None:
 
 
 def test_expensive_checks_flag_reaches_the_interpreter() -> None:
-    from xlinalg.errors import TransformFailure
-
     # A handle to an op nested in a consumed payload op: reported with expensive checks,
     # not tracked without them (the spec's cheap mode only invalidates the consumed handle).
     schedule = """

@@ -21,6 +21,7 @@ from xlinalg.backend.jit import JitModule
 from xlinalg.host import host_target_machine
 from xlinalg.ir.stage_times import StageTimes
 from xlinalg.lowering.pipeline import lower_to_llvm
+from xlinalg.warmup import import_all_modules, warm_up
 
 PAYLOAD = """
 func.func @mm(%A: memref<{m}x16xf32>, %B: memref<16x32xf32>, %C: memref<{m}x32xf32>) {{
@@ -164,7 +165,5 @@ def test_gc_pause_restores_the_collector_state() -> None:
 
 
 def test_warm_up_imports_everything_and_compiles() -> None:
-    from xlinalg.warmup import import_all_modules, warm_up
-
     assert import_all_modules() > 100
     warm_up()  # the tuner's forkserver runs this; it must compile and run cleanly

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import time
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
+from xdsl.parser import Parser
 
+import xlinalg
+import xlinalg.backend.jit as jit_module
 from xlinalg.backend.elf import undefined_symbols
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.peak import measure_fma_peak_gflops
 from xlinalg.backend.timing import Timing, time_native
+from xlinalg.dialects.context import make_context
 from xlinalg.errors import BackendError
 from xlinalg.host import host_info, host_target_machine
 from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg, ScalarArg
+from xlinalg.lowering.to_llvm.written_args import written_memref_args
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -382,8 +388,6 @@ def test_codegen_runtime_helpers_are_linked() -> None:
 
 
 def test_object_undefined_symbols() -> None:
-    import llvmlite.binding as llvm
-
     module = llvm.parse_assembly(POWI_IR + EXP_IR)
     obj = host_target_machine().emit_object(module)
     assert sorted(undefined_symbols(obj) or []) == ["__powisf2", "expf"]
@@ -391,8 +395,6 @@ def test_object_undefined_symbols() -> None:
 
 
 def test_unresolvable_machine_code_symbol_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
-    import xlinalg.backend.jit as jit_module
-
     monkeypatch.setattr(jit_module, "resolve_object_symbols", lambda names: list(names))
     with pytest.raises(BackendError, match=r"cannot be resolved: __powisf2"):
         _jit(POWI_IR, POWI_SIG)
@@ -491,8 +493,6 @@ def test_names_that_need_quoting() -> None:
 
 def test_empty_array_with_zero_strides_is_accepted() -> None:
     """NumPy gives some empty arrays zero strides; an empty array is never indexed."""
-    import xlinalg
-
     k = xlinalg.compile("""
     func.func @f(%a: memref<?x3xf32>, %b: memref<?x3xf32>) {
       linalg.copy ins(%a : memref<?x3xf32>) outs(%b : memref<?x3xf32>)
@@ -524,8 +524,6 @@ func.func @axpy(%x: memref<?xf32, strided<[?]>>, %y: memref<?xf32, strided<[?]>>
 
 @pytest.fixture(scope="module")
 def axpy():
-    import xlinalg
-
     return xlinalg.compile(OVERLAP_PAYLOAD)
 
 
@@ -565,11 +563,6 @@ def test_read_only_and_disjoint_overlap_are_allowed(axpy) -> None:
 
 
 def test_written_analysis_sees_through_views_and_calls() -> None:
-    from xdsl.parser import Parser
-
-    from xlinalg.dialects.context import make_context
-    from xlinalg.lowering.to_llvm.written_args import written_memref_args
-
     module = Parser(
         make_context(),
         """

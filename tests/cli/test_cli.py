@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 from support import PAYLOAD, REPO, cli_env, run_cli
+from xdsl.dialects.builtin import FunctionType, f32
 
+import xlinalg
+from tuner.study import create_or_load
 from xlinalg.cli import main
 
 SPACE = """\
@@ -87,7 +90,6 @@ def test_report_and_export_of_missing_study(
     assert "storage 'sqlite:///results/xlinalg.db' does not exist" in err
     assert not (files / "results").exists()  # reading never creates a storage
     storage = f"sqlite:///{files}/x.db"
-    from tuner.study import create_or_load
 
     create_or_load(storage, "other")
     err = _fails_with_one_line(
@@ -151,10 +153,6 @@ def test_opt_does_not_print_a_transformed_payload_that_does_not_verify(
 ) -> None:
     """`opt` verifies what the schedule produced before printing it: a transform that left
     invalid IR is one clear VerifyFailure, not text upstream tools would reject."""
-    from xdsl.dialects.builtin import FunctionType, f32
-
-    import xlinalg
-
     real = xlinalg.apply_schedule
 
     def breaking(*args: object, **kwargs: object) -> object:

@@ -17,6 +17,7 @@ from xlinalg.coverage.transform import (
 from xlinalg.coverage.transform import (
     tested_ops as collect_tested_ops,
 )
+from xlinalg.interpreter import TRANSFORM_IMPLS
 
 TESTED_OPS: list[str] = []
 
@@ -35,8 +36,6 @@ def test_table_lists_the_73_spec_ops_then_the_extras() -> None:
 
 
 def test_implemented_means_registered_and_interpreted() -> None:
-    from xlinalg.interpreter import TRANSFORM_IMPLS
-
     classes = transform_op_classes()
     for row in coverage_table():
         name = RENAMED.get(row.op, row.op)

@@ -9,6 +9,7 @@ from support import needs_iree, parse_module, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.arith import SELECT_OPS, SelectOp
+from xlinalg.lowering.pipeline import lower_to_llvm
 
 TEXT = """func.func @f(%m: vector<4x8xi1>, %a: vector<4x8xf32>, %b: vector<4x8xf32>, %c: i1, %x: f32, %y: f32, %t: tensor<3xi1>, %ta: tensor<3xi32>) -> (vector<4x8xf32>, f32, vector<4x8xf32>, tensor<3xi32>) {
   %0 = arith.select %m, %a, %b : vector<4x8xi1>, vector<4x8xf32>
@@ -91,8 +92,6 @@ def test_vector_select_runs(r: int, n: int, rows: int, cols: int) -> None:
 
 
 def test_lowers_to_an_llvm_select_on_vector_conditions() -> None:
-    from xlinalg.lowering.pipeline import lower_to_llvm
-
     ir = lower_to_llvm(parse_module(KERNEL.format(r=1, n=8, rows=1, cols=5))).llvm_ir
     assert "select <8 x i1>" in ir
 

@@ -14,6 +14,7 @@ from support import generalize_transform_op, iree_opt, needs_iree
 
 import xlinalg
 from xlinalg.errors import TransformFailure
+from xlinalg.interpreter.diagnostics import ApplyToEach
 
 PAYLOAD = """func.func @mm(%a: tensor<10x16xf32>, %b: tensor<16x12xf32>, %c: tensor<10x12xf32>) -> tensor<10x12xf32> {
   %e = tensor.empty() : tensor<10x12xf32>
@@ -116,8 +117,6 @@ def test_upstream_unrolls_the_loop_after_a_wrong_kind_target() -> None:
 
 
 def test_apply_to_each_definite_failure_propagates_at_once() -> None:
-    from xlinalg.interpreter.diagnostics import ApplyToEach
-
     each = ApplyToEach(generalize_transform_op())
     done: list[int] = []
     with pytest.raises(TransformFailure) as info:
@@ -131,8 +130,6 @@ def test_apply_to_each_definite_failure_propagates_at_once() -> None:
 
 
 def test_apply_to_each_reports_all_silenceable_failures_in_order() -> None:
-    from xlinalg.interpreter.diagnostics import ApplyToEach
-
     each = ApplyToEach(generalize_transform_op())
     done: list[int] = []
     for index in range(4):

@@ -13,9 +13,19 @@ from xdsl.dialects.transform import TransformHandleType
 from xdsl.ir import Dialect, Operation
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, operand_def
 
+from xlinalg.coverage.transform import transform_op_classes
 from xlinalg.dialects.transform.effects import ConsumesTarget
+from xlinalg.dialects.transform.effects import consumed_handles as consumed_operands
+from xlinalg.dialects.transform.handles import ForeachOp, IncludeOp
 from xlinalg.errors import TransformFailure
-from xlinalg.interpreter import Interpreter, apply_schedule, make_context, parse_module, register
+from xlinalg.interpreter import (
+    TRANSFORM_IMPLS,
+    Interpreter,
+    apply_schedule,
+    make_context,
+    parse_module,
+    register,
+)
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [
@@ -517,9 +527,6 @@ def test_foreach_failure_aborts_and_consumption_follows_the_body() -> None:
 
 
 def test_foreach_consumes_its_target_when_the_body_consumes_the_argument() -> None:
-    from xlinalg.dialects.transform.effects import consumed_handles as consumed_operands
-    from xlinalg.dialects.transform.handles import ForeachOp
-
     script = schedule(
         MATCH_MM + "    transform.foreach %mm : !transform.any_op {\n"
         "    ^bb0(%one: !transform.any_op):\n"
@@ -588,8 +595,6 @@ def test_include_consumes_operands_marked_consumed() -> None:
         match="invalidated by 'transform.test_core_erase'",
         extra=INCLUDED,
     )
-    from xlinalg.dialects.transform.effects import consumed_handles as consumed_operands
-    from xlinalg.dialects.transform.handles import IncludeOp
 
     script = schedule(
         "    transform.include @eat failures(propagate) (%root) : (!transform.any_op) -> ()\n"
@@ -894,9 +899,6 @@ def test_expensive_checks_name_the_consumed_payload_and_can_be_disabled() -> Non
 
 def test_checked_ops(request: pytest.FixtureRequest) -> None:
     """Every op listed in TESTED_OPS exists in the transform dialects and is implemented."""
-    from xlinalg.coverage.transform import transform_op_classes
-    from xlinalg.interpreter import TRANSFORM_IMPLS
-
     classes = transform_op_classes()
     for name in TESTED_OPS:
         assert name in classes, name

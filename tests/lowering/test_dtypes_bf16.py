@@ -9,6 +9,7 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import BFloat16Type
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
@@ -78,8 +79,6 @@ def jit() -> JitModule:
 
 
 def test_numpy_dtype_helpers() -> None:
-    from xdsl.dialects.builtin import BFloat16Type
-
     assert numpy_dtype(BFloat16Type()) == BF16 == BFLOAT16
     assert is_float_dtype(BF16) and not is_float_dtype(np.int16)
     assert float_eps(BF16) == 2.0**-7 and float_eps(np.float32) == 2.0**-23

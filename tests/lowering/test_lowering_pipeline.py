@@ -14,6 +14,8 @@ from support import needs_iree, run_iree_opt
 from support import parse_module as parse
 from support.lowering import DOT, MATMUL, LlvmliteModule, assert_dominance
 
+from xlinalg.coverage.linalg_samples import TABLE_OPS, dtypes_of, sample
+from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.pipeline import (
     CF_LEVEL_DIALECTS,
@@ -22,6 +24,8 @@ from xlinalg.lowering.pipeline import (
     lower_to_scf,
 )
 from xlinalg.lowering.to_llvm import convert_to_llvm_ir
+from xlinalg.reference.function import run_function
+from xlinalg.reference.named import evaluate_named
 
 
 def compile_text(text: str) -> LlvmliteModule:
@@ -359,8 +363,6 @@ def test_licm_hoists_index_arithmetic_out_of_the_reduction_loop() -> None:
 
 
 def test_scf_level_ir_matches_numpy_in_the_reference_interpreter() -> None:
-    from xlinalg.reference.function import run_function
-
     module = lower_to_scf(parse(MATMUL))
     a, b, c = rand(5, 4), rand(4, 6), rand(5, 6)
     expected = c + a @ b
@@ -479,8 +481,6 @@ NUMPY_TYPES: dict[str, Any] = {"f32": np.float32, "f64": np.float64, "i32": np.i
 
 def table_instance(name: str, elt: str, dynamic: bool) -> tuple[str, list[tuple[int, ...] | None]]:
     """A function `@k_<name>` applying `linalg.<name>` to its sample operands (strided windows)."""
-    from xlinalg.coverage.linalg_samples import sample
-
     s = sample(name, elt)
     # `k_` prefix: a kernel named like a libm function (`powf`, `exp`) would shadow it
     return s.function(f"k_{name}", "dynamic" if dynamic else "memref"), s.shapes
@@ -488,16 +488,11 @@ def table_instance(name: str, elt: str, dynamic: bool) -> tuple[str, list[tuple[
 
 def table_cases(elt: str) -> list[str]:
     """Every table op whose sample takes `elt` and whose operands all have element type `elt`."""
-    from xlinalg.coverage.linalg_samples import TABLE_OPS, dtypes_of, sample
-
     return [n for n in TABLE_OPS if elt in dtypes_of(n) and set(sample(n, elt).types) == {elt}]
 
 
 @pytest.mark.parametrize("elt,dynamic", [("f32", True), ("f64", False), ("i32", True)])
 def test_every_table_op_lowered_and_compiled_matches_the_reference(elt: str, dynamic: bool) -> None:
-    from xlinalg.dialects.linalg import NamedStructuredOp
-    from xlinalg.reference.named import evaluate_named
-
     rng = np.random.default_rng(11)
     dtype = NUMPY_TYPES[elt]
     names = table_cases(elt)

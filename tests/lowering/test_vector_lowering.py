@@ -7,6 +7,7 @@ import pytest
 
 import xlinalg
 from xlinalg.errors import LoweringError
+from xlinalg.lowering.pipeline import lower_to_llvm
 
 MAPS = (
     "indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>,"
@@ -48,8 +49,6 @@ def test_contract_lowered_and_run() -> None:
 
 
 def test_llvm_ir_has_fma_on_1d_vectors() -> None:
-    from xlinalg.lowering.pipeline import lower_to_llvm
-
     ir = lower_to_llvm(xlinalg.parse(CONTRACT)).llvm_ir
     assert "@llvm.fma.v32f32" in ir
     assert "shufflevector" in ir
@@ -98,8 +97,6 @@ func.func @f(%A: memref<13xf32>, %B: memref<13xf32>) {
   return
 }
 """
-    from xlinalg.lowering.pipeline import lower_to_llvm
-
     assert "llvm.masked.load" in lower_to_llvm(xlinalg.parse(src)).llvm_ir
     k = xlinalg.compile(src)
     a, b = _rand(13), np.zeros(13, np.float32)

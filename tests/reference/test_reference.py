@@ -7,6 +7,7 @@ import pytest
 from support import parse_module as parse
 from xdsl.dialects.builtin import f32
 
+import xlinalg.reference.generic as generic_module
 from xlinalg.dialects.linalg import GenericOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference import (
@@ -75,8 +76,6 @@ def test_generic_matmul_float(elem: str, dtype: type) -> None:
 
 @pytest.mark.parametrize("k", [5, 300])  # 300: the einsum contraction path
 def test_generic_matmul_i32_wraps(k: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import xlinalg.reference.generic as generic_module
-
     taken: list[bool] = []
     contraction = generic_module._try_contraction
 
@@ -499,7 +498,6 @@ func.func @f(%x: memref<?xT>, %y: memref<?xT>, %o: memref<3xT>) {
 @pytest.mark.parametrize("combine", ["addi", "maxui", "minsi", "xori"])
 def test_long_integer_reduction_is_exact(combine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # 5000 reduction points: the batched path; integers must still be exact
-    import xlinalg.reference.generic as generic_module
 
     calls: list[int] = []
     batched = generic_module._evaluate_batched

@@ -10,6 +10,7 @@ from support import REPO
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
+from xlinalg.interpreter import parse_module
 from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
 
 TESTED_OPS = [
@@ -176,8 +177,6 @@ func.func @f(%a: memref<1x5x3xf32>, %b: memref<5x1xf32>, %c: memref<1x3xf32>) {
 
 
 def test_fold_unit_extent_dims_via_slices():
-    from xlinalg.interpreter import parse_module
-
     module = parse_module(UNIT)
     assert fold_unit_dims_in(module) == 1
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]

@@ -23,9 +23,10 @@ from xdsl.dialects.linalg.attrs import IteratorType
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
-from xlinalg.coverage.linalg_samples import RUN_CASES, TILED_CASES, Sample, sample
+from xlinalg.coverage.linalg_samples import DIM_SIZES, RUN_CASES, TILED_CASES, Sample, sample
 from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.dialects.linalg.casting import named_scalar_type
+from xlinalg.dialects.linalg.op_table import get_spec
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
@@ -67,9 +68,6 @@ def reduction_length(op: NamedStructuredOp, s: Sample) -> int:
 
 
 def _loop_sizes(s: Sample) -> list[int]:
-    from xlinalg.coverage.linalg_samples import DIM_SIZES
-    from xlinalg.dialects.linalg.op_table import get_spec
-
     spec = get_spec(s.name)
     if spec.dims is None:
         if s.name == "contract":

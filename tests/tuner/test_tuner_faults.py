@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import optuna
 import pytest
 from optuna.trial import TrialState
 from support import PAYLOAD, SPACE, needs_pipeline
@@ -97,8 +98,6 @@ def test_too_slow_stalled_call_is_killed_by_the_parent() -> None:
 
 
 def test_slow_limit_follows_the_best_so_far(tmp_path: Path) -> None:
-    import optuna
-
     study = optuna.create_study()
     assert slow_limit(study) is None
     for median in (0.5, 0.2):

@@ -41,6 +41,7 @@ pytestmark = [
         reason="the psycopg2 driver is not installed (pip install -e '.[dev]')",
     ),
     needs_pipeline,
+    pytest.mark.postgres,
 ]
 
 
@@ -111,7 +112,7 @@ def postgres_url() -> Iterator[str]:
 
 def _lock_waiters(url: str) -> int:
     """How many sessions of the server wait for an advisory lock (the budget lock)."""
-    import psycopg2
+    import psycopg2  # noqa: PLC0415  (optional driver: the module is skipped without it)
 
     with psycopg2.connect(url) as connection, connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")

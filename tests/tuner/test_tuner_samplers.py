@@ -7,6 +7,7 @@ from pathlib import Path
 
 import optuna
 import pytest
+from optuna.samplers import CmaEsSampler, NSGAIISampler
 from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
@@ -16,8 +17,6 @@ from xlinalg.cli import main
 
 
 def test_sampler_classes() -> None:
-    from optuna.samplers import CmaEsSampler, NSGAIISampler
-
     space = tuner_study.load_space(SPACE)
     assert isinstance(tuner_study.make_sampler("cmaes", space, 0), CmaEsSampler)
     assert isinstance(tuner_study.make_sampler("nsga2", space, 0), NSGAIISampler)

@@ -9,7 +9,8 @@ import optuna
 import pytest
 from support import PAYLOAD, SPACE, needs_pipeline
 
-from tuner.schedule_db import entry_path, lookup, nearest, op_signature, store
+import xlinalg
+from tuner.schedule_db import entry_path, host_cpu, lookup, nearest, op_signature, store
 from tuner.space import load_space
 from tuner.warm_start import warm_start
 from xlinalg.cli import main
@@ -18,8 +19,6 @@ pytestmark = needs_pipeline
 
 
 def _resolved(tile_m: int, reg_m: int) -> str:
-    import xlinalg
-
     return xlinalg.resolve_knobs(SPACE, {"tile_m": tile_m, "reg_m": reg_m})
 
 
@@ -69,8 +68,6 @@ def test_store_lookup_and_nearest(tmp_path: Path) -> None:
 
 
 def test_warm_start_enqueues_nearest_knobs(tmp_path: Path) -> None:
-    from tuner.schedule_db import host_cpu
-
     db = str(tmp_path / "db")
     store(
         db,
@@ -93,8 +90,6 @@ def test_warm_start_enqueues_nearest_knobs(tmp_path: Path) -> None:
 def test_run_and_opt_pick_the_stored_schedule(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tuner.schedule_db import host_cpu
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mm.mlir").write_text(PAYLOAD)
     (tmp_path / "mm32.mlir").write_text(_payload(32, 32))

@@ -13,7 +13,8 @@ from optuna.trial import TrialState, create_trial
 from tuner import study as tuner_study
 from tuner.errors import TunerError
 from tuner.export import best_schedule
-from tuner.report import format_table, trials_dataframe
+from tuner.plots import write_plots
+from tuner.report import format_table, knob_columns, trials_dataframe
 from tuner.storage import open_storage
 
 PAYLOAD = "func.func @f(%a: memref<4xf32>) {\n  return\n}\n"
@@ -185,9 +186,6 @@ def test_export_without_success(tmp_path: Path) -> None:
 
 
 def test_plots_are_png(recorded: tuple[str, str], tmp_path: Path) -> None:
-    from tuner.plots import write_plots
-    from tuner.report import knob_columns
-
     frame = trials_dataframe(*recorded)
     assert knob_columns(frame) == ["tile_m", "reg_m"]
     written, skipped = write_plots(tuner_study.load(*recorded), str(tmp_path / "p"))

@@ -17,9 +17,12 @@ import pytest
 from optuna.trial import TrialState
 from support import PAYLOAD, SPACE, needs_pipeline
 
+import xlinalg
 from tuner import study as tuner_study
-from tuner.candidate import CandidateRequest
+from tuner.candidate import CandidateRequest, run_candidate
+from tuner.space import load_space
 from tuner.worker import FAULT_ENV, TrialObjective, fault_for_trial, measure
+from xlinalg.errors import TransformFailure
 
 
 def test_fault_spec() -> None:
@@ -46,8 +49,6 @@ def test_hang_is_killed_at_the_time_limit() -> None:
 
 
 def test_constraint_prunes_without_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tuner.space import load_space
-
     calls: list[CandidateRequest] = []
 
     def fake_measure(request: CandidateRequest, limit: float) -> dict:
@@ -163,10 +164,6 @@ def test_candidate_statuses(
     monkeypatch: pytest.MonkeyPatch, kernel: _Kernel | None, status: str
 ) -> None:
     """How `run_candidate` classifies what the compiler API reports (in-process)."""
-    import xlinalg
-    from tuner.candidate import run_candidate
-    from xlinalg.errors import TransformFailure
-
     def fake_compile(*args: object, **kwargs: object) -> _Kernel:
         if kernel is None:
             raise TransformFailure("cannot tile", "s.mlir:3:5", silenceable=False)

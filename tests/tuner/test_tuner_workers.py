@@ -8,18 +8,20 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import optuna
 import pytest
-from optuna.storages import JournalStorage
+from optuna.storages import JournalStorage, RDBStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 from support import cli_command, cli_env, needs_pipeline, run_cli, write_tuner_files
 
+from tuner import liveness
 from tuner.liveness import fail_dead_trials, is_dead, this_worker
-from tuner.storage import network_filesystem
+from tuner.storage import network_filesystem, retry_callback
 
 
 def _tune(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -132,10 +134,6 @@ def test_network_filesystem_detection(tmp_path: Path) -> None:
 
 
 def test_heartbeat_fails_and_retries_a_silent_remote_trial(tmp_path: Path) -> None:
-    from optuna.storages import RDBStorage
-
-    from tuner.storage import retry_callback
-
     storage = RDBStorage(
         f"sqlite:///{tmp_path}/h.db",
         heartbeat_interval=1,
@@ -161,11 +159,6 @@ def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
     RUNNING trial with neither a worker nor a heartbeat row; Optuna's stale check never
     sees it, so a resumed run waited for it forever. After the orphan age it is failed and
     retried like any abandoned trial; a fresh one (its worker may still be writing) is not."""
-    from optuna.storages import RDBStorage
-
-    from tuner import liveness
-    from tuner.storage import retry_callback
-
     storage = RDBStorage(
         f"sqlite:///{tmp_path}/o.db",
         heartbeat_interval=1,
@@ -186,8 +179,6 @@ def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: 
     """Workers started together on a fresh database race to create Optuna's schema; the
     loser used to fail with 'table ... already exists' ("cannot open storage"). Eight
     processes released at the same instant must all open it and see one study."""
-    import sys
-
     url = f"sqlite:///{tmp_path}/race.db"
     go = tmp_path / "go"
     code = (

@@ -4,12 +4,17 @@ its own clear message."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import VERIFY_CASES
 from xlinalg.coverage.linalg_ext_samples import SAMPLES
+from xlinalg.coverage.rows import NOT_IREE
+from xlinalg.coverage.table import coverage_rows
 from xlinalg.errors import XlinalgError
 
 CASES = SAMPLES
@@ -67,9 +72,6 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
     """The ops whose coverage row says `not-iree` really are unknown to IREE 3.13 (moved
     to other dialects or removed there): in generic form iree-opt reports each as an
     unregistered operation, while a registered op (scan) fails its verifier instead."""
-    from xlinalg.coverage.rows import NOT_IREE
-    from xlinalg.coverage.table import coverage_rows
-
     not_iree = sorted(
         row.op
         for row in coverage_rows()
@@ -91,8 +93,6 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
 
 def _same_ops(a: str, b: str) -> bool:
     """The same sequence of iree_linalg_ext op lines, SSA names aside."""
-    import re
-
     def lines(text: str) -> list[str]:
         module = str(xlinalg.parse(text))
         return [
@@ -175,8 +175,6 @@ def test_attention_iree_spelling_errors(text: str, message: str) -> None:
 @needs_iree
 def test_attention_iree_output_runs() -> None:
     """What iree-opt prints for our attention parses back and computes softmax(QK^T s)V."""
-    import numpy as np
-
     printed = str(xlinalg.parse(_iree_attention(_MAPS.format(v="b, k2, n"))))
     done = run_iree_opt(printed)
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from support.linalg_ext import tile_schedule
 from support.linalg_ext_tensors import F32, KERNELS, RNG, inputs
 from support.tiling import same_types, skeleton
@@ -156,8 +156,6 @@ IREE_TILED = [
 @pytest.mark.parametrize(("op", "tiles"), IREE_TILED)
 def test_tensor_tiling_has_ireees_structure(op: str, tiles: list[int]) -> None:
     """Same loops, slices (types) and tiled op as IREE's own TilingInterface for the schedule."""
-    from support import iree_opt
-
     schedule = tile_schedule(f"iree_linalg_ext.{op}", tiles)
     ours = iree_opt(str(xlinalg.apply_schedule(KERNELS[op], schedule)))
     theirs = iree_opt(KERNELS[op] + "\n" + schedule, "--transform-interpreter")

@@ -12,6 +12,7 @@ import numpy as np
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.coverage.linalg_handwritten_cases import RUN_CASES, exercised
+from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
@@ -45,7 +46,6 @@ def _module() -> tuple[str, JitModule]:
 
 
 def _dtype(elt: str) -> np.dtype:  # type: ignore[type-arg]
-    from xlinalg.dialects.linalg.casting import named_scalar_type
 
     return numpy_dtype(named_scalar_type(elt))
 

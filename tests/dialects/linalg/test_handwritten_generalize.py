@@ -8,7 +8,7 @@ and loop lowerings (run/tiled columns). The op list is `handwritten_cases.NOT_GE
 from __future__ import annotations
 
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from support.handwritten import CASES, kernel_text
 
 import xlinalg
@@ -55,8 +55,6 @@ def test_generalize_is_a_silenceable_failure(op: str) -> None:
 @needs_iree
 @pytest.mark.parametrize("op", NOT_GENERALIZABLE)
 def test_upstream_also_leaves_the_op(op: str) -> None:
-    from support import iree_opt
-
     payload = kernel_text(_ONE_PER_OP[op], True).replace("m(4) r(3)", "fmr(F_4_3)")
     out = iree_opt(payload + "\n" + _schedule(op, suppress=True), "--transform-interpreter")
     assert f"linalg.{op} " in out and "linalg.generic" not in out

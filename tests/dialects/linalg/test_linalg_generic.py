@@ -9,6 +9,7 @@ coverage row of `linalg.generic` is read from the case lists these tests paramet
 
 from __future__ import annotations
 
+import io
 import re
 from functools import cache
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from support import iree_opt, needs_iree
 from support.linalg_forms import ALL_PROPERTIES, K, M, N, generic_function
+from xdsl.context import Context
 from xdsl.printer import Printer
 
 import xlinalg
@@ -130,8 +132,6 @@ def test_tiled_in_every_element_type() -> None:
 def test_generalize_is_the_identity() -> None:
     """generalize leaves a generic as it is; the reference evaluation of the generic agrees
     with the independent formula in every element type."""
-    from xdsl.context import Context
-
     module = xlinalg.parse(module_text())
     assert exercised(module) == set(
         GENERALIZE_CASES["test_linalg_generic.py::test_generalize_is_the_identity"]
@@ -163,8 +163,6 @@ def test_tensor_results_equal_memrefs() -> None:
 
 
 def _generic_form(module: Any) -> str:
-    import io
-
     out = io.StringIO()
     Printer(stream=out, print_generic_format=True).print_op(module)
     return out.getvalue()

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from support.linalg_forms import MAP_REDUCE
 
 import xlinalg
@@ -22,6 +22,7 @@ from xlinalg.coverage.linalg_handwritten_cases import (
 from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.errors import XlinalgError
+from xlinalg.reference.function import run_function
 from xlinalg.transforms.linalg.generalize import generalize
 
 
@@ -60,8 +61,6 @@ def test_short_form_builds_upstream_region() -> None:
 
 @needs_iree
 def test_upstream_round_trip() -> None:
-    from support import iree_opt
-
     ours = str(xlinalg.parse(MAP_REDUCE))
     assert {op for op, _ in exercised(xlinalg.parse(ours))} == set(
         IREE_ROUND_TRIP["test_linalg_map_reduce.py::test_upstream_round_trip"]
@@ -204,8 +203,6 @@ func.func @k(%a: memref<3x5xELEM>, %b: memref<3x5xELEM>, %c: memref<3x5xELEM>, %
 
 
 def test_tensor_reference() -> None:
-    from xlinalg.reference.function import run_function
-
     rng = np.random.default_rng(3)
     a, b = (
         rng.standard_normal((4, 5), dtype=np.float32),
@@ -226,8 +223,6 @@ def test_tensor_reference() -> None:
 @needs_iree
 def test_tiling_matches_upstream() -> None:
     """Same schedule through upstream's interpreter and ours: same loops, same tiled ops and types."""
-    from support import iree_opt
-
     payload = """
 func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
   linalg.map { math.exp } ins(%a : memref<5x7xf32>) outs(%c : memref<5x7xf32>)
@@ -283,8 +278,6 @@ def test_malformed_input_is_a_parse_error(snippet: str, message: str) -> None:
 
 @needs_iree
 def test_generalize_matches_upstream() -> None:
-    from support import iree_opt
-
     payload = """
 func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
   linalg.map { math.exp } ins(%a : memref<5x7xf32>) outs(%c : memref<5x7xf32>)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from io import StringIO
 
 import numpy as np
 import pytest
 from support.linalg_table import TABLE_NAMES
 from xdsl.dialects import builtin
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from xlinalg.dialects.context import make_context
@@ -25,6 +27,7 @@ from xlinalg.dialects.linalg import (
     named_op_class,
 )
 from xlinalg.dialects.linalg.op_table import Indices, Rule
+from xlinalg.errors import XlinalgError
 from xlinalg.reference.named import evaluate_named
 
 CTX = make_context()
@@ -150,9 +153,6 @@ def test_generic_form_parses(name: str) -> None:
     line, args = op_text(name, "static")
     module = parse_module(wrap([line], args))
     (_op,) = named_ops(module)
-    from io import StringIO
-
-    from xdsl.printer import Printer
 
     stream = StringIO()
     Printer(stream=stream, print_generic_format=True).print_op(module)
@@ -520,7 +520,6 @@ def test_builders() -> None:
         builtin.TensorType(builtin.f32, [4, 3]),
         builtin.f32,
     ]
-    from xdsl.ir import Block
 
     block = Block(arg_types=block_types)
     a, b, c, cst = block.args
@@ -808,8 +807,6 @@ def test_reference_strided_memref_views() -> None:
 
 
 def test_reference_rejects_bad_arrays() -> None:
-    from xlinalg.errors import XlinalgError
-
     line, args = op_text("matmul", "static")
     op = single_op(line, args)
     with pytest.raises(XlinalgError, match="expects 3 operands, got 2"):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import needs_iree
+from support import iree_opt, needs_iree
 from support.linalg_forms import PACK_FORMS
 
 import xlinalg
@@ -21,6 +21,7 @@ from xlinalg.coverage.linalg_handwritten_cases import (
 )
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import XlinalgError
+from xlinalg.reference.function import run_function
 from xlinalg.reference.linalg_misc import pack, unpack
 
 
@@ -36,8 +37,6 @@ def test_round_trip() -> None:
 
 @needs_iree
 def test_upstream_round_trip() -> None:
-    from support import iree_opt
-
     assert {op for op, _ in exercised(xlinalg.parse(PACK_FORMS))} == set(
         IREE_ROUND_TRIP["test_linalg_pack.py::test_upstream_round_trip"]
     )
@@ -171,8 +170,6 @@ def test_pack_then_unpack_is_identity_reference(data: st.DataObject) -> None:
 
 
 def test_tensor_reference_with_dynamic_tile() -> None:
-    from xlinalg.reference.function import run_function
-
     a = np.arange(45, dtype=np.float32).reshape(9, 5)
     (result,) = run_function(
         xlinalg.parse(PACK_FORMS),

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from support.linalg_forms import SOFTMAX_MEMREF, SOFTMAX_TENSOR
 from xdsl.rewriter import Rewriter
 
@@ -20,6 +20,7 @@ from xlinalg.coverage.linalg_handwritten_cases import (
 from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.softmax import SoftmaxOp
 from xlinalg.errors import XlinalgError
+from xlinalg.reference.function import run_function
 from xlinalg.reference.linalg_misc import softmax
 
 
@@ -35,8 +36,6 @@ def test_round_trip() -> None:
 
 @needs_iree
 def test_upstream_round_trip_and_decomposition() -> None:
-    from support import iree_opt
-
     assert {
         op for t in (SOFTMAX_TENSOR, SOFTMAX_MEMREF) for op, _ in exercised(xlinalg.parse(t))
     } == set(IREE_ROUND_TRIP["test_linalg_softmax.py::test_upstream_round_trip_and_decomposition"])
@@ -118,8 +117,6 @@ def test_execution_matches_numpy_odd_sizes() -> None:
 
 
 def test_tensor_reference() -> None:
-    from xlinalg.reference.function import run_function
-
     a = np.random.default_rng(4).standard_normal((4, 5), dtype=np.float32)
     (result,) = run_function(xlinalg.parse(SOFTMAX_TENSOR), "s", [a, np.zeros_like(a)])
     e = np.exp(a - a.max(axis=1, keepdims=True))

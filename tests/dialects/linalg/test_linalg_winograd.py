@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import (
@@ -18,6 +18,7 @@ from xlinalg.coverage.linalg_handwritten_cases import (
 from xlinalg.dialects.linalg.winograd import WinogradFilterTransformOp, _WinogradOp
 from xlinalg.dialects.linalg.winograd_matrices import FMR_CASES, winograd_matrices
 from xlinalg.errors import XlinalgError
+from xlinalg.reference.function import run_function
 from xlinalg.reference.linalg_misc import winograd_filter, winograd_input, winograd_output
 
 FORMS = """\
@@ -45,8 +46,6 @@ def test_round_trip_both_attribute_forms() -> None:
 
 @needs_iree
 def test_upstream_round_trip() -> None:
-    from support import iree_opt
-
     assert {op for op, _ in exercised(xlinalg.parse(FORMS))} == set(
         IREE_ROUND_TRIP["test_linalg_winograd.py::test_upstream_round_trip"]
     )
@@ -190,8 +189,6 @@ func.func @f(%g: memref<2x1x3x3xf32>, %u: memref<1x4x3x2xf32>) {
 
 
 def test_tensor_reference() -> None:
-    from xlinalg.reference.function import run_function
-
     rng = np.random.default_rng(5)
     args = [
         rng.standard_normal(s, dtype=np.float32)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree
+from support import iree_opt, needs_iree
 from support.handwritten import CASES, Case, case_schedule, kernel_text
 from support.linalg_ext import tile_schedule
 from support.tiling import same_types, skeleton
@@ -70,8 +70,6 @@ def test_winograd_alpha_dims_are_not_tileable() -> None:
     "case", [c for c in CASES if c.dtype == "f32"], ids=lambda c: f"{c.op}-{c.tiles}"
 )
 def test_tensor_tiling_has_upstreams_structure(case: Case) -> None:
-    from support import iree_opt
-
     payload = kernel_text(case, True).replace("m(4) r(3)", "fmr(F_4_3)")  # IREE 3.13 spelling
     ours = xlinalg.apply_schedule(payload, case_schedule(case))
     upstream = iree_opt(payload + "\n" + case_schedule(case), "--transform-interpreter")

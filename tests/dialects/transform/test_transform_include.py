@@ -9,7 +9,7 @@ import pytest
 from support import needs_iree, run_iree_opt
 
 import xlinalg
-from xlinalg.errors import VerifyFailure
+from xlinalg.errors import TransformFailure, VerifyFailure
 
 TESTED_OPS = ["transform.include", "transform.named_sequence"]
 
@@ -184,7 +184,6 @@ def test_include_result_may_narrow_the_handle_type() -> None:
         )
     )
     xlinalg.parse(narrow, "schedule")
-    from xlinalg.errors import TransformFailure
 
     with pytest.raises(TransformFailure, match="func.func"):
         xlinalg.apply_schedule(PAYLOAD, narrow)

@@ -3,6 +3,8 @@ param-valued options parses, prints and round-trips through iree-opt."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from support import needs_iree, run_iree_opt
 from xdsl.printer import Printer
@@ -48,8 +50,6 @@ def test_malformed_attribute_is_a_parse_error() -> None:
 
 
 def _generic_text(module) -> str:
-    import io
-
     stream = io.StringIO()
     Printer(stream=stream, print_generic_format=True).print_op(module)
     return stream.getvalue()

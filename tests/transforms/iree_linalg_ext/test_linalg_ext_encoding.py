@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import IREE_OPT
+from support import IREE_OPT, iree_opt
 from support.encoding import KNOBS, SPACE, SRC, K, M, N, enc
 
 import xlinalg
@@ -75,8 +75,6 @@ def test_registered_pass_with_param_options_round_trips_and_matches_upstream_syn
     assert 'with options = {"tile-m" = %' in printed
     assert str(xlinalg.parse(printed)) == printed
     if IREE_OPT is not None:
-        from support import iree_opt
-
         iree_opt(printed)  # upstream parses our spelling of param-valued options
 
 

@@ -6,6 +6,8 @@ encodings a payload still holds with the host CPU's tiles (IREE's x86-64 matmul 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from support.encoding import KNOBS, SPACE, SRC, enc
@@ -13,6 +15,7 @@ from support.encoding import KNOBS, SPACE, SRC, enc
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import ENCODING_RUN_CASES, exercised
 from xlinalg.errors import XlinalgError
+from xlinalg.host import host_has_feature
 from xlinalg.transforms.iree_linalg_ext.materialize_encoding import host_tile_sizes
 
 RNG = np.random.default_rng(5)
@@ -105,10 +108,6 @@ def test_unscheduled_encoded_matmul_is_vectorized() -> None:
     """The default schedule gives the materialized mmt4d the register-blocked micro-kernel
     of encoding_matmul.mlir: m0×n0 accumulators in zmm registers, one broadcast FMA per
     accumulator row and k step, no scalar FMA; odd sizes are checked against NumPy."""
-    import re
-
-    from xlinalg.host import host_has_feature
-
     m, n, k = 100, 37, 250
     src = SRC.replace("13x7", f"{m}x{k}").replace("7x11", f"{k}x{n}").replace("13x11", f"{m}x{n}")
     kernel = xlinalg.compile(src)

@@ -12,6 +12,7 @@ from xdsl.parser import Parser
 
 from xlinalg.dialects.context import make_context
 from xlinalg.dialects.linalg import OP_TABLE, GenericOp, NamedStructuredOp
+from xlinalg.dialects.linalg.op_table import Indices, Rule
 from xlinalg.errors import TransformFailure
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
@@ -256,8 +257,6 @@ POLY = (5, 7)
 def instance(
     name: str, elt: str
 ) -> tuple[list[str], list[tuple[str, str]], list[tuple[int, ...] | None]]:
-    from xlinalg.dialects.linalg.op_table import Indices, Rule
-
     spec = next(s for s in OP_TABLE if s.name == name)
     if name == "transpose":
         shapes: list[tuple[int, ...] | None] = [POLY[::-1], POLY]

@@ -19,6 +19,7 @@ from xlinalg.dialects.linalg import CopyOp, FillOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interpreter import apply_schedule
 from xlinalg.interpreter import parse_module as parse_schedule
+from xlinalg.transforms.bufferization.materialize import lower_materializations
 
 TESTED_OPS = ["transform.structured.bufferize_to_allocation"]
 
@@ -238,8 +239,6 @@ def test_unknown_memcpy_op_does_not_verify() -> None:
 
 def test_copy_back_lowering_keeps_linalg_copy_semantics() -> None:
     """The lowering of a materialize_in_destination on tensors is a linalg.copy."""
-    from xlinalg.transforms.bufferization.materialize import lower_materializations
-
     module = xlinalg.parse("""
 func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = bufferization.materialize_in_destination %a in %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

@@ -13,6 +13,7 @@ import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import TransformFailure, XlinalgError
+from xlinalg.interpreter import parse_module
 
 TESTED_OPS = [
     "transform.structured.pack",
@@ -243,8 +244,6 @@ func.func @conv(%i: tensor<1x10x4xf32>, %w: tensor<3x4x8xf32>, %o: tensor<1x8x8x
 
 
 def test_pack_parses_spec_form_and_prints_upstream_form():
-    from xlinalg.interpreter import parse_module
-
     text = script(
         MATCH.replace(ANY, "!pdl.operation")
         + '\n%p = transform.structured.pack %mm packed_sizes = [2, 3, 4] : (!pdl.operation) -> (!transform.op<"linalg.generic">)'
@@ -388,8 +387,6 @@ def test_pack_transpose_needs_matching_pair():
 
 
 def test_pack_transpose_requires_a_permutation_attribute():
-    from xlinalg.interpreter import parse_module
-
     body = (
         PACK_234
         + B_PACK
@@ -588,7 +585,6 @@ def test_pack_greedily_sizes_from_params_and_spec_syntax():
         (5, 1, 4, 16),
         (2, 1, 8, 16),
     ]
-    from xlinalg.interpreter import parse_module
 
     printed = str(parse_module(script(body)))
     assert (

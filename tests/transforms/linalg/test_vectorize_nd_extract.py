@@ -12,7 +12,8 @@ import pytest
 from support import IREE_OPT, needs_iree, run_iree_opt
 
 import xlinalg
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, XlinalgError
+from xlinalg.host import host_has_feature
 
 TESTED_OPS = [
     "transform.structured.vectorize",
@@ -288,8 +289,6 @@ def test_gather_becomes_hardware_gathers() -> None:
     (one per 8 lanes: 64-bit indices), not scalar loads. Without AVX-512, LLVM emits AVX2
     gathers only for CPU models it tunes as having fast gathers (Intel's, not AMD's Zen 1-3:
     a tuning flag that is not among the host features), so there only the result is checked."""
-    from xlinalg.host import host_has_feature
-
     payload = _embed(16, 16).replace("tensor<16x8xf32>", "tensor<64x16xf32>")
     kernel = xlinalg.compile(payload, _schedule())
     t, ids = _rand(64, 16), RNG.integers(0, 64, 16).astype(np.int32)
@@ -304,8 +303,6 @@ def test_numpy_reference_evaluates_extracts_in_bodies() -> None:
     """`Kernel.check` (what the tuner runs) evaluates the unvectorized payload with NumPy:
     the extracts index the captured tensor per iteration; an index out of bounds is a clear
     error rather than NumPy's wrap-around."""
-    from xlinalg.errors import XlinalgError
-
     kernel = xlinalg.compile(EMBED_4x8, _schedule())
     t, zeros = _rand(16, 8), np.zeros((4, 8), np.float32)
     assert kernel.check(t, np.array([3, 0, 15, 7], np.int32), zeros).ok

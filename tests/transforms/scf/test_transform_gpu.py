@@ -12,13 +12,15 @@ import re
 import numpy as np
 import pytest
 from support import IREE_OPT, needs_iree, require_iree_opt, run_iree_opt
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, Region
+from xdsl.rewriter import InsertPoint, Rewriter
 
 import xlinalg
 from xlinalg.dialects.gpu import LaunchOp
 from xlinalg.errors import TransformFailure, VerifyFailure
+from xlinalg.ir.affine_utils import IndexBuilder
 
 TESTED_OPS = ["transform.gpu.map_forall_to_blocks", "transform.gpu.map_nested_forall_to_threads"]
 
@@ -485,12 +487,6 @@ def sequentialize_launches(module) -> None:
     """Run each `gpu.launch` as loops (test harness; nothing runs on a GPU): the body is cut
     at each `gpu.barrier` and each piece runs over every block and thread in turn, so every
     thread finishes a piece before any starts the next (the barrier's meaning)."""
-    from xdsl.dialects import scf
-    from xdsl.ir import Block, Region
-    from xdsl.rewriter import InsertPoint, Rewriter
-
-    from xlinalg.ir.affine_utils import IndexBuilder
-
     for launch in [op for op in module.walk() if isinstance(op, LaunchOp)]:
         build = IndexBuilder(InsertPoint.before(launch))
         body = launch.body.blocks[0]

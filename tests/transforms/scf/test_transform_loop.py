@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 from support import needs_iree, run_iree_opt
 from support.transform import LOOP, MATMUL, MATMUL_SHAPES, apply, fails, same_results, schedule
+from xdsl.dialects import scf
 
 import xlinalg
 from xlinalg.interpreter import parse_module
+from xlinalg.transforms.affine import simplify_bounds
+from xlinalg.transforms.scf.software_pipeline import schedule_loop
 
 TESTED_OPS = [
     "transform.loop.get_parent_for",
@@ -200,8 +203,6 @@ def test_peel_front_and_dynamic_bounds() -> None:
 
 def test_peel_walks_each_loop_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The min/max folding after a peel walks each of the two loops once, static or dynamic."""
-    from xlinalg.transforms.affine import simplify_bounds
-
     roots: list[str] = []
 
     def counting_walk(root, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -334,10 +335,6 @@ def test_pipeline_prefetches_loads_and_keeps_results() -> None:
 
 
 def test_pipeline_iteration_interval_changes_the_stages() -> None:
-    from xdsl.dialects import scf
-
-    from xlinalg.transforms.scf.software_pipeline import schedule_loop
-
     module = parse_module(LOOP)
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     assert sorted(schedule_loop(loop, 1, 3).stage.values()) == [0, 3, 4, 5]

@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 from support.linalg_ext import fuse_schedule, softmax_attention
 from support.linalg_ext_tensors import KERNELS, inputs
+from xdsl.dialects import func
+from xdsl.rewriter import InsertPoint
 
 import xlinalg
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder
+from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(43)
 F32 = np.float32
@@ -85,7 +88,6 @@ def test_generate_result_tile_value(
     module = xlinalg.parse(src)
     op = next(o for o in module.walk() if o.name == name)
     assert isinstance(op, TilingInterface)
-    from xdsl.rewriter import InsertPoint
 
     value = op.generate_result_tile_value(IndexBuilder(InsertPoint.after(op)), 0, offsets, sizes)
     assert str(value.type) == expected_type
@@ -103,7 +105,6 @@ func.func @f(%a: tensor<13x15xf32>, %b: tensor<8x2x2x8xf32>) -> tensor<8x2x2x8xf
 }"""
     module = xlinalg.parse(src)
     op = next(o for o in module.walk() if o.name == "linalg.pack")
-    from xdsl.rewriter import InsertPoint
 
     assert isinstance(op, TilingInterface)
     value = op.generate_result_tile_value(
@@ -126,7 +127,6 @@ func.func @f(%u: tensor<6x2xf32>, %ix: tensor<6x1xi32>, %o: tensor<5x3xf32>) -> 
 }"""
     module = xlinalg.parse(src)
     op = next(o for o in module.walk() if o.name == "iree_linalg_ext.scatter")
-    from xdsl.rewriter import InsertPoint
 
     assert isinstance(op, TilingInterface)
     with pytest.raises(
@@ -151,11 +151,6 @@ def test_result_tile_values_equal_the_slices_of_the_full_result(
 ) -> None:
     """The tile built by generate_result_tile_value, returned instead of the full result,
     equals that window of the untiled result (reference interpreter)."""
-    from xdsl.dialects import func
-    from xdsl.rewriter import InsertPoint
-
-    from xlinalg.reference.function import run_function
-
     src = KERNELS[op]
     args, _ = inputs(op)
     full = run_function(xlinalg.parse(src), "f", [a.copy() for a in args])[0]

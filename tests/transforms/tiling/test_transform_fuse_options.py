@@ -24,10 +24,13 @@ from support.fusion import (
 )
 from support.transform import apply, schedule, upstream
 from xdsl.dialects import scf, tensor
+from xdsl.rewriter import InsertPoint
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import XlinalgError
+from xlinalg.ir.affine_utils import IndexBuilder
+from xlinalg.transforms.tensor.fuse_reshape_slices import _collapse_group
 
 TESTED_OPS = ["transform.structured.fuse", "transform.structured.fuse_into_containing_op"]
 
@@ -307,11 +310,6 @@ def test_apply_cleanup_through_a_collapse_shape(
 
 def test_collapse_group_slices() -> None:
     """The per-group rule on static offsets and sizes (upstream's contiguity condition)."""
-    from xdsl.rewriter import InsertPoint
-
-    from xlinalg.ir.affine_utils import IndexBuilder
-    from xlinalg.transforms.tensor.fuse_reshape_slices import _collapse_group
-
     module = parse_module("func.func @f() {\n  func.return\n}\n")
     ret = next(op for op in module.walk() if op.name == "func.return")
     builder = IndexBuilder(InsertPoint.before(ret))
