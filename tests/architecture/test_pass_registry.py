@@ -35,7 +35,8 @@ def test_every_pass_of_xlinalg_is_registered_under_its_name() -> None:
 def test_upstream_names_of_the_xdsl_passes() -> None:
     for name in ("canonicalize", "cse", "licm", "loop-invariant-code-motion"):
         found = lookup_pass(name)
-        assert found is not None and issubclass(found, ModulePass)
+        assert found is not None
+        assert issubclass(found, ModulePass)
     assert lookup_pass("no-such-pass") is None
 
 
@@ -58,7 +59,8 @@ def test_apply_registered_pass_runs_a_pass_by_its_name() -> None:
     }"""
     module = xlinalg.apply_schedule(payload, schedule)
     text = str(module)
-    assert "linalg." not in text and "scf.for" in text
+    assert "linalg." not in text
+    assert "scf.for" in text
     a = np.arange(7, dtype=np.float32)
     b = np.zeros(7, dtype=np.float32)
     xlinalg.compile(payload, schedule)(a, b)

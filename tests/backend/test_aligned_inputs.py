@@ -30,7 +30,8 @@ def test_aligned_copies_a_misaligned_view() -> None:
     assert view.ctypes.data % CACHE_LINE_BYTES != 0
     copy = aligned(view)
     assert copy.ctypes.data % CACHE_LINE_BYTES == 0
-    assert copy.shape == view.shape and copy.dtype == view.dtype
+    assert copy.shape == view.shape
+    assert copy.dtype == view.dtype
     np.testing.assert_array_equal(copy, view)
     copy[0, 0] = -1.0
     assert view[0, 0] == 3.0

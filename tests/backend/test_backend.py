@@ -224,7 +224,8 @@ def test_f16_scalars(kernels: JitModule) -> None:
     a = np.zeros((), dtype=np.float16)
     r = f(a, 1.5)
     assert a[()] == np.float16(1.5)
-    assert r == np.float16(3.0) and r.dtype == np.float16
+    assert r == np.float16(3.0)
+    assert r.dtype == np.float16
 
 
 @pytest.mark.parametrize(
@@ -420,7 +421,8 @@ def test_time_native(kernels: JitModule) -> None:
     assert isinstance(t, Timing)
     assert 0 < t.min_s <= t.median_s < 1e-3
     assert t.cv >= 0
-    assert 5 <= t.repeats <= 200 and len(t.samples) == t.repeats
+    assert 5 <= t.repeats <= 200
+    assert len(t.samples) == t.repeats
     assert t.inner_loops > 1  # a tiny kernel is looped in native code
     # Every sample ran inner_loops calls, plus warm-up and calibration.
     assert counter[0] >= t.repeats * t.inner_loops + 1
@@ -441,7 +443,8 @@ def test_time_native_stopping_rules(kernels: JitModule) -> None:
         time_native(f, x, min_repeats=5, max_repeats=4)
     # A single sample is settled (it used to take the median of no earlier samples).
     t = time_native(f, x, min_repeats=1, max_repeats=1, min_sample_s=0.0005)
-    assert t.repeats == 1 and t.median_s == t.min_s > 0
+    assert t.repeats == 1
+    assert t.median_s == t.min_s > 0
     t = time_native(f, x, min_repeats=1, max_repeats=3, max_total_s=0.0, min_sample_s=0.0005)
     assert t.repeats == 1
 

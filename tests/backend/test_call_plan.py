@@ -97,7 +97,8 @@ def test_each_signature_has_its_plan_and_views_work(axpy: xlinalg.Kernel) -> Non
             y_before = y.copy()
             r = axpy(x, y, 2.0, 3)
             np.testing.assert_allclose(y, x * 2 + y_before + 3, rtol=1e-6)
-            assert r == np.float32(6.0) and isinstance(r, np.float32)
+            assert r == np.float32(6.0)
+            assert isinstance(r, np.float32)
     assert len(fn._plans) == len(views)
     # Scalars of other Python / NumPy types take the checked conversion.
     x, y = views[0]
@@ -175,7 +176,8 @@ def test_tensor_results_are_new_arrays_each_call() -> None:
         np.testing.assert_allclose(r, a + a)
         np.testing.assert_allclose(s, b + b)
         seen.append(r)
-    assert seen[0] is not seen[1] and not np.shares_memory(seen[0], seen[1])
+    assert seen[0] is not seen[1]
+    assert not np.shares_memory(seen[0], seen[1])
     np.testing.assert_allclose(seen[0], 2 * _arrays(5, (4, 8), (5,))[0])
 
 
@@ -200,7 +202,8 @@ def test_without_the_fast_data_pointer(monkeypatch: pytest.MonkeyPatch) -> None:
     kernel(a, b, c)
     np.testing.assert_allclose(c, 2 * (a @ b), rtol=1e-5, atol=1e-5)
     plan = next(iter(kernel._fn._plans.values()))
-    assert "data_pointer(a0)" in plan.source and "memory[" not in plan.source
+    assert "data_pointer(a0)" in plan.source
+    assert "memory[" not in plan.source
 
 
 def test_plans_are_bounded() -> None:
@@ -218,7 +221,9 @@ def test_frame_wrapper_keeps_the_kernel_out_of_line(matmul: xlinalg.Kernel) -> N
     ir = matmul._jit.optimized_ir
     start = ir.index("@__xlinalg_frame_mm(")
     wrapper = ir[start : ir.index("\n}", start)]
-    assert "call void @mm(" in wrapper and "fmul" not in wrapper and "fma" not in wrapper
+    assert "call void @mm(" in wrapper
+    assert "fmul" not in wrapper
+    assert "fma" not in wrapper
 
 
 def test_the_frame_is_laid_out_once_per_signature() -> None:
@@ -227,7 +232,8 @@ def test_the_frame_is_laid_out_once_per_signature() -> None:
     frame.frame_layout.cache_clear()
     first, second = xlinalg.compile(AXPY), xlinalg.compile(AXPY)
     info = frame.frame_layout.cache_info()
-    assert (info.misses, info.currsize) == (1, 1) and info.hits == 3
+    assert (info.misses, info.currsize) == (1, 1)
+    assert info.hits == 3
     assert first._fn._layout is second._fn._layout
     for kernel in (first, second):
         x, y = _arrays(3, (5, 7), (5, 7))
@@ -275,7 +281,9 @@ func.func @twice(%x: f16, %m: memref<4xf16>) -> f16 {
     m = np.zeros(4, np.float16)
     for value in (1.5, np.float16(-2.5), 0.1):
         r = half(value, m)
-        assert r.dtype == np.float16 and r == np.float16(value) * 2 and m[0] == np.float16(value)
+        assert r.dtype == np.float16
+        assert r == np.float16(value) * 2
+        assert m[0] == np.float16(value)
     seven = xlinalg.compile("""
 func.func @seven() -> i32 {
   %r = arith.constant 7 : i32

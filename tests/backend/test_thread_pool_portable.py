@@ -66,10 +66,12 @@ def test_runtime_compiles_for_every_target(
         features=features, codemodel="default"
     )
     layout = str(machine.target_data)
-    assert pointer_bits(layout) == bits and futex_number(triple) == futex
+    assert pointer_bits(layout) == bits
+    assert futex_number(triple) == futex
     text = _runtime_ir(triple, layout)
     assert f"@futex_nr = internal constant i{bits} {-1 if futex is None else futex}" in text
-    assert f"declare i32 @pthread_join(i{bits}, ptr)" in text and "intptr" not in text
+    assert f"declare i32 @pthread_join(i{bits}, ptr)" in text
+    assert "intptr" not in text
     module = llvm.parse_assembly(text)
     module.triple = triple
     module.data_layout = layout
@@ -95,8 +97,10 @@ def sleep_wait():
 def test_wait_mode_switches() -> None:
     native = "futex" if futex_number(host_triple()) is not None else "sleep"
     assert pool_wait() == native
-    assert set_pool_wait("sleep") == "sleep" and pool_wait() == "sleep"
-    assert set_pool_wait("futex") == native and pool_wait() == native
+    assert set_pool_wait("sleep") == "sleep"
+    assert pool_wait() == "sleep"
+    assert set_pool_wait("futex") == native
+    assert pool_wait() == native
     with pytest.raises(BackendError, match=r"'spin': the pool's wait is one of futex, sleep"):
         set_pool_wait("spin")
 

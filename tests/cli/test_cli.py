@@ -73,7 +73,8 @@ def test_bad_knob_value(files: Path, capsys: pytest.CaptureFixture[str]) -> None
     err = _fails_with_one_line(
         capsys, ["opt", "mm.mlir", "--schedule", "space.mlir", "--knob", "tile_m=5"]
     )
-    assert "tile_m" in err and "5" in err
+    assert "tile_m" in err
+    assert "5" in err
 
 
 def test_bad_constraint_in_space(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,7 +96,8 @@ def test_report_and_export_of_missing_study(
     err = _fails_with_one_line(
         capsys, ["export", "--storage", storage, "--study", "nope", "-o", "b.mlir"]
     )
-    assert "no study named 'nope'" in err and "other" in err
+    assert "no study named 'nope'" in err
+    assert "other" in err
     err = _fails_with_one_line(
         capsys, ["report", "--storage", "postgresql://u@127.0.0.1:1/x", "--study", "s"]
     )
@@ -126,9 +128,11 @@ def test_usage_errors_exit_2(
 def test_console_entry_point_exit_codes(files: Path) -> None:
     proc = run_cli(files, "opt", "bad.mlir", timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr.startswith("bad.mlir:3:1: error:") and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("bad.mlir:3:1: error:")
+    assert "Traceback" not in proc.stderr
     proc = run_cli(files, "opt", "bad.mlir", "--debug", timeout=60)
-    assert proc.returncode == 1 and "Traceback" in proc.stderr
+    assert proc.returncode == 1
+    assert "Traceback" in proc.stderr
 
 
 def test_cli_does_not_import_the_tuner() -> None:
@@ -142,7 +146,8 @@ def test_cli_does_not_import_the_tuner() -> None:
 def test_ops_prints_the_coverage_tables() -> None:
     linalg = run_cli(REPO, "ops")
     assert linalg.returncode == 0, linalg.stderr
-    assert "linalg.matmul" in linalg.stdout and "linalg.conv_2d_nhwc_hwcf" in linalg.stdout
+    assert "linalg.matmul" in linalg.stdout
+    assert "linalg.conv_2d_nhwc_hwcf" in linalg.stdout
     transform = run_cli(REPO, "ops", "--transform")
     assert transform.returncode == 0, transform.stderr
     assert "transform.structured.tile_using_for" in transform.stdout

@@ -49,14 +49,17 @@ def work(tmp_path: Path) -> Path:
 
 def test_durations_and_budget_split() -> None:
     assert parse_duration("8h") == 8 * 3600
-    assert parse_duration("1h30m") == 5400 and parse_duration("45s") == 45
-    assert parse_duration("90") == 90 and parse_duration(2.5) == 2.5
+    assert parse_duration("1h30m") == 5400
+    assert parse_duration("45s") == 45
+    assert parse_duration("90") == 90
+    assert parse_duration(2.5) == 2.5
     for bad in ("soon", "5x", "-3", "0"):
         with pytest.raises(TunerError, match="duration"):
             parse_duration(bad)
     assert split_budget(3600, 3, None) == 1200
     assert split_budget(3600, 3, 600) == 600  # the kernel's own limit is smaller
-    assert split_budget(None, 3, 60) == 60 and split_budget(None, 2, None) is None
+    assert split_budget(None, 3, 60) == 60
+    assert split_budget(None, 2, None) is None
 
 
 @needs_pipeline
@@ -114,7 +117,9 @@ def test_bad_job_file_writes_nothing(
     monkeypatch.chdir(work)
     assert main(["tune", "job.toml"]) == 1
     err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert message in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
     assert not (work / "results").exists()
 
 
@@ -154,7 +159,8 @@ def test_unknown_study_names_the_known_ones(
     before = (work / "s.db").read_bytes()
     assert main(["worker", "--storage", "sqlite:///s.db", "--study", "nope"]) == 1
     err = capsys.readouterr().err
-    assert "no study named 'nope'" in err and "real" in err
+    assert "no study named 'nope'" in err
+    assert "real" in err
     assert (work / "s.db").read_bytes() == before
 
 
@@ -209,4 +215,5 @@ def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
     study = optuna.load_study(study_name="mm-space", storage=f"sqlite:///{work}/results/xlinalg.db")
     first, second = study.get_trials()
     assert first.state == TrialState.COMPLETE
-    assert second.state == TrialState.FAIL and "status" not in second.user_attrs  # not counted
+    assert second.state == TrialState.FAIL
+    assert "status" not in second.user_attrs  # not counted

@@ -65,7 +65,8 @@ def test_print_and_register() -> None:
     print_coverage(out)
     text = out.getvalue()
     assert text.splitlines()[0].split() == ["op", "parse", "verify", "generalize", "run", "tiled"]
-    assert "linalg.conv_2d_nhwc_hwcf " in text and "linalg.fill_rng_2d " in text
+    assert "linalg.conv_2d_nhwc_hwcf " in text
+    assert "linalg.fill_rng_2d " in text
 
     def extra() -> list[CoverageRow]:
         return [CoverageRow("test.op", "yes", "-", "-", "-", "-")]

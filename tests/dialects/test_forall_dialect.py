@@ -39,21 +39,30 @@ def _foralls(text: str) -> list[ForallOp]:
 
 def test_accessors() -> None:
     normalized, stepped, shared = _foralls(PAYLOAD)
-    assert normalized.rank == 2 and normalized.is_normalized()
-    assert normalized.lower_bounds() == [0, 0] and normalized.steps() == [1, 1]
+    assert normalized.rank == 2
+    assert normalized.is_normalized()
+    assert normalized.lower_bounds() == [0, 0]
+    assert normalized.steps() == [1, 1]
     ub = normalized.upper_bounds()
-    assert ub[1] == 8 and not isinstance(ub[0], int)
+    assert ub[1] == 8
+    assert not isinstance(ub[0], int)
     assert normalized.static_trip_counts() == [None, 8]
-    assert not normalized.outputs and not normalized.res
-    assert len(normalized.induction_vars) == 2 and normalized.region_out_args == ()
+    assert not normalized.outputs
+    assert not normalized.res
+    assert len(normalized.induction_vars) == 2
+    assert normalized.region_out_args == ()
     assert isinstance(normalized.terminator, InParallelOp)
     assert normalized.terminator.yielding_ops == []
-    assert not stepped.is_normalized() and stepped.lower_bounds() == [1]
-    assert stepped.steps() == [4] and stepped.mapping is None
+    assert not stepped.is_normalized()
+    assert stepped.lower_bounds() == [1]
+    assert stepped.steps() == [4]
+    assert stepped.mapping is None
     assert shared.static_trip_counts() == [4]
-    assert len(shared.outputs) == 1 and len(shared.region_out_args) == 1
+    assert len(shared.outputs) == 1
+    assert len(shared.region_out_args) == 1
     (ins,) = shared.terminator.yielding_ops
-    assert isinstance(ins, ParallelInsertSliceOp) and ins.dest is shared.region_out_args[0]
+    assert isinstance(ins, ParallelInsertSliceOp)
+    assert ins.dest is shared.region_out_args[0]
 
 
 def test_round_trip_is_stable() -> None:
@@ -81,17 +90,20 @@ def test_upstream_parses_ours_and_we_parse_upstreams() -> None:
     upstream = iree_opt(ours)
     again = parse_module(upstream)
     assert sum(isinstance(op, ForallOp) for op in again.walk()) == 3
-    assert "shared_outs(" in str(again) and "tensor.parallel_insert_slice" in str(again)
+    assert "shared_outs(" in str(again)
+    assert "tensor.parallel_insert_slice" in str(again)
 
 
 def test_builder_makes_a_verified_forall() -> None:
     op = ForallOp([0], [10], [3])
     op.verify()
-    assert op.static_trip_counts() == [4] and op.body.args[0].type.name == "index"
+    assert op.static_trip_counts() == [4]
+    assert op.body.args[0].type.name == "index"
     t = TensorType(f32, [8])
     blk = Block(arg_types=[t])
     op2 = ForallOp([0], [2], [1], outputs=[blk.args[0]])
-    assert op2.res[0].type == t and op2.region_out_args[0].type == t
+    assert op2.res[0].type == t
+    assert op2.region_out_args[0].type == t
 
 
 @pytest.mark.parametrize(

@@ -93,9 +93,11 @@ def test_lowers_to_prefetch_instructions() -> None:
     kernel = xlinalg.compile(KERNEL)
     ir = kernel._jit.optimized_ir
     assert "@llvm.prefetch.p0(ptr nonnull %" in ir
-    assert ", i32 0, i32 3, i32 1)" in ir and ", i32 1, i32 0, i32 1)" in ir
+    assert ", i32 0, i32 3, i32 1)" in ir
+    assert ", i32 1, i32 0, i32 1)" in ir
     asm = kernel._jit.asm(kernel.entry)
-    assert "prefetcht0" in asm and "prefetchw" in asm
+    assert "prefetcht0" in asm
+    assert "prefetchw" in asm
     # a prefetch reads nothing into the program and writes nothing: `a` stays read-only
     assert [arg.written for arg in kernel.signature.args] == [False, True]
     a = np.arange(64, dtype=np.float32)

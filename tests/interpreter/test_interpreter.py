@@ -293,7 +293,8 @@ def test_use_after_consume_is_a_definite_error_naming_both_ops() -> None:
         "transform.test_record: uses %f, a handle that was consumed by 'transform.test_consume' at schedule.mlir:4:5"
         in str(err)
     )
-    assert "RECORDED" not in str(err) and "f" not in RECORDED
+    assert "RECORDED" not in str(err)
+    assert "f" not in RECORDED
 
 
 def test_consuming_invalidates_aliasing_and_nested_handles_only() -> None:
@@ -436,7 +437,9 @@ def values(key: str) -> list[int]:
 
 def test_knobs_with_and_without_selected_and_param_constant() -> None:
     apply_schedule(payload(), schedule(PARAMS), {"tile": 32})
-    assert values("k") == [32] and values("s") == [4] and values("c") == [16]
+    assert values("k") == [32]
+    assert values("s") == [4]
+    assert values("c") == [16]
     apply_schedule(payload(), schedule(PARAMS), {"tile": "8", "fixed": 4})
     assert values("k") == [8]
 
@@ -522,7 +525,8 @@ def test_tile_sizes_from_params_static_values_and_interchange(
     ):
         apply_schedule(payload(), s, {"z": 0})
     assert calls == [("arith.constant", [16, 64, 0], (1, 0, 2))] * 4
-    assert len(RECORDED["t"]) == 4 and len(RECORDED["l1"]) == 4
+    assert len(RECORDED["t"]) == 4
+    assert len(RECORDED["l1"]) == 4
     assert RECORDED["l2"] == []  # a 0 size at run time produces no loop
 
 
@@ -586,9 +590,11 @@ def test_tile_using_for_produces_loops_through_the_interpreter() -> None:
     p.verify()
     loops = [op for op in p.walk() if isinstance(op, scf.ForOp)]
     assert len(loops) == 2
-    assert RECORDED["l0"] == [loops[0]] and RECORDED["l1"] == [loops[1]]
+    assert RECORDED["l0"] == [loops[0]]
+    assert RECORDED["l1"] == [loops[1]]
     (tiled,) = RECORDED["t"]
-    assert isinstance(tiled, Operation) and tiled.name == "linalg.matmul"
+    assert isinstance(tiled, Operation)
+    assert tiled.name == "linalg.matmul"
     assert _loop_depth(tiled) == 2
     assert [op.name for op in p.walk()].count("linalg.matmul") == 1
 
@@ -614,7 +620,8 @@ def test_tile_generalize_interchange_unroll_chain() -> None:
     assert "linalg.matmul" not in names_in_ir
     assert names_in_ir.count("linalg.generic") >= 1
     (generic,) = RECORDED["i"]
-    assert isinstance(generic, Operation) and generic.name == "linalg.generic"
+    assert isinstance(generic, Operation)
+    assert generic.name == "linalg.generic"
     assert "reduction" in str(generic).split("iterator_types = [", 1)[1].split(",", 1)[0]
 
 
@@ -683,4 +690,5 @@ def test_unsupported_transform_op_is_a_definite_error() -> None:
     )
     with pytest.raises(TransformFailure, match="not supported by the interpreter") as info:
         apply_schedule(payload(), s)
-    assert not info.value.silenceable and info.value.location == "s.mlir:3:3"
+    assert not info.value.silenceable
+    assert info.value.location == "s.mlir:3:3"

@@ -59,7 +59,8 @@ def _check_matmul(ir: str) -> None:
 @pytest.mark.parametrize("inner", ["suppress", "propagate"])
 def test_second_target_is_transformed_after_the_first_fails(name: str, inner: str) -> None:
     ir = str(xlinalg.apply_schedule(PAYLOAD, _schedule(name, inner)))
-    assert "linalg.matmul" not in ir and ir.count("linalg.generic") == 1
+    assert "linalg.matmul" not in ir
+    assert ir.count("linalg.generic") == 1
     _check_matmul(ir)
 
 
@@ -68,7 +69,8 @@ def test_every_failure_is_reported_in_target_order(name: str) -> None:
     with pytest.raises(TransformFailure) as info:
         xlinalg.apply_schedule(PAYLOAD, _schedule(name, "propagate", "propagate"))
     message = str(info.value)
-    assert message.count("error:") == 1 and message.count(f"transform.structured.{name}") == 1
+    assert message.count("error:") == 1
+    assert message.count(f"transform.structured.{name}") == 1
     # both tensor.empty targets (payload lines 2 and 4), in target order
     assert message.count("payload op 'tensor.empty'") == 2
     assert message.index("<payload>:2:") < message.index("<payload>:4:")
@@ -80,7 +82,8 @@ def test_every_failure_is_reported_in_target_order(name: str) -> None:
 def test_upstream_transforms_the_second_target_too(name: str, inner: str) -> None:
     out = iree_opt(PAYLOAD + _schedule(name, inner), "--transform-interpreter")
     payload = out.split("module attributes {transform.with_named_sequence}")[0]
-    assert "linalg.matmul" not in payload and payload.count("linalg.generic") == 1
+    assert "linalg.matmul" not in payload
+    assert payload.count("linalg.generic") == 1
 
 
 UNROLL = """module attributes {transform.with_named_sequence} {
@@ -125,7 +128,8 @@ def test_apply_to_each_definite_failure_propagates_at_once() -> None:
                 if kind is not None:
                     raise TransformFailure(f"bad {index}", silenceable=kind)
                 done.append(index)
-    assert not info.value.silenceable and "target 2: bad 2" in str(info.value)
+    assert not info.value.silenceable
+    assert "target 2: bad 2" in str(info.value)
     assert done == [1]
 
 
@@ -142,7 +146,8 @@ def test_apply_to_each_reports_all_silenceable_failures_in_order() -> None:
     with pytest.raises(TransformFailure) as info:
         each.finish()
     err = info.value
-    assert err.silenceable and err.location == "schedule.mlir:3:5"
+    assert err.silenceable
+    assert err.location == "schedule.mlir:3:5"
     assert err.message == (
         "transform.structured.generalize: target 0: bad 0; target 2: bad 2; wrong kind 4"
     )

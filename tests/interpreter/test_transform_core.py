@@ -460,7 +460,8 @@ def test_split_handle_modes() -> None:
         "    %o1, %o2 = transform.split_handle %all overflow_result = 1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
         + record("%o2", "o2")
     )
-    assert RECORDED["a"] != RECORDED["b"] and len(RECORDED["a"]) == 1
+    assert RECORDED["a"] != RECORDED["b"]
+    assert len(RECORDED["a"]) == 1
     assert RECORDED["e1"] == []
     assert len(RECORDED["o2"]) == 2
     fails(
@@ -617,7 +618,8 @@ transform.sequence failures(propagate) {
     )
     funcs = [op for op in module.body.block.ops]
     apply_schedule(module, script, extra_bindings=[[funcs[1]], [IntegerAttr(3, 64)]])
-    assert "bound" in funcs[1].attributes and "bound" not in funcs[0].attributes
+    assert "bound" in funcs[1].attributes
+    assert "bound" not in funcs[0].attributes
     with pytest.raises(TransformFailure, match="1 extra binding\\(s\\) were given"):
         apply_schedule(payload(), script, extra_bindings=[[funcs[1]]])
 
@@ -757,7 +759,8 @@ func.func @h(%a: memref<8xindex>, %n: index) {
     text = str(module)
     assert text.count("arith.muli") == 1
     loop_body = text[text.index("scf.for") :]
-    assert "arith.muli" not in loop_body and "arith.addi" not in loop_body
+    assert "arith.muli" not in loop_body
+    assert "arith.addi" not in loop_body
 
 
 def test_apply_licm_needs_loops() -> None:
@@ -774,7 +777,8 @@ def test_apply_registered_pass_maps_upstream_names_and_rejects_unknown() -> None
         '    %g = transform.apply_registered_pass "linalg-generalize-named-ops" to %f : (!transform.any_op) -> !transform.any_op\n'
         + record("%g", "g")
     )
-    assert "linalg.matmul" not in str(module) and "linalg.generic" in str(module)
+    assert "linalg.matmul" not in str(module)
+    assert "linalg.generic" in str(module)
     assert names("g") == ["func.func", "func.func"]
     fails(
         '    %g = transform.apply_registered_pass "no-such-pass" to %root : (!transform.any_op) -> !transform.any_op\n',
@@ -812,8 +816,10 @@ def test_print_writes_payload_to_stderr(capsys: pytest.CaptureFixture[str]) -> N
         + '    transform.print name = "all"\n'
     )
     err = capsys.readouterr().err
-    assert "[[[ IR printer: mm ]]]" in err and err.count("linalg.matmul") == 4
-    assert "[[[ IR printer: all ]]]" in err and "func.func @g" in err
+    assert "[[[ IR printer: mm ]]]" in err
+    assert err.count("linalg.matmul") == 4
+    assert "[[[ IR printer: all ]]]" in err
+    assert "func.func @g" in err
 
 
 # ------------------------------------------------------------------ foreach_match / PDL
@@ -931,7 +937,8 @@ transform.alternatives {
     )
     apply_schedule(module, script)
     text = str(module)
-    assert "first" not in text and "linalg.add {second}" in text
+    assert "first" not in text
+    assert "linalg.add {second}" in text
     module.verify()
 
 

@@ -31,7 +31,8 @@ def test_kind_override_and_partial_results_bound_first() -> None:
         failure_of(op, silenceable=False, before=lambda: calls.append("bound")),
     ):
         raise TransformFailure("soft", silenceable=True)
-    assert not info.value.silenceable and calls == ["bound"]
+    assert not info.value.silenceable
+    assert calls == ["bound"]
     assert info.value.message.endswith("transform.structured.generalize: soft")
 
 

@@ -80,8 +80,10 @@ def jit() -> JitModule:
 
 def test_numpy_dtype_helpers() -> None:
     assert numpy_dtype(BFloat16Type()) == BF16 == BFLOAT16
-    assert is_float_dtype(BF16) and not is_float_dtype(np.int16)
-    assert float_eps(BF16) == 2.0**-7 and float_eps(np.float32) == 2.0**-23
+    assert is_float_dtype(BF16)
+    assert not is_float_dtype(np.int16)
+    assert float_eps(BF16) == 2.0**-7
+    assert float_eps(np.float32) == 2.0**-23
     assert tolerance(BF16, 1) == 16 * 2.0**-7
 
 
@@ -97,7 +99,9 @@ def test_f64_to_bf16_is_correctly_rounded(jit: JitModule) -> None:
     got[tiny] = want[tiny]
     assert got == want
     # above the halfway point 1 + 2**-8 by 2**-40: rounds up (to 1 + 2**-7)
-    assert float(y[0]) == 1 + 2**-7 and float(y[1]) == 1.0 and float(y[2]) == 1 + 2**-6
+    assert float(y[0]) == 1 + 2**-7
+    assert float(y[1]) == 1.0
+    assert float(y[2]) == 1 + 2**-6
 
 
 def test_bf16_bits_against_exact_rounding() -> None:
@@ -134,7 +138,8 @@ def test_compare_uses_the_bf16_epsilon() -> None:
     assert compare(close, want, dtype=BF16, reduction_length=1).ok
     far = np.array([1.0, 2.0, 5.0], BF16)
     result = compare(far, want, dtype=BF16, reduction_length=1)
-    assert not result.ok and "bfloat16" in result.message
+    assert not result.ok
+    assert "bfloat16" in result.message
 
 
 # ------------------------------------------------- bf16 data movement (Bf16StoragePass)
@@ -241,7 +246,8 @@ def test_vectorized_masked_bf16_transpose() -> None:
     kernel = xlinalg.compile(src, schedule=VECTORIZE_TRANSPOSE)
     np.testing.assert_array_equal(_run(kernel, args).view(np.uint16), expected.view(np.uint16))
     ir = kernel.lowered.llvm_ir
-    assert "masked.store.v16i16" in ir and BF16_VALUE.search(ir) is None
+    assert "masked.store.v16i16" in ir
+    assert BF16_VALUE.search(ir) is None
 
 
 def test_bf16_that_is_computed_with_keeps_its_type() -> None:

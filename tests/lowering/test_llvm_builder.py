@@ -107,7 +107,9 @@ def test_shared_constants_live_at_the_function_entry() -> None:
         undefs = [
             Builder(block, None).vector_undef(VectorType(f32, [8])) for block in (other, entry)
         ]
-    assert values[0] is values[1] is values[2] and undefs[0] is undefs[1]
-    assert values[0].owner.parent is entry and undefs[0].owner.parent is entry
+    assert values[0] is values[1] is values[2]
+    assert undefs[0] is undefs[1]
+    assert values[0].owner.parent is entry
+    assert undefs[0].owner.parent is entry
     assert list(entry.ops)[:2] == [undefs[0].owner, values[0].owner]  # each at the entry's start
     assert Builder(other, None).int_const(3, i32) is not values[0]  # inactive again

@@ -95,9 +95,11 @@ def test_strided_copy_2d_dynamic_shapes() -> None:
 def test_load_store_loop_uses_gep_and_alignment_not_ptrtoint() -> None:
     ir = lower(COPY_2D).llvm_ir
     assert "getelementptr inbounds float" in ir
-    assert "load float, ptr" in ir and ", align 4" in ir
+    assert "load float, ptr" in ir
+    assert ", align 4" in ir
     assert "store float" in ir
-    assert "ptrtoint" not in ir and "inttoptr" not in ir
+    assert "ptrtoint" not in ir
+    assert "inttoptr" not in ir
     for line in ir.splitlines():
         if " load " in line or line.strip().startswith("store "):
             assert "align 4" in line, line
@@ -231,7 +233,8 @@ func.func @tmp(%n: index, %out: memref<?xf64>) {
 """
     )
     lowered = lower(text)
-    assert "@aligned_alloc(i64 64," in lowered.llvm_ir and "@free(" in lowered.llvm_ir
+    assert "@aligned_alloc(i64 64," in lowered.llvm_ir
+    assert "@free(" in lowered.llvm_ir
     assert "alloca i32, i64 4" in lowered.llvm_ir
     call, _ = jit(text, "tmp")
     out = np.zeros(37, dtype=np.float64)
@@ -265,7 +268,8 @@ func.func @sum(%a: memref<?xf32>) -> f32 {
     a = np.linspace(-1, 3, 101, dtype=np.float32)
     assert call(a) == pytest.approx(float(a.astype(np.float64).sum()), rel=1e-5)
     assert call(a[:0]) == 0.0
-    assert "phi float" in lowered.llvm_ir and "phi i64" in lowered.llvm_ir
+    assert "phi float" in lowered.llvm_ir
+    assert "phi i64" in lowered.llvm_ir
 
 
 MATH_OPS = [
@@ -390,13 +394,17 @@ func.func @f(%x: f64, %y: f64, %out: memref<4xf64>, %flags: memref<4xi1>) {
     out = np.zeros(4, dtype=np.float64)
     flags = np.zeros(4, dtype=np.bool_)
     call(float("nan"), 2.0, out, flags)
-    assert math.isnan(out[0]) and out[1] == 2.0 and math.isnan(out[2]) and out[3] == 2.0
+    assert math.isnan(out[0])
+    assert out[1] == 2.0
+    assert math.isnan(out[2])
+    assert out[3] == 2.0
     assert flags.tolist() == [False, True, True, False]
     call(1.0, 2.0, out, flags)
     assert out.tolist() == [1.0, 1.0, 2.0, 2.0]
     assert flags.tolist() == [True, True, False, True]
     assert lowered.functions["f"].args[3] == MemRefArg(np.dtype(np.bool_), (4,), None)
-    assert "@llvm.minimum.f64" in lowered.llvm_ir and "@llvm.minnum.f64" in lowered.llvm_ir
+    assert "@llvm.minimum.f64" in lowered.llvm_ir
+    assert "@llvm.minnum.f64" in lowered.llvm_ir
 
 
 INT_OPS = (
@@ -542,7 +550,8 @@ func.func @entry(%a: memref<8xf32>, %i: index, %s: f32, %k: i64) -> index {
     assert "define internal void @scale" in lowered.llvm_ir
     a = np.arange(8, dtype=np.float32)
     assert call(a, 5, 3.0, 100) == 105
-    assert a[5] == 15.0 and a[4] == 4.0
+    assert a[5] == 15.0
+    assert a[4] == 4.0
     assert lowered.functions["entry"].result == ScalarArg(np.dtype(np.int64))
 
 
@@ -582,7 +591,9 @@ func.func @f(%x: f16, %out: memref<1xf16>) {
 }
 """
     ir = lower(text).llvm_ir
-    assert "fpext half" in ir and "call float @tanhf(float" in ir and "fptrunc float" in ir
+    assert "fpext half" in ir
+    assert "call float @tanhf(float" in ir
+    assert "fptrunc float" in ir
     llvm_binding.parse_assembly(ir).verify()
 
 
@@ -652,7 +663,8 @@ def test_alloc_call_and_fastmath_execute() -> None:
     r = math.tanh(math.exp(0.25))
     assert got == pytest.approx(float(int(max(r, 0.25) + 1.5)))
     assert "fadd fast float" in lowered.llvm_ir
-    assert "fptoui float" in lowered.llvm_ir and "uitofp i32" in lowered.llvm_ir
+    assert "fptoui float" in lowered.llvm_ir
+    assert "uitofp i32" in lowered.llvm_ir
 
 
 def test_strided_memref_copy_is_a_loop_nest() -> None:
@@ -692,7 +704,8 @@ func.func @f(%x: vector<4xf32>) -> vector<4xf32> {
     convert_to_llvm_dialect(module)
     ir = emit_llvm_ir(module)
     llvm_binding.parse_assembly(ir).verify()
-    assert "@llvm.exp.v4f32(<4 x float>" in ir and "@llvm.maximum.v4f32" in ir
+    assert "@llvm.exp.v4f32(<4 x float>" in ir
+    assert "@llvm.maximum.v4f32" in ir
     assert "float 0x4012000000000000" in ir  # 4.5 as LLVM's hex double spelling
 
 
@@ -813,7 +826,8 @@ func.func @f(%i: index, %j: index) -> f32 {
 def test_memref_global_constant_table() -> None:
     text = GLOBALS
     call, lowered = jit(text, "f")
-    assert call(1, 1) == 5.25 and call(0, 2) == -3.0
+    assert call(1, 1) == 5.25
+    assert call(0, 2) == -3.0
     assert "@table = private constant [6 x float] [float 0x3FF8000000000000" in lowered.llvm_ir
     assert "@zeros = private global [4 x i32] zeroinitializer, align 64" in lowered.llvm_ir
 
@@ -873,7 +887,9 @@ func.func @f(%x: i64, %y: i64) -> i64 {
     call, lowered = jit(text, "f")
     assert call(3, 4) == (3 + 4) * 4 - 3
     ir = lowered.llvm_ir
-    assert "add nsw i64" in ir and "mul nuw nsw i64" in ir and "sub i64" in ir
+    assert "add nsw i64" in ir
+    assert "mul nuw nsw i64" in ir
+    assert "sub i64" in ir
 
 
 def test_cf_switch_and_assert() -> None:
@@ -901,4 +917,5 @@ func.func @f(%x: i32, %y: i64) -> i64 {
 """
     call, lowered = jit(text, "f")
     assert [call(1, 3), call(5, 3), call(7, 3), call(9, 4)] == [10, 6, 70, 8]
-    assert "call void @llvm.trap()" in lowered.llvm_ir and "unreachable" in lowered.llvm_ir
+    assert "call void @llvm.trap()" in lowered.llvm_ir
+    assert "unreachable" in lowered.llvm_ir

@@ -131,7 +131,8 @@ def test_tiled_matmul_cf_level_ir_has_only_cf_level_dialects() -> None:
     module.verify()
     assert {op.name.split(".")[0] for op in module.walk()} <= CF_LEVEL_DIALECTS
     names = {op.name for op in module.walk()}
-    assert "cf.cond_br" in names and "memref.subview" in names
+    assert "cf.cond_br" in names
+    assert "memref.subview" in names
     assert not {"scf.for", "affine.min", "affine.apply", "linalg.generic"} & names
     # the printed IR re-parses (upstream syntax) and verifies
     parse(str(module))

@@ -92,7 +92,8 @@ def _first_options(schedule: str) -> dict:
 def test_same_cf_ir_as_the_greedy_walker_on_templates(index: int) -> None:
     schedule, payload = _template_cases()[index]
     walker, direct = _both_ways(_scf_level(payload, schedule, _first_options(schedule)))
-    assert "scf." not in direct and "cf.cond_br" in direct
+    assert "scf." not in direct
+    assert "cf.cond_br" in direct
     assert direct == walker
 
 
@@ -102,7 +103,8 @@ def test_same_cf_ir_on_nested_for_if_switch_while() -> None:
     )  # already at the scf level (the pipeline's DCE would drop the dead loop)
     assert str(module).count("scf.for") == 2
     walker, direct = _both_ways(module)
-    assert "cf.switch" in direct and "scf." not in direct
+    assert "cf.switch" in direct
+    assert "scf." not in direct
     assert direct.count("cf.cond_br") == 3  # for, if, while: the dead loop is gone
     assert direct == walker
 

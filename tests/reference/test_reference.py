@@ -119,7 +119,8 @@ def test_long_contraction_with_transposed_maps() -> None:
         "bki,jkb->bij", a.astype(np.float64), b.astype(np.float64)
     )
     (out,) = evaluate_generic(op, [a, b, c])
-    assert out is c and c.dtype == np.float32
+    assert out is c
+    assert c.dtype == np.float32
     assert compare(c, exact, dtype=np.float32, reduction_length=300).ok
 
 
@@ -758,7 +759,8 @@ def test_compare_f32_matmul_k1024() -> None:
     wrong = actual.copy()
     wrong[32, :] = 0
     bad = compare(wrong, expected, dtype=np.float32, reduction_length=1024)
-    assert not bad.ok and "first at [32, 0]" in bad.message
+    assert not bad.ok
+    assert "first at [32, 0]" in bad.message
 
 
 def test_compare_correlated_rounding_passes() -> None:
@@ -788,9 +790,10 @@ def test_compare_integers_exact() -> None:
     a = e.copy()
     a[3, 4] += 1
     r = compare(a, e, dtype=np.int32, reduction_length=10**6)
-    assert (
-        not r.ok and "[3, 4]" in r.message and "got 26" in r.message and "expected 25" in r.message
-    )
+    assert not r.ok
+    assert "[3, 4]" in r.message
+    assert "got 26" in r.message
+    assert "expected 25" in r.message
     assert compare(np.array([True]), np.array([True]), dtype=np.bool_, reduction_length=1).ok
 
 
@@ -800,18 +803,22 @@ def test_compare_nan_inf_and_dtype_attr() -> None:
     r = compare(
         np.array([1.0, 0.0, np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1
     )
-    assert not r.ok and "[1]" in r.message and "NaN" in r.message
+    assert not r.ok
+    assert "[1]" in r.message
+    assert "NaN" in r.message
     r = compare(
         np.array([1.0, np.nan, -np.inf, -2.0], np.float32), e, dtype=np.float32, reduction_length=1
     )
-    assert not r.ok and "[2]" in r.message
+    assert not r.ok
+    assert "[2]" in r.message
     r = compare(
         np.array([np.nan, np.nan, np.inf, -2.0], np.float32),
         e,
         dtype=np.float32,
         reduction_length=1,
     )
-    assert not r.ok and "[0]" in r.message
+    assert not r.ok
+    assert "[0]" in r.message
     assert not compare(np.zeros(3), np.zeros(4), dtype=np.float64, reduction_length=1).ok
 
 

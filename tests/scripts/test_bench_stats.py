@@ -84,7 +84,8 @@ def test_peak_is_the_highest_measurement(monkeypatch: pytest.MonkeyPatch) -> Non
     peak = bench_stats.Peak()
     assert peak.gflops == 117.0
     assert peak.measure() == 117.0  # a low measurement does not lower it
-    assert "117.0 GFLOP/s" in str(peak) and "highest of 4" in str(peak)
+    assert "117.0 GFLOP/s" in str(peak)
+    assert "highest of 4" in str(peak)
 
 
 def test_real_peak_is_positive() -> None:
@@ -98,5 +99,7 @@ def test_benches_share_the_definitions(script: str) -> None:
     text = (REPO / "scripts" / f"{script}.py").read_text()
     assert "add_arguments(parser" in text
     assert '"--stat", choices' not in text
-    assert '"--timer"' not in text and '"--clock"' not in text  # (bench_stats defines --timer)
-    assert "measure_fma_peak_gflops" not in text and "statistics.median(peaks" not in text
+    assert '"--timer"' not in text
+    assert '"--clock"' not in text  # (bench_stats defines --timer)
+    assert "measure_fma_peak_gflops" not in text
+    assert "statistics.median(peaks" not in text

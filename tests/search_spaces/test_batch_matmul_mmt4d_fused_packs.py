@@ -176,7 +176,8 @@ def test_m0_1_broadcasts_reg_m_rows_of_a_in_its_own_layout(
     assert "inner_tiles = [1]" in str(pack_a)
     kernel = xlinalg.compile(bmm_tensor_payload(*shape), schedule=SPACE, knobs=knobs)
     fmas = [op for op in kernel.module.walk() if op.name == "vector.fma"]
-    assert fmas and all(op.results[0].type.get_shape() == (n0,) for op in fmas)
+    assert fmas
+    assert all(op.results[0].type.get_shape() == (n0,) for op in fmas)
     assert len(fmas) % (reg_m * rk) == 0  # whole blocks of reg_m rows and rk k steps
     # A read in place by the lowering (pack_in_place.py), not copied
     assert pack_in_place(module) == 1
@@ -339,7 +340,8 @@ def test_m0_1_with_a_partial_m_tile(
     module = xlinalg.apply_schedule(xlinalg.parse(payload), SPACE, knobs=knobs)
     assert not [op for op in module.walk() if op.name in ("linalg.generic", "vector.mask")]
     fmas = [op for op in module.walk() if op.name == "vector.fma"]
-    assert fmas and all(op.results[0].type.get_shape() == (knobs["n0"],) for op in fmas)
+    assert fmas
+    assert all(op.results[0].type.get_shape() == (knobs["n0"],) for op in fmas)
     assert pack_in_place(module) == 1
     kernel = xlinalg.compile(payload, schedule=SPACE, knobs=knobs)
     result = kernel.check(*kernel.make_inputs(seed=11))

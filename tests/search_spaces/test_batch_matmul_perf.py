@@ -80,7 +80,8 @@ def test_batch_matmul_mmt4d_fuses_the_fill_and_writes_c_in_place(
     }  # the fill stays a linalg.fill of each cache tile
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_tensor_payload(*shape)), space, knobs=knobs)
     fills = [op for op in module.walk() if op.name == "linalg.fill"]
-    assert fills and all(isinstance(op.parent_op(), scf.ForOp) for op in fills)
+    assert fills
+    assert all(isinstance(op.parent_op(), scf.ForOp) for op in fills)
     assert unpack_in_place(module) == int(in_place)
     names = [op.name for op in module.walk()]
     assert ("linalg.unpack" in names) != in_place
@@ -181,7 +182,8 @@ def test_peeled_blocks_are_unmasked_on_a_non_dividing_shape(peel: int) -> None:
         sum("{%k" in line for line in body) <= 1 and not any("rsp" in line for line in body)
         for body in loops
     ]
-    assert loops and all(plain) == bool(peel)
+    assert loops
+    assert all(plain) == bool(peel)
     assert kernel.check(*kernel.make_inputs(seed=6)).ok
 
 
@@ -198,7 +200,8 @@ def test_stored_non_dividing_block_is_plain_and_pipelined() -> None:
     loops = innermost_fma_loops(kernel._jit.asm(kernel.entry))
     per_k_step = knobs["reg_m"] * knobs["reg_n"] // 16
     fmas = sorted(sum("vfmadd" in line for line in body) for body in loops)
-    assert fmas[-1] == per_k_step and fmas[0] == 37 % knobs["reg_m"]
+    assert fmas[-1] == per_k_step
+    assert fmas[0] == 37 % knobs["reg_m"]
     assert all(
         sum("{%k" in line for line in body) <= 1 and not any("rsp" in line for line in body)
         for body in loops

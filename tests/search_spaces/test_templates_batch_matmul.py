@@ -174,7 +174,8 @@ KNOBS = [
 def test_batch_matmul_template_matches_reference(knobs: dict, shape: tuple) -> None:
     kernel = xlinalg.compile(bmm_payload(*shape), schedule=SPACE, knobs=knobs)
     text = str(kernel.module)
-    assert "vector.contract" not in text and "vector.fma" in text
+    assert "vector.contract" not in text
+    assert "vector.fma" in text
 
     # pack_b: B's tile is read from a local buffer filled by a copy inside the cache loops;
     # peel_tiles on a shape the tiles do not divide: one buffer for each part of the cache
@@ -330,11 +331,11 @@ def test_cast_away_leading_unit_dim_of_contract() -> None:
     payload = bmm_payload(1, 4, 16, 3)
     text = str(apply(payload, CAST_AWAY))
     # the contraction lost the batch dim: rank-2 accumulator, broadcast back to 1x4x16
-    assert "vector<4x16xf32>" in text and "vector.broadcast" in text
+    assert "vector<4x16xf32>" in text
+    assert "vector.broadcast" in text
     contract = next(line for line in text.splitlines() if "vector.contract" in line)
-    assert (
-        "(d0, d1, d2) -> (d0, d2)" in contract and '"parallel", "parallel", "reduction"' in contract
-    )
+    assert "(d0, d1, d2) -> (d0, d2)" in contract
+    assert '"parallel", "parallel", "reduction"' in contract
     kernel = xlinalg.compile(payload, schedule=schedule(CAST_AWAY))
     args = kernel.make_inputs()
     result = kernel.check(*args)
@@ -343,7 +344,8 @@ def test_cast_away_leading_unit_dim_of_contract() -> None:
 
 def test_cast_away_leaves_non_unit_batch_alone() -> None:
     text = str(apply(bmm_payload(2, 4, 16, 3), CAST_AWAY))
-    assert "vector<2x4x16xf32>" in text and "vector.broadcast" not in text
+    assert "vector<2x4x16xf32>" in text
+    assert "vector.broadcast" not in text
 
 
 @needs_iree

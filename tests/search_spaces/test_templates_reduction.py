@@ -49,7 +49,8 @@ def test_reduction_template_matches_reference(knobs: dict, combiner: str) -> Non
     text = str(kernel.module)
     assert "vector.multi_reduction" in text
     if knobs["strategy"] == 1:
-        assert "x16xf32>" in text and "memref.alloc" in text  # a partial row of 16 lanes
+        assert "x16xf32>" in text
+        assert "memref.alloc" in text  # a partial row of 16 lanes
     args = kernel.make_inputs(seed=5)
     result = kernel.check(*args)
     assert result.ok, result.message

@@ -119,7 +119,8 @@ class LlvmliteModule:
                     if isinstance(value, tuple):  # (view, base)
                         flat += memref_args(value[0], value[1])
                     else:
-                        assert isinstance(value, np.ndarray) and value.dtype == spec.dtype
+                        assert isinstance(value, np.ndarray)
+                        assert value.dtype == spec.dtype
                         flat += memref_args(value)
                 else:
                     assert isinstance(spec, ScalarArg)

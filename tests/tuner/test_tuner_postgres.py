@@ -199,5 +199,7 @@ def test_unreachable_postgresql_is_one_clear_error(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 1
-    assert done.stderr.count("\n") == 1 and "cannot open storage" in done.stderr
-    assert "Traceback" not in done.stderr and not list(tmp_path.iterdir())
+    assert done.stderr.count("\n") == 1
+    assert "cannot open storage" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir())

@@ -68,10 +68,12 @@ def test_rerank_picks_the_truly_faster(tmp_path: Path, monkeypatch: pytest.Monke
     assert tuner_study.fastest_trial(study).number == 1  # the noise fooled the single runs
 
     ranking = rerank(study, top_k=2, rounds=5, sample_s=0.03)
-    assert ranking is not None and ranking.trials == [1, 0]
+    assert ranking is not None
+    assert ranking.trials == [1, 0]
     assert ranking.winner == 0
     assert ranking.ratios[1] < 0.7  # trial 0 takes well under 0.7x trial 1's time
     stored = tuner_study.load(storage, "noisy").user_attrs["best"]
-    assert stored["trial"] == 0 and stored["method"] == "paired-interleaved"
+    assert stored["trial"] == 0
+    assert stored["method"] == "paired-interleaved"
     assert tuner_study.best_trial(study).number == 0
     assert 'transform.tune.knob<"tile_n"> = 64' in best_schedule(storage, "noisy")

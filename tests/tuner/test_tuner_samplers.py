@@ -41,7 +41,8 @@ def test_multi_objective_and_cmaes(tmp_path: Path) -> None:
     study.enqueue_trial({"tile_m": 8, "reg_m": 2})  # one valid point whatever NSGA-II draws
     tuner_study.run(study, space, tuner_study.StudyInfo.of(study), n_trials=3)
     ok = tuner_study.ok_trials(study)
-    assert ok and all(len(t.values) == 2 for t in ok)
+    assert ok
+    assert all(len(t.values) == 2 for t in ok)
     assert all(t.values[1] == t.user_attrs["compile_s"] for t in ok)
     assert "transform.tune.knob" in best_schedule(storage, "mo")
 
@@ -61,7 +62,8 @@ def test_multi_objective_and_cmaes(tmp_path: Path) -> None:
     assert tuner_study.counted_trials(study) == 3
 
     frame = trials(storage)  # every study of the storage
-    assert set(frame["study"]) == {"mo", "cma"} and len(frame) == 6
+    assert set(frame["study"]) == {"mo", "cma"}
+    assert len(frame) == 6
     for column in (
         "tile_m",
         "reg_m",
@@ -95,4 +97,5 @@ def test_report_warns_when_hosts_differ(tmp_path: Path, capsys: pytest.CaptureFi
     assert hosts(trials(storage, "h")) == ["alpha (znver4)", "beta (znver4)"]
     assert main(["report", "--storage", storage, "--study", "h"]) == 0
     err = capsys.readouterr().err
-    assert "measured on 2 different hosts" in err and "alpha (znver4)" in err
+    assert "measured on 2 different hosts" in err
+    assert "alpha (znver4)" in err

@@ -29,8 +29,10 @@ def _payload(m: int, n: int, dtype: str = "f32") -> str:
 def test_signature_names_ops_shapes_and_dtypes() -> None:
     (op,) = op_signature(PAYLOAD)
     assert op.name == "linalg.generic"
-    assert op.shapes == ((16, 16), (16, 16), (16, 16)) and op.dtypes == ("f32",) * 3
-    assert "iterator_types" in op.extra and "arith.mulf" in op.extra
+    assert op.shapes == ((16, 16), (16, 16), (16, 16))
+    assert op.dtypes == ("f32",) * 3
+    assert "iterator_types" in op.extra
+    assert "arith.mulf" in op.extra
     other = op_signature(
         PAYLOAD.replace(
             '"parallel", "parallel", "reduction"', '"parallel", "reduction", "parallel"'
@@ -55,7 +57,8 @@ def test_store_lookup_and_nearest(tmp_path: Path) -> None:
         )
     found = lookup(db, _payload(16, 16), cpu="cpuA")
     assert found.schedule == entry_path(db, op_signature(_payload(16, 16)), "cpuA")
-    assert found.untuned == [] and found.meta["study"] == "s16"
+    assert found.untuned == []
+    assert found.meta["study"] == "s16"
     assert lookup(db, _payload(16, 16), cpu="cpuB").schedule is None  # other CPU
     missing = lookup(db, _payload(32, 32), cpu="cpuA")
     assert missing.schedule is None

@@ -66,7 +66,8 @@ def test_suggest_through_optuna() -> None:
         trial = study.ask()
         values = space.suggest(trial)
         assert set(values) == {"tile_m", "reg_m", "unroll"}
-        assert values["tile_m"] in (2, 4, 8) and values["reg_m"] in (1, 4, 8)
+        assert values["tile_m"] in (2, 4, 8)
+        assert values["reg_m"] in (1, 4, 8)
         assert space.values_from_params(trial.params) == values
         seen.add(tuple(values.values()))
         study.tell(trial, 1.0)
@@ -82,7 +83,8 @@ def test_violated_sees_fixed_knobs() -> None:
     assert space.violated({"tile_m": 8, "reg_m": 4, "unroll": 1}) is None
     assert space.violated({"tile_m": 2, "reg_m": 4, "unroll": 0}).text == "tile_m % reg_m == 0"
     bad = space.violated({"tile_m": 4, "reg_m": 4, "unroll": 1})
-    assert bad is not None and bad.text.startswith("tile_m >= 2 * reg_m")
+    assert bad is not None
+    assert bad.text.startswith("tile_m >= 2 * reg_m")
 
 
 @dataclass

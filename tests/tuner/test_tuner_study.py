@@ -162,10 +162,12 @@ def test_report_best_first(recorded: tuple[str, str]) -> None:
     ]
     assert list(frame["number"]) == [2, 0, 1, 3, 4]
     assert list(frame["status"]) == ["ok", "ok", "pruned_constraint", "crash", "interrupted"]
-    assert frame.loc[0, "gflops"] == 2.0 and frame.loc[0, "tile_m"] == 8
+    assert frame.loc[0, "gflops"] == 2.0
+    assert frame.loc[0, "tile_m"] == 8
     assert list(frame["state"]) == ["COMPLETE", "COMPLETE", "PRUNED", "FAIL", "FAIL"]
     table = format_table(frame, top=2)
-    assert "crash" not in table and "2.00" in table
+    assert "crash" not in table
+    assert "2.00" in table
 
 
 def test_export_best(recorded: tuple[str, str]) -> None:
@@ -193,4 +195,5 @@ def test_plots_are_png(recorded: tuple[str, str], tmp_path: Path) -> None:
     assert names == ["history.png", "importance.png", "knobs.png"], skipped
     for path in written:
         data = Path(path).read_bytes()
-        assert data.startswith(b"\x89PNG") and len(data) > 5000
+        assert data.startswith(b"\x89PNG")
+        assert len(data) > 5000

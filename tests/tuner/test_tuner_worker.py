@@ -63,7 +63,8 @@ def test_constraint_prunes_without_compiling(monkeypatch: pytest.MonkeyPatch) ->
         study.enqueue_trial({"tile_m": 4, "reg_m": reg_m})
     study.optimize(objective, n_trials=2)
     ok, pruned = study.trials
-    assert ok.state == TrialState.COMPLETE and ok.user_attrs["status"] == "ok"
+    assert ok.state == TrialState.COMPLETE
+    assert ok.user_attrs["status"] == "ok"
     assert pruned.state == TrialState.PRUNED
     assert pruned.user_attrs["status"] == "pruned_constraint"
     assert "tile_m % reg_m == 0" in pruned.user_attrs["error"]
@@ -104,9 +105,11 @@ def test_study_continues_after_crash_and_hang(
     trials = study.get_trials()
     assert len(trials) == 5
     crash, hang, good1, good2, again = trials
-    assert crash.state == TrialState.FAIL and crash.user_attrs["status"] == "crash"
+    assert crash.state == TrialState.FAIL
+    assert crash.user_attrs["status"] == "crash"
     assert "SIGSEGV" in crash.user_attrs["error"]
-    assert hang.state == TrialState.FAIL and hang.user_attrs["status"] == "timeout"
+    assert hang.state == TrialState.FAIL
+    assert hang.user_attrs["status"] == "timeout"
     for good in (good1, good2):
         assert good.state == TrialState.COMPLETE, good.user_attrs
         assert good.user_attrs["status"] == "ok"
@@ -114,7 +117,8 @@ def test_study_continues_after_crash_and_hang(
         for key in ("gflops", "cv", "min_s", "compile_s", "repeats", "host", "cpu"):
             assert key in good.user_attrs
         assert good.user_attrs["gflops"] > 0
-    assert again.user_attrs["duplicate_of"] == 2 and again.value == good1.value
+    assert again.user_attrs["duplicate_of"] == 2
+    assert again.value == good1.value
     assert again.state == TrialState.COMPLETE
     assert tuner_study.counted_trials(study) == 5
     assert tuner_study.best_trial(study).number in (2, 3, 4)
@@ -164,6 +168,7 @@ def test_candidate_statuses(
     monkeypatch: pytest.MonkeyPatch, kernel: _Kernel | None, status: str
 ) -> None:
     """How `run_candidate` classifies what the compiler API reports (in-process)."""
+
     def fake_compile(*args: object, **kwargs: object) -> _Kernel:
         if kernel is None:
             raise TransformFailure("cannot tile", "s.mlir:3:5", silenceable=False)
@@ -176,7 +181,8 @@ def test_candidate_statuses(
         assert result["gflops"] == pytest.approx(8000 / 2e-6 / 1e9)
         assert (result["median_s"], result["repeats"], result["compile_s"]) == (2e-6, 9, 0.25)
     elif status == "wrong_result":
-        assert "argument #2" in result["error"] and result["max_rel_error"] == 0.5
+        assert "argument #2" in result["error"]
+        assert result["max_rel_error"] == 0.5
     elif status == "error":
         assert result["error"] == "RuntimeError: boom"
     else:

@@ -92,7 +92,8 @@ def test_worker_processes_finish_exactly_the_budget(
     study = optuna.load_study(study_name="mm-space", storage=storage)
     all_trials = study.get_trials()
     numbers = [t.number for t in all_trials]
-    assert len(all_trials) == trials and len(set(numbers)) == trials
+    assert len(all_trials) == trials
+    assert len(set(numbers)) == trials
     assert all(t.state != TrialState.RUNNING and "status" in t.user_attrs for t in all_trials)
     processes = {t.user_attrs["worker"] for t in all_trials}
     assert len(processes) >= 2  # several measuring processes took part
@@ -110,7 +111,8 @@ def test_dead_worker_trial_is_failed_and_retried(tmp_path: Path) -> None:
     trial.set_user_attr("worker", f"{host}:999999999:1")  # no such process
     alive = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})
     alive.set_user_attr("worker", this_worker())
-    assert is_dead(f"{host}:999999999:1") and not is_dead(this_worker())
+    assert is_dead(f"{host}:999999999:1")
+    assert not is_dead(this_worker())
     assert not is_dead("some-other-host:1:1")  # other hosts: left to the heartbeat
     assert fail_dead_trials(study) == [trial.number]
     states = [t.state for t in study.get_trials()]

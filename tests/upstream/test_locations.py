@@ -143,16 +143,21 @@ def _kinds(module: ModuleOp) -> list[Operation]:
 
 def _expect_kinds(module: ModuleOp) -> None:
     c, d, fill1, fill2, ret = _kinds(module)
-    assert isinstance(c.location, FusedLoc) and len(c.location.locations) == 2
-    assert isinstance(d.location, FusedLoc) and str(d.location.metadata) == '"tile"'
+    assert isinstance(c.location, FusedLoc)
+    assert len(c.location.locations) == 2
+    assert isinstance(d.location, FusedLoc)
+    assert str(d.location.metadata) == '"tile"'
     assert isinstance(d.location.locations.data[1], NameLoc)
     assert isinstance(fill1.location, CallSiteLoc)
     caller = fill1.location.caller
-    assert isinstance(caller, CallSiteLoc) and isinstance(caller.caller, FileLineColLoc)
-    assert caller.caller.filename.data == "outer.mlir" and caller.caller.line.data == 7
+    assert isinstance(caller, CallSiteLoc)
+    assert isinstance(caller.caller, FileLineColLoc)
+    assert caller.caller.filename.data == "outer.mlir"
+    assert caller.caller.line.data == 7
     assert isinstance(fill2.location, FileLineColLoc)
     assert fill2.location.filename.data == "last.mlir"
-    assert isinstance(ret.location, NameLoc) and ret.location.desc.data == "ret"
+    assert isinstance(ret.location, NameLoc)
+    assert ret.location.desc.data == "ret"
 
 
 def test_every_location_kind_parses_with_aliases_defined_later() -> None:
@@ -169,7 +174,8 @@ def test_every_location_kind_as_upstream_prints_it(generic: bool) -> None:
     )
     assert ordered != LOCATIONS
     upstream = _iree(ordered, *flags)
-    assert 'loc(fused<"tile">[' in upstream and "callsite(" in upstream
+    assert 'loc(fused<"tile">[' in upstream
+    assert "callsite(" in upstream
     _expect_kinds(xlinalg.parse(upstream))
 
 

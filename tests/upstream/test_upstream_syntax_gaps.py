@@ -70,7 +70,8 @@ def test_generic_forms_parse() -> None:
 }"""
     printed = str(xlinalg.parse(text))
     assert "arith.trunci %a overflow<nsw> : i32 to i8" in printed
-    assert "memref.copy %m, %n" in printed and "memref.cast %m" in printed
+    assert "memref.copy %m, %n" in printed
+    assert "memref.cast %m" in printed
 
 
 @pytest.mark.parametrize(

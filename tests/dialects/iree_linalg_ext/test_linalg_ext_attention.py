@@ -50,7 +50,8 @@ def test_key_tiling_produces_the_online_form() -> None:
         attention_src(), tile_schedule("iree_linalg_ext.attention", [0, 0, 16])
     )
     text = str(module)
-    assert text.count("memref.alloc()") == 2 and text.count("memref.dealloc") == 2
+    assert text.count("memref.alloc()") == 2
+    assert text.count("memref.dealloc") == 2
     (line,) = [ln for ln in text.splitlines() if "iree_linalg_ext.attention" in ln]
     outs = line.split("outs(")[1]
     assert outs.count(f"memref<{B}x{N}xf32") == 2  # the running max and sum

@@ -72,7 +72,8 @@ def test_schedule_db_signature_names_ext_ops() -> None:
     assert [o.name for o in sort_ops] == [
         "iree_linalg_ext.sort"
     ]  # the yield is not an op of the key
-    assert "arith.cmpf" in sort_ops[0].extra and "dimension" in sort_ops[0].extra
+    assert "arith.cmpf" in sort_ops[0].extra
+    assert "dimension" in sort_ops[0].extra
     assert entry_path("db", ops, "znver4").name.startswith("ext.attention-")
     # a different shape is a different key
     assert entry_path("db", ops, "znver4") != entry_path(

@@ -41,9 +41,8 @@ def test_legacy_dims_pos_is_normalized() -> None:
   iree_linalg_ext.unpack %b dims_pos = [1, 0] inner_tiles = [32, 8] into %a : (memref<16x8x32x8xf32> memref<128x256xf32>)""",
     )
     printed = str(xlinalg.parse(text))
-    assert "inner_dims_pos = [1, 0]" in printed and " dims_pos" not in printed.replace(
-        "inner_dims_pos", ""
-    )
+    assert "inner_dims_pos = [1, 0]" in printed
+    assert " dims_pos" not in printed.replace("inner_dims_pos", "")
 
 
 def test_role_attribute_round_trip() -> None:
@@ -93,6 +92,7 @@ def test_iree_opt_does_not_know_the_other_ops() -> None:
 
 def _same_ops(a: str, b: str) -> bool:
     """The same sequence of iree_linalg_ext op lines, SSA names aside."""
+
     def lines(text: str) -> list[str]:
         module = str(xlinalg.parse(text))
         return [

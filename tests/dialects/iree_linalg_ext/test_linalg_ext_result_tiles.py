@@ -89,7 +89,8 @@ def test_fused_by_its_tile_into_a_consumer_loop(op: str, tiles: str, loops: int)
     name = f"iree_linalg_ext.{op}"
     schedule = fuse_schedule("linalg.negf", name, tiles, loops)
     text = str(xlinalg.apply_schedule(src, schedule))
-    assert text.count(name + " ") == 1 and text.index(name + " ") > text.index("scf.for")  # inside
+    assert text.count(name + " ") == 1
+    assert text.index(name + " ") > text.index("scf.for")  # inside
     full_type = KERNELS[op].splitlines()[-2].split(":")[-1].strip()  # the untiled result type
     assert (
         full_type not in text[text.index(name + " ") :].split("\n")[0]
@@ -122,4 +123,5 @@ def test_iree_opt_clones_the_whole_op_where_we_fuse_a_tile() -> None:
     assert "ins(%arg0 : tensor<3x3x4x5xf32>) outs(%arg1 : tensor<8x8x4x5xf32>)" in body  # whole
     ours = str(xlinalg.apply_schedule(payload, schedule))
     fused = ours[ours.index("scf.for") :]
-    assert "winograd.filter_transform" in fused and "tensor<3x3x4x5xf32>) outs" not in fused
+    assert "winograd.filter_transform" in fused
+    assert "tensor<3x3x4x5xf32>) outs" not in fused

@@ -41,7 +41,9 @@ def test_tensor_tiling_matches_numpy(op: str, tiles: list[int]) -> None:
 def test_tensor_tiling_builds_loops_carrying_the_destinations(op: str, tiles: list[int]) -> None:
     module = xlinalg.apply_schedule(KERNELS[op], tile_schedule(f"iree_linalg_ext.{op}", tiles))
     text = str(module)
-    assert "iter_args" in text and "tensor.extract_slice" in text and "tensor.insert_slice" in text
+    assert "iter_args" in text
+    assert "tensor.extract_slice" in text
+    assert "tensor.insert_slice" in text
     assert text.count(f"iree_linalg_ext.{op}") == 1  # the tiled op only, inside the loops
 
 
@@ -52,7 +54,8 @@ def test_attention_key_tiling_on_tensors_is_the_online_form() -> None:
     text = str(module)
     # running max/sum filled with -inf/0, three loop-carried destinations, a final division
     assert "0xff800000" in text  # -inf
-    assert text.count("linalg.fill") == 3 and "arith.divf" in text
+    assert text.count("linalg.fill") == 3
+    assert "arith.divf" in text
     assert "-> (tensor<2x13x6xf32>, tensor<2x13xf32>, tensor<2x13xf32>)" in text
 
 
@@ -74,7 +77,8 @@ def test_forall_tiling_matches_numpy(op: str, spec: str) -> None:
     src = KERNELS[op]
     schedule = forall_schedule(f"iree_linalg_ext.{op}", spec)
     text = str(xlinalg.apply_schedule(src, schedule))
-    assert "scf.forall" in text and "tensor.parallel_insert_slice" in text
+    assert "scf.forall" in text
+    assert "tensor.parallel_insert_slice" in text
     args, expected = inputs(op)
     native = _results(xlinalg.compile(src, schedule=schedule, entry="f")(*[a.copy() for a in args]))
     for got, want in zip(native, expected, strict=True):

@@ -52,7 +52,8 @@ def test_short_form_builds_upstream_region() -> None:
     reduce_op = _ops(module, ReduceOp)[0]
     block = reduce_op.combiner.block
     payload = block.first_op
-    assert payload is not None and payload.name == "arith.addf"
+    assert payload is not None
+    assert payload.name == "arith.addf"
     # reduce's short form applies the payload to (init, in), like upstream
     assert list(payload.operands) == [block.args[1], block.args[0]]
     map_op = _ops(module, MapOp)[0]
@@ -69,7 +70,8 @@ def test_upstream_round_trip() -> None:
     assert upstream.count("linalg.map { arith.addf }") == 1
     assert upstream.count("linalg.reduce { arith.addf }") == 1
     again = xlinalg.parse(upstream)
-    assert len(_ops(again, MapOp)) == 3 and len(_ops(again, ReduceOp)) == 2
+    assert len(_ops(again, MapOp)) == 3
+    assert len(_ops(again, ReduceOp)) == 2
     generic_form = iree_opt(ours, "--mlir-print-op-generic")
     assert len(_ops(xlinalg.parse(generic_form), ReduceOp)) == 2
 
@@ -99,10 +101,8 @@ def test_generalize_gives_equivalent_generic() -> None:
         "(d0, d1) -> (d0)",
     ]
     assert [t.value for t in generic.get_iterator_types()] == ["parallel", "reduction"]
-    assert (
-        generic.body.block.first_op is not None
-        and generic.body.block.first_op.name == "arith.maximumf"
-    )
+    assert generic.body.block.first_op is not None
+    assert generic.body.block.first_op.name == "arith.maximumf"
     module.verify()
 
 
@@ -165,7 +165,8 @@ def test_tiled_with_non_dividing_sizes() -> None:
         TILED_CASES["test_linalg_map_reduce.py::test_tiled_with_non_dividing_sizes"]
     )
     module = xlinalg.apply_schedule(xlinalg.parse(KERNEL), TILE)
-    assert len(_ops(module, MapOp)) == 1 and len(_ops(module, ReduceOp)) == 2
+    assert len(_ops(module, MapOp)) == 1
+    assert len(_ops(module, ReduceOp)) == 2
     assert "scf.for" in str(module)
     kernel = xlinalg.compile(KERNEL, schedule=TILE)
     args = _kernel_inputs(np.random.default_rng(1))
@@ -246,7 +247,8 @@ func.func @k(%a: memref<5x7xf32>, %c: memref<5x7xf32>, %r: memref<5xf32>) {
 
     upstream = shape(iree_opt(payload + schedule, "--transform-interpreter"))
     ours = shape(str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule)))
-    assert len(upstream) == 6 and ours == upstream
+    assert len(upstream) == 6
+    assert ours == upstream
 
 
 @pytest.mark.parametrize(

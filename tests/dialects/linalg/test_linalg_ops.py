@@ -443,7 +443,8 @@ def test_structured_interface_of_matmul() -> None:
         IteratorType.REDUCTION,
     ]
     assert op.get_static_loop_ranges() == [5, 7, 9]
-    assert len(op.get_inputs()) == 2 and len(op.get_outputs()) == 1
+    assert len(op.get_inputs()) == 2
+    assert len(op.get_outputs()) == 1
 
 
 def test_dynamic_loop_ranges_and_polymorphic_rank() -> None:
@@ -667,7 +668,8 @@ def test_reference_matmul_on_tensors_returns_new_array_and_casts() -> None:
     b = random((3, 4), np.dtype(np.int8))
     c = np.zeros((5, 4), np.float32)
     (result,) = evaluate_named(op, [a, b, c])
-    assert result is not c and not c.any()
+    assert result is not c
+    assert not c.any()
     np.testing.assert_allclose(result, a.astype(np.float32) @ b.astype(np.float32))
 
 
@@ -803,7 +805,8 @@ def test_reference_strided_memref_views() -> None:
     base_b = np.zeros((5, 10), np.float32)
     evaluate_named(op, [base_a[:, 2:9], base_b[:, 2:9]])
     np.testing.assert_allclose(base_b[:, 2:9], np.exp(base_a[:, 2:9]), rtol=1e-6)
-    assert not base_b[:, :2].any() and not base_b[:, 9:].any()
+    assert not base_b[:, :2].any()
+    assert not base_b[:, 9:].any()
 
 
 def test_reference_rejects_bad_arrays() -> None:

@@ -81,8 +81,10 @@ def test_decomposition_on_memrefs_uses_a_temporary_buffer() -> None:
     for op in [o for o in module.walk() if isinstance(o, SoftmaxOp)]:
         new_ops = op.decompose(Rewriter())
         names = [o.name for o in new_ops]
-        assert names.count("linalg.generic") == 4 and names.count("linalg.fill") == 2
-        assert "memref.alloc" in names and names[-1] == "memref.dealloc"
+        assert names.count("linalg.generic") == 4
+        assert names.count("linalg.fill") == 2
+        assert "memref.alloc" in names
+        assert names[-1] == "memref.dealloc"
     module.verify()
     assert not [o for o in module.walk() if isinstance(o, SoftmaxOp)]
     assert len([o for o in module.walk() if isinstance(o, GenericOp)]) == 8

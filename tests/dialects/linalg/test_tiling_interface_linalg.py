@@ -42,11 +42,9 @@ def test_tiled_matches_numpy(case: Case, tensors: bool) -> None:
 def test_tiled_loops_are_generated_on_memrefs() -> None:
     case = CASES[3]  # unpack with tiles not on inner-tile boundaries
     text = str(xlinalg.apply_schedule(kernel_text(case, False), case_schedule(case)))
-    assert (
-        text.count("scf.for") == 2
-        and "memref.alloc" in text
-        and "memref.copy" in text.replace('"', "")
-    )
+    assert text.count("scf.for") == 2
+    assert "memref.alloc" in text
+    assert "memref.copy" in text.replace('"', "")
 
 
 def test_the_softmax_dimension_is_not_tileable() -> None:

@@ -91,7 +91,8 @@ def test_tile_using_for_mixed_param_and_static_sizes() -> None:
     assert len(tile.loops) == 2
     assert tile.get_interchange() == (1, 0)
     mixed = tile.get_mixed_sizes()
-    assert mixed[1] == 64 and mixed[0] is tile.dynamic_sizes[0]
+    assert mixed[1] == 64
+    assert mixed[0] is tile.dynamic_sizes[0]
 
 
 def test_upstream_multi_result_syntax_parses() -> None:
@@ -195,7 +196,8 @@ def test_match_builder() -> None:
         .block.args[0]
     )
     match = MatchOp(arg, ops=["linalg.matmul"], op_attrs={})
-    assert match.ops is not None and match.ops.data[0].data == "linalg.matmul"
+    assert match.ops is not None
+    assert match.ops.data[0].data == "linalg.matmul"
 
 
 # ---------------------------------------------------------------- knobs

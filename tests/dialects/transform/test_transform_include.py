@@ -214,4 +214,5 @@ def test_valid_includes_verify_and_run() -> None:
   }}""")
     out = xlinalg.apply_schedule(PAYLOAD, schedule)
     text = str(out)
-    assert "seen" in text and "scf.for" in text
+    assert "seen" in text
+    assert "scf.for" in text

@@ -35,7 +35,8 @@ def test_generic_form_parses_to_the_custom_form() -> None:
     module = xlinalg.parse(GENERIC)
     op = _pass_op(module)
     value = op.options.data["max-iterations"]  # type: ignore[union-attr]
-    assert isinstance(value, ParamOperandAttr) and value.index.value.data == 0
+    assert isinstance(value, ParamOperandAttr)
+    assert value.index.value.data == 0
     assert '{"max-iterations" = %0, "top-down" = false} to %arg0' in str(module)
 
 

@@ -136,10 +136,12 @@ def test_tiled_loop_nest_bufferizes_in_place_without_copies_inside_the_loops() -
     module = tiled_module()
     assert no_tensors_left(module)
     loops = [op for op in module.walk() if op.name == "scf.for"]
-    assert len(loops) == 2 and all(not loop.results for loop in loops)
+    assert len(loops) == 2
+    assert all(not loop.results for loop in loops)
     for loop in loops:
         inside = {op.name for op in loop.walk()} - {"scf.for"}
-        assert "memref.copy" not in inside and "memref.alloc" not in inside
+        assert "memref.copy" not in inside
+        assert "memref.alloc" not in inside
     # One copy of the read-only %c before the loops, into the buffer that is returned.
     assert count(module, "memref.copy") == 1
     matmul = next(op for op in module.walk() if op.name == "linalg.matmul")
@@ -296,7 +298,8 @@ def test_upstream_one_shot_bufferize_makes_the_same_in_place_choice_on_the_tiled
     # and allocates nothing inside the loops (it treats arguments as writable, so it
     # needs no copy of %c; we do, before the loops).
     assert "memref.alloc" not in upstream
-    assert "linalg.matmul" in upstream and "outs(%subview" in upstream
+    assert "linalg.matmul" in upstream
+    assert "outs(%subview" in upstream
 
 
 TENSOR_MATMUL_128 = """
@@ -353,7 +356,8 @@ def test_result_out_argument_keeps_the_argument_attribute_list_aligned() -> None
     module = bufferize(ADD_WITH_ATTRIBUTES)
     fn = next(op for op in module.walk() if op.name == "func.func")
     assert len(fn.body.blocks[0].args) == 3
-    assert fn.arg_attrs is not None and len(fn.arg_attrs.data) == 3
+    assert fn.arg_attrs is not None
+    assert len(fn.arg_attrs.data) == 3
     assert fn.res_attrs is None  # the only result moved into an argument
     text = str(module)
     assert "%0: memref<4x4xf32>)" in text

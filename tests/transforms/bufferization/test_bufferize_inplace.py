@@ -68,7 +68,8 @@ def test_chain_fused_down_to_rows_is_one_vector_loop(fusion: int) -> None:
     assert not _allocs(module)
     reads = [op for op in module.walk() if isinstance(op, vector.TransferReadOp)]
     writes = [op for op in module.walk() if isinstance(op, vector.TransferWriteOp)]
-    assert len(reads) == 5 and len(writes) == 3  # a, b; sum, c; product -> relu
+    assert len(reads) == 5
+    assert len(writes) == 3  # a, b; sum, c; product -> relu
     assert len({_loop(op) for op in (*reads, *writes)}) == 1
     assert not [op for op in module.walk() if op.name.startswith("linalg.")]
 

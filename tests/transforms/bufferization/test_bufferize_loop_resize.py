@@ -126,7 +126,8 @@ def _check_ownership(module: ModuleOp) -> int:
             returned = [v for v in fn.body.block.last_op.operands if isinstance(v.type, MemRefType)]
             results = fn.function_type.outputs.data
             assert not any(isinstance(t, TensorType) for t in results), fn.function_type
-            assert returned and len(returned) == sum(isinstance(t, MemRefType) for t in results)
+            assert returned
+            assert len(returned) == sum(isinstance(t, MemRefType) for t in results)
     return carried
 
 
@@ -547,7 +548,8 @@ def test_for_init_also_carried_in_place_at_another_position() -> None:
             "return %r#0, %r#1, %x : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>",
         )
     )
-    assert "%b2 : tensor" in text and "return %r#0, %r#1, %x" in text
+    assert "%b2 : tensor" in text
+    assert "return %r#0, %r#1, %x" in text
     x = np.array([1, 2, 3], dtype=np.float32)
     for n in (0, 1, 3):
         got = xlinalg.compile(text, entry="f")(x, n)

@@ -81,7 +81,8 @@ def _same(
         np.testing.assert_array_equal(before, after)  # tensor arguments are read-only
     out = np.zeros(out_shape, np.float32)
     on_memrefs(*inputs, out)
-    assert isinstance(got, np.ndarray) and got.shape == out_shape
+    assert isinstance(got, np.ndarray)
+    assert got.shape == out_shape
     np.testing.assert_array_equal(got, out)
     assert on_tensors.check(*inputs).ok
 

@@ -66,7 +66,8 @@ def names(module) -> list[str]:
 def test_empty_tensor_to_alloc_tensor_replaces_and_runs() -> None:
     out = xlinalg.apply_schedule(PAYLOAD, schedule(TO_ALLOC))
     text = str(out)
-    assert "bufferization.alloc_tensor() : tensor<16x12xf32>" in text and "tensor.empty" not in text
+    assert "bufferization.alloc_tensor() : tensor<16x12xf32>" in text
+    assert "tensor.empty" not in text
     # dynamic sizes are kept
     dyn = str(xlinalg.apply_schedule(DYNAMIC, schedule(TO_ALLOC)))
     assert "bufferization.alloc_tensor(%n) : tensor<?xf32>" in dyn
@@ -121,7 +122,8 @@ def test_one_shot_bufferize_result_is_the_bufferized_op_and_target_is_consumed()
     )
     out = xlinalg.apply_schedule(PAYLOAD, schedule(func))
     fn = next(op for op in out.walk() if op.name == "func.func")
-    assert "done" in fn.attributes and "tensor<" not in str(fn.function_type)
+    assert "done" in fn.attributes
+    assert "tensor<" not in str(fn.function_type)
     with pytest.raises(TransformFailure, match="was (consumed|invalidated) by"):
         xlinalg.apply_schedule(
             PAYLOAD, schedule(func + f'    transform.annotate %f "late" : {ANY}\n')
@@ -138,7 +140,8 @@ def test_spec_form_target_is_module_reads_the_handle() -> None:
         DYNAMIC, schedule(body).replace("transform.consumed", "transform.readonly")
     )
     assert "still valid" in out.attributes
-    assert "memref.alloc" in str(out) and "tensor<" not in str(out)
+    assert "memref.alloc" in str(out)
+    assert "tensor<" not in str(out)
     func = (
         f'    %f = transform.structured.match ops{{["func.func"]}} in %root : ({ANY}) -> {ANY}\n'
         "    transform.bufferization.one_shot_bufferize %f {bufferize_function_boundaries = true}\n"
@@ -175,7 +178,8 @@ def test_memcpy_op_linalg_copy() -> None:
     assert "memref.copy" in plain
     linalg = BUFFERIZE.replace("= true>", '= true, memcpy_op = "linalg.copy">')
     out = xlinalg.apply_schedule(INSERT_ADD, schedule(linalg))
-    assert "memref.copy" not in str(out) and "linalg.copy" in str(out)
+    assert "memref.copy" not in str(out)
+    assert "linalg.copy" in str(out)
     k = xlinalg.compile(INSERT_ADD, schedule(linalg))
     x = np.arange(8, dtype=np.float32) + 5
     t = x.copy()
@@ -189,7 +193,8 @@ def test_create_deallocs_false_removes_the_deallocs() -> None:
     assert "memref.dealloc" in plain
     kept = BUFFERIZE.replace("= true>", "= true, create_deallocs = false>")
     out = str(xlinalg.apply_schedule(FILL_ADD, schedule(kept)))
-    assert "memref.dealloc" not in out and "memref.alloc" in out
+    assert "memref.dealloc" not in out
+    assert "memref.alloc" in out
 
 
 @pytest.mark.parametrize(
@@ -264,7 +269,8 @@ func.func @w(%x: tensor<4xf32>) -> tensor<4xf32> {
         xlinalg.apply_schedule(
             module, schedule(BUFFERIZE.replace("= true>", "= true, allow_unknown_ops = true>"))
         )
-    assert info.value.silenceable and "allow_unknown_ops cannot be honoured" in str(info.value)
+    assert info.value.silenceable
+    assert "allow_unknown_ops cannot be honoured" in str(info.value)
     assert str(module) == before
     suppressed = (
         "module attributes {transform.with_named_sequence} {\n"
@@ -341,5 +347,7 @@ def test_same_schedule_upstream_gives_the_same_structure() -> None:
     theirs = done.stdout.split("module attributes {transform.with_named_sequence}")[0]
     ours = str(xlinalg.apply_schedule(PAYLOAD, sched))
     for text in (theirs, ours):
-        assert "tensor<" not in text and "linalg.fill" in text and "linalg.matmul" in text
+        assert "tensor<" not in text
+        assert "linalg.fill" in text
+        assert "linalg.matmul" in text
         assert "memref<16x8xf32>" in text

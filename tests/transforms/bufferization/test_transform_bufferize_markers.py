@@ -232,7 +232,8 @@ def test_a_block_argument_definition() -> None:
 
 def test_no_conflict_no_marker() -> None:
     text = ours(BOUNDARIES, ", print_conflicts = true")
-    assert conflicts(text) == [] and "C_" not in text
+    assert conflicts(text) == []
+    assert "C_" not in text
 
 
 def test_dump_alias_sets() -> None:
@@ -277,7 +278,8 @@ def test_function_boundaries_access_and_equivalence() -> None:
     assert access == [["read", "read-write", "none", "read"]]
     assert equivalent == [[1, 3]]
     access, equivalent = boundaries(ours(ANALYSIS_PAYLOAD))
-    assert access == [["read", "none"]] and equivalent == []  # no result is an argument
+    assert access == [["read", "none"]]
+    assert equivalent == []  # no result is an argument
 
 
 def test_the_options_are_ignored_when_bufferizing() -> None:
@@ -286,7 +288,9 @@ def test_the_options_are_ignored_when_bufferizing() -> None:
         "test_analysis_only = true, ", ""
     )
     text = str(xlinalg.apply_schedule(READ_AFTER_WRITE, schedule(body)))
-    assert "memref.copy" in text and "C_0" not in text and RESULT_ALIASES_ATTR not in text
+    assert "memref.copy" in text
+    assert "C_0" not in text
+    assert RESULT_ALIASES_ATTR not in text
     assert ACCESS_ATTR not in text
 
 

@@ -27,8 +27,10 @@ def test_materialized_matmul_matches(tiles: tuple[int, int, int]) -> None:
     MaterializeEncodingPass(*tiles).apply(make_context(), module)
     module.verify()
     text = str(module)
-    assert "encoding" not in text and "linalg.mmt4d" in text
-    assert text.count("iree_linalg_ext.pack") == 3 and text.count("iree_linalg_ext.unpack") == 1
+    assert "encoding" not in text
+    assert "linalg.mmt4d" in text
+    assert text.count("iree_linalg_ext.pack") == 3
+    assert text.count("iree_linalg_ext.unpack") == 1
     m0, n0, k0 = tiles
     m1, n1, k1 = -(-M // m0), -(-N // n0), -(-K // k0)
     assert f"tensor<{n1}x{k1}x{n0}x{k0}xf32>" in text  # RHS: N1xK1xn0xk0
@@ -59,8 +61,11 @@ def test_search_space_knobs_reach_the_materialization() -> None:
     k0 = 1); the materialized mmt4d is register-blocked and vectorized (FMA on vectors)."""
     assert {k.name for k in xlinalg.list_knobs(SPACE)} == set(KNOBS)
     text = str(xlinalg.apply_schedule(SRC, SPACE, KNOBS))
-    assert "inner_tiles = [4, 1]" in text and "inner_tiles = [16, 1]" in text  # LHS, RHS
-    assert "vector.fma" in text and "vector<16xf32>" in text and "scf.for" in text
+    assert "inner_tiles = [4, 1]" in text
+    assert "inner_tiles = [16, 1]" in text  # LHS, RHS
+    assert "vector.fma" in text
+    assert "vector<16xf32>" in text
+    assert "scf.for" in text
     rng = np.random.default_rng(3)
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((M, K), (K, N), (M, N)))
     kernel = xlinalg.compile(SRC, schedule=SPACE, knobs=KNOBS)

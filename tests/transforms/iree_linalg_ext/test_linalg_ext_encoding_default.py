@@ -42,8 +42,11 @@ def test_encoded_matmul_runs_with_the_host_tiles(t: str) -> None:
     m0, n0, k0 = host_tile_sizes()
     text = str(kernel.module)
     # the materialized mmt4d got the default vectorized schedule (default_mmt4d_schedule.py)
-    assert "encoding" not in text and "linalg.mmt4d" not in text and "vector.transfer_read" in text
-    assert f"inner_tiles = [{m0}, {k0}]" in text and f"inner_tiles = [{n0}, {k0}]" in text
+    assert "encoding" not in text
+    assert "linalg.mmt4d" not in text
+    assert "vector.transfer_read" in text
+    assert f"inner_tiles = [{m0}, {k0}]" in text
+    assert f"inner_tiles = [{n0}, {k0}]" in text
     a, b, c = (RNG.integers(-8, 8, size=s).astype(NP[t]) for s in ((13, 7), (7, 11), (13, 11)))
     expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_array_equal(
@@ -91,7 +94,8 @@ def test_a_schedule_materializing_itself_keeps_its_tiles() -> None:
 
     kernel = xlinalg.compile(SRC, schedule=SPACE, knobs=KNOBS)
     text = str(kernel.module)
-    assert "inner_tiles = [4, 16]" in text and "inner_tiles = [16, 16]" not in text  # RESULT
+    assert "inner_tiles = [4, 16]" in text
+    assert "inner_tiles = [16, 16]" not in text  # RESULT
 
 
 def test_an_encoding_without_a_matmul_is_a_clear_error() -> None:

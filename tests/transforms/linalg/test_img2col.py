@@ -97,9 +97,11 @@ def test_img2col_matches_numpy(op: str, geometry: tuple) -> None:
     assert f"linalg.{op}" not in text
     generics = [o for o in module.walk() if isinstance(o, GenericOp)]
     assert len(generics) == 2
-    assert "the_col" in generics[0].attributes and "the_res" not in generics[0].attributes
+    assert "the_col" in generics[0].attributes
+    assert "the_res" not in generics[0].attributes
     reshape = [o for o in module.walk() if o.name == "tensor.expand_shape"]
-    assert len(reshape) == 1 and "the_res" in reshape[0].attributes
+    assert len(reshape) == 1
+    assert "the_res" in reshape[0].attributes
     rng = np.random.default_rng(1)
     args = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
     got = xlinalg.compile(text, entry="f")(*args)

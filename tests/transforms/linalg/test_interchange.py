@@ -57,7 +57,9 @@ def test_matmul_interchange_maps_iterators_and_numerics() -> None:
     old = the_op(module)
     new = interchange(old, [2, 0, 1])
     module.verify()
-    assert isinstance(new, GenericOp) and new is not old and the_op(module) is new
+    assert isinstance(new, GenericOp)
+    assert new is not old
+    assert the_op(module) is new
     # new loop i is old loop perm[i]: (k, i, j)
     assert new.get_indexing_maps() == [
         AffineMap.from_callable(lambda k, i, j: (i, k)),
@@ -147,7 +149,8 @@ module attributes {transform.with_named_sequence} {
     theirs = the_op(parse(payload))
     module = parse(INDEXED)
     ours = interchange(the_op(module), [1, 2, 0])
-    assert isinstance(theirs, GenericOp) and isinstance(ours, GenericOp)
+    assert isinstance(theirs, GenericOp)
+    assert isinstance(ours, GenericOp)
     assert theirs.get_indexing_maps() == ours.get_indexing_maps()
     assert theirs.get_iterator_types() == ours.get_iterator_types()
 

@@ -52,7 +52,8 @@ def test_prints_and_lowers_to_a_call() -> None:
     assert 'library_call = "square_sum"' in str(module)
     lower_to_loops(module)
     calls = [op for op in module.walk() if isinstance(op, func.CallOp)]
-    assert len(calls) == 1 and calls[0].callee.string_value() == "square_sum"
+    assert len(calls) == 1
+    assert calls[0].callee.string_value() == "square_sum"
     k = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "k")
     assert [a for a in calls[0].arguments] == list(k.body.block.args)
 
@@ -118,7 +119,8 @@ def test_undefined_library_call_is_a_clear_error() -> None:
         for op in module.ops
         if isinstance(op, func.FuncOp) and op.sym_name.data == "no_such_kernel"
     ]
-    assert len(decl) == 1 and decl[0].is_declaration
+    assert len(decl) == 1
+    assert decl[0].is_declaration
     with pytest.raises(
         BackendError, match="external function 'no_such_kernel', which is not allowed"
     ):

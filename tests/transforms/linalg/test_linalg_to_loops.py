@@ -57,7 +57,9 @@ def test_matmul_becomes_three_loops_with_hoisted_accumulator() -> None:
     assert [dims[loop.ub] for loop in loops] == [(a, 0), (b, 1), (a, 1)]
     # the reduction loop carries C[i, j] in an iter_arg: one load before, one store after
     outer, middle, inner = loops
-    assert len(inner.iter_args) == 1 and not middle.iter_args and not outer.iter_args
+    assert len(inner.iter_args) == 1
+    assert not middle.iter_args
+    assert not outer.iter_args
     middle_ops = [op.name for op in middle.body.block.ops]
     assert middle_ops == ["memref.load", "scf.for", "memref.store", "scf.yield"]
     inner_ops = [op.name for op in inner.body.block.ops]
@@ -89,7 +91,8 @@ def test_elementwise_static_and_dynamic_bounds_no_output_load() -> None:
     assert_dominance(module)
     outer, inner = loop_nest(module)
     ub_owner = outer.ub.owner
-    assert isinstance(ub_owner, arith.ConstantOp) and ub_owner.value.value.data == 4  # type: ignore[union-attr]
+    assert isinstance(ub_owner, arith.ConstantOp)
+    assert ub_owner.value.value.data == 4  # type: ignore[union-attr]
     assert isinstance(inner.ub.owner, memref.DimOp)
     # the output block argument is unused: no load of C, one store per element
     body = [op.name for op in inner.body.block.ops]
@@ -333,7 +336,8 @@ def test_input_loads_sit_below_the_innermost_loop_their_map_uses() -> None:
         "memref.store",
         "scf.yield",
     ]
-    assert not k_loop.iter_args and not n_loop.iter_args  # C depends on the innermost loop
+    assert not k_loop.iter_args
+    assert not n_loop.iter_args  # C depends on the innermost loop
 
 
 def test_input_aliasing_an_output_is_loaded_in_the_innermost_body() -> None:
@@ -413,4 +417,5 @@ def test_payload_with_memory_effects_keeps_every_load_and_store_in_the_innermost
     assert_dominance(module)
     *_, inner = loop_nest(module)
     names = [op.name for op in inner.body.block.ops]
-    assert names.count("memref.load") == 3 and names.count("memref.store") == 2
+    assert names.count("memref.load") == 3
+    assert names.count("memref.store") == 2

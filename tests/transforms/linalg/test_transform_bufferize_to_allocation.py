@@ -91,8 +91,11 @@ def test_spec_example() -> None:
     ]
     alloc, copy, to_tensor, use = ops[1:5]
     assert str(alloc.results[0].type) == "memref<10xf32>"
-    assert copy.operands[0] is ops[0].results[0] and copy.operands[1] is alloc.results[0]
-    assert isinstance(to_tensor, ToTensorOp) and to_tensor.restrict and to_tensor.writable
+    assert copy.operands[0] is ops[0].results[0]
+    assert copy.operands[1] is alloc.results[0]
+    assert isinstance(to_tensor, ToTensorOp)
+    assert to_tensor.restrict
+    assert to_tensor.writable
     assert use.operands[0] is to_tensor.results[0]
 
 
@@ -124,9 +127,8 @@ def test_memcpy_ops_and_alloca(memcpy: str) -> None:
     module = apply(CHAIN, body)
     assert any(isinstance(op, memref.AllocaOp) for op in module.walk())
     copies = [op for op in module.walk() if op.name == memcpy]
-    assert len(copies) == 1 and not any(
-        isinstance(op, MaterializeInDestinationOp) for op in module.walk()
-    )
+    assert len(copies) == 1
+    assert not any(isinstance(op, MaterializeInDestinationOp) for op in module.walk())
     same_tensor_results(CHAIN, body, SHAPES)
 
 
@@ -137,7 +139,8 @@ def test_emit_dealloc() -> None:
     )
     module = apply(CHAIN, body)
     dealloc = [op for op in module.walk() if isinstance(op, memref.DeallocOp)]
-    assert len(dealloc) == 1 and dealloc[0].next_op.name == "func.return"  # type: ignore[union-attr]
+    assert len(dealloc) == 1
+    assert dealloc[0].next_op.name == "func.return"  # type: ignore[union-attr]
     same_tensor_results(CHAIN, body, SHAPES)
 
 

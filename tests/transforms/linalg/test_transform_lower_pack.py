@@ -198,7 +198,8 @@ UNPACK_CASES = {
 def test_lower_unpack_dynamic(name: str) -> None:
     text, shapes = UNPACK_CASES[name]
     module = apply(text, LOWER_UNPACK)
-    assert "linalg.unpack" not in str(module) and "tensor.empty(" in str(module)
+    assert "linalg.unpack" not in str(module)
+    assert "tensor.empty(" in str(module)
     args = _inputs(shapes)
     want = xlinalg.compile(text, entry="f")(*[a.copy() for a in args])
     got = xlinalg.compile(text, schedule=schedule(LOWER_UNPACK), entry="f")(

@@ -147,7 +147,8 @@ def test_pack_reduction_output_not_packed():
     )
     module = apply(REDUCTION, body)
     (pack,) = ops_of(module, PackOp)
-    assert pack.results[0].type.get_shape() == (3, 2, 4) and pack.padding_value is not None
+    assert pack.results[0].type.get_shape() == (3, 2, 4)
+    assert pack.padding_value is not None
     assert not ops_of(module, UnPackOp)
     (generic,) = ops_of(module, GenericOp)
     assert maps(generic) == ["(d0, d1, d2) -> (d0, d1, d2)", "(d0, d1, d2) -> (d0)"]
@@ -407,10 +408,14 @@ def test_lower_pack_and_unpack_structure_and_results(shape):
     body = TRANSPOSE_B + LOWER_ALL
     module = apply(matmul(*shape), body)
     names = [op.name for op in module.walk()]
-    assert "linalg.pack" not in names and "linalg.unpack" not in names
-    assert names.count("tensor.pad") == 3 and names.count("tensor.expand_shape") == 3
-    assert names.count("linalg.transpose") == 4 and names.count("tensor.collapse_shape") == 1
-    assert names.count("tensor.extract_slice") == 1 and names.count("linalg.copy") == 1
+    assert "linalg.pack" not in names
+    assert "linalg.unpack" not in names
+    assert names.count("tensor.pad") == 3
+    assert names.count("tensor.expand_shape") == 3
+    assert names.count("linalg.transpose") == 4
+    assert names.count("tensor.collapse_shape") == 1
+    assert names.count("tensor.extract_slice") == 1
+    assert names.count("linalg.copy") == 1
     transposes = [op for op in module.walk() if op.name == "linalg.transpose"]
     # as iree-opt: A [0, 2, 1, 3], B (outer perm [1, 0], tiles swapped) [2, 0, 1, 3], C [0, 2, 1, 3]
     assert [list(t.properties["permutation"].get_values()) for t in transposes] == [
@@ -429,9 +434,8 @@ def test_lower_unpack_spec_form_has_four_results_and_non_targets_are_dropped():
     )
     module = apply(matmul(13, 15, 17), body)
     names = [op.name for op in module.walk()]
-    assert (
-        "linalg.unpack" not in names and "linalg.copy" not in names
-    )  # the slice replaces the unpack
+    assert "linalg.unpack" not in names
+    assert "linalg.copy" not in names  # the slice replaces the unpack
     assert names.count("linalg.generic") == 1  # the generic in the handle was ignored
     check_matmul(matmul(13, 15, 17), body)
 
@@ -498,7 +502,8 @@ def test_pack_of_a_filled_init_fills_the_packed_shape():
     module = apply(FILLED, PACK_234)
     assert len(ops_of(module, PackOp)) == 2
     fills = [op for op in module.walk() if op.name == "linalg.fill"]
-    assert len(fills) == 1 and fills[0].results[0].type.get_shape() == (7, 5, 2, 3)
+    assert len(fills) == 1
+    assert fills[0].results[0].type.get_shape() == (7, 5, 2, 3)
     (unpack,) = ops_of(module, UnPackOp)
     assert unpack.dest.owner.name == "tensor.empty"
     kernel = xlinalg.compile(FILLED, script(PACK_234))
@@ -566,7 +571,8 @@ def test_pack_transpose_of_an_unpack_with_a_filled_init():
     (generic,) = ops_of(module, GenericOp)
     assert maps(generic)[2] == "(d0, d1, d2, d3, d4, d5) -> (d1, d0, d4, d3)"
     fills = [op for op in module.walk() if op.name == "linalg.fill"]
-    assert len(fills) == 1 and fills[0].results[0].type.get_shape() == (5, 7, 3, 2)
+    assert len(fills) == 1
+    assert fills[0].results[0].type.get_shape() == (5, 7, 3, 2)
     kernel = xlinalg.compile(FILLED, script(body))
     a, b = kernel.make_inputs()
     np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-5, atol=1e-5)

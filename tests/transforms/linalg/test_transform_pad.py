@@ -116,7 +116,8 @@ def test_pad_zero_static_keeps_nofold_pads_only() -> None:
     body = MATCH + pad(f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]")
     module = apply(MATMUL, body)
     pads = [op for op in module.walk() if isinstance(op, tensor.PadOp)]
-    assert len(pads) == 2 and all(p.source.type == p.result.type for p in pads)
+    assert len(pads) == 2
+    assert all(p.source.type == p.result.type for p in pads)
     same_tensor_results(MATMUL, body, MATMUL_SHAPES)
 
 
@@ -252,7 +253,8 @@ def test_hoist_pad_lhs_by_one_loop() -> None:
         for op in loops[1].body.walk()
         if isinstance(op, tensor.ExtractSliceOp) and op.source is loops[0].results[0]
     ]
-    assert len(uses) == 1 and str(uses[0].result.type) == "tensor<5x12xf32>"
+    assert len(uses) == 1
+    assert str(uses[0].result.type) == "tensor<5x12xf32>"
     assert next(iter(uses[0].result.uses)).operation is matmul_of(module)
     same_tensor_results(MATMUL, body, MATMUL_SHAPES)
 
@@ -362,6 +364,8 @@ def test_hoist_pad_packs_like_upstream(
     proc = run_iree_opt(path, "--transform-interpreter", "--canonicalize")
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), schedule(body)))
-    assert f"-> ({packed})" in proc.stdout and f"-> ({packed})" in ours
+    assert f"-> ({packed})" in proc.stdout
+    assert f"-> ({packed})" in ours
     tile = packed.split("x", loops)[-1]
-    assert f"into {packed}" in proc.stdout and f"tensor<{tile} into {packed}" in ours
+    assert f"into {packed}" in proc.stdout
+    assert f"tensor<{tile} into {packed}" in ours

@@ -64,7 +64,8 @@ def test_split_static_point() -> None:
     text = str(apply(MATMUL, body))
     assert "memref.subview %a[0, 0] [30, 23] [1, 1]" in text
     assert "memref.subview %a[30, 0] [70, 23] [1, 1]" in text
-    assert "linalg.matmul {lo}" in text and "linalg.matmul {hi}" in text
+    assert "linalg.matmul {lo}" in text
+    assert "linalg.matmul {hi}" in text
     same_results(MATMUL, body, MATMUL_SHAPES)
 
 
@@ -76,7 +77,8 @@ def test_split_dynamic_point_from_param_and_handle() -> None:
         + '    %n = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op\n'
     )
     text = str(apply(MATMUL, by_param))
-    assert "[100, 11] [1, 1]" in text and "[100, 18] [1, 1]" in text
+    assert "[100, 11] [1, 1]" in text
+    assert "[100, 18] [1, 1]" in text
     same_results(MATMUL, by_param, MATMUL_SHAPES)
     # dynamic split points from index-typed ops, kept readable after the split
     payload = MATMUL.replace("  linalg.matmul", "  %s = arith.constant 64 : index\n  linalg.matmul")
@@ -87,7 +89,8 @@ def test_split_dynamic_point_from_param_and_handle() -> None:
         + '    transform.annotate %s "still_valid" : !transform.any_op\n'
     )
     text = str(apply(payload, by_handle))
-    assert "still_valid" in text and "memref.subview %a[64, 0] [36, 23] [1, 1]" in text
+    assert "still_valid" in text
+    assert "memref.subview %a[64, 0] [36, 23] [1, 1]" in text
     same_results(payload, by_handle, MATMUL_SHAPES)
 
 
@@ -100,7 +103,8 @@ def test_split_return_modes() -> None:
         + '    transform.annotate %hi "hi" : !transform.any_op\n'
         + '    transform.annotate %lo "lo" : !transform.any_op\n',
     )
-    assert "linalg.matmul {lo}" in str(module) and "{hi}" not in str(module)
+    assert "linalg.matmul {lo}" in str(module)
+    assert "{hi}" not in str(module)
     fails(
         MATMUL,
         match("linalg.matmul")
@@ -137,7 +141,8 @@ def test_multitile_sizes_spec_numbers() -> None:
         for target in range(1, 20):
             s = multitile_sizes(extent, target)
             assert s.low_size * s.low_count + s.high_size * s.high_count == extent
-            assert s.high_size == s.low_size + 1 and s.low_size <= target
+            assert s.high_size == s.low_size + 1
+            assert s.low_size <= target
 
 
 SPEC_MULTITILE = """
@@ -237,8 +242,10 @@ func.func @f(%a: memref<?x8xf32>, %b: memref<?x8xf32>, %c: memref<?x8xf32>) {
         + '    transform.annotate %s "tiled" : !transform.any_op\n'
     )
     text = str(apply(payload, body))
-    assert text.count("scf.for") == 1 and "step %c1" in text
-    assert "linalg.add {tiled} ins(" in text and "memref<1x8xf32" in text
+    assert text.count("scf.for") == 1
+    assert "step %c1" in text
+    assert "linalg.add {tiled} ins(" in text
+    assert "memref<1x8xf32" in text
     rng = np.random.default_rng(1)
     args = [np.asarray(rng.random((5, 8)), dtype=np.float32) for _ in range(3)]
     xlinalg.compile(payload, schedule=schedule(body))(*args)
@@ -277,8 +284,10 @@ def test_decompose_conv2d_to_conv1d() -> None:
         + '    transform.annotate %d "one_d" : !transform.any_op\n'
     )
     text = str(apply(CONV, body))
-    assert "linalg.conv_1d_nwc_wcf {" in text and "strides = dense<2> : tensor<1xi64>" in text
-    assert "memref<2x11x3xf32" in text and "one_d" in text
+    assert "linalg.conv_1d_nwc_wcf {" in text
+    assert "strides = dense<2> : tensor<1xi64>" in text
+    assert "memref<2x11x3xf32" in text
+    assert "one_d" in text
     same_results(CONV, body, [(2, 1, 11, 3), (1, 3, 3, 4), (2, 1, 5, 4)])
 
 
@@ -295,7 +304,8 @@ func.func @f(%i: memref<1x6x1x3xf32>, %w: memref<3x1x3xf32>, %o: memref<1x4x1x3x
         "    %d = transform.structured.decompose %op : (!transform.any_op) -> !transform.any_op\n"
     )
     text = str(apply(payload, body))
-    assert "linalg.depthwise_conv_1d_nwc_wc" in text and "linalg.pooling_nwc_max" in text
+    assert "linalg.depthwise_conv_1d_nwc_wc" in text
+    assert "linalg.pooling_nwc_max" in text
     same_results(payload, body, [(1, 6, 1, 3), (3, 1, 3), (1, 4, 1, 3), (3, 1), (1, 4, 1, 3)])
 
 
@@ -340,7 +350,9 @@ def test_promote_copies_tiles_into_local_buffers() -> None:
         )
         text = str(apply(MATMUL, body))
         kind = "memref.alloca" if "alloca" in extra else "memref.alloc"
-        assert f"{kind}()" in text and "memref<8x23xf32>" in text and "memref<8x16xf32>" in text
+        assert f"{kind}()" in text
+        assert "memref<8x23xf32>" in text
+        assert "memref<8x16xf32>" in text
         assert text.count("linalg.copy") == 3  # A in, C in, C back
         assert ("memref.dealloc" in text) == ("alloca" not in extra)
         same_results(MATMUL, body, MATMUL_SHAPES)
@@ -355,7 +367,8 @@ def test_promote_applies_to_each_target() -> None:
         " : (!transform.any_op) -> !transform.any_op\n"
     )
     text = str(apply(two, body))
-    assert text.count("memref.alloc()") == 2 and text.count("linalg.copy") == 2
+    assert text.count("memref.alloc()") == 2
+    assert text.count("linalg.copy") == 2
     same_results(two, body, MATMUL_SHAPES)
 
 
@@ -388,7 +401,8 @@ def test_replace_swaps_isolated_targets() -> None:
         '    transform.annotate %r "new" : !transform.any_op\n'
     )
     text = str(apply(payload, body))
-    assert "func.func @h() attributes {new}" in text and "@g" not in text
+    assert "func.func @h() attributes {new}" in text
+    assert "@g" not in text
     fails(
         MATMUL,
         match("linalg.matmul")
@@ -439,7 +453,8 @@ def test_split_reduction_spec_default_example() -> None:
         in text
     )
     assert "memref.alloc() : memref<4xf32>" in text
-    assert "arith.constant 0.000000e+00 : f32" in text and "linalg.fill" in text
+    assert "arith.constant 0.000000e+00 : f32" in text
+    assert "linalg.fill" in text
     assert (
         "linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], "
         'iterator_types = ["parallel", "reduction"]} {split}'
@@ -563,11 +578,13 @@ def test_tile_reduction_spec_example(name: str, results: str) -> None:
     )
     text = str(apply(ROW_SUM, body))
     assert "memref.alloc(%2) : memref<?x5xf32>" in text
-    assert "step %c5" in text and "} {loop}" in text
+    assert "step %c5" in text
+    assert "} {loop}" in text
     partial = next(line for line in text.splitlines() if "partial" in line)
     assert '"parallel", "parallel"' in partial
     merge = next(line for line in text.splitlines() if "merge" in line)
-    assert '"parallel", "reduction"' in merge and "memref<?x5xf32>" in merge
+    assert '"parallel", "reduction"' in merge
+    assert "memref<?x5xf32>" in merge
     rng = np.random.default_rng(2)
     data = np.asarray(rng.random((7, 23)), dtype=np.float32)
     out = np.asarray(rng.random(7), dtype=np.float32)
@@ -645,11 +662,10 @@ def test_rewrite_in_destination_passing_style() -> None:
     # pad -> empty + fill + insert_slice (the returned op); from_elements -> inserts (the last returned)
     assert "%p = tensor.insert_slice %t into %1[1, 2] [2, 3] [1, 1] {dps}" in text
     assert "linalg.fill ins(%cst : f32) outs(%0 : tensor<4x6xf32>)" in text
-    assert (
-        text.count("tensor.insert %") == 4
-        and "%e = tensor.insert %a into %5[%c1, %c1] {dps}" in text
-    )
-    assert "tensor.pad" not in text and "tensor.from_elements" not in text
+    assert text.count("tensor.insert %") == 4
+    assert "%e = tensor.insert %a into %5[%c1, %c1] {dps}" in text
+    assert "tensor.pad" not in text
+    assert "tensor.from_elements" not in text
     # the DPS form bufferizes (from_elements alone does not) and computes the same values
     kernel = xlinalg.compile(DPS_PAYLOAD, schedule=schedule(DPS))
     t = np.arange(6, dtype=np.float32).reshape(2, 3)

@@ -110,7 +110,8 @@ def test_split_reduction_spec_example_on_tensors() -> None:
         "tensor.expand_shape %in [[0 : i64, 1 : i64]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>"
         in text
     )
-    assert "tensor.empty() : tensor<4xf32>" in text and "memref" not in text
+    assert "tensor.empty() : tensor<4xf32>" in text
+    assert "memref" not in text
     same_as_upstream_and_reference(REDUCE, body)
 
 
@@ -217,7 +218,8 @@ DECOMPOSE = (
 def test_decompose_on_tensors(name: str) -> None:
     payload = CONVS[name]
     text = str(ours(payload, DECOMPOSE))
-    assert text.count("tensor.extract_slice") == 3 and "tensor.insert_slice" in text
+    assert text.count("tensor.extract_slice") == 3
+    assert "tensor.insert_slice" in text
     assert re.search(r"linalg\.(conv_1d|depthwise_conv_1d|pooling_nwc)", text)
     same_as_upstream_and_reference(payload, DECOMPOSE)
 
@@ -268,7 +270,8 @@ def test_promote_on_tensors_is_a_definite_failure_like_upstream() -> None:
         ours(PROMOTE_PAYLOAD, suppressed)
     if IREE_OPT is not None:
         done = run_iree_opt(PROMOTE_PAYLOAD + schedule(suppressed), "--transform-interpreter")
-        assert done.returncode != 0 and "failed to apply" in done.stderr
+        assert done.returncode != 0
+        assert "failed to apply" in done.stderr
     # after bufferization the same promote applies (tiles are memref.subviews)
     bufferized = (
         f"    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true> : ({ANY}) -> {ANY}\n"
@@ -280,4 +283,5 @@ def test_promote_on_tensors_is_a_definite_failure_like_upstream() -> None:
             schedule(bufferized).replace("transform.readonly", "transform.consumed"),
         )
     )
-    assert "linalg.copy" in text and "memref.alloc" in text
+    assert "linalg.copy" in text
+    assert "memref.alloc" in text

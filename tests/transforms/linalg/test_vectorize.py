@@ -67,7 +67,8 @@ def _check(payload: str, schedule: str) -> None:
 def test_vectorize_matmul_emits_contract() -> None:
     module = xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(TILE_VECTORIZE))
     text = str(module)
-    assert "vector.contract" in text and "linalg.matmul" not in text
+    assert "vector.contract" in text
+    assert "linalg.matmul" not in text
     assert text.count("vector.transfer_read") == 3
     _check(MATMUL, _schedule(TILE_VECTORIZE))
 
@@ -75,8 +76,10 @@ def test_vectorize_matmul_emits_contract() -> None:
 def test_hoisting_moves_the_accumulator_out_of_the_k_loop() -> None:
     module = xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(TILE_VECTORIZE + LOWER))
     text = str(module)
-    assert "iter_args" in text and "-> (vector<8x32xf32>)" in text
-    assert "vector.contract" not in text and "vector.outerproduct" not in text
+    assert "iter_args" in text
+    assert "-> (vector<8x32xf32>)" in text
+    assert "vector.contract" not in text
+    assert "vector.outerproduct" not in text
     assert text.count("vector.fma") == 8
     _check(MATMUL, _schedule(TILE_VECTORIZE + LOWER))
 
@@ -90,7 +93,8 @@ def test_lower_contraction_only_leaves_outerproducts() -> None:
 """
     )
     text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), _schedule(body)))
-    assert "vector.outerproduct" in text and "vector.contract" not in text
+    assert "vector.outerproduct" in text
+    assert "vector.contract" not in text
     _check(MATMUL, _schedule(body))
 
 
@@ -109,7 +113,8 @@ func.func @f(%A: memref<4x16xf32>, %b: memref<16xf32>, %O: memref<4x16xf32>) {
 }
 """
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(VECTORIZE_GENERIC)))
-    assert "linalg.generic" not in text and "vector<4x16xf32>" in text
+    assert "linalg.generic" not in text
+    assert "vector<4x16xf32>" in text
     _check(payload, _schedule(VECTORIZE_GENERIC))
 
 
@@ -127,7 +132,8 @@ func.func @f(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) {
     %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
 """
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
-    assert "linalg." not in text and "vector.broadcast" in text
+    assert "linalg." not in text
+    assert "vector.broadcast" in text
     _check(payload, _schedule(body))
 
 
@@ -144,7 +150,8 @@ func.func @f(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
 """
     with pytest.raises(XlinalgError, match="dynamic shapes without vector sizes") as info:
         xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body))
-    assert isinstance(info.value, TransformFailure) and info.value.silenceable
+    assert isinstance(info.value, TransformFailure)
+    assert info.value.silenceable
 
 
 def test_transform_ops_print_in_upstream_syntax() -> None:
@@ -280,7 +287,8 @@ func.func @f(%A: memref<6x20xf32>, %O: memref<6xf32>, %P: memref<20xf32>) {
     %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
 """
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body)))
-    assert "vector.multi_reduction <add>" in text and "vector.multi_reduction <maximumf>" in text
+    assert "vector.multi_reduction <add>" in text
+    assert "vector.multi_reduction <maximumf>" in text
     assert "linalg.generic" not in text
     _check(payload, _schedule(body))
 
@@ -344,7 +352,8 @@ def test_apply_patterns_vector_lowerings_upstream_form() -> None:
         in printed
     )
     text = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL), schedule))
-    assert "vector.contract" not in text and "vector.outerproduct" not in text
+    assert "vector.contract" not in text
+    assert "vector.outerproduct" not in text
     assert text.count("vector.fma") == 8
     _check(MATMUL, schedule)
     with pytest.raises(XlinalgError, match="not supported yet"):
@@ -372,7 +381,8 @@ def test_input_map_with_a_zero_result_is_a_broadcast_read() -> None:
     element (batch_matmul_mmt4d.mlir, m0 = 1); read once and broadcast to 64 lanes."""
     payload = ZERO_RESULT.format(c=64, out="d0")
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(VECTORIZE_GENERIC)))
-    assert "linalg.generic" not in text and "vector<64xf32>" in text
+    assert "linalg.generic" not in text
+    assert "vector<64xf32>" in text
     _check(payload, _schedule(VECTORIZE_GENERIC))
 
 

@@ -87,8 +87,10 @@ def test_tiled_masked_matmul_on_tensors_equals_memrefs_and_numpy() -> None:
     vectorized = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL.format(**dims)), tensor_schedule))
     assert "linalg.matmul" not in vectorized
     # the C block is carried as a vector by the k loop (hoisted out of it)
-    assert "iter_args" in vectorized and "-> (vector<4x16xf32>)" in vectorized
-    assert "vector.transfer_write" in vectorized and ", tensor<?x?xf32>" in vectorized
+    assert "iter_args" in vectorized
+    assert "-> (vector<4x16xf32>)" in vectorized
+    assert "vector.transfer_write" in vectorized
+    assert ", tensor<?x?xf32>" in vectorized
     a, b, c = _rand(10, 9), _rand(9, 37), _rand(10, 37)
     c0 = c.copy()
     ten = xlinalg.compile(MATMUL.format(**dims), tensor_schedule)
@@ -109,7 +111,8 @@ def test_bufferized_vectorized_matmul_writes_in_place() -> None:
     payload = MATMUL.format(m=8, n=32, k=8, t="f32")
     text = _bufferized(payload, _schedule(TILE_VECTORIZE + HOIST["tensor"]))
     assert "tensor<" not in text
-    assert "memref.alloc" not in text and text.count("memref.copy") == 1
+    assert "memref.alloc" not in text
+    assert text.count("memref.copy") == 1
     assert "vector.transfer_write" in text
 
 
@@ -145,8 +148,10 @@ VECTORIZE_GENERICS = """
 def test_elementwise_chain_with_transpose_and_broadcast_on_tensors() -> None:
     module = xlinalg.apply_schedule(xlinalg.parse(ELEMENTWISE), _schedule(VECTORIZE_GENERICS))
     text = str(module)
-    assert "linalg.generic" not in text and "math.exp" in text
-    assert "vector.transfer_read %x" in text and "tensor<16x8xf32>, vector<8x16xf32>" in text
+    assert "linalg.generic" not in text
+    assert "math.exp" in text
+    assert "vector.transfer_read %x" in text
+    assert "tensor<16x8xf32>, vector<8x16xf32>" in text
     x, r = _rand(16, 8), _rand(16)
     out = xlinalg.compile(ELEMENTWISE, _schedule(VECTORIZE_GENERICS))(x, r)
     np.testing.assert_allclose(out, np.maximum(np.exp(x.T * r[None, :]), 0.5), rtol=1e-6)
@@ -173,7 +178,8 @@ def test_reduction_on_tensors(sizes: str) -> None:
     transform.structured.vectorize %g{sizes} : !transform.any_op
 """)
     text = str(xlinalg.apply_schedule(xlinalg.parse(REDUCTIONS), schedule))
-    assert "vector.multi_reduction <maximumf>" in text and "linalg.reduce" not in text
+    assert "vector.multi_reduction <maximumf>" in text
+    assert "linalg.reduce" not in text
     x, acc = -np.abs(_rand(6, 20)) - 1.0, np.full(6, -50.0, np.float32)
     out = xlinalg.compile(REDUCTIONS, schedule)(x, acc)
     np.testing.assert_array_equal(out, np.maximum(x.max(axis=1), acc))
@@ -263,7 +269,8 @@ func.func @f(%t: tensor<16xf32> {bufferization.writable = true}) -> tensor<16xf3
     module = xlinalg.parse(payload)
     OneShotBufferizePass().apply(Context(), module)
     text = str(module)
-    assert text.count("memref.alloc") == 1 and "memref.copy" not in text
+    assert text.count("memref.alloc") == 1
+    assert "memref.copy" not in text
     old = "  %old = vector.transfer_read %t[%c0], %pad {in_bounds = [true]} : tensor<16xf32>, vector<16xf32>\n"
     assert old in payload
     in_place = payload.replace(old, "").replace(
@@ -309,7 +316,8 @@ def test_iree_opt_parses_the_vectorized_tensor_ir(tmp_path: Path) -> None:
     path.write_text(str(xlinalg.apply_schedule(xlinalg.parse(DYNAMIC), schedule)))
     proc = run_iree_opt(path)
     assert proc.returncode == 0, proc.stderr
-    assert "vector.mask" in proc.stdout and "-> tensor<?x?xf32>" in proc.stdout
+    assert "vector.mask" in proc.stdout
+    assert "-> tensor<?x?xf32>" in proc.stdout
 
 
 def test_conv2d_tile_decompose_vectorize_on_tensors() -> None:
@@ -339,7 +347,9 @@ func.func @f(%i: {types[0]}, %w: {types[1]}, %o: {types[2]}) -> {types[2]} {{
     )
     assert tensor_body != body
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(tensor_body)))
-    assert "linalg.conv" not in text and "vector.fma" in text and "vector.transfer_write" in text
+    assert "linalg.conv" not in text
+    assert "vector.fma" in text
+    assert "vector.transfer_write" in text
     x, w, o = (_rand(*shape) for shape in shapes)
     got = xlinalg.compile(payload, _schedule(tensor_body))(x, w, o)
     np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-4, atol=1e-4)
@@ -381,7 +391,8 @@ def test_masked_tensor_transfers_match_iree_opt(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(xlinalg.parse(ADD_GENERIC), schedule))
     theirs = sorted(m.groups() for m in MASKED_TRANSFER.finditer(proc.stdout))
-    assert len(theirs) == 3 and theirs[-1][5] == "tensor<?x?xf32>"
+    assert len(theirs) == 3
+    assert theirs[-1][5] == "tensor<?x?xf32>"
     assert sorted(m.groups() for m in MASKED_TRANSFER.finditer(ours)) == theirs
     x, y, o = _rand(5, 11), _rand(5, 11), _rand(5, 11)
     np.testing.assert_array_equal(xlinalg.compile(ADD_GENERIC, schedule)(x, y, o), x + y)
@@ -408,7 +419,8 @@ def test_vectorize_pad(rows: int, high: int) -> None:
     """tensor.pad → masked read with the padding value + write into tensor.empty (upstream's
     vectorizeAsTensorPadOp)."""
     text = str(xlinalg.apply_schedule(xlinalg.parse(PAD), _schedule(VECTORIZE_PAD)))
-    assert "tensor.pad" not in text and "tensor.empty" in text
+    assert "tensor.pad" not in text
+    assert "tensor.empty" in text
     assert "vector.transfer_read %x[%8, %8], %cst {in_bounds = [true, true]}" in text
     x = _rand(rows, 13)
     got = xlinalg.compile(PAD, _schedule(VECTORIZE_PAD))(x, high)
@@ -460,10 +472,12 @@ func.func @f(%x: tensor<5x13xf32>) -> tensor<8x16xf32> {
     plain = str(
         xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body.replace("ATTRS", "")))
     )
-    assert "tensor.pad" in plain and "linalg.exp" not in plain
+    assert "tensor.pad" in plain
+    assert "linalg.exp" not in plain
     schedule = _schedule(body.replace("ATTRS", "{vectorize_padding}"))
     text = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
-    assert "tensor.pad" not in text and "linalg.exp" not in text
+    assert "tensor.pad" not in text
+    assert "linalg.exp" not in text
     x = _rand(5, 13)
     got = xlinalg.compile(payload, schedule)(x)
     np.testing.assert_allclose(
@@ -480,5 +494,6 @@ def test_vectorized_pad_matches_iree_opt(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     ours = str(xlinalg.apply_schedule(xlinalg.parse(PAD), _schedule(VECTORIZE_PAD)))
     theirs = sorted(m.groups() for m in MASKED_TRANSFER.finditer(proc.stdout))
-    assert len(theirs) == 2 and "tensor.empty" in proc.stdout
+    assert len(theirs) == 2
+    assert "tensor.empty" in proc.stdout
     assert sorted(m.groups() for m in MASKED_TRANSFER.finditer(ours)) == theirs

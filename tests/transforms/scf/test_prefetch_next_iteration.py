@@ -29,7 +29,8 @@ def test_next_b_panel_is_prefetched_and_the_kernel_stays_correct() -> None:
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(2, 32, 64, 64)), SPACE, knobs=KNOBS)
     (copy,) = _copies(module)
     guard = prefetch_next_iteration(copy, locality=2)
-    assert guard.prev_op is not None and guard.prev_op.name == "arith.cmpi"
+    assert guard.prev_op is not None
+    assert guard.prev_op.name == "arith.cmpi"
     prefetches = [op for op in guard.walk() if op.name == "memref.prefetch"]
     assert len(prefetches) == 1  # in a loop nest over the 1 x 64 x 16 panel, one per line
     loops = [op for op in guard.walk() if isinstance(op, scf.ForOp)]
@@ -111,11 +112,13 @@ def test_partial_tile_is_recomputed_for_the_next_iteration() -> None:
     module = xlinalg.parse(PARTIAL_TILES)
     (copy,) = _copies(module)
     guard = prefetch_next_iteration(copy)
-    assert guard.prev_op is not None and guard.prev_op.name == "arith.cmpi"
+    assert guard.prev_op is not None
+    assert guard.prev_op.name == "arith.cmpi"
     assert guard.parent_op() is copy.parent_op()  # in the inner loop, after the copy
     outer = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     next_i = guard.prev_op.operands[0].owner
-    assert next_i.name == "arith.addi" and outer.body.block.args[0] in next_i.operands
+    assert next_i.name == "arith.addi"
+    assert outer.body.block.args[0] in next_i.operands
     assert guard.prev_op.operands[1] is outer.ub
     names = [op.name for op in guard.true_region.block.ops]
     assert names[:2] == ["affine.min", "memref.subview"]

@@ -477,7 +477,8 @@ transform.sequence failures(propagate) {
     payload, _ = SUCCEEDS["blocks_then_nested_threads"]
     module = xlinalg.apply_schedule(payload, text)
     names = [op.name for op in module.walk()]
-    assert "scf.forall" not in names and names.count("gpu.barrier") == 1
+    assert "scf.forall" not in names
+    assert names.count("gpu.barrier") == 1
 
 
 # ------------------------------------------------------------------ behaviour
@@ -572,7 +573,8 @@ def test_more_lanes_than_a_warp_is_refused() -> None:
     )
     assert done.returncode == 0, done.stderr  # upstream accepts it ...
     assert "affine_map<()[s0] -> (s0 mod 32)>" in done.stdout  # ... lane = thread_id.x mod 32
-    assert "arith.cmpi ult" in done.stdout and "arith.constant 64 : index" in done.stdout  # < 64
+    assert "arith.cmpi ult" in done.stdout
+    assert "arith.constant 64 : index" in done.stdout  # < 64
 
 
 @needs_iree

@@ -227,7 +227,8 @@ def test_peel_return_modes() -> None:
         + "    %a, %b = transform.loop.peel %for : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
         + '    transform.annotate %b "rest" : !transform.any_op\n',
     )
-    assert str(module).count("scf.for") == 1 and "rest" not in str(module)
+    assert str(module).count("scf.for") == 1
+    assert "rest" not in str(module)
     fails(
         LOOP,
         MATCH_FOR
@@ -328,7 +329,8 @@ def test_pipeline_prefetches_loads_and_keeps_results() -> None:
     text = str(apply(LOOP, body))
     # stages: load 0, mulf 3, addf 4, store 5: prologue of 5 iterations' worth,
     # a kernel of 10 - 5 iterations carrying values, an epilogue
-    assert "to %5 step %c1 iter_args(" in text and "{kernel}" in text
+    assert "to %5 step %c1 iter_args(" in text
+    assert "{kernel}" in text
     prologue = text[: text.index("scf.for")]
     assert prologue.count("memref.load") == 5
     same_results(LOOP, body, [(10,), (10,)])
@@ -529,9 +531,8 @@ func.func @f(%a: memref<64xindex>, %n: index) {
         "    transform.affine.simplify_bounded_affine_ops %0 with [%1] within [0] and [32]\n"
     )
     text = str(apply(payload, body))
-    assert (
-        "affine.min" not in text and "affine.apply affine_map<(d0) -> ((d0 * 2))> (%lane)" in text
-    )
+    assert "affine.min" not in text
+    assert "affine.apply affine_map<(d0) -> ((d0 * 2))> (%lane)" in text
 
 
 CONSUMING = {

@@ -97,8 +97,10 @@ def test_non_divisible_static_gets_epilogue() -> None:
     unroll_for(the_op(module, scf.ForOp), 4)
     module.verify()
     main, epilogue = loops(module)
-    assert static_trip_count(main) == 2 and loads(main) == 4
-    assert static_trip_count(epilogue) == 2 and loads(epilogue) == 1
+    assert static_trip_count(main) == 2
+    assert loads(main) == 4
+    assert static_trip_count(epilogue) == 2
+    assert loads(epilogue) == 1
     assert epilogue.lb is main.ub
     assert list(epilogue.iter_args) == list(main.res)
     check_equivalent(text, module)
@@ -110,7 +112,8 @@ def test_single_iteration_epilogue_is_promoted_and_lb_step_respected() -> None:
     unroll_for(the_op(module, scf.ForOp), 2)
     module.verify()
     (main,) = loops(module)  # epilogue (i = 20) became straight-line code
-    assert static_trip_count(main) == 3 and loads(main) == 2
+    assert static_trip_count(main) == 3
+    assert loads(main) == 2
     fn = the_op(module, func.FuncOp)
     assert loads(fn) == 3
     check_equivalent(text, module)
@@ -133,7 +136,8 @@ def test_dynamic_bounds_and_step() -> None:
     unroll_for(the_op(module, scf.ForOp), 3)
     module.verify()
     main, epilogue = loops(module)
-    assert loads(main) == 3 and loads(epilogue) == 1
+    assert loads(main) == 3
+    assert loads(epilogue) == 1
     check_equivalent(text, module, tuple((n, 1) for n in (0, 1, 2, 5, 7, 8, 13, 31)))
     text = sum_loop("%c0", "%n", "%s")
     module = parse(text)

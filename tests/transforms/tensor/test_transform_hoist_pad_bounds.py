@@ -101,4 +101,5 @@ def test_upstream_cannot_hoist_by_both_loops(tmp_path) -> None:
     loop; we hoist (results checked above)."""
     payload, script, _, _ = CASES["two_level_by_2"]
     proc = _iree(payload, script, tmp_path)
-    assert proc.returncode != 0 and "hoist_pad failed to apply" in proc.stderr
+    assert proc.returncode != 0
+    assert "hoist_pad failed to apply" in proc.stderr

@@ -74,9 +74,11 @@ def counts(text: str) -> dict[str, int]:
 def test_forall_bounds_and_tiled_op(spec: str, bounds: list[int]) -> None:
     module = apply(MATMUL, tile(spec))
     (forall,) = foralls(module)
-    assert forall.upper_bounds() == bounds and forall.is_normalized()
+    assert forall.upper_bounds() == bounds
+    assert forall.is_normalized()
     (mm,) = [op for op in forall.walk() if op.name == "linalg.matmul"]
-    assert mm.parent_op() is forall and not forall.outputs
+    assert mm.parent_op() is forall
+    assert not forall.outputs
 
 
 @needs_iree
@@ -138,7 +140,8 @@ def test_tensor_results_equal_numpy(spec: str) -> None:
     kernel = xlinalg.compile(TENSOR_MATMUL, schedule=schedule(tile(spec)), entry="f")
     module = kernel.module
     (forall,) = foralls(module)
-    assert len(forall.outputs) == 1 and "tensor.parallel_insert_slice" in str(module)
+    assert len(forall.outputs) == 1
+    assert "tensor.parallel_insert_slice" in str(module)
     a, b, c = kernel.make_inputs(seed=3)
     c_before = c.copy()
     out = kernel(a, b, c)
@@ -154,7 +157,8 @@ def test_params_and_mapping() -> None:
         + " : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.any_op)\n"
     )
     (forall,) = foralls(apply(MATMUL, body))
-    assert forall.upper_bounds() == [3, 2] and str(forall.mapping) == "[5 : i64, 6 : i64]"
+    assert forall.upper_bounds() == [3, 2]
+    assert str(forall.mapping) == "[5 : i64, 6 : i64]"
     same_results(MATMUL, body, SHAPES)
 
 
@@ -206,7 +210,8 @@ def test_spec_spelling_tile_to_forall_op() -> None:
     )
     module = apply(MATMUL, body)
     (forall,) = foralls(module)
-    assert "the_forall" in forall.attributes and forall.upper_bounds() == [10, 20]
+    assert "the_forall" in forall.attributes
+    assert forall.upper_bounds() == [10, 20]
     assert any("the_tile" in op.attributes for op in forall.walk() if op.name == "linalg.matmul")
     same_results(MATMUL, body, SHAPES)
 
@@ -258,7 +263,8 @@ def test_non_structured_target() -> None:
         + "    %f, %t = transform.structured.tile_to_forall_op %op num_threads [2]\n"
         + '    transform.annotate %f "x" : !transform.any_op\n',
     )
-    assert not foralls(module) and "linalg.matmul" in str(module)
+    assert not foralls(module)
+    assert "linalg.matmul" in str(module)
 
 
 def test_bad_size_handle_fails_silenceably() -> None:

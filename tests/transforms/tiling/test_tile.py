@@ -137,7 +137,8 @@ def test_two_level_tiling() -> None:
     outer = tile_using_for(the_op(module), [16, 16, 8], interchange=[0, 2, 1])
     inner = tile_using_for(outer.tiled_op, [4, 4])
     module.verify()
-    assert len(outer.loops) == 3 and len(inner.loops) == 2
+    assert len(outer.loops) == 3
+    assert len(inner.loops) == 2
     # inner loop bounds are the outer tile extents (the affine.min results)
     assert isinstance(inner.loops[0].ub.owner, affine.MinOp)
     assert inner.loops[0].parent_op() is outer.loops[-1]
@@ -231,8 +232,10 @@ func.func @conv(%X: memref<20xf32>, %W: memref<5xf32>, %O: memref<16xf32>) {
     x_view = result.tiled_op.operands[0].owner
     assert isinstance(x_view, memref.SubviewOp)
     # offset iv0 + iv1, size e0 + e1 - 1: both dynamic -> affine.apply ops
-    assert len(x_view.offsets) == 1 and isinstance(x_view.offsets[0].owner, affine.ApplyOp)
-    assert len(x_view.sizes) == 1 and isinstance(x_view.sizes[0].owner, affine.ApplyOp)
+    assert len(x_view.offsets) == 1
+    assert isinstance(x_view.offsets[0].owner, affine.ApplyOp)
+    assert len(x_view.sizes) == 1
+    assert isinstance(x_view.sizes[0].owner, affine.ApplyOp)
     check_same_result(parse(text), reparse(module), [(20,), (5,), (16,)], name="conv")
     check_upstream_syntax(module)
     # only the output dim tiled: X size = e0 + 5 - 1

@@ -92,7 +92,8 @@ def test_generate_result_tile_value(
     value = op.generate_result_tile_value(IndexBuilder(InsertPoint.after(op)), 0, offsets, sizes)
     assert str(value.type) == expected_type
     tiles = [o for o in module.walk() if o.name == name]
-    assert len(tiles) == 2 and value.owner is tiles[1]  # the original and its tile
+    assert len(tiles) == 2
+    assert value.owner is tiles[1]  # the original and its tile
 
 
 def test_generate_result_tile_value_of_a_pack_is_its_outer_tile() -> None:
@@ -212,7 +213,8 @@ def test_tiling_interface_producer_fused_by_its_tile(name: str) -> None:
     schedule = fuse_schedule("linalg.negf", name, "[3, 0]", 1)
     text = str(xlinalg.apply_schedule(PRODUCERS[name], schedule))
     loop = text.index("scf.for")
-    assert text.count(name + " ") == 1 and text.index(name + " ") > loop  # only the tile, inside
+    assert text.count(name + " ") == 1
+    assert text.index(name + " ") > loop  # only the tile, inside
     assert "tensor<?x5xf32>" in text[text.index(name + " ") :].split("\n")[0]
     x = RNG.standard_normal((7, 5)).astype(F32)
     got = xlinalg.compile(PRODUCERS[name], schedule=schedule, entry="f")(

@@ -82,11 +82,11 @@ def test_fuse_into_containing_op_returns_fused_ops_and_same_loop() -> None:
     module = apply(CHAIN, body)
     assert structured_in_loops(module) == (2, 1)
     fused = [op for op in module.walk() if "fused" in op.attributes]
-    assert len(fused) == 1 and isinstance(fused[0], StructuredOpInterface)
+    assert len(fused) == 1
+    assert isinstance(fused[0], StructuredOpInterface)
     loops = [op for op in module.walk() if "loop" in op.attributes]
-    assert len(loops) == 1 and loops[0] is next(
-        o for o in module.walk() if isinstance(o, scf.ForOp)
-    )
+    assert len(loops) == 1
+    assert loops[0] is next(o for o in module.walk() if isinstance(o, scf.ForOp))
 
 
 def test_spec_form_without_types_and_one_result() -> None:
@@ -246,7 +246,8 @@ def test_fuse_into_forall_with_uses_after_adds_a_shared_out() -> None:
     )
     module = apply(payload, body)
     forall = next(op for op in module.walk() if isinstance(op, ForallOp))
-    assert len(forall.outputs) == 2 and "new_loop" in forall.attributes
+    assert len(forall.outputs) == 2
+    assert "new_loop" in forall.attributes
     assert structured_in_loops(module) == (2, 0)
     rng = np.random.default_rng(2)
     a, b = (rng.random((37, 29)).astype(np.float32) for _ in range(2))
@@ -472,5 +473,6 @@ def test_hoist_redundant_tensor_subsets_transfer_pair() -> None:
     assert str(loop.results[0].type) == "vector<8x16xf32>"
     assert [op.name for op in loop.body.block.ops] == ["arith.addf", "scf.yield"]
     after = loop.next_op
-    assert after is not None and after.name == "vector.transfer_write"
+    assert after is not None
+    assert after.name == "vector.transfer_write"
     assert after.operands[0] is loop.results[0]

@@ -127,7 +127,8 @@ def _generic_shapes(module) -> list[str]:
 def test_use_forall_tiles_with_one_forall_and_fuses_the_chain() -> None:
     module = apply(CHAIN, FUSE_FORALL)
     foralls = [op for op in module.walk() if isinstance(op, ForallOp)]
-    assert len(foralls) == 1 and count(module, scf.ForOp) == 0
+    assert len(foralls) == 1
+    assert count(module, scf.ForOp) == 0
     assert structured_in_loops(module) == (3, 0)
     assert len(foralls[0].outputs) == 1  # the exp's init became the only shared_out
     same_tensor_results(CHAIN, FUSE_FORALL, SHAPES)
@@ -191,7 +192,8 @@ def test_apply_cleanup_merges_the_slices_and_fuses_through_the_rank_reduction() 
         for op in loop.walk()
         if isinstance(op, tensor.ExtractSliceOp) and op.source is producer.results[0]
     ]
-    assert len(reduced) == 1 and str(reduced[0].result.type) == "tensor<8xf32>"
+    assert len(reduced) == 1
+    assert str(reduced[0].result.type) == "tensor<8xf32>"
     same_tensor_results(SLICED, body, SLICED_SHAPES)
 
 

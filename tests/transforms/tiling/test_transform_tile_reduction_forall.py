@@ -145,7 +145,8 @@ def test_the_upstream_form_returns_upstreams_order() -> None:
     split = next(op for op in forall.walk() if "h1" in op.attributes)
     assert split.name == "linalg.generic"
     combining = next(op for op in module.walk() if "h2" in op.attributes)
-    assert combining.parent_op() is not forall and combining.operands[0] is forall.results[0]
+    assert combining.parent_op() is not forall
+    assert combining.operands[0] is forall.results[0]
 
 
 def test_the_spec_form_returns_the_spec_order() -> None:

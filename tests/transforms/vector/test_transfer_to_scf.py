@@ -70,7 +70,8 @@ def test_masked_nd_transfers(ops: tuple[str, ...]) -> None:
     text = str(xlinalg.apply_schedule(MASKED, sched))
     assert "vector<3x4x8xf32>, memref<5x6x9" not in text  # peeled below rank 3
     if LOWER in ops and "max_transfer_rank = 2" not in ops[0]:  # rank-2 parts: lowered
-        assert "vector.maskedload" in text and "vector.maskedstore" in text
+        assert "vector.maskedload" in text
+        assert "vector.maskedstore" in text
     kernel = xlinalg.compile(MASKED, sched)
     rng = np.random.default_rng(len(ops))
     for bounds in [(3, 4, 8), (2, 3, 5), (1, 1, 1), (3, 0, 8), (0, 4, 8), (2, 4, 7)]:
@@ -216,7 +217,8 @@ def test_transfer_inside_a_loop_keeps_its_buffer_at_the_entry() -> None:
     lines = text.splitlines()
     allocas = [n for n, line in enumerate(lines) if "memref.alloca" in line]
     loop = next(n for n, line in enumerate(lines) if "scf.for" in line)
-    assert len(allocas) == 2 and max(allocas) < loop
+    assert len(allocas) == 2
+    assert max(allocas) < loop
     a = np.random.default_rng(3).standard_normal((6, 9)).astype(np.float32)
     b = np.zeros((6, 9), np.float32)
     xlinalg.compile(payload, sched)(a, b, 3)

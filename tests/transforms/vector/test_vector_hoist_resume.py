@@ -102,7 +102,8 @@ def test_pairs_climb_every_loop_of_both_nests_as_upstream() -> None:
             for op in loop.walk()
             if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp)
         ]
-        assert transfers and all(
+        assert transfers
+        assert all(
             isinstance(op, vector.TransferReadOp) and op.source.name_hint == "A" for op in transfers
         )
     body = [op.name for op in _func(module).body.block.ops]

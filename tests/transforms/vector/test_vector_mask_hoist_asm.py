@@ -45,7 +45,8 @@ def test_c_block_stays_in_registers_across_k() -> None:
     k_loop = next(i for i, line in enumerate(lines) if "iter_args" in line)
     assert "vector<8x32xf32>" in lines[k_loop]
     write = next(i for i, line in enumerate(lines) if line.startswith("vector.transfer_write"))
-    assert lines[write - 1] == "}" and write > k_loop  # after the k loop
+    assert lines[write - 1] == "}"
+    assert write > k_loop  # after the k loop
     body = lines[k_loop + 1 : write - 1]
     assert not any(
         "transfer_write" in line

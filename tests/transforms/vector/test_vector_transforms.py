@@ -105,7 +105,8 @@ def test_lower_multi_reduction(strategy: str) -> None:
     if strategy == "innerreduction":
         assert "vector.reduction <add>" in text  # one 1-D reduction per row
     else:
-        assert "arith.addf" in text and "arith.maxnumf" in text  # elementwise combines
+        assert "arith.addf" in text
+        assert "arith.maxnumf" in text  # elementwise combines
     a = RNG.random((8, 16), dtype=np.float32)
     _, b, r, s = run(
         REDUCE_TRANSPOSE,
@@ -169,7 +170,8 @@ func.func @f(%A: memref<4x8xi32>, %R: memref<1xi32>) {
 """
     schedule = patterns("lower_multi_reduction lowering_strategy = innerreduction")
     text = applied(payload, schedule)
-    assert "vector.multi_reduction" not in text and "vector.reduction <maxsi>" in text
+    assert "vector.multi_reduction" not in text
+    assert "vector.reduction <maxsi>" in text
     a = RNG.integers(-100, 100, (4, 8), dtype=np.int32)
     (_, r) = run(payload, schedule, a, np.array([-1000], np.int32))
     assert r[0] == a.max()
@@ -330,7 +332,8 @@ func.func @f(%A: memref<?x?xf32>, %B: memref<?x?xf32>) {
 def test_lower_mask(schedule: str | None) -> None:
     if schedule is not None:
         text = applied(MASKED, schedule)
-        assert "vector.mask" not in text and "vector.create_mask" in text
+        assert "vector.mask" not in text
+        assert "vector.create_mask" in text
         assert "vector<4x8xi1>" in text.split("vector.create_mask")[1].splitlines()[0] or True
     for shape in [(3, 5), (4, 8), (1, 1)]:
         a = RNG.random(shape, dtype=np.float32)
@@ -365,7 +368,8 @@ func.func @f(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %R: memref<4xf32>) {
     schedule = seed_op("lower_mask")
     text = applied(payload, schedule)
     assert "vector.constant_mask" not in text
-    assert "vector.mask" not in text and "vector.multi_reduction" in text
+    assert "vector.mask" not in text
+    assert "vector.multi_reduction" in text
     assert "arith.select" in text
     a = RNG.random((4, 8), dtype=np.float32) + 0.5
     r0 = RNG.random(4, dtype=np.float32) + 0.5
@@ -468,8 +472,10 @@ func.func @f(%A: memref<?xf32>, %B: memref<?xf32>, %S: memref<1xf32>, %T: memref
 """
     schedule = seed_op("lower_transfer", "max_transfer_rank = 2")
     text = applied(payload, schedule)
-    assert "vector.maskedload" in text and "vector.maskedstore" in text
-    assert "memref.load %S" in text and "memref.store" in text  # vector<1xf32>
+    assert "vector.maskedload" in text
+    assert "vector.maskedstore" in text
+    assert "memref.load %S" in text
+    assert "memref.store" in text  # vector<1xf32>
     assert (
         "vector.load %A[%c0] : memref<?xf32>, vector<1x8xf32>" in text or "vector<1x8xf32>" in text
     )  # broadcast dim loaded once, then broadcast
@@ -535,10 +541,12 @@ def test_out_of_bounds_transfers(schedule: str) -> None:
     if "transfer_to_scf" in schedule:
         # rank-1 parts on the payload memrefs; the loop form (default, as upstream) goes
         # through a vector-shaped buffer
-        assert "scf.if" in text and "vector<4x8xf32>, memref<?x?" not in text
+        assert "scf.if" in text
+        assert "vector<4x8xf32>, memref<?x?" not in text
         assert ("scf.for" in text) == ("full_unroll = true" not in schedule)
     else:
-        assert "memref.alloca() : memref<4x8xf32>" in text and "scf.if" in text
+        assert "memref.alloca() : memref<4x8xf32>" in text
+        assert "scf.if" in text
         assert ("memref.copy" in text) == ("linalg-copy" in schedule)
     kernel = xlinalg.compile(OOB, schedule)
     for shape, i, j in [((10, 20), 2, 3), ((10, 20), 8, 15), ((3, 5), 0, 0), ((6, 9), 5, 8)]:
@@ -553,9 +561,11 @@ def test_split_force_in_bounds_and_none() -> None:
     text = applied(
         OOB, seed_op("split_transfer_full_partial", 'split_transfer_strategy = "force-in-bounds"')
     )
-    assert text.count("in_bounds = [true, true]") == 2 and "scf.if" not in text
+    assert text.count("in_bounds = [true, true]") == 2
+    assert "scf.if" not in text
     text = applied(OOB, seed_op("split_transfer_full_partial", 'split_transfer_strategy = "none"'))
-    assert "scf.if" not in text and "in_bounds = [true" not in text
+    assert "scf.if" not in text
+    assert "in_bounds = [true" not in text
 
 
 PERMUTED = """
@@ -579,7 +589,8 @@ func.func @f(%A: memref<8x4xf32>, %B: memref<8x4xf32>, %C: memref<4xf32>, %D: me
 def test_transfer_permutation_patterns(schedule: str) -> None:
     text = applied(PERMUTED, schedule)
     assert "permutation_map" not in text  # every transfer is a minor identity now
-    assert text.count("vector.transpose") == 3 and "vector.broadcast" in text
+    assert text.count("vector.transpose") == 3
+    assert "vector.broadcast" in text
     a = RNG.random((8, 4), dtype=np.float32)
     c = RNG.random(4, dtype=np.float32)
     _, b, _, d = run(
@@ -628,7 +639,8 @@ func.func @f(%A: memref<1x?x8xf32>, %B: memref<1x?x8xf32>) {
 def test_rank_reducing_subview_patterns(schedule: str) -> None:
     text = applied(UNIT_DIMS, schedule)
     assert text.count("memref.subview") == 2
-    assert "vector<4x8xf32>" in text and "vector.shape_cast" in text
+    assert "vector<4x8xf32>" in text
+    assert "vector.shape_cast" in text
     assert "memref<1x?x8xf32>, vector<1x4x8xf32>" not in text
     a = RNG.random((1, 6, 8), dtype=np.float32)
     _, b = run(UNIT_DIMS, schedule, a, np.zeros((1, 6, 8), np.float32))
@@ -744,7 +756,8 @@ def test_descriptors_parse_upstream_and_match_its_lowering() -> None:
     assert "vector.transpose" not in upstream.split("transform.")[0]
     assert "vector.multi_reduction" not in upstream.split("transform.")[0]
     ours = applied(REDUCE_TRANSPOSE, schedule)
-    assert "vector.transpose" not in ours and "vector.multi_reduction" not in ours
+    assert "vector.transpose" not in ours
+    assert "vector.multi_reduction" not in ours
     a = RNG.random((8, 16), dtype=np.float32)
     args = (a, np.zeros((16, 8), np.float32), np.ones(8, np.float32), np.zeros(16, np.float32))
     want = run(REDUCE_TRANSPOSE, None, *args)
@@ -786,7 +799,8 @@ def test_masked_vectorize(sizes: str) -> None:
     )
     text = applied(ADD_DYN, schedule)
     assert "linalg.add" not in text
-    assert text.count("vector.mask") == 3 and "vector.create_mask" in text
+    assert text.count("vector.mask") == 3
+    assert "vector.create_mask" in text
     for shape in [(3, 10), (4, 16), (1, 1)]:
         a, b = RNG.random(shape, dtype=np.float32), RNG.random(shape, dtype=np.float32)
         _, _, c = run(ADD_DYN, schedule, a, b, np.zeros(shape, np.float32))
