@@ -73,7 +73,9 @@ def test_truncsfbf2_keeps_nan_quiet_with_its_sign() -> None:
     for pattern in (0x7FC00000, 0xFFC00001, 0x7F800001, 0x7FA12345):  # quiet and signalling
         value = np.array([pattern], np.uint32).view(np.float32)[0]
         got = truncate(float(value))
-        assert got & 0x7F80 == 0x7F80 and got & 0x7F and got & 0x40, hex(got)  # a quiet NaN
+        assert got & 0x7F80 == 0x7F80, hex(got)
+        assert got & 0x7F, hex(got)
+        assert got & 0x40, hex(got)  # a quiet NaN
         assert got >> 15 == pattern >> 31  # same sign
 
 

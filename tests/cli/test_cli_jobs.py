@@ -146,7 +146,8 @@ def test_bad_input_is_one_line_and_writes_nothing(
     monkeypatch.chdir(work)
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1, err
+    assert message in err, err
+    assert err.count("\n") == 1, err
     assert not (work / "results").exists()
 
 

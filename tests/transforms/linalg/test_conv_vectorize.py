@@ -180,7 +180,8 @@ def test_peeled_main_block_transfers_are_in_bounds() -> None:
         if "vector.transfer_read" in line and "vector<1x2x7x16xf32>" in line
     ]
     in_bounds = [line for line in reads if "in_bounds = [true, true, true, true]" in line]
-    assert len(reads) == 4 and len(in_bounds) == 2, reads  # main: output + input; remainder: both
+    assert len(reads) == 4, reads
+    assert len(in_bounds) == 2, reads  # main: output + input; remainder: both
     assert "vector.mask" not in "".join(in_bounds)
 
 
