@@ -93,7 +93,7 @@ def test_job_file_tunes_every_kernel(work: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "edit,message",
+    ("edit", "message"),
     [
         (
             lambda t: t.replace('payload = "mm32.mlir"', 'payload = "missing.mlir"'),
@@ -124,7 +124,7 @@ def test_bad_job_file_writes_nothing(
 
 
 @pytest.mark.parametrize(
-    "argv,message",
+    ("argv", "message"),
     [
         (["report", "--storage", "sqlite:///results/x.db", "--study", "s"], "does not exist"),
         (["worker", "--storage", "nonsense://", "--study", "s"], "cannot open storage"),
@@ -170,7 +170,7 @@ def _running(work: Path, number: int) -> bool:
     its database is not there yet or busy)."""
     try:
         trials = load_cli_study(work, "mm-space").get_trials(deepcopy=False)
-    except Exception:  # noqa: BLE001 - not created yet, or the database is busy
+    except Exception:  # not created yet, or the database is busy
         return False
     return len(trials) > number and trials[number].state == TrialState.RUNNING
 

@@ -45,7 +45,7 @@ def rand(*shape: int, dtype: Any = np.float32) -> np.ndarray:
 # ---------------------------------------------------------------- kernels
 
 
-@pytest.mark.parametrize("m,n,k", [(7, 13, 5), (1, 1, 1), (9, 3, 0), (0, 4, 3)])
+@pytest.mark.parametrize(("m", "n", "k"), [(7, 13, 5), (1, 1, 1), (9, 3, 0), (0, 4, 3)])
 def test_generic_matmul_dynamic_odd_shapes(m: int, n: int, k: int) -> None:
     mm = compile_text(MATMUL).function("mm")
     a, b, c = rand(m, k), rand(k, n), rand(m, n)
@@ -492,7 +492,7 @@ def table_cases(elt: str) -> list[str]:
     return [n for n in TABLE_OPS if elt in dtypes_of(n) and set(sample(n, elt).types) == {elt}]
 
 
-@pytest.mark.parametrize("elt,dynamic", [("f32", True), ("f64", False), ("i32", True)])
+@pytest.mark.parametrize(("elt", "dynamic"), [("f32", True), ("f64", False), ("i32", True)])
 def test_every_table_op_lowered_and_compiled_matches_the_reference(elt: str, dynamic: bool) -> None:
     rng = np.random.default_rng(11)
     dtype = NUMPY_TYPES[elt]

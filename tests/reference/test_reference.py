@@ -59,7 +59,7 @@ def matmul_generic(elem: str) -> GenericOp:
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("elem,dtype", [("f32", np.float32), ("f64", np.float64)])
+@pytest.mark.parametrize(("elem", "dtype"), [("f32", np.float32), ("f64", np.float64)])
 def test_generic_matmul_float(elem: str, dtype: type) -> None:
     op = matmul_generic(elem)
     a = RNG.standard_normal((7, 5)).astype(dtype)
@@ -322,7 +322,7 @@ def test_cmpf_select_relu_and_nan_predicates() -> None:
 
 
 @pytest.mark.parametrize(
-    "pred,fn",
+    ("pred", "fn"),
     [
         ("slt", lambda a, b: a < b),
         ("sge", lambda a, b: a >= b),

@@ -46,7 +46,7 @@ def tensor_matmul(m: int, n: int, k: int) -> str:
 
 
 @pytest.mark.parametrize(
-    "shape, knobs",
+    ("shape", "knobs"),
     [
         (
             (64, 96, 48),

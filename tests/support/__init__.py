@@ -229,7 +229,7 @@ def run_in_threads(work: Callable[[int], None], count: int) -> None:
     def guarded(index: int) -> None:
         try:
             work(index)
-        except BaseException as err:  # noqa: BLE001
+        except BaseException as err:  # re-raised in the calling thread
             errors.append(err)
 
     threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]

@@ -81,7 +81,7 @@ class MiniInterpreter:
             strides = _mixed(op.static_strides.get_values(), op.strides, env)
             source = env[op.source]
             for o, s, st, n in zip(offsets, sizes, strides, source.shape):
-                assert 0 <= o and s >= 0 and o + (s - 1) * st < n or s == 0, (offsets, sizes)
+                assert (o >= 0 and s >= 0 and o + (s - 1) * st < n) or s == 0, (offsets, sizes)
             view = source[
                 tuple(slice(o, o + s * st, st) for o, s, st in zip(offsets, sizes, strides))
             ]
@@ -319,4 +319,4 @@ def same_types(mine: str, theirs: str) -> bool:
     """Equal types, except that a size we know statically may be dynamic ('?') upstream
     (upstream builds the fresh unpack tile before folding its sizes)."""
     a, b = re.split(r"(\d+|\?)", mine), re.split(r"(\d+|\?)", theirs)
-    return len(a) == len(b) and all(x == y or y == "?" and x.isdigit() for x, y in zip(a, b))
+    return len(a) == len(b) and all(x == y or (y == "?" and x.isdigit()) for x, y in zip(a, b))

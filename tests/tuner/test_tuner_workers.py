@@ -63,7 +63,7 @@ def _tune_workers_together(cwd: Path, workers: int, *args: str) -> subprocess.Co
 
 
 @needs_pipeline
-@pytest.mark.parametrize("workers,trials", [(2, 4), (4, 4)])
+@pytest.mark.parametrize(("workers", "trials"), [(2, 4), (4, 4)])
 def test_worker_processes_finish_exactly_the_budget(
     tmp_path: Path, workers: int, trials: int
 ) -> None:

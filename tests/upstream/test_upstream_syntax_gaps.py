@@ -75,7 +75,7 @@ def test_generic_forms_parse() -> None:
 
 
 @pytest.mark.parametrize(
-    "text, message",
+    ("text", "message"),
     [
         ("%0 = arith.trunci %a : i32 to i64", "Destination bit-width must be smaller"),
         ("memref.copy %m, %w : memref<4xf32> to memref<5xf32>", "same shape"),

@@ -108,7 +108,7 @@ def _same_ops(a: str, b: str) -> bool:
 BAD = VERIFY_CASES
 
 
-@pytest.mark.parametrize("args,body,message", BAD, ids=[m[:40] for _, _, m in BAD])
+@pytest.mark.parametrize(("args", "body", "message"), BAD, ids=[m[:40] for _, _, m in BAD])
 def test_verifier_messages(args: str, body: str, message: str) -> None:
     with pytest.raises(XlinalgError) as info:
         xlinalg.parse(func(args, body))
@@ -152,7 +152,7 @@ def test_attention_iree_spelling_is_seed_spelling() -> None:
 
 
 @pytest.mark.parametrize(
-    "text,message",
+    ("text", "message"),
     [
         (
             _iree_attention(_MAPS.format(v="b, k2, n"), region="%s"),

@@ -224,7 +224,7 @@ UPSTREAM_LINES = [
 ]
 
 
-@pytest.mark.parametrize("line,args", UPSTREAM_LINES)
+@pytest.mark.parametrize(("line", "args"), UPSTREAM_LINES)
 def test_upstream_syntax_golden(line: str, args: list[tuple[str, str]]) -> None:
     text = wrap([line], args)
     assert str(parse_module(text)) == text
@@ -373,7 +373,7 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("line,args,message", BAD)
+@pytest.mark.parametrize(("line", "args", "message"), BAD)
 def test_verifier_errors(line: str, args: list[tuple[str, str]], message: str | None) -> None:
     text = wrap([line], args)
     if message is None:  # valid: mixed element types are cast to the output type
@@ -395,7 +395,7 @@ def test_cast_between_incompatible_types_is_rejected() -> None:
 
 
 @pytest.mark.parametrize(
-    "line,args,message",
+    ("line", "args", "message"),
     [
         (
             "linalg.transpose ins(%a : memref<4x8xf32>) outs(%c : memref<8x4xf32>)",

@@ -186,7 +186,7 @@ def random_operands(s: Sample, seed: int, positive: bool = False) -> list[np.nda
 POSITIVE = {"log", "sqrt", "rsqrt", "powf", "div", "div_unsigned"}
 
 
-@pytest.mark.parametrize("name,elt", GENERALIZE_CASES)
+@pytest.mark.parametrize(("name", "elt"), GENERALIZE_CASES)
 def test_generalize_equals_named(name: str, elt: str) -> None:
     s = sample(name, elt)
     module = xlinalg.parse(s.function("f"))

@@ -32,7 +32,7 @@ def _run(payload: str, body: str | None, shapes: list[tuple[int, ...]]) -> list[
     return [args[0], args[1], args[2], out]
 
 
-@pytest.mark.parametrize("s,d", [(1, 1), (2, 1), (2, 3)])
+@pytest.mark.parametrize(("s", "d"), [(1, 1), (2, 1), (2, 3)])
 def test_conv_1d_nwc_wcf_vectorizes_to_fma(s: int, d: int) -> None:
     n, ow, c, f, kw = 2, 5, 3, 16, 3
     shapes = [(n, (ow - 1) * s + (kw - 1) * d + 1, c), (kw, c, f), (n, ow, f)]

@@ -330,7 +330,7 @@ def cases() -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize("name,elt", cases())
+@pytest.mark.parametrize(("name", "elt"), cases())
 def test_named_equals_generalized(name: str, elt: str) -> None:
     rng = np.random.default_rng(zlib.crc32(f"{name}-{elt}".encode()))
     lines, args, shapes = instance(name, elt)

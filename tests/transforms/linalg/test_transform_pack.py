@@ -345,7 +345,7 @@ def test_pack_transpose_of_an_unpack_transposes_the_chain():
 
 
 @pytest.mark.parametrize(
-    "perms, message",
+    ("perms", "message"),
     [
         ("outer_perm = [1, 0, 2]", "invalid outer_perm"),
         ("inner_perm = [0, 1, 2]", "invalid inner_perm"),
@@ -537,7 +537,7 @@ def test_spec_example_on_dynamic_shapes(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "body, consumed",
+    ("body", "consumed"),
     [
         (TRANSPOSE_B + '\ntransform.print %pb : !transform.op<"linalg.pack">', "%pb"),
         (TRANSPOSE_B + '\ntransform.print %p : !transform.op<"linalg.generic">', "%p"),

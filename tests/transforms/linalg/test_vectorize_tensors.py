@@ -414,7 +414,7 @@ VECTORIZE_PAD = """
 """
 
 
-@pytest.mark.parametrize("rows,high", [(5, 3), (1, 0), (8, 0)])
+@pytest.mark.parametrize(("rows", "high"), [(5, 3), (1, 0), (8, 0)])
 def test_vectorize_pad(rows: int, high: int) -> None:
     """tensor.pad → masked read with the padding value + write into tensor.empty (upstream's
     vectorizeAsTensorPadOp)."""

@@ -50,8 +50,7 @@ def test_c_block_stays_in_registers_across_k() -> None:
     body = lines[k_loop + 1 : write - 1]
     assert not any(
         "transfer_write" in line
-        or "vector<8x32xf32>" in line.split(":")[-1]
-        and "transfer_read" in line
+        or ("vector<8x32xf32>" in line.split(":")[-1] and "transfer_read" in line)
         for line in body
     )
 
