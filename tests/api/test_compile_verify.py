@@ -69,7 +69,7 @@ def test_a_module_payload_is_verified_where_it_enters() -> None:
 
 def test_invalid_transformed_ir_is_reported_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
     _break_after_schedule(monkeypatch)
-    with pytest.raises(VerifyFailure, match="transformed payload(.|\n)*but got i64"):
+    with pytest.raises(VerifyFailure, match=r"transformed payload(.|\n)*but got i64"):
         xlinalg.compile(PAYLOAD, verify_transformed=True)
 
 
@@ -82,7 +82,7 @@ def test_a_lowering_failure_on_invalid_ir_is_a_verify_failure(
         raise RuntimeError("lowering tripped over the invalid op")
 
     monkeypatch.setattr(api, "lower_to_llvm", failing)
-    with pytest.raises(VerifyFailure, match="transformed payload(.|\n)*but got i64"):
+    with pytest.raises(VerifyFailure, match=r"transformed payload(.|\n)*but got i64"):
         xlinalg.compile(PAYLOAD)
 
 

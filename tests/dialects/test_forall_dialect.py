@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from support import IREE_OPT, iree_opt, needs_iree, parse_module
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, TensorType, f32, i64
@@ -126,5 +128,5 @@ func.func @g(%a: tensor<4xf32>, %b: tensor<8xf32>) {
   return
 }
 """
-    with pytest.raises(VerifyException, match="scf.forall.in_parallel"):
+    with pytest.raises(VerifyException, match=re.escape("scf.forall.in_parallel")):
         parse_module(text)

@@ -122,12 +122,16 @@ def test_upstream_unrolls_the_loop_after_a_wrong_kind_target() -> None:
 def test_apply_to_each_definite_failure_propagates_at_once() -> None:
     each = ApplyToEach(generalize_transform_op())
     done: list[int] = []
-    with pytest.raises(TransformFailure) as info:
+
+    def apply_to_each() -> None:
         for index, kind in enumerate([True, None, False, None]):
             with each.target(f"target {index}: "):
                 if kind is not None:
                     raise TransformFailure(f"bad {index}", silenceable=kind)
                 done.append(index)
+
+    with pytest.raises(TransformFailure) as info:
+        apply_to_each()
     assert not info.value.silenceable
     assert "target 2: bad 2" in str(info.value)
     assert done == [1]

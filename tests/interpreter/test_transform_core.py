@@ -616,7 +616,7 @@ transform.sequence failures(propagate) {
 }
 """
     )
-    funcs = [op for op in module.body.block.ops]
+    funcs = list(module.body.block.ops)
     apply_schedule(module, script, extra_bindings=[[funcs[1]], [IntegerAttr(3, 64)]])
     assert "bound" in funcs[1].attributes
     assert "bound" not in funcs[0].attributes

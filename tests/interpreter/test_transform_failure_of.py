@@ -41,6 +41,9 @@ def test_success_and_other_errors_pass_through() -> None:
     calls: list[str] = []
     with failure_of(op, before=lambda: calls.append("bound")):
         pass
-    with pytest.raises(ValueError), failure_of(op, before=lambda: calls.append("bound")):
+    with (
+        pytest.raises(ValueError, match="a bug"),
+        failure_of(op, before=lambda: calls.append("bound")),
+    ):
         raise ValueError("a bug")
     assert calls == []

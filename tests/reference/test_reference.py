@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from support import parse_module as parse
@@ -522,8 +524,8 @@ def test_long_integer_reduction_is_exact(combine: str, monkeypatch: pytest.Monke
     for i in range(3):
         acc = int(o[i])
         terms = ((x.astype(np.int64) * y.astype(np.int64)) + i).tolist()
-        for t in terms:
-            t = ((t + 2**31) % 2**32) - 2**31
+        for term in terms:
+            t = ((term + 2**31) % 2**32) - 2**31
             if combine == "addi":
                 acc = acc + t
             elif combine == "maxui":
@@ -570,7 +572,7 @@ def test_unknown_body_op_is_named() -> None:
       }
       return
     }""")
-    with pytest.raises(XlinalgError, match="math.ctpop"):
+    with pytest.raises(XlinalgError, match=re.escape("math.ctpop")):
         evaluate_generic(op, [np.ones(3, np.int32), np.zeros(3, np.int32)])
 
 

@@ -46,9 +46,12 @@ def _bindings(module: ast.Module) -> dict[str, str | ast.expr]:
             target = node.targets[0]
             if isinstance(target, ast.Name):
                 bound[target.id] = node.value
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if node.value is not None:
-                bound[node.target.id] = node.value
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.value is not None
+        ):
+            bound[node.target.id] = node.value
     return bound
 
 

@@ -113,10 +113,7 @@ class MiniInterpreter:
                 env[r] = v
 
     def run_structured(self, op: StructuredOpInterface) -> None:
-        if not isinstance(op, GenericOp):
-            generic = op.to_generic()  # type: ignore[union-attr]
-        else:
-            generic = op
+        generic = op if isinstance(op, GenericOp) else op.to_generic()  # type: ignore[union-attr]
         operands = [self.env[v] for v in op.get_operands_in_order()]
         maps = op.get_indexing_maps()
         ranges: list[int] = [0] * op.get_num_loops()
@@ -149,11 +146,8 @@ class MiniInterpreter:
 def _mixed(
     static: Sequence[int], dynamic: Sequence[SSAValue], env: dict[SSAValue, Any]
 ) -> list[int]:
-    values: list[int] = []
     it = iter(dynamic)
-    for s in static:
-        values.append(env[next(it)] if s == builtin.DYNAMIC_INDEX else s)
-    return values
+    return [env[next(it)] if s == builtin.DYNAMIC_INDEX else s for s in static]
 
 
 def run_func(module: ModuleOp, name: str, args: Sequence[Any]) -> MiniInterpreter:
@@ -310,8 +304,8 @@ def skeleton(text: str) -> list[tuple[str, str]]:
     for name, types in _SKELETON.findall(body):
         if name in ("linalg.yield", "linalg.index"):
             continue
-        types = re.sub(r"%[\w.#]+", "%", types or "")  # value names differ
-        out.append((name, re.sub(r"\s+", " ", types).strip()))
+        unnamed = re.sub(r"%[\w.#]+", "%", types or "")  # value names differ
+        out.append((name, re.sub(r"\s+", " ", unnamed).strip()))
     return out
 
 

@@ -133,7 +133,7 @@ def test_study_records_inputs_and_resumes(recorded: tuple[str, str]) -> None:
 
 def test_load_missing_study_names_the_existing_ones(recorded: tuple[str, str]) -> None:
     storage, _ = recorded
-    with pytest.raises(TunerError, match="no study named 'nope'.*mm-space"):
+    with pytest.raises(TunerError, match=r"no study named 'nope'.*mm-space"):
         tuner_study.load(storage, "nope")
 
 

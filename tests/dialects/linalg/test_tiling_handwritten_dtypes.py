@@ -77,11 +77,12 @@ def _kernels() -> list[Kernel]:
             for tensors, tiled in ((False, True), (True, True), (False, False)):
                 kind = ("tensor" if tensors else "memref") + ("_tiled" if tiled else "")
                 out.append(Kernel(f"{op}_{elt}_{kind}", case, tensors, tiled))
-    for op in _REDUCTION:  # the untiled op in f64 too (f32 runs in test_linalg_winograd.py)
-        if op.startswith("winograd"):
-            out.append(
-                Kernel(f"{op}_f64_memref", replace(_TEMPLATES[op], dtype="f64"), False, False)
-            )
+    # the untiled op in f64 too (f32 runs in test_linalg_winograd.py)
+    out.extend(
+        Kernel(f"{op}_f64_memref", replace(_TEMPLATES[op], dtype="f64"), False, False)
+        for op in _REDUCTION
+        if op.startswith("winograd")
+    )
     return out
 
 

@@ -272,7 +272,7 @@ func.func @reshape(%a: tensor<6x8xf32>) -> tensor<2x3x8xf32> {
 @needs_iree
 @pytest.mark.parametrize(
     "text",
-    PAYLOADS + ["tiled"],
+    [*PAYLOADS, "tiled"],
     ids=["fill_matmul", "read_after_overwrite", "pad", "reshape", "tiled"],
 )
 def test_bufferized_ir_is_accepted_by_upstream(text: str) -> None:

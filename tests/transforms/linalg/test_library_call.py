@@ -55,7 +55,7 @@ def test_prints_and_lowers_to_a_call() -> None:
     assert len(calls) == 1
     assert calls[0].callee.string_value() == "square_sum"
     k = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "k")
-    assert [a for a in calls[0].arguments] == list(k.body.block.args)
+    assert list(calls[0].arguments) == list(k.body.block.args)
 
 
 @pytest.mark.parametrize(

@@ -280,7 +280,7 @@ func.func @bad(%A: memref<?xf32>, %B: memref<?xf32>) {
 }
 """
     )
-    with pytest.raises(LoweringError, match="range of loop.*d1"):
+    with pytest.raises(LoweringError, match=r"range of loop.*d1"):
         lower_to_loops(module)
 
 

@@ -445,7 +445,9 @@ def test_target_is_consumed_and_result_is_the_launch() -> None:
     assert "launched" in launch.attributes
     late = text.replace('transform.annotate %o "launched"', 'transform.annotate %m "late"')
     module = xlinalg.parse(late)
-    with pytest.raises(TransformFailure, match="consumed by 'transform.gpu.map_forall_to_blocks'"):
+    with pytest.raises(
+        TransformFailure, match=re.escape("consumed by 'transform.gpu.map_forall_to_blocks'")
+    ):
         xlinalg.apply_schedule(module, module)
 
 

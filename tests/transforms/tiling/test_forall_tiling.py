@@ -237,7 +237,7 @@ def test_printed_syntax_round_trips() -> None:
 
 def test_both_or_neither_list_is_a_verifier_error() -> None:
     for spec in ("num_threads [2] tile_sizes [4]", ""):
-        with pytest.raises(XlinalgError, match="num_threads or .*tile_sizes must be specified"):
+        with pytest.raises(XlinalgError, match=r"num_threads or .*tile_sizes must be specified"):
             apply(MATMUL, tile(spec))
 
 

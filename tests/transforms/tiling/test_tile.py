@@ -42,8 +42,8 @@ def test_static_non_dividing_tiles_structure_and_numerics() -> None:
     module.verify()
     assert isinstance(result, TilingResult)
     assert len(result.loops) == 3
-    assert [arith_value(l.step) for l in result.loops] == [8, 16, 5]
-    assert [arith_value(l.ub) for l in result.loops] == [37, 29, 23]
+    assert [arith_value(loop.step) for loop in result.loops] == [8, 16, 5]
+    assert [arith_value(loop.ub) for loop in result.loops] == [37, 29, 23]
     assert count(module, affine.MinOp) == 3
     assert count(module, memref.SubviewOp) == 3
     assert result.tiled_op.parent_op() is result.loops[-1]
@@ -90,7 +90,7 @@ def test_dynamic_shapes_use_memref_dim_and_min() -> None:
     module.verify()
     assert count(module, memref.DimOp) == 3
     assert count(module, affine.MinOp) == 3
-    assert all(isinstance(l.ub.owner, memref.DimOp) for l in result.loops)
+    assert all(isinstance(loop.ub.owner, memref.DimOp) for loop in result.loops)
     assert "memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>" in str(module)
     check_same_result(parse(DYNAMIC_MM), reparse(module), MM_SHAPES)
     # other dynamic sizes through the same tiled function
@@ -117,8 +117,8 @@ def test_zero_sizes_and_padding() -> None:
 def test_interchange_orders_loops() -> None:
     module = parse(STATIC_MM)
     result = tile_using_for(the_op(module), [8, 16, 5], interchange=[2, 0, 1])
-    assert [arith_value(l.step) for l in result.loops] == [5, 8, 16]
-    assert [arith_value(l.ub) for l in result.loops] == [23, 37, 29]
+    assert [arith_value(loop.step) for loop in result.loops] == [5, 8, 16]
+    assert [arith_value(loop.ub) for loop in result.loops] == [23, 37, 29]
     for outer, inner in zip(result.loops, result.loops[1:]):
         assert inner.parent_op() is outer
     check_same_result(parse(STATIC_MM), reparse(module), MM_SHAPES)
@@ -129,7 +129,7 @@ def test_interchange_orders_loops() -> None:
     assert info.value.silenceable
     module = parse(STATIC_MM)
     result = tile_using_for(the_op(module), [8, 0, 5], interchange=[2, 1, 0])
-    assert [arith_value(l.step) for l in result.loops] == [5, 8]
+    assert [arith_value(loop.step) for loop in result.loops] == [5, 8]
 
 
 def test_two_level_tiling() -> None:
@@ -197,7 +197,7 @@ def test_linalg_index_is_offset_by_tile_origin() -> None:
     assert isinstance(tiled, GenericOp)
     applies = [op for op in tiled.body.walk() if isinstance(op, affine.ApplyOp)]
     assert len(applies) == 2
-    ivs = {l.body.block.args[0] for l in result.loops}
+    ivs = {loop.body.block.args[0] for loop in result.loops}
     assert all(set(a.mapOperands) & ivs for a in applies)
     a = random_inputs([(11, 7), (11, 7)])
     ref = a[0] + (np.arange(11)[:, None] * 100 + np.arange(7)[None, :]).astype(np.float32)

@@ -113,8 +113,7 @@ _INT_KINDS = ["add", "mul", "maxsi", "minsi", "maxui", "minui", "and", "or", "xo
 def _operand(t: str, shape) -> np.ndarray:
     if t == "f32":
         # lanes past the mask are huge: any leak into the result shows
-        a = (RNG.standard_normal(shape) * 0.3 + 1.0).astype(np.float32)
-        return a
+        return (RNG.standard_normal(shape) * 0.3 + 1.0).astype(np.float32)
     dtype = {"i32": np.int32, "ui32": np.uint32}[t]
     return RNG.integers(1, 1000, shape).astype(dtype)
 

@@ -836,5 +836,5 @@ def test_masked_vectorize_return_modes() -> None:
     with pytest.raises(TransformFailure, match="not a linalg structured op") as info:
         applied(ADD_DYN, schedule)
     assert info.value.silenceable
-    with pytest.raises(XlinalgError, match="needs vector_sizes|expected"):
+    with pytest.raises(XlinalgError, match=r"needs vector_sizes|expected"):
         xlinalg.parse(schedule.replace(" vector_sizes [4, 4]", ""))
