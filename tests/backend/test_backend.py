@@ -474,6 +474,7 @@ def test_host_info() -> None:
     assert host_target_machine() is host_target_machine()
 
 
+@pytest.mark.perf
 def test_fma_peak() -> None:
     peak = measure_fma_peak_gflops()
     peak64 = measure_fma_peak_gflops(np.float64, max_total_s=0.2)

@@ -45,6 +45,7 @@ exit:
 """
 
 
+@pytest.mark.perf
 @pytest.mark.skipif(
     not host_has_feature("avx512f"),
     reason="without AVX-512's scatter the loop vectoriser folds this loop to constant stores "

@@ -89,6 +89,7 @@ def test_bad_prefetch_is_a_clear_error(text: str, error: type[Exception], messag
         xlinalg.compile(payload)
 
 
+@pytest.mark.perf
 def test_lowers_to_prefetch_instructions() -> None:
     kernel = xlinalg.compile(KERNEL)
     ir = kernel._jit.optimized_ir

@@ -68,6 +68,7 @@ def test_an_extract_with_other_uses_stays() -> None:
     np.testing.assert_array_equal(out[2], np.full(16, b[15] + np.float32(1.5), np.float32))
 
 
+@pytest.mark.perf
 def test_conv_register_block_same_machine_code(monkeypatch: pytest.MonkeyPatch) -> None:
     folded = compile_masked_conv()
     with monkeypatch.context() as m:

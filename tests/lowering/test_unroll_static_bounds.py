@@ -118,6 +118,7 @@ def _old_dim(self, source, d):  # the unfolded form: always `memref.dim`
     return self.add(memref.DimOp(source, self.index(d)))
 
 
+@pytest.mark.perf
 def test_masked_conv_block_same_machine_code_and_result(monkeypatch: pytest.MonkeyPatch) -> None:
     folded = compile_masked_conv()
     with monkeypatch.context() as m:

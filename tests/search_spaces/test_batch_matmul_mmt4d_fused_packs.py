@@ -111,6 +111,7 @@ def test_arguments_in_between_only_with_a_result_buffer(attrs: str, in_place: in
     assert ("memref.reinterpret_cast" in names) == bool(in_place)
 
 
+@pytest.mark.perf
 @pytest.mark.parametrize("shape", [(2, 32, 64, 64), (3, 20, 40, 37)], ids=["dividing", "odd"])
 def test_zero_c_starts_the_accumulators_at_zero(shape: tuple[int, int, int, int]) -> None:
     """zero_c = 1: the fill of each register block is vectorized with it and its zeros are

@@ -371,6 +371,7 @@ def test_stored_schedules_run_in_iree_opt(row: str, tmp_path: Path) -> None:
     assert "xlinalg.row_blocks" in proc.stdout  # the annotated row-block loops
 
 
+@pytest.mark.perf
 def test_prefetch_b_prefetches_the_next_b_panel() -> None:
     """prefetch_b = 1: after the B copy a guarded loop nest prefetches the next n tile's
     panel (one prefetch per 64-byte line: prefetcht0 in the machine code); the schedule
@@ -428,6 +429,7 @@ PREFETCH_CASES = {
 }
 
 
+@pytest.mark.perf
 @pytest.mark.parametrize("case", list(PREFETCH_CASES))
 def test_prefetch_b_on_any_shape(case: str) -> None:
     """prefetch_b = 1 compiles on every shape: a partial tile's width is recomputed at the

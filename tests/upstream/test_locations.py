@@ -99,6 +99,7 @@ def _check_locations(ours: str, upstream: ModuleOp) -> int:
     return checked
 
 
+@pytest.mark.iree_opt
 @pytest.mark.parametrize("generic", [False, True])
 def test_corpus_through_upstream_debuginfo_parses_with_locations(generic: bool) -> None:
     ours = corpus()
@@ -164,6 +165,7 @@ def test_every_location_kind_parses_with_aliases_defined_later() -> None:
     _expect_kinds(xlinalg.parse(LOCATIONS))
 
 
+@pytest.mark.iree_opt
 @pytest.mark.parametrize("generic", [False, True])
 def test_every_location_kind_as_upstream_prints_it(generic: bool) -> None:
     flags = ["--mlir-print-debuginfo"] + (["--mlir-print-op-generic"] if generic else [])
@@ -186,6 +188,7 @@ def test_undefined_and_malformed_location_aliases_are_clear_errors() -> None:
         xlinalg.parse(LOCATIONS + '#last = loc("again.mlir":1:1)\n')
 
 
+@pytest.mark.iree_opt
 def test_large_constant_printed_as_hex_runs() -> None:
     values = np.round(np.linspace(-1.0, 1.0, 999), 3).astype(np.float32)
     text = (

@@ -108,6 +108,7 @@ func.func @f(%t: tensor<9x5xf32, {enc("RESULT")}>) -> tensor<9x5xf32> {{
         xlinalg.compile(src)
 
 
+@pytest.mark.perf
 def test_unscheduled_encoded_matmul_is_vectorized() -> None:
     """The default schedule gives the materialized mmt4d the register-blocked micro-kernel
     of encoding_matmul.mlir: m0×n0 accumulators in zmm registers, one broadcast FMA per

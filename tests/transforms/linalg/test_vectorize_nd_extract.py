@@ -286,6 +286,7 @@ def test_same_access_pattern_as_iree_opt(case: str, tmp_path: Path) -> None:
     assert _ops(theirs) == (gathers, reads + 1)
 
 
+@pytest.mark.perf
 def test_gather_becomes_hardware_gathers() -> None:
     """The 1-D gathers reach LLVM as `llvm.masked.gather`: with AVX-512, gather instructions
     (one per 8 lanes: 64-bit indices), not scalar loads. Without AVX-512, LLVM emits AVX2

@@ -27,6 +27,7 @@ def _copies(module: object) -> list:
     return [op for op in module.walk() if op.name == "linalg.copy"]  # type: ignore[attr-defined]
 
 
+@pytest.mark.perf
 def test_next_b_panel_is_prefetched_and_the_kernel_stays_correct() -> None:
     module = xlinalg.apply_schedule(xlinalg.parse(bmm_payload(2, 32, 64, 64)), SPACE, knobs=KNOBS)
     (copy,) = _copies(module)
@@ -107,6 +108,7 @@ PARTIAL_TILES = """func.func @f(%a: memref<40x24xf32>, %out: memref<16x24xf32>) 
 """
 
 
+@pytest.mark.perf
 def test_partial_tile_is_recomputed_for_the_next_iteration() -> None:
     """Row tiles of 16 of a 40-row matrix (the last one 8 rows: its height min(16, 40 - i)
     is computed in the loop), read in an inner loop that does not move them: the prefetch

@@ -385,6 +385,7 @@ def launch_summary(module) -> list[tuple]:
     return out
 
 
+@pytest.mark.iree_opt
 @pytest.mark.parametrize("case", list(SUCCEEDS))
 def test_mapping_matches_upstream(case: str) -> None:
     payload, op = SUCCEEDS[case]
