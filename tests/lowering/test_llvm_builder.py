@@ -56,7 +56,7 @@ CONVERSIONS = [
 
 
 @pytest.mark.parametrize(("cls", "value", "to"), CONVERSIONS, ids=[c[0].name for c in CONVERSIONS])
-def test_conversion(cls: type[Operation], value, to) -> None:  # type: ignore[no-untyped-def]
+def test_conversion(cls: type[Operation], value, to) -> None:
     _same(_fast(lambda b: b.convert(cls, value, to)), cls(value, to))  # type: ignore[call-arg]
 
 

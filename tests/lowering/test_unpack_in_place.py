@@ -20,7 +20,7 @@ from xlinalg.lowering.unpack_in_place import packed_view_type, unpack_in_place
 MATMUL_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
 
 
-def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):  # type: ignore[no-untyped-def]
+def _scheduled(m: int, n: int, k: int, knobs: dict[str, int]):
     return xlinalg.apply_schedule(xlinalg.parse(fill_matmul(m, n, k)), MATMUL_SPACE, knobs=knobs)
 
 

@@ -66,7 +66,7 @@ def test_interleaved_rounds() -> None:
     order: list[str] = []
     values = {"a": iter([3.0, 1.0, 2.0]), "b": iter([6.0, 5.0, 4.0])}
 
-    def runner(key: str):  # type: ignore[no-untyped-def]
+    def runner(key: str):
         def run() -> float:
             order.append(key)
             return next(values[key])

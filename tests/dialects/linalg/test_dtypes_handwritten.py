@@ -45,7 +45,7 @@ def _module() -> tuple[str, JitModule]:
     return text, JitModule(lower_to_llvm(xlinalg.parse(text)), speed_level=0)
 
 
-def _dtype(elt: str) -> np.dtype:  # type: ignore[type-arg]
+def _dtype(elt: str) -> np.dtype:
 
     return numpy_dtype(named_scalar_type(elt))
 

@@ -47,7 +47,7 @@ def operands(elt: str, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(
         xlinalg.parse(f"func.func @t(%v: {elt}) {{ return }}").body.block.first_op.args[0].type
-    )  # type: ignore[union-attr]
+    )
     shapes = [(K, M), (K, N), (M, N), (N,), (M, N)]
     if is_float_dtype(dtype):
         return [rng.uniform(-2, 2, s).astype(dtype) for s in shapes]

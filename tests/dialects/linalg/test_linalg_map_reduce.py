@@ -26,7 +26,7 @@ from xlinalg.reference.function import run_function
 from xlinalg.transforms.linalg.generalize import generalize
 
 
-def _ops(module, cls):  # type: ignore[no-untyped-def]
+def _ops(module, cls):
     return [op for op in module.walk() if isinstance(op, cls)]
 
 
@@ -187,7 +187,7 @@ func.func @k(%a: memref<3x5xELEM>, %b: memref<3x5xELEM>, %c: memref<3x5xELEM>, %
     kernel = xlinalg.compile(text)
     rng = np.random.default_rng(2)
     if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)  # type: ignore[type-var]
+        info = np.iinfo(dtype)
         a = rng.integers(info.min, info.max, (3, 5), dtype=dtype)
         b = rng.integers(info.min, info.max, (3, 5), dtype=dtype)
     else:

@@ -151,7 +151,7 @@ VERIFY_CASES = all_verify_cases()
 
 
 @pytest.mark.parametrize("case", VERIFY_CASES, ids=[f"{c.name}-{c.rule}" for c in VERIFY_CASES])
-def test_verifier_rule(case) -> None:  # type: ignore[no-untyped-def]
+def test_verifier_rule(case) -> None:
     with pytest.raises(XlinalgError) as info:
         xlinalg.parse(case.text)
     assert case.message in str(info.value)
@@ -244,7 +244,7 @@ def test_upstream_reads_ours_and_we_read_upstream(elt_kind: str) -> None:
     assert normalized(str(xlinalg.parse(theirs))) == normalized(ours)
 
 
-def _functions(module: ModuleOp) -> dict[str, list]:  # type: ignore[type-arg]
+def _functions(module: ModuleOp) -> dict[str, list]:
     out = {}
     for func in module.walk():
         if func.name == "func.func":

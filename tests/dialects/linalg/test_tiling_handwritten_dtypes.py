@@ -114,7 +114,7 @@ def _module() -> JitModule:
     return JitModule(lower_to_llvm(module), speed_level=0)
 
 
-def _dtype(elt: str) -> np.dtype:  # type: ignore[type-arg]
+def _dtype(elt: str) -> np.dtype:
     return numpy_dtype(named_scalar_type(elt))
 
 
@@ -125,7 +125,7 @@ def test_cases_are_the_coverage_entries() -> None:
     assert untiled == set(RUN_CASES[RUN_KEY])
 
 
-def _random(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+def _random(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     if is_float_dtype(dtype):
         return rng.standard_normal(shape).astype(dtype)
     info = np.iinfo(dtype)

@@ -297,7 +297,7 @@ module attributes {transform.with_named_sequence} {
 
 
 @pytest.mark.iree_opt
-def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_resolved_constant_schedule_is_accepted_by_upstream_mlir(tmp_path) -> None:
     """iree-opt (upstream MLIR, no tune extension) parses our printed output."""
 
     require_iree_opt()

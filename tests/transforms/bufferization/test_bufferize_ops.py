@@ -69,7 +69,7 @@ def module() -> str:
     return CREATION
 
 
-def _kernel(text: str, entry: str):  # type: ignore[no-untyped-def]
+def _kernel(text: str, entry: str):
     return xlinalg.compile(text, entry=entry)
 
 

@@ -127,7 +127,7 @@ def test_img2col_structure_matches_upstream(op: str) -> None:
     ours = apply(payload, CONVERT.replace("OP", op))
     theirs = xlinalg.parse(_upstream(payload, CONVERT.replace("OP", op)) + "}")
 
-    def summary(module) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+    def summary(module) -> list[tuple[str, ...]]:
         rows: list[tuple[str, ...]] = []
         for o in module.walk():
             if (

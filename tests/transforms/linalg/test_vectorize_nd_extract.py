@@ -297,7 +297,7 @@ def test_gather_becomes_hardware_gathers() -> None:
     t, ids = _rand(64, 16), RNG.integers(0, 64, 16).astype(np.int32)
     np.testing.assert_array_equal(kernel(t, ids, np.zeros((16, 16), np.float32)), t[ids])
     if host_has_feature("avx512f"):
-        asm = kernel._jit.asm("embed")  # type: ignore[attr-defined]
+        asm = kernel._jit.asm("embed")
         gathers = [line for line in asm.splitlines() if "vgather" in line]
         assert len(gathers) == 16 * 16 // 8, gathers
 

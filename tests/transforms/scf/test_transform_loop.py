@@ -205,7 +205,7 @@ def test_peel_walks_each_loop_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The min/max folding after a peel walks each of the two loops once, static or dynamic."""
     roots: list[str] = []
 
-    def counting_walk(root, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def counting_walk(root, *args, **kwargs):
         roots.append(root.name)
         return walk_ops(root, *args, **kwargs)
 

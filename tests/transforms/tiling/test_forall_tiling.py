@@ -43,7 +43,7 @@ def tile(spec: str, name: str = "tile_using_forall") -> str:
     return MATCH + f"    {results} = transform.structured.{name} %op {spec} : {TWO}\n"
 
 
-def foralls(module) -> list[ForallOp]:  # type: ignore[no-untyped-def]
+def foralls(module) -> list[ForallOp]:
     return [op for op in module.walk() if isinstance(op, ForallOp)]
 
 
