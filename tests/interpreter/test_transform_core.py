@@ -10,7 +10,7 @@ import pytest
 from support import needs_iree, run_iree_opt
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.transform import TransformHandleType
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Dialect
 from xdsl.irdl import IRDLOperation, attr_def, irdl_op_definition, operand_def
 
 from xlinalg.coverage.transform import transform_op_classes
@@ -910,10 +910,6 @@ def test_checked_ops(request: pytest.FixtureRequest) -> None:
         assert name in classes, name
         if not name.startswith("transform.apply_patterns."):
             assert classes[name] in TRANSFORM_IMPLS or name == "transform.yield", name
-
-
-def _payload_ops(module: ModuleOp, name: str) -> list[Operation]:
-    return [op for op in module.walk() if op.name == name]
 
 
 def test_top_level_alternatives_on_the_payload_root() -> None:
