@@ -603,7 +603,12 @@ def test_tile_using_for_produces_loops_through_the_interpreter() -> None:
 
 
 def test_tile_generalize_interchange_unroll_chain() -> None:
-    for module_name in ("tile", "generalize", "interchange", "unroll"):
+    for module_name in (
+        "tiling.tile_using_for",
+        "linalg.generalize",
+        "linalg.interchange",
+        "scf.unroll",
+    ):
         pytest.importorskip(f"xlinalg.transforms.{module_name}")
     p = parse(MATMUL, "mm.mlir")
     s = schedule(
@@ -643,7 +648,7 @@ def test_generalize_of_a_non_linalg_op_is_silenceable() -> None:
 
 
 def test_unrolling_a_loop_invalidates_handles_to_ops_inside_it() -> None:
-    for module_name in ("tile", "unroll"):
+    for module_name in ("tiling.tile_using_for", "scf.unroll"):
         pytest.importorskip(f"xlinalg.transforms.{module_name}")
     s = schedule(
         match("%mm", '["linalg.matmul"]')
