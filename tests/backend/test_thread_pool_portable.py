@@ -175,6 +175,7 @@ def _child(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_environment_forces_the_sleeping_wait() -> None:
     proc = _child(SLEEP_CHILD, **{WAIT_ENV: "sleep", "XLINALG_POOL_SPIN": "0"})
     assert proc.returncode == 0, proc.stderr[-3000:]  # and the exit joined napping workers

@@ -215,6 +215,7 @@ print("workers", pool_workers())
 """
 
 
+@pytest.mark.slow
 def test_interpreter_exit_joins_the_workers() -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
     proc = subprocess.run(

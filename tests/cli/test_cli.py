@@ -125,6 +125,7 @@ def test_usage_errors_exit_2(
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_entry_point_exit_codes(files: Path) -> None:
     proc = run_cli(files, "opt", "bad.mlir", timeout=60)
     assert proc.returncode == 1
@@ -143,6 +144,7 @@ def test_cli_does_not_import_the_tuner() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60, env=cli_env())
 
 
+@pytest.mark.slow
 def test_ops_prints_the_coverage_tables() -> None:
     linalg = run_cli(REPO, "ops")
     assert linalg.returncode == 0, linalg.stderr

@@ -62,6 +62,7 @@ def test_durations_and_budget_split() -> None:
     assert split_budget(None, 2, None) is None
 
 
+@pytest.mark.slow
 @needs_pipeline
 def test_job_file_tunes_every_kernel(work: Path) -> None:
     done = subprocess.run(
@@ -175,6 +176,7 @@ def _running(work: Path, number: int) -> bool:
     return len(trials) > number and trials[number].state == TrialState.RUNNING
 
 
+@pytest.mark.slow
 @needs_pipeline
 def test_ctrl_c_abandons_the_running_trial_and_saves(work: Path) -> None:
     log = work / "log.txt"

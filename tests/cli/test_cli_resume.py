@@ -30,6 +30,7 @@ def work(tmp_path: Path) -> Path:
     return write_tuner_files(tmp_path)
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_keeps_every_trial(work: Path) -> None:
     # 12 trials over a 4-point space (repeats are pruned at once) with 0.5 s of timing per
     # measured point: after two completed trials at least two new points (>= 1 s) are left,

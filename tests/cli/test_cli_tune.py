@@ -24,6 +24,7 @@ def work(tmp_path: Path) -> Path:
     return write_tuner_files(tmp_path)
 
 
+@pytest.mark.slow
 def test_tune_report_export_run(
     work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -212,6 +212,7 @@ def test_the_check_is_one_of_the_expensive_checks() -> None:
     assert "linalg.matmul" in run(body, expensive_checks=False)
 
 
+@pytest.mark.slow
 @needs_iree
 def test_iree_opt_agrees() -> None:
     """One iree-opt run per failure mode over every case: each consuming op fails with the

@@ -492,6 +492,7 @@ def table_cases(elt: str) -> list[str]:
     return [n for n in TABLE_OPS if elt in dtypes_of(n) and set(sample(n, elt).types) == {elt}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("elt", "dynamic"), [("f32", True), ("f64", False), ("i32", True)])
 def test_every_table_op_lowered_and_compiled_matches_the_reference(elt: str, dynamic: bool) -> None:
     rng = np.random.default_rng(11)

@@ -88,6 +88,7 @@ def conv2d_payload(oh: int, ow: int, c: int, f: int, stride: int) -> str:
     return conv_payload("conv_2d_nhwc_hwcf", shapes, [stride, stride], [1, 1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("knobs", KNOBS, ids=lambda k: "-".join(str(v) for v in k.values()))
 @pytest.mark.parametrize(
     "geometry", [(8, 8, 8, 32, 1), (5, 9, 12, 40, 2)], ids=["dividing", "odd-stride2"]

@@ -121,6 +121,7 @@ def _lock_waiters(url: str) -> int:
 
 # Enough trials that one worker cannot finish them all before the others have started
 # (constraint-pruned trials are instant; with 4 trials one fast worker sometimes did).
+@pytest.mark.slow
 @pytest.mark.parametrize(("workers", "trials"), [(2, 6), (4, 8)])
 def test_concurrent_workers_on_postgresql(
     postgres_url: str, workers: int, trials: int, tmp_path: Path

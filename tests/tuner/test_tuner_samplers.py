@@ -22,6 +22,7 @@ def test_sampler_classes() -> None:
     assert isinstance(tuner_study.make_sampler("nsga2", space, 0), NSGAIISampler)
 
 
+@pytest.mark.slow
 @needs_pipeline
 def test_multi_objective_and_cmaes(tmp_path: Path) -> None:
     storage = f"sqlite:///{tmp_path}/m.db"

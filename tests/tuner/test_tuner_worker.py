@@ -77,6 +77,7 @@ def test_malformed_payload_is_a_compile_error_with_location() -> None:
     assert "<payload>:1:" in result["error"]
 
 
+@pytest.mark.slow
 @needs_pipeline
 def test_study_continues_after_crash_and_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -58,6 +58,7 @@ def _tune_workers_together(cwd: Path, workers: int, *args: str) -> subprocess.Co
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
+@pytest.mark.slow
 @needs_pipeline
 @pytest.mark.parametrize(("workers", "trials"), [(2, 4), (4, 4)])
 def test_worker_processes_finish_exactly_the_budget(
@@ -173,6 +174,7 @@ def test_trial_killed_before_its_worker_attr_is_failed_on_a_heartbeat_storage(
     assert states == [TrialState.FAIL, TrialState.WAITING]
 
 
+@pytest.mark.slow
 def test_processes_opening_a_new_sqlite_database_together_all_succeed(tmp_path: Path) -> None:
     """Workers started together on a fresh database race to create Optuna's schema; the
     loser used to fail with 'table ... already exists' ("cannot open storage"). Eight

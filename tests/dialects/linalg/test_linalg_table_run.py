@@ -14,6 +14,7 @@ from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("elt", RUN_GROUPS["test_linalg_table_run.py"])
 def test_every_op_runs_and_matches_the_reference(elt: str) -> None:
     assert check_all(elt, schedule=False) == expected_count(elt, schedule=False)

@@ -8,6 +8,7 @@ import pytest
 from support.linalg_table import RUN_GROUPS, check_all, expected_count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("elt", RUN_GROUPS["test_linalg_table_run_int.py"])
 def test_every_integer_op_runs(elt: str) -> None:
     assert check_all(elt, schedule=False) == expected_count(elt, schedule=False)

@@ -23,6 +23,7 @@ from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.lowering.pipeline import lower_to_llvm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("elt", "windowed"), TILED_GROUPS["test_linalg_table_tiled.py"])
 def test_every_non_windowed_op_tiled_matches_the_reference(elt: str, windowed: bool) -> None:
     assert check_all(elt, True, windowed) == expected_count(elt, True, windowed)

@@ -7,6 +7,7 @@ import pytest
 from support.linalg_table import TILED_GROUPS, check_all, expected_count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("elt", "windowed"), TILED_GROUPS["test_linalg_table_tiled_windows_floats.py"]
 )

@@ -152,11 +152,13 @@ def _check(kernel: Kernel) -> None:
     assert check.ok, f"{kernel.name}: {check.message}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", [k for k in KERNELS if k.tiled], ids=lambda k: k.name)
 def test_tiled_in_every_element_type(kernel: Kernel) -> None:
     _check(kernel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", [k for k in KERNELS if not k.tiled], ids=lambda k: k.name)
 def test_untiled_in_every_element_type(kernel: Kernel) -> None:
     _check(kernel)
