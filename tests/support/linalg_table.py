@@ -9,6 +9,7 @@ The cases are `RUN_CASES` / `TILED_CASES` of `xlinalg.coverage.linalg_samples` (
 element types and the tiled modules at LLVM's O0 pipeline (`SWEEP_SPEED_LEVEL`: same semantics, compiles
 ~3x faster). Which test file runs which (element type, group) is in `RUN_GROUPS` /
 `TILED_GROUPS` (test_linalg_coverage.py checks they cover `RUN_CASES` / `TILED_CASES`).
+`TABLE_NAMES` are the table ops whose shape rules test_linalg_ops.py checks by hand.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 interpreter for loop nests whose linalg bodies the tiler rewrote (`run_func`: the NumPy
 reference does not evaluate affine ops inside linalg bodies), running a function before and
 after a rewrite on the same inputs (`check_same_result`), iree-opt accepting the printed IR,
-and the payloads; and the spec's payload of `tile_reduction_using_forall`."""
+and the payloads; the spec's payload of `tile_reduction_using_forall`; and the loop / slice
+structure of tiled IR (`skeleton`), to compare with what upstream's tiling builds."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every op of the op table in f32, compiled and checked against the NumPy reference, and the
 mixed element types of the spec's casting rules (helpers and the other element types:
-linalg_table_cases.py, test_linalg_table_run_*.py)."""
+support/linalg_table.py, test_linalg_table_run_*.py)."""
 
 from __future__ import annotations
 

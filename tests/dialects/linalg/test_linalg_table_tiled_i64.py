@@ -1,5 +1,5 @@
 """Every integer-capable table op tiled with non-dividing sizes in i64, compiled and
-equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
+equal to the untiled NumPy reference (helpers: support/linalg_table.py)."""
 
 from __future__ import annotations
 

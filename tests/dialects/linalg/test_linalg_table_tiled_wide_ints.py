@@ -1,5 +1,5 @@
 """Every integer-capable table op tiled with non-dividing sizes in i16 (windowed ops) and
-i32, compiled and equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
+i32, compiled and equal to the untiled NumPy reference (helpers: support/linalg_table.py)."""
 
 from __future__ import annotations
 

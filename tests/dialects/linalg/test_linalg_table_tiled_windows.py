@@ -1,5 +1,5 @@
 """Every convolution, depthwise convolution and pooling tiled with non-dividing sizes (f32, f16),
-compiled and equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
+compiled and equal to the untiled NumPy reference (helpers: support/linalg_table.py)."""
 
 from __future__ import annotations
 

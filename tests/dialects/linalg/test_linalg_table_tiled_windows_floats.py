@@ -1,5 +1,5 @@
 """Every convolution, depthwise convolution and pooling tiled with non-dividing sizes in bf16
-and f64, compiled and equal to the untiled NumPy reference (helpers: linalg_table_cases.py)."""
+and f64, compiled and equal to the untiled NumPy reference (helpers: support/linalg_table.py)."""
 
 from __future__ import annotations
 
