@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
 from support import REPO, needs_avx512, needs_iree
 
 # The property tests draw the same examples on every run (a red CI run is reproducible and

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 
 import xlinalg
 from xlinalg.examples import fill_matmul, filled_contraction, zero_constant
+
+from support import REPO
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from support import REPO
 
 #: bottom first; a module belongs to the layer of the longest prefix that names it

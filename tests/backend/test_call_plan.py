@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import load_script, run_in_threads
 
 import xlinalg
 from xlinalg.backend import call, data_pointer, frame
 from xlinalg.errors import BackendError
+
+from support import load_script, run_in_threads
 
 MATMUL = """
 func.func @mm(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {

@@ -12,15 +12,6 @@ import sys
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from support import REPO, load_script, run_in_threads
-from support.threads import (
-    IN_LOOP,
-    ROWS,
-    SPIN,
-    TWO_CPUS,
-    parallel_matmul,
-    worker_parts_of_spin_calls,
-)
 
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
@@ -36,6 +27,16 @@ from xlinalg.backend.thread_pool import (
 )
 from xlinalg.errors import BackendError
 from xlinalg.host import host_triple
+
+from support import REPO, load_script, run_in_threads
+from support.threads import (
+    IN_LOOP,
+    ROWS,
+    SPIN,
+    TWO_CPUS,
+    parallel_matmul,
+    worker_parts_of_spin_calls,
+)
 
 # (triple, SYS_futex or None, pointer bits, CPU features)
 TARGETS = [

@@ -15,6 +15,15 @@ import time
 
 import numpy as np
 import pytest
+
+import xlinalg
+from xlinalg.backend.thread_pool import (
+    DEFAULT_SPIN,
+    pool_worker_chunks,
+    pool_workers,
+    set_pool_spin,
+)
+
 from support import REPO
 from support.threads import (
     IN_LOOP,
@@ -23,14 +32,6 @@ from support.threads import (
     TWO_CPUS,
     parallel_matmul,
     worker_parts_of_spin_calls,
-)
-
-import xlinalg
-from xlinalg.backend.thread_pool import (
-    DEFAULT_SPIN,
-    pool_worker_chunks,
-    pool_workers,
-    set_pool_spin,
 )
 
 

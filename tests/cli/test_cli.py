@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import PAYLOAD, REPO, cli_env, run_cli
 from xdsl.dialects.builtin import FunctionType, f32
 
 import xlinalg
 from tuner.study import create_or_load
 from xlinalg.cli import main
+
+from support import PAYLOAD, REPO, cli_env, run_cli
 
 SPACE = """\
 module attributes {transform.with_named_sequence} {

@@ -12,11 +12,12 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
-from support import PAYLOAD, SPACE, cli_command, cli_env, load_cli_study, needs_pipeline
 
 from tuner.errors import TunerError
 from tuner.jobs import parse_duration, split_budget
 from xlinalg.cli import main
+
+from support import PAYLOAD, SPACE, cli_command, cli_env, load_cli_study, needs_pipeline
 
 JOB = """\
 storage = "sqlite:///results/job.db"

@@ -11,6 +11,9 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
+
+from tuner.study import budget_trials
+
 from support import (
     cli_command,
     cli_env,
@@ -19,8 +22,6 @@ from support import (
     run_cli,
     write_tuner_files,
 )
-
-from tuner.study import budget_trials
 
 pytestmark = needs_pipeline
 

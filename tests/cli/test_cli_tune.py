@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from tuner.study import budget_trials
+
 from support import (
     load_cli_study,
     needs_pipeline,
@@ -13,8 +16,6 @@ from support import (
     run_main,
     write_tuner_files,
 )
-
-from tuner.study import budget_trials
 
 pytestmark = needs_pipeline
 

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import io
 
-from support import linalg_table
-from support.linalg_table import RUN_GROUPS, TILED_GROUPS, is_windowed
-from support.source import functions_of, module_name, parametrizations, parametrized_over
-
 from xlinalg.coverage import linalg_handwritten_cases as handwritten
 from xlinalg.coverage import linalg_samples as samples
 from xlinalg.coverage import table as coverage
@@ -18,6 +14,10 @@ from xlinalg.coverage.table import (
     print_coverage,
     register,
 )
+
+from support import linalg_table
+from support.linalg_table import RUN_GROUPS, TILED_GROUPS, is_windowed
+from support.source import functions_of, module_name, parametrizations, parametrized_over
 
 SAMPLES = "xlinalg.coverage.linalg_samples"
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, parse_module, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.arith import SELECT_OPS, SelectOp
 from xlinalg.lowering.pipeline import lower_to_llvm
+
+from support import needs_iree, parse_module, run_iree_opt
 
 TEXT = """func.func @f(%m: vector<4x8xi1>, %a: vector<4x8xf32>, %b: vector<4x8xf32>, %c: i1, %x: f32, %y: f32, %t: tensor<3xi1>, %ta: tensor<3xi32>) -> (vector<4x8xf32>, f32, vector<4x8xf32>, tensor<3xi32>) {
   %0 = arith.select %m, %a, %b : vector<4x8xi1>, vector<4x8xf32>

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import IREE_OPT, iree_opt, needs_iree, parse_module
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, TensorType, f32, i64
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
+
+from support import IREE_OPT, iree_opt, needs_iree, parse_module
 
 PAYLOAD = """\
 func.func @f(%a: memref<10x8xf32>, %n: index, %t: tensor<16x32xf32>) -> tensor<16x32xf32> {

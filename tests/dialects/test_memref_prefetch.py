@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import ParseFailure, VerifyFailure
+
+from support import needs_iree, run_iree_opt
 
 PREFETCHES = """func.func @f(%m: memref<4x4xf32>, %i: index) {
   memref.prefetch %m[%i, %i], write, locality<1>, data : memref<4x4xf32>

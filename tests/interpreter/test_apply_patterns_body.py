@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
 
 import xlinalg
+
+from support import iree_opt, needs_iree
 
 PAYLOAD = """func.func @mm(%a: tensor<10x16xf32>, %b: tensor<16x12xf32>, %c: tensor<10x12xf32>) -> tensor<10x12xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<10x16xf32>, tensor<16x12xf32>) outs(%c : tensor<10x12xf32>) -> tensor<10x12xf32>

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import generalize_transform_op, iree_opt, needs_iree
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import ApplyToEach
+
+from support import generalize_transform_op, iree_opt, needs_iree
 
 PAYLOAD = """func.func @mm(%a: tensor<10x16xf32>, %b: tensor<16x12xf32>, %c: tensor<10x12xf32>) -> tensor<10x12xf32> {
   %e = tensor.empty() : tensor<10x12xf32>

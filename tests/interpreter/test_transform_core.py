@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import needs_iree, run_iree_opt
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.transform import TransformHandleType
 from xdsl.ir import Dialect
@@ -26,6 +25,8 @@ from xlinalg.interpreter import (
     parse_module,
     register,
 )
+
+from support import needs_iree, run_iree_opt
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [

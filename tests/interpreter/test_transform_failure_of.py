@@ -4,10 +4,11 @@ the transform op (message, silenceable/definite kind, partial results bound firs
 from __future__ import annotations
 
 import pytest
-from support import generalize_transform_op
 
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter.diagnostics import failure_of
+
+from support import generalize_transform_op
 
 
 @pytest.mark.parametrize("silenceable", [True, False])

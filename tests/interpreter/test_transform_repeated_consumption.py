@@ -7,10 +7,11 @@ is checked against iree-opt on the same schedule."""
 from __future__ import annotations
 
 import pytest
-from support import needs_iree, run_iree_opt
 
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter import apply_schedule, parse_module
+
+from support import needs_iree, run_iree_opt
 
 PAYLOAD = """func.func @f(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %zero = arith.constant 0.0 : f32

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from support import parse_module
-from support.lowering import matmul_before_cleanup
 from xdsl.transforms.common_subexpression_elimination import cse as xdsl_cse
 
 from xlinalg.ir.cse import cse
+
+from support import parse_module
+from support.lowering import matmul_before_cleanup
 
 CASES = {
     # pure duplicates, also inside a loop (the outer scope is visible), dead op erased

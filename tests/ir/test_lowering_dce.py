@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from support import parse_module
-from support.lowering import matmul_before_cleanup
 from xdsl.transforms.dead_code_elimination import region_dce as xdsl_region_dce
 
 from xlinalg.ir.dce import region_dce
+
+from support import parse_module
+from support.lowering import matmul_before_cleanup
 
 # dead pure ops and a dead chain, a loop with only reads (dead) and one that stores (live),
 # a value used only by a dead op

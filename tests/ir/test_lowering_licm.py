@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from support import parse_module
-from support.lowering import matmul_before_cleanup
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 from xlinalg.dialects.context import make_context
 from xlinalg.ir.licm import hoist_loop_invariant_code
+
+from support import parse_module
+from support.lowering import matmul_before_cleanup
 
 CASES = {
     # invariant chains climb out of both loops; loads, stores and values of the

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from support import parse_module
-
 from xlinalg.ir.walk import walk_ops
+
+from support import parse_module
 
 NESTED = """
 func.func @f(%n: index, %c: i1, %m: memref<8xf32>) {

@@ -10,7 +10,6 @@ import os
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-from support.threads import ROWS, SPIN, TWO_CPUS, parallel_matmul, worker_parts_of_spin_calls
 
 import xlinalg
 from xlinalg.backend.elf import undefined_symbols
@@ -27,6 +26,8 @@ from xlinalg.lowering.forall_to_threads import (
 from xlinalg.lowering.pipeline import check_cf_level, lower_to_scf
 from xlinalg.lowering.scf_to_cf import ConvertScfToCfPass
 from xlinalg.lowering.to_llvm import convert_to_llvm_ir
+
+from support.threads import ROWS, SPIN, TWO_CPUS, parallel_matmul, worker_parts_of_spin_calls
 
 DARWIN = "arm64-apple-macosx11.0.0"
 FREEBSD = "x86_64-unknown-freebsd13"

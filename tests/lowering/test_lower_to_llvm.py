@@ -10,13 +10,14 @@ from typing import Any
 import llvmlite.binding as llvm_binding
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support import parse_module as parse
-from support.lowering import LlvmliteModule
 
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.lowering.to_llvm import convert_to_llvm_dialect, convert_to_llvm_ir, emit_llvm_ir
+
+from support import needs_iree, run_iree_opt
+from support import parse_module as parse
+from support.lowering import LlvmliteModule
 
 # ---------------------------------------------------------------------------
 # helpers: parse, lower, JIT with llvmlite, call with NumPy arrays per the ABI

@@ -10,9 +10,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support import parse_module as parse
-from support.lowering import DOT, MATMUL, LlvmliteModule, assert_dominance
 
 from xlinalg.coverage.linalg_samples import TABLE_OPS, dtypes_of, sample
 from xlinalg.dialects.linalg import NamedStructuredOp
@@ -26,6 +23,10 @@ from xlinalg.lowering.pipeline import (
 from xlinalg.lowering.to_llvm import convert_to_llvm_ir
 from xlinalg.reference.function import run_function
 from xlinalg.reference.named import evaluate_named
+
+from support import needs_iree, run_iree_opt
+from support import parse_module as parse
+from support.lowering import DOT, MATMUL, LlvmliteModule, assert_dominance
 
 
 def compile_text(text: str) -> LlvmliteModule:

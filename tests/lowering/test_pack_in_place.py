@@ -5,9 +5,10 @@ write into the packed buffer, or a tile other than 1 leaves it alone."""
 from __future__ import annotations
 
 import pytest
-from support import parse_module
 
 from xlinalg.lowering.pack_in_place import pack_in_place
+
+from support import parse_module
 
 READ_PACKED = """
 func.func @f(%a: memref<2x4x8xf32>, %c: memref<2x4x8xf32>, %i: index){attrs} {{

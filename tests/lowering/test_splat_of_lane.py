@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.masked_conv import compile_masked_conv
 
 import xlinalg
 from xlinalg.lowering.to_llvm import convert_vector_to_llvm
+
+from support.masked_conv import compile_masked_conv
 
 RNG = np.random.default_rng(5)
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+
 from support import REPO
 
 CHILD = r"""

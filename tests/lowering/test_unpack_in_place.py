@@ -8,14 +8,15 @@ import re
 
 import numpy as np
 import pytest
-from support import REPO, load_script, needs_avx512, spills_are_checked
-from support.machine_code import innermost_fma_loop
 
 import xlinalg
 from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.examples import fill_matmul
 from xlinalg.interpreter import parse_module
 from xlinalg.lowering.unpack_in_place import packed_view_type, unpack_in_place
+
+from support import REPO, load_script, needs_avx512, spills_are_checked
+from support.machine_code import innermost_fma_loop
 
 MATMUL_SPACE = (REPO / "search_spaces" / "matmul_mmt4d.mlir").read_text()
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import parse_module
-from support.masked_conv import compile_masked_conv
 from xdsl.dialects import arith, memref
 
 import xlinalg
 from xlinalg.lowering.vector_to_llvm import unroll_to_1d
 from xlinalg.lowering.vector_to_llvm.unroll_to_1d import unroll_vectors_to_1d
+
+from support import parse_module
+from support.masked_conv import compile_masked_conv
 
 RNG = np.random.default_rng(11)
 

@@ -6,7 +6,6 @@ import re
 
 import numpy as np
 import pytest
-from support import parse_module as parse
 from xdsl.dialects.builtin import f32
 
 import xlinalg.reference.generic as generic_module
@@ -20,6 +19,8 @@ from xlinalg.reference import (
     reduction_length,
     run_function,
 )
+
+from support import parse_module as parse
 
 
 def generic_of(text: str) -> GenericOp:

@@ -4,9 +4,10 @@ that every bench script uses."""
 from __future__ import annotations
 
 import pytest
-from support import REPO, load_script
 
 from xlinalg.backend.timing import Timing
+
+from support import REPO, load_script
 
 bench_stats = load_script("bench_stats")
 

@@ -10,12 +10,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from support import REPO, load_script
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 from tuner.worker import FAILED_STATUSES, measure
+
+from support import REPO, load_script
 
 sweep_templates = load_script("sweep_templates")
 

@@ -10,13 +10,14 @@ argument aliases it. A plain memref argument may alias another one: left alone.
 from __future__ import annotations
 
 import pytest
-from support import REPO, parse_module
-from support.payloads import bmm_tensor_payload
 from xdsl.dialects import scf
 
 import xlinalg
 from xlinalg.lowering.pack_in_place import pack_in_place
 from xlinalg.lowering.unpack_in_place import unpack_in_place
+
+from support import REPO, parse_module
+from support.payloads import bmm_tensor_payload
 
 SPACE = (REPO / "search_spaces" / "batch_matmul_mmt4d.mlir").read_text()
 

@@ -15,14 +15,15 @@ loop's assembly and the search spaces' shape).
 from __future__ import annotations
 
 import pytest
-from support import REPO, load_script, needs_avx512
-from support.machine_code import fma_block, innermost_fma_loops, pipelined_loops
-from support.payloads import bmm_payload, bmm_tensor_payload, mmt4d_payload
 from xdsl.dialects import scf
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 from xlinalg.lowering.unpack_in_place import unpack_in_place
+
+from support import REPO, load_script, needs_avx512
+from support.machine_code import fma_block, innermost_fma_loops, pipelined_loops
+from support.payloads import bmm_payload, bmm_tensor_payload, mmt4d_payload
 
 bench_templates = load_script("bench_templates")
 

@@ -11,13 +11,14 @@ vectorized without masks, and random knob samples no longer fail on such K.
 from __future__ import annotations
 
 import pytest
-from support import REPO, needs_avx512, parse_module
-from support.machine_code import fma_block
-from support.payloads import bmm_tensor_payload, mmt4d_payload
 from xdsl.dialects import memref
 
 import xlinalg
 from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
+
+from support import REPO, needs_avx512, parse_module
+from support.machine_code import fma_block
+from support.payloads import bmm_tensor_payload, mmt4d_payload
 
 MMT4D_SPACE = (REPO / "search_spaces" / "batch_mmt4d.mlir").read_text()
 

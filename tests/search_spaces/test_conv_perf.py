@@ -20,12 +20,13 @@ import re
 
 import numpy as np
 import pytest
-from support import REPO, load_script, needs_avx512, spills_are_checked
-from support.conv import conv_payload, numpy_conv_nhwc
-from support.machine_code import innermost_fma_loop
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
+
+from support import REPO, load_script, needs_avx512, spills_are_checked
+from support.conv import conv_payload, numpy_conv_nhwc
+from support.machine_code import innermost_fma_loop
 
 bench_conv = load_script("bench_conv")
 bench_stats = load_script("bench_stats")

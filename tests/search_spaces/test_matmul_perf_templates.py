@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 
 import xlinalg
 from xlinalg.examples import fill_matmul
 from xlinalg.lowering.unpack_in_place import unpack_in_place
+
+from support import REPO
 
 SPACES = REPO / "search_spaces"
 

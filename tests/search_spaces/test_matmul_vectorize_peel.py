@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO, load_script, needs_avx512
-from support.machine_code import innermost_fma_loops
 
 import xlinalg
 from tuner.constraints import first_violated, parse_constraints
 from xlinalg.examples import fill_matmul
+
+from support import REPO, load_script, needs_avx512
+from support.machine_code import innermost_fma_loops
 
 bench_matmul = load_script("bench_matmul")
 

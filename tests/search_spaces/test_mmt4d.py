@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.interpreter import parse_module
 from xlinalg.transforms.linalg.fold_unit_dims import fold_unit_dims_in
+
+from support import REPO
 
 TESTED_OPS = [
     "transform.structured.pack",

@@ -7,15 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import REPO, load_script, needs_iree, run_iree_opt
-from support.machine_code import pipelined_loops
-from support.payloads import bmm_payload
-from support.transform import apply, schedule
 
 import xlinalg
 import xlinalg.errors
 from tuner.constraints import first_violated, parse_constraints
 from tuner.export import export_schedule
+
+from support import REPO, load_script, needs_iree, run_iree_opt
+from support.machine_code import pipelined_loops
+from support.payloads import bmm_payload
+from support.transform import apply, schedule
 
 SPACE = (REPO / "search_spaces" / "batch_matmul.mlir").read_text()
 

@@ -5,10 +5,11 @@ not, stride 1 and 2 (not timed)."""
 from __future__ import annotations
 
 import pytest
-from support import REPO
-from support.conv import conv_payload
 
 import xlinalg
+
+from support import REPO
+from support.conv import conv_payload
 
 SPACE = (REPO / "search_spaces" / "conv2d_nhwc_hwcf.mlir").read_text()
 IMG2COL_SPACE = (REPO / "search_spaces" / "conv2d_img2col.mlir").read_text()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 
 import xlinalg
+
+from support import REPO
 
 SPACE = (REPO / "search_spaces" / "reduction.mlir").read_text()
 

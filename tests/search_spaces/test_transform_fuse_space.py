@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 
 import xlinalg
 from xlinalg.interfaces.structured import StructuredOpInterface
+
+from support import REPO
 
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 PAYLOAD = (REPO / "examples" / "elementwise_chain.mlir").read_text().replace("1024x1000", "37x50")

@@ -13,9 +13,10 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
-from support.transform import apply, schedule, upstream
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.interfaces.structured import StructuredOpInterface
+
+from support.transform import apply, schedule, upstream
 
 ANY = "!transform.any_op"
 EW = """affine_map<(d0, d1) -> (d0, d1)>"""

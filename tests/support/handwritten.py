@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from support.linalg_ext import tile_schedule
 from xlinalg.reference import linalg_misc as ref
+
+from support.linalg_ext import tile_schedule
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from support.linalg_ext import softmax_attention
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
+
+from support.linalg_ext import softmax_attention
 
 RNG = np.random.default_rng(23)
 F32 = np.float32

@@ -15,13 +15,14 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Region, SSAValue
 
-from support import REPO, parse_module
 from xlinalg.api import apply_schedule
 from xlinalg.dialects.context import make_context
 from xlinalg.lowering.abi import LoweredModule, MemRefArg, ScalarArg
 from xlinalg.lowering.pipeline import lower_to_loops
 from xlinalg.lowering.vector_to_llvm import VectorUnrollTo1DPass
 from xlinalg.transforms.affine.lower_affine import LowerAffinePass
+
+from support import REPO, parse_module
 
 
 def assert_dominance(module: ModuleOp) -> None:

@@ -5,6 +5,7 @@ block, reg_c 8), so rows 4..6 of each 7-row output tile are a masked edge block.
 from __future__ import annotations
 
 import xlinalg
+
 from support import REPO
 
 CONV = """func.func @conv(%I: memref<1x9x9x64xf32>, %F: memref<3x3x64x64xf32>, %O: memref<1x7x7x64xf32>) {

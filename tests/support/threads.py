@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import xlinalg
-from support import REPO
 from xlinalg.backend.thread_pool import pool_worker_chunks
+
+from support import REPO
 
 # Each iteration i writes row i with i + 1 (and adds into it, so a row run twice shows).
 ROWS = """

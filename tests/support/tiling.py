@@ -18,12 +18,13 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
-from support import IREE_OPT, run_iree_opt
-from support import parse_module as parse
 from xlinalg.dialects.linalg import GenericOp, IndexOp, YieldOp
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_scalar_op
+
+from support import IREE_OPT, run_iree_opt
+from support import parse_module as parse
 
 
 def reparse(module: ModuleOp) -> ModuleOp:

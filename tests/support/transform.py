@@ -13,9 +13,10 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
-from support import run_iree_opt
 from xlinalg.errors import TransformFailure
 from xlinalg.interpreter import apply_schedule, parse_module
+
+from support import run_iree_opt
 
 
 def schedule(body: str) -> str:

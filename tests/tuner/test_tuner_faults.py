@@ -12,11 +12,12 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
-from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.candidate import CandidateRequest, probe_seconds
 from tuner.worker import FAULT_ENV, measure, slow_limit
+
+from support import PAYLOAD, SPACE, needs_pipeline
 
 pytestmark = needs_pipeline
 

@@ -24,10 +24,11 @@ from pathlib import Path
 
 import pytest
 from optuna.trial import TrialState
-from support import PAYLOAD, SPACE, cli_command, cli_env, needs_pipeline, run_cli
 
 from tuner import study as tuner_study
 from tuner.budget import BudgetLock
+
+from support import PAYLOAD, SPACE, cli_command, cli_env, needs_pipeline, run_cli
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import matmul_payload, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.export import best_schedule
 from tuner.rerank import paired_ratios, rerank
 from tuner.worker import NOISE_ENV, noise_for_trial
+
+from support import matmul_payload, needs_pipeline
 
 pytestmark = needs_pipeline
 

@@ -8,12 +8,13 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.samplers import CmaEsSampler, NSGAIISampler
-from support import PAYLOAD, SPACE, needs_pipeline
 
 from tuner import study as tuner_study
 from tuner.export import best_schedule
 from tuner.results import hosts, trials
 from xlinalg.cli import main
+
+from support import PAYLOAD, SPACE, needs_pipeline
 
 
 def test_sampler_classes() -> None:

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import optuna
 import pytest
-from support import PAYLOAD, SPACE, needs_pipeline
 
 import xlinalg
 from tuner.schedule_db import entry_path, host_cpu, lookup, nearest, op_signature, store
 from tuner.space import load_space
 from tuner.warm_start import warm_start
 from xlinalg.cli import main
+
+from support import PAYLOAD, SPACE, needs_pipeline
 
 pytestmark = needs_pipeline
 

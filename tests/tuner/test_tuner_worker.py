@@ -15,7 +15,6 @@ from pathlib import Path
 import optuna
 import pytest
 from optuna.trial import TrialState
-from support import PAYLOAD, SPACE, needs_pipeline
 
 import xlinalg
 from tuner import study as tuner_study
@@ -23,6 +22,8 @@ from tuner.candidate import CandidateRequest, run_candidate
 from tuner.space import load_space
 from tuner.worker import FAULT_ENV, TrialObjective, fault_for_trial, measure
 from xlinalg.errors import TransformFailure
+
+from support import PAYLOAD, SPACE, needs_pipeline
 
 
 def test_fault_spec() -> None:

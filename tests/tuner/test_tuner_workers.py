@@ -17,11 +17,12 @@ import pytest
 from optuna.storages import JournalStorage, RDBStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
-from support import cli_command, cli_env, needs_pipeline, write_tuner_files
 
 from tuner import liveness
 from tuner.liveness import fail_dead_trials, is_dead, this_worker
 from tuner.storage import network_filesystem, retry_callback
+
+from support import cli_command, cli_env, needs_pipeline, write_tuner_files
 
 
 def _flock_waiters(path: Path) -> int:

@@ -11,8 +11,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from support import REPO, iree_opt, require_iree_opt
-from support.linalg_forms import ALL_PROPERTIES, MAP_REDUCE, PACK_FORMS, SOFTMAX_TENSOR
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
@@ -25,6 +23,9 @@ from xdsl.ir import Operation
 import xlinalg
 from xlinalg.coverage.linalg_samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
 from xlinalg.errors import ParseFailure
+
+from support import REPO, iree_opt, require_iree_opt
+from support.linalg_forms import ALL_PROPERTIES, MAP_REDUCE, PACK_FORMS, SOFTMAX_TENSOR
 
 
 def _iree(text: str, *flags: str) -> str:

@@ -10,13 +10,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import REPO, needs_iree, run_iree_opt
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 import xlinalg
 from tuner.export import export_schedule
 from xlinalg.dialects.transform.structured_pack import PackOp
 from xlinalg.transforms.transform.static_params import fold_static_params
+
+from support import REPO, needs_iree, run_iree_opt
 
 TESTED_OPS = ["transform.structured.pack"]
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree
-from support.transform import LOOP, MATMUL, MATMUL_SHAPES, script, upstream
 
 import xlinalg
+
+from support import needs_iree
+from support.transform import LOOP, MATMUL, MATMUL_SHAPES, script, upstream
 
 pytestmark = needs_iree
 

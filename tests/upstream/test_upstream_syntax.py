@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from support import REPO, iree_opt, needs_iree
-
 import xlinalg
+
+from support import REPO, iree_opt, needs_iree
 
 pytestmark = needs_iree
 

@@ -12,12 +12,13 @@ import re
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 import xlinalg
 from xlinalg.errors import VerifyFailure
+
+from support import iree_opt, needs_iree
 
 TRUNCI = """func.func @trunc(%a: i32) -> (i8, i16, i8) {
   %0 = arith.trunci %a overflow<nsw, nuw> : i32 to i8

@@ -1,13 +1,13 @@
 """The case lists the `iree_linalg_ext` tests parametrize over, and the coverage rows read from them.
 
 - parse: `SAMPLES` (`samples.py`): every sample round-trips through our printer/parser
-  (`tests/test_linalg_ext_ops.py::test_round_trip`); `+iree` when the sample is also
+  (`tests/dialects/iree_linalg_ext/test_linalg_ext_ops.py::test_round_trip`); `+iree` when the sample is also
   printed by IREE 3.13's `iree-opt` and parsed back (`test_iree_opt_accepts_what_we_print`),
   `,not-iree` when iree-opt 3.13 does not know the op (`test_iree_opt_does_not_know_the_other_ops`);
 - verify: `VERIFY_CASES` (function arguments, body, message), one per verifier rule
   (`test_verifier_messages`);
 - run / tiled: the `*_CASES` / `*_TILES` lists of the execution tests
-  (`tests/test_linalg_ext_exec.py`, `_layout.py`, `_attention.py`): each entry is compiled
+  (`tests/dialects/iree_linalg_ext/test_linalg_ext_exec.py`, `_layout.py`, `_attention.py`): each entry is compiled
   and checked against NumPy, tiled when its tile sizes are not None. `EXEC` maps an op to
   the element type of those kernels and its lists (the tests' kernels are f32).
 - generalize: these ops have no generic form ("-").
@@ -484,7 +484,7 @@ PACK_TILES: list[list[int] | None] = [[2, 3], [0, 5], [3, 0]]
 UNPACK_TILES: list[list[int] | None] = [[16, 5], [0, 10], [8, 0], [6, 0], [5, 3]]
 
 #: (op, tile sizes) of the tensor kernels tiled with non-dividing sizes
-#: (`tests/test_tiling_interface_ext_tensors.py`)
+#: (`tests/dialects/iree_linalg_ext/test_tiling_interface_ext_tensors.py`)
 TENSOR_TILED_CASES: list[tuple[str, list[int]]] = [
     ("sort", [2, 0]),
     ("scan", [0, 2]),
@@ -514,13 +514,13 @@ FORALL_CASES: list[tuple[str, str]] = [
     ("fft", "num_threads [2]"),
 ]
 
-#: (op, element type) of `tests/test_linalg_ext_dtypes.py::test_dtype`: each kernel tiled
+#: (op, element type) of `tests/dialects/iree_linalg_ext/test_linalg_ext_dtypes.py::test_dtype`: each kernel tiled
 #: with non-dividing sizes, compiled and checked against NumPy
 DTYPE_CASES: list[tuple[str, str]] = [
     (op, t) for op in ("sort", "scan", "reverse", "topk", "scatter") for t in ("f16", "f64", "i32")
 ]
 
-#: (op, element type) of `tests/test_linalg_ext_dtypes_float.py::test_dtype`: each kernel
+#: (op, element type) of `tests/dialects/iree_linalg_ext/test_linalg_ext_dtypes_float.py::test_dtype`: each kernel
 #: compiled untiled and tiled with non-dividing sizes and checked against NumPy
 MORE_DTYPE_CASES: list[tuple[str, str]] = (
     [("attention", t) for t in ("f16", "bf16", "f64")]
@@ -537,13 +537,13 @@ MORE_DTYPE_CASES: list[tuple[str, str]] = (
     ]
 )
 
-#: (op, element type) of `tests/test_linalg_ext_encoding_default.py`: kernels holding encoding
+#: (op, element type) of `tests/transforms/iree_linalg_ext/test_linalg_ext_encoding_default.py`: kernels holding encoding
 #: ops, compiled without a schedule (materialized with the host's tiles) and run vs NumPy
 ENCODING_RUN_CASES: list[tuple[str, str]] = [
     (op, t) for op in ("set_encoding", "unset_encoding") for t in ("f16", "f32", "f64", "i32")
 ] + [("upper_bound_tile_size", "f32")]
 
-#: (op, element type) of `tests/test_linalg_ext_encoding.py::test_encodings_tile_after_materialization`:
+#: (op, element type) of `tests/transforms/iree_linalg_ext/test_linalg_ext_encoding.py::test_encodings_tile_after_materialization`:
 #: set/unset_encoding have no tiling interface (nor in IREE 3.13), they are tiled after
 #: materialization, as the pack / mmt4d / unpack they become; upper_bound_tile_size folds
 #: to constants (nothing to tile)
@@ -616,7 +616,7 @@ def coverage_rows() -> list[CoverageRow]:
     for name in sorted(set(parsed) | set(rules) | set(EXEC)):
         # Without `+iree`: IREE 3.13 does not register the op (pack/unpack moved to linalg,
         # set/unset_encoding to iree_encoding, reverse removed), checked op by op in
-        # tests/test_linalg_ext_ops.py::test_iree_opt_does_not_know_the_other_ops.
+        # tests/dialects/iree_linalg_ext/test_linalg_ext_ops.py::test_iree_opt_does_not_know_the_other_ops.
         parse = "-" if name not in parsed else ("yes+iree" if parsed[name] else NOT_IREE)
         elt, tiles = EXEC.get(name, ("", []))
         more = {t for op, t in DTYPE_CASES + MORE_DTYPE_CASES if op == name}

@@ -1,7 +1,7 @@
 """The case lists the tests of the hand-written linalg ops parametrize over, and their coverage rows.
 
 - verify: `*_VERIFY_CASES` ((op text, message), one per verifier rule), the parametrization
-  of the verifier tests of `tests/test_linalg_map_reduce.py`, `test_linalg_softmax.py`,
+  of the verifier tests of `tests/dialects/linalg/test_linalg_map_reduce.py`, `test_linalg_softmax.py`,
   `test_linalg_pack.py`, `test_linalg_winograd.py`; a case counts for the op it spells;
 - run: `MAP_REDUCE_DTYPES` (element type, add op), the parametrization of
   `test_linalg_map_reduce.py::test_dtypes`, plus `RUN_CASES`: test -> (op, element type)

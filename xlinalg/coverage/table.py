@@ -9,7 +9,7 @@ Every column of a table op is read from the case lists of
   compared with upstream's (maps, iterators, payload ops, values); `,not-iree` for the
   28 ops IREE 3.13's `iree-opt` does not register (`samples.NOT_UPSTREAM`: the 6 legacy
   ops, `select` and the 21 named unary/binary elementwise ops), which
-  `tests/test_linalg_not_upstream.py` checks op by op (iree-opt: "custom op
+  `tests/dialects/linalg/test_linalg_not_upstream.py` checks op by op (iree-opt: "custom op
   'linalg.<name>' is unknown"): those round-trip through our parser and printer only;
 - verify: how many verifier rules are tested with their message (`verify_cases`);
 - generalize: element types in which generalize ≡ named was evaluated (`GENERALIZE_CASES`);

@@ -14,7 +14,7 @@ visits, to a fixpoint (an erased op's operands are visited again): a structured 
 is erased rather than lowered when it is dead when visited, which, as its users all
 come after it, means dead in the input; the other dead ops are erased by one
 worklist pass at the end (removing dead ops is confluent, so the order does not
-matter). `tests/test_scf_to_cf.py` checks that the cf-level IR is the walker's, op
+matter). `tests/lowering/test_scf_to_cf.py` checks that the cf-level IR is the walker's, op
 for op and block for block, on the tuned templates' kernels and on nested
 for/if/index_switch/while. `scf.while` is lowered first by
 `convert-scf-while-to-cf`, as before.

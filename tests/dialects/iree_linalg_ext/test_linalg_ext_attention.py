@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import xlinalg
+from xlinalg.coverage.linalg_ext_cases import ATTENTION_CASES
+from xlinalg.reference.function import run_function
+
 from support import REPO
 from support.linalg_ext import (
     SCALE,
@@ -18,10 +23,6 @@ from support.linalg_ext import (
     softmax_attention,
     tile_schedule,
 )
-
-import xlinalg
-from xlinalg.coverage.linalg_ext_cases import ATTENTION_CASES
-from xlinalg.reference.function import run_function
 
 RNG = np.random.default_rng(11)
 F32 = np.float32

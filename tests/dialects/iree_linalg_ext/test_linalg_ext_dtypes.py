@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.linalg_ext import tile_schedule
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import DTYPE_CASES, exercised
+
+from support.linalg_ext import tile_schedule
 
 RNG = np.random.default_rng(41)
 NP = {"f16": np.float16, "f64": np.float64, "i32": np.int32}

@@ -15,11 +15,12 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from support.linalg_ext import bit_reverse, conv_nhwc_hwcf, fft_src, pack_formula, tile_schedule
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import MORE_DTYPE_CASES, exercised
 from xlinalg.reference.compare import compare
+
+from support.linalg_ext import bit_reverse, conv_nhwc_hwcf, fft_src, pack_formula, tile_schedule
 
 RNG = np.random.default_rng(23)
 NP = {

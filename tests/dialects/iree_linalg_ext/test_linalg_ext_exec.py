@@ -5,16 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.linalg_ext import (
-    SCATTER_1D,
-    SORT,
-    bit_reverse,
-    fft_src,
-    run_both,
-    scan_src,
-    tile_schedule,
-    topk_src,
-)
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import (
@@ -25,6 +15,17 @@ from xlinalg.coverage.linalg_ext_cases import (
     SCATTER_TILES,
     SORT_TILES,
     TOPK_CASES,
+)
+
+from support.linalg_ext import (
+    SCATTER_1D,
+    SORT,
+    bit_reverse,
+    fft_src,
+    run_both,
+    scan_src,
+    tile_schedule,
+    topk_src,
 )
 
 RNG = np.random.default_rng(7)

@@ -6,6 +6,10 @@ from __future__ import annotations
 import math
 
 import pytest
+
+import xlinalg
+from tuner.schedule_db import entry_path, op_signature
+
 from support.linalg_ext import (
     SCATTER_1D,
     SORT,
@@ -19,9 +23,6 @@ from support.linalg_ext import (
     scan_src,
     topk_src,
 )
-
-import xlinalg
-from tuner.schedule_db import entry_path, op_signature
 
 
 def test_attention_counts_its_two_matmuls() -> None:

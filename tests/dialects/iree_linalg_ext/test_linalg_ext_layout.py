@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.linalg_ext import conv_nhwc_hwcf, pack_formula, run_both, tile_schedule
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import PACK_TILES, UNPACK_TILES, WINOGRAD_CASES
 from xlinalg.reference.function import run_function
+
+from support.linalg_ext import conv_nhwc_hwcf, pack_formula, run_both, tile_schedule
 
 RNG = np.random.default_rng(3)
 F32 = np.float32

@@ -8,7 +8,6 @@ import re
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import VERIFY_CASES
@@ -16,6 +15,8 @@ from xlinalg.coverage.linalg_ext_samples import SAMPLES
 from xlinalg.coverage.rows import NOT_IREE
 from xlinalg.coverage.table import coverage_rows
 from xlinalg.errors import XlinalgError
+
+from support import needs_iree, run_iree_opt
 
 CASES = SAMPLES
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
-from support.linalg_ext import fuse_schedule
-from support.linalg_ext_tensors import KERNELS, inputs
 from xdsl.dialects import func
 from xdsl.rewriter import InsertPoint
 
 import xlinalg
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder
+
+from support import iree_opt, needs_iree
+from support.linalg_ext import fuse_schedule
+from support.linalg_ext_tensors import KERNELS, inputs
 
 CASES = [
     # (op, offsets, sizes): whole-computed dims cut (t×t, h/w, indexed dims) and not

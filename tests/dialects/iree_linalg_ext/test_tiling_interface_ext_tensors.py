@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
-from support.linalg_ext import tile_schedule
-from support.linalg_ext_tensors import F32, KERNELS, RNG, inputs
-from support.tiling import same_types, skeleton
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import FORALL_CASES, TENSOR_TILED_CASES
 from xlinalg.reference.function import run_function
+
+from support import iree_opt, needs_iree
+from support.linalg_ext import tile_schedule
+from support.linalg_ext_tensors import F32, KERNELS, RNG, inputs
+from support.tiling import same_types, skeleton
 
 ANY = "!transform.any_op"
 

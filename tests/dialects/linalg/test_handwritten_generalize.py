@@ -8,12 +8,13 @@ and loop lowerings (run/tiled columns). The op list is `handwritten_cases.NOT_GE
 from __future__ import annotations
 
 import pytest
-from support import iree_opt, needs_iree
-from support.handwritten import CASES, kernel_text
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import NOT_GENERALIZABLE, exercised
 from xlinalg.errors import TransformFailure
+
+from support import iree_opt, needs_iree
+from support.handwritten import CASES, kernel_text
 
 _ONE_PER_OP = {c.op: c for c in reversed(CASES) if c.dtype == "f32"}
 

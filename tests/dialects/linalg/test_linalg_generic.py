@@ -16,8 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
-from support.linalg_forms import ALL_PROPERTIES, K, M, N, generic_function
 from xdsl.context import Context
 from xdsl.printer import Printer
 
@@ -39,6 +37,9 @@ from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
 from xlinalg.reference.function import run_function
 from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass
+
+from support import iree_opt, needs_iree
+from support.linalg_forms import ALL_PROPERTIES, K, M, N, generic_function
 
 TILES = "[2, 2, 3]", "[2, 2]"
 

@@ -6,8 +6,6 @@ import re
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
-from support.linalg_forms import MAP_REDUCE
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import (
@@ -24,6 +22,9 @@ from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
 from xlinalg.transforms.linalg.generalize import generalize
+
+from support import iree_opt, needs_iree
+from support.linalg_forms import MAP_REDUCE
 
 
 def _ops(module, cls):

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.coverage.linalg_samples import NOT_UPSTREAM, TABLE_OPS, dtypes_of, sample
+
+from support import needs_iree, run_iree_opt
 
 
 def test_the_not_upstream_ops_are_the_documented_28() -> None:

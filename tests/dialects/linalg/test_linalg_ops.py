@@ -7,7 +7,6 @@ from io import StringIO
 
 import numpy as np
 import pytest
-from support.linalg_table import TABLE_NAMES
 from xdsl.dialects import builtin
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, Operation
@@ -29,6 +28,8 @@ from xlinalg.dialects.linalg import (
 from xlinalg.dialects.linalg.op_table import Indices, Rule
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.named import evaluate_named
+
+from support.linalg_table import TABLE_NAMES
 
 CTX = make_context()
 

@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import iree_opt, needs_iree
-from support.linalg_forms import PACK_FORMS
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import (
@@ -23,6 +21,9 @@ from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
 from xlinalg.reference.linalg_misc import pack, unpack
+
+from support import iree_opt, needs_iree
+from support.linalg_forms import PACK_FORMS
 
 
 def test_round_trip() -> None:

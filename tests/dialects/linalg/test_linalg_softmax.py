@@ -6,8 +6,6 @@ import re
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
-from support.linalg_forms import SOFTMAX_MEMREF, SOFTMAX_TENSOR
 from xdsl.rewriter import Rewriter
 
 import xlinalg
@@ -22,6 +20,9 @@ from xlinalg.dialects.linalg.softmax import SoftmaxOp
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
 from xlinalg.reference.linalg_misc import softmax
+
+from support import iree_opt, needs_iree
+from support.linalg_forms import SOFTMAX_MEMREF, SOFTMAX_TENSOR
 
 
 def test_round_trip() -> None:

@@ -14,7 +14,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
@@ -38,6 +37,8 @@ from xlinalg.reference.function import run_function
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
 from xlinalg.transforms.linalg.generalize import generalize
+
+from support import iree_opt, needs_iree
 
 KINDS = ("memref", "tensor", "dynamic")
 

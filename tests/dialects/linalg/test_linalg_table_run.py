@@ -5,13 +5,14 @@ support/linalg_table.py, test_linalg_table_run_*.py)."""
 from __future__ import annotations
 
 import pytest
-from support.linalg_table import RUN_GROUPS, check_all, check_function, expected_count
 
 import xlinalg
 from xlinalg.backend.jit import JitModule
 from xlinalg.coverage.linalg_samples import MIXED_CASES, sample
 from xlinalg.dialects.linalg import NamedStructuredOp
 from xlinalg.lowering.pipeline import lower_to_llvm
+
+from support.linalg_table import RUN_GROUPS, check_all, check_function, expected_count
 
 
 @pytest.mark.slow

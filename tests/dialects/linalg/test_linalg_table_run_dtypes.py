@@ -4,6 +4,7 @@ element type) and checked against the NumPy reference."""
 from __future__ import annotations
 
 import pytest
+
 from support.linalg_table import RUN_GROUPS, check_all, expected_count
 
 

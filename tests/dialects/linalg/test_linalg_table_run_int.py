@@ -5,6 +5,7 @@ with unsigned semantics: the operands include negative bit patterns)."""
 from __future__ import annotations
 
 import pytest
+
 from support.linalg_table import RUN_GROUPS, check_all, expected_count
 
 

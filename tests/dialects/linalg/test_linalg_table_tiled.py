@@ -8,6 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import xlinalg
+from xlinalg.backend.jit import JitModule
+from xlinalg.coverage.linalg_samples import sample
+from xlinalg.dialects.linalg import NamedStructuredOp
+from xlinalg.lowering.pipeline import lower_to_llvm
+
 from support.linalg_table import (
     TILED_GROUPS,
     check_all,
@@ -15,12 +22,6 @@ from support.linalg_table import (
     operands_for,
     tiling_schedule,
 )
-
-import xlinalg
-from xlinalg.backend.jit import JitModule
-from xlinalg.coverage.linalg_samples import sample
-from xlinalg.dialects.linalg import NamedStructuredOp
-from xlinalg.lowering.pipeline import lower_to_llvm
 
 
 @pytest.mark.slow

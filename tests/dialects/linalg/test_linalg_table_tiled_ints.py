@@ -4,6 +4,7 @@ equal to the untiled NumPy reference (helpers: support/linalg_table.py)."""
 from __future__ import annotations
 
 import pytest
+
 from support.linalg_table import TILED_GROUPS, check_all, expected_count
 
 

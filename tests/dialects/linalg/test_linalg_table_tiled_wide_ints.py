@@ -4,6 +4,7 @@ i32, compiled and equal to the untiled NumPy reference (helpers: support/linalg_
 from __future__ import annotations
 
 import pytest
+
 from support.linalg_table import TILED_GROUPS, check_all, expected_count
 
 

@@ -6,7 +6,6 @@ import re
 
 import numpy as np
 import pytest
-from support import iree_opt, needs_iree
 
 import xlinalg
 from xlinalg.coverage.linalg_handwritten_cases import (
@@ -20,6 +19,8 @@ from xlinalg.dialects.linalg.winograd_matrices import FMR_CASES, winograd_matric
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
 from xlinalg.reference.linalg_misc import winograd_filter, winograd_input, winograd_output
+
+from support import iree_opt, needs_iree
 
 FORMS = """\
 func.func @w(%f: tensor<2x3x3x5xf32>, %fo: tensor<6x6x5x2xf32>, %i: tensor<2x10x10x5xf32>, %io: tensor<6x6x2x2x2x5xf32>, %v: tensor<6x6x2x2x2x2xf32>, %o: tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32> {

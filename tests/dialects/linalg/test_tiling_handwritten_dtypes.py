@@ -16,7 +16,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from support.handwritten import CASES, Case, case_schedule, kernel_text
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
@@ -33,6 +32,8 @@ from xlinalg.dialects.linalg.casting import named_scalar_type
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference.compare import compare
+
+from support.handwritten import CASES, Case, case_schedule, kernel_text
 
 TILED_KEY = "test_tiling_handwritten_dtypes.py::test_tiled_in_every_element_type"
 RUN_KEY = "test_tiling_handwritten_dtypes.py::test_untiled_in_every_element_type"

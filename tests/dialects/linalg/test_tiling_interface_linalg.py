@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import xlinalg
+from xlinalg.coverage.linalg_handwritten_cases import TILED_CASES, exercised
+
 from support import iree_opt, needs_iree
 from support.handwritten import CASES, Case, case_schedule, kernel_text
 from support.linalg_ext import tile_schedule
 from support.tiling import same_types, skeleton
-
-import xlinalg
-from xlinalg.coverage.linalg_handwritten_cases import TILED_CASES, exercised
 
 RNG = np.random.default_rng(31)
 TEST = "test_tiling_interface_linalg.py::test_tiled_matches_numpy"

@@ -4,11 +4,12 @@ checked with iree-opt): a later use of the handle is reported, naming the op."""
 from __future__ import annotations
 
 import pytest
-from support import needs_iree, run_iree_opt
-from support.transform import apply, schedule
 
 import xlinalg
 from xlinalg.errors import TransformFailure
+
+from support import needs_iree, run_iree_opt
+from support.transform import apply, schedule
 
 TESTED_OPS = [
     "transform.structured.vectorize",

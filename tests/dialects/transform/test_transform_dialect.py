@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from support import require_iree_opt, run_iree_opt
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
@@ -18,6 +17,8 @@ from xlinalg.dialects.transform import (
 )
 from xlinalg.errors import KnobError
 from xlinalg.transforms.transform.knobs import Knob, list_knobs, resolve_knobs
+
+from support import require_iree_opt, run_iree_opt
 
 # ops whose tests live in this file (read by xlinalg.coverage.transform)
 TESTED_OPS = [

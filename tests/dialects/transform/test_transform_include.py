@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure, VerifyFailure
+
+from support import needs_iree, run_iree_opt
 
 TESTED_OPS = ["transform.include", "transform.named_sequence"]
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import io
 
 import pytest
-from support import needs_iree, run_iree_opt
 from xdsl.printer import Printer
 
 import xlinalg
 from xlinalg.dialects.transform.patterns import ApplyRegisteredPassOp, ParamOperandAttr
 from xlinalg.errors import XlinalgError
+
+from support import needs_iree, run_iree_opt
 
 TESTED_OPS = ["transform.apply_registered_pass"]
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import needs_iree, run_iree_opt
-from support.tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
-from support.tensors import READ_AFTER_OVERWRITE, bufferize
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
@@ -15,6 +12,10 @@ import xlinalg
 from xlinalg.dialects.context import make_context
 from xlinalg.lowering.pipeline import generalize_named_ops
 from xlinalg.transforms.bufferization import OneShotBufferizePass
+
+from support import needs_iree, run_iree_opt
+from support.tensors import FILL_MATMUL_TENSOR as FILL_MATMUL
+from support.tensors import READ_AFTER_OVERWRITE, bufferize
 
 
 def count(module: ModuleOp, name: str) -> int:

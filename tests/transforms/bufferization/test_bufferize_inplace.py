@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 from xdsl.context import Context
 from xdsl.dialects import memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
@@ -15,6 +14,8 @@ from xdsl.ir import Operation
 
 import xlinalg
 from xlinalg.transforms.bufferization import OneShotBufferizePass
+
+from support import REPO
 
 SPACE = (REPO / "search_spaces" / "elementwise_fusion.mlir").read_text()
 CHAIN = (REPO / "examples" / "elementwise_chain.mlir").read_text()

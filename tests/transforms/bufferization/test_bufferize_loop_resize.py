@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.tensors import bufferize
 from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, SSAValue
 
 import xlinalg
+
+from support.tensors import bufferize
 
 
 def _for_function(body: str, yielded: str) -> str:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.tensors import bufferize
 
 import xlinalg
+
+from support.tensors import bufferize
 
 SWAP = """
 func.func @f(%x: tensor<5xf32>, %y: tensor<5xf32>, %n: index) -> (tensor<5xf32>, tensor<5xf32>) {

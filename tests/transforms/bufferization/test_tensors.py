@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import xlinalg
+from xlinalg.errors import XlinalgError
+
 from support.tensors import (
     FILL_MATMUL_MEMREF,
     FILL_MATMUL_TENSOR,
@@ -11,9 +15,6 @@ from support.tensors import (
     PAD_CONV_TENSOR,
     READ_AFTER_OVERWRITE,
 )
-
-import xlinalg
-from xlinalg.errors import XlinalgError
 
 MATMUL_TENSOR = """
 func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {

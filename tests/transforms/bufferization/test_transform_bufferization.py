@@ -8,10 +8,11 @@ import re
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure, VerifyFailure
+
+from support import IREE_OPT, needs_iree, run_iree_opt
 
 TESTED_OPS = [
     "transform.bufferization.empty_tensor_to_alloc_tensor",

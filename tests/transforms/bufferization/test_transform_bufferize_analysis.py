@@ -5,13 +5,14 @@ bufferizer takes; a single-op target is a silenceable failure as upstream."""
 from __future__ import annotations
 
 import pytest
-from support import needs_iree
-from support.tensors import ANALYSIS_PAYLOAD
-from support.transform import schedule, upstream_output
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.bufferization.markers import INPLACE_ATTR
+
+from support import needs_iree
+from support.tensors import ANALYSIS_PAYLOAD
+from support.transform import schedule, upstream_output
 
 TESTED_OPS = ["transform.bufferization.one_shot_bufferize"]
 

@@ -8,9 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import needs_iree
-from support.tensors import ANALYSIS_PAYLOAD
-from support.transform import schedule, upstream_output
 
 import xlinalg
 from xlinalg.transforms.bufferization.markers import (
@@ -20,6 +17,10 @@ from xlinalg.transforms.bufferization.markers import (
     INPLACE_ATTR,
     RESULT_ALIASES_ATTR,
 )
+
+from support import needs_iree
+from support.tensors import ANALYSIS_PAYLOAD
+from support.transform import schedule, upstream_output
 
 TESTED_OPS = ["transform.bufferization.one_shot_bufferize"]
 

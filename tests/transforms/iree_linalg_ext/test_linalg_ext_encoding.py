@@ -7,8 +7,6 @@ import re
 
 import numpy as np
 import pytest
-from support import IREE_OPT, iree_opt
-from support.encoding import KNOBS, SPACE, SRC, K, M, N, enc
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import ENCODING_TILED_CASES
@@ -16,6 +14,9 @@ from xlinalg.dialects.context import make_context
 from xlinalg.errors import XlinalgError
 from xlinalg.reference.function import run_function
 from xlinalg.transforms.iree_linalg_ext.materialize_encoding import MaterializeEncodingPass
+
+from support import IREE_OPT, iree_opt
+from support.encoding import KNOBS, SPACE, SRC, K, M, N, enc
 
 
 @pytest.mark.parametrize("tiles", [(8, 8, 4), (4, 16, 2), (13, 11, 7)])

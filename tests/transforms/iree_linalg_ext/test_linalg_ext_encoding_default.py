@@ -10,13 +10,14 @@ import re
 
 import numpy as np
 import pytest
-from support.encoding import KNOBS, SPACE, SRC, enc
 
 import xlinalg
 from xlinalg.coverage.linalg_ext_cases import ENCODING_RUN_CASES, exercised
 from xlinalg.errors import XlinalgError
 from xlinalg.host import host_has_feature
 from xlinalg.transforms.iree_linalg_ext.materialize_encoding import host_tile_sizes
+
+from support.encoding import KNOBS, SPACE, SRC, enc
 
 RNG = np.random.default_rng(5)
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32}

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.conv import DIRECT, DIRECT_CASES, conv_payload, numpy_conv_nhwc
-from support.transform import apply, fails, schedule
 
 import xlinalg
+
+from support.conv import DIRECT, DIRECT_CASES, conv_payload, numpy_conv_nhwc
+from support.transform import apply, fails, schedule
 
 TESTED_OPS = ["transform.structured.vectorize", "transform.structured.decompose"]
 

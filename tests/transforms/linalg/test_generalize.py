@@ -6,7 +6,6 @@ import zlib
 
 import numpy as np
 import pytest
-from support.linalg_table import TABLE_NAMES
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -17,6 +16,8 @@ from xlinalg.errors import TransformFailure
 from xlinalg.reference.generic import evaluate_generic
 from xlinalg.reference.named import evaluate_named
 from xlinalg.transforms.linalg.generalize import LinalgGeneralizeNamedOpsPass, generalize
+
+from support.linalg_table import TABLE_NAMES
 
 CTX = make_context()
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.conv import numpy_conv_nhwc
-from support.transform import apply, fails, schedule
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
+
+from support import needs_iree, run_iree_opt
+from support.conv import numpy_conv_nhwc
+from support.transform import apply, fails, schedule
 
 TESTED_OPS = ["transform.structured.convert_conv2d_to_img2col"]
 

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects import func
+from xdsl.ir.affine import AffineMap
+
+from xlinalg.dialects.linalg import GenericOp, IndexOp
+from xlinalg.errors import TransformFailure
+from xlinalg.transforms.linalg.interchange import interchange
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
+
 from support import needs_iree, run_iree_opt
 from support import parse_module as parse
 from support.tiling import (
@@ -13,13 +21,6 @@ from support.tiling import (
     reparse,
     the_op,
 )
-from xdsl.dialects import func
-from xdsl.ir.affine import AffineMap
-
-from xlinalg.dialects.linalg import GenericOp, IndexOp
-from xlinalg.errors import TransformFailure
-from xlinalg.transforms.linalg.interchange import interchange
-from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 INDEXED = """
 #a = affine_map<(d0, d1, d2) -> (d0, d1, d2)>

@@ -7,8 +7,6 @@ test_lowering_pipeline.py.
 from __future__ import annotations
 
 import pytest
-from support import parse_module as parse
-from support.lowering import DOT, MATMUL, assert_dominance
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -18,6 +16,9 @@ from xlinalg.dialects.linalg import GenericOp, IndexOp
 from xlinalg.errors import LoweringError
 from xlinalg.lowering.pipeline import lower_to_loops, lower_to_scf
 from xlinalg.transforms.linalg.to_loops import ConvertLinalgToLoopsPass, hoist_start
+
+from support import parse_module as parse
+from support.lowering import DOT, MATMUL, assert_dominance
 
 
 def ops_named(module: ModuleOp, name: str) -> list[Operation]:

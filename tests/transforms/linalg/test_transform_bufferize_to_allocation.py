@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, parse_module
-from support.fusion import same_tensor_results, untransformed
-from support.transform import apply, fails, schedule, upstream
 from xdsl.dialects import memref, tensor
 
 import xlinalg
@@ -20,6 +17,10 @@ from xlinalg.errors import XlinalgError
 from xlinalg.interpreter import apply_schedule
 from xlinalg.interpreter import parse_module as parse_schedule
 from xlinalg.transforms.bufferization.materialize import lower_materializations
+
+from support import needs_iree, parse_module
+from support.fusion import same_tensor_results, untransformed
+from support.transform import apply, fails, schedule, upstream
 
 TESTED_OPS = ["transform.structured.bufferize_to_allocation"]
 

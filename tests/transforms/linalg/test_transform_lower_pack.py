@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree
-from support.transform import apply, schedule, upstream
 
 import xlinalg
+
+from support import needs_iree
+from support.transform import apply, schedule, upstream
 
 TESTED_OPS = ["transform.structured.lower_pack", "transform.structured.lower_unpack"]
 

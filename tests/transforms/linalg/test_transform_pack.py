@@ -8,14 +8,15 @@ import re
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
-from support.transform import script, upstream
 
 import xlinalg
 from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.errors import TransformFailure, XlinalgError
 from xlinalg.interpreter import parse_module
+
+from support import IREE_OPT, needs_iree
+from support.transform import script, upstream
 
 TESTED_OPS = [
     "transform.structured.pack",

@@ -10,10 +10,6 @@ import functools
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.fusion import count, same_tensor_results, untransformed
-from support.pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
-from support.transform import apply, fails, schedule, script, upstream
 from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp
 
@@ -21,6 +17,11 @@ import xlinalg
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp
 from xlinalg.dialects.linalg import CopyOp, MatmulOp, TransposeOp
 from xlinalg.errors import XlinalgError
+
+from support import needs_iree, run_iree_opt
+from support.fusion import count, same_tensor_results, untransformed
+from support.pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
+from support.transform import apply, fails, schedule, script, upstream
 
 TESTED_OPS = ["transform.structured.pad", "transform.structured.hoist_pad"]
 

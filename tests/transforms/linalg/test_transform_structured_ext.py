@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import IREE_OPT, run_iree_opt
-from support.transform import apply, fails, same_results, schedule
 
 # the helpers shared by the transform-op tests
 import xlinalg
 from xlinalg.interpreter import parse_module
 from xlinalg.transforms.tiling.multitile import multitile_sizes
+
+from support import IREE_OPT, run_iree_opt
+from support.transform import apply, fails, same_results, schedule
 
 TESTED_OPS = [
     "transform.structured.split",

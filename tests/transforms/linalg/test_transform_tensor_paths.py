@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from support import IREE_OPT, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure
+
+from support import IREE_OPT, run_iree_opt
 
 TESTED_OPS = [
     "transform.structured.split_reduction",

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import REPO
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
+
+from support import REPO
 
 TESTED_OPS = [
     "transform.structured.vectorize",

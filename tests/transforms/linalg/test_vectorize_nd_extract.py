@@ -10,11 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree, run_iree_opt
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
 from xlinalg.host import host_has_feature
+
+from support import IREE_OPT, needs_iree, run_iree_opt
 
 TESTED_OPS = [
     "transform.structured.vectorize",

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.conv import DIRECT, DIRECT_CASES, conv_payload, numpy_conv_nhwc
 from xdsl.context import Context
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.bufferization import OneShotBufferizePass
+
+from support import needs_iree, run_iree_opt
+from support.conv import DIRECT, DIRECT_CASES, conv_payload, numpy_conv_nhwc
 
 TESTED_OPS = [
     "transform.structured.vectorize",

@@ -9,13 +9,14 @@ import re
 
 import numpy as np
 import pytest
-from support import REPO, load_script
-from support.payloads import bmm_payload
 from xdsl.dialects import scf
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.scf.prefetch import prefetch_next_iteration
+
+from support import REPO, load_script
+from support.payloads import bmm_payload
 
 bench_templates = load_script("bench_templates")
 

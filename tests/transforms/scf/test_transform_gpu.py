@@ -11,7 +11,6 @@ import re
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree, require_iree_opt, run_iree_opt
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region
@@ -21,6 +20,8 @@ import xlinalg
 from xlinalg.dialects.gpu import LaunchOp
 from xlinalg.errors import TransformFailure, VerifyFailure
 from xlinalg.ir.affine_utils import IndexBuilder
+
+from support import IREE_OPT, needs_iree, require_iree_opt, run_iree_opt
 
 TESTED_OPS = ["transform.gpu.map_forall_to_blocks", "transform.gpu.map_nested_forall_to_threads"]
 

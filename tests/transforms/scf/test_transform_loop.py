@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.transform import LOOP, MATMUL, MATMUL_SHAPES, apply, fails, same_results, schedule
 from xdsl.dialects import scf
 
 import xlinalg
 from xlinalg.interpreter import parse_module
 from xlinalg.transforms.affine import simplify_bounds
 from xlinalg.transforms.scf.software_pipeline import schedule_loop
+
+from support import needs_iree, run_iree_opt
+from support.transform import LOOP, MATMUL, MATMUL_SHAPES, apply, fails, same_results, schedule
 
 TESTED_OPS = [
     "transform.loop.get_parent_for",

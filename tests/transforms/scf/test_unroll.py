@@ -6,6 +6,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects.builtin import ModuleOp
+
+from xlinalg.errors import TransformFailure
+from xlinalg.reference.function import run_function
+from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
+from xlinalg.transforms.scf.unroll import static_trip_count, unroll_for
+from xlinalg.transforms.tiling.tile_using_for import tile_using_for
+
 from support import parse_module as parse
 from support.tiling import (
     IOTA,
@@ -16,14 +25,6 @@ from support.tiling import (
     reparse,
     the_op,
 )
-from xdsl.dialects import affine, arith, func, memref, scf
-from xdsl.dialects.builtin import ModuleOp
-
-from xlinalg.errors import TransformFailure
-from xlinalg.reference.function import run_function
-from xlinalg.transforms.scf.canonicalize_loops import canonicalize_loops
-from xlinalg.transforms.scf.unroll import static_trip_count, unroll_for
-from xlinalg.transforms.tiling.tile_using_for import tile_using_for
 
 
 def sum_loop(lb: str, ub: str, step: str) -> str:

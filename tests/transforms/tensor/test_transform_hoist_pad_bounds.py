@@ -9,12 +9,13 @@ import subprocess
 
 import numpy as np
 import pytest
+
+import xlinalg
+
 from support import needs_iree, run_iree_opt
 from support.pad import ANY, MATCH, MATMUL, MATMUL_SHAPES, THREE, VALUES
 from support.transform import apply, schedule
 from support.transform import script as wrap
-
-import xlinalg
 
 TESTED_OPS = ["transform.structured.hoist_pad"]
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.tiling import MATCH, SPEC_PAYLOAD
-from support.transform import apply, fails, schedule
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
+
+from support.tiling import MATCH, SPEC_PAYLOAD
+from support.transform import apply, fails, schedule
 
 TESTED_OPS = ["transform.structured.tile_reduction_using_forall"]
 

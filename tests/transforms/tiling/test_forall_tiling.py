@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import IREE_OPT, iree_opt, needs_iree, run_iree_opt
-from support.transform import apply, fails, same_results, schedule
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.errors import XlinalgError
+
+from support import IREE_OPT, iree_opt, needs_iree, run_iree_opt
+from support.transform import apply, fails, same_results, schedule
 
 TESTED_OPS = [
     "transform.structured.tile_using_forall",

@@ -11,6 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import SSAValue
+
+from xlinalg.dialects.linalg import GenericOp
+from xlinalg.errors import TransformFailure
+from xlinalg.transforms.tiling.tile_using_for import TilingResult, tile_using_for
+
 from support import parse_module as parse
 from support.tiling import (
     DYNAMIC_MM,
@@ -27,13 +35,6 @@ from support.tiling import (
     run_func,
     the_op,
 )
-from xdsl.dialects import affine, arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import SSAValue
-
-from xlinalg.dialects.linalg import GenericOp
-from xlinalg.errors import TransformFailure
-from xlinalg.transforms.tiling.tile_using_for import TilingResult, tile_using_for
 
 
 def test_static_non_dividing_tiles_structure_and_numerics() -> None:

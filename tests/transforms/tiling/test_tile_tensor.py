@@ -6,13 +6,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.tensors import PAD_CONV_TENSOR
 from xdsl.dialects.builtin import ModuleOp
 
 import xlinalg
 from xlinalg.errors import TransformFailure
 from xlinalg.transforms.tiling.tile_using_for import tile_using_for
+
+from support import needs_iree, run_iree_opt
+from support.tensors import PAD_CONV_TENSOR
 
 
 def schedule(op: str, sizes: str, loops: int, interchange: str = "") -> str:

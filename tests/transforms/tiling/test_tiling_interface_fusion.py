@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.linalg_ext import fuse_schedule, softmax_attention
-from support.linalg_ext_tensors import KERNELS, inputs
 from xdsl.dialects import func
 from xdsl.rewriter import InsertPoint
 
@@ -16,6 +14,9 @@ import xlinalg
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder
 from xlinalg.reference.function import run_function
+
+from support.linalg_ext import fuse_schedule, softmax_attention
+from support.linalg_ext_tensors import KERNELS, inputs
 
 RNG = np.random.default_rng(43)
 F32 = np.float32

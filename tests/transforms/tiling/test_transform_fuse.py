@@ -7,6 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf, tensor
+
+import xlinalg
+from xlinalg.dialects.scf import ForallOp
+from xlinalg.errors import XlinalgError
+from xlinalg.interfaces.structured import StructuredOpInterface
+
 from support import needs_iree
 from support.fusion import (
     ANY,
@@ -24,12 +31,6 @@ from support.fusion import (
     structured_in_loops,
 )
 from support.transform import apply, fails, schedule
-from xdsl.dialects import scf, tensor
-
-import xlinalg
-from xlinalg.dialects.scf import ForallOp
-from xlinalg.errors import XlinalgError
-from xlinalg.interfaces.structured import StructuredOpInterface
 
 TESTED_OPS = [
     "transform.structured.fuse",

@@ -7,6 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf, tensor
+from xdsl.rewriter import InsertPoint
+
+import xlinalg
+from xlinalg.dialects.scf import ForallOp
+from xlinalg.errors import XlinalgError
+from xlinalg.ir.affine_utils import IndexBuilder
+from xlinalg.transforms.tensor.fuse_reshape_slices import _collapse_group
+
 from support import needs_iree, parse_module
 from support.fusion import (
     ANY,
@@ -23,14 +32,6 @@ from support.fusion import (
     untransformed,
 )
 from support.transform import apply, schedule, upstream
-from xdsl.dialects import scf, tensor
-from xdsl.rewriter import InsertPoint
-
-import xlinalg
-from xlinalg.dialects.scf import ForallOp
-from xlinalg.errors import XlinalgError
-from xlinalg.ir.affine_utils import IndexBuilder
-from xlinalg.transforms.tensor.fuse_reshape_slices import _collapse_group
 
 TESTED_OPS = ["transform.structured.fuse", "transform.structured.fuse_into_containing_op"]
 

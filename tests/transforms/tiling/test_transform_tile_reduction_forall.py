@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import IREE_OPT, needs_iree
-from support.tiling import MATCH, SPEC_PAYLOAD
-from support.transform import apply, fails, schedule, upstream
 
 import xlinalg
 from xlinalg.dialects.scf import ForallOp
+
+from support import IREE_OPT, needs_iree
+from support.tiling import MATCH, SPEC_PAYLOAD
+from support.transform import apply, fails, schedule, upstream
 
 TESTED_OPS = ["transform.structured.tile_reduction_using_forall"]
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.transform import FOOTER, HEADER
 
 import xlinalg
+
+from support import needs_iree, run_iree_opt
+from support.transform import FOOTER, HEADER
 
 TESTED_OPS = [
     "transform.vector.transfer_to_scf",

@@ -4,9 +4,9 @@ into `in_bounds = false` transfers so the C accumulators leave the k loop."""
 
 from __future__ import annotations
 
-from support import REPO
-
 import xlinalg
+
+from support import REPO
 
 SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 PAYLOAD = """func.func @matmul(%A: memref<24x40xf32>, %B: memref<40x50xf32>, %C: memref<24x50xf32>) {

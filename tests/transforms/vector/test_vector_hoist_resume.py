@@ -6,11 +6,12 @@ of its nest, and the kernel still computes the right thing."""
 from __future__ import annotations
 
 import numpy as np
-from support import iree_opt, needs_iree
 from xdsl.dialects import scf, vector
 
 import xlinalg
 from xlinalg.transforms.vector.hoist import hoist_redundant_vector_transfers
+
+from support import iree_opt, needs_iree
 
 NEST = """
     scf.for %i{n} = %c0 to %c2 step %c1 {{

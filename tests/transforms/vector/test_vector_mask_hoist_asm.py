@@ -9,11 +9,12 @@ import re
 
 import numpy as np
 import pytest
-from support import REPO, needs_avx512, spills_are_checked
-from support.machine_code import innermost_fma_loops
 
 import xlinalg
 from xlinalg.examples import fill_matmul
+
+from support import REPO, needs_avx512, spills_are_checked
+from support.machine_code import innermost_fma_loops
 
 SPACE = (REPO / "search_spaces" / "matmul_vectorize.mlir").read_text()
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import needs_iree, parse_module, run_iree_opt
 
 import xlinalg
 from xlinalg.dialects.arith import SelectOp
 from xlinalg.dialects.vector import MaskOp
 from xlinalg.errors import TransformFailure, VerifyFailure
 from xlinalg.transforms.vector.lower_mask import lower_mask_ops
+
+from support import needs_iree, parse_module, run_iree_opt
 
 RNG = np.random.default_rng(7)
 

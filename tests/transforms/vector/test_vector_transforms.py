@@ -8,11 +8,12 @@ import re
 
 import numpy as np
 import pytest
-from support import needs_iree, run_iree_opt
-from support.transform import FOOTER, HEADER
 
 import xlinalg
 from xlinalg.errors import TransformFailure, XlinalgError
+
+from support import needs_iree, run_iree_opt
+from support.transform import FOOTER, HEADER
 
 TESTED_OPS = [
     "transform.vector.apply_rank_reducing_subview_patterns",

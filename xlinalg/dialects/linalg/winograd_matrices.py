@@ -5,7 +5,7 @@ F_2_5) but prints no matrices, so these are the ones upstream MLIR's
 decomposition uses (Lavin-Gray style Toom-Cook matrices, written here as exact
 fractions). Upstream multiplies the output transform by a scalar factor (32
 on each side for F(4,3), 16 for F(2,5)); here that factor is folded into
-`AT`, which is the same mathematics. `tests/test_linalg_winograd.py` checks
+`AT`, which is the same mathematics. `tests/dialects/linalg/test_linalg_winograd.py` checks
 the identity (transforms + elementwise product = direct correlation) for all
 three.
 

@@ -965,7 +965,9 @@ def _load_store_as_transfer(
         replace_op(op, [value])
     else:
         v = op.vector if isinstance(op, vector.StoreOp) else op.value_to_store
-        b.insert(vector.TransferWriteOp(v, base, list(op.indices), flags, mask, permutation_map=amap))
+        b.insert(
+            vector.TransferWriteOp(v, base, list(op.indices), flags, mask, permutation_map=amap)
+        )
         replace_op(op, [])
 
 

@@ -2,7 +2,7 @@
 tensor (upstream's `linalg::tileReductionUsingForall` with linalg's
 `PartialReductionOpInterface`), on tensors: the payload side of
 `transform.structured.tile_reduction_using_forall` ([002], example reproduced in
-`tests/test_forall_reduction.py`).
+`tests/transforms/tiling/test_forall_reduction.py`).
 
 With `num_threads` `n` on the reduction loop `r` (every other entry 0):
 ```
