@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, f64, i64
-from xdsl.dialects.builtin import ModuleOp as _Module
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.utils.exceptions import ParseError, VerifyException
 
@@ -31,9 +30,8 @@ from xlinalg.backend.gc_pause import gc_paused
 from xlinalg.backend.jit import JitModule
 from xlinalg.backend.timing import time_native
 from xlinalg.dialects.context import make_context
-from xlinalg.dialects.iree_linalg_ext.flops import has_flop_formula, op_flops, region_arith_ops
-from xlinalg.dialects.linalg import GenericOp
 from xlinalg.errors import ParseFailure, VerifyFailure, XlinalgError
+from xlinalg.flops import arith_ops_per_point, has_flop_formula, op_flops
 from xlinalg.host import host_info as info
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.interpreter import apply_schedule as interpret
@@ -43,7 +41,6 @@ from xlinalg.lowering.abi import FunctionSignature, LoweredModule, MemRefArg
 from xlinalg.lowering.default_mmt4d_schedule import materialize_remaining_encodings
 from xlinalg.lowering.pipeline import lower_to_llvm
 from xlinalg.reference import CheckResult, compare, run_function
-from xlinalg.transforms.linalg.generalize import generalize
 from xlinalg.transforms.transform.knobs import list_knobs as knobs_of
 from xlinalg.transforms.transform.knobs import resolve_knobs as resolve
 from xlinalg.transforms.transform.static_params import fold_static_params
@@ -370,10 +367,10 @@ class Kernel:
 
     def flops(self, *args: Any) -> int:
         """Arithmetic operations of the payload's linalg ops (2·M·N·K for a matmul) and of
-        its non-structured ops (per-op formulas: `iree_linalg_ext/flops.py`)."""
+        its non-structured ops (per-op formulas: `xlinalg/flops.py`)."""
         total = 0
         for op in self._structured_ops():
-            per_point = _arith_ops_per_point(op)
+            per_point = arith_ops_per_point(op)
             ranges = self._loop_ranges(op, args)
             total += per_point * int(np.prod(ranges, dtype=np.int64))
         func = next(f for f in public_functions(self.payload) if f.sym_name.data == self.entry)
@@ -395,21 +392,6 @@ def _all_known(ranges: Sequence[int | None]) -> list[int] | None:
     """`ranges` if none of them is unknown (None), else None."""
     known = [r for r in ranges if r is not None]
     return known if len(known) == len(ranges) else None
-
-
-def _arith_ops_per_point(op: Any) -> int:
-    """Number of arith/math ops (not constants or casts) in the generalized body of `op`."""
-    if isinstance(op, GenericOp):
-        body = op.body
-    else:
-        clone = op.clone()
-        holder = _Module(Region(Block([clone])))
-        generic = generalize(clone)
-        assert isinstance(generic, GenericOp)
-        body = generic.body
-        del holder
-
-    return region_arith_ops(body)
 
 
 def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:

@@ -1,5 +1,5 @@
 """`Kernel.flops()` counts the iree_linalg_ext ops (per-op formulas of
-`iree_linalg_ext/flops.py`), and the schedule database's op signature names them."""
+`xlinalg/flops.py`), and the schedule database's op signature names them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Arithmetic-operation counts of the ops that are not structured (`iree_linalg_ext`, and
-linalg's hand-written softmax / pack / unpack / winograd ops), for `Kernel.flops()`.
+"""Arithmetic-operation counts of ops, for `Kernel.flops()` (GFLOP/s): a structured op counts
+the arith/math ops of its generalized body per point of its iteration space
+(`arith_ops_per_point`: 2 for a matmul); the ops that are not structured (`iree_linalg_ext`,
+and linalg's hand-written softmax / pack / unpack / winograd ops) have a formula each.
 
 The count is a formula per op (static shapes):
 
@@ -27,10 +29,11 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects.builtin import ShapedType
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp, ShapedType
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xlinalg.dialects import iree_linalg_ext as ext
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.softmax import SoftmaxOp
 from xlinalg.dialects.linalg.winograd import (
     WinogradFilterTransformOp,
@@ -38,6 +41,8 @@ from xlinalg.dialects.linalg.winograd import (
     WinogradOutputTransformOp,
 )
 from xlinalg.errors import XlinalgError
+from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.transforms.linalg.generalize import generalize
 
 #: ops that move or convert data, not counted as arithmetic (shared with `api.flops`)
 FREE_OPS = frozenset(
@@ -167,3 +172,15 @@ def has_flop_formula(op: Operation) -> bool:
 def op_flops(op: Operation) -> int:
     """The arithmetic operations of one op with a formula (see the module docstring)."""
     return ext_flops(op) if op.name.startswith("iree_linalg_ext.") else _linalg_flops(op)
+
+
+def arith_ops_per_point(op: StructuredOpInterface) -> int:
+    """Number of arith/math ops (not constants or casts) in the generalized body of `op`."""
+    if isinstance(op, GenericOp):
+        return region_arith_ops(op.body)
+    assert isinstance(op, Operation)
+    clone = op.clone()
+    holder = ModuleOp(Region(Block([clone])))  # generalize replaces the op in its block
+    generic = generalize(clone)
+    del holder
+    return region_arith_ops(generic.body)
