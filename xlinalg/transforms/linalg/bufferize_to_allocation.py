@@ -50,7 +50,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp, ToTensorOp
 from xlinalg.dialects.linalg import CopyOp, FillOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
@@ -235,9 +235,8 @@ def bufferize_value_to_allocation(value: SSAValue, options: AllocationOptions) -
     """Materialize a buffer for the tensor `value` (spec semantics, see the module
     docstring). A value that is not a ranked tensor is a silenceable failure."""
     if not isinstance(value.type, TensorType):
-        raise TransformFailure(
-            f"bufferize_to_allocation: expected a ranked tensor value, got {value.type}",
-            silenceable=True,
+        raise silenceable_failure(
+            f"bufferize_to_allocation: expected a ranked tensor value, got {value.type}"
         )
     if isinstance(value.owner, tensor.PadOp):
         done = _bufferize_pad(value.owner, options)

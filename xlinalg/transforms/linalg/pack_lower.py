@@ -47,7 +47,7 @@ from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.dialects.tensor_pad import PadOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.linalg.pack import relayout_ints, zero_constant
@@ -73,18 +73,16 @@ class LoweredUnPack:
     copy: Operation | None
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
     type_ = value.type
     if not isinstance(type_, TensorType):
-        raise _fail(
+        raise silenceable_failure(
             f"cannot lower '{op.name}': its {what} is not a tensor ({type_}); lower it before bufferization"
         )
     if op.inner_tiles:
-        raise _fail(f"cannot lower '{op.name}': dynamic inner tiles are not supported")
+        raise silenceable_failure(
+            f"cannot lower '{op.name}': dynamic inner tiles are not supported"
+        )
     return type_, list(type_.get_shape())
 
 

@@ -51,17 +51,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp
 from xlinalg.dialects.linalg import CopyOp, TransposeOp
 from xlinalg.dialects.tensor_pad import PadOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 from xlinalg.transforms.tensor.slices import extract_slice, is_unit_stride_full_rank, mixed_sizes
 from xlinalg.transforms.tiling.loops import check_tensor_structured_op
 
 COPY_BACK_OPS = ("bufferization.materialize_in_destination", "linalg.copy", "none")
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 @dataclass(frozen=True)
@@ -196,7 +192,7 @@ def _padded_shape(
         size = dim_size(value, index)
         bound = constant_upper_bound(size) if size is not None else None
         if bound is None:
-            raise _fail(
+            raise silenceable_failure(
                 f"failed to pad op: no constant upper bound for dim #{index} of operand "
                 f"#{operand} ({value.type})"
             )

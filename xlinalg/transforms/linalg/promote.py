@@ -26,7 +26,7 @@ from xdsl.ir.affine import AffineConstantExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.ir.subview_type import identity_strides
@@ -63,7 +63,7 @@ def promote(
     `promoteSubviewsPrecondition` failing is a definite "failed to apply" in
     iree-opt 3.13, also under `failures(suppress)`)."""
     if not isinstance(op, StructuredOpInterface):
-        raise TransformFailure("promotion needs a linalg op", silenceable=True)
+        raise silenceable_failure("promotion needs a linalg op")
     if op.results:
         # Upstream promotes memref.subview operands only; on tensors its
         # promoteSubviewsPrecondition fails and the op reports a definite failure.
@@ -78,8 +78,8 @@ def promote(
     num_inputs = len(op.get_inputs())
     chosen = list(range(len(operands))) if operand_indices is None else list(operand_indices)
     if any(not (0 <= i < len(operands)) for i in chosen):
-        raise TransformFailure(
-            f"operand index out of range: the op has {len(operands)} operands", silenceable=True
+        raise silenceable_failure(
+            f"operand index out of range: the op has {len(operands)} operands"
         )
     candidates = [i for i in chosen if isinstance(operands[i].owner, memref.SubviewOp)]
     if not candidates:

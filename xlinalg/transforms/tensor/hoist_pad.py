@@ -61,7 +61,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 from xlinalg.transforms.linalg.pad import transpose_tensor
 from xlinalg.transforms.tensor.slices import (
@@ -86,10 +86,6 @@ _SLICE_OPS = (
     arith.MaxSIOp,
     arith.MaxUIOp,
 )
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def _enclosing_loops(op: Operation, num_loops: int) -> list[scf.ForOp]:
@@ -121,14 +117,14 @@ def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation
             if isinstance(parent, scf.ForOp) and value is owner.args[0]:
                 ivs.add(value)
                 continue
-            raise _fail(
+            raise silenceable_failure(
                 "the padded tensor depends on a value carried by a loop (e.g. the init of "
                 "a reduction); it cannot be hoisted"
             )
         if not outer.is_ancestor(owner) or owner in found:
             continue
         if not isinstance(owner, _SLICE_OPS):
-            raise _fail(
+            raise silenceable_failure(
                 f"the padded tensor is computed by '{owner.name}' inside the loops; only "
                 "slices and index computations can be hoisted"
             )
@@ -158,7 +154,7 @@ def _inside(value: SSAValue, outer: Operation) -> bool:
 def _step(loop: scf.ForOp) -> int:
     step = constant_index_value(loop.step)
     if step is None:
-        raise _fail("packing loops need constant steps")
+        raise silenceable_failure("packing loops need constant steps")
     return step
 
 
@@ -192,7 +188,7 @@ def _upper_bound(value: SSAValue, outer: Operation) -> OpFoldResult:
         return bound
     if not _inside(value, outer):
         return value
-    raise _fail(
+    raise silenceable_failure(
         "a packing loop's upper bound is computed inside the hoisted loops and has no "
         "constant upper bound (an affine.min with a constant)"
     )
@@ -203,7 +199,9 @@ def _lower_bound(loop: scf.ForOp, outer: Operation) -> OpFoldResult:
     if constant is not None:
         return constant
     if _inside(loop.lb, outer):
-        raise _fail("a packing loop's lower bound is computed inside the hoisted loops")
+        raise silenceable_failure(
+            "a packing loop's lower bound is computed inside the hoisted loops"
+        )
     return loop.lb
 
 
@@ -218,7 +216,7 @@ def _materialize(
         return value
     owner = value.owner
     if isinstance(owner, Block) or not isinstance(owner, _SLICE_OPS):
-        raise _fail(
+        raise silenceable_failure(
             "a packing loop's bound is computed inside the hoisted loops by an unsupported op"
         )
     for operand in owner.operands:
@@ -243,12 +241,14 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     assert isinstance(result_type, TensorType)
     shape = list(result_type.get_shape())
     if any(s < 0 for s in shape):
-        raise _fail(f"the padded type {result_type} is not static")
+        raise silenceable_failure(f"the padded type {result_type} is not static")
     if transpose and sorted(transpose) != list(range(len(shape))):
-        raise _fail(f"transpose {list(transpose)} is not a permutation of the {len(shape)} dims")
+        raise silenceable_failure(
+            f"transpose {list(transpose)} is not a permutation of the {len(shape)} dims"
+        )
     loops = _enclosing_loops(pad, num_loops)
     if not loops:
-        raise _fail("the pad is not inside an scf.for loop")
+        raise silenceable_failure("the pad is not inside an scf.for loop")
     outer = loops[0]
     slice_ops, ivs = _backward_slice(pad, outer)
     packing = [loop for loop in loops if loop.body.block.args[0] in ivs]

@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.linalg.generalize import as_generic
@@ -49,10 +49,6 @@ class TileReductionResult:
     split_op: Operation
     combining_op: Operation
     for_op: scf.ForOp
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def single_reduction_loop(
@@ -81,7 +77,9 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     structured = check_memref_structured_op(op, "tile_reduction")
     iterators = [str(t) for t in structured.get_iterator_types()]
     sizes = [*tile_sizes, *([0] * (len(iterators) - len(tile_sizes)))][: len(iterators)]
-    r = single_reduction_loop(structured, sizes, "tile size", f"tile sizes {tile_sizes}", _fail)
+    r = single_reduction_loop(
+        structured, sizes, "tile size", f"tile sizes {tile_sizes}", silenceable_failure
+    )
     ts = sizes[r]
     generic = as_generic(structured)
     combiner = combiner_of(generic)
@@ -91,7 +89,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     element = out_type.element_type
     out_map = structured.get_indexing_maps()[-1]
     if r in {d for e in out_map.results for d in e.used_dims()}:
-        raise _fail("the tiled reduction loop indexes the output")
+        raise silenceable_failure("the tiled reduction loop indexes the output")
 
     builder = IndexBuilder(InsertPoint.before(op))
     ranges = loop_ranges(structured, builder)

@@ -50,7 +50,7 @@ from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.transforms.linalg.generalize import as_generic
@@ -73,8 +73,8 @@ class ForallReductionResult:
     combining_op: Operation
 
 
-def _fail(message: str, silenceable: bool = True) -> TransformFailure:
-    return TransformFailure(f"tile_reduction_using_forall: {message}", silenceable=silenceable)
+def _fail(message: str) -> TransformFailure:
+    return silenceable_failure(f"tile_reduction_using_forall: {message}")
 
 
 def tile_reduction_using_forall(

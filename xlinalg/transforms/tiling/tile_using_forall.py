@@ -50,9 +50,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
 from xlinalg.ir.slices import domain_of
 from xlinalg.ir.subview_type import strides_and_offset
@@ -82,10 +82,6 @@ class ForallTilingResult:
 
     tiled_op: Operation
     forall: ForallOp
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def tile_using_forall(
@@ -125,12 +121,16 @@ def _one_of(
 
 def _normalize(values: Sequence[Size], num_loops: int, what: str, op_name: str) -> list[Size]:
     if len(values) > num_loops:
-        raise _fail(f"too many {what} ({len(values)}) for '{op_name}' with {num_loops} loop(s)")
+        raise silenceable_failure(
+            f"too many {what} ({len(values)}) for '{op_name}' with {num_loops} loop(s)"
+        )
     for v in values:
         if isinstance(v, int) and v < 0:
-            raise _fail(f"{what} must be non-negative, got {list(values)}")
+            raise silenceable_failure(f"{what} must be non-negative, got {list(values)}")
         if isinstance(v, SSAValue) and not isinstance(v.type, IndexType):
-            raise _fail(f"{what}: a dynamic entry must be an index value, got {v.type}")
+            raise silenceable_failure(
+                f"{what}: a dynamic entry must be an index value, got {v.type}"
+            )
     return [*values, *([0] * (num_loops - len(values)))]
 
 
@@ -147,7 +147,9 @@ def _check_memref_operands(op: StructuredOpInterface, tiled_dims: set[int]) -> N
         if not any(d in tiled_dims for e in amap.results for d in e.used_dims()):
             continue
         if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:
-            raise _fail(f"tile_using_forall: cannot take a strided subview of {value.type}")
+            raise silenceable_failure(
+                f"tile_using_forall: cannot take a strided subview of {value.type}"
+            )
 
 
 def extract_tile(
@@ -306,10 +308,12 @@ def tile_interface_op_using_forall(
         )
     blocked = sorted(d for d in op.untileable_loops() if d in tiled_dims)
     if blocked:
-        raise tile_failure(f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled")
+        raise silenceable_failure(
+            f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled"
+        )
     reductions = [d for d in tiled_dims if iterators[d] != IteratorType.PARALLEL]
     if reductions:
-        raise tile_failure(
+        raise silenceable_failure(
             f"tile_using_forall: loop(s) {reductions} of '{op.name}' are reductions; "
             "a forall over them would race (use tile_using_for)"
         )
