@@ -35,11 +35,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    IntegerAttr,
     IntegerType,
     TensorType,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -48,6 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.linalg.decompose import _ints
 
 Exprs = tuple[AffineExpr, ...]
@@ -152,10 +150,6 @@ def _attr_ints(op: Operation, name: str) -> list[int]:
     return _ints(op.properties.get(name) or op.attributes.get(name), [1, 1])
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
-
-
 def _reshaped(shape: Sequence[int], groups: Sequence[Sequence[int]]) -> list[int]:
     sizes: list[int] = []
     for group in groups:
@@ -173,7 +167,7 @@ def _collapse(value: SSAValue, groups: Sequence[Sequence[int]], element: Attribu
     return tensor.CollapseShapeOp.build(
         operands=[value],
         result_types=[TensorType(element, _reshaped(shape, groups))],
-        properties={"reassociation": _reassociation(groups)},
+        properties={"reassociation": reassociation_attr(groups)},
     )
 
 
@@ -258,7 +252,7 @@ def convert_conv2d_to_img2col(op: Operation) -> tuple[Operation, Operation]:
     expanded = tensor.ExpandShapeOp(
         mm.results[0],
         [],
-        _reassociation(layout.output_reassociation),
+        reassociation_attr(layout.output_reassociation),
         list(out_type.get_shape()),
         out_type,
     )

@@ -32,10 +32,8 @@ from dataclasses import dataclass
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     DenseArrayBase,
     IndexType,
-    IntegerAttr,
     TensorType,
     i64,
 )
@@ -50,6 +48,7 @@ from xlinalg.dialects.tensor_pad import PadOp
 from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.linalg.pack import relayout_ints, zero_constant
 
 
@@ -84,10 +83,6 @@ def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorTy
             f"cannot lower '{op.name}': dynamic inner tiles are not supported"
         )
     return type_, list(type_.get_shape())
-
-
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
 def strip_mined(
@@ -220,7 +215,7 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
     expand = tensor.ExpandShapeOp(
         pad.result,
         expanded_dynamic,
-        _reassociation(groups),
+        reassociation_attr(groups),
         expanded,
         TensorType(source_type.element_type, expanded),
     )
@@ -273,7 +268,7 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
     collapse = tensor.CollapseShapeOp.build(
         operands=[transpose.results[0]],
         result_types=[TensorType(element, padded)],
-        properties={"reassociation": _reassociation(groups)},
+        properties={"reassociation": reassociation_attr(groups)},
     )
     sizes: list[OpFoldResult] = [
         dim_of(op.dest, d) if size == DYNAMIC_INDEX else size for d, size in enumerate(dest_shape)

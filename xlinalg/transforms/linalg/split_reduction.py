@@ -32,7 +32,6 @@ from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import (
     AnyFloat,
-    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -51,6 +50,7 @@ from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.linalg.generalize import as_generic
 
 
@@ -151,7 +151,7 @@ def _expand(value: SSAValue, position: int, outer: int, inner: int, before: Oper
         else:
             groups.append([index])
             index += 1
-    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+    reassociation = reassociation_attr(groups)
     if isinstance(typ, TensorType):
         expand = tensor.ExpandShapeOp(
             value, [], reassociation, new_shape, TensorType(typ.element_type, new_shape)
