@@ -13,7 +13,7 @@ dimension, as upstream's `canonicalizeMapAndOperands` does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func
@@ -132,6 +132,14 @@ class IndexBuilder:
     def value(self, ofr: OpFoldResult) -> SSAValue:
         """Materialize an OpFoldResult as an SSA value."""
         return self.constant(ofr) if isinstance(ofr, int) else ofr
+
+    def binary(
+        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
+    ) -> SSAValue:
+        """A binary op (`arith.addi`, ...) of `a` and `b` materialized; emitted, not folded."""
+        op = cls(self.value(a), self.value(b))
+        self.insert(op)
+        return op.results[0]
 
     def _map_and_operands(
         self, exprs: Sequence[AffineExpr], leaves: Sequence[SSAValue]

@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, TensorType
@@ -318,20 +318,13 @@ class IndexArith:
     def __init__(self, builder: IndexBuilder) -> None:
         self.b = builder
 
-    def _arith(
-        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
-    ) -> SSAValue:
-        op = cls(self.b.value(a), self.b.value(b))
-        self.b.insert(op)
-        return op.results[0]
-
     def ceildiv(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         a, b = fold_constant(a), fold_constant(b)
         if isinstance(a, int) and isinstance(b, int):
             return -(-a // b)
         if isinstance(b, int):
             return self.b.apply(AffineExpr.dimension(0).ceil_div(b), [a])
-        return self._arith(arith.CeilDivSIOp, a, b)
+        return self.b.binary(arith.CeilDivSIOp, a, b)
 
     def mul(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         a, b = fold_constant(a), fold_constant(b)
@@ -339,7 +332,7 @@ class IndexArith:
             return self.b.apply(AffineExpr.dimension(0) * b, [a])
         if isinstance(a, int):
             return self.b.apply(AffineExpr.dimension(0) * a, [b])
-        return self._arith(arith.MuliOp, a, b)
+        return self.b.binary(arith.MuliOp, a, b)
 
     def extent(
         self, iv: SSAValue, offset: OpFoldResult, ts: OpFoldResult, bound: OpFoldResult,
@@ -358,11 +351,11 @@ class IndexArith:
             d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
             size = self.b.min([d1 - d0, AffineExpr.constant(ts)], [offset, bound])
         else:
-            rest = self._arith(arith.SubiOp, bound, offset)
-            size = self._arith(arith.MinSIOp, rest, ts)
+            rest = self.b.binary(arith.SubiOp, bound, offset)
+            size = self.b.binary(arith.MinSIOp, rest, ts)
         if not clamp_at_zero:
             return size
-        return self._arith(arith.MaxSIOp, size, 0)
+        return self.b.binary(arith.MaxSIOp, size, 0)
 
 
 def needs_clamp(bound: OpFoldResult, nt: OpFoldResult, ts: OpFoldResult) -> bool:
