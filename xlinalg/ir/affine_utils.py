@@ -13,11 +13,11 @@ dimension, as upstream's `canonicalizeMapAndOperands` does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func
-from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineConstantExpr,
@@ -44,6 +44,13 @@ def fold_constant(value: OpFoldResult) -> OpFoldResult:
         return value
     constant = constant_index_value(value)
     return value if constant is None else constant
+
+
+def mixed_values(static: Iterable[int], dynamic: Iterable[SSAValue]) -> list[OpFoldResult]:
+    """`static` with the `dynamic` values in its `DYNAMIC_INDEX` places, in order (the
+    mixed offsets, sizes, ... of an op with a static list and dynamic operands)."""
+    values = iter(dynamic)
+    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
 
 
 def is_top_level_value(value: SSAValue) -> bool:

@@ -17,7 +17,7 @@ from xdsl.ir import Operation, SSAValue
 from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.shaped_types import Shaped
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.subview_type import static_or_none, strides_and_offset, subview_result_type
 
 
 def dim_of(builder: IndexBuilder, value: SSAValue, index: int) -> OpFoldResult:
@@ -62,8 +62,8 @@ def slice_of(
         raise silenceable_failure(f"cannot take a strided subview of {source_type}")
     result_type = subview_result_type(
         source_type,
-        [o if isinstance(o, int) else None for o in offsets],
-        [s if isinstance(s, int) else None for s in sizes],
+        static_or_none(offsets),
+        static_or_none(sizes),
     )
     assert result_type is not None
     op = memref.SubviewOp.get(value, list(offsets), list(sizes), [1] * len(offsets), result_type)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     IndexType,
     MemRefType,
@@ -67,11 +68,12 @@ from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.dialects.linalg.scalar_loops import index_constant
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.ir.affine_utils import mixed_values
 from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.ir.shaped_types import Shaped
 
-DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
+DYNAMIC = DYNAMIC_INDEX  # ShapedType::kDynamic in static_inner_tiles
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -142,8 +144,7 @@ class _RelayoutOp(
         return _ints(self.static_inner_tiles) or []
 
     def mixed_tiles(self) -> list[int | SSAValue]:
-        dynamic = iter(self.inner_tiles)
-        return [next(dynamic) if t == DYNAMIC else t for t in self.get_static_tiles()]
+        return mixed_values(self.get_static_tiles(), self.inner_tiles)
 
     def has_padding(self) -> bool:
         return False
@@ -439,8 +440,7 @@ class PackOp(_RelayoutOp):
             padding = parser.resolve_operand(pad, parser.parse_type())
             parser.parse_punctuation(")")
         perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        dynamic = iter(tiles)
-        mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
+        mixed = mixed_values(static, tiles)
         op = cls(
             parser.resolve_operand(source, src_type),
             parser.resolve_operand(dest, dest_type),
@@ -507,8 +507,7 @@ class UnPackOp(_RelayoutOp):
     def parse(cls, parser: Parser) -> UnPackOp:
         source = parser.parse_unresolved_operand()
         perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        dynamic = iter(tiles)
-        mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
+        mixed = mixed_values(static, tiles)
         op = cls(
             parser.resolve_operand(source, src_type),
             parser.resolve_operand(dest, dest_type),

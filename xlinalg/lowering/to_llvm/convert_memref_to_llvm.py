@@ -32,6 +32,7 @@ from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import LoweringError
 from xlinalg.ir.passes import register_pass
 from xlinalg.ir.reassociation import reassociation_groups
+from xlinalg.ir.subview_type import static_or_none
 from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
@@ -156,7 +157,7 @@ def _offsets_sizes_strides(
         lists.append(_mixed(b, static, rest[:n_dynamic]))
         rest = rest[n_dynamic:]
         if name == "static_sizes":
-            static_sizes = [None if v == DYNAMIC_INDEX else v for v in static]
+            static_sizes = static_or_none(static)
     return lists[0], lists[1], lists[2], static_sizes
 
 

@@ -23,7 +23,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import silenceable_failure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, mixed_values
 
 
 def _from_elements(op: tensor.FromElementsOp) -> Operation:
@@ -45,11 +45,6 @@ def _from_elements(op: tensor.FromElementsOp) -> Operation:
     return last
 
 
-def _mixed(static: tuple[int, ...], dynamic: list[SSAValue]) -> list[OpFoldResult]:
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
-
-
 def _pad(op: tensor.PadOp) -> Operation:
     block = op.region.block
     terminator = block.last_op
@@ -69,8 +64,8 @@ def _pad(op: tensor.PadOp) -> Operation:
     assert isinstance(source_type, TensorType)
     assert isinstance(result_type, TensorType)
     builder = IndexBuilder(InsertPoint.before(op))
-    low = _mixed(op.static_low.get_values(), list(op.low))
-    high = _mixed(op.static_high.get_values(), list(op.high))
+    low = mixed_values(op.static_low.get_values(), list(op.low))
+    high = mixed_values(op.static_high.get_values(), list(op.high))
     d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
     source_sizes: list[OpFoldResult] = []
     for index, extent in enumerate(source_type.get_shape()):

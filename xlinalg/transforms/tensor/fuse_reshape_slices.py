@@ -40,7 +40,7 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, mixed_values
 from xlinalg.ir.reassociation import reassociation_groups
 from xlinalg.transforms.tensor.slices import (
     extract_slice,
@@ -60,8 +60,7 @@ def _full_rank_unit_strides(op: tensor.ExtractSliceOp) -> bool:
 
 
 def _output_shape(op: tensor.ExpandShapeOp) -> list[OpFoldResult]:
-    dynamic = iter(op.dynamic_output_shape)
-    return [next(dynamic) if s == DYNAMIC else s for s in op.static_output_shape.get_values()]
+    return mixed_values(op.static_output_shape.get_values(), op.dynamic_output_shape)
 
 
 def _linearize(

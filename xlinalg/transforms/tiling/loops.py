@@ -27,7 +27,7 @@ import itertools
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, TensorType
+from xdsl.dialects.builtin import IndexType, MemRefType, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -37,8 +37,8 @@ from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.interfaces.tiling import Position
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
-from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant, mixed_values
+from xlinalg.ir.subview_type import static_or_none, subview_result_type
 
 
 # ---- preconditions ----
@@ -283,8 +283,8 @@ def tile_operand(
     assert isinstance(source_type, MemRefType)
     result_type = subview_result_type(
         source_type,
-        [o if isinstance(o, int) else None for o in offsets],
-        [s if isinstance(s, int) else None for s in sizes],
+        static_or_none(offsets),
+        static_or_none(sizes),
     )
     if result_type is None:
         raise silenceable_failure(f"cannot tile an operand of non-strided type {source_type}")
@@ -392,11 +392,6 @@ def destination_operand_indices(op: Operation, inits: Sequence[SSAValue]) -> lis
     return indices[::-1]
 
 
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
-
-
 def slice_position(value: SSAValue, dest: SSAValue) -> Position | None:
     """Where `value` (a tiled op's destination) sits in `dest`: the window of the
     `tensor.extract_slice` of `dest` producing it; None when it is `dest` itself."""
@@ -407,6 +402,6 @@ def slice_position(value: SSAValue, dest: SSAValue) -> Position | None:
         raise silenceable_failure(
             "the tile of a tensor result is not computed into a slice of its destination"
         )
-    return _mixed(owner.static_offsets.get_values(), owner.offsets), _mixed(
+    return mixed_values(owner.static_offsets.get_values(), owner.offsets), mixed_values(
         owner.static_sizes.get_values(), owner.sizes
     )
