@@ -47,7 +47,6 @@ from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
     domain_tile_of_result,
     insert_tile,
-    parallel_except,
 )
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
@@ -59,7 +58,7 @@ from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import FillOp
 from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import dim_of, empty_like, slice_of
 

@@ -9,11 +9,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp
 from xlinalg.errors import silenceable_failure
-from xlinalg.interfaces.tiling import (
-    TilingInterface,
-    as_tiled_implementation,
-    parallel_except,
-)
+from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import slice_of
 
@@ -23,7 +19,6 @@ __all__ = [
     "covering_result_tile_value",
     "domain_tile_of_result",
     "insert_tile",
-    "parallel_except",
     "tile_all_operands",
     "whole",
 ]
