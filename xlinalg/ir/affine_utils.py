@@ -53,6 +53,11 @@ def mixed_values(static: Iterable[int], dynamic: Iterable[SSAValue]) -> list[OpF
     return [next(values) if s == DYNAMIC_INDEX else s for s in static]
 
 
+def map_used_dims(amap: AffineMap) -> set[int]:
+    """The dims that the results of `amap` use."""
+    return {d for e in amap.results for d in e.used_dims()}
+
+
 def is_top_level_value(value: SSAValue) -> bool:
     """True for values defined directly in a function body (valid affine symbols)."""
     if isinstance(value, BlockArgument):

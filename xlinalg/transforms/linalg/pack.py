@@ -47,6 +47,7 @@ from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import packed_shape
 from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import map_used_dims
 from xlinalg.transforms.linalg.generalize import generalize
 
 
@@ -216,7 +217,7 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
                 for p, e in enumerate(map_.results)
                 if isinstance(e, AffineDimExpr) and e.position == d
             ]
-            uses = any(d in _dims_of(e) for e in map_.results)
+            uses = d in map_used_dims(map_)
             if uses and not positions:
                 raise TransformFailure(
                     f"pack: loop d{d} of '{op.name}' is used in a non-trivial index expression of "
@@ -283,16 +284,6 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
         if isinstance(init.owner, Operation) and not init.uses:
             Rewriter.erase_op(init.owner)
     return PackResult(packed_generic, packs, unpacks)
-
-
-def _dims_of(expr: AffineExpr) -> set[int]:
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position}
-    dims: set[int] = set()
-    for child in getattr(expr, "lhs", None), getattr(expr, "rhs", None):
-        if isinstance(child, AffineExpr):
-            dims |= _dims_of(child)
-    return dims
 
 
 __all__ = ["PackResult", "build_pack", "pack_op", "packed_empty", "relayout_ints", "zero_constant"]

@@ -33,7 +33,8 @@ from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, map_used_dims
+from xlinalg.ir.slices import domain_of
 from xlinalg.transforms.linalg.generalize import as_generic
 from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
 from xlinalg.transforms.tiling.loops import (
@@ -88,19 +89,14 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     assert isinstance(out_type, MemRefType)
     element = out_type.element_type
     out_map = structured.get_indexing_maps()[-1]
-    if r in {d for e in out_map.results for d in e.used_dims()}:
+    if r in map_used_dims(out_map):
         raise silenceable_failure("the tiled reduction loop indexes the output")
 
     builder = IndexBuilder(InsertPoint.before(op))
     ranges = loop_ranges(structured, builder)
     out_shape = shape_of(out_type)
     assert out_shape is not None
-    dynamic_sizes: list[SSAValue] = []
-    for index, extent in enumerate(out_shape):
-        if extent < 0:
-            dim = memref.DimOp(output, builder.constant(index))
-            builder.insert(dim)
-            dynamic_sizes.append(dim.result)
+    dynamic_sizes = [s for s in domain_of(builder, output) if isinstance(s, SSAValue)]
     partial_type = MemRefType(element, [*out_shape, ts])
     alloc = memref.AllocOp(dynamic_sizes, [], partial_type)
     builder.insert(alloc)
@@ -128,9 +124,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     ivs[r], extents[r] = iv, extent
     new_inputs: list[SSAValue] = []
     for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or r not in {
-            d for e in amap.results for d in e.used_dims()
-        }:
+        if shape_of(value.type) is None or r not in map_used_dims(amap):
             new_inputs.append(value)
         else:
             new_inputs.append(tile_operand(inner, value, amap, ivs, extents))

@@ -52,7 +52,8 @@ from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import shape_of
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, map_used_dims
+from xlinalg.ir.slices import domain_of
 from xlinalg.transforms.linalg.generalize import as_generic
 from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
 from xlinalg.transforms.tiling.loops import (
@@ -93,7 +94,7 @@ def tile_reduction_using_forall(
     padded = [*given, *([0] * (len(iterators) - len(given)))]
     r = single_reduction_loop(structured, padded, f"{noun} entry", f"{noun} {list(given)}", _fail)
     out_map = structured.get_indexing_maps()[-1]
-    if r in {d for e in out_map.results for d in e.used_dims()}:
+    if r in map_used_dims(out_map):
         raise _fail("the tiled reduction loop indexes the output")
     generic = as_generic(structured)
     combiner = combiner_of(generic)  # silenceable when there is no single binary combiner
@@ -113,14 +114,7 @@ def tile_reduction_using_forall(
         ts = padded[r]
         n = IndexArith(outer).ceildiv(ranges[r], ts)
     out_shape = list(out_type.get_shape())
-    out_sizes: list[OpFoldResult] = []
-    for index, extent in enumerate(out_shape):
-        if extent == DYNAMIC_INDEX:
-            dim = tensor.DimOp(output, outer.constant(index))
-            outer.insert(dim)
-            out_sizes.append(dim.result)
-        else:
-            out_sizes.append(extent)
+    out_sizes = domain_of(outer, output)
     partial_type = TensorType(element, [*out_shape, n if isinstance(n, int) else DYNAMIC_INDEX])
     partial_sizes = [*out_sizes, n]
     empty = tensor.EmptyOp([s for s in partial_sizes if isinstance(s, SSAValue)], partial_type)
@@ -152,9 +146,7 @@ def tile_reduction_using_forall(
 
     new_inputs: list[SSAValue] = []
     for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or r not in {
-            d for e in amap.results for d in e.used_dims()
-        }:
+        if shape_of(value.type) is None or r not in map_used_dims(amap):
             new_inputs.append(value)
             continue
         new_inputs.append(extract_tile(inner, value, amap, offsets, extents)[0])

@@ -78,7 +78,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, map_used_dims
 from xlinalg.ir.subview_type import strides_and_offset
 from xlinalg.transforms.tensor.slices import extract_slice, insert_slice
 from xlinalg.transforms.tiling.loops import (
@@ -125,7 +125,7 @@ def tile_using_for(
 
 
 def _uses_tiled_loop(amap: AffineMap, tile_sizes: Sequence[int]) -> bool:
-    return any(tile_sizes[d] != 0 for expr in amap.results for d in expr.used_dims())
+    return any(tile_sizes[d] != 0 for d in map_used_dims(amap))
 
 
 # ---- linalg on memrefs ----

@@ -53,7 +53,7 @@ from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant, map_used_dims
 from xlinalg.ir.slices import domain_of
 from xlinalg.ir.subview_type import strides_and_offset
 from xlinalg.transforms.tensor.slices import extract_slice
@@ -144,7 +144,7 @@ def _check_memref_operands(op: StructuredOpInterface, tiled_dims: set[int]) -> N
     for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
         if shape_of(value.type) is None:
             continue
-        if not any(d in tiled_dims for e in amap.results for d in e.used_dims()):
+        if not any(d in tiled_dims for d in map_used_dims(amap)):
             continue
         if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:
             raise silenceable_failure(
@@ -238,7 +238,7 @@ def tile_linalg_op_using_forall(
     out_slices: list[tuple[list[OpFoldResult], list[OpFoldResult]]] = []
     for position, (value, amap) in enumerate(zip(sources, structured.get_indexing_maps())):
         is_output = position >= num_inputs
-        uses_tiled = any(d in tile for e in amap.results for d in e.used_dims())
+        uses_tiled = any(d in tile for d in map_used_dims(amap))
         if shape_of(value.type) is None or not (uses_tiled or (tensors and is_output)):
             new_operands.append(value)
             if tensors and is_output:
