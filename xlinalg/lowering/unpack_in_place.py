@@ -46,12 +46,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    MemRefType,
-    ModuleOp,
-    StridedLayoutAttr,
-)
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter

@@ -29,13 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf, vector
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BoolAttr,
-    MemRefType,
-    StridedLayoutAttr,
-    VectorType,
-)
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, MemRefType, StridedLayoutAttr, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint

@@ -44,10 +44,7 @@ from xlinalg.dialects.iree_linalg_ext.attention_syntax import (
 )
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    domain_tile_of_result,
-    insert_tile,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,

@@ -59,10 +59,7 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    CoveringResultTiles,
-    insert_tile,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import CoveringResultTiles, insert_tile
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,

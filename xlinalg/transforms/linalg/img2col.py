@@ -34,10 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import (
-    IntegerType,
-    TensorType,
-)
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter

@@ -30,13 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    DenseArrayBase,
-    IndexType,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter

@@ -30,12 +30,7 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    DenseArrayBase,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, TensorType, i64
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
