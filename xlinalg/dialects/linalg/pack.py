@@ -301,8 +301,7 @@ class _RelayoutOp(
     ) -> tuple[
         list[int] | None,
         list[int],
-        list[SSAValue],
-        list[int],
+        list[int | SSAValue],
         UnresolvedOperand,
         dict[str, Attribute],
         Attribute,
@@ -318,7 +317,9 @@ class _RelayoutOp(
         parser.parse_keyword("inner_tiles")
         parser.parse_punctuation("=")
         dynamic, static = parse_dynamic_index_list_without_types(parser, DYNAMIC)
-        tiles = list(parser.resolve_operands(dynamic, [IndexType()] * len(dynamic), parser.pos))
+        tiles = mixed_values(
+            static, parser.resolve_operands(dynamic, [IndexType()] * len(dynamic), parser.pos)
+        )
         parser.parse_keyword("into")
         dest = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
@@ -326,7 +327,7 @@ class _RelayoutOp(
         src_type = parser.parse_type()
         parser.parse_punctuation("->")
         dest_type = parser.parse_type()
-        return perm, positions, tiles, list(static), dest, attrs, src_type, dest_type
+        return perm, positions, tiles, dest, attrs, src_type, dest_type
 
     # ---- lowering helpers ----
     def _check_lowerable(self) -> None:
@@ -439,13 +440,12 @@ class PackOp(_RelayoutOp):
             parser.parse_punctuation(":")
             padding = parser.resolve_operand(pad, parser.parse_type())
             parser.parse_punctuation(")")
-        perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        mixed = mixed_values(static, tiles)
+        perm, positions, tiles, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
         op = cls(
             parser.resolve_operand(source, src_type),
             parser.resolve_operand(dest, dest_type),
             positions,
-            mixed,
+            tiles,
             padding,
             perm,
         )
@@ -506,13 +506,12 @@ class UnPackOp(_RelayoutOp):
     @classmethod
     def parse(cls, parser: Parser) -> UnPackOp:
         source = parser.parse_unresolved_operand()
-        perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        mixed = mixed_values(static, tiles)
+        perm, positions, tiles, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
         op = cls(
             parser.resolve_operand(source, src_type),
             parser.resolve_operand(dest, dest_type),
             positions,
-            mixed,
+            tiles,
             perm,
         )
         op.attributes.update(attrs)
