@@ -20,12 +20,12 @@ spec notes). This is the spec's `tile_reduction_using_scf` example (tile sizes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IndexType, MemRefType, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -72,6 +72,38 @@ def single_reduction_loop(
     if len(structured.get_outputs()) != 1:
         raise fail("expected a single output")
     return tiled[0]
+
+
+def combining_generic(
+    combiner: Operation,
+    accumulator: SSAValue,
+    partial: SSAValue,
+    output: SSAValue,
+    result_types: Sequence[Attribute] = (),
+) -> GenericOp:
+    """The `linalg.generic` that reduces the last dim of `partial` (the partial results:
+    `output`'s dims and one more) into `output` with `combiner`, the binary op of the tiled
+    body (`accumulator`, its output block argument, becomes the combined value's).
+    Shared by tile_reduction_using_for and tile_reduction_using_forall."""
+    out_type = output.type
+    assert isinstance(out_type, TensorType | MemRefType)
+    element = out_type.get_element_type()
+    rank = out_type.get_num_dims() + 1
+    ids = [AffineExpr.dimension(i) for i in range(rank)]
+    combine_block = Block(arg_types=[element, element])
+    in_arg, out_arg = combine_block.args
+    combined = combiner.clone()
+    for index, value in enumerate(combiner.operands):
+        combined.operands[index] = out_arg if value is accumulator else in_arg
+    combine_block.add_ops([combined, YieldOp(combined.results[0])])
+    return GenericOp(
+        [partial],
+        [output],
+        Region(combine_block),
+        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
+        ["parallel"] * (rank - 1) + ["reduction"],
+        result_types,
+    )
 
 
 def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReductionResult:
@@ -140,23 +172,8 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     )
     inner.insert(split)
 
-    rank = len(out_shape) + 1
-    ids = [AffineExpr.dimension(i) for i in range(rank)]
-    combine_block = Block(arg_types=[element, element])
-    in_arg, out_arg = combine_block.args
-    out_block_arg = generic.body.block.args[len(structured.get_inputs())]
-    combined = combiner.clone()
-    for index, value in enumerate(combiner.operands):
-        combined.operands[index] = out_arg if value is out_block_arg else in_arg
-    combine_block.add_op(combined)
-    combine_block.add_op(YieldOp(combined.results[0]))
-    combine = GenericOp(
-        [alloc.memref],
-        [output],
-        Region(combine_block),
-        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
-        ["parallel"] * (rank - 1) + ["reduction"],
-    )
+    accumulator = generic.body.block.args[len(structured.get_inputs())]
+    combine = combining_generic(combiner, accumulator, alloc.memref, output)
     builder.insert(combine)
     Rewriter.insert_op(memref.DeallocOp.get(alloc.memref), InsertPoint.after(op))
     Rewriter.erase_op(op)

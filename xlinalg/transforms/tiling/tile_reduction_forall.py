@@ -42,11 +42,11 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
@@ -62,7 +62,7 @@ from xlinalg.transforms.tiling.loops import (
     needs_clamp,
     tensor_loop_ranges,
 )
-from xlinalg.transforms.tiling.tile_reduction import single_reduction_loop
+from xlinalg.transforms.tiling.tile_reduction import combining_generic, single_reduction_loop
 from xlinalg.transforms.tiling.tile_using_forall import extract_tile
 
 
@@ -171,23 +171,8 @@ def tile_reduction_using_forall(
         ),
     )
 
-    rank = len(out_shape) + 1
-    ids = [AffineExpr.dimension(i) for i in range(rank)]
-    combine_block = Block(arg_types=[element, element])
-    in_arg, out_arg = combine_block.args
-    out_block_arg = generic.body.block.args[len(structured.get_inputs())]
-    combined = combiner.clone()
-    for position, value in enumerate(combiner.operands):
-        combined.operands[position] = out_arg if value is out_block_arg else in_arg
-    combine_block.add_ops([combined, YieldOp(combined.results[0])])
-    combine = GenericOp(
-        [forall.res[0]],
-        [output],
-        Region(combine_block),
-        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
-        ["parallel"] * (rank - 1) + ["reduction"],
-        [out_type],
-    )
+    accumulator = generic.body.block.args[len(structured.get_inputs())]
+    combine = combining_generic(combiner, accumulator, forall.res[0], output, [out_type])
     Rewriter.insert_op(combine, InsertPoint.after(forall))
     op.results[0].replace_all_uses_with(combine.results[0])
     Rewriter.erase_op(op)
