@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf, tensor, vector
 from xdsl.dialects import memref as memref_dialect
-from xdsl.dialects.builtin import ArrayAttr, BoolAttr, IntegerAttr, MemRefType, TensorType
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, MemRefType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import MaskOp
+from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.ir.cse import cse
 from xlinalg.ir.walk import walk_ops
 
@@ -230,35 +231,17 @@ def _inside(op: Operation, loop: Operation) -> bool:
     return False
 
 
-def _is_zero_index(value: SSAValue) -> bool:
-    op = value.owner
-    return (
-        isinstance(op, arith.ConstantOp)
-        and isinstance(op.value, IntegerAttr)
-        and op.value.value.data == 0
-    )
-
-
 def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
     """`value` is the size of `memref` (or a tensor) along `dim` (a constant or
     `memref.dim`/`tensor.dim`)."""
     mtype = memref.type
     assert isinstance(mtype, MemRefType | TensorType)
     size = mtype.get_shape()[dim]
-    op = value.owner
     if size >= 0:
-        return (
-            isinstance(op, arith.ConstantOp)
-            and isinstance(op.value, IntegerAttr)
-            and op.value.value.data == size
-        )
+        return constant_index_value(value) == size
+    op = value.owner
     if isinstance(op, memref_dialect.DimOp | tensor.DimOp) and op.source is memref:
-        index = op.index.owner
-        return (
-            isinstance(index, arith.ConstantOp)
-            and isinstance(index.value, IntegerAttr)
-            and index.value.value.data == dim
-        )
+        return constant_index_value(op.index) == dim
     return False
 
 
@@ -285,7 +268,7 @@ def unmask_boundary_transfers(root: Operation) -> int:
             or inner.mask is not None
             or not isinstance(create, vector.CreateMaskOp)
             or inner.permutation_map.data != AffineMap.identity(mtype.get_num_dims())
-            or not all(_is_zero_index(i) for i in inner.indices)
+            or not all(constant_index_value(i) == 0 for i in inner.indices)
             or len(create.operands) != mtype.get_num_dims()
             or not all(_is_dim_size(v, memref, d) for d, v in enumerate(create.operands))
         ):
