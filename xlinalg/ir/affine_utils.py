@@ -46,6 +46,21 @@ def fold_constant(value: OpFoldResult) -> OpFoldResult:
     return value if constant is None else constant
 
 
+def constant_upper_bound(value: OpFoldResult) -> int | None:
+    """A constant upper bound of an index value: a constant, or the smallest constant
+    result of the `affine.min` defining it."""
+    if isinstance(value, int):
+        return value
+    known = constant_index_value(value)
+    if known is not None:
+        return known
+    owner = value.owner
+    if isinstance(owner, affine.MinOp):
+        bounds = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
+        return min(bounds) if bounds else None
+    return None
+
+
 def mixed_values(static: Iterable[int], dynamic: Iterable[SSAValue]) -> list[OpFoldResult]:
     """`static` with the `dynamic` values in its `DYNAMIC_INDEX` places, in order (the
     mixed offsets, sizes, ... of an op with a static list and dynamic operands)."""

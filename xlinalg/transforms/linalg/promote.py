@@ -19,31 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import affine, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, StridedLayoutAttr, i64
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
+from xlinalg.ir.affine_utils import IndexBuilder, constant_upper_bound
 from xlinalg.ir.subview_type import identity_strides
-
-
-def _bound(size: SSAValue | int) -> int | None:
-    if isinstance(size, int):
-        return size
-    constant = constant_index_value(size)
-    if constant is not None:
-        return constant
-    owner = size.owner
-    if isinstance(owner, affine.MinOp):
-        constants = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
-        if constants:
-            return min(constants)
-    return None
 
 
 def _sizes(view: memref.SubviewOp) -> list[SSAValue | int]:
@@ -99,7 +84,7 @@ def promote(
         typ = value.type
         assert isinstance(typ, MemRefType)
         sizes = _sizes(view)
-        bounds = [_bound(s) for s in sizes]
+        bounds = [constant_upper_bound(s) for s in sizes]
         shape = [b if b is not None else DYNAMIC_INDEX for b in bounds]
         dynamic_sizes = [s for s, b in zip(sizes, bounds) if isinstance(s, SSAValue) and b is None]
         buffer_type = MemRefType(typ.element_type, shape)

@@ -58,11 +58,16 @@ from collections.abc import Sequence
 from xdsl.dialects import affine, arith, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineExpr
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.errors import silenceable_failure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.ir.affine_utils import (
+    IndexBuilder,
+    OpFoldResult,
+    constant_index_value,
+    constant_upper_bound,
+)
 from xlinalg.transforms.linalg.pad import transpose_tensor
 from xlinalg.transforms.tensor.slices import (
     extract_slice,
@@ -162,13 +167,10 @@ def _constant_bound(value: SSAValue) -> int | None:
     """A constant closed upper bound of `value` through `affine.min` (its smallest
     constant) and `tensor.dim` of a slice (the slice's size), as upstream's
     `reifyIndexValueBound` finds for these; None when there is none."""
-    constant = constant_index_value(value)
-    if constant is not None:
-        return constant
+    bound = constant_upper_bound(value)
+    if bound is not None:
+        return bound
     owner = value.owner
-    if isinstance(owner, affine.MinOp):
-        constants = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
-        return min(constants) if constants else None
     if isinstance(owner, tensor.DimOp):
         sliced = owner.source.owner
         if isinstance(sliced, tensor.ExtractSliceOp) and not is_rank_reducing(sliced):
