@@ -67,6 +67,7 @@ from xlinalg.ir.affine_utils import (
     OpFoldResult,
     constant_index_value,
     constant_upper_bound,
+    defined_inside,
 )
 from xlinalg.transforms.linalg.pad import transpose_tensor
 from xlinalg.transforms.tensor.slices import (
@@ -111,7 +112,7 @@ def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation
     work: list[SSAValue] = list(pad.operands)
     yielded = pad.region.block.last_op
     assert yielded is not None
-    work += [v for v in yielded.operands if not pad.is_ancestor(_op_of(v))]
+    work += [v for v in yielded.operands if not defined_inside(v, pad)]
     while work:
         value = work.pop()
         owner = value.owner
@@ -137,23 +138,6 @@ def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation
         work.extend(owner.operands)
     ordered = [op for op in outer.walk() if op in found]
     return ordered, ivs
-
-
-def _op_of(value: SSAValue) -> Operation:
-    owner = value.owner
-    if isinstance(owner, Block):
-        parent = owner.parent_op()
-        assert parent is not None
-        return parent
-    return owner
-
-
-def _inside(value: SSAValue, outer: Operation) -> bool:
-    return (
-        outer.is_ancestor(_op_of(value))
-        if isinstance(value.owner, Block)
-        else outer.is_ancestor(value.owner)
-    )
 
 
 def _step(loop: scf.ForOp) -> int:
@@ -188,7 +172,7 @@ def _upper_bound(value: SSAValue, outer: Operation) -> OpFoldResult:
     bound = _constant_bound(value)
     if bound is not None:
         return bound
-    if not _inside(value, outer):
+    if not defined_inside(value, outer):
         return value
     raise silenceable_failure(
         "a packing loop's upper bound is computed inside the hoisted loops and has no "
@@ -200,7 +184,7 @@ def _lower_bound(loop: scf.ForOp, outer: Operation) -> OpFoldResult:
     constant = constant_index_value(loop.lb)
     if constant is not None:
         return constant
-    if _inside(loop.lb, outer):
+    if defined_inside(loop.lb, outer):
         raise silenceable_failure(
             "a packing loop's lower bound is computed inside the hoisted loops"
         )
@@ -214,7 +198,7 @@ def _materialize(
     the hoisted loops, its image in `mapping`, or its index computation cloned."""
     if value in mapping:
         return mapping[value]
-    if not _inside(value, outer):
+    if not defined_inside(value, outer):
         return value
     owner = value.owner
     if isinstance(owner, Block) or not isinstance(owner, _SLICE_OPS):
