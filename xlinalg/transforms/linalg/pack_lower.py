@@ -79,6 +79,13 @@ def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorTy
     return type_, list(type_.get_shape())
 
 
+def _tensor_dim(builder: IndexBuilder, value: SSAValue, index: int) -> SSAValue:
+    """A new `tensor.dim` of `value` (static or not)."""
+    dim = tensor.DimOp(value, builder.constant(index))
+    builder.insert(dim)
+    return dim.result
+
+
 def strip_mined(
     shape: Sequence[int], inner: Sequence[int], tiles: Sequence[int]
 ) -> tuple[list[int], list[list[int]], dict[int, int], dict[int, int]]:
@@ -136,11 +143,6 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
     tile_of = dict(zip(inner, tiles))
     builder = IndexBuilder(InsertPoint.before(op))
 
-    def dim_of(value: SSAValue, index: int) -> SSAValue:
-        dim = tensor.DimOp(value, builder.constant(index))
-        builder.insert(dim)
-        return dim.result
-
     # the strip-mined (expanded) shape: [outer, tile] per tiled dim, the size otherwise
     expanded: list[int] = []
     expanded_dynamic: list[SSAValue] = []
@@ -156,7 +158,7 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         if dim not in tile_of:
             expanded.append(size)
             if size == DYNAMIC_INDEX:
-                expanded_dynamic.append(dim_of(op.dest, dest_dim_of[dim]))
+                expanded_dynamic.append(_tensor_dim(builder, op.dest, dest_dim_of[dim]))
             groups.append([len(expanded) - 1])
             padded_shape.append(size)
             high.append(0)
@@ -170,9 +172,11 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         padded_shape.append(outer * tile if outer != DYNAMIC_INDEX else DYNAMIC_INDEX)
         outer_value: OpFoldResult = outer
         if outer == DYNAMIC_INDEX:
-            outer_value = dim_of(op.dest, dest_dim_of[dim])
+            outer_value = _tensor_dim(builder, op.dest, dest_dim_of[dim])
             expanded_dynamic.append(outer_value)
-        size_value: OpFoldResult = size if size != DYNAMIC_INDEX else dim_of(op.source, dim)
+        size_value: OpFoldResult = (
+            size if size != DYNAMIC_INDEX else _tensor_dim(builder, op.source, dim)
+        )
         high.append(builder.apply(d0 * tile - d1, [outer_value, size_value]))
     ops: list[Operation] = []
     padding = op.padding_value
@@ -243,14 +247,11 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
     expanded, groups, outer_at, tile_at = strip_mined(padded, inner, tiles)
     builder = IndexBuilder(InsertPoint.before(op))
 
-    def dim_of(value: SSAValue, index: int) -> SSAValue:
-        dim = tensor.DimOp(value, builder.constant(index))
-        builder.insert(dim)
-        return dim.result
-
     # the dynamic strip-mined sizes are outer sizes: the source's dims (in expanded order)
     dynamic_outer = [
-        dim_of(op.source, order.index(d)) for d in range(rank) if outer_sizes[d] == DYNAMIC_INDEX
+        _tensor_dim(builder, op.source, order.index(d))
+        for d in range(rank)
+        if outer_sizes[d] == DYNAMIC_INDEX
     ]
     element = dest_type.element_type
     empty = tensor.EmptyOp(dynamic_outer, TensorType(element, expanded))
@@ -265,7 +266,8 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
         properties={"reassociation": reassociation_attr(groups)},
     )
     sizes: list[OpFoldResult] = [
-        dim_of(op.dest, d) if size == DYNAMIC_INDEX else size for d, size in enumerate(dest_shape)
+        _tensor_dim(builder, op.dest, d) if size == DYNAMIC_INDEX else size
+        for d, size in enumerate(dest_shape)
     ]
     extract = tensor.ExtractSliceOp(
         collapse.results[0], [0] * rank, sizes, [1] * rank, TensorType(element, dest_shape)
