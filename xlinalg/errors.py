@@ -43,6 +43,11 @@ class TransformFailure(XlinalgError):
         self.silenceable = silenceable
 
 
+def silenceable_failure(message: str) -> TransformFailure:
+    """A `TransformFailure` that an enclosing `failures(suppress)` sequence may silence."""
+    return TransformFailure(message, silenceable=True)
+
+
 class KnobError(XlinalgError):
     """A knob value that is missing or not among the knob's options."""
 

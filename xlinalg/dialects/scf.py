@@ -32,10 +32,10 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
     IndexType,
-    IntegerType,
     TensorType,
     i64,
 )
@@ -68,7 +68,9 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-DYNAMIC = -(2**63)
+from xlinalg.ir.affine_utils import mixed_values
+
+DYNAMIC = DYNAMIC_INDEX
 """Marker of a dynamic entry in the static bound lists (MLIR's ShapedType::kDynamic)."""
 
 _INDEX = IndexType()
@@ -198,20 +200,14 @@ class ForallOp(IRDLOperation):
         assert isinstance(last, InParallelOp)
         return last
 
-    def _mixed(
-        self, static: DenseArrayBase[IntegerType], dynamic: Sequence[SSAValue]
-    ) -> list[int | SSAValue]:
-        values = iter(dynamic)
-        return [next(values) if s == DYNAMIC else int(s) for s in static.get_values()]
-
     def lower_bounds(self) -> list[int | SSAValue]:
-        return self._mixed(self.staticLowerBound, self.dynamicLowerBound)
+        return mixed_values(self.staticLowerBound.get_values(), self.dynamicLowerBound)
 
     def upper_bounds(self) -> list[int | SSAValue]:
-        return self._mixed(self.staticUpperBound, self.dynamicUpperBound)
+        return mixed_values(self.staticUpperBound.get_values(), self.dynamicUpperBound)
 
     def steps(self) -> list[int | SSAValue]:
-        return self._mixed(self.staticStep, self.dynamicStep)
+        return mixed_values(self.staticStep.get_values(), self.dynamicStep)
 
     def is_normalized(self) -> bool:
         """All lower bounds are 0 and all steps 1 (printed as `in (ub...)`)."""
@@ -283,8 +279,9 @@ class ForallOp(IRDLOperation):
             values, statics = parse_dynamic_index_list_without_types(
                 parser, DYNAMIC, delimiter=paren
             )
-            resolved = iter(parser.resolve_operands(list(values), [_INDEX] * len(values), pos))
-            return [next(resolved) if s == DYNAMIC else s for s in statics]
+            return mixed_values(
+                statics, parser.resolve_operands(list(values), [_INDEX] * len(values), pos)
+            )
 
         if parser.parse_optional_keyword("in") is not None:
             ubs = bound_list()

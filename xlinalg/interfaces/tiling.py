@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Operation, SSAValue
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 
 Position = tuple[list[OpFoldResult], list[OpFoldResult]]
@@ -90,7 +90,9 @@ class TilingInterface(ABC):
         """The iteration-domain tile (offsets, sizes) computing the tile of result
         `result_index` at `offsets` of `sizes`; default: not supported."""
         assert isinstance(self, Operation)
-        raise tile_failure(f"'{self.name}' cannot compute a tile of its result #{result_index}")
+        raise silenceable_failure(
+            f"'{self.name}' cannot compute a tile of its result #{result_index}"
+        )
 
     def generate_result_tile_value(
         self,
@@ -103,7 +105,7 @@ class TilingInterface(ABC):
         return it (what fusing this op into a consumer's loop needs)."""
         assert isinstance(self, Operation)
         if not self.results:
-            raise tile_failure(f"'{self.name}' has no tensor result to compute a tile of")
+            raise silenceable_failure(f"'{self.name}' has no tensor result to compute a tile of")
         domain_offsets, domain_sizes = self.get_iteration_domain_tile_from_result_tile(
             builder, result_index, offsets, sizes
         )
@@ -117,10 +119,6 @@ def parallel_except(rank: int, reductions: set[int]) -> list[IteratorType]:
     return [
         IteratorType.REDUCTION if i in reductions else IteratorType.PARALLEL for i in range(rank)
     ]
-
-
-def tile_failure(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def as_tiled_implementation(tile: Operation | TiledImplementation) -> TiledImplementation:

@@ -13,11 +13,11 @@ dimension, as upstream's `canonicalizeMapAndOperands` does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func
-from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineConstantExpr,
@@ -44,6 +44,33 @@ def fold_constant(value: OpFoldResult) -> OpFoldResult:
         return value
     constant = constant_index_value(value)
     return value if constant is None else constant
+
+
+def constant_upper_bound(value: OpFoldResult) -> int | None:
+    """A constant upper bound of an index value: a constant, or the smallest constant
+    result of the `affine.min` defining it."""
+    if isinstance(value, int):
+        return value
+    known = constant_index_value(value)
+    if known is not None:
+        return known
+    owner = value.owner
+    if isinstance(owner, affine.MinOp):
+        bounds = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
+        return min(bounds) if bounds else None
+    return None
+
+
+def mixed_values(static: Iterable[int], dynamic: Iterable[SSAValue]) -> list[OpFoldResult]:
+    """`static` with the `dynamic` values in its `DYNAMIC_INDEX` places, in order (the
+    mixed offsets, sizes, ... of an op with a static list and dynamic operands)."""
+    values = iter(dynamic)
+    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
+
+
+def map_used_dims(amap: AffineMap) -> set[int]:
+    """The dims that the results of `amap` use."""
+    return {d for e in amap.results for d in e.used_dims()}
 
 
 def is_top_level_value(value: SSAValue) -> bool:
@@ -132,6 +159,14 @@ class IndexBuilder:
     def value(self, ofr: OpFoldResult) -> SSAValue:
         """Materialize an OpFoldResult as an SSA value."""
         return self.constant(ofr) if isinstance(ofr, int) else ofr
+
+    def binary(
+        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
+    ) -> SSAValue:
+        """A binary op (`arith.addi`, ...) of `a` and `b` materialized; emitted, not folded."""
+        op = cls(self.value(a), self.value(b))
+        self.insert(op)
+        return op.results[0]
 
     def _map_and_operands(
         self, exprs: Sequence[AffineExpr], leaves: Sequence[SSAValue]

@@ -14,10 +14,10 @@ from xdsl.dialects import memref, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ShapedType, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.shaped_types import Shaped
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.subview_type import static_or_none, strides_and_offset, subview_result_type
 
 
 def dim_of(builder: IndexBuilder, value: SSAValue, index: int) -> OpFoldResult:
@@ -59,11 +59,11 @@ def slice_of(
         builder.insert(op)
         return op.results[0]
     if not isinstance(source_type, MemRefType) or strides_and_offset(source_type) is None:
-        raise TransformFailure(f"cannot take a strided subview of {source_type}", silenceable=True)
+        raise silenceable_failure(f"cannot take a strided subview of {source_type}")
     result_type = subview_result_type(
         source_type,
-        [o if isinstance(o, int) else None for o in offsets],
-        [s if isinstance(s, int) else None for s in sizes],
+        static_or_none(offsets),
+        static_or_none(sizes),
     )
     assert result_type is not None
     op = memref.SubviewOp.get(value, list(offsets), list(sizes), [1] * len(offsets), result_type)

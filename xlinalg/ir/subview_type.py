@@ -11,7 +11,7 @@ this module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -20,8 +20,14 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineMap
+
+
+def static_or_none(values: Iterable[int | SSAValue]) -> list[int | None]:
+    """Each static value as itself, None for a dynamic one (an SSA value, `DYNAMIC_INDEX`):
+    the `offsets`/`sizes`/`strides` that `subview_result_type` takes."""
+    return [v if isinstance(v, int) and v != DYNAMIC_INDEX else None for v in values]
 
 
 def identity_strides(shape: Sequence[int]) -> list[int | None]:

@@ -46,13 +46,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    DenseArrayBase,
-    MemRefType,
-    ModuleOp,
-    StridedLayoutAttr,
-)
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -60,7 +54,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.linalg.pack import UnPackOp
 from xlinalg.dialects.memref import CastOp
 from xlinalg.ir.passes import register_pass
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.subview_type import static_or_none, strides_and_offset, subview_result_type
 from xlinalg.ir.walk import walk_ops
 from xlinalg.lowering.unpack_in_place_edges import EdgeAccess, Place, clamped_access, rewrite_access
 from xlinalg.transforms.bufferization.one_shot import RESULTS_FROM_ATTR
@@ -151,10 +145,6 @@ def _defined_before(value: SSAValue, alloc: memref.AllocOp) -> bool:
     )
 
 
-def _static(values: Sequence[int]) -> list[int | None]:
-    return [None if v == DYNAMIC_INDEX else v for v in values]
-
-
 def _kept_dims(view: memref.SubviewOp, sizes: Sequence[int]) -> list[int] | None:
     """The dims of `view`'s source that its (rank-reduced) result keeps, in order: every
     size but 1, and unit dims too where the result has them (told apart by their stride in
@@ -168,9 +158,9 @@ def _kept_dims(view: memref.SubviewOp, sizes: Sequence[int]) -> list[int] | None
         return kept
     full = subview_result_type(
         source,
-        _static(view.static_offsets.get_values()),
-        _static(sizes),
-        _static(view.static_strides.get_values()),
+        static_or_none(view.static_offsets.get_values()),
+        static_or_none(sizes),
+        static_or_none(view.static_strides.get_values()),
     )
     layouts = (strides_and_offset(full) if full is not None else None), strides_and_offset(old)
     if layouts[0] is None or layouts[1] is None:
@@ -198,9 +188,9 @@ def _retype_subview(
     sizes = view.static_sizes.get_values()
     full = subview_result_type(
         source_type,
-        _static(view.static_offsets.get_values()),
-        _static(sizes),
-        _static(view.static_strides.get_values()),
+        static_or_none(view.static_offsets.get_values()),
+        static_or_none(sizes),
+        static_or_none(view.static_strides.get_values()),
     )
     if full is None or not isinstance(old, MemRefType):
         return None

@@ -29,14 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf, vector
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    BoolAttr,
-    MemRefType,
-    StridedLayoutAttr,
-    VectorType,
-)
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, MemRefType, StridedLayoutAttr, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
@@ -47,14 +40,9 @@ from xlinalg.ir.affine_utils import (
     OpFoldResult,
     constant_index_value,
     fold_constant,
+    mixed_values,
 )
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
-
-
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
-    """Static values with the dynamic operands in the `DYNAMIC_INDEX` places."""
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
+from xlinalg.ir.subview_type import static_or_none, strides_and_offset, subview_result_type
 
 
 @dataclass(frozen=True)
@@ -77,8 +65,8 @@ class Place:
         if any(s != 1 for s in view.static_strides.get_values()):
             return None
         static_sizes = view.static_sizes.get_values()
-        offsets = _mixed(view.static_offsets.get_values(), view.offsets)
-        sizes = _mixed(static_sizes, view.sizes)
+        offsets = mixed_values(view.static_offsets.get_values(), view.offsets)
+        sizes = mixed_values(static_sizes, view.sizes)
         new_offsets, new_sizes = list(self.offsets), list(self.sizes)
         for index, packed_dim in enumerate(self.dims):
             new_offsets[packed_dim] = (*new_offsets[packed_dim], offsets[index])
@@ -296,8 +284,8 @@ def _dest_box(access: EdgeAccess, unpack: UnPackOp, builder: IndexBuilder) -> SS
         sizes.append(extent)
     result = subview_result_type(
         dest_type,
-        [o if isinstance(o, int) else None for o in offsets],
-        [s if isinstance(s, int) else None for s in sizes],
+        static_or_none(offsets),
+        static_or_none(sizes),
     )
     assert result is not None
     if isinstance(access.op, vector.TransferReadOp | vector.TransferWriteOp):

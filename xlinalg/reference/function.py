@@ -29,6 +29,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xlinalg.dialects.linalg import GenericOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.reassociation import reassociation_groups
 from xlinalg.reference.compare import reduction_length
 from xlinalg.reference.generic import (
     _finish,
@@ -404,7 +405,7 @@ def _reshape(
 ) -> list[Any]:
     assert isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp)
     source = np.asarray(args[0])
-    groups = [[int(i.value.data) for i in g.data] for g in op.reassociation.data]
+    groups = reassociation_groups(op.reassociation)
     if isinstance(op, tensor.CollapseShapeOp):
         shape = [int(np.prod([source.shape[d] for d in group], dtype=np.int64)) for group in groups]
     else:

@@ -55,6 +55,7 @@ from xdsl.ir.affine import (
 from xlinalg.dialects.linalg.generic import IndexOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import map_used_dims
 from xlinalg.ir.numpy_dtypes import numpy_dtype
 from xlinalg.ir.shaped_types import element_type
 
@@ -483,9 +484,7 @@ class _Access:
         self.ranges = ranges
         self.where = f"'{name}' operand #{index}"
         par_set = set(par)
-        used: set[int] = set()
-        for e in self.exprs:
-            used |= e.used_dims()
+        used = map_used_dims(amap)
         self.step_invariant = not (used - par_set)
         dims_in_results = [e.position for e in self.exprs if isinstance(e, AffineDimExpr)]
         self.is_view = all(

@@ -60,6 +60,7 @@ from xlinalg.dialects.linalg.casting import (
 )
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.errors import XlinalgError
+from xlinalg.ir.affine_utils import map_used_dims
 from xlinalg.ir.numpy_dtypes import is_float_dtype, numpy_dtype
 from xlinalg.ir.shaped_types import element_type
 
@@ -205,14 +206,6 @@ def _eval_affine(expr: AffineExpr, dims: Sequence[np.ndarray]) -> np.ndarray | i
         if expr.kind == AffineBinaryOpKind.CeilDiv:
             return -np.floor_divide(-np.asarray(lhs), rhs)
     raise XlinalgError(f"the NumPy reference cannot evaluate affine expression {expr}")
-
-
-def _dims_of(expr: AffineExpr) -> set[int]:
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position}
-    if isinstance(expr, AffineBinaryOpExpr):
-        return _dims_of(expr.lhs) | _dims_of(expr.rhs)
-    return set()
 
 
 def _projected_permutation(amap: AffineMap) -> list[int] | None:
@@ -427,7 +420,7 @@ class _Evaluator:
             if permutation is not None:
                 dims = permutation
             else:  # e.g. a convolution window: gather over the loop dims the indices use
-                dims = sorted(set().union(*(_dims_of(e) for e in amap.results)))
+                dims = sorted(map_used_dims(amap))
                 value = loop_view(value, amap, self.ranges).reshape([self.ranges[d] for d in dims])
             letters.append("".join(chr(ord("a") + d) for d in dims))
             values.append(value)

@@ -44,11 +44,7 @@ from xlinalg.dialects.iree_linalg_ext.attention_syntax import (
 )
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    domain_tile_of_result,
-    insert_tile,
-    parallel_except,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
@@ -57,8 +53,9 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import FillOp
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import dim_of, empty_like, slice_of
 
@@ -284,7 +281,7 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         if isinstance(out_type, TensorType):
             return self._to_online_form_on_tensors()
         if not isinstance(out_type, MemRefType):
-            raise tile_failure(f"attention: cannot build the online form on {out_type}")
+            raise silenceable_failure(f"attention: cannot build the online form on {out_type}")
         t = elem(out)
         em = Emitter(InsertPoint.before(self))
         batch, n, e_size = em.dims(out)
@@ -364,7 +361,7 @@ class AttentionOp(LinalgExtOp, LoopLoweringInterface, TilingInterface):
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         if result_index != 0 or self.is_online:
-            raise tile_failure(
+            raise silenceable_failure(
                 "'iree_linalg_ext.attention': only the plain form's output has tiles"
             )
         return domain_tile_of_result(self, builder, self.results[0], offsets, sizes, [0, 1, None])

@@ -29,14 +29,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    domain_tile_of_result,
-    insert_tile,
-    parallel_except,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
 from xlinalg.dialects.linalg.assembly import parse_operand_group, print_operand_group
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import dim_of, domain_of, slice_of
 

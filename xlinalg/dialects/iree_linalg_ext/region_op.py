@@ -19,13 +19,13 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     print_keyword_value,
     shape,
 )
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import parallel_except
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
     print_operand_group,
     print_result_types,
 )
+from xlinalg.interfaces.tiling import parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import domain_of
 

@@ -24,14 +24,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp, compatible, elem, shape
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import insert_tile, parallel_except
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import insert_tile
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
     parse_result_types,
     print_operand_group,
 )
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import domain_of, slice_of
 

@@ -37,8 +37,9 @@ from xlinalg.dialects.iree_linalg_ext.base import (
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
 from xlinalg.dialects.iree_linalg_ext.region_op import DimensionRegionOp
 from xlinalg.dialects.iree_linalg_ext.tiling_utils import domain_tile_of_result, insert_tile
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import slice_of
 
@@ -124,7 +125,9 @@ class ScanOp(DimensionRegionOp, LoopLoweringInterface, TilingInterface):
         sizes: Sequence[OpFoldResult],
     ) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
         if result_index != 0:
-            raise tile_failure("'iree_linalg_ext.scan': its accumulator needs the whole scan")
+            raise silenceable_failure(
+                "'iree_linalg_ext.scan': its accumulator needs the whole scan"
+            )
         dims = [None if d == self.dim else d for d in range(len(offsets))]
         return domain_tile_of_result(self, builder, self.results[0], offsets, sizes, dims)
 

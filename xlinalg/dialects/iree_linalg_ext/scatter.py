@@ -45,8 +45,9 @@ from xlinalg.dialects.linalg.assembly import (
     print_operand_group,
     print_result_types,
 )
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface, tile_failure
+from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.slices import dim_of, domain_of, slice_of
@@ -213,7 +214,7 @@ class ScatterOp(CoveringResultTiles, LinalgExtOp, LoopLoweringInterface, TilingI
             if d in indexed:
                 dims.append(None)
             elif size < 0 or size != original_shape[d]:
-                raise tile_failure(
+                raise silenceable_failure(
                     f"'{self.name}' cannot compute a tile of its result #0: update dim {k + 1} "
                     f"({size}) does not span dim {d} of the original ({original_shape[d]})"
                 )

@@ -8,12 +8,8 @@ from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Operation, SSAValue
 
 from xlinalg.dialects.iree_linalg_ext.base import LinalgExtOp
-from xlinalg.interfaces.tiling import (
-    TilingInterface,
-    as_tiled_implementation,
-    parallel_except,
-    tile_failure,
-)
+from xlinalg.errors import silenceable_failure
+from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.slices import slice_of
 
@@ -23,7 +19,6 @@ __all__ = [
     "covering_result_tile_value",
     "domain_tile_of_result",
     "insert_tile",
-    "parallel_except",
     "tile_all_operands",
     "whole",
 ]
@@ -75,7 +70,7 @@ def domain_tile_of_result(
     tiled = {d for d in domain_dims if d is not None}
     for d, (offset, size) in enumerate(zip(offsets, sizes)):
         if d not in tiled and not whole(result, d, offset, size):
-            raise tile_failure(
+            raise silenceable_failure(
                 f"'{op.name}': a tile of its result must span all of dim {d} (not tileable)"
             )
     assert isinstance(op, TilingInterface)
@@ -156,5 +151,5 @@ class CoveringResultTiles:
     ) -> SSAValue:
         assert isinstance(self, Operation)
         if not self.results:
-            raise tile_failure(f"'{self.name}' has no tensor result to compute a tile of")
+            raise silenceable_failure(f"'{self.name}' has no tensor result to compute a tile of")
         return covering_result_tile_value(self, builder, offsets, sizes, self.result_domain_dims())

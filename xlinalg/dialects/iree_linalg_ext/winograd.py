@@ -59,11 +59,7 @@ from xlinalg.dialects.iree_linalg_ext.base import (
     shape,
 )
 from xlinalg.dialects.iree_linalg_ext.loops import Emitter
-from xlinalg.dialects.iree_linalg_ext.tiling_utils import (
-    CoveringResultTiles,
-    insert_tile,
-    parallel_except,
-)
+from xlinalg.dialects.iree_linalg_ext.tiling_utils import CoveringResultTiles, insert_tile
 from xlinalg.dialects.iree_linalg_ext.winograd_matrices import MATRICES
 from xlinalg.dialects.linalg.assembly import (
     parse_operand_group,
@@ -73,7 +69,7 @@ from xlinalg.dialects.linalg.assembly import (
 )
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
-from xlinalg.interfaces.tiling import TilingInterface
+from xlinalg.interfaces.tiling import TilingInterface, parallel_except
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
 from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.slices import domain_of, slice_of

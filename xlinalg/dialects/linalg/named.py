@@ -475,7 +475,7 @@ class NamedStructuredOp(IRDLOperation, StructuredOpInterface):
             for pos, expr in enumerate(amap.results):
                 if isinstance(expr, AffineDimExpr) or shape[pos] < 0:
                     continue
-                used_last = [last[d] for d in _dims_of(expr)]
+                used_last = [last[d] for d in expr.used_dims()]
                 if any(n is None or n < 0 for n in used_last):
                     continue
                 needed = _eval_index(expr, last) + 1
@@ -769,14 +769,6 @@ def _verify_contraction_maps(name: str, maps: Sequence[AffineMap], num_loops: in
                 f"'{name}' loop dim d{d} is a reduction (absent from the output map) but is used "
                 f"by only one input map; it must index both A and B"
             )
-
-
-def _dims_of(expr: AffineExpr) -> set[int]:
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position}
-    if isinstance(expr, AffineBinaryOpExpr):
-        return _dims_of(expr.lhs) | _dims_of(expr.rhs)
-    return set()
 
 
 def _eval_index(expr: AffineExpr, dims: Sequence[int | None]) -> int:

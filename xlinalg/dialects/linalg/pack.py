@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     IndexType,
     MemRefType,
@@ -67,11 +68,12 @@ from xlinalg.dialects.linalg.pack_tiling import RelayoutLayout, RelayoutTiling
 from xlinalg.dialects.linalg.scalar_loops import index_constant
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.loop_lowering import LoopLoweringInterface
+from xlinalg.ir.affine_utils import mixed_values
 from xlinalg.ir.dense_arrays import int_values
 from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.ir.shaped_types import Shaped
 
-DYNAMIC = -(2**63)  # ShapedType::kDynamic in static_inner_tiles
+DYNAMIC = DYNAMIC_INDEX  # ShapedType::kDynamic in static_inner_tiles
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -142,8 +144,7 @@ class _RelayoutOp(
         return _ints(self.static_inner_tiles) or []
 
     def mixed_tiles(self) -> list[int | SSAValue]:
-        dynamic = iter(self.inner_tiles)
-        return [next(dynamic) if t == DYNAMIC else t for t in self.get_static_tiles()]
+        return mixed_values(self.get_static_tiles(), self.inner_tiles)
 
     def has_padding(self) -> bool:
         return False
@@ -300,8 +301,7 @@ class _RelayoutOp(
     ) -> tuple[
         list[int] | None,
         list[int],
-        list[SSAValue],
-        list[int],
+        list[int | SSAValue],
         UnresolvedOperand,
         dict[str, Attribute],
         Attribute,
@@ -317,7 +317,9 @@ class _RelayoutOp(
         parser.parse_keyword("inner_tiles")
         parser.parse_punctuation("=")
         dynamic, static = parse_dynamic_index_list_without_types(parser, DYNAMIC)
-        tiles = list(parser.resolve_operands(dynamic, [IndexType()] * len(dynamic), parser.pos))
+        tiles = mixed_values(
+            static, parser.resolve_operands(dynamic, [IndexType()] * len(dynamic), parser.pos)
+        )
         parser.parse_keyword("into")
         dest = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
@@ -325,7 +327,7 @@ class _RelayoutOp(
         src_type = parser.parse_type()
         parser.parse_punctuation("->")
         dest_type = parser.parse_type()
-        return perm, positions, tiles, list(static), dest, attrs, src_type, dest_type
+        return perm, positions, tiles, dest, attrs, src_type, dest_type
 
     # ---- lowering helpers ----
     def _check_lowerable(self) -> None:
@@ -438,14 +440,12 @@ class PackOp(_RelayoutOp):
             parser.parse_punctuation(":")
             padding = parser.resolve_operand(pad, parser.parse_type())
             parser.parse_punctuation(")")
-        perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        dynamic = iter(tiles)
-        mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
+        perm, positions, tiles, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
         op = cls(
             parser.resolve_operand(source, src_type),
             parser.resolve_operand(dest, dest_type),
             positions,
-            mixed,
+            tiles,
             padding,
             perm,
         )
@@ -506,14 +506,12 @@ class UnPackOp(_RelayoutOp):
     @classmethod
     def parse(cls, parser: Parser) -> UnPackOp:
         source = parser.parse_unresolved_operand()
-        perm, positions, tiles, static, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
-        dynamic = iter(tiles)
-        mixed: list[int | SSAValue] = [next(dynamic) if t == DYNAMIC else t for t in static]
+        perm, positions, tiles, dest, attrs, src_type, dest_type = cls._parse_rest(parser)
         op = cls(
             parser.resolve_operand(source, src_type),
             parser.resolve_operand(dest, dest_type),
             positions,
-            mixed,
+            tiles,
             perm,
         )
         op.attributes.update(attrs)

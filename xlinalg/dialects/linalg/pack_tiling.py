@@ -33,7 +33,8 @@ from xdsl.ir.affine import (
 )
 
 from xlinalg.dialects.linalg.pack_shape import DYNAMIC, packed_index_of
-from xlinalg.interfaces.tiling import Position, TiledImplementation, TilingInterface, tile_failure
+from xlinalg.errors import silenceable_failure
+from xlinalg.interfaces.tiling import Position, TiledImplementation, TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
 from xlinalg.ir.slices import dim_of, domain_of, empty_like, slice_of
 
@@ -74,7 +75,9 @@ class RelayoutTiling(TilingInterface):
         if any(t == DYNAMIC for t in layout.tiles):
             assert isinstance(self, Operation)
             name = self.name
-            raise tile_failure(f"tile_using_for: '{name}' with dynamic inner tiles cannot be tiled")
+            raise silenceable_failure(
+                f"tile_using_for: '{name}' with dynamic inner tiles cannot be tiled"
+            )
         return layout
 
     def get_loop_iterator_types(self) -> list[IteratorType]:

@@ -47,6 +47,7 @@ from xlinalg.dialects.transform.printing import (
     print_int_list,
     print_semi_function_type,
 )
+from xlinalg.ir.affine_utils import mixed_values
 
 MATCH_INTERFACES = tuple(MatchInterfaceEnum)
 
@@ -179,8 +180,7 @@ class TileUsingForOp(IRDLOperation, ConsumesTarget):
 
     def get_mixed_sizes(self) -> list[int | SSAValue]:
         """Static ints and dynamic operands in position order."""
-        dynamic = iter(self.dynamic_sizes)
-        return [next(dynamic) if s == DYNAMIC_INDEX else s for s in self.get_static_sizes()]
+        return mixed_values(self.get_static_sizes(), self.dynamic_sizes)
 
     def verify_(self) -> None:
         sizes = self.get_static_sizes()

@@ -28,7 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerType, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerType,
+    UnitAttr,
+    i64,
+)
 from xdsl.dialects.transform import AnyOpType, TransformHandleType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
@@ -55,8 +62,9 @@ from xlinalg.dialects.transform.printing import (
     print_functional_type,
     print_int_list,
 )
+from xlinalg.ir.affine_utils import mixed_values
 
-DYNAMIC = -(2**63)
+DYNAMIC = DYNAMIC_INDEX  # ShapedType::kDynamic
 _ANY = AnyOpType()
 
 
@@ -142,8 +150,7 @@ class _TileToForallBase(IRDLOperation):
         if static is None:
             return None
         assert isa(static, DenseArrayBase[IntegerType])
-        values = iter(dynamic)
-        return [next(values) if s == DYNAMIC else int(s) for s in static.get_values()]
+        return mixed_values(static.get_values(), dynamic)
 
     def mixed_num_threads(self) -> list[int | SSAValue] | None:
         """The `num_threads` entries (None when the op tiles by `tile_sizes`)."""

@@ -51,6 +51,7 @@ from xlinalg.dialects.transform.printing import (
     print_functional_type,
     print_int_list,
 )
+from xlinalg.ir.affine_utils import mixed_values
 
 
 def parse_mixed_list(parser: Parser) -> list[int | UnresolvedOperand]:
@@ -106,8 +107,7 @@ class FuseOp(IRDLOperation, ConsumesTarget):
         return _ints(self.static_tile_interchange)
 
     def mixed_tile_sizes(self) -> list[int | SSAValue]:
-        values = iter(self.dynamic_tile_sizes)
-        return [next(values) if s == DYNAMIC_INDEX else s for s in self.tile_sizes()]
+        return mixed_values(self.tile_sizes(), self.dynamic_tile_sizes)
 
     @classmethod
     def parse(cls, parser: Parser) -> FuseOp:

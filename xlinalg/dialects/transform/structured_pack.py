@@ -55,6 +55,7 @@ from xlinalg.dialects.transform.printing import (
     print_functional_type,
     print_int_list,
 )
+from xlinalg.ir.affine_utils import mixed_values
 from xlinalg.ir.dense_arrays import int_values
 
 
@@ -86,11 +87,6 @@ def _resolve_typed(
         [parser.resolve_operand(d, t) for d, t in zip(dynamic, inputs[1:])],
         outputs,
     )
-
-
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[int | SSAValue]:
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
 
 
 def _check_dynamic(name: str, static: Sequence[int], dynamic: Sequence[SSAValue]) -> None:
@@ -128,7 +124,7 @@ class PackOp(IRDLOperation, ConsumesTarget):
         )
 
     def get_mixed_sizes(self) -> list[int | SSAValue]:
-        return _mixed(_ints(self.static_packed_sizes), self.packed_sizes)
+        return mixed_values(_ints(self.static_packed_sizes), self.packed_sizes)
 
     @classmethod
     def parse(cls, parser: Parser) -> PackOp:
@@ -181,7 +177,7 @@ class PackGreedilyOp(IRDLOperation, ConsumesTarget):
     )
 
     def get_mixed_sizes(self) -> list[int | SSAValue]:
-        return _mixed(_ints(self.static_matmul_packed_sizes), self.matmul_packed_sizes)
+        return mixed_values(_ints(self.static_matmul_packed_sizes), self.matmul_packed_sizes)
 
     def padded_multiples(self) -> list[int]:
         return _ints(self.matmul_padded_sizes_next_multiple_of)

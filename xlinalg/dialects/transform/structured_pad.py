@@ -52,6 +52,7 @@ from xlinalg.dialects.transform.printing import (
     print_semi_function_type,
 )
 from xlinalg.dialects.transform.structured_fusion import parse_mixed_list, print_mixed_list
+from xlinalg.ir.affine_utils import mixed_values
 
 PAD_PROPS = (
     "padding_values",
@@ -113,8 +114,7 @@ class PadOp(IRDLOperation, ConsumesTarget):
         return _int_list(self.static_pad_to_multiple_of)
 
     def mixed_multiples(self) -> list[int | SSAValue]:
-        values = iter(self.pad_to_multiple_of)
-        return [next(values) if m == DYNAMIC_INDEX else m for m in self.static_multiples()]
+        return mixed_values(self.static_multiples(), self.pad_to_multiple_of)
 
     @classmethod
     def parse(cls, parser: Parser) -> PadOp:

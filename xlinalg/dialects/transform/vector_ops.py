@@ -54,6 +54,7 @@ from xlinalg.dialects.transform.printing import (
     parse_semi_function_type,
     print_semi_function_type,
 )
+from xlinalg.ir.affine_utils import mixed_values
 
 
 class _VectorizeBase(IRDLOperation):
@@ -87,11 +88,7 @@ class _VectorizeBase(IRDLOperation):
         if self.static_vector_sizes is None:
             return None
         assert isa(self.static_vector_sizes, DenseArrayBase[IntegerType])
-        dynamic = iter(self.vector_sizes)
-        return [
-            next(dynamic) if v == DYNAMIC_INDEX else v
-            for v in self.static_vector_sizes.get_values()
-        ]
+        return mixed_values(self.static_vector_sizes.get_values(), self.vector_sizes)
 
     @classmethod
     def parse(cls, parser: Parser) -> _VectorizeBase:

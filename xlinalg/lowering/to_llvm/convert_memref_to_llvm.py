@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
@@ -32,6 +31,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from xlinalg.dialects.memref_prefetch import PrefetchOp
 from xlinalg.errors import LoweringError
 from xlinalg.ir.passes import register_pass
+from xlinalg.ir.reassociation import reassociation_groups
+from xlinalg.ir.subview_type import static_or_none
 from xlinalg.lowering.to_llvm.builder import Builder, constant_int, fold_int, lowering, replace_op
 from xlinalg.lowering.to_llvm.descriptor import Index, MemRefDescriptor, build_descriptor
 from xlinalg.lowering.to_llvm.dialect_pass import DialectConversionPass
@@ -156,7 +157,7 @@ def _offsets_sizes_strides(
         lists.append(_mixed(b, static, rest[:n_dynamic]))
         rest = rest[n_dynamic:]
         if name == "static_sizes":
-            static_sizes = [None if v == DYNAMIC_INDEX else v for v in static]
+            static_sizes = static_or_none(static)
     return lists[0], lists[1], lists[2], static_sizes
 
 
@@ -199,12 +200,6 @@ def _lower_reinterpret_cast(b: Builder, op: Operation) -> SSAValue:
     ).value
 
 
-def _reassociation(op: Operation) -> list[list[int]]:
-    groups = op.properties["reassociation"]
-    assert isinstance(groups, ArrayAttr)
-    return [[int(i.value.data) for i in g.data] for g in groups.data]
-
-
 def _lower_collapse_shape(b: Builder, op: Operation) -> SSAValue:
     """Each group of contiguous source dims becomes one dim: sizes multiply, the stride is
     the innermost non-unit stride of the group."""
@@ -214,7 +209,7 @@ def _lower_collapse_shape(b: Builder, op: Operation) -> SSAValue:
     src_shape = memref_shape(src.type)
     sizes: list[Index] = []
     strides: list[Index] = []
-    for group in _reassociation(op):
+    for group in reassociation_groups(op.properties["reassociation"]):
         size: Index = 1
         for d in group:
             size = b.mul_i64(size, src.size(b, d))
@@ -242,7 +237,7 @@ def _lower_expand_shape(b: Builder, op: Operation) -> SSAValue:
     assert isinstance(static, DenseArrayBase)
     out_sizes = _mixed(b, [int(v) for v in static.get_values()], list(op.operands[1:]))
     strides: list[Index] = [0] * len(out_sizes)
-    for d, group in enumerate(_reassociation(op)):
+    for d, group in enumerate(reassociation_groups(op.properties["reassociation"])):
         running = src.stride(b, d)
         for r in reversed(group):
             strides[r] = running

@@ -49,13 +49,14 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf, tensor, vector
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, Operation, Region, SSAValue, Use
 
 from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import mixed_values
 from xlinalg.transforms.bufferization.transfer import transfer_write_reads_dest
 from xlinalg.transforms.linalg.generalize import generalize
 
@@ -75,17 +76,11 @@ SliceKey = tuple[SSAValue, tuple[Hashable, ...], tuple[Hashable, ...], tuple[Has
 def slice_key(
     op: tensor.ExtractSliceOp | tensor.InsertSliceOp | ParallelInsertSliceOp, source: SSAValue
 ) -> SliceKey:
-    def mixed(
-        static: DenseArrayBase[IntegerType], dynamic: tuple[SSAValue, ...]
-    ) -> tuple[Hashable, ...]:
-        values = iter(dynamic)
-        return tuple(next(values) if v == DYNAMIC_INDEX else v for v in static.get_values())
-
     return (
         source,
-        mixed(op.static_offsets, tuple(op.offsets)),
-        mixed(op.static_sizes, tuple(op.sizes)),
-        mixed(op.static_strides, tuple(op.strides)),
+        tuple(mixed_values(op.static_offsets.get_values(), op.offsets)),
+        tuple(mixed_values(op.static_sizes.get_values(), op.sizes)),
+        tuple(mixed_values(op.static_strides.get_values(), op.strides)),
     )
 
 

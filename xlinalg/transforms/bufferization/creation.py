@@ -25,10 +25,8 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import arith, memref, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     DenseArrayBase,
     IndexType,
-    IntegerAttr,
     MemRefType,
     TensorType,
     i64,
@@ -37,6 +35,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xlinalg.dialects.linalg import FillOp
 from xlinalg.dialects.tensor_generate import GenerateOp
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.bufferization.analysis import Root
 from xlinalg.transforms.bufferization.shapes import Mixed, sizes_per_dim, unit_stride_subview
 
@@ -195,7 +194,7 @@ def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, Ro
             memref.CollapseShapeOp.build(
                 operands=[source],
                 result_types=[MemRefType(stype.get_element_type(), [total])],
-                properties={"reassociation": _groups([list(range(len(src_shape)))])},
+                properties={"reassociation": reassociation_attr([list(range(len(src_shape)))])},
             ),
             op,
         ).results[0]
@@ -217,15 +216,11 @@ def _reshape(b: _FunctionBufferizer, op: tensor.ReshapeOp) -> tuple[SSAValue, Ro
         operands=[flat, dynamic],
         result_types=[mtype],
         properties={
-            "reassociation": _groups([list(range(len(out_shape)))]),
+            "reassociation": reassociation_attr([list(range(len(out_shape)))]),
             "static_output_shape": DenseArrayBase.from_list(i64, list(out_shape)),
         },
     )
     return b._insert(expanded, op).results[0], root
-
-
-def _groups(groups: list[list[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
 __all__ = ["CREATION_OPS", "bufferize_creation_op", "fill_from_region"]

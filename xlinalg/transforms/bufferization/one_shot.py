@@ -91,9 +91,10 @@ from xlinalg.dialects.linalg import FillOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import mixed_values
 from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.ir.passes import register_pass
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.subview_type import static_or_none, strides_and_offset, subview_result_type
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.bufferization.analysis import (
     AliasInfo,
@@ -149,11 +150,6 @@ WRITABLE_ATTR = "bufferization.writable"
 
 def _has_tensors(op: Operation) -> bool:
     return any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
-
-
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Mixed]:
-    values = iter(dynamic)
-    return [next(values) if v == DYNAMIC_INDEX else int(v) for v in static]
 
 
 def _rank_reduced(
@@ -520,14 +516,11 @@ class _FunctionBufferizer:
         mtype = source.type
         assert isinstance(mtype, MemRefType)
 
-        def static(values: Sequence[int]) -> list[int | None]:
-            return [None if v == DYNAMIC_INDEX else int(v) for v in values]
-
         full = subview_result_type(
             mtype,
-            static(op.static_offsets.get_values()),
-            static(op.static_sizes.get_values()),
-            static(op.static_strides.get_values()),
+            static_or_none(op.static_offsets.get_values()),
+            static_or_none(op.static_sizes.get_values()),
+            static_or_none(op.static_strides.get_values()),
         )
         if full is None:
             raise self._unsupported(op, f"cannot take a slice of {mtype}")
@@ -592,8 +585,8 @@ class _FunctionBufferizer:
             else:
                 computed = True
         source = self.buf[op.source]
-        low = _mixed(op.static_low.get_values(), list(op.low))
-        high = _mixed(op.static_high.get_values(), list(op.high))
+        low = mixed_values(op.static_low.get_values(), list(op.low))
+        high = mixed_values(op.static_high.get_values(), list(op.high))
         source_sizes = self._sizes(source, op)
         sizes: list[Mixed] = []
         for n, lo, hi in zip(source_sizes, low, high):

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 from xdsl.dialects import memref, tensor
 from xdsl.dialects.bufferization import AllocTensorOp
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Attribute, SSAValue
 
-from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.ir.affine_utils import mixed_values
+from xlinalg.ir.subview_type import static_or_none, subview_result_type
 
 Mixed = SSAValue | int
 """A size: static (int) or an index value."""
@@ -33,8 +34,7 @@ def undefined_contents(value: SSAValue) -> bool:
 def sizes_per_dim(ttype: Attribute, dynamic: Sequence[SSAValue]) -> list[Mixed]:
     """One size per dim of `ttype` from the operands of its dynamic dims (`_alloc`'s form)."""
     assert isinstance(ttype, TensorType | MemRefType)
-    operands = iter(dynamic)
-    return [next(operands) if n == DYNAMIC_INDEX else n for n in ttype.get_shape()]
+    return mixed_values(ttype.get_shape(), dynamic)
 
 
 def unit_stride_subview(
@@ -46,8 +46,8 @@ def unit_stride_subview(
     assert isinstance(mtype, MemRefType)
     rtype = subview_result_type(
         mtype,
-        [v if isinstance(v, int) else None for v in offsets],
-        [v if isinstance(v, int) else None for v in sizes],
+        static_or_none(offsets),
+        static_or_none(sizes),
     )
     assert rtype is not None
     return memref.SubviewOp.get(buffer, offsets, sizes, [1] * len(sizes), rtype)

@@ -18,28 +18,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import IntegerAttr, ShapedType, TensorType, VectorType
+from xdsl.dialects import vector
+from xdsl.dialects.builtin import ShapedType, TensorType, VectorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from xlinalg.dialects.vector import MaskOp, MaskYieldOp
 from xlinalg.dialects.vector_gather import GatherOp
+from xlinalg.ir.affine_utils import constant_index_value
 
 if TYPE_CHECKING:
     from xlinalg.transforms.bufferization.analysis import Root, SliceKey
     from xlinalg.transforms.bufferization.one_shot import _FunctionBufferizer
 
 TRANSFER_OPS = (vector.TransferReadOp, vector.TransferWriteOp, MaskOp, GatherOp)
-
-
-def _is_zero(value: SSAValue) -> bool:
-    owner = value.owner
-    return (
-        isinstance(owner, arith.ConstantOp)
-        and isinstance(owner.value, IntegerAttr)
-        and owner.value.value.data == 0
-    )
 
 
 def transfer_write_reads_dest(op: vector.TransferWriteOp) -> bool:
@@ -49,7 +41,7 @@ def transfer_write_reads_dest(op: vector.TransferWriteOp) -> bool:
     if isinstance(op.parent_op(), MaskOp) or op.mask is not None:
         return True
     shape = dest.get_shape()
-    if any(s < 0 for s in shape) or not all(_is_zero(i) for i in op.indices):
+    if any(s < 0 for s in shape) or not all(constant_index_value(i) == 0 for i in op.indices):
         return True
     vtype = op.vector.type
     assert isinstance(vtype, VectorType)

@@ -68,6 +68,18 @@ class Layout:
     inner_dims_pos: tuple[int, ...]
     inner_tiles: tuple[int, ...]
 
+    def relayout_properties(self) -> dict[str, Attribute]:
+        """The properties of the `iree_linalg_ext.pack`/`unpack` of this layout."""
+        properties: dict[str, Attribute] = {
+            "inner_dims_pos": DenseArrayBase.from_list(i64, list(self.inner_dims_pos)),
+            "static_inner_tiles": DenseArrayBase.from_list(i64, list(self.inner_tiles)),
+        }
+        if self.outer_dims_perm:
+            properties["outer_dims_perm"] = DenseArrayBase.from_list(
+                i64, list(self.outer_dims_perm)
+            )
+        return properties
+
 
 def role_layout(role: EncodingRole, tile_m: int, tile_n: int, tile_k: int) -> Layout:
     if role == EncodingRole.LHS:
@@ -162,18 +174,10 @@ class MaterializeEncodingPass(ModulePass):
         packed_type = TensorType(source_type.element_type, shape)
         empty = tensor.EmptyOp([], packed_type)
         zero = zero_constant(source_type.element_type)
-        properties: dict[str, Attribute] = {
-            "inner_dims_pos": DenseArrayBase.from_list(i64, list(layout.inner_dims_pos)),
-            "static_inner_tiles": DenseArrayBase.from_list(i64, list(layout.inner_tiles)),
-        }
-        if layout.outer_dims_perm:
-            properties["outer_dims_perm"] = DenseArrayBase.from_list(
-                i64, list(layout.outer_dims_perm)
-            )
         pack = PackOp.build(
             operands=[[op.source], [empty.results[0]], [], [zero.result]],
             result_types=[[packed_type]],
-            properties=properties,
+            properties=layout.relayout_properties(),
         )
         Rewriter.replace_op(op, [empty, zero, pack], [pack.results[0]])
 
@@ -194,18 +198,10 @@ class MaterializeEncodingPass(ModulePass):
                 "unset_encoding: its source was not materialized (no matmul produced it)"
             )
         empty = tensor.EmptyOp([], result_type)
-        properties: dict[str, Attribute] = {
-            "inner_dims_pos": DenseArrayBase.from_list(i64, list(layout.inner_dims_pos)),
-            "static_inner_tiles": DenseArrayBase.from_list(i64, list(layout.inner_tiles)),
-        }
-        if layout.outer_dims_perm:
-            properties["outer_dims_perm"] = DenseArrayBase.from_list(
-                i64, list(layout.outer_dims_perm)
-            )
         unpack = UnPackOp.build(
             operands=[[packed], [empty.results[0]], []],
             result_types=[[result_type]],
-            properties=properties,
+            properties=layout.relayout_properties(),
         )
         Rewriter.replace_op(op, [empty, unpack], [unpack.results[0]])
 

@@ -50,10 +50,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp, ToTensorOp
 from xlinalg.dialects.linalg import CopyOp, FillOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, mixed_values
 from xlinalg.transforms.bufferization.shapes import unit_stride_subview
 
 
@@ -201,8 +201,8 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
     result_type = pad.result.type
     assert isinstance(source_type, TensorType)
     assert isinstance(result_type, TensorType)
-    low = _mixed(pad.static_low.get_values(), list(pad.low))
-    high = _mixed(pad.static_high.get_values(), list(pad.high))
+    low = mixed_values(pad.static_low.get_values(), list(pad.low))
+    high = mixed_values(pad.static_high.get_values(), list(pad.high))
     source_sizes: list[OpFoldResult] = []
     result_sizes: list[SSAValue] = []
     d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
@@ -226,18 +226,12 @@ def _bufferize_pad(pad: tensor.PadOp, options: AllocationOptions) -> AllocationR
     return result
 
 
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else int(s) for s in static]
-
-
 def bufferize_value_to_allocation(value: SSAValue, options: AllocationOptions) -> AllocationResult:
     """Materialize a buffer for the tensor `value` (spec semantics, see the module
     docstring). A value that is not a ranked tensor is a silenceable failure."""
     if not isinstance(value.type, TensorType):
-        raise TransformFailure(
-            f"bufferize_to_allocation: expected a ranked tensor value, got {value.type}",
-            silenceable=True,
+        raise silenceable_failure(
+            f"bufferize_to_allocation: expected a ranked tensor value, got {value.type}"
         )
     if isinstance(value.owner, tensor.PadOp):
         done = _bufferize_pad(value.owner, options)

@@ -30,7 +30,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.ir.affine_utils import IndexBuilder
 from xlinalg.ir.subview_type import strides_and_offset
@@ -75,7 +75,7 @@ def _drop_unit_dim(builder: IndexBuilder, value: SSAValue, dim: int) -> SSAValue
     shape = list(typ.get_shape())
     layout = strides_and_offset(typ)
     if layout is None:
-        raise TransformFailure(f"cannot take a strided view of {typ}", silenceable=True)
+        raise silenceable_failure(f"cannot take a strided view of {typ}")
     strides, offset = layout
     sizes: list[SSAValue | int] = []
     for index, extent in enumerate(shape):
@@ -129,7 +129,7 @@ def decompose(op: Operation) -> Operation:
     """Decompose `op` (see the module docstring); returns the new 1-D op."""
     rule = DECOMPOSITIONS.get(op.name)
     if rule is None or not isinstance(op, StructuredOpInterface):
-        raise TransformFailure(f"no decomposition for '{op.name}'", silenceable=True)
+        raise silenceable_failure(f"no decomposition for '{op.name}'")
     operands = [*op.get_inputs(), *op.get_outputs()]
     shapes = [shape_of(v.type) or () for v in operands]
     window, output = shapes[1], shapes[2]
@@ -140,9 +140,8 @@ def decompose(op: Operation) -> Operation:
     elif window[w_win] == 1 and output[w_out] == 1:
         drop, keep = rule.w_dims, 0
     else:
-        raise TransformFailure(
-            f"neither the H nor the W window and output extents of '{op.name}' are 1",
-            silenceable=True,
+        raise silenceable_failure(
+            f"neither the H nor the W window and output extents of '{op.name}' are 1"
         )
     strides = _ints(op.properties.get("strides") or op.attributes.get("strides"), [1, 1])
     dilations = _ints(op.properties.get("dilations") or op.attributes.get("dilations"), [1, 1])

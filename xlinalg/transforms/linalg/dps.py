@@ -22,12 +22,8 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
+from xlinalg.errors import silenceable_failure
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, mixed_values
 
 
 def _from_elements(op: tensor.FromElementsOp) -> Operation:
@@ -35,7 +31,7 @@ def _from_elements(op: tensor.FromElementsOp) -> Operation:
     assert isinstance(typ, TensorType)
     shape = list(typ.get_shape())
     if any(s < 0 for s in shape):
-        raise _fail("tensor.from_elements with a dynamic shape")
+        raise silenceable_failure("tensor.from_elements with a dynamic shape")
     builder = IndexBuilder(InsertPoint.before(op))
     empty = tensor.EmptyOp([], typ)
     builder.insert(empty)
@@ -49,30 +45,27 @@ def _from_elements(op: tensor.FromElementsOp) -> Operation:
     return last
 
 
-def _mixed(static: tuple[int, ...], dynamic: list[SSAValue]) -> list[OpFoldResult]:
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
-
-
 def _pad(op: tensor.PadOp) -> Operation:
     block = op.region.block
     terminator = block.last_op
     if terminator is None or len(terminator.operands) != 1:
-        raise _fail("tensor.pad without a single yielded value")
+        raise silenceable_failure("tensor.pad without a single yielded value")
     value = terminator.operands[0]
     owner = value.owner
     defined_inside = (
         isinstance(owner, Operation) and owner.parent_block() is block
     ) or value in block.args
     if defined_inside:
-        raise _fail("tensor.pad whose padding value depends on the position is not supported")
+        raise silenceable_failure(
+            "tensor.pad whose padding value depends on the position is not supported"
+        )
     source_type = op.source.type
     result_type = op.result.type
     assert isinstance(source_type, TensorType)
     assert isinstance(result_type, TensorType)
     builder = IndexBuilder(InsertPoint.before(op))
-    low = _mixed(op.static_low.get_values(), list(op.low))
-    high = _mixed(op.static_high.get_values(), list(op.high))
+    low = mixed_values(op.static_low.get_values(), list(op.low))
+    high = mixed_values(op.static_high.get_values(), list(op.high))
     d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
     source_sizes: list[OpFoldResult] = []
     for index, extent in enumerate(source_type.get_shape()):
@@ -115,7 +108,7 @@ def rewrite_in_destination_passing_style(op: Operation) -> Operation:
         return _from_elements(op)
     if isinstance(op, tensor.PadOp):
         return _pad(op)
-    raise _fail(f"'{op.name}' has no destination-passing-style rewrite")
+    raise silenceable_failure(f"'{op.name}' has no destination-passing-style rewrite")
 
 
 __all__ = ["rewrite_in_destination_passing_style"]

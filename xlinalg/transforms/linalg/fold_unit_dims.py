@@ -23,7 +23,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp
-from xlinalg.ir.subview_type import subview_result_type
+from xlinalg.ir.subview_type import static_or_none, subview_result_type
 from xlinalg.ir.walk import walk_ops
 
 
@@ -32,7 +32,7 @@ def _rank_reduced(value: SSAValue, drop: list[int], before: Operation) -> SSAVal
     type_ = value.type
     assert isinstance(type_, MemRefType)
     shape = list(type_.get_shape())
-    full = subview_result_type(type_, [0] * len(shape), [None if s < 0 else s for s in shape])
+    full = subview_result_type(type_, [0] * len(shape), static_or_none(shape))
     assert full is not None
     assert isinstance(full.layout, StridedLayoutAttr)
     strides, offset = full.layout.get_strides(), full.layout.get_offset()

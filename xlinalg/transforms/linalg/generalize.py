@@ -13,7 +13,7 @@ from xdsl.rewriter import Rewriter
 from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
@@ -31,8 +31,8 @@ def generalize(op: Operation) -> GenericOp:
         Rewriter.replace_op(op, generic)
         return generic
     if not isinstance(op, NamedStructuredOp):
-        raise TransformFailure(
-            f"cannot generalize '{op.name}': not a named linalg structured op", silenceable=True
+        raise silenceable_failure(
+            f"cannot generalize '{op.name}': not a named linalg structured op"
         )
     generic = op.to_generic()
     Rewriter.replace_op(op, generic)

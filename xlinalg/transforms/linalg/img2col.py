@@ -34,20 +34,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.linalg.decompose import _ints
 
 Exprs = tuple[AffineExpr, ...]
@@ -147,17 +142,9 @@ LAYOUTS: dict[str, _Layout] = {
 }
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def _attr_ints(op: Operation, name: str) -> list[int]:
     """The op's strides or dilations (1, 1 when absent)."""
     return _ints(op.properties.get(name) or op.attributes.get(name), [1, 1])
-
-
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
 def _reshaped(shape: Sequence[int], groups: Sequence[Sequence[int]]) -> list[int]:
@@ -177,7 +164,7 @@ def _collapse(value: SSAValue, groups: Sequence[Sequence[int]], element: Attribu
     return tensor.CollapseShapeOp.build(
         operands=[value],
         result_types=[TensorType(element, _reshaped(shape, groups))],
-        properties={"reassociation": _reassociation(groups)},
+        properties={"reassociation": reassociation_attr(groups)},
     )
 
 
@@ -207,19 +194,21 @@ def _mac_body(element: Attribute) -> Region:
 def _check(op: Operation) -> tuple[_Layout, _Geometry, Attribute]:
     layout = LAYOUTS.get(op.name)
     if layout is None or not isinstance(op, StructuredOpInterface):
-        raise _fail(
+        raise silenceable_failure(
             f"'{op.name}' is not a supported 2-D convolution ({', '.join(sorted(LAYOUTS))})"
         )
     operands = [*op.get_inputs(), *op.get_outputs()]
     types = [v.type for v in operands if isinstance(v.type, TensorType)]
     if len(operands) != 3 or len(types) != len(operands):
-        raise _fail("expected a convolution on tensors (img2col needs tensor semantics)")
+        raise silenceable_failure(
+            "expected a convolution on tensors (img2col needs tensor semantics)"
+        )
     shapes = [t.get_shape() for t in types]
     if any(s < 0 for shape in shapes for s in shape):
-        raise _fail("expected static shapes")
+        raise silenceable_failure("expected static shapes")
     elements = {t.element_type for t in types}
     if len(elements) != 1:
-        raise _fail("convolutions with mixed element types are not converted")
+        raise silenceable_failure("convolutions with mixed element types are not converted")
     geometry = layout.geometry(shapes, _attr_ints(op, "strides"), _attr_ints(op, "dilations"))
     return layout, geometry, elements.pop()
 
@@ -260,7 +249,7 @@ def convert_conv2d_to_img2col(op: Operation) -> tuple[Operation, Operation]:
     expanded = tensor.ExpandShapeOp(
         mm.results[0],
         [],
-        _reassociation(layout.output_reassociation),
+        reassociation_attr(layout.output_reassociation),
         list(out_type.get_shape()),
         out_type,
     )

@@ -15,7 +15,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, IndexOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 
 
@@ -40,28 +40,22 @@ def interchange(op: Operation, permutation: Sequence[int]) -> Operation:
     """
     if not isinstance(op, GenericOp):
         if isinstance(op, StructuredOpInterface):
-            raise TransformFailure(
+            raise silenceable_failure(
                 f"interchange: '{op.name}' is a named op; only 'linalg.generic' can be "
-                "interchanged (apply generalize first)",
-                silenceable=True,
+                "interchanged (apply generalize first)"
             )
-        raise TransformFailure(
-            f"interchange: '{op.name}' is not a 'linalg.generic'", silenceable=True
-        )
+        raise silenceable_failure(f"interchange: '{op.name}' is not a 'linalg.generic'")
     perm = list(permutation)
     if not perm:
         return op
     num_loops = op.get_num_loops()
     if len(perm) != num_loops:
-        raise TransformFailure(
+        raise silenceable_failure(
             f"interchange: the permutation {perm} has {len(perm)} entries but the op has "
-            f"{num_loops} loop(s)",
-            silenceable=True,
+            f"{num_loops} loop(s)"
         )
     if sorted(perm) != list(range(num_loops)):
-        raise TransformFailure(
-            f"interchange: {perm} is not a permutation of 0..{num_loops - 1}", silenceable=True
-        )
+        raise silenceable_failure(f"interchange: {perm} is not a permutation of 0..{num_loops - 1}")
 
     inverse = inverse_permutation(perm)
     # P⁻¹ maps new loop dims to old ones: old dim k is new dim inverse[k].

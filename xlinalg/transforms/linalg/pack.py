@@ -45,8 +45,9 @@ from xlinalg.dialects.linalg.generic import GenericOp, IndexOp
 from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import packed_shape
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import map_used_dims
 from xlinalg.transforms.linalg.generalize import generalize
 
 
@@ -55,10 +56,6 @@ class PackResult:
     packed_op: GenericOp
     packs: list[PackOp]
     unpacks: list[UnPackOp]
-
-
-def _fail(message: str, silenceable: bool = False) -> TransformFailure:
-    return TransformFailure(message, silenceable=silenceable)
 
 
 def zero_constant(element_type: Attribute) -> arith.ConstantOp:
@@ -79,7 +76,7 @@ def packed_empty(
     `ceildiv` by the tile on the tiled dims) and that empty."""
     type_ = source.type
     if not isinstance(type_, TensorType):
-        raise _fail(f"pack: expected a tensor, got {type_}")
+        raise TransformFailure(f"pack: expected a tensor, got {type_}", silenceable=False)
     shape = list(type_.get_shape())
     tile_of = dict(zip(inner_dims_pos, inner_tiles))
     ops: list[Operation] = []
@@ -181,22 +178,20 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
     exactly one size per loop; all-zero sizes give the generalized op with nothing packed.
     """
     if not isinstance(op, StructuredOpInterface):
-        raise _fail(f"pack: '{op.name}' is not a linalg structured op", silenceable=True)
+        raise silenceable_failure(f"pack: '{op.name}' is not a linalg structured op")
     outputs = op.get_outputs()
     if not all(isinstance(v.type, TensorType) for v in op.operands if hasattr(v.type, "get_shape")):
-        raise _fail(
-            f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)",
-            silenceable=True,
+        raise silenceable_failure(
+            f"pack: '{op.name}' must have tensor semantics (pack runs before bufferization)"
         )
     num_loops = op.get_num_loops()
     sizes = list(packed_sizes)
     if len(sizes) != num_loops:
-        raise _fail(
-            f"pack: requires number of packed sizes match the number of loops ({len(sizes)} vs {num_loops})",
-            silenceable=True,
+        raise silenceable_failure(
+            f"pack: requires number of packed sizes match the number of loops ({len(sizes)} vs {num_loops})"
         )
     if any(s < 0 for s in sizes):
-        raise _fail(f"pack: packed sizes must be non-negative, got {sizes}", silenceable=True)
+        raise silenceable_failure(f"pack: packed sizes must be non-negative, got {sizes}")
     maps = op.get_indexing_maps()
     operands = [*op.get_inputs(), *outputs]
 
@@ -222,11 +217,12 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
                 for p, e in enumerate(map_.results)
                 if isinstance(e, AffineDimExpr) and e.position == d
             ]
-            uses = any(d in _dims_of(e) for e in map_.results)
+            uses = d in map_used_dims(map_)
             if uses and not positions:
-                raise _fail(
+                raise TransformFailure(
                     f"pack: loop d{d} of '{op.name}' is used in a non-trivial index expression of "
-                    f"operand #{index} ({map_}); only plain dims can be packed"
+                    f"operand #{index} ({map_}); only plain dims can be packed",
+                    silenceable=False,
                 )
             if positions:
                 inner_pos.append(positions[0])
@@ -288,16 +284,6 @@ def pack_op(op: Operation, packed_sizes: Sequence[int]) -> PackResult:
         if isinstance(init.owner, Operation) and not init.uses:
             Rewriter.erase_op(init.owner)
     return PackResult(packed_generic, packs, unpacks)
-
-
-def _dims_of(expr: AffineExpr) -> set[int]:
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position}
-    dims: set[int] = set()
-    for child in getattr(expr, "lhs", None), getattr(expr, "rhs", None):
-        if isinstance(child, AffineExpr):
-            dims |= _dims_of(child)
-    return dims
 
 
 __all__ = ["PackResult", "build_pack", "pack_op", "packed_empty", "relayout_ints", "zero_constant"]

@@ -30,15 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    DenseArrayBase,
-    IndexType,
-    IntegerAttr,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -47,9 +39,10 @@ from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
 from xlinalg.dialects.linalg.pack_shape import ceil_div
 from xlinalg.dialects.tensor_pad import PadOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.linalg.pack import relayout_ints, zero_constant
 
 
@@ -73,23 +66,24 @@ class LoweredUnPack:
     copy: Operation | None
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def _tensor(op: PackOp | UnPackOp, value: SSAValue, what: str) -> tuple[TensorType, list[int]]:
     type_ = value.type
     if not isinstance(type_, TensorType):
-        raise _fail(
+        raise silenceable_failure(
             f"cannot lower '{op.name}': its {what} is not a tensor ({type_}); lower it before bufferization"
         )
     if op.inner_tiles:
-        raise _fail(f"cannot lower '{op.name}': dynamic inner tiles are not supported")
+        raise silenceable_failure(
+            f"cannot lower '{op.name}': dynamic inner tiles are not supported"
+        )
     return type_, list(type_.get_shape())
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+def _tensor_dim(builder: IndexBuilder, value: SSAValue, index: int) -> SSAValue:
+    """A new `tensor.dim` of `value` (static or not)."""
+    dim = tensor.DimOp(value, builder.constant(index))
+    builder.insert(dim)
+    return dim.result
 
 
 def strip_mined(
@@ -149,11 +143,6 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
     tile_of = dict(zip(inner, tiles))
     builder = IndexBuilder(InsertPoint.before(op))
 
-    def dim_of(value: SSAValue, index: int) -> SSAValue:
-        dim = tensor.DimOp(value, builder.constant(index))
-        builder.insert(dim)
-        return dim.result
-
     # the strip-mined (expanded) shape: [outer, tile] per tiled dim, the size otherwise
     expanded: list[int] = []
     expanded_dynamic: list[SSAValue] = []
@@ -169,7 +158,7 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         if dim not in tile_of:
             expanded.append(size)
             if size == DYNAMIC_INDEX:
-                expanded_dynamic.append(dim_of(op.dest, dest_dim_of[dim]))
+                expanded_dynamic.append(_tensor_dim(builder, op.dest, dest_dim_of[dim]))
             groups.append([len(expanded) - 1])
             padded_shape.append(size)
             high.append(0)
@@ -183,9 +172,11 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
         padded_shape.append(outer * tile if outer != DYNAMIC_INDEX else DYNAMIC_INDEX)
         outer_value: OpFoldResult = outer
         if outer == DYNAMIC_INDEX:
-            outer_value = dim_of(op.dest, dest_dim_of[dim])
+            outer_value = _tensor_dim(builder, op.dest, dest_dim_of[dim])
             expanded_dynamic.append(outer_value)
-        size_value: OpFoldResult = size if size != DYNAMIC_INDEX else dim_of(op.source, dim)
+        size_value: OpFoldResult = (
+            size if size != DYNAMIC_INDEX else _tensor_dim(builder, op.source, dim)
+        )
         high.append(builder.apply(d0 * tile - d1, [outer_value, size_value]))
     ops: list[Operation] = []
     padding = op.padding_value
@@ -222,7 +213,7 @@ def lower_pack(op: PackOp, pad_like_with_insert_slice: bool = True) -> LoweredPa
     expand = tensor.ExpandShapeOp(
         pad.result,
         expanded_dynamic,
-        _reassociation(groups),
+        reassociation_attr(groups),
         expanded,
         TensorType(source_type.element_type, expanded),
     )
@@ -256,14 +247,11 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
     expanded, groups, outer_at, tile_at = strip_mined(padded, inner, tiles)
     builder = IndexBuilder(InsertPoint.before(op))
 
-    def dim_of(value: SSAValue, index: int) -> SSAValue:
-        dim = tensor.DimOp(value, builder.constant(index))
-        builder.insert(dim)
-        return dim.result
-
     # the dynamic strip-mined sizes are outer sizes: the source's dims (in expanded order)
     dynamic_outer = [
-        dim_of(op.source, order.index(d)) for d in range(rank) if outer_sizes[d] == DYNAMIC_INDEX
+        _tensor_dim(builder, op.source, order.index(d))
+        for d in range(rank)
+        if outer_sizes[d] == DYNAMIC_INDEX
     ]
     element = dest_type.element_type
     empty = tensor.EmptyOp(dynamic_outer, TensorType(element, expanded))
@@ -275,10 +263,11 @@ def lower_unpack(op: UnPackOp, with_copy: bool = True) -> LoweredUnPack:
     collapse = tensor.CollapseShapeOp.build(
         operands=[transpose.results[0]],
         result_types=[TensorType(element, padded)],
-        properties={"reassociation": _reassociation(groups)},
+        properties={"reassociation": reassociation_attr(groups)},
     )
     sizes: list[OpFoldResult] = [
-        dim_of(op.dest, d) if size == DYNAMIC_INDEX else size for d, size in enumerate(dest_shape)
+        _tensor_dim(builder, op.dest, d) if size == DYNAMIC_INDEX else size
+        for d, size in enumerate(dest_shape)
     ]
     extract = tensor.ExtractSliceOp(
         collapse.results[0], [0] * rank, sizes, [1] * rank, TensorType(element, dest_shape)

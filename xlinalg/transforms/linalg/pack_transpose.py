@@ -29,7 +29,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xlinalg.dialects.linalg.generic import GenericOp
 from xlinalg.dialects.linalg.named import named_op_class
 from xlinalg.dialects.linalg.pack import PackOp, UnPackOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import shape_of
 from xlinalg.transforms.linalg.pack import build_pack, packed_empty, relayout_ints
 
@@ -39,10 +39,6 @@ class PackTransposeResult:
     packed_op: GenericOp
     pack: PackOp | None  # None: the init was a fill, transposed as a fill
     unpack: UnPackOp | None
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def _is_permutation(perm: Sequence[int], n: int) -> bool:
@@ -55,11 +51,11 @@ def _permuted(
     inner, tiles, perm = relayout_ints(op)
     rank = len(shape_of(op.unpacked.type) or ())
     if outer_perm and not _is_permutation(outer_perm, rank):
-        raise _fail(
+        raise silenceable_failure(
             f"invalid outer_perm {list(outer_perm)}: expected a permutation of {rank} outer dims"
         )
     if inner_perm and not _is_permutation(inner_perm, len(inner)):
-        raise _fail(
+        raise silenceable_failure(
             f"invalid inner_perm {list(inner_perm)}: expected a permutation of {len(inner)} tiles"
         )
     new_perm = perm
@@ -121,14 +117,18 @@ def pack_transpose(
     target: Operation, compute: Operation, outer_perm: Sequence[int], inner_perm: Sequence[int]
 ) -> PackTransposeResult:
     if not outer_perm and not inner_perm:
-        raise _fail("at least one of outer_perm or inner_perm must be given")
+        raise silenceable_failure("at least one of outer_perm or inner_perm must be given")
     if not isinstance(compute, GenericOp):
-        raise _fail(f"the compute op must be a 'linalg.generic', got '{compute.name}'")
+        raise silenceable_failure(
+            f"the compute op must be a 'linalg.generic', got '{compute.name}'"
+        )
     if isinstance(target, PackOp):
         return _transpose_pack(target, compute, outer_perm, inner_perm)
     if isinstance(target, UnPackOp):
         return _transpose_unpack(target, compute, outer_perm, inner_perm)
-    raise _fail(f"the target must be a 'linalg.pack' or 'linalg.unpack', got '{target.name}'")
+    raise silenceable_failure(
+        f"the target must be a 'linalg.pack' or 'linalg.unpack', got '{target.name}'"
+    )
 
 
 def _transpose_pack(
@@ -137,9 +137,11 @@ def _transpose_pack(
     operands = [*generic.inputs, *generic.outputs]
     uses = [i for i, v in enumerate(operands) if v == pack.results[0]]
     if len(uses) != 1:
-        raise _fail(f"the pack is not used exactly once by the compute op (found {len(uses)} uses)")
+        raise silenceable_failure(
+            f"the pack is not used exactly once by the compute op (found {len(uses)} uses)"
+        )
     if uses[0] >= len(generic.inputs):
-        raise _fail(
+        raise silenceable_failure(
             "the pack feeds an init of the compute op: target the unpack of its result instead"
         )
     inner, tiles, perm = _permuted(pack, outer_perm, inner_perm)
@@ -157,7 +159,7 @@ def _transpose_unpack(
 ) -> PackTransposeResult:
     source = unpack.source
     if not isinstance(source, OpResult) or source.owner is not generic:
-        raise _fail("the unpack does not unpack a result of the compute op")
+        raise silenceable_failure("the unpack does not unpack a result of the compute op")
     result_index = source.index
     operand_index = len(generic.inputs) + result_index
     init = generic.outputs[result_index]
@@ -167,7 +169,9 @@ def _transpose_unpack(
     new_pack: PackOp | None = None
     if isinstance(producer, PackOp):
         if relayout_ints(producer) != relayout_ints(unpack):
-            raise _fail("the pack of the init and the unpack of the result use different layouts")
+            raise silenceable_failure(
+                "the pack of the init and the unpack of the result use different layouts"
+            )
         new_pack = build_pack(producer.source, inner, tiles, perm, InsertPoint.before(producer))
         new_init = new_pack.results[0]
     elif (
@@ -181,7 +185,7 @@ def _transpose_unpack(
         Rewriter.insert_op([*ops, fill], InsertPoint.before(producer))
         new_init = fill.results[0]
     else:
-        raise _fail(
+        raise silenceable_failure(
             "could not find the pack (or fill) producing the init of the compute op's unpacked result"
         )
     new_map = _transposed_map(

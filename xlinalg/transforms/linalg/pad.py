@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, arith, tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -45,23 +45,19 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineExpr
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.bufferization import MaterializeInDestinationOp
 from xlinalg.dialects.linalg import CopyOp, TransposeOp
 from xlinalg.dialects.tensor_pad import PadOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_upper_bound
 from xlinalg.transforms.tensor.slices import extract_slice, is_unit_stride_full_rank, mixed_sizes
 from xlinalg.transforms.tiling.loops import check_tensor_structured_op
 
 COPY_BACK_OPS = ("bufferization.materialize_in_destination", "linalg.copy", "none")
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 @dataclass(frozen=True)
@@ -71,22 +67,6 @@ class PadResult:
     padded_op: Operation
     pads: list[Operation]
     copies: list[Operation]
-
-
-def constant_upper_bound(value: OpFoldResult) -> int | None:
-    """A constant upper bound of an index value: a constant, or the smallest constant
-    result of the `affine.min` defining it."""
-    if isinstance(value, int):
-        return value
-    known = constant_index_value(value)
-    if known is not None:
-        return known
-    owner = value.owner
-    if isinstance(owner, affine.MinOp):
-        amap = owner.map.data
-        bounds = [e.value for e in amap.results if isinstance(e, AffineConstantExpr)]
-        return min(bounds) if bounds else None
-    return None
 
 
 def dim_size(value: SSAValue, index: int) -> OpFoldResult | None:
@@ -196,7 +176,7 @@ def _padded_shape(
         size = dim_size(value, index)
         bound = constant_upper_bound(size) if size is not None else None
         if bound is None:
-            raise _fail(
+            raise silenceable_failure(
                 f"failed to pad op: no constant upper bound for dim #{index} of operand "
                 f"#{operand} ({value.type})"
             )
@@ -327,7 +307,6 @@ __all__ = [
     "COPY_BACK_OPS",
     "PadResult",
     "check_padding_value",
-    "constant_upper_bound",
     "dim_size",
     "make_pad",
     "pad_op",

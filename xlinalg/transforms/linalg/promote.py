@@ -19,31 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import affine, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, StridedLayoutAttr, i64
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
+from xlinalg.ir.affine_utils import IndexBuilder, constant_upper_bound
 from xlinalg.ir.subview_type import identity_strides
-
-
-def _bound(size: SSAValue | int) -> int | None:
-    if isinstance(size, int):
-        return size
-    constant = constant_index_value(size)
-    if constant is not None:
-        return constant
-    owner = size.owner
-    if isinstance(owner, affine.MinOp):
-        constants = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
-        if constants:
-            return min(constants)
-    return None
 
 
 def _sizes(view: memref.SubviewOp) -> list[SSAValue | int]:
@@ -63,7 +48,7 @@ def promote(
     `promoteSubviewsPrecondition` failing is a definite "failed to apply" in
     iree-opt 3.13, also under `failures(suppress)`)."""
     if not isinstance(op, StructuredOpInterface):
-        raise TransformFailure("promotion needs a linalg op", silenceable=True)
+        raise silenceable_failure("promotion needs a linalg op")
     if op.results:
         # Upstream promotes memref.subview operands only; on tensors its
         # promoteSubviewsPrecondition fails and the op reports a definite failure.
@@ -78,8 +63,8 @@ def promote(
     num_inputs = len(op.get_inputs())
     chosen = list(range(len(operands))) if operand_indices is None else list(operand_indices)
     if any(not (0 <= i < len(operands)) for i in chosen):
-        raise TransformFailure(
-            f"operand index out of range: the op has {len(operands)} operands", silenceable=True
+        raise silenceable_failure(
+            f"operand index out of range: the op has {len(operands)} operands"
         )
     candidates = [i for i in chosen if isinstance(operands[i].owner, memref.SubviewOp)]
     if not candidates:
@@ -99,7 +84,7 @@ def promote(
         typ = value.type
         assert isinstance(typ, MemRefType)
         sizes = _sizes(view)
-        bounds = [_bound(s) for s in sizes]
+        bounds = [constant_upper_bound(s) for s in sizes]
         shape = [b if b is not None else DYNAMIC_INDEX for b in bounds]
         dynamic_sizes = [s for s, b in zip(sizes, bounds) if isinstance(s, SSAValue) and b is None]
         buffer_type = MemRefType(typ.element_type, shape)

@@ -32,7 +32,6 @@ from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.bufferization import AllocTensorOp
 from xdsl.dialects.builtin import (
     AnyFloat,
-    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -49,13 +48,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.reassociation import reassociation_attr
 from xlinalg.transforms.linalg.generalize import as_generic
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 @dataclass(frozen=True)
@@ -90,7 +86,7 @@ def neutral_element(
         assert isinstance(element, AnyFloat), element
         return FloatAttr(_NEUTRAL_FLOAT[name], element)
     if not isinstance(element, IntegerType):
-        raise _fail(f"no neutral element for '{name}' on {element}")
+        raise silenceable_failure(f"no neutral element for '{name}' on {element}")
     width = element.width.data
     ints = {
         "arith.addi": 0,
@@ -104,7 +100,7 @@ def neutral_element(
         "arith.minui": -1,
     }
     if name not in ints:
-        raise _fail(f"cannot split a reduction combined by '{name}'")
+        raise silenceable_failure(f"cannot split a reduction combined by '{name}'")
     value = ints[name]
     if name == "arith.minui":
         value = (1 << width) - 1
@@ -117,15 +113,17 @@ def combiner_of(op: GenericOp) -> Operation:
     block = op.body.block
     terminator = block.last_op
     if not isinstance(terminator, YieldOp) or len(terminator.operands) != 1:
-        raise _fail("expected a single-output reduction")
+        raise silenceable_failure("expected a single-output reduction")
     out_arg = block.args[len(op.inputs)]
     owner = terminator.operands[0].owner
     if not isinstance(owner, Operation) or owner.parent_block() is not block:
-        raise _fail("the yielded value is not computed in the body")
+        raise silenceable_failure("the yielded value is not computed in the body")
     if len(owner.operands) != 2 or out_arg not in owner.operands:
-        raise _fail("the combiner must be a binary op reading the output block argument")
+        raise silenceable_failure(
+            "the combiner must be a binary op reading the output block argument"
+        )
     if len(list(out_arg.uses)) != 1:
-        raise _fail("the output block argument must be used once, by the combiner")
+        raise silenceable_failure("the output block argument must be used once, by the combiner")
     return owner
 
 
@@ -137,10 +135,12 @@ def _expand(value: SSAValue, position: int, outer: int, inner: int, before: Oper
     typ = value.type
     assert isinstance(typ, MemRefType | TensorType)
     if isinstance(typ, MemRefType) and not isinstance(typ.layout, NoneAttr):
-        raise _fail(f"cannot reshape the non-contiguous operand {typ} (use the scaling algorithm)")
+        raise silenceable_failure(
+            f"cannot reshape the non-contiguous operand {typ} (use the scaling algorithm)"
+        )
     shape = list(typ.get_shape())
     if any(s < 0 for s in shape):
-        raise _fail(f"cannot reshape the dynamic operand {typ}")
+        raise silenceable_failure(f"cannot reshape the dynamic operand {typ}")
     new_shape = [*shape[:position], outer, inner, *shape[position + 1 :]]
     groups: list[list[int]] = []
     index = 0
@@ -151,7 +151,7 @@ def _expand(value: SSAValue, position: int, outer: int, inner: int, before: Oper
         else:
             groups.append([index])
             index += 1
-    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+    reassociation = reassociation_attr(groups)
     if isinstance(typ, TensorType):
         expand = tensor.ExpandShapeOp(
             value, [], reassociation, new_shape, TensorType(typ.element_type, new_shape)
@@ -181,21 +181,21 @@ def split_reduction(
 ) -> SplitReductionResult:
     """Split the first reduction of `op` (see the module docstring)."""
     if not isinstance(op, StructuredOpInterface):
-        raise _fail("expected a linalg op")
+        raise silenceable_failure("expected a linalg op")
     on_tensors = bool(op.results)
     iterators = [str(t) for t in op.get_iterator_types()]
     reductions = [i for i, t in enumerate(iterators) if t == "reduction"]
     if not reductions:
-        raise _fail("the op has no reduction loop")
+        raise silenceable_failure("the op has no reduction loop")
     if len(op.get_outputs()) != 1:
-        raise _fail("expected a single output")
+        raise silenceable_failure("expected a single output")
     r = reductions[0]
     ranges = op.get_static_loop_ranges()
     extent = ranges[r]
     if extent is None:
-        raise _fail("the reduction extent must be static")
+        raise silenceable_failure("the reduction extent must be static")
     if split_factor <= 1 or extent % split_factor != 0:
-        raise _fail(
+        raise silenceable_failure(
             f"split_factor {split_factor} must be > 1 and divide the reduction extent {extent}"
         )
     output = op.get_outputs()[0]
@@ -203,7 +203,7 @@ def split_reduction(
     assert isinstance(out_type, MemRefType | TensorType)
     out_shape = list(out_type.get_shape())
     if not (0 <= insert_split_dimension <= len(out_shape)):
-        raise _fail(
+        raise silenceable_failure(
             f"insert_split_dimension {insert_split_dimension} is out of range for a "
             f"rank-{len(out_shape)} output"
         )
@@ -250,7 +250,9 @@ def split_reduction(
                 exprs.append(expr.replace_dims_and_symbols(replacement, ()))
                 continue
             if not (isinstance(expr, AffineDimExpr) and expr.position == r):
-                raise _fail("the reduction loop is used in a compound index expression")
+                raise silenceable_failure(
+                    "the reduction loop is used in a compound index expression"
+                )
             expand_at = position
             exprs.extend([q, p] if inner_parallel else [p, q])
         if expand_at is not None:
@@ -267,7 +269,7 @@ def split_reduction(
         *out_shape[insert_split_dimension:],
     ]
     if any(s < 0 for s in partial_shape):
-        raise _fail("dynamic output shapes are not supported")
+        raise silenceable_failure("dynamic output shapes are not supported")
     alloc = _new_buffer(element, partial_shape, on_tensors, use_alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(op))
     cst = arith.ConstantOp(neutral)
@@ -301,7 +303,7 @@ def split_reduction(
     if extra_inputs:
         block.insert_arg(i1, len(generic.inputs))
     if any(o.name == "linalg.index" for o in block.walk()):
-        raise _fail("ops using linalg.index are not supported")
+        raise silenceable_failure("ops using linalg.index are not supported")
     split = GenericOp(
         [*new_inputs, *extra_inputs],
         [partial],

@@ -41,6 +41,7 @@ from xdsl.traits import is_side_effect_free
 from xlinalg.dialects.linalg.generic import GenericOp, IndexOp, YieldOp
 from xlinalg.errors import LoweringError
 from xlinalg.interfaces.structured import StructuredOpInterface
+from xlinalg.ir.affine_utils import map_used_dims
 from xlinalg.ir.diagnostics import lowering_error
 from xlinalg.ir.passes import register_pass
 from xlinalg.ir.walk import walk_ops
@@ -103,15 +104,6 @@ def loop_range_sources(op: GenericOp) -> list[tuple[SSAValue, int]]:
     return [s for s in sources if s is not None]
 
 
-def _used_dims(amap: AffineMap) -> set[int]:
-    used: set[int] = set()
-    for expr in amap.results:
-        for sub in expr.dfs():
-            if isinstance(sub, AffineDimExpr):
-                used.add(sub.position)
-    return used
-
-
 def region_is_pure(op: GenericOp) -> bool:
     """True when the payload has no memory effects (it may write captured buffers otherwise)."""
     return all(
@@ -146,7 +138,7 @@ def hoist_start(op: GenericOp) -> int:
         return num_loops
     used: set[int] = set()
     for amap in maps[num_inputs:]:
-        used |= _used_dims(amap)
+        used |= map_used_dims(amap)
     start = num_loops
     while start > 0 and (start - 1) not in used:
         start -= 1
@@ -214,7 +206,7 @@ class _NestBuilder:
             if not pure or root_buffer(value) in output_roots:
                 levels[index] = num_loops
             else:
-                used = _used_dims(self.maps[index])
+                used = map_used_dims(self.maps[index])
                 levels[index] = max(used) + 1 if used else 0
         return levels
 

@@ -31,13 +31,9 @@ from xlinalg.dialects.linalg.generic import GenericOp, YieldOp
 from xlinalg.dialects.linalg.map_reduce import MapOp, ReduceOp
 from xlinalg.dialects.linalg.named import NamedStructuredOp
 from xlinalg.dialects.vector import MaskOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.vector.builders import broadcast, in_bounds_attr
-
-
-def vectorize_failure(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def payload_block(op: StructuredOpInterface) -> Block:
@@ -190,22 +186,22 @@ def vector_sizes_for(
         if any(r is None or r < 0 for r in ranges) or any(
             is_shaped(v.type) and any(s < 0 for s in v.type.get_shape()) for v in operands
         ):
-            raise vectorize_failure(
+            raise silenceable_failure(
                 "cannot vectorize an op with dynamic shapes without vector sizes "
                 "(masked vectorization)"
             )
         sizes = [r for r in ranges if r is not None]
         return sizes, [True] * len(sizes)
     if len(vector_sizes) != len(ranges):
-        raise vectorize_failure(
+        raise silenceable_failure(
             f"expected {len(ranges)} vector sizes (one per loop), got {len(vector_sizes)}"
         )
     exact: list[bool] = []
     for d, (r, v) in enumerate(zip(ranges, vector_sizes)):
         if v <= 0:
-            raise vectorize_failure(f"vector size {v} for loop {d} must be positive")
+            raise silenceable_failure(f"vector size {v} for loop {d} must be positive")
         if r is not None and r >= 0 and r > v:
-            raise vectorize_failure(
+            raise silenceable_failure(
                 f"vector size {v} is smaller than the static size {r} of loop {d}"
             )
         exact.append(r is not None and r == v)
@@ -238,13 +234,13 @@ def check_operand_kinds(op: Operation, operands: Sequence[SSAValue]) -> None:
     mix: the op would have tensor results for some outputs only)."""
     shaped = [v.type for v in operands if isinstance(v.type, ShapedType)]
     if any(not is_shaped(t) for t in shaped):
-        raise vectorize_failure("only ops on memrefs or ranked tensors are vectorized")
+        raise silenceable_failure("only ops on memrefs or ranked tensors are vectorized")
     kinds = {type(t) for t in shaped}
     if len(kinds) > 1:
-        raise vectorize_failure("cannot vectorize an op mixing memref and tensor operands")
+        raise silenceable_failure("cannot vectorize an op mixing memref and tensor operands")
     outs = op.get_outputs() if isinstance(op, StructuredOpInterface) else []
     if any(isinstance(v.type, TensorType) for v in outs) and len(op.results) != len(outs):
-        raise vectorize_failure("an op on tensors must have one result per output")
+        raise silenceable_failure("an op on tensors must have one result per output")
 
 
 __all__ = [
@@ -258,5 +254,4 @@ __all__ = [
     "payload_block",
     "replace_vectorized",
     "vector_sizes_for",
-    "vectorize_failure",
 ]

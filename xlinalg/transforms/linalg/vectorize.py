@@ -61,6 +61,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 
 from xlinalg.dialects.linalg.generic import IndexOp, YieldOp
 from xlinalg.dialects.vector import ContractionOp, MaskOp, MultiDimReductionOp
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.transforms.affine.lower_affine import lower_affine_op
 from xlinalg.transforms.linalg.vector_emitter import (
@@ -72,7 +73,6 @@ from xlinalg.transforms.linalg.vector_emitter import (
     payload_block,
     replace_vectorized,
     vector_sizes_for,
-    vectorize_failure,
 )
 from xlinalg.transforms.linalg.vectorize_conv import (
     CONV_OPS,
@@ -125,17 +125,17 @@ def check_vectorizable(
     if op.name in CONV_OPS:  # convolutions: their own vectorizer
         return check_conv_vectorizable(op, vector_sizes)
     if not isinstance(op, StructuredOpInterface):
-        raise vectorize_failure(f"'{op.name}' is not a linalg structured op")
+        raise silenceable_failure(f"'{op.name}' is not a linalg structured op")
     operands = op.get_operands_in_order()
     check_operand_kinds(op, operands)
     sizes, _ = vector_sizes_for(op, vector_sizes)
     if any(r == 0 for r in sizes):
-        raise vectorize_failure("cannot vectorize an op with an empty loop range")
+        raise silenceable_failure("cannot vectorize an op with an empty loop range")
     maps = op.get_indexing_maps()
     num_inputs = len(op.get_inputs())
     for index, (v, m) in enumerate(zip(operands, maps, strict=True)):
         if is_shaped(v.type) and not _is_projected_permutation(m, index < num_inputs):
-            raise vectorize_failure(f"operand map {m} is not a projected permutation")
+            raise silenceable_failure(f"operand map {m} is not a projected permutation")
     body = payload_block(op)
     for inner in body.ops:
         if isinstance(inner, YieldOp | IndexOp) or inner.name == "affine.apply":
@@ -144,7 +144,7 @@ def check_vectorizable(
             check_extract(inner, vectorize_nd_extract)
             continue
         if not inner.name.startswith(_ELEMENTWISE_DIALECTS) or inner.regions:
-            raise vectorize_failure(f"cannot vectorize a body containing '{inner.name}'")
+            raise silenceable_failure(f"cannot vectorize a body containing '{inner.name}'")
     iters = op.get_iterator_types()
     if any(it == IteratorType.REDUCTION for it in iters) and not _is_contraction(op, body):
         _check_reduction(op, body)
@@ -197,16 +197,16 @@ def _reduction_combiner(
 
 def _check_reduction(op: StructuredOpInterface, body: Block) -> None:
     if _reduction_combiner(op, body) is None:
-        raise vectorize_failure(
+        raise silenceable_failure(
             "reductions are vectorized when the body yields combine(out, x) "
             "(add, mul, min, max, and, or, xor) or a contraction"
         )
     out_map = op.get_indexing_maps()[len(op.get_inputs())]
     dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
     if not dims:
-        raise vectorize_failure("full reductions to a scalar are not vectorized yet")
+        raise silenceable_failure("full reductions to a scalar are not vectorized yet")
     if dims != sorted(dims):
-        raise vectorize_failure(
+        raise silenceable_failure(
             "the output of a reduction must index its loops in increasing order"
         )
 
@@ -412,7 +412,7 @@ def _iteration_mask(
                 bounds.append(dim_value(em, v, where[0]))
                 break
         else:
-            raise vectorize_failure(f"no operand gives the size of loop {d}")
+            raise silenceable_failure(f"no operand gives the size of loop {d}")
     mask_t = VectorType(IntegerType(1), list(ranges))
     return em.add(vector.CreateMaskOp(bounds, mask_t)).results[0]
 

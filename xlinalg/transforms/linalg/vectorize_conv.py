@@ -61,6 +61,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType, Tensor
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.transforms.linalg.decompose import _ints
@@ -71,7 +72,6 @@ from xlinalg.transforms.linalg.vector_emitter import (
     payload_block,
     replace_vectorized,
     vector_sizes_for,
-    vectorize_failure,
 )
 from xlinalg.transforms.vector import builders as vb
 
@@ -96,22 +96,22 @@ def check_conv_vectorizable(
 ) -> StructuredOpInterface:
     """The op as a structured op if `vectorize_conv` applies; silenceable failure otherwise."""
     if op.name not in CONV_OPS or not isinstance(op, StructuredOpInterface):
-        raise vectorize_failure(
+        raise silenceable_failure(
             f"'{op.name}' is not a vectorizable convolution ({', '.join(CONV_OPS)})"
         )
     operands = op.get_operands_in_order()
     types = [v.type for v in operands if isinstance(v.type, MemRefType | TensorType)]
     if len(types) != len(operands):
-        raise vectorize_failure("only convolutions on memrefs or ranked tensors are vectorized")
+        raise silenceable_failure("only convolutions on memrefs or ranked tensors are vectorized")
     check_operand_kinds(op, operands)
     elements = {t.element_type for t in types}
     if len(elements) != 1:
-        raise vectorize_failure("convolutions with mixed element types are not vectorized")
+        raise silenceable_failure("convolutions with mixed element types are not vectorized")
     if not is_contraction_body(payload_block(op)):
-        raise vectorize_failure("the convolution body is not a multiply-accumulate")
+        raise silenceable_failure("the convolution body is not a multiply-accumulate")
     sizes, _ = vector_sizes_for(op, vector_sizes)
     if any(s == 0 for s in sizes):
-        raise vectorize_failure("cannot vectorize a convolution with an empty loop range")
+        raise silenceable_failure("cannot vectorize a convolution with an empty loop range")
     return op
 
 

@@ -51,7 +51,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xlinalg.dialects.linalg.generic import IndexOp
 from xlinalg.dialects.vector import TransposeOp
 from xlinalg.dialects.vector_gather import GatherOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import defined_inside
 from xlinalg.transforms.linalg.vector_emitter import padding_constant
@@ -68,14 +68,11 @@ class Access(Enum):
 def check_extract(op: tensor.ExtractOp, vectorize_nd_extract: bool) -> None:
     """Silenceable failure for an extract the vectorizer does not handle."""
     if len(op.indices) > 1 and not vectorize_nd_extract:
-        raise TransformFailure(
-            f"cannot vectorize an {len(op.indices)}-D tensor.extract without vectorize_nd_extract",
-            silenceable=True,
+        raise silenceable_failure(
+            f"cannot vectorize an {len(op.indices)}-D tensor.extract without vectorize_nd_extract"
         )
     if not isinstance(op.result.type, IntegerType | IndexType | AnyFloat):
-        raise TransformFailure(
-            f"cannot vectorize a tensor.extract of {op.result.type}", silenceable=True
-        )
+        raise silenceable_failure(f"cannot vectorize a tensor.extract of {op.result.type}")
 
 
 def _loop_invariant(linalg_op: Operation, ranges: Sequence[int | None], value: SSAValue) -> bool:

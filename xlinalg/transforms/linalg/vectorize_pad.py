@@ -27,12 +27,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorT
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.linalg.vector_emitter import VectorEmitter, dim_value, replace_vectorized
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def _padding_value(op: tensor.PadOp) -> SSAValue:
@@ -44,12 +40,12 @@ def _padding_value(op: tensor.PadOp) -> SSAValue:
     if isinstance(owner, Operation) and owner.parent_block() is block:
         if isinstance(owner, arith.ConstantOp):
             return value
-        raise _fail(
+        raise silenceable_failure(
             "the padding value depends on the indices (only a constant or a value "
             "defined outside the region is vectorized)"
         )
     if value in block.args:
-        raise _fail("the padding value depends on the indices")
+        raise silenceable_failure("the padding value depends on the indices")
     return value
 
 
@@ -57,13 +53,17 @@ def _sizes(op: tensor.PadOp, vector_sizes: Sequence[int] | None) -> list[int]:
     shape = op.result.type.get_shape()
     if vector_sizes is None:
         if any(s < 0 for s in shape):
-            raise _fail("cannot vectorize a tensor.pad of dynamic shape without vector sizes")
+            raise silenceable_failure(
+                "cannot vectorize a tensor.pad of dynamic shape without vector sizes"
+            )
         return list(shape)
     if len(vector_sizes) != len(shape):
-        raise _fail(f"expected {len(shape)} vector sizes (one per dim), got {len(vector_sizes)}")
+        raise silenceable_failure(
+            f"expected {len(shape)} vector sizes (one per dim), got {len(vector_sizes)}"
+        )
     for d, (s, v) in enumerate(zip(shape, vector_sizes)):
         if v <= 0 or (s >= 0 and v < s):
-            raise _fail(
+            raise silenceable_failure(
                 f"vector size {v} of dim {d} is not positive or smaller than the static size {s}"
             )
     return list(vector_sizes)
@@ -72,7 +72,9 @@ def _sizes(op: tensor.PadOp, vector_sizes: Sequence[int] | None) -> list[int]:
 def check_pad_vectorizable(op: tensor.PadOp, vector_sizes: Sequence[int] | None) -> list[int]:
     """The vector sizes if `vectorize_pad` applies; silenceable failure otherwise."""
     if any(v != 0 for v in op.static_low.get_values()):
-        raise _fail("only tensor.pad with zero low padding is vectorized (as upstream)")
+        raise silenceable_failure(
+            "only tensor.pad with zero low padding is vectorized (as upstream)"
+        )
     _padding_value(op)
     return _sizes(op, vector_sizes)
 

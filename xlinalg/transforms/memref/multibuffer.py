@@ -25,14 +25,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.memref import COPY_OPS
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.ir.subview_type import identity_strides
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def _enclosing_loop(alloc: Operation, user: Operation) -> scf.ForOp | None:
@@ -78,19 +74,23 @@ def multibuffer(
     assert isinstance(typ, MemRefType)
     shape = list(typ.get_shape())
     if any(s < 0 for s in shape) or not isinstance(typ.layout, NoneAttr):
-        raise _fail(f"multibuffer: expected a static, identity-layout allocation, got {typ}")
+        raise silenceable_failure(
+            f"multibuffer: expected a static, identity-layout allocation, got {typ}"
+        )
     users = [use.operation for use in alloc.memref.uses]
     deallocs = [u for u in users if isinstance(u, memref.DeallocOp)]
     inside = [u for u in users if u not in deallocs]
     if not inside:
-        raise _fail("multibuffer: the allocation is not used")
+        raise silenceable_failure("multibuffer: the allocation is not used")
     loop = _enclosing_loop(alloc, inside[0])
     if loop is None or any(not loop.is_ancestor(u) for u in inside):
-        raise _fail("multibuffer: every use of the allocation must be inside one scf.for loop")
+        raise silenceable_failure(
+            "multibuffer: every use of the allocation must be inside one scf.for loop"
+        )
     if not skip_analysis:
         first = next(op for op in loop.body.walk() if op in inside)
         if not _overwrites(first, alloc.memref):
-            raise _fail(
+            raise silenceable_failure(
                 "multibuffer: cannot prove that the buffer is overwritten before it is read "
                 f"in each iteration (first access: '{first.name}'); data may be carried "
                 "across iterations (use skip_analysis to force)"

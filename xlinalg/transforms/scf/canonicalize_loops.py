@@ -23,7 +23,7 @@ Run xDSL's `canonicalize` and `cse` afterwards to hoist and merge constants.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -38,7 +38,7 @@ from xlinalg.dialects.memref import CAST_OPS, CastOp
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.ir.passes import register_pass
-from xlinalg.ir.subview_type import strides_and_offset, subview_result_type
+from xlinalg.ir.subview_type import static_or_none, strides_and_offset, subview_result_type
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.scf.unroll import promote_if_single_iteration, static_trip_count
 
@@ -120,10 +120,6 @@ def _fold_index_binop(op: Operation) -> bool:
     return True
 
 
-def _static_or_none(values: Sequence[int]) -> list[int | None]:
-    return [None if v == DYNAMIC_INDEX else v for v in values]
-
-
 def _fold_subview(op: memref.SubviewOp) -> bool:
     lists: list[tuple[list[int], list[SSAValue]]] = []
     changed = False
@@ -155,9 +151,9 @@ def _fold_subview(op: memref.SubviewOp) -> bool:
     (offsets, dyn_offsets), (sizes, dyn_sizes), (strides, dyn_strides) = lists
     inferred = subview_result_type(
         source_type,
-        _static_or_none(offsets),
-        _static_or_none(sizes),
-        _static_or_none(strides),
+        static_or_none(offsets),
+        static_or_none(sizes),
+        static_or_none(strides),
     )
     old_type = op.result.type
     assert isinstance(old_type, MemRefType)
@@ -223,7 +219,7 @@ def _fold_cast(cast: Operation) -> bool:
             inferred = subview_result_type(
                 source,
                 *(
-                    _static_or_none(a.get_values())
+                    static_or_none(a.get_values())
                     for a in (user.static_offsets, user.static_sizes, user.static_strides)
                 ),
             )

@@ -15,10 +15,8 @@ defined outside the nest.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from xdsl.dialects import arith, scf
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.ir.affine_utils import (
@@ -47,46 +45,40 @@ def perfect_nest(outer: scf.ForOp) -> list[scf.ForOp]:
 
 
 class _Arith:
-    """Folding index arithmetic: ints stay ints, values emit arith ops."""
+    """Folding index arithmetic: ints stay ints, values emit arith ops (only arith: unlike
+    `xlinalg.transforms.tiling.loops.IndexArith`, which emits `affine.apply`)."""
 
     def __init__(self, builder: IndexBuilder):
         self.b = builder
 
-    def _emit(
-        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
-    ) -> SSAValue:
-        op = cls(self.b.value(a), self.b.value(b))
-        self.b.insert(op)
-        return op.results[0]
-
     def sub(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         if isinstance(a, int) and isinstance(b, int):
             return a - b
-        return a if b == 0 else self._emit(arith.SubiOp, a, b)
+        return a if b == 0 else self.b.binary(arith.SubiOp, a, b)
 
     def add(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         if isinstance(a, int) and isinstance(b, int):
             return a + b
         if a == 0:
             return b
-        return a if b == 0 else self._emit(arith.AddiOp, a, b)
+        return a if b == 0 else self.b.binary(arith.AddiOp, a, b)
 
     def mul(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         if isinstance(a, int) and isinstance(b, int):
             return a * b
         if a == 1:
             return b
-        return a if b == 1 else self._emit(arith.MuliOp, a, b)
+        return a if b == 1 else self.b.binary(arith.MuliOp, a, b)
 
     def div(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         if isinstance(a, int) and isinstance(b, int):
             return a // b
-        return a if b == 1 else self._emit(arith.DivUIOp, a, b)
+        return a if b == 1 else self.b.binary(arith.DivUIOp, a, b)
 
     def rem(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         if isinstance(a, int) and isinstance(b, int):
             return a % b
-        return 0 if b == 1 else self._emit(arith.RemUIOp, a, b)
+        return 0 if b == 1 else self.b.binary(arith.RemUIOp, a, b)
 
     def ceildiv(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         if isinstance(a, int) and isinstance(b, int):

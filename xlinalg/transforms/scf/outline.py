@@ -16,7 +16,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 
 
 def _symbol_table_parent(op: Operation) -> tuple[Operation, Operation]:
@@ -27,9 +27,7 @@ def _symbol_table_parent(op: Operation) -> tuple[Operation, Operation]:
         if parent.has_trait(SymbolTable) or isinstance(parent, ModuleOp):
             return parent, child
         child, parent = parent, parent.parent_op()
-    raise TransformFailure(
-        f"cannot outline '{op.name}': no enclosing symbol table (module)", silenceable=True
-    )
+    raise silenceable_failure(f"cannot outline '{op.name}': no enclosing symbol table (module)")
 
 
 def _free_name(table: Operation, base: str) -> str:

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import IndexBuilder, constant_index_value
 from xlinalg.transforms.affine.simplify_bounds import (
     simplify_min_max_in,
@@ -53,7 +53,7 @@ def peel_for(
     """Peel `loop` in place; raises a silenceable `TransformFailure` when there is
     nothing to peel and `fail_if_already_divisible` is set."""
     if not isinstance(loop.lb.type, IndexType):
-        raise TransformFailure("loop peeling supports index-typed loops only", silenceable=True)
+        raise silenceable_failure("loop peeling supports index-typed loops only")
     lb, ub, step = (constant_index_value(v) for v in (loop.lb, loop.ub, loop.step))
     builder = IndexBuilder(InsertPoint.before(loop))
     if peel_front:
@@ -91,7 +91,7 @@ def peel_for(
 
 def _nothing(loop: scf.ForOp, fail: bool, why: str) -> PeelResult:
     if fail:
-        raise TransformFailure(f"nothing to peel: {why}", silenceable=True)
+        raise silenceable_failure(f"nothing to peel: {why}")
     return PeelResult(loop, None)
 
 

@@ -45,7 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
 from xlinalg.dialects.memref_prefetch import PrefetchOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface
 from xlinalg.ir.affine_utils import defined_inside
@@ -54,10 +54,6 @@ from xlinalg.ir.affine_utils import defined_inside
 CACHE_LINE = 64
 #: side-effect free upstream (`Pure`) but declared without traits in xDSL 0.74
 _PURE_WITHOUT_TRAIT = (affine.MinOp,)
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def _index(value: int) -> arith.ConstantOp:
@@ -109,20 +105,20 @@ def _tile_read(op: Operation) -> tuple[scf.ForOp, list[Operation]]:
     tiles = [v.owner for v in _reads(op) if isinstance(v.owner, memref.SubviewOp)]
     loop = op.parent_op()
     if not isinstance(loop, scf.ForOp):
-        raise _fail(f"'{op.name}' is not directly inside an scf.for")
+        raise silenceable_failure(f"'{op.name}' is not directly inside an scf.for")
     while isinstance(loop, scf.ForOp):
         moving = [
             s for tile in tiles if loop.is_ancestor(tile) and (s := _slice(tile, loop)) is not None
         ]
         if len(moving) > 1:
-            raise _fail(
+            raise silenceable_failure(
                 f"expected one operand of '{op.name}' to be a subview that moves with "
                 f"its loop (found {len(moving)})"
             )
         if moving:
             return loop, moving[0]
         loop = loop.parent_op()
-    raise _fail(
+    raise silenceable_failure(
         f"no operand of '{op.name}' is a subview that moves with an enclosing scf.for "
         f"and can be recomputed for its next iteration (side-effect-free ops of its "
         f"induction variable and values defined outside it)"
@@ -136,7 +132,7 @@ def _prefetch_nest(tile: SSAValue, locality: int) -> list[Operation]:
     shape = ty.get_shape()
     strides = ty.get_strides()
     if not shape or (strides and strides[-1] != 1):
-        raise _fail(f"prefetching needs a tile of unit innermost stride, not {ty}")
+        raise silenceable_failure(f"prefetching needs a tile of unit innermost stride, not {ty}")
     line = max(1, CACHE_LINE // (ty.element_type.bitwidth // 8))
     blocks = [Block(arg_types=[IndexType()]) for _ in shape]
     ivs = [block.args[0] for block in blocks]

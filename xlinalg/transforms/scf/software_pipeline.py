@@ -28,14 +28,10 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import constant_index_value
 
 READ_OPS = ("memref.load", "vector.load", "vector.transfer_read")
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 @dataclass(frozen=True)
@@ -73,16 +69,18 @@ def pipeline_for(
     or a schedule with a single stage)."""
     lb, ub, step = (constant_index_value(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or step <= 0:
-        raise _fail("pipelining needs static loop bounds")
+        raise silenceable_failure("pipelining needs static loop bounds")
     if loop.iter_args:
-        raise _fail("pipelining loops with loop-carried values is not supported")
+        raise silenceable_failure("pipelining loops with loop-carried values is not supported")
     trip = max(0, -(-(ub - lb) // step))
     sched = schedule_loop(loop, iteration_interval, read_latency)
     stages = sched.max_stage
     if stages == 0:
-        raise _fail("the schedule has a single stage: nothing to pipeline")
+        raise silenceable_failure("the schedule has a single stage: nothing to pipeline")
     if trip <= stages:
-        raise _fail(f"the loop runs {trip} iterations, not more than its {stages} extra stages")
+        raise silenceable_failure(
+            f"the loop runs {trip} iterations, not more than its {stages} extra stages"
+        )
 
     iv = loop.body.block.args[0]
     # value v (a result of a body op) -> the most distant stage of its users

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.affine_utils import constant_index_value
 
 
@@ -96,11 +96,9 @@ def unroll_for(loop: scf.ForOp, factor: int) -> None:
     Factor 1 is a no-op; factor <= 0 is a silenceable `TransformFailure`.
     """
     if factor <= 0:
-        raise TransformFailure(
-            f"loop.unroll: the unroll factor must be positive, got {factor}", silenceable=True
-        )
+        raise silenceable_failure(f"loop.unroll: the unroll factor must be positive, got {factor}")
     if not isinstance(loop, scf.ForOp):
-        raise TransformFailure(f"loop.unroll: '{loop.name}' is not an 'scf.for'", silenceable=True)
+        raise silenceable_failure(f"loop.unroll: '{loop.name}' is not an 'scf.for'")
     if factor == 1:
         return
     block = loop.body.block

@@ -30,19 +30,13 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    DenseArrayBase,
-    IntegerAttr,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, TensorType, i64
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, mixed_values
+from xlinalg.ir.reassociation import reassociation_groups
 from xlinalg.transforms.tensor.slices import (
     extract_slice,
     mixed_offsets,
@@ -53,10 +47,6 @@ from xlinalg.transforms.tensor.slices import (
 DYNAMIC = DYNAMIC_INDEX
 
 
-def _groups(reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> list[list[int]]:
-    return [[d.value.data for d in group.data] for group in reassociation.data]
-
-
 def _full_rank_unit_strides(op: tensor.ExtractSliceOp) -> bool:
     source, result = op.source.type, op.result.type
     assert isinstance(source, TensorType)
@@ -65,8 +55,7 @@ def _full_rank_unit_strides(op: tensor.ExtractSliceOp) -> bool:
 
 
 def _output_shape(op: tensor.ExpandShapeOp) -> list[OpFoldResult]:
-    dynamic = iter(op.dynamic_output_shape)
-    return [next(dynamic) if s == DYNAMIC else s for s in op.static_output_shape.get_values()]
+    return mixed_values(op.static_output_shape.get_values(), op.dynamic_output_shape)
 
 
 def _linearize(
@@ -105,7 +94,7 @@ def bubble_through_expand(
     builder = IndexBuilder(InsertPoint.before(op))
     new_offsets: list[OpFoldResult] = []
     new_sizes: list[OpFoldResult] = []
-    for group in _groups(expand.reassociation):
+    for group in reassociation_groups(expand.reassociation):
         k = next((i for i, d in enumerate(group) if sizes[d] != 1), len(group) - 1)
         if not all(isinstance(out_shape[d], int) for d in group[1:]) or any(
             offsets[d] != 0 or sizes[d] != out_shape[d] for d in group[k + 1 :]
@@ -180,7 +169,7 @@ def bubble_through_collapse(
     new_offsets: list[OpFoldResult] = []
     new_sizes: list[OpFoldResult] = []
     for group, offset, size in zip(
-        _groups(collapse.reassociation), mixed_offsets(op), mixed_sizes(op)
+        reassociation_groups(collapse.reassociation), mixed_offsets(op), mixed_sizes(op)
     ):
         found = _collapse_group(builder, [shape[d] for d in group], offset, size)
         if found is None:

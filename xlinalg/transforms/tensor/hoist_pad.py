@@ -58,11 +58,17 @@ from collections.abc import Sequence
 from xdsl.dialects import affine, arith, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineExpr
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.errors import TransformFailure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, constant_index_value
+from xlinalg.errors import silenceable_failure
+from xlinalg.ir.affine_utils import (
+    IndexBuilder,
+    OpFoldResult,
+    constant_index_value,
+    constant_upper_bound,
+    defined_inside,
+)
 from xlinalg.transforms.linalg.pad import transpose_tensor
 from xlinalg.transforms.tensor.slices import (
     extract_slice,
@@ -88,10 +94,6 @@ _SLICE_OPS = (
 )
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def _enclosing_loops(op: Operation, num_loops: int) -> list[scf.ForOp]:
     """Up to `num_loops` enclosing `scf.for`, outermost first (stops at other ops)."""
     loops: list[scf.ForOp] = []
@@ -110,7 +112,7 @@ def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation
     work: list[SSAValue] = list(pad.operands)
     yielded = pad.region.block.last_op
     assert yielded is not None
-    work += [v for v in yielded.operands if not pad.is_ancestor(_op_of(v))]
+    work += [v for v in yielded.operands if not defined_inside(v, pad)]
     while work:
         value = work.pop()
         owner = value.owner
@@ -121,14 +123,14 @@ def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation
             if isinstance(parent, scf.ForOp) and value is owner.args[0]:
                 ivs.add(value)
                 continue
-            raise _fail(
+            raise silenceable_failure(
                 "the padded tensor depends on a value carried by a loop (e.g. the init of "
                 "a reduction); it cannot be hoisted"
             )
         if not outer.is_ancestor(owner) or owner in found:
             continue
         if not isinstance(owner, _SLICE_OPS):
-            raise _fail(
+            raise silenceable_failure(
                 f"the padded tensor is computed by '{owner.name}' inside the loops; only "
                 "slices and index computations can be hoisted"
             )
@@ -138,27 +140,10 @@ def _backward_slice(pad: tensor.PadOp, outer: scf.ForOp) -> tuple[list[Operation
     return ordered, ivs
 
 
-def _op_of(value: SSAValue) -> Operation:
-    owner = value.owner
-    if isinstance(owner, Block):
-        parent = owner.parent_op()
-        assert parent is not None
-        return parent
-    return owner
-
-
-def _inside(value: SSAValue, outer: Operation) -> bool:
-    return (
-        outer.is_ancestor(_op_of(value))
-        if isinstance(value.owner, Block)
-        else outer.is_ancestor(value.owner)
-    )
-
-
 def _step(loop: scf.ForOp) -> int:
     step = constant_index_value(loop.step)
     if step is None:
-        raise _fail("packing loops need constant steps")
+        raise silenceable_failure("packing loops need constant steps")
     return step
 
 
@@ -166,13 +151,10 @@ def _constant_bound(value: SSAValue) -> int | None:
     """A constant closed upper bound of `value` through `affine.min` (its smallest
     constant) and `tensor.dim` of a slice (the slice's size), as upstream's
     `reifyIndexValueBound` finds for these; None when there is none."""
-    constant = constant_index_value(value)
-    if constant is not None:
-        return constant
+    bound = constant_upper_bound(value)
+    if bound is not None:
+        return bound
     owner = value.owner
-    if isinstance(owner, affine.MinOp):
-        constants = [e.value for e in owner.map.data.results if isinstance(e, AffineConstantExpr)]
-        return min(constants) if constants else None
     if isinstance(owner, tensor.DimOp):
         sliced = owner.source.owner
         if isinstance(sliced, tensor.ExtractSliceOp) and not is_rank_reducing(sliced):
@@ -190,9 +172,9 @@ def _upper_bound(value: SSAValue, outer: Operation) -> OpFoldResult:
     bound = _constant_bound(value)
     if bound is not None:
         return bound
-    if not _inside(value, outer):
+    if not defined_inside(value, outer):
         return value
-    raise _fail(
+    raise silenceable_failure(
         "a packing loop's upper bound is computed inside the hoisted loops and has no "
         "constant upper bound (an affine.min with a constant)"
     )
@@ -202,8 +184,10 @@ def _lower_bound(loop: scf.ForOp, outer: Operation) -> OpFoldResult:
     constant = constant_index_value(loop.lb)
     if constant is not None:
         return constant
-    if _inside(loop.lb, outer):
-        raise _fail("a packing loop's lower bound is computed inside the hoisted loops")
+    if defined_inside(loop.lb, outer):
+        raise silenceable_failure(
+            "a packing loop's lower bound is computed inside the hoisted loops"
+        )
     return loop.lb
 
 
@@ -214,11 +198,11 @@ def _materialize(
     the hoisted loops, its image in `mapping`, or its index computation cloned."""
     if value in mapping:
         return mapping[value]
-    if not _inside(value, outer):
+    if not defined_inside(value, outer):
         return value
     owner = value.owner
     if isinstance(owner, Block) or not isinstance(owner, _SLICE_OPS):
-        raise _fail(
+        raise silenceable_failure(
             "a packing loop's bound is computed inside the hoisted loops by an unsupported op"
         )
     for operand in owner.operands:
@@ -243,12 +227,14 @@ def hoist_pad(pad: tensor.PadOp, num_loops: int, transpose: Sequence[int] = ()) 
     assert isinstance(result_type, TensorType)
     shape = list(result_type.get_shape())
     if any(s < 0 for s in shape):
-        raise _fail(f"the padded type {result_type} is not static")
+        raise silenceable_failure(f"the padded type {result_type} is not static")
     if transpose and sorted(transpose) != list(range(len(shape))):
-        raise _fail(f"transpose {list(transpose)} is not a permutation of the {len(shape)} dims")
+        raise silenceable_failure(
+            f"transpose {list(transpose)} is not a permutation of the {len(shape)} dims"
+        )
     loops = _enclosing_loops(pad, num_loops)
     if not loops:
-        raise _fail("the pad is not inside an scf.for loop")
+        raise silenceable_failure("the pad is not inside an scf.for loop")
     outer = loops[0]
     slice_ops, ivs = _backward_slice(pad, outer)
     packing = [loop for loop in loops if loop.body.block.args[0] in ivs]

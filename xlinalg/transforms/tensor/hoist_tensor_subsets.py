@@ -36,18 +36,12 @@ from __future__ import annotations
 
 from xdsl.dialects import affine, arith, scf, tensor, vector
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xlinalg.ir.affine_utils import defined_inside
 from xlinalg.transforms.tensor.slices import same_slice
 from xlinalg.transforms.vector.hoist import unmask_boundary_transfers
-
-
-def _defined_outside(value: SSAValue, loop: scf.ForOp) -> bool:
-    owner = value.owner
-    op = owner.parent_op() if isinstance(owner, Block) else owner
-    return op is None or not loop.is_ancestor(op)
-
 
 _INDEX_OPS = (
     affine.MinOp,
@@ -63,7 +57,7 @@ _INDEX_OPS = (
 def _make_invariant(value: SSAValue, loop: scf.ForOp) -> bool:
     """Whether `value` is loop-invariant, moving the side-effect free index computation
     producing it (`affine.min` of an outer iv, constants...) before the loop if needed."""
-    if _defined_outside(value, loop):
+    if not defined_inside(value, loop):
         return True
     owner = value.owner
     if not isinstance(owner, _INDEX_OPS) or owner.parent_block() is not loop.body.block:

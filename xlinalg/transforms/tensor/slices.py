@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerType, Te
 from xdsl.ir import Attribute, SSAValue
 
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant, mixed_values
 
 OffsetSizeStrideOp = (
     tensor.ExtractSliceOp | tensor.InsertSliceOp | ParallelInsertSliceOp | memref.SubviewOp
@@ -24,10 +24,7 @@ OffsetSizeStrideOp = (
 
 
 def _mixed(static: DenseArrayBase[IntegerType], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
-    values = iter(dynamic)
-    return [
-        fold_constant(next(values)) if v == DYNAMIC_INDEX else int(v) for v in static.get_values()
-    ]
+    return [fold_constant(v) for v in mixed_values(static.get_values(), dynamic)]
 
 
 def mixed_offsets(op: OffsetSizeStrideOp) -> list[OpFoldResult]:

@@ -41,7 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.scf import ForallOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
 from xlinalg.interfaces.tiling import TilingInterface
 from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
@@ -61,10 +61,6 @@ from xlinalg.transforms.tiling.loops import (
 )
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def reads_outputs(op: StructuredOpInterface) -> bool:
     """Whether the op's payload reads its inits (reductions always do); asked afresh
     (a new memo) since fusion rewrites the IR between two questions."""
@@ -79,7 +75,7 @@ def check_fusable_result(result: OpResult, what: str) -> StructuredOpInterface:
     amap = producer.get_indexing_maps()[num_inputs + result.index]
     positions = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
     if len(positions) != len(amap.results) or len(set(positions)) != len(positions):
-        raise _fail(
+        raise silenceable_failure(
             f"{what}: the indexing map {amap} of result #{result.index} of '{result.op.name}' "
             "is not a projected permutation; its tile cannot be computed from a slice"
         )
@@ -335,7 +331,7 @@ def fuse_into_containing_op(
         )
         if producer is None:
             names = ", ".join(f"'{p.name}'" for p in remaining)
-            raise _fail(
+            raise silenceable_failure(
                 f"could not find next producer to fuse into the container: {names} "
                 "has no use inside it"
             )
@@ -343,7 +339,9 @@ def fuse_into_containing_op(
         if uses == 1:
             remaining.remove(producer)
         if container.is_ancestor(producer):
-            raise _fail(f"the producer '{producer.name}' is already inside the containing op")
+            raise silenceable_failure(
+                f"the producer '{producer.name}' is already inside the containing op"
+            )
         step = None
         try:
             step = _tile_through_extract(producer, container)

@@ -27,7 +27,7 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.interfaces.structured import StructuredOpInterface
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant, mixed_values
 
 _RESHAPES = (tensor.ExpandShapeOp, tensor.CollapseShapeOp)
 
@@ -41,11 +41,7 @@ def _size(builder: IndexBuilder, value: SSAValue, dim: int) -> OpFoldResult | No
         return static
     owner = value.owner
     if isinstance(owner, tensor.ExpandShapeOp):
-        dynamic = iter(owner.dynamic_output_shape)
-        shape = [
-            next(dynamic) if s == DYNAMIC_INDEX else s
-            for s in owner.static_output_shape.get_values()
-        ]
+        shape = mixed_values(owner.static_output_shape.get_values(), owner.dynamic_output_shape)
         return shape[dim]
     if isinstance(owner, tensor.CollapseShapeOp):
         group = [d.value.data for d in owner.reassociation.data[dim].data]

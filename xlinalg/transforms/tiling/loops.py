@@ -24,34 +24,30 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, TensorType
+from xdsl.dialects.builtin import IndexType, MemRefType, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, IndexOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.destination_style import DestinationStyleOpInterface
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.interfaces.tiling import Position, tile_failure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
-from xlinalg.ir.subview_type import subview_result_type
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
+from xlinalg.interfaces.tiling import Position
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant, mixed_values
+from xlinalg.ir.subview_type import static_or_none, subview_result_type
 
 
 # ---- preconditions ----
 def check_memref_structured_op(op: Operation, what: str) -> StructuredOpInterface:
     """The op as a structured op on memrefs, or a silenceable failure."""
     if not isinstance(op, StructuredOpInterface):
-        raise _fail(f"{what}: '{op.name}' is not a linalg structured op")
+        raise silenceable_failure(f"{what}: '{op.name}' is not a linalg structured op")
     if any(isinstance(v.type, TensorType) for v in op.operands) or op.results:
-        raise _fail(
+        raise silenceable_failure(
             f"{what}: '{op.name}' has tensor semantics; only ops on memrefs are supported "
             "for now (bufferize first)"
         )
@@ -61,18 +57,20 @@ def check_memref_structured_op(op: Operation, what: str) -> StructuredOpInterfac
 def check_tensor_structured_op(op: Operation, what: str) -> StructuredOpInterface:
     """The op as a structured op whose outputs are all tensors, or a silenceable failure."""
     if not isinstance(op, StructuredOpInterface):
-        raise _fail(f"{what}: '{op.name}' is not a linalg structured op")
+        raise silenceable_failure(f"{what}: '{op.name}' is not a linalg structured op")
     outputs = op.get_outputs()
     if not all(isinstance(v.type, TensorType) for v in outputs) or len(op.results) != len(outputs):
-        raise _fail(f"{what}: '{op.name}' mixes tensor and memref operands")
+        raise silenceable_failure(f"{what}: '{op.name}' mixes tensor and memref operands")
     return op
 
 
 def normalize_tile_sizes(sizes: Sequence[int], num_loops: int, op_name: str) -> list[int]:
     if len(sizes) > num_loops:
-        raise _fail(f"too many tile sizes ({len(sizes)}) for '{op_name}' with {num_loops} loop(s)")
+        raise silenceable_failure(
+            f"too many tile sizes ({len(sizes)}) for '{op_name}' with {num_loops} loop(s)"
+        )
     if any(s < 0 for s in sizes):
-        raise _fail(f"tile sizes must be non-negative, got {list(sizes)}")
+        raise silenceable_failure(f"tile sizes must be non-negative, got {list(sizes)}")
     return [*sizes, *([0] * (num_loops - len(sizes)))]
 
 
@@ -82,7 +80,7 @@ def normalize_interchange(interchange: Sequence[int], num_loops: int) -> list[in
         return list(range(num_loops))
     filled = [*interchange, *range(len(interchange), num_loops)][:num_loops]
     if sorted(filled) != list(range(num_loops)):
-        raise _fail(
+        raise silenceable_failure(
             f"invalid interchange vector {list(interchange)}: not a permutation of the "
             f"{num_loops} loop(s) of the iteration space"
         )
@@ -122,7 +120,7 @@ def loop_range_sources(op: StructuredOpInterface) -> list[tuple[SSAValue, int]]:
         if source is None:
             assert isinstance(op, Operation)
             name = op.name
-            raise _fail(
+            raise silenceable_failure(
                 f"cannot compute the range of loop #{loop} of '{name}': no operand "
                 "dimension is indexed by it alone"
             )
@@ -285,11 +283,11 @@ def tile_operand(
     assert isinstance(source_type, MemRefType)
     result_type = subview_result_type(
         source_type,
-        [o if isinstance(o, int) else None for o in offsets],
-        [s if isinstance(s, int) else None for s in sizes],
+        static_or_none(offsets),
+        static_or_none(sizes),
     )
     if result_type is None:
-        raise _fail(f"cannot tile an operand of non-strided type {source_type}")
+        raise silenceable_failure(f"cannot tile an operand of non-strided type {source_type}")
     ones: list[SSAValue | int] = [1] * len(offsets)
     subview = memref.SubviewOp.get(value, list(offsets), list(sizes), ones, result_type)
     builder.insert(subview)
@@ -320,20 +318,13 @@ class IndexArith:
     def __init__(self, builder: IndexBuilder) -> None:
         self.b = builder
 
-    def _arith(
-        self, cls: Callable[[SSAValue, SSAValue], Operation], a: OpFoldResult, b: OpFoldResult
-    ) -> SSAValue:
-        op = cls(self.b.value(a), self.b.value(b))
-        self.b.insert(op)
-        return op.results[0]
-
     def ceildiv(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         a, b = fold_constant(a), fold_constant(b)
         if isinstance(a, int) and isinstance(b, int):
             return -(-a // b)
         if isinstance(b, int):
             return self.b.apply(AffineExpr.dimension(0).ceil_div(b), [a])
-        return self._arith(arith.CeilDivSIOp, a, b)
+        return self.b.binary(arith.CeilDivSIOp, a, b)
 
     def mul(self, a: OpFoldResult, b: OpFoldResult) -> OpFoldResult:
         a, b = fold_constant(a), fold_constant(b)
@@ -341,7 +332,7 @@ class IndexArith:
             return self.b.apply(AffineExpr.dimension(0) * b, [a])
         if isinstance(a, int):
             return self.b.apply(AffineExpr.dimension(0) * a, [b])
-        return self._arith(arith.MuliOp, a, b)
+        return self.b.binary(arith.MuliOp, a, b)
 
     def extent(
         self, iv: SSAValue, offset: OpFoldResult, ts: OpFoldResult, bound: OpFoldResult,
@@ -360,11 +351,11 @@ class IndexArith:
             d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
             size = self.b.min([d1 - d0, AffineExpr.constant(ts)], [offset, bound])
         else:
-            rest = self._arith(arith.SubiOp, bound, offset)
-            size = self._arith(arith.MinSIOp, rest, ts)
+            rest = self.b.binary(arith.SubiOp, bound, offset)
+            size = self.b.binary(arith.MinSIOp, rest, ts)
         if not clamp_at_zero:
             return size
-        return self._arith(arith.MaxSIOp, size, 0)
+        return self.b.binary(arith.MaxSIOp, size, 0)
 
 
 def needs_clamp(bound: OpFoldResult, nt: OpFoldResult, ts: OpFoldResult) -> bool:
@@ -379,10 +370,10 @@ def needs_clamp(bound: OpFoldResult, nt: OpFoldResult, ts: OpFoldResult) -> bool
 def tensor_destinations(op: Operation) -> list[SSAValue]:
     """The destinations of `op`'s tensor results, in result order."""
     if not isinstance(op, DestinationStyleOpInterface):
-        raise tile_failure(f"'{op.name}' has tensor results but is not destination-style")
+        raise silenceable_failure(f"'{op.name}' has tensor results but is not destination-style")
     inits = [v for v in op.get_dps_inits() if isinstance(v.type, TensorType)]
     if [v.type for v in inits] != [r.type for r in op.results]:
-        raise tile_failure(f"'{op.name}' mixes tensor and memref destinations")
+        raise silenceable_failure(f"'{op.name}' mixes tensor and memref destinations")
     return inits
 
 
@@ -401,11 +392,6 @@ def destination_operand_indices(op: Operation, inits: Sequence[SSAValue]) -> lis
     return indices[::-1]
 
 
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[OpFoldResult]:
-    values = iter(dynamic)
-    return [next(values) if s == DYNAMIC_INDEX else s for s in static]
-
-
 def slice_position(value: SSAValue, dest: SSAValue) -> Position | None:
     """Where `value` (a tiled op's destination) sits in `dest`: the window of the
     `tensor.extract_slice` of `dest` producing it; None when it is `dest` itself."""
@@ -413,9 +399,9 @@ def slice_position(value: SSAValue, dest: SSAValue) -> Position | None:
         return None
     owner = value.owner
     if not isinstance(owner, tensor.ExtractSliceOp) or owner.source is not dest:
-        raise tile_failure(
+        raise silenceable_failure(
             "the tile of a tensor result is not computed into a slice of its destination"
         )
-    return _mixed(owner.static_offsets.get_values(), owner.offsets), _mixed(
+    return mixed_values(owner.static_offsets.get_values(), owner.offsets), mixed_values(
         owner.static_sizes.get_values(), owner.sizes
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,8 @@ def multitile_sizes(extent: int, target_size: int, divisor: int = 1) -> MultiTil
             "multitile_sizes: target_size and divisor must be positive", silenceable=False
         )
     if extent % divisor != 0:
-        raise TransformFailure(
-            f"multitile_sizes: the divisor {divisor} does not divide the dimension {extent}",
-            silenceable=True,
+        raise silenceable_failure(
+            f"multitile_sizes: the divisor {divisor} does not divide the dimension {extent}"
         )
     if extent == 0:
         return MultiTileSizes(0, divisor, 0, 0)

@@ -20,20 +20,21 @@ spec notes). This is the spec's `tile_reduction_using_scf` example (tile sizes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IndexType, MemRefType, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.linalg import GenericOp, YieldOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, map_used_dims
+from xlinalg.ir.slices import domain_of
 from xlinalg.transforms.linalg.generalize import as_generic
 from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
 from xlinalg.transforms.tiling.loops import (
@@ -49,10 +50,6 @@ class TileReductionResult:
     split_op: Operation
     combining_op: Operation
     for_op: scf.ForOp
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def single_reduction_loop(
@@ -77,11 +74,45 @@ def single_reduction_loop(
     return tiled[0]
 
 
+def combining_generic(
+    combiner: Operation,
+    accumulator: SSAValue,
+    partial: SSAValue,
+    output: SSAValue,
+    result_types: Sequence[Attribute] = (),
+) -> GenericOp:
+    """The `linalg.generic` that reduces the last dim of `partial` (the partial results:
+    `output`'s dims and one more) into `output` with `combiner`, the binary op of the tiled
+    body (`accumulator`, its output block argument, becomes the combined value's).
+    Shared by tile_reduction_using_for and tile_reduction_using_forall."""
+    out_type = output.type
+    assert isinstance(out_type, TensorType | MemRefType)
+    element = out_type.get_element_type()
+    rank = out_type.get_num_dims() + 1
+    ids = [AffineExpr.dimension(i) for i in range(rank)]
+    combine_block = Block(arg_types=[element, element])
+    in_arg, out_arg = combine_block.args
+    combined = combiner.clone()
+    for index, value in enumerate(combiner.operands):
+        combined.operands[index] = out_arg if value is accumulator else in_arg
+    combine_block.add_ops([combined, YieldOp(combined.results[0])])
+    return GenericOp(
+        [partial],
+        [output],
+        Region(combine_block),
+        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
+        ["parallel"] * (rank - 1) + ["reduction"],
+        result_types,
+    )
+
+
 def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReductionResult:
     structured = check_memref_structured_op(op, "tile_reduction")
     iterators = [str(t) for t in structured.get_iterator_types()]
     sizes = [*tile_sizes, *([0] * (len(iterators) - len(tile_sizes)))][: len(iterators)]
-    r = single_reduction_loop(structured, sizes, "tile size", f"tile sizes {tile_sizes}", _fail)
+    r = single_reduction_loop(
+        structured, sizes, "tile size", f"tile sizes {tile_sizes}", silenceable_failure
+    )
     ts = sizes[r]
     generic = as_generic(structured)
     combiner = combiner_of(generic)
@@ -90,19 +121,14 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     assert isinstance(out_type, MemRefType)
     element = out_type.element_type
     out_map = structured.get_indexing_maps()[-1]
-    if r in {d for e in out_map.results for d in e.used_dims()}:
-        raise _fail("the tiled reduction loop indexes the output")
+    if r in map_used_dims(out_map):
+        raise silenceable_failure("the tiled reduction loop indexes the output")
 
     builder = IndexBuilder(InsertPoint.before(op))
     ranges = loop_ranges(structured, builder)
     out_shape = shape_of(out_type)
     assert out_shape is not None
-    dynamic_sizes: list[SSAValue] = []
-    for index, extent in enumerate(out_shape):
-        if extent < 0:
-            dim = memref.DimOp(output, builder.constant(index))
-            builder.insert(dim)
-            dynamic_sizes.append(dim.result)
+    dynamic_sizes = [s for s in domain_of(builder, output) if isinstance(s, SSAValue)]
     partial_type = MemRefType(element, [*out_shape, ts])
     alloc = memref.AllocOp(dynamic_sizes, [], partial_type)
     builder.insert(alloc)
@@ -130,9 +156,7 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     ivs[r], extents[r] = iv, extent
     new_inputs: list[SSAValue] = []
     for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or r not in {
-            d for e in amap.results for d in e.used_dims()
-        }:
+        if shape_of(value.type) is None or r not in map_used_dims(amap):
             new_inputs.append(value)
         else:
             new_inputs.append(tile_operand(inner, value, amap, ivs, extents))
@@ -148,23 +172,8 @@ def tile_reduction_using_for(op: Operation, tile_sizes: list[int]) -> TileReduct
     )
     inner.insert(split)
 
-    rank = len(out_shape) + 1
-    ids = [AffineExpr.dimension(i) for i in range(rank)]
-    combine_block = Block(arg_types=[element, element])
-    in_arg, out_arg = combine_block.args
-    out_block_arg = generic.body.block.args[len(structured.get_inputs())]
-    combined = combiner.clone()
-    for index, value in enumerate(combiner.operands):
-        combined.operands[index] = out_arg if value is out_block_arg else in_arg
-    combine_block.add_op(combined)
-    combine_block.add_op(YieldOp(combined.results[0]))
-    combine = GenericOp(
-        [alloc.memref],
-        [output],
-        Region(combine_block),
-        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
-        ["parallel"] * (rank - 1) + ["reduction"],
-    )
+    accumulator = generic.body.block.args[len(structured.get_inputs())]
+    combine = combining_generic(combiner, accumulator, alloc.memref, output)
     builder.insert(combine)
     Rewriter.insert_op(memref.DeallocOp.get(alloc.memref), InsertPoint.after(op))
     Rewriter.erase_op(op)

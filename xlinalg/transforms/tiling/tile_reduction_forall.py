@@ -42,17 +42,18 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.dialects.linalg import GenericOp, YieldOp
+from xlinalg.dialects.linalg import GenericOp
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import shape_of
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, map_used_dims
+from xlinalg.ir.slices import domain_of
 from xlinalg.transforms.linalg.generalize import as_generic
 from xlinalg.transforms.linalg.split_reduction import combiner_of, neutral_element
 from xlinalg.transforms.tiling.loops import (
@@ -61,7 +62,7 @@ from xlinalg.transforms.tiling.loops import (
     needs_clamp,
     tensor_loop_ranges,
 )
-from xlinalg.transforms.tiling.tile_reduction import single_reduction_loop
+from xlinalg.transforms.tiling.tile_reduction import combining_generic, single_reduction_loop
 from xlinalg.transforms.tiling.tile_using_forall import extract_tile
 
 
@@ -73,8 +74,8 @@ class ForallReductionResult:
     combining_op: Operation
 
 
-def _fail(message: str, silenceable: bool = True) -> TransformFailure:
-    return TransformFailure(f"tile_reduction_using_forall: {message}", silenceable=silenceable)
+def _fail(message: str) -> TransformFailure:
+    return silenceable_failure(f"tile_reduction_using_forall: {message}")
 
 
 def tile_reduction_using_forall(
@@ -93,7 +94,7 @@ def tile_reduction_using_forall(
     padded = [*given, *([0] * (len(iterators) - len(given)))]
     r = single_reduction_loop(structured, padded, f"{noun} entry", f"{noun} {list(given)}", _fail)
     out_map = structured.get_indexing_maps()[-1]
-    if r in {d for e in out_map.results for d in e.used_dims()}:
+    if r in map_used_dims(out_map):
         raise _fail("the tiled reduction loop indexes the output")
     generic = as_generic(structured)
     combiner = combiner_of(generic)  # silenceable when there is no single binary combiner
@@ -113,14 +114,7 @@ def tile_reduction_using_forall(
         ts = padded[r]
         n = IndexArith(outer).ceildiv(ranges[r], ts)
     out_shape = list(out_type.get_shape())
-    out_sizes: list[OpFoldResult] = []
-    for index, extent in enumerate(out_shape):
-        if extent == DYNAMIC_INDEX:
-            dim = tensor.DimOp(output, outer.constant(index))
-            outer.insert(dim)
-            out_sizes.append(dim.result)
-        else:
-            out_sizes.append(extent)
+    out_sizes = domain_of(outer, output)
     partial_type = TensorType(element, [*out_shape, n if isinstance(n, int) else DYNAMIC_INDEX])
     partial_sizes = [*out_sizes, n]
     empty = tensor.EmptyOp([s for s in partial_sizes if isinstance(s, SSAValue)], partial_type)
@@ -152,9 +146,7 @@ def tile_reduction_using_forall(
 
     new_inputs: list[SSAValue] = []
     for value, amap in zip(structured.get_inputs(), structured.get_indexing_maps()):
-        if shape_of(value.type) is None or r not in {
-            d for e in amap.results for d in e.used_dims()
-        }:
+        if shape_of(value.type) is None or r not in map_used_dims(amap):
             new_inputs.append(value)
             continue
         new_inputs.append(extract_tile(inner, value, amap, offsets, extents)[0])
@@ -179,23 +171,8 @@ def tile_reduction_using_forall(
         ),
     )
 
-    rank = len(out_shape) + 1
-    ids = [AffineExpr.dimension(i) for i in range(rank)]
-    combine_block = Block(arg_types=[element, element])
-    in_arg, out_arg = combine_block.args
-    out_block_arg = generic.body.block.args[len(structured.get_inputs())]
-    combined = combiner.clone()
-    for position, value in enumerate(combiner.operands):
-        combined.operands[position] = out_arg if value is out_block_arg else in_arg
-    combine_block.add_ops([combined, YieldOp(combined.results[0])])
-    combine = GenericOp(
-        [forall.res[0]],
-        [output],
-        Region(combine_block),
-        [AffineMap(rank, 0, tuple(ids)), AffineMap(rank, 0, tuple(ids[:-1]))],
-        ["parallel"] * (rank - 1) + ["reduction"],
-        [out_type],
-    )
+    accumulator = generic.body.block.args[len(structured.get_inputs())]
+    combine = combining_generic(combiner, accumulator, forall.res[0], output, [out_type])
     Rewriter.insert_op(combine, InsertPoint.after(forall))
     op.results[0].replace_all_uses_with(combine.results[0])
     Rewriter.erase_op(op)

@@ -75,10 +75,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation, tile_failure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult
+from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, map_used_dims
 from xlinalg.ir.subview_type import strides_and_offset
 from xlinalg.transforms.tensor.slices import extract_slice, insert_slice
 from xlinalg.transforms.tiling.loops import (
@@ -108,10 +108,6 @@ class TilingResult:
     loops: list[scf.ForOp]
 
 
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
-
-
 def tile_using_for(
     op: Operation, tile_sizes: Sequence[int], interchange: Sequence[int] = ()
 ) -> TilingResult:
@@ -129,7 +125,7 @@ def tile_using_for(
 
 
 def _uses_tiled_loop(amap: AffineMap, tile_sizes: Sequence[int]) -> bool:
-    return any(tile_sizes[d] != 0 for expr in amap.results for d in expr.used_dims())
+    return any(tile_sizes[d] != 0 for d in map_used_dims(amap))
 
 
 # ---- linalg on memrefs ----
@@ -148,7 +144,9 @@ def tile_memref_op_using_for(
         if shape_of(value.type) is None or not _uses_tiled_loop(amap, sizes):
             continue
         if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:
-            raise _fail(f"tile_using_for: cannot take a strided subview of {value.type}")
+            raise silenceable_failure(
+                f"tile_using_for: cannot take a strided subview of {value.type}"
+            )
 
     outer = IndexBuilder(InsertPoint.before(op))
     ranges = loop_ranges(structured, outer)
@@ -212,7 +210,9 @@ def tile_tensor_op_using_for(
             continue
         offsets, slice_sizes = slice_parameters(inner, amap, ivs, extents)
         if not isinstance(value.type, TensorType):
-            raise _fail(f"tile_using_for: cannot slice an operand of type {value.type} on tensors")
+            raise silenceable_failure(
+                f"tile_using_for: cannot slice an operand of type {value.type} on tensors"
+            )
         new_operands.append(extract_slice(inner, value, offsets, slice_sizes))
         if position >= num_inputs:
             out_slices.append((offsets, slice_sizes))
@@ -253,7 +253,9 @@ def tile_interface_op_using_for(
     order = normalize_interchange(interchange, num_loops)
     blocked = sorted(d for d in op.untileable_loops() if sizes[d] != 0)
     if blocked:
-        raise tile_failure(f"tile_using_for: loop(s) {blocked} of '{op.name}' cannot be tiled")
+        raise silenceable_failure(
+            f"tile_using_for: loop(s) {blocked} of '{op.name}' cannot be tiled"
+        )
     if op.results:
         tensor_destinations(op)  # fails before the IR is touched
     target = op.prepare_for_tiling(sizes)
@@ -280,7 +282,7 @@ def tile_interface_op_using_for(
     inner = IndexBuilder(InsertPoint.after(proxy))
     Rewriter.erase_op(proxy)
     if len(tile.results) != len(dests):
-        raise tile_failure(
+        raise silenceable_failure(
             f"'{op.name}': the tile has {len(tile.results)} results, expected {len(dests)}"
         )
     positions = tile.positions or [None] * len(dests)

@@ -50,10 +50,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.scf import ForallOp, InParallelOp
 from xlinalg.dialects.tensor import ParallelInsertSliceOp
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.interfaces.structured import StructuredOpInterface, shape_of
-from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation, tile_failure
-from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant
+from xlinalg.interfaces.tiling import TilingInterface, as_tiled_implementation
+from xlinalg.ir.affine_utils import IndexBuilder, OpFoldResult, fold_constant, map_used_dims
 from xlinalg.ir.slices import domain_of
 from xlinalg.ir.subview_type import strides_and_offset
 from xlinalg.transforms.tensor.slices import extract_slice
@@ -82,10 +82,6 @@ class ForallTilingResult:
 
     tiled_op: Operation
     forall: ForallOp
-
-
-def _fail(message: str) -> TransformFailure:
-    return TransformFailure(message, silenceable=True)
 
 
 def tile_using_forall(
@@ -125,12 +121,16 @@ def _one_of(
 
 def _normalize(values: Sequence[Size], num_loops: int, what: str, op_name: str) -> list[Size]:
     if len(values) > num_loops:
-        raise _fail(f"too many {what} ({len(values)}) for '{op_name}' with {num_loops} loop(s)")
+        raise silenceable_failure(
+            f"too many {what} ({len(values)}) for '{op_name}' with {num_loops} loop(s)"
+        )
     for v in values:
         if isinstance(v, int) and v < 0:
-            raise _fail(f"{what} must be non-negative, got {list(values)}")
+            raise silenceable_failure(f"{what} must be non-negative, got {list(values)}")
         if isinstance(v, SSAValue) and not isinstance(v.type, IndexType):
-            raise _fail(f"{what}: a dynamic entry must be an index value, got {v.type}")
+            raise silenceable_failure(
+                f"{what}: a dynamic entry must be an index value, got {v.type}"
+            )
     return [*values, *([0] * (num_loops - len(values)))]
 
 
@@ -139,15 +139,84 @@ def _is_tiled(v: Size) -> bool:
     return not (isinstance(folded, int) and folded == 0)
 
 
+def _tiled_loops(
+    values: Sequence[Size],
+    by_threads: bool,
+    num_loops: int,
+    op_name: str,
+    mapping: ArrayAttr[Attribute] | None,
+) -> tuple[list[Size], list[int]]:
+    """One tile size or thread count per loop (`_normalize`) and the loops tiled."""
+    given = _normalize(values, num_loops, "num_threads" if by_threads else "tile sizes", op_name)
+    tiled_dims = [d for d in range(num_loops) if _is_tiled(given[d])]
+    if mapping is not None and len(mapping.data) != len(tiled_dims):
+        raise TransformFailure(
+            f"tile_using_forall: mapping has {len(mapping.data)} attributes for "
+            f"{len(tiled_dims)} tiled loop(s)",
+            silenceable=False,
+        )
+    return given, tiled_dims
+
+
+def _tiles_and_trips(
+    outer: IndexBuilder,
+    ranges: Sequence[OpFoldResult],
+    given: Sequence[Size],
+    tiled_dims: Sequence[int],
+    by_threads: bool,
+) -> tuple[dict[int, OpFoldResult], list[OpFoldResult]]:
+    """The tile size of each tiled loop and the forall's trip counts (built at `outer`)."""
+    index = IndexArith(outer)
+    tile: dict[int, OpFoldResult] = {}
+    trips: list[OpFoldResult] = []
+    for d in tiled_dims:
+        if by_threads:
+            trips.append(fold_constant(given[d]))
+            tile[d] = index.ceildiv(ranges[d], given[d])
+        else:
+            tile[d] = fold_constant(given[d])
+            trips.append(index.ceildiv(ranges[d], given[d]))
+    return tile, trips
+
+
+def _thread_tile(
+    inner: IndexBuilder,
+    forall: ForallOp,
+    ranges: Sequence[OpFoldResult],
+    given: Sequence[Size],
+    tiled_dims: Sequence[int],
+    tile: dict[int, OpFoldResult],
+    by_threads: bool,
+) -> tuple[list[OpFoldResult], list[OpFoldResult]]:
+    """The offsets and extents, per loop, of one thread's tile (built at `inner`, in
+    `forall`)."""
+    index = IndexArith(inner)
+    offsets: list[OpFoldResult] = []
+    extents: list[OpFoldResult] = []
+    for d in range(len(ranges)):
+        if d not in tile:
+            offsets.append(0)
+            extents.append(ranges[d])
+            continue
+        iv = forall.induction_vars[tiled_dims.index(d)]
+        offset = index.mul(iv, tile[d])
+        offsets.append(offset)
+        clamp = by_threads and needs_clamp(ranges[d], given[d], tile[d])
+        extents.append(index.extent(iv, offset, tile[d], ranges[d], clamp))
+    return offsets, extents
+
+
 # ---- linalg structured ops ----
 def _check_memref_operands(op: StructuredOpInterface, tiled_dims: set[int]) -> None:
     for value, amap in zip(op.get_operands_in_order(), op.get_indexing_maps()):
         if shape_of(value.type) is None:
             continue
-        if not any(d in tiled_dims for e in amap.results for d in e.used_dims()):
+        if not any(d in tiled_dims for d in map_used_dims(amap)):
             continue
         if not isinstance(value.type, MemRefType) or strides_and_offset(value.type) is None:
-            raise _fail(f"tile_using_forall: cannot take a strided subview of {value.type}")
+            raise silenceable_failure(
+                f"tile_using_forall: cannot take a strided subview of {value.type}"
+            )
 
 
 def extract_tile(
@@ -179,53 +248,20 @@ def tile_linalg_op_using_forall(
         else check_memref_structured_op(op, "tile_using_forall")
     )
     num_loops = structured.get_num_loops()
-    given = _normalize(
-        values,
-        num_loops,
-        "num_threads" if by_threads else "tile sizes",
-        op.name,
-    )
-    tiled_dims = [d for d in range(num_loops) if _is_tiled(given[d])]
-    if mapping is not None and len(mapping.data) != len(tiled_dims):
-        raise TransformFailure(
-            f"tile_using_forall: mapping has {len(mapping.data)} attributes for "
-            f"{len(tiled_dims)} tiled loop(s)",
-            silenceable=False,
-        )
+    given, tiled_dims = _tiled_loops(values, by_threads, num_loops, op.name, mapping)
     loop_range_sources(structured)  # fails before the IR is touched
     if not tensors:
         _check_memref_operands(structured, set(tiled_dims))
 
     outer = IndexBuilder(InsertPoint.before(op))
     ranges = tensor_loop_ranges(structured, outer) if tensors else loop_ranges(structured, outer)
-    o = IndexArith(outer)
-    tile: dict[int, OpFoldResult] = {}
-    trips: list[Size] = []
-    for d in tiled_dims:
-        if by_threads:
-            trips.append(fold_constant(given[d]))
-            tile[d] = o.ceildiv(ranges[d], given[d])
-        else:
-            tile[d] = fold_constant(given[d])
-            trips.append(o.ceildiv(ranges[d], given[d]))
+    tile, trips = _tiles_and_trips(outer, ranges, given, tiled_dims, by_threads)
 
     outputs = list(structured.get_outputs()) if tensors else []
     forall = ForallOp([0] * len(trips), trips, [1] * len(trips), outputs, mapping)
     Rewriter.insert_op(forall, InsertPoint.before(op))
     inner = IndexBuilder(InsertPoint.before(forall.terminator))
-    i = IndexArith(inner)
-    offsets: list[OpFoldResult] = []
-    extents: list[OpFoldResult] = []
-    for d in range(num_loops):
-        if d not in tile:
-            offsets.append(0)
-            extents.append(ranges[d])
-            continue
-        iv = forall.induction_vars[tiled_dims.index(d)]
-        offset = i.mul(iv, tile[d])
-        clamp = by_threads and needs_clamp(ranges[d], given[d], tile[d])
-        offsets.append(offset)
-        extents.append(i.extent(iv, offset, tile[d], ranges[d], clamp))
+    offsets, extents = _thread_tile(inner, forall, ranges, given, tiled_dims, tile, by_threads)
 
     num_inputs = len(structured.get_inputs())
     sources = [
@@ -236,7 +272,7 @@ def tile_linalg_op_using_forall(
     out_slices: list[tuple[list[OpFoldResult], list[OpFoldResult]]] = []
     for position, (value, amap) in enumerate(zip(sources, structured.get_indexing_maps())):
         is_output = position >= num_inputs
-        uses_tiled = any(d in tile for e in amap.results for d in e.used_dims())
+        uses_tiled = any(d in tile for d in map_used_dims(amap))
         if shape_of(value.type) is None or not (uses_tiled or (tensors and is_output)):
             new_operands.append(value)
             if tensors and is_output:
@@ -291,25 +327,15 @@ def tile_interface_op_using_forall(
     values, by_threads = _one_of(tile_sizes, num_threads)
     assert isinstance(op, TilingInterface)
     iterators = op.get_loop_iterator_types()
-    given = _normalize(
-        values,
-        len(iterators),
-        "num_threads" if by_threads else "tile sizes",
-        op.name,
-    )
-    tiled_dims = [d for d in range(len(iterators)) if _is_tiled(given[d])]
-    if mapping is not None and len(mapping.data) != len(tiled_dims):
-        raise TransformFailure(
-            f"tile_using_forall: mapping has {len(mapping.data)} attributes for "
-            f"{len(tiled_dims)} tiled loop(s)",
-            silenceable=False,
-        )
+    given, tiled_dims = _tiled_loops(values, by_threads, len(iterators), op.name, mapping)
     blocked = sorted(d for d in op.untileable_loops() if d in tiled_dims)
     if blocked:
-        raise tile_failure(f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled")
+        raise silenceable_failure(
+            f"tile_using_forall: loop(s) {blocked} of '{op.name}' cannot be tiled"
+        )
     reductions = [d for d in tiled_dims if iterators[d] != IteratorType.PARALLEL]
     if reductions:
-        raise tile_failure(
+        raise silenceable_failure(
             f"tile_using_forall: loop(s) {reductions} of '{op.name}' are reductions; "
             "a forall over them would race (use tile_using_for)"
         )
@@ -319,34 +345,13 @@ def tile_interface_op_using_forall(
     assert isinstance(target, TilingInterface)
     outer = IndexBuilder(InsertPoint.before(target))
     ranges = target.get_iteration_domain(outer)
-    index = IndexArith(outer)
-    tile: dict[int, OpFoldResult] = {}
-    trips: list[OpFoldResult] = []
-    for d in tiled_dims:
-        if by_threads:
-            trips.append(fold_constant(given[d]))
-            tile[d] = index.ceildiv(ranges[d], given[d])
-        else:
-            tile[d] = fold_constant(given[d])
-            trips.append(index.ceildiv(ranges[d], given[d]))
+    tile, trips = _tiles_and_trips(outer, ranges, given, tiled_dims, by_threads)
 
     dests = tensor_destinations(target) if target.results else []
     forall = ForallOp([0] * len(trips), trips, [1] * len(trips), dests, mapping)
     Rewriter.insert_op(forall, InsertPoint.before(target))
     inner = IndexBuilder(InsertPoint.before(forall.terminator))
-    index = IndexArith(inner)
-    offsets: list[OpFoldResult] = []
-    extents: list[OpFoldResult] = []
-    for d in range(len(iterators)):
-        if d not in tile:
-            offsets.append(0)
-            extents.append(ranges[d])
-            continue
-        iv = forall.induction_vars[tiled_dims.index(d)]
-        offset = index.mul(iv, tile[d])
-        offsets.append(offset)
-        clamp = by_threads and needs_clamp(ranges[d], given[d], tile[d])
-        extents.append(index.extent(iv, offset, tile[d], ranges[d], clamp))
+    offsets, extents = _thread_tile(inner, forall, ranges, given, tiled_dims, tile, by_threads)
 
     if not dests:
         tiled = as_tiled_implementation(target.get_tiled_implementation(inner, offsets, extents))

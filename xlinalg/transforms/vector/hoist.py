@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf, tensor, vector
 from xdsl.dialects import memref as memref_dialect
-from xdsl.dialects.builtin import ArrayAttr, BoolAttr, IntegerAttr, MemRefType, TensorType
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, MemRefType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import MaskOp
+from xlinalg.ir.affine_utils import constant_index_value, defined_inside
 from xlinalg.ir.cse import cse
 from xlinalg.ir.walk import walk_ops
 
@@ -41,16 +42,6 @@ _VIEW_OPS = (
     "memref.reinterpret_cast",
 )
 _HOISTABLE_PREFIXES = ("arith.", "affine.apply", "affine.min", "affine.max", *_VIEW_OPS)
-
-
-def _defined_outside(value: SSAValue, loop: Operation) -> bool:
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is loop:
-            return False
-        op = op.parent_op()
-    return True
 
 
 def root_buffer(value: SSAValue) -> SSAValue:
@@ -66,7 +57,7 @@ def hoist_loop_invariant_ops(loop: scf.ForOp) -> bool:
     for op in list(loop.body.block.ops):
         if not op.name.startswith(_HOISTABLE_PREFIXES) or op.regions:
             continue
-        if all(_defined_outside(o, loop) for o in op.operands):
+        if not any(defined_inside(o, loop) for o in op.operands):
             op.detach()
             Rewriter.insert_op(op, InsertPoint.before(loop))
             moved = True
@@ -137,7 +128,7 @@ def _find_pair(loop: scf.ForOp) -> tuple[vector.TransferReadOp, vector.TransferW
     for read in body.ops:
         if not isinstance(read, vector.TransferReadOp) or read.mask is not None:
             continue
-        if not all(_defined_outside(o, loop) for o in read.operands):
+        if any(defined_inside(o, loop) for o in read.operands):
             continue
         root = root_buffer(read.source)
         write = None
@@ -152,7 +143,7 @@ def _find_pair(loop: scf.ForOp) -> tuple[vector.TransferReadOp, vector.TransferW
                 write = other
         if write is None or not _before(read, write):
             continue
-        if not all(_defined_outside(o, loop) for o in write.operands if o is not write.vector):
+        if any(defined_inside(o, loop) for o in write.operands if o is not write.vector):
             continue
         if _touched_elsewhere(loop, root, (read, write)):
             continue
@@ -183,7 +174,7 @@ def _touched_elsewhere(loop: scf.ForOp, root: SSAValue, pair: tuple[Operation, .
                 if use.index == 0:
                     values.extend(r for r in user.results if isinstance(r.type, MemRefType))
                 continue
-            if user not in pair and user is not loop and _inside(user, loop):
+            if user not in pair and user is not loop and loop.is_ancestor(user):
                 return True
     return False
 
@@ -198,7 +189,7 @@ def _hoist_pair(
     for old_arg, new_arg in zip(old_body.args, new_body.args):
         old_arg.replace_all_uses_with(new_arg)
     carried = new_body.args[-1]
-    read.result.replace_uses_with_if(carried, lambda use: _inside(use.operation, loop))
+    read.result.replace_uses_with_if(carried, lambda use: loop.is_ancestor(use.operation))
     yield_op = old_body.last_op
     assert isinstance(yield_op, scf.YieldOp)
     for op in list(old_body.ops):
@@ -221,44 +212,17 @@ def _hoist_pair(
     return new_loop
 
 
-def _inside(op: Operation, loop: Operation) -> bool:
-    cursor: Operation | None = op
-    while cursor is not None:
-        if cursor is loop:
-            return True
-        cursor = cursor.parent_op()
-    return False
-
-
-def _is_zero_index(value: SSAValue) -> bool:
-    op = value.owner
-    return (
-        isinstance(op, arith.ConstantOp)
-        and isinstance(op.value, IntegerAttr)
-        and op.value.value.data == 0
-    )
-
-
 def _is_dim_size(value: SSAValue, memref: SSAValue, dim: int) -> bool:
     """`value` is the size of `memref` (or a tensor) along `dim` (a constant or
     `memref.dim`/`tensor.dim`)."""
     mtype = memref.type
     assert isinstance(mtype, MemRefType | TensorType)
     size = mtype.get_shape()[dim]
-    op = value.owner
     if size >= 0:
-        return (
-            isinstance(op, arith.ConstantOp)
-            and isinstance(op.value, IntegerAttr)
-            and op.value.value.data == size
-        )
+        return constant_index_value(value) == size
+    op = value.owner
     if isinstance(op, memref_dialect.DimOp | tensor.DimOp) and op.source is memref:
-        index = op.index.owner
-        return (
-            isinstance(index, arith.ConstantOp)
-            and isinstance(index.value, IntegerAttr)
-            and index.value.value.data == dim
-        )
+        return constant_index_value(op.index) == dim
     return False
 
 
@@ -285,7 +249,7 @@ def unmask_boundary_transfers(root: Operation) -> int:
             or inner.mask is not None
             or not isinstance(create, vector.CreateMaskOp)
             or inner.permutation_map.data != AffineMap.identity(mtype.get_num_dims())
-            or not all(_is_zero_index(i) for i in inner.indices)
+            or not all(constant_index_value(i) == 0 for i in inner.indices)
             or len(create.operands) != mtype.get_num_dims()
             or not all(_is_dim_size(v, memref, d) for d, v in enumerate(create.operands))
         ):

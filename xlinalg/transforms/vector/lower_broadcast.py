@@ -14,8 +14,9 @@ from xdsl.dialects import vector
 from xdsl.dialects.builtin import VectorType
 
 from xlinalg.dialects.vector import vector_shape
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.vector.builders import broadcast, extract, insert
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 
 def lower_broadcast(op: vector.BroadcastOp) -> None:
@@ -32,7 +33,7 @@ def lower_broadcast(op: vector.BroadcastOp) -> None:
         if src_shape == (1,):
             replace_op(op, [b.add(broadcast(b.add(extract(src, [0])), t))])
             return
-        raise fail("a broadcast of a scalar to a 1-D vector is the primitive")
+        raise silenceable_failure("a broadcast of a scalar to a 1-D vector is the primitive")
     row_t = VectorType(t.element_type, shape[1:])
     result = b.zeros(t)
     if len(src_shape) < len(shape):  # a new leading dim: the same row everywhere

@@ -23,7 +23,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import ContractionOp, OuterProductOp, TransposeOp, vector_shape
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.vector.builders import extract
 
@@ -33,7 +33,7 @@ def _dims(m: AffineMap) -> list[int]:
 
 
 def _fail(op: Operation, why: str) -> TransformFailure:
-    return TransformFailure(f"cannot lower {op.name} to outer products: {why}", silenceable=True)
+    return silenceable_failure(f"cannot lower {op.name} to outer products: {why}")
 
 
 def _oriented(

@@ -37,10 +37,11 @@ from xlinalg.dialects.vector import (
     MultiDimReductionOp,
     vector_shape,
 )
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.linalg.split_reduction import neutral_element
 from xlinalg.transforms.vector.builders import insert, splat_attr
 from xlinalg.transforms.vector.lower_multi_reduction import FLOAT_COMBINE, INT_COMBINE
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 I1 = IntegerType(1)
 
@@ -57,7 +58,7 @@ def lower_create_mask(op: vector.CreateMaskOp | ConstantMaskOp) -> None:
         replace_op(op, [b.add(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, values)))])
         return
     if len(shape) < 2:
-        raise fail("a 1-D vector.create_mask is the primitive")
+        raise silenceable_failure("a 1-D vector.create_mask is the primitive")
     row_t = VectorType(I1, shape[1:])
     result = b.zeros(t)
     if isinstance(op, ConstantMaskOp):
@@ -94,10 +95,12 @@ def lower_mask_op(op: MaskOp) -> None:
         not isinstance(mask.type, VectorType)
         or vector_shape(mask.type) != vector_shape(op.passthru.type)
     ):
-        raise fail("a vector.mask passthru is lowered when the result has the mask's shape")
+        raise silenceable_failure(
+            "a vector.mask passthru is lowered when the result has the mask's shape"
+        )
     if isinstance(inner, vector.TransferReadOp | vector.TransferWriteOp):
         if inner.mask is not None:
-            raise fail("a transfer inside vector.mask already has a mask")
+            raise silenceable_failure("a transfer inside vector.mask already has a mask")
         masked = with_mask(inner, mask)
         b.insert(masked)
         values = list(masked.results)
@@ -108,7 +111,7 @@ def lower_mask_op(op: MaskOp) -> None:
         b.insert(new)
         values = list(new.results)
     else:
-        raise fail(f"cannot lower '{inner.name}' inside vector.mask")
+        raise silenceable_failure(f"cannot lower '{inner.name}' inside vector.mask")
     if op.passthru is not None:
         values = [b.add(SelectOp(mask, values[0], op.passthru))]
     replace_op(op, values)
@@ -120,7 +123,7 @@ def neutral_vector(b: VectorBuilder, kind: str, t: VectorType) -> SSAValue:
     element = t.element_type
     table = INT_COMBINE if isinstance(element, IntegerType) else FLOAT_COMBINE
     if kind not in table:
-        raise fail(f"combining kind {kind} does not apply to {t}")
+        raise silenceable_failure(f"combining kind {kind} does not apply to {t}")
     value = neutral_element(table[kind], element).value.data
     return b.add(arith.ConstantOp(splat_attr(t, value)))
 
@@ -133,7 +136,7 @@ def masked_reduction(
     t = source.type
     assert isinstance(t, VectorType)
     if not isinstance(mask.type, VectorType) or vector_shape(mask.type) != vector_shape(t):
-        raise fail(
+        raise silenceable_failure(
             f"the mask {mask.type} of a masked reduction must have the shape of its source {t}"
         )
     kind = op.kind.data.value

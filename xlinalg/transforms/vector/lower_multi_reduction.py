@@ -29,10 +29,10 @@ from xlinalg.dialects.vector import (
     TransposeOp,
     vector_shape,
 )
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import TransformFailure, silenceable_failure
 from xlinalg.ir.shaped_types import element_type
 from xlinalg.transforms.vector.builders import extract, insert
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 MULTI_REDUCTION_STRATEGIES = ("innerparallel", "innerreduction")
 
@@ -63,7 +63,7 @@ def combine_op(kind: str, a: SSAValue, b: SSAValue) -> Operation:
     apply to the element type)."""
     table = INT_COMBINE if isinstance(element_type(a.type), IntegerType) else FLOAT_COMBINE
     if kind not in table:
-        raise fail(f"combining kind {kind} does not apply to {a.type}")
+        raise silenceable_failure(f"combining kind {kind} does not apply to {a.type}")
     return table[kind](a, b)
 
 
@@ -85,13 +85,13 @@ def _reduce_1d(b: VectorBuilder, op: MultiDimReductionOp, v: SSAValue, acc: SSAV
 
 def _check(op: MultiDimReductionOp) -> tuple[VectorType, list[int], list[int]]:
     if isinstance(op.parent_op(), MaskOp):
-        raise fail("a masked multi_reduction is lowered by lower_mask")
+        raise silenceable_failure("a masked multi_reduction is lowered by lower_mask")
     src_t = op.source.type
     assert isinstance(src_t, VectorType)
     kind = op.kind.data.value
     table = INT_COMBINE if isinstance(src_t.element_type, IntegerType) else FLOAT_COMBINE
     if kind not in table:
-        raise fail(f"combining kind {kind} does not apply to {src_t}")
+        raise silenceable_failure(f"combining kind {kind} does not apply to {src_t}")
     reduced = op.get_reduction_dims()
     kept = [d for d in range(src_t.get_num_dims()) if d not in reduced]
     return src_t, reduced, kept
@@ -111,7 +111,7 @@ def reorder_dims(op: MultiDimReductionOp, strategy: str = "innerparallel") -> Mu
     _, reduced, kept = _check(op)
     perm = kept + reduced if strategy == "innerreduction" else reduced + kept
     if perm == list(range(len(perm))) or not kept or not reduced:
-        raise fail("the reduced dims are already grouped")
+        raise silenceable_failure("the reduced dims are already grouped")
     b = VectorBuilder.before(op)
     source = b.add(TransposeOp(op.source, perm))
     first = len(kept) if strategy == "innerreduction" else 0
@@ -128,7 +128,7 @@ def flatten(op: MultiDimReductionOp, strategy: str = "innerparallel") -> MultiDi
     inner = reduced == list(range(len(kept), len(shape)))
     outer = reduced == list(range(len(reduced)))
     if not (inner or outer):
-        raise fail("reorder the reduced dims first (reorder_multi_reduction_dims)")
+        raise silenceable_failure("reorder the reduced dims first (reorder_multi_reduction_dims)")
     p = r = 1
     for d in kept:
         p *= shape[d]
@@ -136,16 +136,16 @@ def flatten(op: MultiDimReductionOp, strategy: str = "innerparallel") -> MultiDi
         r *= shape[d]
     if not kept:
         if len(shape) == 1:
-            raise fail("already 1-D")
+            raise silenceable_failure("already 1-D")
         want, dims = [r], [0]
     elif not reduced:
-        raise fail("nothing to reduce")
+        raise silenceable_failure("nothing to reduce")
     elif inner and (strategy == "innerreduction" or not outer):
         want, dims = [p, r], [1]
     else:
         want, dims = [r, p], [0]
     if want == shape:
-        raise fail("already flat")
+        raise silenceable_failure("already flat")
     b = VectorBuilder.before(op)
     acc = _cast(b, op.acc, [p]) if kept else op.acc
     new = _rebuild(b, op, _cast(b, op.source, want), acc, dims)
@@ -180,7 +180,7 @@ def unroll(op: MultiDimReductionOp, strategy: str = "innerparallel") -> None:
             flat = b.add(combine_op(kind, flat, b.add(extract(op.source, [i]))))
         replace_op(op, [flat])
     else:
-        raise fail("flatten the reduction to 2-D first (multi_reduction_flattening)")
+        raise silenceable_failure("flatten the reduction to 2-D first (multi_reduction_flattening)")
 
 
 def lower_multi_reduction(op: MultiDimReductionOp, strategy: str = "innerparallel") -> None:

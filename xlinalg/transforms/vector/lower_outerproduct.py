@@ -14,7 +14,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xlinalg.dialects.vector import OuterProductOp, vector_shape
-from xlinalg.errors import TransformFailure
+from xlinalg.errors import silenceable_failure
 from xlinalg.ir.walk import walk_ops
 from xlinalg.transforms.vector.builders import broadcast, extract, fma, insert, splat_attr
 
@@ -41,8 +41,8 @@ def _multiply_add(a: SSAValue, b: SSAValue, acc: SSAValue | None, at: InsertPoin
 def lower_outerproduct(op: OuterProductOp) -> SSAValue:
     """Replace `op` by broadcasts and FMAs; return the value standing for its result."""
     if op.kind.data != CombiningKindFlag.ADD:
-        raise TransformFailure(
-            f"cannot lower vector.outerproduct with kind {op.kind.data.value}", silenceable=True
+        raise silenceable_failure(
+            f"cannot lower vector.outerproduct with kind {op.kind.data.value}"
         )
     at = InsertPoint.before(op)
     t = op.result.type

@@ -22,8 +22,9 @@ from xdsl.ir import Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
 from xlinalg.dialects.vector import vector_shape
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.vector.builders import broadcast, extract, in_bounds_flags
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 
 def _unit_inner_stride(t: MemRefType) -> bool:
@@ -38,13 +39,13 @@ def _check(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank: int) ->
     """The broadcast flag per vector dim; TransformFailure if the pattern does not apply."""
     mt = op.source.type
     if not isinstance(mt, MemRefType):
-        raise fail("transfers on tensors are not lowered to loads/stores")
+        raise silenceable_failure("transfers on tensors are not lowered to loads/stores")
     amap = op.permutation_map.data
     rank = len(amap.results)
     if rank > max_rank:
-        raise fail(f"transfer of rank {rank} > max_transfer_rank {max_rank}")
+        raise silenceable_failure(f"transfer of rank {rank} > max_transfer_rank {max_rank}")
     if not _unit_inner_stride(mt):
-        raise fail("the memref's innermost stride is not 1")
+        raise silenceable_failure("the memref's innermost stride is not 1")
     first = mt.get_num_dims() - rank
     bcast: list[bool] = []
     for k, e in enumerate(amap.results):
@@ -53,14 +54,16 @@ def _check(op: vector.TransferReadOp | vector.TransferWriteOp, max_rank: int) ->
         elif isinstance(e, AffineDimExpr) and e.position == first + k:
             bcast.append(False)
         else:
-            raise fail(f"permutation map {amap} is not a minor identity (with broadcasts)")
+            raise silenceable_failure(
+                f"permutation map {amap} is not a minor identity (with broadcasts)"
+            )
     in_bounds = in_bounds_flags(op, rank)
     if any(not ib and not bc for ib, bc in zip(in_bounds, bcast)):
-        raise fail("an out-of-bounds transfer needs splitting or masking first")
+        raise silenceable_failure("an out-of-bounds transfer needs splitting or masking first")
     if isinstance(op, vector.TransferWriteOp) and any(bcast):
-        raise fail("a transfer_write cannot broadcast")
+        raise silenceable_failure("a transfer_write cannot broadcast")
     if op.mask is not None and (rank != 1 or any(bcast)):
-        raise fail("only 1-D masked transfers become maskedload/maskedstore")
+        raise silenceable_failure("only 1-D masked transfers become maskedload/maskedstore")
     return bcast
 
 
@@ -92,7 +95,7 @@ def lower_single_element(op: vector.LoadOp | vector.StoreOp) -> None:
     """`vector.load`/`store` of `vector<1xT>` → `memref.load`/`store`."""
     t = op.result.type if isinstance(op, vector.LoadOp) else op.vector.type
     if vector_shape(t) != (1,):
-        raise fail("not a single-element vector")
+        raise silenceable_failure("not a single-element vector")
     assert isinstance(t, VectorType)
     b = VectorBuilder.before(op)
     if isinstance(op, vector.LoadOp):

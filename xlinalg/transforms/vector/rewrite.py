@@ -93,9 +93,4 @@ def apply_to_all(
                 rejected[id(o)] = o
 
 
-def fail(message: str) -> TransformFailure:
-    """A pattern that does not apply (silenceable: the op is left alone)."""
-    return TransformFailure(message, silenceable=True)
-
-
-__all__ = ["VectorBuilder", "apply_to_all", "fail", "replace_op"]
+__all__ = ["VectorBuilder", "apply_to_all", "replace_op"]

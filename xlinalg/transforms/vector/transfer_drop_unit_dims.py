@@ -17,13 +17,12 @@ shape_cast chains fold (`shape_cast(shape_cast(x))`).
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     BoolAttr,
-    IntegerAttr,
     MemRefType,
     NoneAttr,
     StridedLayoutAttr,
@@ -33,18 +32,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from xlinalg.dialects.vector import ShapeCastOp, vector_shape
+from xlinalg.errors import silenceable_failure
+from xlinalg.ir.affine_utils import constant_index_value
 from xlinalg.transforms.vector.builders import in_bounds_flags
 from xlinalg.transforms.vector.lower_shape_cast import fold_shape_casts
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
-
-
-def _is_zero(v: SSAValue) -> bool:
-    owner = v.owner
-    return (
-        isinstance(owner, arith.ConstantOp)
-        and isinstance(owner.value, IntegerAttr)
-        and owner.value.value.data == 0
-    )
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 
 def _strides(t: MemRefType) -> list[int] | None:
@@ -63,21 +55,21 @@ def _strides(t: MemRefType) -> list[int] | None:
 def drop_unit_dims(op: vector.TransferReadOp | vector.TransferWriteOp) -> None:
     mt = op.source.type
     if not isinstance(mt, MemRefType):
-        raise fail("only transfers on memrefs")
+        raise silenceable_failure("only transfers on memrefs")
     if op.mask is not None:
-        raise fail("masked transfers are left alone")
+        raise silenceable_failure("masked transfers are left alone")
     rank = mt.get_num_dims()
     if op.permutation_map.data != AffineMap.identity(rank):
-        raise fail("the permutation map is not the identity")
-    if not all(_is_zero(i) for i in op.indices):
-        raise fail("indices must all be 0")
+        raise silenceable_failure("the permutation map is not the identity")
+    if not all(constant_index_value(i) == 0 for i in op.indices):
+        raise silenceable_failure("indices must all be 0")
     shape = list(mt.get_shape())
     unit = [d for d, s in enumerate(shape) if s == 1]
     if not unit or len(unit) == rank:
-        raise fail("no unit dims to drop (or nothing would be left)")
+        raise silenceable_failure("no unit dims to drop (or nothing would be left)")
     strides = _strides(mt)
     if strides is None:
-        raise fail("the memref layout is not strided")
+        raise silenceable_failure("the memref layout is not strided")
     is_read = isinstance(op, vector.TransferReadOp)
     vt = op.result.type if is_read else op.vector.type
     assert isinstance(vt, VectorType)

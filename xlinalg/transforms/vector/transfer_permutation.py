@@ -23,8 +23,9 @@ from xdsl.ir import Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from xlinalg.dialects.vector import TransposeOp, vector_shape
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.vector.builders import broadcast, in_bounds_attr, in_bounds_flags
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 
 def _is_minor_identity(m: AffineMap) -> bool:
@@ -41,14 +42,16 @@ def _minor_map(num_dims: int, dims: list[int]) -> AffineMapAttr:
 def lower_read_permutation(op: vector.TransferReadOp) -> None:
     amap = op.permutation_map.data
     if op.mask is not None:
-        raise fail("masked transfers are left alone")
+        raise silenceable_failure("masked transfers are left alone")
     if _is_minor_identity(amap):
-        raise fail("already a minor identity")
+        raise silenceable_failure("already a minor identity")
     results = list(amap.results)
     used = [(k, e.position) for k, e in enumerate(results) if isinstance(e, AffineDimExpr)]
     bcast = [k for k, e in enumerate(results) if isinstance(e, AffineConstantExpr)]
     if len(used) + len(bcast) != len(results) or len({p for _, p in used}) != len(used):
-        raise fail(f"permutation map {amap} is not a projected permutation with broadcasts")
+        raise silenceable_failure(
+            f"permutation map {amap} is not a projected permutation with broadcasts"
+        )
     used.sort(key=lambda kp: kp[1])
     t = op.result.type
     assert isinstance(t, VectorType)
@@ -57,7 +60,9 @@ def lower_read_permutation(op: vector.TransferReadOp) -> None:
     dims = [p for _, p in used]
     order = [*bcast, *(k for k, _ in used)]  # vector dims of the value built below
     if order == list(range(len(shape))) and not bcast:
-        raise fail("the used memref dims are not trailing: no permutation to take out")
+        raise silenceable_failure(
+            "the used memref dims are not trailing: no permutation to take out"
+        )
     new_map = _minor_map(amap.num_dims, dims)
     b = VectorBuilder.before(op)
     read_t = VectorType(t.element_type, [shape[k] for k, _ in used])
@@ -83,12 +88,12 @@ def lower_read_permutation(op: vector.TransferReadOp) -> None:
 def lower_write_permutation(op: vector.TransferWriteOp) -> None:
     amap = op.permutation_map.data
     if op.mask is not None:
-        raise fail("masked transfers are left alone")
+        raise silenceable_failure("masked transfers are left alone")
     if _is_minor_identity(amap):
-        raise fail("already a minor identity")
+        raise silenceable_failure("already a minor identity")
     results = list(amap.results)
     if any(not isinstance(e, AffineDimExpr) for e in results):
-        raise fail("a transfer_write cannot broadcast")
+        raise silenceable_failure("a transfer_write cannot broadcast")
     positions = [e.position for e in results if isinstance(e, AffineDimExpr)]
     t = op.vector.type
     assert isinstance(t, VectorType)

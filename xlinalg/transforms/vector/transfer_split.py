@@ -45,8 +45,9 @@ from xdsl.rewriter import InsertPoint
 
 from xlinalg.dialects.linalg.named import NAMED_OP_CLASSES
 from xlinalg.dialects.vector import vector_shape
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.vector.builders import in_bounds_attr, in_bounds_flags
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 SPLIT_STRATEGIES = ("none", "vector-transfer", "linalg-copy", "force-in-bounds")
 SPLIT_ATTR = "xlinalg.split_transfer"
@@ -66,9 +67,9 @@ def _cast(b: VectorBuilder, v: SSAValue, t: MemRefType) -> SSAValue:
 def _precondition(op: vector.TransferReadOp | vector.TransferWriteOp) -> list[bool]:
     mt = op.source.type
     if not isinstance(mt, MemRefType):
-        raise fail("only transfers on memrefs are split")
+        raise silenceable_failure("only transfers on memrefs are split")
     if op.mask is not None:
-        raise fail("masked transfers are not split")
+        raise silenceable_failure("masked transfers are not split")
     amap = op.permutation_map.data
     rank = len(amap.results)
     first = mt.get_num_dims() - rank
@@ -76,12 +77,12 @@ def _precondition(op: vector.TransferReadOp | vector.TransferWriteOp) -> list[bo
         not isinstance(e, AffineDimExpr) or e.position != first + k
         for k, e in enumerate(amap.results)
     ):
-        raise fail(f"permutation map {amap} is not a minor identity")
+        raise silenceable_failure(f"permutation map {amap} is not a minor identity")
     in_bounds = in_bounds_flags(op, rank)
     if all(in_bounds):
-        raise fail("the transfer is already in bounds")
+        raise silenceable_failure("the transfer is already in bounds")
     if SPLIT_ATTR in op.attributes:
-        raise fail("this transfer is the slow path of a split")
+        raise silenceable_failure("this transfer is the slow path of a split")
     return in_bounds
 
 
@@ -90,7 +91,7 @@ def _stack_buffer(op: Operation, t: MemRefType) -> SSAValue:
     while fn is not None and not isinstance(fn, func.FuncOp):
         fn = fn.parent_op()
     if fn is None:
-        raise fail("the transfer is not inside a func.func")
+        raise silenceable_failure("the transfer is not inside a func.func")
     alloca = memref.AllocaOp.get(t.element_type, shape=list(t.get_shape()))
     VectorBuilder(InsertPoint.at_start(fn.body.blocks[0])).insert(alloca)
     return alloca.results[0]
@@ -128,7 +129,7 @@ def split_transfer(
     op: vector.TransferReadOp | vector.TransferWriteOp, strategy: str = "vector-transfer"
 ) -> None:
     if strategy == "none":
-        raise fail("split_transfer_strategy none")
+        raise silenceable_failure("split_transfer_strategy none")
     in_bounds = _precondition(op)
     rank = len(in_bounds)
     if strategy == "force-in-bounds":

@@ -54,8 +54,9 @@ from xdsl.rewriter import InsertPoint
 from xlinalg.dialects.arith import SelectOp
 from xlinalg.dialects.arith_cmp import CmpiOp
 from xlinalg.dialects.vector import ConstantMaskOp, vector_shape
+from xlinalg.errors import silenceable_failure
 from xlinalg.transforms.vector.builders import broadcast, extract, in_bounds_flags, insert
-from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, fail, replace_op
+from xlinalg.transforms.vector.rewrite import VectorBuilder, apply_to_all, replace_op
 
 
 @overload
@@ -107,11 +108,11 @@ def unroll_leading_dim(
 ) -> None:
     """Split one transfer of rank > max(max_rank, 1) along its leading vector dim."""
     if not isinstance(op.source.type, MemRefType):
-        raise fail("transfers on tensors are not lowered here")
+        raise silenceable_failure("transfers on tensors are not lowered here")
     amap = op.permutation_map.data
     rank = len(amap.results)
     if rank <= max(max_rank, 1):
-        raise fail("transfer rank is already within max_transfer_rank")
+        raise silenceable_failure("transfer rank is already within max_transfer_rank")
     b = VectorBuilder.before(op)
     lead = amap.results[0]
     in_bounds = in_bounds_flags(op, rank)
@@ -265,14 +266,14 @@ def loop_leading_dim(op: vector.TransferReadOp | vector.TransferWriteOp, max_ran
     """The loop form of `unroll_leading_dim`: every leading dim above `max_rank` peeled by
     one loop of a nest, through one buffer (see the module docstring)."""
     if not isinstance(op.source.type, MemRefType):
-        raise fail("transfers on tensors are not lowered here")
+        raise silenceable_failure("transfers on tensors are not lowered here")
     if _on_buffer(op):
-        raise fail("a transfer on the loop form's own buffer")
+        raise silenceable_failure("a transfer on the loop form's own buffer")
     amap = op.permutation_map.data
     rank = len(amap.results)
     keep = max(max_rank, 1)
     if rank <= keep:
-        raise fail("transfer rank is already within max_transfer_rank")
+        raise silenceable_failure("transfer rank is already within max_transfer_rank")
     is_read = isinstance(op, vector.TransferReadOp)
     vt = op.result.type if is_read else op.vector.type
     assert isinstance(vt, VectorType)
