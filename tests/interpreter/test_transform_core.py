@@ -730,9 +730,6 @@ def test_apply_registered_pass_maps_upstream_names_and_rejects_unknown() -> None
     )
 
 
-# ------------------------------------------------------------------ annotate / print
-
-
 # ------------------------------------------------------------------ foreach_match / PDL
 
 

@@ -49,6 +49,28 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A target that is not a linalg op is dropped: success, nothing changes.
+
+// CHECK-LABEL: func.func @not_linalg(
+// CHECK-NOT:     conv_1d
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT:     conv_1d
+// CHECK:         func.return
+func.func @not_linalg(%i: memref<2x1x11x3xf32>, %w: memref<1x3x3x4xf32>, %o: memref<2x1x5x4xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %w : memref<2x1x11x3xf32>, memref<1x3x3x4xf32>) outs(%o : memref<2x1x5x4xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %d = transform.structured.decompose %f : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @no_unit_window(%i: memref<2x2x11x3xf32>, %w: memref<2x3x3x4xf32>, %o: memref<2x1x9x4xf32>) {
   linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%i, %w : memref<2x2x11x3xf32>, memref<2x3x3x4xf32>) outs(%o : memref<2x1x9x4xf32>)
   return

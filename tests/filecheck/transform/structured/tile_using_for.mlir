@@ -146,3 +146,55 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A legacy spelling with an interchange prints as tile_using_for with the same sizes and
+// interchange (the k loop of size 5 outermost).
+
+// CHECK-LABEL: func.func @legacy_interchange(
+// CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C5]] {
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C8]] {
+// CHECK:             linalg.matmul
+
+// CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [8, 0, 5] interchange = [2, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+func.func @legacy_interchange(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l1, %l2 = transform.structured.tile %mm [8, 0, 5] interchange = [2, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+
+// -----
+
+// The spec's `dynamic_sizes` as handles to index-producing payload ops (here the
+// constants of multitile_sizes: 7 for 100 by a target of 8).
+
+// CHECK-LABEL: func.func @sizes_from_handles(
+// CHECK-DAG:     %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG:     %[[C7:c[0-9_]+]] = arith.constant 7 : index
+// CHECK:         scf.for %[[I:[0-9]+]] = %{{.*}} to %[[C100]] step %[[C7]] {
+// CHECK:           affine.min affine_map<(d0) -> (((d0 * -1) + 100), 7)> (%[[I]])
+// CHECK:           linalg.matmul
+func.func @sizes_from_handles(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b, %c = transform.structured.multitile_sizes %mm dimension = 0 target_size = 8 : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_for %mm tile_sizes [%a] : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
