@@ -37,3 +37,34 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The loop form (the default, as upstream): through vector-shaped buffers, one
+// guarded rank-1 transfer per row inside an scf.for.
+
+// CHECK-LABEL: func.func @loop_form(
+// CHECK-SAME:      %[[A:[a-zA-Z0-9_]+]]: memref<?x?xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<?x?xf32>
+// CHECK:         scf.for
+// CHECK:           scf.if %{{.*}} -> (vector<8xf32>) {
+// CHECK:             vector.transfer_read %[[A]]{{.*}} : memref<?x?xf32>, vector<8xf32>
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK:             vector.transfer_write %{{.*}}, %[[B]]{{.*}} : vector<8xf32>, memref<?x?xf32>
+// CHECK-NOT:     vector<4x8xf32>, memref<?x?
+// CHECK:         func.return
+func.func @loop_form(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %i: index, %j: index) {
+  %pad = arith.constant 5.0 : f32
+  %v = vector.transfer_read %A[%i, %j], %pad : memref<?x?xf32>, vector<4x8xf32>
+  %w = arith.addf %v, %v : vector<4x8xf32>
+  vector.transfer_write %w, %B[%i, %j] : vector<4x8xf32>, memref<?x?xf32>
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.vector.transfer_to_scf %f  : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
