@@ -71,3 +71,172 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A tiled 8x32x1 matmul: one vector.contract of the three reads.
+
+// CHECK-LABEL: func.func @matmul_contract(
+// CHECK-NOT:     linalg.matmul
+// CHECK-COUNT-3: vector.transfer_read
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.contract
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     linalg.matmul
+// CHECK:         func.return
+func.func @matmul_contract(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An elementwise generic with a broadcast operand: a broadcast read of it.
+
+// CHECK-LABEL: func.func @broadcast_operand(
+// CHECK-NOT:     linalg.generic
+// CHECK:         vector.transfer_read %{{.*}} {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (0, d0)>} : memref<16xf32>, vector<4x16xf32>
+// CHECK:         arith.maximumf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK:         vector.transfer_write %{{.*}} : vector<4x16xf32>, memref<4x16xf32>
+func.func @broadcast_operand(%A: memref<4x16xf32>, %b: memref<16xf32>, %O: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%A, %b : memref<4x16xf32>, memref<16xf32>) outs(%O : memref<4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %m = arith.maximumf %s, %x : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Masked vector sizes (a param among them) on partial register blocks of an odd
+// matmul: the reads and writes of the accumulator are 8x32 on the ?x? tiles, without
+// in_bounds (all false).
+
+// CHECK-LABEL: func.func @partial_blocks_k1(
+// CHECK:         vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<?x?xf32, strided<[37, 1], offset: ?>>, vector<8x32xf32>
+// CHECK:         vector.transfer_write %{{.*}} : vector<8x32xf32>, memref<?x?xf32, strided<[37, 1], offset: ?>>
+func.func @partial_blocks_k1(%A: memref<13x5xf32>, %B: memref<5x37xf32>, %C: memref<13x37xf32>) {
+  linalg.matmul ins(%A, %B : memref<13x5xf32>, memref<5x37xf32>) outs(%C : memref<13x37xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %s = transform.param.constant 32 -> !transform.param<i64>
+    transform.structured.vectorize %t vector_sizes [8, %s, 1] : !transform.any_op, !transform.param<i64>
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
+    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The same with a k step of 2.
+
+// CHECK-LABEL: func.func @partial_blocks_k2(
+// CHECK:         vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<?x?xf32, strided<[37, 1], offset: ?>>, vector<8x32xf32>
+// CHECK:         vector.transfer_write %{{.*}} : vector<8x32xf32>, memref<?x?xf32, strided<[37, 1], offset: ?>>
+func.func @partial_blocks_k2(%A: memref<13x5xf32>, %B: memref<5x37xf32>, %C: memref<13x37xf32>) {
+  linalg.matmul ins(%A, %B : memref<13x5xf32>, memref<5x37xf32>) outs(%C : memref<13x37xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %s = transform.param.constant 32 -> !transform.param<i64>
+    transform.structured.vectorize %t vector_sizes [8, %s, 2] : !transform.any_op, !transform.param<i64>
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
+    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// On tensors the result is written into the output tensor.
+
+// CHECK-LABEL: func.func @on_tensors(
+// CHECK-SAME:      %[[C:[a-zA-Z0-9_]+]]: tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK-NOT:     linalg.matmul
+// CHECK:         %[[V:.*]] = vector.contract
+// CHECK:         %[[R:.*]] = vector.transfer_write %[[V]], %[[C]][%{{.*}}, %{{.*}}] {in_bounds = [true, true]} : vector<4x4xf32>, tensor<4x4xf32>
+// CHECK:         func.return %[[R]]
+func.func @on_tensors(%A: tensor<4x4xf32>, %B: tensor<4x4xf32>, %C: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.matmul ins(%A, %B : tensor<4x4xf32>, tensor<4x4xf32>) outs(%C : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %mm : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An input map with a constant 0 result: read once and broadcast to 64 lanes.
+
+// CHECK-LABEL: func.func @zero_result_map(
+// CHECK-NOT:     linalg.generic
+// CHECK:         vector.transfer_read %{{.*}} {in_bounds = [true], permutation_map = affine_map<(d0) -> (0)>} : memref<1xf32>, vector<64xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+func.func @zero_result_map(%a: memref<1xf32>, %b: memref<64xf32>, %c: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%a, %b : memref<1xf32>, memref<64xf32>) outs(%c : memref<64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+    transform.yield
+  }
+}

@@ -31,3 +31,96 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A fill and a matmul on memrefs: no linalg op left, the fill a broadcast.
+
+// CHECK-LABEL: func.func @fill_and_matmul(
+// CHECK-NOT:     linalg.
+// CHECK:         vector.broadcast %{{.*}} : f32 to vector<8x16xf32>
+// CHECK:         vector.contract
+// CHECK-NOT:     linalg.
+// CHECK:         func.return
+func.func @fill_and_matmul(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%C : memref<8x16xf32>)
+  linalg.matmul ins(%A, %B : memref<8x4xf32>, memref<4x16xf32>) outs(%C : memref<8x16xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Reductions become vector.multi_reduction (a transposed input read with a permutation
+// map).
+
+// CHECK-LABEL: func.func @reductions(
+// CHECK-NOT:     linalg.generic
+// CHECK:         math.exp %{{.*}} : vector<6x20xf32>
+// CHECK:         vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<6x20xf32> to vector<6xf32>
+// CHECK:         vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [1] : vector<20x6xf32> to vector<20xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+func.func @reductions(%A: memref<6x20xf32>, %O: memref<6xf32>, %P: memref<20xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%A : memref<6x20xf32>) outs(%O : memref<6xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = math.exp %x : f32
+    %s = arith.addf %o, %e : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%A : memref<6x20xf32>) outs(%P : memref<20xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.maximumf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A reduction body with no vector combining kind (subf) is left alone.
+
+// CHECK-LABEL: func.func @unsupported_body(
+// CHECK:         linalg.generic
+// CHECK:           arith.subf
+func.func @unsupported_body(%A: memref<4x8xf32>, %O: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%A : memref<4x8xf32>) outs(%O : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.subf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
