@@ -218,10 +218,6 @@ DECOMPOSE = (
 @pytest.mark.parametrize("name", list(CONVS))
 def test_decompose_on_tensors(name: str) -> None:
     payload = CONVS[name]
-    text = str(ours(payload, DECOMPOSE))
-    assert text.count("tensor.extract_slice") == 3
-    assert "tensor.insert_slice" in text
-    assert re.search(r"linalg\.(conv_1d|depthwise_conv_1d|pooling_nwc)", text)
     same_as_upstream_and_reference(payload, DECOMPOSE)
 
 

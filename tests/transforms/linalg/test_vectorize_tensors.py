@@ -230,14 +230,6 @@ def test_masked_vectorize_of_dynamic_tensors(op: str) -> None:
     %g = transform.structured.match ops{{["linalg.add"]}} in %root : (!transform.any_op) -> !transform.any_op
     transform.structured.{op} %g vector_sizes [8, 16] : !transform.any_op
 """)
-    text = str(xlinalg.apply_schedule(xlinalg.parse(DYNAMIC), schedule))
-    assert "tensor.dim %y" in text
-    assert re.search(
-        r"= vector.mask %\d+ \{ vector.transfer_write %\d+, %y\[%\d+, %\d+\] "
-        r"\{in_bounds = \[true, true\]\} : vector<8x16xf32>, tensor<\?x\?xf32> \} : "
-        r"vector<8x16xi1> -> tensor<\?x\?xf32>",
-        text,
-    )
     kernel = xlinalg.compile(DYNAMIC, schedule)
     for shape in [(5, 13), (8, 16), (1, 1)]:
         x, y = _rand(*shape), _rand(*shape)

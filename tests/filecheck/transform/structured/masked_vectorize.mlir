@@ -11,7 +11,10 @@
 // CHECK:         %[[V:.*]] = vector.mask %[[M]] { vector.transfer_read %[[X]]{{.*}} : tensor<?x?xf32>, vector<8x16xf32> } : vector<8x16xi1> -> vector<8x16xf32>
 // CHECK:         %[[W:.*]] = vector.mask %{{.*}} { vector.transfer_read %[[X]]{{.*}} : tensor<?x?xf32>, vector<8x16xf32> } : vector<8x16xi1> -> vector<8x16xf32>
 // CHECK:         %[[S:.*]] = arith.addf %[[V]], %[[W]] : vector<8x16xf32>
-// CHECK:         %[[R:.*]] = vector.mask %{{.*}} { vector.transfer_write %[[S]], %[[Y]]{{.*}} : vector<8x16xf32>, tensor<?x?xf32> } : vector<8x16xi1> -> tensor<?x?xf32>
+// CHECK:         %[[E0:.*]] = tensor.dim %[[Y]], %{{.*}} : tensor<?x?xf32>
+// CHECK:         %[[E1:.*]] = tensor.dim %[[Y]], %{{.*}} : tensor<?x?xf32>
+// CHECK:         %[[MY:.*]] = vector.create_mask %[[E0]], %[[E1]] : vector<8x16xi1>
+// CHECK:         %[[R:.*]] = vector.mask %[[MY]] { vector.transfer_write %[[S]], %[[Y]]{{.*}} {in_bounds = [true, true]} : vector<8x16xf32>, tensor<?x?xf32> } : vector<8x16xi1> -> tensor<?x?xf32>
 // CHECK:         func.return %[[R]]
 func.func @dynamic(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = linalg.add ins(%x, %x : tensor<?x?xf32>, tensor<?x?xf32>) outs(%y : tensor<?x?xf32>) -> tensor<?x?xf32>

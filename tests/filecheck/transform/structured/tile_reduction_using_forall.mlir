@@ -9,6 +9,7 @@
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<6x8xf32>
 // CHECK:         %[[F:.*]] = linalg.fill {fill} ins(%{{.*}} : f32) outs(%[[E]] : tensor<6x8xf32>) -> tensor<6x8xf32>
 // CHECK:         %[[P:.*]] = scf.forall (%[[K:.*]]) = (0) to (37) step (5) shared_outs(%[[S:.*]] = %[[F]]) -> (tensor<6x8xf32>) {
+// CHECK:           %[[COL:.*]] = affine.apply affine_map<(d0) -> ((d0 floordiv 5))> (%[[K]])
 // CHECK:           affine.min
 // CHECK:           %[[T:.*]] = linalg.generic {{.*}} attrs = {partial}
 // CHECK:           scf.forall.in_parallel {

@@ -240,3 +240,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// vectorize with vector_sizes on dynamic tensors is masked_vectorize: the write masked by
+// the dims of the output tensor and returning it.
+
+// CHECK-LABEL: func.func @dynamic_add(
+// CHECK-SAME:      %[[X:[a-z0-9_]+]]: tensor<?x?xf32>, %[[Y:[a-z0-9_]+]]: tensor<?x?xf32>
+// CHECK:         arith.addf
+// CHECK:         %[[E0:.*]] = tensor.dim %[[Y]], %{{.*}} : tensor<?x?xf32>
+// CHECK:         %[[E1:.*]] = tensor.dim %[[Y]], %{{.*}} : tensor<?x?xf32>
+// CHECK:         %[[MY:.*]] = vector.create_mask %[[E0]], %[[E1]] : vector<8x16xi1>
+// CHECK:         %[[R:.*]] = vector.mask %[[MY]] { vector.transfer_write %{{.*}}, %[[Y]]{{.*}} {in_bounds = [true, true]} : vector<8x16xf32>, tensor<?x?xf32> } : vector<8x16xi1> -> tensor<?x?xf32>
+// CHECK:         func.return %[[R]]
+func.func @dynamic_add(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = linalg.add ins(%x, %x : tensor<?x?xf32>, tensor<?x?xf32>) outs(%y : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.add"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vector_sizes [8, 16] : !transform.any_op
+    transform.yield
+  }
+}
