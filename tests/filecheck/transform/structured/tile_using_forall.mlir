@@ -93,3 +93,52 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// More threads than rows (10 over 9): tile size 1, and the last thread's tile is empty
+// (its size clamped at 0).
+
+// CHECK-LABEL: func.func @more_threads_than_rows(
+// CHECK:         scf.forall (%[[T:.*]]) in (10) {
+// CHECK:           %[[M:.*]] = affine.min affine_map<(d0) -> (((d0 * -1) + 9), 1)> (%[[T]])
+// CHECK:           %[[S:.*]] = arith.maxsi %[[M]], %{{.*}} : index
+// CHECK:           memref.subview %{{.*}}[%[[T]], 0] [%[[S]], 23] [1, 1]
+func.func @more_threads_than_rows(%a: memref<9x23xf32>, %b: memref<23x29xf32>, %c: memref<9x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<9x23xf32>, memref<23x29xf32>) outs(%c : memref<9x29xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %f = transform.structured.tile_using_forall %op num_threads [10] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+
+    transform.yield
+  }
+}
+
+// -----
+
+// tile_to_forall_op (the spec's op) drops a target that is not a TilingInterface op:
+// success with empty handles, nothing tiled.
+
+// CHECK-LABEL: func.func @not_tileable(
+// CHECK-NOT:     scf.forall
+// CHECK:         linalg.matmul
+// CHECK-NOT:     scf.forall
+// CHECK:         func.return
+func.func @not_tileable(%a: memref<37x23xf32>, %b: memref<23x29xf32>, %c: memref<37x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<37x23xf32>, memref<23x29xf32>) outs(%c : memref<37x29xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %op = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f, %t = transform.structured.tile_to_forall_op %op num_threads [2]
+    transform.annotate %f "x" : !transform.any_op
+
+    transform.yield
+  }
+}
