@@ -63,3 +63,184 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// After empty_tensor_to_alloc_tensor: the alloc_tensor goes like the tensor.empty, no
+// tensor or bufferization op is left.
+
+// CHECK-LABEL: func.func @alloc_then_bufferize(
+// CHECK-SAME:      %{{.*}}: memref<16x12xf32>)
+// CHECK-NOT:     tensor.
+// CHECK-NOT:     bufferization.
+// CHECK:         linalg.matmul {{.*}} outs(%{{.*}} : memref<16x12xf32>)
+// CHECK-NOT:     tensor.
+// CHECK-NOT:     bufferization.
+// CHECK:         func.return
+func.func @alloc_then_bufferize(%a: tensor<16x8xf32>, %b: tensor<8x12xf32>) -> tensor<16x12xf32> {
+  %e = tensor.empty() : tensor<16x12xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x12xf32>) -> tensor<16x12xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x12xf32>) outs(%f : tensor<16x12xf32>) -> tensor<16x12xf32>
+  return %m : tensor<16x12xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %e = transform.structured.match ops{["tensor.empty"]} in %root : (!transform.any_op) -> !transform.op<"tensor.empty">
+    %a = transform.bufferization.empty_tensor_to_alloc_tensor %e : (!transform.op<"tensor.empty">) -> !transform.op<"bufferization.alloc_tensor">
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Copies are memref.copy by default ...
+
+// CHECK-LABEL: func.func @memcpy_default(
+// CHECK-NOT:     linalg.copy
+// CHECK:         "memref.copy"(%{{.*}}, %{{.*}}) : (memref<8xf32>, memref<8xf32>) -> ()
+// CHECK-NOT:     linalg.copy
+// CHECK:         func.return
+func.func @memcpy_default(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %z = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = tensor.insert %z into %a[%c0] : tensor<8xf32>
+  %s = linalg.add ins(%a, %t : tensor<8xf32>, tensor<8xf32>) outs(%t : tensor<8xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// ... and linalg.copy with memcpy_op = "linalg.copy".
+
+// CHECK-LABEL: func.func @memcpy_linalg(
+// CHECK-NOT:     memref.copy
+// CHECK:         linalg.copy ins(%{{.*}} : memref<8xf32>) outs(%{{.*}} : memref<8xf32>)
+// CHECK-NOT:     memref.copy
+// CHECK:         func.return
+func.func @memcpy_linalg(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %z = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %t = tensor.insert %z into %a[%c0] : tensor<8xf32>
+  %s = linalg.add ins(%a, %t : tensor<8xf32>, tensor<8xf32>) outs(%t : tensor<8xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true, memcpy_op = "linalg.copy"> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// A buffer allocated for a temporary is freed ...
+
+// CHECK-LABEL: func.func @deallocs(
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<8xf32>
+// CHECK:         memref.dealloc %[[T]] : memref<8xf32>
+func.func @deallocs(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %z = arith.constant 1.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%a : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.add ins(%a, %f : tensor<8xf32>, tensor<8xf32>) outs(%a : tensor<8xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// ... unless create_deallocs = false.
+
+// CHECK-LABEL: func.func @no_deallocs(
+// CHECK:         memref.alloc() : memref<8xf32>
+// CHECK-NOT:     memref.dealloc
+// CHECK:         func.return
+func.func @no_deallocs(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %z = arith.constant 1.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%a : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.add ins(%a, %f : tensor<8xf32>, tensor<8xf32>) outs(%a : tensor<8xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true, create_deallocs = false> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The spec's form (layout{...} and an attribute dictionary, no result) bufferizes the
+// module and leaves its handle readable; a returned dynamic tensor becomes an allocation.
+
+// CHECK:       builtin.module attributes {"still valid"} {
+// CHECK-LABEL: func.func @spec_form(
+// CHECK-NOT:     tensor<
+// CHECK:         memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NOT:     tensor<
+// CHECK:         func.return
+func.func @spec_form(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.copy ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} %root {bufferize_function_boundaries = true}
+    transform.annotate %root "still valid" : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// A function without tensors in its signature needs no boundary option.
+
+// CHECK-LABEL: func.func @memref_boundaries(
+// CHECK-NOT:     tensor
+// CHECK:         memref.alloc() : memref<4xf32>
+// CHECK-NOT:     tensor
+// CHECK:         func.return
+func.func @memref_boundaries(%out: memref<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %z = arith.constant 2.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %v = tensor.extract %f[%c0] : tensor<4xf32>
+  memref.store %v, %out[%c0] : memref<4xf32>
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
