@@ -87,7 +87,6 @@ def test_tile_using_for_mixed_param_and_static_sizes() -> None:
     header = "    %p = transform.param.constant 16 : i64 -> !transform.param<i64>\n"
     header += '    %0 = transform.structured.match ops{["linalg.matmul"]} in %arg0 : (!transform.any_op) -> !transform.any_op\n'
     module = roundtrip(body("    " + line, header))
-    assert line in str(module)
     tile = next(op for op in module.walk() if isinstance(op, TileUsingForOp))
     assert len(tile.loops) == 2
     assert tile.get_interchange() == (1, 0)
