@@ -266,3 +266,182 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// vectorize_nd_extract: a tensor.extract in the body at loop-invariant indices with one
+// non-unit loop is one broadcast read of t[3, 5], no gather.
+
+// CHECK-LABEL: func.func @nd_extract_broadcast(
+// CHECK-SAME:      %[[T:[a-zA-Z0-9_]+]]: tensor<16x8xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK-NOT:     vector.gather
+// CHECK:         vector.transfer_read %[[T]][%c3, %c5], %{{.*}} {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (0, 0)>} : tensor<16x8xf32>, vector<1x8xf32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK-NOT:     vector.gather
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK:         func.return
+func.func @nd_extract_broadcast(%t: tensor<16x8xf32>, %o: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}  outs(%o : tensor<1x8xf32>) {
+  ^bb0(%out: f32):
+
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %e = tensor.extract %t[%c3, %c5] : tensor<16x8xf32>
+    linalg.yield %e : f32
+  } -> tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A trailing index linalg.index 1 plus an invariant offset: one contiguous read from lane
+// 0's index with an identity map.
+
+// CHECK-LABEL: func.func @nd_extract_contiguous(
+// CHECK-SAME:      %[[T:[a-zA-Z0-9_]+]]: tensor<16x16xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK-NOT:     vector.gather
+// CHECK:         %[[I:.*]] = vector.extract %{{.*}}[0, 0] : index from vector<1x8xindex>
+// CHECK:         vector.transfer_read %[[T]][%c3, %[[I]]], %{{.*}} {in_bounds = [true, true]} : tensor<16x16xf32>, vector<1x8xf32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK-NOT:     vector.gather
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK:         func.return
+func.func @nd_extract_contiguous(%t: tensor<16x16xf32>, %off: index, %o: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}  outs(%o : tensor<1x8xf32>) {
+  ^bb0(%out: f32):
+
+    %c3 = arith.constant 3 : index
+    %j = linalg.index 1 : index
+    %k = arith.addi %j, %off : index
+    %e = tensor.extract %t[%c3, %k] : tensor<16x16xf32>
+    linalg.yield %e : f32
+  } -> tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A stride of 2 along the vector: a gather, no read.
+
+// CHECK-LABEL: func.func @nd_extract_strided(
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.gather %{{.*}} : tensor<16x16xf32>, vector<1x8xindex>, vector<1x8xi1>, vector<1x8xf32> into vector<1x8xf32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK-NOT:     vector.gather
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK:         func.return
+func.func @nd_extract_strided(%t: tensor<16x16xf32>, %o: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}  outs(%o : tensor<1x8xf32>) {
+  ^bb0(%out: f32):
+
+    %c3 = arith.constant 3 : index
+    %j = linalg.index 1 : index
+    %k = arith.addi %j, %j : index
+    %e = tensor.extract %t[%c3, %k] : tensor<16x16xf32>
+    linalg.yield %e : f32
+  } -> tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An embedding lookup (row from an input, column from linalg.index 1): the ids read
+// once, then a gather.
+
+// CHECK-LABEL: func.func @nd_extract_embedding(
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK:         vector.transfer_read %{{.*}} : tensor<4xi32>, vector<4x8xi32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.gather %{{.*}} : tensor<16x8xf32>, vector<4x8xindex>, vector<4x8xi1>, vector<4x8xf32> into vector<4x8xf32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK-NOT:     vector.gather
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK:         func.return
+func.func @nd_extract_embedding(%t: tensor<16x8xf32>, %ids: tensor<4xi32>, %o: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<4xi32>) outs(%o : tensor<4x8xf32>) {
+  ^bb0(%id: i32, %out: f32):
+
+    %i = arith.index_cast %id : i32 to index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %t[%i, %j] : tensor<16x8xf32>
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A transposed access t[j, i] through linalg.index: a gather.
+
+// CHECK-LABEL: func.func @nd_extract_transposed(
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.gather %{{.*}} : tensor<8x4xf32>, vector<4x8xindex>, vector<4x8xi1>, vector<4x8xf32> into vector<4x8xf32>
+// CHECK-NOT:     vector.transfer_read
+// CHECK-NOT:     vector.gather
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract %
+// CHECK:         func.return
+func.func @nd_extract_transposed(%t: tensor<8x4xf32>, %o: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}  outs(%o : tensor<4x8xf32>) {
+  ^bb0(%out: f32):
+
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %t[%j, %i] : tensor<8x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }
+}
