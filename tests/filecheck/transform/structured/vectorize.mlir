@@ -1,4 +1,8 @@
 // RUN: xlinalg opt %s --split-input-file --transform-interpreter --verify-diagnostics | filecheck %s
+// RUN: xlinalg opt %s --split-input-file --transform-interpreter --verify-diagnostics | filecheck %s --check-prefix FMA
+// RUN: xlinalg opt %s --split-input-file --transform-interpreter --verify-diagnostics | filecheck %s --check-prefix READ
+
+// The prefixes FMA and READ count the FMAs and the reads of the convolution chunks.
 
 // A static linalg op becomes vector transfers around vector ops: a contraction becomes a
 // vector.contract of the operands' reads (upstream reads them broadcast to the iteration
@@ -442,6 +446,571 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %g vectorize_nd_extract : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A 1-D convolution (stride 1, dilation 1) vectorizes to register-blocked code: the
+// operands read once each, one FMA per (n, w, kw, c) on a 16-lane filter row (2 x 5 x 3 x 3),
+// one write.
+
+// CHECK-LABEL: func.func @conv_1d_s1_d1(
+// CHECK-NOT:     linalg.conv
+// CHECK-COUNT-3: vector.transfer_read
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     {{vector.transfer_(read|write)}}
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+// FMA-LABEL: func.func @conv_1d_s1_d1(
+// FMA-COUNT-90: vector.fma
+// FMA-NOT:     vector.fma
+// FMA:         func.return
+func.func @conv_1d_s1_d1(%i: memref<2x7x3xf32>, %w: memref<3x3x16xf32>, %o: memref<2x5x16xf32>) {
+  linalg.conv_1d_nwc_wcf {strides = dense<[1]> : tensor<1xi64>, dilations = dense<[1]> : tensor<1xi64>}
+    ins(%i, %w : memref<2x7x3xf32>, memref<3x3x16xf32>) outs(%o : memref<2x5x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %c = transform.structured.match ops{["linalg.conv_1d_nwc_wcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The same with stride 2, dilation 1.
+
+// CHECK-LABEL: func.func @conv_1d_s2_d1(
+// CHECK-NOT:     linalg.conv
+// CHECK-COUNT-3: vector.transfer_read
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     {{vector.transfer_(read|write)}}
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+// FMA-LABEL: func.func @conv_1d_s2_d1(
+// FMA-COUNT-90: vector.fma
+// FMA-NOT:     vector.fma
+// FMA:         func.return
+func.func @conv_1d_s2_d1(%i: memref<2x11x3xf32>, %w: memref<3x3x16xf32>, %o: memref<2x5x16xf32>) {
+  linalg.conv_1d_nwc_wcf {strides = dense<[2]> : tensor<1xi64>, dilations = dense<[1]> : tensor<1xi64>}
+    ins(%i, %w : memref<2x11x3xf32>, memref<3x3x16xf32>) outs(%o : memref<2x5x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %c = transform.structured.match ops{["linalg.conv_1d_nwc_wcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The same with stride 2, dilation 3.
+
+// CHECK-LABEL: func.func @conv_1d_s2_d3(
+// CHECK-NOT:     linalg.conv
+// CHECK-COUNT-3: vector.transfer_read
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     {{vector.transfer_(read|write)}}
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+// FMA-LABEL: func.func @conv_1d_s2_d3(
+// FMA-COUNT-90: vector.fma
+// FMA-NOT:     vector.fma
+// FMA:         func.return
+func.func @conv_1d_s2_d3(%i: memref<2x15x3xf32>, %w: memref<3x3x16xf32>, %o: memref<2x5x16xf32>) {
+  linalg.conv_1d_nwc_wcf {strides = dense<[2]> : tensor<1xi64>, dilations = dense<[3]> : tensor<1xi64>}
+    ins(%i, %w : memref<2x15x3xf32>, memref<3x3x16xf32>) outs(%o : memref<2x5x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %c = transform.structured.match ops{["linalg.conv_1d_nwc_wcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// A depthwise 1-D convolution: channels are the lanes, no broadcast; 6 x 3 FMAs.
+
+// CHECK-LABEL: func.func @depthwise_conv_1d(
+// CHECK-NOT:     vector.broadcast
+// CHECK:         func.return
+// FMA-LABEL: func.func @depthwise_conv_1d(
+// FMA-COUNT-18: vector.fma
+// FMA-NOT:     vector.fma
+// FMA:         func.return
+func.func @depthwise_conv_1d(%i: memref<1x13x8xf32>, %w: memref<3x8xf32>, %o: memref<1x6x8xf32>) {
+  linalg.depthwise_conv_1d_nwc_wc {strides = dense<[2]> : tensor<1xi64>, dilations = dense<[1]> : tensor<1xi64>}
+    ins(%i, %w : memref<1x13x8xf32>, memref<3x8xf32>) outs(%o : memref<1x6x8xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %c = transform.structured.match ops{["linalg.depthwise_conv_1d_nwc_wc"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// An integer 1-D convolution: muli and addi instead of FMAs.
+
+// CHECK-LABEL: func.func @integer_conv_1d(
+// CHECK-NOT:     vector.fma
+// CHECK:         arith.muli
+// CHECK-NOT:     vector.fma
+// CHECK:         func.return
+func.func @integer_conv_1d(%i: memref<1x6x2xi32>, %w: memref<3x2x8xi32>, %o: memref<1x4x8xi32>) {
+  linalg.conv_1d_nwc_wcf {strides = dense<[1]> : tensor<1xi64>, dilations = dense<[1]> : tensor<1xi64>}
+    ins(%i, %w : memref<1x6x2xi32>, memref<3x2x8xi32>) outs(%o : memref<1x4x8xi32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %c = transform.structured.match ops{["linalg.conv_1d_nwc_wcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The direct conv template's steps (tile, decompose, vectorize) on 2-D convolutions:
+// no linalg convolution left, FMAs.
+
+// CHECK-LABEL: func.func @direct_0(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @direct_0(%i: memref<1x6x10x8xf32>, %w: memref<3x3x8x32xf32>, %o: memref<1x4x8x32xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x6x10x8xf32>, memref<3x3x8x32xf32>) outs(%o : memref<1x4x8x32xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 1, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %c1 = transform.structured.decompose %t : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c1 vector_sizes [1, 4, 16, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The next case of the direct template.
+
+// CHECK-LABEL: func.func @direct_1(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @direct_1(%i: memref<2x5x9x5xf32>, %w: memref<3x3x5x20xf32>, %o: memref<2x3x7x20xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<2x5x9x5xf32>, memref<3x3x5x20xf32>) outs(%o : memref<2x3x7x20xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 1, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %c1 = transform.structured.decompose %t : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c1 vector_sizes [1, 4, 16, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The next case of the direct template.
+
+// CHECK-LABEL: func.func @direct_2(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @direct_2(%i: memref<1x7x11x6xf32>, %w: memref<3x3x6x16xf32>, %o: memref<1x3x5x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[2, 2]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x7x11x6xf32>, memref<3x3x6x16xf32>) outs(%o : memref<1x3x5x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 1, 2, 16, 1, 1, 3] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %c1 = transform.structured.decompose %t : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c1 vector_sizes [1, 2, 16, 1, 3] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The next case of the direct template.
+
+// CHECK-LABEL: func.func @direct_3(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.fma
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @direct_3(%i: memref<1x8x13x3xf32>, %w: memref<3x3x3x17xf32>, %o: memref<1x4x6x17xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x8x13x3xf32>, memref<3x3x3x17xf32>) outs(%o : memref<1x4x6x17xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 1, 4, 16, 1, 1, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %c1 = transform.structured.decompose %t : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c1 vector_sizes [1, 4, 16, 1, 2] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// A 2-D convolution vectorizes without decomposing (an extension of upstream's 1-D
+// generator): one FMA per (n, oh, ow, kh, kw, c), 3 x 4 x 9 x 2.
+
+// CHECK-LABEL: func.func @conv_2d_whole(
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+// FMA-LABEL: func.func @conv_2d_whole(
+// FMA-COUNT-216: vector.fma
+// FMA-NOT:     vector.fma
+// FMA:         func.return
+func.func @conv_2d_whole(%i: memref<1x7x8x2xf32>, %w: memref<3x3x2x16xf32>, %o: memref<1x3x4x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[2, 1]> : tensor<2xi64>, dilations = dense<[1, 2]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x7x8x2xf32>, memref<3x3x2x16xf32>) outs(%o : memref<1x3x4x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c : !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// A 2-D register block (rows x pixels x channels), partial blocks masked or peeled:
+// the accumulators are read as one vector of the block.
+
+// CHECK-LABEL: func.func @block_0_masked(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x2x4x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_0_masked(%i: memref<1x6x10x8xf32>, %w: memref<3x3x8x32xf32>, %o: memref<1x4x8x32xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x6x10x8xf32>, memref<3x3x8x32xf32>) outs(%o : memref<1x4x8x32xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 2, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 2, 4, 16, 1, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 0, peeled.
+
+// CHECK-LABEL: func.func @block_0_peeled(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x2x4x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_0_peeled(%i: memref<1x6x10x8xf32>, %w: memref<3x3x8x32xf32>, %o: memref<1x4x8x32xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x6x10x8xf32>, memref<3x3x8x32xf32>) outs(%o : memref<1x4x8x32xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 2, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %hm, %hr = transform.loop.peel %l#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 2, 4, 16, 1, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 1, masked.
+
+// CHECK-LABEL: func.func @block_1_masked(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x2x4x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_1_masked(%i: memref<2x7x9x5xf32>, %w: memref<3x3x5x20xf32>, %o: memref<2x5x7x20xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<2x7x9x5xf32>, memref<3x3x5x20xf32>) outs(%o : memref<2x5x7x20xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 2, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 2, 4, 16, 1, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 1, peeled.
+
+// CHECK-LABEL: func.func @block_1_peeled(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x2x4x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_1_peeled(%i: memref<2x7x9x5xf32>, %w: memref<3x3x5x20xf32>, %o: memref<2x5x7x20xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<2x7x9x5xf32>, memref<3x3x5x20xf32>) outs(%o : memref<2x5x7x20xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 2, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %hm, %hr = transform.loop.peel %l#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 2, 4, 16, 1, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 2, masked.
+
+// CHECK-LABEL: func.func @block_2_masked(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x4x2x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_2_masked(%i: memref<1x11x11x6xf32>, %w: memref<3x3x6x16xf32>, %o: memref<1x5x5x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[2, 2]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x11x11x6xf32>, memref<3x3x6x16xf32>) outs(%o : memref<1x5x5x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 4, 2, 16, 1, 1, 3] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 4, 2, 16, 1, 1, 3] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 2, peeled.
+
+// CHECK-LABEL: func.func @block_2_peeled(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x4x2x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_2_peeled(%i: memref<1x11x11x6xf32>, %w: memref<3x3x6x16xf32>, %o: memref<1x5x5x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[2, 2]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x11x11x6xf32>, memref<3x3x6x16xf32>) outs(%o : memref<1x5x5x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 4, 2, 16, 1, 1, 3] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %hm, %hr = transform.loop.peel %l#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 4, 2, 16, 1, 1, 3] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 3, masked.
+
+// CHECK-LABEL: func.func @block_3_masked(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x3x4x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_3_masked(%i: memref<1x9x13x3xf32>, %w: memref<3x3x3x17xf32>, %o: memref<1x5x6x17xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x9x13x3xf32>, memref<3x3x3x17xf32>) outs(%o : memref<1x5x6x17xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 3, 4, 16, 1, 1, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 3, 4, 16, 1, 1, 2] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// Register block case 3, peeled.
+
+// CHECK-LABEL: func.func @block_3_peeled(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.transfer_read {{.*}} : {{.*}}, vector<1x3x4x16xf32>
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @block_3_peeled(%i: memref<1x9x13x3xf32>, %w: memref<3x3x3x17xf32>, %o: memref<1x5x6x17xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x9x13x3xf32>, memref<3x3x3x17xf32>) outs(%o : memref<1x5x6x17xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 3, 4, 16, 1, 1, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %hm, %hr = transform.loop.peel %l#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 3, 4, 16, 1, 1, 2] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// After peeling, the main blocks' subviews have constant sizes: their transfers are in
+// bounds (no mask); only the remainder blocks keep out-of-bounds transfers.
+
+// CHECK-LABEL: func.func @peeled_in_bounds(
+// CHECK-COUNT-2: = vector.transfer_read {{.*}} {in_bounds = [true, true, true, true]} : {{.*}}, vector<1x2x7x16xf32>
+// CHECK-NOT:     {in_bounds = [true, true, true, true]} : {{.*}}, vector<1x2x7x16xf32>
+// CHECK:         func.return
+// READ-LABEL: func.func @peeled_in_bounds(
+// READ-COUNT-4: vector.transfer_read {{.*}}, vector<1x2x7x16xf32>
+// READ-NOT:     vector.transfer_read {{.*}}, vector<1x2x7x16xf32>
+// READ:         func.return
+func.func @peeled_in_bounds(%i: memref<1x7x9x16xf32>, %w: memref<3x3x16x16xf32>, %o: memref<1x5x7x16xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : memref<1x7x9x16xf32>, memref<3x3x16x16xf32>) outs(%o : memref<1x5x7x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 2, 7, 16, 1, 1, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %wm, %wr = transform.loop.peel %l#2 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %hm, %hr = transform.loop.peel %l#1 : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %b = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b vector_sizes [1, 2, 7, 16, 1, 1, 16] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+
     transform.yield
   }
 }
