@@ -1014,3 +1014,197 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// On tensors, tiled with masked (non-dividing) register blocks and C hoisted out of the k
+// loop by hoist_redundant_tensor_subsets: the block is carried as a vector by the k loop
+// and written into the ?x? tile.
+
+// CHECK-LABEL: func.func @tiled_masked_matmul(
+// CHECK-NOT:     linalg.matmul
+// CHECK:         %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<?x?xf32>, vector<4x16xf32>
+// CHECK:         %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>) {
+// CHECK:         vector.transfer_write %[[R]], %{{.*}} : vector<4x16xf32>, tensor<?x?xf32>
+// CHECK-NOT:     linalg.matmul
+// CHECK:         func.return
+func.func @tiled_masked_matmul(%A: tensor<10x9xf32>, %B: tensor<9x37xf32>, %C: tensor<10x37xf32>) -> tensor<10x37xf32> {
+  %r = linalg.matmul ins(%A, %B : tensor<10x9xf32>, tensor<9x37xf32>) outs(%C : tensor<10x37xf32>) -> tensor<10x37xf32>
+  return %r : tensor<10x37xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [4, 16, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t vector_sizes [4, 16, 1] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.hoist_redundant_tensor_subsets %f : (!transform.any_op) -> ()
+
+    %g = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %g {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = outerproduct
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An elementwise chain on tensors with a transposed and a broadcast operand: permutation
+// map reads of the tensors.
+
+// CHECK-LABEL: func.func @elementwise_chain(
+// CHECK-SAME:      %[[X:[a-zA-Z0-9_]+]]: tensor<16x8xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         vector.transfer_read %[[X]][%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : tensor<16x8xf32>, vector<8x16xf32>
+// CHECK:         math.exp %{{.*}} : vector<8x16xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+#in = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @elementwise_chain(%x: tensor<16x8xf32>, %r: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : tensor<16x8xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = math.exp %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 0.5 : f32
+    %m = arith.maximumf %a, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A linalg.reduce on tensors: a multi_reduction into the tensor accumulator.
+
+// CHECK-LABEL: func.func @reduction(
+// CHECK-NOT:     linalg.reduce
+// CHECK:         vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [1] : vector<6x20xf32> to vector<6xf32>
+// CHECK-NOT:     linalg.reduce
+// CHECK:         func.return
+func.func @reduction(%x: tensor<6x20xf32>, %acc: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = linalg.reduce ins(%x : tensor<6x20xf32>) outs(%acc : tensor<6xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %m = arith.maximumf %a, %b : f32
+      linalg.yield %m : f32
+    }
+  return %0 : tensor<6xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// With larger vector sizes the reduction is masked by the iteration space.
+
+// CHECK-LABEL: func.func @reduction_masked(
+// CHECK-NOT:     linalg.reduce
+// CHECK:         vector.mask %{{.*}} { vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [1] : vector<8x32xf32> to vector<8xf32> } : vector<8x32xi1> -> vector<8xf32>
+// CHECK-NOT:     linalg.reduce
+// CHECK:         func.return
+func.func @reduction_masked(%x: tensor<6x20xf32>, %acc: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = linalg.reduce ins(%x : tensor<6x20xf32>) outs(%acc : tensor<6xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %m = arith.maximumf %a, %b : f32
+      linalg.yield %m : f32
+    }
+  return %0 : tensor<6xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %g = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %g vector_sizes [8, 32] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The direct conv template on tensors (tile to a register block, decompose, vectorize with
+// masks, hoist the output block): FMAs, the block written back, no convolution left.
+
+// CHECK-LABEL: func.func @conv_2d_on_tensors(
+// CHECK-NOT:     linalg.conv
+// CHECK:         vector.fma
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     linalg.conv
+// CHECK:         func.return
+func.func @conv_2d_on_tensors(%i: tensor<2x5x9x5xf32>, %w: tensor<3x3x5x20xf32>, %o: tensor<2x3x7x20xf32>) -> tensor<2x3x7x20xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>}
+    ins(%i, %w : tensor<2x5x9x5xf32>, tensor<3x3x5x20xf32>) outs(%o : tensor<2x3x7x20xf32>) -> tensor<2x3x7x20xf32>
+  func.return %r : tensor<2x3x7x20xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %c = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:7 = transform.structured.tile_using_for %c tile_sizes [1, 1, 4, 16, 1, 1, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %c1 = transform.structured.decompose %t : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %c1 vector_sizes [1, 4, 16, 1, 4] : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.hoist_redundant_tensor_subsets %f : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// tensor.pad: a masked read with the padding value as padding, a masked write into a
+// tensor.empty of the padded size.
+
+// CHECK-LABEL: func.func @pad(
+// CHECK-SAME:      %[[X:[a-zA-Z0-9_]+]]: tensor<?x13xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x16xf32>
+// CHECK:         %[[V:.*]] = vector.mask %{{.*}} { vector.transfer_read %[[X]][%{{.*}}, %{{.*}}], %cst {in_bounds = [true, true]} : tensor<?x13xf32>, vector<8x16xf32> } : vector<8x16xi1> -> vector<8x16xf32>
+// CHECK:         vector.mask %{{.*}} { vector.transfer_write %[[V]], %[[E]]
+// CHECK-NOT:     tensor.pad
+// CHECK:         func.return
+func.func @pad(%x: tensor<?x13xf32>, %h: index) -> tensor<?x16xf32> {
+  %cst = arith.constant 7.0 : f32
+  %p = tensor.pad %x low[0, 0] high[%h, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<?x13xf32> to tensor<?x16xf32>
+  return %p : tensor<?x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %p = transform.structured.match ops{["tensor.pad"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %p vector_sizes [8, 16] : !transform.any_op
+    transform.yield
+  }
+}
