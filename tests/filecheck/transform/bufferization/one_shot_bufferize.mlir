@@ -244,3 +244,142 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// test_analysis_only: the payload stays on tensors; its ops carry upstream's
+// __inplace_operands_attr__ with the decisions the bufferizer takes (the fill writes the
+// empty tensor in place; %0 is read again by the second generic, so the first writes a
+// copy; the second is the last writer of %0's buffer).
+
+// CHECK-LABEL: func.func @analysis_only(
+// CHECK-SAME:      %{{.*}}: tensor<8xf32> {bufferization.access = "read"}, %{{.*}}: tensor<8xf32> {bufferization.access = "none"}) -> (tensor<8xf32>, tensor<8xf32>) {
+// CHECK-NEXT:    arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    tensor.empty() : tensor<8xf32>
+// CHECK-NEXT:    linalg.fill {__inplace_operands_attr__ = ["none", "true"]} ins(
+// CHECK-NEXT:    linalg.generic {{.*}} attrs = {__inplace_operands_attr__ = ["true", "false"]} {
+// CHECK:         linalg.generic {{.*}} attrs = {__inplace_operands_attr__ = ["true", "true"]} {
+// CHECK:         func.return {__inplace_operands_attr__ = ["true", "true"]} %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>
+// CHECK-NOT:     memref
+// CHECK:       transform.named_sequence
+func.func @analysis_only(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.fill ins(%c : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%0 : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %1, %2 : tensor<8xf32>, tensor<8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true, test_analysis_only = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// The same payload bufferized: the "false" destination is where it copies, once.
+
+// CHECK-LABEL: func.func @analysis_payload_bufferized(
+// CHECK-COUNT-1: memref.copy
+// CHECK-NOT:     memref.copy
+// CHECK:         func.return
+func.func @analysis_payload_bufferized(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.fill ins(%c : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%0 : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %1, %2 : tensor<8xf32>, tensor<8xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// print_conflicts where nothing conflicts: no conflict marker.
+
+// CHECK-LABEL: func.func @no_conflict(
+// CHECK-NOT:     C_
+// CHECK:         func.return
+func.func @no_conflict(%a: tensor<8x16xf32>, %o: tensor<8x16xf32> {bufferization.writable = true}, %u: tensor<4xf32>, %r: tensor<4xf32>) -> (tensor<8x16xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %res = scf.for %i = %c0 to %c8 step %c4 iter_args(%acc = %o) -> (tensor<8x16xf32>) {
+    %s = tensor.extract_slice %a[%i, 0] [4, 16] [1, 1] : tensor<8x16xf32> to tensor<4x16xf32>
+    %d = tensor.extract_slice %acc[%i, 0] [4, 16] [1, 1] : tensor<8x16xf32> to tensor<4x16xf32>
+    %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4x16xf32>) outs(%d : tensor<4x16xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %v = math.exp %x : f32
+      linalg.yield %v : f32
+    } -> tensor<4x16xf32>
+    %ins = tensor.insert_slice %t into %acc[%i, 0] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<8x16xf32>
+    scf.yield %ins : tensor<8x16xf32>
+  }
+  return %res, %r : tensor<8x16xf32>, tensor<4xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true, test_analysis_only = true, print_conflicts = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
+
+// -----
+
+// As upstream, print_conflicts and dump_alias_sets only matter with test_analysis_only:
+// bufferizing, they leave no marker.
+
+// CHECK-LABEL: func.func @options_ignored(
+// CHECK-NOT:     {{C_0|__opresult_alias_set_attr__|__bbarg_alias_set_attr__|bufferization.access|__inplace_operands_attr__}}
+// CHECK:         memref.copy
+// CHECK-NOT:     {{C_0|__opresult_alias_set_attr__|__bbarg_alias_set_attr__|bufferization.access|__inplace_operands_attr__}}
+// CHECK:         func.return
+func.func @options_ignored(%a: tensor<8xf32>, %i: index) -> (tensor<8xf32>, f32) {
+  %c = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.fill ins(%c : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %2 = tensor.extract %0[%i] : tensor<8xf32>
+  return %1, %2 : tensor<8xf32>, f32
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.bufferization.one_shot_bufferize %root <bufferize_function_boundaries = true, print_conflicts = true, dump_alias_sets = true> : (!transform.any_op) -> !transform.any_op
+
+    transform.yield
+  }
+}
