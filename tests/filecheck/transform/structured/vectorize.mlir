@@ -1208,3 +1208,106 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A reduction vectorized with vector sizes runs under the iteration-space mask, as upstream
+// emits it.
+
+// CHECK-LABEL: func.func @masked_reduction(
+// CHECK:         %{{.*}} = vector.mask %{{.*}} { vector.multi_reduction <mul>, %{{.*}}, %{{.*}} [1] : vector<16x32xf32> to vector<16xf32> } : vector<16x32xi1> -> vector<16xf32>
+func.func @masked_reduction(%A: memref<13x21xf32>, %O: memref<13xf32>) {
+  linalg.reduce ins(%A : memref<13x21xf32>) outs(%O : memref<13xf32>) dimensions = [1]
+    (%a: f32, %o: f32) {
+      %s = arith.mulf %a, %o : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %r = transform.structured.match ops{["linalg.reduce"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %r vector_sizes [16, 32] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A body's cmpf / select become a vector compare and a per-lane select (with masks, without,
+// and on one row).
+
+// CHECK-LABEL: func.func @relu_0(
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16x32xi1>, vector<16x32xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu_0(%A: memref<13x21xf32>, %O: memref<13x21xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%A : memref<13x21xf32>) outs(%O : memref<13x21xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %z : f32
+    %s = arith.select %c, %a, %z : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %r = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %r vector_sizes [16, 32] : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The compare-and-select body, case 1.
+
+// CHECK-LABEL: func.func @relu_1(
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16x32xi1>, vector<16x32xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu_1(%A: memref<16x32xf32>, %O: memref<16x32xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%A : memref<16x32xf32>) outs(%O : memref<16x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %z : f32
+    %s = arith.select %c, %a, %z : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %r = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %r  : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The compare-and-select body, case 2.
+
+// CHECK-LABEL: func.func @relu_2(
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<1x16xi1>, vector<1x16xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu_2(%A: memref<1x7xf32>, %O: memref<1x7xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%A : memref<1x7xf32>) outs(%O : memref<1x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %z : f32
+    %s = arith.select %c, %a, %z : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %r = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %r vector_sizes [1, 16] : !transform.any_op
+    transform.yield
+  }
+}
