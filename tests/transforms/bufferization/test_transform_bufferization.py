@@ -127,15 +127,6 @@ def test_spec_form_needs_the_module_as_target() -> None:
     assert not info.value.silenceable
 
 
-FILL_ADD = """
-func.func @h(%a: tensor<8xf32>) -> tensor<8xf32> {
-  %z = arith.constant 1.0 : f32
-  %f = linalg.fill ins(%z : f32) outs(%a : tensor<8xf32>) -> tensor<8xf32>
-  %s = linalg.add ins(%a, %f : tensor<8xf32>, tensor<8xf32>) outs(%a : tensor<8xf32>) -> tensor<8xf32>
-  return %s : tensor<8xf32>
-}
-"""
-
 INSERT_ADD = """
 func.func @h(%a: tensor<8xf32>) -> tensor<8xf32> {
   %z = arith.constant 1.0 : f32
