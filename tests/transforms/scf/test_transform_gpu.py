@@ -464,22 +464,6 @@ def test_round_trip_and_upstream_accepts(line: str) -> None:
         assert done.returncode == 0, done.stderr
 
 
-def test_spec_syntax_without_types() -> None:
-    text = """
-transform.sequence failures(propagate) {
-^bb0(%arg0: !pdl.operation):
-  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!pdl.operation) -> !pdl.operation
-  %l = transform.gpu.map_forall_to_blocks %f { generate_gpu_launch }
-  %t = transform.gpu.map_nested_forall_to_threads %l { block_dims = [8, 1, 1] }
-}
-"""
-    payload, _ = SUCCEEDS["blocks_then_nested_threads"]
-    module = xlinalg.apply_schedule(payload, text)
-    names = [op.name for op in module.walk()]
-    assert "scf.forall" not in names
-    assert names.count("gpu.barrier") == 1
-
-
 # ------------------------------------------------------------------ behaviour
 
 
