@@ -47,10 +47,8 @@ def _schedule(target: str, patterns: str) -> str:
 @pytest.mark.parametrize("target", ["main", "rest"])
 @pytest.mark.parametrize("patterns", PATTERNS)
 def test_one_trip_target_loop_stays_and_its_handle_works(target: str, patterns: str) -> None:
+    # the loops left: tests/filecheck/transform/apply_patterns.mlir
     ir = str(xlinalg.apply_schedule(PAYLOAD, _schedule(target, patterns)))
-    # the two one-trip peeled loops (neither promoted: one is the target, the other is
-    # outside it) and the j loop the later tile_using_for made through the handle
-    assert ir.count("scf.for") == 3
     rng = np.random.default_rng(0)
     a, b, c = (rng.standard_normal(s, dtype=np.float32) for s in ((10, 16), (16, 12), (10, 12)))
     out = xlinalg.compile(ir)(a, b, c.copy())
@@ -66,17 +64,6 @@ def test_loop_structure_matches_upstream(target: str, patterns: str) -> None:
     ours = str(xlinalg.apply_schedule(PAYLOAD, _schedule(target, patterns)))
     assert ours.count("scf.for") == upstream.count("scf.for") == 3
     assert ours.count("linalg.matmul") == upstream.count("linalg.matmul") == 2
-
-
-def test_nested_one_trip_loop_is_still_promoted() -> None:
-    """Applied to the function, the one-trip loops in its body are promoted (as before)."""
-    schedule = _schedule("f", PATTERNS[1]).replace(
-        "%main, %rest",
-        '%f = transform.structured.match ops{["func.func"]} in %root'
-        " : (!transform.any_op) -> !transform.any_op\n    %main, %rest",
-    )
-    ir = str(xlinalg.apply_schedule(PAYLOAD, schedule))
-    assert ir.count("scf.for") == 2  # only the j loops of the two tiles
 
 
 UNIT_DIMS = """func.func @f(%a: memref<1x8xf32>, %b: memref<1x8xf32>) {

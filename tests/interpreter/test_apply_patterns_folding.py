@@ -1,7 +1,9 @@
 """`transform.apply_patterns` with the canonicalization descriptors folds ops that have a
 folder (the greedy applier needs a context for that; without one this raised "Context is
 required for folding" as an internal error): `n - 0` as a loop bound is `n`, as in
-upstream (the split point of a peeled loop with a dynamic upper bound has this shape)."""
+upstream (the split point of a peeled loop with a dynamic upper bound has this shape).
+The folded IR is checked in tests/filecheck/transform/apply_patterns/ (canonicalization.mlir,
+linalg/tiling_canonicalization.mlir); here the folded kernel runs."""
 
 from __future__ import annotations
 
@@ -34,19 +36,6 @@ SCHEDULE = """module attributes {{transform.with_named_sequence}} {{
 }}"""
 
 
-@pytest.mark.parametrize(
-    "patterns",
-    [
-        "transform.apply_patterns.canonicalization",
-        "transform.apply_patterns.linalg.tiling_canonicalization",
-    ],
-)
-def test_canonicalization_folds_arith(patterns: str) -> None:
-    ir = str(xlinalg.apply_schedule(PAYLOAD, SCHEDULE.format(patterns=patterns)))
-    assert "arith.subi" not in ir
-    assert "scf.for %i = %c0 to %n step %c1" in ir
-
-
 PEELED_REMAINDER = """func.func @f(%m: memref<7x64xf32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -73,9 +62,6 @@ def test_tiling_canonicalization_folds_dim_of_cast_and_remsi() -> None:
             SCHEDULE.format(patterns="transform.apply_patterns.linalg.tiling_canonicalization"),
         )
     )
-    assert "memref.dim" not in ir
-    assert "arith.remsi" not in ir
-    assert "scf.for" not in ir
     kernel = xlinalg.compile(ir)
     m = np.zeros((7, 64), dtype=np.float32)
     kernel(m)

@@ -48,18 +48,6 @@ def test_tensor_tiling_builds_loops_carrying_the_destinations(op: str, tiles: li
     assert text.count(f"iree_linalg_ext.{op}") == 1  # the tiled op only, inside the loops
 
 
-def test_attention_key_tiling_on_tensors_is_the_online_form() -> None:
-    module = xlinalg.apply_schedule(
-        KERNELS["attention"], tile_schedule("iree_linalg_ext.attention", [1, 5, 7])
-    )
-    text = str(module)
-    # running max/sum filled with -inf/0, three loop-carried destinations, a final division
-    assert "0xff800000" in text  # -inf
-    assert text.count("linalg.fill") == 3
-    assert "arith.divf" in text
-    assert "-> (tensor<2x13x6xf32>, tensor<2x13xf32>, tensor<2x13xf32>)" in text
-
-
 def forall_schedule(op_name: str, spec: str) -> str:
     return f"""
 module attributes {{transform.with_named_sequence}} {{
@@ -103,7 +91,6 @@ func.func @f(%x: memref<7x5xf32>, %y: memref<7x5xf32>) {
     x = RNG.standard_normal((7, 5)).astype(F32)
     y = np.zeros_like(x)
     schedule = forall_schedule("iree_linalg_ext.reverse", "num_threads [3, 2]")
-    assert "scf.forall" in str(xlinalg.apply_schedule(src, schedule))
     xlinalg.compile(src, schedule=schedule, entry="f")(x, y)
     np.testing.assert_array_equal(y, np.flip(x, 0))
 
@@ -120,10 +107,6 @@ module attributes {{transform.with_named_sequence}} {{
     transform.yield
   }}
 }}"""
-    text = str(xlinalg.apply_schedule(KERNELS["attention"], schedule))
-    forall = text.index("scf.forall")
-    assert forall < text.index("scf.for ") < text.index("tensor.parallel_insert_slice")
-    assert text.count("linalg.fill") == 3  # running max, running sum, accumulator: per query block
     args, expected = inputs("attention")
     got = xlinalg.compile(KERNELS["attention"], schedule=schedule, entry="f")(*args)
     np.testing.assert_allclose(got, expected[0], rtol=2e-4, atol=2e-5)
@@ -141,7 +124,6 @@ func.func @f(%k: tensor<?x13xf32>) -> tensor<?x13xf32> {
   return %r : tensor<?x13xf32>
 }"""
     schedule = tile_schedule("iree_linalg_ext.sort", [2, 0])
-    assert "tensor.dim" in str(xlinalg.apply_schedule(src, schedule))
     x = RNG.standard_normal((5, 13)).astype(F32)
     np.testing.assert_array_equal(
         xlinalg.compile(src, schedule=schedule, entry="f")(x), np.sort(x, 1)

@@ -171,15 +171,7 @@ def _generic_form(module: Any) -> str:
 
 def test_round_trip_ours_and_generic_form() -> None:
     module = xlinalg.parse(ALL_PROPERTIES)
-    text = str(module)
-    for needle in (
-        'doc = "C += transpose(A) B"',
-        'library_call = "lib_mm"',
-        'iterator_types = ["parallel", "parallel", "reduction"]',
-        "linalg.index 0",
-        "affine_map<(d0, d1) -> (d1)>",
-    ):
-        assert needle in text, needle
+    text = str(module)  # what it prints: tests/filecheck/linalg/generic.mlir
     assert str(xlinalg.parse(text)) == text
     assert str(xlinalg.parse(_generic_form(module))) == text
     tensors = xlinalg.parse(generic_function("f32", "tensor"))

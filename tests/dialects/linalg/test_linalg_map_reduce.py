@@ -31,20 +31,9 @@ def _ops(module, cls):
     return [op for op in module.walk() if isinstance(op, cls)]
 
 
-def test_short_and_long_forms_print_like_upstream() -> None:
+def test_short_and_long_forms_print_and_reparse() -> None:
+    # how each form prints: tests/filecheck/linalg/map.mlir and reduce.mlir
     text = str(xlinalg.parse(MAP_REDUCE))
-    assert (
-        "linalg.map { arith.addf } ins(%a, %b : tensor<4x5xf32>, tensor<4x5xf32>) outs(%c : tensor<4x5xf32>)"
-        in text
-    )
-    assert "linalg.map { arith.mulf {fastmath = #arith.fastmath<fast>} }" in text
-    assert (
-        "linalg.reduce { arith.addf } ins(%a : tensor<4x5xf32>) outs(%r : tensor<4xf32>) dimensions = [1]"
-        in text
-    )
-    # maximumf(%in, %init) is not the short-form operand order (init first) -> long form
-    assert "dimensions = [1] (%x: f32, %y: f32) {" in text
-    assert "outs(%c : tensor<4x5xf32>) (%v: f32, %o: f32) {" in text
     assert str(xlinalg.parse(text)) == text
 
 

@@ -27,9 +27,7 @@ from support.linalg_forms import PACK_FORMS
 
 
 def test_round_trip() -> None:
-    printed = str(xlinalg.parse(PACK_FORMS))
-    for line in PACK_FORMS.splitlines()[2:7]:
-        assert line.strip().replace("%0 ", "%0 ") in printed
+    printed = str(xlinalg.parse(PACK_FORMS))  # each form: tests/filecheck/linalg/pack.mlir
     assert str(xlinalg.parse(printed)) == printed
     module = xlinalg.parse(PACK_FORMS)
     dyn = [o for o in module.walk() if isinstance(o, PackOp)][1]

@@ -100,19 +100,6 @@ def test_round_trip(name: str) -> None:
         assert str(again) == text
 
 
-def test_elementwise_short_kind_form_of_upstream_parses() -> None:
-    # IREE 3.13's printer writes `linalg.elementwise <add>`; the spec writes `kind=#...<add>`
-    text = (
-        "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
-        "  linalg.elementwise <exp> ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)\n"
-        "  linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%a : memref<4xf32>) "
-        "outs(%b : memref<4xf32>)\n  return\n}"
-    )
-    ops = [op for op in xlinalg.parse(text).walk() if isinstance(op, NamedStructuredOp)]
-    assert str(ops[0]) == str(ops[1])
-    assert "kind = #linalg.elementwise_kind<exp>" in str(ops[0])
-
-
 def test_elementwise_maps_transpose_and_broadcast() -> None:
     text = """
 #transpose = affine_map<(d0, d1, d2) -> (d0, d2, d1)>

@@ -49,3 +49,32 @@ func.func @bad_yield(%a: memref<4xf32>, %o: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// The optional doc and library_call attributes, linalg.index in the body and a broadcast
+// input map print back as written.
+
+// CHECK-LABEL: func.func @k_f32(
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], doc = "C += transpose(A) B", library_call = "lib_mm"} ins(
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(
+// CHECK:           linalg.index 0 : index
+func.func @k_f32(%a: memref<4x5xf32>, %b: memref<4x3xf32>, %c: memref<5x3xf32>, %x: memref<3xf32>, %d: memref<5x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], doc = "C += transpose(A) B", library_call = "lib_mm"}
+      ins(%a, %b : memref<4x5xf32>, memref<4x3xf32>) outs(%c : memref<5x3xf32>) {
+  ^bb0(%ea: f32, %eb: f32, %acc: f32):
+    %p = arith.mulf %ea, %eb : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3xf32>) outs(%d : memref<5x3xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %w = arith.index_cast %i : index to i64
+    %row = arith.sitofp %w : i64 to f32
+    %s = arith.addf %v, %row : f32
+    linalg.yield %s : f32
+  }
+  return
+}

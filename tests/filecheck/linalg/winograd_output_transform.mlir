@@ -19,3 +19,15 @@ func.func @memrefs(%m: memref<6x6x3x3x2x2xf32>, %o: memref<2x12x12x2xf32>) {
   linalg.winograd_output_transform fmr(F_4_3) ins(%m : memref<6x6x3x3x2x2xf32>) outs(%o : memref<2x12x12x2xf32>)
   return
 }
+
+// -----
+
+// The older attribute form `m(4) r(3)` is kept as written.
+
+// CHECK-LABEL: func.func @legacy_form(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<6x6x2x2x2x2xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32>
+// CHECK:         %{{.*}} = linalg.winograd_output_transform m(4) r(3) ins(%[[X]] : tensor<6x6x2x2x2x2xf32>) outs(%[[Y]] : tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32>
+func.func @legacy_form(%x: tensor<6x6x2x2x2x2xf32>, %y: tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32> {
+  %r = linalg.winograd_output_transform m(4) r(3) ins(%x : tensor<6x6x2x2x2x2xf32>) outs(%y : tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32>
+  return %r : tensor<2x8x8x2xf32>
+}

@@ -70,3 +70,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// At the top level (no scope operand) the scope is the payload root: the module, which
+// cannot be replaced, takes the body of the clone that succeeded.
+
+// CHECK-LABEL: func.func @top_level(
+// CHECK-NOT:     first
+// CHECK:         linalg.matmul ins(
+// CHECK-NEXT:    linalg.add {second} ins(
+func.func @top_level(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  linalg.add ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+transform.alternatives {
+^bb0(%root: !transform.any_op):
+  %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+  transform.annotate %mm "first" : !transform.any_op
+  %bad = transform.get_parent_op %mm <op_name = "scf.while"> : (!transform.any_op) -> !transform.any_op
+}, {
+^bb0(%root: !transform.any_op):
+  %add = transform.structured.match ops{["linalg.add"]} in %root : (!transform.any_op) -> !transform.any_op
+  transform.annotate %add "second" : !transform.any_op
+}

@@ -27,6 +27,31 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// The upstream name of a pass maps to ours: linalg-generalize-named-ops makes the
+// matmul a linalg.generic.
+
+// CHECK-LABEL: func.func @generalize(
+// CHECK-SAME:    attributes {generalized}
+// CHECK-NOT:     linalg.matmul
+// CHECK:         linalg.generic
+// CHECK-NOT:     linalg.matmul
+// CHECK:         func.return
+func.func @generalize(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.apply_registered_pass "linalg-generalize-named-ops" to %f : (!transform.any_op) -> !transform.any_op
+    transform.annotate %g "generalized" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     // expected-error @below {{unknown pass or pass pipeline 'no-such-pass'}}

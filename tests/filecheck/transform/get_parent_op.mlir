@@ -72,3 +72,26 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The spec-era spelling: a `{op_name = ...}` dictionary and `!pdl.operation` handles in a
+// top-level transform.sequence; printed in today's syntax.
+
+// CHECK-LABEL: func.func @spec_era(
+// CHECK-SAME:    attributes {spec_parent}
+func.func @spec_era(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// CHECK:       transform.sequence failures(propagate) {
+// CHECK-NEXT:  ^{{.*}}(%[[ARG:.*]]: !transform.any_op):
+// CHECK-NOT:   !pdl.operation
+// CHECK:         %[[P:.*]] = transform.get_parent_op %{{.*}} <op_name = "func.func"> : (!transform.any_op) -> !transform.any_op
+transform.sequence failures(propagate) {
+^bb0(%arg0: !pdl.operation):
+  %0 = transform.structured.match ops{["linalg.matmul"]} in %arg0 : (!pdl.operation) -> !pdl.operation
+  %p = transform.get_parent_op %0 {op_name = "func.func"} : (!pdl.operation) -> !pdl.operation
+  transform.annotate %p "spec_parent" : !pdl.operation
+}

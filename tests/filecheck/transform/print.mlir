@@ -5,10 +5,18 @@
 
 // CHECK:       {{\[\[\[}} IR printer: mm ]]]
 // CHECK-NEXT:  linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf32>, memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32>)
+// CHECK-NEXT:  linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf32>, memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32>)
 // CHECK:       {{\[\[\[}} IR printer: all ]]]
 // CHECK-NEXT:  builtin.module {
 // CHECK-NEXT:    func.func @f(
+// CHECK-NEXT:      linalg.matmul ins(
+// CHECK:         func.func @g(
+// CHECK-NEXT:      linalg.matmul ins(
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+func.func @g(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
   linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
   return
 }

@@ -6,9 +6,11 @@
 // CHECK-LABEL: func.func @f(
 // CHECK:         linalg.matmul {matched} ins(
 // CHECK:         linalg.fill ins(
+// CHECK:         linalg.matmul {matched} ins(
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>, %x: f32) {
   linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
   linalg.fill ins(%x : f32) outs(%c : memref<4x4xf32>)
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
   return
 }
 

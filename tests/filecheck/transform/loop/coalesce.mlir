@@ -37,3 +37,32 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A single loop is returned unchanged.
+
+// CHECK-LABEL: func.func @single(
+// CHECK:         scf.for
+// CHECK:         } {same}
+// CHECK-NOT:     scf.for
+// CHECK:         func.return
+func.func @single(%a: memref<10xf32>, %b: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c10 = arith.constant 10 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c10 step %c1 {
+    %x = memref.load %a[%i] : memref<10xf32>
+    memref.store %x, %b[%i] : memref<10xf32>
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %for = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    %c = transform.loop.coalesce %for : (!transform.any_op) -> !transform.any_op
+    transform.annotate %c "same" : !transform.any_op
+    transform.yield
+  }
+}

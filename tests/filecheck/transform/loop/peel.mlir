@@ -68,6 +68,76 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Dynamic bounds, peeling the back: the main loop ends at n - (n - lb) mod step.
+
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME:      %{{.*}}: memref<?xf32>, %[[N:[a-z0-9_]+]]: index
+// CHECK-NOT:     arith.minsi
+// CHECK:         %[[R:.*]] = arith.remsi %{{.*}}, %{{.*}} : index
+// CHECK:         %[[SPLIT:.*]] = arith.subi %[[N]], %[[R]] : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[SPLIT]] step %{{.*}} {
+// CHECK:         scf.for %{{.*}} = %[[SPLIT]] to %[[N]] step %{{.*}} {
+// CHECK-NOT:     scf.for
+// CHECK:         func.return
+func.func @dynamic(%a: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %n step %c3 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %a[%i] : memref<?xf32>
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %for = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b = transform.loop.peel %for : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+
+// -----
+
+// A step that divides the range: success, the loop unchanged and an empty remainder;
+// a payload op that is not an scf.for is dropped.
+
+// CHECK-LABEL: func.func @divisible_unchanged(
+// CHECK-NOT:     not_a_loop
+// CHECK:         scf.for
+// CHECK-NOT:     scf.for
+// CHECK:         } {main}
+// CHECK-NOT:     scf.for
+// CHECK-NOT:     {rest}
+// CHECK:         func.return
+func.func @divisible_unchanged(%a: memref<12xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c12 = arith.constant 12 : index
+  scf.for %i = %c0 to %c12 step %c3 {
+    %x = memref.load %a[%i] : memref<12xf32>
+    memref.store %x, %a[%i] : memref<12xf32>
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %for = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b = transform.loop.peel %for : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %a "main" : !transform.any_op
+    transform.annotate %b "rest" : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %c, %d = transform.loop.peel %f : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %c "not_a_loop" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @divisible(%a: memref<12xf32>) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index

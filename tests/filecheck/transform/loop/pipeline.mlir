@@ -4,9 +4,14 @@
 // its users read_latency later); a prologue starts the first iterations, the kernel loop
 // carries the values in flight, an epilogue finishes the last ones.
 
+// Stages: load 0, mulf 3, addf 4, store 5: a prologue of the first 5 loads, a kernel of
+// 10 - 5 iterations.
+
 // CHECK-LABEL: func.func @f(
-// CHECK:         memref.load
-// CHECK:         scf.for {{.*}} iter_args(
+// CHECK-COUNT-5: memref.load
+// CHECK-NOT:     memref.load
+// CHECK:         %[[N:.*]] = arith.constant 5 : index
+// CHECK-NEXT:    scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(
 // CHECK:           memref.load
 // CHECK:           arith.mulf
 // CHECK:           memref.store

@@ -47,3 +47,34 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Applied to each target: a first target of the wrong kind (a tensor.empty) fails
+// silenceably, the loop (two trips) is still unrolled by 2, into its body.
+
+// CHECK-LABEL: func.func @wrong_kind_first(
+// CHECK-NOT:     scf.for
+// CHECK-COUNT-2: linalg.matmul ins
+// CHECK-NOT:     {{scf.for|linalg.matmul}}
+// CHECK:         func.return
+func.func @wrong_kind_first(%a: tensor<10x16xf32>, %b: tensor<16x12xf32>, %c: tensor<10x12xf32>) -> tensor<10x12xf32> {
+  %e = tensor.empty() : tensor<10x12xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<10x16xf32>, tensor<16x12xf32>) outs(%c : tensor<10x12xf32>) -> tensor<10x12xf32>
+  %e2 = tensor.empty() : tensor<10x12xf32>
+  return %r : tensor<10x12xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_for %mm tile_sizes [5] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %e = transform.structured.match ops{["tensor.empty"]} in %root : (!transform.any_op) -> !transform.any_op
+    %x = transform.merge_handles %e, %l : !transform.any_op
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%r: !transform.any_op):
+      transform.loop.unroll %x factor = 2 : !transform.any_op
+    }
+    transform.yield
+  }
+}

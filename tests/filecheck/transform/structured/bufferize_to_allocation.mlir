@@ -70,11 +70,13 @@ module attributes {transform.with_named_sequence} {
 // materialize_in_destination.
 
 // CHECK-LABEL: func.func @options(
+// CHECK-NOT:     {{materialize_in_destination|linalg.copy}}
 // CHECK:         %[[ADD:.*]] = linalg.add ins(
 // CHECK:         %[[BUF:.*]] = memref.alloca() : memref<10x7xf32>
 // CHECK:         %[[M:.*]] = bufferization.to_buffer %[[ADD]] : tensor<10x7xf32> to memref<10x7xf32>
 // CHECK:         linalg.copy ins(%[[M]] : memref<10x7xf32>) outs(%[[BUF]] : memref<10x7xf32>)
-// CHECK-NOT:     memref.dealloc
+// CHECK-NOT:     {{memref.dealloc|materialize_in_destination|linalg.copy}}
+// CHECK:         func.return
 func.func @options(%a: tensor<10x7xf32>, %b: tensor<10x7xf32>) -> tensor<10x7xf32> {
   %e = tensor.empty() : tensor<10x7xf32>
   %0 = linalg.add ins(%a, %b : tensor<10x7xf32>, tensor<10x7xf32>) outs(%e : tensor<10x7xf32>) -> tensor<10x7xf32>
@@ -87,6 +89,34 @@ module attributes {transform.with_named_sequence} {
     %add = transform.structured.match ops{["linalg.add"]} in %root : (!transform.any_op) -> !transform.any_op
     %v = transform.get_result %add[0] : (!transform.any_op) -> !transform.any_value
     %buf, %new = transform.structured.bufferize_to_allocation %v <memcpy_op = "linalg.copy", alloc_op = "memref.alloca"> : !transform.any_value
+    transform.yield
+  }
+}
+
+// -----
+
+// The same with memcpy_op = "memref.copy".
+
+// CHECK-LABEL: func.func @memref_copy(
+// CHECK-NOT:     {{materialize_in_destination|memref.copy}}
+// CHECK:         %[[ADD:.*]] = linalg.add ins(
+// CHECK:         %[[BUF:.*]] = memref.alloca() : memref<10x7xf32>
+// CHECK:         %[[M:.*]] = bufferization.to_buffer %[[ADD]] : tensor<10x7xf32> to memref<10x7xf32>
+// CHECK:         "memref.copy"(%[[M]], %[[BUF]]) : (memref<10x7xf32>, memref<10x7xf32>) -> ()
+// CHECK-NOT:     {{memref.dealloc|materialize_in_destination|memref.copy}}
+// CHECK:         func.return
+func.func @memref_copy(%a: tensor<10x7xf32>, %b: tensor<10x7xf32>) -> tensor<10x7xf32> {
+  %e = tensor.empty() : tensor<10x7xf32>
+  %0 = linalg.add ins(%a, %b : tensor<10x7xf32>, tensor<10x7xf32>) outs(%e : tensor<10x7xf32>) -> tensor<10x7xf32>
+  %1 = linalg.exp ins(%0 : tensor<10x7xf32>) outs(%e : tensor<10x7xf32>) -> tensor<10x7xf32>
+  return %1 : tensor<10x7xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %add = transform.structured.match ops{["linalg.add"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.get_result %add[0] : (!transform.any_op) -> !transform.any_value
+    %buf, %new = transform.structured.bufferize_to_allocation %v <memcpy_op = "memref.copy", alloc_op = "memref.alloca"> : !transform.any_value
     transform.yield
   }
 }

@@ -44,3 +44,26 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A silenceable failure (suppressed here) leaves the payload as it was.
+
+// CHECK-LABEL: func.func @suppressed(
+// CHECK-NEXT:    %[[R:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x5xf32>, tensor<5x6xf32>) outs(%{{.*}} : tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT:    func.return %[[R]]
+func.func @suppressed(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x5xf32>, tensor<5x6xf32>) outs(%c : tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%r2: !transform.any_op):
+      %c = transform.structured.match ops{["linalg.matmul"]} in %r2 : (!transform.any_op) -> !transform.any_op
+      %col, %res = transform.structured.convert_conv2d_to_img2col %c : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    transform.yield
+  }
+}

@@ -63,3 +63,65 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Applied to each target: the first (a tensor.empty) fails silenceably, the second (the
+// matmul) is generalized all the same, under failures(suppress) ...
+
+// CHECK-LABEL: func.func @second_target_suppress(
+// CHECK-NOT:     linalg.matmul
+// CHECK:         linalg.generic
+// CHECK-NOT:     {{linalg.matmul|linalg.generic}}
+// CHECK:         func.return
+func.func @second_target_suppress(%a: tensor<10x16xf32>, %b: tensor<16x12xf32>, %c: tensor<10x12xf32>) -> tensor<10x12xf32> {
+  %e = tensor.empty() : tensor<10x12xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<10x16xf32>, tensor<16x12xf32>) outs(%c : tensor<10x12xf32>) -> tensor<10x12xf32>
+  %e2 = tensor.empty() : tensor<10x12xf32>
+  return %r : tensor<10x12xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%r: !transform.any_op):
+      transform.sequence %r : !transform.any_op failures(suppress) {
+      ^bb1(%s: !transform.any_op):
+        %x = transform.structured.match ops{["tensor.empty", "linalg.matmul"]} in %s : (!transform.any_op) -> !transform.any_op
+        %g = transform.structured.generalize %x : (!transform.any_op) -> !transform.any_op
+      }
+    }
+    transform.yield
+  }
+}
+
+// -----
+
+// ... and under failures(propagate) before the failure is reported (silenced here by the
+// enclosing sequence).
+
+// CHECK-LABEL: func.func @second_target_propagate(
+// CHECK-NOT:     linalg.matmul
+// CHECK:         linalg.generic
+// CHECK-NOT:     {{linalg.matmul|linalg.generic}}
+// CHECK:         func.return
+func.func @second_target_propagate(%a: tensor<10x16xf32>, %b: tensor<16x12xf32>, %c: tensor<10x12xf32>) -> tensor<10x12xf32> {
+  %e = tensor.empty() : tensor<10x12xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<10x16xf32>, tensor<16x12xf32>) outs(%c : tensor<10x12xf32>) -> tensor<10x12xf32>
+  %e2 = tensor.empty() : tensor<10x12xf32>
+  return %r : tensor<10x12xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.sequence %root : !transform.any_op failures(suppress) {
+    ^bb0(%r: !transform.any_op):
+      transform.sequence %r : !transform.any_op failures(propagate) {
+      ^bb1(%s: !transform.any_op):
+        %x = transform.structured.match ops{["tensor.empty", "linalg.matmul"]} in %s : (!transform.any_op) -> !transform.any_op
+        %g = transform.structured.generalize %x : (!transform.any_op) -> !transform.any_op
+      }
+    }
+    transform.yield
+  }
+}

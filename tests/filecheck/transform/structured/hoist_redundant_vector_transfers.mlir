@@ -30,3 +30,71 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Tile, vectorize, hoist, lower: the 8x32 accumulator is read before the k loop, carried
+// by it and written after it; the contraction becomes 8 FMAs on rows of 32.
+
+// CHECK-LABEL: func.func @hoist_accumulator(
+// CHECK:         %[[ACC:.*]] = vector.transfer_read %{{.*}} : memref<8x32xf32, strided<[64, 1], offset: ?>>, vector<8x32xf32>
+// CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>) {
+// CHECK-NOT:     vector.contract
+// CHECK-NOT:     vector.outerproduct
+// CHECK-COUNT-8: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK-NOT:     vector.fma
+// CHECK-NOT:     vector.contract
+// CHECK-NOT:     vector.outerproduct
+// CHECK:         vector.transfer_write %[[R]], %{{.*}} : vector<8x32xf32>
+func.func @hoist_accumulator(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t : !transform.any_op
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
+    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// After unrolling the k loop by 4 the accumulator is still carried by it: one write,
+// 4 x 8 FMAs.
+
+// CHECK-LABEL: func.func @hoist_after_unroll(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>) {
+// CHECK-COUNT-32: vector.fma
+// CHECK-NOT:     vector.fma
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     vector.transfer_write
+// CHECK:         func.return
+func.func @hoist_after_unroll(%A: memref<64x32xf32>, %B: memref<32x64xf32>, %C: memref<64x64xf32>) {
+  linalg.matmul ins(%A, %B : memref<64x32xf32>, memref<32x64xf32>) outs(%C : memref<64x64xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %t : !transform.any_op
+    transform.loop.unroll %l#2 factor = 4 : !transform.any_op
+
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %f1 = transform.structured.hoist_redundant_vector_transfers %f : (!transform.any_op) -> !transform.any_op
+    %f2 = transform.vector.lower_contraction %f1 lowering_strategy = "outerproduct" : (!transform.any_op) -> !transform.any_op
+    %f3 = transform.vector.lower_outerproduct %f2 : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

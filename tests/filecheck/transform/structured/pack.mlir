@@ -83,3 +83,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Sizes that divide the shapes: no padding value; B becomes K1xN1xn0xk0 = 8x8x3x4.
+
+// CHECK-LABEL: func.func @pack_2_3_4_dividing(
+// CHECK-NOT:     padding_value
+// CHECK:         linalg.pack %{{.*}} inner_dims_pos = [0, 1] inner_tiles = [2, 4] into %{{.*}} : tensor<16x32xf32> -> tensor<8x8x2x4xf32>
+// CHECK:         linalg.pack %{{.*}} inner_dims_pos = [1, 0] inner_tiles = [3, 4] into %{{.*}} : tensor<32x24xf32> -> tensor<8x8x3x4xf32>
+// CHECK:         linalg.pack %{{.*}} inner_dims_pos = [0, 1] inner_tiles = [2, 3] into %{{.*}} : tensor<16x24xf32> -> tensor<8x8x2x3xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)>], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]}
+// CHECK:         linalg.unpack %{{.*}} inner_dims_pos = [0, 1] inner_tiles = [2, 3] into %{{.*}} : tensor<8x8x2x3xf32> -> tensor<16x24xf32>
+// CHECK-NOT:     padding_value
+// CHECK:         func.return
+func.func @pack_2_3_4_dividing(%A: tensor<16x32xf32>, %B: tensor<32x24xf32>, %C: tensor<16x24xf32>) -> tensor<16x24xf32> {
+  %0 = linalg.matmul ins(%A, %B : tensor<16x32xf32>, tensor<32x24xf32>) outs(%C : tensor<16x24xf32>) -> tensor<16x24xf32>
+  return %0 : tensor<16x24xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+%mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+%p = transform.structured.pack %mm packed_sizes = [2, 3, 4] : (!transform.any_op) -> !transform.op<"linalg.generic">
+    transform.yield
+  }
+}

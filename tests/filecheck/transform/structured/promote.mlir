@@ -60,6 +60,67 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A handle to two tiled ops: each gets its own buffer.
+
+// CHECK-LABEL: func.func @promote_each(
+// CHECK:         scf.for
+// CHECK:           %[[B1:.*]] = memref.alloc() : memref<23x16xf32>
+// CHECK:           linalg.copy
+// CHECK:           linalg.matmul
+// CHECK:           memref.dealloc %[[B1]]
+// CHECK:         scf.for
+// CHECK:           %[[B2:.*]] = memref.alloc() : memref<23x16xf32>
+// CHECK:           linalg.copy
+// CHECK:           linalg.matmul
+// CHECK:           memref.dealloc %[[B2]]
+// CHECK-NOT:     linalg.copy
+// CHECK:         func.return
+func.func @promote_each(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [8, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %p = transform.structured.promote %t <operands_to_promote = [1]> : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// `alignment` goes on the allocations; the rest is as without it.
+
+// CHECK-LABEL: func.func @aligned(
+// CHECK:         %[[BA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x23xf32>
+// CHECK:         linalg.copy
+// CHECK:         %[[BC:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf32>
+// CHECK:         linalg.copy
+// CHECK:         linalg.matmul
+// CHECK:         linalg.copy
+// CHECK-NOT:     linalg.copy
+// CHECK:         memref.dealloc %[[BA]] : memref<8x23xf32>
+// CHECK:         memref.dealloc %[[BC]] : memref<8x16xf32>
+
+func.func @aligned(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %mm tile_sizes [8, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %p = transform.structured.promote %t <operands_to_promote = [0, 2], alignment = 64> : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @nothing_to_promote(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
   linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
   return

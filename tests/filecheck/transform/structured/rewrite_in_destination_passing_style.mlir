@@ -5,10 +5,12 @@
 
 // CHECK-LABEL: func.func @pad(
 // CHECK-SAME:      %[[T:[a-z0-9_]+]]: tensor<2x3xf32>
+// CHECK-NOT:     tensor.pad
 // CHECK:         %[[CST:.*]] = arith.constant 7.000000e+00 : f32
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x6xf32>
 // CHECK:         %[[F:.*]] = linalg.fill ins(%[[CST]] : f32) outs(%[[E]] : tensor<4x6xf32>) -> tensor<4x6xf32>
 // CHECK:         %[[R:.*]] = tensor.insert_slice %[[T]] into %[[F]][1, 2] [2, 3] [1, 1] {dps} : tensor<2x3xf32> into tensor<4x6xf32>
+// CHECK-NOT:     tensor.pad
 // CHECK:         func.return %[[R]]
 func.func @pad(%t: tensor<2x3xf32>) -> tensor<4x6xf32> {
   %cst = arith.constant 7.0 : f32
@@ -32,9 +34,11 @@ module attributes {transform.with_named_sequence} {
 
 // CHECK-LABEL: func.func @from_elements(
 // CHECK-SAME:      %[[A:[a-z0-9_]+]]: f32, %[[B:[a-z0-9_]+]]: f32
+// CHECK-NOT:     tensor.from_elements
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<2xf32>
 // CHECK:         %[[I0:.*]] = tensor.insert %[[A]] into %[[E]][%{{.*}}] : tensor<2xf32>
 // CHECK:         %[[I1:.*]] = tensor.insert %[[B]] into %[[I0]][%{{.*}}] {dps} : tensor<2xf32>
+// CHECK-NOT:     tensor.from_elements
 // CHECK:         func.return %[[I1]]
 func.func @from_elements(%a: f32, %b: f32) -> tensor<2xf32> {
   %e = tensor.from_elements %a, %b : tensor<2xf32>

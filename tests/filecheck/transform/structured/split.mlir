@@ -49,6 +49,58 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// The point from a handle to an index constant, which stays valid after the split.
+
+// CHECK-LABEL: func.func @handle_point(
+// CHECK-SAME:      %[[A:[a-z0-9_]+]]: memref<100x23xf32>
+// CHECK:         arith.constant {still_valid} 64 : index
+// CHECK:         memref.subview %[[A]][0, 0] [64, 23] [1, 1]
+// CHECK:         linalg.matmul
+// CHECK:         memref.subview %[[A]][64, 0] [36, 23] [1, 1]
+// CHECK:         linalg.matmul
+func.func @handle_point(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  %s = arith.constant 64 : index
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %s = transform.structured.match ops{["arith.constant"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lo, %hi = transform.structured.split %mm after %s {dimension = 0} : !transform.any_op, !transform.any_op
+    transform.annotate %s "still_valid" : !transform.any_op
+    transform.yield
+  }
+}
+
+
+// -----
+
+// A point beyond the extent: the first part is the whole op, the second is empty.
+
+// CHECK-LABEL: func.func @beyond(
+// CHECK-NOT:     memref.subview
+// CHECK:         linalg.matmul {lo} ins(
+// CHECK-NOT:     {hi}
+// CHECK:         func.return
+func.func @beyond(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lo, %hi = transform.structured.split %mm after 500 {dimension = 0} : !transform.any_op
+    transform.annotate %hi "hi" : !transform.any_op
+    transform.annotate %lo "lo" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Tensors are not supported yet (upstream splits them with extract/insert_slice).
 
 func.func @tensors(%a: tensor<16x8xf32>, %b: tensor<8x24xf32>, %c: tensor<16x24xf32>) -> tensor<16x24xf32> {

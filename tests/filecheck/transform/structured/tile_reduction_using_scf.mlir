@@ -42,6 +42,41 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Dynamic shapes: the partial buffer is allocated with the dynamic parallel extent.
+
+// CHECK-LABEL: func.func @dynamic_row_sum(
+// CHECK-SAME:      %[[A:[a-z0-9_]+]]: memref<?x?xf32>, %[[O:[a-z0-9_]+]]: memref<?xf32>
+// CHECK:         %[[N:.*]] = memref.dim %[[O]], %{{.*}} : memref<?xf32>
+// CHECK:         %[[BUF:.*]] = memref.alloc(%[[N]]) : memref<?x5xf32>
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[BUF]] : memref<?x5xf32>)
+// CHECK:         %[[C5:.*]] = arith.constant 5 : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C5]] {
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} {{.*}} attrs = {partial}
+// CHECK:         } {loop}
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[BUF]] : memref<?x5xf32>) outs(%[[O]] : memref<?xf32>) attrs = {merge}
+// CHECK:         memref.dealloc %[[BUF]] : memref<?x5xf32>
+func.func @dynamic_row_sum(%arg0: memref<?x?xf32>, %out: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%arg0 : memref<?x?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %1 = arith.addf %x, %acc : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %g = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    %for, %fill, %split, %comb = transform.structured.tile_reduction_using_scf %g by tile_sizes = [0, 5] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.annotate %for "loop" : !transform.any_op
+    transform.annotate %split "partial" : !transform.any_op
+    transform.annotate %comb "merge" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @parallel_dim(%a: memref<6x23xf32>, %o: memref<6xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : memref<6x23xf32>) outs(%o : memref<6xf32>) {
   ^bb0(%x: f32, %acc: f32):

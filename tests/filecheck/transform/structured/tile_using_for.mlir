@@ -146,3 +146,119 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A legacy spelling with an interchange prints as tile_using_for with the same sizes and
+// interchange (the k loop of size 5 outermost).
+
+// CHECK-LABEL: func.func @legacy_interchange(
+// CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C5]] {
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C8]] {
+// CHECK:             linalg.matmul
+
+// CHECK: transform.structured.tile_using_for %{{.*}} tile_sizes [8, 0, 5] interchange = [2, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+func.func @legacy_interchange(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l1, %l2 = transform.structured.tile %mm [8, 0, 5] interchange = [2, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+
+// -----
+
+// The spec's `dynamic_sizes` as handles to index-producing payload ops (here the
+// constants of multitile_sizes: 7 for 100 by a target of 8).
+
+// CHECK-LABEL: func.func @sizes_from_handles(
+// CHECK-DAG:     %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG:     %[[C7:c[0-9_]+]] = arith.constant 7 : index
+// CHECK:         scf.for %[[I:[0-9]+]] = %{{.*}} to %[[C100]] step %[[C7]] {
+// CHECK:           affine.min affine_map<(d0) -> (((d0 * -1) + 100), 7)> (%[[I]])
+// CHECK:           linalg.matmul
+func.func @sizes_from_handles(%a: memref<100x23xf32>, %b: memref<23x29xf32>, %c: memref<100x29xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x23xf32>, memref<23x29xf32>) outs(%c : memref<100x29xf32>)
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b, %c = transform.structured.multitile_sizes %mm dimension = 0 target_size = 8 : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_for %mm tile_sizes [%a] : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// iree_linalg_ext.attention tiled along the keys on tensors is the online form: running
+// max (filled with -inf) and sum (with 0) and the accumulator carried by the loops, a
+// final division.
+
+// CHECK-LABEL: func.func @attention_key_tiles(
+// CHECK:         %[[NEG:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         linalg.fill ins(%[[NEG]] : f32) outs(%{{.*}} : tensor<2x13xf32>)
+// CHECK-COUNT-2: linalg.fill
+// CHECK-NOT:     linalg.fill
+// CHECK:         scf.for {{.*}} -> (tensor<2x13x6xf32>, tensor<2x13xf32>, tensor<2x13xf32>) {
+// CHECK:           scf.for {{.*}} -> (tensor<2x13x6xf32>, tensor<2x13xf32>, tensor<2x13xf32>) {
+// CHECK:             scf.for {{.*}} -> (tensor<2x13x6xf32>, tensor<2x13xf32>, tensor<2x13xf32>) {
+// CHECK-NOT:           linalg.fill
+// CHECK:               iree_linalg_ext.attention
+// CHECK-NOT:     linalg.fill
+// CHECK:         arith.divf
+// CHECK-NOT:     linalg.fill
+// CHECK:         func.return
+func.func @attention_key_tiles(%q: tensor<2x13x8xf32>, %k: tensor<2x19x8xf32>, %v: tensor<2x19x6xf32>, %o: tensor<2x13x6xf32>) -> tensor<2x13x6xf32> {
+  %s = arith.constant 0.25 : f32
+  %r = iree_linalg_ext.attention ins(%q, %k, %v, %s : tensor<2x13x8xf32>, tensor<2x19x8xf32>, tensor<2x19x6xf32>, f32)
+      outs(%o : tensor<2x13x6xf32>) -> tensor<2x13x6xf32>
+  return %r : tensor<2x13x6xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["iree_linalg_ext.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:3 = transform.structured.tile_using_for %op tile_sizes [1, 5, 7]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// Dynamic shapes: the loop bound is a tensor.dim; the tile size does not divide it.
+
+// CHECK-LABEL: func.func @sort_dynamic(
+// CHECK-SAME:      %[[K:[a-zA-Z0-9_]+]]: tensor<?x13xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x13xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(
+// CHECK:           affine.min affine_map<(d0)[s0] -> (((d0 * -1) + s0), 2)>
+// CHECK:           iree_linalg_ext.sort dimension(1)
+func.func @sort_dynamic(%k: tensor<?x13xf32>) -> tensor<?x13xf32> {
+  %r = iree_linalg_ext.sort dimension(1) outs(%k : tensor<?x13xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<?x13xf32>
+  return %r : tensor<?x13xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["iree_linalg_ext.sort"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l:1 = transform.structured.tile_using_for %op tile_sizes [2, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -27,7 +27,7 @@ module attributes {transform.with_named_sequence} {
 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    // expected-error @below {{}}
+    // expected-error @below {{not an element of `options`}}
     %k = transform.tune.knob<"tile_m"> = 5 from options = [4, 8, 16] -> !transform.param<i64>
     transform.yield
   }

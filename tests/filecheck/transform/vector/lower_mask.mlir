@@ -38,3 +38,37 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// vector.constant_mask becomes 1-D constants and inserts; a masked reduction reduces
+// select(mask, source, neutral value).
+
+// CHECK-LABEL: func.func @constant_mask(
+// CHECK-NOT:     vector.constant_mask
+// CHECK-NOT:     vector.mask
+// CHECK:         %[[MASK:.*]] = vector.insert %{{.*}}, %{{.*}} [2] : vector<8xi1> into vector<4x8xi1>
+// CHECK:         vector.transfer_read %{{.*}}, %{{.*}}, %[[MASK]] {in_bounds = [true, true]}
+// CHECK:         %[[S:.*]] = arith.select %[[MASK]], %{{.*}}, %{{.*}} : vector<4x8xi1>, vector<4x8xf32>
+// CHECK:         vector.multi_reduction <mul>, %[[S]], %{{.*}} [1] : vector<4x8xf32> to vector<4xf32>
+// CHECK-NOT:     vector.mask
+// CHECK:         func.return
+func.func @constant_mask(%A: memref<4x8xf32>, %B: memref<4x8xf32>, %R: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %mask = vector.constant_mask [3, 5] : vector<4x8xi1>
+  %v = vector.mask %mask { vector.transfer_read %A[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x8xf32>, vector<4x8xf32> } : vector<4x8xi1> -> vector<4x8xf32>
+  vector.transfer_write %v, %B[%c0, %c0] {in_bounds = [true, true]} : vector<4x8xf32>, memref<4x8xf32>
+  %acc = vector.transfer_read %R[%c0], %pad {in_bounds = [true]} : memref<4xf32>, vector<4xf32>
+  %r = vector.mask %mask { vector.multi_reduction <mul>, %v, %acc [1] : vector<4x8xf32> to vector<4xf32> } : vector<4x8xi1> -> vector<4xf32>
+  vector.transfer_write %r, %R[%c0] {in_bounds = [true]} : vector<4xf32>, memref<4xf32>
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.vector.lower_mask %f  : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

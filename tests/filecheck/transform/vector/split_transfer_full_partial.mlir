@@ -40,3 +40,85 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The vector-transfer strategy: the slow path copies with vector transfers through the
+// buffer, no memref.copy.
+
+// CHECK-LABEL: func.func @vector_transfer(
+// CHECK-DAG:     memref.alloca() : memref<4x8xf32>
+// CHECK-NOT:     memref.copy
+// CHECK:         scf.if %{{.*}} -> (
+// CHECK:         } else {
+// CHECK:           vector.transfer_read %{{.*}} : memref<?x?xf32>, vector<4x8xf32>
+// CHECK-NOT:     memref.copy
+// CHECK:         func.return
+func.func @vector_transfer(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %i: index, %j: index) {
+  %pad = arith.constant 5.0 : f32
+  %v = vector.transfer_read %A[%i, %j], %pad : memref<?x?xf32>, vector<4x8xf32>
+  %w = arith.addf %v, %v : vector<4x8xf32>
+  vector.transfer_write %w, %B[%i, %j] : vector<4x8xf32>, memref<?x?xf32>
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.vector.split_transfer_full_partial %f split_transfer_strategy = "vector-transfer" : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// force-in-bounds: both transfers marked in bounds, no split.
+
+// CHECK-LABEL: func.func @force_in_bounds(
+// CHECK-NOT:     scf.if
+// CHECK:         vector.transfer_read {{.*}} {in_bounds = [true, true]}
+// CHECK:         vector.transfer_write {{.*}} {in_bounds = [true, true]}
+// CHECK-NOT:     scf.if
+// CHECK:         func.return
+func.func @force_in_bounds(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %i: index, %j: index) {
+  %pad = arith.constant 5.0 : f32
+  %v = vector.transfer_read %A[%i, %j], %pad : memref<?x?xf32>, vector<4x8xf32>
+  %w = arith.addf %v, %v : vector<4x8xf32>
+  vector.transfer_write %w, %B[%i, %j] : vector<4x8xf32>, memref<?x?xf32>
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.vector.split_transfer_full_partial %f split_transfer_strategy = "force-in-bounds" : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// none: nothing changes.
+
+// CHECK-LABEL: func.func @none(
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     in_bounds
+// CHECK:         vector.transfer_read %{{.*}}, %{{.*}} : memref<?x?xf32>, vector<4x8xf32>
+// CHECK:         vector.transfer_write %{{.*}} : vector<4x8xf32>, memref<?x?xf32>
+// CHECK-NOT:     scf.if
+// CHECK:         func.return
+func.func @none(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %i: index, %j: index) {
+  %pad = arith.constant 5.0 : f32
+  %v = vector.transfer_read %A[%i, %j], %pad : memref<?x?xf32>, vector<4x8xf32>
+  %w = arith.addf %v, %v : vector<4x8xf32>
+  vector.transfer_write %w, %B[%i, %j] : vector<4x8xf32>, memref<?x?xf32>
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %g = transform.vector.split_transfer_full_partial %f split_transfer_strategy = "none" : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

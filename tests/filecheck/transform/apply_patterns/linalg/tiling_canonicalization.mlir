@@ -34,3 +34,72 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// `n - 0` as a loop bound folds to `n` (a folder needs the context: this raised "Context
+// is required for folding" once).
+
+// CHECK-LABEL: func.func @fold_subi_bound(
+// CHECK-SAME:      %{{.*}}: memref<100xf32>, %[[N:[a-zA-Z0-9_]+]]: index
+// CHECK-NOT:     arith.subi
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NOT:     arith.subi
+// CHECK:         func.return
+func.func @fold_subi_bound(%m: memref<100xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ub = arith.subi %n, %c0 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %ub step %c1 {
+    memref.store %z, %m[%i] : memref<100xf32>
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The remainder loop of a loop peeled while its bound was memref.dim of a cast of a static
+// memref: the dim folds to 7, 7 - 7 mod 4 to 4, and the one-trip loop becomes its body
+// (the store to row 4).
+
+// CHECK-LABEL: func.func @peeled_remainder(
+// CHECK-SAME:      %[[M:[a-zA-Z0-9_]+]]: memref<7x64xf32>
+// CHECK-NOT:     {{memref.dim|arith.remsi|scf.for}}
+// CHECK:         %[[ROW:.*]] = arith.constant 4 : index
+// CHECK:         memref.store %{{.*}}, %[[M]][%[[ROW]], %{{.*}}] : memref<7x64xf32>
+// CHECK-NOT:     {{memref.dim|arith.remsi|scf.for}}
+// CHECK:         func.return
+func.func @peeled_remainder(%m: memref<7x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %v = memref.cast %m : memref<7x64xf32> to memref<?x64xf32>
+  %d = memref.dim %v, %c0 : memref<?x64xf32>
+  %r = arith.remsi %d, %c4 : index
+  %split = arith.subi %d, %r : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %split to %d step %c4 {
+    memref.store %one, %m[%i, %c0] : memref<7x64xf32>
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}

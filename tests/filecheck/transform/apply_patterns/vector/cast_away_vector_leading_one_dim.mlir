@@ -34,3 +34,31 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A batch of 2 is not a unit dimension: the vectorized batch_matmul's contraction keeps
+// it, nothing is broadcast.
+
+// CHECK-LABEL: func.func @non_unit_batch(
+// CHECK-NOT:     vector.broadcast
+// CHECK:         vector.contract {{.*}} : vector<2x4x3xf32>, vector<2x3x16xf32> into vector<2x4x16xf32>
+// CHECK-NOT:     vector.broadcast
+// CHECK:         func.return
+func.func @non_unit_batch(%A: memref<2x4x3xf32>, %B: memref<2x3x16xf32>, %C: memref<2x4x16xf32>) {
+  linalg.batch_matmul ins(%A, %B : memref<2x4x3xf32>, memref<2x3x16xf32>) outs(%C : memref<2x4x16xf32>)
+  func.return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %b = transform.structured.match ops{["linalg.batch_matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %b : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+    } : !transform.any_op
+
+    transform.yield
+  }
+}
